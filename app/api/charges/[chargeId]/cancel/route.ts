@@ -1,0 +1,13 @@
+// POST /api/charges/{chargeId}/cancel — cancel a pending charge of the key's merchant.
+import { ok } from '@/lib/api/respond';
+import { withApiKey } from '@/lib/api/with-api-key';
+import { cancelCharge } from '@/lib/charges/cancel-charge';
+import { getCharge } from '@/lib/charges/get-charge';
+import { serializeCharge } from '@/lib/charges/serialize';
+
+export const POST = withApiKey(async (_request, ctx, params) => {
+  const chargeId = params.chargeId ?? '';
+  await cancelCharge({ ctx, chargeId });
+  const { charge, events } = await getCharge({ ctx, chargeId });
+  return ok(serializeCharge(charge, events));
+});

@@ -1,0 +1,15 @@
+// GET /api/charges/{chargeId} — one charge of the key's merchant, with its timeline.
+import { ok } from '@/lib/api/respond';
+import { corsPreflight, withApiKey } from '@/lib/api/with-api-key';
+import { getCharge } from '@/lib/charges/get-charge';
+import { serializeCharge } from '@/lib/charges/serialize';
+
+export const GET = withApiKey(
+  async (_request, ctx, params) => {
+    const { charge, events } = await getCharge({ ctx, chargeId: params.chargeId ?? '' });
+    return ok(serializeCharge(charge, events));
+  },
+  { allowPublishable: true },
+);
+
+export const OPTIONS = corsPreflight;

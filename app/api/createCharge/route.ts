@@ -1,0 +1,23 @@
+// POST /api/createCharge — create a charge for the key's merchant (the spec's endpoint).
+import { readJsonBody } from '@/lib/api/body';
+import { readIdempotencyKey, requestFingerprint, withIdempotency } from '@/lib/api/idempotency';
+import { parseOrThrow } from '@/lib/api/parse';
+import { ok } from '@/lib/api/respond';
+import { corsPreflight, withApiKey } from '@/lib/api/with-api-key';
+import { createCharge } from '@/lib/charges/create-charge';
+import { createChargeBodySchema } from '@/lib/charges/schemas';
+
+export const POST = withApiKey(
+  async (request, ctx) => {
+    const body = await readJsonBody(request);
+    const input = parseOrThrow(createChargeBodySchema, body);
+    const result = await withIdempotency(
+      { merchantId: ctx.merchant.id, key: readIdempotencyKey(request), fingerprint: requestFingerprint('createCharge', body) },
+      async (tx) => ({ status: 200, body: await createCharge({ ctx: { ...ctx, tx }, input }) }),
+    );
+    return ok(result.body, { status: result.status, headers: result.replayed ? { 'idempotent-replayed': 'true' } : {} });
+  },
+  { allowPublishable: true },
+);
+
+export const OPTIONS = corsPreflight;

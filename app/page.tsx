@@ -1,0 +1,30 @@
+import Link from 'next/link';
+
+export default function HomePage() {
+  return (
+    <main className="mx-auto max-w-3xl px-6 py-16">
+      <h1 className="text-3xl font-semibold tracking-tight">Chargeport</h1>
+      <p className="mt-3 text-lg text-slate-600">
+        Crypto payments for games and apps. Create a charge with one API call, send the player to the hosted checkout, get
+        notified when it is paid.
+      </p>
+      <ul className="mt-8 space-y-2 text-brand-600">
+        <li>
+          <Link className="underline underline-offset-4" href="/docs/api">
+            API reference
+          </Link>
+        </li>
+        <li>
+          <a className="underline underline-offset-4" href="/api/openapi.json">
+            OpenAPI document
+          </a>
+        </li>
+        <li>
+          <a className="underline underline-offset-4" href="/api/health">
+            Service health
+          </a>
+        </li>
+      </ul>
+    </main>
+  );
+}

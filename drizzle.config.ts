@@ -1,0 +1,8 @@
+import { defineConfig } from 'drizzle-kit';
+
+export default defineConfig({
+  dialect: 'postgresql',
+  schema: './lib/db/schema/index.ts',
+  out: './drizzle',
+  // Only `drizzle-kit generate` uses this file; it needs no database.
+});

@@ -1,0 +1,16 @@
+import { execFileSync } from 'node:child_process';
+import { E2E_DATA_DIR } from '../playwright.config';
+
+/** Runs the admin CLI against the e2e stack's embedded database (found through its runtime file). */
+export function admin<T = any>(...args: string[]): T {
+  const out = execFileSync('node_modules/.bin/tsx', ['scripts/admin.mts', ...args, '--json'], {
+    env: { ...process.env, DATA_DIR: E2E_DATA_DIR, DATABASE_URL: '' },
+    encoding: 'utf8',
+  });
+  return JSON.parse(out) as T;
+}
+
+export function createVerifiedMerchant(name: string): { merchantId: string; testKey: string; liveKey: string } {
+  const created = admin('merchant', 'create', '--email', `owner+${Date.now()}@studio.example`, '--name', name, '--verified');
+  return { merchantId: created.merchant.id, testKey: created.testKey.key, liveKey: created.liveKey.key };
+}

@@ -1,0 +1,66 @@
+import { expect, test } from '@playwright/test';
+import { createVerifiedMerchant } from './admin';
+
+test.describe('a merchant creates a charge and the consumer opens its paymentUrl', () => {
+  test('live USDC charge: the checkout shows the merchant, items and the exact total', async ({ page, request }) => {
+    const merchant = createVerifiedMerchant('Pixel Forge Games');
+    const response = await request.post('/api/createCharge', {
+      headers: { 'x-api-key': merchant.liveKey },
+      data: {
+        chargeData: {
+          symbol: 'USDC',
+          chain: 'POLYGON',
+          tokenAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+          successUrl: 'https://pixelforge.example/thanks',
+          cancelUrl: 'https://pixelforge.example/shop',
+          items: [
+            { name: 'Dragon skin', image: 'https://pixelforge.example/dragon.png', amount: 0.1, quantity: 3 },
+            { name: 'Gold coins', image: 'https://pixelforge.example/gold.png', amount: '1.25', quantity: 2 },
+          ],
+        },
+        isTest: false,
+      },
+    });
+    expect(response.status()).toBe(200);
+    const body = await response.json();
+    expect(body.error).toBeNull();
+    const { paymentUrl, chargeId } = body.data;
+    expect(paymentUrl).toContain(`/checkout/${chargeId}`);
+
+    await page.goto(paymentUrl);
+    await expect(page.getByTestId('merchant-name')).toHaveText('Pixel Forge Games');
+    const items = page.getByTestId('items').locator('li');
+    await expect(items).toHaveCount(2);
+    await expect(items.nth(0)).toContainText('Dragon skin');
+    await expect(items.nth(0)).toContainText('3 × 0.1 USDC');
+    await expect(items.nth(0)).toContainText('0.3 USDC');
+    await expect(items.nth(1)).toContainText('2.5 USDC');
+    await expect(page.getByTestId('total')).toHaveText('2.8 USDC');
+    await expect(page.getByTestId('chain')).toHaveText('Polygon');
+    await expect(page.getByTestId('charge-status')).toHaveAttribute('data-status', 'pending');
+    await expect(page.getByTestId('test-banner')).toHaveCount(0);
+    await expect(page.getByRole('link', { name: /Cancel and return/ })).toHaveAttribute('href', 'https://pixelforge.example/shop');
+  });
+
+  test('test charge: the checkout carries a TEST banner and names the test network', async ({ page, request }) => {
+    const merchant = createVerifiedMerchant('Test Mode Studio');
+    const response = await request.post('/api/createCharge', {
+      headers: { 'x-api-key': merchant.testKey },
+      data: {
+        chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: '0x0000000000000000000000000000000000000000', amount: 1.5 },
+        isTest: true,
+      },
+    });
+    const { data } = await response.json();
+    await page.goto(data.paymentUrl);
+    await expect(page.getByTestId('test-banner')).toContainText('TEST');
+    await expect(page.getByTestId('total')).toHaveText('1.5 POL');
+    await expect(page.getByTestId('chain')).toHaveText('Polygon Amoy (test)');
+  });
+
+  test('an unknown charge id is a clear not-found page', async ({ page }) => {
+    const response = await page.goto('/checkout/ch_doesNotExist0000000000');
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole('heading', { name: 'Not found' })).toBeVisible();
+  });
+});

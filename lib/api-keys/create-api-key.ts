@@ -1,0 +1,43 @@
+import { eq } from 'drizzle-orm';
+import { getDb, type DbOrTx } from '@/lib/db/client';
+import { apiKeys, merchants, type ApiKeyKind, type ApiKeyMode } from '@/lib/db/schema';
+import { AppError } from '@/lib/errors';
+import { newId } from '@/lib/ids';
+import { generateApiKey } from './key-material';
+
+export interface CreatedApiKey {
+  id: string;
+  mode: ApiKeyMode;
+  kind: ApiKeyKind;
+  /** Shown once: only its hash is stored. */
+  plaintext: string;
+}
+
+/** Issue a key. Production (live) keys only for a merchant that completed business verification. */
+export async function createApiKey(input: {
+  merchantId: string;
+  mode: ApiKeyMode;
+  kind?: ApiKeyKind;
+  name?: string;
+  tx?: DbOrTx;
+}): Promise<CreatedApiKey> {
+  const db = input.tx ?? getDb();
+  const [merchant] = await db.select().from(merchants).where(eq(merchants.id, input.merchantId));
+  if (!merchant) throw new AppError('not_found', `No merchant ${input.merchantId}.`);
+  if (input.mode === 'live' && !merchant.verifiedAt) {
+    throw new AppError('verification_required', 'Production keys are issued only to merchants that completed business verification.');
+  }
+  const kind = input.kind ?? 'secret';
+  const material = generateApiKey(input.mode, kind);
+  const id = newId('apiKey');
+  await db.insert(apiKeys).values({
+    id,
+    merchantId: merchant.id,
+    mode: input.mode,
+    kind,
+    name: input.name ?? (kind === 'publishable' ? 'Publishable' : 'Default'),
+    hash: material.hash,
+    displayPrefix: material.displayPrefix,
+  });
+  return { id, mode: input.mode, kind, plaintext: material.plaintext };
+}

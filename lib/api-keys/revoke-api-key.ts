@@ -1,0 +1,17 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { getDb } from '@/lib/db/client';
+import { apiKeys } from '@/lib/db/schema';
+import { AppError } from '@/lib/errors';
+
+/** Revoke a key at once; requests with it get invalid_api_key from then on. */
+export async function revokeApiKey(keyId: string): Promise<void> {
+  const revoked = await getDb()
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  if (revoked.length === 0) {
+    const [exists] = await getDb().select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.id, keyId));
+    throw new AppError('not_found', exists ? `Key ${keyId} is already revoked.` : `No key ${keyId}.`);
+  }
+}

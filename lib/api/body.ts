@@ -1,0 +1,53 @@
+/**
+ * Reading a JSON request body: size-limited, and parsed losslessly so a JSON number such as
+ * 0.30000000000000001 or 12345678901234567890 reaches the amount parser as the exact text the
+ * merchant sent, never as a rounded float.
+ */
+import { parse } from 'lossless-json';
+import { env } from '@/lib/env';
+import { AppError } from '@/lib/errors';
+
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const contentType = request.headers.get('content-type');
+  if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
+    throw new AppError('unsupported_media_type', `Send the body as JSON with Content-Type: application/json (got ${contentType}).`);
+  }
+  const limit = env().API_MAX_BODY_BYTES;
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > limit) throw tooLarge(limit);
+  const text = await readLimited(request, limit);
+  if (text.trim() === '') throw new AppError('invalid_json', 'The request body is empty: send a JSON object.');
+  try {
+    return parse(text, null, parseNumberExactly);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : 'malformed JSON';
+    throw new AppError('invalid_json', `The request body is not valid JSON: ${detail}.`);
+  }
+}
+
+/** Numbers that survive a float round trip stay numbers; others stay as their exact text. */
+export function parseNumberExactly(text: string): number | string {
+  return String(Number(text)) === text ? Number(text) : text;
+}
+
+async function readLimited(request: Request, limit: number): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tooLarge(limit: number): AppError {
+  return new AppError('payload_too_large', `The request body is larger than ${limit} bytes.`);
+}

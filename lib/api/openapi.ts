@@ -1,0 +1,151 @@
+/**
+ * The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with. Served at
+ * /api/openapi.json, rendered at /docs/api, and the source of the SDK's generated types.
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import {
+  chargeListSchema,
+  chargeSchema,
+  createChargeBodySchema,
+  createChargeResultSchema,
+  errorSchema,
+  listChargesQuerySchema,
+} from '@/lib/charges/schemas';
+import { ERROR_STATUS } from '@/lib/errors';
+
+const envelope = <T extends z.ZodType>(data: T, id: string) =>
+  z.object({ data, error: z.null() }).meta({ id });
+const errorEnvelope = z.object({ data: z.null(), error: errorSchema }).meta({ id: 'ErrorResponse' });
+
+function errorResponses(codes: (keyof typeof ERROR_STATUS)[]) {
+  const byStatus = new Map<number, string[]>();
+  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      status,
+      { description: `error.code: ${list.join(', ')}`, content: { 'application/json': { schema: errorEnvelope } } },
+    ]),
+  );
+}
+
+const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'rate_limited', 'internal_error'] as const;
+const chargeIdParam = z.object({ chargeId: z.string().meta({ example: 'ch_4Vd9TQ1aQm2xA7bC3dE5fG' }) });
+
+export function buildOpenApiDocument(serverUrl: string) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'ApiKey', { type: 'apiKey', in: 'header', name: 'x-api-key' });
+  const security = [{ ApiKey: [] }];
+
+  registry.registerPath({
+    method: 'post',
+    path: '/api/createCharge',
+    operationId: 'createCharge',
+    summary: 'Create a charge',
+    description:
+      'Creates a charge for the merchant that owns the key and returns its hosted-checkout URL. A test key makes test charges (on the chain\'s test network, native token only); a production key makes live charges. Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser but cannot set toAddress or isDirectTransfer.',
+    security,
+    request: {
+      headers: z.object({
+        'Idempotency-Key': z.string().max(255).optional().meta({ description: 'Same key + same body → the same response again (kept ≥ 24 h); same key + other body → 409.' }),
+      }),
+      body: { required: true, content: { 'application/json': { schema: createChargeBodySchema } } },
+    },
+    responses: {
+      200: { description: 'Charge created.', content: { 'application/json': { schema: envelope(createChargeResultSchema, 'CreateChargeResponse') } } },
+      ...errorResponses([
+        ...AUTH_ERRORS,
+        'invalid_request',
+        'invalid_json',
+        'payload_too_large',
+        'unsupported_media_type',
+        'unsupported_chain',
+        'unsupported_token',
+        'invalid_address',
+        'invalid_amount',
+        'amount_mismatch',
+        'test_key_required',
+        'live_key_required',
+        'verification_required',
+        'key_not_permitted',
+        'idempotency_conflict',
+      ]),
+    },
+  });
+
+  registry.registerPath({
+    method: 'get',
+    path: '/api/charges/{chargeId}',
+    operationId: 'getCharge',
+    summary: 'Retrieve a charge',
+    description: 'One charge of the key\'s merchant and mode, with its timeline. Other merchants\' charges are 404.',
+    security,
+    request: { params: chargeIdParam },
+    responses: {
+      200: { description: 'The charge.', content: { 'application/json': { schema: envelope(chargeSchema, 'ChargeResponse') } } },
+      ...errorResponses([...AUTH_ERRORS, 'not_found']),
+    },
+  });
+
+  registry.registerPath({
+    method: 'get',
+    path: '/api/charges',
+    operationId: 'listCharges',
+    summary: 'List charges',
+    description: 'The key\'s charges, newest first. Page with `starting_after` = the last id of the previous page while `has_more` is true.',
+    security,
+    request: { query: listChargesQuerySchema },
+    responses: {
+      200: { description: 'A page of charges.', content: { 'application/json': { schema: envelope(chargeListSchema, 'ChargeListResponse') } } },
+      ...errorResponses([...AUTH_ERRORS, 'invalid_request', 'key_not_permitted', 'test_key_required', 'live_key_required']),
+    },
+  });
+
+  registry.registerPath({
+    method: 'post',
+    path: '/api/charges/{chargeId}/cancel',
+    operationId: 'cancelCharge',
+    summary: 'Cancel a pending charge',
+    security,
+    request: { params: chargeIdParam },
+    responses: {
+      200: { description: 'The canceled charge.', content: { 'application/json': { schema: envelope(chargeSchema, 'CanceledChargeResponse') } } },
+      ...errorResponses([...AUTH_ERRORS, 'not_found', 'charge_not_cancelable', 'key_not_permitted']),
+    },
+  });
+
+  registry.registerPath({
+    method: 'get',
+    path: '/api/health',
+    operationId: 'getHealth',
+    summary: 'Service health',
+    responses: {
+      200: {
+        description: 'The database and every configured chain answer.',
+        content: {
+          'application/json': {
+            schema: z
+              .object({
+                status: z.enum(['ok', 'degraded']),
+                db: z.enum(['ok', 'down']),
+                chains: z.record(z.string(), z.enum(['ok', 'down', 'not_configured'])),
+              })
+              .meta({ id: 'Health' }),
+          },
+        },
+      },
+      503: { description: 'A dependency is down (same body, status "degraded").' },
+    },
+  });
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Chargeport API',
+      version: '1.0.0',
+      description:
+        'Create charges and follow them. Every response is `{ data, error }`: on success `error` is null; on failure `data` is null, `error` has a stable `code`, a `message`, and `param` when a field is at fault, and the HTTP status is not 200.',
+    },
+    servers: [{ url: serverUrl }],
+  });
+}

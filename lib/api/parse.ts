@@ -1,0 +1,13 @@
+import type { z } from 'zod';
+import { zodToAppError } from './respond';
+
+/** Validate with a domain schema; the first problem becomes invalid_request naming the field. */
+export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, prefix?: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw zodToAppError(result.error, prefix);
+  return result.data;
+}
+
+export function searchParamsObject(request: Request): Record<string, string> {
+  return Object.fromEntries(new URL(request.url).searchParams.entries());
+}

@@ -1,0 +1,53 @@
+/**
+ * The wire envelope of the spec: `{ data, error: null }` on success, `{ data: null, error: { code,
+ * message, param? } }` with the code's HTTP status on failure. Unknown errors are logged with the
+ * request id and answered with a generic 500 that leaks nothing.
+ */
+import { ZodError } from 'zod';
+import { AppError, isAppError } from '@/lib/errors';
+import { log } from '@/lib/log';
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+export function ok(data: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  return new Response(stringify({ data, error: null }), {
+    status: init.status ?? 200,
+    headers: { ...JSON_HEADERS, ...init.headers },
+  });
+}
+
+export function fail(error: unknown, requestId: string): Response {
+  const appError = toAppError(error, requestId);
+  return new Response(stringify({ data: null, error: appError.toBody() }), {
+    status: appError.status,
+    headers: { ...JSON_HEADERS, 'x-request-id': requestId, ...appError.headers },
+  });
+}
+
+export function toAppError(error: unknown, requestId: string): AppError {
+  if (isAppError(error)) return error;
+  if (error instanceof ZodError) return zodToAppError(error);
+  log.error('unhandled error', { requestId, error });
+  return new AppError('internal_error', `Something went wrong on our side. Quote request id ${requestId} to support.`);
+}
+
+/** The first zod issue becomes the error: its path is `param`, and the message names the field. */
+export function zodToAppError(error: ZodError, prefix?: string): AppError {
+  const issue = error.issues[0]!;
+  const pathParts = [...(prefix ? [prefix] : []), ...issue.path.map(String)];
+  const param = pathParts.join('.');
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.join(', ');
+    const fieldParam = [...pathParts, issue.keys[0]].join('.');
+    message = `Unknown field${issue.keys.length > 1 ? 's' : ''} ${keys}${param ? ` in ${param}` : ''}: check the spelling against the API reference.`;
+    return new AppError('invalid_request', message, { param: fieldParam });
+  }
+  if (issue.code === 'invalid_type' && issue.input === undefined) message = 'is required';
+  return new AppError('invalid_request', param ? `${param}: ${message}` : message, param ? { param } : {});
+}
+
+/** JSON.stringify that writes bigints as decimal strings (they never reach here as numbers). */
+function stringify(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v));
+}

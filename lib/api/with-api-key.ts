@@ -1,0 +1,52 @@
+/**
+ * Route wrapper for merchant API calls: authenticates x-api-key, applies the per-key rate limit,
+ * checks what the key's kind may do, builds the ApiContext, and turns any error into the envelope.
+ */
+import { randomUUID } from 'node:crypto';
+import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
+import { AppError } from '@/lib/errors';
+import type { ApiContext } from './context';
+import { consumeApiRateLimit } from './rate-limit';
+import { fail } from './respond';
+
+type RouteParams = { params: Promise<Record<string, string>> };
+type ApiHandler = (request: Request, ctx: ApiContext, params: Record<string, string>) => Promise<Response>;
+
+export interface WithApiKeyOptions {
+  /** Publishable keys (safe in a browser) may only call routes that allow them; such routes answer CORS. */
+  allowPublishable?: boolean;
+}
+
+/** Browsers call publishable-key routes from the merchant's own origin. */
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, OPTIONS',
+  'access-control-allow-headers': 'content-type, x-api-key, idempotency-key, x-request-id',
+  'access-control-expose-headers': 'x-request-id, retry-after, idempotent-replayed',
+  'access-control-max-age': '600',
+};
+
+export function corsPreflight(): Response {
+  return new Response(null, { status: 204, headers: CORS_HEADERS });
+}
+
+export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {}) {
+  return async (request: Request, route?: RouteParams): Promise<Response> => {
+    const requestId = request.headers.get('x-request-id')?.slice(0, 64) || randomUUID();
+    let response: Response;
+    try {
+      const { merchant, apiKey } = await authenticateApiKey(request.headers.get('x-api-key'));
+      if (apiKey.kind === 'publishable' && !options.allowPublishable) {
+        throw new AppError('key_not_permitted', 'Publishable keys can only create and read charges. Use a secret key from your server.');
+      }
+      await consumeApiRateLimit(apiKey.id);
+      const ctx: ApiContext = { merchant, apiKey, actor: `api_key:${apiKey.id}`, requestId };
+      response = await handler(request, ctx, (await route?.params) ?? {});
+    } catch (error) {
+      response = fail(error, requestId);
+    }
+    response.headers.set('x-request-id', requestId);
+    if (options.allowPublishable) for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
+    return response;
+  };
+}

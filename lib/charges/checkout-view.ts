@@ -1,0 +1,55 @@
+/**
+ * What the hosted checkout may show of a charge: no merchant internals (key, metadata, URLs other
+ * than the redirects), amounts as exact decimal text.
+ */
+import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import { formatAmount } from '@/lib/money';
+import { findChargeForCheckout } from './get-charge';
+import type { ChargeStatus } from './state';
+
+export interface CheckoutView {
+  id: string;
+  merchantName: string;
+  isTest: boolean;
+  status: ChargeStatus;
+  chainName: string;
+  chain: ChainName;
+  token: { symbol: string; address: string; decimals: number; isNative: boolean };
+  total: string;
+  items: { name: string; image?: string; quantity: number; unitAmount: string; lineTotal: string }[];
+  expiresAt: string;
+  successUrl: string | null;
+  cancelUrl: string | null;
+}
+
+export async function loadCheckoutView(chargeId: string, now = new Date()): Promise<CheckoutView | undefined> {
+  if (!/^ch_[0-9A-Za-z]{22}$/.test(chargeId)) return undefined;
+  const found = await findChargeForCheckout(chargeId);
+  if (!found) return undefined;
+  const { charge, merchantName } = found;
+  const chain = CHAINS[charge.chain as ChainName];
+  const decimals = charge.tokenDecimals;
+  const token = chain.tokens.find((t) => t.address === charge.tokenAddress);
+  // The background sweep persists expiry within seconds; the page never shows a lapsed charge as payable.
+  const status: ChargeStatus = charge.status === 'pending' && charge.expiresAt <= now ? 'expired' : charge.status;
+  return {
+    id: charge.id,
+    merchantName,
+    isTest: charge.mode === 'test',
+    status,
+    chainName: chain.displayName,
+    chain: chain.name,
+    token: { symbol: charge.tokenSymbol, address: charge.tokenAddress, decimals, isNative: token?.isNative ?? false },
+    total: formatAmount(charge.totalBaseUnits, decimals),
+    items: charge.items.map((item) => ({
+      name: item.name,
+      ...(item.image ? { image: item.image } : {}),
+      quantity: item.quantity,
+      unitAmount: formatAmount(BigInt(item.unitBaseUnits), decimals),
+      lineTotal: formatAmount(BigInt(item.lineTotalBaseUnits), decimals),
+    })),
+    expiresAt: charge.expiresAt.toISOString(),
+    successUrl: charge.successUrl,
+    cancelUrl: charge.cancelUrl,
+  };
+}

@@ -1,0 +1,240 @@
+/**
+ * createCharge — the spec's "Create charge" with every rule in one place:
+ *
+ *  - mode follows the key: a test key makes test charges only, a production key live charges only;
+ *    isTest: true with a production key → test_key_required, isTest: false with a test key → live_key_required.
+ *  - chain must be in the registry; a test charge runs on the chain's test network (POLYGON → POLYGON_AMOY)
+ *    and only with its native token (spec: "test charges interact only with native tokens").
+ *  - symbol + tokenAddress must name one token known on that chain.
+ *  - amounts are exact decimals with at most the token's decimals; total = Σ amount × quantity;
+ *    `amount` alone when there are no items; both → they must be equal.
+ *  - isDirectTransfer needs toAddress, a production key and a verified merchant.
+ *  - toAddress without isDirectTransfer: deliver-to-wallet charge (tokens end at toAddress).
+ *  - publishable keys may not route funds elsewhere (no toAddress, no direct transfer).
+ *  - the charge belongs to the key's merchant; nothing from the body decides ownership.
+ */
+import { getDb, type DbOrTx } from '@/lib/db/client';
+import { charges, type ChargeDestination, type StoredChargeItem } from '@/lib/db/schema';
+import {
+  CHAIN_NAMES,
+  CHAINS,
+  findToken,
+  isChainName,
+  isValidAddress,
+  nativeToken,
+  normalizeAddress,
+  tokenHasSymbol,
+  type ChainInfo,
+  type TokenInfo,
+} from '@/lib/chains/registry';
+import type { ApiContext } from '@/lib/api/context';
+import { env } from '@/lib/env';
+import { AppError } from '@/lib/errors';
+import { newId } from '@/lib/ids';
+import { MAX_BASE_UNITS, formatAmount, parseAmount, sumLineTotals, type ParseAmountResult } from '@/lib/money';
+import type { CreateChargeBody } from './schemas';
+import { recordChargeEvent } from './transition-charge';
+import { paymentUrlFor } from './serialize';
+
+export interface CreateChargeResult {
+  chargeId: string;
+  paymentUrl: string;
+}
+
+export async function createCharge({ ctx, input }: { ctx: ApiContext; input: CreateChargeBody }): Promise<CreateChargeResult> {
+  const { chargeData } = input;
+  const mode = resolveMode(ctx, input);
+  const chain = resolveChain(chargeData.chain, mode);
+  const token = resolveToken(chain, chargeData.symbol, chargeData.tokenAddress, mode);
+  const { destination, toAddress } = resolveDestination(ctx, input, chain);
+  const { items, totalBaseUnits } = resolveAmounts(chargeData, token);
+
+  const chargeId = newId('charge');
+  const expiresAt = new Date(Date.now() + env().CHARGE_EXPIRY_MINUTES * 60_000);
+  const write = async (tx: DbOrTx) => {
+    await tx.insert(charges).values({
+      id: chargeId,
+      merchantId: ctx.merchant.id,
+      apiKeyId: ctx.apiKey.id,
+      mode,
+      chain: chain.name,
+      tokenSymbol: token.symbol,
+      tokenAddress: token.address,
+      tokenDecimals: token.decimals,
+      totalBaseUnits,
+      items,
+      destination,
+      toAddress,
+      isDirectTransfer: destination === 'direct_transfer',
+      successUrl: chargeData.successUrl ?? null,
+      cancelUrl: chargeData.cancelUrl ?? null,
+      metadata: chargeData.metadata ?? {},
+      status: 'pending',
+      expiresAt,
+    });
+    await recordChargeEvent(tx, {
+      chargeId,
+      fromStatus: null,
+      toStatus: 'pending',
+      actor: ctx.actor,
+      data: { requestId: ctx.requestId },
+    });
+  };
+  if (ctx.tx) await write(ctx.tx);
+  else await getDb().transaction(write);
+  return { chargeId, paymentUrl: paymentUrlFor(chargeId) };
+}
+
+function resolveMode(ctx: ApiContext, input: CreateChargeBody): 'test' | 'live' {
+  if (input.isTest === true && ctx.apiKey.mode === 'live') {
+    throw new AppError('test_key_required', 'isTest is true: test charges need a test API key (cp_test_…).', { param: 'isTest' });
+  }
+  if (input.isTest === false && ctx.apiKey.mode === 'test') {
+    throw new AppError(
+      'live_key_required',
+      'isTest is false: live charges need a production API key (cp_live_…). Use isTest: true with a test key.',
+      { param: 'isTest' },
+    );
+  }
+  return ctx.apiKey.mode;
+}
+
+function resolveChain(name: string, mode: 'test' | 'live'): ChainInfo {
+  const upper = name.trim().toUpperCase();
+  if (!isChainName(upper)) {
+    throw new AppError('unsupported_chain', `Unknown chain "${name}". Supported chains: ${CHAIN_NAMES.join(', ')}.`, {
+      param: 'chargeData.chain',
+    });
+  }
+  const chain = CHAINS[upper];
+  if (mode === 'test') return chain.isTestnet ? chain : CHAINS[chain.testnet!];
+  if (chain.isTestnet) {
+    throw new AppError(
+      'unsupported_chain',
+      `${chain.name} is a test network: create test charges with isTest: true and a test API key.`,
+      { param: 'chargeData.chain' },
+    );
+  }
+  return chain;
+}
+
+function resolveToken(chain: ChainInfo, symbol: string, tokenAddress: string, mode: 'test' | 'live'): TokenInfo {
+  if (!isValidAddress(chain.family, tokenAddress)) {
+    throw new AppError('invalid_address', `tokenAddress "${tokenAddress}" is not a valid ${chain.family === 'evm' ? 'EVM' : 'Solana'} address.`, {
+      param: 'chargeData.tokenAddress',
+    });
+  }
+  const token = findToken(chain, tokenAddress);
+  if (mode === 'test' && !token?.isNative) {
+    const native = nativeToken(chain);
+    throw new AppError(
+      'unsupported_token',
+      `Test charges support only the native token of the test network: ${native.symbol} (tokenAddress ${native.address}) on ${chain.name}.`,
+      { param: 'chargeData.tokenAddress' },
+    );
+  }
+  if (!token) {
+    const known = chain.tokens.map((t) => `${t.symbol} (${t.address})`).join(', ');
+    throw new AppError('unsupported_token', `No known token at ${tokenAddress} on ${chain.name}. Known tokens: ${known}.`, {
+      param: 'chargeData.tokenAddress',
+    });
+  }
+  if (!tokenHasSymbol(token, symbol)) {
+    throw new AppError(
+      'unsupported_token',
+      `symbol "${symbol}" does not match the token at ${tokenAddress} on ${chain.name}, which is ${token.symbol}.`,
+      { param: 'chargeData.symbol' },
+    );
+  }
+  return token;
+}
+
+function resolveDestination(
+  ctx: ApiContext,
+  input: CreateChargeBody,
+  chain: ChainInfo,
+): { destination: ChargeDestination; toAddress: string | null } {
+  const raw = input.chargeData.toAddress;
+  if (ctx.apiKey.kind === 'publishable' && (raw !== undefined || input.isDirectTransfer)) {
+    throw new AppError(
+      'key_not_permitted',
+      'Publishable keys cannot send funds to another address (toAddress, isDirectTransfer). Create such charges from your server with a secret key.',
+      { param: raw !== undefined ? 'chargeData.toAddress' : 'isDirectTransfer' },
+    );
+  }
+  if (input.isDirectTransfer) {
+    if (raw === undefined) {
+      throw new AppError('invalid_request', 'chargeData.toAddress is required when isDirectTransfer is true.', {
+        param: 'chargeData.toAddress',
+      });
+    }
+    if (ctx.apiKey.mode !== 'live') {
+      throw new AppError('live_key_required', 'Direct transfers need a production API key (cp_live_…).', { param: 'isDirectTransfer' });
+    }
+    if (!ctx.merchant.verifiedAt) {
+      throw new AppError('verification_required', 'Direct transfers need a merchant that completed business verification. Contact support.', {
+        param: 'isDirectTransfer',
+      });
+    }
+  }
+  if (raw === undefined) return { destination: 'merchant_wallet', toAddress: null };
+  if (!isValidAddress(chain.family, raw)) {
+    throw new AppError('invalid_address', `toAddress "${raw}" is not a valid address on ${chain.name}.`, {
+      param: 'chargeData.toAddress',
+    });
+  }
+  return {
+    destination: input.isDirectTransfer ? 'direct_transfer' : 'to_address',
+    toAddress: normalizeAddress(chain.family, raw),
+  };
+}
+
+function resolveAmounts(
+  chargeData: CreateChargeBody['chargeData'],
+  token: TokenInfo,
+): { items: StoredChargeItem[]; totalBaseUnits: bigint } {
+  const lines = (chargeData.items ?? []).map((item, index) => {
+    const unitBaseUnits = requireAmount(parseAmount(item.amount, token.decimals), token, `chargeData.items.${index}.amount`, item.amount);
+    return { item, unitBaseUnits, quantity: item.quantity };
+  });
+  const stated =
+    chargeData.amount === undefined
+      ? undefined
+      : requireAmount(parseAmount(chargeData.amount, token.decimals), token, 'chargeData.amount', chargeData.amount);
+
+  if (lines.length === 0 && stated === undefined) {
+    throw new AppError('invalid_request', 'Give chargeData.items (with amount and quantity) or chargeData.amount.', { param: 'chargeData.items' });
+  }
+  const itemsTotal = lines.length ? sumLineTotals(lines) : undefined;
+  if (itemsTotal !== undefined && stated !== undefined && itemsTotal !== stated) {
+    throw new AppError(
+      'amount_mismatch',
+      `chargeData.amount ${formatAmount(stated, token.decimals)} does not equal the items' total ${formatAmount(itemsTotal, token.decimals)} ${token.symbol}.`,
+      { param: 'chargeData.amount' },
+    );
+  }
+  const totalBaseUnits = (itemsTotal ?? stated)!;
+  if (totalBaseUnits > MAX_BASE_UNITS) {
+    throw new AppError('invalid_amount', `The charge total is larger than any ${token.symbol} amount can be.`, { param: 'chargeData.items' });
+  }
+  const items: StoredChargeItem[] = lines.map(({ item, unitBaseUnits, quantity }) => ({
+    name: item.name,
+    ...(item.image ? { image: item.image } : {}),
+    amount: formatAmount(unitBaseUnits, token.decimals),
+    quantity,
+    unitBaseUnits: unitBaseUnits.toString(),
+    lineTotalBaseUnits: (unitBaseUnits * BigInt(quantity)).toString(),
+  }));
+  return { items, totalBaseUnits };
+}
+
+function requireAmount(result: ParseAmountResult, token: TokenInfo, param: string, text: string): bigint {
+  if (result.ok) return result.baseUnits;
+  const messages: Record<typeof result.reason, string> = {
+    format: `${param} "${text}" is not a decimal number.`,
+    too_many_decimals: `${param} ${text} has more than ${token.decimals} fractional digits, the most ${token.symbol} allows.`,
+    not_positive: `${param} must be greater than zero.`,
+    too_large: `${param} ${text} is larger than any ${token.symbol} amount can be.`,
+  };
+  throw new AppError('invalid_amount', messages[result.reason], { param });
+}

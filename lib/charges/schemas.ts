@@ -1,0 +1,184 @@
+/**
+ * The wire format of charges: one zod schema per request and response, used by the route handlers,
+ * the OpenAPI document (lib/api/openapi.ts) and, through it, the SDK's generated types.
+ *
+ * These schemas check shape and format. Rules that need the chain registry or the key (token known
+ * on the chain, decimals, test vs live) live in create-charge.ts.
+ */
+import { z } from 'zod';
+import { CHAIN_NAMES } from '@/lib/chains/registry';
+import { CHARGE_STATUSES } from './state';
+
+export const LIMITS = {
+  items: 100,
+  nameLength: 200,
+  urlLength: 2048,
+  addressLength: 100,
+  symbolLength: 20,
+  metadataKeys: 20,
+  metadataKeyLength: 40,
+  metadataValueLength: 500,
+  /** Digits in a decimal amount, integer and fraction together. */
+  amountDigits: 80,
+} as const;
+
+const httpUrl = z
+  .string()
+  .max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`)
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.protocol === 'https:' || url.protocol === 'http:';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL');
+
+/** A positive decimal, as a JSON number or a string ("12.5"). Checked against the token's decimals later. */
+export const decimalAmountSchema = z
+  .union([z.string(), z.number()])
+  .transform((value) => (typeof value === 'number' ? numberToDecimalText(value) : value.trim()))
+  .refine((text) => text.length <= LIMITS.amountDigits + 1, `must have at most ${LIMITS.amountDigits} digits`)
+  .refine((text) => /^\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text), 'must be a positive decimal number such as 12.5')
+  .meta({
+    description: 'A positive decimal amount in whole tokens, as a number or a string; at most as many fractional digits as the token has.',
+    example: '12.5',
+  });
+
+/** JSON numbers reach here only when they are safe to print (the lossless body parser keeps others as text). */
+function numberToDecimalText(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'NaN';
+}
+
+export const chargeItemSchema = z
+  .object({
+    name: z.string().trim().min(1, 'is required').max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`),
+    image: httpUrl.optional(),
+    amount: decimalAmountSchema,
+    quantity: z
+      .number({ error: 'must be a positive integer' })
+      .int('must be a positive integer')
+      .positive('must be a positive integer')
+      .max(1_000_000, 'must be at most 1000000'),
+  })
+  .strict()
+  .meta({ id: 'ChargeItem', description: 'One line of the purchase: unit price in tokens and quantity.' });
+
+const metadataSchema = z
+  .record(
+    z.string().min(1).max(LIMITS.metadataKeyLength, `keys must be at most ${LIMITS.metadataKeyLength} characters`),
+    z.string().max(LIMITS.metadataValueLength, `values must be at most ${LIMITS.metadataValueLength} characters`),
+  )
+  .refine((record) => Object.keys(record).length <= LIMITS.metadataKeys, `must have at most ${LIMITS.metadataKeys} keys`)
+  .meta({ description: 'Your own key/value pairs (order id, user id, …), returned with the charge and in webhooks.' });
+
+export const chargeDataSchema = z
+  .object({
+    symbol: z.string().trim().min(1, 'is required').max(LIMITS.symbolLength),
+    chain: z
+      .string()
+      .trim()
+      .min(1, 'is required')
+      .max(40)
+      .meta({ description: `Chain name in upper case: ${CHAIN_NAMES.join(', ')}.`, example: 'POLYGON' }),
+    tokenAddress: z
+      .string()
+      .trim()
+      .min(1, 'is required')
+      .max(LIMITS.addressLength)
+      .meta({ description: 'Token contract (EVM) or mint (Solana). Native coin: the all-zero address on EVM, the wrapped-SOL mint on Solana.' }),
+    successUrl: httpUrl.optional(),
+    cancelUrl: httpUrl.optional(),
+    items: z.array(chargeItemSchema).max(LIMITS.items, `must have at most ${LIMITS.items} items`).optional(),
+    amount: decimalAmountSchema.optional(),
+    toAddress: z.string().trim().min(1).max(LIMITS.addressLength).optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .strict()
+  .meta({ id: 'ChargeData' });
+
+export const createChargeBodySchema = z
+  .object({
+    chargeData: chargeDataSchema,
+    isTest: z.boolean().optional().meta({ description: 'true: a test charge on the chain\'s test network; needs a test key.' }),
+    isDirectTransfer: z
+      .boolean()
+      .optional()
+      .meta({ description: 'true: tokens go to chargeData.toAddress; needs a production key of a verified merchant.' }),
+  })
+  .strict()
+  .meta({ id: 'CreateChargeRequest' });
+
+export type CreateChargeBody = z.infer<typeof createChargeBodySchema>;
+
+export const createChargeResultSchema = z
+  .object({
+    paymentUrl: z.url().meta({ description: 'The hosted checkout for this charge.' }),
+    chargeId: z.string().meta({ example: 'ch_4Vd9TQ1aQm2xA7bC3dE5fG' }),
+  })
+  .meta({ id: 'CreateChargeResult' });
+
+export const errorSchema = z
+  .object({
+    code: z.string().meta({ description: 'Stable machine-readable code; see the error table.' }),
+    message: z.string(),
+    param: z.string().optional().meta({ description: 'Dotted path of the offending field.' }),
+  })
+  .meta({ id: 'Error' });
+
+export const chargeStatusSchema = z.enum(CHARGE_STATUSES).meta({ id: 'ChargeStatus' });
+
+export const chargeSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('charge'),
+    mode: z.enum(['test', 'live']),
+    status: chargeStatusSchema,
+    chain: z.enum(CHAIN_NAMES),
+    token: z.object({ symbol: z.string(), address: z.string(), decimals: z.number().int() }),
+    amount: z.string().meta({ description: 'Total in whole tokens, exact decimal text.' }),
+    amountBaseUnits: z.string().meta({ description: 'Total in the token\'s base units (integer text).' }),
+    items: z.array(
+      z.object({
+        name: z.string(),
+        image: z.string().optional(),
+        amount: z.string(),
+        quantity: z.number().int(),
+        lineTotal: z.string(),
+      }),
+    ),
+    destination: z.enum(['merchant_wallet', 'to_address', 'direct_transfer']),
+    toAddress: z.string().nullable(),
+    isDirectTransfer: z.boolean(),
+    successUrl: z.string().nullable(),
+    cancelUrl: z.string().nullable(),
+    metadata: z.record(z.string(), z.string()),
+    paymentUrl: z.string(),
+    expiresAt: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    timeline: z
+      .array(z.object({ status: chargeStatusSchema, type: z.string(), at: z.string() }))
+      .optional()
+      .meta({ description: 'Every status change, oldest first (single-charge responses only).' }),
+  })
+  .meta({ id: 'Charge' });
+
+export type ChargeResource = z.infer<typeof chargeSchema>;
+
+export const listChargesQuerySchema = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    starting_after: z.string().optional().meta({ description: 'A charge id: return charges created before it.' }),
+    status: chargeStatusSchema.optional(),
+    mode: z.enum(['test', 'live']).optional().meta({ description: 'Must match the key\'s mode; keys only see their own mode.' }),
+    created_gte: z.coerce.date().optional(),
+    created_lt: z.coerce.date().optional(),
+  })
+  .strict();
+
+export type ListChargesQuery = z.infer<typeof listChargesQuerySchema>;
+
+export const chargeListSchema = z
+  .object({ object: z.literal('list'), data: z.array(chargeSchema), has_more: z.boolean() })
+  .meta({ id: 'ChargeList' });

@@ -1,0 +1,38 @@
+import { index, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { timestamps } from './columns';
+import { merchants } from './merchants';
+
+export const API_KEY_MODES = ['test', 'live'] as const;
+export type ApiKeyMode = (typeof API_KEY_MODES)[number];
+/** secret: full server-side key. publishable: safe in a browser, may only create and read charges. */
+export const API_KEY_KINDS = ['secret', 'publishable'] as const;
+export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
+
+export const apiKeyMode = pgEnum('api_key_mode', API_KEY_MODES);
+export const apiKeyKind = pgEnum('api_key_kind', API_KEY_KINDS);
+
+/** API keys are stored only as SHA-256 hashes; `displayPrefix` (e.g. "cp_test_Ab12") lets people recognise one. */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    mode: apiKeyMode('mode').notNull(),
+    kind: apiKeyKind('kind').notNull().default('secret'),
+    name: text('name').notNull().default('Default'),
+    hash: text('hash').notNull(),
+    displayPrefix: text('display_prefix').notNull(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    ...timestamps,
+  },
+  (table) => [
+    // Every authenticated request looks a key up by its hash.
+    uniqueIndex('api_keys_hash_idx').on(table.hash),
+    index('api_keys_merchant_idx').on(table.merchantId),
+  ],
+);
+
+export type ApiKey = typeof apiKeys.$inferSelect;

@@ -1,0 +1,86 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, numeric, pgEnum, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { CHARGE_STATUSES } from '@/lib/charges/state';
+import { apiKeyMode, apiKeys } from './api-keys';
+import { timestamps } from './columns';
+import { merchants } from './merchants';
+
+export const chargeStatus = pgEnum('charge_status', CHARGE_STATUSES);
+
+/** Where the paid tokens end: the merchant's service wallet, a user wallet (toAddress), or an external wallet. */
+export const CHARGE_DESTINATIONS = ['merchant_wallet', 'to_address', 'direct_transfer'] as const;
+export type ChargeDestination = (typeof CHARGE_DESTINATIONS)[number];
+export const chargeDestination = pgEnum('charge_destination', CHARGE_DESTINATIONS);
+
+/** One line of a charge, as stored: the decimal the merchant sent and its exact base units. */
+export interface StoredChargeItem {
+  name: string;
+  image?: string;
+  amount: string;
+  quantity: number;
+  unitBaseUnits: string;
+  lineTotalBaseUnits: string;
+}
+
+/** Up to 78 digits: every uint256 fits. */
+const baseUnits = (name: string) => numeric(name, { precision: 78, scale: 0, mode: 'bigint' });
+
+export const charges = pgTable(
+  'charges',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    apiKeyId: text('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id),
+    mode: apiKeyMode('mode').notNull(),
+    chain: text('chain').notNull(),
+    tokenSymbol: text('token_symbol').notNull(),
+    tokenAddress: text('token_address').notNull(),
+    tokenDecimals: integer('token_decimals').notNull(),
+    totalBaseUnits: baseUnits('total_base_units').notNull(),
+    items: jsonb('items').$type<StoredChargeItem[]>().notNull(),
+    destination: chargeDestination('destination').notNull(),
+    toAddress: text('to_address'),
+    isDirectTransfer: boolean('is_direct_transfer').notNull().default(false),
+    successUrl: text('success_url'),
+    cancelUrl: text('cancel_url'),
+    metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
+    status: chargeStatus('status').notNull().default('pending'),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    ...timestamps,
+  },
+  (table) => [
+    // Listing: a merchant's charges of one mode, newest first, paged by (created_at, id).
+    index('charges_merchant_mode_created_idx').on(table.merchantId, table.mode, table.createdAt.desc(), table.id.desc()),
+    // The expiry sweep scans only charges that can still expire.
+    index('charges_pending_expiry_idx')
+      .on(table.expiresAt)
+      .where(sql`${table.status} in ('pending', 'processing')`),
+  ],
+);
+
+export type ChargeRow = typeof charges.$inferSelect;
+
+/** The charge's timeline: one row per state change, written in the same transaction as the change. */
+export const chargeEvents = pgTable(
+  'charge_events',
+  {
+    id: text('id').primaryKey(),
+    chargeId: text('charge_id')
+      .notNull()
+      .references(() => charges.id),
+    type: text('type').notNull(),
+    fromStatus: chargeStatus('from_status'),
+    toStatus: chargeStatus('to_status').notNull(),
+    /** Who or what caused it: "api_key:key_…", "system:expiry", "consumer". */
+    actor: text('actor').notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [index('charge_events_charge_idx').on(table.chargeId, table.createdAt)],
+);
+
+export type ChargeEventRow = typeof chargeEvents.$inferSelect;

@@ -1,0 +1,16 @@
+import { pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { timestamps } from './columns';
+
+/**
+ * A merchant (game or app studio). `verifiedAt` is set when business verification is done; only a
+ * verified merchant may hold production keys and make direct transfers.
+ */
+export const merchants = pgTable('merchants', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  email: text('email').notNull(),
+  verifiedAt: timestamp('verified_at', { withTimezone: true, mode: 'date' }),
+  ...timestamps,
+});
+
+export type Merchant = typeof merchants.$inferSelect;

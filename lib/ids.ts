@@ -1,0 +1,35 @@
+/**
+ * Prefixed random identifiers (`ch_…`, `mer_…`) and API key material. A prefix tells a reader what
+ * an id names; 22 base62 characters carry ~131 bits, enough that ids cannot be guessed.
+ */
+import { randomBytes } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      // 248 = 4 × 62: discard the top bytes so every character is equally likely.
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+export const ID_PREFIXES = {
+  charge: 'ch',
+  chargeEvent: 'evt',
+  merchant: 'mer',
+  apiKey: 'key',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${randomBase62(22)}`;
+}
+
+export function isIdOf(kind: IdKind, value: string): boolean {
+  return new RegExp(`^${ID_PREFIXES[kind]}_[0-9A-Za-z]{22}$`).test(value);
+}

@@ -1,0 +1,141 @@
+/**
+ * Local EVM nodes (anvil from @foundry-rs/anvil) for chains that have no RPC URL configured.
+ * Each runs with the chain's real chain id on loopback, keeps its state in `<dataDir>/anvil/`, and is
+ * provisioned with the registry's ERC-20 tokens (DemoToken code planted at the canonical addresses)
+ * and funded demo wallets, so a charge can be paid end to end offline.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { createPublicClient, createWalletClient, defineChain, http, type Address, type Hex } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json';
+import { findFreePort } from './free-port';
+
+/** anvil's well-known development mnemonic: its accounts are funded with 10 000 native coins each. */
+export const LOCAL_DEV_MNEMONIC = 'test test test test test test test test test test test junk';
+/** Account 0 deploys and mints the demo tokens. */
+export const localMinterAccount = mnemonicToAccount(LOCAL_DEV_MNEMONIC, { addressIndex: 0 });
+/** Account 1 is the demo consumer's external wallet (e.g. imported into MetaMask), funded with every demo token. */
+export const localDemoPayerAccount = mnemonicToAccount(LOCAL_DEV_MNEMONIC, { addressIndex: 1 });
+
+/** Whole tokens of each ERC-20 minted to each funded demo wallet. */
+export const DEMO_TOKEN_FUNDING = 1_000_000n;
+
+export interface LocalChainNode {
+  chain: ChainName;
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export function anvilBinaryPath(): string {
+  const require = createRequire(import.meta.url);
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const pkg = `@foundry-rs/anvil-${process.platform}-${arch}/package.json`;
+  const binary = process.platform === 'win32' ? 'anvil.exe' : 'anvil';
+  return path.join(path.dirname(require.resolve(pkg)), 'bin', binary);
+}
+
+export async function startLocalChain(options: {
+  chain: ChainName;
+  /** Directory for the chain's state file; omit for a throwaway chain (tests). */
+  stateDir?: string;
+}): Promise<LocalChainNode> {
+  const info = CHAINS[options.chain];
+  if (info.family !== 'evm' || info.evmChainId === undefined) {
+    throw new Error(`${options.chain} has no local node: only EVM chains run on anvil`);
+  }
+  const port = await findFreePort();
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(info.evmChainId), '--silent'];
+  if (options.stateDir) {
+    mkdirSync(options.stateDir, { recursive: true });
+    args.push('--state', path.join(options.stateDir, `${options.chain}.json`), '--state-interval', '5');
+  }
+  const child = spawn(anvilBinaryPath(), args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForRpc(url, child);
+  return {
+    chain: options.chain,
+    url,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function waitForRpc(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`anvil exited with code ${child.exitCode}`);
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`anvil did not answer at ${url} within 15 s`);
+}
+
+const demoTokenAbi = demoTokenArtifact.abi;
+
+/**
+ * Plant the registry's ERC-20 tokens and fund the demo wallets. Idempotent: a chain restored from
+ * its state file already has them and is left as it is.
+ */
+export async function provisionLocalChain(options: {
+  chain: ChainName;
+  url: string;
+  /** Wallets to fund with native coin and every demo token (the demo payer is always funded). */
+  fundWallets?: Address[];
+}): Promise<void> {
+  const info = CHAINS[options.chain];
+  const viemChain = defineChain({
+    id: info.evmChainId!,
+    name: info.displayName,
+    nativeCurrency: { name: info.tokens[0]!.name, symbol: info.tokens[0]!.symbol, decimals: 18 },
+    rpcUrls: { default: { http: [options.url] } },
+  });
+  const transport = http(options.url);
+  const publicClient = createPublicClient({ chain: viemChain, transport });
+  const minter = createWalletClient({ chain: viemChain, transport, account: localMinterAccount });
+  const wallets = [localDemoPayerAccount.address, ...(options.fundWallets ?? [])];
+
+  for (const token of info.tokens.filter((t) => !t.isNative)) {
+    const address = token.address as Address;
+    const code = await publicClient.getCode({ address });
+    if (code && code !== '0x') continue;
+    await publicClient.request({
+      method: 'anvil_setCode' as never,
+      params: [address, demoTokenArtifact.deployedBytecode as Hex] as never,
+    });
+    const initHash = await minter.writeContract({
+      address,
+      abi: demoTokenAbi,
+      functionName: 'initialize',
+      args: [token.name, token.symbol, token.decimals, localMinterAccount.address],
+    });
+    await publicClient.waitForTransactionReceipt({ hash: initHash });
+    for (const wallet of wallets) {
+      const hash = await minter.writeContract({
+        address,
+        abi: demoTokenAbi,
+        functionName: 'mint',
+        args: [wallet, DEMO_TOKEN_FUNDING * 10n ** BigInt(token.decimals)],
+      });
+      await publicClient.waitForTransactionReceipt({ hash });
+    }
+  }
+}

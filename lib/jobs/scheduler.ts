@@ -1,0 +1,52 @@
+/**
+ * Periodic background work of a server process: charge expiry and clean-up of short-lived rows.
+ * Started once per process (instrumentation.ts, or `npm run worker`). Every task is safe to run in
+ * several processes at once (row locks with SKIP LOCKED, idempotent deletes).
+ */
+import { lt } from 'drizzle-orm';
+import { expireDueCharges } from '@/lib/charges/expire-charges';
+import { deleteExpiredIdempotencyKeys } from '@/lib/api/idempotency';
+import { getDb } from '@/lib/db/client';
+import { rateLimits } from '@/lib/db/schema';
+import { log } from '@/lib/log';
+
+interface Task {
+  name: string;
+  everyMs: number;
+  run: () => Promise<unknown>;
+}
+
+const TASKS: Task[] = [
+  { name: 'expire-charges', everyMs: 10_000, run: expireDueCharges },
+  { name: 'delete-expired-idempotency-keys', everyMs: 60 * 60_000, run: () => deleteExpiredIdempotencyKeys() },
+  { name: 'delete-expired-rate-limits', everyMs: 10 * 60_000, run: () => getDb().delete(rateLimits).where(lt(rateLimits.expire, new Date())) },
+];
+
+const globalForJobs = globalThis as unknown as { __chargeportJobs?: NodeJS.Timeout[] };
+
+export function startScheduler(): void {
+  if (globalForJobs.__chargeportJobs) return;
+  globalForJobs.__chargeportJobs = TASKS.map((task) => {
+    let running = false;
+    const timer = setInterval(async () => {
+      if (running) return;
+      running = true;
+      try {
+        const result = await task.run();
+        if (typeof result === 'number' && result > 0) log.info('job done', { job: task.name, count: result });
+      } catch (error) {
+        log.error('job failed', { job: task.name, error });
+      } finally {
+        running = false;
+      }
+    }, task.everyMs);
+    timer.unref();
+    return timer;
+  });
+  log.info('background jobs started', { jobs: TASKS.map((t) => t.name) });
+}
+
+export function stopScheduler(): void {
+  for (const timer of globalForJobs.__chargeportJobs ?? []) clearInterval(timer);
+  globalForJobs.__chargeportJobs = undefined;
+}

@@ -1,0 +1,115 @@
+/**
+ * Test helpers: merchants with keys, calling route handlers exactly as Next.js does (a Request in,
+ * a Response out), and counting what a merchant has stored.
+ */
+import { count, eq, inArray } from 'drizzle-orm';
+import { createApiKey } from '@/lib/api-keys/create-api-key';
+import { getDb } from '@/lib/db/client';
+import { chargeEvents, charges, idempotencyKeys } from '@/lib/db/schema';
+import { createMerchant } from '@/lib/merchants/create-merchant';
+import { randomBase62 } from '@/lib/ids';
+
+export interface TestMerchant {
+  id: string;
+  testKey: string;
+  liveKey?: string;
+}
+
+export async function newMerchant(options: { verified?: boolean; name?: string } = {}): Promise<TestMerchant> {
+  const { merchant, keys } = await createMerchant({
+    email: `m-${randomBase62(8).toLowerCase()}@example.test`,
+    name: options.name ?? 'Test Studio',
+    verified: options.verified ?? true,
+  });
+  return {
+    id: merchant.id,
+    testKey: keys.find((k) => k.mode === 'test')!.plaintext,
+    liveKey: keys.find((k) => k.mode === 'live')?.plaintext,
+  };
+}
+
+export async function newPublishableKey(merchantId: string, mode: 'test' | 'live' = 'test'): Promise<string> {
+  return (await createApiKey({ merchantId, mode, kind: 'publishable' })).plaintext;
+}
+
+type Handler = (request: Request, route: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+export interface CallOptions {
+  method?: string;
+  path?: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string is sent as is. */
+  body?: unknown;
+  params?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  json: { data: any; error: { code: string; message: string; param?: string } | null };
+}
+
+export async function callRoute(handler: Handler, options: CallOptions = {}): Promise<CallResult> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.apiKey) headers['x-api-key'] = options.apiKey;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const request = new Request(`http://localhost:3999${options.path ?? '/api/test'}`, {
+    method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+  });
+  const response = await handler(request, { params: Promise.resolve(options.params ?? {}) });
+  return { status: response.status, headers: response.headers, json: await response.json() };
+}
+
+/** How many charges, charge events and idempotency rows a merchant has: "a failed request stores nothing". */
+export async function storedCounts(merchantId: string): Promise<{ charges: number; events: number; idempotencyKeys: number }> {
+  const db = getDb();
+  const ids = (await db.select({ id: charges.id }).from(charges).where(eq(charges.merchantId, merchantId))).map((r) => r.id);
+  const [events] = ids.length
+    ? await db.select({ n: count() }).from(chargeEvents).where(inArray(chargeEvents.chargeId, ids))
+    : [{ n: 0 }];
+  const [idem] = await db.select({ n: count() }).from(idempotencyKeys).where(eq(idempotencyKeys.merchantId, merchantId));
+  return { charges: ids.length, events: events!.n, idempotencyKeys: idem!.n };
+}
+
+export const NATIVE_EVM = '0x0000000000000000000000000000000000000000';
+export const POLYGON_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
+
+/** A valid live USDC-on-Polygon body; override parts per test. */
+export function usdcCharge(overrides: Record<string, unknown> = {}, top: Record<string, unknown> = {}) {
+  return {
+    chargeData: {
+      symbol: 'USDC',
+      chain: 'POLYGON',
+      tokenAddress: POLYGON_USDC,
+      successUrl: 'https://game.example/success',
+      cancelUrl: 'https://game.example/cancel',
+      items: [{ name: 'Gem pack', image: 'https://game.example/gem.png', amount: '4.99', quantity: 1 }],
+      ...overrides,
+    },
+    ...top,
+  };
+}
+
+/** A valid test charge in the native token. */
+export function testCharge(overrides: Record<string, unknown> = {}, top: Record<string, unknown> = {}) {
+  return {
+    chargeData: {
+      symbol: 'POL',
+      chain: 'POLYGON',
+      tokenAddress: NATIVE_EVM,
+      successUrl: 'https://game.example/success',
+      cancelUrl: 'https://game.example/cancel',
+      items: [{ name: 'Sword', image: 'https://game.example/sword.png', amount: 0.1, quantity: 3 }],
+      ...overrides,
+    },
+    isTest: true,
+    ...top,
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Vitest global setup: one real PostgreSQL (embedded, in a throwaway directory, fresh each run) and
+ * local anvil nodes for POLYGON and its test network, shared by every test file. Tests isolate
+ * themselves by creating their own merchants.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startStack, type Stack } from '@/lib/infra/stack';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    stackEnv: Record<string, string>;
+  }
+}
+
+let stack: Stack | undefined;
+let dataDir: string | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'chargeport-test-'));
+  stack = await startStack({
+    dataDir,
+    env: {},
+    chains: ['POLYGON', 'POLYGON_AMOY'],
+    persistent: false,
+  });
+  project.provide('stackEnv', stack.env);
+}
+
+export async function teardown(): Promise<void> {
+  await stack?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}

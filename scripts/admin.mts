@@ -1,0 +1,133 @@
+/**
+ * Admin CLI for support staff: `npm run admin -- <command>`.
+ *
+ *   merchant create --email E --name N [--verified]   new merchant; prints its keys once
+ *   merchant verify <merchantId>                       business verification done
+ *   merchant list
+ *   key create <merchantId> --mode test|live [--publishable]
+ *   key revoke <keyId>
+ *
+ * Add --json for machine-readable output. Works against DATABASE_URL, the embedded database of a
+ * running `npm run dev`/`npm start`, or starts the embedded database itself.
+ */
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { withAdminDatabase } from './lib/admin-database.mts';
+
+if (existsSync('.env')) process.loadEnvFile('.env');
+
+const USAGE = `usage: npm run admin -- <command> [--json]
+  merchant create --email E --name N [--verified]
+  merchant verify <merchantId>
+  merchant list
+  key create <merchantId> --mode test|live [--publishable]
+  key revoke <keyId>`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    email: { type: 'string' },
+    name: { type: 'string' },
+    verified: { type: 'boolean', default: false },
+    mode: { type: 'string' },
+    publishable: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+const [noun, verb, target] = positionals;
+const asJson = values.json;
+
+function output(json: unknown, text: string): void {
+  console.log(asJson ? JSON.stringify(json, null, 2) : text);
+}
+
+function usageError(message: string): never {
+  if (asJson) console.error(JSON.stringify({ error: { code: 'usage', message } }));
+  else console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+if (values.help || !noun) {
+  console.log(USAGE);
+  process.exit(noun ? 0 : 2);
+}
+
+try {
+  await withAdminDatabase(async () => {
+    const command = `${noun} ${verb ?? ''}`.trim();
+    switch (command) {
+      case 'merchant create': {
+        if (!values.email || !values.name) usageError('merchant create needs --email and --name');
+        const { createMerchant } = await import('@/lib/merchants/create-merchant');
+        const { merchant, keys } = await createMerchant({ email: values.email, name: values.name, verified: values.verified });
+        const testKey = keys.find((k) => k.mode === 'test')!;
+        const liveKey = keys.find((k) => k.mode === 'live');
+        output(
+          {
+            merchant: { id: merchant.id, name: merchant.name, email: merchant.email, verified: merchant.verifiedAt !== null },
+            testKey: { id: testKey.id, key: testKey.plaintext },
+            liveKey: liveKey ? { id: liveKey.id, key: liveKey.plaintext } : null,
+          },
+          [
+            `Merchant ${merchant.id} (${merchant.name}) created${merchant.verifiedAt ? ', verified' : ''}.`,
+            `Test key (${testKey.id}):       ${testKey.plaintext}`,
+            liveKey ? `Production key (${liveKey.id}): ${liveKey.plaintext}` : 'No production key: verify the merchant first (merchant verify).',
+            'Keys are shown only now; they are stored as hashes.',
+          ].join('\n'),
+        );
+        break;
+      }
+      case 'merchant verify': {
+        if (!target) usageError('merchant verify needs a merchant id');
+        const { verifyMerchant } = await import('@/lib/merchants/verify-merchant');
+        const merchant = await verifyMerchant(target);
+        output(
+          { merchant: { id: merchant.id, verified: true, verifiedAt: merchant.verifiedAt } },
+          `Merchant ${merchant.id} is verified. Issue a production key with: key create ${merchant.id} --mode live`,
+        );
+        break;
+      }
+      case 'merchant list': {
+        const { listMerchants } = await import('@/lib/merchants/list-merchants');
+        const merchants = await listMerchants();
+        output(
+          { merchants },
+          merchants.length
+            ? merchants.map((m) => `${m.id}  ${m.verified ? 'verified  ' : 'unverified'}  keys:${m.activeKeys}  ${m.name} <${m.email}>`).join('\n')
+            : 'No merchants.',
+        );
+        break;
+      }
+      case 'key create': {
+        if (!target) usageError('key create needs a merchant id');
+        if (values.mode !== 'test' && values.mode !== 'live') usageError('key create needs --mode test or --mode live');
+        const { createApiKey } = await import('@/lib/api-keys/create-api-key');
+        const key = await createApiKey({ merchantId: target, mode: values.mode, kind: values.publishable ? 'publishable' : 'secret' });
+        output(
+          { key: { id: key.id, mode: key.mode, kind: key.kind, key: key.plaintext } },
+          `Key ${key.id} (${key.kind}, ${key.mode}): ${key.plaintext}\nShown only now; it is stored as a hash.`,
+        );
+        break;
+      }
+      case 'key revoke': {
+        if (!target) usageError('key revoke needs a key id');
+        const { revokeApiKey } = await import('@/lib/api-keys/revoke-api-key');
+        await revokeApiKey(target);
+        output({ key: { id: target, revoked: true } }, `Key ${target} revoked.`);
+        break;
+      }
+      default:
+        usageError(`unknown command: ${command}`);
+    }
+  });
+} catch (error) {
+  const { isAppError } = await import('@/lib/errors');
+  if (isAppError(error)) {
+    if (asJson) console.error(JSON.stringify({ error: error.toBody() }));
+    else console.error(`error: ${error.message}`);
+    process.exit(1);
+  }
+  throw error;
+}

@@ -1,0 +1,56 @@
+/**
+ * `npm test`: typecheck, lint, unit + integration tests (vitest, real PostgreSQL and anvil), the web
+ * SDK's tests, the production build, and the Playwright journeys in Chromium. Stops at the first
+ * failing step and ends with one summary line of test counts.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+
+const RESULTS = '.data/test-results';
+rmSync(RESULTS, { recursive: true, force: true });
+mkdirSync(RESULTS, { recursive: true });
+
+const steps: { name: string; command: string; args: string[] }[] = [
+  { name: 'typecheck', command: 'node_modules/.bin/tsc', args: ['--noEmit'] },
+  { name: 'lint', command: 'node_modules/.bin/eslint', args: ['.', '--max-warnings=0'] },
+  {
+    name: 'unit and integration tests',
+    command: 'node_modules/.bin/vitest',
+    args: ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${RESULTS}/vitest.json`],
+  },
+  { name: 'production build', command: 'node_modules/.bin/next', args: ['build'] },
+  { name: 'end-to-end tests', command: 'node_modules/.bin/playwright', args: ['test'] },
+];
+
+let failedStep: string | undefined;
+for (const step of steps) {
+  const started = Date.now();
+  console.log(`\n=== ${step.name} ===`);
+  const result = spawnSync(step.command, step.args, { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  console.log(`=== ${step.name}: ${result.status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
+  if (result.status !== 0) {
+    failedStep = step.name;
+    break;
+  }
+}
+
+let passed = 0;
+let failed = 0;
+const vitest = readJson(`${RESULTS}/vitest.json`);
+if (vitest) {
+  passed += vitest.numPassedTests ?? 0;
+  failed += vitest.numFailedTests ?? 0;
+}
+const playwright = readJson(`${RESULTS}/playwright.json`);
+if (playwright?.stats) {
+  passed += playwright.stats.expected ?? 0;
+  failed += (playwright.stats.unexpected ?? 0) + (playwright.stats.flaky ?? 0);
+}
+if (failedStep) failed = Math.max(failed, 1);
+console.log(failedStep ? `\nnpm test failed at: ${failedStep}` : '\nnpm test: every step passed');
+console.log(`tests: ${passed} passed, ${failed} failed`);
+process.exit(failedStep ? 1 : 0);
+
+function readJson(file: string): any {
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+}
