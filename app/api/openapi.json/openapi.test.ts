@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '@/lib/errors';
+import { GET } from './route';
+
+describe('GET /api/openapi.json', () => {
+  it('is an OpenAPI 3.1 document of every route, generated from the zod schemas', async () => {
+    const doc = await GET().json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      ['/api/charges', '/api/charges/{chargeId}', '/api/charges/{chargeId}/cancel', '/api/createCharge', '/api/health'].sort(),
+    );
+    expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    const request = doc.components.schemas.CreateChargeRequest;
+    expect(request.required).toEqual(['chargeData']);
+    expect(Object.keys(request.properties).sort()).toEqual(['chargeData', 'isDirectTransfer', 'isTest']);
+    const chargeData = doc.components.schemas.ChargeData;
+    expect(chargeData.required.sort()).toEqual(['chain', 'symbol', 'tokenAddress']);
+    expect(Object.keys(chargeData.properties)).toEqual(
+      expect.arrayContaining(['symbol', 'chain', 'tokenAddress', 'successUrl', 'cancelUrl', 'items', 'amount', 'toAddress']),
+    );
+    expect(doc.components.schemas.ChargeItem.required.sort()).toEqual(['amount', 'name', 'quantity']);
+  });
+
+  it('documents every error code that createCharge can answer', async () => {
+    const doc = await GET().json();
+    const documented = Object.values(doc.paths['/api/createCharge'].post.responses)
+      .map((r: any) => r.description as string)
+      .join(' ');
+    for (const code of ERROR_CODES.filter((c) => !['not_found', 'method_not_allowed', 'charge_not_cancelable', 'service_unavailable'].includes(c))) {
+      expect(documented, code).toContain(code);
+    }
+  });
+});

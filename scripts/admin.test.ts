@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { callRoute, usdcCharge } from '@/lib/testing/fixtures';
+import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+
+const run = promisify(execFile);
+
+/** Runs the admin CLI exactly as support staff do, against the test database (DATABASE_URL). */
+async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('node_modules/.bin/tsx', ['scripts/admin.mts', ...args], { env: { ...process.env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
+  }
+}
+
+describe('admin CLI', () => {
+  it('creates a merchant, verifies it, issues and revokes keys', async () => {
+    const email = `cli-${Date.now()}@studio.example`;
+    const created = await admin('merchant', 'create', '--email', email, '--name', 'CLI Studio', '--json');
+    expect(created.code).toBe(0);
+    const merchant = JSON.parse(created.stdout);
+    expect(merchant.merchant).toMatchObject({ name: 'CLI Studio', email, verified: false });
+    expect(merchant.testKey.key).toMatch(/^cp_test_/);
+    expect(merchant.liveKey).toBeNull();
+
+    // The printed test key works against the API.
+    const charge = await callRoute(createChargeRoute, {
+      apiKey: merchant.testKey.key,
+      body: { chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: '0x0000000000000000000000000000000000000000', amount: 1 }, isTest: true },
+    });
+    expect(charge.status).toBe(200);
+
+    const refused = await admin('key', 'create', merchant.merchant.id, '--mode', 'live', '--json');
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stderr).error.code).toBe('verification_required');
+
+    const verified = await admin('merchant', 'verify', merchant.merchant.id, '--json');
+    expect(JSON.parse(verified.stdout).merchant.verified).toBe(true);
+
+    const liveKey = JSON.parse((await admin('key', 'create', merchant.merchant.id, '--mode', 'live', '--json')).stdout).key;
+    expect(liveKey.key).toMatch(/^cp_live_/);
+    expect((await callRoute(createChargeRoute, { apiKey: liveKey.key, body: usdcCharge() })).status).toBe(200);
+
+    const revoked = await admin('key', 'revoke', liveKey.id, '--json');
+    expect(JSON.parse(revoked.stdout).key.revoked).toBe(true);
+    expect((await callRoute(createChargeRoute, { apiKey: liveKey.key, body: usdcCharge() })).status).toBe(401);
+
+    const listed = JSON.parse((await admin('merchant', 'list', '--json')).stdout);
+    expect(listed.merchants).toContainEqual(expect.objectContaining({ id: merchant.merchant.id, verified: true, activeKeys: 1 }));
+  });
+
+  it('creates a verified merchant with both keys in one step, and explains bad usage', async () => {
+    const created = JSON.parse((await admin('merchant', 'create', '--email', `v-${Date.now()}@x.example`, '--name', 'V', '--verified', '--json')).stdout);
+    expect(created.liveKey.key).toMatch(/^cp_live_/);
+    const bad = await admin('merchant', 'create', '--name', 'No email');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--email');
+    const invalid = await admin('merchant', 'create', '--email', 'not-an-email', '--name', 'X', '--json');
+    expect(invalid.code).toBe(1);
+    expect(JSON.parse(invalid.stderr).error.code).toBe('invalid_request');
+  });
+});
