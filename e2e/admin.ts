@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import postgres from 'postgres';
 import { E2E_DATA_DIR } from '../playwright.config';
 
 /** Runs the admin CLI against the e2e stack's embedded database (found through its runtime file). */
@@ -13,4 +16,15 @@ export function admin<T = any>(...args: string[]): T {
 export function createVerifiedMerchant(name: string): { merchantId: string; testKey: string; liveKey: string } {
   const created = admin('merchant', 'create', '--email', `owner+${Date.now()}@studio.example`, '--name', name, '--verified');
   return { merchantId: created.merchant.id, testKey: created.testKey.key, liveKey: created.liveKey.key };
+}
+
+/** Direct SQL on the e2e stack's embedded database, for set-up that no public API offers (e.g. moving time). */
+export async function withE2eDatabase<T>(run: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  const info = JSON.parse(readFileSync(path.join(E2E_DATA_DIR, 'runtime.json'), 'utf8')) as { embeddedDatabaseUrl: string };
+  const sql = postgres(info.embeddedDatabaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    return await run(sql);
+  } finally {
+    await sql.end();
+  }
 }

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { createVerifiedMerchant } from './admin';
+import { createVerifiedMerchant, withE2eDatabase } from './admin';
 
 test.describe('a merchant creates a charge and the consumer opens its paymentUrl', () => {
   test('live USDC charge: the checkout shows the merchant, items and the exact total', async ({ page, request }) => {
@@ -62,5 +62,42 @@ test.describe('a merchant creates a charge and the consumer opens its paymentUrl
     const response = await page.goto('/checkout/ch_doesNotExist0000000000');
     expect(response?.status()).toBe(404);
     await expect(page.getByRole('heading', { name: 'Not found' })).toBeVisible();
+  });
+});
+
+test.describe('the production stack', () => {
+  test('never seeds the demo merchant: its documented key is refused', async ({ request }) => {
+    const response = await request.post('/api/createCharge', {
+      headers: { 'x-api-key': 'cp_test_DemoTestKeyForLocalDevelopment01' },
+      data: { chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: '0x0000000000000000000000000000000000000000', amount: 1 } },
+    });
+    expect(response.status()).toBe(401);
+    expect((await response.json()).error.code).toBe('invalid_api_key');
+  });
+
+  test('expires lapsed charges in the background, with nobody looking', async ({ request }) => {
+    const merchant = createVerifiedMerchant('Expiry Studio');
+    const created = await request.post('/api/createCharge', {
+      headers: { 'x-api-key': merchant.testKey },
+      data: { chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: '0x0000000000000000000000000000000000000000', amount: 1 } },
+    });
+    const { chargeId } = (await created.json()).data;
+    await withE2eDatabase((sql) => sql`update charges set expires_at = now() - interval '1 second' where id = ${chargeId}`);
+    await expect
+      .poll(
+        async () => {
+          const res = await request.get(`/api/charges/${chargeId}`, { headers: { 'x-api-key': merchant.testKey } });
+          return (await res.json()).data.status;
+        },
+        { timeout: 30_000, intervals: [1000] },
+      )
+      .toBe('expired');
+  });
+
+  test('serves the API reference built from the OpenAPI document', async ({ page }) => {
+    await page.goto('/docs/api');
+    await expect(page.getByRole('heading', { name: 'Chargeport API' })).toBeVisible();
+    await expect(page.locator('#createCharge')).toContainText('/api/createCharge');
+    await expect(page.locator('#errors')).toContainText('idempotency_conflict');
   });
 });

@@ -13,6 +13,7 @@ mkdirSync(RESULTS, { recursive: true });
 const steps: { name: string; command: string; args: string[] }[] = [
   { name: 'typecheck', command: 'node_modules/.bin/tsc', args: ['--noEmit'] },
   { name: 'lint', command: 'node_modules/.bin/eslint', args: ['.', '--max-warnings=0'] },
+  { name: 'web SDK build', command: 'node_modules/.bin/tsc', args: ['-p', 'sdk/tsconfig.build.json'] },
   {
     name: 'unit and integration tests',
     command: 'node_modules/.bin/vitest',

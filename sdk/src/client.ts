@@ -1,0 +1,211 @@
+/**
+ * The Chargeport web SDK client: the spec's `createCharge(parameters)` plus `getCharge(chargeId)`,
+ * over the HTTP API with the global `fetch` (no runtime dependencies).
+ *
+ * Failures follow the spec's reading order: the `error` member of the answer first, then a status
+ * other than 200; anything that is not the API's JSON envelope is `invalid_response`.
+ */
+import { ChargeportError } from './errors.js';
+import type { Charge, CreateChargeParams, CreateChargeRequest, CreateChargeResult } from './types.js';
+
+/** The part of `fetch` the SDK uses; the global `fetch` fits, and so does any wrapper of it. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface ChargeportOptions {
+  /**
+   * In a browser: a publishable key (`cp_pub_test_…` / `cp_pub_live_…`), which can only create and
+   * read charges. On a server: a secret key (`cp_test_…` / `cp_live_…`).
+   */
+  apiKey: string;
+  /** Origin of the Chargeport API, e.g. `https://pay.example.com`; paths such as `/api/createCharge` are appended. */
+  baseUrl: string;
+  /** Replaces the global `fetch` (tests, proxies, instrumentation). */
+  fetch?: FetchLike;
+  /**
+   * A secret key in a browser can redirect funds and read every charge, so the client refuses it
+   * there. Set this only for a browser-like environment that is really a trusted server.
+   */
+  dangerouslyAllowSecretKeyInBrowser?: boolean;
+}
+
+export interface CreateChargeOptions {
+  /**
+   * Sent as `Idempotency-Key`: retrying with the same key and the same parameters returns the
+   * same charge instead of creating another; the same key with other parameters fails with
+   * `idempotency_conflict` (409). Use one key per purchase attempt, e.g. your order id.
+   */
+  idempotencyKey?: string;
+}
+
+const SECRET_KEY_PATTERN = /^cp_(test|live)_/;
+/** How much of an unexpected (non-JSON) body goes into the error message. */
+const BODY_SNIPPET_LENGTH = 200;
+
+export class Chargeport {
+  readonly baseUrl: string;
+  readonly #apiKey: string;
+  readonly #fetch: FetchLike;
+
+  constructor(options: ChargeportOptions) {
+    const url = new URL(options.baseUrl);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('baseUrl must be an http(s) URL');
+    this.baseUrl = url.href.replace(/\/+$/, '');
+    this.#apiKey = options.apiKey;
+    if (isBrowser() && SECRET_KEY_PATTERN.test(options.apiKey) && !options.dangerouslyAllowSecretKeyInBrowser) {
+      throw new ChargeportError({
+        status: 0,
+        code: 'secret_key_in_browser',
+        message:
+          'A secret key (cp_test_… / cp_live_…) must never reach a browser. Use a publishable key (cp_pub_…) here, or create the charge on your server.',
+      });
+    }
+    if (options.fetch) {
+      this.#fetch = options.fetch;
+    } else if (typeof globalThis.fetch === 'function') {
+      // Bound: browsers reject `fetch` called with another `this` ("Illegal invocation").
+      this.#fetch = globalThis.fetch.bind(globalThis);
+    } else {
+      throw new TypeError('No global fetch in this environment: pass options.fetch');
+    }
+  }
+
+  /**
+   * Creates a charge and returns `{ chargeId, paymentUrl }`; send the buyer to `paymentUrl`.
+   *
+   * Takes either form of the spec: flat (`{ chain, symbol, tokenAddress, amount, items, … }`) or
+   * nested (`{ chargeData, isTest?, isDirectTransfer? }`). Give amounts as decimal strings
+   * (`'4.99'`) to keep them exact; numbers are accepted too.
+   *
+   * @throws {ChargeportError} on any failure.
+   */
+  async createCharge(params: CreateChargeParams, options: CreateChargeOptions = {}): Promise<CreateChargeResult> {
+    const body: CreateChargeRequest = params.chargeData === undefined ? { chargeData: params } : params;
+    const headers: Record<string, string> = {};
+    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
+    const data = await this.#request('POST', '/api/createCharge', { body, headers });
+    if (!hasStringFields(data, ['chargeId', 'paymentUrl'])) throw malformedData(200, 'createCharge');
+    return { chargeId: data.chargeId, paymentUrl: data.paymentUrl };
+  }
+
+  /**
+   * Reads a charge of the key's merchant (and mode): status, amount, items, timeline.
+   *
+   * @throws {ChargeportError} `not_found` (404) for an unknown id or another merchant's charge.
+   */
+  async getCharge(chargeId: string): Promise<Charge> {
+    const data = await this.#request('GET', `/api/charges/${encodeURIComponent(chargeId)}`, {});
+    if (!hasStringFields(data, ['id'])) throw malformedData(200, 'getCharge');
+    return data as Charge;
+  }
+
+  async #request(
+    method: 'GET' | 'POST',
+    path: string,
+    { body, headers = {} }: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<unknown> {
+    const requestHeaders: Record<string, string> = { accept: 'application/json', ...headers };
+    // No header at all for an empty key: the API answers missing_api_key, which says what to fix.
+    if (this.#apiKey) requestHeaders['x-api-key'] = this.#apiKey;
+    if (body !== undefined) requestHeaders['content-type'] = 'application/json';
+
+    let response: Response;
+    try {
+      response = await this.#fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: requestHeaders,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (cause) {
+      throw new ChargeportError({
+        status: 0,
+        code: 'network_error',
+        message: `Could not reach Chargeport at ${this.baseUrl}: ${describe(cause)}`,
+        cause,
+      });
+    }
+    return readEnvelope(response);
+  }
+}
+
+/** Shorthand for `new Chargeport(options)`. */
+export function createClient(options: ChargeportOptions): Chargeport {
+  return new Chargeport(options);
+}
+
+/**
+ * Sends the browser to the hosted checkout returned by `createCharge`. Browser only; on a server,
+ * return the `paymentUrl` to the browser (or answer with a redirect) instead.
+ */
+export function redirectToCheckout(paymentUrl: string): void {
+  const url = new URL(paymentUrl);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('paymentUrl must be an http(s) URL');
+  if (!isBrowser()) throw new Error('redirectToCheckout only works in a browser; send the paymentUrl to the browser instead');
+  window.location.assign(url.href);
+}
+
+/** The `{ data, error }` envelope → `data`, or a ChargeportError. */
+async function readEnvelope(response: Response): Promise<unknown> {
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (cause) {
+    throw new ChargeportError({
+      status: response.status,
+      code: 'network_error',
+      message: `The answer from Chargeport was cut off: ${describe(cause)}`,
+      requestId,
+      cause,
+    });
+  }
+
+  const envelope = parseJsonObject(text);
+  if (envelope && 'error' in envelope && envelope.error !== null) {
+    const error = envelope.error;
+    if (hasStringFields(error, ['code', 'message'])) {
+      throw new ChargeportError({
+        status: response.status,
+        code: error.code,
+        message: error.message,
+        ...(typeof error.param === 'string' ? { param: error.param } : {}),
+        requestId,
+      });
+    }
+  } else if (envelope && 'data' in envelope && response.status === 200) {
+    return envelope.data;
+  }
+
+  const contentType = response.headers.get('content-type') ?? 'no content type';
+  const snippet = text.replace(/\s+/g, ' ').trim().slice(0, BODY_SNIPPET_LENGTH);
+  throw new ChargeportError({
+    status: response.status,
+    code: 'invalid_response',
+    message: `Expected the Chargeport API's JSON { data, error } answer, got HTTP ${response.status} (${contentType})${snippet ? `: ${snippet}` : ''}`,
+    requestId,
+  });
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function hasStringFields<K extends string>(value: unknown, keys: K[]): value is Record<K, string> & Record<string, unknown> {
+  return typeof value === 'object' && value !== null && keys.every((key) => typeof (value as Record<string, unknown>)[key] === 'string');
+}
+
+function malformedData(status: number, operation: string): ChargeportError {
+  return new ChargeportError({ status, code: 'invalid_response', message: `The ${operation} answer is missing fields the SDK expects` });
+}
+
+function describe(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+function isBrowser(): boolean {
+  return typeof window !== 'undefined' && typeof document !== 'undefined';
+}

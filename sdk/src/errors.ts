@@ -1,0 +1,43 @@
+/**
+ * Codes the SDK itself produces, besides the API's own `error.code` values (missing_api_key,
+ * unsupported_chain, key_not_permitted, … — see the API reference):
+ * - `invalid_response`: the answer was not the API's JSON envelope (e.g. a proxy's HTML error page);
+ * - `network_error`: no answer at all (DNS, connection refused, CORS rejection, offline);
+ * - `secret_key_in_browser`: a secret key was given to the client in a browser.
+ */
+export type SdkErrorCode = 'invalid_response' | 'network_error' | 'secret_key_in_browser';
+
+export interface ChargeportErrorInit {
+  /** HTTP status of the answer; 0 when there was none. */
+  status: number;
+  code: string;
+  message: string;
+  param?: string;
+  requestId?: string;
+  cause?: unknown;
+}
+
+/** Every failure of the SDK: the API's `error` member, or one of the SDK's own codes. */
+export class ChargeportError extends Error {
+  override name = 'ChargeportError';
+  /** HTTP status of the answer; 0 when there was none (network error, refused before sending). */
+  readonly status: number;
+  /** The API's stable `error.code` (e.g. `unsupported_chain`) or an {@link SdkErrorCode}. */
+  readonly code: string;
+  /** Dotted path of the offending field, e.g. `chargeData.chain`, when a field is at fault. */
+  readonly param?: string;
+  /** The `x-request-id` of the answer: quote it to support. */
+  readonly requestId?: string;
+
+  constructor(init: ChargeportErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.status = init.status;
+    this.code = init.code;
+    if (init.param !== undefined) this.param = init.param;
+    if (init.requestId !== undefined) this.requestId = init.requestId;
+  }
+}
+
+export function isChargeportError(error: unknown): error is ChargeportError {
+  return error instanceof ChargeportError;
+}
