@@ -4,6 +4,8 @@ import { defineConfig, devices } from '@playwright/test';
 const PORT = Number(process.env.E2E_PORT ?? 3210);
 export const E2E_BASE_URL = `http://localhost:${PORT}`;
 export const E2E_DATA_DIR = '.data/e2e';
+/** The OIDC provider standing in for Google (e2e/oidc-server.mts); its control port is the next one. */
+export const E2E_OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 3211);
 
 export default defineConfig({
   testDir: 'e2e',
@@ -33,13 +35,41 @@ export default defineConfig({
     { name: 'desktop', use: { ...devices['Desktop Chrome'], channel: undefined } },
     { name: 'phone', use: { viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true } },
   ],
-  webServer: {
-    command: `node -e "require('fs').rmSync('${E2E_DATA_DIR}',{recursive:true,force:true})" && node_modules/.bin/tsx scripts/stack.mts start`,
-    url: `${E2E_BASE_URL}/api/health`,
-    reuseExistingServer: false,
-    timeout: 120_000,
-    env: { DATA_DIR: E2E_DATA_DIR, PORT: String(PORT), APP_URL: E2E_BASE_URL, NODE_ENV: 'production', LOG_LEVEL: 'warn' },
-    stdout: 'pipe',
-    gracefulShutdown: { signal: 'SIGTERM', timeout: 15_000 },
-  },
+  webServer: [
+    {
+      command: 'node_modules/.bin/tsx e2e/oidc-server.mts',
+      url: `http://localhost:${E2E_OIDC_PORT}/.well-known/openid-configuration`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      env: { OIDC_PORT: String(E2E_OIDC_PORT) },
+    },
+    {
+      command: `node -e "require('fs').rmSync('${E2E_DATA_DIR}',{recursive:true,force:true})" && node_modules/.bin/tsx scripts/stack.mts start`,
+      url: `${E2E_BASE_URL}/api/health`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      env: {
+        DATA_DIR: E2E_DATA_DIR,
+        PORT: String(PORT),
+        APP_URL: E2E_BASE_URL,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'warn',
+        // Fixed secrets for the throwaway e2e stack only.
+        AUTH_SECRET: 'e2e-auth-secret-0123456789abcdefghijklmnopq',
+        PIN_PEPPER: 'e2e-pin-pepper-0123456789abcdefghijklmnopqr',
+        WALLET_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
+        // Codes go to the dev outbox ($DATA_DIR/outbox), where the journeys read them.
+        ALLOW_DEV_OUTBOX: 'true',
+        SMS_PROVIDER: 'dev',
+        // Every journey signs in from 127.0.0.1: the per-IP limit would stop the suite, not an attacker.
+        AUTH_RATE_LIMIT_PER_IP: '100000',
+        // "Google" is the OIDC provider on loopback (e2e/oidc-server.mts).
+        GOOGLE_CLIENT_ID: 'chargeport-e2e',
+        GOOGLE_CLIENT_SECRET: 'chargeport-e2e-secret',
+        GOOGLE_ISSUER: `http://localhost:${E2E_OIDC_PORT}`,
+      },
+      stdout: 'pipe',
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 15_000 },
+    },
+  ],
 });

@@ -8,7 +8,15 @@ export default function HomePage() {
         Crypto payments for games and apps. Create a charge with one API call, send the player to the hosted checkout, get
         notified when it is paid.
       </p>
-      <ul className="mt-8 space-y-2 text-brand-600">
+      <div className="mt-8 flex flex-wrap gap-3">
+        <Link href="/signup" className="rounded-lg bg-brand-600 px-4 py-2.5 text-sm font-semibold text-white hover:bg-brand-700">
+          Create an account
+        </Link>
+        <Link href="/signin" className="rounded-lg px-4 py-2.5 text-sm font-semibold text-slate-900 ring-1 ring-slate-300 hover:bg-white">
+          Sign in
+        </Link>
+      </div>
+      <ul className="mt-10 space-y-2 text-brand-600">
         <li>
           <Link className="underline underline-offset-4" href="/docs/api">
             API reference

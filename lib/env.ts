@@ -13,6 +13,8 @@ const optionalUrl = z
   .pipe(z.url({ protocol: /^(https?|wss?|postgres(ql)?)$/ }).optional())
   .optional();
 
+const base64Key = z.string().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64 (e.g. `openssl rand -base64 32`)');
+
 const rpcEnvEntries = Object.fromEntries(CHAIN_NAMES.map((chain) => [rpcEnvName(chain), optionalUrl])) as Record<
   string,
   typeof optionalUrl
@@ -42,6 +44,53 @@ const envSchema = z.object({
     .default('true')
     .transform((value) => value === 'true'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** Sign-in / code requests allowed per client IP per 10 minutes. */
+  AUTH_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(30),
+
+  // Accounts and secrets. Required in production; in development the launcher generates them once
+  // into $DATA_DIR/dev-secrets.json so they stay the same across restarts.
+  /** Signs session tokens and keys the HMAC of one-time codes. At least 32 characters. */
+  AUTH_SECRET: z.string().min(32, 'must be at least 32 characters (e.g. `openssl rand -base64 32`)').optional(),
+  /** Server-side pepper for PIN hashes; never stored in the database. At least 32 characters. */
+  PIN_PEPPER: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Current master key for wallet private keys: 32 bytes, base64. */
+  WALLET_MASTER_KEY: base64Key.optional(),
+  /** Earlier master keys (comma-separated, base64), still accepted for decryption while rotating. */
+  WALLET_MASTER_KEYS_PREVIOUS: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const keys = value.split(',').map((k) => k.trim()).filter(Boolean);
+      for (const key of keys) {
+        if (Buffer.from(key, 'base64').length !== 32) ctx.addIssue({ code: 'custom', message: 'each key must be 32 bytes, base64' });
+      }
+      return keys;
+    }),
+  /** SMTP server for e-mail, e.g. smtp://user:pass@mail.example:587. Unset in development: the dev mailbox (/dev/mailbox). */
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('Chargeport <no-reply@chargeport.local>'),
+  /** Where business-verification requests are sent. */
+  SUPPORT_EMAIL: z.email().default('support@chargeport.local'),
+  /**
+   * Let the dev outbox ($DATA_DIR/outbox: e-mail without SMTP_URL, SMS with SMS_PROVIDER=dev) run in a
+   * production build. Only for end-to-end tests of the production build; never on a real deployment.
+   */
+  ALLOW_DEV_OUTBOX: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  /** SMS provider: `dev` (the dev outbox, development and tests only) or `twilio`. */
+  SMS_PROVIDER: z.enum(['dev', 'twilio']).default('dev'),
+  TWILIO_ACCOUNT_SID: z.string().optional(),
+  TWILIO_AUTH_TOKEN: z.string().optional(),
+  TWILIO_FROM: z.string().optional(),
+  /** Google and Apple sign-in (OIDC). Each is offered only when its client id and secret are set. */
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_CLIENT_SECRET: z.string().optional(),
+  GOOGLE_ISSUER: z.url().default('https://accounts.google.com'),
+  APPLE_CLIENT_ID: z.string().optional(),
+  APPLE_CLIENT_SECRET: z.string().optional(),
+  APPLE_ISSUER: z.url().default('https://appleid.apple.com'),
   ...rpcEnvEntries,
 });
 
@@ -58,13 +107,34 @@ export class ConfigError extends Error {
 
 let cached: Env | undefined;
 
+/** Secrets without which production must not start. */
+const REQUIRED_IN_PRODUCTION = ['AUTH_SECRET', 'PIN_PEPPER', 'WALLET_MASTER_KEY'] as const;
+
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = envSchema.safeParse(source);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration (see .env.example):\n${lines.join('\n')}`);
   }
+  if (result.data.NODE_ENV === 'production') {
+    const missing = REQUIRED_IN_PRODUCTION.filter((name) => !result.data[name]);
+    if (missing.length) {
+      throw new ConfigError(`Invalid configuration (see .env.example):\n${missing.map((name) => `  ${name}: is required in production`).join('\n')}`);
+    }
+    if (!result.data.ALLOW_DEV_OUTBOX && (result.data.SMS_PROVIDER === 'dev' || !result.data.SMTP_URL)) {
+      throw new ConfigError(
+        'Invalid configuration (see .env.example):\n  SMTP_URL and SMS_PROVIDER=twilio are required in production (the dev outbox would keep codes on disk)',
+      );
+    }
+  }
   return result.data as Env;
+}
+
+/** A secret that must be configured wherever it is used (production start already checked it). */
+export function requireSecret(name: (typeof REQUIRED_IN_PRODUCTION)[number]): string {
+  const value = env()[name];
+  if (!value) throw new ConfigError(`${name} is not set. Run through \`npm run dev\` (it generates development secrets) or set it (see .env.example).`);
+  return value;
 }
 
 export function env(): Env {

@@ -22,6 +22,11 @@ export const ID_PREFIXES = {
   chargeEvent: 'evt',
   merchant: 'mer',
   apiKey: 'key',
+  user: 'usr',
+  authIdentity: 'idn',
+  verificationCode: 'vc',
+  wallet: 'wal',
+  walletExport: 'wex',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

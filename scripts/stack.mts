@@ -11,6 +11,7 @@ import { CHAIN_NAMES, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { parseEnv, rpcEnvName, ConfigError } from '@/lib/env';
 import { findFreePort, isPortOpen } from '@/lib/infra/free-port';
 import { localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { ensureDevSecrets } from '@/lib/infra/dev-secrets';
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/lib/infra/runtime-file';
 import { startStack } from '@/lib/infra/stack';
 
@@ -47,10 +48,11 @@ const appUrl = process.env.APP_URL ?? `http://localhost:${port}`;
 
 const say = (line: string) => console.log(`[chargeport] ${line}`);
 const stack = await startStack({ dataDir, env: process.env, log: say });
-const childEnv: NodeJS.ProcessEnv = { ...process.env, ...stack.env, PORT: String(port), APP_URL: appUrl };
+const devSecrets = mode === 'dev' ? ensureDevSecrets(dataDir, process.env) : {};
+const childEnv: NodeJS.ProcessEnv = { ...process.env, ...stack.env, ...devSecrets, PORT: String(port), APP_URL: appUrl };
 
 if (mode === 'dev') {
-  Object.assign(process.env, stack.env);
+  Object.assign(process.env, stack.env, devSecrets);
   const { seedDemoData, DEMO_KEYS, DEMO_MERCHANT } = await import('@/lib/merchants/seed-demo');
   const { closeDb } = await import('@/lib/db/client');
   await seedDemoData();

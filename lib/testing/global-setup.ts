@@ -12,6 +12,7 @@ import { startStack, type Stack } from '@/lib/infra/stack';
 declare module 'vitest' {
   export interface ProvidedContext {
     stackEnv: Record<string, string>;
+    dataDir: string;
   }
 }
 
@@ -27,6 +28,7 @@ export async function setup(project: TestProject): Promise<void> {
     persistent: false,
   });
   project.provide('stackEnv', stack.env);
+  project.provide('dataDir', dataDir);
 }
 
 export async function teardown(): Promise<void> {

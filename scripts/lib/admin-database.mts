@@ -21,6 +21,10 @@ export async function withAdminDatabase<T>(run: () => Promise<T>): Promise<T> {
       stop = stack.stop;
     }
   }
+  if (process.env.NODE_ENV !== 'production') {
+    const { ensureDevSecrets } = await import('@/lib/infra/dev-secrets');
+    Object.assign(process.env, ensureDevSecrets(dataDir, process.env));
+  }
   await runMigrations(process.env.DATABASE_URL!);
   const { closeDb } = await import('@/lib/db/client');
   try {

@@ -10,6 +10,8 @@ export const merchants = pgTable('merchants', {
   name: text('name').notNull(),
   email: text('email').notNull(),
   verifiedAt: timestamp('verified_at', { withTimezone: true, mode: 'date' }),
+  /** Set when the merchant asks for business verification from the dashboard; support then verifies. */
+  verificationRequestedAt: timestamp('verification_requested_at', { withTimezone: true, mode: 'date' }),
   ...timestamps,
 });
 

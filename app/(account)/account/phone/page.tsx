@@ -1,0 +1,31 @@
+import type { Metadata } from 'next';
+import { LinkPhoneForm, UnlinkPhoneForm } from '@/components/account/phone-forms';
+import { Notice } from '@/components/ui/card';
+import { requireUser } from '@/lib/auth/session';
+
+export const metadata: Metadata = { title: 'Phone' };
+
+export default async function PhonePage({ searchParams }: { searchParams: Promise<{ linked?: string; unlinked?: string }> }) {
+  const user = await requireUser({ returnTo: '/account/phone' });
+  const params = await searchParams;
+  return (
+    <section className="max-w-md">
+      <h1 className="text-2xl font-semibold">Phone</h1>
+      <p className="mt-1 text-sm text-slate-600">Optional. A linked phone is the only way to reset a forgotten PIN.</p>
+      <div className="mt-6">
+        {params.linked && <Notice tone="success">Your phone is linked.</Notice>}
+        {params.unlinked && <Notice tone="success">Your phone is unlinked. A forgotten PIN can no longer be reset.</Notice>}
+        {user.phoneE164 && user.phoneVerifiedAt ? (
+          <div className="flex flex-col gap-4">
+            <p>
+              Linked: <span className="font-mono" data-testid="linked-phone">{user.phoneE164}</span>
+            </p>
+            <UnlinkPhoneForm />
+          </div>
+        ) : (
+          <LinkPhoneForm needsPin={user.pinHash !== null} />
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,190 @@
+'use server';
+/**
+ * Server actions of the sign-up / sign-in pages. Each parses the form, calls one domain verb, and
+ * either redirects to the next step or returns the error to show next to the field.
+ */
+import { headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { z } from 'zod';
+import { completeEmailSignIn, completeEmailSignUp, startEmailSignIn, startEmailSignUp } from '@/lib/accounts/email-sign-up';
+import { emailSchema } from '@/lib/accounts/email';
+import { issueSiweNonce, signInWithEthereum } from '@/lib/accounts/ethereum-sign-in';
+import { hasPin } from '@/lib/accounts/pin';
+import { completeEmailVerification, startEmailVerification } from '@/lib/accounts/verify-email';
+import { signIn, signOut } from '@/lib/auth/auth';
+import { formError, type FormState } from '@/lib/auth/form-state';
+import { consumeAuthRateLimit } from '@/lib/auth/rate-limit';
+import { createSignInTicket } from '@/lib/auth/sign-in-ticket';
+import { requireUserForAction, getSessionUser, revokeAllSessions } from '@/lib/auth/session';
+import { env } from '@/lib/env';
+import { AppError } from '@/lib/errors';
+
+const codeSchema = z.string().trim().regex(/^\d{6}$/, 'Enter the 6 digits from the e-mail.');
+
+function parseField<T>(schema: z.ZodType<T>, value: FormDataEntryValue | null, param: string, label: string): T {
+  const result = schema.safeParse(typeof value === 'string' ? value : '');
+  if (!result.success) {
+    const message = result.error.issues[0]!.message;
+    // Schema messages are either fragments ("is not an e-mail address") or whole sentences.
+    throw new AppError('invalid_request', /^[a-z]/.test(message) ? `${label} ${message}.` : message, { param });
+  }
+  return result.data;
+}
+
+async function clientIp(): Promise<string> {
+  const list = await headers();
+  return list.get('x-forwarded-for')?.split(',')[0]?.trim() || list.get('x-real-ip') || 'local';
+}
+
+/** Only same-site paths: an open redirect would let a link send a fresh session elsewhere. */
+function safeReturnPath(value: FormDataEntryValue | null): string {
+  const path = typeof value === 'string' ? value : '';
+  return path.startsWith('/') && !path.startsWith('//') ? path : '/wallet';
+}
+
+export async function requestSignUpCode(_state: FormState, form: FormData): Promise<FormState> {
+  const values = { email: String(form.get('email') ?? '') };
+  try {
+    const email = parseField(emailSchema, form.get('email'), 'email', 'E-mail');
+    await consumeAuthRateLimit({ ip: await clientIp(), address: email });
+    await startEmailSignUp({ email });
+    values.email = email;
+  } catch (error) {
+    return formError(error, values);
+  }
+  redirect(`/signup/code?email=${encodeURIComponent(values.email)}`);
+}
+
+export async function confirmSignUpCode(_state: FormState, form: FormData): Promise<FormState> {
+  const values = { email: String(form.get('email') ?? '') };
+  try {
+    const email = parseField(emailSchema, form.get('email'), 'email', 'E-mail');
+    const code = parseField(codeSchema, form.get('code'), 'code', 'Code');
+    await consumeAuthRateLimit({ ip: await clientIp(), address: email });
+    await completeEmailSignUp({ email, code });
+  } catch (error) {
+    return formError(error, values);
+  }
+  // Spec rule 3: registration never signs in; the user logs in again with a new code.
+  redirect(`/signin?email=${encodeURIComponent(values.email)}&registered=1`);
+}
+
+export async function requestSignInCode(_state: FormState, form: FormData): Promise<FormState> {
+  const values = { email: String(form.get('email') ?? ''), callbackUrl: String(form.get('callbackUrl') ?? '') };
+  try {
+    const email = parseField(emailSchema, form.get('email'), 'email', 'E-mail');
+    await consumeAuthRateLimit({ ip: await clientIp(), address: email });
+    await startEmailSignIn({ email });
+    values.email = email;
+  } catch (error) {
+    return formError(error, values);
+  }
+  redirect(`/signin/code?email=${encodeURIComponent(values.email)}&callbackUrl=${encodeURIComponent(safeReturnPath(values.callbackUrl))}`);
+}
+
+export async function confirmSignInCode(_state: FormState, form: FormData): Promise<FormState> {
+  const values = { email: String(form.get('email') ?? '') };
+  let ticket: string;
+  let redirectTo = safeReturnPath(form.get('callbackUrl'));
+  try {
+    const email = parseField(emailSchema, form.get('email'), 'email', 'E-mail');
+    const code = parseField(codeSchema, form.get('code'), 'code', 'Code');
+    await consumeAuthRateLimit({ ip: await clientIp(), address: email });
+    const { userId } = await completeEmailSignIn({ email, code });
+    ticket = createSignInTicket(userId);
+    // Spec rule 5: after the first login the user is prompted to set a PIN.
+    if (!(await hasPin(userId))) redirectTo = `/account/pin?next=${encodeURIComponent(redirectTo)}`;
+  } catch (error) {
+    return formError(error, values);
+  }
+  await signIn('ticket', { ticket, redirectTo });
+  return {};
+}
+
+export async function resendCode(_state: FormState, form: FormData): Promise<FormState> {
+  const purpose = String(form.get('purpose'));
+  const values = { email: String(form.get('email') ?? '') };
+  try {
+    const email = parseField(emailSchema, form.get('email'), 'email', 'E-mail');
+    await consumeAuthRateLimit({ ip: await clientIp(), address: email });
+    if (purpose === 'signup') await startEmailSignUp({ email });
+    else if (purpose === 'signin') await startEmailSignIn({ email });
+    else throw new AppError('invalid_request', 'Unknown code purpose.');
+    return { values, notice: 'A new code is on its way.' };
+  } catch (error) {
+    return formError(error, values);
+  }
+}
+
+/** Sign in with Ethereum, step 1: a fresh server nonce for the message to sign. */
+export async function getSiweNonce(): Promise<string> {
+  await consumeAuthRateLimit({ ip: await clientIp() });
+  return issueSiweNonce();
+}
+
+/** Sign in with Ethereum, step 2: verify the signed message and open a session. */
+export async function signInWithSiwe(input: { message: string; signature: string }): Promise<{ error?: string; redirectTo?: string }> {
+  const appUrl = new URL(env().APP_URL);
+  let ticket: string;
+  try {
+    await consumeAuthRateLimit({ ip: await clientIp() });
+    const { userId } = await signInWithEthereum({ ...input, domain: appUrl.host, origin: appUrl.origin });
+    ticket = createSignInTicket(userId);
+  } catch (error) {
+    if (error instanceof AppError) return { error: error.message };
+    throw error;
+  }
+  await signIn('ticket', { ticket, redirect: false });
+  // An Ethereum account verifies an e-mail before anything else (spec rule 2).
+  const user = await getSessionUserAfterSignIn();
+  return { redirectTo: user === 'verified' ? '/wallet' : '/verify-email' };
+}
+
+async function getSessionUserAfterSignIn(): Promise<'verified' | 'unverified'> {
+  const user = await getSessionUser().catch(() => undefined);
+  return user?.emailVerifiedAt ? 'verified' : 'unverified';
+}
+
+export async function requestEmailVerificationCode(_state: FormState, form: FormData): Promise<FormState> {
+  const values = { email: String(form.get('email') ?? '') };
+  try {
+    const user = await getSessionUser();
+    if (!user) throw new AppError('unauthenticated', 'Your session has ended. Sign in again.');
+    const email = parseField(emailSchema, form.get('email'), 'email', 'E-mail');
+    await consumeAuthRateLimit({ ip: await clientIp(), address: email });
+    await startEmailVerification({ userId: user.id, email });
+    return { values: { email }, notice: `We sent a code to ${email}.` };
+  } catch (error) {
+    return formError(error, values);
+  }
+}
+
+export async function confirmEmailVerification(_state: FormState, form: FormData): Promise<FormState> {
+  const values = { email: String(form.get('email') ?? '') };
+  try {
+    const user = await getSessionUser();
+    if (!user) throw new AppError('unauthenticated', 'Your session has ended. Sign in again.');
+    const email = parseField(emailSchema, form.get('email'), 'email', 'E-mail');
+    const code = parseField(codeSchema, form.get('code'), 'code', 'Code');
+    await completeEmailVerification({ userId: user.id, email, code });
+  } catch (error) {
+    return formError(error, values);
+  }
+  redirect('/wallet');
+}
+
+export async function signOutAction(): Promise<void> {
+  await signOut({ redirectTo: '/signin' });
+}
+
+export async function signOutEverywhereAction(): Promise<void> {
+  const user = await requireUserForAction();
+  await revokeAllSessions(user.id);
+  await signOut({ redirectTo: '/signin?signedOut=everywhere' });
+}
+
+export async function signInWithProvider(form: FormData): Promise<void> {
+  const provider = String(form.get('provider'));
+  if (provider !== 'google' && provider !== 'apple') throw new AppError('invalid_request', 'Unknown sign-in provider.');
+  await signIn(provider, { redirectTo: safeReturnPath(form.get('callbackUrl')) });
+}

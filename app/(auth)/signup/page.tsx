@@ -1,0 +1,31 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { requestSignUpCode } from '../actions';
+import { EmailForm } from '@/components/auth/email-form';
+import { Divider, ProviderButtons } from '@/components/auth/provider-buttons';
+import { AuthCard } from '@/components/ui/card';
+import { oidcProvidersConfigured } from '@/lib/auth/auth';
+
+export const metadata: Metadata = { title: 'Create your account' };
+export const dynamic = 'force-dynamic';
+
+export default function SignUpPage() {
+  const providers = oidcProvidersConfigured();
+  return (
+    <AuthCard
+      title="Create your account"
+      subtitle={
+        <>
+          One account for the wallet and the merchant dashboard. Already have one?{' '}
+          <Link href="/signin" className="font-medium text-brand-600 underline underline-offset-4">
+            Sign in
+          </Link>
+        </>
+      }
+    >
+      <EmailForm action={requestSignUpCode} submitLabel="Send me a code" />
+      <Divider />
+      <ProviderButtons google={providers.google} apple={providers.apple} />
+    </AuthCard>
+  );
+}

@@ -1,0 +1,86 @@
+'use client';
+
+import { useActionState } from 'react';
+import { confirmPhoneLinkAction, requestPinResetAction, resetPinAction, startPhoneLinkAction, unlinkPhoneAction } from '@/app/(account)/actions';
+import { Button } from '@/components/ui/button';
+import { Notice } from '@/components/ui/card';
+import { Field } from '@/components/ui/field';
+import { PinField, errorFor } from './pin-fields';
+
+export function LinkPhoneForm({ needsPin }: { needsPin: boolean }) {
+  const [started, startAction, starting] = useActionState(startPhoneLinkAction, {});
+  const [confirmed, confirmAction, confirming] = useActionState(confirmPhoneLinkAction, {});
+  const phone = started.values?.phone;
+  const codeSent = Boolean(started.notice && phone);
+  const fields = ['phone', 'pin'] as const;
+  return (
+    <div className="flex flex-col gap-6">
+      <form action={startAction} className="flex flex-col gap-4" noValidate>
+        <Field
+          label="Phone number"
+          name="phone"
+          type="tel"
+          autoComplete="tel"
+          placeholder="+44 7700 900123"
+          hint="With the country code. We send a code by SMS."
+          defaultValue={phone}
+          required
+          error={errorFor(started, 'phone', fields)}
+        />
+        {needsPin && <PinField label="Your PIN" name="pin" error={errorFor(started, 'pin', fields)} />}
+        <Button type="submit" variant={codeSent ? 'secondary' : 'primary'} disabled={starting}>
+          {codeSent ? 'Send a new code' : 'Send code'}
+        </Button>
+      </form>
+      {codeSent && (
+        <form action={confirmAction} className="flex flex-col gap-4" noValidate>
+          <Notice tone="success">{started.notice}</Notice>
+          <input type="hidden" name="phone" value={phone} />
+          <Field label="6-digit code" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required autoFocus error={confirmed.error?.message} />
+          <Button type="submit" disabled={confirming}>
+            Link phone
+          </Button>
+        </form>
+      )}
+    </div>
+  );
+}
+
+export function UnlinkPhoneForm() {
+  const [state, action, pending] = useActionState(unlinkPhoneAction, {});
+  return (
+    <form action={action} className="flex flex-col gap-4" noValidate>
+      <PinField label="Your PIN" name="pin" error={state.error?.message} />
+      <Button type="submit" variant="secondary" disabled={pending}>
+        Unlink phone
+      </Button>
+    </form>
+  );
+}
+
+export function ForgotPinForm() {
+  const [requested, requestAction, requesting] = useActionState(requestPinResetAction, {});
+  const [reset, resetAction, resetting] = useActionState(resetPinAction, {});
+  const fields = ['code', 'pin', 'confirm'] as const;
+  return (
+    <div className="flex flex-col gap-6">
+      <form action={requestAction}>
+        {requested.error && <Notice tone="error">{requested.error.message}</Notice>}
+        <Button type="submit" variant={requested.notice ? 'secondary' : 'primary'} disabled={requesting} className="w-full">
+          {requested.notice ? 'Send a new code' : 'Send a code to my phone'}
+        </Button>
+      </form>
+      {requested.notice && (
+        <form action={resetAction} className="flex flex-col gap-4" noValidate>
+          <Notice tone="success">{requested.notice}</Notice>
+          <Field label="6-digit code" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required error={errorFor(reset, 'code', fields)} />
+          <PinField label="New PIN (6 digits)" name="pin" error={errorFor(reset, 'pin', fields)} />
+          <PinField label="Repeat the new PIN" name="confirm" error={errorFor(reset, 'confirm', fields)} />
+          <Button type="submit" disabled={resetting}>
+            Set new PIN
+          </Button>
+        </form>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,142 @@
+import { expect, test } from '@playwright/test';
+import { installTestWallet, setGoogleIdentity, signUpAndSignIn } from './account-helpers';
+import { uniqueEmail, waitForCode } from './outbox';
+
+test.describe('accounts', () => {
+  test('e-mail sign-up → forced re-login with a new code → PIN prompt → PIN set', async ({ page }) => {
+    const email = uniqueEmail('signup');
+    await page.goto('/signup');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+
+    const signUpCode = await waitForCode(email);
+    await page.getByLabel('6-digit code').fill(signUpCode);
+    await page.getByRole('button', { name: 'Create account' }).click();
+
+    // Rule 3: registration does not sign in; the user logs in again, with a new code.
+    await expect(page).toHaveURL(/\/signin\?/);
+    await expect(page.getByRole('status')).toContainText('Sign in with a new code');
+    await expect(page.getByLabel('E-mail')).toHaveValue(email);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    const signInCode = await waitForCode(email, { previous: signUpCode });
+    expect(signInCode).not.toBe(signUpCode);
+    await page.getByLabel('6-digit code').fill(signInCode);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    // Rule 5: after the first login the user is prompted to set a PIN.
+    await expect(page).toHaveURL(/\/account\/pin/);
+    await expect(page.getByRole('heading', { name: 'Set your PIN' })).toBeVisible();
+    await page.getByLabel('New PIN (6 digits)').fill('123456');
+    await page.getByLabel('Repeat the PIN').fill('123456');
+    await page.getByRole('button', { name: 'Set PIN' }).click();
+    await expect(page.getByText(/too (simple|easy)|guess/i).first()).toBeVisible();
+
+    await page.getByLabel('New PIN (6 digits)').fill('482915');
+    await page.getByLabel('Repeat the PIN').fill('482915');
+    await page.getByRole('button', { name: 'Set PIN' }).click();
+    await expect(page).toHaveURL(/\/wallet/);
+    await expect(page.getByText('Your PIN is set')).toBeVisible();
+    await expect(page.getByTestId('wallet-address')).toHaveCount(2);
+    await expect(page.getByTestId('pin-prompt')).toHaveCount(0);
+  });
+
+  test('a wrong code is refused next to the field, with the tries left', async ({ page }) => {
+    const email = uniqueEmail('wrongcode');
+    await page.goto('/signup');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    const code = await waitForCode(email);
+    await page.getByLabel('6-digit code').fill(code === '111111' ? '222222' : '111111');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect(page.getByText('That code is not right. 4 tries left.')).toBeVisible();
+  });
+
+  test('protected pages send a signed-out visitor to sign in', async ({ page }) => {
+    await page.goto('/account/wallets');
+    await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Faccount%2Fwallets/);
+  });
+});
+
+test.describe('social sign-up', () => {
+  test('Google sign-up against a real OIDC provider asks for no code; rule 4 then refuses the e-mail sign-in', async ({ page }) => {
+    const email = uniqueEmail('google');
+    await setGoogleIdentity({ sub: `google-${email}`, email });
+    await page.goto('/signup');
+    await page.getByRole('button', { name: 'Continue with Google' }).click();
+    // No code is asked: straight into the account (the PIN prompt or the wallet).
+    await expect(page).toHaveURL(/\/(wallet|account\/pin)/);
+    await page.goto('/wallet');
+    await expect(page.getByTestId('signed-in-as')).toHaveText(email);
+    await expect(page.getByTestId('wallet-address')).toHaveCount(2);
+
+    // Rule 4: the open e-mail input does not sign in an account created with Google.
+    await page.context().clearCookies();
+    await page.goto('/signin');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await expect(page.getByText(/created with Google\. Continue with Google, or add e-mail sign-in/)).toBeVisible();
+  });
+
+  test('Sign in with Ethereum, then an e-mail must be verified by code before the account is usable', async ({ page }) => {
+    await installTestWallet(page);
+    await page.goto('/signin');
+    await page.getByRole('button', { name: 'Sign in with Ethereum' }).click();
+    await expect(page).toHaveURL(/\/verify-email/);
+    // Not usable before: other pages send it back here.
+    await page.goto('/wallet');
+    await expect(page).toHaveURL(/\/verify-email/);
+
+    const email = uniqueEmail('siwe');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await page.getByLabel('6-digit code').fill(await waitForCode(email));
+    await page.getByRole('button', { name: 'Verify e-mail' }).click();
+    await expect(page).toHaveURL(/\/wallet/);
+    await expect(page.getByTestId('signed-in-as')).toHaveText(email);
+  });
+});
+
+test.describe('phone and PIN recovery', () => {
+  test('without a phone, forgot-PIN says it cannot be reset; after linking one, an SMS code resets it', async ({ page }) => {
+    const email = uniqueEmail('phone');
+    await signUpAndSignIn(page, email, '482915');
+
+    await page.goto('/forgot-pin');
+    await expect(page.getByTestId('no-phone')).toContainText('only way to reset a PIN');
+
+    const phone = `+3361${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+    await page.goto('/account/phone');
+    await page.getByLabel('Phone number').fill(phone);
+    await page.getByLabel('Your PIN').fill('482915');
+    await page.getByRole('button', { name: 'Send code' }).click();
+    const linkCode = await waitForCode(phone, { channel: 'sms' });
+    await page.getByLabel('6-digit code').fill(linkCode);
+    await page.getByRole('button', { name: 'Link phone' }).click();
+    await expect(page.getByTestId('linked-phone')).toHaveText(phone);
+
+    await page.goto('/forgot-pin');
+    await page.getByRole('button', { name: 'Send a code to my phone' }).click();
+    await page.getByLabel('6-digit code').fill(await waitForCode(phone, { channel: 'sms', previous: linkCode }));
+    await page.getByLabel('New PIN (6 digits)').fill('705318');
+    await page.getByLabel('Repeat the new PIN').fill('705318');
+    await page.getByRole('button', { name: 'Set new PIN' }).click();
+    await expect(page).toHaveURL(/\/wallet\?pin=reset/);
+    await expect(page.getByText('Your new PIN is set')).toBeVisible();
+  });
+
+  test('exporting a private key needs the PIN, shows the key once, and is recorded', async ({ page }) => {
+    await signUpAndSignIn(page, uniqueEmail('export'), '482915');
+    await page.goto('/account/wallets');
+    await page.getByRole('button', { name: 'Export private key' }).first().click();
+    const dialog = page.getByRole('dialog', { name: 'Export the EVM wallet private key' });
+    await dialog.getByLabel('Your PIN').fill('000001');
+    await dialog.getByRole('button', { name: 'Show private key' }).click();
+    await expect(dialog.getByText(/Wrong PIN\. \d+ tries left/)).toBeVisible();
+    await dialog.getByLabel('Your PIN').fill('482915');
+    await dialog.getByRole('button', { name: 'Show private key' }).click();
+    await expect(dialog.getByTestId('exported-key')).toHaveText(/^0x[0-9a-f]{64}$/);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await page.reload();
+    await expect(page.getByTestId('exports').locator('li')).toHaveCount(1);
+  });
+});

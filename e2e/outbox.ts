@@ -1,0 +1,39 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from '@playwright/test';
+import { E2E_DATA_DIR } from '../playwright.config';
+
+/** Codes the e2e stack "sent": its dev outbox ($DATA_DIR/outbox), as a real mailbox would hold them. */
+function latestMessageTo(channel: 'email' | 'sms', to: string): { text: string; at: string } | undefined {
+  const dir = path.join(E2E_DATA_DIR, 'outbox', channel);
+  let files: string[] = [];
+  try {
+    files = readdirSync(dir).sort().reverse();
+  } catch {
+    return undefined;
+  }
+  for (const file of files) {
+    const message = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { to: string; text: string; at: string };
+    if (message.to === to) return message;
+  }
+  return undefined;
+}
+
+/** Waits for a code sent to `to` that differs from `previous` (a new code, not the last one). */
+export async function waitForCode(to: string, options: { channel?: 'email' | 'sms'; previous?: string } = {}): Promise<string> {
+  let code: string | undefined;
+  await expect
+    .poll(
+      () => {
+        code = latestMessageTo(options.channel ?? 'email', to)?.text.match(/\b(\d{6})\b/)?.[1];
+        return code !== undefined && code !== options.previous;
+      },
+      { timeout: 10_000 },
+    )
+    .toBe(true);
+  return code!;
+}
+
+export function uniqueEmail(prefix: string): string {
+  return `${prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@players.example`;
+}

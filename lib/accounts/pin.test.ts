@@ -1,0 +1,345 @@
+import { randomInt } from 'node:crypto';
+import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { closeDb, getDb } from '@/lib/db/client';
+import { users } from '@/lib/db/schema';
+import { resetEnvCache } from '@/lib/env';
+import { AppError } from '@/lib/errors';
+import { newId } from '@/lib/ids';
+import { readOutbox } from '@/lib/notifications/outbox';
+import { confirmPhoneLink, startPhoneLink } from './phone';
+import {
+  changePin,
+  hasPin,
+  isTrivialPin,
+  pinStatus,
+  requestPinResetCode,
+  resetPinWithPhone,
+  setPin,
+  verifyPin,
+} from './pin';
+
+const PIN = '482916';
+const NEW_PIN = '730481';
+const WRONG = '519273';
+const MINUTE = 60_000;
+
+async function newUser(options: { pin?: string } = {}): Promise<string> {
+  const id = newId('user');
+  await getDb().insert(users).values({ id, email: `${id.toLowerCase()}@example.test`, signUpMethod: 'email' });
+  if (options.pin) await setPin({ userId: id, pin: options.pin, confirm: options.pin });
+  return id;
+}
+
+async function userRow(userId: string) {
+  const [row] = await getDb().select().from(users).where(eq(users.id, userId));
+  return row!;
+}
+
+/** The AppError a call fails with (any other outcome fails the test). */
+async function appError(call: Promise<unknown>): Promise<AppError> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to fail with an AppError');
+}
+
+function randomMobile(): string {
+  return `+3361${String(randomInt(0, 10_000_000)).padStart(7, '0')}`; // all valid mobile numbers
+}
+
+function lastSmsCode(phone: string): string {
+  const [message] = readOutbox('sms', phone);
+  const code = /^Your Chargeport code is (\d{6})\. It expires in 10 minutes\.$/.exec(message?.text ?? '')?.[1];
+  if (!code) throw new Error(`no code SMS to ${phone}: ${message?.text}`);
+  return code;
+}
+
+async function linkPhone(userId: string, pin?: string): Promise<string> {
+  const phone = randomMobile();
+  await startPhoneLink({ userId, phone, pin });
+  await confirmPhoneLink({ userId, phone, code: lastSmsCode(phone) });
+  return phone;
+}
+
+/** Wrong PINs until the given count, each an hour apart so no lock is in the way. */
+async function failTimes(userId: string, times: number, start = new Date()): Promise<Date> {
+  let now = start;
+  for (let i = 0; i < times; i++) {
+    await appError(verifyPin({ userId, pin: WRONG, now }));
+    now = new Date(now.getTime() + 5 * 60 * MINUTE);
+  }
+  return now;
+}
+
+describe('choosing a PIN', () => {
+  it.each(['000000', '111111', '999999', '123456', '654321', '012345', '987654', '890123', '210987', '121212', '909090', '123123', '770770', '112233', '147258'])(
+    '%s is too simple',
+    (pin) => expect(isTrivialPin(pin)).toBe(true),
+  );
+
+  it.each([PIN, NEW_PIN, WRONG, '135790', '271828', '120394'])('%s is fine', (pin) => expect(isTrivialPin(pin)).toBe(false));
+
+  it('refuses malformed, trivial and unconfirmed PINs with the field to fix, and stores nothing', async () => {
+    const userId = await newUser();
+    const cases: [string, string, string, number, string][] = [
+      ['12345', '12345', 'invalid_request', 400, 'pin'],
+      ['1234567', '1234567', 'invalid_request', 400, 'pin'],
+      ['12a456', '12a456', 'invalid_request', 400, 'pin'],
+      ['', '', 'invalid_request', 400, 'pin'],
+      ['１２３４５６', '１２３４５６', 'invalid_request', 400, 'pin'],
+      ['000000', '000000', 'pin_too_simple', 400, 'pin'],
+      ['123456', '123456', 'pin_too_simple', 400, 'pin'],
+      ['123123', '123123', 'pin_too_simple', 400, 'pin'],
+      [PIN, '482917', 'invalid_request', 400, 'confirm'],
+      [PIN, '', 'invalid_request', 400, 'confirm'],
+    ];
+    for (const [pin, confirm, code, status, param] of cases) {
+      const error = await appError(setPin({ userId, pin, confirm }));
+      expect([pin, confirm, error.code, error.status, error.param]).toEqual([pin, confirm, code, status, param]);
+      expect(error.message.length).toBeGreaterThan(10);
+    }
+    expect((await userRow(userId)).pinHash).toBeNull();
+    expect(await hasPin(userId)).toBe(false);
+  });
+
+  it('stores an argon2id hash keyed with the pepper, never the PIN', async () => {
+    const userId = await newUser();
+    await setPin({ userId, pin: PIN, confirm: PIN });
+    const row = await userRow(userId);
+    expect(row.pinHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(row.pinHash).not.toContain(PIN);
+    expect(row.pinSetAt).toBeInstanceOf(Date);
+    // Without the pepper the stored hash is useless to a guesser.
+    expect(await argon2Verify(row.pinHash!, PIN, { secret: Buffer.from(process.env.PIN_PEPPER!) })).toBe(true);
+    expect(await argon2Verify(row.pinHash!, PIN)).toBe(false);
+    expect(await hasPin(userId)).toBe(true);
+    expect(await pinStatus(userId)).toEqual({ isSet: true, lockedUntil: null, disabled: false, attemptsLeft: 10 });
+  });
+
+  it('sets a PIN only once: an account with one changes or resets it', async () => {
+    const userId = await newUser({ pin: PIN });
+    const error = await appError(setPin({ userId, pin: NEW_PIN, confirm: NEW_PIN }));
+    expect([error.code, error.status]).toEqual(['pin_already_set', 409]);
+    await verifyPin({ userId, pin: PIN });
+    expect((await appError(setPin({ userId: 'usr_unknown', pin: PIN, confirm: PIN }))).code).toBe('not_found');
+  });
+
+  it('a hash made with another pepper (or none) does not verify', async () => {
+    for (const pinHash of [await argon2Hash(PIN, { secret: Buffer.from('another-pepper-0123456789abcdefghijklmnop') }), await argon2Hash(PIN)]) {
+      const userId = await newUser();
+      await getDb().update(users).set({ pinHash }).where(eq(users.id, userId));
+      expect((await appError(verifyPin({ userId, pin: PIN }))).code).toBe('pin_incorrect');
+    }
+  });
+});
+
+describe('verifyPin', () => {
+  it('accepts the right PIN; a wrong one is counted and a right one resets the count', async () => {
+    const userId = await newUser({ pin: PIN });
+    await verifyPin({ userId, pin: PIN });
+    const error = await appError(verifyPin({ userId, pin: WRONG }));
+    expect([error.code, error.status, error.param]).toEqual(['pin_incorrect', 403, 'pin']);
+    expect(error.message).toBe('Wrong PIN. 4 tries left before the PIN is locked for a while.');
+    await appError(verifyPin({ userId, pin: WRONG }));
+    expect((await userRow(userId)).pinFailedAttempts).toBe(2);
+    expect((await pinStatus(userId)).attemptsLeft).toBe(8);
+    await verifyPin({ userId, pin: PIN });
+    expect((await userRow(userId)).pinFailedAttempts).toBe(0);
+  });
+
+  it('without a PIN: pin_not_set, telling the user to set one first', async () => {
+    const userId = await newUser();
+    const error = await appError(verifyPin({ userId, pin: PIN }));
+    expect([error.code, error.status]).toEqual(['pin_not_set', 403]);
+    expect(error.message).toMatch(/set a PIN first/i);
+    expect(await pinStatus(userId)).toEqual({ isSet: false, lockedUntil: null, disabled: false, attemptsLeft: 10 });
+  });
+
+  it('a malformed PIN is refused without counting (it cannot be right)', async () => {
+    const userId = await newUser({ pin: PIN });
+    for (const pin of ['', '12345', 'abcdef', '4829160']) {
+      expect((await appError(verifyPin({ userId, pin }))).code).toBe('invalid_request');
+    }
+    expect((await userRow(userId)).pinFailedAttempts).toBe(0);
+  });
+
+  it('locks for longer after each wrong PIN from the 5th (1 min, 5 min, 15 min, 1 h, 4 h), then disables at the 10th', async () => {
+    const userId = await newUser({ pin: PIN });
+    const t0 = new Date();
+    for (let i = 1; i <= 4; i++) {
+      const error = await appError(verifyPin({ userId, pin: WRONG, now: t0 }));
+      expect([error.code, error.headers]).toEqual(['pin_incorrect', undefined]);
+    }
+    let now = t0;
+    const schedule: [number, string, string][] = [
+      [5, '60', 'Wrong PIN. The PIN is locked for 1 minute; 5 more wrong PINs disable it.'],
+      [6, '300', 'Wrong PIN. The PIN is locked for 5 minutes; 4 more wrong PINs disable it.'],
+      [7, '900', 'Wrong PIN. The PIN is locked for 15 minutes; 3 more wrong PINs disable it.'],
+      [8, '3600', 'Wrong PIN. The PIN is locked for 1 hour; 2 more wrong PINs disable it.'],
+      [9, '14400', 'Wrong PIN. The PIN is locked for 4 hours; 1 more wrong PIN disables it.'],
+    ];
+    for (const [attempt, seconds, message] of schedule) {
+      const error = await appError(verifyPin({ userId, pin: WRONG, now }));
+      expect([attempt, error.code, error.headers?.['retry-after'], error.message]).toEqual([attempt, 'pin_incorrect', seconds, message]);
+      const lockMs = Number(seconds) * 1000;
+      expect((await userRow(userId)).pinLockedUntil).toEqual(new Date(now.getTime() + lockMs));
+      expect((await pinStatus(userId, { now })).lockedUntil).toEqual(new Date(now.getTime() + lockMs));
+
+      // One second before the lock ends even the right PIN is refused, with Retry-After, and not counted.
+      const locked = await appError(verifyPin({ userId, pin: PIN, now: new Date(now.getTime() + lockMs - 1000) }));
+      expect([locked.code, locked.status, locked.headers?.['retry-after']]).toEqual(['pin_locked', 423, '1']);
+      expect((await userRow(userId)).pinFailedAttempts).toBe(attempt);
+      now = new Date(now.getTime() + lockMs);
+    }
+
+    const disabled = await appError(verifyPin({ userId, pin: WRONG, now }));
+    expect([disabled.code, disabled.status]).toEqual(['pin_disabled', 423]);
+    expect(disabled.message).toMatch(/No phone linked: the PIN cannot be reset/);
+    const row = await userRow(userId);
+    expect([row.pinFailedAttempts, row.pinDisabledAt, row.pinLockedUntil]).toEqual([10, now, null]);
+    // Disabled for good: a day later the right PIN still does not work.
+    const later = await appError(verifyPin({ userId, pin: PIN, now: new Date(now.getTime() + 24 * 60 * MINUTE) }));
+    expect(later.code).toBe('pin_disabled');
+    expect(await pinStatus(userId, { now })).toEqual({ isSet: true, lockedUntil: null, disabled: true, attemptsLeft: 0 });
+  });
+
+  it('after a lock ends the right PIN works again and clears the count and the lock', async () => {
+    const userId = await newUser({ pin: PIN });
+    const t0 = new Date();
+    for (let i = 0; i < 5; i++) await appError(verifyPin({ userId, pin: WRONG, now: t0 }));
+    await verifyPin({ userId, pin: PIN, now: new Date(t0.getTime() + MINUTE) });
+    const row = await userRow(userId);
+    expect([row.pinFailedAttempts, row.pinLockedUntil]).toEqual([0, null]);
+  });
+
+  it('while locked the PIN is not even looked at', async () => {
+    const userId = await newUser({ pin: PIN });
+    // A stored hash argon2 cannot parse: checking it would throw something other than pin_locked.
+    await getDb()
+      .update(users)
+      .set({ pinHash: 'not-an-argon2-hash', pinFailedAttempts: 5, pinLockedUntil: new Date(Date.now() + 30_000) })
+      .where(eq(users.id, userId));
+    const error = await appError(verifyPin({ userId, pin: WRONG }));
+    expect(error.code).toBe('pin_locked');
+    expect(Number(error.headers?.['retry-after'])).toBeGreaterThanOrEqual(29);
+    expect(Number(error.headers?.['retry-after'])).toBeLessThanOrEqual(30);
+    expect((await userRow(userId)).pinFailedAttempts).toBe(5);
+  });
+
+  it('a lock survives a restart: it lives in the database', async () => {
+    const userId = await newUser({ pin: PIN });
+    for (let i = 0; i < 5; i++) await appError(verifyPin({ userId, pin: WRONG }));
+    await closeDb();
+    resetEnvCache();
+    const error = await appError(verifyPin({ userId, pin: PIN }));
+    expect(error.code).toBe('pin_locked');
+    expect((await pinStatus(userId)).lockedUntil).toBeInstanceOf(Date);
+  });
+
+  it('concurrent wrong PINs all count, and a burst cannot run past the lock', async () => {
+    const pair = await newUser({ pin: PIN });
+    const both = await Promise.allSettled([verifyPin({ userId: pair, pin: WRONG }), verifyPin({ userId: pair, pin: '602718' })]);
+    expect(both.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect((await userRow(pair)).pinFailedAttempts).toBe(2);
+
+    const burst = await newUser({ pin: PIN });
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => verifyPin({ userId: burst, pin: WRONG })));
+    const codes = results.map((r) => (r.status === 'rejected' && r.reason instanceof AppError ? r.reason.code : 'other'));
+    expect(codes.filter((c) => c === 'pin_incorrect')).toHaveLength(5);
+    expect(codes.filter((c) => c === 'pin_locked')).toHaveLength(3);
+    expect((await userRow(burst)).pinFailedAttempts).toBe(5);
+  });
+
+  it('a wrong PIN counts even when the caller\'s transaction rolls back', async () => {
+    const userId = await newUser({ pin: PIN });
+    const error = await appError(getDb().transaction((tx) => verifyPin({ userId, pin: WRONG, tx })));
+    expect(error.code).toBe('pin_incorrect');
+    expect((await userRow(userId)).pinFailedAttempts).toBe(1);
+    await getDb().transaction((tx) => verifyPin({ userId, pin: PIN, tx }));
+    expect((await userRow(userId)).pinFailedAttempts).toBe(0);
+  });
+});
+
+describe('changePin', () => {
+  it('needs the current PIN, counted like any PIN entry', async () => {
+    const userId = await newUser({ pin: PIN });
+    const error = await appError(changePin({ userId, oldPin: WRONG, pin: NEW_PIN, confirm: NEW_PIN }));
+    expect([error.code, error.param]).toEqual(['pin_incorrect', 'oldPin']);
+    expect((await userRow(userId)).pinFailedAttempts).toBe(1);
+    await verifyPin({ userId, pin: PIN });
+
+    await changePin({ userId, oldPin: PIN, pin: NEW_PIN, confirm: NEW_PIN });
+    await verifyPin({ userId, pin: NEW_PIN });
+    expect((await appError(verifyPin({ userId, pin: PIN }))).code).toBe('pin_incorrect');
+  });
+
+  it('checks the new PIN first, so a typo in it costs no attempt', async () => {
+    const userId = await newUser({ pin: PIN });
+    expect((await appError(changePin({ userId, oldPin: WRONG, pin: '111111', confirm: '111111' }))).code).toBe('pin_too_simple');
+    expect((await appError(changePin({ userId, oldPin: WRONG, pin: NEW_PIN, confirm: PIN }))).param).toBe('confirm');
+    expect((await userRow(userId)).pinFailedAttempts).toBe(0);
+  });
+
+  it('is refused while locked, and without a PIN', async () => {
+    const locked = await newUser({ pin: PIN });
+    for (let i = 0; i < 5; i++) await appError(verifyPin({ userId: locked, pin: WRONG }));
+    const error = await appError(changePin({ userId: locked, oldPin: PIN, pin: NEW_PIN, confirm: NEW_PIN }));
+    expect([error.code, error.param, error.headers?.['retry-after']]).toEqual(['pin_locked', 'oldPin', expect.any(String)]);
+    const none = await newUser();
+    expect((await appError(changePin({ userId: none, oldPin: PIN, pin: NEW_PIN, confirm: NEW_PIN }))).code).toBe('pin_not_set');
+  });
+});
+
+describe('resetting a forgotten PIN through the phone', () => {
+  it('is impossible without a linked phone, and says so', async () => {
+    const userId = await newUser({ pin: PIN });
+    for (const call of [requestPinResetCode({ userId }), resetPinWithPhone({ userId, code: '123456', pin: NEW_PIN, confirm: NEW_PIN })]) {
+      const error = await appError(call);
+      expect([error.code, error.status]).toEqual(['phone_not_linked', 409]);
+      expect(error.message).toMatch(/^No phone linked: the PIN cannot be reset/);
+    }
+  });
+
+  it('links a phone, disables the PIN with 10 wrong tries, and resets it with the SMS code', async () => {
+    const userId = await newUser({ pin: PIN });
+    const phone = await linkPhone(userId, PIN);
+    expect((await userRow(userId)).phoneE164).toBe(phone);
+
+    const now = await failTimes(userId, 9);
+    const disabled = await appError(verifyPin({ userId, pin: WRONG, now }));
+    expect(disabled.code).toBe('pin_disabled');
+    expect(disabled.message).toMatch(/Reset it with a code sent to your linked phone/);
+
+    const { expiresAt } = await requestPinResetCode({ userId });
+    expect(expiresAt.getTime()).toBeGreaterThan(Date.now() + 9 * MINUTE);
+    const code = lastSmsCode(phone);
+
+    // A wrong code or a bad new PIN changes nothing; the bad PIN does not use the code up.
+    const wrongCode = code === '000000' ? '000001' : '000000';
+    expect((await appError(resetPinWithPhone({ userId, code: wrongCode, pin: NEW_PIN, confirm: NEW_PIN }))).code).toBe('code_incorrect');
+    expect((await appError(resetPinWithPhone({ userId, code, pin: '654321', confirm: '654321' }))).code).toBe('pin_too_simple');
+    expect((await pinStatus(userId)).disabled).toBe(true);
+
+    await resetPinWithPhone({ userId, code, pin: NEW_PIN, confirm: NEW_PIN });
+    const row = await userRow(userId);
+    expect([row.pinFailedAttempts, row.pinLockedUntil, row.pinDisabledAt]).toEqual([0, null, null]);
+    await verifyPin({ userId, pin: NEW_PIN });
+    expect((await appError(verifyPin({ userId, pin: PIN }))).code).toBe('pin_incorrect');
+    // The code is single use.
+    expect((await appError(resetPinWithPhone({ userId, code, pin: '902134', confirm: '902134' }))).code).toBe('code_expired');
+  });
+
+  it('a reset code is throttled like every code', async () => {
+    const userId = await newUser({ pin: PIN });
+    await linkPhone(userId, PIN);
+    await requestPinResetCode({ userId });
+    const error = await appError(requestPinResetCode({ userId }));
+    expect([error.code, error.status]).toEqual(['rate_limited', 429]);
+    expect(Number(error.headers?.['retry-after'])).toBeGreaterThan(55);
+  });
+});

@@ -1,0 +1,338 @@
+/**
+ * The account PIN: six digits that confirm sensitive actions (private-key export, unlinking the phone, …).
+ *
+ *  - chosen twice (pin + confirm) and never trivial (isTrivialPin);
+ *  - stored as argon2id keyed with the server-side pepper PIN_PEPPER. Six digits are a million
+ *    guesses, which fall offline under any hash alone; the pepper lives in the configuration, never in
+ *    the database, so a dump of it gives nothing to guess against;
+ *  - guessed online only slowly: from the 5th wrong PIN in a row each wrong PIN locks it for longer
+ *    (1 min, 5 min, 15 min, 1 h, 4 h) and the 10th disables it until it is reset through the linked
+ *    phone (resetPinWithPhone). Counter, lock and disabled mark are columns of `users`: they survive
+ *    restarts and bind every process alike. A right PIN resets the counter.
+ *
+ * Invariant: an attempt is counted and committed in its own short transaction BEFORE the PIN is
+ * checked, and only a right PIN takes it back. So concurrent attempts all count and serialise on the
+ * row lock, a burst cannot run past a lock, the argon2 work never holds a row lock, and a caller's
+ * transaction rolling back never forgives a wrong PIN.
+ */
+import { hash as argon2Hash, verify as argon2Verify, type Options as Argon2Options } from '@node-rs/argon2';
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { getDb, type DbOrTx } from '@/lib/db/client';
+import { users } from '@/lib/db/schema';
+import { requireSecret } from '@/lib/env';
+import { AppError } from '@/lib/errors';
+import { sendSms } from '@/lib/notifications/send-sms';
+import { CODE_TTL_MS, consumeCode, issueCode } from './verification-codes';
+
+export const PIN_LENGTH = 6;
+/** The wrong PIN in a row that brings the first lock. */
+export const PIN_LOCK_AFTER = 5;
+/** The wrong PIN in a row that disables the PIN until a reset through the phone. */
+export const PIN_DISABLE_AFTER = 10;
+/** Lock after the 5th, 6th, … 9th wrong PIN in a row. */
+export const PIN_LOCK_SCHEDULE_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000, 4 * 60 * 60_000] as const;
+
+/**
+ * argon2id with OWASP's baseline cost (19 MiB, 2 passes, 1 lane): 10–35 ms here. `algorithm: 2` is
+ * Algorithm.Argon2id, a const enum that cannot be imported under isolatedModules.
+ */
+const ARGON2_OPTIONS: Argon2Options = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+
+/** Keypad shapes and other favourites that the structural rules below do not catch. */
+const COMMON_PINS = new Set(['112233', '123321', '147258', '159753', '258369', '369258', '789456', '456123', '102030', '987456']);
+
+/**
+ * Too easy to guess: one digit repeated (000000), a run up or down (123456, 654321, 012345, wrapping
+ * like 890123), a repeated 2- or 3-digit pattern (121212, 123123), or a well-known keypad shape.
+ */
+export function isTrivialPin(pin: string): boolean {
+  const digits = [...pin].map(Number);
+  const steps = new Set(digits.slice(1).map((digit, i) => (digit - digits[i]! + 10) % 10));
+  if (steps.size === 1 && [0, 1, 9].includes([...steps][0]!)) return true;
+  if (pin === pin.slice(0, 2).repeat(3) || pin === pin.slice(0, 3).repeat(2)) return true;
+  return COMMON_PINS.has(pin);
+}
+
+/** Checks a new PIN and its confirmation; throws the error to show next to the offending field. */
+export function assertNewPin(pin: string, confirm: string): void {
+  if (typeof pin !== 'string' || !/^\d{6}$/.test(pin)) {
+    throw new AppError('invalid_request', `The PIN must be exactly ${PIN_LENGTH} digits.`, { param: 'pin' });
+  }
+  if (isTrivialPin(pin)) {
+    throw new AppError('pin_too_simple', 'That PIN is too easy to guess (repeated digits, a run like 123456 or a repeated pattern). Choose another.', {
+      param: 'pin',
+    });
+  }
+  if (confirm !== pin) throw new AppError('invalid_request', 'The two PINs do not match. Enter the same PIN twice.', { param: 'confirm' });
+}
+
+function pepper(): Buffer {
+  return Buffer.from(requireSecret('PIN_PEPPER'), 'utf8');
+}
+
+export async function hashPin(pin: string): Promise<string> {
+  return argon2Hash(pin, { ...ARGON2_OPTIONS, secret: pepper() });
+}
+
+/** What the n-th wrong PIN in a row brings. */
+export function penaltyAfter(failedAttempts: number): { kind: 'none' } | { kind: 'lock'; ms: number } | { kind: 'disable' } {
+  if (failedAttempts >= PIN_DISABLE_AFTER) return { kind: 'disable' };
+  const ms = PIN_LOCK_SCHEDULE_MS[failedAttempts - PIN_LOCK_AFTER];
+  return ms === undefined ? { kind: 'none' } : { kind: 'lock', ms };
+}
+
+/** "45 seconds", "5 minutes", "4 hours". */
+function formatWait(ms: number): string {
+  const seconds = Math.ceil(ms / 1000);
+  if (seconds < 60) return `${seconds} ${seconds === 1 ? 'second' : 'seconds'}`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 60) return `${minutes} ${minutes === 1 ? 'minute' : 'minutes'}`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return `${hours} ${hours === 1 ? 'hour' : 'hours'}${rest ? ` ${rest} min` : ''}`;
+}
+
+function retryAfter(until: Date, now: Date): Record<string, string> {
+  return { 'retry-after': String(Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000))) };
+}
+
+function lockedError(until: Date, now: Date): AppError {
+  return new AppError('pin_locked', `Too many wrong PINs. Try again in ${formatWait(until.getTime() - now.getTime())}.`, {
+    param: 'pin',
+    headers: retryAfter(until, now),
+  });
+}
+
+function disabledError(hasPhone: boolean, prefix = ''): AppError {
+  const how = hasPhone
+    ? 'Reset it with a code sent to your linked phone.'
+    : 'No phone linked: the PIN cannot be reset here. Contact support.';
+  return new AppError('pin_disabled', `${prefix}After ${PIN_DISABLE_AFTER} wrong PINs the PIN is disabled. ${how}`, { param: 'pin' });
+}
+
+function notSetError(): AppError {
+  return new AppError('pin_not_set', 'No PIN is set for this account. Set a PIN first.', { param: 'pin' });
+}
+
+/**
+ * Counts one attempt (committed), unless the PIN is missing, locked or disabled: then it refuses
+ * without counting and without looking at the PIN.
+ */
+async function claimAttempt(userId: string, now: Date) {
+  return getDb().transaction(async (tx) => {
+    // A caller holding this user's row in its own transaction would otherwise wait here forever.
+    await tx.execute(sql`set local lock_timeout = '5s'`);
+    const [user] = await tx
+      .select({
+        pinHash: users.pinHash,
+        failed: users.pinFailedAttempts,
+        lockedUntil: users.pinLockedUntil,
+        disabledAt: users.pinDisabledAt,
+        phoneVerifiedAt: users.phoneVerifiedAt,
+      })
+      .from(users)
+      .where(eq(users.id, userId))
+      .for('update');
+    if (!user) throw new AppError('not_found', `No account ${userId}.`);
+    const hasPhone = user.phoneVerifiedAt !== null;
+    if (!user.pinHash) throw notSetError();
+    if (user.disabledAt) throw disabledError(hasPhone);
+    if (user.lockedUntil && user.lockedUntil > now) throw lockedError(user.lockedUntil, now);
+    const failed = user.failed + 1;
+    const penalty = penaltyAfter(failed);
+    const lockedUntil = penalty.kind === 'lock' ? new Date(now.getTime() + penalty.ms) : null;
+    await tx
+      .update(users)
+      .set({ pinFailedAttempts: failed, pinLockedUntil: lockedUntil, pinDisabledAt: penalty.kind === 'disable' ? now : null })
+      .where(eq(users.id, userId));
+    return { pinHash: user.pinHash, failed, penalty, lockedUntil, hasPhone };
+  });
+}
+
+/**
+ * Checks the PIN; throws pin_not_set, pin_locked (423, Retry-After), pin_disabled or pin_incorrect.
+ * Returns the verified hash so callers can make their write conditional on it.
+ */
+async function checkPin(input: { userId: string; pin: string; now?: Date }): Promise<string> {
+  const now = input.now ?? new Date();
+  if (typeof input.pin !== 'string' || !/^\d{6}$/.test(input.pin)) {
+    throw new AppError('invalid_request', `Enter your ${PIN_LENGTH}-digit PIN.`, { param: 'pin' });
+  }
+  const attempt = await claimAttempt(input.userId, now);
+  const isRight = await argon2Verify(attempt.pinHash, input.pin, { secret: pepper() });
+  if (isRight) {
+    // Take the attempt back. Only the attempt that disabled the PIN may lift that mark: a PIN disabled
+    // by another attempt meanwhile stays disabled until a reset through the phone.
+    const [reset] = await getDb()
+      .update(users)
+      .set({ pinFailedAttempts: 0, pinLockedUntil: null, pinDisabledAt: null })
+      .where(
+        and(
+          eq(users.id, input.userId),
+          eq(users.pinHash, attempt.pinHash),
+          attempt.penalty.kind === 'disable' ? undefined : isNull(users.pinDisabledAt),
+        ),
+      )
+      .returning({ id: users.id });
+    if (!reset) throw disabledError(attempt.hasPhone);
+    return attempt.pinHash;
+  }
+  switch (attempt.penalty.kind) {
+    case 'none': {
+      const left = PIN_LOCK_AFTER - attempt.failed;
+      throw new AppError('pin_incorrect', `Wrong PIN. ${left} ${left === 1 ? 'try' : 'tries'} left before the PIN is locked for a while.`, {
+        param: 'pin',
+      });
+    }
+    case 'lock': {
+      const left = PIN_DISABLE_AFTER - attempt.failed;
+      throw new AppError(
+        'pin_incorrect',
+        `Wrong PIN. The PIN is locked for ${formatWait(attempt.penalty.ms)}; ${left} more wrong ${left === 1 ? 'PIN disables' : 'PINs disable'} it.`,
+        { param: 'pin', headers: retryAfter(attempt.lockedUntil!, now) },
+      );
+    }
+    case 'disable':
+      throw disabledError(attempt.hasPhone, 'Wrong PIN. ');
+  }
+}
+
+/**
+ * Confirms an action with the user's PIN; throws when it is wrong, missing, locked or disabled.
+ *
+ * The attempt is always recorded in its own transaction, never in `tx`: a wrong PIN must count even
+ * though the caller's transaction rolls back. With `tx`, the user's row is then share-locked in it
+ * with the PIN just verified, so the PIN cannot be changed, reset or disabled before the caller's
+ * action commits. Do not lock the user's row in `tx` before calling (the attempt would wait on it).
+ */
+export async function verifyPin(input: { userId: string; pin: string; tx?: DbOrTx; now?: Date }): Promise<void> {
+  const pinHash = await checkPin(input);
+  if (!input.tx) return;
+  const [held] = await input.tx
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, input.userId), eq(users.pinHash, pinHash), isNull(users.pinDisabledAt)))
+    .for('share');
+  if (!held) throw new AppError('pin_incorrect', 'The PIN was changed meanwhile. Enter the current PIN.', { param: 'pin' });
+}
+
+/** Sets the first PIN. An account that has one changes it (changePin) or resets it (resetPinWithPhone). */
+export async function setPin(input: { userId: string; pin: string; confirm: string; now?: Date }): Promise<void> {
+  assertNewPin(input.pin, input.confirm);
+  const pinHash = await hashPin(input.pin);
+  const [updated] = await getDb()
+    .update(users)
+    .set({ pinHash, pinSetAt: input.now ?? new Date(), pinFailedAttempts: 0, pinLockedUntil: null, pinDisabledAt: null })
+    .where(and(eq(users.id, input.userId), isNull(users.pinHash)))
+    .returning({ id: users.id });
+  if (updated) return;
+  await loadPinState(input.userId); // not_found for an unknown account
+  throw new AppError('pin_already_set', 'A PIN is already set. Change it with your current PIN, or reset it through your linked phone.', {
+    param: 'pin',
+  });
+}
+
+/** Replaces the PIN; the current one is checked (and counted) like any other PIN entry. */
+export async function changePin(input: { userId: string; oldPin: string; pin: string; confirm: string; now?: Date }): Promise<void> {
+  // The new PIN first: a typo in it must not cost a PIN attempt.
+  assertNewPin(input.pin, input.confirm);
+  let verifiedHash: string;
+  try {
+    verifiedHash = await checkPin({ userId: input.userId, pin: input.oldPin, now: input.now });
+  } catch (error) {
+    if (error instanceof AppError && error.param === 'pin') throw new AppError(error.code, error.message, { param: 'oldPin', headers: error.headers });
+    throw error;
+  }
+  const pinHash = await hashPin(input.pin);
+  const [updated] = await getDb()
+    .update(users)
+    .set({ pinHash, pinSetAt: input.now ?? new Date(), pinFailedAttempts: 0, pinLockedUntil: null, pinDisabledAt: null })
+    .where(and(eq(users.id, input.userId), eq(users.pinHash, verifiedHash), isNull(users.pinDisabledAt)))
+    .returning({ id: users.id });
+  if (!updated) throw new AppError('pin_incorrect', 'The PIN was changed meanwhile. Enter the current PIN.', { param: 'oldPin' });
+}
+
+async function loadPinState(userId: string) {
+  const [user] = await getDb()
+    .select({
+      pinHash: users.pinHash,
+      failed: users.pinFailedAttempts,
+      lockedUntil: users.pinLockedUntil,
+      disabledAt: users.pinDisabledAt,
+      phoneE164: users.phoneE164,
+      phoneVerifiedAt: users.phoneVerifiedAt,
+    })
+    .from(users)
+    .where(eq(users.id, userId));
+  if (!user) throw new AppError('not_found', `No account ${userId}.`);
+  return user;
+}
+
+export async function hasPin(userId: string): Promise<boolean> {
+  return (await loadPinState(userId)).pinHash !== null;
+}
+
+export interface PinStatus {
+  isSet: boolean;
+  /** Set while a lock after wrong PINs lasts. */
+  lockedUntil: Date | null;
+  /** Disabled after too many wrong PINs: only resetPinWithPhone enables it again. */
+  disabled: boolean;
+  /** Wrong PINs left before the PIN is disabled. */
+  attemptsLeft: number;
+}
+
+export async function pinStatus(userId: string, options: { now?: Date } = {}): Promise<PinStatus> {
+  const now = options.now ?? new Date();
+  const user = await loadPinState(userId);
+  const disabled = user.disabledAt !== null;
+  return {
+    isSet: user.pinHash !== null,
+    lockedUntil: !disabled && user.lockedUntil && user.lockedUntil > now ? user.lockedUntil : null,
+    disabled,
+    attemptsLeft: disabled ? 0 : Math.max(0, PIN_DISABLE_AFTER - user.failed),
+  };
+}
+
+/** The one wording of an SMS carrying a one-time code (PIN reset here, phone linking in phone.ts). */
+export function codeSmsText(code: string): string {
+  return `Your Chargeport code is ${code}. It expires in ${CODE_TTL_MS / 60_000} minutes.`;
+}
+
+async function linkedPhoneOrThrow(userId: string): Promise<string> {
+  const user = await loadPinState(userId);
+  if (!user.phoneE164 || !user.phoneVerifiedAt) {
+    throw new AppError(
+      'phone_not_linked',
+      'No phone linked: the PIN cannot be reset, because a code sent to a verified phone is the only way to prove it is you. Contact support.',
+    );
+  }
+  return user.phoneE164;
+}
+
+/** Sends a 'reset_pin' code by SMS to the account's linked phone (throttled like every code). */
+export async function requestPinResetCode(input: { userId: string; now?: Date }): Promise<{ expiresAt: Date }> {
+  const phone = await linkedPhoneOrThrow(input.userId);
+  const { code, expiresAt } = await issueCode({ purpose: 'reset_pin', target: phone, userId: input.userId, now: input.now });
+  await sendSms({ to: phone, text: codeSmsText(code) });
+  return { expiresAt };
+}
+
+/**
+ * Forgotten, locked or disabled PIN: the SMS code from requestPinResetCode proves the user, then the
+ * new PIN replaces the old one and the counter, lock and disabled mark are cleared.
+ */
+export async function resetPinWithPhone(input: { userId: string; code: string; pin: string; confirm: string; now?: Date }): Promise<void> {
+  // Check the new PIN before the code is used up.
+  assertNewPin(input.pin, input.confirm);
+  const phone = await linkedPhoneOrThrow(input.userId);
+  const { userId: codeOwner } = await consumeCode({ purpose: 'reset_pin', target: phone, code: input.code, now: input.now });
+  if (codeOwner !== input.userId) throw new AppError('code_incorrect', 'This code was not sent for this account. Ask for a new code.', { param: 'code' });
+  const pinHash = await hashPin(input.pin);
+  const [updated] = await getDb()
+    .update(users)
+    .set({ pinHash, pinSetAt: input.now ?? new Date(), pinFailedAttempts: 0, pinLockedUntil: null, pinDisabledAt: null })
+    .where(and(eq(users.id, input.userId), eq(users.phoneE164, phone), isNotNull(users.phoneVerifiedAt)))
+    .returning({ id: users.id });
+  if (!updated) throw new AppError('phone_not_linked', 'The phone was unlinked meanwhile: the PIN was not reset.');
+}

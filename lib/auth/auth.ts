@@ -1,0 +1,112 @@
+/**
+ * next-auth (Auth.js v5) configuration. We keep accounts ourselves (lib/accounts); next-auth issues
+ * and checks the session:
+ *
+ *  - providers: `ticket` (credentials: the result of our e-mail-code or SIWE verification, see
+ *    sign-in-ticket.ts) and Google / Apple (OIDC), each offered only when configured;
+ *  - JWT sessions in `__Host-` cookies (Secure, HttpOnly, SameSite=Lax, Path=/);
+ *  - idle lifetime 12 h (refreshed every 15 min of use), absolute lifetime 7 days from sign-in;
+ *  - "sign out everywhere" bumps users.session_version: older tokens are refused on their next use.
+ */
+import NextAuth, { type NextAuthConfig } from 'next-auth';
+import Apple from 'next-auth/providers/apple';
+import Credentials from 'next-auth/providers/credentials';
+import Google from 'next-auth/providers/google';
+import { findUserById } from '@/lib/accounts/users';
+import { signInWithOidc } from '@/lib/accounts/oidc-sign-in';
+import { env, requireSecret } from '@/lib/env';
+import { isAppError } from '@/lib/errors';
+import { readSignInTicket } from './sign-in-ticket';
+
+export const SESSION_IDLE_SECONDS = 12 * 60 * 60;
+export const SESSION_ABSOLUTE_SECONDS = 7 * 24 * 60 * 60;
+
+const secureCookie = (name: string) => ({
+  name,
+  options: { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: true },
+});
+
+export function oidcProvidersConfigured(): { google: boolean; apple: boolean } {
+  const config = env();
+  return {
+    google: Boolean(config.GOOGLE_CLIENT_ID && config.GOOGLE_CLIENT_SECRET),
+    apple: Boolean(config.APPLE_CLIENT_ID && config.APPLE_CLIENT_SECRET),
+  };
+}
+
+function buildConfig(): NextAuthConfig {
+  const config = env();
+  const configured = oidcProvidersConfigured();
+  const providers: NextAuthConfig['providers'] = [
+    Credentials({
+      id: 'ticket',
+      name: 'Chargeport',
+      credentials: { ticket: {} },
+      authorize: async (credentials) => {
+        const userId = typeof credentials?.ticket === 'string' ? readSignInTicket(credentials.ticket) : undefined;
+        return userId ? { id: userId } : null;
+      },
+    }),
+  ];
+  if (configured.google) {
+    providers.push(Google({ clientId: config.GOOGLE_CLIENT_ID, clientSecret: config.GOOGLE_CLIENT_SECRET, issuer: config.GOOGLE_ISSUER }));
+  }
+  if (configured.apple) {
+    providers.push(Apple({ clientId: config.APPLE_CLIENT_ID, clientSecret: config.APPLE_CLIENT_SECRET, issuer: config.APPLE_ISSUER }));
+  }
+
+  return {
+    secret: requireSecret('AUTH_SECRET'),
+    trustHost: true,
+    basePath: '/api/auth',
+    providers,
+    pages: { signIn: '/signin', error: '/signin' },
+    session: { strategy: 'jwt', maxAge: SESSION_IDLE_SECONDS, updateAge: 15 * 60 },
+    cookies: {
+      sessionToken: secureCookie('__Host-chargeport.session'),
+      csrfToken: secureCookie('__Host-chargeport.csrf'),
+      callbackUrl: secureCookie('__Host-chargeport.callback'),
+      pkceCodeVerifier: secureCookie('__Host-chargeport.pkce'),
+      state: secureCookie('__Host-chargeport.state'),
+      nonce: secureCookie('__Host-chargeport.nonce'),
+    },
+    callbacks: {
+      async signIn({ user, account, profile }) {
+        if (account?.provider !== 'google' && account?.provider !== 'apple') return true;
+        try {
+          const result = await signInWithOidc({
+            provider: account.provider,
+            subject: String(profile?.sub ?? account.providerAccountId),
+            email: typeof profile?.email === 'string' ? profile.email : null,
+            emailVerified: profile?.email_verified === true || String(profile?.email_verified) === 'true',
+          });
+          (user as { chargeportUserId?: string }).chargeportUserId = result.userId;
+          return true;
+        } catch (error) {
+          if (isAppError(error)) return `/signin?error=${encodeURIComponent(error.code)}`;
+          throw error;
+        }
+      },
+      async jwt({ token, user }) {
+        if (user) {
+          // A fresh token at every sign-in: new id, new start of the absolute lifetime.
+          const userId = (user as { chargeportUserId?: string }).chargeportUserId ?? user.id!;
+          const account = await findUserById(userId);
+          if (!account) return null;
+          return { sub: userId, sv: account.sessionVersion, authAt: Math.floor(Date.now() / 1000) };
+        }
+        const authAt = typeof token.authAt === 'number' ? token.authAt : 0;
+        if (Date.now() / 1000 - authAt > SESSION_ABSOLUTE_SECONDS) return null;
+        const account = token.sub ? await findUserById(token.sub) : undefined;
+        if (!account || account.sessionVersion !== token.sv) return null;
+        return token;
+      },
+      session({ session, token }) {
+        session.user = { ...session.user, id: token.sub! };
+        return session;
+      },
+    },
+  };
+}
+
+export const { handlers, auth, signIn, signOut } = NextAuth(() => buildConfig());

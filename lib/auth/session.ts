@@ -1,0 +1,43 @@
+/**
+ * Who is signed in, for pages and server actions. Every protected page calls one of these at the top.
+ */
+import { eq, sql } from 'drizzle-orm';
+import { redirect } from 'next/navigation';
+import { findUserById } from '@/lib/accounts/users';
+import { getDb } from '@/lib/db/client';
+import { users, type User } from '@/lib/db/schema';
+import { AppError } from '@/lib/errors';
+import { auth } from './auth';
+
+export async function getSessionUser(): Promise<User | undefined> {
+  const session = await auth();
+  const id = session?.user?.id;
+  return id ? findUserById(id) : undefined;
+}
+
+/**
+ * The signed-in user, or a redirect to sign-in. An account without a verified e-mail (Sign in with
+ * Ethereum) is sent to verify one first: it is not usable before (spec rule 2).
+ */
+export async function requireUser(options: { returnTo?: string; allowUnverifiedEmail?: boolean } = {}): Promise<User> {
+  const user = await getSessionUser();
+  if (!user) redirect(`/signin${options.returnTo ? `?callbackUrl=${encodeURIComponent(options.returnTo)}` : ''}`);
+  if (!user.emailVerifiedAt && !options.allowUnverifiedEmail) redirect('/verify-email');
+  return user;
+}
+
+/** For server actions: throws instead of redirecting. */
+export async function requireUserForAction(): Promise<User> {
+  const user = await getSessionUser();
+  if (!user) throw new AppError('unauthenticated', 'Your session has ended. Sign in again.');
+  if (!user.emailVerifiedAt) throw new AppError('email_not_verified', 'Verify your e-mail first.');
+  return user;
+}
+
+/** Sign out everywhere: every session token issued so far stops working. */
+export async function revokeAllSessions(userId: string): Promise<void> {
+  await getDb()
+    .update(users)
+    .set({ sessionVersion: sql`${users.sessionVersion} + 1` })
+    .where(eq(users.id, userId));
+}

@@ -1,0 +1,36 @@
+import { eq } from 'drizzle-orm';
+import type { DbOrTx } from '@/lib/db/client';
+import { WALLET_FAMILIES, wallets, type WalletFamily } from '@/lib/db/schema';
+import { newId } from '@/lib/ids';
+import { sealWalletKey } from './envelope';
+import { generateWalletKey } from './generate-keys';
+
+export interface CreatedWallet {
+  id: string;
+  family: WalletFamily;
+  address: string;
+}
+
+/**
+ * Give an account its wallets: one EVM address (every EVM chain) and one Solana address, generated
+ * server-side and stored sealed (lib/wallets/envelope.ts). Runs in the caller's transaction so an account
+ * never exists without its wallets. Idempotent per (user, family): the unique index decides, so a retry or
+ * a concurrent call keeps the first wallet and never replaces a key that may already hold funds.
+ */
+export async function createWalletsForUser(tx: DbOrTx, userId: string): Promise<CreatedWallet[]> {
+  for (const family of WALLET_FAMILIES) {
+    const id = newId('wallet');
+    const generated = generateWalletKey(family);
+    const sealed = sealWalletKey({ id, family, address: generated.address }, generated.privateKey);
+    generated.privateKey.fill(0);
+    await tx
+      .insert(wallets)
+      .values({ id, userId, family, address: generated.address, ...sealed })
+      .onConflictDoNothing({ target: [wallets.userId, wallets.family] });
+  }
+  const rows = await tx
+    .select({ id: wallets.id, family: wallets.family, address: wallets.address })
+    .from(wallets)
+    .where(eq(wallets.userId, userId));
+  return WALLET_FAMILIES.map((family) => rows.find((row) => row.family === family)!);
+}
