@@ -140,3 +140,56 @@ test.describe('phone and PIN recovery', () => {
     await expect(page.getByTestId('exports').locator('li')).toHaveCount(1);
   });
 });
+
+test.describe('merchant accounts', () => {
+  test('an account becomes a merchant on the Profile page and gets a test key at once', async ({ page }) => {
+    await signUpAndSignIn(page, uniqueEmail('upgrade'));
+    await page.goto('/account/profile');
+    await page.getByLabel('Business name').fill('Nebula Games');
+    await page.getByRole('button', { name: 'Become a merchant' }).click();
+    await expect(page.getByTestId('new-test-key')).toHaveText(/^cp_test_[0-9A-Za-z]{32}$/);
+    // The same credentials open the dashboard.
+    await page.goto('/dashboard');
+    await expect(page.getByTestId('merchant-name')).toHaveText('Nebula Games');
+    await expect(page.getByTestId('verification-status')).toHaveText('not verified');
+    await page.getByRole('button', { name: 'Request business verification' }).click();
+    await expect(page.getByText('Verification requested')).toBeVisible();
+  });
+
+  test('signing up from the dashboard lands on the dashboard to create the merchant', async ({ page }) => {
+    const email = uniqueEmail('dashboard');
+    await page.goto('/dashboard');
+    await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Fdashboard/);
+    await page.goto('/signup?callbackUrl=/dashboard');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    const first = await waitForCode(email);
+    await page.getByLabel('6-digit code').fill(first);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await page.getByLabel('6-digit code').fill(await waitForCode(email, { previous: first }));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // PIN prompt first, then on to the dashboard.
+    await page.getByLabel('New PIN (6 digits)').fill('482915');
+    await page.getByLabel('Repeat the PIN').fill('482915');
+    await page.getByRole('button', { name: 'Set PIN' }).click();
+    await expect(page).toHaveURL(/\/dashboard/);
+    await expect(page.getByRole('heading', { name: 'Create your merchant account' })).toBeVisible();
+  });
+
+  test('"sign out everywhere" ends sessions on other devices too', async ({ page, browser }) => {
+    await signUpAndSignIn(page, uniqueEmail('everywhere'));
+    const otherDevice = await browser.newContext({ baseURL: page.url() });
+    await otherDevice.addCookies(await page.context().cookies());
+    const otherPage = await otherDevice.newPage();
+    await otherPage.goto('/wallet');
+    await expect(otherPage).toHaveURL(/\/wallet/);
+
+    await page.goto('/account/profile');
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await expect(page).toHaveURL(/\/signin\?signedOut=everywhere/);
+    await otherPage.goto('/wallet');
+    await expect(otherPage).toHaveURL(/\/signin/);
+    await otherDevice.close();
+  });
+});

@@ -6,6 +6,7 @@
  *   merchant list
  *   key create <merchantId> --mode test|live [--publishable]
  *   key revoke <keyId>
+ *   wallets rotate-master-key                          re-seal wallet data keys under WALLET_MASTER_KEY
  *
  * Add --json for machine-readable output. Works against DATABASE_URL, the embedded database of a
  * running `npm run dev`/`npm start`, or starts the embedded database itself.
@@ -21,7 +22,8 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   merchant verify <merchantId>
   merchant list
   key create <merchantId> --mode test|live [--publishable]
-  key revoke <keyId>`;
+  key revoke <keyId>
+  wallets rotate-master-key`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -116,6 +118,22 @@ try {
         const { revokeApiKey } = await import('@/lib/api-keys/revoke-api-key');
         await revokeApiKey(target);
         output({ key: { id: target, revoked: true } }, `Key ${target} revoked.`);
+        break;
+      }
+      case 'wallets rotate-master-key': {
+        const { rotateMasterKey } = await import('@/lib/wallets/rotate-master-key');
+        const result = await rotateMasterKey();
+        output(
+          result,
+          [
+            `Current master key: ${result.masterKeyId}. Re-sealed ${result.resealed}, already current ${result.skipped}.`,
+            ...result.failed.map((f) => `  could not open ${f.walletId} (${f.masterKeyId}): ${f.reason}`),
+            result.failed.length
+              ? 'Add the missing keys to WALLET_MASTER_KEYS_PREVIOUS and run again.'
+              : 'Every wallet is sealed with the current key: the previous keys can be removed from WALLET_MASTER_KEYS_PREVIOUS.',
+          ].join('\n'),
+        );
+        if (result.failed.length) process.exitCode = 1;
         break;
       }
       default:

@@ -64,3 +64,13 @@ describe('admin CLI', () => {
     expect(JSON.parse(invalid.stderr).error.code).toBe('invalid_request');
   });
 });
+
+describe('admin CLI: wallet master key rotation', () => {
+  it('reports the current master key and what it re-sealed', async () => {
+    const result = await admin('wallets', 'rotate-master-key', '--json');
+    const parsed = JSON.parse(result.stdout);
+    expect(parsed.masterKeyId).toMatch(/^mk_[0-9a-f]{16}$/);
+    expect(typeof parsed.resealed).toBe('number');
+    expect(Array.isArray(parsed.failed)).toBe(true);
+  });
+});

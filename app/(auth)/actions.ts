@@ -15,7 +15,8 @@ import { signIn, signOut } from '@/lib/auth/auth';
 import { formError, type FormState } from '@/lib/auth/form-state';
 import { consumeAuthRateLimit } from '@/lib/auth/rate-limit';
 import { createSignInTicket } from '@/lib/auth/sign-in-ticket';
-import { requireUserForAction, getSessionUser, revokeAllSessions } from '@/lib/auth/session';
+import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
+import { getSessionUser, requireUserForAction } from '@/lib/auth/session';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 
@@ -44,6 +45,7 @@ function safeReturnPath(value: FormDataEntryValue | null): string {
 
 export async function requestSignUpCode(_state: FormState, form: FormData): Promise<FormState> {
   const values = { email: String(form.get('email') ?? '') };
+  const callbackUrl = safeReturnPath(form.get('callbackUrl'));
   try {
     const email = parseField(emailSchema, form.get('email'), 'email', 'E-mail');
     await consumeAuthRateLimit({ ip: await clientIp(), address: email });
@@ -52,7 +54,7 @@ export async function requestSignUpCode(_state: FormState, form: FormData): Prom
   } catch (error) {
     return formError(error, values);
   }
-  redirect(`/signup/code?email=${encodeURIComponent(values.email)}`);
+  redirect(`/signup/code?email=${encodeURIComponent(values.email)}&callbackUrl=${encodeURIComponent(callbackUrl)}`);
 }
 
 export async function confirmSignUpCode(_state: FormState, form: FormData): Promise<FormState> {
@@ -66,7 +68,8 @@ export async function confirmSignUpCode(_state: FormState, form: FormData): Prom
     return formError(error, values);
   }
   // Spec rule 3: registration never signs in; the user logs in again with a new code.
-  redirect(`/signin?email=${encodeURIComponent(values.email)}&registered=1`);
+  const callbackUrl = safeReturnPath(form.get('callbackUrl'));
+  redirect(`/signin?email=${encodeURIComponent(values.email)}&registered=1&callbackUrl=${encodeURIComponent(callbackUrl)}`);
 }
 
 export async function requestSignInCode(_state: FormState, form: FormData): Promise<FormState> {

@@ -12,14 +12,11 @@ import NextAuth, { type NextAuthConfig } from 'next-auth';
 import Apple from 'next-auth/providers/apple';
 import Credentials from 'next-auth/providers/credentials';
 import Google from 'next-auth/providers/google';
-import { findUserById } from '@/lib/accounts/users';
 import { signInWithOidc } from '@/lib/accounts/oidc-sign-in';
 import { env, requireSecret } from '@/lib/env';
 import { isAppError } from '@/lib/errors';
+import { SESSION_IDLE_SECONDS, checkSessionClaims, issueSessionClaims } from './session-token';
 import { readSignInTicket } from './sign-in-ticket';
-
-export const SESSION_IDLE_SECONDS = 12 * 60 * 60;
-export const SESSION_ABSOLUTE_SECONDS = 7 * 24 * 60 * 60;
 
 const secureCookie = (name: string) => ({
   name,
@@ -88,18 +85,9 @@ function buildConfig(): NextAuthConfig {
         }
       },
       async jwt({ token, user }) {
-        if (user) {
-          // A fresh token at every sign-in: new id, new start of the absolute lifetime.
-          const userId = (user as { chargeportUserId?: string }).chargeportUserId ?? user.id!;
-          const account = await findUserById(userId);
-          if (!account) return null;
-          return { sub: userId, sv: account.sessionVersion, authAt: Math.floor(Date.now() / 1000) };
-        }
-        const authAt = typeof token.authAt === 'number' ? token.authAt : 0;
-        if (Date.now() / 1000 - authAt > SESSION_ABSOLUTE_SECONDS) return null;
-        const account = token.sub ? await findUserById(token.sub) : undefined;
-        if (!account || account.sessionVersion !== token.sv) return null;
-        return token;
+        // A fresh token at every sign-in: new start of the absolute lifetime, current session version.
+        if (user) return issueSessionClaims((user as { chargeportUserId?: string }).chargeportUserId ?? user.id!);
+        return checkSessionClaims(token);
       },
       session({ session, token }) {
         session.user = { ...session.user, id: token.sub! };

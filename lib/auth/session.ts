@@ -1,11 +1,9 @@
 /**
  * Who is signed in, for pages and server actions. Every protected page calls one of these at the top.
  */
-import { eq, sql } from 'drizzle-orm';
 import { redirect } from 'next/navigation';
 import { findUserById } from '@/lib/accounts/users';
-import { getDb } from '@/lib/db/client';
-import { users, type User } from '@/lib/db/schema';
+import type { User } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { auth } from './auth';
 
@@ -32,12 +30,4 @@ export async function requireUserForAction(): Promise<User> {
   if (!user) throw new AppError('unauthenticated', 'Your session has ended. Sign in again.');
   if (!user.emailVerifiedAt) throw new AppError('email_not_verified', 'Verify your e-mail first.');
   return user;
-}
-
-/** Sign out everywhere: every session token issued so far stops working. */
-export async function revokeAllSessions(userId: string): Promise<void> {
-  await getDb()
-    .update(users)
-    .set({ sessionVersion: sql`${users.sessionVersion} + 1` })
-    .where(eq(users.id, userId));
 }

@@ -9,7 +9,8 @@ import { oidcProvidersConfigured } from '@/lib/auth/auth';
 export const metadata: Metadata = { title: 'Create your account' };
 export const dynamic = 'force-dynamic';
 
-export default function SignUpPage() {
+export default async function SignUpPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
+  const { callbackUrl } = await searchParams;
   const providers = oidcProvidersConfigured();
   return (
     <AuthCard
@@ -23,9 +24,9 @@ export default function SignUpPage() {
         </>
       }
     >
-      <EmailForm action={requestSignUpCode} submitLabel="Send me a code" />
+      <EmailForm action={requestSignUpCode} submitLabel="Send me a code" callbackUrl={callbackUrl} />
       <Divider />
-      <ProviderButtons google={providers.google} apple={providers.apple} />
+      <ProviderButtons google={providers.google} apple={providers.apple} callbackUrl={callbackUrl} />
     </AuthCard>
   );
 }

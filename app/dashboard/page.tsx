@@ -1,0 +1,54 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { BecomeMerchantForm } from '@/components/account/become-merchant-form';
+import { RequestVerificationButton } from '@/components/dashboard/request-verification-button';
+import { requireUser } from '@/lib/auth/session';
+import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+
+export const metadata: Metadata = { title: 'Dashboard' };
+
+/**
+ * The merchant dashboard's entry. An account that is not a merchant yet creates its merchant here
+ * (spec rule 6: "or in a merchant dashboard"); the settings tabs build on this page.
+ */
+export default async function DashboardPage() {
+  const user = await requireUser({ returnTo: '/dashboard' });
+  const membership = await findMerchantOfUser(user.id);
+  return (
+    <main className="mx-auto max-w-3xl px-4 py-10">
+      <p className="text-sm text-slate-500">
+        Signed in as {user.email} · <Link href="/wallet" className="underline">Wallet</Link>
+      </p>
+      {membership ? (
+        <section className="mt-4">
+          <h1 className="text-2xl font-semibold" data-testid="merchant-name">
+            {membership.merchant.name}
+          </h1>
+          <p className="mt-1 text-sm text-slate-600">
+            Your role: {membership.role}. Business verification:{' '}
+            <strong data-testid="verification-status">{membership.merchant.verifiedAt ? 'verified' : 'not verified'}</strong>
+          </p>
+          {!membership.merchant.verifiedAt && (
+            <div className="mt-6 rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200">
+              <h2 className="font-semibold">Production key</h2>
+              <p className="mt-1 text-sm text-slate-600">
+                Your test key works now. A production key, and direct transfers to external wallets, need business verification.
+              </p>
+              <div className="mt-4">
+                <RequestVerificationButton requested={membership.merchant.verificationRequestedAt !== null} />
+              </div>
+            </div>
+          )}
+        </section>
+      ) : (
+        <section className="mt-4 max-w-md">
+          <h1 className="text-2xl font-semibold">Create your merchant account</h1>
+          <p className="mt-1 text-sm text-slate-600">Accept crypto payments in your game or app.</p>
+          <div className="mt-6">
+            <BecomeMerchantForm />
+          </div>
+        </section>
+      )}
+    </main>
+  );
+}
