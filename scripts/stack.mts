@@ -10,7 +10,7 @@ import path from 'node:path';
 import { CHAIN_NAMES, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { parseEnv, rpcEnvName, ConfigError } from '@/lib/env';
 import { findFreePort, isPortOpen } from '@/lib/infra/free-port';
-import { localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { fundLocalWallet, localDemoPayerAccount } from '@/lib/infra/local-chain';
 import { ensureDevSecrets } from '@/lib/infra/dev-secrets';
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/lib/infra/runtime-file';
 import { startStack } from '@/lib/infra/stack';
@@ -53,14 +53,20 @@ const childEnv: NodeJS.ProcessEnv = { ...process.env, ...stack.env, ...devSecret
 
 if (mode === 'dev') {
   Object.assign(process.env, stack.env, devSecrets);
-  const { seedDemoData, DEMO_KEYS, DEMO_MERCHANT } = await import('@/lib/merchants/seed-demo');
+  const { seedDemoData, DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE } = await import('@/lib/merchants/seed-demo');
   const { closeDb } = await import('@/lib/db/client');
-  await seedDemoData();
+  const { consumerWallets } = await seedDemoData();
   await closeDb();
-  say(`Demo merchant: ${DEMO_MERCHANT.name} (${DEMO_MERCHANT.id}), verified`);
+  const consumerEvm = consumerWallets.find((wallet) => wallet.family === 'evm');
+  if (consumerEvm) {
+    await Promise.all(stack.localChains.map((node) => fundLocalWallet({ chain: node.chain, url: node.url, address: consumerEvm.address as `0x${string}` })));
+  }
+  say(`Demo merchant: ${DEMO_MERCHANT.name} (${DEMO_MERCHANT.id}), verified; owner ${DEMO_PEOPLE.owner.email}`);
   say(`  test key:              ${DEMO_KEYS.test.plaintext}`);
   say(`  production key:        ${DEMO_KEYS.live.plaintext}`);
   say(`  publishable test key:  ${DEMO_KEYS.publishableTest.plaintext}`);
+  say(`Demo consumer: ${DEMO_PEOPLE.consumer.email}, PIN ${DEMO_PEOPLE.consumer.pin}; service wallet ${consumerEvm?.address ?? '-'} funded on the local chains`);
+  say(`  (sign in at ${appUrl}/signin; codes arrive in ${appUrl}/dev/mailbox)`);
   if (stack.localChains.length) {
     say(`Demo payer wallet on the local chains: ${localDemoPayerAccount.address}`);
     say(`  (anvil's well-known dev account #1; import its key into a browser wallet to pay test charges)`);

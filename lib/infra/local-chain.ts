@@ -139,3 +139,36 @@ export async function provisionLocalChain(options: {
     }
   }
 }
+
+/**
+ * Tops a wallet up on a local chain: 10 000 native coins (anvil_setBalance) and DEMO_TOKEN_FUNDING of
+ * every demo token, unless it already holds at least a tenth of that. Development seed only.
+ */
+export async function fundLocalWallet(options: { chain: ChainName; url: string; address: Address }): Promise<void> {
+  const info = CHAINS[options.chain];
+  const transport = http(options.url);
+  const publicClient = createPublicClient({ transport });
+  const minter = createWalletClient({ transport, account: localMinterAccount });
+  const native = 10_000n * 10n ** 18n;
+  if ((await publicClient.getBalance({ address: options.address })) < native / 10n) {
+    await publicClient.request({ method: 'anvil_setBalance' as never, params: [options.address, `0x${native.toString(16)}`] as never });
+  }
+  for (const token of info.tokens.filter((t) => !t.isNative)) {
+    const target = DEMO_TOKEN_FUNDING * 10n ** BigInt(token.decimals);
+    const balance = (await publicClient.readContract({
+      address: token.address as Address,
+      abi: demoTokenAbi,
+      functionName: 'balanceOf',
+      args: [options.address],
+    })) as bigint;
+    if (balance >= target / 10n) continue;
+    const hash = await minter.writeContract({
+      address: token.address as Address,
+      abi: demoTokenAbi,
+      functionName: 'mint',
+      args: [options.address, target],
+      chain: null,
+    });
+    await publicClient.waitForTransactionReceipt({ hash });
+  }
+}

@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
-import { DEMO_KEYS, DEMO_MERCHANT, seedDemoData } from './seed-demo';
+import { verifyPin } from '@/lib/accounts/pin';
+import { findUserByEmail } from '@/lib/accounts/users';
+import { DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE, seedDemoData } from './seed-demo';
+import { findMerchantOfUser } from './become-merchant';
 
 describe('development seed', () => {
   afterEach(() => {
@@ -16,6 +19,15 @@ describe('development seed', () => {
     expect(test.apiKey.mode).toBe('test');
     expect(live.apiKey.mode).toBe('live');
     expect(live.merchant.verifiedAt).not.toBeNull();
+  });
+
+  it('seeds the merchant\'s owner and a consumer with a PIN and both wallets', async () => {
+    const { consumerWallets } = await seedDemoData();
+    expect(consumerWallets.map((w) => w.family).sort()).toEqual(['evm', 'solana']);
+    const owner = await findUserByEmail(DEMO_PEOPLE.owner.email);
+    expect((await findMerchantOfUser(owner!.id))?.merchant.id).toBe(DEMO_MERCHANT.id);
+    const consumer = await findUserByEmail(DEMO_PEOPLE.consumer.email);
+    await expect(verifyPin({ userId: consumer!.id, pin: DEMO_PEOPLE.consumer.pin })).resolves.toBeUndefined();
   });
 
   it('refuses to run in production', async () => {

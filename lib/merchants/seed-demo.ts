@@ -4,8 +4,11 @@
  * for `dev`, and it refuses when NODE_ENV is production).
  */
 import { getDb } from '@/lib/db/client';
-import { apiKeys, merchants } from '@/lib/db/schema';
+import { apiKeys, merchantMembers, merchants } from '@/lib/db/schema';
 import { hashApiKey } from '@/lib/api-keys/key-material';
+import { hasPin, setPin } from '@/lib/accounts/pin';
+import { createUser, findUserByEmail } from '@/lib/accounts/users';
+import { listWallets, type WalletView } from '@/lib/wallets/list-wallets';
 
 export const DEMO_MERCHANT = {
   id: 'mer_DemoMerchant0000000000',
@@ -24,7 +27,17 @@ export const DEMO_KEYS = {
   },
 } as const;
 
-export async function seedDemoData(): Promise<void> {
+/** Sign in with e-mail codes from the dev mailbox; the consumer's PIN is set already. */
+export const DEMO_PEOPLE = {
+  owner: { email: 'owner@demo.chargeport.test' },
+  consumer: { email: 'player@demo.chargeport.test', pin: '246813' },
+} as const;
+
+export interface DemoSeed {
+  consumerWallets: WalletView[];
+}
+
+export async function seedDemoData(): Promise<DemoSeed> {
   if (process.env.NODE_ENV === 'production') throw new Error('refusing to seed demo data in production');
   const db = getDb();
   await db
@@ -45,4 +58,16 @@ export async function seedDemoData(): Promise<void> {
       })
       .onConflictDoNothing();
   }
+  const owner = await ensureDemoUser(DEMO_PEOPLE.owner.email);
+  await db.insert(merchantMembers).values({ merchantId: DEMO_MERCHANT.id, userId: owner, role: 'owner' }).onConflictDoNothing();
+  const consumer = await ensureDemoUser(DEMO_PEOPLE.consumer.email);
+  if (!(await hasPin(consumer))) await setPin({ userId: consumer, pin: DEMO_PEOPLE.consumer.pin, confirm: DEMO_PEOPLE.consumer.pin });
+  return { consumerWallets: await listWallets(consumer) };
+}
+
+async function ensureDemoUser(email: string): Promise<string> {
+  const existing = await findUserByEmail(email);
+  if (existing) return existing.id;
+  const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
+  return user.id;
 }
