@@ -58,6 +58,7 @@ export default defineConfig({
         AUTH_SECRET: 'e2e-auth-secret-0123456789abcdefghijklmnopq',
         PIN_PEPPER: 'e2e-pin-pepper-0123456789abcdefghijklmnopqr',
         WALLET_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
+        DEPOSIT_HD_SEED: Buffer.alloc(32, 11).toString('base64'),
         // Codes go to the dev outbox ($DATA_DIR/outbox), where the journeys read them.
         ALLOW_DEV_OUTBOX: 'true',
         SMS_PROVIDER: 'dev',

@@ -68,6 +68,10 @@ test.describe('social sign-up', () => {
     await page.goto('/wallet');
     await expect(page.getByTestId('signed-in-as')).toHaveText(email);
     await expect(page.getByTestId('wallet-address')).toHaveCount(2);
+    // Rule 5: without a PIN there is no export; the page sends the user to set one.
+    await page.goto('/account/wallets');
+    await expect(page.getByRole('button', { name: 'Export private key' })).toHaveCount(0);
+    await expect(page.getByRole('link', { name: 'Set a PIN to export' }).first()).toHaveAttribute('href', /\/account\/pin/);
 
     // Rule 4: the open e-mail input does not sign in an account created with Google.
     await page.context().clearCookies();

@@ -53,6 +53,13 @@ const envSchema = z.object({
   AUTH_SECRET: z.string().min(32, 'must be at least 32 characters (e.g. `openssl rand -base64 32`)').optional(),
   /** Server-side pepper for PIN hashes; never stored in the database. At least 32 characters. */
   PIN_PEPPER: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** HD seed of charge deposit addresses: 32 bytes, base64. Keys are derived, never stored. */
+  DEPOSIT_HD_SEED: base64Key.optional(),
+  /** Chains served by a local development node (set by the launcher): 1 confirmation is enough there. */
+  LOCAL_CHAINS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((v) => v.trim()).filter(Boolean)),
   /** Current master key for wallet private keys: 32 bytes, base64. */
   WALLET_MASTER_KEY: base64Key.optional(),
   /** Earlier master keys (comma-separated, base64), still accepted for decryption while rotating. */
@@ -108,7 +115,7 @@ export class ConfigError extends Error {
 let cached: Env | undefined;
 
 /** Secrets without which production must not start. */
-const REQUIRED_IN_PRODUCTION = ['AUTH_SECRET', 'PIN_PEPPER', 'WALLET_MASTER_KEY'] as const;
+const REQUIRED_IN_PRODUCTION = ['AUTH_SECRET', 'PIN_PEPPER', 'WALLET_MASTER_KEY', 'DEPOSIT_HD_SEED'] as const;
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = envSchema.safeParse(source);

@@ -27,6 +27,9 @@ export const ID_PREFIXES = {
   verificationCode: 'vc',
   wallet: 'wal',
   walletExport: 'wex',
+  depositAddress: 'dep',
+  payment: 'pay',
+  outboundTransfer: 'otx',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -35,6 +35,7 @@ import { MAX_BASE_UNITS, formatAmount, parseAmount, sumLineTotals, type ParseAmo
 import type { CreateChargeBody } from './schemas';
 import { recordChargeEvent } from './transition-charge';
 import { paymentUrlFor } from './serialize';
+import { allocateDepositAddress } from '@/lib/payments/deposit-addresses';
 
 export interface CreateChargeResult {
   chargeId: string;
@@ -79,6 +80,7 @@ export async function createCharge({ ctx, input }: { ctx: ApiContext; input: Cre
       actor: ctx.actor,
       data: { requestId: ctx.requestId },
     });
+    await allocateDepositAddress(tx, { id: chargeId, chain: chain.name, expiresAt });
   };
   if (ctx.tx) await write(ctx.tx);
   else await getDb().transaction(write);

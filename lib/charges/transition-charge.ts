@@ -28,14 +28,22 @@ export async function transitionCharge(
   return updated!;
 }
 
+/** An event of the charge's timeline. `type` defaults to `charge.<toStatus>` (a status change). */
 export async function recordChargeEvent(
   tx: DbOrTx,
-  event: { chargeId: string; fromStatus: ChargeStatus | null; toStatus: ChargeStatus; actor: string; data?: Record<string, unknown> },
+  event: {
+    chargeId: string;
+    fromStatus: ChargeStatus | null;
+    toStatus: ChargeStatus;
+    actor: string;
+    type?: string;
+    data?: Record<string, unknown>;
+  },
 ): Promise<void> {
   await tx.insert(chargeEvents).values({
     id: newId('chargeEvent'),
     chargeId: event.chargeId,
-    type: `charge.${event.toStatus}`,
+    type: event.type ?? `charge.${event.toStatus}`,
     fromStatus: event.fromStatus,
     toStatus: event.toStatus,
     actor: event.actor,

@@ -60,6 +60,7 @@ export async function startStack(options: {
         env[rpcEnvName(node.chain)] = node.url;
       }
       await Promise.all(started.map((node) => provisionLocalChain({ chain: node.chain, url: node.url })));
+      env.LOCAL_CHAINS = started.map((node) => node.chain).join(',');
       if (started.length) log(`Local chains (anvil): ${started.map((n) => `${n.chain} ${n.url}`).join(', ')}`);
     }
     return { databaseUrl, embeddedDatabase, localChains, env, stop };

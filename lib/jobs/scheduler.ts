@@ -1,5 +1,5 @@
 /**
- * Periodic background work of a server process: charge expiry and clean-up of short-lived rows.
+ * Periodic background work of a server process: chain watchers, charge expiry, clean-up of short-lived rows.
  * Started once per process (instrumentation.ts, or `npm run worker`). Every task is safe to run in
  * several processes at once (row locks with SKIP LOCKED, idempotent deletes).
  */
@@ -8,7 +8,11 @@ import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { deleteExpiredIdempotencyKeys } from '@/lib/api/idempotency';
 import { getDb } from '@/lib/db/client';
 import { rateLimits } from '@/lib/db/schema';
+import { EVM_CHAIN_NAMES } from '@/lib/chains/registry';
+import { rpcUrl } from '@/lib/env';
 import { log } from '@/lib/log';
+import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
+import { pollChain } from '@/lib/payments/watch-chain';
 
 interface Task {
   name: string;
@@ -18,6 +22,15 @@ interface Task {
 
 const TASKS: Task[] = [
   { name: 'expire-charges', everyMs: 10_000, run: expireDueCharges },
+  { name: 'fail-underpaid-charges', everyMs: 10_000, run: () => getDb().transaction((tx) => failUnderpaidCharges(tx)) },
+  // One watcher per EVM chain that has an RPC URL (configured or local).
+  ...EVM_CHAIN_NAMES.map(
+    (chain): Task => ({
+      name: `watch-${chain}`,
+      everyMs: 2_000,
+      run: async () => (rpcUrl(chain) ? ((await pollChain(chain))?.recorded ?? 0) : 0),
+    }),
+  ),
   { name: 'delete-expired-idempotency-keys', everyMs: 60 * 60_000, run: () => deleteExpiredIdempotencyKeys() },
   { name: 'delete-expired-rate-limits', everyMs: 10 * 60_000, run: () => getDb().delete(rateLimits).where(lt(rateLimits.expire, new Date())) },
 ];

@@ -9,6 +9,7 @@ Object.assign(process.env, stackEnv, {
   AUTH_SECRET: 'test-auth-secret-0123456789abcdefghijklmnop',
   PIN_PEPPER: 'test-pin-pepper-0123456789abcdefghijklmnopq',
   WALLET_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+  DEPOSIT_HD_SEED: Buffer.alloc(32, 5).toString('base64'),
   SMS_PROVIDER: 'dev',
   APP_URL: 'http://localhost:3999',
   LOG_LEVEL: 'error',

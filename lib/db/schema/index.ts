@@ -6,3 +6,4 @@ export * from './rate-limits';
 export * from './users';
 export * from './wallets';
 export * from './merchant-members';
+export * from './payments';

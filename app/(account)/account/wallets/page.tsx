@@ -1,5 +1,7 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { ExportKeyButton } from '@/components/account/export-key-form';
+import { hasPin } from '@/lib/accounts/pin';
 import { requireUser } from '@/lib/auth/session';
 import { listWalletExports } from '@/lib/wallets/export-private-key';
 import { listWallets } from '@/lib/wallets/list-wallets';
@@ -8,7 +10,7 @@ export const metadata: Metadata = { title: 'Wallets' };
 
 export default async function WalletsPage() {
   const user = await requireUser({ returnTo: '/account/wallets' });
-  const [wallets, exports] = await Promise.all([listWallets(user.id), listWalletExports(user.id)]);
+  const [wallets, exports, pinIsSet] = await Promise.all([listWallets(user.id), listWalletExports(user.id), hasPin(user.id)]);
   return (
     <div className="flex flex-col gap-8">
       <section>
@@ -23,7 +25,14 @@ export default async function WalletsPage() {
                 <p className="text-sm font-medium">{wallet.family === 'evm' ? 'EVM wallet' : 'Solana wallet'}</p>
                 <p className="break-all font-mono text-sm">{wallet.address}</p>
               </div>
-              <ExportKeyButton walletId={wallet.id} label={wallet.family === 'evm' ? 'EVM wallet' : 'Solana wallet'} />
+              {pinIsSet ? (
+                <ExportKeyButton walletId={wallet.id} label={wallet.family === 'evm' ? 'EVM wallet' : 'Solana wallet'} />
+              ) : (
+                // Spec rule 5: no export without a PIN; send the user to set one.
+                <Link href="/account/pin?next=/account/wallets" className="text-sm font-semibold text-brand-600 underline underline-offset-4">
+                  Set a PIN to export
+                </Link>
+              )}
             </li>
           ))}
         </ul>
