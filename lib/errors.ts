@@ -42,6 +42,9 @@ export const ERROR_STATUS = {
   pin_disabled: 423,
   phone_in_use: 409,
   phone_not_linked: 409,
+  charge_not_payable: 409,
+  insufficient_balance: 422,
+  chain_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

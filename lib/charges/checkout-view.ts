@@ -16,6 +16,7 @@ export interface CheckoutView {
   chain: ChainName;
   token: { symbol: string; address: string; decimals: number; isNative: boolean };
   total: string;
+  totalBaseUnits: string;
   items: { name: string; image?: string; quantity: number; unitAmount: string; lineTotal: string }[];
   expiresAt: string;
   successUrl: string | null;
@@ -41,6 +42,7 @@ export async function loadCheckoutView(chargeId: string, now = new Date()): Prom
     chain: chain.name,
     token: { symbol: charge.tokenSymbol, address: charge.tokenAddress, decimals, isNative: token?.isNative ?? false },
     total: formatAmount(charge.totalBaseUnits, decimals),
+    totalBaseUnits: charge.totalBaseUnits.toString(),
     items: charge.items.map((item) => ({
       name: item.name,
       ...(item.image ? { image: item.image } : {}),

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createPublicClient, createWalletClient, defineChain, http, type Address, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
-import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json';
+import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { type: 'json' };
 import { findFreePort } from './free-port';
 
 /** anvil's well-known development mnemonic: its accounts are funded with 10 000 native coins each. */

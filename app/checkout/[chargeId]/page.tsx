@@ -1,8 +1,17 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { notFound } from 'next/navigation';
+import QRCode from 'qrcode';
 import { ExpiryCountdown } from '@/components/checkout/expiry-countdown';
-import { StatusBadge } from '@/components/checkout/status-badge';
+import { LiveStatus } from '@/components/checkout/live-status';
+import { PayFromBalanceForm } from '@/components/checkout/pay-from-balance-form';
+import { getSessionUser } from '@/lib/auth/session';
+import { CHAINS } from '@/lib/chains/registry';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
+import { formatAmount } from '@/lib/money';
+import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
+import { listWallets } from '@/lib/wallets/list-wallets';
+import { tokenBalance } from '@/lib/wallets/token-balance';
 
 export const metadata: Metadata = { title: 'Checkout', robots: { index: false } };
 
@@ -10,7 +19,19 @@ export default async function CheckoutPage({ params }: { params: Promise<{ charg
   const { chargeId } = await params;
   const view = await loadCheckoutView(chargeId);
   if (!view) notFound();
+  const [status, user] = await Promise.all([loadCheckoutStatus(chargeId), getSessionUser().catch(() => undefined)]);
   const payable = view.status === 'pending';
+  const qr = payable && status?.deposit ? await QRCode.toString(status.deposit.uri, { type: 'svg', margin: 1, width: 176 }) : null;
+
+  let balance: { text: string; enough: boolean } | undefined;
+  if (payable && user?.emailVerifiedAt) {
+    const evm = (await listWallets(user.id)).find((wallet) => wallet.family === 'evm');
+    const token = CHAINS[view.chain].tokens.find((t) => t.address === view.token.address);
+    const units = evm && token && CHAINS[view.chain].family === 'evm' ? await tokenBalance(view.chain, token, evm.address) : undefined;
+    if (units !== undefined && token) {
+      balance = { text: `${formatAmount(units, token.decimals)} ${token.symbol}`, enough: units >= BigInt(view.totalBaseUnits) };
+    }
+  }
 
   return (
     <div className="min-h-dvh">
@@ -60,26 +81,62 @@ export default async function CheckoutPage({ params }: { params: Promise<{ charg
           </p>
         </section>
 
-        <aside className="flex flex-col gap-4 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
-          <div className="flex items-center justify-between">
-            <StatusBadge status={view.status} />
+        <aside className="flex flex-col gap-5 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
+          <div className="flex items-start justify-between gap-3">
+            {status ? <LiveStatus initial={status} /> : null}
             {payable && (
-              <span className="text-sm text-slate-500">
+              <span className="shrink-0 text-sm text-slate-500">
                 <ExpiryCountdown expiresAt={view.expiresAt} />
               </span>
             )}
           </div>
+
           {payable ? (
-            <p className="text-sm text-slate-600">
-              Send exactly <strong className="font-mono">{view.total} {view.token.symbol}</strong> on {view.chainName}.
-            </p>
+            <>
+              <section aria-labelledby="balance-heading" className="flex flex-col gap-2">
+                <h2 id="balance-heading" className="text-sm font-semibold">
+                  Pay from your balance
+                </h2>
+                {balance ? (
+                  <PayFromBalanceForm chargeId={view.id} total={`${view.total} ${view.token.symbol}`} balance={balance.text} enough={balance.enough} />
+                ) : user ? (
+                  <p className="text-sm text-slate-600">Your balance on {view.chainName} cannot be read right now.</p>
+                ) : (
+                  <Link
+                    href={`/signin?callbackUrl=${encodeURIComponent(`/checkout/${view.id}`)}`}
+                    className="text-sm font-semibold text-brand-600 underline underline-offset-4"
+                  >
+                    Sign in to pay from your Chargeport balance
+                  </Link>
+                )}
+              </section>
+
+              {status?.deposit && (
+                <section aria-labelledby="wallet-heading" className="flex flex-col gap-2 border-t border-slate-200 pt-4">
+                  <h2 id="wallet-heading" className="text-sm font-semibold">
+                    Pay from any wallet
+                  </h2>
+                  <p className="text-sm text-slate-600">
+                    Send exactly <strong className="font-mono">{view.total} {view.token.symbol}</strong> on {view.chainName} to:
+                  </p>
+                  {qr && <div className="mx-auto size-44" aria-label="QR code of the payment request" role="img" dangerouslySetInnerHTML={{ __html: qr }} />}
+                  <p className="break-all rounded-lg bg-slate-100 p-2 font-mono text-xs" data-testid="deposit-address">
+                    {status.deposit.address}
+                  </p>
+                  <a href={status.deposit.uri} className="text-center text-sm font-semibold text-brand-600 underline underline-offset-4" data-testid="open-in-wallet">
+                    Open in wallet
+                  </a>
+                </section>
+              )}
+
+              {view.cancelUrl && (
+                <a href={view.cancelUrl} className="text-center text-sm text-slate-500 underline underline-offset-4">
+                  Cancel and return to {view.merchantName}
+                </a>
+              )}
+            </>
           ) : (
-            <p className="text-sm text-slate-600">This charge can no longer be paid.</p>
-          )}
-          {payable && view.cancelUrl && (
-            <a href={view.cancelUrl} className="text-center text-sm text-slate-500 underline underline-offset-4">
-              Cancel and return to {view.merchantName}
-            </a>
+            view.status !== 'processing' && view.status !== 'succeeded' && <p className="text-sm text-slate-600">This charge can no longer be paid.</p>
           )}
           <p className="mt-auto text-xs text-slate-400">Charge {view.id}</p>
         </aside>
@@ -87,3 +144,4 @@ export default async function CheckoutPage({ params }: { params: Promise<{ charg
     </div>
   );
 }
+

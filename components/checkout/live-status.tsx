@@ -1,0 +1,65 @@
+'use client';
+
+import { useEffect, useState } from 'react';
+import type { CheckoutStatus } from '@/lib/payments/checkout-status';
+import { StatusBadge } from './status-badge';
+
+const POLL_MS = 2000;
+
+/** Follows the charge without reloading: status, amount due, confirmations; then on to successUrl. */
+export function LiveStatus({ initial }: { initial: CheckoutStatus }) {
+  const [status, setStatus] = useState(initial);
+  const final = ['succeeded', 'failed', 'expired', 'canceled'].includes(status.status);
+
+  useEffect(() => {
+    if (final) return;
+    let stopped = false;
+    const timer = setInterval(async () => {
+      const response = await fetch(`/api/checkout/${initial.chargeId}/status`, { cache: 'no-store' }).catch(() => null);
+      const body = response?.ok ? ((await response.json()) as { data: CheckoutStatus }) : null;
+      if (!stopped && body?.data) setStatus(body.data);
+    }, POLL_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [final, initial.chargeId]);
+
+  useEffect(() => {
+    if (status.status !== 'succeeded' || !status.successUrl) return;
+    const target = new URL(status.successUrl);
+    target.searchParams.set('chargeId', status.chargeId);
+    const timer = setTimeout(() => window.location.assign(target.href), 1500);
+    return () => clearTimeout(timer);
+  }, [status]);
+
+  return (
+    <div className="flex min-h-24 flex-col gap-2" aria-live="polite" data-testid="live-status" data-status={status.status}>
+      <StatusBadge status={status.status} />
+      {status.status === 'processing' && status.due !== '0' && (
+        <p className="text-sm text-slate-700" data-testid="amount-due">
+          Received {status.received} {status.symbol}; still due <strong>{status.due} {status.symbol}</strong>.
+        </p>
+      )}
+      {status.payments
+        .filter((p) => !p.isLate)
+        .map((payment) => (
+          <p key={payment.txHash} className="text-xs text-slate-600">
+            {payment.amount} {status.symbol} ·{' '}
+            {payment.status === 'dropped' ? 'removed from the chain, waiting' : `${Math.min(payment.confirmations, payment.required)}/${payment.required} confirmations`}
+            {payment.explorerUrl && (
+              <>
+                {' · '}
+                <a href={payment.explorerUrl} target="_blank" rel="noreferrer" className="underline">
+                  view
+                </a>
+              </>
+            )}
+          </p>
+        ))}
+      {status.status === 'succeeded' && (
+        <p className="text-sm font-medium text-emerald-800">{status.successUrl ? 'Paid. Taking you back…' : 'Paid. You can close this page.'}</p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
+import { fundLocalWallet, localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { E2E_DATA_DIR } from '../playwright.config';
+
+export const POLYGON_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
+
+/** The e2e stack's local POLYGON node (from its runtime file). */
+export function polygonRpc(): string {
+  const info = JSON.parse(readFileSync(path.join(E2E_DATA_DIR, 'runtime.json'), 'utf8')) as { localRpcUrls: Record<string, string> };
+  return info.localRpcUrls.POLYGON!;
+}
+
+export async function fundOnPolygon(address: string): Promise<void> {
+  await fundLocalWallet({ chain: 'POLYGON', url: polygonRpc(), address: address as Hex });
+}
+
+/** Sends USDC from an outside account (anvil's dev account #1), as a player's own wallet would. */
+export async function sendUsdcFromOutside(to: string, amount: string): Promise<void> {
+  const transport = http(polygonRpc());
+  const wallet = createWalletClient({ account: localDemoPayerAccount, transport });
+  const hash = await wallet.writeContract({
+    address: POLYGON_USDC,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [to as Hex, parseUnits(amount, 6)],
+    chain: null,
+  });
+  await createPublicClient({ transport }).waitForTransactionReceipt({ hash });
+}

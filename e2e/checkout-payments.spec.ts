@@ -1,0 +1,77 @@
+import { expect, test } from '@playwright/test';
+import { signUpAndSignIn } from './account-helpers';
+import { createVerifiedMerchant, withE2eDatabase } from './admin';
+import { POLYGON_USDC, fundOnPolygon, sendUsdcFromOutside } from './chain';
+import { uniqueEmail } from './outbox';
+
+async function createUsdcCharge(request: import('@playwright/test').APIRequestContext, liveKey: string, amount: string, successUrl?: string) {
+  const response = await request.post('/api/createCharge', {
+    headers: { 'x-api-key': liveKey },
+    data: {
+      chargeData: {
+        symbol: 'USDC',
+        chain: 'POLYGON',
+        tokenAddress: POLYGON_USDC,
+        amount,
+        ...(successUrl ? { successUrl } : {}),
+        cancelUrl: 'https://shop.example/cancel',
+        items: [{ name: 'Gem pack', amount, quantity: 1 }],
+      },
+    },
+  });
+  expect(response.status()).toBe(200);
+  return (await response.json()).data as { chargeId: string; paymentUrl: string };
+}
+
+test.describe('paying a charge on the local chain', () => {
+  test('a signed-in consumer pays from balance with the PIN and lands on successUrl', async ({ page, request, baseURL }) => {
+    const merchant = createVerifiedMerchant('Balance Studio');
+    const charge = await createUsdcCharge(request, merchant.liveKey, '3.75', `${baseURL}/?from=checkout`);
+
+    await signUpAndSignIn(page, uniqueEmail('payer'), '482915');
+    const evmAddress = await page.getByTestId('wallet-address').first().textContent();
+    await fundOnPolygon(evmAddress!.trim());
+
+    await page.goto(charge.paymentUrl);
+    await expect(page.getByTestId('balance')).toContainText('USDC');
+    await page.getByLabel('PIN').fill('482915');
+    await page.getByRole('button', { name: 'Pay 3.75 USDC' }).click();
+    await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', /processing|succeeded/, { timeout: 20_000 });
+    await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'succeeded', { timeout: 20_000 });
+    await expect(page).toHaveURL(new RegExp(`from=checkout.*chargeId=${charge.chargeId}`), { timeout: 10_000 });
+  });
+
+  test('a transfer from an outside wallet to the deposit address updates the page by itself', async ({ page, request }) => {
+    const merchant = createVerifiedMerchant('Deposit Studio');
+    const charge = await createUsdcCharge(request, merchant.liveKey, '2.5');
+    await page.goto(charge.paymentUrl);
+    const deposit = (await page.getByTestId('deposit-address').textContent())!.trim();
+    await expect(page.getByTestId('open-in-wallet')).toHaveAttribute(
+      'href',
+      `ethereum:${POLYGON_USDC}@137/transfer?address=${deposit}&uint256=2500000`,
+    );
+    await expect(page.getByRole('img', { name: 'QR code of the payment request' })).toBeVisible();
+
+    await sendUsdcFromOutside(deposit, '1');
+    await expect(page.getByTestId('amount-due')).toContainText('still due 1.5 USDC', { timeout: 20_000 });
+    await sendUsdcFromOutside(deposit, '1.5');
+    await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'succeeded', { timeout: 20_000 });
+    await expect(page.getByText('Paid. You can close this page.')).toBeVisible();
+  });
+
+  test('expired and canceled charges refuse payment', async ({ page, request }) => {
+    const merchant = createVerifiedMerchant('Closed Studio');
+    const canceled = await createUsdcCharge(request, merchant.liveKey, '1');
+    await request.post(`/api/charges/${canceled.chargeId}/cancel`, { headers: { 'x-api-key': merchant.liveKey } });
+    await page.goto(canceled.paymentUrl);
+    await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'canceled');
+    await expect(page.getByText('This charge can no longer be paid.')).toBeVisible();
+    await expect(page.getByTestId('deposit-address')).toHaveCount(0);
+
+    const expired = await createUsdcCharge(request, merchant.liveKey, '1');
+    await withE2eDatabase((sql) => sql`update charges set expires_at = now() - interval '1 second' where id = ${expired.chargeId}`);
+    await page.goto(expired.paymentUrl);
+    await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'expired');
+    await expect(page.getByRole('button', { name: /^Pay / })).toHaveCount(0);
+  });
+});

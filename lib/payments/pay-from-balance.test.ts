@@ -1,0 +1,120 @@
+import { eq } from 'drizzle-orm';
+import { createPublicClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { setPin } from '@/lib/accounts/pin';
+import { createUser } from '@/lib/accounts/users';
+import { CHAINS } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { chargeEvents, charges, outboundTransfers } from '@/lib/db/schema';
+import { rpcUrl } from '@/lib/env';
+import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { uniqueEmail } from '@/lib/testing/accounts';
+import { callRoute, newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
+import { listWallets } from '@/lib/wallets/list-wallets';
+import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { payFromBalance, reconcileOutboundTransfers, signBalancePayment } from './pay-from-balance';
+import { pollChain } from './watch-chain';
+
+const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
+const PIN = '583920';
+let merchant: TestMerchant;
+
+async function fundedConsumer(): Promise<{ userId: string; address: Hex }> {
+  const email = uniqueEmail('payer');
+  const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
+  await setPin({ userId: user.id, pin: PIN, confirm: PIN });
+  const evm = (await listWallets(user.id)).find((w) => w.family === 'evm')!;
+  await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: evm.address as Hex });
+  return { userId: user.id, address: evm.address as Hex };
+}
+
+async function usdcCharge(amount = '4.99'): Promise<string> {
+  const res = await callRoute(createChargeRoute, {
+    apiKey: merchant.liveKey,
+    body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount } },
+  });
+  return res.json.data.chargeId;
+}
+
+/** Polls until the watcher has settled the charge (the shared test chain may be polled by other files too). */
+async function settle(chargeId: string): Promise<string> {
+  for (let i = 0; i < 20; i++) {
+    await pollChain('POLYGON');
+    const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
+    if (row!.status === 'succeeded') return row!.status;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
+  return row!.status;
+}
+
+beforeAll(async () => {
+  merchant = await newMerchant();
+});
+
+describe('pay from balance', () => {
+  it('sends the exact amount from the consumer\'s wallet to the charge and the watcher settles it', async () => {
+    const consumer = await fundedConsumer();
+    const chargeId = await usdcCharge('4.99');
+    const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
+    const before = await client.readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [consumer.address] });
+    const { txHash } = await payFromBalance({ userId: consumer.userId, chargeId, pin: PIN });
+    await client.waitForTransactionReceipt({ hash: txHash as Hex });
+    expect(await settle(chargeId)).toBe('succeeded');
+    const after = await client.readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [consumer.address] });
+    expect(before - after).toBe(parseUnits('4.99', 6));
+  });
+
+  it('20 concurrent pays make one transfer and one succeeded event', async () => {
+    const consumer = await fundedConsumer();
+    const chargeId = await usdcCharge('1.25');
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => payFromBalance({ userId: consumer.userId, chargeId, pin: PIN })));
+    const fulfilled = results.filter((r): r is PromiseFulfilledResult<{ transferId: string; txHash: string }> => r.status === 'fulfilled');
+    expect(fulfilled.length).toBeGreaterThan(0);
+    expect(new Set(fulfilled.map((r) => r.value.txHash)).size).toBe(1);
+    const transfers = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId));
+    expect(transfers).toHaveLength(1);
+    const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
+    await client.waitForTransactionReceipt({ hash: transfers[0]!.txHash as Hex });
+    expect(await settle(chargeId)).toBe('succeeded');
+    const succeeded = (await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId))).filter((e) => e.type === 'charge.succeeded');
+    expect(succeeded).toHaveLength(1);
+  });
+
+  it('a crash between signing and broadcasting sends nothing twice: the reconciler broadcasts the recorded bytes', async () => {
+    const consumer = await fundedConsumer();
+    const chargeId = await usdcCharge('2');
+    const signed = await signBalancePayment({ userId: consumer.userId, chargeId }); // …and the process "dies" here
+    const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
+    expect(await client.getTransaction({ hash: signed.txHash as Hex }).catch(() => null)).toBeNull();
+    await reconcileOutboundTransfers();
+    await reconcileOutboundTransfers();
+    await client.waitForTransactionReceipt({ hash: signed.txHash as Hex });
+    expect(await settle(chargeId)).toBe('succeeded');
+    // A retried pay after the "restart" returns the same transfer instead of signing another.
+    const again = await signBalancePayment({ userId: consumer.userId, chargeId }).catch((e) => e);
+    expect(again).toMatchObject({ txHash: signed.txHash, isNew: false });
+    expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId))).toHaveLength(1);
+  });
+
+  it('refuses without the right PIN, with too little balance, and for a charge that is not payable', async () => {
+    const consumer = await fundedConsumer();
+    const chargeId = await usdcCharge('1');
+    await expect(payFromBalance({ userId: consumer.userId, chargeId, pin: '000001' })).rejects.toMatchObject({ code: 'pin_incorrect' });
+    const big = await usdcCharge('99999999');
+    await expect(payFromBalance({ userId: consumer.userId, chargeId: big, pin: PIN })).rejects.toMatchObject({
+      code: 'insufficient_balance',
+      message: expect.stringMatching(/Top up/),
+    });
+    await getDb().update(charges).set({ status: 'canceled' }).where(eq(charges.id, chargeId));
+    await expect(payFromBalance({ userId: consumer.userId, chargeId, pin: PIN })).rejects.toMatchObject({ code: 'charge_not_payable' });
+    expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId))).toHaveLength(0);
+  });
+
+  it('a consumer without a PIN cannot pay (spec rule 5)', async () => {
+    const email = uniqueEmail('nopin');
+    const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
+    const chargeId = await usdcCharge('1');
+    await expect(payFromBalance({ userId: user.id, chargeId, pin: '583920' })).rejects.toMatchObject({ code: 'pin_not_set' });
+  });
+});
