@@ -53,9 +53,11 @@ const childEnv: NodeJS.ProcessEnv = { ...process.env, ...stack.env, ...devSecret
 
 if (mode === 'dev') {
   Object.assign(process.env, stack.env, devSecrets);
-  const { seedDemoData, DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE } = await import('@/lib/merchants/seed-demo');
+  process.env.APP_URL = appUrl;
+  const { seedDemoData, createDemoCharge, DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE } = await import('@/lib/merchants/seed-demo');
   const { closeDb } = await import('@/lib/db/client');
   const { consumerWallets } = await seedDemoData();
+  const demoCharge = await createDemoCharge();
   await closeDb();
   const consumerEvm = consumerWallets.find((wallet) => wallet.family === 'evm');
   if (consumerEvm) {
@@ -67,6 +69,7 @@ if (mode === 'dev') {
   say(`  publishable test key:  ${DEMO_KEYS.publishableTest.plaintext}`);
   say(`Demo consumer: ${DEMO_PEOPLE.consumer.email}, PIN ${DEMO_PEOPLE.consumer.pin}; service wallet ${consumerEvm?.address ?? '-'} funded on the local chains`);
   say(`  (sign in at ${appUrl}/signin; codes arrive in ${appUrl}/dev/mailbox)`);
+  say(`Demo charge, ready to pay: ${demoCharge.paymentUrl}`);
   if (stack.localChains.length) {
     say(`Demo payer wallet on the local chains: ${localDemoPayerAccount.address}`);
     say(`  (anvil's well-known dev account #1; import its key into a browser wallet to pay test charges)`);

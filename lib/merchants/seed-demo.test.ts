@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
 import { verifyPin } from '@/lib/accounts/pin';
 import { findUserByEmail } from '@/lib/accounts/users';
-import { DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE, seedDemoData } from './seed-demo';
+import { DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE, createDemoCharge, seedDemoData } from './seed-demo';
 import { findMerchantOfUser } from './become-merchant';
 
 describe('development seed', () => {
@@ -28,6 +28,12 @@ describe('development seed', () => {
     expect((await findMerchantOfUser(owner!.id))?.merchant.id).toBe(DEMO_MERCHANT.id);
     const consumer = await findUserByEmail(DEMO_PEOPLE.consumer.email);
     await expect(verifyPin({ userId: consumer!.id, pin: DEMO_PEOPLE.consumer.pin })).resolves.toBeUndefined();
+  });
+
+  it('creates a ready-to-pay demo charge with a checkout link', async () => {
+    await seedDemoData();
+    const { chargeId, paymentUrl } = await createDemoCharge();
+    expect(paymentUrl).toBe(`http://localhost:3999/checkout/${chargeId}`);
   });
 
   it('refuses to run in production', async () => {

@@ -3,6 +3,8 @@
  * examples work verbatim against `npm run dev`. Never run in production (the launcher only calls it
  * for `dev`, and it refuses when NODE_ENV is production).
  */
+import { eq } from 'drizzle-orm';
+import { createCharge } from '@/lib/charges/create-charge';
 import { getDb } from '@/lib/db/client';
 import { apiKeys, merchantMembers, merchants } from '@/lib/db/schema';
 import { hashApiKey } from '@/lib/api-keys/key-material';
@@ -63,6 +65,24 @@ export async function seedDemoData(): Promise<DemoSeed> {
   const consumer = await ensureDemoUser(DEMO_PEOPLE.consumer.email);
   if (!(await hasPin(consumer))) await setPin({ userId: consumer, pin: DEMO_PEOPLE.consumer.pin, confirm: DEMO_PEOPLE.consumer.pin });
   return { consumerWallets: await listWallets(consumer) };
+}
+
+/** A fresh live USDC charge of the demo merchant on (local) Polygon, for the newcomer to pay at once. */
+export async function createDemoCharge(): Promise<{ chargeId: string; paymentUrl: string }> {
+  const db = getDb();
+  const [merchant] = await db.select().from(merchants).where(eq(merchants.id, DEMO_MERCHANT.id));
+  const [apiKey] = await db.select().from(apiKeys).where(eq(apiKeys.id, DEMO_KEYS.live.id));
+  return createCharge({
+    ctx: { merchant: merchant!, apiKey: apiKey!, actor: 'system:dev-seed', requestId: 'dev-seed' },
+    input: {
+      chargeData: {
+        symbol: 'USDC',
+        chain: 'POLYGON',
+        tokenAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+        items: [{ name: 'Starter gem pack', amount: '4.99', quantity: 1 }],
+      },
+    },
+  });
 }
 
 async function ensureDemoUser(email: string): Promise<string> {
