@@ -39,7 +39,7 @@ test.describe('a merchant creates a charge and the consumer opens its paymentUrl
     await expect(page.getByTestId('chain')).toHaveText('Polygon');
     await expect(page.getByTestId('charge-status')).toHaveAttribute('data-status', 'pending');
     await expect(page.getByTestId('test-banner')).toHaveCount(0);
-    await expect(page.getByRole('link', { name: /Cancel and return/ })).toHaveAttribute('href', 'https://pixelforge.example/shop');
+    await expect(page.getByRole('button', { name: 'Cancel and return to Pixel Forge Games' })).toBeVisible();
   });
 
   test('test charge: the checkout carries a TEST banner and names the test network', async ({ page, request }) => {
@@ -100,4 +100,22 @@ test.describe('the production stack', () => {
     await expect(page.locator('#createCharge')).toContainText('/api/createCharge');
     await expect(page.locator('#errors')).toContainText('idempotency_conflict');
   });
+});
+
+test('the checkout\'s Cancel cancels the pending charge and returns to cancelUrl', async ({ page, request, baseURL }) => {
+  const merchant = createVerifiedMerchant('Cancel Studio');
+  const created = await request.post('/api/createCharge', {
+    headers: { 'x-api-key': merchant.testKey },
+    data: {
+      chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: '0x0000000000000000000000000000000000000000', amount: 1, cancelUrl: `${baseURL}/?canceled=1` },
+    },
+  });
+  const { chargeId, paymentUrl } = (await created.json()).data;
+  await page.goto(paymentUrl);
+  await page.getByRole('button', { name: 'Cancel and return to Cancel Studio' }).click();
+  await expect(page).toHaveURL(/\?canceled=1/);
+  const charge = await request.get(`/api/charges/${chargeId}`, { headers: { 'x-api-key': merchant.testKey } });
+  const body = await charge.json();
+  expect(body.data.status).toBe('canceled');
+  expect(body.data.timeline.map((t: { status: string }) => t.status)).toEqual(['pending', 'canceled']);
 });

@@ -23,13 +23,38 @@ const steps: { name: string; command: string; args: string[] }[] = [
   { name: 'end-to-end tests', command: 'node_modules/.bin/playwright', args: ['test'] },
 ];
 
+/**
+ * A runner's exit code alone is not trusted: vitest exits 0 when its global setup throws (no test
+ * runs). A test step passes only if its JSON report says it ran tests and all of them passed.
+ */
+const REPORTS: Record<string, () => string | undefined> = {
+  'unit and integration tests': () => {
+    const report = readJson(`${RESULTS}/vitest.json`);
+    if (!report) return 'no vitest report was written';
+    if (!report.success || report.numFailedTests > 0) return `vitest reports failure (${report.numFailedTests} failed)`;
+    if (!report.numTotalTests) return 'vitest ran no test';
+    return undefined;
+  },
+  'end-to-end tests': () => {
+    const report = readJson(`${RESULTS}/playwright.json`);
+    if (!report?.stats) return 'no Playwright report was written';
+    if (report.stats.unexpected > 0 || report.stats.flaky > 0) return `Playwright reports ${report.stats.unexpected} failed, ${report.stats.flaky} flaky`;
+    if (!report.stats.expected) return 'Playwright ran no test';
+    return undefined;
+  },
+};
+
 let failedStep: string | undefined;
 for (const step of steps) {
   const started = Date.now();
   console.log(`\n=== ${step.name} ===`);
   const result = spawnSync(step.command, step.args, { stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
-  console.log(`=== ${step.name}: ${result.status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`);
-  if (result.status !== 0) {
+  const reportProblem = result.status === 0 ? REPORTS[step.name]?.() : undefined;
+  const passed = result.status === 0 && !reportProblem;
+  console.log(
+    `=== ${step.name}: ${passed ? 'ok' : 'FAILED'}${reportProblem ? ` (${reportProblem})` : ''} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`,
+  );
+  if (!passed) {
     failedStep = step.name;
     break;
   }

@@ -34,3 +34,16 @@ export async function cancelChargeById(
     throw error;
   }
 }
+
+/**
+ * The consumer's Cancel on the hosted checkout: a pending charge becomes canceled (actor "consumer");
+ * a charge already past pending is left as it is. Returns where to send the consumer.
+ */
+export async function cancelChargeByConsumer(chargeId: string): Promise<{ cancelUrl: string | null }> {
+  return getDb().transaction(async (tx) => {
+    const [charge] = await tx.select({ status: charges.status, cancelUrl: charges.cancelUrl }).from(charges).where(eq(charges.id, chargeId));
+    if (!charge) throw new AppError('not_found', `No charge ${chargeId}.`);
+    if (charge.status === 'pending') await cancelChargeById(tx, { chargeId, actor: 'consumer' });
+    return { cancelUrl: charge.cancelUrl };
+  });
+}

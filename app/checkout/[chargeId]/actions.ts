@@ -1,5 +1,7 @@
 'use server';
+import { redirect } from 'next/navigation';
 import { formError, type FormState } from '@/lib/auth/form-state';
+import { cancelChargeByConsumer } from '@/lib/charges/cancel-charge';
 import { requireUserForAction } from '@/lib/auth/session';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 
@@ -16,4 +18,10 @@ export async function payFromBalanceAction(_state: PayState, form: FormData): Pr
   } catch (error) {
     return formError(error);
   }
+}
+
+/** The checkout's Cancel: cancels the pending charge, then returns to the merchant's cancelUrl. */
+export async function cancelCheckoutAction(form: FormData): Promise<void> {
+  const { cancelUrl } = await cancelChargeByConsumer(String(form.get('chargeId')));
+  redirect(cancelUrl ?? '/');
 }

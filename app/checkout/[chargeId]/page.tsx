@@ -5,6 +5,7 @@ import QRCode from 'qrcode';
 import { ExpiryCountdown } from '@/components/checkout/expiry-countdown';
 import { LiveStatus } from '@/components/checkout/live-status';
 import { PayFromBalanceForm } from '@/components/checkout/pay-from-balance-form';
+import { cancelCheckoutAction } from './actions';
 import { getSessionUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
@@ -130,9 +131,12 @@ export default async function CheckoutPage({ params }: { params: Promise<{ charg
               )}
 
               {view.cancelUrl && (
-                <a href={view.cancelUrl} className="text-center text-sm text-slate-500 underline underline-offset-4">
-                  Cancel and return to {view.merchantName}
-                </a>
+                <form action={cancelCheckoutAction} className="text-center">
+                  <input type="hidden" name="chargeId" value={view.id} />
+                  <button type="submit" className="text-sm text-slate-500 underline underline-offset-4">
+                    Cancel and return to {view.merchantName}
+                  </button>
+                </form>
               )}
             </>
           ) : (
