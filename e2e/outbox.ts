@@ -12,7 +12,7 @@ function latestMessageTo(channel: 'email' | 'sms', to: string): { text: string; 
   } catch {
     return undefined;
   }
-  for (const file of files) {
+  for (const file of files.filter((name) => name.endsWith('.json'))) {
     const message = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { to: string; text: string; at: string };
     if (message.to === to) return message;
   }

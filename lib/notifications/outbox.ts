@@ -3,7 +3,7 @@
  * development (`/dev/mailbox`) and tests. Allowed only outside production, or with ALLOW_DEV_OUTBOX
  * (end-to-end tests of the production build). Files, not database rows: codes never sit in a table.
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { env } from '@/lib/env';
 import { randomBase62 } from '@/lib/ids';
@@ -32,7 +32,10 @@ export function writeToOutbox(message: Omit<OutboxMessage, 'id' | 'at'>): Outbox
   const stored: OutboxMessage = { ...message, id: randomBase62(10), at: new Date().toISOString() };
   const dir = outboxDir(message.channel);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, `${Date.now()}-${stored.id}.json`), JSON.stringify(stored), { mode: 0o600 });
+  // Write then rename: a reader never sees a half-written message.
+  const file = path.join(dir, `${Date.now()}-${stored.id}.json`);
+  writeFileSync(`${file}.tmp`, JSON.stringify(stored), { mode: 0o600 });
+  renameSync(`${file}.tmp`, file);
   return stored;
 }
 
@@ -45,6 +48,7 @@ export function readOutbox(channel: OutboxChannel, to?: string): OutboxMessage[]
     return [];
   }
   return files
+    .filter((file) => file.endsWith('.json'))
     .sort()
     .reverse()
     .map((file) => JSON.parse(readFileSync(path.join(outboxDir(channel), file), 'utf8')) as OutboxMessage)
