@@ -69,3 +69,54 @@ export async function installTestWallet(page: Page): Promise<{ address: string }
   }, account.address);
   return { address: account.address };
 }
+
+/**
+ * A browser wallet in the page backed by a funded anvil account: account and chain switching are
+ * answered in the page; every other request (eth_sendTransaction, gas estimates, …) is forwarded to
+ * the anvil node, which holds the account unlocked. It starts on Ethereum mainnet (chain 1), so the
+ * checkout has to switch it to the charge's chain.
+ */
+export async function installAnvilWallet(page: Page, rpcUrl: string, address: string): Promise<void> {
+  await page.exposeFunction('__anvilRpc', async (method: string, params: unknown[]) => {
+    const response = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    const body = (await response.json()) as { result?: unknown; error?: { message: string; code: number } };
+    if (body.error) throw new Error(body.error.message);
+    return body.result;
+  });
+  await page.addInitScript((account: string) => {
+    const listeners: Record<string, ((...args: unknown[]) => void)[]> = {};
+    let chainId = '0x1';
+    const emit = (event: string, value: unknown) => (listeners[event] ?? []).forEach((listener) => listener(value));
+    const provider = {
+      request: async ({ method, params }: { method: string; params?: unknown[] }) => {
+        switch (method) {
+          case 'eth_requestAccounts':
+          case 'eth_accounts':
+            return [account];
+          case 'eth_chainId':
+            return chainId;
+          case 'wallet_switchEthereumChain':
+            chainId = (params?.[0] as { chainId: string }).chainId;
+            emit('chainChanged', chainId);
+            return null;
+          case 'wallet_requestPermissions':
+          case 'wallet_getPermissions':
+            return [{ parentCapability: 'eth_accounts' }];
+          default:
+            return (window as unknown as { __anvilRpc: (m: string, p: unknown[]) => Promise<unknown> }).__anvilRpc(method, params ?? []);
+        }
+      },
+      on: (event: string, listener: (...args: unknown[]) => void) => {
+        (listeners[event] ??= []).push(listener);
+      },
+      removeListener: (event: string, listener: (...args: unknown[]) => void) => {
+        listeners[event] = (listeners[event] ?? []).filter((l) => l !== listener);
+      },
+    };
+    Object.defineProperty(window, 'ethereum', { value: provider, configurable: true });
+  }, address);
+}

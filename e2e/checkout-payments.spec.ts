@@ -1,7 +1,8 @@
 import { expect, test } from '@playwright/test';
-import { signUpAndSignIn } from './account-helpers';
+import { localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { installAnvilWallet, signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
-import { POLYGON_USDC, fundOnPolygon, sendUsdcFromOutside } from './chain';
+import { POLYGON_USDC, fundOnPolygon, polygonRpc, sendUsdcFromOutside } from './chain';
 import { uniqueEmail } from './outbox';
 
 async function createUsdcCharge(request: import('@playwright/test').APIRequestContext, liveKey: string, amount: string, successUrl?: string) {
@@ -35,7 +36,7 @@ test.describe('paying a charge on the local chain', () => {
     await page.goto(charge.paymentUrl);
     await expect(page.getByTestId('balance')).toContainText('USDC');
     await page.getByLabel('PIN').fill('482915');
-    await page.getByRole('button', { name: 'Pay 3.75 USDC' }).click();
+    await page.getByRole('button', { name: 'Pay 3.75 USDC', exact: true }).click();
     await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', /processing|succeeded/, { timeout: 20_000 });
     await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'succeeded', { timeout: 20_000 });
     await expect(page).toHaveURL(new RegExp(`from=checkout.*chargeId=${charge.chargeId}`), { timeout: 10_000 });
@@ -57,6 +58,16 @@ test.describe('paying a charge on the local chain', () => {
     await sendUsdcFromOutside(deposit, '1.5');
     await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'succeeded', { timeout: 20_000 });
     await expect(page.getByText('Paid. You can close this page.')).toBeVisible();
+  });
+
+  test('"Connect wallet" switches the browser wallet to the chain and pays the exact amount in one click', async ({ page, request }) => {
+    const merchant = createVerifiedMerchant('Wallet Studio');
+    const charge = await createUsdcCharge(request, merchant.liveKey, '1.75');
+    await installAnvilWallet(page, polygonRpc(), localDemoPayerAccount.address);
+    await page.goto(charge.paymentUrl);
+    await page.getByRole('button', { name: 'Connect wallet and pay 1.75 USDC' }).click();
+    await expect(page.getByTestId('wallet-tx')).toBeVisible({ timeout: 15_000 });
+    await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'succeeded', { timeout: 20_000 });
   });
 
   test('expired and canceled charges refuse payment', async ({ page, request }) => {

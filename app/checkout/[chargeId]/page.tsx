@@ -2,7 +2,9 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import QRCode from 'qrcode';
+import { ConnectWalletPay } from '@/components/checkout/connect-wallet-pay';
 import { ExpiryCountdown } from '@/components/checkout/expiry-countdown';
+import { WalletProvider } from '@/components/providers/wallet-provider';
 import { LiveStatus } from '@/components/checkout/live-status';
 import { PayFromBalanceForm } from '@/components/checkout/pay-from-balance-form';
 import { cancelCheckoutAction } from './actions';
@@ -127,6 +129,16 @@ export default async function CheckoutPage({ params }: { params: Promise<{ charg
                   <a href={status.deposit.uri} className="text-center text-sm font-semibold text-brand-600 underline underline-offset-4" data-testid="open-in-wallet">
                     Open in wallet
                   </a>
+                  <WalletProvider>
+                    <ConnectWalletPay
+                      chainId={CHAINS[view.chain].evmChainId!}
+                      depositAddress={status.deposit.address}
+                      tokenAddress={view.token.address}
+                      isNative={view.token.isNative}
+                      amountBaseUnits={view.totalBaseUnits}
+                      label={`${view.total} ${view.token.symbol}`}
+                    />
+                  </WalletProvider>
                 </section>
               )}
 
