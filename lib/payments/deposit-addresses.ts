@@ -1,10 +1,15 @@
 /**
  * Deposit addresses: each EVM charge gets its own address, derived from the service's HD seed
- * (DEPOSIT_HD_SEED) at the next index of a PostgreSQL sequence (BIP-44 path m/44'/60'/0'/0/index).
- * Only the index is stored; the key is derived again when the funds are swept.
+ * (DEPOSIT_HD_SEED) on the BIP-44 path m/44'/60'/0'/0/index, the index taken from a PostgreSQL
+ * sequence. Only the index is stored; the key is derived again when the funds are swept.
+ *
+ * createCharge is on the hot path, so: the branch key m/44'/60'/0'/0 is derived once per process
+ * (only the last, non-hardened step runs per charge), and indexes are drawn from the sequence in
+ * blocks of 64 (gaps are harmless: only stored indexes are ever used).
  */
 import { sql } from 'drizzle-orm';
-import { HDKey, hdKeyToAccount, type HDAccount } from 'viem/accounts';
+import { toHex } from 'viem';
+import { HDKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
 import { depositAddresses } from '@/lib/db/schema';
@@ -13,17 +18,41 @@ import { newId } from '@/lib/ids';
 
 /** Deposit addresses are watched this long after their charge expires: late payments are still seen. */
 export const LATE_PAYMENT_WATCH_MS = 24 * 60 * 60 * 1000;
+const INDEX_BLOCK = 64;
 
-let cachedRoot: { seed: string; key: HDKey } | undefined;
+let cachedBranch: { seed: string; key: HDKey } | undefined;
+const spareIndexes: number[] = [];
+let refill: Promise<void> | undefined;
 
-function rootKey(): HDKey {
+function branchKey(): HDKey {
   const seed = requireSecret('DEPOSIT_HD_SEED');
-  if (cachedRoot?.seed !== seed) cachedRoot = { seed, key: HDKey.fromMasterSeed(Buffer.from(seed, 'base64')) };
-  return cachedRoot.key;
+  if (cachedBranch?.seed !== seed) cachedBranch = { seed, key: HDKey.fromMasterSeed(Buffer.from(seed, 'base64')).derive("m/44'/60'/0'/0") };
+  return cachedBranch.key;
 }
 
-export function depositAccount(derivationIndex: number): HDAccount {
-  return hdKeyToAccount(rootKey(), { addressIndex: derivationIndex });
+/** The account of deposit address `derivationIndex` (m/44'/60'/0'/0/index). */
+export function depositAccount(derivationIndex: number): PrivateKeyAccount {
+  return privateKeyToAccount(toHex(branchKey().deriveChild(derivationIndex).privateKey!));
+}
+
+/**
+ * A fresh derivation index. The refill runs on the caller's connection (never a second pool
+ * connection: requests holding a transaction while waiting for another connection would exhaust the
+ * pool). nextval() ignores rollbacks, so a rolled-back charge only leaves a gap.
+ */
+async function nextDerivationIndex(tx: DbOrTx): Promise<number> {
+  while (spareIndexes.length === 0) {
+    refill ??= tx
+      .execute<{ index: string }>(sql`select nextval('deposit_derivation_index') as index from generate_series(1, ${INDEX_BLOCK})`)
+      .then((rows) => {
+        spareIndexes.push(...rows.map((row) => Number(row.index)));
+      })
+      .finally(() => {
+        refill = undefined;
+      });
+    await refill;
+  }
+  return spareIndexes.shift()!;
 }
 
 /** Allocates the charge's deposit address in the caller's transaction. EVM chains only (Solana uses a Solana Pay reference). */
@@ -32,8 +61,7 @@ export async function allocateDepositAddress(
   charge: { id: string; chain: ChainName; expiresAt: Date },
 ): Promise<string | undefined> {
   if (CHAINS[charge.chain].family !== 'evm') return undefined;
-  const [row] = await tx.execute<{ index: string }>(sql`select nextval('deposit_derivation_index') as index`);
-  const derivationIndex = Number(row!.index);
+  const derivationIndex = await nextDerivationIndex(tx);
   const { address } = depositAccount(derivationIndex);
   await tx.insert(depositAddresses).values({
     id: newId('depositAddress'),

@@ -1,0 +1,732 @@
+/**
+ * `npm run bench:api`: load test of the merchant API against the production build.
+ *
+ * Builds if `.next/BUILD_ID` is missing, starts the production stack (scripts/stack.mts start) on a
+ * free loopback port with a fresh data dir (.data/bench), creates a verified merchant with the admin
+ * CLI, warms up, then runs autocannon against GET /api/health (the framework's ceiling: one
+ * `select 1`) and POST /api/createCharge (the live key). Prints requests/s, latency p50/p99 and
+ * non-2xx counts, the createCharge/health ratio and whether the aims are met. Stops the stack and
+ * deletes .data/bench afterwards, also on Ctrl-C.
+ *
+ *   npm run bench:api -- [--connections 32] [--duration 10] [--warmup 300] [--pool-size N] [--json] [--verbose]
+ *
+ * Progress goes to stderr; the table (or, with --json, the figures) to stdout.
+ * Exit code: 0 when both runs completed without errors (aims met or not), 1 on any failure.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { parseArgs, parseEnv } from 'node:util';
+import autocannon from 'autocannon';
+
+const { values: args } = parseArgs({
+  options: {
+    connections: { type: 'string', default: '32' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '300' },
+    'pool-size': { type: 'string' },
+    json: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+if (args.help) {
+  console.log('usage: npm run bench:api -- [--connections 32] [--duration 10] [--warmup 300] [--pool-size N] [--json] [--verbose]');
+  process.exit(0);
+}
+
+function positiveInt(name: string, text: string, max: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    console.error(`--${name} must be an integer from 1 to ${max} (got "${text}")`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const CONNECTIONS = positiveInt('connections', args.connections, 1000);
+const DURATION_S = positiveInt('duration', args.duration, 600);
+const WARMUP_REQUESTS = positiveInt('warmup', args.warmup, 100_000);
+const POOL_SIZE = args['pool-size'] === undefined ? undefined : positiveInt('pool-size', args['pool-size'], 100);
+
+const ROOT = process.cwd();
+const DATA_DIR = path.join('.data', 'bench');
+const DATA_DIR_ABS = path.resolve(ROOT, DATA_DIR);
+const HEALTH_TIMEOUT_MS = 120_000;
+const STOP_TIMEOUT_MS = 30_000;
+const BUILD_TIMEOUT_MS = 600_000;
+const CLI_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_S = 10;
+
+const AIM_RATIO = 0.5;
+const AIM_P99_MS = 50;
+/** Processes outside the benchmark using more than this (% of one core) during a run make its figures unreliable. */
+const DISTURBED_CPU_PERCENT = 15;
+
+const CREATE_CHARGE_BODY = JSON.stringify({
+  chargeData: {
+    symbol: 'USDC',
+    chain: 'POLYGON',
+    tokenAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+    successUrl: 'https://g.example/ok',
+    cancelUrl: 'https://g.example/c',
+    items: [{ name: 'Gem', amount: '4.99', quantity: 1 }],
+  },
+});
+
+/**
+ * Environment of the stack and the admin CLI: a production configuration that stays on this machine.
+ * The database and chains are the embedded ones of .data/bench: DATABASE_URL and RPC_URL_* from the
+ * environment or .env are blanked (empty = unset), so nothing leaves loopback. The production
+ * secrets are random per run; nothing is sent, so the dev outbox (inside .data/bench, deleted
+ * afterwards) stands in for SMTP/SMS.
+ */
+function benchEnv(): NodeJS.ProcessEnv {
+  const fromDotEnv = existsSync(path.join(ROOT, '.env')) ? Object.keys(parseEnv(readFileSync(path.join(ROOT, '.env'), 'utf8'))) : [];
+  const blanked = [...Object.keys(process.env), ...fromDotEnv].filter((name) => name === 'DATABASE_URL' || name.startsWith('RPC_URL_'));
+  const secret = () => randomBytes(32).toString('base64');
+  return {
+    ...process.env,
+    ...Object.fromEntries(blanked.map((name) => [name, ''])),
+    DATA_DIR,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    AUTH_SECRET: secret(),
+    PIN_PEPPER: secret(),
+    WALLET_MASTER_KEY: secret(),
+    WALLET_MASTER_KEYS_PREVIOUS: '',
+    DEPOSIT_HD_SEED: secret(),
+    ALLOW_DEV_OUTBOX: 'true',
+  };
+}
+const BENCH_ENV = benchEnv();
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+class BenchError extends Error {}
+
+/** Set on Ctrl-C / SIGTERM / SIGHUP: every stage checks it and stops. */
+let interrupted = false;
+function checkInterrupted(): void {
+  if (interrupted) throw new BenchError('interrupted');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+
+/** Runs a command to completion with a time limit; resolves with its stdout. */
+function run(command: string, argv: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs: number; inheritOutput?: boolean }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, {
+      cwd: ROOT,
+      env: options.env ?? process.env,
+      stdio: ['ignore', options.inheritOutput ? process.stderr : 'pipe', options.inheritOutput ? process.stderr : 'pipe'],
+      detached: true,
+    });
+    activeRun = child;
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      killGroup(child, 'SIGKILL');
+      reject(new BenchError(`${command} ${argv.join(' ')} took longer than ${options.timeoutMs / 1000} s`));
+    }, options.timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(stdout);
+      else reject(new BenchError(`${command} ${argv.join(' ')} failed (${signal ?? `exit ${code}`})${stderr ? `:\n${stderr.trim()}` : ''}`));
+    });
+  });
+}
+
+let activeRun: ChildProcess | undefined;
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** Every live descendant of pid (from /proc), so processes in other groups (next start) are found too. */
+function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid …; comm may contain spaces and parentheses.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** CPU time (clock ticks) of the whole machine from /proc/stat: busy and total, summed over all cores. */
+function machineTicks(): { busy: number; total: number } {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    return { busy: total - idle, total };
+  } catch {
+    return { busy: 0, total: 0 };
+  }
+}
+
+/** utime + stime (clock ticks) and short name of a process, or undefined once it has exited. */
+function processTicks(pid: number): { ticks: number; name: string } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ticks: Number(fields[11]) + Number(fields[12]), name };
+  } catch {
+    return undefined;
+  }
+}
+
+type Component = 'loader' | 'next' | 'postgres' | 'other';
+const COMPONENTS: readonly Component[] = ['loader', 'next', 'postgres', 'other'];
+
+function componentOf(pid: number, name: string): Component {
+  if (pid === process.pid) return 'loader';
+  if (name.startsWith('next')) return 'next';
+  if (name.startsWith('postgres')) return 'postgres';
+  return 'other';
+}
+
+interface CpuUse {
+  /** % of one core, per part of the benchmark: the load generator (this process), next-server, PostgreSQL, the rest (launcher, anvil). */
+  byComponent: Record<Component, number>;
+  /** % of one core used by processes outside the benchmark. */
+  foreign: number;
+  cores: number;
+}
+
+/** Starts measuring CPU use; call the returned function at the end of the measured interval. */
+function cpuMeter(): () => CpuUse {
+  const pids = [process.pid, ...(stack?.child.pid ? [stack.child.pid, ...descendantsOf(stack.child.pid)] : [])];
+  const before = new Map(pids.map((pid) => [pid, processTicks(pid)]));
+  const machineBefore = machineTicks();
+  return () => {
+    const machineAfter = machineTicks();
+    const cores = Math.max(1, availableParallelism());
+    const perCore = (machineAfter.total - machineBefore.total) / cores;
+    const byComponent: Record<Component, number> = { loader: 0, next: 0, postgres: 0, other: 0 };
+    let ours = 0;
+    for (const pid of pids) {
+      const start = before.get(pid);
+      const end = processTicks(pid);
+      if (!start || !end) continue;
+      byComponent[componentOf(pid, end.name)] += end.ticks - start.ticks;
+      ours += end.ticks - start.ticks;
+    }
+    if (perCore <= 0) return { byComponent, foreign: 0, cores };
+    for (const component of COMPONENTS) byComponent[component] = round((byComponent[component] / perCore) * 100, 0);
+    const foreign = Math.max(0, machineAfter.busy - machineBefore.busy - ours);
+    return { byComponent, foreign: round((foreign / perCore) * 100, 0), cores };
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => (port ? resolve(port) : reject(new BenchError('no free port'))));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The stack
+
+interface RunningStack {
+  child: ChildProcess;
+  baseUrl: string;
+  exited: Promise<void>;
+}
+
+const STACK_LOG = path.join(DATA_DIR_ABS, 'stack.log');
+
+/** The last lines the stack wrote. */
+function stackLogTail(lines = 40): string {
+  try {
+    const text = readFileSync(STACK_LOG, 'utf8').trimEnd();
+    return text.split('\n').slice(-lines).map((line) => `  | ${line.slice(0, 2_000)}`).join('\n');
+  } catch {
+    return '  | (no stack log)';
+  }
+}
+
+/** --verbose: copies what the stack writes to stderr as it comes. */
+function followLog(): NodeJS.Timeout {
+  let offset = 0;
+  const timer = setInterval(() => {
+    try {
+      const text = readFileSync(STACK_LOG);
+      if (text.length <= offset) return;
+      const fresh = text.subarray(offset).toString('utf8');
+      offset = text.length;
+      for (const line of fresh.split('\n')) if (line) process.stderr.write(`  | ${line}\n`);
+    } catch {
+      // not there yet / removed
+    }
+  }, 500);
+  timer.unref();
+  return timer;
+}
+
+/**
+ * A small detached process that stops the stack if this one dies without cleaning up (SIGKILL, a
+ * crash): SIGTERM to the launcher's group, SIGKILL after 30 s, then removes the data dir. It exits by
+ * itself once the launcher is gone.
+ */
+function startWatchdog(launcherPid: number): void {
+  const code = `
+    const [bench, launcher, dataDir] = [Number(process.argv[1]), Number(process.argv[2]), process.argv[3]];
+    const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    const signal = (sig) => { try { process.kill(-launcher, sig); } catch {} };
+    let orphanedAt = 0;
+    setInterval(() => {
+      if (!alive(launcher)) {
+        if (orphanedAt) require('node:fs').rmSync(dataDir, { recursive: true, force: true });
+        process.exit(0);
+      }
+      if (!orphanedAt && !alive(bench)) { orphanedAt = Date.now(); signal('SIGTERM'); }
+      if (orphanedAt && Date.now() - orphanedAt > ${STOP_TIMEOUT_MS}) signal('SIGKILL');
+    }, 500);`;
+  const watchdog = spawn(process.execPath, ['-e', code, String(process.pid), String(launcherPid), DATA_DIR_ABS], {
+    stdio: 'ignore',
+    detached: true,
+  });
+  watchdog.unref();
+}
+
+let stack: RunningStack | undefined;
+
+async function startStack(): Promise<RunningStack> {
+  rmSync(DATA_DIR_ABS, { recursive: true, force: true });
+  const port = await freePort();
+  const baseUrl = `http://localhost:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    ...BENCH_ENV,
+    PORT: String(port),
+    APP_URL: baseUrl,
+    API_RATE_LIMIT_PER_MINUTE: '100000000',
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+  if (POOL_SIZE !== undefined) env.DATABASE_POOL_SIZE = String(POOL_SIZE);
+
+  log(`starting the production stack on ${baseUrl} (data in ${DATA_DIR}${POOL_SIZE ? `, DATABASE_POOL_SIZE=${POOL_SIZE}` : ''})`);
+  // The stack writes to a file, never to a pipe of ours: if this process dies, a broken pipe would
+  // make next-server spin on EPIPE errors (seen: ~77 % of a core) instead of the stack just running on
+  // until the watchdog stops it.
+  mkdirSync(DATA_DIR_ABS, { recursive: true });
+  const logFd = openSync(STACK_LOG, 'a');
+  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/stack.mts', 'start'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', logFd, logFd],
+    detached: true,
+  });
+  closeSync(logFd);
+  if (child.pid) startWatchdog(child.pid);
+  const follow = args.verbose ? followLog() : undefined;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      if (follow) clearInterval(follow);
+      resolve();
+    }),
+  );
+  const started: RunningStack = { child, baseUrl, exited };
+  stack = started;
+
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    checkInterrupted();
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new BenchError(`the stack exited early (${child.signalCode ?? `exit ${child.exitCode}`}):\n${stackLogTail()}`);
+    }
+    try {
+      const response = await fetch(`${baseUrl}/api/health`, { signal: AbortSignal.timeout(5_000) });
+      const text = await response.text();
+      if (response.status === 200) return started;
+      last = `${response.status} ${text.slice(0, 300)}`;
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    await sleep(250);
+  }
+  throw new BenchError(`/api/health did not answer 200 within ${HEALTH_TIMEOUT_MS / 1000} s (last: ${last}):\n${stackLogTail()}`);
+}
+
+let stopping: Promise<void> | undefined;
+
+function stopStack(): Promise<void> {
+  stopping ??= (async () => {
+    const running = stack;
+    if (running?.child.pid && running.child.exitCode === null && running.child.signalCode === null) {
+      log('stopping the stack');
+      const launcherPid = running.child.pid;
+      const tree = descendantsOf(launcherPid);
+      killGroup(running.child, 'SIGTERM');
+      const timedOut = await Promise.race([running.exited.then(() => false), sleep(STOP_TIMEOUT_MS).then(() => true)]);
+      if (timedOut) {
+        log(`the stack did not stop within ${STOP_TIMEOUT_MS / 1000} s: killing it`);
+        killGroup(running.child, 'SIGKILL');
+      }
+      // Anything the launcher started that outlived it (next-server runs in its own group).
+      for (let waited = 0; waited < 5_000 && tree.some(isAlive); waited += 100) await sleep(100);
+      for (const pid of tree.filter(isAlive)) {
+        log(`killing leftover process ${pid}`);
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
+    rmSync(DATA_DIR_ABS, { recursive: true, force: true });
+  })();
+  return stopping;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface RouteFigures {
+  route: string;
+  requestsPerSecond: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyAvgMs: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  /** CPU use during the run (% of one core). Foreign use above a few % means the figures are disturbed. */
+  cpu: CpuUse;
+  /** CPU time per answered request (ms): steadier than requests/s on a busy machine. */
+  cpuMsPerRequest: { next: number; postgres: number };
+}
+
+type Target = Pick<autocannon.Options, 'method' | 'headers' | 'body'> & { route: string; url: string };
+
+let activeCannon: autocannon.Instance | undefined;
+
+function cannon(target: Target, load: { durationS?: number; amount?: number }): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    const options: autocannon.Options = {
+      url: target.url,
+      method: target.method,
+      headers: target.headers,
+      body: target.body,
+      connections: CONNECTIONS,
+      timeout: REQUEST_TIMEOUT_S,
+      ...(load.amount ? { amount: load.amount } : { duration: load.durationS }),
+    };
+    // Bounded even when `amount` cannot be reached.
+    const capMs = ((load.durationS ?? 0) + 60) * 1000;
+    const cap = setTimeout(() => activeCannon?.stop(), capMs);
+    activeCannon = autocannon(options, (error, result) => {
+      clearTimeout(cap);
+      activeCannon = undefined;
+      if (interrupted) reject(new BenchError('interrupted'));
+      else if (error) reject(error);
+      else resolve(result);
+    });
+  });
+}
+
+function figures(route: string, result: autocannon.Result, cpu: CpuUse): RouteFigures {
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat?.count ?? 0;
+  return {
+    route,
+    requestsPerSecond: round(result.requests.average, 1),
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    latencyAvgMs: round(result.latency.average, 2),
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes,
+    cpu,
+    cpuMsPerRequest: {
+      next: perRequest(cpu.byComponent.next, result.requests.average),
+      postgres: perRequest(cpu.byComponent.postgres, result.requests.average),
+    },
+  };
+}
+
+/** % of one core at `perSecond` requests/s → CPU ms per request. */
+function perRequest(percentOfCore: number, perSecond: number): number {
+  return perSecond > 0 ? round((percentOfCore * 10) / perSecond, 2) : 0;
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+async function firstErrorBody(target: Target): Promise<string> {
+  try {
+    const response = await fetch(target.url, {
+      method: target.method,
+      headers: target.headers as Record<string, string>,
+      body: target.body as string | undefined,
+      signal: AbortSignal.timeout(10_000),
+    });
+    return `${response.status} ${(await response.text()).slice(0, 2_000)}`;
+  } catch (error) {
+    return `fetch failed: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+const SOURCE_ROOTS = ['app', 'lib', 'components', 'public', 'instrumentation.ts', 'next.config.mjs', 'package.json', 'package-lock.json'];
+
+/** The newest file under the sources the production build is made from (skips dotfiles and tests). */
+function newestSource(): { file: string; mtimeMs: number } | undefined {
+  let newest: { file: string; mtimeMs: number } | undefined;
+  const visit = (relative: string) => {
+    const absolute = path.join(ROOT, relative);
+    let info;
+    try {
+      info = statSync(absolute);
+    } catch {
+      return;
+    }
+    if (info.isDirectory()) {
+      for (const entry of readdirSync(absolute)) if (!entry.startsWith('.')) visit(path.join(relative, entry));
+    } else if (!/\.test\.[cm]?[jt]sx?$/.test(relative) && (!newest || info.mtimeMs > newest.mtimeMs)) {
+      newest = { file: relative, mtimeMs: info.mtimeMs };
+    }
+  };
+  for (const root of SOURCE_ROOTS) visit(root);
+  return newest;
+}
+
+/** The bench measures what `.next` holds: say so when sources changed after the last build. */
+function warnIfStale(): void {
+  const built = statSync(path.join(ROOT, '.next', 'BUILD_ID')).mtimeMs;
+  const newest = newestSource();
+  if (newest && newest.mtimeMs > built) {
+    log(`warning: the production build is older than ${newest.file}; run \`npm run build\` to measure the current code`);
+  }
+}
+
+async function main(): Promise<number> {
+  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
+    log('no production build (.next/BUILD_ID missing): running `next build` first');
+    await run(path.join(ROOT, 'node_modules/.bin/next'), ['build'], {
+      env: { ...process.env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
+      timeoutMs: BUILD_TIMEOUT_MS,
+      inheritOutput: true,
+    });
+  } else {
+    warnIfStale();
+  }
+  checkInterrupted();
+  const { baseUrl } = await startStack();
+  log('stack is healthy');
+  checkInterrupted();
+
+  const cliOut = await run(
+    path.join(ROOT, 'node_modules/.bin/tsx'),
+    ['scripts/admin.mts', 'merchant', 'create', '--email', `bench-${Date.now()}@bench.example`, '--name', 'Bench Merchant', '--verified', '--json'],
+    { env: BENCH_ENV, timeoutMs: CLI_TIMEOUT_MS },
+  );
+  let liveKey: string;
+  try {
+    const created = JSON.parse(cliOut) as { merchant: { id: string }; liveKey: { key: string } };
+    liveKey = created.liveKey.key;
+    log(`merchant ${created.merchant.id} created`);
+  } catch {
+    throw new BenchError(`unexpected admin CLI output:\n${cliOut}`);
+  }
+
+  const health: Target = { route: 'GET /api/health', url: `${baseUrl}/api/health`, method: 'GET' };
+  const createCharge: Target = {
+    route: 'POST /api/createCharge',
+    url: `${baseUrl}/api/createCharge`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': liveKey },
+    body: CREATE_CHARGE_BODY,
+  };
+
+  checkInterrupted();
+  // One request first: a broken route fails here with its body rather than after a whole run.
+  const probe = await firstErrorBody(createCharge);
+  if (!probe.startsWith('200 ')) throw new BenchError(`POST /api/createCharge does not answer 200: ${probe}`);
+
+  log(`warming up (${WARMUP_REQUESTS} requests per route)`);
+  for (const target of [health, createCharge]) {
+    // autocannon refuses fewer requests than connections.
+    const warm = await cannon(target, { amount: Math.max(WARMUP_REQUESTS, CONNECTIONS) });
+    if (warm.non2xx || warm.errors) log(`  warm-up ${target.route}: ${warm.non2xx} non-2xx, ${warm.errors} errors`);
+  }
+
+  const results: RouteFigures[] = [];
+  for (const target of [health, createCharge]) {
+    log(`${target.route}: ${CONNECTIONS} connections for ${DURATION_S} s`);
+    const meter = cpuMeter();
+    const result = await cannon(target, { durationS: DURATION_S });
+    results.push(figures(target.route, result, meter()));
+  }
+  const [healthFigures, chargeFigures] = results as [RouteFigures, RouteFigures];
+
+  const problems: string[] = [];
+  if (healthFigures.non2xx || healthFigures.errors) {
+    problems.push(`GET /api/health: ${healthFigures.non2xx} non-2xx, ${healthFigures.errors} errors (${JSON.stringify(healthFigures.statusCodes)})`);
+  }
+  const chargeNon200 = chargeFigures.requests - (chargeFigures.statusCodes['200'] ?? 0);
+  if (chargeNon200 || chargeFigures.errors) {
+    problems.push(
+      `POST /api/createCharge: ${chargeNon200} non-200, ${chargeFigures.errors} errors, ${chargeFigures.timeouts} timeouts ` +
+        `(${JSON.stringify(chargeFigures.statusCodes)}); one more request answers: ${await firstErrorBody(createCharge)}`,
+    );
+  }
+
+  const ratio = healthFigures.requestsPerSecond > 0 ? chargeFigures.requestsPerSecond / healthFigures.requestsPerSecond : 0;
+  const aims = {
+    throughputRatio: { aim: `createCharge ≥ ${AIM_RATIO * 100}% of health throughput`, met: ratio >= AIM_RATIO },
+    p99: { aim: `p99 ≤ ${AIM_P99_MS} ms at ${CONNECTIONS} connections`, met: chargeFigures.latencyP99Ms <= AIM_P99_MS },
+  };
+
+  if (args.json) {
+    console.log(
+      JSON.stringify(
+        {
+          connections: CONNECTIONS,
+          durationSeconds: DURATION_S,
+          databasePoolSize: POOL_SIZE ?? null,
+          routes: results,
+          createChargeToHealthPercent: round(ratio * 100, 1),
+          aims,
+          problems,
+        },
+        null,
+        2,
+      ),
+    );
+  } else {
+    printTable(results, ratio, aims);
+  }
+  for (const problem of problems) console.error(`FAILED: ${problem}`);
+  if (problems.length) console.error(`Last lines of the stack's log:\n${stackLogTail(20)}`);
+  return problems.length ? 1 : 0;
+}
+
+function printTable(results: RouteFigures[], ratio: number, aims: Record<string, { aim: string; met: boolean }>): void {
+  const header = ['route', 'req/s (avg)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'CPU ms/req next-server', 'CPU ms/req postgres'];
+  const rows = results.map((r) => [
+    r.route,
+    r.requestsPerSecond.toFixed(1),
+    String(r.latencyP50Ms),
+    String(r.latencyP99Ms),
+    String(r.non2xx),
+    String(r.errors),
+    r.cpuMsPerRequest.next.toFixed(2),
+    r.cpuMsPerRequest.postgres.toFixed(2),
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  console.log('');
+  console.log(`API benchmark: ${CONNECTIONS} connections, ${DURATION_S} s per route${POOL_SIZE ? `, DATABASE_POOL_SIZE=${POOL_SIZE}` : ''}`);
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows) console.log(line(row));
+  console.log('');
+  console.log(`createCharge / health throughput: ${(ratio * 100).toFixed(1)} %`);
+  for (const { aim, met } of Object.values(aims)) console.log(`  ${met ? 'met    ' : 'NOT met'}  ${aim}`);
+  console.log('');
+  console.log(`CPU use during the runs, % of one core (${results[0]?.cpu.cores ?? '?'} cores):`);
+  for (const r of results) {
+    const parts = COMPONENTS.map((component) => `${component === 'loader' ? 'autocannon' : component === 'next' ? 'next-server' : component} ${r.cpu.byComponent[component]}`);
+    console.log(`  ${r.route.padEnd(widths[0]!)}  ${parts.join(', ')}; other processes ${r.cpu.foreign}`);
+  }
+  const disturbed = results.filter((r) => r.cpu.foreign > DISTURBED_CPU_PERCENT);
+  if (disturbed.length) {
+    console.log(
+      `  warning: processes outside the benchmark used ${disturbed.map((r) => `${r.cpu.foreign} % of a core during ${r.route}`).join(', ')}: ` +
+        'these figures are disturbed; run again on a quiet machine.',
+    );
+  }
+}
+
+// A closed stdout/stderr (e.g. `| head`) must not kill this process before it has stopped the stack.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    log(`${signal}: stopping`);
+    activeCannon?.stop();
+    if (activeRun && activeRun.exitCode === null) killGroup(activeRun, 'SIGTERM');
+    void stopStack().finally(() => process.exit(130));
+  });
+}
+
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (error) {
+  if (interrupted) log('interrupted');
+  else console.error(`FAILED: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  exitCode = 1;
+} finally {
+  await stopStack();
+}
+process.exit(interrupted ? 130 : exitCode);
