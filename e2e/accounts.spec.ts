@@ -197,3 +197,25 @@ test.describe('merchant accounts', () => {
     await otherDevice.close();
   });
 });
+
+test.describe('session security', () => {
+  test('a cross-site request cannot act with the session (server actions and next-auth check origin / CSRF token)', async ({ page }) => {
+    await signUpAndSignIn(page, uniqueEmail('csrf'));
+    await page.goto('/account/profile');
+    // The sign-out form is a server action; replay it as a forged cross-site POST.
+    const actionField = await page.locator('header form input[name^="$ACTION_ID_"]').getAttribute('name');
+    expect(actionField).toBeTruthy();
+    const forged = await page.request.post('/account/profile', {
+      headers: { origin: 'https://evil.example', 'next-action': actionField!.replace('$ACTION_ID_', '') },
+      multipart: { [actionField!]: '' },
+      maxRedirects: 0,
+    });
+    expect(forged.status()).not.toBe(303);
+    // next-auth's own sign-out needs its CSRF token.
+    const noToken = await page.request.post('/api/auth/signout', { form: { callbackUrl: '/' }, maxRedirects: 0 });
+    expect(noToken.headers()['location'] ?? '').not.toMatch(/^\/$|localhost:\d+\/$/);
+    // Still signed in.
+    await page.goto('/wallet');
+    await expect(page).toHaveURL(/\/wallet/);
+  });
+});

@@ -18,9 +18,9 @@ import { isAppError } from '@/lib/errors';
 import { SESSION_IDLE_SECONDS, checkSessionClaims, issueSessionClaims } from './session-token';
 import { readSignInTicket } from './sign-in-ticket';
 
-const secureCookie = (name: string) => ({
+const secureCookie = (name: string, sameSite: 'lax' | 'none' = 'lax') => ({
   name,
-  options: { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: true },
+  options: { httpOnly: true, sameSite, path: '/', secure: true },
 });
 
 export function oidcProvidersConfigured(): { google: boolean; apple: boolean } {
@@ -62,10 +62,12 @@ function buildConfig(): NextAuthConfig {
     cookies: {
       sessionToken: secureCookie('__Host-chargeport.session'),
       csrfToken: secureCookie('__Host-chargeport.csrf'),
-      callbackUrl: secureCookie('__Host-chargeport.callback'),
-      pkceCodeVerifier: secureCookie('__Host-chargeport.pkce'),
-      state: secureCookie('__Host-chargeport.state'),
-      nonce: secureCookie('__Host-chargeport.nonce'),
+      // Short-lived OAuth-flow cookies: Apple answers with a cross-site form POST (response_mode
+      // form_post), which carries only SameSite=None cookies. The session cookie stays Lax.
+      callbackUrl: secureCookie('__Host-chargeport.callback', 'none'),
+      pkceCodeVerifier: secureCookie('__Host-chargeport.pkce', 'none'),
+      state: secureCookie('__Host-chargeport.state', 'none'),
+      nonce: secureCookie('__Host-chargeport.nonce', 'none'),
     },
     callbacks: {
       async signIn({ user, account, profile }) {
