@@ -1,50 +1,15 @@
-import { randomInt } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { users, verificationCodes } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { newId } from '@/lib/ids';
 import { readOutbox } from '@/lib/notifications/outbox';
+import { appError, lastSmsCode, newUser, randomMobile, userRow } from '@/lib/testing/accounts';
 import { confirmPhoneLink, normalisePhone, startPhoneLink, unlinkPhone } from './phone';
-import { setPin } from './pin';
 
 const PIN = '482916';
 const WRONG = '519273';
 
-async function newUser(options: { pin?: string } = {}): Promise<string> {
-  const id = newId('user');
-  await getDb().insert(users).values({ id, email: `${id.toLowerCase()}@example.test`, signUpMethod: 'email' });
-  if (options.pin) await setPin({ userId: id, pin: options.pin, confirm: options.pin });
-  return id;
-}
-
-async function userRow(userId: string) {
-  const [row] = await getDb().select().from(users).where(eq(users.id, userId));
-  return row!;
-}
-
-async function appError(call: Promise<unknown>): Promise<AppError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail with an AppError');
-}
-
-/** A French mobile number, in E.164 (1 in 10 million: no clash within a run). */
-function randomMobile(): string {
-  return `+3361${String(randomInt(0, 10_000_000)).padStart(7, '0')}`; // all valid mobile numbers
-}
-
-function lastSmsCode(phone: string): string {
-  const [message] = readOutbox('sms', phone);
-  const code = /^Your Chargeport code is (\d{6})\. It expires in 10 minutes\.$/.exec(message?.text ?? '')?.[1];
-  if (!code) throw new Error(`no code SMS to ${phone}: ${message?.text}`);
-  return code;
-}
 
 describe('normalisePhone', () => {
   it.each([

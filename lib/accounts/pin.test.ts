@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
@@ -6,8 +5,7 @@ import { closeDb, getDb } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { AppError } from '@/lib/errors';
-import { newId } from '@/lib/ids';
-import { readOutbox } from '@/lib/notifications/outbox';
+import { appError, lastSmsCode, newUser, randomMobile, userRow } from '@/lib/testing/accounts';
 import { confirmPhoneLink, startPhoneLink } from './phone';
 import {
   changePin,
@@ -25,39 +23,6 @@ const NEW_PIN = '730481';
 const WRONG = '519273';
 const MINUTE = 60_000;
 
-async function newUser(options: { pin?: string } = {}): Promise<string> {
-  const id = newId('user');
-  await getDb().insert(users).values({ id, email: `${id.toLowerCase()}@example.test`, signUpMethod: 'email' });
-  if (options.pin) await setPin({ userId: id, pin: options.pin, confirm: options.pin });
-  return id;
-}
-
-async function userRow(userId: string) {
-  const [row] = await getDb().select().from(users).where(eq(users.id, userId));
-  return row!;
-}
-
-/** The AppError a call fails with (any other outcome fails the test). */
-async function appError(call: Promise<unknown>): Promise<AppError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail with an AppError');
-}
-
-function randomMobile(): string {
-  return `+3361${String(randomInt(0, 10_000_000)).padStart(7, '0')}`; // all valid mobile numbers
-}
-
-function lastSmsCode(phone: string): string {
-  const [message] = readOutbox('sms', phone);
-  const code = /^Your Chargeport code is (\d{6})\. It expires in 10 minutes\.$/.exec(message?.text ?? '')?.[1];
-  if (!code) throw new Error(`no code SMS to ${phone}: ${message?.text}`);
-  return code;
-}
 
 async function linkPhone(userId: string, pin?: string): Promise<string> {
   const phone = randomMobile();

@@ -3,8 +3,8 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { users, verificationCodes } from '@/lib/db/schema';
-import { AppError } from '@/lib/errors';
 import { newId, randomBase62 } from '@/lib/ids';
+import { appError } from '@/lib/testing/accounts';
 import { derivedKey, hmacHex } from './secrets';
 import { CODE_TTL_MS, consumeCode, issueCode } from './verification-codes';
 
@@ -20,15 +20,6 @@ function later(from: Date, ms: number): Date {
   return new Date(from.getTime() + ms);
 }
 
-async function appError(call: Promise<unknown>): Promise<AppError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail with an AppError');
-}
 
 async function rows(target: string) {
   return getDb().select().from(verificationCodes).where(eq(verificationCodes.target, target));

@@ -1,5 +1,11 @@
+import { randomInt } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { setPin } from '@/lib/accounts/pin';
+import { getDb } from '@/lib/db/client';
+import { users } from '@/lib/db/schema';
+import { AppError } from '@/lib/errors';
+import { newId, randomBase62 } from '@/lib/ids';
 import { readOutbox } from '@/lib/notifications/outbox';
-import { randomBase62 } from '@/lib/ids';
 
 export function uniqueEmail(prefix = 'user'): string {
   return `${prefix}-${randomBase62(10).toLowerCase()}@example.test`;
@@ -10,5 +16,42 @@ export function latestCode(to: string, channel: 'email' | 'sms' = 'email'): stri
   const [message] = readOutbox(channel, to);
   const code = message?.text.match(/\b(\d{6})\b/)?.[1];
   if (!code) throw new Error(`no code sent to ${to}`);
+  return code;
+}
+
+/** A bare account row (no wallets), optionally with a PIN. */
+export async function newUser(options: { pin?: string } = {}): Promise<string> {
+  const id = newId('user');
+  await getDb().insert(users).values({ id, email: `${id.toLowerCase()}@example.test`, signUpMethod: 'email' });
+  if (options.pin) await setPin({ userId: id, pin: options.pin, confirm: options.pin });
+  return id;
+}
+
+export async function userRow(userId: string) {
+  const [row] = await getDb().select().from(users).where(eq(users.id, userId));
+  return row!;
+}
+
+/** The AppError a call fails with (any other outcome fails the test). */
+export async function appError(call: Promise<unknown>): Promise<AppError> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to fail with an AppError');
+}
+
+/** A French mobile number in E.164 (1 in 10 million: no clash within a run). */
+export function randomMobile(): string {
+  return `+3361${String(randomInt(0, 10_000_000)).padStart(7, '0')}`;
+}
+
+/** The code of the newest SMS to `phone`, checking its exact wording. */
+export function lastSmsCode(phone: string): string {
+  const [message] = readOutbox('sms', phone);
+  const code = /^Your Chargeport code is (\d{6})\. It expires in 10 minutes\.$/.exec(message?.text ?? '')?.[1];
+  if (!code) throw new Error(`no code SMS to ${phone}: ${message?.text}`);
   return code;
 }
