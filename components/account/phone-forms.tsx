@@ -4,6 +4,7 @@ import { useActionState } from 'react';
 import { confirmPhoneLinkAction, requestPinResetAction, resetPinAction, startPhoneLinkAction, unlinkPhoneAction } from '@/app/(account)/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
+import { CodeField } from '@/components/ui/code-field';
 import { Field } from '@/components/ui/field';
 import { PinField, errorFor } from './pin-fields';
 
@@ -36,7 +37,7 @@ export function LinkPhoneForm({ needsPin }: { needsPin: boolean }) {
         <form action={confirmAction} className="flex flex-col gap-4" noValidate>
           <Notice tone="success">{started.notice}</Notice>
           <input type="hidden" name="phone" value={phone} />
-          <Field label="6-digit code" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required autoFocus error={confirmed.error?.message} />
+          <CodeField autoFocus error={confirmed.error?.message} />
           <Button type="submit" disabled={confirming}>
             Link phone
           </Button>
@@ -73,7 +74,7 @@ export function ForgotPinForm() {
       {requested.notice && (
         <form action={resetAction} className="flex flex-col gap-4" noValidate>
           <Notice tone="success">{requested.notice}</Notice>
-          <Field label="6-digit code" name="code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} required error={errorFor(reset, 'code', fields)} />
+          <CodeField error={errorFor(reset, 'code', fields)} />
           <PinField label="New PIN (6 digits)" name="pin" error={errorFor(reset, 'pin', fields)} />
           <PinField label="Repeat the new PIN" name="confirm" error={errorFor(reset, 'confirm', fields)} />
           <Button type="submit" disabled={resetting}>

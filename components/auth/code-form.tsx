@@ -3,7 +3,7 @@
 import { useActionState } from 'react';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
-import { Field } from '@/components/ui/field';
+import { CodeField } from '@/components/ui/code-field';
 import type { FormState } from '@/lib/auth/form-state';
 
 type Action = (state: FormState, form: FormData) => Promise<FormState>;
@@ -32,18 +32,7 @@ export function CodeForm({
       <form action={formAction} className="flex flex-col gap-4" noValidate>
         <input type="hidden" name="email" value={email} />
         {callbackUrl && <input type="hidden" name="callbackUrl" value={callbackUrl} />}
-        <Field
-          label="6-digit code"
-          name="code"
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          pattern="[0-9]{6}"
-          maxLength={6}
-          required
-          autoFocus
-          error={state.error?.message}
-          hint={`Sent to ${email}. It expires in 10 minutes.`}
-        />
+        <CodeField autoFocus error={state.error?.message} hint={`Sent to ${email}. It expires in 10 minutes.`} />
         <Button type="submit" disabled={pending}>
           {pending ? 'Checking…' : submitLabel}
         </Button>

@@ -4,6 +4,7 @@ import { useActionState } from 'react';
 import { confirmEmailVerification, requestEmailVerificationCode } from '@/app/(auth)/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
+import { CodeField } from '@/components/ui/code-field';
 import { Field } from '@/components/ui/field';
 
 /** Two steps on one page: the address, then the code sent to it. */
@@ -24,16 +25,7 @@ export function VerifyEmailForm() {
         <form action={confirmAction} className="flex flex-col gap-4" noValidate>
           <Notice tone="success">{requested.notice}</Notice>
           <input type="hidden" name="email" value={email} />
-          <Field
-            label="6-digit code"
-            name="code"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            maxLength={6}
-            required
-            autoFocus
-            error={confirmed.error?.message}
-          />
+          <CodeField autoFocus error={confirmed.error?.message} />
           <Button type="submit" disabled={confirming}>
             Verify e-mail
           </Button>

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, numeric, pgEnum, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { CHARGE_STATUSES } from '@/lib/charges/state';
 import { apiKeyMode, apiKeys } from './api-keys';
-import { timestamps } from './columns';
+import { baseUnits, timestamps } from './columns';
 import { merchants } from './merchants';
 
 export const chargeStatus = pgEnum('charge_status', CHARGE_STATUSES);
@@ -22,8 +22,6 @@ export interface StoredChargeItem {
   lineTotalBaseUnits: string;
 }
 
-/** Up to 78 digits: every uint256 fits. */
-const baseUnits = (name: string) => numeric(name, { precision: 78, scale: 0, mode: 'bigint' });
 
 export const charges = pgTable(
   'charges',

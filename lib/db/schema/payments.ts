@@ -1,10 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, numeric, pgEnum, pgSequence, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { timestamps } from './columns';
+import { bigint, boolean, index, integer, pgEnum, pgSequence, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { baseUnits, timestamps } from './columns';
 import { charges } from './charges';
 import { walletFamily } from './wallets';
 
-const baseUnits = (name: string) => numeric(name, { precision: 78, scale: 0, mode: 'bigint' });
 
 /** Next HD derivation index for deposit addresses: a sequence, so concurrent charges never share one. */
 export const depositDerivationIndex = pgSequence('deposit_derivation_index', { startWith: 0, minValue: 0 });
