@@ -7,6 +7,7 @@
  *   key create <merchantId> --mode test|live [--publishable]
  *   key revoke <keyId>
  *   wallets rotate-master-key                          re-seal wallet data keys under WALLET_MASTER_KEY
+ *   gas-tank status                                    the gas tank's address, balances and gas spent per chain
  *
  * Add --json for machine-readable output. Works against DATABASE_URL, the embedded database of a
  * running `npm run dev`/`npm start`, or starts the embedded database itself.
@@ -23,7 +24,8 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   merchant list
   key create <merchantId> --mode test|live [--publishable]
   key revoke <keyId>
-  wallets rotate-master-key`;
+  wallets rotate-master-key
+  gas-tank status`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -134,6 +136,18 @@ try {
           ].join('\n'),
         );
         if (result.failed.length) process.exitCode = 1;
+        break;
+      }
+      case 'gas-tank status': {
+        const { gasTankReport } = await import('@/lib/payments/gas-tank');
+        const report = await gasTankReport();
+        output(
+          report,
+          [
+            `Gas tank ${report.address} (fund it with native coin on every chain you run)`,
+            ...report.chains.map((c) => `  ${c.chain.padEnd(14)} balance ${c.balance ?? 'unreachable'} ${c.symbol}; spent ${c.spent} ${c.symbol} in ${c.topUps} top-ups`),
+          ].join('\n'),
+        );
         break;
       }
       default:

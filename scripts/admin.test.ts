@@ -3,6 +3,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { callRoute, usdcCharge } from '@/lib/testing/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { gasTankAccountFromSeed } from '@/lib/payments/gas-tank-key';
+import { TEST_SECRETS } from '@/lib/testing/test-secrets';
 
 const run = promisify(execFile);
 
@@ -72,5 +74,16 @@ describe('admin CLI: wallet master key rotation', () => {
     expect(parsed.masterKeyId).toMatch(/^mk_[0-9a-f]{16}$/);
     expect(typeof parsed.resealed).toBe('number');
     expect(Array.isArray(parsed.failed)).toBe(true);
+  });
+
+  it('reports the gas tank: its address (derived from DEPOSIT_HD_SEED), balance and gas spent per chain', async () => {
+    const result = await admin('gas-tank', 'status', '--json');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.address).toBe(gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address);
+    const polygon = report.chains.find((c: { chain: string }) => c.chain === 'POLYGON');
+    // Funded by the test setup, as the launcher funds it on local chains.
+    expect(Number(polygon.balance)).toBeGreaterThan(0);
+    expect(polygon).toMatchObject({ symbol: 'POL', spent: expect.any(String), topUps: expect.any(Number) });
   });
 });

@@ -11,6 +11,7 @@ import { CHAIN_NAMES, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { parseEnv, rpcEnvName, ConfigError } from '@/lib/env';
 import { findFreePort, isPortOpen } from '@/lib/infra/free-port';
 import { fundLocalWallet, localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { gasTankAccountFromSeed } from '@/lib/payments/gas-tank-key';
 import { ensureDevSecrets } from '@/lib/infra/dev-secrets';
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/lib/infra/runtime-file';
 import { startStack } from '@/lib/infra/stack';
@@ -50,6 +51,12 @@ const say = (line: string) => console.log(`[chargeport] ${line}`);
 const stack = await startStack({ dataDir, env: process.env, log: say });
 const devSecrets = mode === 'dev' ? ensureDevSecrets(dataDir, process.env) : {};
 const childEnv: NodeJS.ProcessEnv = { ...process.env, ...stack.env, ...devSecrets, PORT: String(port), APP_URL: appUrl };
+if (childEnv.DEPOSIT_HD_SEED && stack.localChains.length) {
+  // The gas tank pays fees for balance payments and sweeps; on local chains it is funded here.
+  const gasTank = gasTankAccountFromSeed(childEnv.DEPOSIT_HD_SEED).address;
+  await Promise.all(stack.localChains.map((node) => fundLocalWallet({ chain: node.chain, url: node.url, address: gasTank })));
+  say(`Gas tank ${gasTank} funded on the local chains`);
+}
 
 if (mode === 'dev') {
   Object.assign(process.env, stack.env, devSecrets);

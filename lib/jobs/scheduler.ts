@@ -11,7 +11,8 @@ import { rateLimits } from '@/lib/db/schema';
 import { EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { rpcUrl } from '@/lib/env';
 import { log } from '@/lib/log';
-import { reconcileOutboundTransfers } from '@/lib/payments/pay-from-balance';
+import { reconcileOutboundTransfers } from '@/lib/payments/outbound-transfers';
+import { sweepDueCharges } from '@/lib/payments/sweep-deposits';
 import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
 import { pollChain } from '@/lib/payments/watch-chain';
 
@@ -24,6 +25,7 @@ interface Task {
 const TASKS: Task[] = [
   { name: 'expire-charges', everyMs: 10_000, run: expireDueCharges },
   { name: 'reconcile-outbound-transfers', everyMs: 15_000, run: reconcileOutboundTransfers },
+  { name: 'sweep-deposits', everyMs: 5_000, run: sweepDueCharges },
   { name: 'fail-underpaid-charges', everyMs: 10_000, run: () => getDb().transaction((tx) => failUnderpaidCharges(tx)) },
   // One watcher per EVM chain that has an RPC URL (configured or local).
   ...EVM_CHAIN_NAMES.map(

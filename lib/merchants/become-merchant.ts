@@ -5,6 +5,7 @@
  * only after business verification (support runs `npm run admin -- merchant verify`).
  */
 import { eq } from 'drizzle-orm';
+import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { z } from 'zod';
 import { createApiKey, type CreatedApiKey } from '@/lib/api-keys/create-api-key';
 import { getDb } from '@/lib/db/client';
@@ -40,6 +41,7 @@ export async function becomeMerchant({ userId, businessName }: { userId: string;
     if (existing) throw new AppError('account_exists', 'This account is already a merchant. Open the dashboard.');
     const [merchant] = await tx.insert(merchants).values({ id: newId('merchant'), name: name.data, email: user.email }).returning();
     await tx.insert(merchantMembers).values({ merchantId: merchant!.id, userId, role: 'owner' });
+    await ensureMerchantWallets(tx, merchant!.id);
     const testKey = await createApiKey({ merchantId: merchant!.id, mode: 'test', tx });
     return { merchant: merchant!, testKey };
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { createApiKey, type CreatedApiKey } from '@/lib/api-keys/create-api-key';
 import { getDb } from '@/lib/db/client';
 import { merchants, type Merchant } from '@/lib/db/schema';
@@ -30,6 +31,7 @@ export async function createMerchant(input: z.input<typeof createMerchantInputSc
       .insert(merchants)
       .values({ id: newId('merchant'), email: email.toLowerCase(), name, verifiedAt: verified ? new Date() : null })
       .returning();
+    await ensureMerchantWallets(tx, merchant!.id);
     const keys = [await createApiKey({ merchantId: merchant!.id, mode: 'test', tx })];
     if (verified) keys.push(await createApiKey({ merchantId: merchant!.id, mode: 'live', tx }));
     return { merchant: merchant!, keys };

@@ -4,6 +4,7 @@
  * for `dev`, and it refuses when NODE_ENV is production).
  */
 import { eq } from 'drizzle-orm';
+import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { createCharge } from '@/lib/charges/create-charge';
 import { getDb } from '@/lib/db/client';
 import { apiKeys, merchantMembers, merchants } from '@/lib/db/schema';
@@ -62,6 +63,7 @@ export async function seedDemoData(): Promise<DemoSeed> {
   }
   const owner = await ensureDemoUser(DEMO_PEOPLE.owner.email);
   await db.insert(merchantMembers).values({ merchantId: DEMO_MERCHANT.id, userId: owner, role: 'owner' }).onConflictDoNothing();
+  await ensureMerchantWallets(db, DEMO_MERCHANT.id);
   const consumer = await ensureDemoUser(DEMO_PEOPLE.consumer.email);
   if (!(await hasPin(consumer))) await setPin({ userId: consumer, pin: DEMO_PEOPLE.consumer.pin, confirm: DEMO_PEOPLE.consumer.pin });
   return { consumerWallets: await listWallets(consumer) };

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { createPublicClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setPin } from '@/lib/accounts/pin';
@@ -12,7 +12,10 @@ import { uniqueEmail } from '@/lib/testing/accounts';
 import { callRoute, newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
-import { payFromBalance, reconcileOutboundTransfers, signBalancePayment } from './pay-from-balance';
+import { TEST_SECRETS } from '@/lib/testing/test-secrets';
+import { gasTankAccountFromSeed } from './gas-tank-key';
+import { reconcileOutboundTransfers } from './outbound-transfers';
+import { payFromBalance, signBalancePayment } from './pay-from-balance';
 import { pollChain } from './watch-chain';
 
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
@@ -65,6 +68,22 @@ describe('pay from balance', () => {
     expect(before - after).toBe(parseUnits('4.99', 6));
   });
 
+  it('a consumer holding the token but no native coin still pays: the gas tank tops up the exact shortfall (platform cost)', async () => {
+    const consumer = await fundedConsumer();
+    const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
+    await client.request({ method: 'anvil_setBalance' as never, params: [consumer.address, '0x0'] as never });
+    const chargeId = await usdcCharge('3.5');
+    const { txHash } = await payFromBalance({ userId: consumer.userId, chargeId, pin: PIN });
+    expect((await client.waitForTransactionReceipt({ hash: txHash as Hex })).status).toBe('success');
+    expect(await settle(chargeId)).toBe('succeeded');
+    const transfers = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId));
+    const topUp = transfers.find((t) => t.purpose === 'gas_topup')!;
+    expect(topUp).toMatchObject({ fromAddress: gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address, toAddress: consumer.address });
+    expect(topUp.amountBaseUnits).toBeGreaterThan(0n);
+    // The consumer paid no fee of their own: whatever is left of the top-up is all they hold.
+    expect(await client.getBalance({ address: consumer.address })).toBeLessThan(topUp.amountBaseUnits);
+  });
+
   it('20 concurrent pays make one transfer and one succeeded event', async () => {
     const consumer = await fundedConsumer();
     const chargeId = await usdcCharge('1.25');
@@ -72,7 +91,10 @@ describe('pay from balance', () => {
     const fulfilled = results.filter((r): r is PromiseFulfilledResult<{ transferId: string; txHash: string }> => r.status === 'fulfilled');
     expect(fulfilled.length).toBeGreaterThan(0);
     expect(new Set(fulfilled.map((r) => r.value.txHash)).size).toBe(1);
-    const transfers = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId));
+    const transfers = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'balance_payment')));
     expect(transfers).toHaveLength(1);
     const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
     await client.waitForTransactionReceipt({ hash: transfers[0]!.txHash as Hex });

@@ -12,8 +12,8 @@
  * The transfer goes to the charge's deposit address; the chain watcher then settles the charge like
  * any other payment.
  */
-import { and, desc, eq, ne, sql } from 'drizzle-orm';
-import { encodeFunctionData, erc20Abi, keccak256, type Hex } from 'viem';
+import { and, eq, ne } from 'drizzle-orm';
+import { erc20Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { verifyPin } from '@/lib/accounts/pin';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
@@ -21,11 +21,11 @@ import { publicClientFor } from '@/lib/chains/clients';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, outboundTransfers, wallets } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { newId } from '@/lib/ids';
-import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { openWalletKey } from '@/lib/wallets/envelope';
+import { topUpGasIfShort } from './gas-tank';
+import { broadcastTransfer, planTransfer, signAndRecordTransfer } from './outbound-transfers';
 
 export interface BalancePayment {
   transferId: string;
@@ -35,12 +35,18 @@ export interface BalancePayment {
 export async function payFromBalance(input: { userId: string; chargeId: string; pin: string }): Promise<BalancePayment> {
   await verifyPin({ userId: input.userId, pin: input.pin });
   const signed = await signBalancePayment(input);
-  if (signed.isNew) await broadcastTransfer(signed.transferId);
+  if (signed.isNew) {
+    if (signed.gasTopUpId) await sendGasTopUp(signed.gasTopUpId);
+    await broadcastTransfer(signed.transferId);
+  }
   return { transferId: signed.transferId, txHash: signed.txHash };
 }
 
 /** Step 1 (exported for the crash test): lock, check, sign and record — nothing leaves the server yet. */
-export async function signBalancePayment(input: { userId: string; chargeId: string }): Promise<BalancePayment & { isNew: boolean }> {
+export async function signBalancePayment(input: {
+  userId: string;
+  chargeId: string;
+}): Promise<BalancePayment & { isNew: boolean; gasTopUpId?: string }> {
   return getDb().transaction(async (tx) => {
     const [charge] = await tx.select().from(charges).where(eq(charges.id, input.chargeId)).for('update');
     if (!charge) throw new AppError('not_found', `No charge ${input.chargeId}.`);
@@ -75,54 +81,32 @@ export async function signBalancePayment(input: { userId: string; chargeId: stri
       );
     }
 
-    // One signer per wallet at a time: nonces must not collide across charges.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`wallet-nonce:${chain.name}:${from}`}, 0))`);
-    const [lastSent] = await tx
-      .select({ nonce: outboundTransfers.nonce })
-      .from(outboundTransfers)
-      .where(and(eq(outboundTransfers.chain, chain.name), eq(outboundTransfers.fromAddress, from), ne(outboundTransfers.status, 'failed')))
-      .orderBy(desc(outboundTransfers.nonce))
-      .limit(1);
-    const chainNonce = await client.getTransactionCount({ address: from, blockTag: 'pending' });
-    const nonce = Math.max(chainNonce, lastSent ? lastSent.nonce + 1 : 0);
-
-    const request = token.isNative
-      ? { to: deposit.address as Hex, value: charge.totalBaseUnits, data: undefined }
-      : {
-          to: token.address as Hex,
-          value: 0n,
-          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [deposit.address as Hex, charge.totalBaseUnits] }),
-        };
+    // No native coin for gas? The gas tank tops up the exact shortfall first (recorded as platform cost).
+    const plan = await planTransfer(client, { from, recipient: deposit.address as Hex, token, amount: charge.totalBaseUnits });
+    const gasTopUp = await topUpGasIfShort(tx, {
+      chain: chain.name,
+      client,
+      wallet: from,
+      needed: plan.maxGasCost,
+      reserved: token.isNative ? charge.totalBaseUnits : 0n,
+      chargeId: charge.id,
+    });
     const key = openWalletKey(wallet);
     const account = privateKeyToAccount(`0x${key.toString('hex')}`);
     key.fill(0);
-    const gas = await client.estimateGas({ account: from, ...request });
-    const fees = await client.estimateFeesPerGas();
-    const raw = await account.signTransaction({
-      type: 'eip1559',
-      chainId: chain.evmChainId!,
-      nonce,
-      gas,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-      ...request,
-    });
-    const txHash = keccak256(raw);
-    const transferId = newId('outboundTransfer');
-    await tx.insert(outboundTransfers).values({
-      id: transferId,
-      chargeId: charge.id,
+    const transfer = await signAndRecordTransfer(tx, {
       purpose: 'balance_payment',
+      chargeId: charge.id,
       chain: chain.name,
-      fromAddress: from,
-      toAddress: deposit.address,
-      tokenAddress: token.address,
-      amountBaseUnits: charge.totalBaseUnits,
-      nonce,
-      txHash,
-      rawTransaction: raw,
-      status: 'signed',
+      account,
+      recipient: deposit.address,
+      token,
+      amount: charge.totalBaseUnits,
+      plan,
+      client,
     });
+    const txHash = transfer.txHash;
+    const transferId = transfer.id;
     await recordChargeEvent(tx, {
       chargeId: charge.id,
       fromStatus: charge.status,
@@ -131,50 +115,18 @@ export async function signBalancePayment(input: { userId: string; chargeId: stri
       type: 'charge.payment_submitted',
       data: { method: 'balance', txHash, from },
     });
-    return { transferId, txHash, isNew: true };
+    return { transferId, txHash, isNew: true, gasTopUpId: gasTopUp?.id };
   });
 }
 
-/** Step 2: send the recorded bytes. Safe to repeat: the same signed transaction cannot be mined twice. */
-export async function broadcastTransfer(transferId: string): Promise<void> {
-  const [transfer] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
-  if (!transfer || transfer.status !== 'signed') return;
-  const client = publicClientFor(transfer.chain as ChainName);
-  if (!client) return;
-  try {
-    await client.sendRawTransaction({ serializedTransaction: transfer.rawTransaction as Hex });
-  } catch (error) {
-    // Already known / already mined: the chain has it, which is what we wanted.
-    const known = await client.getTransaction({ hash: transfer.txHash as Hex }).catch(() => null);
-    if (!known) {
-      log.warn('broadcast failed; the reconciler will retry', { transferId, error: error instanceof Error ? error.message : String(error) });
-      return;
-    }
-  }
-  await getDb().update(outboundTransfers).set({ status: 'broadcast' }).where(and(eq(outboundTransfers.id, transferId), eq(outboundTransfers.status, 'signed')));
+/**
+ * Sends a gas top-up and waits (briefly) for it to be mined, so the payment that follows can pay its
+ * fee. If it is slow, the payment stays `signed` and the reconciler sends it once the top-up lands.
+ */
+async function sendGasTopUp(transferId: string): Promise<void> {
+  if (!(await broadcastTransfer(transferId))) return;
+  const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
+  const client = row && publicClientFor(row.chain as ChainName);
+  await client?.waitForTransactionReceipt({ hash: row!.txHash as Hex, timeout: 20_000 }).catch(() => undefined);
 }
 
-/**
- * Reconciles recorded transfers with the chain (after a crash or a failed broadcast): `signed` ones
- * are broadcast again, `broadcast` ones become `confirmed` or `failed` from their receipt.
- */
-export async function reconcileOutboundTransfers(): Promise<number> {
-  const open = await getDb().select().from(outboundTransfers).where(ne(outboundTransfers.status, 'confirmed'));
-  let changed = 0;
-  for (const transfer of open.filter((t) => t.status === 'signed' || t.status === 'broadcast')) {
-    if (transfer.status === 'signed') {
-      await broadcastTransfer(transfer.id);
-      changed++;
-      continue;
-    }
-    const client = publicClientFor(transfer.chain as ChainName);
-    const receipt = await client?.getTransactionReceipt({ hash: transfer.txHash as Hex }).catch(() => null);
-    if (!receipt) continue;
-    await getDb()
-      .update(outboundTransfers)
-      .set({ status: receipt.status === 'success' ? 'confirmed' : 'failed', error: receipt.status === 'success' ? null : 'reverted' })
-      .where(eq(outboundTransfers.id, transfer.id));
-    changed++;
-  }
-  return changed;
-}

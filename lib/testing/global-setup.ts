@@ -7,7 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { fundLocalWallet } from '@/lib/infra/local-chain';
 import { startStack, type Stack } from '@/lib/infra/stack';
+import { gasTankAccountFromSeed } from '@/lib/payments/gas-tank-key';
+import { TEST_SECRETS } from './test-secrets';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,6 +30,8 @@ export async function setup(project: TestProject): Promise<void> {
     chains: ['POLYGON', 'POLYGON_AMOY'],
     persistent: false,
   });
+  const gasTank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address;
+  await Promise.all(stack.localChains.map((node) => fundLocalWallet({ chain: node.chain, url: node.url, address: gasTank })));
   project.provide('stackEnv', stack.env);
   project.provide('dataDir', dataDir);
 }

@@ -11,13 +11,17 @@ export interface CreatedWallet {
   address: string;
 }
 
+export type WalletOwner = { userId: string } | { merchantId: string };
+
 /**
- * Give an account its wallets: one EVM address (every EVM chain) and one Solana address, generated
- * server-side and stored sealed (lib/wallets/envelope.ts). Runs in the caller's transaction so an account
- * never exists without its wallets. Idempotent per (user, family): the unique index decides, so a retry or
- * a concurrent call keeps the first wallet and never replaces a key that may already hold funds.
+ * Give an account (or a merchant) its wallets: one EVM address (every EVM chain) and one Solana address,
+ * generated server-side and stored sealed (lib/wallets/envelope.ts). Runs in the caller's transaction so
+ * an account never exists without its wallets. Idempotent per (owner, family): the unique index decides,
+ * so a retry or a concurrent call keeps the first wallet and never replaces a key that may hold funds.
  */
-export async function createWalletsForUser(tx: DbOrTx, userId: string): Promise<CreatedWallet[]> {
+export async function createWallets(tx: DbOrTx, owner: WalletOwner): Promise<CreatedWallet[]> {
+  const ownerColumn = 'userId' in owner ? wallets.userId : wallets.merchantId;
+  const ownerId = 'userId' in owner ? owner.userId : owner.merchantId;
   for (const family of WALLET_FAMILIES) {
     const id = newId('wallet');
     const generated = generateWalletKey(family);
@@ -25,12 +29,18 @@ export async function createWalletsForUser(tx: DbOrTx, userId: string): Promise<
     generated.privateKey.fill(0);
     await tx
       .insert(wallets)
-      .values({ id, userId, family, address: generated.address, ...sealed })
-      .onConflictDoNothing({ target: [wallets.userId, wallets.family] });
+      .values({ id, ...owner, family, address: generated.address, ...sealed })
+      .onConflictDoNothing({ target: [ownerColumn, wallets.family] });
   }
-  const rows = await tx
-    .select({ id: wallets.id, family: wallets.family, address: wallets.address })
-    .from(wallets)
-    .where(eq(wallets.userId, userId));
+  const rows = await tx.select({ id: wallets.id, family: wallets.family, address: wallets.address }).from(wallets).where(eq(ownerColumn, ownerId));
   return WALLET_FAMILIES.map((family) => rows.find((row) => row.family === family)!);
+}
+
+export function createWalletsForUser(tx: DbOrTx, userId: string): Promise<CreatedWallet[]> {
+  return createWallets(tx, { userId });
+}
+
+/** The merchant's service wallets, created on first use (merchants made before wallets existed get them then). */
+export function ensureMerchantWallets(tx: DbOrTx, merchantId: string): Promise<CreatedWallet[]> {
+  return createWallets(tx, { merchantId });
 }

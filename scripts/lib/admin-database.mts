@@ -11,8 +11,10 @@ import { startStack } from '@/lib/infra/stack';
 export async function withAdminDatabase<T>(run: () => Promise<T>): Promise<T> {
   const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
   let stop: (() => Promise<void>) | undefined;
+  const running = readRuntimeInfo(dataDir);
+  // A running stack's local chains, for commands that read them (gas-tank status).
+  for (const [chain, url] of Object.entries(running?.localRpcUrls ?? {})) process.env[`RPC_URL_${chain}`] ??= url;
   if (!process.env.DATABASE_URL) {
-    const running = readRuntimeInfo(dataDir);
     if (running?.embeddedDatabaseUrl) {
       process.env.DATABASE_URL = running.embeddedDatabaseUrl;
     } else {

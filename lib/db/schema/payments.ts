@@ -80,7 +80,12 @@ export const chainCursors = pgTable('chain_cursors', {
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
 
-export const TRANSFER_PURPOSES = ['balance_payment', 'sweep'] as const;
+/**
+ * balance_payment: consumer's service wallet → deposit address; sweep: deposit address → payee;
+ * gas_topup: the gas tank pays the exact gas a transfer needs (a platform cost, recorded here).
+ */
+export const TRANSFER_PURPOSES = ['balance_payment', 'sweep', 'gas_topup'] as const;
+export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
 export const transferPurpose = pgEnum('transfer_purpose', TRANSFER_PURPOSES);
 export const TRANSFER_STATUSES = ['signed', 'broadcast', 'confirmed', 'failed'] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
@@ -111,6 +116,8 @@ export const outboundTransfers = pgTable(
   },
   (table) => [
     uniqueIndex('outbound_transfers_tx_idx').on(table.chain, table.txHash),
+    index('outbound_transfers_charge_idx').on(table.chargeId, table.purpose),
+    index('outbound_transfers_open_idx').on(table.status).where(sql`${table.status} in ('signed', 'broadcast')`),
     uniqueIndex('outbound_transfers_one_payment_idx')
       .on(table.chargeId)
       .where(sql`${table.purpose} = 'balance_payment' and ${table.status} <> 'failed'`),

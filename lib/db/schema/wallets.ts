@@ -1,4 +1,6 @@
-import { index, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { check, index, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { merchants } from './merchants';
 import { users } from './users';
 
 export const WALLET_FAMILIES = ['evm', 'solana'] as const;
@@ -6,7 +8,9 @@ export type WalletFamily = (typeof WALLET_FAMILIES)[number];
 export const walletFamily = pgEnum('wallet_family', WALLET_FAMILIES);
 
 /**
- * Service wallets generated for every account: one EVM address (all EVM chains) and one Solana address.
+ * Service wallets generated for every account and every merchant: one EVM address (all EVM chains) and
+ * one Solana address. A wallet belongs to exactly one user or one merchant (the merchant's wallet is
+ * where its charges' funds are swept; it does not change hands when members come and go).
  * Envelope encryption: the private key is sealed with a per-wallet data key (AES-256-GCM), and the
  * data key is sealed with the master key named by `masterKeyId`. Rotating the master key re-seals only
  * the data keys (lib/wallets/rotate-master-key.ts).
@@ -15,9 +19,8 @@ export const wallets = pgTable(
   'wallets',
   {
     id: text('id').primaryKey(),
-    userId: text('user_id')
-      .notNull()
-      .references(() => users.id),
+    userId: text('user_id').references(() => users.id),
+    merchantId: text('merchant_id').references(() => merchants.id),
     family: walletFamily('family').notNull(),
     address: text('address').notNull(),
     /** base64(iv ‖ ciphertext ‖ tag) of the private key under the data key. */
@@ -29,6 +32,8 @@ export const wallets = pgTable(
   },
   (table) => [
     uniqueIndex('wallets_user_family_idx').on(table.userId, table.family),
+    uniqueIndex('wallets_merchant_family_idx').on(table.merchantId, table.family),
+    check('wallets_one_owner', sql`(${table.userId} is null) <> (${table.merchantId} is null)`),
     uniqueIndex('wallets_address_idx').on(table.address),
     index('wallets_master_key_idx').on(table.masterKeyId),
   ],

@@ -1,0 +1,95 @@
+/**
+ * The gas tank: a service wallet that pays network fees so nobody needs native coin to move tokens.
+ * A consumer holding USDC but no POL can still pay from their balance, and a deposit address that
+ * received only USDC can still be swept. The tank sends the exact shortfall (the transfer's gas limit ×
+ * max fee per gas, minus what the wallet already holds) just before the transfer, recorded as an
+ * outbound transfer with purpose `gas_topup` — the platform's cost, queryable per charge.
+ *
+ * Its key is derived from DEPOSIT_HD_SEED on its own BIP-44 account (m/44'/60'/1'/0/0), so there is
+ * no extra secret to manage; fund its address on every chain you run (`npm run admin -- gas-tank`).
+ * On local anvil chains the launcher funds it.
+ */
+import { and, eq, ne, sql } from 'drizzle-orm';
+import type { Hex, PublicClient } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { publicClientFor } from '@/lib/chains/clients';
+import { CHAINS, EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
+import { getDb, type DbOrTx } from '@/lib/db/client';
+import { outboundTransfers } from '@/lib/db/schema';
+import { formatAmount } from '@/lib/money';
+import { requireSecret } from '@/lib/env';
+import { gasTankAccountFromSeed } from './gas-tank-key';
+import { planTransfer, signAndRecordTransfer, type OutboundTransferRow } from './outbound-transfers';
+
+let cached: { seed: string; account: PrivateKeyAccount } | undefined;
+
+export function gasTankAccount(): PrivateKeyAccount {
+  const seed = requireSecret('DEPOSIT_HD_SEED');
+  if (cached?.seed !== seed) cached = { seed, account: gasTankAccountFromSeed(seed) };
+  return cached.account;
+}
+
+/**
+ * If `wallet` holds less native coin than `needed` (+ `reserved`, value the transfer itself spends),
+ * signs and records a top-up of the difference from the tank, in the caller's transaction. Returns the
+ * recorded top-up, or undefined when the wallet already has enough.
+ */
+export async function topUpGasIfShort(
+  tx: DbOrTx,
+  input: { chain: ChainName; client: PublicClient; wallet: Hex; needed: bigint; reserved?: bigint; chargeId: string | null },
+): Promise<OutboundTransferRow | undefined> {
+  const balance = await input.client.getBalance({ address: input.wallet });
+  const shortfall = input.needed + (input.reserved ?? 0n) - balance;
+  if (shortfall <= 0n) return undefined;
+  const tank = gasTankAccount();
+  const native = CHAINS[input.chain].tokens.find((t) => t.isNative)!;
+  const plan = await planTransfer(input.client, { from: tank.address, recipient: input.wallet, token: native, amount: shortfall });
+  return signAndRecordTransfer(tx, {
+    purpose: 'gas_topup',
+    chargeId: input.chargeId,
+    chain: input.chain,
+    account: tank,
+    recipient: input.wallet,
+    token: native,
+    amount: shortfall,
+    plan,
+    client: input.client,
+  });
+}
+
+export interface GasTankChainReport {
+  chain: ChainName;
+  symbol: string;
+  /** Native balance, or null when the chain's RPC cannot be reached. */
+  balance: string | null;
+  /** Everything the tank has sent as gas top-ups on this chain (the platform's gas cost). */
+  spent: string;
+  topUps: number;
+}
+
+/** For support (`npm run admin -- gas-tank status`): where to fund the tank, what it holds and what it has spent. */
+export async function gasTankReport(): Promise<{ address: string; chains: GasTankChainReport[] }> {
+  const tank = gasTankAccount();
+  const spent = await getDb()
+    .select({ chain: outboundTransfers.chain, total: sql<string>`sum(${outboundTransfers.amountBaseUnits})`, count: sql<number>`count(*)::int` })
+    .from(outboundTransfers)
+    .where(and(eq(outboundTransfers.purpose, 'gas_topup'), ne(outboundTransfers.status, 'failed')))
+    .groupBy(outboundTransfers.chain);
+  const chains = await Promise.all(
+    EVM_CHAIN_NAMES.filter((chain) => publicClientFor(chain)).map(async (chain): Promise<GasTankChainReport> => {
+      const native = CHAINS[chain].tokens.find((t) => t.isNative)!;
+      const balance = await publicClientFor(chain)!
+        .getBalance({ address: tank.address })
+        .catch(() => null);
+      const row = spent.find((s) => s.chain === chain);
+      return {
+        chain,
+        symbol: native.symbol,
+        balance: balance === null ? null : formatAmount(balance, native.decimals),
+        spent: formatAmount(BigInt(row?.total ?? 0), native.decimals),
+        topUps: row?.count ?? 0,
+      };
+    }),
+  );
+  return { address: tank.address, chains };
+}

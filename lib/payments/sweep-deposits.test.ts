@@ -1,0 +1,175 @@
+import { and, eq } from 'drizzle-orm';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Hex, type PublicClient } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHAINS } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { chargeEvents, charges, depositAddresses, outboundTransfers, wallets } from '@/lib/db/schema';
+import { resetEnvCache } from '@/lib/env';
+import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { TEST_SECRETS } from '@/lib/testing/test-secrets';
+import { callRoute, newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
+import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { gasTankAccountFromSeed } from './gas-tank-key';
+import { reconcileOutboundTransfers } from './outbound-transfers';
+import { chargesAwaitingSweep, sweepCharge } from './sweep-deposits';
+import { pollChain } from './watch-chain';
+
+// A private BSC node, configured as the app's BSC RPC: this file pauses mining and drops transactions.
+let node: LocalChainNode;
+let client: PublicClient;
+let merchant: TestMerchant;
+const USDT = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDT')!;
+const payerKey = generatePrivateKey();
+const payer = privateKeyToAccount(payerKey);
+const gasTank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address;
+
+beforeAll(async () => {
+  node = await startLocalChain({ chain: 'BSC' });
+  await provisionLocalChain({ chain: 'BSC', url: node.url });
+  process.env.RPC_URL_BSC = node.url;
+  process.env.LOCAL_CHAINS = 'BSC,POLYGON,POLYGON_AMOY';
+  resetEnvCache();
+  client = createPublicClient({ transport: http(node.url) });
+  await fundLocalWallet({ chain: 'BSC', url: node.url, address: payer.address });
+  await fundLocalWallet({ chain: 'BSC', url: node.url, address: gasTank });
+  merchant = await newMerchant({ verified: true });
+  await pollChain('BSC');
+});
+
+afterAll(async () => {
+  await node.stop();
+});
+
+async function paidCharge(input: { symbol: 'USDT' | 'BNB'; amount: string; send: string; toAddress?: Hex }): Promise<{ chargeId: string; deposit: Hex }> {
+  const token = CHAINS.BSC.tokens.find((t) => t.symbol === input.symbol)!;
+  const res = await callRoute(createChargeRoute, {
+    apiKey: merchant.liveKey!,
+    body: { chargeData: { symbol: input.symbol, chain: 'BSC', tokenAddress: token.address, amount: input.amount, toAddress: input.toAddress } },
+  });
+  expect(res.status).toBe(200);
+  const chargeId = res.json.data.chargeId as string;
+  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
+  const wallet = createWalletClient({ account: payer, transport: http(node.url) });
+  const hash = token.isNative
+    ? await wallet.sendTransaction({ to: deposit!.address as Hex, value: parseEther(input.send), chain: null })
+    : await wallet.writeContract({
+        address: USDT.address as Hex,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [deposit!.address as Hex, parseUnits(input.send, USDT.decimals)],
+        chain: null,
+      });
+  await client.waitForTransactionReceipt({ hash });
+  await pollChain('BSC');
+  const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
+  expect(row!.status).toBe('succeeded');
+  return { chargeId, deposit: deposit!.address as Hex };
+}
+
+/** Runs sweep passes (and the reconciler, as the scheduler does) until nothing is owed. */
+async function sweepUntilDone(chargeId: string): Promise<string[]> {
+  const outcomes: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    const outcome = await sweepCharge(chargeId);
+    outcomes.push(outcome);
+    if (outcome === 'nothing_owed') break;
+    await reconcileOutboundTransfers();
+  }
+  return outcomes;
+}
+
+const usdtBalance = (address: Hex) => client.readContract({ address: USDT.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+
+async function merchantEvmWallet(): Promise<Hex> {
+  const [wallet] = await getDb()
+    .select()
+    .from(wallets)
+    .where(and(eq(wallets.merchantId, merchant.id), eq(wallets.family, 'evm')));
+  return wallet!.address as Hex;
+}
+
+describe('sweeps to the payee', () => {
+  it('moves an ERC-20 payment to the merchant wallet; the gas tank pays the exact fee shortfall, recorded as platform cost', async () => {
+    const { chargeId, deposit } = await paidCharge({ symbol: 'USDT', amount: '12.5', send: '12.5' });
+    expect(await client.getBalance({ address: deposit })).toBe(0n);
+    expect(await chargesAwaitingSweep(1000)).toContain(chargeId);
+
+    const outcomes = await sweepUntilDone(chargeId);
+    expect(outcomes[0]).toBe('gas_sent');
+    expect(outcomes).toContain('swept');
+    expect(outcomes.at(-1)).toBe('nothing_owed');
+
+    const merchantWallet = await merchantEvmWallet();
+    expect(await usdtBalance(merchantWallet)).toBe(parseUnits('12.5', USDT.decimals));
+    expect(await usdtBalance(deposit)).toBe(0n);
+
+    const transfers = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId));
+    const topUp = transfers.find((t) => t.purpose === 'gas_topup')!;
+    const sweep = transfers.find((t) => t.purpose === 'sweep')!;
+    expect(topUp).toMatchObject({ fromAddress: gasTank, toAddress: deposit, status: 'confirmed' });
+    expect(topUp.amountBaseUnits).toBeGreaterThan(0n);
+    expect(sweep).toMatchObject({ fromAddress: deposit, toAddress: merchantWallet, status: 'confirmed', amountBaseUnits: parseUnits('12.5', USDT.decimals) });
+    const events = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
+    expect(events.map((e) => e.type)).toContain('charge.sweep_submitted');
+    expect(await chargesAwaitingSweep(1000)).not.toContain(chargeId);
+  });
+
+  it('sends a deliver-to-wallet charge to its toAddress, overpayment included (the excess is on the timeline for refund)', async () => {
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const { chargeId } = await paidCharge({ symbol: 'BNB', amount: '0.5', send: '0.75', toAddress: recipient });
+    await sweepUntilDone(chargeId);
+    expect(await client.getBalance({ address: recipient })).toBe(parseEther('0.75'));
+    const [sweep] = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'sweep')));
+    expect(sweep!.amountBaseUnits).toBe(parseEther('0.75'));
+  });
+
+  it('retries: a gas top-up still in the mempool is waited for, and a sweep dropped by the node is sent again', async () => {
+    const { chargeId, deposit } = await paidCharge({ symbol: 'USDT', amount: '3', send: '3' });
+    const before = await usdtBalance(await merchantEvmWallet());
+    await client.request({ method: 'evm_setAutomine' as never, params: [false] as never });
+    try {
+      expect(await sweepCharge(chargeId)).toBe('gas_sent');
+      expect(await sweepCharge(chargeId)).toBe('waiting_for_gas');
+      await client.request({ method: 'evm_mine' as never, params: [] as never });
+      expect(await sweepCharge(chargeId)).toBe('swept');
+      const [sweep] = await getDb()
+        .select()
+        .from(outboundTransfers)
+        .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'sweep')));
+      expect(sweep!.status).toBe('broadcast');
+      // The node forgets it (mempool eviction, restart)…
+      await client.request({ method: 'anvil_dropTransaction' as never, params: [sweep!.txHash] as never });
+      expect(await client.getTransaction({ hash: sweep!.txHash as Hex }).catch(() => null)).toBeNull();
+      // …the reconciler sends the same bytes again; nothing new is signed meanwhile.
+      await reconcileOutboundTransfers();
+      expect(await sweepCharge(chargeId)).toBe('nothing_owed');
+      await client.request({ method: 'evm_mine' as never, params: [] as never });
+      await reconcileOutboundTransfers();
+    } finally {
+      await client.request({ method: 'evm_setAutomine' as never, params: [true] as never });
+    }
+    expect(await usdtBalance(deposit)).toBe(0n);
+    expect((await usdtBalance(await merchantEvmWallet())) - before).toBe(parseUnits('3', USDT.decimals));
+    const sweeps = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'sweep')));
+    expect(sweeps).toHaveLength(1);
+    expect(sweeps[0]!.status).toBe('confirmed');
+  });
+
+  it('leaves funds of a charge that did not succeed where they are, for refund', async () => {
+    const res = await callRoute(createChargeRoute, {
+      apiKey: merchant.liveKey!,
+      body: { chargeData: { symbol: 'USDT', chain: 'BSC', tokenAddress: USDT.address, amount: '1' } },
+    });
+    const chargeId = res.json.data.chargeId as string;
+    await getDb().update(charges).set({ status: 'canceled' }).where(eq(charges.id, chargeId));
+    expect(await sweepCharge(chargeId)).toBe('not_sweepable');
+    expect(await chargesAwaitingSweep(1000)).not.toContain(chargeId);
+  });
+});
