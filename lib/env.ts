@@ -86,6 +86,15 @@ const envSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
+  /**
+   * Price feed for approximate USD values (CoinGecko's simple-price API, or a compatible mirror). Empty
+   * string: no feed (stablecoins still show their USD value). Prices older than 15 minutes are not shown.
+   */
+  PRICE_FEED_URL: z
+    .string()
+    .default('https://api.coingecko.com/api/v3')
+    .transform((value) => (value === '' ? undefined : value))
+    .pipe(z.url({ protocol: /^https?$/ }).optional()),
   /** SMS provider: `dev` (the dev outbox, development and tests only) or `twilio`. */
   SMS_PROVIDER: z.enum(['dev', 'twilio']).default('dev'),
   TWILIO_ACCOUNT_SID: z.string().optional(),

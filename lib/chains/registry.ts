@@ -34,6 +34,10 @@ export interface TokenInfo {
   isNative: boolean;
   /** Other symbols merchants use for the same token (POL was MATIC until 2024). */
   aliases?: readonly string[];
+  /** A USD stablecoin: its approximate USD value is its amount. */
+  usdPegged?: boolean;
+  /** The price feed's id for the token (CoinGecko ids), for approximate USD values. Test coins use their main network's. */
+  priceId?: string;
 }
 
 export interface ChainInfo {
@@ -56,15 +60,16 @@ export const EVM_NATIVE_TOKEN_ADDRESS = '0x0000000000000000000000000000000000000
 /** The wrapped-SOL mint: the spec's Solana examples use it for the native coin. */
 export const SOLANA_NATIVE_MINT = 'So11111111111111111111111111111111111111112';
 
-const evmNative = (symbol: string, name: string, aliases?: readonly string[]): TokenInfo => ({
+const evmNative = (symbol: string, name: string, priceId: string, aliases?: readonly string[]): TokenInfo => ({
   symbol,
   name,
   address: EVM_NATIVE_TOKEN_ADDRESS,
   decimals: 18,
   isNative: true,
+  priceId,
   ...(aliases ? { aliases } : {}),
 });
-const solNative: TokenInfo = { symbol: 'SOL', name: 'Solana', address: SOLANA_NATIVE_MINT, decimals: 9, isNative: true };
+const solNative: TokenInfo = { symbol: 'SOL', name: 'Solana', address: SOLANA_NATIVE_MINT, decimals: 9, isNative: true, priceId: 'solana' };
 
 export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
   POLYGON: {
@@ -77,9 +82,9 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     explorerUrl: 'https://polygonscan.com',
     confirmations: 30,
     tokens: [
-      evmNative('POL', 'Polygon Ecosystem Token', ['MATIC']),
-      { symbol: 'USDC', name: 'USD Coin', address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', decimals: 6, isNative: false },
-      { symbol: 'USDT', name: 'Tether USD', address: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', decimals: 6, isNative: false },
+      evmNative('POL', 'Polygon Ecosystem Token', 'polygon-ecosystem-token', ['MATIC']),
+      { symbol: 'USDC', name: 'USD Coin', address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', decimals: 6, isNative: false, usdPegged: true },
+      { symbol: 'USDT', name: 'Tether USD', address: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', decimals: 6, isNative: false, usdPegged: true },
     ],
   },
   POLYGON_AMOY: {
@@ -90,7 +95,7 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     evmChainId: 80002,
     explorerUrl: 'https://amoy.polygonscan.com',
     confirmations: 5,
-    tokens: [evmNative('POL', 'Polygon Ecosystem Token (test)', ['MATIC'])],
+    tokens: [evmNative('POL', 'Polygon Ecosystem Token (test)', 'polygon-ecosystem-token', ['MATIC'])],
   },
   BSC: {
     name: 'BSC',
@@ -102,9 +107,9 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     explorerUrl: 'https://bscscan.com',
     confirmations: 15,
     tokens: [
-      evmNative('BNB', 'BNB'),
-      { symbol: 'USDT', name: 'Tether USD', address: '0x55d398326f99059fF775485246999027B3197955', decimals: 18, isNative: false },
-      { symbol: 'USDC', name: 'USD Coin', address: '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d', decimals: 18, isNative: false },
+      evmNative('BNB', 'BNB', 'binancecoin'),
+      { symbol: 'USDT', name: 'Tether USD', address: '0x55d398326f99059fF775485246999027B3197955', decimals: 18, isNative: false, usdPegged: true },
+      { symbol: 'USDC', name: 'USD Coin', address: '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d', decimals: 18, isNative: false, usdPegged: true },
     ],
   },
   BSC_TESTNET: {
@@ -115,7 +120,7 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     evmChainId: 97,
     explorerUrl: 'https://testnet.bscscan.com',
     confirmations: 3,
-    tokens: [evmNative('BNB', 'BNB (test)', ['TBNB'])],
+    tokens: [evmNative('BNB', 'BNB (test)', 'binancecoin', ['TBNB'])],
   },
   DFK: {
     name: 'DFK',
@@ -126,7 +131,7 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     evmChainId: 53935,
     explorerUrl: 'https://subnets.avax.network/defi-kingdoms',
     confirmations: 5,
-    tokens: [evmNative('JEWEL', 'JEWEL')],
+    tokens: [evmNative('JEWEL', 'JEWEL', 'defi-kingdoms')],
   },
   DFK_TESTNET: {
     name: 'DFK_TESTNET',
@@ -135,7 +140,7 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     isTestnet: true,
     evmChainId: 335,
     confirmations: 2,
-    tokens: [evmNative('JEWEL', 'JEWEL (test)')],
+    tokens: [evmNative('JEWEL', 'JEWEL (test)', 'defi-kingdoms')],
   },
   SOLANA: {
     name: 'SOLANA',
@@ -147,7 +152,7 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     confirmations: 1,
     tokens: [
       solNative,
-      { symbol: 'USDC', name: 'USD Coin', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', decimals: 6, isNative: false },
+      { symbol: 'USDC', name: 'USD Coin', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', decimals: 6, isNative: false, usdPegged: true },
     ],
   },
   SOLANA_DEVNET: {

@@ -8,17 +8,21 @@ import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { deleteExpiredIdempotencyKeys } from '@/lib/api/idempotency';
 import { getDb } from '@/lib/db/client';
 import { rateLimits } from '@/lib/db/schema';
-import { EVM_CHAIN_NAMES } from '@/lib/chains/registry';
+import { CHAIN_NAMES, CHAINS, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { rpcUrl } from '@/lib/env';
 import { log } from '@/lib/log';
 import { reconcileOutboundTransfers } from '@/lib/payments/outbound-transfers';
 import { sweepDueCharges } from '@/lib/payments/sweep-deposits';
+import { refreshUsdPrices } from '@/lib/pricing/usd-value';
 import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
+import { pollSolana } from '@/lib/payments/solana/watch-solana';
 import { pollChain } from '@/lib/payments/watch-chain';
 
 interface Task {
   name: string;
   everyMs: number;
+  /** Also run once right away (a long period should not leave the first minutes without data). */
+  runAtStart?: boolean;
   run: () => Promise<unknown>;
 }
 
@@ -35,6 +39,15 @@ const TASKS: Task[] = [
       run: async () => (rpcUrl(chain) ? ((await pollChain(chain))?.recorded ?? 0) : 0),
     }),
   ),
+  { name: 'refresh-usd-prices', everyMs: 5 * 60_000, runAtStart: true, run: () => refreshUsdPrices() },
+  // Solana clusters are watched only against a configured RPC (there is no local Solana node).
+  ...CHAIN_NAMES.filter((chain) => CHAINS[chain].family === 'solana').map(
+    (chain): Task => ({
+      name: `watch-${chain}`,
+      everyMs: 2_000,
+      run: async () => (rpcUrl(chain) ? ((await pollSolana(chain))?.recorded ?? 0) : 0),
+    }),
+  ),
   { name: 'delete-expired-idempotency-keys', everyMs: 60 * 60_000, run: () => deleteExpiredIdempotencyKeys() },
   { name: 'delete-expired-rate-limits', everyMs: 10 * 60_000, run: () => getDb().delete(rateLimits).where(lt(rateLimits.expire, new Date())) },
 ];
@@ -45,7 +58,7 @@ export function startScheduler(): void {
   if (globalForJobs.__chargeportJobs) return;
   globalForJobs.__chargeportJobs = TASKS.map((task) => {
     let running = false;
-    const timer = setInterval(async () => {
+    const tick = async () => {
       if (running) return;
       running = true;
       try {
@@ -56,8 +69,10 @@ export function startScheduler(): void {
       } finally {
         running = false;
       }
-    }, task.everyMs);
+    };
+    const timer = setInterval(tick, task.everyMs);
     timer.unref();
+    if (task.runAtStart) void tick();
     return timer;
   });
   log.info('background jobs started', { jobs: TASKS.map((t) => t.name) });

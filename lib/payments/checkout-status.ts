@@ -4,13 +4,14 @@
  * Public by charge id (the id is the capability the paymentUrl carries).
  */
 import { asc, eq } from 'drizzle-orm';
-import { CHAINS, explorerTxUrl, type ChainName } from '@/lib/chains/registry';
+import { CHAINS, explorerTxUrl, type ChainInfo, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { publicClientFor, requiredConfirmations } from '@/lib/chains/clients';
 import type { ChargeStatus } from '@/lib/charges/state';
 import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses, payments } from '@/lib/db/schema';
+import { charges, depositAddresses, payments, type ChargeRow } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
 import { eip681Uri } from './payment-uri';
+import { solanaPayTransferRequest } from './solana/solana-pay-uri';
 import { confirmationsOf } from './watch-chain';
 import { fundingOf } from './settle-charge';
 
@@ -58,18 +59,27 @@ export async function loadCheckoutStatus(chargeId: string, now = new Date()): Pr
       explorerUrl: explorerTxUrl(chain, p.txHash),
       isLate: p.isLate,
     })),
-    deposit:
-      deposit && chain.evmChainId !== undefined
-        ? {
-            address: deposit.address,
-            uri: eip681Uri({
-              chainId: chain.evmChainId,
-              to: deposit.address,
-              tokenAddress: charge.tokenAddress,
-              isNative: token?.isNative ?? false,
-              amountBaseUnits: due > 0n ? due : charge.totalBaseUnits,
-            }),
-          }
-        : null,
+    deposit: deposit ? { address: deposit.address, uri: paymentRequestUri(chain, charge, deposit, token, due > 0n ? due : charge.totalBaseUnits) } : null,
   };
+}
+
+/** The wallet link and QR payload: EIP-681 on EVM chains, a Solana Pay transfer request on Solana. */
+function paymentRequestUri(
+  chain: ChainInfo,
+  charge: ChargeRow,
+  deposit: { address: string; reference: string | null },
+  token: TokenInfo | undefined,
+  amountBaseUnits: bigint,
+): string {
+  if (chain.family === 'solana') {
+    return solanaPayTransferRequest({
+      recipient: deposit.address,
+      amountBaseUnits,
+      decimals: charge.tokenDecimals,
+      splToken: token?.isNative ? undefined : charge.tokenAddress,
+      references: deposit.reference ? [deposit.reference] : [],
+      message: `Charge ${charge.id}`,
+    });
+  }
+  return eip681Uri({ chainId: chain.evmChainId!, to: deposit.address, tokenAddress: charge.tokenAddress, isNative: token?.isNative ?? false, amountBaseUnits });
 }

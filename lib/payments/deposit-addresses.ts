@@ -1,7 +1,9 @@
 /**
- * Deposit addresses: each EVM charge gets its own address, derived from the service's HD seed
- * (DEPOSIT_HD_SEED) on the BIP-44 path m/44'/60'/0'/0/index, the index taken from a PostgreSQL
- * sequence. Only the index is stored; the key is derived again when the funds are swept.
+ * Deposit addresses: each charge gets its own address, derived from the service's HD seed
+ * (DEPOSIT_HD_SEED) — EVM on the BIP-44 path m/44'/60'/0'/0/index, Solana on m/44'/501'/index'/0'
+ * (SLIP-0010, as Phantom derives) — the index taken from a PostgreSQL sequence. Only the index is
+ * stored; the key is derived again when the funds are swept. Solana charges also get a Solana Pay
+ * reference key, which is how their transactions are found.
  *
  * createCharge is on the hot path, so: the branch key m/44'/60'/0'/0 is derived once per process
  * (only the last, non-hardened step runs per charge), and indexes are drawn from the sequence in
@@ -15,6 +17,7 @@ import type { DbOrTx } from '@/lib/db/client';
 import { depositAddresses } from '@/lib/db/schema';
 import { requireSecret } from '@/lib/env';
 import { newId } from '@/lib/ids';
+import { deriveSolanaDepositKey, newReferenceKey } from './solana/deposit-keys';
 
 /** Deposit addresses are watched this long after their charge expires: late payments are still seen. */
 export const LATE_PAYMENT_WATCH_MS = 24 * 60 * 60 * 1000;
@@ -55,21 +58,23 @@ async function nextDerivationIndex(tx: DbOrTx): Promise<number> {
   return spareIndexes.shift()!;
 }
 
-/** Allocates the charge's deposit address in the caller's transaction. EVM chains only (Solana uses a Solana Pay reference). */
+/** Allocates the charge's deposit address (and, on Solana, its Solana Pay reference key) in the caller's transaction. */
 export async function allocateDepositAddress(
   tx: DbOrTx,
   charge: { id: string; chain: ChainName; expiresAt: Date },
-): Promise<string | undefined> {
-  if (CHAINS[charge.chain].family !== 'evm') return undefined;
+): Promise<string> {
+  const family = CHAINS[charge.chain].family;
   const derivationIndex = await nextDerivationIndex(tx);
-  const { address } = depositAccount(derivationIndex);
+  const address =
+    family === 'evm' ? depositAccount(derivationIndex).address : deriveSolanaDepositKey(Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64'), derivationIndex).address;
   await tx.insert(depositAddresses).values({
     id: newId('depositAddress'),
     chargeId: charge.id,
     chain: charge.chain,
-    family: 'evm',
+    family,
     address,
     derivationIndex,
+    reference: family === 'solana' ? newReferenceKey() : null,
     watchUntil: new Date(charge.expiresAt.getTime() + LATE_PAYMENT_WATCH_MS),
   });
   return address;

@@ -7,3 +7,4 @@ export * from './users';
 export * from './wallets';
 export * from './merchant-members';
 export * from './payments';
+export * from './prices';

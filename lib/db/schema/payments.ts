@@ -9,8 +9,9 @@ import { walletFamily } from './wallets';
 export const depositDerivationIndex = pgSequence('deposit_derivation_index', { startWith: 0, minValue: 0 });
 
 /**
- * One deposit address per charge, derived from the service's HD key (DEPOSIT_MNEMONIC) at
- * `derivationIndex`, so the key is never stored: it is re-derived when funds are swept.
+ * One deposit address per charge, derived from the service's HD seed (DEPOSIT_HD_SEED) at
+ * `derivationIndex` (EVM: BIP-44 m/44'/60'/0'/0/i; Solana: SLIP-0010 m/44'/501'/i'/0'), so the key is
+ * never stored: it is re-derived when funds are swept.
  */
 export const depositAddresses = pgTable(
   'deposit_addresses',
@@ -23,6 +24,8 @@ export const depositAddresses = pgTable(
     family: walletFamily('family').notNull(),
     address: text('address').notNull(),
     derivationIndex: integer('derivation_index').notNull(),
+    /** Solana Pay reference key of the charge (Solana only): how the watcher finds its transactions. */
+    reference: text('reference'),
     /** Watched until this time (24 h after the charge expires): late payments are still recorded. */
     watchUntil: timestamp('watch_until', { withTimezone: true, mode: 'date' }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),

@@ -1,0 +1,359 @@
+/**
+ * Test helper (never imported by shipped code): real Solana transactions executed in LiteSVM, seen
+ * the way a node's JSON-RPC would show them.
+ *
+ * LiteSVM runs the real runtime (System and SPL Token programs included) but has no JSON-RPC, so
+ * `LiteSvmLedger.send` builds the `getTransaction` result (encoding 'json', version 0) itself, from
+ * what really happened:
+ *   - account keys, header, instructions: decoded from the compiled message that was sent;
+ *   - pre/post lamport balances: every account key read from LiteSVM just before and just after;
+ *   - pre/post token balances: every account key that is an SPL Token account, decoded before and
+ *     after (mint, owner, amount; decimals from its mint), as the node's token-balance recorder does;
+ *   - err: LiteSVM's result (a failed transaction still charges its fee, as on a cluster);
+ *   - slot / blockTime: LiteSVM's clock, advanced one slot per transaction.
+ * Numbers are plain JSON numbers, as on the wire; @solana/kit turns them into bigints.
+ *
+ * `ledger.transport` serves getSignaturesForAddress and getTransaction from those records through a
+ * real @solana/kit RPC (createSolanaRpcFromTransport): kit's request and response transformers run,
+ * only HTTP is replaced. Its index and commitment rules are written here, after the RPC
+ * documentation: newest first, `before`/`until` exclusive, `limit`; a 'finalized' query sees only
+ * slots marked finalized with `finalizeThrough`. Not exercised: a live node (its real indexing,
+ * pagination and commitment behaviour), address lookup tables (loadedAddresses stay empty),
+ * Token-2022 extensions, jsonParsed encoding, and fees other than LiteSVM's default.
+ */
+import { FailedTransactionMetadata, type LiteSVM } from 'litesvm';
+import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
+import {
+  TOKEN_PROGRAM_ADDRESS,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstructionAsync,
+  getInitializeMint2Instruction,
+  getMintDecoder,
+  getMintSize,
+  getMintToInstruction,
+  getTokenDecoder,
+  getTransferCheckedInstruction,
+} from '@solana-program/token';
+import {
+  AccountRole,
+  appendTransactionMessageInstructions,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase58Decoder,
+  getCompiledTransactionMessageDecoder,
+  getSignatureFromTransaction,
+  lamports,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Instruction,
+  type KeyPairSigner,
+  type RpcTransport,
+  type Transaction,
+} from '@solana/kit';
+import { formatAmount } from '@/lib/money';
+
+const TOKEN_ACCOUNT_SIZE = 165;
+/** LiteSVM's clock starts at 0; blockTime counts from here (2026-01-01T00:00:00Z), one second per slot. */
+const GENESIS_UNIX_TIME = 1_767_225_600n;
+/** LiteSVM's default fee; the JS binding has no getter for the fee it charged. */
+const LAMPORTS_PER_SIGNATURE = 5000;
+
+export interface RpcJsonTokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner: string;
+  programId: string;
+  uiTokenAmount: { amount: string; decimals: number; uiAmount: number; uiAmountString: string };
+}
+
+/** A `getTransaction` result, encoding 'json', maxSupportedTransactionVersion 0, as JSON on the wire. */
+export interface RpcJsonTransaction {
+  slot: number;
+  blockTime: number;
+  version: 0 | 'legacy';
+  transaction: {
+    signatures: string[];
+    message: {
+      accountKeys: string[];
+      header: { numRequiredSignatures: number; numReadonlySignedAccounts: number; numReadonlyUnsignedAccounts: number };
+      recentBlockhash: string;
+      instructions: { programIdIndex: number; accounts: number[]; data: string; stackHeight: null }[];
+      addressTableLookups: [];
+    };
+  };
+  meta: {
+    err: unknown;
+    status: { Ok: null } | { Err: unknown };
+    fee: number;
+    preBalances: number[];
+    postBalances: number[];
+    preTokenBalances: RpcJsonTokenBalance[];
+    postTokenBalances: RpcJsonTokenBalance[];
+    loadedAddresses: { writable: string[]; readonly: string[] };
+    logMessages: string[];
+    innerInstructions: [];
+    rewards: [];
+    computeUnitsConsumed: number;
+  };
+}
+
+export interface SentTransaction {
+  signature: string;
+  isSuccess: boolean;
+  view: RpcJsonTransaction;
+}
+
+export class LiteSvmLedger {
+  readonly sent: SentTransaction[] = [];
+  /** Every JSON-RPC call the transport served, for assertions on pagination. */
+  readonly calls: { method: string; params: unknown[] }[] = [];
+  /** Signatures a lagging node lists but cannot return yet (getTransaction → null). */
+  readonly lagging = new Set<string>();
+  private finalizedSlot = -1;
+
+  constructor(readonly svm: LiteSVM) {}
+
+  /** Executes a signed transaction in LiteSVM and records its RPC view. */
+  send(transaction: Transaction): SentTransaction {
+    const clock = this.svm.getClock();
+    clock.slot += 1n;
+    clock.unixTimestamp = GENESIS_UNIX_TIME + clock.slot;
+    this.svm.setClock(clock);
+
+    const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
+    if (message.version === 1) throw new Error('litesvm-view handles legacy and version 0 messages.');
+    if ('addressTableLookups' in message && message.addressTableLookups?.length) throw new Error('litesvm-view does not resolve address lookup tables.');
+    const keys = message.staticAccounts;
+    const pre = this.snapshot(keys);
+    const result = this.svm.sendTransaction(transaction);
+    const post = this.snapshot(keys);
+    const failed = result instanceof FailedTransactionMetadata;
+    const err = failed ? rpcError(result.err()) : null;
+    const meta = failed ? result.meta() : result;
+    const base58 = getBase58Decoder();
+    const signature = getSignatureFromTransaction(transaction);
+
+    const view: RpcJsonTransaction = {
+      slot: toNumber(clock.slot),
+      blockTime: toNumber(clock.unixTimestamp),
+      version: message.version === 'legacy' ? 'legacy' : 0,
+      transaction: {
+        signatures: keys.slice(0, message.header.numSignerAccounts).map((key) => base58.decode(transaction.signatures[key] ?? new Uint8Array(64))),
+        message: {
+          accountKeys: [...keys],
+          header: {
+            numRequiredSignatures: message.header.numSignerAccounts,
+            numReadonlySignedAccounts: message.header.numReadonlySignerAccounts,
+            numReadonlyUnsignedAccounts: message.header.numReadonlyNonSignerAccounts,
+          },
+          recentBlockhash: message.lifetimeToken,
+          instructions: message.instructions.map((instruction) => ({
+            programIdIndex: instruction.programAddressIndex,
+            accounts: [...(instruction.accountIndices ?? [])],
+            data: base58.decode(instruction.data ?? new Uint8Array()),
+            stackHeight: null,
+          })),
+          addressTableLookups: [],
+        },
+      },
+      meta: {
+        err,
+        status: err === null ? { Ok: null } : { Err: err },
+        fee: LAMPORTS_PER_SIGNATURE * message.header.numSignerAccounts,
+        preBalances: pre.lamports,
+        postBalances: post.lamports,
+        preTokenBalances: pre.tokenBalances,
+        postTokenBalances: post.tokenBalances,
+        loadedAddresses: { writable: [], readonly: [] },
+        logMessages: meta.logs(),
+        innerInstructions: [],
+        rewards: [],
+        computeUnitsConsumed: toNumber(meta.computeUnitsConsumed()),
+      },
+    };
+    const sent = { signature, isSuccess: !failed, view };
+    this.sent.push(sent);
+    return sent;
+  }
+
+  /** Marks every transaction up to the current slot as finalized. */
+  finalizeThrough(slot: number = toNumber(this.svm.getClock().slot)): void {
+    this.finalizedSlot = slot;
+  }
+
+  /** A JSON-RPC transport serving getSignaturesForAddress and getTransaction from the ledger. */
+  readonly transport: RpcTransport = async <TResponse>({ payload }: { payload: unknown }): Promise<TResponse> => {
+    const { id, method, params } = payload as { id: string; method: string; params: unknown[] };
+    this.calls.push({ method, params });
+    const respond = (body: { result: unknown } | { error: { code: number; message: string } }) => ({ jsonrpc: '2.0', id, ...body }) as TResponse;
+    switch (method) {
+      case 'getSignaturesForAddress':
+        return respond({ result: this.signaturesFor(params[0] as string, (params[1] ?? {}) as SignaturesConfig) });
+      case 'getTransaction': {
+        const config = (params[1] ?? {}) as { commitment?: string; encoding?: string; maxSupportedTransactionVersion?: number };
+        if (config.encoding !== 'json') return respond({ error: { code: -32602, message: 'litesvm-view serves encoding "json" only' } });
+        const found = this.sent.find((tx) => tx.signature === params[0]);
+        if (found && found.view.version !== 'legacy' && config.maxSupportedTransactionVersion === undefined) {
+          // What a node answers for a version 0 transaction requested without maxSupportedTransactionVersion.
+          return respond({ error: { code: -32015, message: 'Transaction version (0) is not supported by the requesting client.' } });
+        }
+        const visible = found && !this.lagging.has(found.signature) && this.isVisible(found, config.commitment);
+        return respond({ result: visible ? found.view : null });
+      }
+      default:
+        return respond({ error: { code: -32601, message: `Method not found: ${method}` } });
+    }
+  };
+
+  private signaturesFor(address: string, config: SignaturesConfig) {
+    const listed = this.sent
+      .filter((tx) => tx.view.transaction.message.accountKeys.includes(address) && this.isVisible(tx, config.commitment))
+      .reverse(); // newest first (one transaction per slot here)
+    let start = 0;
+    if (config.before) {
+      const at = listed.findIndex((tx) => tx.signature === config.before);
+      start = at === -1 ? listed.length : at + 1;
+    }
+    let end = listed.length;
+    if (config.until) {
+      const at = listed.findIndex((tx) => tx.signature === config.until);
+      if (at !== -1) end = at;
+    }
+    return listed.slice(start, Math.max(start, end)).slice(0, config.limit ?? 1000).map((tx) => ({
+      signature: tx.signature,
+      slot: tx.view.slot,
+      err: tx.view.meta.err,
+      memo: null,
+      blockTime: tx.view.blockTime,
+      confirmationStatus: tx.view.slot <= this.finalizedSlot ? 'finalized' : 'confirmed',
+    }));
+  }
+
+  /** A node's default commitment is 'finalized' (and @solana/kit leaves `commitment: 'finalized'` out of requests). */
+  private isVisible(tx: SentTransaction, commitment: string | undefined): boolean {
+    return (commitment ?? 'finalized') !== 'finalized' || tx.view.slot <= this.finalizedSlot;
+  }
+
+  private snapshot(keys: readonly Address[]): { lamports: number[]; tokenBalances: RpcJsonTokenBalance[] } {
+    const tokenBalances: RpcJsonTokenBalance[] = [];
+    const balances = keys.map((key, accountIndex) => {
+      const account = this.svm.getAccount(key);
+      if (!account.exists) return 0;
+      if (account.programAddress === TOKEN_PROGRAM_ADDRESS && account.data.length === TOKEN_ACCOUNT_SIZE) {
+        const token = getTokenDecoder().decode(account.data);
+        const mint = this.svm.getAccount(token.mint);
+        if (!mint.exists) throw new Error(`Token account ${key} has no mint.`);
+        const { decimals } = getMintDecoder().decode(mint.data);
+        const uiAmountString = formatAmount(token.amount, decimals);
+        tokenBalances.push({
+          accountIndex,
+          mint: token.mint,
+          owner: token.owner,
+          programId: TOKEN_PROGRAM_ADDRESS,
+          uiTokenAmount: { amount: token.amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString },
+        });
+      }
+      return toNumber(account.lamports);
+    });
+    return { lamports: balances, tokenBalances };
+  }
+}
+
+interface SignaturesConfig {
+  before?: string;
+  until?: string;
+  limit?: number;
+  commitment?: string;
+}
+
+// ───────────────────────── transactions, as a Solana Pay wallet builds them ─────────────────────────
+
+export async function fundedWallet(svm: LiteSVM, sol = 10n): Promise<KeyPairSigner> {
+  const signer = await generateKeyPairSigner();
+  svm.airdrop(signer.address, lamports(sol * 1_000_000_000n));
+  return signer;
+}
+
+/** Solana Pay: the references go on the transfer instruction as read-only non-signer accounts. */
+function withReferences(instruction: Instruction, references: readonly Address[]): Instruction {
+  return { ...instruction, accounts: [...(instruction.accounts ?? []), ...references.map((address) => ({ address, role: AccountRole.READONLY }))] };
+}
+
+async function signedTransaction(svm: LiteSVM, feePayer: KeyPairSigner, instructions: Instruction[]): Promise<Transaction> {
+  return pipe(
+    createTransactionMessage({ version: 0 }),
+    (message) => setTransactionMessageFeePayerSigner(feePayer, message),
+    (message) => svm.setTransactionMessageLifetimeUsingLatestBlockhash(message),
+    (message) => appendTransactionMessageInstructions(instructions, message),
+    (message) => signTransactionMessageWithSigners(message),
+  );
+}
+
+export async function solPayment(
+  svm: LiteSVM,
+  input: { payer: KeyPairSigner; recipient: Address; lamports: bigint; references: readonly Address[] },
+): Promise<Transaction> {
+  const transfer = getTransferSolInstruction({ source: input.payer, destination: input.recipient, amount: lamports(input.lamports) });
+  return signedTransaction(svm, input.payer, [withReferences(transfer, input.references)]);
+}
+
+/** A token payment: create the recipient's ATA if needed, then TransferChecked with the references. */
+export async function tokenPayment(
+  svm: LiteSVM,
+  input: { payer: KeyPairSigner; mint: Address; decimals: number; recipient: Address; amount: bigint; references: readonly Address[] },
+): Promise<Transaction> {
+  const [source] = await findAssociatedTokenPda({ owner: input.payer.address, mint: input.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [destination] = await findAssociatedTokenPda({ owner: input.recipient, mint: input.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const createAta = await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: input.payer, owner: input.recipient, mint: input.mint });
+  const transfer = getTransferCheckedInstruction({ source, mint: input.mint, destination, authority: input.payer, amount: input.amount, decimals: input.decimals });
+  return signedTransaction(svm, input.payer, [createAta, withReferences(transfer, input.references)]);
+}
+
+/** A new mint, created by real System + Token instructions. */
+export async function createMint(ledger: LiteSvmLedger, input: { authority: KeyPairSigner; decimals: number }): Promise<Address> {
+  const mint = await generateKeyPairSigner();
+  const space = BigInt(getMintSize());
+  const instructions = [
+    getCreateAccountInstruction({
+      payer: input.authority,
+      newAccount: mint,
+      lamports: lamports(ledger.svm.minimumBalanceForRentExemption(space)),
+      space,
+      programAddress: TOKEN_PROGRAM_ADDRESS,
+    }),
+    getInitializeMint2Instruction({ mint: mint.address, decimals: input.decimals, mintAuthority: input.authority.address }),
+  ];
+  expectSuccess(ledger.send(await signedTransaction(ledger.svm, input.authority, instructions)));
+  return mint.address;
+}
+
+/** Mints `amount` base units into `owner`'s associated token account (created if needed). */
+export async function mintTokens(ledger: LiteSvmLedger, input: { authority: KeyPairSigner; mint: Address; owner: Address; amount: bigint }): Promise<void> {
+  const [token] = await findAssociatedTokenPda({ owner: input.owner, mint: input.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const instructions = [
+    await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: input.authority, owner: input.owner, mint: input.mint }),
+    getMintToInstruction({ mint: input.mint, token, mintAuthority: input.authority, amount: input.amount }),
+  ];
+  expectSuccess(ledger.send(await signedTransaction(ledger.svm, input.authority, instructions)));
+}
+
+export function expectSuccess(sent: SentTransaction): SentTransaction {
+  if (!sent.isSuccess) throw new Error(`Transaction failed: ${JSON.stringify(sent.view.meta.err)}\n${sent.view.meta.logMessages.join('\n')}`);
+  return sent;
+}
+
+/** LiteSVM's error in the RPC's JSON form where it is an instruction error; its text otherwise. */
+function rpcError(err: ReturnType<FailedTransactionMetadata['err']>): unknown {
+  if (typeof err === 'object' && 'index' in err && typeof err.index === 'number' && 'err' in err) {
+    const inner = err.err();
+    return { InstructionError: [err.index, typeof inner === 'object' && 'code' in inner ? { Custom: inner.code } : String(inner)] };
+  }
+  return String(err);
+}
+
+function toNumber(value: bigint): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`${value} does not fit a JSON number exactly.`);
+  return Number(value);
+}

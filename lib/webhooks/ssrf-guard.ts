@@ -1,0 +1,331 @@
+/**
+ * Keeps webhook deliveries away from our own network (SSRF). A merchant chooses the URL, so without
+ * this guard a live endpoint of `http://169.254.169.254/…` or `https://10.0.0.5/…` would make
+ * Chargeport's servers call their cloud metadata service or internal hosts and record the answer
+ * in a delivery log the merchant can read.
+ *
+ * The rules:
+ * - live mode: https only, and every address the host resolves to must be public unicast;
+ * - test mode: http is allowed and so is loopback (localhost, 127.0.0.1, ::1), so a merchant can point
+ *   test endpoints at a receiver on their machine while developing against a local Chargeport.
+ *   Private, link-local (metadata), CGNAT and other special ranges stay refused in test mode too;
+ * - no credentials in the URL;
+ * - the name is resolved once, every address is checked, and the socket connects only to those
+ *   checked addresses (`pinnedLookup`), so a DNS answer that changes between check and connect
+ *   (DNS rebinding) cannot redirect the request;
+ * - redirects are never followed: a 3xx is a failed delivery (`redirect_not_followed`); following one
+ *   would send the signed body to a URL nobody checked;
+ * - one total timeout covers DNS, connect, TLS, the answer and its body; only the first
+ *   `maxBodyBytes` of the answer are read (kept for the delivery log), then the connection is closed.
+ *
+ * Address classes come from ipaddr.js: anything whose range is not `unicast` is refused (private,
+ * loopback, linkLocal, carrierGradeNat, uniqueLocal, unspecified, multicast, broadcast, reserved,
+ * 6to4, teredo, NAT64 …); IPv4-mapped IPv6 is judged as the IPv4 address it carries; other IPv6 must
+ * also lie in 2000::/3, the only block assigned as global unicast (this catches IPv4-compatible
+ * `::7f00:1`, which ipaddr.js calls unicast).
+ */
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export type WebhookMode = 'test' | 'live';
+
+export type UrlRefusalCode = 'invalid_url' | 'unsupported_scheme' | 'https_required' | 'credentials_in_url' | 'refused_address';
+
+export type UrlCheck = { ok: true; url: URL } | { ok: false; code: UrlRefusalCode; message: string };
+
+/** Resolves every address of a name; `dns.promises.lookup` by default, injected in tests. */
+export type HostLookup = (hostname: string, options: { all: true }) => Promise<LookupAddress[]>;
+
+export type AddressCheck =
+  | { ok: true; addresses: LookupAddress[] }
+  | { ok: false; code: 'refused_address' | 'dns_error'; message: string };
+
+export type DeliveryFailureCode =
+  | UrlRefusalCode
+  | 'dns_error'
+  | 'timeout'
+  | 'network_error'
+  /** The endpoint answered 3xx; redirects are not followed, so the event was not delivered. */
+  | 'redirect_not_followed'
+  /** The endpoint answered, with a status other than 2xx or 3xx. */
+  | 'http_error';
+
+export type DeliveryResult =
+  | { ok: true; status: number; bodySnippet: string; durationMs: number; address: string }
+  | {
+      ok: false;
+      code: DeliveryFailureCode;
+      message: string;
+      durationMs: number;
+      /** Present when the endpoint answered (redirect_not_followed, http_error). */
+      status?: number;
+      bodySnippet?: string;
+      /** The address connected to, when a connection was made. */
+      address?: string;
+    };
+
+export interface DeliverWebhookRequestInput {
+  url: string;
+  mode: WebhookMode;
+  /** The exact bytes that were signed. */
+  body: string;
+  /** The signature headers (`webhook-id`, …); Host and Content-Length are always set here. */
+  headers: Record<string, string>;
+  /** Budget for the whole request, DNS to last byte read. Default 10 s. */
+  timeoutMs?: number;
+  /** Bytes of the answer kept for the delivery log; the rest is not read. Default 4 KiB. */
+  maxBodyBytes?: number;
+  lookup?: HostLookup;
+  /** PEM certificates trusted instead of the system roots (tests with a local HTTPS receiver). */
+  ca?: string;
+}
+
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_BODY_BYTES = 4096;
+const USER_AGENT = 'Chargeport-Webhooks/1.0';
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
+const defaultLookup: HostLookup = (hostname, options) => dnsLookup(hostname, options);
+
+/** Why `address` is refused in `mode`, or null when a webhook may be sent to it. */
+export function addressRefusal(address: string, mode: WebhookMode): string | null {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    if (net.isIP(address) === 0) throw new Error('not an IP');
+    parsed = ipaddr.process(address);
+  } catch {
+    return `${address} is not an IP address`;
+  }
+  const range = parsed.range();
+  if (range === 'loopback' && mode === 'test') return null;
+  if (range !== 'unicast') return `${address} is a ${range} address`;
+  if (parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6)) return `${address} is not a global unicast address`;
+  return null;
+}
+
+/** Static check of an endpoint URL, when it is created or changed (no DNS). */
+export function checkWebhookUrl(raw: string, mode: WebhookMode): UrlCheck {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, code: 'invalid_url', message: 'The webhook URL is not a valid absolute URL.' };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return { ok: false, code: 'unsupported_scheme', message: 'A webhook URL starts with https:// (or http:// in test mode).' };
+  }
+  if (mode === 'live' && url.protocol !== 'https:') {
+    return { ok: false, code: 'https_required', message: 'Live-mode webhook endpoints must use https://.' };
+  }
+  if (url.username !== '' || url.password !== '') {
+    return { ok: false, code: 'credentials_in_url', message: 'A webhook URL must not contain a user name or password; verify the signature instead.' };
+  }
+  // WHATWG URL has already turned 2130706433, 0x7f000001, 0177.0.0.1 and 127.1 into 127.0.0.1.
+  const host = bareHostname(url);
+  if (net.isIP(host) !== 0) {
+    const refusal = addressRefusal(host, mode);
+    if (refusal) return { ok: false, code: 'refused_address', message: `Webhooks cannot be sent to ${describeTarget(refusal, mode)}.` };
+  } else if (mode === 'live' && isLocalhostName(host)) {
+    return { ok: false, code: 'refused_address', message: 'Live-mode webhooks cannot be sent to localhost; use a test-mode endpoint while developing.' };
+  }
+  return { ok: true, url };
+}
+
+/**
+ * Resolves `hostname` once and checks every address; all of them must be allowed, since a
+ * connection could be made to any. An IP literal is checked as it is, without DNS.
+ */
+export async function resolveSafeAddress(hostname: string, mode: WebhookMode, lookup: HostLookup = defaultLookup): Promise<AddressCheck> {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: LookupAddress[];
+  const family = net.isIP(host);
+  if (family !== 0) {
+    addresses = [{ address: host, family }];
+  } else {
+    try {
+      addresses = await lookup(host, { all: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'lookup failed';
+      return { ok: false, code: 'dns_error', message: `Could not resolve ${host} (${code}).` };
+    }
+    if (addresses.length === 0) return { ok: false, code: 'dns_error', message: `${host} has no addresses.` };
+  }
+  for (const { address } of addresses) {
+    const refusal = addressRefusal(address, mode);
+    if (refusal) return { ok: false, code: 'refused_address', message: `${host} resolves to ${describeTarget(refusal, mode)}.` };
+  }
+  return { ok: true, addresses: addresses.map(({ address, family }) => ({ address, family })) };
+}
+
+/**
+ * A `lookup` for net/http that answers `hostname` with the already checked addresses and never asks
+ * DNS again: the socket can only connect to an address that passed `resolveSafeAddress`.
+ */
+export function pinnedLookup(hostname: string, addresses: readonly LookupAddress[]): net.LookupFunction {
+  return (name, options, callback) => {
+    const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+    const first = wanted[0];
+    if (name !== hostname || !first) {
+      const error: NodeJS.ErrnoException = new Error(`No checked address for ${name}`);
+      error.code = 'ENOTFOUND';
+      callback(error, '');
+      return;
+    }
+    if (options.all) callback(null, wanted.map(({ address, family }) => ({ address, family })));
+    else callback(null, first.address, first.family);
+  };
+}
+
+/**
+ * POSTs one webhook to `url` under the rules above. Never throws: every outcome is a
+ * DeliveryResult, `ok` only for a 2xx answer.
+ */
+export async function deliverWebhookRequest(input: DeliverWebhookRequestInput): Promise<DeliveryResult> {
+  const started = performance.now();
+  const durationMs = () => Math.round(performance.now() - started);
+  const timeoutMs = input.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
+  const timedOut = { ok: false as const, code: 'timeout' as const, message: `No answer within ${timeoutMs} ms.` };
+
+  const checked = checkWebhookUrl(input.url, input.mode);
+  if (!checked.ok) return { ...checked, durationMs: durationMs() };
+  const url = checked.url;
+
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    // dns.lookup cannot be cancelled; stop waiting for it when the budget is spent.
+    const resolved = await Promise.race([
+      resolveSafeAddress(bareHostname(url), input.mode, input.lookup),
+      new Promise<'aborted'>((resolve) => controller.signal.addEventListener('abort', () => resolve('aborted'), { once: true })),
+    ]);
+    if (resolved === 'aborted') return { ...timedOut, durationMs: durationMs() };
+    if (!resolved.ok) return { ...resolved, durationMs: durationMs() };
+    const outcome = await sendPinned({ url, addresses: resolved.addresses, input, signal: controller.signal });
+    if (outcome.kind === 'failed') {
+      return controller.signal.aborted
+        ? { ...timedOut, durationMs: durationMs() }
+        : { ok: false, code: 'network_error', message: outcome.message, durationMs: durationMs() };
+    }
+    const { status, bodySnippet, address } = outcome;
+    if (status >= 200 && status < 300) return { ok: true, status, bodySnippet, durationMs: durationMs(), address };
+    const isRedirect = status >= 300 && status < 400;
+    return {
+      ok: false,
+      code: isRedirect ? 'redirect_not_followed' : 'http_error',
+      message: isRedirect
+        ? `The endpoint answered ${status} (redirect${outcome.location ? ` to ${outcome.location.slice(0, 200)}` : ''}); redirects are not followed, answer 2xx at the configured URL.`
+        : `The endpoint answered ${status}.`,
+      status,
+      bodySnippet,
+      durationMs: durationMs(),
+      address,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type SendOutcome =
+  | { kind: 'answered'; status: number; bodySnippet: string; address: string; location?: string }
+  | { kind: 'failed'; message: string };
+
+function sendPinned({
+  url,
+  addresses,
+  input,
+  signal,
+}: {
+  url: URL;
+  addresses: LookupAddress[];
+  input: DeliverWebhookRequestInput;
+  signal: AbortSignal;
+}): Promise<SendOutcome> {
+  const maxBodyBytes = input.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const host = bareHostname(url);
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
+  for (const [name, value] of Object.entries(input.headers)) {
+    const lower = name.toLowerCase();
+    if (lower !== 'host' && lower !== 'content-length') headers[lower] = value;
+  }
+  headers['content-length'] = String(Buffer.byteLength(input.body));
+  const options: https.RequestOptions = {
+    protocol: url.protocol,
+    // The name, not the address: Host header, TLS SNI and certificate check all use it; the pinned
+    // lookup decides where the socket goes. (An IP literal needs no lookup at all.)
+    host,
+    port: url.port === '' ? undefined : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+    method: 'POST',
+    headers,
+    // A fresh connection per delivery: nothing pooled under this name can be reused.
+    agent: false,
+    lookup: pinnedLookup(host, addresses),
+    signal,
+    ...(input.ca === undefined ? {} : { ca: input.ca }),
+  };
+
+  return new Promise<SendOutcome>((resolve) => {
+    let settled = false;
+    const settle = (outcome: SendOutcome) => {
+      if (settled) return;
+      settled = true;
+      resolve(outcome);
+    };
+    let request: http.ClientRequest;
+    try {
+      request = (url.protocol === 'https:' ? https : http).request(options, (response) => readAnswer(response, maxBodyBytes, settle));
+    } catch (error) {
+      // e.g. a header value with a line break (ERR_INVALID_CHAR): nothing was sent.
+      settle({ kind: 'failed', message: `Could not build the request: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.` });
+      return;
+    }
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      settle({ kind: 'failed', message: `Could not deliver to ${url.host}: ${error.code ?? error.message}.` });
+    });
+    request.end(input.body);
+  });
+}
+
+/** Keeps the first `maxBodyBytes` of the answer, then stops reading and closes the connection. */
+function readAnswer(response: http.IncomingMessage, maxBodyBytes: number, settle: (outcome: SendOutcome) => void): void {
+  const status = response.statusCode ?? 0;
+  const address = response.socket.remoteAddress ?? '';
+  const location = response.headers.location;
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  const finish = () => {
+    settle({ kind: 'answered', status, bodySnippet: Buffer.concat(chunks).toString('utf8'), address, location });
+    // A large or endless answer must not hold the worker.
+    response.destroy();
+  };
+  response.on('data', (chunk: Buffer) => {
+    if (kept < maxBodyBytes) {
+      const part = chunk.subarray(0, maxBodyBytes - kept);
+      chunks.push(part);
+      kept += part.length;
+    }
+    if (kept >= maxBodyBytes) finish();
+  });
+  response.on('end', finish);
+  // The status is known: a body cut short (timeout, reset) still counts as this answer.
+  response.on('error', finish);
+  response.on('close', finish);
+}
+
+/** `url.hostname` without IPv6 brackets or a trailing dot. */
+function bareHostname(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+}
+
+/** `localhost` and its subdomains always mean loopback (RFC 6761), whatever DNS says. */
+function isLocalhostName(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost');
+}
+
+function describeTarget(refusal: string, mode: WebhookMode): string {
+  return mode === 'live' ? `${refusal}; live-mode endpoints must be public` : refusal;
+}
