@@ -3,6 +3,6 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { env } = await import('@/lib/env');
   if (!env().RUN_JOBS_IN_WEB || !env().DATABASE_URL) return;
-  const { startScheduler } = await import('@/lib/jobs/scheduler');
-  startScheduler();
+  const { startBackgroundJobs } = await import('@/lib/jobs/background-jobs');
+  await startBackgroundJobs();
 }

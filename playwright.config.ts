@@ -61,6 +61,8 @@ export default defineConfig({
         DEPOSIT_HD_SEED: Buffer.alloc(32, 11).toString('base64'),
         // Codes go to the dev outbox ($DATA_DIR/outbox), where the journeys read them.
         ALLOW_DEV_OUTBOX: 'true',
+        // No internet here: no price feed (stablecoins still show their USD value).
+        PRICE_FEED_URL: '',
         SMS_PROVIDER: 'dev',
         // Every journey signs in from 127.0.0.1: the per-IP limit would stop the suite, not an attacker.
         AUTH_RATE_LIMIT_PER_IP: '100000',

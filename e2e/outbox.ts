@@ -19,6 +19,21 @@ function latestMessageTo(channel: 'email' | 'sms', to: string): { text: string; 
   return undefined;
 }
 
+/** Waits for the newest e-mail to `to` whose text matches `pattern`; returns the first capture group. */
+export async function waitForEmailMatch(to: string, pattern: RegExp): Promise<string> {
+  let match: string | undefined;
+  await expect
+    .poll(
+      () => {
+        match = latestMessageTo('email', to)?.text.match(pattern)?.[1];
+        return match !== undefined;
+      },
+      { timeout: 10_000 },
+    )
+    .toBe(true);
+  return match!;
+}
+
 /** Waits for a code sent to `to` that differs from `previous` (a new code, not the last one). */
 export async function waitForCode(to: string, options: { channel?: 'email' | 'sms'; previous?: string } = {}): Promise<string> {
   let code: string | undefined;

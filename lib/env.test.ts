@@ -17,6 +17,15 @@ describe('configuration', () => {
     expect(() => parseEnv({ RUN_JOBS_IN_WEB: 'maybe' })).toThrow(/RUN_JOBS_IN_WEB/);
   });
 
+  it('allows webhook loopback by default outside production only', () => {
+    expect(parseEnv({}).WEBHOOKS_ALLOW_LOOPBACK).toBe(true);
+    expect(parseEnv({ WEBHOOKS_ALLOW_LOOPBACK: 'false' }).WEBHOOKS_ALLOW_LOOPBACK).toBe(false);
+    expect(() => parseEnv({ WEBHOOKS_ALLOW_LOOPBACK: 'yes' })).toThrow(/WEBHOOKS_ALLOW_LOOPBACK/);
+    const production = { NODE_ENV: 'production', AUTH_SECRET: 'a'.repeat(32), PIN_PEPPER: 'p'.repeat(32), WALLET_MASTER_KEY: Buffer.alloc(32).toString('base64'), DEPOSIT_HD_SEED: Buffer.alloc(32).toString('base64'), SMTP_URL: 'smtp://mail.example', SMS_PROVIDER: 'twilio' };
+    expect(parseEnv(production).WEBHOOKS_ALLOW_LOOPBACK).toBe(false);
+    expect(parseEnv({ ...production, WEBHOOKS_ALLOW_LOOPBACK: 'true' }).WEBHOOKS_ALLOW_LOOPBACK).toBe(true);
+  });
+
   it('treats an empty RPC URL as unset', () => {
     expect(parseEnv({ RPC_URL_POLYGON: '' }).RPC_URL_POLYGON).toBeUndefined();
     expect(parseEnv({ RPC_URL_POLYGON: 'https://polygon.example/rpc' }).RPC_URL_POLYGON).toBe('https://polygon.example/rpc');

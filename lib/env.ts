@@ -87,6 +87,13 @@ const envSchema = z.object({
     .default('false')
     .transform((value) => value === 'true'),
   /**
+   * Let test-mode webhook endpoints point at loopback (http://localhost, 127.0.0.1, ::1), so merchants
+   * can receive test webhooks on their own machine while developing against a local Chargeport. On a
+   * hosted deployment that would let any merchant make Chargeport call its own loopback services, so
+   * it defaults to true outside production and false in production. Live-mode endpoints never may.
+   */
+  WEBHOOKS_ALLOW_LOOPBACK: z.enum(['true', 'false']).optional(),
+  /**
    * Price feed for approximate USD values (CoinGecko's simple-price API, or a compatible mirror). Empty
    * string: no feed (stablecoins still show their USD value). Prices older than 15 minutes are not shown.
    */
@@ -110,7 +117,12 @@ const envSchema = z.object({
   ...rpcEnvEntries,
 });
 
-export type Env = z.infer<typeof envSchema> & Partial<Record<`RPC_URL_${ChainName}`, string>>;
+type ParsedEnv = z.infer<typeof envSchema>;
+
+export type Env = Omit<ParsedEnv, 'WEBHOOKS_ALLOW_LOOPBACK'> & {
+  /** Resolved: the variable when set, else true outside production. */
+  WEBHOOKS_ALLOW_LOOPBACK: boolean;
+} & Partial<Record<`RPC_URL_${ChainName}`, string>>;
 
 /** RPC_URL_POLYGON, RPC_URL_SOLANA_DEVNET, … */
 export function rpcEnvName(chain: ChainName): `RPC_URL_${ChainName}` {
@@ -143,7 +155,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       );
     }
   }
-  return result.data as Env;
+  const { WEBHOOKS_ALLOW_LOOPBACK, ...rest } = result.data;
+  return {
+    ...rest,
+    // The default depends on NODE_ENV, so it is resolved after parsing.
+    WEBHOOKS_ALLOW_LOOPBACK: WEBHOOKS_ALLOW_LOOPBACK === undefined ? result.data.NODE_ENV !== 'production' : WEBHOOKS_ALLOW_LOOPBACK === 'true',
+  } as Env;
 }
 
 /** A secret that must be configured wherever it is used (production start already checked it). */

@@ -45,6 +45,8 @@ export const ERROR_STATUS = {
   charge_not_payable: 409,
   insufficient_balance: 422,
   chain_unavailable: 503,
+  invalid_webhook_url: 400,
+  webhook_endpoint_limit: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

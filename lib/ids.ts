@@ -30,6 +30,12 @@ export const ID_PREFIXES = {
   depositAddress: 'dep',
   payment: 'pay',
   outboundTransfer: 'otx',
+  // `evt_` already names charge timeline events (charge_events); webhook events get their own prefix.
+  webhookEndpoint: 'we',
+  webhookEvent: 'wevt',
+  webhookDelivery: 'wdl',
+  auditEntry: 'aud',
+  invitation: 'inv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -144,8 +144,8 @@ try {
         output(
           report,
           [
-            `Gas tank ${report.address} (fund it with native coin on every chain you run)`,
-            ...report.chains.map((c) => `  ${c.chain.padEnd(14)} balance ${c.balance ?? 'unreachable'} ${c.symbol}; spent ${c.spent} ${c.symbol} in ${c.topUps} top-ups`),
+            `Gas tank ${report.address} on EVM chains, ${report.solanaAddress} on Solana (fund it with native coin on every chain you run)`,
+            ...report.chains.map((c) => `  ${c.chain.padEnd(14)} balance ${c.balance ?? 'unreachable'} ${c.symbol}; spent ${c.spent} ${c.symbol} in ${c.topUps} top-ups/fees`),
           ].join('\n'),
         );
         break;

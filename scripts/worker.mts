@@ -1,25 +1,25 @@
 /**
- * `npm run worker`: runs the background jobs (charge expiry, clean-ups) without serving HTTP. At scale,
- * run web instances with RUN_JOBS_IN_WEB=false and one or more of these against the same DATABASE_URL;
- * PostgreSQL row locks keep the jobs from doing any work twice.
+ * `npm run worker`: runs the background jobs (charge expiry, clean-ups, webhook delivery) without
+ * serving HTTP. At scale, run web instances with RUN_JOBS_IN_WEB=false and one or more of these against
+ * the same DATABASE_URL; PostgreSQL row locks and pg-boss keep the jobs from doing any work twice.
  */
 import { existsSync } from 'node:fs';
 import { env } from '@/lib/env';
 import { closeDb } from '@/lib/db/client';
-import { startScheduler, stopScheduler } from '@/lib/jobs/scheduler';
+import { startBackgroundJobs, stopBackgroundJobs } from '@/lib/jobs/background-jobs';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 if (!env().DATABASE_URL) {
   console.error('npm run worker needs DATABASE_URL (the web instances\' database).');
   process.exit(1);
 }
-startScheduler();
+await startBackgroundJobs();
 // The scheduler's timers are unref'd; keep this process alive until told to stop.
 const keepAlive = setInterval(() => {}, 60_000);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     clearInterval(keepAlive);
-    stopScheduler();
+    await stopBackgroundJobs();
     await closeDb();
     process.exit(0);
   });

@@ -1,6 +1,6 @@
 'use client';
 
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { erc20Abi, type Hex } from 'viem';
 import { injected, useConnect, useSendTransaction, useSwitchChain, useWriteContract } from 'wagmi';
 import { Button } from '@/components/ui/button';
@@ -16,6 +16,8 @@ export function ConnectWalletPay(props: {
   isNative: boolean;
   amountBaseUnits: string;
   label: string;
+  /** Start paying at once (the lazy loader already had the click). */
+  autoStart?: boolean;
 }) {
   const { connectAsync } = useConnect();
   const { switchChainAsync } = useSwitchChain();
@@ -48,6 +50,15 @@ export function ConnectWalletPay(props: {
       setState({ error: /reject|denied/i.test(message) ? 'The wallet declined the payment.' : 'The wallet could not send the payment.' });
     }
   }
+
+  const started = useRef(false);
+  useEffect(() => {
+    if (!props.autoStart || started.current) return;
+    started.current = true;
+    void pay();
+    // Once, on mount: the click that loaded this component.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
 
   if (state.txHash) {
     return (

@@ -1,13 +1,19 @@
 'use client';
 
 import { useEffect, useState } from 'react';
+import { checkoutMessage } from '@/lib/charges/checkout-popup';
 import type { CheckoutStatus } from '@/lib/payments/checkout-status';
 import { StatusBadge } from './status-badge';
 
 const POLL_MS = 2000;
+/** Long enough to read "Paid" before the window goes. */
+const CLOSE_POPUP_MS = 1500;
 
-/** Follows the charge without reloading: status, amount due, confirmations; then on to successUrl. */
-export function LiveStatus({ initial }: { initial: CheckoutStatus }) {
+/**
+ * Follows the charge without reloading: status, amount due, confirmations; then on to successUrl.
+ * As the SDK's popup (`popupOrigin` set), it reports the final status to the opener and closes instead.
+ */
+export function LiveStatus({ initial, popupOrigin }: { initial: CheckoutStatus; popupOrigin?: string }) {
   const [status, setStatus] = useState(initial);
   const final = ['succeeded', 'failed', 'expired', 'canceled'].includes(status.status);
 
@@ -26,12 +32,22 @@ export function LiveStatus({ initial }: { initial: CheckoutStatus }) {
   }, [final, initial.chargeId]);
 
   useEffect(() => {
-    if (status.status !== 'succeeded' || !status.successUrl) return;
+    const message = popupOrigin ? checkoutMessage(status.chargeId, status.status) : undefined;
+    const opener = typeof window === 'undefined' ? null : (window.opener as Window | null);
+    if (!message || !opener) return;
+    // targetOrigin: only the page that opened this popup (and said so in the URL) may read it.
+    opener.postMessage(message, popupOrigin!);
+    const timer = setTimeout(() => window.close(), CLOSE_POPUP_MS);
+    return () => clearTimeout(timer);
+  }, [popupOrigin, status.chargeId, status.status]);
+
+  useEffect(() => {
+    if (popupOrigin || status.status !== 'succeeded' || !status.successUrl) return;
     const target = new URL(status.successUrl);
     target.searchParams.set('chargeId', status.chargeId);
     const timer = setTimeout(() => window.location.assign(target.href), 1500);
     return () => clearTimeout(timer);
-  }, [status]);
+  }, [popupOrigin, status]);
 
   return (
     <div className="flex min-h-24 flex-col gap-2" aria-live="polite" data-testid="live-status" data-status={status.status}>
@@ -58,7 +74,9 @@ export function LiveStatus({ initial }: { initial: CheckoutStatus }) {
           </p>
         ))}
       {status.status === 'succeeded' && (
-        <p className="text-sm font-medium text-emerald-800">{status.successUrl ? 'Paid. Taking you back…' : 'Paid. You can close this page.'}</p>
+        <p className="text-sm font-medium text-emerald-800">
+          {popupOrigin ? 'Paid. This window closes by itself.' : status.successUrl ? 'Paid. Taking you back…' : 'Paid. You can close this page.'}
+        </p>
       )}
     </div>
   );

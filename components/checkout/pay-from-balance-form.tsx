@@ -5,7 +5,20 @@ import { payFromBalanceAction, type PayState } from '@/app/checkout/[chargeId]/a
 import { PinField } from '@/components/account/pin-fields';
 import { Button } from '@/components/ui/button';
 
-export function PayFromBalanceForm({ chargeId, total, balance, enough }: { chargeId: string; total: string; balance: string; enough: boolean }) {
+export function PayFromBalanceForm({
+  chargeId,
+  total,
+  balance,
+  enough,
+  topUp,
+}: {
+  chargeId: string;
+  total: string;
+  balance: string;
+  enough: boolean;
+  /** How to add what is missing: send it to the consumer's own service wallet. */
+  topUp: { shortfall: string; chainName: string; walletAddress: string };
+}) {
   const [state, action, pending] = useActionState<PayState, FormData>(payFromBalanceAction, {});
   if (state.txHash) {
     return (
@@ -28,9 +41,17 @@ export function PayFromBalanceForm({ chargeId, total, balance, enough }: { charg
           </Button>
         </>
       ) : (
-        <p role="alert" className="text-sm text-rose-700">
-          Not enough balance for this payment. Top up your wallet, then pay.
-        </p>
+        <div role="alert" className="flex flex-col gap-1 text-sm" data-testid="top-up">
+          <p className="text-rose-700">
+            Not enough balance: {topUp.shortfall} more is needed. Top up your wallet, then pay.
+          </p>
+          <p className="text-slate-600">
+            Send at least {topUp.shortfall} on {topUp.chainName} to your Chargeport wallet:
+          </p>
+          <p className="break-all rounded-lg bg-slate-100 p-2 font-mono text-xs" data-testid="top-up-address">
+            {topUp.walletAddress}
+          </p>
+        </div>
       )}
     </form>
   );

@@ -20,7 +20,8 @@ export async function authenticateApiKey(header: string | null): Promise<{ merch
     .from(apiKeys)
     .innerJoin(merchants, eq(apiKeys.merchantId, merchants.id))
     .where(eq(apiKeys.hash, hashApiKey(presented)));
-  if (!row || row.apiKey.revokedAt) {
+  // A rolled key has revoked_at in the future: it works until then (the roll's overlap).
+  if (!row || (row.apiKey.revokedAt && row.apiKey.revokedAt.getTime() <= Date.now())) {
     throw new AppError('invalid_api_key', 'This API key is unknown or has been revoked.');
   }
   const now = Date.now();

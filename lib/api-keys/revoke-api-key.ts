@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, or } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { apiKeys } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
@@ -8,7 +8,7 @@ export async function revokeApiKey(keyId: string): Promise<void> {
   const revoked = await getDb()
     .update(apiKeys)
     .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+    .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.revokedAt), gt(apiKeys.revokedAt, new Date()))))
     .returning({ id: apiKeys.id });
   if (revoked.length === 0) {
     const [exists] = await getDb().select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.id, keyId));

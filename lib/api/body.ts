@@ -7,7 +7,8 @@ import { parse } from 'lossless-json';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 
-export async function readJsonBody(request: Request): Promise<unknown> {
+/** `optional: true` → an empty body reads as `{}` (routes whose body fields are all optional). */
+export async function readJsonBody(request: Request, options: { optional?: boolean } = {}): Promise<unknown> {
   const contentType = request.headers.get('content-type');
   if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
     throw new AppError('unsupported_media_type', `Send the body as JSON with Content-Type: application/json (got ${contentType}).`);
@@ -16,7 +17,10 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > limit) throw tooLarge(limit);
   const text = await readLimited(request, limit);
-  if (text.trim() === '') throw new AppError('invalid_json', 'The request body is empty: send a JSON object.');
+  if (text.trim() === '') {
+    if (options.optional) return {};
+    throw new AppError('invalid_json', 'The request body is empty: send a JSON object.');
+  }
   try {
     return parse(text, null, parseNumberExactly);
   } catch (error) {

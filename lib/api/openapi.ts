@@ -13,6 +13,19 @@ import {
   listChargesQuerySchema,
 } from '@/lib/charges/schemas';
 import { ERROR_STATUS } from '@/lib/errors';
+import {
+  createWebhookEndpointBodySchema,
+  deletedWebhookEndpointSchema,
+  listEventsQuerySchema,
+  rotateWebhookSecretBodySchema,
+  updateWebhookEndpointBodySchema,
+  webhookEndpointListSchema,
+  webhookEndpointSchema,
+  webhookEndpointWithSecretSchema,
+  webhookEventListSchema,
+  webhookEventSchema,
+} from '@/lib/webhooks/schemas';
+import { WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/event-types';
 
 const envelope = <T extends z.ZodType>(data: T, id: string) =>
   z.object({ data, error: z.null() }).meta({ id });
@@ -31,6 +44,9 @@ function errorResponses(codes: (keyof typeof ERROR_STATUS)[]) {
 
 const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'rate_limited', 'internal_error'] as const;
 const chargeIdParam = z.object({ chargeId: z.string().meta({ example: 'ch_4Vd9TQ1aQm2xA7bC3dE5fG' }) });
+const endpointIdParam = z.object({ endpointId: z.string().meta({ example: 'we_4Vd9TQ1aQm2xA7bC3dE5fG' }) });
+/** Routes only secret keys may call. */
+const SECRET_KEY_ERRORS = [...AUTH_ERRORS, 'key_not_permitted'] as const;
 
 export function buildOpenApiDocument(serverUrl: string) {
   const registry = new OpenAPIRegistry();
@@ -114,6 +130,8 @@ export function buildOpenApiDocument(serverUrl: string) {
     },
   });
 
+  registerWebhookPaths(registry, security);
+
   registry.registerPath({
     method: 'get',
     path: '/api/health',
@@ -148,4 +166,109 @@ export function buildOpenApiDocument(serverUrl: string) {
     },
     servers: [{ url: serverUrl }],
   });
+}
+
+function registerWebhookPaths(registry: OpenAPIRegistry, security: { ApiKey: never[] }[]) {
+  const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/webhook-endpoints',
+    operationId: 'createWebhookEndpoint',
+    summary: 'Create a webhook endpoint',
+    description:
+      'Creates an endpoint in the key\'s mode and returns it with its signing secret (`whsec_…`), shown only in this response. Live endpoints must be https:// to a public address. Deliveries are signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature headers).',
+    security,
+    request: { body: { required: true, content: json(createWebhookEndpointBodySchema) } },
+    responses: {
+      200: { description: 'The endpoint and its secret.', content: json(envelope(webhookEndpointWithSecretSchema, 'WebhookEndpointWithSecretResponse')) },
+      ...errorResponses([...SECRET_KEY_ERRORS, 'invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_webhook_url', 'webhook_endpoint_limit']),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/webhook-endpoints',
+    operationId: 'listWebhookEndpoints',
+    summary: 'List webhook endpoints',
+    description: 'The key\'s endpoints (its merchant and mode), oldest first.',
+    security,
+    responses: {
+      200: { description: 'The endpoints.', content: json(envelope(webhookEndpointListSchema, 'WebhookEndpointListResponse')) },
+      ...errorResponses([...SECRET_KEY_ERRORS]),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/webhook-endpoints/{endpointId}',
+    operationId: 'getWebhookEndpoint',
+    summary: 'Retrieve a webhook endpoint',
+    security,
+    request: { params: endpointIdParam },
+    responses: {
+      200: { description: 'The endpoint.', content: json(envelope(webhookEndpointSchema, 'WebhookEndpointResponse')) },
+      ...errorResponses([...SECRET_KEY_ERRORS, 'not_found']),
+    },
+  });
+  registry.registerPath({
+    method: 'patch',
+    path: '/api/webhook-endpoints/{endpointId}',
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Update a webhook endpoint',
+    description: 'Changes its URL, event types, description or enabled flag. Enabling an endpoint that a 410 answer disabled makes it active again.',
+    security,
+    request: { params: endpointIdParam, body: { required: true, content: json(updateWebhookEndpointBodySchema) } },
+    responses: {
+      200: { description: 'The updated endpoint.', content: json(envelope(webhookEndpointSchema, 'UpdatedWebhookEndpointResponse')) },
+      ...errorResponses([...SECRET_KEY_ERRORS, 'not_found', 'invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_webhook_url']),
+    },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/api/webhook-endpoints/{endpointId}',
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint',
+    security,
+    request: { params: endpointIdParam },
+    responses: {
+      200: { description: 'Deleted.', content: json(envelope(deletedWebhookEndpointSchema, 'DeletedWebhookEndpointResponse')) },
+      ...errorResponses([...SECRET_KEY_ERRORS, 'not_found']),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/webhook-endpoints/{endpointId}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
+    summary: 'Rotate a webhook endpoint\'s signing secret',
+    description: 'Returns a new secret, shown only in this response. The previous secret keeps signing next to it for `overlapHours` (default 24), so every delivery meanwhile carries both signatures.',
+    security,
+    request: { params: endpointIdParam, body: { required: false, content: json(rotateWebhookSecretBodySchema) } },
+    responses: {
+      200: { description: 'The endpoint and its new secret.', content: json(envelope(webhookEndpointWithSecretSchema, 'RotatedWebhookSecretResponse')) },
+      ...errorResponses([...SECRET_KEY_ERRORS, 'not_found', 'invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type']),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/events',
+    operationId: 'listEvents',
+    summary: 'List webhook events',
+    description:
+      'Every webhook event of the key\'s merchant and mode, newest first, exactly as delivered, whether or not an endpoint received it: reconcile missed deliveries from here. Page with `starting_after` = the last id of the previous page while `has_more` is true.',
+    security,
+    request: { query: listEventsQuerySchema },
+    responses: {
+      200: { description: 'A page of events.', content: json(envelope(webhookEventListSchema, 'WebhookEventListResponse')) },
+      ...errorResponses([...SECRET_KEY_ERRORS, 'invalid_request']),
+    },
+  });
+  for (const type of WEBHOOK_EVENT_TYPES) {
+    registry.registerWebhook({
+      method: 'post',
+      path: type,
+      operationId: `webhook_${type.replace('.', '_')}`,
+      summary: `${type} event`,
+      description: 'POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.',
+      request: { body: { required: true, content: json(webhookEventSchema) } },
+      responses: { 200: { description: 'Any 2xx: delivered.' } },
+    });
+  }
 }

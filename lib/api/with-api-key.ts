@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
 import { AppError } from '@/lib/errors';
 import type { ApiContext } from './context';
+import { withCorsHeaders } from './cors';
 import { consumeApiRateLimit } from './rate-limit';
 import { fail } from './respond';
 
@@ -13,21 +14,11 @@ type RouteParams = { params: Promise<Record<string, string>> };
 type ApiHandler = (request: Request, ctx: ApiContext, params: Record<string, string>) => Promise<Response>;
 
 export interface WithApiKeyOptions {
-  /** Publishable keys (safe in a browser) may only call routes that allow them; such routes answer CORS. */
+  /**
+   * Publishable keys (safe in a browser) may only call routes that allow them. Such routes answer
+   * CORS (lib/api/cors.ts) on every response; they also export `OPTIONS = corsPreflight`.
+   */
   allowPublishable?: boolean;
-}
-
-/** Browsers call publishable-key routes from the merchant's own origin. */
-export const CORS_HEADERS: Readonly<Record<string, string>> = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'GET, POST, OPTIONS',
-  'access-control-allow-headers': 'content-type, x-api-key, idempotency-key, x-request-id',
-  'access-control-expose-headers': 'x-request-id, retry-after, idempotent-replayed',
-  'access-control-max-age': '600',
-};
-
-export function corsPreflight(): Response {
-  return new Response(null, { status: 204, headers: CORS_HEADERS });
 }
 
 export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {}) {
@@ -46,7 +37,6 @@ export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {})
       response = fail(error, requestId);
     }
     response.headers.set('x-request-id', requestId);
-    if (options.allowPublishable) for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
-    return response;
+    return options.allowPublishable ? withCorsHeaders(response) : response;
   };
 }

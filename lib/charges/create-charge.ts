@@ -36,6 +36,7 @@ import type { CreateChargeBody } from './schemas';
 import { recordChargeEvent } from './transition-charge';
 import { paymentUrlFor } from './serialize';
 import { allocateDepositAddress } from '@/lib/payments/deposit-addresses';
+import { emitChargeEvent } from '@/lib/webhooks/emit';
 
 export interface CreateChargeResult {
   chargeId: string;
@@ -53,26 +54,29 @@ export async function createCharge({ ctx, input }: { ctx: ApiContext; input: Cre
   const chargeId = newId('charge');
   const expiresAt = new Date(Date.now() + env().CHARGE_EXPIRY_MINUTES * 60_000);
   const write = async (tx: DbOrTx) => {
-    await tx.insert(charges).values({
-      id: chargeId,
-      merchantId: ctx.merchant.id,
-      apiKeyId: ctx.apiKey.id,
-      mode,
-      chain: chain.name,
-      tokenSymbol: token.symbol,
-      tokenAddress: token.address,
-      tokenDecimals: token.decimals,
-      totalBaseUnits,
-      items,
-      destination,
-      toAddress,
-      isDirectTransfer: destination === 'direct_transfer',
-      successUrl: chargeData.successUrl ?? null,
-      cancelUrl: chargeData.cancelUrl ?? null,
-      metadata: chargeData.metadata ?? {},
-      status: 'pending',
-      expiresAt,
-    });
+    const [charge] = await tx
+      .insert(charges)
+      .values({
+        id: chargeId,
+        merchantId: ctx.merchant.id,
+        apiKeyId: ctx.apiKey.id,
+        mode,
+        chain: chain.name,
+        tokenSymbol: token.symbol,
+        tokenAddress: token.address,
+        tokenDecimals: token.decimals,
+        totalBaseUnits,
+        items,
+        destination,
+        toAddress,
+        isDirectTransfer: destination === 'direct_transfer',
+        successUrl: chargeData.successUrl ?? null,
+        cancelUrl: chargeData.cancelUrl ?? null,
+        metadata: chargeData.metadata ?? {},
+        status: 'pending',
+        expiresAt,
+      })
+      .returning();
     await recordChargeEvent(tx, {
       chargeId,
       fromStatus: null,
@@ -81,6 +85,8 @@ export async function createCharge({ ctx, input }: { ctx: ApiContext; input: Cre
       data: { requestId: ctx.requestId },
     });
     await allocateDepositAddress(tx, { id: chargeId, chain: chain.name, expiresAt });
+    // charge.created: one INSERT (the webhook outbox); fan-out to endpoints happens in the relay.
+    await emitChargeEvent(tx, { charge: charge!, type: 'charge.created', payments: [] });
   };
   if (ctx.tx) await write(ctx.tx);
   else await getDb().transaction(write);

@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { ApiContext } from '@/lib/api/context';
-import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, merchants, type ChargeEventRow, type ChargeRow } from '@/lib/db/schema';
+import { getDb, type DbOrTx } from '@/lib/db/client';
+import { chargeEvents, charges, merchants, payments, type ChargeEventRow, type ChargeRow, type PaymentRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 
 /**
@@ -11,6 +11,7 @@ import { AppError } from '@/lib/errors';
 export async function getCharge({ ctx, chargeId }: { ctx: ApiContext; chargeId: string }): Promise<{
   charge: ChargeRow;
   events: ChargeEventRow[];
+  payments: PaymentRow[];
 }> {
   const db = ctx.tx ?? getDb();
   const [charge] = await db
@@ -19,7 +20,12 @@ export async function getCharge({ ctx, chargeId }: { ctx: ApiContext; chargeId: 
     .where(and(eq(charges.id, chargeId), eq(charges.merchantId, ctx.merchant.id), eq(charges.mode, ctx.apiKey.mode)));
   if (!charge) throw new AppError('not_found', `No charge ${chargeId} for this ${ctx.apiKey.mode} key.`, { param: 'chargeId' });
   const events = await db.select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId)).orderBy(asc(chargeEvents.createdAt), asc(chargeEvents.id));
-  return { charge, events };
+  return { charge, events, payments: await listChargePayments(db, chargeId) };
+}
+
+/** The transfers seen into a charge, oldest first: the `payments` of the charge resource. */
+export async function listChargePayments(db: DbOrTx, chargeId: string): Promise<PaymentRow[]> {
+  return db.select().from(payments).where(eq(payments.chargeId, chargeId)).orderBy(asc(payments.createdAt), asc(payments.id));
 }
 
 /** Public lookup by id for the hosted checkout: the id is an unguessable capability, like the paymentUrl. */

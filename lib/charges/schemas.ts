@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { CHAIN_NAMES } from '@/lib/chains/registry';
+import { PAYMENT_STATUSES } from '@/lib/db/schema/payments';
 import { CHARGE_STATUSES } from './state';
 
 export const LIMITS = {
@@ -128,6 +129,23 @@ export const errorSchema = z
 
 export const chargeStatusSchema = z.enum(CHARGE_STATUSES).meta({ id: 'ChargeStatus' });
 
+export const chargePaymentSchema = z
+  .object({
+    id: z.string(),
+    chain: z.enum(CHAIN_NAMES),
+    txHash: z.string().meta({ description: 'The transaction that paid into the charge\'s deposit address.' }),
+    fromAddress: z.string(),
+    amount: z.string().meta({ description: 'Whole tokens, exact decimal text.' }),
+    amountBaseUnits: z.string(),
+    status: z.enum(PAYMENT_STATUSES).meta({ description: 'pending: seen, confirming; confirmed: counted; dropped: left the chain (reorg).' }),
+    isLate: z.boolean().meta({ description: 'Arrived after the charge expired, failed or was canceled: recorded for refund, not counted.' }),
+    blockNumber: z.string(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'ChargePayment', description: 'A transfer seen on chain into the charge\'s deposit address.' });
+
+export type ChargePaymentResource = z.infer<typeof chargePaymentSchema>;
+
 export const chargeSchema = z
   .object({
     id: z.string(),
@@ -161,6 +179,10 @@ export const chargeSchema = z
       .array(z.object({ status: chargeStatusSchema, type: z.string(), at: z.string() }))
       .optional()
       .meta({ description: 'Every status change, oldest first (single-charge responses only).' }),
+    payments: z
+      .array(chargePaymentSchema)
+      .optional()
+      .meta({ description: 'Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks).' }),
   })
   .meta({ id: 'Charge' });
 

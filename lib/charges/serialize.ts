@@ -1,15 +1,18 @@
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
-import type { ChargeEventRow, ChargeRow } from '@/lib/db/schema';
+import type { ChargeEventRow, ChargeRow, PaymentRow } from '@/lib/db/schema';
 import { checkoutBaseUrl } from '@/lib/env';
 import { formatAmount } from '@/lib/money';
-import type { ChargeResource } from './schemas';
+import type { ChargePaymentResource, ChargeResource } from './schemas';
 
 export function paymentUrlFor(chargeId: string): string {
   return `${checkoutBaseUrl()}/checkout/${chargeId}`;
 }
 
-/** The charge as the API returns it (and as webhooks will carry it). */
-export function serializeCharge(row: ChargeRow, events?: readonly ChargeEventRow[]): ChargeResource {
+/**
+ * The charge as the API returns it (and as webhooks carry it). `events` adds the timeline and
+ * `payments` the transfers seen (single-charge responses and webhooks; lists carry neither).
+ */
+export function serializeCharge(row: ChargeRow, events?: readonly ChargeEventRow[], payments?: readonly PaymentRow[]): ChargeResource {
   const decimals = row.tokenDecimals;
   const resource: ChargeResource = {
     id: row.id,
@@ -45,5 +48,21 @@ export function serializeCharge(row: ChargeRow, events?: readonly ChargeEventRow
       at: event.createdAt.toISOString(),
     }));
   }
+  if (payments) resource.payments = payments.map((payment) => serializeChargePayment(payment, decimals));
   return resource;
+}
+
+export function serializeChargePayment(payment: PaymentRow, decimals: number): ChargePaymentResource {
+  return {
+    id: payment.id,
+    chain: CHAINS[payment.chain as ChainName].name,
+    txHash: payment.txHash,
+    fromAddress: payment.fromAddress,
+    amount: formatAmount(payment.amountBaseUnits, decimals),
+    amountBaseUnits: payment.amountBaseUnits.toString(),
+    status: payment.status,
+    isLate: payment.isLate,
+    blockNumber: payment.blockNumber.toString(),
+    createdAt: payment.createdAt.toISOString(),
+  };
 }

@@ -9,7 +9,7 @@ import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { z } from 'zod';
 import { createApiKey, type CreatedApiKey } from '@/lib/api-keys/create-api-key';
 import { getDb } from '@/lib/db/client';
-import { merchantMembers, merchants, users, type Merchant } from '@/lib/db/schema';
+import { merchantMembers, merchants, users, type MemberRole, type Merchant } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
@@ -17,7 +17,7 @@ import { sendEmail } from '@/lib/notifications/send-email';
 
 export const businessNameSchema = z.string().trim().min(2, 'must be at least 2 characters').max(100, 'must be at most 100 characters');
 
-export async function findMerchantOfUser(userId: string): Promise<{ merchant: Merchant; role: string } | undefined> {
+export async function findMerchantOfUser(userId: string): Promise<{ merchant: Merchant; role: MemberRole } | undefined> {
   const [row] = await getDb()
     .select({ merchant: merchants, role: merchantMembers.role })
     .from(merchantMembers)

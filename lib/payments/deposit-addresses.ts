@@ -9,6 +9,7 @@
  * (only the last, non-hardened step runs per charge), and indexes are drawn from the sequence in
  * blocks of 64 (gaps are harmless: only stored indexes are ever used).
  */
+import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
 import { sql } from 'drizzle-orm';
 import { toHex } from 'viem';
 import { HDKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -36,6 +37,16 @@ function branchKey(): HDKey {
 /** The account of deposit address `derivationIndex` (m/44'/60'/0'/0/index). */
 export function depositAccount(derivationIndex: number): PrivateKeyAccount {
   return privateKeyToAccount(toHex(branchKey().deriveChild(derivationIndex).privateKey!));
+}
+
+/** The signer of Solana deposit address `derivationIndex` (m/44'/501'/index'/0'), to sweep it. */
+export async function solanaDepositSigner(derivationIndex: number): Promise<KeyPairSigner> {
+  const key = deriveSolanaDepositKey(Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64'), derivationIndex);
+  try {
+    return await createKeyPairSignerFromBytes(key.secretKey);
+  } finally {
+    key.secretKey.fill(0);
+  }
 }
 
 /**

@@ -9,6 +9,9 @@
  *     send), and settle `broadcast` rows to `confirmed` / `failed` from their receipts.
  *
  * So a crash between signing and broadcasting can never make a second, different transfer.
+ *
+ * This file is the EVM implementation and the one entry point for every chain: Solana rows (sweeps whose
+ * fee the gas tank pays as fee payer) are broadcast and reconciled by ./solana/solana-transfers.ts.
  */
 import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import { encodeFunctionData, erc20Abi, keccak256, type Hex, type PublicClient } from 'viem';
@@ -19,6 +22,9 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { outboundTransfers, type TransferPurpose } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
+import { emitPaymentFailed } from '@/lib/webhooks/emit';
+import { broadcastSolanaTransfer, isSolanaFeeRecord, reconcileSolanaTransfer } from './solana/solana-transfers';
+import { resolveSolanaRpc, type SolanaRpcOptions } from './solana/watch-solana';
 
 export type OutboundTransferRow = typeof outboundTransfers.$inferSelect;
 
@@ -114,10 +120,14 @@ export async function signAndRecordTransfer(
 }
 
 /** Step 2: send the recorded bytes. Safe to repeat. Returns whether the chain has the transaction. */
-export async function broadcastTransfer(transferId: string): Promise<boolean> {
+export async function broadcastTransfer(transferId: string, options: SolanaRpcOptions = {}): Promise<boolean> {
   const [transfer] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
   if (!transfer) return false;
   if (transfer.status !== 'signed') return transfer.status !== 'failed';
+  if (CHAINS[transfer.chain as ChainName].family === 'solana') {
+    const rpc = resolveSolanaRpc(transfer.chain as ChainName, options);
+    return rpc ? broadcastSolanaTransfer(rpc, transfer) : false;
+  }
   const client = publicClientFor(transfer.chain as ChainName);
   if (!client) return false;
   try {
@@ -135,22 +145,43 @@ export async function broadcastTransfer(transferId: string): Promise<boolean> {
 }
 
 /** Brings one transfer up to date with the chain: re-broadcast if only signed, settle from its receipt if sent. */
-export async function reconcileTransfer(transfer: OutboundTransferRow): Promise<OutboundTransferRow['status']> {
-  if (transfer.status === 'signed') {
-    if (!(await broadcastTransfer(transfer.id))) return 'signed';
-  } else if (transfer.status !== 'broadcast') {
-    return transfer.status;
+export async function reconcileTransfer(transfer: OutboundTransferRow, options: SolanaRpcOptions = {}): Promise<OutboundTransferRow['status']> {
+  if (CHAINS[transfer.chain as ChainName].family === 'solana') {
+    const rpc = resolveSolanaRpc(transfer.chain as ChainName, options);
+    return rpc ? reconcileSolanaTransfer(rpc, transfer) : transfer.status;
   }
+  if (transfer.status !== 'signed' && transfer.status !== 'broadcast') return transfer.status;
   const client = publicClientFor(transfer.chain as ChainName);
   if (!client) return transfer.status;
+  if (transfer.status === 'signed' && !(await broadcastTransfer(transfer.id))) {
+    // Not accepted: maybe its nonce went to another transaction (then it can never be mined).
+    return (await resendIfDropped(client, transfer)) === 'failed' ? 'failed' : 'signed';
+  }
   const receipt = await client.getTransactionReceipt({ hash: transfer.txHash as Hex }).catch(() => null);
   if (!receipt) return resendIfDropped(client, transfer);
-  const status = receipt.status === 'success' ? 'confirmed' : 'failed';
-  await getDb()
-    .update(outboundTransfers)
-    .set({ status, error: status === 'failed' ? 'reverted' : null })
-    .where(eq(outboundTransfers.id, transfer.id));
-  return status;
+  if (receipt.status === 'success') {
+    await getDb().update(outboundTransfers).set({ status: 'confirmed', error: null }).where(eq(outboundTransfers.id, transfer.id));
+    return 'confirmed';
+  }
+  await markTransferFailed(transfer, 'reverted');
+  return 'failed';
+}
+
+/**
+ * Marks a transfer failed once (whoever gets there first), and reports a failed balance payment to the
+ * merchant (`payment.failed` webhook) in the same transaction: the charge stays payable.
+ */
+async function markTransferFailed(transfer: OutboundTransferRow, reason: string): Promise<void> {
+  await getDb().transaction(async (tx) => {
+    const changed = await tx
+      .update(outboundTransfers)
+      .set({ status: 'failed', error: reason })
+      .where(and(eq(outboundTransfers.id, transfer.id), ne(outboundTransfers.status, 'failed')))
+      .returning({ id: outboundTransfers.id });
+    if (changed.length && transfer.purpose === 'balance_payment' && transfer.chargeId) {
+      await emitPaymentFailed(tx, { chargeId: transfer.chargeId, attempt: { id: transfer.id, chain: transfer.chain, txHash: transfer.txHash, reason } });
+    }
+  });
 }
 
 /**
@@ -164,7 +195,7 @@ async function resendIfDropped(client: PublicClient, transfer: OutboundTransferR
   if (minedNonce > transfer.nonce) {
     // Mined between our two reads? Then the next pass settles it from its receipt.
     if (await client.getTransactionReceipt({ hash: transfer.txHash as Hex }).catch(() => null)) return 'broadcast';
-    await getDb().update(outboundTransfers).set({ status: 'failed', error: 'nonce used by another transaction' }).where(eq(outboundTransfers.id, transfer.id));
+    await markTransferFailed(transfer, 'nonce used by another transaction');
     return 'failed';
   }
   await client.sendRawTransaction({ serializedTransaction: transfer.rawTransaction as Hex }).catch((error: unknown) => {
@@ -174,15 +205,16 @@ async function resendIfDropped(client: PublicClient, transfer: OutboundTransferR
 }
 
 /** Step 3, in the background: every signed or broadcast transfer, brought up to date. Returns how many changed. */
-export async function reconcileOutboundTransfers(): Promise<number> {
+export async function reconcileOutboundTransfers(options: SolanaRpcOptions = {}): Promise<number> {
   const open = await getDb()
     .select()
     .from(outboundTransfers)
     .where(inArray(outboundTransfers.status, ['signed', 'broadcast']))
     .orderBy(outboundTransfers.createdAt);
   let changed = 0;
-  for (const transfer of open) {
-    if ((await reconcileTransfer(transfer)) !== transfer.status) changed++;
+  // A Solana fee record moves with its transaction's row (solana-transfers.ts), never on its own.
+  for (const transfer of open.filter((t) => !isSolanaFeeRecord(t))) {
+    if ((await reconcileTransfer(transfer, options)) !== transfer.status) changed++;
   }
   return changed;
 }

@@ -5,7 +5,7 @@ import { setPin } from '@/lib/accounts/pin';
 import { createUser } from '@/lib/accounts/users';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, outboundTransfers } from '@/lib/db/schema';
+import { chargeEvents, charges, outboundTransfers, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/lib/infra/local-chain';
 import { uniqueEmail } from '@/lib/testing/accounts';
@@ -138,5 +138,39 @@ describe('pay from balance', () => {
     const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
     const chargeId = await usdcCharge('1');
     await expect(payFromBalance({ userId: user.id, chargeId, pin: '583920' })).rejects.toMatchObject({ code: 'pin_not_set' });
+  });
+});
+
+describe('a balance payment that can never land', () => {
+  it('is marked failed once, reported as payment.failed, and the charge stays payable', async () => {
+    const consumer = await fundedConsumer();
+    const chargeId = await usdcCharge('2.5');
+    const signed = await signBalancePayment({ userId: consumer.userId, chargeId });
+    // Before it is broadcast, the wallet's nonce is used by another transaction (e.g. the same key used elsewhere).
+    const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
+    await client.request({ method: 'anvil_impersonateAccount' as never, params: [consumer.address] as never });
+    const other = await client.request({
+      method: 'eth_sendTransaction' as never,
+      params: [{ from: consumer.address, to: consumer.address, value: '0x0' }] as never,
+    });
+    await client.waitForTransactionReceipt({ hash: other as Hex });
+    await client.request({ method: 'anvil_stopImpersonatingAccount' as never, params: [consumer.address] as never });
+
+    await reconcileOutboundTransfers();
+    await reconcileOutboundTransfers();
+    const [transfer] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, signed.transferId));
+    expect(transfer).toMatchObject({ status: 'failed', error: 'nonce used by another transaction' });
+    const failures = await getDb()
+      .select()
+      .from(webhookEvents)
+      .where(and(eq(webhookEvents.chargeId, chargeId), eq(webhookEvents.type, 'payment.failed')));
+    expect(failures).toHaveLength(1);
+    const [charge] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
+    expect(charge!.status).toBe('pending');
+    // Payable again: a new payment is signed (the failed one no longer blocks it).
+    const again = await payFromBalance({ userId: consumer.userId, chargeId, pin: PIN });
+    expect(again.transferId).not.toBe(signed.transferId);
+    await client.waitForTransactionReceipt({ hash: again.txHash as Hex });
+    expect(await settle(chargeId)).toBe('succeeded');
   });
 });

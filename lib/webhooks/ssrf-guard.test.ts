@@ -161,6 +161,21 @@ describe('resolveSafeAddress', () => {
     });
   });
 
+  it('test mode with allowLoopback: false refuses loopback too (hosted deployments)', async () => {
+    const noLoopback = { allowLoopback: false };
+    await expect(resolveSafeAddress('localhost', 'test', scriptedLookup(['127.0.0.1']), noLoopback)).resolves.toMatchObject({
+      ok: false,
+      code: 'refused_address',
+    });
+    for (const url of ['http://localhost:3000/hook', 'http://127.0.0.1:8080/', 'http://2130706433:8080/', 'http://[::1]:8080/', 'http://api.localhost/']) {
+      expect(checkWebhookUrl(url, 'test', noLoopback), url).toMatchObject({ ok: false, code: 'refused_address' });
+    }
+    expect(checkWebhookUrl('http://example.com/', 'test', noLoopback).ok).toBe(true);
+    expect(addressRefusal('127.0.0.1', 'test', noLoopback)).toMatch(/loopback/);
+    const result = await deliverWebhookRequest({ url: 'http://127.0.0.1:9/hook', mode: 'test', body: '{}', headers: {}, allowLoopback: false });
+    expect(result).toMatchObject({ ok: false, code: 'refused_address' });
+  });
+
   it('checks IP literals without DNS', async () => {
     const lookup = scriptedLookup();
     await expect(resolveSafeAddress(PUBLIC_V4, 'live', lookup)).resolves.toMatchObject({ ok: true });

@@ -7,8 +7,10 @@
  * The rules:
  * - live mode: https only, and every address the host resolves to must be public unicast;
  * - test mode: http is allowed and so is loopback (localhost, 127.0.0.1, ::1), so a merchant can point
- *   test endpoints at a receiver on their machine while developing against a local Chargeport.
- *   Private, link-local (metadata), CGNAT and other special ranges stay refused in test mode too;
+ *   test endpoints at a receiver on their machine while developing against a local Chargeport —
+ *   unless the caller passes `allowLoopback: false` (a hosted deployment, WEBHOOKS_ALLOW_LOOPBACK=false,
+ *   where loopback is Chargeport's own machine). Private, link-local (metadata), CGNAT and other
+ *   special ranges stay refused in test mode too;
  * - no credentials in the URL;
  * - the name is resolved once, every address is checked, and the socket connects only to those
  *   checked addresses (`pinnedLookup`), so a DNS answer that changes between check and connect
@@ -39,6 +41,12 @@ export type UrlCheck = { ok: true; url: URL } | { ok: false; code: UrlRefusalCod
 
 /** Resolves every address of a name; `dns.promises.lookup` by default, injected in tests. */
 export type HostLookup = (hostname: string, options: { all: true }) => Promise<LookupAddress[]>;
+
+/** Extra rules of the caller. */
+export interface TargetPolicy {
+  /** Test mode may reach loopback addresses (default true). Live mode never may. */
+  allowLoopback?: boolean;
+}
 
 export type AddressCheck =
   | { ok: true; addresses: LookupAddress[] }
@@ -82,6 +90,8 @@ export interface DeliverWebhookRequestInput {
   lookup?: HostLookup;
   /** PEM certificates trusted instead of the system roots (tests with a local HTTPS receiver). */
   ca?: string;
+  /** See TargetPolicy; default true. */
+  allowLoopback?: boolean;
 }
 
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
@@ -91,8 +101,12 @@ const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
 const defaultLookup: HostLookup = (hostname, options) => dnsLookup(hostname, options);
 
+function isLoopbackAllowed(mode: WebhookMode, policy: TargetPolicy): boolean {
+  return mode === 'test' && policy.allowLoopback !== false;
+}
+
 /** Why `address` is refused in `mode`, or null when a webhook may be sent to it. */
-export function addressRefusal(address: string, mode: WebhookMode): string | null {
+export function addressRefusal(address: string, mode: WebhookMode, policy: TargetPolicy = {}): string | null {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     if (net.isIP(address) === 0) throw new Error('not an IP');
@@ -101,14 +115,14 @@ export function addressRefusal(address: string, mode: WebhookMode): string | nul
     return `${address} is not an IP address`;
   }
   const range = parsed.range();
-  if (range === 'loopback' && mode === 'test') return null;
+  if (range === 'loopback' && isLoopbackAllowed(mode, policy)) return null;
   if (range !== 'unicast') return `${address} is a ${range} address`;
   if (parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6)) return `${address} is not a global unicast address`;
   return null;
 }
 
 /** Static check of an endpoint URL, when it is created or changed (no DNS). */
-export function checkWebhookUrl(raw: string, mode: WebhookMode): UrlCheck {
+export function checkWebhookUrl(raw: string, mode: WebhookMode, policy: TargetPolicy = {}): UrlCheck {
   let url: URL;
   try {
     url = new URL(raw);
@@ -127,10 +141,17 @@ export function checkWebhookUrl(raw: string, mode: WebhookMode): UrlCheck {
   // WHATWG URL has already turned 2130706433, 0x7f000001, 0177.0.0.1 and 127.1 into 127.0.0.1.
   const host = bareHostname(url);
   if (net.isIP(host) !== 0) {
-    const refusal = addressRefusal(host, mode);
+    const refusal = addressRefusal(host, mode, policy);
     if (refusal) return { ok: false, code: 'refused_address', message: `Webhooks cannot be sent to ${describeTarget(refusal, mode)}.` };
-  } else if (mode === 'live' && isLocalhostName(host)) {
-    return { ok: false, code: 'refused_address', message: 'Live-mode webhooks cannot be sent to localhost; use a test-mode endpoint while developing.' };
+  } else if (!isLoopbackAllowed(mode, policy) && isLocalhostName(host)) {
+    return {
+      ok: false,
+      code: 'refused_address',
+      message:
+        mode === 'live'
+          ? 'Live-mode webhooks cannot be sent to localhost; use a test-mode endpoint while developing.'
+          : 'This Chargeport does not send webhooks to localhost; expose your receiver at a public URL (e.g. through a tunnel).',
+    };
   }
   return { ok: true, url };
 }
@@ -139,7 +160,12 @@ export function checkWebhookUrl(raw: string, mode: WebhookMode): UrlCheck {
  * Resolves `hostname` once and checks every address; all of them must be allowed, since a
  * connection could be made to any. An IP literal is checked as it is, without DNS.
  */
-export async function resolveSafeAddress(hostname: string, mode: WebhookMode, lookup: HostLookup = defaultLookup): Promise<AddressCheck> {
+export async function resolveSafeAddress(
+  hostname: string,
+  mode: WebhookMode,
+  lookup: HostLookup = defaultLookup,
+  policy: TargetPolicy = {},
+): Promise<AddressCheck> {
   const host = hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: LookupAddress[];
   const family = net.isIP(host);
@@ -155,7 +181,7 @@ export async function resolveSafeAddress(hostname: string, mode: WebhookMode, lo
     if (addresses.length === 0) return { ok: false, code: 'dns_error', message: `${host} has no addresses.` };
   }
   for (const { address } of addresses) {
-    const refusal = addressRefusal(address, mode);
+    const refusal = addressRefusal(address, mode, policy);
     if (refusal) return { ok: false, code: 'refused_address', message: `${host} resolves to ${describeTarget(refusal, mode)}.` };
   }
   return { ok: true, addresses: addresses.map(({ address, family }) => ({ address, family })) };
@@ -190,7 +216,8 @@ export async function deliverWebhookRequest(input: DeliverWebhookRequestInput): 
   const timeoutMs = input.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
   const timedOut = { ok: false as const, code: 'timeout' as const, message: `No answer within ${timeoutMs} ms.` };
 
-  const checked = checkWebhookUrl(input.url, input.mode);
+  const policy: TargetPolicy = { allowLoopback: input.allowLoopback };
+  const checked = checkWebhookUrl(input.url, input.mode, policy);
   if (!checked.ok) return { ...checked, durationMs: durationMs() };
   const url = checked.url;
 
@@ -199,7 +226,7 @@ export async function deliverWebhookRequest(input: DeliverWebhookRequestInput): 
   try {
     // dns.lookup cannot be cancelled; stop waiting for it when the budget is spent.
     const resolved = await Promise.race([
-      resolveSafeAddress(bareHostname(url), input.mode, input.lookup),
+      resolveSafeAddress(bareHostname(url), input.mode, input.lookup, policy),
       new Promise<'aborted'>((resolve) => controller.signal.addEventListener('abort', () => resolve('aborted'), { once: true })),
     ]);
     if (resolved === 'aborted') return { ...timedOut, durationMs: durationMs() };

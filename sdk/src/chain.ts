@@ -1,4 +1,4 @@
-import type { ChainName } from './types.js';
+import type { ChainName } from './types.ts';
 
 /**
  * The supported chain names, for autocompletion: `chain: Chain.POLYGON`. The `satisfies` clause

@@ -5,8 +5,9 @@
  * Failures follow the spec's reading order: the `error` member of the answer first, then a status
  * other than 200; anything that is not the API's JSON envelope is `invalid_response`.
  */
-import { ChargeportError } from './errors.js';
-import type { Charge, CreateChargeParams, CreateChargeRequest, CreateChargeResult } from './types.js';
+import { ChargeportError } from './errors.ts';
+import { pay, type PayResult, type PayTarget } from './pay.ts';
+import type { Charge, CreateChargeParams, CreateChargeRequest, CreateChargeResult } from './types.ts';
 
 /** The part of `fetch` the SDK uses; the global `fetch` fits, and so does any wrapper of it. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -96,6 +97,22 @@ export class Chargeport {
     const data = await this.#request('GET', `/api/charges/${encodeURIComponent(chargeId)}`, {});
     if (!hasStringFields(data, ['id'])) throw malformedData(200, 'getCharge');
     return data as Charge;
+  }
+
+  /**
+   * Opens the hosted checkout of a charge in a popup over this page and resolves with the outcome,
+   * `{ chargeId, status }`; the page never navigates. Call it directly in the click handler; to
+   * create the charge in the same click, pass the promise: `pay(chargeport.createCharge(params))`.
+   *
+   * When the buyer closes the window early, the client reads the charge (`getCharge`) and reports
+   * its final status if it has one, else `dismissed`. Browser only. Confirm the payment on your
+   * server (webhook, or `getCharge` with the secret key) before you deliver.
+   *
+   * @throws {ChargeportError} `popup_blocked` (fall back to `redirectToCheckout(paymentUrl)`),
+   *   `payment_in_progress`, or the error of a `createCharge` promise passed in.
+   */
+  pay(target: PayTarget): Promise<PayResult> {
+    return pay(target, { baseUrl: this.baseUrl, lookupStatus: async (chargeId) => (await this.getCharge(chargeId)).status });
   }
 
   async #request(

@@ -3,9 +3,11 @@
  * unsupported_chain, key_not_permitted, … — see the API reference):
  * - `invalid_response`: the answer was not the API's JSON envelope (e.g. a proxy's HTML error page);
  * - `network_error`: no answer at all (DNS, connection refused, CORS rejection, offline);
- * - `secret_key_in_browser`: a secret key was given to the client in a browser.
+ * - `secret_key_in_browser`: a secret key was given to the client in a browser;
+ * - `popup_blocked`: `pay()` could not open the checkout window;
+ * - `payment_in_progress`: `pay()` was called while another payment window was open.
  */
-export type SdkErrorCode = 'invalid_response' | 'network_error' | 'secret_key_in_browser';
+export type SdkErrorCode = 'invalid_response' | 'network_error' | 'secret_key_in_browser' | 'popup_blocked' | 'payment_in_progress';
 
 export interface ChargeportErrorInit {
   /** HTTP status of the answer; 0 when there was none. */

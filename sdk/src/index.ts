@@ -1,12 +1,17 @@
 /**
  * @chargeport/web — create Chargeport charges from a browser (publishable key) or a server (secret
- * key) and read them back. See sdk/README.md.
+ * key), read them back, and let the buyer pay in a popup without leaving the page (`pay`). See
+ * sdk/README.md.
  */
-export { Chargeport, createClient, redirectToCheckout } from './client.js';
-export type { ChargeportOptions, CreateChargeOptions, FetchLike } from './client.js';
-export { ChargeportError, isChargeportError } from './errors.js';
-export type { ChargeportErrorInit, SdkErrorCode } from './errors.js';
-export { Chain } from './chain.js';
+export { Chargeport, createClient, redirectToCheckout } from './client.ts';
+export type { ChargeportOptions, CreateChargeOptions, FetchLike } from './client.ts';
+export { ChargeportError, isChargeportError } from './errors.ts';
+export type { ChargeportErrorInit, SdkErrorCode } from './errors.ts';
+export { Chain } from './chain.ts';
+export { pay } from './pay.ts';
+export type { PayOptions, PayResult, PayStatus, PayTarget } from './pay.ts';
+export { CHECKOUT_MESSAGE_TYPE } from './checkout-message.ts';
+export type { CheckoutMessage, CheckoutRef, FinalCheckoutStatus } from './checkout-message.ts';
 export type {
   ApiErrorBody,
   Charge,
@@ -18,4 +23,4 @@ export type {
   CreateChargeRequest,
   CreateChargeResult,
   FlatCreateChargeParams,
-} from './types.js';
+} from './types.ts';

@@ -2,7 +2,7 @@
  * The SDK's public types, all derived from the generated OpenAPI types (./generated/openapi.ts) so
  * they follow the API's zod schemas. Nothing here restates a field by hand.
  */
-import type { components, operations } from './generated/openapi.js';
+import type { components, operations } from './generated/openapi.ts';
 
 type Schemas = components['schemas'];
 

@@ -8,7 +8,7 @@
  * Web Crypto only (`globalThis.crypto.subtle`), so it runs on Node 18+, Deno, Bun, edge runtimes
  * and Cloudflare Workers.
  */
-import { ChargeportError } from './errors.js';
+import { ChargeportError } from './errors.ts';
 
 /**
  * Codes of the errors `verifyWebhook` throws (status 0):

@@ -3,7 +3,8 @@ import { readJsonBody } from '@/lib/api/body';
 import { readIdempotencyKey, requestFingerprint, withIdempotency } from '@/lib/api/idempotency';
 import { parseOrThrow } from '@/lib/api/parse';
 import { ok } from '@/lib/api/respond';
-import { corsPreflight, withApiKey } from '@/lib/api/with-api-key';
+import { corsPreflight } from '@/lib/api/cors';
+import { withApiKey } from '@/lib/api/with-api-key';
 import { createCharge } from '@/lib/charges/create-charge';
 import { createChargeBodySchema } from '@/lib/charges/schemas';
 

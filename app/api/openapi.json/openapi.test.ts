@@ -7,8 +7,22 @@ describe('GET /api/openapi.json', () => {
     const doc = await GET().json();
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/api/charges', '/api/charges/{chargeId}', '/api/charges/{chargeId}/cancel', '/api/createCharge', '/api/health'].sort(),
+      [
+        '/api/charges',
+        '/api/charges/{chargeId}',
+        '/api/charges/{chargeId}/cancel',
+        '/api/createCharge',
+        '/api/events',
+        '/api/health',
+        '/api/webhook-endpoints',
+        '/api/webhook-endpoints/{endpointId}',
+        '/api/webhook-endpoints/{endpointId}/rotate-secret',
+      ].sort(),
     );
+    expect(Object.keys(doc.webhooks).sort()).toEqual(
+      ['charge.canceled', 'charge.created', 'charge.expired', 'charge.failed', 'charge.processing', 'charge.succeeded', 'payment.failed'],
+    );
+    expect(doc.components.schemas.WebhookEvent.properties.data.properties.charge).toEqual({ $ref: '#/components/schemas/Charge' });
     expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
     const request = doc.components.schemas.CreateChargeRequest;
     expect(request.required).toEqual(['chargeData']);

@@ -2,6 +2,7 @@
 import { redirect } from 'next/navigation';
 import { formError, type FormState } from '@/lib/auth/form-state';
 import { cancelChargeByConsumer } from '@/lib/charges/cancel-charge';
+import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
 import { requireUserForAction } from '@/lib/auth/session';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 
@@ -20,8 +21,14 @@ export async function payFromBalanceAction(_state: PayState, form: FormData): Pr
   }
 }
 
-/** The checkout's Cancel: cancels the pending charge, then returns to the merchant's cancelUrl. */
+/**
+ * The checkout's Cancel: cancels the pending charge, then returns to the merchant's cancelUrl. In the
+ * SDK's popup it goes back to the checkout itself, which reports `canceled` to the opener and closes;
+ * the origin is validated again there, and the redirect stays on this site either way.
+ */
 export async function cancelCheckoutAction(form: FormData): Promise<void> {
-  const { cancelUrl } = await cancelChargeByConsumer(String(form.get('chargeId')));
-  redirect(cancelUrl ?? '/');
+  const chargeId = String(form.get('chargeId'));
+  const { cancelUrl } = await cancelChargeByConsumer(chargeId);
+  const popupOrigin = checkoutPopupOrigin('popup', form.get('popupOrigin'));
+  redirect(popupOrigin ? checkoutPath(chargeId, popupOrigin) : (cancelUrl ?? '/'));
 }

@@ -2,37 +2,66 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import QRCode from 'qrcode';
-import { ConnectWalletPay } from '@/components/checkout/connect-wallet-pay';
+import { cookies, headers } from 'next/headers';
+import { ConnectWalletLazy } from '@/components/checkout/connect-wallet-lazy';
 import { ExpiryCountdown } from '@/components/checkout/expiry-countdown';
-import { WalletProvider } from '@/components/providers/wallet-provider';
+import { FiatMethods } from '@/components/checkout/fiat-methods';
+import { LocationSelector } from '@/components/location/location-selector';
 import { LiveStatus } from '@/components/checkout/live-status';
 import { PayFromBalanceForm } from '@/components/checkout/pay-from-balance-form';
 import { cancelCheckoutAction } from './actions';
 import { getSessionUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
+import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
+import { COUNTRY_COOKIE, countryFromRequest, countryOptions } from '@/lib/geo/country';
 import { formatAmount } from '@/lib/money';
+import { fiatPaymentOptions } from '@/lib/onramp/fiat-payment-options';
+import { approximateUsd, formatUsd } from '@/lib/pricing/usd-value';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { tokenBalance } from '@/lib/wallets/token-balance';
 
 export const metadata: Metadata = { title: 'Checkout', robots: { index: false } };
 
-export default async function CheckoutPage({ params }: { params: Promise<{ chargeId: string }> }) {
-  const { chargeId } = await params;
+export default async function CheckoutPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ chargeId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const [{ chargeId }, query] = await Promise.all([params, searchParams]);
   const view = await loadCheckoutView(chargeId);
   if (!view) notFound();
+  // Opened by the SDK's pay(): report to the opener and close instead of redirecting (lib/charges/checkout-popup.ts).
+  const popupOrigin = checkoutPopupOrigin(query.mode, query.origin);
   const [status, user] = await Promise.all([loadCheckoutStatus(chargeId), getSessionUser().catch(() => undefined)]);
   const payable = view.status === 'pending';
   const qr = payable && status?.deposit ? await QRCode.toString(status.deposit.uri, { type: 'svg', margin: 1, width: 176 }) : null;
 
-  let balance: { text: string; enough: boolean } | undefined;
+  const chain = CHAINS[view.chain];
+  const token = chain.tokens.find((t) => t.address === view.token.address);
+  const [requestHeaders, cookieJar] = await Promise.all([headers(), cookies()]);
+  const { country } = countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value);
+  const countries = countryOptions();
+  const [usd, fiatOptions] = await Promise.all([
+    token ? approximateUsd(token, BigInt(view.totalBaseUnits)).catch(() => undefined) : undefined,
+    payable ? fiatPaymentOptions({ country, chain: view.chain, tokenSymbol: view.token.symbol }) : [],
+  ]);
+
+  let balance: { text: string; enough: boolean; shortfall: string; walletAddress: string } | undefined;
   if (payable && user?.emailVerifiedAt) {
     const evm = (await listWallets(user.id)).find((wallet) => wallet.family === 'evm');
-    const token = CHAINS[view.chain].tokens.find((t) => t.address === view.token.address);
-    const units = evm && token && CHAINS[view.chain].family === 'evm' ? await tokenBalance(view.chain, token, evm.address) : undefined;
-    if (units !== undefined && token) {
-      balance = { text: `${formatAmount(units, token.decimals)} ${token.symbol}`, enough: units >= BigInt(view.totalBaseUnits) };
+    const units = evm && token && chain.family === 'evm' ? await tokenBalance(view.chain, token, evm.address) : undefined;
+    if (units !== undefined && token && evm) {
+      const total = BigInt(view.totalBaseUnits);
+      balance = {
+        text: `${formatAmount(units, token.decimals)} ${token.symbol}`,
+        enough: units >= total,
+        shortfall: `${formatAmount(units >= total ? 0n : total - units, token.decimals)} ${token.symbol}`,
+        walletAddress: evm.address,
+      };
     }
   }
 
@@ -43,7 +72,11 @@ export default async function CheckoutPage({ params }: { params: Promise<{ charg
           TEST MODE — this charge runs on {view.chainName}; no real funds move.
         </div>
       )}
-      <main className="mx-auto grid max-w-4xl gap-6 px-4 py-8 md:grid-cols-[1fr_22rem] md:py-14">
+      <header className="mx-auto flex max-w-4xl items-center justify-between gap-3 px-4 pt-4">
+        <span className="text-sm font-semibold text-slate-700">Chargeport</span>
+        <LocationSelector country={country} options={countries} />
+      </header>
+      <main className="mx-auto grid max-w-4xl gap-6 px-4 py-6 md:grid-cols-[1fr_22rem] md:py-10">
         <section aria-labelledby="order-heading" className="rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
           <p className="text-sm text-slate-500">Pay</p>
           <h1 id="order-heading" className="text-xl font-semibold" data-testid="merchant-name">
@@ -80,13 +113,19 @@ export default async function CheckoutPage({ params }: { params: Promise<{ charg
             </span>
           </div>
           <p className="mt-1 text-right text-sm text-slate-500">
-            on <span data-testid="chain">{view.chainName}</span>
+            {usd && (
+              <>
+                <span data-testid="usd-value">≈ {formatUsd(usd)}</span>
+                {' · '}
+              </>
+            )}
+            {view.token.symbol} on <span data-testid="chain">{view.chainName}</span>
           </p>
         </section>
 
         <aside className="flex flex-col gap-5 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
           <div className="flex items-start justify-between gap-3">
-            {status ? <LiveStatus initial={status} /> : null}
+            {status ? <LiveStatus initial={status} popupOrigin={popupOrigin} /> : null}
             {payable && (
               <span className="shrink-0 text-sm text-slate-500">
                 <ExpiryCountdown expiresAt={view.expiresAt} />
@@ -101,12 +140,18 @@ export default async function CheckoutPage({ params }: { params: Promise<{ charg
                   Pay from your balance
                 </h2>
                 {balance ? (
-                  <PayFromBalanceForm chargeId={view.id} total={`${view.total} ${view.token.symbol}`} balance={balance.text} enough={balance.enough} />
+                  <PayFromBalanceForm
+                    chargeId={view.id}
+                    total={`${view.total} ${view.token.symbol}`}
+                    balance={balance.text}
+                    enough={balance.enough}
+                    topUp={{ shortfall: balance.shortfall, chainName: view.chainName, walletAddress: balance.walletAddress }}
+                  />
                 ) : user ? (
                   <p className="text-sm text-slate-600">Your balance on {view.chainName} cannot be read right now.</p>
                 ) : (
                   <Link
-                    href={`/signin?callbackUrl=${encodeURIComponent(`/checkout/${view.id}`)}`}
+                    href={`/signin?callbackUrl=${encodeURIComponent(checkoutPath(view.id, popupOrigin))}`}
                     className="text-sm font-semibold text-brand-600 underline underline-offset-4"
                   >
                     Sign in to pay from your Chargeport balance
@@ -129,24 +174,27 @@ export default async function CheckoutPage({ params }: { params: Promise<{ charg
                   <a href={status.deposit.uri} className="text-center text-sm font-semibold text-brand-600 underline underline-offset-4" data-testid="open-in-wallet">
                     Open in wallet
                   </a>
-                  <WalletProvider>
-                    <ConnectWalletPay
-                      chainId={CHAINS[view.chain].evmChainId!}
+                  {chain.family === 'evm' && (
+                    <ConnectWalletLazy
+                      chainId={chain.evmChainId!}
                       depositAddress={status.deposit.address}
                       tokenAddress={view.token.address}
                       isNative={view.token.isNative}
                       amountBaseUnits={view.totalBaseUnits}
                       label={`${view.total} ${view.token.symbol}`}
                     />
-                  </WalletProvider>
+                  )}
                 </section>
               )}
 
-              {view.cancelUrl && (
+              <FiatMethods options={fiatOptions} countryName={countries.find((c) => c.code === country)?.name ?? country} tokenLabel={`${view.token.symbol} on ${view.chainName}`} />
+
+              {(view.cancelUrl || popupOrigin) && (
                 <form action={cancelCheckoutAction} className="text-center">
                   <input type="hidden" name="chargeId" value={view.id} />
+                  {popupOrigin && <input type="hidden" name="popupOrigin" value={popupOrigin} />}
                   <button type="submit" className="text-sm text-slate-500 underline underline-offset-4">
-                    Cancel and return to {view.merchantName}
+                    {popupOrigin ? 'Cancel payment' : `Cancel and return to ${view.merchantName}`}
                   </button>
                 </form>
               )}

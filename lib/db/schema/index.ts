@@ -8,3 +8,5 @@ export * from './wallets';
 export * from './merchant-members';
 export * from './payments';
 export * from './prices';
+export * from './webhooks';
+export * from './audit-log';

@@ -1,4 +1,5 @@
-import { pgEnum, pgTable, primaryKey, text, timestamp, index } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { index, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants';
 import { users } from './users';
 
@@ -21,3 +22,35 @@ export const merchantMembers = pgTable(
   },
   (table) => [primaryKey({ columns: [table.merchantId, table.userId] }), index('merchant_members_user_idx').on(table.userId)],
 );
+
+/**
+ * An invitation to join a merchant, by e-mail. The link carries a random token; only its SHA-256 is
+ * stored. Valid 7 days, once, for the invited address only. At most one open invitation per address.
+ */
+export const merchantInvitations = pgTable(
+  'merchant_invitations',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    email: text('email').notNull(),
+    role: memberRole('role').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    invitedByUserId: text('invited_by_user_id')
+      .notNull()
+      .references(() => users.id),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex('merchant_invitations_token_idx').on(table.tokenHash),
+    uniqueIndex('merchant_invitations_open_idx')
+      .on(table.merchantId, table.email)
+      .where(sql`${table.acceptedAt} is null and ${table.revokedAt} is null`),
+  ],
+);
+
+export type MerchantInvitation = typeof merchantInvitations.$inferSelect;

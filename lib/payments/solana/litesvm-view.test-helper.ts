@@ -13,12 +13,24 @@
  *   - slot / blockTime: LiteSVM's clock, advanced one slot per transaction.
  * Numbers are plain JSON numbers, as on the wire; @solana/kit turns them into bigints.
  *
+ * A transaction LiteSVM refuses before executing it (blockhash not found, already processed, bad
+ * signature, fee payer unable to pay) charges no fee and is not recorded: a cluster never includes it.
+ *
  * `ledger.transport` serves getSignaturesForAddress and getTransaction from those records through a
  * real @solana/kit RPC (createSolanaRpcFromTransport): kit's request and response transformers run,
  * only HTTP is replaced. Its index and commitment rules are written here, after the RPC
  * documentation: newest first, `before`/`until` exclusive, `limit`; a 'finalized' query sees only
- * slots marked finalized with `finalizeThrough`. Not exercised: a live node (its real indexing,
- * pagination and commitment behaviour), address lookup tables (loadedAddresses stay empty),
+ * slots marked finalized with `finalizeThrough`.
+ *
+ * For code that sends transactions it also serves sendTransaction (preflight = LiteSVM's simulation,
+ * refused as a node does with -32002; `withholding` makes it accept and keep transactions without
+ * executing them, as a leader that never got them — `releaseWithheld` executes them later),
+ * getSignatureStatuses, getLatestBlockhash / isBlockhashValid (LiteSVM accepts only its latest
+ * blockhash, until `svm.expireBlockhash()`; lastValidBlockHeight is slot + 150), getBalance,
+ * getAccountInfo (base64) and getMinimumBalanceForRentExemption.
+ *
+ * Not exercised: a live node (its real indexing, pagination and commitment behaviour, forks, block
+ * heights, its own re-broadcasting, rate limits), address lookup tables (loadedAddresses stay empty),
  * Token-2022 extensions, jsonParsed encoding, and fees other than LiteSVM's default.
  */
 import { FailedTransactionMetadata, type LiteSVM } from 'litesvm';
@@ -29,6 +41,7 @@ import {
   getCreateAssociatedTokenIdempotentInstructionAsync,
   getInitializeMint2Instruction,
   getMintDecoder,
+  getMintEncoder,
   getMintSize,
   getMintToInstruction,
   getTokenDecoder,
@@ -40,7 +53,10 @@ import {
   createTransactionMessage,
   generateKeyPairSigner,
   getBase58Decoder,
+  getBase64Decoder,
+  getBase64Encoder,
   getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
   getSignatureFromTransaction,
   lamports,
   pipe,
@@ -102,8 +118,13 @@ export interface RpcJsonTransaction {
 export interface SentTransaction {
   signature: string;
   isSuccess: boolean;
+  /** False when LiteSVM refused it before execution (no fee charged, not recorded). */
+  isLanded: boolean;
   view: RpcJsonTransaction;
 }
+
+/** Blocks a blockhash stays valid for on a cluster (MAX_PROCESSING_AGE). */
+const BLOCKHASH_VALID_BLOCKS = 150;
 
 export class LiteSvmLedger {
   readonly sent: SentTransaction[] = [];
@@ -111,6 +132,9 @@ export class LiteSvmLedger {
   readonly calls: { method: string; params: unknown[] }[] = [];
   /** Signatures a lagging node lists but cannot return yet (getTransaction → null). */
   readonly lagging = new Set<string>();
+  /** While true, sendTransaction accepts transactions but does not execute them (they wait in `withheld`). */
+  withholding = false;
+  readonly withheld: Transaction[] = [];
   private finalizedSlot = -1;
 
   constructor(readonly svm: LiteSVM) {}
@@ -134,6 +158,8 @@ export class LiteSvmLedger {
     const meta = failed ? result.meta() : result;
     const base58 = getBase58Decoder();
     const signature = getSignatureFromTransaction(transaction);
+    // Refused before execution, a failed transaction charges its fee payer nothing: it never landed.
+    const isLanded = !failed || (post.lamports[0] ?? 0) < (pre.lamports[0] ?? 0);
 
     const view: RpcJsonTransaction = {
       slot: toNumber(clock.slot),
@@ -173,9 +199,19 @@ export class LiteSvmLedger {
         computeUnitsConsumed: toNumber(meta.computeUnitsConsumed()),
       },
     };
-    const sent = { signature, isSuccess: !failed, view };
-    this.sent.push(sent);
+    const sent = { signature, isSuccess: !failed, isLanded, view };
+    if (isLanded) this.sent.push(sent);
     return sent;
+  }
+
+  /** Executes the transactions withheld by `withholding` (those whose blockhash expired meanwhile never land). */
+  releaseWithheld(): SentTransaction[] {
+    return this.withheld.splice(0).map((transaction) => this.send(transaction));
+  }
+
+  /** The current slot, as a JSON number. */
+  private get slot(): number {
+    return toNumber(this.svm.getClock().slot);
   }
 
   /** Marks every transaction up to the current slot as finalized. */
@@ -202,10 +238,67 @@ export class LiteSvmLedger {
         const visible = found && !this.lagging.has(found.signature) && this.isVisible(found, config.commitment);
         return respond({ result: visible ? found.view : null });
       }
+      case 'sendTransaction':
+        return respond(this.sendWire(params[0] as string, (params[1] ?? {}) as { encoding?: string; skipPreflight?: boolean }));
+      case 'getSignatureStatuses':
+        return respond({ result: { context: { slot: this.slot }, value: (params[0] as string[]).map((signature) => this.statusOf(signature)) } });
+      case 'getLatestBlockhash':
+        return respond({ result: { context: { slot: this.slot }, value: { blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: this.slot + BLOCKHASH_VALID_BLOCKS } } });
+      case 'isBlockhashValid':
+        return respond({ result: { context: { slot: this.slot }, value: params[0] === this.svm.latestBlockhash() } });
+      case 'getBalance':
+        return respond({ result: { context: { slot: this.slot }, value: toNumber(this.svm.getBalance(params[0] as Address) ?? 0n) } });
+      case 'getAccountInfo': {
+        const config = (params[1] ?? {}) as { encoding?: string };
+        if (config.encoding !== 'base64') return respond({ error: { code: -32602, message: 'litesvm-view serves getAccountInfo with encoding "base64" only' } });
+        const account = this.svm.getAccount(params[0] as Address);
+        const value = account.exists
+          ? {
+              data: [getBase64Decoder().decode(account.data), 'base64'],
+              executable: account.executable,
+              lamports: toNumber(account.lamports),
+              owner: account.programAddress,
+              rentEpoch: 0,
+              space: account.data.length,
+            }
+          : null;
+        return respond({ result: { context: { slot: this.slot }, value } });
+      }
+      case 'getMinimumBalanceForRentExemption':
+        return respond({ result: toNumber(this.svm.minimumBalanceForRentExemption(BigInt(params[0] as number))) });
       default:
         return respond({ error: { code: -32601, message: `Method not found: ${method}` } });
     }
   };
+
+  /** sendTransaction: preflight (LiteSVM's simulation) unless skipped, then execute — or withhold. */
+  private sendWire(wire: string, config: { encoding?: string; skipPreflight?: boolean }): { result: string } | { error: { code: number; message: string; data?: unknown } } {
+    if (config.encoding !== 'base64') return { error: { code: -32602, message: 'litesvm-view accepts encoding "base64" only' } };
+    const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+    const signature = getSignatureFromTransaction(transaction);
+    if (!config.skipPreflight) {
+      const simulated = this.svm.simulateTransaction(transaction);
+      if (simulated instanceof FailedTransactionMetadata) {
+        return { error: { code: -32002, message: `Transaction simulation failed: ${String(rpcError(simulated.err()))}`, data: { err: rpcError(simulated.err()), logs: simulated.meta().logs() } } };
+      }
+    }
+    if (this.withholding) this.withheld.push(transaction);
+    else this.send(transaction);
+    return { result: signature };
+  }
+
+  private statusOf(signature: string) {
+    const found = this.sent.find((tx) => tx.signature === signature);
+    if (!found) return null;
+    const isFinalized = found.view.slot <= this.finalizedSlot;
+    return {
+      slot: found.view.slot,
+      confirmations: isFinalized ? null : this.slot - found.view.slot,
+      err: found.view.meta.err,
+      status: found.view.meta.status,
+      confirmationStatus: isFinalized ? 'finalized' : 'confirmed',
+    };
+  }
 
   private signaturesFor(address: string, config: SignaturesConfig) {
     const listed = this.sent
@@ -329,6 +422,23 @@ export async function createMint(ledger: LiteSvmLedger, input: { authority: KeyP
   return mint.address;
 }
 
+/**
+ * A mint planted at a fixed address (the registry's canonical mint, e.g. USDC) with `authority` as its
+ * mint authority, as the local EVM nodes plant demo tokens at the canonical addresses: the Token program
+ * then treats it as any mint. No transaction creates it (nobody holds the canonical mint's key).
+ */
+export function plantMint(ledger: LiteSvmLedger, input: { address: Address; authority: Address; decimals: number }): void {
+  const data = new Uint8Array(getMintEncoder().encode({ mintAuthority: input.authority, supply: 0n, decimals: input.decimals, isInitialized: true, freezeAuthority: null }));
+  ledger.svm.setAccount({
+    address: input.address,
+    data,
+    executable: false,
+    lamports: lamports(ledger.svm.minimumBalanceForRentExemption(BigInt(data.length))),
+    programAddress: TOKEN_PROGRAM_ADDRESS,
+    space: BigInt(data.length),
+  });
+}
+
 /** Mints `amount` base units into `owner`'s associated token account (created if needed). */
 export async function mintTokens(ledger: LiteSvmLedger, input: { authority: KeyPairSigner; mint: Address; owner: Address; amount: bigint }): Promise<void> {
   const [token] = await findAssociatedTokenPda({ owner: input.owner, mint: input.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
@@ -344,8 +454,20 @@ export function expectSuccess(sent: SentTransaction): SentTransaction {
   return sent;
 }
 
-/** LiteSVM's error in the RPC's JSON form where it is an instruction error; its text otherwise. */
+/** LiteSVM's TransactionErrorFieldless, by value (a `const enum` in its types: no runtime object to read). */
+const FIELDLESS_ERRORS = [
+  'AccountInUse', 'AccountLoadedTwice', 'AccountNotFound', 'ProgramAccountNotFound', 'InsufficientFundsForFee', 'InvalidAccountForFee',
+  'AlreadyProcessed', 'BlockhashNotFound', 'CallChainTooDeep', 'MissingSignatureForFee', 'InvalidAccountIndex', 'SignatureFailure',
+  'InvalidProgramForExecution', 'SanitizeFailure', 'ClusterMaintenance', 'AccountBorrowOutstanding', 'WouldExceedMaxBlockCostLimit',
+  'UnsupportedVersion', 'InvalidWritableAccount', 'WouldExceedMaxAccountCostLimit', 'WouldExceedAccountDataBlockLimit', 'TooManyAccountLocks',
+  'AddressLookupTableNotFound', 'InvalidAddressLookupTableOwner', 'InvalidAddressLookupTableData', 'InvalidAddressLookupTableIndex',
+  'InvalidRentPayingAccount', 'WouldExceedMaxVoteCostLimit', 'WouldExceedAccountDataTotalLimit', 'MaxLoadedAccountsDataSizeExceeded',
+  'ResanitizationNeeded', 'InvalidLoadedAccountsDataSizeLimit', 'UnbalancedTransaction', 'ProgramCacheHitMaxLimit', 'CommitCancelled',
+] as const;
+
+/** LiteSVM's error in the RPC's JSON form: an instruction error as an object, a fieldless one by name; its text otherwise. */
 function rpcError(err: ReturnType<FailedTransactionMetadata['err']>): unknown {
+  if (typeof err === 'number') return FIELDLESS_ERRORS[err] ?? String(err);
   if (typeof err === 'object' && 'index' in err && typeof err.index === 'number' && 'err' in err) {
     const inner = err.err();
     return { InstructionError: [err.index, typeof inner === 'object' && 'code' in inner ? { Custom: inner.code } : String(inner)] };

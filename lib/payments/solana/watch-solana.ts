@@ -12,7 +12,7 @@
  * of transactions, and `maxSignatures` caps what spam could add. Per-cluster advisory lock, as on EVM.
  */
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
-import { createSolanaRpc } from '@solana/kit';
+import { createSolanaRpc, type Rpc, type SolanaRpcApiMainnet } from '@solana/kit';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
@@ -28,14 +28,30 @@ export interface SolanaPollResult {
   settled: number;
 }
 
-const rpcs = new Map<string, ReferencedTransfersRpc>();
+/** The RPC of a Solana cluster: the watcher finds payments with it, sweeps send and follow transactions with it. */
+export type SolanaRpc = Rpc<SolanaRpcApiMainnet>;
 
-export function solanaRpcFor(chain: ChainName): ReferencedTransfersRpc | undefined {
+const rpcs = new Map<string, SolanaRpc>();
+
+/** The configured cluster's RPC (RPC_URL_SOLANA / _DEVNET); undefined when the chain has none. */
+export function solanaRpcFor(chain: ChainName): SolanaRpc | undefined {
   const url = rpcUrl(chain);
   if (!url || CHAINS[chain].family !== 'solana') return undefined;
   let rpc = rpcs.get(url);
   if (!rpc) rpcs.set(url, (rpc = createSolanaRpc(url)));
   return rpc;
+}
+
+/**
+ * Where code that talks to a Solana cluster gets its RPC: the configured one by default, or one injected
+ * (tests serve LiteSVM through @solana/kit's RPC this way).
+ */
+export interface SolanaRpcOptions {
+  solanaRpcFor?: (chain: ChainName) => SolanaRpc | undefined;
+}
+
+export function resolveSolanaRpc(chain: ChainName, options: SolanaRpcOptions = {}): SolanaRpc | undefined {
+  return (options.solanaRpcFor ?? solanaRpcFor)(chain);
 }
 
 export async function pollSolana(chain: ChainName, options: { rpc?: ReferencedTransfersRpc; now?: Date } = {}): Promise<SolanaPollResult | null> {

@@ -1,13 +1,14 @@
 // GET /api/charges/{chargeId} — one charge of the key's merchant, with its timeline.
 import { ok } from '@/lib/api/respond';
-import { corsPreflight, withApiKey } from '@/lib/api/with-api-key';
+import { corsPreflight } from '@/lib/api/cors';
+import { withApiKey } from '@/lib/api/with-api-key';
 import { getCharge } from '@/lib/charges/get-charge';
 import { serializeCharge } from '@/lib/charges/serialize';
 
 export const GET = withApiKey(
   async (_request, ctx, params) => {
-    const { charge, events } = await getCharge({ ctx, chargeId: params.chargeId ?? '' });
-    return ok(serializeCharge(charge, events));
+    const { charge, events, payments } = await getCharge({ ctx, chargeId: params.chargeId ?? '' });
+    return ok(serializeCharge(charge, events, payments));
   },
   { allowPublishable: true },
 );

@@ -8,6 +8,6 @@ import { serializeCharge } from '@/lib/charges/serialize';
 export const POST = withApiKey(async (_request, ctx, params) => {
   const chargeId = params.chargeId ?? '';
   await cancelCharge({ ctx, chargeId });
-  const { charge, events } = await getCharge({ ctx, chargeId });
-  return ok(serializeCharge(charge, events));
+  const { charge, events, payments } = await getCharge({ ctx, chargeId });
+  return ok(serializeCharge(charge, events, payments));
 });

@@ -1,0 +1,16 @@
+// POST /api/webhook-endpoints/{endpointId}/rotate-secret — a new signing secret (returned once); the
+// old one keeps signing for `overlapHours` (default 24).
+import { readJsonBody } from '@/lib/api/body';
+import { parseOrThrow } from '@/lib/api/parse';
+import { ok } from '@/lib/api/respond';
+import { withApiKey } from '@/lib/api/with-api-key';
+import { ownerOf } from '@/lib/webhooks/get-webhook-endpoint';
+import { rotateWebhookSecret } from '@/lib/webhooks/rotate-webhook-secret';
+import { rotateWebhookSecretBodySchema } from '@/lib/webhooks/schemas';
+import { serializeWebhookEndpoint } from '@/lib/webhooks/serialize';
+
+export const POST = withApiKey(async (request, ctx, params) => {
+  const input = parseOrThrow(rotateWebhookSecretBodySchema, await readJsonBody(request, { optional: true }));
+  const { endpoint, secret } = await rotateWebhookSecret({ owner: ownerOf(ctx), endpointId: params.endpointId ?? '', overlapHours: input.overlapHours });
+  return ok({ ...serializeWebhookEndpoint(endpoint), secret });
+});

@@ -1,0 +1,50 @@
+'use server';
+
+import { revalidatePath } from 'next/cache';
+import { formError, type FormState } from '@/lib/auth/form-state';
+import { createKeyForMember, revokeKeyForMember, rollKeyForMember, type RollOverlapHours } from '@/lib/api-keys/manage-api-keys';
+import { dashboardMode } from '@/lib/merchants/dashboard-mode';
+import { currentMemberActor } from '@/lib/merchants/member-actor';
+
+export interface KeyFormState extends FormState {
+  /** The new key's plaintext: shown once, never stored. */
+  created?: { name: string; plaintext: string };
+}
+
+const actor = currentMemberActor;
+
+export async function createKeyAction(_state: KeyFormState, form: FormData): Promise<KeyFormState> {
+  const name = String(form.get('name') ?? '');
+  const kind = form.get('kind') === 'publishable' ? 'publishable' : 'secret';
+  try {
+    const created = await createKeyForMember({ ...(await actor()), mode: await dashboardMode(), kind, name });
+    revalidatePath('/dashboard/settings/api-keys');
+    return { created: { name, plaintext: created.plaintext } };
+  } catch (error) {
+    return formError(error, { name, kind });
+  }
+}
+
+export async function rollKeyAction(_state: KeyFormState, form: FormData): Promise<KeyFormState> {
+  try {
+    const created = await rollKeyForMember({
+      ...(await actor()),
+      keyId: String(form.get('keyId') ?? ''),
+      overlapHours: Number(form.get('overlapHours')) as RollOverlapHours,
+    });
+    revalidatePath('/dashboard/settings/api-keys');
+    return { created: { name: 'Rolled key', plaintext: created.plaintext } };
+  } catch (error) {
+    return formError(error);
+  }
+}
+
+export async function revokeKeyAction(_state: KeyFormState, form: FormData): Promise<KeyFormState> {
+  try {
+    await revokeKeyForMember({ ...(await actor()), keyId: String(form.get('keyId') ?? '') });
+    revalidatePath('/dashboard/settings/api-keys');
+    return { notice: 'Key revoked.' };
+  } catch (error) {
+    return formError(error);
+  }
+}

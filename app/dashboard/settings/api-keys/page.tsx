@@ -1,0 +1,47 @@
+import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { ApiKeysTable, CreateKeyForm } from '@/components/dashboard/api-keys';
+import { listApiKeys } from '@/lib/api-keys/manage-api-keys';
+import { requireUser } from '@/lib/auth/session';
+import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { dashboardMode } from '@/lib/merchants/dashboard-mode';
+import { roleAllows } from '@/lib/merchants/permissions';
+
+export const metadata: Metadata = { title: 'API Keys' };
+
+export default async function ApiKeysPage() {
+  const user = await requireUser({ returnTo: '/dashboard/settings/api-keys' });
+  const membership = await findMerchantOfUser(user.id);
+  if (!membership) redirect('/dashboard');
+  const mode = await dashboardMode();
+  const keys = await listApiKeys({ userId: user.id, merchantId: membership.merchant.id, mode });
+  const canManage = roleAllows(membership.role, 'api_keys.manage');
+  const liveLocked = mode === 'live' && !membership.merchant.verifiedAt;
+  return (
+    <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
+      <div>
+        <h1 className="text-xl font-semibold">API Keys ({mode === 'test' ? 'test' : 'live'})</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          Secret keys create charges from your server (header <code>x-api-key</code>). Publishable keys are safe in a browser and can only create
+          and read charges. A key is shown once, when it is created.
+        </p>
+      </div>
+      {liveLocked ? (
+        <p className="rounded-xl bg-white p-5 text-sm text-slate-700 ring-1 ring-slate-200">
+          Production keys are issued after business verification. Request it on the Overview tab.
+        </p>
+      ) : (
+        <>
+          <ApiKeysTable keys={keys} canManage={canManage} />
+          {canManage ? (
+            <CreateKeyForm />
+          ) : (
+            <p className="text-sm text-slate-600" data-testid="keys-read-only">
+              Your role ({membership.role}) can see keys but not create, roll or revoke them.
+            </p>
+          )}
+        </>
+      )}
+    </main>
+  );
+}

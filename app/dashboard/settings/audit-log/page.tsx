@@ -1,0 +1,55 @@
+import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { listAuditLog } from '@/lib/audit/record-audit';
+import { requireUser } from '@/lib/auth/session';
+import { getDb } from '@/lib/db/client';
+import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { authorizeMember } from '@/lib/merchants/permissions';
+
+export const metadata: Metadata = { title: 'Audit log' };
+
+/** Every mutating dashboard action, newest first. Owners only (checked on the server). */
+export default async function AuditLogPage() {
+  const user = await requireUser({ returnTo: '/dashboard/settings/audit-log' });
+  const membership = await findMerchantOfUser(user.id);
+  if (!membership) redirect('/dashboard');
+  if (membership.role !== 'owner') {
+    return (
+      <main className="mx-auto max-w-5xl px-4 py-8">
+        <h1 className="text-xl font-semibold">Audit log</h1>
+        <p className="mt-2 text-sm text-slate-600">Only owners can read the audit log.</p>
+      </main>
+    );
+  }
+  await authorizeMember(getDb(), { userId: user.id, merchantId: membership.merchant.id, permission: 'audit_log.view' });
+  const entries = await listAuditLog(membership.merchant.id);
+  return (
+    <main className="mx-auto max-w-5xl px-4 py-8">
+      <h1 className="text-xl font-semibold">Audit log</h1>
+      <table className="mt-4 w-full text-left text-sm" data-testid="audit-log">
+        <thead className="text-slate-500">
+          <tr>
+            <th className="py-2 font-medium">When (UTC)</th>
+            <th className="py-2 font-medium">Who</th>
+            <th className="py-2 font-medium">Action</th>
+            <th className="hidden py-2 font-medium sm:table-cell">Details</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {entries.map((entry) => (
+            <tr key={entry.id} data-testid="audit-entry">
+              <td className="py-2 font-mono text-xs">{entry.createdAt.toISOString().replace('T', ' ').slice(0, 19)}</td>
+              <td className="py-2">
+                {entry.actorUserId} <span className="text-xs text-slate-500">({entry.actorRole})</span>
+              </td>
+              <td className="py-2 font-mono text-xs">{entry.action}</td>
+              <td className="hidden py-2 font-mono text-xs text-slate-600 sm:table-cell">
+                {[entry.mode, entry.targetId, Object.keys(entry.data).length ? JSON.stringify(entry.data) : '', entry.ip].filter(Boolean).join(' · ')}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </main>
+  );
+}

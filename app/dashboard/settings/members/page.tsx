@@ -1,0 +1,72 @@
+import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { InvitationRow, InviteMemberForm, MemberRow } from '@/components/dashboard/members';
+import { requireUser } from '@/lib/auth/session';
+import { MEMBER_ROLES } from '@/lib/db/schema';
+import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { listMembers } from '@/lib/merchants/members';
+import { roleAllows } from '@/lib/merchants/permissions';
+
+export const metadata: Metadata = { title: 'Members' };
+
+export default async function MembersPage() {
+  const user = await requireUser({ returnTo: '/dashboard/settings/members' });
+  const membership = await findMerchantOfUser(user.id);
+  if (!membership) redirect('/dashboard');
+  const { members, invitations } = await listMembers({ userId: user.id, merchantId: membership.merchant.id });
+  const canManage = roleAllows(membership.role, 'members.manage');
+  // Admins manage everyone but owners; only owners hand out the owner role.
+  const assignable = MEMBER_ROLES.filter((role) => role !== 'owner' || membership.role === 'owner');
+  return (
+    <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
+      <div>
+        <h1 className="text-xl font-semibold">Members</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          Owners manage everything; admins everything but owners, withdrawals and the audit log; developers API keys, webhooks and tokens;
+          viewers read. A merchant always keeps at least one owner.
+        </p>
+      </div>
+      <div className="overflow-x-auto">
+      <table className="w-full min-w-[32rem] text-left text-sm" data-testid="members">
+        <thead className="text-slate-500">
+          <tr>
+            <th className="py-2 font-medium">Member</th>
+            <th className="py-2 font-medium">Role</th>
+            <th className="py-2 font-medium">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {members.map((member) => (
+            <MemberRow
+              key={member.userId}
+              userId={member.userId}
+              email={member.email ?? member.userId}
+              role={member.role}
+              isYou={member.userId === user.id}
+              canManage={canManage && (member.role !== 'owner' || membership.role === 'owner')}
+              roles={assignable}
+            />
+          ))}
+          {invitations.map((invitation) => (
+            <InvitationRow
+              key={invitation.id}
+              id={invitation.id}
+              email={invitation.email}
+              role={invitation.role}
+              expiresAt={invitation.expiresAt.toISOString().slice(0, 10)}
+              canManage={canManage}
+            />
+          ))}
+        </tbody>
+      </table>
+      </div>
+      {canManage ? (
+        <InviteMemberForm roles={assignable} />
+      ) : (
+        <p className="text-sm text-slate-600">Your role ({membership.role}) cannot invite or change members.</p>
+      )}
+    </main>
+  );
+}

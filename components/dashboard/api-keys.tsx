@@ -1,0 +1,149 @@
+'use client';
+
+import { useActionState } from 'react';
+import { createKeyAction, revokeKeyAction, rollKeyAction, type KeyFormState } from '@/app/dashboard/settings/api-keys/actions';
+import { Button } from '@/components/ui/button';
+import { Field } from '@/components/ui/field';
+import type { ApiKeyListing } from '@/lib/api-keys/manage-api-keys';
+
+const dateTime = (value: Date | null) => (value ? new Date(value).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC' : 'never');
+
+/** The plaintext of a new key, with the warning that it will not be shown again. */
+function NewKey({ created, testId = 'new-key' }: { created: NonNullable<KeyFormState['created']>; testId?: string }) {
+  return (
+    <div role="status" className="rounded-lg bg-emerald-50 p-3 text-sm ring-1 ring-emerald-200">
+      <p className="font-medium text-emerald-900">Copy your new key now: it will not be shown again.</p>
+      <p className="mt-1 break-all font-mono text-xs" data-testid={testId}>
+        {created.plaintext}
+      </p>
+    </div>
+  );
+}
+
+export function CreateKeyForm() {
+  const [state, action, pending] = useActionState<KeyFormState, FormData>(createKeyAction, {});
+  return (
+    <section aria-labelledby="create-key-heading" className="flex max-w-md flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200">
+      <h2 id="create-key-heading" className="font-semibold">
+        Create a key
+      </h2>
+      {state.created && <NewKey created={state.created} />}
+      <form action={action} className="flex flex-col gap-3">
+        <Field label="Name" name="name" required maxLength={60} defaultValue={state.values?.name} error={state.error?.message} placeholder="Game server" />
+        <fieldset className="flex gap-4 text-sm">
+          <legend className="mb-1 font-medium text-slate-800">Kind</legend>
+          <label className="flex items-center gap-2">
+            <input type="radio" name="kind" value="secret" defaultChecked={state.values?.kind !== 'publishable'} /> Secret
+          </label>
+          <label className="flex items-center gap-2">
+            <input type="radio" name="kind" value="publishable" defaultChecked={state.values?.kind === 'publishable'} /> Publishable
+          </label>
+        </fieldset>
+        <Button type="submit" disabled={pending}>
+          {pending ? 'Creating…' : 'Create key'}
+        </Button>
+      </form>
+    </section>
+  );
+}
+
+/**
+ * The keys table. Roll and revoke state lives here, not in the rows: a key rolled with no overlap
+ * leaves the list at once, and its replacement's plaintext must still be shown (once).
+ */
+export function ApiKeysTable({ keys, canManage }: { keys: ApiKeyListing[]; canManage: boolean }) {
+  const [rolled, roll, rolling] = useActionState<KeyFormState, FormData>(rollKeyAction, {});
+  const [revoked, revoke, revoking] = useActionState<KeyFormState, FormData>(revokeKeyAction, {});
+  const error = rolled.error?.message ?? revoked.error?.message;
+  return (
+    <div className="flex flex-col gap-3">
+      {rolled.created && <NewKey created={rolled.created} testId="rolled-key" />}
+      {error && (
+        <p role="alert" className="text-sm text-rose-700">
+          {error}
+        </p>
+      )}
+      {revoked.notice && (
+        <p role="status" className="text-sm text-emerald-700">
+          {revoked.notice}
+        </p>
+      )}
+      <div className="overflow-x-auto">
+      <table className="w-full min-w-[36rem] text-left text-sm" data-testid="api-keys">
+        <thead className="text-slate-500">
+          <tr>
+            <th className="py-2 font-medium">Name</th>
+            <th className="py-2 font-medium">Key</th>
+            <th className="hidden py-2 font-medium sm:table-cell">Created</th>
+            <th className="py-2 font-medium">Last used</th>
+            <th className="py-2 font-medium">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {keys.map((key) => (
+            <ApiKeyRow key={key.id} apiKey={key} canManage={canManage} roll={roll} revoke={revoke} busy={rolling || revoking} />
+          ))}
+        </tbody>
+      </table>
+      </div>
+    </div>
+  );
+}
+
+function ApiKeyRow({
+  apiKey,
+  canManage,
+  roll,
+  revoke,
+  busy,
+}: {
+  apiKey: ApiKeyListing;
+  canManage: boolean;
+  roll: (form: FormData) => void;
+  revoke: (form: FormData) => void;
+  busy: boolean;
+}) {
+  return (
+    <tr data-testid="api-key-row" data-key-id={apiKey.id}>
+      <td className="py-3 align-top">
+        {apiKey.name}
+        <span className="ml-2 rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600">{apiKey.kind}</span>
+        {apiKey.expiresAt && <p className="text-xs text-amber-700">Rolled: stops working {dateTime(apiKey.expiresAt)}</p>}
+      </td>
+      <td className="py-3 align-top font-mono text-xs">{apiKey.displayPrefix}…</td>
+      <td className="hidden py-3 align-top text-slate-600 sm:table-cell">{dateTime(apiKey.createdAt)}</td>
+      <td className="py-3 align-top text-slate-600" data-testid="last-used">
+        {dateTime(apiKey.lastUsedAt)}
+      </td>
+      <td className="py-3 align-top">
+        {canManage && !apiKey.expiresAt && (
+          <div className="flex flex-col items-end gap-2">
+            <form action={roll} className="flex items-center gap-2 whitespace-nowrap">
+              <input type="hidden" name="keyId" value={apiKey.id} />
+              <label className="sr-only" htmlFor={`overlap-${apiKey.id}`}>
+                Old key keeps working for
+              </label>
+              <select id={`overlap-${apiKey.id}`} name="overlapHours" defaultValue="24" className="rounded border border-slate-300 px-1 py-1 text-xs">
+                <option value="0">now</option>
+                <option value="1">1 hour</option>
+                <option value="24">24 hours</option>
+                <option value="168">7 days</option>
+              </select>
+              <Button type="submit" variant="secondary" className="min-h-8 px-2 text-xs" disabled={busy}>
+                Roll
+              </Button>
+            </form>
+            <form action={revoke}>
+              <input type="hidden" name="keyId" value={apiKey.id} />
+              <Button type="submit" variant="ghost" className="min-h-8 px-2 text-xs text-rose-700" disabled={busy}>
+                Revoke
+              </Button>
+            </form>
+          </div>
+        )}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,58 @@
+import { expect, test } from '@playwright/test';
+import { signUpAndSignIn } from './account-helpers';
+import { createVerifiedMerchant } from './admin';
+import { POLYGON_USDC } from './chain';
+import { uniqueEmail } from './outbox';
+
+const SOL_MINT = 'So11111111111111111111111111111111111111112';
+
+async function createCharge(request: import('@playwright/test').APIRequestContext, key: string, chargeData: Record<string, unknown>) {
+  const response = await request.post('/api/createCharge', { headers: { 'x-api-key': key }, data: { chargeData } });
+  expect(response.status()).toBe(200);
+  return (await response.json()).data as { chargeId: string; paymentUrl: string };
+}
+
+test.describe('checkout details', () => {
+  test('shows the approximate USD value; the location selector (default from the request) decides the fiat methods and is remembered', async ({ page, request }) => {
+    const merchant = createVerifiedMerchant('Atlas Games');
+    const charge = await createCharge(request, merchant.liveKey, { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '1234.5' });
+
+    // As a CDN in front of the app geolocates the request (Cloudflare's header).
+    await page.setExtraHTTPHeaders({ 'cf-ipcountry': 'DE' });
+    await page.goto(charge.paymentUrl);
+    await expect(page.getByTestId('usd-value')).toHaveText('≈ $1,234.50');
+    const selector = page.getByRole('combobox', { name: 'Your location (country)' });
+    await expect(selector).toHaveValue('DE');
+    await expect(page.getByTestId('fiat-methods')).toContainText('Not offered in Germany for USDC on Polygon');
+
+    await selector.selectOption('BR');
+    await expect(page.getByTestId('fiat-methods')).toContainText('Not offered in Brazil');
+    await page.reload();
+    await expect(page.getByRole('combobox', { name: 'Your location (country)' })).toHaveValue('BR');
+    expect((await page.context().cookies()).find((c) => c.name === 'cp_country')?.value).toBe('BR');
+  });
+
+  test('not enough balance: the page says how much is missing and where to send it', async ({ page, request }) => {
+    const merchant = createVerifiedMerchant('Broke Games');
+    const charge = await createCharge(request, merchant.liveKey, { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '12.5' });
+    await signUpAndSignIn(page, uniqueEmail('broke'), '482915');
+    const walletAddress = (await page.getByTestId('wallet-address').first().textContent())!.trim();
+
+    await page.goto(charge.paymentUrl);
+    await expect(page.getByTestId('balance')).toHaveText('0 USDC');
+    await expect(page.getByTestId('top-up')).toContainText('12.5 USDC more is needed');
+    await expect(page.getByTestId('top-up-address')).toHaveText(walletAddress);
+    await expect(page.getByLabel('PIN')).toHaveCount(0);
+  });
+
+  test('a Solana charge offers a Solana Pay transfer request (no EVM wallet button)', async ({ page, request }) => {
+    const merchant = createVerifiedMerchant('Sol Studio');
+    const charge = await createCharge(request, merchant.liveKey, { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOL_MINT, amount: '0.25' });
+    await page.goto(charge.paymentUrl);
+    const address = (await page.getByTestId('deposit-address').textContent())!.trim();
+    expect(address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    const href = await page.getByTestId('open-in-wallet').getAttribute('href');
+    expect(href).toMatch(new RegExp(`^solana:${address}\\?amount=0\\.25&reference=[1-9A-HJ-NP-Za-km-z]{32,44}&message=`));
+    await expect(page.getByRole('button', { name: /Connect wallet/ })).toHaveCount(0);
+  });
+});

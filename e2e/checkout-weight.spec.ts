@@ -1,0 +1,56 @@
+/**
+ * First-load JavaScript of the hosted checkout, measured in Chromium: the bytes of every script the
+ * page loads before anyone interacts (compressed, as transferred), written to
+ * .data/test-results/checkout-first-load-js.json and printed. `npm run bench:checkout-js` runs it alone.
+ * The budget keeps it small: wallet code (wagmi, viem) must load only after "Connect wallet".
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { createVerifiedMerchant } from './admin';
+
+const BUDGET_KB = 250;
+
+test('the checkout\'s first-load JavaScript stays within its budget; wallet code loads only on "Connect wallet"', async ({ page, request }, testInfo) => {
+  test.skip(testInfo.project.name !== 'desktop', 'measured once');
+  const merchant = createVerifiedMerchant('Weight Watchers Games');
+  const created = await request.post('/api/createCharge', {
+    headers: { 'x-api-key': merchant.liveKey },
+    data: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', amount: '3' } },
+  });
+  const { paymentUrl } = (await created.json()).data;
+
+  const scripts = new Map<string, { transferred: number; decoded: number }>();
+  page.on('requestfinished', async (req) => {
+    if (req.resourceType() !== 'script') return;
+    const sizes = await req.sizes();
+    const response = await req.response();
+    const decoded = (await response?.body().catch(() => undefined))?.length ?? 0;
+    scripts.set(req.url(), { transferred: sizes.responseBodySize, decoded });
+  });
+  await page.goto(paymentUrl, { waitUntil: 'networkidle' });
+  const firstLoad = [...scripts.values()];
+  const transferredKb = firstLoad.reduce((sum, s) => sum + s.transferred, 0) / 1024;
+  const decodedKb = firstLoad.reduce((sum, s) => sum + s.decoded, 0) / 1024;
+
+  await page.getByRole('button', { name: /Connect wallet and pay/ }).click();
+  await page.waitForLoadState('networkidle');
+  const afterConnectKb = [...scripts.values()].reduce((sum, s) => sum + s.transferred, 0) / 1024;
+
+  const report = {
+    page: '/checkout/[chargeId]',
+    scripts: firstLoad.length,
+    firstLoadTransferredKb: Math.round(transferredKb * 10) / 10,
+    firstLoadDecodedKb: Math.round(decodedKb * 10) / 10,
+    walletCodeLoadedOnClickKb: Math.round((afterConnectKb - transferredKb) * 10) / 10,
+    budgetKb: BUDGET_KB,
+    measuredAt: new Date().toISOString(),
+  };
+  const out = path.join('.data', 'test-results', 'checkout-first-load-js.json');
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`checkout first-load JS: ${report.firstLoadTransferredKb} KB transferred (${report.firstLoadDecodedKb} KB decoded) in ${report.scripts} scripts; +${report.walletCodeLoadedOnClickKb} KB on "Connect wallet"`);
+
+  expect(report.firstLoadTransferredKb).toBeLessThan(BUDGET_KB);
+  expect(report.walletCodeLoadedOnClickKb).toBeGreaterThan(0);
+});

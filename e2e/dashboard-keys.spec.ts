@@ -1,0 +1,81 @@
+import { expect, test } from '@playwright/test';
+import { signUpAndSignIn } from './account-helpers';
+import { uniqueEmail, waitForEmailMatch } from './outbox';
+
+const NATIVE = '0x0000000000000000000000000000000000000000';
+const testCharge = { chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: NATIVE, amount: '1' }, isTest: true };
+
+test('API Keys and Members tabs: the owner creates a key (shown once) that works, rolls it, invites a viewer who cannot create keys', async ({ page, browser, request }) => {
+  const ownerEmail = uniqueEmail('keys-owner');
+  await signUpAndSignIn(page, ownerEmail);
+  await page.goto('/account/profile');
+  await page.getByLabel('Business name').fill('Keymaker Games');
+  await page.getByRole('button', { name: 'Become a merchant' }).click();
+  await expect(page.getByTestId('new-test-key')).toBeVisible();
+
+  await page.goto('/dashboard');
+  await expect(page.getByTestId('dashboard-test-banner')).toBeVisible();
+  await page.getByRole('link', { name: 'API Keys' }).click();
+  await expect(page.getByRole('heading', { name: 'API Keys (test)' })).toBeVisible();
+  await expect(page.getByTestId('api-key-row')).toHaveCount(1);
+
+  await page.getByLabel('Name').fill('Game server');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const plaintext = (await page.getByTestId('new-key').textContent())!.trim();
+  expect(plaintext).toMatch(/^cp_test_/);
+  await expect(page.getByTestId('api-key-row')).toHaveCount(2);
+  expect((await request.post('/api/createCharge', { headers: { 'x-api-key': plaintext }, data: testCharge })).status()).toBe(200);
+  await page.reload();
+  // Shown once: after a reload only the prefix remains, and "last used" is filled in.
+  await expect(page.getByTestId('new-key')).toHaveCount(0);
+  const row = page.getByTestId('api-key-row').filter({ hasText: 'Game server' });
+  await expect(row.getByTestId('last-used')).not.toHaveText('never');
+
+  // Roll with no overlap: the old key stops at once, the new one works.
+  await row.getByLabel('Old key keeps working for').selectOption('0');
+  await row.getByRole('button', { name: 'Roll' }).click();
+  const rolled = (await page.getByTestId('rolled-key').textContent())!.trim();
+  expect(rolled).not.toBe(plaintext);
+  expect((await request.post('/api/createCharge', { headers: { 'x-api-key': plaintext }, data: testCharge })).status()).toBe(401);
+  expect((await request.post('/api/createCharge', { headers: { 'x-api-key': rolled }, data: testCharge })).status()).toBe(200);
+
+  // The owner invites a viewer on the Members tab; the viewer accepts from the e-mailed link.
+  const viewerEmail = uniqueEmail('keys-viewer');
+  await page.getByRole('link', { name: 'Members' }).click();
+  await page.getByLabel('E-mail').fill(viewerEmail);
+  await page.getByRole('combobox', { name: 'Role', exact: true }).selectOption('viewer');
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  await expect(page.getByRole('status')).toContainText(`Invitation sent to ${viewerEmail}`);
+  await expect(page.getByTestId('invitation-row')).toContainText(viewerEmail);
+  const link = await waitForEmailMatch(viewerEmail, /(\/invitations\/[\w-]+)/);
+
+  const viewerContext = await browser.newContext();
+  const viewer = await viewerContext.newPage();
+  await signUpAndSignIn(viewer, viewerEmail);
+  await viewer.goto(link);
+  await expect(viewer.getByRole('heading', { name: 'Join Keymaker Games' })).toBeVisible();
+  await viewer.getByRole('button', { name: 'Accept invitation' }).click();
+  await expect(viewer).toHaveURL(/\/dashboard$/);
+  await expect(viewer.getByTestId('dashboard-merchant')).toHaveText('Keymaker Games');
+  await viewer.goto('/dashboard/settings/api-keys');
+  await expect(viewer.getByTestId('api-key-row').first()).toBeVisible();
+  await expect(viewer.getByTestId('keys-read-only')).toContainText('viewer');
+  await expect(viewer.getByRole('button', { name: 'Create key' })).toHaveCount(0);
+  await expect(viewer.getByRole('button', { name: 'Roll' })).toHaveCount(0);
+  await viewerContext.close();
+});
+
+test('the audit log shows owners what changed', async ({ page }) => {
+  await signUpAndSignIn(page, uniqueEmail('audit-owner'));
+  await page.goto('/account/profile');
+  await page.getByLabel('Business name').fill('Ledger Games');
+  await page.getByRole('button', { name: 'Become a merchant' }).click();
+  await expect(page.getByTestId('new-test-key')).toBeVisible();
+  await page.goto('/dashboard/settings/api-keys');
+  await page.getByLabel('Name').fill('Audited');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await expect(page.getByTestId('new-key')).toBeVisible();
+  await page.getByRole('link', { name: 'Audit log' }).click();
+  await expect(page.getByTestId('audit-entry').first()).toContainText('api_key.create');
+  await expect(page.getByTestId('audit-entry').first()).toContainText('(owner)');
+});

@@ -1,0 +1,50 @@
+/**
+ * Who may do what in a merchant's dashboard. Every mutating action names its permission and is checked
+ * on the server (authorizeMember) — the UI hiding a button is a courtesy, not the control.
+ *
+ *   owner      everything, including members' roles, withdrawals and the audit log
+ *   admin      everything but owners' seats, withdrawals and the audit log
+ *   developer  API keys, webhooks, tokens; reads the rest
+ *   viewer     reads
+ */
+import { and, eq } from 'drizzle-orm';
+import type { DbOrTx } from '@/lib/db/client';
+import { merchantMembers, merchants, type Merchant, type MemberRole } from '@/lib/db/schema';
+import { AppError } from '@/lib/errors';
+
+export const PERMISSIONS = {
+  'dashboard.view': ['owner', 'admin', 'developer', 'viewer'],
+  'api_keys.manage': ['owner', 'admin', 'developer'],
+  'webhooks.manage': ['owner', 'admin', 'developer'],
+  'tokens.manage': ['owner', 'admin', 'developer'],
+  'profile.manage': ['owner', 'admin'],
+  'members.manage': ['owner', 'admin'],
+  'funds.withdraw': ['owner'],
+  'audit_log.view': ['owner'],
+} as const satisfies Record<string, readonly MemberRole[]>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export function roleAllows(role: MemberRole, permission: Permission): boolean {
+  return (PERMISSIONS[permission] as readonly MemberRole[]).includes(role);
+}
+
+export interface AuthorizedMember {
+  merchant: Merchant;
+  userId: string;
+  role: MemberRole;
+}
+
+/** The user's membership of the merchant, if its role allows `permission`; else a 403 that says who may. */
+export async function authorizeMember(tx: DbOrTx, input: { userId: string; merchantId: string; permission: Permission }): Promise<AuthorizedMember> {
+  const [row] = await tx
+    .select({ merchant: merchants, role: merchantMembers.role })
+    .from(merchantMembers)
+    .innerJoin(merchants, eq(merchants.id, merchantMembers.merchantId))
+    .where(and(eq(merchantMembers.merchantId, input.merchantId), eq(merchantMembers.userId, input.userId)));
+  if (!row) throw new AppError('forbidden', 'You are not a member of this merchant.');
+  if (!roleAllows(row.role, input.permission)) {
+    throw new AppError('forbidden', `Your role (${row.role}) cannot do this; ask an ${PERMISSIONS[input.permission][0]}${PERMISSIONS[input.permission].length > 1 ? ` or ${PERMISSIONS[input.permission].slice(1).join(' / ')}` : ''}.`);
+  }
+  return { merchant: row.merchant, userId: input.userId, role: row.role };
+}

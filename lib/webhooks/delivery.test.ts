@@ -1,0 +1,352 @@
+/**
+ * Webhook delivery end to end: real PostgreSQL, real pg-boss (schema `pgboss`), receivers on
+ * 127.0.0.1 (test-mode endpoints may use loopback). The outbox relay is called by the tests (its
+ * timer is parked) so each step is deterministic; the pg-boss workers run as in production, except
+ * that the retry schedule is shortened to 0 ms (same number of attempts) and the request timeout to 2 s.
+ */
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GET as getChargeRoute } from '@/app/api/charges/[chargeId]/route';
+import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { POST as createEndpointRoute } from '@/app/api/webhook-endpoints/route';
+import { transitionCharge } from '@/lib/charges/transition-charge';
+import { getDb } from '@/lib/db/client';
+import { charges, merchants, payments, webhookDeliveries, webhookEndpoints, webhookEvents } from '@/lib/db/schema';
+import { newId } from '@/lib/ids';
+import { readOutbox } from '@/lib/notifications/outbox';
+import { callRoute, newMerchant, testCharge, type TestMerchant } from '@/lib/testing/fixtures';
+import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@/lib/testing/webhook-receiver';
+import { attemptDelivery, DeliveryClaimedError, requeueStuckDeliveries } from './attempt-delivery';
+import { emitPaymentFailed } from './emit';
+import { DELIVERY_QUEUE, runningBoss } from './jobs';
+import { startWebhookQueue, stopWebhookQueue } from './queue';
+import { relayWebhookEvents } from './relay';
+import { MAX_DELIVERY_ATTEMPTS } from './retry-schedule';
+import { rotateWebhookSecret } from './rotate-webhook-secret';
+import { deleteWebhookEndpoint } from './delete-webhook-endpoint';
+
+const receivers: WebhookReceiver[] = [];
+
+beforeAll(async () => {
+  await startWebhookQueue({
+    relayIntervalMs: 60 * 60_000,
+    pollingIntervalSeconds: 0.5,
+    attempt: { retryDelay: (attempt) => (attempt < MAX_DELIVERY_ATTEMPTS ? 0 : null), timeoutMs: 2_000 },
+  });
+});
+
+afterAll(async () => {
+  await stopWebhookQueue();
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+});
+
+async function receiver(respond?: (index: number) => number | null): Promise<WebhookReceiver> {
+  const started = await startWebhookReceiver(respond);
+  receivers.push(started);
+  return started;
+}
+
+/** A merchant with one test-mode endpoint pointing at `url`. */
+async function merchantWithEndpoint(url: string, eventTypes?: string[]): Promise<{ merchant: TestMerchant; endpointId: string; secret: string }> {
+  const merchant = await newMerchant();
+  const res = await callRoute(createEndpointRoute, { apiKey: merchant.testKey, body: { url, ...(eventTypes ? { eventTypes } : {}) } });
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return { merchant, endpointId: res.json.data.id, secret: res.json.data.secret };
+}
+
+async function newCharge(merchant: TestMerchant): Promise<string> {
+  const res = await callRoute(createChargeRoute, { apiKey: merchant.testKey, body: testCharge() });
+  expect(res.status).toBe(200);
+  return res.json.data.chargeId;
+}
+
+async function transition(chargeId: string, ...statuses: ('processing' | 'succeeded' | 'canceled')[]): Promise<void> {
+  await getDb().transaction(async (tx) => {
+    for (const to of statuses) await transitionCharge(tx, { chargeId, to, actor: 'test' });
+  });
+}
+
+async function relayAll(): Promise<void> {
+  while ((await relayWebhookEvents()) > 0);
+}
+
+async function deliveriesOf(endpointId: string) {
+  return getDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.attempt));
+}
+
+async function eventsOf(chargeId: string) {
+  return getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, chargeId)).orderBy(asc(webhookEvents.createdAt));
+}
+
+async function endpointRow(endpointId: string) {
+  const [row] = await getDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId));
+  return row;
+}
+
+/** A pending attempt-1 row without a job, for calling attemptDelivery by hand. */
+async function manualDelivery(eventId: string, endpointId: string): Promise<string> {
+  const id = newId('webhookDelivery');
+  await getDb().insert(webhookDeliveries).values({ id, eventId, endpointId, attempt: 1, status: 'pending', scheduledAt: new Date() });
+  return id;
+}
+
+describe('emission is part of the state change', () => {
+  it('commits exactly one event per change with it; a rolled-back change leaves no event and no job', async () => {
+    const hook = await receiver();
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url);
+    const chargeId = await newCharge(merchant);
+
+    await expect(
+      getDb().transaction(async (tx) => {
+        await transitionCharge(tx, { chargeId, to: 'canceled', actor: 'test' });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await transition(chargeId, 'processing');
+
+    // Committed, not relayed yet: were the process to die now, the outbox still holds both events.
+    const events = await eventsOf(chargeId);
+    expect(events.map((event) => [event.type, event.relayedAt])).toEqual([
+      ['charge.created', null],
+      ['charge.processing', null],
+    ]);
+    expect(await deliveriesOf(endpointId)).toEqual([]);
+
+    await relayAll();
+    await relayAll();
+    const deliveries = await deliveriesOf(endpointId);
+    expect(deliveries.map((d) => [d.eventId, d.attempt]).sort()).toEqual(events.map((event) => [event.id, 1]).sort());
+    for (const delivery of deliveries) {
+      const jobs = await runningBoss().findJobs(DELIVERY_QUEUE, { id: delivery.jobId! });
+      expect(jobs.map((job) => job.data)).toEqual([{ deliveryId: delivery.id }]);
+    }
+    expect((await eventsOf(chargeId)).every((event) => event.relayedAt !== null)).toBe(true);
+
+    await waitFor(() => hook.received.length >= 2, { what: 'two deliveries' });
+    expect(hook.received.map((r) => JSON.parse(r.body).type).sort()).toEqual(['charge.created', 'charge.processing']);
+  });
+});
+
+describe('payment.failed', () => {
+  it('is emitted in the caller\'s transaction with the failed attempt, and delivered to subscribers', async () => {
+    const hook = await receiver();
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url, ['payment.failed']);
+    const chargeId = await newCharge(merchant);
+    const attempt = { id: newId('outboundTransfer'), chain: 'POLYGON_AMOY', txHash: `0x${'ef'.repeat(32)}`, reason: 'reverted' };
+    await expect(
+      getDb().transaction(async (tx) => {
+        await emitPaymentFailed(tx, { chargeId, attempt });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await getDb().transaction((tx) => emitPaymentFailed(tx, { chargeId, attempt }));
+    expect((await eventsOf(chargeId)).map((event) => event.type)).toEqual(['charge.created', 'payment.failed']);
+
+    await relayAll();
+    await waitFor(() => hook.received.length > 0, { what: 'the delivery' });
+    expect(JSON.parse(hook.received[0]!.body)).toMatchObject({ type: 'payment.failed', data: { charge: { id: chargeId, status: 'pending' }, paymentAttempt: attempt } });
+    expect(await deliveriesOf(endpointId)).toHaveLength(1);
+  });
+});
+
+describe('delivery', () => {
+  it('POSTs charge.succeeded signed per Standard Webhooks, carrying the charge as the API returns it', async () => {
+    const hook = await receiver();
+    const { merchant, secret } = await merchantWithEndpoint(hook.url, ['charge.succeeded']);
+    const chargeId = await newCharge(merchant);
+    const [charge] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
+    await getDb()
+      .insert(payments)
+      .values({
+        id: newId('payment'),
+        chargeId,
+        chain: charge!.chain,
+        txHash: `0x${'ab'.repeat(32)}`,
+        logIndex: -1,
+        fromAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        toAddress: '0x0000000000000000000000000000000000000001',
+        tokenAddress: charge!.tokenAddress,
+        amountBaseUnits: charge!.totalBaseUnits,
+        blockNumber: 12n,
+        blockHash: `0x${'cd'.repeat(32)}`,
+        status: 'confirmed',
+      });
+    await transition(chargeId, 'processing', 'succeeded');
+    await relayAll();
+
+    await waitFor(() => hook.received.length > 0, { what: 'the delivery' });
+    const [delivered] = hook.received;
+    const event = new Webhook(secret).verify(delivered!.body, delivered!.headers) as any;
+    expect(event).toMatchObject({ object: 'event', type: 'charge.succeeded', mode: 'test', data: { charge: { id: chargeId, status: 'succeeded' } } });
+    expect(delivered!.headers['webhook-id']).toBe(event.id);
+    expect(event.id).toMatch(/^wevt_/);
+    expect(delivered!.headers['content-type']).toBe('application/json');
+
+    const api = await callRoute(getChargeRoute, { apiKey: merchant.testKey, params: { chargeId } });
+    const { timeline: _timeline, ...asTheApiReturnsIt } = api.json.data;
+    expect(event.data.charge).toEqual(asTheApiReturnsIt);
+    expect(event.data.charge.payments).toEqual([expect.objectContaining({ txHash: `0x${'ab'.repeat(32)}`, status: 'confirmed', amount: '0.3' })]);
+    expect(event.data.charge.items).toEqual([expect.objectContaining({ name: 'Sword', quantity: 3, lineTotal: '0.3' })]);
+
+    // Only the subscribed type was sent, and another secret does not verify it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hook.received).toHaveLength(1);
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(delivered!.body, delivered!.headers)).toThrow();
+  });
+
+  it('signs with the old and the new secret while a rotation overlaps', async () => {
+    const hook = await receiver();
+    const { merchant, endpointId, secret: oldSecret } = await merchantWithEndpoint(hook.url);
+    const { secret: newSecret } = await rotateWebhookSecret({ owner: { merchantId: merchant.id, mode: 'test' }, endpointId });
+    await newCharge(merchant);
+    await relayAll();
+    await waitFor(() => hook.received.length > 0, { what: 'the delivery' });
+    const [delivered] = hook.received;
+    expect(delivered!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(new Webhook(newSecret).verify(delivered!.body, delivered!.headers)).toMatchObject({ type: 'charge.created' });
+    expect(new Webhook(oldSecret).verify(delivered!.body, delivered!.headers)).toMatchObject({ type: 'charge.created' });
+  });
+
+  it('retries a receiver that answers 500, with the same webhook-id, until it takes the event', async () => {
+    const hook = await receiver((index) => (index === 0 ? 500 : 200));
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url);
+    await newCharge(merchant);
+    await relayAll();
+    await waitFor(async () => (await deliveriesOf(endpointId)).some((d) => d.status === 'succeeded'), { what: 'the retry' });
+
+    const deliveries = await deliveriesOf(endpointId);
+    expect(deliveries.map((d) => [d.attempt, d.status, d.responseStatus])).toEqual([
+      [1, 'failed', 500],
+      [2, 'succeeded', 200],
+    ]);
+    expect(deliveries[0]).toMatchObject({ errorCode: 'http_error', responseBody: 'nope 500' });
+    expect(deliveries[0]!.nextAttemptAt).toEqual(deliveries[1]!.scheduledAt);
+    expect(hook.received).toHaveLength(2);
+    expect(hook.received[1]!.headers['webhook-id']).toBe(hook.received[0]!.headers['webhook-id']);
+  });
+
+  it('schedules the next attempt on the Standard Webhooks schedule (5 s ± 20% after the first)', async () => {
+    const hook = await receiver(() => 503);
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url, ['payment.failed']);
+    const chargeId = await newCharge(merchant);
+    const [event] = await eventsOf(chargeId);
+    const deliveryId = await manualDelivery(event!.id, endpointId);
+
+    // The production schedule (no retryDelay option), called the way the worker calls it.
+    const outcome = await attemptDelivery(deliveryId);
+    expect(outcome).toMatchObject({ kind: 'failed', code: 'http_error', status: 503, endpointFailing: false });
+    const [first, second] = await deliveriesOf(endpointId);
+    const delay = first!.nextAttemptAt!.getTime() - first!.attemptedAt!.getTime();
+    expect(delay).toBeGreaterThanOrEqual(4_000);
+    expect(delay).toBeLessThanOrEqual(6_000);
+    expect(second).toMatchObject({ attempt: 2, status: 'pending', scheduledAt: first!.nextAttemptAt });
+    const [job] = await runningBoss().findJobs(DELIVERY_QUEUE, { id: second!.jobId! });
+    expect(job!.data).toEqual({ deliveryId: second!.id });
+    expect(Math.abs(job!.startAfter.getTime() - first!.nextAttemptAt!.getTime())).toBeLessThan(1_000);
+    await deleteWebhookEndpoint({ owner: { merchantId: merchant.id, mode: 'test' }, endpointId });
+  });
+
+  it('sends an attempt once when two workers claim it at the same time', async () => {
+    const hook = await receiver();
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url, ['payment.failed']);
+    const chargeId = await newCharge(merchant);
+    const [event] = await eventsOf(chargeId);
+    const deliveryId = await manualDelivery(event!.id, endpointId);
+
+    const outcomes = await Promise.allSettled([attemptDelivery(deliveryId), attemptDelivery(deliveryId)]);
+    const kinds = outcomes.map((o) => (o.status === 'fulfilled' ? o.value.kind : o.reason instanceof DeliveryClaimedError ? 'claimed' : String(o.reason)));
+    expect(kinds).toContain('succeeded');
+    expect(kinds.filter((kind) => kind === 'succeeded')).toHaveLength(1);
+    expect(await attemptDelivery(deliveryId)).toEqual({ kind: 'skipped' });
+    expect(hook.received).toHaveLength(1);
+  });
+
+  it('re-enqueues a delivery whose job was lost', async () => {
+    const hook = await receiver();
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url, ['payment.failed']);
+    const chargeId = await newCharge(merchant);
+    const [event] = await eventsOf(chargeId);
+    const deliveryId = await manualDelivery(event!.id, endpointId);
+    await getDb().update(webhookDeliveries).set({ scheduledAt: new Date(Date.now() - 2 * 60 * 60_000) }).where(eq(webhookDeliveries.id, deliveryId));
+
+    expect(await requeueStuckDeliveries()).toBeGreaterThanOrEqual(1);
+    await waitFor(async () => (await deliveriesOf(endpointId))[0]?.status === 'succeeded', { what: 'the re-enqueued delivery' });
+    expect(hook.received).toHaveLength(1);
+  });
+
+  it('disables the endpoint on 410 Gone and stops sending to it', async () => {
+    const hook = await receiver(() => 410);
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url);
+    const chargeId = await newCharge(merchant);
+    await relayAll();
+    await waitFor(async () => (await endpointRow(endpointId))?.status === 'disabled', { what: 'the endpoint to be disabled' });
+
+    expect(await endpointRow(endpointId)).toMatchObject({ enabled: false, status: 'disabled', disabledReason: expect.stringContaining('410') });
+    expect((await deliveriesOf(endpointId)).map((d) => [d.attempt, d.status, d.responseStatus])).toEqual([[1, 'failed', 410]]);
+    await transition(chargeId, 'canceled');
+    await relayAll();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await deliveriesOf(endpointId)).toHaveLength(1);
+    expect(hook.received).toHaveLength(1);
+  });
+
+  it('after the last retry marks the endpoint failing and e-mails the merchant once; a success makes it active again', async () => {
+    let healthy = false;
+    const hook = await receiver(() => (healthy ? 200 : 500));
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url);
+    const [{ email }] = (await getDb().select({ email: merchants.email }).from(merchants).where(eq(merchants.id, merchant.id))) as [{ email: string }];
+    const chargeId = await newCharge(merchant);
+    await relayAll();
+
+    await waitFor(async () => (await endpointRow(endpointId))?.status === 'failing', { what: 'the endpoint to be failing', timeoutMs: 15_000 });
+    const deliveries = await deliveriesOf(endpointId);
+    expect(deliveries).toHaveLength(MAX_DELIVERY_ATTEMPTS);
+    expect(deliveries.every((d) => d.status === 'failed')).toBe(true);
+    expect(deliveries.at(-1)!.nextAttemptAt).toBeNull();
+    await waitFor(() => readOutbox('email', email).length > 0, { what: 'the e-mail' });
+    const [mail] = readOutbox('email', email);
+    expect(mail!.subject).toBe(`Webhook endpoint failing: ${hook.url}`);
+    expect(mail!.text).toContain(endpointId);
+
+    // Another event that uses up its retries: still one e-mail.
+    await transition(chargeId, 'canceled');
+    await relayAll();
+    await waitFor(async () => (await deliveriesOf(endpointId)).length === 2 * MAX_DELIVERY_ATTEMPTS && (await deliveriesOf(endpointId)).every((d) => d.status === 'failed'), {
+      what: 'the second event to exhaust its retries',
+      timeoutMs: 15_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(readOutbox('email', email)).toHaveLength(1);
+
+    healthy = true;
+    await newCharge(merchant);
+    await relayAll();
+    await waitFor(async () => (await endpointRow(endpointId))?.status === 'active', { what: 'the endpoint to recover' });
+    expect((await endpointRow(endpointId))?.failingSince).toBeNull();
+  });
+
+  it('keeps delivering to other merchants while one endpoint hangs', async () => {
+    const slow = await receiver(() => null);
+    const fast = await receiver();
+    const stuck = await merchantWithEndpoint(slow.url);
+    const other = await merchantWithEndpoint(fast.url);
+    for (let i = 0; i < 4; i++) await newCharge(stuck.merchant);
+    await relayAll();
+    await waitFor(() => slow.received.length >= 1, { what: 'the slow endpoint to be called' });
+
+    const started = Date.now();
+    await newCharge(other.merchant);
+    await relayAll();
+    await waitFor(() => fast.received.length >= 1, { what: 'the other merchant\'s delivery', timeoutMs: 1_500 });
+    expect(Date.now() - started).toBeLessThan(1_500);
+    // At most two attempts to one endpoint run at once in a process (pg-boss group concurrency), whatever its backlog.
+    const inFlight = await getDb()
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.endpointId, stuck.endpointId), inArray(webhookDeliveries.status, ['sending'])));
+    expect(inFlight.length).toBeLessThanOrEqual(2);
+    expect(slow.received.length).toBeLessThanOrEqual(2);
+    await deleteWebhookEndpoint({ owner: { merchantId: stuck.merchant.id, mode: 'test' }, endpointId: stuck.endpointId });
+  });
+});

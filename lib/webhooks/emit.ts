@@ -1,0 +1,69 @@
+/**
+ * Emitting webhook events — always inside the caller's transaction (the state change's), so an event
+ * exists exactly when the change committed: roll back and there is no event; commit and crash the
+ * next instant and the event is still there.
+ *
+ * Why an outbox and not `boss.send(…, { db })` right here: the event row *is* the durable enqueue.
+ * Every process that changes a charge (web instances with RUN_JOBS_IN_WEB=false, the admin CLI,
+ * tests) would otherwise need a started pg-boss (its queue cache, its schema installed) just to commit
+ * a state change, and createCharge — the hot path — would pay for pg-boss's insert and an endpoint
+ * lookup. Here it pays one INSERT. The relay (relay.ts) then turns each event into one delivery job
+ * per subscribed endpoint, in one transaction with `relayed_at`, so no event is lost or doubled.
+ *
+ * The payload is built now and frozen: retries and GET /api/events show the charge as it was right
+ * after this change, not as it is when a retry happens to run.
+ */
+import { eq } from 'drizzle-orm';
+import type { DbOrTx } from '@/lib/db/client';
+import { charges, webhookEvents, type ChargeRow, type PaymentRow } from '@/lib/db/schema';
+import { listChargePayments } from '@/lib/charges/get-charge';
+import { serializeCharge } from '@/lib/charges/serialize';
+import { newId } from '@/lib/ids';
+import type { WebhookEventType } from './event-types';
+import type { FailedPaymentAttempt, WebhookEventPayload } from './schemas';
+
+export interface EmittedEvent {
+  id: string;
+  type: WebhookEventType;
+}
+
+/**
+ * Records the public event of a charge change. `charge` is the row as it is after the change;
+ * `payments` may be passed when the caller knows them (a new charge has none), else they are read.
+ */
+export async function emitChargeEvent(
+  tx: DbOrTx,
+  input: { charge: ChargeRow; type: WebhookEventType; payments?: readonly PaymentRow[]; paymentAttempt?: FailedPaymentAttempt },
+): Promise<EmittedEvent> {
+  const { charge, type } = input;
+  const payments = input.payments ?? (await listChargePayments(tx, charge.id));
+  const id = newId('webhookEvent');
+  const createdAt = new Date();
+  const payload: WebhookEventPayload = {
+    id,
+    object: 'event',
+    type,
+    mode: charge.mode,
+    createdAt: createdAt.toISOString(),
+    data: {
+      charge: serializeCharge(charge, undefined, payments),
+      ...(input.paymentAttempt ? { paymentAttempt: input.paymentAttempt } : {}),
+    },
+  };
+  await tx.insert(webhookEvents).values({ id, merchantId: charge.merchantId, mode: charge.mode, type, chargeId: charge.id, payload, createdAt });
+  return { id, type };
+}
+
+/**
+ * `payment.failed`: an attempt to pay a charge failed (a balance payment's transfer reverted, or was
+ * dropped for good), while the charge may still be paid another way. Call it in the transaction that
+ * marks the attempt failed, once per attempt (the guarded UPDATE that flips it to `failed`).
+ */
+export async function emitPaymentFailed(
+  tx: DbOrTx,
+  input: { chargeId: string; attempt: FailedPaymentAttempt },
+): Promise<EmittedEvent> {
+  const [charge] = await tx.select().from(charges).where(eq(charges.id, input.chargeId));
+  if (!charge) throw new Error(`charge ${input.chargeId} does not exist`);
+  return emitChargeEvent(tx, { charge, type: 'payment.failed', paymentAttempt: input.attempt });
+}

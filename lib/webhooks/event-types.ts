@@ -1,0 +1,48 @@
+/**
+ * The public webhook event types and how the charge timeline maps onto them.
+ *
+ * One event per charge state change: a charge's creation (its first timeline entry, internally
+ * `charge.pending`) is `charge.created`; each later status `s` is `charge.<s>`. Timeline entries that
+ * do not change the status (charge.payment_submitted, charge.sweep_submitted, charge.overpaid,
+ * charge.late_payment) are not webhooks. `payment.failed` reports a failed payment attempt (a
+ * balance payment whose transfer failed) while the charge itself may still be paid.
+ */
+import type { ChargeStatus } from '@/lib/charges/state';
+
+export const WEBHOOK_EVENT_TYPES = [
+  'charge.created',
+  'charge.processing',
+  'charge.succeeded',
+  'charge.failed',
+  'charge.expired',
+  'charge.canceled',
+  'payment.failed',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** An endpoint subscribed to `*` receives every type, including types added later. */
+export const ALL_EVENT_TYPES = '*';
+
+/** The public type of a status change; `charge.created` for the first status of a new charge. */
+export function chargeEventTypeFor(from: ChargeStatus | null, to: ChargeStatus): WebhookEventType {
+  if (from === null) return 'charge.created';
+  switch (to) {
+    case 'processing':
+      return 'charge.processing';
+    case 'succeeded':
+      return 'charge.succeeded';
+    case 'failed':
+      return 'charge.failed';
+    case 'expired':
+      return 'charge.expired';
+    case 'canceled':
+      return 'charge.canceled';
+    case 'pending':
+      // No transition leads back to pending (state.ts); only creation starts there.
+      throw new Error(`a charge cannot move from ${from} to pending`);
+  }
+}
+
+export function isSubscribed(eventTypes: readonly string[], type: string): boolean {
+  return eventTypes.includes(ALL_EVENT_TYPES) || eventTypes.includes(type);
+}

@@ -1,0 +1,150 @@
+/**
+ * The wire format of webhook endpoints and events: request and response schemas used by the route
+ * handlers, the OpenAPI document (lib/api/openapi.ts) and, through it, the SDK's types.
+ */
+import { z } from 'zod';
+import { chargeSchema } from '@/lib/charges/schemas';
+import { API_KEY_MODES } from '@/lib/db/schema/api-keys';
+import { WEBHOOK_ENDPOINT_STATUSES } from '@/lib/db/schema/webhooks';
+import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from './event-types';
+
+export const WEBHOOK_LIMITS = {
+  urlLength: 2048,
+  descriptionLength: 500,
+  /** Endpoints per merchant and mode: enough for staging + production receivers, bounds fan-out. */
+  endpointsPerMode: 16,
+  /** Longest overlap of a rotated secret: one week. */
+  maxOverlapHours: 7 * 24,
+  defaultOverlapHours: 24,
+} as const;
+
+export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'WebhookEventType' });
+
+const subscribedTypesSchema = z
+  .array(z.enum([...WEBHOOK_EVENT_TYPES, ALL_EVENT_TYPES]))
+  .min(1, 'must list at least one event type (or "*" for all)')
+  .max(WEBHOOK_EVENT_TYPES.length + 1)
+  .transform((types) => (types.includes(ALL_EVENT_TYPES) ? [ALL_EVENT_TYPES] : [...new Set(types)]))
+  .meta({ description: `Event types to receive: ${WEBHOOK_EVENT_TYPES.join(', ')}, or "*" for every type (also types added later).` });
+
+const urlSchema = z
+  .string()
+  .trim()
+  .min(1, 'is required')
+  .max(WEBHOOK_LIMITS.urlLength, `must be at most ${WEBHOOK_LIMITS.urlLength} characters`)
+  .meta({
+    description: 'Where events are POSTed. Live endpoints: https:// to a public address. Test endpoints may use http:// (and localhost where the deployment allows it).',
+    example: 'https://game.example/webhooks/chargeport',
+  });
+
+const descriptionSchema = z.string().trim().max(WEBHOOK_LIMITS.descriptionLength, `must be at most ${WEBHOOK_LIMITS.descriptionLength} characters`);
+
+export const createWebhookEndpointBodySchema = z
+  .object({
+    url: urlSchema,
+    eventTypes: subscribedTypesSchema.optional(),
+    description: descriptionSchema.optional(),
+    enabled: z.boolean().optional(),
+  })
+  .strict()
+  .meta({ id: 'CreateWebhookEndpointRequest' });
+export type CreateWebhookEndpointBody = z.infer<typeof createWebhookEndpointBodySchema>;
+
+export const updateWebhookEndpointBodySchema = z
+  .object({
+    url: urlSchema.optional(),
+    eventTypes: subscribedTypesSchema.optional(),
+    description: descriptionSchema.nullable().optional(),
+    enabled: z.boolean().optional().meta({ description: 'false pauses deliveries; true resumes them (also after a 410 disabled the endpoint).' }),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, 'give at least one of url, eventTypes, description, enabled')
+  .meta({ id: 'UpdateWebhookEndpointRequest' });
+export type UpdateWebhookEndpointBody = z.infer<typeof updateWebhookEndpointBodySchema>;
+
+export const rotateWebhookSecretBodySchema = z
+  .object({
+    overlapHours: z
+      .number()
+      .int('must be a whole number of hours')
+      .min(0)
+      .max(WEBHOOK_LIMITS.maxOverlapHours, `must be at most ${WEBHOOK_LIMITS.maxOverlapHours}`)
+      .optional()
+      .meta({ description: `Hours the current secret keeps signing next to the new one (default ${WEBHOOK_LIMITS.defaultOverlapHours}; 0 = stop at once).` }),
+  })
+  .strict()
+  .meta({ id: 'RotateWebhookSecretRequest' });
+export type RotateWebhookSecretBody = z.infer<typeof rotateWebhookSecretBodySchema>;
+
+export const webhookEndpointSchema = z
+  .object({
+    id: z.string().meta({ example: 'we_4Vd9TQ1aQm2xA7bC3dE5fG' }),
+    object: z.literal('webhook_endpoint'),
+    mode: z.enum(API_KEY_MODES),
+    url: z.string(),
+    description: z.string().nullable(),
+    eventTypes: z.array(z.string()),
+    enabled: z.boolean(),
+    status: z
+      .enum(WEBHOOK_ENDPOINT_STATUSES)
+      .meta({ description: 'active; failing: an event used up its retries (you were e-mailed), back to active on the next success; disabled: it answered 410 Gone.' }),
+    failingSince: z.string().nullable(),
+    disabledReason: z.string().nullable(),
+    previousSecretExpiresAt: z.string().nullable().meta({ description: 'After a rotation: until when the previous secret still signs.' }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+export type WebhookEndpointResource = z.infer<typeof webhookEndpointSchema>;
+
+export const webhookEndpointWithSecretSchema = webhookEndpointSchema
+  .extend({
+    secret: z.string().meta({ description: 'The signing secret (whsec_…). Shown only in this response: store it now.' }),
+  })
+  .meta({ id: 'WebhookEndpointWithSecret' });
+
+export const webhookEndpointListSchema = z
+  .object({ object: z.literal('list'), data: z.array(webhookEndpointSchema), has_more: z.boolean() })
+  .meta({ id: 'WebhookEndpointList' });
+
+export const deletedWebhookEndpointSchema = z
+  .object({ id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) })
+  .meta({ id: 'DeletedWebhookEndpoint' });
+
+export const failedPaymentAttemptSchema = z
+  .object({
+    id: z.string().meta({ description: 'The transfer that failed.' }),
+    chain: z.string(),
+    txHash: z.string().nullable(),
+    reason: z.string(),
+  })
+  .meta({ id: 'FailedPaymentAttempt' });
+export type FailedPaymentAttempt = z.infer<typeof failedPaymentAttemptSchema>;
+
+export const webhookEventSchema = z
+  .object({
+    id: z.string().meta({ description: 'Also the webhook-id header: the same on every retry, so you can deduplicate.', example: 'wevt_4Vd9TQ1aQm2xA7bC3dE5fG' }),
+    object: z.literal('event'),
+    type: webhookEventTypeSchema,
+    mode: z.enum(API_KEY_MODES),
+    createdAt: z.string(),
+    // data.charge: the charge as it was right after the change; data.paymentAttempt: payment.failed only.
+    data: z.object({ charge: chargeSchema, paymentAttempt: failedPaymentAttemptSchema.optional() }),
+  })
+  .meta({ id: 'WebhookEvent', description: 'The body of a webhook, and an entry of GET /api/events.' });
+export type WebhookEventPayload = z.infer<typeof webhookEventSchema>;
+
+export const listEventsQuerySchema = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    starting_after: z.string().optional().meta({ description: 'An event id: return events created before it.' }),
+    type: webhookEventTypeSchema.optional(),
+    created_gte: z.coerce.date().optional(),
+    created_lt: z.coerce.date().optional(),
+  })
+  .strict();
+export type ListEventsQuery = z.infer<typeof listEventsQuerySchema>;
+
+export const webhookEventListSchema = z
+  .object({ object: z.literal('list'), data: z.array(webhookEventSchema), has_more: z.boolean() })
+  .meta({ id: 'WebhookEventList' });
