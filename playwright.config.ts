@@ -70,6 +70,9 @@ export default defineConfig({
         GOOGLE_CLIENT_ID: 'chargeport-e2e',
         GOOGLE_CLIENT_SECRET: 'chargeport-e2e-secret',
         GOOGLE_ISSUER: `http://localhost:${E2E_OIDC_PORT}`,
+        // NODE_ENV=production defaults it to false; the webhook journey's receiver runs on 127.0.0.1
+        // (test-mode endpoints only: live endpoints never target loopback).
+        WEBHOOKS_ALLOW_LOOPBACK: 'true',
       },
       stdout: 'pipe',
       gracefulShutdown: { signal: 'SIGTERM', timeout: 15_000 },

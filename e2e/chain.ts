@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Hex } from 'viem';
+import type { ChainName } from '@/lib/chains/registry';
 import { fundLocalWallet, localDemoPayerAccount } from '@/lib/infra/local-chain';
 import { E2E_DATA_DIR } from '../playwright.config';
 
@@ -28,4 +29,21 @@ export async function sendUsdcFromOutside(to: string, amount: string): Promise<v
     chain: null,
   });
   await createPublicClient({ transport }).waitForTransactionReceipt({ hash });
+}
+
+/** The e2e stack's local node of any EVM chain (test networks included). */
+export function localRpc(chain: ChainName): string {
+  const info = JSON.parse(readFileSync(path.join(E2E_DATA_DIR, 'runtime.json'), 'utf8')) as { localRpcUrls: Partial<Record<ChainName, string>> };
+  const url = info.localRpcUrls[chain];
+  if (!url) throw new Error(`the e2e stack runs no local ${chain} node`);
+  return url;
+}
+
+/** Sends the chain's native coin from an outside account (anvil's dev account #1): how a test charge is paid. */
+export async function sendNativeFromOutside(chain: ChainName, to: string, amount: string): Promise<Hex> {
+  const transport = http(localRpc(chain));
+  const wallet = createWalletClient({ account: localDemoPayerAccount, transport });
+  const hash = await wallet.sendTransaction({ to: to as Hex, value: parseEther(amount), chain: null });
+  await createPublicClient({ transport }).waitForTransactionReceipt({ hash });
+  return hash;
 }

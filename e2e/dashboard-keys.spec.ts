@@ -79,3 +79,50 @@ test('the audit log shows owners what changed', async ({ page }) => {
   await expect(page.getByTestId('audit-entry').first()).toContainText('api_key.create');
   await expect(page.getByTestId('audit-entry').first()).toContainText('(owner)');
 });
+
+test('Profile tab: the owner renames the business and sets a logo; the checkout shows both', async ({ page, request }) => {
+  await signUpAndSignIn(page, uniqueEmail('profile-owner'));
+  await page.goto('/account/profile');
+  await page.getByLabel('Business name').fill('Draft Name Games');
+  await page.getByRole('button', { name: 'Become a merchant' }).click();
+  const testKey = (await page.getByTestId('new-test-key').textContent())!.trim();
+
+  await page.goto('/dashboard/settings/profile');
+  await expect(page.getByTestId('profile-verification-status')).toHaveText('not verified');
+  await page.getByLabel('Business name').fill('Comet Games');
+  await page.getByLabel('Logo URL').fill('http://insecure.example/logo.png');
+  await page.getByRole('button', { name: 'Save profile' }).click();
+  await expect(page.getByText('Logo URL must be an https:// image URL.')).toBeVisible();
+  await page.getByLabel('Logo URL').fill('https://cdn.comet.example/logo.png');
+  await page.getByRole('button', { name: 'Save profile' }).click();
+  await expect(page.getByText('Profile saved.')).toBeVisible();
+  await expect(page.getByTestId('dashboard-merchant')).toHaveText('Comet Games');
+
+  const created = await request.post('/api/createCharge', { headers: { 'x-api-key': testKey }, data: testCharge });
+  await page.goto((await created.json()).data.paymentUrl);
+  await expect(page.getByTestId('merchant-name')).toHaveText('Comet Games');
+  await expect(page.getByTestId('merchant-logo')).toHaveAttribute('src', 'https://cdn.comet.example/logo.png');
+});
+
+test('Tokens tab and the test/live switch: the live list shows main networks; a token disabled there stays disabled', async ({ page }) => {
+  await signUpAndSignIn(page, uniqueEmail('tokens-owner'));
+  await page.goto('/account/profile');
+  await page.getByLabel('Business name').fill('Token Forge');
+  await page.getByRole('button', { name: 'Become a merchant' }).click();
+  await expect(page.getByTestId('new-test-key')).toBeVisible();
+
+  await page.goto('/dashboard/settings/tokens');
+  await expect(page.getByRole('heading', { name: 'Tokens (test)' })).toBeVisible();
+  await expect(page.getByTestId('tokens')).toContainText('Polygon Amoy (test)');
+  await expect(page.getByTestId('tokens')).not.toContainText('USDC');
+
+  await page.getByRole('button', { name: 'Live' }).click();
+  await expect(page.getByRole('heading', { name: 'Tokens (live)' })).toBeVisible();
+  await expect(page.getByTestId('dashboard-test-banner')).toHaveCount(0);
+  const usdc = page.getByTestId('token-row').filter({ hasText: 'USDC' }).filter({ hasText: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' });
+  await expect(usdc.getByTestId('token-state')).toHaveText('Accepted');
+  await usdc.getByRole('button', { name: 'Disable USDC on POLYGON' }).click();
+  await expect(usdc.getByTestId('token-state')).toHaveText('Disabled');
+  await page.reload();
+  await expect(page.getByTestId('token-row').filter({ hasText: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' }).getByTestId('token-state')).toHaveText('Disabled');
+});

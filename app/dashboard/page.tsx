@@ -1,21 +1,27 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { BecomeMerchantForm } from '@/components/account/become-merchant-form';
+import { ChargesOverview } from '@/components/dashboard/charges-overview';
 import { RequestVerificationButton } from '@/components/dashboard/request-verification-button';
 import { requireUser } from '@/lib/auth/session';
+import { getDashboardOverview } from '@/lib/charges/get-dashboard-overview';
 import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 
 export const metadata: Metadata = { title: 'Dashboard' };
 
 /**
- * The merchant dashboard's entry. An account that is not a merchant yet creates its merchant here
- * (spec rule 6: "or in a merchant dashboard"); the settings tabs build on this page.
+ * The merchant dashboard's entry (Overview): the merchant, its verification, succeeded charges of the
+ * last 30 days and the latest charges, of the mode the test/live switch selects. An account that is
+ * not a merchant yet creates its merchant here (spec rule 6: "or in a merchant dashboard").
  */
 export default async function DashboardPage() {
   const user = await requireUser({ returnTo: '/dashboard' });
   const membership = await findMerchantOfUser(user.id);
+  const mode = await dashboardMode();
+  const overview = membership ? await getDashboardOverview({ userId: user.id, merchantId: membership.merchant.id, mode }) : undefined;
   return (
-    <main className="mx-auto max-w-3xl px-4 py-10">
+    <main className="mx-auto max-w-5xl px-4 py-10">
       <p className="text-sm text-slate-500">
         Signed in as {user.email} · <Link href="/wallet" className="underline">Wallet</Link>
       </p>
@@ -39,6 +45,7 @@ export default async function DashboardPage() {
               </div>
             </div>
           )}
+          {overview && <ChargesOverview overview={overview} mode={mode} />}
         </section>
       ) : (
         <section className="mt-4 max-w-md">

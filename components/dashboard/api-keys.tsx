@@ -68,7 +68,7 @@ export function ApiKeysTable({ keys, canManage }: { keys: ApiKeyListing[]; canMa
           {revoked.notice}
         </p>
       )}
-      <div className="overflow-x-auto">
+      <div className="relative overflow-x-auto">
       <table className="w-full min-w-[36rem] text-left text-sm" data-testid="api-keys">
         <thead className="text-slate-500">
           <tr>

@@ -5,8 +5,12 @@ import { usePathname } from 'next/navigation';
 
 const TABS = [
   { href: '/dashboard', label: 'Overview' },
+  { href: '/dashboard/charges', label: 'Charges' },
   { href: '/dashboard/settings/api-keys', label: 'API Keys' },
+  { href: '/dashboard/settings/webhooks', label: 'Webhooks' },
   { href: '/dashboard/settings/members', label: 'Members' },
+  { href: '/dashboard/settings/tokens', label: 'Tokens' },
+  { href: '/dashboard/settings/profile', label: 'Profile' },
   { href: '/dashboard/settings/audit-log', label: 'Audit log' },
 ] as const;
 
@@ -15,7 +19,8 @@ export function DashboardNav() {
   return (
     <nav aria-label="Dashboard" className="mx-auto flex max-w-5xl gap-1 overflow-x-auto px-4">
       {TABS.map((tab) => {
-        const current = pathname === tab.href;
+        // A tab stays current on its sub-pages (a charge's page is under Charges); Overview only on itself.
+        const current = pathname === tab.href || (tab.href !== '/dashboard' && pathname.startsWith(`${tab.href}/`));
         return (
           <Link
             key={tab.href}

@@ -6,10 +6,12 @@ import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { formatAmount } from '@/lib/money';
 import { findChargeForCheckout } from './get-charge';
 import type { ChargeStatus } from './state';
+import { tokenOfCharge } from '@/lib/charges/charge-token';
 
 export interface CheckoutView {
   id: string;
   merchantName: string;
+  merchantLogoUrl: string | null;
   isTest: boolean;
   status: ChargeStatus;
   chainName: string;
@@ -27,15 +29,16 @@ export async function loadCheckoutView(chargeId: string, now = new Date()): Prom
   if (!/^ch_[0-9A-Za-z]{22}$/.test(chargeId)) return undefined;
   const found = await findChargeForCheckout(chargeId);
   if (!found) return undefined;
-  const { charge, merchantName } = found;
+  const { charge, merchantName, merchantLogoUrl } = found;
   const chain = CHAINS[charge.chain as ChainName];
   const decimals = charge.tokenDecimals;
-  const token = chain.tokens.find((t) => t.address === charge.tokenAddress);
+  const token = tokenOfCharge(charge);
   // The background sweep persists expiry within seconds; the page never shows a lapsed charge as payable.
   const status: ChargeStatus = charge.status === 'pending' && charge.expiresAt <= now ? 'expired' : charge.status;
   return {
     id: charge.id,
     merchantName,
+    merchantLogoUrl,
     isTest: charge.mode === 'test',
     status,
     chainName: chain.displayName,

@@ -36,6 +36,7 @@ import type { CreateChargeBody } from './schemas';
 import { recordChargeEvent } from './transition-charge';
 import { paymentUrlFor } from './serialize';
 import { allocateDepositAddress } from '@/lib/payments/deposit-addresses';
+import { merchantTokenRule } from '@/lib/merchants/tokens';
 import { emitChargeEvent } from '@/lib/webhooks/emit';
 
 export interface CreateChargeResult {
@@ -47,7 +48,7 @@ export async function createCharge({ ctx, input }: { ctx: ApiContext; input: Cre
   const { chargeData } = input;
   const mode = resolveMode(ctx, input);
   const chain = resolveChain(chargeData.chain, mode);
-  const token = resolveToken(chain, chargeData.symbol, chargeData.tokenAddress, mode);
+  const token = await resolveToken(ctx, chain, chargeData.symbol, chargeData.tokenAddress, mode);
   const { destination, toAddress } = resolveDestination(ctx, input, chain);
   const { items, totalBaseUnits } = resolveAmounts(chargeData, token);
 
@@ -126,13 +127,20 @@ function resolveChain(name: string, mode: 'test' | 'live'): ChainInfo {
   return chain;
 }
 
-function resolveToken(chain: ChainInfo, symbol: string, tokenAddress: string, mode: 'test' | 'live'): TokenInfo {
+async function resolveToken(ctx: ApiContext, chain: ChainInfo, symbol: string, tokenAddress: string, mode: 'test' | 'live'): Promise<TokenInfo> {
   if (!isValidAddress(chain.family, tokenAddress)) {
     throw new AppError('invalid_address', `tokenAddress "${tokenAddress}" is not a valid ${chain.family === 'evm' ? 'EVM' : 'Solana'} address.`, {
       param: 'chargeData.tokenAddress',
     });
   }
-  const token = findToken(chain, tokenAddress);
+  // The merchant's Tokens tab: a disabled token is refused, a custom ERC-20 is accepted.
+  const rule = await merchantTokenRule(ctx.tx ?? getDb(), { merchantId: ctx.merchant.id, chain: chain.name, address: tokenAddress });
+  if (rule?.disabled) {
+    throw new AppError('unsupported_token', `This merchant does not accept the token at ${tokenAddress} on ${chain.name} (disabled in the dashboard's Tokens tab).`, {
+      param: 'chargeData.tokenAddress',
+    });
+  }
+  const token = findToken(chain, tokenAddress) ?? (mode === 'live' ? rule?.custom : undefined);
   if (mode === 'test' && !token?.isNative) {
     const native = nativeToken(chain);
     throw new AppError(

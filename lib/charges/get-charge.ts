@@ -29,9 +29,9 @@ export async function listChargePayments(db: DbOrTx, chargeId: string): Promise<
 }
 
 /** Public lookup by id for the hosted checkout: the id is an unguessable capability, like the paymentUrl. */
-export async function findChargeForCheckout(chargeId: string): Promise<{ charge: ChargeRow; merchantName: string } | undefined> {
+export async function findChargeForCheckout(chargeId: string): Promise<{ charge: ChargeRow; merchantName: string; merchantLogoUrl: string | null } | undefined> {
   const [row] = await getDb()
-    .select({ charge: charges, merchantName: merchants.name })
+    .select({ charge: charges, merchantName: merchants.name, merchantLogoUrl: merchants.logoUrl })
     .from(charges)
     .innerJoin(merchants, eq(charges.merchantId, merchants.id))
     .where(eq(charges.id, chargeId));

@@ -14,6 +14,7 @@ import { eip681Uri } from './payment-uri';
 import { solanaPayTransferRequest } from './solana/solana-pay-uri';
 import { confirmationsOf } from './watch-chain';
 import { fundingOf } from './settle-charge';
+import { tokenOfCharge } from '@/lib/charges/charge-token';
 
 export interface CheckoutStatus {
   chargeId: string;
@@ -39,7 +40,7 @@ export async function loadCheckoutStatus(chargeId: string, now = new Date()): Pr
   const received = funding.seen;
   const due = received >= charge.totalBaseUnits ? 0n : charge.totalBaseUnits - received;
   const required = requiredConfirmations(chain.name);
-  const token = chain.tokens.find((t) => t.address === charge.tokenAddress);
+  const token = tokenOfCharge(charge);
   const status: ChargeStatus = charge.status === 'pending' && charge.expiresAt <= now ? 'expired' : charge.status;
   return {
     chargeId,

@@ -26,6 +26,7 @@ import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { openWalletKey } from '@/lib/wallets/envelope';
 import { topUpGasIfShort } from './gas-tank';
 import { broadcastTransfer, planTransfer, signAndRecordTransfer } from './outbound-transfers';
+import { tokenOfCharge } from '@/lib/charges/charge-token';
 
 export interface BalancePayment {
   transferId: string;
@@ -69,7 +70,7 @@ export async function signBalancePayment(input: {
     const client = publicClientFor(chain.name);
     if (!deposit || !client) throw new AppError('chain_unavailable', `${chain.displayName} is not reachable right now. Try again shortly.`);
 
-    const token = chain.tokens.find((t) => t.address === charge.tokenAddress)!;
+    const token = tokenOfCharge(charge);
     const from = wallet.address as Hex;
     const balance = token.isNative
       ? await client.getBalance({ address: from })

@@ -35,6 +35,7 @@ import { broadcastTransfer, planTransfer, reconcileTransfer, signAndRecordTransf
 import { recordSolanaSweep } from './solana/solana-transfers';
 import { signSolanaSweep } from './solana/sweep-solana';
 import { resolveSolanaRpc, type SolanaRpcOptions } from './solana/watch-solana';
+import { tokenOfCharge } from '@/lib/charges/charge-token';
 
 export type SweepOutcome = 'nothing_owed' | 'waiting_for_gas' | 'gas_sent' | 'swept' | 'not_sweepable';
 
@@ -91,7 +92,7 @@ export async function sweepCharge(chargeId: string, options: SolanaRpcOptions = 
     if (!charge || charge.status !== 'succeeded') return { outcome: 'not_sweepable' };
     const chain = CHAINS[charge.chain as ChainName];
     const [deposit] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
-    const token = chain.tokens.find((t) => t.address === charge.tokenAddress);
+    const token = tokenOfCharge(charge);
     if (!deposit || !token) return { outcome: 'not_sweepable' };
 
     const [received] = await tx

@@ -98,6 +98,25 @@ describe('chain watcher', () => {
     expect(await status(chargeId)).toBe('succeeded');
   });
 
+  it('only the charge\'s own token pays it: another token or the native coin sent to its address does not count', async () => {
+    const { chargeId, deposit } = await usdtCharge('3');
+    const USDC = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDC')!;
+    const usdc = await payer().writeContract({
+      address: USDC.address as `0x${string}`,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [deposit, parseUnits('3', USDC.decimals)],
+      chain: null,
+    });
+    await client.waitForTransactionReceipt({ hash: usdc });
+    // 3 USDT is 3e18 base units: the same number of wei of BNB must not pass for it.
+    const bnb = await payer().sendTransaction({ to: deposit, value: parseUnits('3', USDT.decimals), chain: null });
+    await client.waitForTransactionReceipt({ hash: bnb });
+    await pollChain('BSC', { client });
+    expect(await status(chargeId)).toBe('pending');
+    expect(await getDb().select().from(payments).where(eq(payments.chargeId, chargeId))).toHaveLength(0);
+  });
+
   it('underpaid stays processing with the amount due; a top-up completes it', async () => {
     const { chargeId, deposit } = await usdtCharge('10');
     await sendUsdt(deposit, '4');

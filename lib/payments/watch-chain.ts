@@ -14,10 +14,10 @@
  */
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import { parseAbiItem, type PublicClient } from 'viem';
-import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import { EVM_NATIVE_TOKEN_ADDRESS, type ChainName } from '@/lib/chains/registry';
 import { publicClientFor, requiredConfirmations } from '@/lib/chains/clients';
 import { getDb, type DbOrTx } from '@/lib/db/client';
-import { chainCursors, depositAddresses, payments } from '@/lib/db/schema';
+import { chainCursors, charges, depositAddresses, outboundTransfers, payments } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { settleCharge } from './settle-charge';
 
@@ -67,12 +67,28 @@ async function pollLocked(tx: DbOrTx, chain: ChainName, client: PublicClient, no
     const to = latest - from + 1n > MAX_BLOCKS_PER_POLL ? from + MAX_BLOCKS_PER_POLL - 1n : latest;
     scanned = { from, to };
     const watched = await tx
-      .select({ address: depositAddresses.address, chargeId: depositAddresses.chargeId })
+      .select({ address: depositAddresses.address, chargeId: depositAddresses.chargeId, tokenAddress: charges.tokenAddress })
       .from(depositAddresses)
+      .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
       .where(and(eq(depositAddresses.chain, chain), gt(depositAddresses.watchUntil, now)));
-    const byAddress = new Map(watched.map((w) => [w.address.toLowerCase(), w.chargeId]));
+    const byAddress = new Map(watched.map((w) => [w.address.toLowerCase(), { chargeId: w.chargeId, token: w.tokenAddress.toLowerCase() }]));
     if (byAddress.size > 0) {
-      for (const transfer of await findTransfers(client, chain, from, to, byAddress)) {
+      const found = await findTransfers(client, chain, from, to, byAddress);
+      // Our own gas top-ups into deposit addresses (before a sweep) are platform cost, not payments.
+      const ours = found.length
+        ? await tx
+            .select({ txHash: outboundTransfers.txHash })
+            .from(outboundTransfers)
+            .where(
+              and(
+                eq(outboundTransfers.chain, chain),
+                eq(outboundTransfers.purpose, 'gas_topup'),
+                inArray(outboundTransfers.txHash, found.map((t) => t.txHash)),
+              ),
+            )
+        : [];
+      const ownHashes = new Set(ours.map((row) => row.txHash.toLowerCase()));
+      for (const transfer of found.filter((t) => !ownHashes.has(t.txHash.toLowerCase()))) {
         // New, or back from `dropped` after a re-organisation put it in another block: (re)count it.
         const inserted = await tx
           .insert(payments)
@@ -108,22 +124,25 @@ async function findTransfers(
   chain: ChainName,
   from: bigint,
   to: bigint,
-  byAddress: Map<string, string>,
+  byAddress: Map<string, { chargeId: string; token: string }>,
 ): Promise<FoundTransfer[]> {
   const found: FoundTransfer[] = [];
-  const tokens = CHAINS[chain].tokens.filter((t) => !t.isNative);
+  // The token contracts watched charges are priced in (registry tokens and merchants' custom ERC-20s).
+  const tokens = [...new Set([...byAddress.values()].map((w) => w.token))].filter((address) => address !== EVM_NATIVE_TOKEN_ADDRESS);
   if (tokens.length) {
     const logs = await client.getLogs({
-      address: tokens.map((t) => t.address as `0x${string}`),
+      address: tokens as `0x${string}`[],
       event: TRANSFER_EVENT,
       fromBlock: from,
       toBlock: to,
     });
     for (const log of logs) {
-      const chargeId = log.args.to ? byAddress.get(log.args.to.toLowerCase()) : undefined;
-      if (!chargeId || !log.args.value || log.transactionHash === null || log.blockHash === null) continue;
+      const watched = log.args.to ? byAddress.get(log.args.to.toLowerCase()) : undefined;
+      // Only the charge's own token pays it: another token sent to the address is not counted as payment.
+      if (!watched || watched.token !== log.address.toLowerCase()) continue;
+      if (!log.args.value || log.transactionHash === null || log.blockHash === null) continue;
       found.push({
-        chargeId,
+        chargeId: watched.chargeId,
         txHash: log.transactionHash,
         logIndex: log.logIndex ?? 0,
         fromAddress: log.args.from ?? '0x',
@@ -135,12 +154,15 @@ async function findTransfers(
       });
     }
   }
-  // Native coin: transfers are transactions, not logs — read each block's transactions.
-  for (let number = from; number <= to; number++) {
+  // Native coin: transfers are transactions, not logs — read each block's transactions (only when a
+  // watched charge is priced in the native coin).
+  const nativeWatched = [...byAddress.values()].some((w) => w.token === EVM_NATIVE_TOKEN_ADDRESS);
+  for (let number = from; nativeWatched && number <= to; number++) {
     const block = await client.getBlock({ blockNumber: number, includeTransactions: true });
     for (const transaction of block.transactions) {
-      const chargeId = transaction.to ? byAddress.get(transaction.to.toLowerCase()) : undefined;
-      if (!chargeId || transaction.value === 0n) continue;
+      const watched = transaction.to ? byAddress.get(transaction.to.toLowerCase()) : undefined;
+      if (!watched || watched.token !== EVM_NATIVE_TOKEN_ADDRESS || transaction.value === 0n) continue;
+      const chargeId = watched.chargeId;
       const receipt = await client.getTransactionReceipt({ hash: transaction.hash });
       if (receipt.status !== 'success') continue;
       found.push({

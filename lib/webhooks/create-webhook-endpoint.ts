@@ -9,7 +9,7 @@
  *    with an advisory lock, so concurrent creates cannot overshoot).
  */
 import { and, count, eq, sql } from 'drizzle-orm';
-import { getDb } from '@/lib/db/client';
+import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookEndpoints, type WebhookEndpointRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
@@ -23,16 +23,19 @@ import { newWebhookSecret } from './signing';
 export async function createWebhookEndpoint({
   owner,
   input,
+  db = getDb(),
 }: {
   owner: WebhookOwner;
   input: CreateWebhookEndpointBody;
+  /** The caller's transaction (the dashboard's, with its audit entry); a savepoint is used inside it. */
+  db?: DbOrTx;
 }): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   const url = acceptEndpointUrl(input.url, owner.mode);
   const id = newId('webhookEndpoint');
   const secret = newWebhookSecret();
   // App time, like the events' created_at it is compared with in the relay.
   const now = new Date();
-  const endpoint = await getDb().transaction(async (tx) => {
+  const endpoint = await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${owner.merchantId}:${owner.mode}`}, 0))`);
     const [existing] = await tx
       .select({ n: count() })

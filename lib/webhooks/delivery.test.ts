@@ -4,6 +4,7 @@
  * timer is parked) so each step is deterministic; the pg-boss workers run as in production, except
  * that the retry schedule is shortened to 0 ms (same number of attempts) and the request timeout to 2 s.
  */
+import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,10 +85,14 @@ async function endpointRow(endpointId: string) {
   return row;
 }
 
-/** A pending attempt-1 row without a job, for calling attemptDelivery by hand. */
+/**
+ * A pending attempt-1 row without a pg-boss job, for calling attemptDelivery by hand. It has a job id
+ * all the same: a null one means "waiting for the relay" (relayWaitingDeliveries), which another test
+ * process could act on.
+ */
 async function manualDelivery(eventId: string, endpointId: string): Promise<string> {
   const id = newId('webhookDelivery');
-  await getDb().insert(webhookDeliveries).values({ id, eventId, endpointId, attempt: 1, status: 'pending', scheduledAt: new Date() });
+  await getDb().insert(webhookDeliveries).values({ id, eventId, endpointId, attempt: 1, status: 'pending', scheduledAt: new Date(), jobId: randomUUID() });
   return id;
 }
 

@@ -20,6 +20,13 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/**
+ * A test event sent from the dashboard to one endpoint (send-test-event.ts). Not a subscribable type:
+ * it goes only to the endpoint it was sent to, whatever that endpoint subscribes to, and is not listed
+ * by GET /api/events (there is nothing to reconcile).
+ */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
 /** An endpoint subscribed to `*` receives every type, including types added later. */
 export const ALL_EVENT_TYPES = '*';
 

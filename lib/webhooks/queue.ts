@@ -21,7 +21,7 @@ import { log } from '@/lib/log';
 import { attemptDelivery, DeliveryClaimedError, requeueStuckDeliveries, type AttemptOptions } from './attempt-delivery';
 import { DELIVERY_QUEUE, FAILING_NOTICE_QUEUE, isBossRunning, setRunningBoss, type DeliveryJobData, type FailingNoticeJobData } from './jobs';
 import { notifyFailingEndpoint } from './notify-failing-endpoint';
-import { relayWebhookEvents } from './relay';
+import { relayWaitingDeliveries, relayWebhookEvents } from './relay';
 
 export const PGBOSS_SCHEMA = 'pgboss';
 /** Attempts in flight per process. */
@@ -38,6 +38,11 @@ export interface WebhookQueueOptions {
   attempt?: AttemptOptions;
   /** Seconds between polls of an idle worker (LISTEN/NOTIFY wakes it at once when available). */
   pollingIntervalSeconds?: number;
+  /**
+   * false: start pg-boss for enqueueing only — no workers, relay or sweep. For tests that run attempts
+   * themselves while another test process's workers share the queue.
+   */
+  work?: boolean;
 }
 
 interface Running {
@@ -92,6 +97,7 @@ async function start(options: WebhookQueueOptions): Promise<Running> {
     setRunningBoss(boss);
 
     const running: Running = { boss, timers: [], inFlight: new Set() };
+    if (options.work === false) return running;
     // Also the backstop while NOTIFY is active: it is what picks up retries whose time has come.
     const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 2;
     const polling = { pollingIntervalSeconds, notifyPollingIntervalSeconds: pollingIntervalSeconds };
@@ -127,11 +133,14 @@ async function runAttempt(deliveryId: string, options: AttemptOptions | undefine
   }
 }
 
-/** Relays until the outbox is empty (a burst of events drains at once, not one batch per second). */
+/**
+ * Relays until the outbox and the waiting deliveries (dashboard resends and test events) are empty
+ * (a burst drains at once, not one batch per second).
+ */
 async function relayAll(): Promise<number> {
   let total = 0;
   for (;;) {
-    const relayed = await relayWebhookEvents();
+    const relayed = (await relayWebhookEvents()) + (await relayWaitingDeliveries());
     total += relayed;
     if (relayed === 0) return total;
   }

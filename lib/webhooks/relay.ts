@@ -10,7 +10,7 @@
  * second of the change, and an endpoint added after the event does not get it.
  */
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
@@ -18,6 +18,34 @@ import { isSubscribed } from './event-types';
 import { enqueueDeliveries } from './jobs';
 
 export const RELAY_BATCH_SIZE = 200;
+
+/**
+ * Deliveries inserted without a job — the dashboard's resends and test events (resend-webhook-event.ts,
+ * send-test-event.ts), written by web processes that may not run pg-boss (ADR 0007) — get their job
+ * here: in one transaction each locked row (SKIP LOCKED) gets a job id and its job. Returns how many
+ * (0 when none wait). `job_id IS NULL` on a pending row means exactly this: every other writer of
+ * delivery rows enqueues in the transaction that inserts them. The open-delivery partial index covers
+ * the scan; pending rows are few.
+ */
+export async function relayWaitingDeliveries({ limit = RELAY_BATCH_SIZE }: { limit?: number } = {}): Promise<number> {
+  return getDb().transaction(async (tx) => {
+    const waiting = await tx
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.status, 'pending'), isNull(webhookDeliveries.jobId)))
+      .orderBy(asc(webhookDeliveries.scheduledAt))
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    if (waiting.length === 0) return 0;
+    const queued = await tx
+      .update(webhookDeliveries)
+      .set({ jobId: sql`gen_random_uuid()::text` })
+      .where(inArray(webhookDeliveries.id, waiting.map((row) => row.id)))
+      .returning();
+    await enqueueDeliveries(tx, queued);
+    return queued.length;
+  });
+}
 
 /** Relays one batch; returns how many events it took (0 when the outbox is empty). */
 export async function relayWebhookEvents({ limit = RELAY_BATCH_SIZE }: { limit?: number } = {}): Promise<number> {

@@ -1,3 +1,4 @@
+import { getDb, type DbOrTx } from '@/lib/db/client';
 import { getWebhookEndpoint, type WebhookOwner } from './get-webhook-endpoint';
 import { openWebhookSecret } from './secrets';
 
@@ -9,12 +10,14 @@ export async function revealWebhookSecret({
   owner,
   endpointId,
   now = new Date(),
+  db = getDb(),
 }: {
   owner: WebhookOwner;
   endpointId: string;
   now?: Date;
+  db?: DbOrTx;
 }): Promise<{ secret: string; previous: { secret: string; expiresAt: Date } | null }> {
-  const endpoint = await getWebhookEndpoint({ owner, endpointId });
+  const endpoint = await getWebhookEndpoint({ owner, endpointId, db });
   const previousOpen = endpoint.previousSigningSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now;
   return {
     secret: openWebhookSecret(endpoint.id, endpoint.signingSecret),

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/lib/db/client';
+import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookEndpoints, type WebhookEndpointRow } from '@/lib/db/schema';
 import { getWebhookEndpoint, type WebhookOwner } from './get-webhook-endpoint';
 import { WEBHOOK_LIMITS } from './schemas';
@@ -17,14 +17,17 @@ export async function rotateWebhookSecret({
   endpointId,
   overlapHours = WEBHOOK_LIMITS.defaultOverlapHours,
   now = new Date(),
+  db = getDb(),
 }: {
   owner: WebhookOwner;
   endpointId: string;
   overlapHours?: number;
   now?: Date;
+  /** The caller's transaction, if any (a savepoint is used inside it). */
+  db?: DbOrTx;
 }): Promise<{ endpoint: WebhookEndpointRow; secret: string }> {
   const secret = newWebhookSecret();
-  const endpoint = await getDb().transaction(async (tx) => {
+  const endpoint = await db.transaction(async (tx) => {
     const current = await getWebhookEndpoint({ owner, endpointId, db: tx, forUpdate: true });
     const [updated] = await tx
       .update(webhookEndpoints)

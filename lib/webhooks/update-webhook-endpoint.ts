@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { getDb } from '@/lib/db/client';
+import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookEndpoints, type WebhookEndpointRow } from '@/lib/db/schema';
 import { acceptEndpointUrl } from './endpoint-url';
 import { getWebhookEndpoint, type WebhookOwner } from './get-webhook-endpoint';
@@ -14,13 +14,16 @@ export async function updateWebhookEndpoint({
   owner,
   endpointId,
   input,
+  db = getDb(),
 }: {
   owner: WebhookOwner;
   endpointId: string;
   input: UpdateWebhookEndpointBody;
+  /** The caller's transaction, if any (a savepoint is used inside it). */
+  db?: DbOrTx;
 }): Promise<WebhookEndpointRow> {
   const url = input.url === undefined ? undefined : acceptEndpointUrl(input.url, owner.mode);
-  return getDb().transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const current = await getWebhookEndpoint({ owner, endpointId, db: tx, forUpdate: true });
     // A 410 disabled it; the merchant enabling it again says the endpoint is back.
     const reEnabled = input.enabled === true && current.status === 'disabled';

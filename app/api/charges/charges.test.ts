@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { transitionCharge } from '@/lib/charges/transition-charge';
@@ -87,6 +87,24 @@ describe('GET /api/charges', () => {
     }
     expect(pages).toBe(3);
     expect(seen).toEqual([...created].reverse());
+  });
+
+  it('pages charges created within the same millisecond (PostgreSQL keeps microseconds) without skipping any', async () => {
+    const own = await newMerchant();
+    const ids = [await create(own.liveKey!), await create(own.liveKey!), await create(own.liveKey!)];
+    const stamps = ['2026-01-01 00:00:00.000300+00', '2026-01-01 00:00:00.000200+00', '2026-01-01 00:00:00.000100+00'];
+    for (const [index, id] of ids.entries()) {
+      await getDb().execute(sql`update charges set created_at = ${stamps[index]}::timestamptz where id = ${id}`);
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 5; page++) {
+      const res = await callRoute(listRoute, { apiKey: own.liveKey, path: `/api/charges?limit=1${cursor ? `&starting_after=${cursor}` : ''}` });
+      seen.push(...res.json.data.data.map((c: { id: string }) => c.id));
+      if (!res.json.data.has_more) break;
+      cursor = seen.at(-1);
+    }
+    expect(seen).toEqual(ids);
   });
 
   it('filters by status and created range, and only ever lists the key\'s own merchant and mode', async () => {

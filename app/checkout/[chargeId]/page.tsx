@@ -13,6 +13,7 @@ import { cancelCheckoutAction } from './actions';
 import { getSessionUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
 import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
+import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
 import { COUNTRY_COOKIE, countryFromRequest, countryOptions } from '@/lib/geo/country';
 import { formatAmount } from '@/lib/money';
@@ -41,7 +42,7 @@ export default async function CheckoutPage({
   const qr = payable && status?.deposit ? await QRCode.toString(status.deposit.uri, { type: 'svg', margin: 1, width: 176 }) : null;
 
   const chain = CHAINS[view.chain];
-  const token = chain.tokens.find((t) => t.address === view.token.address);
+  const token = tokenOfCharge({ chain: view.chain, tokenAddress: view.token.address, tokenSymbol: view.token.symbol, tokenDecimals: view.token.decimals });
   const [requestHeaders, cookieJar] = await Promise.all([headers(), cookies()]);
   const { country } = countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value);
   const countries = countryOptions();
@@ -78,10 +79,19 @@ export default async function CheckoutPage({
       </header>
       <main className="mx-auto grid max-w-4xl gap-6 px-4 py-6 md:grid-cols-[1fr_22rem] md:py-10">
         <section aria-labelledby="order-heading" className="rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
-          <p className="text-sm text-slate-500">Pay</p>
-          <h1 id="order-heading" className="text-xl font-semibold" data-testid="merchant-name">
-            {view.merchantName}
-          </h1>
+          <div className="flex items-center gap-3">
+            {view.merchantLogoUrl && (
+              // The merchant's own image host: a plain img (next/image would need every host configured).
+              // eslint-disable-next-line @next/next/no-img-element
+              <img src={view.merchantLogoUrl} alt="" width={40} height={40} className="size-10 rounded-lg object-cover" data-testid="merchant-logo" />
+            )}
+            <div>
+              <p className="text-sm text-slate-500">Pay</p>
+              <h1 id="order-heading" className="text-xl font-semibold" data-testid="merchant-name">
+                {view.merchantName}
+              </h1>
+            </div>
+          </div>
           {view.items.length > 0 && (
             <ul className="mt-6 divide-y divide-slate-100" data-testid="items">
               {view.items.map((item, index) => (

@@ -10,3 +10,4 @@ export * from './payments';
 export * from './prices';
 export * from './webhooks';
 export * from './audit-log';
+export * from './merchant-tokens';

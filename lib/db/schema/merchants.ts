@@ -12,6 +12,10 @@ export const merchants = pgTable('merchants', {
   verifiedAt: timestamp('verified_at', { withTimezone: true, mode: 'date' }),
   /** Set when the merchant asks for business verification from the dashboard; support then verifies. */
   verificationRequestedAt: timestamp('verification_requested_at', { withTimezone: true, mode: 'date' }),
+  /** Shown on the hosted checkout next to the name (https image URL), set on the Profile tab. */
+  logoUrl: text('logo_url'),
+  /** Where consumers write about a purchase; shown on receipts and the checkout. */
+  supportEmail: text('support_email'),
   ...timestamps,
 });
 

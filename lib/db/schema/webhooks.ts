@@ -81,6 +81,8 @@ export const webhookEvents = pgTable(
   (table) => [
     // GET /api/events: a merchant's events of one mode, newest first, paged by (created_at, id).
     index('webhook_events_merchant_mode_created_idx').on(table.merchantId, table.mode, table.createdAt.desc(), table.id.desc()),
+    // The dashboard's charge page: the events (and so the deliveries) of one charge.
+    index('webhook_events_charge_idx').on(table.chargeId),
     // The relay polls only the outbox, which is empty almost all the time.
     index('webhook_events_unrelayed_idx')
       .on(table.createdAt)

@@ -26,7 +26,7 @@ export default async function MembersPage() {
           viewers read. A merchant always keeps at least one owner.
         </p>
       </div>
-      <div className="overflow-x-auto">
+      <div className="relative overflow-x-auto">
       <table className="w-full min-w-[32rem] text-left text-sm" data-testid="members">
         <thead className="text-slate-500">
           <tr>

@@ -1,0 +1,33 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound, redirect } from 'next/navigation';
+import { ChargeDetails } from '@/components/dashboard/charge-details';
+import { requireUser } from '@/lib/auth/session';
+import { getChargeForDashboard } from '@/lib/charges/get-dashboard-charge';
+import { isAppError } from '@/lib/errors';
+import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { dashboardMode } from '@/lib/merchants/dashboard-mode';
+
+export const metadata: Metadata = { title: 'Charge' };
+
+/** One charge: items, totals, payments with transaction links, the timeline and its webhook deliveries. */
+export default async function ChargePage({ params }: { params: Promise<{ chargeId: string }> }) {
+  const { chargeId } = await params;
+  const user = await requireUser({ returnTo: `/dashboard/charges/${encodeURIComponent(chargeId)}` });
+  const membership = await findMerchantOfUser(user.id);
+  if (!membership) redirect('/dashboard');
+  const mode = await dashboardMode();
+  const details = await getChargeForDashboard({ userId: user.id, merchantId: membership.merchant.id, mode, chargeId }).catch((error: unknown) => {
+    // Another merchant's charge, or one of the other mode, does not exist here.
+    if (isAppError(error) && error.code === 'not_found') notFound();
+    throw error;
+  });
+  return (
+    <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
+      <Link href="/dashboard/charges" className="text-sm text-brand-700 underline">
+        ← Charges
+      </Link>
+      <ChargeDetails details={details} />
+    </main>
+  );
+}

@@ -1,0 +1,59 @@
+import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { AddCustomTokenForm, TokenToggle } from '@/components/dashboard/tokens';
+import { requireUser } from '@/lib/auth/session';
+import { CHAINS } from '@/lib/chains/registry';
+import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { dashboardMode } from '@/lib/merchants/dashboard-mode';
+import { roleAllows } from '@/lib/merchants/permissions';
+import { chainsOfMode, listAcceptedTokens } from '@/lib/merchants/tokens';
+
+export const metadata: Metadata = { title: 'Tokens' };
+
+export default async function TokensPage() {
+  const user = await requireUser({ returnTo: '/dashboard/settings/tokens' });
+  const membership = await findMerchantOfUser(user.id);
+  if (!membership) redirect('/dashboard');
+  const mode = await dashboardMode();
+  const tokens = await listAcceptedTokens({ userId: user.id, merchantId: membership.merchant.id, mode });
+  const canManage = roleAllows(membership.role, 'tokens.manage');
+  const customChains = chainsOfMode('live').filter((chain) => CHAINS[chain].family === 'evm');
+  return (
+    <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
+      <div>
+        <h1 className="text-xl font-semibold">Tokens ({mode})</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          The tokens your charges may ask for, per network. Charges for a disabled token are refused ({'`unsupported_token`'}).
+          {mode === 'test' && ' Test charges use the native coin of the test networks.'}
+        </p>
+      </div>
+      <div className="relative overflow-x-auto">
+        <table className="w-full min-w-[34rem] text-left text-sm" data-testid="tokens">
+          <thead className="text-slate-500">
+            <tr>
+              <th className="py-2 font-medium">Network</th>
+              <th className="py-2 font-medium">Token</th>
+              <th className="py-2 font-medium">Address</th>
+              <th className="py-2 text-right font-medium">Status</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {tokens.map((token) => (
+              <tr key={`${token.chain}:${token.address}`} data-testid="token-row">
+                <td className="py-2">{CHAINS[token.chain].displayName}</td>
+                <td className="py-2">
+                  {token.symbol} <span className="text-xs text-slate-500">({token.decimals} decimals{token.isNative ? ', native' : ''}{token.isCustom ? ', custom' : ''})</span>
+                </td>
+                <td className="py-2 font-mono text-xs">{token.address}</td>
+                <td className="py-2">
+                  <TokenToggle chain={token.chain} address={token.address} symbol={token.symbol} enabled={token.enabled} canManage={canManage} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {canManage && mode === 'live' && <AddCustomTokenForm chains={customChains} />}
+    </main>
+  );
+}

@@ -1,0 +1,73 @@
+import Link from 'next/link';
+import type { DashboardChargeListItem } from '@/lib/charges/list-dashboard-charges';
+import type { ChargeStatus } from '@/lib/charges/state';
+
+/** "2026-03-01 14:05 UTC": dashboards show UTC, the zone the date filters and the CSV use. */
+export function formatUtc(value: Date): string {
+  return `${value.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+const STATUS_STYLES: Record<ChargeStatus, string> = {
+  pending: 'bg-slate-100 text-slate-700',
+  processing: 'bg-sky-100 text-sky-800',
+  succeeded: 'bg-emerald-100 text-emerald-800',
+  failed: 'bg-rose-100 text-rose-800',
+  expired: 'bg-amber-100 text-amber-900',
+  canceled: 'bg-slate-200 text-slate-700',
+};
+
+export function ChargeStatusBadge({ status }: { status: ChargeStatus }) {
+  return (
+    <span className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium ${STATUS_STYLES[status]}`} data-testid="charge-status">
+      {status}
+    </span>
+  );
+}
+
+/** Charges as rows; scrolls sideways on a phone rather than squeezing the ids. */
+export function ChargesTable({ charges, testId = 'charges' }: { charges: DashboardChargeListItem[]; testId?: string }) {
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full min-w-[40rem] text-left text-sm" data-testid={testId}>
+        <thead className="text-slate-500">
+          <tr>
+            <th className="py-2 pr-3 font-medium">Charge</th>
+            <th className="py-2 pr-3 font-medium">Status</th>
+            <th className="py-2 pr-3 text-right font-medium">Amount</th>
+            <th className="py-2 pr-3 font-medium">Chain</th>
+            <th className="py-2 pr-3 font-medium">Created</th>
+            <th className="py-2 font-medium">Metadata</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {charges.map((charge) => (
+            <tr key={charge.id} data-testid="charge-row" data-charge-id={charge.id}>
+              <td className="py-2 pr-3 font-mono text-xs">
+                <Link href={`/dashboard/charges/${charge.id}`} className="text-brand-700 underline">
+                  {charge.id}
+                </Link>
+              </td>
+              <td className="py-2 pr-3">
+                <ChargeStatusBadge status={charge.status} />
+              </td>
+              <td className="whitespace-nowrap py-2 pr-3 text-right tabular-nums">
+                {charge.amount} {charge.tokenSymbol}
+              </td>
+              <td className="whitespace-nowrap py-2 pr-3 text-slate-600">{charge.chainDisplayName}</td>
+              <td className="whitespace-nowrap py-2 pr-3 text-slate-600">{formatUtc(charge.createdAt)}</td>
+              <td className="max-w-56 truncate py-2 font-mono text-xs text-slate-600" title={metadataText(charge.metadata)}>
+                {metadataText(charge.metadata)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function metadataText(metadata: Record<string, string>): string {
+  return Object.entries(metadata)
+    .map(([key, value]) => `${key}: ${value}`)
+    .join(', ');
+}

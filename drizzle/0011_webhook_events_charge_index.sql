@@ -1,0 +1,1 @@
+CREATE INDEX "webhook_events_charge_idx" ON "webhook_events" USING btree ("charge_id");
