@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { signUpAndSignIn } from './account-helpers';
+import { sendNativeFromOutside } from './chain';
 import { uniqueEmail, waitForEmailMatch } from './outbox';
 
 const NATIVE = '0x0000000000000000000000000000000000000000';
@@ -125,4 +126,39 @@ test('Tokens tab and the test/live switch: the live list shows main networks; a 
   await expect(usdc.getByTestId('token-state')).toHaveText('Disabled');
   await page.reload();
   await expect(page.getByTestId('token-row').filter({ hasText: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' }).getByTestId('token-state')).toHaveText('Disabled');
+});
+
+test('Linked Accounts and Balances: the merchant wallet with its balance; the owner withdraws with the PIN', async ({ page }) => {
+  await signUpAndSignIn(page, uniqueEmail('funds-owner'), '482915');
+  await page.goto('/account/profile');
+  await page.getByLabel('Business name').fill('Vault Games');
+  await page.getByRole('button', { name: 'Become a merchant' }).click();
+  await expect(page.getByTestId('new-test-key')).toBeVisible();
+
+  await page.goto('/dashboard/settings/linked-accounts');
+  const merchantWallet = (await page.getByTestId('merchant-wallet').first().getByTestId('wallet-address').textContent())!.trim();
+  expect(merchantWallet).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  await expect(page.getByTestId('sign-in-methods')).toContainText('@players.example');
+
+  // Test mode: the merchant wallet holds 2 POL on the local Polygon Amoy node.
+  await sendNativeFromOutside('POLYGON_AMOY', merchantWallet, '2');
+  await page.getByRole('link', { name: 'Balances' }).click();
+  const amoy = page.getByTestId('balance-row').filter({ hasText: 'Polygon Amoy (test)' });
+  await expect(amoy.locator('td').last()).toHaveText('2');
+
+  const destination = '0x000000000000000000000000000000000000dEaD';
+  await page.getByLabel('Token').selectOption({ label: 'POL on Polygon Amoy (test)' });
+  await page.getByLabel('Amount').fill('5');
+  await page.getByLabel('To address').fill(destination);
+  await page.getByLabel('Your PIN').fill('482915');
+  await page.getByRole('button', { name: 'Withdraw' }).click();
+  await expect(page.getByText(/The wallet holds 2 POL/)).toBeVisible();
+
+  await page.getByLabel('Amount').fill('0.5');
+  await page.getByLabel('Your PIN').fill('482915');
+  await page.getByRole('button', { name: 'Withdraw' }).click();
+  await expect(page.getByText(/Withdrawal sent: 0x[0-9a-f]{64}/)).toBeVisible({ timeout: 20_000 });
+  await page.reload();
+  // 2 − 0.5, less the network fee the wallet paid itself (it held native coin, so no gas top-up).
+  await expect(page.getByTestId('balance-row').filter({ hasText: 'Polygon Amoy (test)' })).toContainText(/1\.4\d+/);
 });

@@ -6,8 +6,10 @@ import { usePathname } from 'next/navigation';
 const TABS = [
   { href: '/dashboard', label: 'Overview' },
   { href: '/dashboard/charges', label: 'Charges' },
+  { href: '/dashboard/balances', label: 'Balances' },
   { href: '/dashboard/settings/api-keys', label: 'API Keys' },
   { href: '/dashboard/settings/webhooks', label: 'Webhooks' },
+  { href: '/dashboard/settings/linked-accounts', label: 'Linked Accounts' },
   { href: '/dashboard/settings/members', label: 'Members' },
   { href: '/dashboard/settings/tokens', label: 'Tokens' },
   { href: '/dashboard/settings/profile', label: 'Profile' },

@@ -5,9 +5,18 @@
  * - `network_error`: no answer at all (DNS, connection refused, CORS rejection, offline);
  * - `secret_key_in_browser`: a secret key was given to the client in a browser;
  * - `popup_blocked`: `pay()` could not open the checkout window;
- * - `payment_in_progress`: `pay()` was called while another payment window was open.
+ * - `payment_in_progress`: `pay()` was called while another payment window was open;
+ * - `invalid_webhook_signature` / `invalid_webhook_payload` / `invalid_webhook_secret`: `verifyWebhook()` refused a request.
  */
-export type SdkErrorCode = 'invalid_response' | 'network_error' | 'secret_key_in_browser' | 'popup_blocked' | 'payment_in_progress';
+export type SdkErrorCode =
+  | 'invalid_response'
+  | 'network_error'
+  | 'secret_key_in_browser'
+  | 'popup_blocked'
+  | 'payment_in_progress'
+  | 'invalid_webhook_signature'
+  | 'invalid_webhook_payload'
+  | 'invalid_webhook_secret';
 
 export interface ChargeportErrorInit {
   /** HTTP status of the answer; 0 when there was none. */

@@ -1,6 +1,7 @@
 /**
  * @chargeport/web — create Chargeport charges from a browser (publishable key) or a server (secret
- * key), read them back, and let the buyer pay in a popup without leaving the page (`pay`). See
+ * key), read them back, let the buyer pay in a popup without leaving the page (`pay`), and verify
+ * webhooks on your server (`verifyWebhook`). See
  * sdk/README.md.
  */
 export { Chargeport, createClient, redirectToCheckout } from './client.ts';
@@ -10,6 +11,8 @@ export type { ChargeportErrorInit, SdkErrorCode } from './errors.ts';
 export { Chain } from './chain.ts';
 export { pay } from './pay.ts';
 export type { PayOptions, PayResult, PayStatus, PayTarget } from './pay.ts';
+export { verifyWebhook } from './webhooks.ts';
+export type { VerifyWebhookOptions, WebhookErrorCode, WebhookHeadersInit } from './webhooks.ts';
 export { CHECKOUT_MESSAGE_TYPE } from './checkout-message.ts';
 export type { CheckoutMessage, CheckoutRef, FinalCheckoutStatus } from './checkout-message.ts';
 export type {

@@ -130,3 +130,10 @@ describe('verifyWebhook rejects', () => {
     expect(await rejection({ secret: [], body, headers: referenceHeaders() })).toMatchObject({ code: 'invalid_webhook_secret' });
   });
 });
+
+describe('package entry point', () => {
+  it('exports verifyWebhook from @chargeport/web', async () => {
+    const entry = await import('../src/index.ts');
+    expect(entry.verifyWebhook).toBe(verifyWebhook);
+  });
+});

@@ -85,9 +85,10 @@ export const chainCursors = pgTable('chain_cursors', {
 
 /**
  * balance_payment: consumer's service wallet → deposit address; sweep: deposit address → payee;
- * gas_topup: the gas tank pays the exact gas a transfer needs (a platform cost, recorded here).
+ * gas_topup: the gas tank pays the exact gas a transfer needs (a platform cost, recorded here);
+ * withdrawal: a merchant moves funds from its service wallet to an external address (Balances tab).
  */
-export const TRANSFER_PURPOSES = ['balance_payment', 'sweep', 'gas_topup'] as const;
+export const TRANSFER_PURPOSES = ['balance_payment', 'sweep', 'gas_topup', 'withdrawal'] as const;
 export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
 export const transferPurpose = pgEnum('transfer_purpose', TRANSFER_PURPOSES);
 export const TRANSFER_STATUSES = ['signed', 'broadcast', 'confirmed', 'failed'] as const;

@@ -1,0 +1,27 @@
+'use server';
+
+import { revalidatePath } from 'next/cache';
+import { formError, type FormState } from '@/lib/auth/form-state';
+import { dashboardMode } from '@/lib/merchants/dashboard-mode';
+import { currentMemberActor } from '@/lib/merchants/member-actor';
+import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
+
+export async function withdrawAction(_state: FormState, form: FormData): Promise<FormState> {
+  const [chain, tokenAddress] = String(form.get('token') ?? '').split(':');
+  const values = { token: String(form.get('token') ?? ''), amount: String(form.get('amount') ?? ''), toAddress: String(form.get('toAddress') ?? '') };
+  try {
+    const { txHash } = await withdrawFromMerchantWallet({
+      ...(await currentMemberActor()),
+      mode: await dashboardMode(),
+      chain: chain ?? '',
+      tokenAddress: tokenAddress ?? '',
+      amount: values.amount,
+      toAddress: values.toAddress,
+      pin: String(form.get('pin') ?? ''),
+    });
+    revalidatePath('/dashboard/balances');
+    return { notice: `Withdrawal sent: ${txHash}` };
+  } catch (error) {
+    return formError(error, values);
+  }
+}

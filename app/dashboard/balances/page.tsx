@@ -1,0 +1,65 @@
+import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { WithdrawForm } from '@/components/dashboard/withdraw-form';
+import { requireUser } from '@/lib/auth/session';
+import { CHAINS } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { dashboardMode } from '@/lib/merchants/dashboard-mode';
+import { withBalances } from '@/lib/merchants/linked-accounts';
+import { authorizeMember, roleAllows } from '@/lib/merchants/permissions';
+import { chainsOfMode } from '@/lib/merchants/tokens';
+import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+
+export const metadata: Metadata = { title: 'Balances' };
+
+/** The merchant's service wallet balances on the mode's networks, and withdrawals (owners, with their PIN). */
+export default async function BalancesPage() {
+  const user = await requireUser({ returnTo: '/dashboard/balances' });
+  const membership = await findMerchantOfUser(user.id);
+  if (!membership) redirect('/dashboard');
+  await authorizeMember(getDb(), { userId: user.id, merchantId: membership.merchant.id, permission: 'dashboard.view' });
+  const mode = await dashboardMode();
+  const evmChains = chainsOfMode(mode).filter((chain) => CHAINS[chain].family === 'evm');
+  const evmWallet = (await ensureMerchantWallets(getDb(), membership.merchant.id)).find((w) => w.family === 'evm')!;
+  const wallet = await withBalances(evmWallet, evmChains);
+  const canWithdraw = roleAllows(membership.role, 'funds.withdraw');
+  return (
+    <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
+      <div>
+        <h1 className="text-xl font-semibold">Balances ({mode})</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          Your service wallet <span className="break-all font-mono text-xs">{wallet.address}</span> receives succeeded charges (swept from their
+          deposit addresses).
+        </p>
+      </div>
+      <div className="relative overflow-x-auto">
+        <table className="w-full min-w-[24rem] text-left text-sm" data-testid="balances">
+          <thead className="text-slate-500">
+            <tr>
+              <th className="py-2 font-medium">Network</th>
+              <th className="py-2 font-medium">Token</th>
+              <th className="py-2 text-right font-medium">Balance</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {wallet.balances.map((balance) => (
+              <tr key={`${balance.chain}:${balance.symbol}`} data-testid="balance-row">
+                <td className="py-2">{balance.chainName}</td>
+                <td className="py-2">{balance.symbol}</td>
+                <td className="py-2 text-right font-mono tabular-nums">{balance.amount ?? 'unavailable'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {canWithdraw ? (
+        <WithdrawForm
+          tokens={evmChains.flatMap((chain) => CHAINS[chain].tokens.map((token) => ({ value: `${chain}:${token.address}`, label: `${token.symbol} on ${CHAINS[chain].displayName}` })))}
+        />
+      ) : (
+        <p className="text-sm text-slate-600">Only owners can withdraw (your role: {membership.role}).</p>
+      )}
+    </main>
+  );
+}

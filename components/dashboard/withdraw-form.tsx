@@ -1,0 +1,40 @@
+'use client';
+
+import { useActionState } from 'react';
+import { withdrawAction } from '@/app/dashboard/balances/actions';
+import { PinField } from '@/components/account/pin-fields';
+import { Button } from '@/components/ui/button';
+import { Notice } from '@/components/ui/card';
+import { Field } from '@/components/ui/field';
+import type { FormState } from '@/lib/auth/form-state';
+
+export function WithdrawForm({ tokens }: { tokens: { value: string; label: string }[] }) {
+  const [state, action, pending] = useActionState<FormState, FormData>(withdrawAction, {});
+  const errorFor = (param: string) => (state.error?.param === param ? state.error.message : undefined);
+  const general = state.error && !['amount', 'toAddress'].includes(state.error.param ?? '') ? state.error.message : undefined;
+  return (
+    <form action={action} className="flex max-w-md flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200" aria-labelledby="withdraw-heading">
+      <h2 id="withdraw-heading" className="font-semibold">
+        Withdraw
+      </h2>
+      {state.notice && <Notice tone="success">{state.notice}</Notice>}
+      {general && <Notice tone="error">{general}</Notice>}
+      <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+        Token
+        <select name="token" defaultValue={state.values?.token ?? tokens[0]?.value} className="min-h-11 rounded-lg border border-slate-300 bg-white px-3 text-base">
+          {tokens.map((token) => (
+            <option key={token.value} value={token.value}>
+              {token.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <Field label="Amount" name="amount" inputMode="decimal" required defaultValue={state.values?.amount} error={errorFor('amount')} />
+      <Field label="To address" name="toAddress" required defaultValue={state.values?.toAddress} error={errorFor('toAddress')} placeholder="0x…" />
+      <PinField label="Your PIN" name="pin" />
+      <Button type="submit" disabled={pending}>
+        {pending ? 'Sending…' : 'Withdraw'}
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,1 @@
+ALTER TYPE "public"."transfer_purpose" ADD VALUE 'withdrawal';

@@ -1,0 +1,77 @@
+import { and, eq } from 'drizzle-orm';
+import { createPublicClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { CHAINS } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { auditLog, merchantMembers, outboundTransfers, wallets } from '@/lib/db/schema';
+import { rpcUrl } from '@/lib/env';
+import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { newUser } from '@/lib/testing/accounts';
+import { newMerchant } from '@/lib/testing/fixtures';
+import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { withdrawFromMerchantWallet } from './withdraw';
+
+const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
+const PIN = '739104';
+let merchantId: string;
+let owner: string;
+let admin: string;
+let walletAddress: Hex;
+const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
+const usdcOf = (address: Hex) => client().readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+
+beforeEach(async () => {
+  merchantId = (await newMerchant()).id;
+  owner = await newUser({ pin: PIN });
+  admin = await newUser({ pin: PIN });
+  await getDb().insert(merchantMembers).values([
+    { merchantId, userId: owner, role: 'owner' },
+    { merchantId, userId: admin, role: 'admin' },
+  ]);
+  const created = await ensureMerchantWallets(getDb(), merchantId);
+  walletAddress = created.find((w) => w.family === 'evm')!.address as Hex;
+  await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: walletAddress });
+  // Tokens but no native coin: the gas tank pays the fee.
+  await client().request({ method: 'anvil_setBalance' as never, params: [walletAddress, '0x0'] as never });
+});
+
+const withdraw = (overrides: Partial<Parameters<typeof withdrawFromMerchantWallet>[0]> = {}) =>
+  withdrawFromMerchantWallet({
+    userId: owner,
+    merchantId,
+    mode: 'live',
+    chain: 'POLYGON',
+    tokenAddress: USDC.address,
+    amount: '12.345678',
+    toAddress: privateKeyToAccount(generatePrivateKey()).address,
+    pin: PIN,
+    ...overrides,
+  });
+
+describe('withdrawals from the merchant wallet', () => {
+  it('an owner withdraws an exact amount with their PIN; the gas tank covers the fee; recorded and audited', async () => {
+    const destination = privateKeyToAccount(generatePrivateKey()).address;
+    const before = await usdcOf(walletAddress);
+    const { txHash, transferId } = await withdraw({ toAddress: destination.toLowerCase() });
+    expect((await client().waitForTransactionReceipt({ hash: txHash as Hex })).status).toBe('success');
+    expect(await usdcOf(destination)).toBe(parseUnits('12.345678', 6));
+    expect(before - (await usdcOf(walletAddress))).toBe(parseUnits('12.345678', 6));
+    const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
+    expect(row).toMatchObject({ purpose: 'withdrawal', fromAddress: walletAddress, toAddress: destination, chargeId: null });
+    const [audit] = await getDb().select().from(auditLog).where(and(eq(auditLog.merchantId, merchantId), eq(auditLog.action, 'funds.withdraw')));
+    expect(audit!.data).toMatchObject({ amount: '12.345678', token: 'USDC', toAddress: destination, txHash });
+  });
+
+  it('refuses admins, wrong PINs, bad amounts and addresses, test networks in live mode, and more than the balance — sending nothing', async () => {
+    await expect(withdraw({ userId: admin })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(withdraw({ pin: '000000' })).rejects.toMatchObject({ code: 'pin_incorrect' });
+    await expect(withdraw({ amount: '1.1234567' })).rejects.toMatchObject({ code: 'invalid_amount', param: 'amount' });
+    await expect(withdraw({ amount: '0' })).rejects.toMatchObject({ code: 'invalid_amount' });
+    await expect(withdraw({ toAddress: '0x1234' })).rejects.toMatchObject({ code: 'invalid_address', param: 'toAddress' });
+    await expect(withdraw({ chain: 'POLYGON_AMOY' })).rejects.toMatchObject({ code: 'unsupported_chain' });
+    await expect(withdraw({ amount: '99999999' })).rejects.toMatchObject({ code: 'insufficient_balance', param: 'amount' });
+    const [wallet] = await getDb().select().from(wallets).where(and(eq(wallets.merchantId, merchantId), eq(wallets.family, 'evm')));
+    expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.fromAddress, wallet!.address))).toHaveLength(0);
+  });
+});
