@@ -14,6 +14,16 @@
  * the two options exclude each other; the per-process bound is exact and is what protects the others.)
  * A failing endpoint's retries wait for their time (5 s, 5 min, …) in the queue without holding a
  * worker. The delivery queue has its own partition table.
+ *
+ * Draining a backlog: after each job a pg-boss fetch loop waits out its polling interval (2 s) unless
+ * NOTIFY wakes it or it is in burst mode — without burst, 10 loops send at most ~5 attempts/s per
+ * process once new jobs stop arriving (one endpoint got 1.5/s in `npm run bench:webhooks`). Burst mode
+ * (`burstWhenReadyExceeds`) makes a loop fetch again at once while its fetches return a job and the
+ * queue's cached ready count says more are waiting; that count is refreshed by pg-boss's supervisor and
+ * queue cache, every STATS_INTERVAL_SECONDS here instead of pg-boss's 60 s, so a backlog switches the
+ * loops to burst within about two intervals. (Batches with `burstWhenBatchFull` would react at once, but
+ * a batch keeps its jobs' endpoint slots until its slowest job ends, so a hung endpoint would hold
+ * other endpoints' slots too.)
  */
 import { PgBoss, type Job } from 'pg-boss';
 import { env } from '@/lib/env';
@@ -28,6 +38,8 @@ export const PGBOSS_SCHEMA = 'pgboss';
 const DELIVERY_CONCURRENCY = 10;
 /** Attempts in flight per endpoint, per process. */
 const GROUP_CONCURRENCY = 2;
+/** How often pg-boss refreshes the queue's ready count (burst mode, see the header). */
+const STATS_INTERVAL_SECONDS = 5;
 const RELAY_INTERVAL_MS = 1_000;
 const STUCK_SWEEP_INTERVAL_MS = 5 * 60_000;
 
@@ -76,6 +88,10 @@ async function start(options: WebhookQueueOptions): Promise<Running> {
     useListenNotify: true,
     // No cron schedules are used.
     schedule: false,
+    // The ready count behind burst mode (see the header); also expires a dead worker's jobs sooner.
+    superviseIntervalSeconds: STATS_INTERVAL_SECONDS,
+    monitorIntervalSeconds: STATS_INTERVAL_SECONDS,
+    queueCacheIntervalSeconds: STATS_INTERVAL_SECONDS,
   });
   boss.on('error', (error) => log.error('job queue error', { error }));
   await boss.start();
@@ -103,7 +119,14 @@ async function start(options: WebhookQueueOptions): Promise<Running> {
     const polling = { pollingIntervalSeconds, notifyPollingIntervalSeconds: pollingIntervalSeconds };
     await boss.work<DeliveryJobData>(
       DELIVERY_QUEUE,
-      { batchSize: 1, localConcurrency: DELIVERY_CONCURRENCY, localGroupConcurrency: GROUP_CONCURRENCY, ...polling },
+      {
+        batchSize: 1,
+        localConcurrency: DELIVERY_CONCURRENCY,
+        localGroupConcurrency: GROUP_CONCURRENCY,
+        // Fetch again at once while jobs are waiting (see the header).
+        burstWhenReadyExceeds: 1,
+        ...polling,
+      },
       async (jobs: Job<DeliveryJobData>[]) => {
         for (const job of jobs) await runAttempt(job.data.deliveryId, options.attempt);
       },
