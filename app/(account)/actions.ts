@@ -11,6 +11,7 @@ import { formError, type FormState } from '@/lib/auth/form-state';
 import { requireUserForAction } from '@/lib/auth/session';
 import { becomeMerchant } from '@/lib/merchants/become-merchant';
 import { exportPrivateKey } from '@/lib/wallets/export-private-key';
+import { clientIpFrom } from '@/lib/http/client-ip';
 
 const field = (form: FormData, name: string) => String(form.get(name) ?? '').trim();
 
@@ -102,7 +103,7 @@ export async function exportKeyAction(_state: ExportState, form: FormData): Prom
       userId: user.id,
       walletId: field(form, 'walletId'),
       pin: field(form, 'pin'),
-      ip: list.get('x-forwarded-for')?.split(',')[0]?.trim() ?? list.get('x-real-ip') ?? null,
+      ip: clientIpFrom(list),
       userAgent: list.get('user-agent'),
     });
     return { exported };

@@ -19,6 +19,7 @@ import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
 import { getSessionUser, requireUserForAction } from '@/lib/auth/session';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
+import { clientIpFrom } from '@/lib/http/client-ip';
 
 const codeSchema = z.string().trim().regex(/^\d{6}$/, 'Enter the 6 digits from the e-mail.');
 
@@ -34,7 +35,7 @@ function parseField<T>(schema: z.ZodType<T>, value: FormDataEntryValue | null, p
 
 async function clientIp(): Promise<string> {
   const list = await headers();
-  return list.get('x-forwarded-for')?.split(',')[0]?.trim() || list.get('x-real-ip') || 'local';
+  return clientIpFrom(list) ?? 'local';
 }
 
 /** Only same-site paths: an open redirect would let a link send a fresh session elsewhere. */

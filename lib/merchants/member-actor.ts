@@ -2,6 +2,7 @@ import { headers } from 'next/headers';
 import { requireUserForAction } from '@/lib/auth/session';
 import { AppError } from '@/lib/errors';
 import { findMerchantOfUser } from './become-merchant';
+import { clientIpFrom } from '@/lib/http/client-ip';
 
 /** For dashboard server actions: the signed-in member, their merchant and IP (for the audit log). */
 export async function currentMemberActor(): Promise<{ userId: string; merchantId: string; ip: string | null }> {
@@ -9,5 +10,5 @@ export async function currentMemberActor(): Promise<{ userId: string; merchantId
   const membership = await findMerchantOfUser(user.id);
   if (!membership) throw new AppError('forbidden', 'This account is not a merchant.');
   const list = await headers();
-  return { userId: user.id, merchantId: membership.merchant.id, ip: list.get('x-forwarded-for')?.split(',')[0]?.trim() || list.get('x-real-ip') };
+  return { userId: user.id, merchantId: membership.merchant.id, ip: clientIpFrom(list) };
 }
