@@ -114,14 +114,50 @@ const envSchema = z.object({
   APPLE_CLIENT_ID: z.string().optional(),
   APPLE_CLIENT_SECRET: z.string().optional(),
   APPLE_ISSUER: z.url().default('https://appleid.apple.com'),
+  // On-ramp providers. Each is offered only when its credentials are set (lib/onramp/providers/configured.ts).
+  /**
+   * The sandbox on-ramp provider (a provider played end to end on loopback: its own payment screen with
+   * test cards, signed webhooks, delivery on the local chains). Defaults to on outside production.
+   */
+  ONRAMP_SANDBOX: z.enum(['true', 'false']).optional(),
+  /** Shared secret of the sandbox provider's API and webhooks (development: generated into dev-secrets.json). */
+  SANDBOX_PROVIDER_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  MOONPAY_ENVIRONMENT: z.enum(['sandbox', 'production']).default('sandbox'),
+  MOONPAY_PUBLISHABLE_KEY: z.string().optional(),
+  /** Signs widget URLs (HMAC-SHA256). */
+  MOONPAY_SECRET_KEY: z.string().optional(),
+  /** Verifies `Moonpay-Signature-V2` on webhooks (the dashboard's webhook key, not the secret key). */
+  MOONPAY_WEBHOOK_KEY: z.string().optional(),
+  TRANSAK_ENVIRONMENT: z.enum(['staging', 'production']).default('staging'),
+  TRANSAK_API_KEY: z.string().optional(),
+  TRANSAK_API_SECRET: z.string().optional(),
+  /** Our domain as whitelisted with Transak (widget sessions need it). */
+  TRANSAK_REFERRER_DOMAIN: z.string().optional(),
+  /**
+   * PZP's token contract on BNB Smart Chain, for the swap on-ramp. Its address cannot be checked against
+   * the issuer from here, so it is configuration; unset on a local BSC node: the demo PZP deployed there.
+   */
+  PZP_BSC_TOKEN_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+    .optional(),
+  /** UniswapV2-compatible router on BSC (PancakeSwap v2) for the swap on-ramp; unset on a local node: the demo pool's router. */
+  BSC_SWAP_ROUTER_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
+    .optional(),
+  /** Largest price move accepted between a swap quote and its execution, in basis points. */
+  SWAP_SLIPPAGE_BPS: z.coerce.number().int().min(1).max(1000).default(100),
   ...rpcEnvEntries,
 });
 
 type ParsedEnv = z.infer<typeof envSchema>;
 
-export type Env = Omit<ParsedEnv, 'WEBHOOKS_ALLOW_LOOPBACK'> & {
+export type Env = Omit<ParsedEnv, 'WEBHOOKS_ALLOW_LOOPBACK' | 'ONRAMP_SANDBOX'> & {
   /** Resolved: the variable when set, else true outside production. */
   WEBHOOKS_ALLOW_LOOPBACK: boolean;
+  /** Resolved: the variable when set, else true outside production. */
+  ONRAMP_SANDBOX: boolean;
 } & Partial<Record<`RPC_URL_${ChainName}`, string>>;
 
 /** RPC_URL_POLYGON, RPC_URL_SOLANA_DEVNET, … */
@@ -155,11 +191,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       );
     }
   }
-  const { WEBHOOKS_ALLOW_LOOPBACK, ...rest } = result.data;
+  const { WEBHOOKS_ALLOW_LOOPBACK, ONRAMP_SANDBOX, ...rest } = result.data;
   return {
     ...rest,
     // The default depends on NODE_ENV, so it is resolved after parsing.
     WEBHOOKS_ALLOW_LOOPBACK: WEBHOOKS_ALLOW_LOOPBACK === undefined ? result.data.NODE_ENV !== 'production' : WEBHOOKS_ALLOW_LOOPBACK === 'true',
+    ONRAMP_SANDBOX: ONRAMP_SANDBOX === undefined ? result.data.NODE_ENV !== 'production' : ONRAMP_SANDBOX === 'true',
   } as Env;
 }
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-const NAMES = ['AUTH_SECRET', 'PIN_PEPPER', 'WALLET_MASTER_KEY', 'DEPOSIT_HD_SEED'] as const;
+const NAMES = ['AUTH_SECRET', 'PIN_PEPPER', 'WALLET_MASTER_KEY', 'DEPOSIT_HD_SEED', 'SANDBOX_PROVIDER_SECRET'] as const;
 
 /** Values for the secrets the environment does not set. */
 export function ensureDevSecrets(dataDir: string, environment: Record<string, string | undefined>): Record<string, string> {

@@ -11,3 +11,4 @@ export * from './prices';
 export * from './webhooks';
 export * from './audit-log';
 export * from './merchant-tokens';
+export * from './onramp';

@@ -12,7 +12,7 @@ import { CHAIN_NAMES, getChain, isValidAddress, tokenHasSymbol, type ChainName }
 import { parseAmount } from '@/lib/money';
 import { FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-payment-options';
 
-export const ONRAMP_PROVIDER_IDS = ['moonpay', 'transak'] as const;
+export const ONRAMP_PROVIDER_IDS = ['moonpay', 'transak', 'sandbox'] as const;
 export type OnrampProviderId = (typeof ONRAMP_PROVIDER_IDS)[number];
 
 /** A plain positive decimal ("25", "0.015"); no sign, no exponent, no thousands separators. */
