@@ -6,6 +6,8 @@ export const E2E_BASE_URL = `http://localhost:${PORT}`;
 export const E2E_DATA_DIR = '.data/e2e';
 /** The OIDC provider standing in for Google (e2e/oidc-server.mts); its control port is the next one. */
 export const E2E_OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 3211);
+/** The sandbox on-ramp provider's partner key on the e2e stack (journeys create sessions with it). */
+export const E2E_SANDBOX_PROVIDER_SECRET = 'e2e-sandbox-provider-secret-0123456789abcdef';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -66,6 +68,7 @@ export default defineConfig({
         SMS_PROVIDER: 'dev',
         // Every journey signs in from 127.0.0.1: the per-IP limit would stop the suite, not an attacker.
         AUTH_RATE_LIMIT_PER_IP: '100000',
+        ONRAMP_ORDERS_PER_IP: '100000',
         // "Google" is the OIDC provider on loopback (e2e/oidc-server.mts).
         GOOGLE_CLIENT_ID: 'chargeport-e2e',
         GOOGLE_CLIENT_SECRET: 'chargeport-e2e-secret',
@@ -73,6 +76,9 @@ export default defineConfig({
         // NODE_ENV=production defaults it to false; the webhook journey's receiver runs on 127.0.0.1
         // (test-mode endpoints only: live endpoints never target loopback).
         WEBHOOKS_ALLOW_LOOPBACK: 'true',
+        // NODE_ENV=production defaults the sandbox on-ramp provider off; the on-ramp journeys buy through it.
+        ONRAMP_SANDBOX: 'true',
+        SANDBOX_PROVIDER_SECRET: E2E_SANDBOX_PROVIDER_SECRET,
       },
       stdout: 'pipe',
       gracefulShutdown: { signal: 'SIGTERM', timeout: 15_000 },

@@ -1,6 +1,18 @@
 import Link from 'next/link';
+import { headers } from 'next/headers';
+import { env } from '@/lib/env';
+import OnrampPage from './onramp/page';
+import { isCheckoutSiteRequest } from './onramp/site-origin';
+import type { SearchParams } from './onramp/onramp-params';
 
-export default function HomePage() {
+/**
+ * `/` of the checkout site is the on-ramp (spec: GET {checkout_url}/ with chain, token, wallet,
+ * wallet_label). When CHECKOUT_URL names its own host, requests for that host get the on-ramp right
+ * here (rendered, not redirected, so the merchant's link stays the address the buyer sees); on the app's
+ * host (or when both are one site) `/` stays the product's landing page, which links to /onramp.
+ */
+export default async function HomePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  if (isCheckoutSiteRequest(await headers(), env())) return <OnrampPage searchParams={searchParams} />;
   return (
     <main className="mx-auto max-w-3xl px-6 py-16">
       <h1 className="text-3xl font-semibold tracking-tight">Chargeport</h1>
@@ -14,6 +26,9 @@ export default function HomePage() {
         </Link>
         <Link href="/signin" className="rounded-lg px-4 py-2.5 text-sm font-semibold text-slate-900 ring-1 ring-slate-300 hover:bg-white">
           Sign in
+        </Link>
+        <Link href="/onramp" className="rounded-lg px-4 py-2.5 text-sm font-semibold text-slate-900 ring-1 ring-slate-300 hover:bg-white">
+          Buy crypto
         </Link>
       </div>
       <ul className="mt-10 space-y-2 text-brand-600">

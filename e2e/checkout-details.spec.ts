@@ -23,13 +23,18 @@ test.describe('checkout details', () => {
     await expect(page.getByTestId('usd-value')).toHaveText('≈ $1,234.50');
     const selector = page.getByRole('combobox', { name: 'Your location (country)' });
     await expect(selector).toHaveValue('DE');
-    await expect(page.getByTestId('fiat-methods')).toContainText('Not offered in Germany for USDC on Polygon');
+    // In Germany both providers sell USDC on Polygon; Transak also takes bank transfers there.
+    const fiat = page.getByTestId('fiat-methods');
+    await expect(fiat.getByTestId('fiat-provider-moonpay').getByRole('radio')).toBeEnabled();
+    await fiat.getByTestId('fiat-provider-transak').getByRole('radio').check();
+    await expect(fiat.getByText('Bank transfer')).toBeVisible();
 
-    await selector.selectOption('BR');
-    await expect(page.getByTestId('fiat-methods')).toContainText('Not offered in Brazil');
+    await selector.selectOption('CU');
+    await expect(fiat).toContainText('MoonPay does not serve Cuba');
+    await expect(fiat).toContainText('Transak does not serve Cuba');
     await page.reload();
-    await expect(page.getByRole('combobox', { name: 'Your location (country)' })).toHaveValue('BR');
-    expect((await page.context().cookies()).find((c) => c.name === 'cp_country')?.value).toBe('BR');
+    await expect(page.getByRole('combobox', { name: 'Your location (country)' })).toHaveValue('CU');
+    expect((await page.context().cookies()).find((c) => c.name === 'cp_country')?.value).toBe('CU');
   });
 
   test('not enough balance: the page says how much is missing and where to send it', async ({ page, request }) => {

@@ -36,6 +36,9 @@ export const ID_PREFIXES = {
   webhookDelivery: 'wdl',
   auditEntry: 'aud',
   invitation: 'inv',
+  onrampOrder: 'ord',
+  onrampOrderEvent: 'oev',
+  onrampWebhookReceipt: 'owr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,14 +1,14 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { signOutAction } from '@/app/(auth)/actions';
+import { WalletTabs } from '@/components/wallet/wallet-tabs';
 import { getSessionUser } from '@/lib/auth/session';
 
+// Account settings; the wallet's own tabs (Home … Profile) are the row below (WalletTabs).
 const NAV = [
-  { href: '/wallet', label: 'Home' },
   { href: '/account/wallets', label: 'Wallets' },
   { href: '/account/pin', label: 'PIN' },
   { href: '/account/phone', label: 'Phone' },
-  { href: '/account/profile', label: 'Profile' },
 ];
 
 export default async function AccountLayout({ children }: { children: ReactNode }) {
@@ -34,6 +34,9 @@ export default async function AccountLayout({ children }: { children: ReactNode 
           <form action={signOutAction}>
             <button className="rounded-md px-2 py-1 text-sm text-slate-700 hover:bg-slate-100">Sign out</button>
           </form>
+        </div>
+        <div className="border-t border-slate-100">
+          <WalletTabs />
         </div>
       </header>
       <main className="mx-auto max-w-3xl px-4 py-8">{children}</main>

@@ -1,27 +1,132 @@
-import type { FiatMethod, FiatPaymentOption } from '@/lib/onramp/fiat-payment-options';
+'use client';
 
-const METHOD_LABELS: Record<FiatMethod, string> = {
-  card: 'Card',
-  bank_transfer: 'Bank transfer',
-  apple_pay: 'Apple Pay',
-  google_pay: 'Google Pay',
-};
+import { useState, useTransition, type FormEvent } from 'react';
+import { payWithFiatAction, type FiatPayState } from '@/app/checkout/[chargeId]/fiat-actions';
+import { Button } from '@/components/ui/button';
+import { FIAT_METHOD_LABELS, type FiatMethod } from '@/lib/onramp/fiat-methods';
+import type { FiatPaymentOption } from '@/lib/onramp/fiat-payment-options';
 
-/** "Pay with card, bank transfer, Apple Pay or Google Pay": what the on-ramp providers offer in the consumer's country. */
-export function FiatMethods({ options, countryName, tokenLabel }: { options: FiatPaymentOption[]; countryName: string; tokenLabel: string }) {
+export interface FiatOrderStatus {
+  status: string;
+  providerName: string;
+  amount: string;
+  failureReason: string | null;
+  checkoutUrl: string | null;
+}
+
+/**
+ * "Pay with card, bank transfer, Apple Pay or Google Pay": the on-ramp providers serving the consumer's
+ * country for this token. The provider delivers the amount due to the charge's deposit address, so the
+ * live status above completes the charge like any other payment.
+ */
+export function FiatMethods({
+  chargeId,
+  popupOrigin,
+  options,
+  countryName,
+  tokenLabel,
+  latestOrder,
+}: {
+  chargeId: string;
+  popupOrigin?: string;
+  options: FiatPaymentOption[];
+  countryName: string;
+  tokenLabel: string;
+  latestOrder?: FiatOrderStatus;
+}) {
+  const available = options.filter((option) => option.available);
+  const [chosenProviderId, setProviderId] = useState<string>();
+  const [chosenMethod, setMethod] = useState<FiatMethod>();
+  // The choice may no longer be offered after a location change: fall back to the best available.
+  const provider = available.find((option) => option.providerId === chosenProviderId) ?? available[0];
+  const providerId = provider?.providerId;
+  const method = chosenMethod && provider?.methods.includes(chosenMethod) ? chosenMethod : provider?.methods[0];
+  const [state, setState] = useState<FiatPayState>({});
+  const [pending, startTransition] = useTransition();
+  const [popupBlocked, setPopupBlocked] = useState(false);
+
+  // The provider's tab opens on the click itself (a window opened after an await is blocked as a popup),
+  // and is pointed at the provider's screen once the order exists.
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const tab = window.open('about:blank', '_blank');
+    startTransition(async () => {
+      const result = await payWithFiatAction({}, form);
+      setState(result);
+      if (result.checkoutUrl && tab) {
+        tab.opener = null;
+        tab.location.href = result.checkoutUrl;
+      } else {
+        tab?.close();
+      }
+      setPopupBlocked(!tab);
+    });
+  }
+
   return (
-    <section aria-labelledby="fiat-heading" className="flex flex-col gap-2 border-t border-slate-200 pt-4" data-testid="fiat-methods">
+    <section aria-labelledby="fiat-heading" className="flex flex-col gap-3 border-t border-slate-200 pt-4" data-testid="fiat-methods">
       <h2 id="fiat-heading" className="text-sm font-semibold">
         Pay with card, bank transfer, Apple Pay or Google Pay
       </h2>
-      {options.length ? (
-        <ul className="flex flex-col gap-1 text-sm">
-          {options.map((option) => (
-            <li key={option.providerId}>
-              {option.providerName}: {option.methods.map((m) => METHOD_LABELS[m]).join(', ')} (from ${option.minimumUsd})
-            </li>
-          ))}
-        </ul>
+      {latestOrder && <LatestOrder order={latestOrder} />}
+      {state.checkoutUrl ? (
+        <p role="status" className="text-sm text-slate-700" data-testid="fiat-started">
+          Finish the payment in the provider&apos;s window. This page updates when the funds arrive.{' '}
+          {popupBlocked && (
+            <a href={state.checkoutUrl} target="_blank" rel="noopener" className="font-semibold text-brand-600 underline underline-offset-4">
+              Open the payment page
+            </a>
+          )}
+        </p>
+      ) : options.length ? (
+        <form onSubmit={submit} className="flex flex-col gap-3">
+          <input type="hidden" name="chargeId" value={chargeId} />
+          {popupOrigin && <input type="hidden" name="popupOrigin" value={popupOrigin} />}
+          <fieldset className="flex flex-col gap-1">
+            <legend className="sr-only">Provider</legend>
+            {options.map((option) => (
+              <label key={option.providerId} className={`flex items-start gap-2 text-sm ${option.available ? '' : 'text-slate-400'}`} data-testid={`fiat-provider-${option.providerId}`}>
+                <input
+                  type="radio"
+                  name="providerId"
+                  value={option.providerId}
+                  disabled={!option.available}
+                  checked={providerId === option.providerId}
+                  onChange={() => {
+                    setProviderId(option.providerId);
+                    setMethod(option.methods[0]);
+                  }}
+                  className="mt-0.5"
+                />
+                <span>
+                  <span className="font-medium">{option.providerName}</span>
+                  {option.available ? <span className="text-slate-500"> · from ${option.minimumUsd}</span> : <span className="block text-xs">{option.reason}</span>}
+                </span>
+              </label>
+            ))}
+          </fieldset>
+          {provider && (
+            <>
+              <div className="flex flex-wrap gap-2" role="radiogroup" aria-label="Payment method">
+                {provider.methods.map((m) => (
+                  <label key={m} className={`cursor-pointer rounded-lg px-3 py-1.5 text-sm ring-1 ${method === m ? 'bg-brand-50 ring-brand-600' : 'ring-slate-300'}`}>
+                    <input type="radio" name="paymentMethod" value={m} checked={method === m} onChange={() => setMethod(m)} className="sr-only" />
+                    {FIAT_METHOD_LABELS[m]}
+                  </label>
+                ))}
+              </div>
+              <Button type="submit" disabled={pending || !method}>
+                {pending ? 'Opening…' : `Continue to ${provider.providerName}`}
+              </Button>
+            </>
+          )}
+          {state.error && (
+            <p role="alert" className="text-sm text-rose-700">
+              {state.error.message}
+            </p>
+          )}
+        </form>
       ) : (
         <p className="text-sm text-slate-600">
           Not offered in {countryName} for {tokenLabel} yet. Change your location at the top of the page, or pay from a balance or a wallet.
@@ -29,4 +134,32 @@ export function FiatMethods({ options, countryName, tokenLabel }: { options: Fia
       )}
     </section>
   );
+}
+
+function LatestOrder({ order }: { order: FiatOrderStatus }) {
+  if (order.status === 'failed') {
+    return (
+      <p role="alert" className="text-sm text-rose-700" data-testid="fiat-order-failed">
+        Your {order.providerName} payment failed{order.failureReason ? `: ${order.failureReason}` : ''}. Nothing was charged to this order; try again or pay another way.
+      </p>
+    );
+  }
+  if (order.status === 'pending') {
+    return (
+      <p role="status" className="text-sm text-slate-700" data-testid="fiat-order-pending">
+        {order.providerName} received your payment; {order.amount} is on its way.
+      </p>
+    );
+  }
+  if (order.status === 'created' && order.checkoutUrl) {
+    return (
+      <p className="text-sm text-slate-600">
+        A {order.providerName} payment is waiting for you.{' '}
+        <a href={order.checkoutUrl} target="_blank" rel="noopener" className="font-semibold text-brand-600 underline underline-offset-4">
+          Open it
+        </a>
+      </p>
+    );
+  }
+  return null;
 }

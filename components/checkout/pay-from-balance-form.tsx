@@ -17,7 +17,7 @@ export function PayFromBalanceForm({
   balance: string;
   enough: boolean;
   /** How to add what is missing: send it to the consumer's own service wallet. */
-  topUp: { shortfall: string; chainName: string; walletAddress: string };
+  topUp: { shortfall: string; chainName: string; walletAddress: string; onrampUrl: string };
 }) {
   const [state, action, pending] = useActionState<PayState, FormData>(payFromBalanceAction, {});
   if (state.txHash) {
@@ -51,6 +51,9 @@ export function PayFromBalanceForm({
           <p className="break-all rounded-lg bg-slate-100 p-2 font-mono text-xs" data-testid="top-up-address">
             {topUp.walletAddress}
           </p>
+          <a href={topUp.onrampUrl} target="_blank" rel="noopener" className="font-semibold text-brand-600 underline underline-offset-4" data-testid="top-up-onramp">
+            Or buy it with a card
+          </a>
         </div>
       )}
     </form>

@@ -21,7 +21,8 @@ export function WithdrawForm({ tokens }: { tokens: { value: string; label: strin
       {general && <Notice tone="error">{general}</Notice>}
       <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
         Token
-        <select name="token" defaultValue={state.values?.token ?? tokens[0]?.value} className="min-h-11 rounded-lg border border-slate-300 bg-white px-3 text-base">
+        {/* Keyed: React 19 resets the form after the action, and a select keeps only its first defaultValue. */}
+        <select key={state.values?.token ?? ''} name="token" defaultValue={state.values?.token ?? tokens[0]?.value} className="min-h-11 rounded-lg border border-slate-300 bg-white px-3 text-base">
           {tokens.map((token) => (
             <option key={token.value} value={token.value}>
               {token.label}

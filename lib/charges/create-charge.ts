@@ -38,6 +38,7 @@ import { paymentUrlFor } from './serialize';
 import { allocateDepositAddress } from '@/lib/payments/deposit-addresses';
 import { merchantTokenRule } from '@/lib/merchants/tokens';
 import { emitChargeEvent } from '@/lib/webhooks/emit';
+import { swapPairToken } from '@/lib/swap/swap-pairs';
 
 export interface CreateChargeResult {
   chargeId: string;
@@ -140,7 +141,8 @@ async function resolveToken(ctx: ApiContext, chain: ChainInfo, symbol: string, t
       param: 'chargeData.tokenAddress',
     });
   }
-  const token = findToken(chain, tokenAddress) ?? (mode === 'live' ? rule?.custom : undefined);
+  // Registry tokens, then the swap on-ramp's configured tokens (PZP on BSC, lib/swap/swap-pairs.ts), then the merchant's custom ones.
+  const token = findToken(chain, tokenAddress) ?? swapPairToken(chain.name, tokenAddress) ?? (mode === 'live' ? rule?.custom : undefined);
   if (mode === 'test' && !token?.isNative) {
     const native = nativeToken(chain);
     throw new AppError(

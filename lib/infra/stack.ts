@@ -8,7 +8,8 @@ import { EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
 import { rpcEnvName } from '@/lib/env';
 import { runMigrations } from '@/lib/db/migrate';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
-import { provisionLocalChain, startLocalChain, type LocalChainNode } from './local-chain';
+import { sandboxProviderAccount } from '@/lib/onramp/sandbox-provider/account';
+import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from './local-chain';
 
 export interface Stack {
   databaseUrl: string;
@@ -59,7 +60,14 @@ export async function startStack(options: {
         localChains.push(node);
         env[rpcEnvName(node.chain)] = node.url;
       }
-      await Promise.all(started.map((node) => provisionLocalChain({ chain: node.chain, url: node.url })));
+      await Promise.all(
+        started.map(async (node) => {
+          await provisionLocalChain({ chain: node.chain, url: node.url });
+          // The sandbox on-ramp provider delivers purchases from its own account: topped up on every start,
+          // so a chain restored from its state file is covered too.
+          await fundLocalWallet({ chain: node.chain, url: node.url, address: sandboxProviderAccount.address });
+        }),
+      );
       env.LOCAL_CHAINS = started.map((node) => node.chain).join(',');
       if (started.length) log(`Local chains (anvil): ${started.map((n) => `${n.chain} ${n.url}`).join(', ')}`);
     }

@@ -15,8 +15,11 @@ import { reconcileOutboundTransfers } from '@/lib/payments/outbound-transfers';
 import { sweepDueCharges } from '@/lib/payments/sweep-deposits';
 import { refreshUsdPrices } from '@/lib/pricing/usd-value';
 import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
+import { expireDueOnrampOrders } from '@/lib/onramp/orders/expire-orders';
 import { pollSolana } from '@/lib/payments/solana/watch-solana';
 import { pollChain } from '@/lib/payments/watch-chain';
+import { convertSwapFunding } from '@/lib/swap/convert-swap-funding';
+import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
 
 interface Task {
   name: string;
@@ -28,8 +31,11 @@ interface Task {
 
 const TASKS: Task[] = [
   { name: 'expire-charges', everyMs: 10_000, run: expireDueCharges },
+  { name: 'expire-onramp-orders', everyMs: 30_000, run: () => expireDueOnrampOrders() },
   { name: 'reconcile-outbound-transfers', everyMs: 15_000, run: reconcileOutboundTransfers },
   { name: 'sweep-deposits', everyMs: 5_000, run: sweepDueCharges },
+  // Swap on-ramp: settle swaps in flight, then swap on-ramped USDC at PZP charges' deposit addresses.
+  { name: 'convert-swap-funding', everyMs: 5_000, run: () => convertSwapFunding() },
   { name: 'fail-underpaid-charges', everyMs: 10_000, run: () => getDb().transaction((tx) => failUnderpaidCharges(tx)) },
   // One watcher per EVM chain that has an RPC URL (configured or local).
   ...EVM_CHAIN_NAMES.map(
@@ -37,6 +43,14 @@ const TASKS: Task[] = [
       name: `watch-${chain}`,
       everyMs: 2_000,
       run: async () => (rpcUrl(chain) ? ((await pollChain(chain))?.recorded ?? 0) : 0),
+    }),
+  ),
+  // Transfers into users' service wallets, for the wallet's Activity: one indexer per EVM chain with an RPC.
+  ...EVM_CHAIN_NAMES.map(
+    (chain): Task => ({
+      name: `index-incoming-${chain}`,
+      everyMs: 3_000,
+      run: async () => (rpcUrl(chain) ? ((await pollIncomingTransfers(chain))?.recorded ?? 0) : 0),
     }),
   ),
   { name: 'refresh-usd-prices', everyMs: 5 * 60_000, runAtStart: true, run: () => refreshUsdPrices() },

@@ -13,11 +13,12 @@
  * This file is the EVM implementation and the one entry point for every chain: Solana rows (sweeps whose
  * fee the gas tank pays as fee payer) are broadcast and reconciled by ./solana/solana-transfers.ts.
  */
-import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne } from 'drizzle-orm';
 import { encodeFunctionData, erc20Abi, keccak256, type Hex, type PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { CHAINS, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { publicClientFor } from '@/lib/chains/clients';
+import { takeSenderNonce } from './sender-nonce';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { outboundTransfers, type TransferPurpose } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
@@ -77,16 +78,8 @@ export async function signAndRecordTransfer(
 ): Promise<OutboundTransferRow> {
   const chain = CHAINS[input.chain];
   const from = input.account.address;
-  // One signer per sender at a time, across processes: nonces must not collide.
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`wallet-nonce:${chain.name}:${from}`}, 0))`);
-  const [lastSent] = await tx
-    .select({ nonce: outboundTransfers.nonce })
-    .from(outboundTransfers)
-    .where(and(eq(outboundTransfers.chain, chain.name), eq(outboundTransfers.fromAddress, from), ne(outboundTransfers.status, 'failed')))
-    .orderBy(desc(outboundTransfers.nonce))
-    .limit(1);
-  const chainNonce = await input.client.getTransactionCount({ address: from, blockTag: 'pending' });
-  const nonce = Math.max(chainNonce, lastSent ? lastSent.nonce + 1 : 0);
+  // One signer per sender at a time, across processes: nonces must not collide (swaps included).
+  const nonce = await takeSenderNonce(tx, input.client, chain.name, from);
   const { plan } = input;
   const raw = await input.account.signTransaction({
     type: 'eip1559',
@@ -179,7 +172,7 @@ async function markTransferFailed(transfer: OutboundTransferRow, reason: string)
       .where(and(eq(outboundTransfers.id, transfer.id), ne(outboundTransfers.status, 'failed')))
       .returning({ id: outboundTransfers.id });
     if (changed.length && transfer.purpose === 'balance_payment' && transfer.chargeId) {
-      await emitPaymentFailed(tx, { chargeId: transfer.chargeId, attempt: { id: transfer.id, chain: transfer.chain, txHash: transfer.txHash, reason } });
+      await emitPaymentFailed(tx, { chargeId: transfer.chargeId, attempt: { id: transfer.id, method: 'balance', chain: transfer.chain, txHash: transfer.txHash, reason } });
     }
   });
 }

@@ -113,7 +113,11 @@ export const deletedWebhookEndpointSchema = z
 
 export const failedPaymentAttemptSchema = z
   .object({
-    id: z.string().meta({ description: 'The transfer that failed.' }),
+    id: z.string().meta({ description: 'The transfer (otx_…) or fiat on-ramp order (ord_…) that failed.' }),
+    method: z
+      .enum(['balance', 'fiat'])
+      .optional()
+      .meta({ description: 'balance: a payment from the consumer\'s service wallet; fiat: a card / bank / wallet-pay purchase through an on-ramp provider.' }),
     chain: z.string(),
     txHash: z.string().nullable(),
     reason: z.string(),

@@ -1,16 +1,18 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Notice } from '@/components/ui/card';
+import { ChainBalances } from '@/components/wallet/chain-balances';
 import { pinStatus } from '@/lib/accounts/pin';
 import { requireUser } from '@/lib/auth/session';
-import { CHAINS } from '@/lib/chains/registry';
-import { listWallets } from '@/lib/wallets/list-wallets';
+import { formatUsd } from '@/lib/pricing/usd-value';
+import { loadWalletHome } from '@/lib/wallets/wallet-balances';
 
 export const metadata: Metadata = { title: 'Wallet' };
 
+/** Home: the tokens of the user's wallets per chain, read from the chains (cached briefly), with a USD total. */
 export default async function WalletHomePage({ searchParams }: { searchParams: Promise<{ pin?: string }> }) {
   const user = await requireUser({ returnTo: '/wallet' });
-  const [wallets, pin, params] = await Promise.all([listWallets(user.id), pinStatus(user.id), searchParams]);
+  const [home, pin, params] = await Promise.all([loadWalletHome(user.id), pinStatus(user.id), searchParams]);
   return (
     <div className="flex flex-col gap-6">
       {params.pin === 'set' && <Notice tone="success">Your PIN is set. You can now pay and export keys.</Notice>}
@@ -25,20 +27,45 @@ export default async function WalletHomePage({ searchParams }: { searchParams: P
         </div>
       )}
       <section>
-        <h1 className="text-2xl font-semibold">Your wallets</h1>
-        <p className="mt-1 text-sm text-slate-600">Generated for your account. Balances and activity arrive with payments.</p>
-        <ul className="mt-4 flex flex-col gap-3" data-testid="wallets">
-          {wallets.map((wallet) => (
-            <li key={wallet.id} className="rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200" data-family={wallet.family}>
-              <p className="text-sm font-medium">{wallet.family === 'evm' ? 'EVM wallet' : 'Solana wallet'}</p>
-              <p className="mt-1 break-all font-mono text-sm" data-testid="wallet-address">
+        <h1 className="text-2xl font-semibold">Your wallet</h1>
+        <p className="mt-2 text-3xl font-semibold tabular-nums" data-testid="total-usd">
+          ≈ {formatUsd(home.totalUsd)}
+        </p>
+        <p className="text-sm text-slate-600">
+          {home.isTotalPartial ? 'Total in USD of the tokens with a known price, on main networks.' : 'Total in USD, on main networks.'} Balances are read
+          from the chains and may be a few seconds old.
+        </p>
+      </section>
+      {home.wallets.map((wallet) => {
+        const main = wallet.chains.filter((chain) => !chain.isTestnet);
+        const test = wallet.chains.filter((chain) => chain.isTestnet);
+        const canSend = wallet.family === 'evm';
+        return (
+          <section key={wallet.id} className="flex flex-col gap-3" data-family={wallet.family} aria-labelledby={`wallet-${wallet.id}`}>
+            <div>
+              <h2 id={`wallet-${wallet.id}`} className="text-lg font-semibold">
+                {wallet.family === 'evm' ? 'EVM wallet' : 'Solana wallet'}
+              </h2>
+              <p className="break-all font-mono text-sm text-slate-700" data-testid="wallet-address">
                 {wallet.address}
               </p>
-              <p className="mt-1 text-xs text-slate-500">{wallet.chains.map((chain) => CHAINS[chain].displayName).join(' · ')}</p>
-            </li>
-          ))}
-        </ul>
-      </section>
+            </div>
+            {main.map((chain) => (
+              <ChainBalances key={chain.chain} chain={chain} address={wallet.address} canSend={canSend} />
+            ))}
+            {test.length > 0 && (
+              <details className="rounded-xl bg-slate-50 p-3 ring-1 ring-slate-200">
+                <summary className="cursor-pointer text-sm font-medium text-slate-700">Test networks ({test.length}) — coins without value, for testing</summary>
+                <div className="mt-3 flex flex-col gap-3">
+                  {test.map((chain) => (
+                    <ChainBalances key={chain.chain} chain={chain} address={wallet.address} canSend={canSend} />
+                  ))}
+                </div>
+              </details>
+            )}
+          </section>
+        );
+      })}
     </div>
   );
 }

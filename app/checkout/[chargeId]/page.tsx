@@ -9,6 +9,7 @@ import { FiatMethods } from '@/components/checkout/fiat-methods';
 import { LocationSelector } from '@/components/location/location-selector';
 import { LiveStatus } from '@/components/checkout/live-status';
 import { PayFromBalanceForm } from '@/components/checkout/pay-from-balance-form';
+import { SwapOnrampSection } from '@/components/checkout/swap-onramp-section';
 import { cancelCheckoutAction } from './actions';
 import { getSessionUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
@@ -16,8 +17,9 @@ import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup'
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
 import { COUNTRY_COOKIE, countryFromRequest, countryOptions } from '@/lib/geo/country';
-import { formatAmount } from '@/lib/money';
+import { formatAmount, parseAmount } from '@/lib/money';
 import { fiatPaymentOptions } from '@/lib/onramp/fiat-payment-options';
+import { dueUsdCents, latestFiatOrder } from '@/lib/onramp/pay-charge-with-fiat';
 import { approximateUsd, formatUsd } from '@/lib/pricing/usd-value';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { listWallets } from '@/lib/wallets/list-wallets';
@@ -46,9 +48,12 @@ export default async function CheckoutPage({
   const [requestHeaders, cookieJar] = await Promise.all([headers(), cookies()]);
   const { country } = countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value);
   const countries = countryOptions();
-  const [usd, fiatOptions] = await Promise.all([
+  const dueBaseUnits = status ? baseUnitsOf(status.due, view.token.decimals) : BigInt(view.totalBaseUnits);
+  const dueCents = payable ? await dueUsdCents({ chain: view.chain, tokenAddress: view.token.address, tokenSymbol: view.token.symbol, tokenDecimals: view.token.decimals }, dueBaseUnits).catch(() => undefined) : undefined;
+  const [usd, fiatOptions, fiatOrder] = await Promise.all([
     token ? approximateUsd(token, BigInt(view.totalBaseUnits)).catch(() => undefined) : undefined,
-    payable ? fiatPaymentOptions({ country, chain: view.chain, tokenSymbol: view.token.symbol }) : [],
+    payable ? fiatPaymentOptions({ country, chain: view.chain, tokenSymbol: view.token.symbol, ...(dueCents !== undefined ? { dueUsdCents: dueCents } : {}) }) : [],
+    payable ? latestFiatOrder(view.id) : undefined,
   ]);
 
   let balance: { text: string; enough: boolean; shortfall: string; walletAddress: string } | undefined;
@@ -155,7 +160,12 @@ export default async function CheckoutPage({
                     total={`${view.total} ${view.token.symbol}`}
                     balance={balance.text}
                     enough={balance.enough}
-                    topUp={{ shortfall: balance.shortfall, chainName: view.chainName, walletAddress: balance.walletAddress }}
+                    topUp={{
+                      shortfall: balance.shortfall,
+                      chainName: view.chainName,
+                      walletAddress: balance.walletAddress,
+                      onrampUrl: `/onramp?${new URLSearchParams({ chain: view.chain, token: view.token.symbol, wallet: balance.walletAddress, wallet_label: 'Your Chargeport wallet' })}`,
+                    }}
                   />
                 ) : user ? (
                   <p className="text-sm text-slate-600">Your balance on {view.chainName} cannot be read right now.</p>
@@ -197,7 +207,23 @@ export default async function CheckoutPage({
                 </section>
               )}
 
-              <FiatMethods options={fiatOptions} countryName={countries.find((c) => c.code === country)?.name ?? country} tokenLabel={`${view.token.symbol} on ${view.chainName}`} />
+              <SwapOnrampSection
+                chargeId={view.id}
+                chain={view.chain}
+                tokenAddress={view.token.address}
+                country={country}
+                signedIn={!!user?.emailVerifiedAt}
+                {...(popupOrigin ? { popupOrigin } : {})}
+              />
+
+              <FiatMethods
+                chargeId={view.id}
+                {...(popupOrigin ? { popupOrigin } : {})}
+                options={fiatOptions}
+                countryName={countries.find((c) => c.code === country)?.name ?? country}
+                tokenLabel={`${view.token.symbol} on ${view.chainName}`}
+                {...(fiatOrder ? { latestOrder: fiatOrder } : {})}
+              />
 
               {(view.cancelUrl || popupOrigin) && (
                 <form action={cancelCheckoutAction} className="text-center">
@@ -219,3 +245,8 @@ export default async function CheckoutPage({
   );
 }
 
+/** A decimal text of the checkout status back in base units (zero stays zero). */
+function baseUnitsOf(amount: string, decimals: number): bigint {
+  const parsed = parseAmount(amount, decimals);
+  return parsed.ok ? parsed.baseUnits : 0n;
+}

@@ -12,3 +12,6 @@ export * from './webhooks';
 export * from './audit-log';
 export * from './merchant-tokens';
 export * from './onramp';
+export * from './wallet-transfers';
+export * from './sandbox-provider';
+export * from './swaps';

@@ -122,3 +122,19 @@ export const onrampWebhookReceipts = pgTable(
   },
   (table) => [uniqueIndex('onramp_webhook_receipts_body_idx').on(table.providerId, table.bodySha256)],
 );
+
+/**
+ * Short-lived provider credentials minted by an API call (Transak's partner access token, 7 days),
+ * sealed with the wallet master key. The replaced token stays valid for webhooks signed just before
+ * the refresh until `previous_valid_until`.
+ */
+export const onrampAccessTokens = pgTable('onramp_access_tokens', {
+  providerId: text('provider_id').primaryKey(),
+  sealedToken: text('sealed_token').notNull(),
+  masterKeyId: text('master_key_id').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  previousSealedToken: text('previous_sealed_token'),
+  previousMasterKeyId: text('previous_master_key_id'),
+  previousValidUntil: timestamp('previous_valid_until', { withTimezone: true, mode: 'date' }),
+  ...timestamps,
+});

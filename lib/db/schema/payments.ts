@@ -86,9 +86,10 @@ export const chainCursors = pgTable('chain_cursors', {
 /**
  * balance_payment: consumer's service wallet → deposit address; sweep: deposit address → payee;
  * gas_topup: the gas tank pays the exact gas a transfer needs (a platform cost, recorded here);
- * withdrawal: a merchant moves funds from its service wallet to an external address (Balances tab).
+ * withdrawal: a merchant moves funds from its service wallet to an external address (Balances tab);
+ * wallet_send: a user sends from their service wallet to any address (/wallet/send).
  */
-export const TRANSFER_PURPOSES = ['balance_payment', 'sweep', 'gas_topup', 'withdrawal'] as const;
+export const TRANSFER_PURPOSES = ['balance_payment', 'sweep', 'gas_topup', 'withdrawal', 'wallet_send'] as const;
 export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
 export const transferPurpose = pgEnum('transfer_purpose', TRANSFER_PURPOSES);
 export const TRANSFER_STATUSES = ['signed', 'broadcast', 'confirmed', 'failed'] as const;
@@ -121,6 +122,8 @@ export const outboundTransfers = pgTable(
   (table) => [
     uniqueIndex('outbound_transfers_tx_idx').on(table.chain, table.txHash),
     index('outbound_transfers_charge_idx').on(table.chargeId, table.purpose),
+    // The wallet's Activity lists what a user's wallet sent, newest first.
+    index('outbound_transfers_from_idx').on(table.fromAddress, table.createdAt.desc()),
     index('outbound_transfers_open_idx').on(table.status).where(sql`${table.status} in ('signed', 'broadcast')`),
     uniqueIndex('outbound_transfers_one_payment_idx')
       .on(table.chargeId)

@@ -35,7 +35,7 @@ import type {
   VerifyWebhookResult,
   WebhookFailureCode,
 } from './types';
-import type { FiatMethod } from '@/lib/onramp/fiat-payment-options';
+import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import { buildQuery, constantTimeEqual, exactPositiveDecimal, headerValue, hmacSha256, normaliseDecimal, parseJsonExactly, validateOrder } from './wire';
 
 export const MOONPAY_WIDGET_HOSTS = {

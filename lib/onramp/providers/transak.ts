@@ -37,7 +37,7 @@ import type {
   VerifyWebhookResult,
   WebhookFailureCode,
 } from './types';
-import type { FiatMethod } from '@/lib/onramp/fiat-payment-options';
+import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import { exactPositiveDecimal, normaliseDecimal, parseJsonExactly, validateOrder } from './wire';
 
 export const TRANSAK_API_HOSTS = { staging: 'https://api-stg.transak.com', production: 'https://api.transak.com' } as const;

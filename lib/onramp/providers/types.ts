@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { CHAIN_NAMES, getChain, isValidAddress, tokenHasSymbol, type ChainName } from '@/lib/chains/registry';
 import { parseAmount } from '@/lib/money';
-import { FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-payment-options';
+import { FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 
 export const ONRAMP_PROVIDER_IDS = ['moonpay', 'transak', 'sandbox'] as const;
 export type OnrampProviderId = (typeof ONRAMP_PROVIDER_IDS)[number];
@@ -138,6 +138,26 @@ export interface WebhookVerificationFailure {
 
 export type VerifyWebhookResult = { ok: true; update: OnrampOrderUpdate } | WebhookVerificationFailure;
 
+/** A provider's price for buying `cryptoAmount`: exact decimal strings in `fiatCurrency`; total = amount × rate + fees. */
+export interface OnrampQuote {
+  cryptoAmount: string;
+  fiatCurrency: string;
+  /** Fiat per whole token. */
+  rate: string;
+  providerFee: string;
+  networkFee: string;
+  total: string;
+  expiresAt: Date;
+}
+
+export interface OnrampQuoteInput {
+  chain: ChainName;
+  tokenSymbol: string;
+  cryptoAmount: string;
+  fiatCurrency: string;
+  paymentMethod: FiatMethod;
+}
+
 export interface OnrampProviderAdapter {
   readonly id: OnrampProviderId;
   readonly displayName: string;
@@ -149,6 +169,8 @@ export interface OnrampProviderAdapter {
   buildCheckout(order: OnrampOrderInput, options?: { now?: Date }): Promise<OnrampCheckout>;
   /** Checks the webhook's signature per the provider's docs, then normalises the order in it. */
   verifyWebhook(request: OnrampWebhookRequest): Promise<VerifyWebhookResult>;
+  /** The provider's own price, for providers with a quote API. Throws OnrampProviderError. */
+  quote?(input: OnrampQuoteInput, options?: { now?: Date }): Promise<OnrampQuote>;
 }
 
 /** The fetch the adapters call; injected so tests can assert the exact request. */

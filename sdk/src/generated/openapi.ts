@@ -419,8 +419,13 @@ export interface components {
             createdAt: string;
         };
         FailedPaymentAttempt: {
-            /** @description The transfer that failed. */
+            /** @description The transfer (otx_…) or fiat on-ramp order (ord_…) that failed. */
             id: string;
+            /**
+             * @description balance: a payment from the consumer's service wallet; fiat: a card / bank / wallet-pay purchase through an on-ramp provider.
+             * @enum {string}
+             */
+            method?: "balance" | "fiat";
             chain: string;
             txHash: string | null;
             reason: string;

@@ -1,0 +1,51 @@
+'use server';
+import { cookies, headers } from 'next/headers';
+import { z } from 'zod';
+import { getSessionUser } from '@/lib/auth/session';
+import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
+import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
+import { isOnrampError } from '@/lib/onramp/errors';
+import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
+import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
+import { consumeOnrampRateLimit } from '@/lib/onramp/rate-limit';
+import { clientIpFrom } from '@/lib/http/client-ip';
+import { log } from '@/lib/log';
+
+export type FiatPayState = { checkoutUrl?: string; orderId?: string; error?: { code: string; message: string } };
+
+const fiatPaySchema = z.object({
+  chargeId: z.string().min(1).max(64),
+  providerId: z.string().min(1).max(32),
+  paymentMethod: z.enum(FIAT_METHODS),
+  popupOrigin: z.string().max(512).optional(),
+});
+
+/** The checkout's card / bank / Apple Pay / Google Pay: places the fiat order and returns the provider's screen. */
+export async function payWithFiatAction(_state: FiatPayState, form: FormData): Promise<FiatPayState> {
+  const parsed = fiatPaySchema.safeParse({
+    chargeId: form.get('chargeId'),
+    providerId: form.get('providerId'),
+    paymentMethod: form.get('paymentMethod'),
+    popupOrigin: form.get('popupOrigin') ?? undefined,
+  });
+  if (!parsed.success) return { error: { code: 'invalid_request', message: 'Choose a provider and a payment method.' } };
+  const [requestHeaders, cookieJar, user] = await Promise.all([headers(), cookies(), getSessionUser().catch(() => undefined)]);
+  const { country } = countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value);
+  const popupOrigin = checkoutPopupOrigin('popup', parsed.data.popupOrigin);
+  try {
+    await consumeOnrampRateLimit('orders', clientIpFrom(requestHeaders));
+    const placed = await payChargeWithFiat({
+      chargeId: parsed.data.chargeId,
+      providerId: parsed.data.providerId,
+      paymentMethod: parsed.data.paymentMethod,
+      country,
+      userId: user?.id ?? null,
+      returnPath: checkoutPath(parsed.data.chargeId, popupOrigin),
+    });
+    return { checkoutUrl: placed.checkoutUrl, orderId: placed.orderId };
+  } catch (error) {
+    if (isOnrampError(error)) return { error: { code: error.code, message: error.message } };
+    log.error('fiat payment could not start', { chargeId: parsed.data.chargeId, error });
+    return { error: { code: 'internal_error', message: 'The payment could not start. Try again in a moment.' } };
+  }
+}

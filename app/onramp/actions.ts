@@ -1,0 +1,84 @@
+'use server';
+/**
+ * The on-ramp page's Buy: validates what the page sends, decides the destination on the server (the
+ * link's wallet, or the signed-in buyer's own wallet — never an address the browser claims is "own"),
+ * and places the order with the domain verb. Errors come back as `{ error }` for the page to show.
+ */
+import { cookies, headers } from 'next/headers';
+import { z } from 'zod';
+import { getSessionUser } from '@/lib/auth/session';
+import { CHAIN_NAMES, CHAINS } from '@/lib/chains/registry';
+import { env } from '@/lib/env';
+import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
+import { log } from '@/lib/log';
+import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
+import { isOnrampError } from '@/lib/onramp/errors';
+import { placeOnrampOrder } from '@/lib/onramp/orders/place-order';
+import { consumeOnrampRateLimit } from '@/lib/onramp/rate-limit';
+import { clientIpFrom } from '@/lib/http/client-ip';
+import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';
+import { listWallets } from '@/lib/wallets/list-wallets';
+import { cleanWalletLabel } from './onramp-params';
+import { onrampSiteOrigin } from './site-origin';
+
+const placeOrderSchema = z
+  .object({
+    providerId: z.enum(ONRAMP_PROVIDER_IDS),
+    paymentMethod: z.enum(FIAT_METHODS),
+    chain: z.enum(CHAIN_NAMES),
+    tokenSymbol: z.string().trim().min(1).max(16),
+    cryptoAmount: z.string().trim().regex(/^\d{1,40}(?:\.\d{1,30})?$/, 'Enter an amount such as 25 or 0.5.'),
+    acceptMinimum: z.boolean().default(false),
+    /** The link's wallet; absent: the signed-in buyer's own wallet. */
+    wallet: z.string().trim().min(1).max(128).optional(),
+    walletLabel: z.string().max(512).optional(),
+  })
+  .strict();
+
+export type PlaceOrderInput = z.input<typeof placeOrderSchema>;
+export type PlaceOrderResult =
+  | { data: { orderId: string; checkoutUrl: string; checkoutKind: 'redirect' | 'embed' }; error?: undefined }
+  | { data?: undefined; error: { code: string; message: string; details?: Record<string, string> } };
+
+export async function placeOnrampOrderAction(input: PlaceOrderInput): Promise<PlaceOrderResult> {
+  const parsed = placeOrderSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { error: { code: 'invalid_request', message: issue.message, details: { param: issue.path.join('.') } } };
+  }
+  const order = parsed.data;
+  const [user, requestHeaders, cookieJar] = await Promise.all([getSessionUser(), headers(), cookies()]);
+
+  let walletAddress = order.wallet;
+  if (!walletAddress) {
+    if (!user) return { error: { code: 'unauthenticated', message: 'Sign in to buy for your Chargeport wallet.' } };
+    if (!user.emailVerifiedAt) return { error: { code: 'email_not_verified', message: 'Verify your e-mail first.' } };
+    const family = CHAINS[order.chain].family;
+    walletAddress = (await listWallets(user.id)).find((wallet) => wallet.family === family)?.address;
+    if (!walletAddress) return { error: { code: 'invalid_wallet', message: `Your account has no ${CHAINS[order.chain].displayName} wallet.` } };
+  }
+
+  try {
+    await consumeOnrampRateLimit('orders', clientIpFrom(requestHeaders));
+    const placed = await placeOnrampOrder({
+      purpose: 'wallet_topup',
+      userId: user?.id ?? null,
+      providerId: order.providerId,
+      paymentMethod: order.paymentMethod,
+      country: countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value).country,
+      chain: order.chain,
+      tokenSymbol: order.tokenSymbol,
+      walletAddress,
+      walletLabel: order.wallet ? cleanWalletLabel(order.walletLabel) : null,
+      cryptoAmount: order.cryptoAmount,
+      acceptMinimum: order.acceptMinimum,
+      // Back to this order's page on the site the buyer came from; place-order fills in {orderId}.
+      redirectUrl: `${onrampSiteOrigin(requestHeaders, env())}/onramp/orders/{orderId}`,
+    });
+    return { data: { orderId: placed.orderId, checkoutUrl: placed.checkoutUrl, checkoutKind: placed.checkoutKind } };
+  } catch (error) {
+    if (isOnrampError(error)) return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+    log.error('placing an on-ramp order failed', { error });
+    return { error: { code: 'internal_error', message: 'The order could not be placed. Try again in a moment.' } };
+  }
+}

@@ -1,0 +1,53 @@
+import Link from 'next/link';
+import type { ChainFamily } from '@/lib/chains/registry';
+import { shortAddress } from './format';
+
+/** Where the tokens go: decided on the server (app/onramp/page.tsx), shown here. */
+export type OnrampDestination =
+  /** The link's `wallet`, labelled with its `wallet_label` (display only). */
+  | { kind: 'link'; address: string; label: string | null }
+  /** The signed-in buyer's own service wallets, one per chain family. */
+  | { kind: 'own'; wallets: Partial<Record<ChainFamily, string>> }
+  /** Neither: the buyer must sign in (or verify their e-mail) first. */
+  | { kind: 'signin'; href: string; message: string };
+
+export function destinationAddress(destination: OnrampDestination, family: ChainFamily): string | undefined {
+  switch (destination.kind) {
+    case 'link':
+      return destination.address;
+    case 'own':
+      return destination.wallets[family];
+    case 'signin':
+      return undefined;
+  }
+}
+
+export function DestinationLine({ destination, family, chainName }: { destination: OnrampDestination; family: ChainFamily; chainName: string }) {
+  if (destination.kind === 'signin') {
+    return (
+      <p className="rounded-lg bg-slate-100 px-3 py-2 text-sm" data-testid="destination">
+        <Link href={destination.href} className="font-semibold text-brand-600 underline underline-offset-4">
+          {destination.message}
+        </Link>
+      </p>
+    );
+  }
+  const address = destinationAddress(destination, family);
+  const name = destination.kind === 'link' ? (destination.label ?? 'this wallet') : 'your Chargeport wallet';
+  return (
+    <p className="rounded-lg bg-slate-100 px-3 py-2 text-sm break-words" data-testid="destination">
+      <span className="text-slate-600">Deliver to</span>{' '}
+      {/* The label is the merchant's name from the link: plain text (React escapes it), bounded on the server. */}
+      <strong className="font-semibold" data-testid="destination-label">
+        {name}
+      </strong>{' '}
+      {address ? (
+        <span className="font-mono text-xs text-slate-600" title={address} data-testid="destination-address">
+          · {shortAddress(address)}
+        </span>
+      ) : (
+        <span className="text-rose-700">· no wallet on {chainName}</span>
+      )}
+    </p>
+  );
+}

@@ -1,0 +1,82 @@
+import { expect, test, type APIRequestContext } from '@playwright/test';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { CHAINS } from '@/lib/chains/registry';
+import { localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { LOCAL_SWAP_ADDRESSES } from '@/lib/swap/local-swap-deployment';
+import { signUpAndSignIn } from './account-helpers';
+import { createVerifiedMerchant } from './admin';
+import { localRpc } from './chain';
+import { uniqueEmail } from './outbox';
+
+const PZP = LOCAL_SWAP_ADDRESSES.pzp;
+const BSC_USDC = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
+
+/** The spec's swap on-ramp charge: PZP on BSC, direct transfer to the wallet that should receive it. */
+async function createPzpCharge(request: APIRequestContext, liveKey: string, amount: string, toAddress: Address) {
+  const response = await request.post('/api/createCharge', {
+    headers: { 'x-api-key': liveKey },
+    data: { chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount, toAddress, items: [{ name: 'PZP top-up', amount, quantity: 1 }] }, isDirectTransfer: true },
+  });
+  expect(response.status()).toBe(200);
+  return (await response.json()).data as { chargeId: string; paymentUrl: string };
+}
+
+/** USDC on BSC from an outside wallet (anvil's dev account #1) into the payer's service wallet. */
+async function sendBscUsdc(to: string, amount: string): Promise<void> {
+  const transport = http(localRpc('BSC'));
+  const wallet = createWalletClient({ account: localDemoPayerAccount, transport });
+  const hash = await wallet.writeContract({ address: BSC_USDC, abi: erc20Abi, functionName: 'transfer', args: [to as Address, parseUnits(amount, 18)], chain: null });
+  await createPublicClient({ transport }).waitForTransactionReceipt({ hash });
+}
+
+async function pzpBalance(owner: Address): Promise<bigint> {
+  return createPublicClient({ transport: http(localRpc('BSC')) }).readContract({ address: PZP, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+}
+
+test.describe('swap on-ramp (PZP on BNB Smart Chain)', () => {
+  test('outside the United States, a signed-in payer swaps USDC they hold into the PZP due; the charge succeeds and toAddress receives it', async ({ page, request, context, baseURL }) => {
+    const merchant = createVerifiedMerchant('PZP Studio');
+    const toAddress = privateKeyToAccount(generatePrivateKey()).address;
+    const charge = await createPzpCharge(request, merchant.liveKey, '40', toAddress);
+    await context.addCookies([{ name: 'cp_country', value: 'DE', url: baseURL! }]);
+
+    await signUpAndSignIn(page, uniqueEmail('swapper'), '482915');
+    await page.goto(charge.paymentUrl);
+    // No PZP in the wallet: the balance section says where to top up — the payer's BSC service wallet.
+    const wallet = (await page.getByTestId('top-up-address').textContent())!.trim();
+    await sendBscUsdc(wallet, '25');
+
+    const panel = page.getByTestId('swap-onramp');
+    await expect(panel).toBeVisible();
+    // The on-ramp branch offers the provider that supports BSC here; the other says why not.
+    await expect(page.getByTestId('swap-provider-moonpay')).toContainText('only Transak supports BNB Smart Chain in Germany');
+    await expect(page.getByTestId('swap-provider-transak')).toBeVisible();
+
+    await panel.getByRole('button', { name: 'Get a quote' }).click();
+    const quote = page.getByTestId('swap-held-quote');
+    await expect(quote).toBeVisible();
+    await expect(quote.getByTestId('swap-amount-out')).toHaveText('40 PZP');
+    await expect(quote).toContainText('USDC per PZP');
+    await expect(quote).toContainText('1%');
+    await expect(page.getByTestId('swap-usdc-balance')).toHaveText('25 USDC');
+    const max = (await quote.getByTestId('swap-amount-in-max').textContent())!.trim();
+
+    await page.getByLabel('PIN to swap').fill('482915');
+    await page.getByRole('button', { name: `Swap at most ${max} and pay` }).click();
+    await expect(page.getByTestId('swap-sent')).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'succeeded', { timeout: 30_000 });
+
+    // The sweep delivers exactly the charge's PZP to toAddress.
+    await expect.poll(() => pzpBalance(toAddress), { timeout: 30_000 }).toBe(parseUnits('40', 18));
+  });
+
+  test('in the United States the panel says the flow is unavailable and why', async ({ page, request, context, baseURL }) => {
+    const merchant = createVerifiedMerchant('PZP US Studio');
+    const charge = await createPzpCharge(request, merchant.liveKey, '10', privateKeyToAccount(generatePrivateKey()).address);
+    await context.addCookies([{ name: 'cp_country', value: 'US', url: baseURL! }]);
+    await page.goto(charge.paymentUrl);
+    await expect(page.getByTestId('swap-unavailable')).toContainText('not available in the United States');
+    await expect(page.getByRole('button', { name: 'Get a quote' })).toHaveCount(0);
+  });
+});

@@ -1,0 +1,120 @@
+import { expect, test, type Page } from '@playwright/test';
+import { createPublicClient, erc20Abi, http, parseUnits } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { signUpAndSignIn } from './account-helpers';
+import { POLYGON_USDC, polygonRpc, sendNativeFromOutside, sendUsdcFromOutside } from './chain';
+import { uniqueEmail } from './outbox';
+
+const PIN = '482915';
+
+/** Reloads until `check` passes: balances are cached for 15 s and incoming transfers are indexed every few seconds. */
+async function untilShown(page: Page, check: () => Promise<void>): Promise<void> {
+  await expect(async () => {
+    await page.reload();
+    await check();
+  }).toPass({ timeout: 45_000, intervals: [1_000, 2_000, 3_000] });
+}
+
+test.describe('wallet website', () => {
+  test('funded from outside: Home and Activity show it; Receive shows the address and a QR; Send with the PIN; Buy goes to the on-ramp', async ({ page }) => {
+    test.setTimeout(150_000);
+    await signUpAndSignIn(page, uniqueEmail('wallet'), PIN);
+    const wallet = (await page.getByTestId('wallet-address').first().textContent())!.trim();
+
+    // Funds from an outside wallet: USDC, and POL for the network fee of the send below.
+    await sendUsdcFromOutside(wallet, '25.5');
+    await sendNativeFromOutside('POLYGON', wallet, '1');
+
+    // Home: the token on its chain, with its USD value.
+    const polygon = page.locator('[data-testid="chain-balances"][data-chain="POLYGON"]').first();
+    const usdc = polygon.locator('[data-testid="token-row"][data-symbol="USDC"]');
+    await untilShown(page, async () => {
+      await expect(usdc.getByTestId('token-amount')).toHaveText('25.5', { timeout: 1_000 });
+    });
+    await expect(usdc.getByTestId('token-usd')).toHaveText('≈ $25.50');
+    await expect(polygon.locator('[data-testid="token-row"][data-symbol="POL"]').getByTestId('token-amount')).toHaveText('1');
+    await expect(page.getByTestId('total-usd')).toHaveText('≈ $25.50');
+    await expect(usdc.getByRole('link', { name: 'Buy USDC on Polygon' })).toHaveAttribute('href', `/wallet/buy?chain=POLYGON&token=USDC&wallet=${wallet}`);
+
+    // Activity: the incoming transfers, indexed from the chain.
+    await page.getByRole('navigation', { name: 'Wallet' }).getByRole('link', { name: 'Activity' }).click();
+    await expect(page).toHaveURL(/\/wallet\/activity$/);
+    const received = page.locator('[data-testid="activity-item"][data-kind="received"]');
+    await untilShown(page, async () => {
+      await expect(received.filter({ hasText: '+25.5 USDC' })).toHaveCount(1, { timeout: 1_000 });
+    });
+    await expect(received.filter({ hasText: '+1 POL' })).toHaveCount(1);
+    await expect(received.first()).toContainText('from 0x7099…79C8');
+    // A local chain: the hash, no link to the real network's explorer.
+    await expect(received.first()).toContainText('local network: no public explorer');
+
+    // Receive: the address as text, as a QR code, and a copy button.
+    await page.getByRole('navigation', { name: 'Wallet' }).getByRole('link', { name: 'Receive' }).click();
+    const evmReceive = page.locator('[data-testid="receive-wallet"][data-family="evm"]');
+    await expect(evmReceive.getByTestId('receive-address')).toHaveText(wallet);
+    await expect(evmReceive.getByRole('img', { name: 'QR code of your EVM address' }).locator('svg')).toBeVisible();
+    await expect(evmReceive.getByRole('button', { name: 'Copy address' })).toBeVisible();
+    await expect(page.locator('[data-testid="receive-wallet"][data-family="solana"]').getByTestId('receive-qr').locator('svg')).toBeVisible();
+
+    // Send to an external address: review with the fee, a wrong PIN first, then the right one.
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    await page.getByRole('navigation', { name: 'Wallet' }).getByRole('link', { name: 'Send' }).click();
+    await expect(page.getByTestId('solana-send-note')).toBeVisible();
+    await page.getByLabel('Token and network').selectOption(`POLYGON:${POLYGON_USDC}`);
+    await page.getByLabel('To address').fill('0x1234');
+    await page.getByLabel('Amount').fill('5.25');
+    await page.getByRole('button', { name: 'Review' }).click();
+    await expect(page.getByText('That is not an EVM address')).toBeVisible();
+    await page.getByLabel('To address').fill(recipient);
+    await page.getByLabel('Amount').fill('5.25');
+    await page.getByRole('button', { name: 'Review' }).click();
+    await expect(page.getByTestId('review-amount')).toHaveText('5.25 USDC');
+    await expect(page.getByTestId('review-to')).toHaveText(recipient);
+    await expect(page.getByTestId('review-fee')).toContainText(/up to [\d.]+ POL/);
+    await expect(page.getByTestId('review-fee')).toContainText('paid from your POL balance');
+    await page.getByLabel('Your PIN').fill('000000');
+    await page.getByRole('button', { name: 'Send 5.25 USDC' }).click();
+    await expect(page.getByText('Wrong PIN. 4 tries left')).toBeVisible();
+    await page.getByLabel('Your PIN').fill(PIN);
+    await page.getByRole('button', { name: 'Send 5.25 USDC' }).click();
+    await expect(page).toHaveURL(/\/wallet\/send\/wsend_/);
+    await expect(page.getByTestId('send-result')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
+    const client = createPublicClient({ transport: http(polygonRpc()) });
+    expect(await client.readContract({ address: POLYGON_USDC, abi: erc20Abi, functionName: 'balanceOf', args: [recipient] })).toBe(parseUnits('5.25', 6));
+
+    await page.getByRole('link', { name: 'See it in Activity' }).click();
+    const sent = page.locator('[data-testid="activity-item"][data-kind="sent"]');
+    await expect(sent).toHaveCount(1);
+    await expect(sent).toContainText('−5.25 USDC');
+    await expect(sent).toContainText(`to ${recipient.slice(0, 6)}…${recipient.slice(-4)}`);
+    await expect(sent).toHaveAttribute('data-status', 'completed');
+
+    // Home reads the new balance at once (the send forgets the cached one).
+    await page.getByRole('navigation', { name: 'Wallet' }).getByRole('link', { name: 'Home' }).click();
+    await expect(usdc.getByTestId('token-amount')).toHaveText('20.25');
+
+    // Buy: a server-side redirect to the on-ramp with the same parameters, adding the user's own wallet.
+    const buy = await page.request.get('/wallet/buy?chain=POLYGON&token=USDC&wallet_label=Demo%20Game%20Studio', { maxRedirects: 0 });
+    expect([303, 307, 308]).toContain(buy.status());
+    const target = new URL(buy.headers()['location']!, 'http://localhost');
+    expect(target.pathname).toBe('/onramp');
+    expect(Object.fromEntries(target.searchParams)).toEqual({ chain: 'POLYGON', token: 'USDC', wallet_label: 'Demo Game Studio', wallet });
+    const given = await page.request.get(`/wallet/buy?chain=POLYGON&token=USDT&wallet=${recipient}`, { maxRedirects: 0 });
+    expect(new URL(given.headers()['location']!, 'http://localhost').searchParams.get('wallet')).toBe(recipient);
+  });
+
+  test('the wallet tabs fit and work on every screen, Profile included', async ({ page }) => {
+    await signUpAndSignIn(page, uniqueEmail('wallettabs'), PIN);
+    const tabs = page.getByRole('navigation', { name: 'Wallet' });
+    for (const name of ['Home', 'Activity', 'Buy', 'Receive', 'Send', 'Profile']) await expect(tabs.getByRole('link', { name })).toBeInViewport();
+    await expect(tabs.getByRole('link', { name: 'Home' })).toHaveAttribute('aria-current', 'page');
+    await tabs.getByRole('link', { name: 'Profile' }).click();
+    await expect(page.getByRole('heading', { name: 'Profile' })).toBeVisible();
+    await page.goto('/wallet/profile');
+    await expect(page).toHaveURL(/\/account\/profile$/);
+    await page.goto('/wallet/activity');
+    await expect(page.getByTestId('activity-empty')).toHaveText('Nothing yet. Buy or receive tokens and they show up here.');
+    // Nothing sticks out sideways on a phone.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  });
+});

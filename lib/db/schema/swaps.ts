@@ -1,0 +1,70 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { SWAP_BRANCHES, SWAP_EXECUTION_STATUSES } from '@/lib/swap/state';
+import { baseUnits, timestamps } from './columns';
+import { charges } from './charges';
+import { users } from './users';
+
+export const swapExecutionStatus = pgEnum('swap_execution_status', SWAP_EXECUTION_STATUSES);
+export const swapBranch = pgEnum('swap_branch', SWAP_BRANCHES);
+
+/**
+ * One exact-output swap into a charge's token (the swap on-ramp, lib/swap/), recorded with its signed
+ * transactions before any is broadcast, so a crash can only lead to the same bytes being sent again.
+ * An attempt refused before signing (the pool moved past the funds held) is a `failed` row without
+ * transactions: the conversion job backs off from it.
+ */
+export const swapExecutions = pgTable(
+  'swap_executions',
+  {
+    id: text('id').primaryKey(),
+    chargeId: text('charge_id')
+      .notNull()
+      .references(() => charges.id),
+    branch: swapBranch('branch').notNull(),
+    /** The payer whose wallet swaps (held_funds); null for the service's conversion at the deposit address. */
+    userId: text('user_id').references(() => users.id),
+    chain: text('chain').notNull(),
+    router: text('router').notNull(),
+    /** Who swaps: the payer's service wallet, or the charge's deposit address. */
+    fromAddress: text('from_address').notNull(),
+    /** Where the output goes: always the charge's deposit address (the watcher counts it like any payment). */
+    recipient: text('recipient').notNull(),
+    tokenIn: text('token_in').notNull(),
+    tokenOut: text('token_out').notNull(),
+    /** Exactly what must arrive (swapTokensForExactTokens' amountOut). */
+    amountOut: baseUnits('amount_out').notNull(),
+    /** The input the pool asked when signed. */
+    quotedAmountIn: baseUnits('quoted_amount_in').notNull(),
+    /** The most input the signed swap may take (quote + slippage limit, capped by what the payer accepted or holds). */
+    amountInMax: baseUnits('amount_in_max').notNull(),
+    /** The input it took, from the confirmed receipt. */
+    amountIn: baseUnits('amount_in'),
+    slippageBps: integer('slippage_bps').notNull(),
+    deadline: timestamp('deadline', { withTimezone: true, mode: 'date' }).notNull(),
+    approveNonce: integer('approve_nonce'),
+    approveTxHash: text('approve_tx_hash'),
+    approveRawTransaction: text('approve_raw_transaction'),
+    swapNonce: integer('swap_nonce'),
+    swapTxHash: text('swap_tx_hash'),
+    swapRawTransaction: text('swap_raw_transaction'),
+    status: swapExecutionStatus('status').notNull().default('signed'),
+    error: text('error'),
+    ...timestamps,
+  },
+  (table) => [
+    // One swap per charge that is in flight or done: a double click, two tabs or two job instances
+    // cannot swap twice. Failed attempts do not count, so a new one may follow.
+    uniqueIndex('swap_executions_one_live_idx')
+      .on(table.chargeId)
+      .where(sql`${table.status} <> 'failed'`),
+    // The conversion job's back-off looks up the newest attempt of a charge.
+    index('swap_executions_charge_idx').on(table.chargeId, table.createdAt.desc()),
+    // The reconciler's work list.
+    index('swap_executions_open_idx').on(table.status).where(sql`${table.status} in ('signed', 'broadcast')`),
+    // Nonces of a sender: swaps share the sender's nonce sequence with outbound transfers.
+    index('swap_executions_from_idx').on(table.chain, table.fromAddress),
+  ],
+);
+
+export type SwapExecutionRow = typeof swapExecutions.$inferSelect;

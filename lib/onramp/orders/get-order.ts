@@ -1,0 +1,71 @@
+/** The order page's view of an order: anyone with the (unguessable) order link may read it, like a receipt. */
+import { asc, eq } from 'drizzle-orm';
+import { CHAINS, explorerTxUrl, type ChainName } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { onrampOrderEvents, onrampOrders, onrampProviders, type OnrampOrderStatusName } from '@/lib/db/schema';
+import { env } from '@/lib/env';
+import { formatAmount } from '@/lib/money';
+
+export interface OnrampOrderView {
+  id: string;
+  status: OnrampOrderStatusName;
+  providerName: string;
+  chain: ChainName;
+  chainName: string;
+  tokenSymbol: string;
+  cryptoAmount: string;
+  requestedAmount: string;
+  raisedToMinimum: boolean;
+  deliveredAmount: string | null;
+  walletAddress: string;
+  walletLabel: string | null;
+  fiatTotal: string;
+  fiatCurrency: string;
+  paymentMethod: string;
+  deliveryTxHash: string | null;
+  explorerUrl: string | null;
+  failureReason: string | null;
+  /** The provider's screen, while the buyer can still (re)open it. */
+  checkoutUrl: string | null;
+  chargeId: string | null;
+  createdAt: string;
+  timeline: { toStatus: string; at: string; providerStatus: string | null }[];
+}
+
+export async function getOnrampOrderView(orderId: string): Promise<OnrampOrderView | null> {
+  const [row] = await getDb()
+    .select({ order: onrampOrders, providerName: onrampProviders.displayName })
+    .from(onrampOrders)
+    .innerJoin(onrampProviders, eq(onrampProviders.id, onrampOrders.providerId))
+    .where(eq(onrampOrders.id, orderId));
+  if (!row) return null;
+  const { order } = row;
+  const events = await getDb().select().from(onrampOrderEvents).where(eq(onrampOrderEvents.orderId, orderId)).orderBy(asc(onrampOrderEvents.createdAt));
+  const chain = CHAINS[order.chain as ChainName];
+  // Local development chains carry the main network's id but not its explorer.
+  const isLocal = env().LOCAL_CHAINS.includes(order.chain);
+  return {
+    id: order.id,
+    status: order.status,
+    providerName: row.providerName,
+    chain: chain.name,
+    chainName: chain.displayName,
+    tokenSymbol: order.tokenSymbol,
+    cryptoAmount: formatAmount(order.cryptoBaseUnits, order.tokenDecimals),
+    requestedAmount: formatAmount(order.requestedBaseUnits, order.tokenDecimals),
+    raisedToMinimum: order.raisedToMinimum,
+    deliveredAmount: order.deliveredBaseUnits === null ? null : formatAmount(order.deliveredBaseUnits, order.tokenDecimals),
+    walletAddress: order.walletAddress,
+    walletLabel: order.walletLabel,
+    fiatTotal: order.fiatTotal,
+    fiatCurrency: order.fiatCurrency,
+    paymentMethod: order.paymentMethod,
+    deliveryTxHash: order.deliveryTxHash,
+    explorerUrl: order.deliveryTxHash && !isLocal ? (explorerTxUrl(chain, order.deliveryTxHash) ?? null) : null,
+    failureReason: order.failureReason,
+    checkoutUrl: order.status === 'created' ? order.checkoutUrl : null,
+    chargeId: order.chargeId,
+    createdAt: order.createdAt.toISOString(),
+    timeline: events.map((event) => ({ toStatus: event.toStatus, at: event.createdAt.toISOString(), providerStatus: event.providerStatus })),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Which providers a buyer is offered for a chain and token, from the registry rows in the database
+ * (the reviewed facts, loaded at start) and the adapters configured on this deployment.
+ * Providers that cannot serve the request stay in the list, unavailable, with the reason to show.
+ */
+import { CHAINS, tokenHasSymbol, type ChainName } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { log } from '@/lib/log';
+import { onrampProviders } from '@/lib/db/schema';
+import type { FiatMethod } from '@/lib/onramp/fiat-methods';
+import { adapterFor } from '@/lib/onramp/providers/configured';
+import type { OnrampProviderAdapter, OnrampProviderId } from '@/lib/onramp/providers/types';
+import { assetUnavailableReason, countryMatches, methodsIn, orderCurrency, providerFactsSchema, type MethodFact, type ProviderFacts } from './facts';
+
+export interface OfferedProvider {
+  providerId: OnrampProviderId;
+  displayName: string;
+  available: boolean;
+  /** Why it is unavailable, in words for the buyer. */
+  reason?: string;
+  /** Methods offered in the buyer's country, in the provider's order of preference (first = default). */
+  methods: FiatMethod[];
+  /** Minimum purchase (USD) of the default method; per method in methodMinimums. */
+  minimumUsd: string;
+  methodMinimums: Partial<Record<FiatMethod, string>>;
+  fiatCurrency: string;
+}
+
+interface RegistryEntry {
+  facts: ProviderFacts;
+  reviewedOn: string;
+}
+
+const CACHE_MS = 30_000;
+let cached: { at: number; entries: RegistryEntry[] } | undefined;
+
+/** The enabled providers' facts, as loaded into the database (cached for 30 s per process). */
+export async function registryEntries(now = Date.now()): Promise<RegistryEntry[]> {
+  if (cached && now - cached.at < CACHE_MS) return cached.entries;
+  const rows = await getDb().select().from(onrampProviders);
+  const entries = rows
+    .filter((row) => row.enabled)
+    .flatMap((row) => {
+      const facts = providerFactsSchema.safeParse(row.facts);
+      // A row the reviewed file did not write (edited by hand) is skipped, not allowed to break every page.
+      if (!facts.success) {
+        log.error('on-ramp provider row does not match the registry schema: not offered', { providerId: row.id });
+        return [];
+      }
+      return [{ facts: facts.data, reviewedOn: row.reviewedOn }];
+    })
+    .sort((a, b) => a.facts.displayName.localeCompare(b.facts.displayName));
+  cached = { at: now, entries };
+  return entries;
+}
+
+export function resetRegistryCache(): void {
+  cached = undefined;
+}
+
+export function countryName(country: string): string {
+  return new Intl.DisplayNames(['en'], { type: 'region' }).of(country) ?? country;
+}
+
+/** The provider's facts and its adapter, when it is enabled and configured here. */
+export async function providerWithAdapter(providerId: string): Promise<{ facts: ProviderFacts; adapter: OnrampProviderAdapter } | undefined> {
+  const entry = (await registryEntries()).find((e) => e.facts.id === providerId);
+  const adapter = entry && adapterFor(entry.facts.id, entry.facts.displayName);
+  return entry && adapter ? { facts: entry.facts, adapter } : undefined;
+}
+
+export function offeredMethods(facts: ProviderFacts, adapter: OnrampProviderAdapter, country: string): MethodFact[] {
+  const currency = orderCurrency(facts);
+  return methodsIn(facts, country).filter((method) => adapter.supportsPaymentMethod(method.method, currency));
+}
+
+/** Why this provider cannot sell this to this buyer, or undefined when it can. */
+export function unavailableReason(facts: ProviderFacts, adapter: OnrampProviderAdapter, input: { country: string; chain: ChainName; tokenSymbol: string }): string | undefined {
+  const name = countryName(input.country);
+  if (!countryMatches(facts.countries, input.country)) return `${facts.displayName} does not serve ${name}`;
+  const assetReason = assetUnavailableReason(facts, input.country, input.chain, input.tokenSymbol, name);
+  if (assetReason) return assetReason;
+  if (!adapter.supportsAsset(input.chain, input.tokenSymbol)) {
+    const token = CHAINS[input.chain].tokens.find((t) => tokenHasSymbol(t, input.tokenSymbol));
+    return `${facts.displayName} cannot deliver ${token?.symbol ?? input.tokenSymbol} on ${CHAINS[input.chain].displayName} through this service yet`;
+  }
+  if (!offeredMethods(facts, adapter, input.country).length) return `${facts.displayName} has no payment method for ${name}`;
+  return undefined;
+}
+
+export async function offeredProviders(input: { country: string; chain: ChainName; tokenSymbol: string }): Promise<OfferedProvider[]> {
+  const offers: (OfferedProvider & { bestFee: number })[] = [];
+  for (const { facts } of await registryEntries()) {
+    const adapter = adapterFor(facts.id, facts.displayName);
+    if (!adapter) continue;
+    const reason = unavailableReason(facts, adapter, input);
+    const methods = reason ? [] : offeredMethods(facts, adapter, input.country);
+    const defaultMethod = methods[0] ?? facts.methods[0]!;
+    offers.push({
+      providerId: facts.id,
+      displayName: facts.displayName,
+      available: !reason,
+      ...(reason ? { reason } : {}),
+      methods: methods.map((m) => m.method),
+      minimumUsd: defaultMethod.minimumUsd,
+      methodMinimums: Object.fromEntries(methods.map((m) => [m.method, m.minimumUsd])),
+      fiatCurrency: orderCurrency(facts),
+      // Ordering only (the default method's fee rate); amounts never use it.
+      bestFee: Number(defaultMethod.fee.percent),
+    });
+  }
+  return offers
+    .sort((a, b) => Number(b.available) - Number(a.available) || a.bestFee - b.bestFee || a.displayName.localeCompare(b.displayName))
+    .map(({ bestFee: _bestFee, ...offer }) => offer);
+}

@@ -1,0 +1,84 @@
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CHAINS } from '@/lib/chains/registry';
+import { resetEnvCache } from '@/lib/env';
+import { callRoute, newMerchant } from '@/lib/testing/fixtures';
+import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
+import { assertSwapOffered, assertSwapProvider, swapAvailability } from './swap-availability';
+import { switchToPrivateDatabase } from './swap-test-helpers';
+
+const PZP = LOCAL_SWAP_ADDRESSES.pzp;
+const saved = { LOCAL_CHAINS: process.env.LOCAL_CHAINS, PZP: process.env.PZP_BSC_TOKEN_ADDRESS, ROUTER: process.env.BSC_SWAP_ROUTER_ADDRESS };
+
+// Its own database: the provider registry rows are the reviewed file's, whatever other files insert.
+beforeAll(switchToPrivateDatabase);
+
+beforeEach(() => {
+  // A deployment whose BSC is the local node: the demo PZP and router are the configured pair.
+  process.env.LOCAL_CHAINS = 'BSC,POLYGON,POLYGON_AMOY';
+  delete process.env.PZP_BSC_TOKEN_ADDRESS;
+  delete process.env.BSC_SWAP_ROUTER_ADDRESS;
+  resetEnvCache();
+});
+
+afterEach(() => {
+  for (const [name, value] of [['LOCAL_CHAINS', saved.LOCAL_CHAINS], ['PZP_BSC_TOKEN_ADDRESS', saved.PZP], ['BSC_SWAP_ROUTER_ADDRESS', saved.ROUTER]] as const) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  resetEnvCache();
+});
+
+describe('swap on-ramp availability (provider registry facts)', () => {
+  it('is refused in the United States, with the reason to show', async () => {
+    const result = await swapAvailability({ country: 'US', chain: 'BSC', tokenAddress: PZP });
+    expect(result).toMatchObject({ available: false, code: 'united_states' });
+    expect(!result.available && result.reason).toContain('not available in the United States');
+    expect(() => assertSwapOffered(result)).toThrow(/not available in the United States/);
+  });
+
+  it('outside the United States offers the one provider that sells USDC on BSC there; the others say why not', async () => {
+    const result = await swapAvailability({ country: 'DE', chain: 'BSC', tokenAddress: PZP.toLowerCase() });
+    if (!result.available) throw new Error(result.reason);
+    expect(result.pair.target.symbol).toBe('PZP');
+    expect(result.onramp.available).toBe(true);
+    const transak = result.onramp.providers.find((p) => p.providerId === 'transak')!;
+    const moonpay = result.onramp.providers.find((p) => p.providerId === 'moonpay')!;
+    expect(transak).toMatchObject({ available: true, methods: expect.arrayContaining(['card']) });
+    expect(moonpay).toMatchObject({ available: false, reason: 'Not for this swap: only Transak supports BNB Smart Chain in Germany.' });
+    expect(assertSwapProvider(result, 'transak').target.address).toBe(PZP);
+    expect(() => assertSwapProvider(result, 'moonpay')).toThrow('only Transak supports BNB Smart Chain in Germany');
+  });
+
+  it('where no provider sells USDC on BSC, only the held-funds branch remains', async () => {
+    const result = await swapAvailability({ country: 'CN', chain: 'BSC', tokenAddress: PZP });
+    if (!result.available) throw new Error(result.reason);
+    expect(result.onramp).toMatchObject({ available: false, reason: expect.stringContaining('No on-ramp provider sells USDC on BNB Smart Chain in China') });
+    expect(() => assertSwapProvider(result, 'transak')).toThrow(/No on-ramp provider/);
+    expect(assertSwapOffered(result).target.symbol).toBe('PZP');
+  });
+
+  it('is only for the configured pairs', async () => {
+    const usdt = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDT')!.address;
+    expect(await swapAvailability({ country: 'DE', chain: 'BSC', tokenAddress: usdt })).toMatchObject({ available: false, code: 'not_a_swap_pair' });
+    expect(await swapAvailability({ country: 'DE', chain: 'POLYGON', tokenAddress: PZP })).toMatchObject({ available: false, code: 'not_a_swap_pair' });
+  });
+});
+
+describe('createCharge and the swap pair token', () => {
+  it('accepts PZP on BSC (direct transfer), refuses it in test mode and where the pair is not configured', async () => {
+    const merchant = await newMerchant({ verified: true });
+    const body = { chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount: '42.5', toAddress: '0x000000000000000000000000000000000000bEEF' }, isDirectTransfer: true };
+    const ok = await callRoute(createChargeRoute, { apiKey: merchant.liveKey!, body });
+    expect(ok.json.error).toBeNull();
+
+    const test = await callRoute(createChargeRoute, { apiKey: merchant.testKey, body: { chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount: '1' } } });
+    expect(test.json.error).toMatchObject({ code: 'unsupported_token' });
+
+    // A real BSC (not local) without PZP_BSC_TOKEN_ADDRESS: PZP is unknown.
+    process.env.LOCAL_CHAINS = 'POLYGON,POLYGON_AMOY';
+    resetEnvCache();
+    const unconfigured = await callRoute(createChargeRoute, { apiKey: merchant.liveKey!, body });
+    expect(unconfigured.json.error).toMatchObject({ code: 'unsupported_token', param: 'chargeData.tokenAddress' });
+  });
+});

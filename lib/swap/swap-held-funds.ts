@@ -1,0 +1,154 @@
+/**
+ * Branch A of the swap on-ramp: the signed-in payer swaps USDC they already hold in their service
+ * wallet into exactly what the charge still needs in PZP, delivered to the charge's deposit address.
+ *
+ *  - quoteHeldFundsSwap: what is shown first — PZP out (the amount due), USDC the pool asks now, the
+ *    most USDC the swap may take (+ slippage limit), the price and the payer's balance.
+ *  - swapHeldFunds: PIN first; then, under the charge's row lock, a fresh quote. If the pool moved so
+ *    that it now asks more than the maximum the payer saw, the swap is refused (`slippage_exceeded`) and
+ *    nothing is written. Otherwise approve + swapTokensForExactTokens are signed with that maximum and
+ *    recorded before broadcast (execute-swap.ts), gas comes from the gas tank, and the timeline says so.
+ *    One swap per charge: a double click gets the first swap back.
+ */
+import { and, eq } from 'drizzle-orm';
+import { erc20Abi, type Address } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { z } from 'zod';
+import { verifyPin } from '@/lib/accounts/pin';
+import { publicClientFor } from '@/lib/chains/clients';
+import { CHAINS } from '@/lib/chains/registry';
+import { recordChargeEvent } from '@/lib/charges/transition-charge';
+import { getDb, type DbOrTx } from '@/lib/db/client';
+import { charges, wallets } from '@/lib/db/schema';
+import { env } from '@/lib/env';
+import { AppError } from '@/lib/errors';
+import { formatAmount } from '@/lib/money';
+import { openWalletKey } from '@/lib/wallets/envelope';
+import { SwapError } from './errors';
+import { signAndRecordSwap, submitSwap } from './execute-swap';
+import { swapQuoteView, type SwapQuoteView } from './quote-view';
+import { assertSwapOffered, swapAvailability } from './swap-availability';
+import { hasLiveBalancePayment, liveSwapOf, payableSwapCharge } from './swap-charge';
+import { quoteExactOut } from './uniswap-v2-router';
+
+export interface HeldFundsQuote extends SwapQuoteView {
+  /** The payer's balance of the funding token. */
+  balance: string;
+  /** Whether it covers the most the swap may take. */
+  enough: boolean;
+}
+
+export async function quoteHeldFundsSwap(input: { userId: string; chargeId: string; country: string }): Promise<HeldFundsQuote> {
+  const { charge, pair, due, wallet } = await loadForUser(getDb(), input);
+  assertSwapOffered(await swapAvailability({ country: input.country, chain: charge.chain, tokenAddress: charge.tokenAddress }));
+  const client = requireClient(pair.chain);
+  const quote = await quoteExactOut(client, { router: pair.router, path: [pair.funding.address as Address, pair.target.address as Address], amountOut: due, slippageBps: env().SWAP_SLIPPAGE_BPS });
+  const balance = await client.readContract({ address: pair.funding.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] });
+  return { ...swapQuoteView(pair, quote), balance: formatAmount(balance, pair.funding.decimals), enough: balance >= quote.amountInMax };
+}
+
+export const swapHeldFundsInputSchema = z.object({
+  userId: z.string().min(1),
+  chargeId: z.string().min(1).max(64),
+  pin: z.string(),
+  /** The most input the payer accepted: the quote's amountInMax, in base units. */
+  maxAmountIn: z.string().regex(/^[1-9]\d{0,77}$/, 'must be a positive whole number of base units'),
+  country: z.string().regex(/^[A-Z]{2}$/),
+});
+
+export interface HeldFundsSwap {
+  swapExecutionId: string;
+  txHash: string;
+}
+
+export async function swapHeldFunds(raw: z.input<typeof swapHeldFundsInputSchema>): Promise<HeldFundsSwap> {
+  const parsed = swapHeldFundsInputSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AppError('invalid_request', `${issue.path.join('.')}: ${issue.message}`, { param: issue.path.join('.') });
+  }
+  const input = parsed.data;
+  await verifyPin({ userId: input.userId, pin: input.pin });
+  const availability = await swapAvailability({ country: input.country, ...(await chargeToken(input.chargeId)) });
+  assertSwapOffered(availability);
+
+  const signed = await getDb().transaction(async (tx) => {
+    const { charge, pair, due, wallet, walletRow, depositAddress } = await loadForUser(tx, input, { lock: true });
+    const existing = await liveSwapOf(tx, charge.id);
+    if (existing) {
+      if (existing.userId === input.userId && existing.branch === 'held_funds') return { swapExecutionId: existing.id, txHash: existing.swapTxHash!, isNew: false as const };
+      throw new AppError('charge_not_payable', 'This charge is already being paid by a swap.');
+    }
+    if (await hasLiveBalancePayment(tx, charge.id)) throw new AppError('charge_not_payable', 'This charge is already being paid.');
+
+    const client = requireClient(pair.chain);
+    const quote = await quoteExactOut(client, { router: pair.router, path: [pair.funding.address as Address, pair.target.address as Address], amountOut: due, slippageBps: env().SWAP_SLIPPAGE_BPS });
+    const accepted = BigInt(input.maxAmountIn);
+    const fmt = (units: bigint) => `${formatAmount(units, pair.funding.decimals)} ${pair.funding.symbol}`;
+    if (quote.amountIn > accepted) {
+      throw new SwapError('slippage_exceeded', `The price moved: the swap now needs ${fmt(quote.amountIn)}, more than the ${fmt(accepted)} you accepted. Get a new quote.`);
+    }
+    const balance = await client.readContract({ address: pair.funding.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] });
+    if (balance < quote.amountIn) {
+      throw new AppError('insufficient_balance', `Your wallet holds ${fmt(balance)} on ${CHAINS[pair.chain].displayName}; this swap needs ${fmt(quote.amountIn)}. Top up first.`);
+    }
+    // Never more than the payer accepted, the slippage limit above the fresh quote, or what the wallet holds.
+    const amountInMax = [accepted, quote.amountInMax, balance].reduce((a, b) => (a < b ? a : b));
+    const key = openWalletKey(walletRow);
+    const account = privateKeyToAccount(`0x${key.toString('hex')}`);
+    key.fill(0);
+    const { execution, gasTopUp } = await signAndRecordSwap(tx, {
+      chargeId: charge.id,
+      branch: 'held_funds',
+      userId: input.userId,
+      pair,
+      client,
+      account,
+      recipient: depositAddress,
+      quote,
+      amountInMax,
+    });
+    await recordChargeEvent(tx, {
+      chargeId: charge.id,
+      fromStatus: charge.status,
+      toStatus: charge.status,
+      actor: `user:${input.userId}`,
+      type: 'charge.swap_submitted',
+      data: {
+        method: 'swap_held_funds',
+        swapExecutionId: execution.id,
+        txHash: execution.swapTxHash,
+        from: wallet,
+        tokenIn: pair.funding.address,
+        amountOutBaseUnits: due.toString(),
+        amountInMaxBaseUnits: amountInMax.toString(),
+      },
+    });
+    return { swapExecutionId: execution.id, txHash: execution.swapTxHash!, isNew: true as const, gasTopUpId: gasTopUp?.id };
+  });
+
+  if (signed.isNew) await submitSwap({ executionId: signed.swapExecutionId, gasTopUpId: signed.gasTopUpId });
+  return { swapExecutionId: signed.swapExecutionId, txHash: signed.txHash };
+}
+
+async function chargeToken(chargeId: string): Promise<{ chain: string; tokenAddress: string }> {
+  const [charge] = await getDb().select({ chain: charges.chain, tokenAddress: charges.tokenAddress }).from(charges).where(eq(charges.id, chargeId));
+  if (!charge) throw new AppError('not_found', `No charge ${chargeId}.`);
+  return charge;
+}
+
+async function loadForUser(tx: DbOrTx, input: { userId: string; chargeId: string }, options: { lock?: boolean } = {}) {
+  const query = tx.select().from(charges).where(eq(charges.id, input.chargeId));
+  const [charge] = options.lock ? await query.for('update') : await query;
+  if (!charge) throw new AppError('not_found', `No charge ${input.chargeId}.`);
+  const { pair, due, depositAddress } = await payableSwapCharge(tx, charge);
+  const [walletRow] = await tx.select().from(wallets).where(and(eq(wallets.userId, input.userId), eq(wallets.family, 'evm')));
+  if (!walletRow) throw new AppError('charge_not_payable', 'Your account has no EVM wallet to swap from.');
+  return { charge, pair, due, depositAddress, walletRow, wallet: walletRow.address as Address };
+}
+
+function requireClient(chain: keyof typeof CHAINS) {
+  const client = publicClientFor(chain);
+  if (!client) throw new AppError('chain_unavailable', `${CHAINS[chain].displayName} is not reachable right now. Try again shortly.`);
+  return client;
+}

@@ -1,0 +1,138 @@
+/**
+ * Test helpers for the swap on-ramp's integration tests: a private BSC node with the demo pool (each
+ * test file moves its price) and a private database, PZP charges, a funded consumer, and driving the
+ * watcher and the sweep.
+ */
+import { eq } from 'drizzle-orm';
+import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, type Address, type Hex, type PublicClient } from 'viem';
+import postgres from 'postgres';
+import { expect } from 'vitest';
+import { setPin } from '@/lib/accounts/pin';
+import { createUser } from '@/lib/accounts/users';
+import { CHAINS } from '@/lib/chains/registry';
+import { closeDb, getDb } from '@/lib/db/client';
+import { runMigrations } from '@/lib/db/migrate';
+import { charges, depositAddresses } from '@/lib/db/schema';
+import { resetEnvCache } from '@/lib/env';
+import { fundLocalWallet, localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { gasTankAccountFromSeed } from '@/lib/payments/gas-tank-key';
+import { reconcileOutboundTransfers } from '@/lib/payments/outbound-transfers';
+import { sweepCharge } from '@/lib/payments/sweep-deposits';
+import { pollChain } from '@/lib/payments/watch-chain';
+import { randomBase62 } from '@/lib/ids';
+import { uniqueEmail } from '@/lib/testing/accounts';
+import { callRoute, type TestMerchant } from '@/lib/testing/fixtures';
+import { TEST_SECRETS } from '@/lib/testing/test-secrets';
+import { listWallets } from '@/lib/wallets/list-wallets';
+import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
+import { swapDeadline, uniswapV2Router02Abi } from './uniswap-v2-router';
+
+export const BSC_USDC = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
+export const PZP = LOCAL_SWAP_ADDRESSES.pzp;
+
+/**
+ * Starts a private BSC node with the pool and makes it the app's BSC RPC; the gas tank is funded there.
+ * The file also gets its own database: the BSC watcher's cursor and the gas tank's recorded nonces are
+ * per chain name, and other test files run their own BSC nodes against the shared one.
+ */
+export async function startSwapTestChain(): Promise<{ node: LocalChainNode; client: PublicClient }> {
+  await switchToPrivateDatabase();
+  const node = await startLocalChain({ chain: 'BSC' });
+  await provisionLocalChain({ chain: 'BSC', url: node.url });
+  process.env.RPC_URL_BSC = node.url;
+  process.env.LOCAL_CHAINS = 'BSC,POLYGON,POLYGON_AMOY';
+  delete process.env.PZP_BSC_TOKEN_ADDRESS;
+  delete process.env.BSC_SWAP_ROUTER_ADDRESS;
+  resetEnvCache();
+  await fundLocalWallet({ chain: 'BSC', url: node.url, address: gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address });
+  return { node, client: createPublicClient({ transport: http(node.url) }) };
+}
+
+export function balanceOf(client: PublicClient, token: Address, owner: Address): Promise<bigint> {
+  return client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+}
+
+/** A direct-transfer PZP charge (the spec's swap on-ramp charge). */
+export async function createPzpCharge(merchant: TestMerchant, amount: string, toAddress: Address): Promise<{ chargeId: string; deposit: Address }> {
+  const res = await callRoute(createChargeRoute, {
+    apiKey: merchant.liveKey!,
+    body: { chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount, toAddress }, isDirectTransfer: true },
+  });
+  expect(res.json.error).toBeNull();
+  const chargeId = res.json.data.chargeId as string;
+  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
+  return { chargeId, deposit: deposit!.address as Address };
+}
+
+/** A consumer with a PIN whose service wallet holds BSC USDC (and, unless `noGas`, BNB for gas). */
+export async function fundedConsumer(url: string, pin: string, options: { noGas?: boolean } = {}): Promise<{ userId: string; wallet: Address }> {
+  const email = uniqueEmail('swapper');
+  const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
+  await setPin({ userId: user.id, pin, confirm: pin });
+  const wallet = (await listWallets(user.id)).find((w) => w.family === 'evm')!.address as Address;
+  await fundLocalWallet({ chain: 'BSC', url, address: wallet });
+  if (options.noGas) {
+    await createPublicClient({ transport: http(url) }).request({ method: 'anvil_setBalance' as never, params: [wallet, '0x0'] as never });
+  }
+  return { userId: user.id, wallet };
+}
+
+export async function chargeStatus(chargeId: string): Promise<string> {
+  const [row] = await getDb().select({ status: charges.status }).from(charges).where(eq(charges.id, chargeId));
+  return row!.status;
+}
+
+/** Runs the BSC watcher until the charge succeeds (or gives up and returns its status). */
+export async function watchUntilSucceeded(client: PublicClient, chargeId: string): Promise<string> {
+  for (let i = 0; i < 20; i++) {
+    await pollChain('BSC', { client });
+    if ((await chargeStatus(chargeId)) === 'succeeded') return 'succeeded';
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return chargeStatus(chargeId);
+}
+
+/** A fresh database on the test cluster, migrated, and this process switched to it. */
+export async function switchToPrivateDatabase(): Promise<void> {
+  const shared = process.env.DATABASE_URL!;
+  const name = `swap_test_${randomBase62(12).toLowerCase()}`;
+  const admin = postgres(shared, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(shared);
+  url.pathname = `/${name}`;
+  await closeDb();
+  process.env.DATABASE_URL = url.toString();
+  resetEnvCache();
+  await runMigrations(process.env.DATABASE_URL);
+}
+
+/** Sweep passes (with the reconciler, as the scheduler runs them) until nothing is owed. */
+export async function sweepUntilDone(chargeId: string): Promise<void> {
+  for (let i = 0; i < 10; i++) {
+    if ((await sweepCharge(chargeId)) === 'nothing_owed') return;
+    await reconcileOutboundTransfers();
+  }
+  throw new Error(`charge ${chargeId} still owes a sweep`);
+}
+
+/** Someone else buys PZP with `usdcIn` USDC: the pool's price moves up. */
+export async function buyPzpElsewhere(client: PublicClient, url: string, usdcIn: bigint): Promise<void> {
+  const wallet = createWalletClient({ account: localDemoPayerAccount, transport: http(url) });
+  const wait = async (hash: Hex) => client.waitForTransactionReceipt({ hash });
+  await wait(await wallet.writeContract({ address: BSC_USDC, abi: erc20Abi, functionName: 'approve', args: [LOCAL_SWAP_ADDRESSES.router, maxUint256], chain: null }));
+  const receipt = await wait(
+    await wallet.writeContract({
+      address: LOCAL_SWAP_ADDRESSES.router,
+      abi: uniswapV2Router02Abi,
+      functionName: 'swapExactTokensForTokens',
+      args: [usdcIn, 0n, [BSC_USDC, PZP], localDemoPayerAccount.address, swapDeadline()],
+      chain: null,
+    }),
+  );
+  expect(receipt.status).toBe('success');
+}

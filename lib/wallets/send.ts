@@ -1,0 +1,358 @@
+/**
+ * Send tokens from the user's service wallet to any address (/wallet/send), in two steps:
+ *
+ *  1. `previewSend` — checks the request (chain, token, recipient for the chain's family, exact amount
+ *     within the balance) and estimates the network fee; hands out the send's id. Costs no PIN attempt.
+ *  2. `sendFromWallet` — the same checks again, the PIN (attempt-limited like every PIN check), then, in
+ *     one transaction, the funds check, signing and recording (outbound_transfers, purpose wallet_send)
+ *     and the wallet_sends row; broadcast after the commit. Like every transfer the service sends, a
+ *     crash between recording and broadcasting leaves a row the reconciler sends — never a second one.
+ *
+ * Exactly once per send id: replaying the confirmation (double click, retry) returns the first transfer.
+ * Concurrent sends from one wallet on one chain take turns, and the funds check counts what earlier
+ * sends recorded but have not broadcast yet, so two sends cannot both spend the same balance.
+ *
+ * The network fee is paid by the wallet, from its native coin, and shown before confirming. The gas tank
+ * does not cover sends: it pays for charge payments and sweeps, which the platform lives from; covering
+ * transfers to arbitrary addresses would let anyone drain it with dust sends.
+ *
+ * EVM networks only: the Solana wallet receives (Receive, on-ramps), sending from it is not built yet.
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { erc20Abi, getAddress, isAddress, type Hex, type PublicClient } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { z } from 'zod';
+import { verifyPin } from '@/lib/accounts/pin';
+import { publicClientFor } from '@/lib/chains/clients';
+import { CHAINS, EVM_CHAIN_NAMES, EVM_NATIVE_TOKEN_ADDRESS, isChainName, isValidAddress, nativeToken, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import { getDb, type DbOrTx } from '@/lib/db/client';
+import { outboundTransfers, wallets, walletSends, type TransferStatus } from '@/lib/db/schema';
+import { AppError } from '@/lib/errors';
+import { randomBase62 } from '@/lib/ids';
+import { formatAmount, parseAmount } from '@/lib/money';
+import { broadcastTransfer, planTransfer, reconcileTransfer, signAndRecordTransfer, type TransferPlan } from '@/lib/payments/outbound-transfers';
+import { approximateUsd } from '@/lib/pricing/usd-value';
+import { explorerLink } from './activity';
+import { openWalletKey } from './envelope';
+import { cachedBalance, forgetBalances, isChainConnected } from './wallet-balances';
+
+const SEND_ID_PATTERN = /^wsend_[0-9A-Za-z]{22}$/;
+
+export function newSendId(): string {
+  return `wsend_${randomBase62(22)}`;
+}
+
+export const sendRequestSchema = z.object({
+  chain: z.string().trim(),
+  tokenAddress: z.string().trim(),
+  toAddress: z.string().trim(),
+  amount: z.string().trim(),
+});
+export type SendRequest = z.input<typeof sendRequestSchema>;
+
+interface ResolvedSend {
+  chain: ChainName;
+  token: TokenInfo;
+  toAddress: Hex;
+  amount: bigint;
+}
+
+/** Checks what can be checked without the chain; throws the error to show next to its field. */
+export function resolveSendRequest(input: SendRequest, from: string): ResolvedSend {
+  const request = sendRequestSchema.parse(input);
+  if (!isChainName(request.chain)) throw new AppError('unsupported_chain', 'Choose a network and token to send.', { param: 'token' });
+  const info = CHAINS[request.chain];
+  if (info.family !== 'evm') {
+    throw new AppError('unsupported_chain', `Sending from your Solana wallet is not available yet. Send on ${evmNetworkNames()}.`, { param: 'token' });
+  }
+  const token = info.tokens.find((t) => t.address.toLowerCase() === request.tokenAddress.toLowerCase());
+  if (!token) throw new AppError('unsupported_token', `There is no such token on ${info.displayName}.`, { param: 'token' });
+  const toAddress = resolveRecipient(request.toAddress, { chainName: info.displayName, from, token });
+  const parsed = parseAmount(request.amount, token.decimals);
+  if (!parsed.ok) throw new AppError('invalid_amount', amountMessage(parsed.reason, token), { param: 'amount' });
+  return { chain: info.name, token, toAddress, amount: parsed.baseUnits };
+}
+
+function evmNetworkNames(): string {
+  return EVM_CHAIN_NAMES.filter((chain) => !CHAINS[chain].isTestnet)
+    .map((chain) => CHAINS[chain].displayName)
+    .join(', ');
+}
+
+function resolveRecipient(raw: string, context: { chainName: string; from: string; token: TokenInfo }): Hex {
+  const invalid = (message: string) => new AppError('invalid_address', message, { param: 'toAddress' });
+  if (!raw) throw invalid('Enter the address to send to.');
+  if (!raw.startsWith('0x') && isValidAddress('solana', raw)) {
+    throw invalid(`That is a Solana address. On ${context.chainName} send to an EVM address: 0x followed by 40 hexadecimal characters.`);
+  }
+  if (!isAddress(raw, { strict: false })) throw invalid(`That is not an EVM address: on ${context.chainName} an address is 0x followed by 40 hexadecimal characters.`);
+  if (!isAddress(raw, { strict: true })) {
+    throw invalid('The address’s mix of capital and small letters (its checksum) does not match: it was probably mistyped. Copy it again from the recipient.');
+  }
+  const address = getAddress(raw);
+  if (address === EVM_NATIVE_TOKEN_ADDRESS) throw invalid('That is the zero address: anything sent there is lost.');
+  if (address === getAddress(context.from)) throw invalid('That is this wallet’s own address. Enter the recipient’s address.');
+  if (!context.token.isNative && address === getAddress(context.token.address)) {
+    throw invalid(`That is the ${context.token.symbol} contract itself: tokens sent there are lost. Enter the recipient’s address.`);
+  }
+  return address;
+}
+
+function amountMessage(reason: 'format' | 'too_many_decimals' | 'not_positive' | 'too_large', token: TokenInfo): string {
+  switch (reason) {
+    case 'format':
+      return `Enter an amount of ${token.symbol} like 12.5.`;
+    case 'too_many_decimals':
+      return `${token.symbol} has at most ${token.decimals} decimal places.`;
+    case 'not_positive':
+      return 'Enter an amount above zero.';
+    case 'too_large':
+      return 'That amount is too large.';
+  }
+}
+
+async function userEvmWallet(db: DbOrTx, userId: string) {
+  const [wallet] = await db
+    .select()
+    .from(wallets)
+    .where(and(eq(wallets.userId, userId), eq(wallets.family, 'evm')));
+  if (!wallet) throw new AppError('not_found', 'This account has no EVM wallet.');
+  return wallet;
+}
+
+function clientOf(chain: ChainName): PublicClient {
+  const client = publicClientFor(chain);
+  if (!client) throw unavailable(chain);
+  return client;
+}
+
+function unavailable(chain: ChainName): AppError {
+  return new AppError('chain_unavailable', `${CHAINS[chain].displayName} is not reachable right now. Try again shortly.`);
+}
+
+export interface SendPreview {
+  sendId: string;
+  chain: ChainName;
+  chainDisplayName: string;
+  tokenAddress: string;
+  symbol: string;
+  /** Exact decimal text. */
+  amount: string;
+  toAddress: string;
+  /** What the wallet can send of the token now. */
+  available: string;
+  fee: {
+    /** The most the network fee can be (gas limit × max fee per gas), in the native coin. */
+    maxAmount: string;
+    symbol: string;
+    usd?: string;
+    /** Who pays it: the wallet, from its native coin. */
+    paidBy: 'wallet';
+  };
+}
+
+export async function previewSend(input: SendRequest & { userId: string }): Promise<SendPreview> {
+  const wallet = await userEvmWallet(getDb(), input.userId);
+  const send = resolveSendRequest(input, wallet.address);
+  const client = clientOf(send.chain);
+  const { plan, available } = await checkFunds(getDb(), client, { ...send, from: wallet.address as Hex });
+  const native = nativeToken(CHAINS[send.chain]);
+  const usd = CHAINS[send.chain].isTestnet ? undefined : await approximateUsd(native, plan.maxGasCost).catch(() => undefined);
+  return {
+    sendId: newSendId(),
+    chain: send.chain,
+    chainDisplayName: CHAINS[send.chain].displayName,
+    tokenAddress: send.token.address,
+    symbol: send.token.symbol,
+    amount: formatAmount(send.amount, send.token.decimals),
+    toAddress: send.toAddress,
+    available: formatAmount(available, send.token.decimals),
+    fee: { maxAmount: formatAmount(plan.maxGasCost, native.decimals), symbol: native.symbol, paidBy: 'wallet', ...(usd !== undefined ? { usd } : {}) },
+  };
+}
+
+/**
+ * Whether the wallet can send `amount` and pay the fee. Balances are read at the `pending` block (what
+ * the node already has in its pool counts) minus what this wallet's transfers recorded but not yet
+ * broadcast will spend (a transfer is marked broadcast only once the node has it). Returns the transfer's plan and what the wallet could send of the token.
+ */
+async function checkFunds(
+  db: DbOrTx,
+  client: PublicClient,
+  send: ResolvedSend & { from: Hex },
+): Promise<{ plan: TransferPlan & { maxGasCost: bigint }; available: bigint }> {
+  const info = CHAINS[send.chain];
+  const native = nativeToken(info);
+  let nativeBalance: bigint;
+  let tokenBalance: bigint;
+  let plan: TransferPlan & { maxGasCost: bigint };
+  // Recorded transfers first, the chain second: a transfer broadcast in between is then counted twice
+  // (refusing, at worst, a send that would have fit), never missed.
+  const unsent = await unsentAmounts(db, send.chain, send.from);
+  try {
+    [nativeBalance, tokenBalance] = await Promise.all([
+      client.getBalance({ address: send.from, blockTag: 'pending' }),
+      send.token.isNative
+        ? Promise.resolve(0n)
+        : client.readContract({ address: send.token.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [send.from], blockTag: 'pending' }),
+    ]);
+    plan = await planTransfer(client, { from: send.from, recipient: send.toAddress, token: send.token, amount: send.amount });
+  } catch {
+    throw unavailable(send.chain);
+  }
+  const nativeLeft = nativeBalance - (unsent.get(native.address.toLowerCase()) ?? 0n);
+  const available = send.token.isNative ? nativeLeft : tokenBalance - (unsent.get(send.token.address.toLowerCase()) ?? 0n);
+  const amount = (units: bigint, token: TokenInfo) => `${formatAmount(units > 0n ? units : 0n, token.decimals)} ${token.symbol}`;
+  if (available < send.amount) {
+    throw new AppError('insufficient_balance', `Your wallet holds ${amount(available, send.token)} on ${info.displayName}: you cannot send more than that.`, { param: 'amount' });
+  }
+  const nativeNeeded = plan.maxGasCost + (send.token.isNative ? send.amount : 0n);
+  if (nativeLeft < nativeNeeded) {
+    throw new AppError(
+      'insufficient_balance',
+      send.token.isNative
+        ? `With the network fee (up to ${amount(plan.maxGasCost, native)}) this is more than your wallet holds: send at most ${amount(nativeLeft - plan.maxGasCost, native)}.`
+        : `The network fee (up to ${amount(plan.maxGasCost, native)}) is paid from your ${native.symbol}, and your wallet holds ${amount(nativeLeft, native)} on ${info.displayName}. Add ${native.symbol} first.`,
+      { param: 'amount' },
+    );
+  }
+  return { plan, available };
+}
+
+/** Per token (lower-case address): what this wallet's transfers on the chain recorded but not broadcast yet will spend. */
+async function unsentAmounts(db: DbOrTx, chain: ChainName, from: string): Promise<Map<string, bigint>> {
+  const rows = await db
+    .select({ tokenAddress: outboundTransfers.tokenAddress, total: sql<string>`sum(${outboundTransfers.amountBaseUnits})::text` })
+    .from(outboundTransfers)
+    .where(and(eq(outboundTransfers.chain, chain), inArray(outboundTransfers.fromAddress, [from, from.toLowerCase()]), eq(outboundTransfers.status, 'signed')))
+    .groupBy(outboundTransfers.tokenAddress);
+  return new Map(rows.map((row) => [row.tokenAddress.toLowerCase(), BigInt(row.total)]));
+}
+
+export interface WalletSendResult {
+  sendId: string;
+  transferId: string;
+  txHash: string;
+}
+
+export async function sendFromWallet(input: SendRequest & { userId: string; sendId: string; pin: string }): Promise<WalletSendResult> {
+  if (!SEND_ID_PATTERN.test(input.sendId)) throw new AppError('invalid_request', 'This send form is out of date: review the send again.', { param: 'sendId' });
+  const wallet = await userEvmWallet(getDb(), input.userId);
+  const send = resolveSendRequest(input, wallet.address);
+  const client = clientOf(send.chain);
+  await verifyPin({ userId: input.userId, pin: input.pin });
+
+  const outcome = await getDb().transaction(async (tx) => {
+    // Replays of one send id wait here for the first, then find its row.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`wallet-send:${input.sendId}`}, 0))`);
+    const [existing] = await tx
+      .select({ userId: walletSends.userId, transferId: walletSends.transferId, txHash: outboundTransfers.txHash })
+      .from(walletSends)
+      .innerJoin(outboundTransfers, eq(outboundTransfers.id, walletSends.transferId))
+      .where(eq(walletSends.id, input.sendId));
+    if (existing) {
+      if (existing.userId !== input.userId) throw new AppError('not_found', 'No such send.');
+      return { transferId: existing.transferId, txHash: existing.txHash, isNew: false };
+    }
+    // One send per wallet and chain at a time: the funds check then sees what the previous one recorded.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`wallet-send:${send.chain}:${wallet.address}`}, 0))`);
+    const { plan } = await checkFunds(tx, client, { ...send, from: wallet.address as Hex });
+    const key = openWalletKey(wallet);
+    const account = privateKeyToAccount(`0x${key.toString('hex')}`);
+    key.fill(0);
+    const recorded = await signAndRecordTransfer(tx, {
+      purpose: 'wallet_send',
+      chargeId: null,
+      chain: send.chain,
+      account,
+      recipient: send.toAddress,
+      token: send.token,
+      amount: send.amount,
+      plan,
+      client,
+    });
+    await tx.insert(walletSends).values({ id: input.sendId, userId: input.userId, transferId: recorded.id });
+    return { transferId: recorded.id, txHash: recorded.txHash, isNew: true };
+  });
+
+  if (outcome.isNew) {
+    await broadcastTransfer(outcome.transferId);
+    forgetBalances(send.chain, wallet.address);
+    forgetBalances(send.chain, send.toAddress);
+  }
+  return { sendId: input.sendId, transferId: outcome.transferId, txHash: outcome.txHash };
+}
+
+export interface WalletSendView {
+  sendId: string;
+  status: 'pending' | 'completed' | 'failed';
+  statusLabel: string;
+  chain: ChainName;
+  chainDisplayName: string;
+  amount: string;
+  symbol: string;
+  toAddress: string;
+  txHash: string;
+  explorerUrl?: string;
+  createdAt: Date;
+}
+
+const SEND_STATUS: Record<TransferStatus, { status: WalletSendView['status']; label: string }> = {
+  signed: { status: 'pending', label: 'Sending' },
+  broadcast: { status: 'pending', label: 'Sent to the network, waiting to be confirmed' },
+  confirmed: { status: 'completed', label: 'Confirmed' },
+  failed: { status: 'failed', label: 'Failed' },
+};
+
+/** A send of the user, brought up to date with the chain; undefined when it is not theirs. */
+export async function getWalletSend(input: { userId: string; sendId: string }): Promise<WalletSendView | undefined> {
+  if (!SEND_ID_PATTERN.test(input.sendId)) return undefined;
+  const [row] = await getDb()
+    .select({ send: walletSends, transfer: outboundTransfers })
+    .from(walletSends)
+    .innerJoin(outboundTransfers, eq(outboundTransfers.id, walletSends.transferId))
+    .where(and(eq(walletSends.id, input.sendId), eq(walletSends.userId, input.userId)));
+  if (!row) return undefined;
+  const { transfer } = row;
+  const chain = transfer.chain as ChainName;
+  // What the background reconciler would do next, done now so the page shows the chain's answer.
+  const status = transfer.status === 'signed' || transfer.status === 'broadcast' ? await reconcileTransfer(transfer).catch(() => transfer.status) : transfer.status;
+  const token = CHAINS[chain].tokens.find((t) => t.address.toLowerCase() === transfer.tokenAddress.toLowerCase())!;
+  return {
+    sendId: input.sendId,
+    status: SEND_STATUS[status].status,
+    statusLabel: SEND_STATUS[status].label,
+    chain,
+    chainDisplayName: CHAINS[chain].displayName,
+    amount: formatAmount(transfer.amountBaseUnits, token.decimals),
+    symbol: token.symbol,
+    toAddress: transfer.toAddress,
+    txHash: transfer.txHash,
+    explorerUrl: explorerLink(chain, transfer.txHash),
+    createdAt: transfer.createdAt,
+  };
+}
+
+export interface SendOption {
+  /** `${chain}:${tokenAddress}`, the form's value. */
+  value: string;
+  chain: ChainName;
+  label: string;
+  isTestnet: boolean;
+}
+
+/** What the user can send: every registry token of the EVM networks with an RPC, with the wallet's balance when known. */
+export async function sendOptions(userId: string): Promise<{ from: string; options: SendOption[] }> {
+  const wallet = await userEvmWallet(getDb(), userId);
+  const chains = EVM_CHAIN_NAMES.filter(isChainConnected).sort((a, b) => Number(CHAINS[a].isTestnet) - Number(CHAINS[b].isTestnet));
+  const options = await Promise.all(
+    chains.flatMap((chain) =>
+      CHAINS[chain].tokens.map(async (token): Promise<SendOption> => {
+        const balance = await cachedBalance(chain, token, wallet.address);
+        const held = balance === undefined ? 'balance unavailable' : `${formatAmount(balance, token.decimals)} held`;
+        return { value: `${chain}:${token.address}`, chain, label: `${token.symbol} on ${CHAINS[chain].displayName} (${held})`, isTestnet: CHAINS[chain].isTestnet };
+      }),
+    ),
+  );
+  return { from: wallet.address, options };
+}
