@@ -27,7 +27,7 @@ test.describe('checkout details', () => {
     const fiat = page.getByTestId('fiat-methods');
     await expect(fiat.getByTestId('fiat-provider-moonpay').getByRole('radio')).toBeEnabled();
     await fiat.getByTestId('fiat-provider-transak').getByRole('radio').check();
-    await expect(fiat.getByText('Bank transfer')).toBeVisible();
+    await expect(fiat.getByText('Bank transfer', { exact: true })).toBeVisible();
 
     await selector.selectOption('CU');
     await expect(fiat).toContainText('MoonPay does not serve Cuba');

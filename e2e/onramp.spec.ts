@@ -153,6 +153,19 @@ test.describe('on-ramp', () => {
     await expect(page.getByText(own)).toBeVisible();
     await expect(page.getByRole('link', { name: 'Wallet home' })).toHaveAttribute('href', '/wallet');
     await expect(page.getByRole('link', { name: 'Activity' })).toHaveAttribute('href', '/wallet/activity');
+
+    // The purchase is in the wallet's Activity, and its tokens on Home.
+    await page.getByRole('link', { name: 'Activity' }).click();
+    const entry = page.locator('[data-testid="activity-item"][data-kind="onramp"]');
+    await expect(entry).toHaveCount(1);
+    await expect(entry).toHaveAttribute('data-status', 'completed');
+    await expect(entry.getByTestId('activity-amount')).toContainText('40 USDC');
+    await page.goto('/wallet');
+    const usdc = page.locator('[data-testid="chain-balances"][data-chain="POLYGON"]').first().locator('[data-testid="token-row"][data-symbol="USDC"]');
+    await expect(async () => {
+      await page.reload();
+      await expect(usdc.getByTestId('token-amount')).toHaveText('40', { timeout: 1_000 });
+    }).toPass({ timeout: 30_000 });
   });
 
   test('a declined card: the order page shows the failure and “Try again” goes back to the same link', async ({ page }) => {

@@ -1,9 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { createWalletClient, erc20Abi, http, parseUnits, type Address, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, swapExecutions } from '@/lib/db/schema';
+import { chargeEvents, onrampOrders, swapExecutions } from '@/lib/db/schema';
+import { applyProviderWebhook } from '@/lib/onramp/orders/apply-provider-webhook';
+import { signSandboxWebhook } from '@/lib/onramp/providers/sandbox';
 import { localDemoPayerAccount, type LocalChainNode } from '@/lib/infra/local-chain';
 import { newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
 import { RETRY_AFTER_MS, chargesAwaitingConversion, convertChargeFunding, convertSwapFunding } from './convert-swap-funding';
@@ -65,6 +67,44 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
     expect(refused).toMatchObject({ code: 'swap_unavailable', message: expect.stringContaining('only Transak supports BNB Smart Chain in Germany') });
     const us = await placeSwapFundingOrder({ chargeId, providerId: 'transak', paymentMethod: 'card', country: 'US' }).catch((e: Error) => e);
     expect(us).toMatchObject({ code: 'swap_unavailable', message: expect.stringContaining('not available in the United States') });
+  });
+
+  it('through the real on-ramp order: a swap_funding order to the deposit address, completed by a signed provider webhook, then converted', async () => {
+    // 800 PZP ≈ 40 USDC: above Transak's $30 card minimum.
+    const { chargeId, deposit } = await createPzpCharge(merchant, '800', recipient());
+    const { fundingAmount } = await quoteSwapFunding({ chargeId });
+    // The sandbox provider (playing Transak here) answers over HTTP at APP_URL; no web server runs under vitest.
+    const realFetch = globalThis.fetch;
+    const sessions: Record<string, unknown>[] = [];
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      const url = String(input);
+      if (url.includes('/sandbox-provider/api/quote')) {
+        const amount = new URL(url).searchParams.get('cryptoAmount')!;
+        return Response.json({ data: { cryptoAmount: amount, fiatCurrency: 'USD', rate: '1', providerFee: '0', networkFee: '0', total: amount, expiresAt: new Date(Date.now() + 60_000).toISOString() } });
+      }
+      if (url.includes('/sandbox-provider/api/sessions')) {
+        sessions.push(JSON.parse(String(init?.body)));
+        return Response.json({ data: { sessionId: 'ses_swap', url: `${process.env.APP_URL}/sandbox-provider/pay/ses_swap`, expiresAt: new Date(Date.now() + 60_000).toISOString() } }, { status: 201 });
+      }
+      return realFetch(input, init);
+    });
+    try {
+      const placed = await placeSwapFundingOrder({ chargeId, userId: null, providerId: 'transak', paymentMethod: 'card', country: 'DE' });
+      const [order] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, placed.orderId));
+      expect(order).toMatchObject({ purpose: 'swap_funding', chargeId, providerId: 'transak', chain: 'BSC', tokenSymbol: 'USDC', walletAddress: deposit, cryptoBaseUnits: parseUnits(fundingAmount, 18), status: 'created' });
+      expect(sessions[0]).toMatchObject({ partnerOrderId: placed.orderId, walletAddress: deposit, chain: 'BSC', tokenSymbol: 'USDC', cryptoAmount: fundingAmount });
+
+      // The provider delivers, then reports completion.
+      await deliverUsdc(deposit, parseUnits(fundingAmount, 18));
+      const rawBody = JSON.stringify({ id: 'evt_swap', type: 'order.updated', data: { orderId: 'ses_swap', partnerOrderId: placed.orderId, status: 'COMPLETED', chain: 'BSC', tokenSymbol: 'USDC', cryptoAmount: fundingAmount, walletAddress: deposit } });
+      const signature = signSandboxWebhook(process.env.SANDBOX_PROVIDER_SECRET!, rawBody, Math.floor(Date.now() / 1000));
+      expect(await applyProviderWebhook('sandbox', { rawBody, headers: { 'sandbox-signature': signature } })).toMatchObject({ status: 200, outcome: 'applied' });
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(await convertChargeFunding(chargeId)).toBe('submitted');
+    await reconcileSwapExecutions();
+    expect(await balanceOf(client, PZP, deposit)).toBe(parseUnits('800', 18));
   });
 
   it('swaps the delivered USDC into exactly the PZP due; two job instances at once swap once; the charge succeeds and toAddress gets exactly the PZP', async () => {

@@ -133,7 +133,9 @@ describe('incoming-transfer indexer', () => {
       await client.request({ method: 'evm_revert' as never, params: [snapshot] as never });
       await client.request({ method: 'anvil_mine' as never, params: ['0x3'] as never });
       const result = await poll();
-      expect(result).toMatchObject({ reorg: true, removed: 1 });
+      // Other test files may have indexed BSC rows in the same range of the shared database: at least this one.
+      expect(result).toMatchObject({ reorg: true });
+      expect(result!.removed).toBeGreaterThanOrEqual(1);
       expect(await rowsTo(wallet)).toHaveLength(0);
 
       // Sent again after the fork: recorded, and confirmed once 15 blocks deep.
