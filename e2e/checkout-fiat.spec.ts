@@ -48,6 +48,7 @@ test.describe('paying a charge by card through an on-ramp provider', () => {
 
     const providerPage = await startCardPayment(page, context, 'moonpay');
     await expect(providerPage.getByTestId('sandbox-token-amount')).toHaveText('25 USDC');
+    await expect(providerPage.getByTestId('sandbox-standing-in')).toHaveText('Standing in for MoonPay in this test environment.');
     await payByCard(providerPage, '4242 4242 4242 4242');
     await expect(providerPage.getByText(/tokens are on the way/i)).toBeVisible({ timeout: 20_000 });
 

@@ -4,6 +4,11 @@ import { Panel } from './brand';
 export function OrderSummary({ screen }: { screen: PaymentScreen }) {
   return (
     <Panel>
+      {screen.standingInFor && (
+        <p className="mb-3 rounded-lg bg-amber-50 px-3 py-2 text-xs text-amber-900 ring-1 ring-amber-200" data-testid="sandbox-standing-in">
+          Standing in for {screen.standingInFor} in this test environment.
+        </p>
+      )}
       <h1 className="text-sm font-medium text-stone-500">You are buying</h1>
       <p className="mt-1 text-2xl font-semibold" data-testid="sandbox-token-amount">
         {screen.tokenAmount} {screen.tokenSymbol}

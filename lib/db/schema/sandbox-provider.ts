@@ -32,6 +32,8 @@ export const sandboxProviderSessions = pgTable(
     country: text('country').notNull(),
     redirectUrl: text('redirect_url').notNull(),
     email: text('email'),
+    /** The provider this session stands in for on the partner's side (e.g. "MoonPay"), shown on the screen. */
+    standingInFor: text('standing_in_for'),
     status: sandboxSessionStatus('status').notNull().default('open'),
     /** The method the buyer actually paid with, and the card's last four digits (nothing else of a card is kept). */
     paidWith: text('paid_with').$type<SandboxPaymentMethod>(),

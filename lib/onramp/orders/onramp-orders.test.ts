@@ -143,7 +143,7 @@ describe('placing an order', () => {
     expect(order).toMatchObject({ status: 'created', cryptoBaseUnits: 20_000_000n, requestedBaseUnits: 5_000_000n, raisedToMinimum: true, walletAddress: wallet, walletLabel: 'Acme Games', fiatTotal: '24.00000000' });
     expect(order.checkoutUrl).toBe(placed.checkoutUrl);
     // The provider was asked for the minimum, for our order id, to the wallet in its checksum form.
-    expect(sessionRequests[0]).toMatchObject({ partnerOrderId: placed.orderId, cryptoAmount: '20', walletAddress: wallet, tokenSymbol: 'USDC', chain: 'POLYGON', paymentMethod: 'card', authorization: `Bearer ${SECRET}` });
+    expect(sessionRequests[0]).toMatchObject({ partnerOrderId: placed.orderId, cryptoAmount: '20', walletAddress: wallet, tokenSymbol: 'USDC', chain: 'POLYGON', paymentMethod: 'card', standingInFor: 'MoonPay', authorization: `Bearer ${SECRET}` });
     expect(await eventCount(placed.orderId)).toBe(1);
   });
 

@@ -20,7 +20,7 @@ function sandboxSettings() {
 export function sandboxAdapterFor(providerId: OnrampProviderId, displayName: string): OnrampProviderAdapter | undefined {
   const settings = sandboxSettings();
   if (!settings) return undefined;
-  const sandbox = createSandboxAdapter(settings);
+  const sandbox = createSandboxAdapter({ ...settings, standingInFor: displayName });
   return {
     ...sandbox,
     id: providerId,

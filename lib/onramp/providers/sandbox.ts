@@ -44,6 +44,8 @@ export const sandboxConfigSchema = z.object({
   secret: z.string().min(32),
   /** How old a webhook signature may be: 5 minutes, as with Stripe-style signatures. */
   webhookToleranceSeconds: z.number().int().min(1).default(300),
+  /** The provider the sandbox stands in for (ADR 0008), named on its payment screen. */
+  standingInFor: z.string().min(1).max(40).optional(),
 });
 export type SandboxConfig = z.input<typeof sandboxConfigSchema> & { fetch?: FetchLike };
 
@@ -287,6 +289,7 @@ export function createSandboxAdapter(config: SandboxConfig): OnrampProviderAdapt
           country: order.country,
           redirectUrl: order.redirectUrl,
           ...(order.email ? { email: order.email } : {}),
+          ...(settings.standingInFor ? { standingInFor: settings.standingInFor } : {}),
         }),
       });
       const parsed = sessionResponseSchema.safeParse(body);

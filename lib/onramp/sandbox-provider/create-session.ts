@@ -62,6 +62,7 @@ export async function createSession(body: unknown, options: { now?: Date } = {})
     country: input.country,
     redirectUrl: input.redirectUrl,
     email: input.email ?? null,
+    standingInFor: input.standingInFor ?? null,
   };
 
   return getDb().transaction(async (tx) => {

@@ -22,6 +22,8 @@ export interface PaymentScreen {
   redirectUrl: string;
   expiresAt: string;
   failureMessage?: string;
+  /** The provider the partner shows this checkout as (the sandbox stands in for it). */
+  standingInFor: string | null;
 }
 
 const CURRENCY_SYMBOLS: Readonly<Record<string, string>> = { USD: '$', EUR: '€', GBP: '£' };
@@ -56,6 +58,7 @@ export async function loadPaymentScreen(sessionId: string, now = new Date()): Pr
   return {
     sessionId: session.id,
     state,
+    standingInFor: session.standingInFor,
     tokenAmount: formatAmount(session.cryptoBaseUnits, session.tokenDecimals),
     tokenSymbol: session.tokenSymbol,
     chainName: isChainName(session.chain) ? getChain(session.chain).displayName : session.chain,

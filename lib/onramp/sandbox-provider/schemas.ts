@@ -29,6 +29,8 @@ export const createSessionSchema = z.strictObject({
     .transform((code) => code.toUpperCase()),
   redirectUrl: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(2048),
   email: z.email().optional(),
+  /** The partner shows us as this provider (the sandbox standing in for it): said on the screen. */
+  standingInFor: z.string().trim().min(1).max(40).optional(),
 });
 export type CreateSessionInput = z.input<typeof createSessionSchema>;
 

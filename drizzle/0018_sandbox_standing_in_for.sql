@@ -1,0 +1,1 @@
+ALTER TABLE "sandbox_provider_sessions" ADD COLUMN "standing_in_for" text;
