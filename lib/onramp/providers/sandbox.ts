@@ -29,7 +29,7 @@ import type {
   VerifyWebhookResult,
   WebhookFailureCode,
 } from './types';
-import { buildQuery, constantTimeEqual, exactPositiveDecimal, headerValue, hmacSha256, normaliseDecimal, parseJsonExactly, validateOrder } from './wire';
+import { buildQuery, constantTimeEqual, exactPositiveDecimal, headerValue, hmacSha256, normaliseDecimal, parseJsonExactly, requestProviderJson, validateOrder } from './wire';
 
 export const SANDBOX_DISPLAY_NAME = 'Sandpiper Pay';
 export const SANDBOX_SIGNATURE_HEADER = 'Sandbox-Signature';
@@ -161,31 +161,8 @@ function failure(code: WebhookFailureCode, authentic: boolean, message: string):
 
 // ── HTTP ────────────────────────────────────────────────────────────────────────────────────────
 
-async function callProvider(fetchImpl: FetchLike, url: string, init: RequestInit): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  } catch (error) {
-    throw new OnrampProviderError('sandbox', 'provider_unavailable', `${SANDBOX_DISPLAY_NAME} could not be reached.`, { cause: error });
-  }
-  const text = await response.text().catch(() => '');
-  if (!response.ok) {
-    const code =
-      response.status === 401 || response.status === 403
-        ? 'provider_unauthorized'
-        : response.status >= 500 || response.status === 429
-          ? 'provider_unavailable'
-          : 'provider_rejected';
-    throw new OnrampProviderError('sandbox', code, `${SANDBOX_DISPLAY_NAME} answered ${response.status}.`, { status: response.status, detail: text });
-  }
-  try {
-    return parseJsonExactly(text);
-  } catch {
-    throw new OnrampProviderError('sandbox', 'provider_bad_response', `${SANDBOX_DISPLAY_NAME} answered with a body that is not JSON.`, {
-      status: response.status,
-      detail: text,
-    });
-  }
+function callProvider(fetchImpl: FetchLike, url: string, init: RequestInit): Promise<unknown> {
+  return requestProviderJson({ id: 'sandbox', name: SANDBOX_DISPLAY_NAME }, fetchImpl, url, init, REQUEST_TIMEOUT_MS);
 }
 
 const decimalString = z.string().regex(/^\d+(?:\.\d+)?$/);

@@ -38,7 +38,7 @@ import type {
   WebhookFailureCode,
 } from './types';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
-import { exactPositiveDecimal, normaliseDecimal, parseJsonExactly, validateOrder } from './wire';
+import { exactPositiveDecimal, normaliseDecimal, parseJsonExactly, requestProviderJson, validateOrder } from './wire';
 
 export const TRANSAK_API_HOSTS = { staging: 'https://api-stg.transak.com', production: 'https://api.transak.com' } as const;
 export const TRANSAK_GATEWAY_HOSTS = { staging: 'https://api-gateway-stg.transak.com', production: 'https://api-gateway.transak.com' } as const;
@@ -69,36 +69,14 @@ export interface TransakDependencies {
 
 // ── HTTP ────────────────────────────────────────────────────────────────────────────────────────
 
-async function postJson(fetchImpl: FetchLike, url: string, headers: Record<string, string>, body: string): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetchImpl(url, {
-      method: 'POST',
-      headers: { accept: 'application/json', 'content-type': 'application/json', ...headers },
-      body,
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-  } catch (error) {
-    throw new OnrampProviderError('transak', 'provider_unavailable', 'Transak could not be reached.', { cause: error });
-  }
-  const text = await response.text().catch(() => '');
-  if (!response.ok) {
-    const code =
-      response.status === 401 || response.status === 403
-        ? 'provider_unauthorized'
-        : response.status >= 500 || response.status === 429
-          ? 'provider_unavailable'
-          : 'provider_rejected';
-    throw new OnrampProviderError('transak', code, `Transak answered ${response.status}.`, { status: response.status, detail: text });
-  }
-  try {
-    return parseJsonExactly(text);
-  } catch {
-    throw new OnrampProviderError('transak', 'provider_bad_response', 'Transak answered with a body that is not JSON.', {
-      status: response.status,
-      detail: text,
-    });
-  }
+function postJson(fetchImpl: FetchLike, url: string, headers: Record<string, string>, body: string): Promise<unknown> {
+  return requestProviderJson(
+    { id: 'transak', name: 'Transak' },
+    fetchImpl,
+    url,
+    { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json', ...headers }, body },
+    REQUEST_TIMEOUT_MS,
+  );
 }
 
 // ── Access token ────────────────────────────────────────────────────────────────────────────────

@@ -5,7 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parse } from 'lossless-json';
 import { formatAmount, parseAmount } from '@/lib/money';
-import { onrampOrderInputSchema, type OnrampOrder, type OnrampOrderInput, type OnrampProviderId, type WebhookHeaders } from './types';
+import { onrampOrderInputSchema, type FetchLike, type OnrampOrder, type OnrampOrderInput, type OnrampProviderId, type WebhookHeaders } from './types';
 import { OnrampProviderError } from './errors';
 
 export function hmacSha256(key: string | Uint8Array, message: string): Buffer {
@@ -81,4 +81,42 @@ export function normaliseDecimal(text: string): string {
   const parsed = parseAmount(text, 36);
   if (!parsed.ok) throw new Error(`not a positive decimal: ${text}`);
   return formatAmount(parsed.baseUnits, 36);
+}
+
+/**
+ * One call to a provider's HTTP API, with the same typed failures for every provider: unreachable or
+ * timed out, 401/403 (our credentials), 5xx/429 (theirs, retry later), another status (the request), or
+ * a body that is not JSON. The JSON is parsed exactly (amounts keep their digits).
+ */
+export async function requestProviderJson(
+  provider: { id: OnrampProviderId; name: string },
+  fetchImpl: FetchLike,
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    throw new OnrampProviderError(provider.id, 'provider_unavailable', `${provider.name} could not be reached.`, { cause: error });
+  }
+  const text = await response.text().catch(() => '');
+  if (!response.ok) {
+    const code =
+      response.status === 401 || response.status === 403
+        ? 'provider_unauthorized'
+        : response.status >= 500 || response.status === 429
+          ? 'provider_unavailable'
+          : 'provider_rejected';
+    throw new OnrampProviderError(provider.id, code, `${provider.name} answered ${response.status}.`, { status: response.status, detail: text });
+  }
+  try {
+    return parseJsonExactly(text);
+  } catch {
+    throw new OnrampProviderError(provider.id, 'provider_bad_response', `${provider.name} answered with a body that is not JSON.`, {
+      status: response.status,
+      detail: text,
+    });
+  }
 }
