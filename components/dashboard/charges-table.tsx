@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import type { DashboardChargeListItem } from '@/lib/charges/list-dashboard-charges';
 import type { ChargeStatus } from '@/lib/charges/state';
+import { DataTable } from '@/components/ui/data-table';
 
 /** "2026-03-01 14:05 UTC": dashboards show UTC, the zone the date filters and the CSV use. */
 export function formatUtc(value: Date): string {
@@ -27,19 +28,7 @@ export function ChargeStatusBadge({ status }: { status: ChargeStatus }) {
 /** Charges as rows; scrolls sideways on a phone rather than squeezing the ids. */
 export function ChargesTable({ charges, testId = 'charges' }: { charges: DashboardChargeListItem[]; testId?: string }) {
   return (
-    <div className="overflow-x-auto">
-      <table className="w-full min-w-[40rem] text-left text-sm" data-testid={testId}>
-        <thead className="text-slate-500">
-          <tr>
-            <th className="py-2 pr-3 font-medium">Charge</th>
-            <th className="py-2 pr-3 font-medium">Status</th>
-            <th className="py-2 pr-3 text-right font-medium">Amount</th>
-            <th className="py-2 pr-3 font-medium">Chain</th>
-            <th className="py-2 pr-3 font-medium">Created</th>
-            <th className="py-2 font-medium">Metadata</th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
+    <DataTable columns={[{ label: 'Charge', className: 'py-2 pr-3 font-medium' }, { label: 'Status', className: 'py-2 pr-3 font-medium' }, { label: 'Amount', className: 'py-2 pr-3 text-right font-medium' }, { label: 'Chain', className: 'py-2 pr-3 font-medium' }, { label: 'Created', className: 'py-2 pr-3 font-medium' }, { label: 'Metadata' }]} minWidthClass="min-w-[40rem]" testId={testId} relative={false}>
           {charges.map((charge) => (
             <tr key={charge.id} data-testid="charge-row" data-charge-id={charge.id}>
               <td className="py-2 pr-3 font-mono text-xs">
@@ -60,9 +49,7 @@ export function ChargesTable({ charges, testId = 'charges' }: { charges: Dashboa
               </td>
             </tr>
           ))}
-        </tbody>
-      </table>
-    </div>
+    </DataTable>
   );
 }
 

@@ -2,6 +2,7 @@ import Link from 'next/link';
 import { ResendButton } from '@/components/dashboard/webhooks';
 import type { DeliveryLogEntry } from '@/lib/webhooks/list-deliveries';
 import type { WebhookEndpointResource } from '@/lib/webhooks/schemas';
+import { DataTable } from '@/components/ui/data-table';
 
 const BODY_PREVIEW_CHARS = 60;
 
@@ -33,17 +34,7 @@ const eventsSummary = (types: readonly string[]) => (types.includes('*') ? 'All 
 export function WebhookEndpointsTable({ endpoints }: { endpoints: WebhookEndpointResource[] }) {
   if (endpoints.length === 0) return <p className="text-sm text-slate-600">No endpoints in this mode yet.</p>;
   return (
-    <div className="relative overflow-x-auto">
-      <table className="w-full min-w-[40rem] text-left text-sm" data-testid="webhook-endpoints">
-        <thead className="text-slate-500">
-          <tr>
-            <th className="py-2 font-medium">Endpoint</th>
-            <th className="py-2 font-medium">Events</th>
-            <th className="py-2 font-medium">Status</th>
-            <th className="py-2 font-medium">Created</th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
+    <DataTable columns={[{ label: 'Endpoint' }, { label: 'Events' }, { label: 'Status' }, { label: 'Created' }]} minWidthClass="min-w-[40rem]" testId="webhook-endpoints">
           {endpoints.map((endpoint) => (
             <tr key={endpoint.id} data-testid="webhook-endpoint-row" data-endpoint-id={endpoint.id}>
               <td className="max-w-xs py-3 align-top">
@@ -59,9 +50,7 @@ export function WebhookEndpointsTable({ endpoints }: { endpoints: WebhookEndpoin
               <td className="py-3 align-top text-slate-600">{dateTime(endpoint.createdAt)}</td>
             </tr>
           ))}
-        </tbody>
-      </table>
-    </div>
+    </DataTable>
   );
 }
 

@@ -10,6 +10,7 @@ import { withBalances } from '@/lib/merchants/linked-accounts';
 import { authorizeMember, roleAllows } from '@/lib/merchants/permissions';
 import { chainsOfMode } from '@/lib/merchants/tokens';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { DataTable } from '@/components/ui/data-table';
 
 export const metadata: Metadata = { title: 'Balances' };
 
@@ -33,16 +34,7 @@ export default async function BalancesPage() {
           deposit addresses).
         </p>
       </div>
-      <div className="relative overflow-x-auto">
-        <table className="w-full min-w-[24rem] text-left text-sm" data-testid="balances">
-          <thead className="text-slate-500">
-            <tr>
-              <th className="py-2 font-medium">Network</th>
-              <th className="py-2 font-medium">Token</th>
-              <th className="py-2 text-right font-medium">Balance</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
+      <DataTable columns={[{ label: 'Network' }, { label: 'Token' }, { label: 'Balance', className: 'py-2 text-right font-medium' }]} minWidthClass="min-w-[24rem]" testId="balances">
             {wallet.balances.map((balance) => (
               <tr key={`${balance.chain}:${balance.symbol}`} data-testid="balance-row">
                 <td className="py-2">{balance.chainName}</td>
@@ -50,9 +42,7 @@ export default async function BalancesPage() {
                 <td className="py-2 text-right font-mono tabular-nums">{balance.amount ?? 'unavailable'}</td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </DataTable>
       {canWithdraw ? (
         <WithdrawForm
           tokens={evmChains.flatMap((chain) => CHAINS[chain].tokens.map((token) => ({ value: `${chain}:${token.address}`, label: `${token.symbol} on ${CHAINS[chain].displayName}` })))}

@@ -7,6 +7,7 @@ import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { chainsOfMode, listAcceptedTokens } from '@/lib/merchants/tokens';
+import { DataTable } from '@/components/ui/data-table';
 
 export const metadata: Metadata = { title: 'Tokens' };
 
@@ -27,17 +28,7 @@ export default async function TokensPage() {
           {mode === 'test' && ' Test charges use the native coin of the test networks.'}
         </p>
       </div>
-      <div className="relative overflow-x-auto">
-        <table className="w-full min-w-[34rem] text-left text-sm" data-testid="tokens">
-          <thead className="text-slate-500">
-            <tr>
-              <th className="py-2 font-medium">Network</th>
-              <th className="py-2 font-medium">Token</th>
-              <th className="py-2 font-medium">Address</th>
-              <th className="py-2 text-right font-medium">Status</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
+      <DataTable columns={[{ label: 'Network' }, { label: 'Token' }, { label: 'Address' }, { label: 'Status', className: 'py-2 text-right font-medium' }]} minWidthClass="min-w-[34rem]" testId="tokens">
             {tokens.map((token) => (
               <tr key={`${token.chain}:${token.address}`} data-testid="token-row">
                 <td className="py-2">{CHAINS[token.chain].displayName}</td>
@@ -50,9 +41,7 @@ export default async function TokensPage() {
                 </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
+      </DataTable>
       {canManage && mode === 'live' && <AddCustomTokenForm chains={customChains} />}
     </main>
   );

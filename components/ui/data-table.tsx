@@ -1,0 +1,42 @@
+import type { ReactNode } from 'react';
+
+export interface DataTableColumn {
+  label: string;
+  /** The header cell's classes, when not the default `py-2 font-medium` (alignment, padding). */
+  className?: string;
+}
+
+/**
+ * The dashboard's table frame: horizontal scroll on narrow screens, the header row, divided body rows.
+ * `minWidthClass` is a literal Tailwind class (e.g. "min-w-[40rem]") so Tailwind sees it in the caller.
+ */
+export function DataTable({
+  columns,
+  minWidthClass,
+  testId,
+  relative = true,
+  children,
+}: {
+  columns: readonly DataTableColumn[];
+  minWidthClass: string;
+  testId?: string;
+  relative?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <div className={relative ? 'relative overflow-x-auto' : 'overflow-x-auto'}>
+      <table className={`w-full ${minWidthClass} text-left text-sm`} data-testid={testId}>
+        <thead className="text-slate-500">
+          <tr>
+            {columns.map((column) => (
+              <th key={column.label} className={column.className ?? 'py-2 font-medium'}>
+                {column.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">{children}</tbody>
+      </table>
+    </div>
+  );
+}
