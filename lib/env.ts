@@ -34,6 +34,11 @@ const envSchema = z.object({
   CHARGE_EXPIRY_MINUTES: z.coerce.number().int().min(5).max(7 * 24 * 60).default(60),
   /** Requests per minute allowed for one API key. */
   API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  /**
+   * Seconds an instance may keep an API key, its merchant and token rules in memory. Changes reach
+   * every instance at once anyway (PostgreSQL NOTIFY); this bounds staleness if that ever failed. 0 = no cache.
+   */
+  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   /** Largest accepted JSON request body, in bytes. */
   API_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024).default(64 * 1024),
   /** Connections in this process's PostgreSQL pool. */

@@ -2,17 +2,28 @@
  * Prefixed random identifiers (`ch_…`, `mer_…`) and API key material. A prefix tells a reader what
  * an id names; 22 base62 characters carry ~131 bits, enough that ids cannot be guessed.
  */
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** CSPRNG bytes drawn 4 KiB at a time (as crypto.randomUUID does): a request makes several ids. */
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+function randomByte(): number {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+}
 
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      // 248 = 4 × 62: discard the top bytes so every character is equally likely.
-      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
-    }
+    const byte = randomByte();
+    // 248 = 4 × 62: discard the top bytes so every character is equally likely.
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

@@ -17,6 +17,7 @@ import { apiKeys, type ApiKey, type ApiKeyKind, type ApiKeyMode } from '@/lib/db
 import { AppError } from '@/lib/errors';
 import { authorizeMember } from '@/lib/merchants/permissions';
 import { createApiKey, type CreatedApiKey } from './create-api-key';
+import { forgetMerchantCredentials } from './credential-cache';
 
 export const ROLL_OVERLAPS_HOURS = [0, 1, 24, 168] as const;
 export type RollOverlapHours = (typeof ROLL_OVERLAPS_HOURS)[number];
@@ -73,7 +74,7 @@ export async function rollKeyForMember(input: Actor & { keyId: string; overlapHo
     await tx.update(apiKeys).set({ revokedAt: expiresAt, updatedAt: now }).where(eq(apiKeys.id, old.id));
     await recordAudit(tx, { actor, action: 'api_key.roll', targetId: old.id, mode: old.mode, data: { newKeyId: created.id, oldKeyExpiresAt: expiresAt.toISOString() }, ip: input.ip });
     return created;
-  });
+  }).finally(() => forgetMerchantCredentials(input.merchantId));
 }
 
 export async function revokeKeyForMember(input: Actor & { keyId: string }, now = new Date()): Promise<void> {
@@ -98,6 +99,8 @@ export async function revokeKeyForMember(input: Actor & { keyId: string }, now =
     await tx.update(apiKeys).set({ revokedAt: now, updatedAt: now }).where(eq(apiKeys.id, key.id));
     await recordAudit(tx, { actor, action: 'api_key.revoke', targetId: key.id, mode: key.mode, ip: input.ip });
   });
+  // Other instances hear of it by NOTIFY (migration 0019); this one forgets now.
+  forgetMerchantCredentials(input.merchantId);
 }
 
 async function liveKeyOfMerchant(tx: Parameters<typeof authorizeMember>[0], merchantId: string, keyId: string, now: Date): Promise<ApiKey> {

@@ -45,7 +45,8 @@ export async function withIdempotency(
 ): Promise<StoredResponse> {
   const { key } = options;
   if (key === undefined) {
-    const result = await getDb().transaction((tx) => run(tx));
+    // No key, nothing to store: `run` makes its own writes atomic (createCharge: one statement).
+    const result = await run(getDb());
     return { ...result, replayed: false };
   }
   return getDb().transaction(async (tx) => {

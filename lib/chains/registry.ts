@@ -190,8 +190,12 @@ export function normalizeAddress(family: ChainFamily, address: string): string {
 /** The token on `chain` whose address is `address` (compared in canonical form), if any. */
 export function findToken(chain: ChainInfo, address: string): TokenInfo | undefined {
   if (!isValidAddress(chain.family, address)) return undefined;
-  const wanted = normalizeAddress(chain.family, address);
-  return chain.tokens.find((token) => normalizeAddress(chain.family, token.address) === wanted);
+  // EVM addresses are case-insensitive once valid (a bad checksum was refused above); Solana's are exact.
+  if (chain.family === 'evm') {
+    const wanted = address.toLowerCase();
+    return chain.tokens.find((token) => token.address.toLowerCase() === wanted);
+  }
+  return chain.tokens.find((token) => token.address === address);
 }
 
 export function explorerTxUrl(chain: ChainInfo, txHash: string): string | undefined {

@@ -13,8 +13,8 @@
  *  - publishable keys may not route funds elsewhere (no toAddress, no direct transfer).
  *  - the charge belongs to the key's merchant; nothing from the body decides ownership.
  */
-import { getDb, type DbOrTx } from '@/lib/db/client';
-import { charges, type ChargeDestination, type StoredChargeItem } from '@/lib/db/schema';
+import { getDb } from '@/lib/db/client';
+import type { ChargeDestination, ChargeRow, StoredChargeItem } from '@/lib/db/schema';
 import {
   CHAIN_NAMES,
   CHAINS,
@@ -33,11 +33,11 @@ import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { MAX_BASE_UNITS, formatAmount, parseAmount, sumLineTotals, type ParseAmountResult } from '@/lib/money';
 import type { CreateChargeBody } from './schemas';
-import { recordChargeEvent } from './transition-charge';
+import { insertCharge } from './insert-charge';
 import { paymentUrlFor } from './serialize';
-import { allocateDepositAddress } from '@/lib/payments/deposit-addresses';
+import { newDepositAddress } from '@/lib/payments/deposit-addresses';
 import { merchantTokenRule } from '@/lib/merchants/tokens';
-import { emitChargeEvent } from '@/lib/webhooks/emit';
+import { chargeEventRow } from '@/lib/webhooks/emit';
 import { swapPairToken } from '@/lib/swap/swap-pairs';
 
 export interface CreateChargeResult {
@@ -54,44 +54,39 @@ export async function createCharge({ ctx, input }: { ctx: ApiContext; input: Cre
   const { items, totalBaseUnits } = resolveAmounts(chargeData, token);
 
   const chargeId = newId('charge');
-  const expiresAt = new Date(Date.now() + env().CHARGE_EXPIRY_MINUTES * 60_000);
-  const write = async (tx: DbOrTx) => {
-    const [charge] = await tx
-      .insert(charges)
-      .values({
-        id: chargeId,
-        merchantId: ctx.merchant.id,
-        apiKeyId: ctx.apiKey.id,
-        mode,
-        chain: chain.name,
-        tokenSymbol: token.symbol,
-        tokenAddress: token.address,
-        tokenDecimals: token.decimals,
-        totalBaseUnits,
-        items,
-        destination,
-        toAddress,
-        isDirectTransfer: destination === 'direct_transfer',
-        successUrl: chargeData.successUrl ?? null,
-        cancelUrl: chargeData.cancelUrl ?? null,
-        metadata: chargeData.metadata ?? {},
-        status: 'pending',
-        expiresAt,
-      })
-      .returning();
-    await recordChargeEvent(tx, {
-      chargeId,
-      fromStatus: null,
-      toStatus: 'pending',
-      actor: ctx.actor,
-      data: { requestId: ctx.requestId },
-    });
-    await allocateDepositAddress(tx, { id: chargeId, chain: chain.name, expiresAt });
-    // charge.created: one INSERT (the webhook outbox); fan-out to endpoints happens in the relay.
-    await emitChargeEvent(tx, { charge: charge!, type: 'charge.created', payments: [] });
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + env().CHARGE_EXPIRY_MINUTES * 60_000);
+  const charge: ChargeRow = {
+    id: chargeId,
+    merchantId: ctx.merchant.id,
+    apiKeyId: ctx.apiKey.id,
+    mode,
+    chain: chain.name,
+    tokenSymbol: token.symbol,
+    tokenAddress: token.address,
+    tokenDecimals: token.decimals,
+    totalBaseUnits,
+    items,
+    destination,
+    toAddress,
+    isDirectTransfer: destination === 'direct_transfer',
+    successUrl: chargeData.successUrl ?? null,
+    cancelUrl: chargeData.cancelUrl ?? null,
+    metadata: chargeData.metadata ?? {},
+    status: 'pending',
+    expiresAt,
+    createdAt: now,
+    updatedAt: now,
   };
-  if (ctx.tx) await write(ctx.tx);
-  else await getDb().transaction(write);
+  const db = ctx.tx ?? getDb();
+  // The charge, its first timeline event, its deposit address and the charge.created outbox row
+  // (fanned out to endpoints by the relay): one statement, all or nothing.
+  await insertCharge(db, {
+    charge,
+    event: { id: newId('chargeEvent'), type: 'charge.pending', actor: ctx.actor, data: { requestId: ctx.requestId } },
+    depositAddress: await newDepositAddress(db, { id: chargeId, chain: chain.name, expiresAt }),
+    outbox: chargeEventRow({ charge, type: 'charge.created', payments: [], createdAt: now }),
+  });
   return { chargeId, paymentUrl: paymentUrlFor(chargeId) };
 }
 

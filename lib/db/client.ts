@@ -15,6 +15,8 @@ export type DbOrTx = Database | Parameters<Parameters<Database['transaction']>[0
 interface DbHandle {
   sql: Sql;
   db: Database;
+  /** Connections of listenForNotifications, ended with the pool. */
+  listeners: Sql[];
 }
 
 const globalForDb = globalThis as unknown as { __chargeportDb?: DbHandle };
@@ -32,7 +34,7 @@ function connect(): DbHandle {
     // NUMERIC stays a string on the wire; drizzle's bigint mode turns it into bigint.
     connection: { application_name: 'chargeport' },
   });
-  return { sql, db: drizzle(sql, { schema }) };
+  return { sql, db: drizzle(sql, { schema }), listeners: [] };
 }
 
 /** One pool per process (kept on globalThis so Next's dev reloads do not open new pools). */
@@ -49,5 +51,72 @@ export function getSql(): Sql {
 export async function closeDb(): Promise<void> {
   const handle = globalForDb.__chargeportDb;
   globalForDb.__chargeportDb = undefined;
-  await handle?.sql.end({ timeout: 5 });
+  await Promise.all([handle?.sql.end({ timeout: 5 }), ...(handle?.listeners ?? []).map((listener) => listener.end({ timeout: 5 }))]);
+}
+
+export interface NotificationListener {
+  /** True while LISTEN is in effect: no notification can have been missed since `onListening` last ran. */
+  readonly listening: boolean;
+}
+
+/**
+ * LISTEN on `channel` over a connection of its own. `onListening` runs each time LISTEN takes effect
+ * (first connect and every reconnect: notifications sent while disconnected are lost, so callers
+ * resynchronise there); `onLost` runs when the connection drops. Reconnects with backoff until
+ * closeDb().
+ */
+export function listenForNotifications(
+  channel: string,
+  handlers: { onNotification: (payload: string) => void; onListening: () => void; onLost: () => void },
+): NotificationListener {
+  globalForDb.__chargeportDb ??= connect();
+  const handle = globalForDb.__chargeportDb;
+  const state = { listening: false, closed: false, attempt: 0 };
+  // `onnotify` is the connection-level hook postgres.js's own listen() is built on; its types omit it
+  // (pinned version; listen-for-notifications.test.ts fails if it changes). Unlike listen(), it lets
+  // `onclose` here report a lost connection.
+  const options = {
+    max: 1,
+    idle_timeout: 0,
+    max_lifetime: null,
+    fetch_types: false,
+    onnotice: () => {},
+    connection: { application_name: 'chargeport-listen' },
+    onnotify: (from: string, payload: string) => {
+      if (from === channel) handlers.onNotification(payload);
+    },
+    onclose: () => {
+      if (!state.listening) return;
+      state.listening = false;
+      handlers.onLost();
+      if (!state.closed) void listen();
+    },
+  };
+  const connection = postgres(env().DATABASE_URL!, options as postgres.Options<Record<string, never>>);
+  handle.listeners.push(connection);
+  const originalEnd = connection.end.bind(connection);
+  connection.end = ((options?: { timeout?: number }) => {
+    state.closed = true;
+    return originalEnd(options);
+  }) as Sql['end'];
+  const listen = async (): Promise<void> => {
+    while (!state.closed) {
+      try {
+        await connection.unsafe(`listen "${channel.replace(/"/g, '""')}"`);
+        state.attempt = 0;
+        state.listening = true;
+        handlers.onListening();
+        return;
+      } catch {
+        state.attempt += 1;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 100 * 2 ** state.attempt)).unref?.());
+      }
+    }
+  };
+  void listen();
+  return {
+    get listening() {
+      return state.listening;
+    },
+  };
 }

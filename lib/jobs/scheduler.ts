@@ -8,6 +8,7 @@ import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { deleteExpiredIdempotencyKeys } from '@/lib/api/idempotency';
 import { getDb } from '@/lib/db/client';
 import { rateLimits } from '@/lib/db/schema';
+import { deleteExpiredApiRateLimits } from '@/lib/api/rate-limit';
 import { CHAIN_NAMES, CHAINS, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { rpcUrl } from '@/lib/env';
 import { log } from '@/lib/log';
@@ -63,7 +64,14 @@ const TASKS: Task[] = [
     }),
   ),
   { name: 'delete-expired-idempotency-keys', everyMs: 60 * 60_000, run: () => deleteExpiredIdempotencyKeys() },
-  { name: 'delete-expired-rate-limits', everyMs: 10 * 60_000, run: () => getDb().delete(rateLimits).where(lt(rateLimits.expire, new Date())) },
+  {
+    name: 'delete-expired-rate-limits',
+    everyMs: 10 * 60_000,
+    run: async () => {
+      await getDb().delete(rateLimits).where(lt(rateLimits.expire, new Date()));
+      await deleteExpiredApiRateLimits();
+    },
+  },
 ];
 
 const globalForJobs = globalThis as unknown as { __chargeportJobs?: NodeJS.Timeout[] };

@@ -17,6 +17,7 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { merchantTokens, type ApiKeyMode, type MerchantTokenRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { authorizeMember } from './permissions';
+import { cachedTokenRules, forgetMerchantCredentials } from '@/lib/api-keys/credential-cache';
 
 interface Actor {
   userId: string;
@@ -80,6 +81,7 @@ export async function setTokenEnabled(input: Actor & { chain: string; address: s
       .onConflictDoUpdate({ target: [merchantTokens.merchantId, merchantTokens.chain, merchantTokens.address], set: { enabled: input.enabled, updatedAt: new Date() } });
     await recordAudit(tx, { actor, action: input.enabled ? 'token.enable' : 'token.disable', targetId: key(chain, token.address), ip: input.ip });
   });
+  forgetMerchantCredentials(input.merchantId);
 }
 
 /** Adds a custom ERC-20 on a main EVM network; symbol, name and decimals come from the contract. */
@@ -104,7 +106,7 @@ export async function addCustomToken(input: Actor & { chain: string; address: st
       .onConflictDoUpdate({ target: [merchantTokens.merchantId, merchantTokens.chain, merchantTokens.address], set: { ...contract, enabled: true, updatedAt: new Date() } });
     await recordAudit(tx, { actor, action: 'token.add_custom', targetId: key(chain, address), data: contract, ip: input.ip });
     return { chain, address: row.address, ...contract, isNative: false, isCustom: true, enabled: true };
-  });
+  }).finally(() => forgetMerchantCredentials(input.merchantId));
 }
 
 async function readErc20(chain: ChainName, address: Hex): Promise<{ symbol: string; name: string; decimals: number }> {
@@ -132,19 +134,33 @@ function chainOf(name: string): ChainName {
 
 /**
  * For createCharge: the merchant's rule for a token on a chain — disabled, a custom token's info, or
- * nothing (registry defaults apply). One indexed lookup on the primary key.
+ * nothing (registry defaults apply). Read from the merchant's cached rules (lib/api-keys/credential-cache.ts:
+ * every change reaches every instance by NOTIFY), so the hot path makes no query for it.
  */
 export async function merchantTokenRule(
   db: DbOrTx,
   input: { merchantId: string; chain: ChainName; address: string },
 ): Promise<{ disabled: boolean; custom?: TokenInfo } | undefined> {
-  const [row]: MerchantTokenRow[] = await db
-    .select()
-    .from(merchantTokens)
-    .where(and(eq(merchantTokens.merchantId, input.merchantId), eq(merchantTokens.chain, input.chain), eq(merchantTokens.address, input.address.toLowerCase())));
-  if (!row) return undefined;
-  return {
-    disabled: !row.enabled,
-    ...(row.isCustom ? { custom: { symbol: row.symbol, name: row.name, address: getAddress(row.address), decimals: row.decimals, isNative: false } } : {}),
-  };
+  // `db` is the caller's transaction when it holds one: a second pool connection could deadlock the pool.
+  const rules = await cachedTokenRules(input.merchantId, () => loadTokenRules(db, input.merchantId));
+  return rules.get(ruleKey(input.chain, input.address));
+}
+
+type TokenRule = { disabled: boolean; custom?: TokenInfo };
+
+async function loadTokenRules(db: DbOrTx, merchantId: string): Promise<Map<string, TokenRule>> {
+  const rows: MerchantTokenRow[] = await db.select().from(merchantTokens).where(eq(merchantTokens.merchantId, merchantId));
+  return new Map(
+    rows.map((row) => [
+      ruleKey(row.chain, row.address),
+      {
+        disabled: !row.enabled,
+        ...(row.isCustom ? { custom: { symbol: row.symbol, name: row.name, address: getAddress(row.address), decimals: row.decimals, isNative: false } } : {}),
+      },
+    ]),
+  );
+}
+
+function ruleKey(chain: string, address: string): string {
+  return `${chain}:${address.toLowerCase()}`;
 }

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { merchants, type Merchant } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
+import { forgetMerchantCredentials } from '@/lib/api-keys/credential-cache';
 
 /** Business verification done (support staff): the merchant may now hold production keys and make direct transfers. */
 export async function verifyMerchant(merchantId: string): Promise<Merchant> {
@@ -9,5 +10,6 @@ export async function verifyMerchant(merchantId: string): Promise<Merchant> {
   if (!merchant) throw new AppError('not_found', `No merchant ${merchantId}.`);
   if (merchant.verifiedAt) return merchant;
   const [updated] = await getDb().update(merchants).set({ verifiedAt: new Date() }).where(eq(merchants.id, merchantId)).returning();
+  forgetMerchantCredentials(merchantId);
   return updated!;
 }

@@ -1,7 +1,11 @@
-import { HDKey, hdKeyToAccount } from 'viem/accounts';
+import { toHex } from 'viem';
+import { HDKey, hdKeyToAccount, publicKeyToAddress } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { requireSecret } from '@/lib/env';
-import { depositAccount } from './deposit-addresses';
+import { getDb } from '@/lib/db/client';
+import { newId } from '@/lib/ids';
+import { depositAccount, depositAddressReserve, depositEvmAddress, newDepositAddress } from './deposit-addresses';
+import { derivePublicKeysOnWorker } from './deposit-key-worker';
 
 describe('deposit address derivation', () => {
   it('matches the full BIP-44 derivation m/44\'/60\'/0\'/0/i (the cached branch changes nothing)', () => {
@@ -9,5 +13,42 @@ describe('deposit address derivation', () => {
     for (const index of [0, 1, 2, 63, 64, 1000, 2 ** 31 - 1]) {
       expect(depositAccount(index).address).toBe(hdKeyToAccount(root, { addressIndex: index }).address);
     }
+  });
+
+  it('gives, by public derivation, the address the sweep key controls', () => {
+    const root = HDKey.fromMasterSeed(Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64'));
+    for (const index of [0, 1, 2, 63, 64, 1000, 123_456, 2 ** 31 - 1]) {
+      const expected = hdKeyToAccount(root, { addressIndex: index }).address;
+      expect(depositEvmAddress(index)).toBe(expected);
+      expect(depositAccount(index).address).toBe(expected);
+    }
+  });
+
+  it('refuses indexes that are not non-hardened BIP-32 indexes', () => {
+    for (const index of [-1, 2 ** 31, 1.5]) expect(() => depositEvmAddress(index)).toThrow(/not a non-hardened/);
+  });
+});
+
+describe('pre-derived deposit addresses (worker thread)', () => {
+  it('the worker derives the same public keys as the private derivation the sweep uses', async () => {
+    const key = HDKey.fromMasterSeed(Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64')).derive("m/44'/60'/0'/0");
+    const indexes = [0, 1, 7, 64, 99_999, 2 ** 31 - 1];
+    const publicKeys = await derivePublicKeysOnWorker({ privateKey: key.privateKey!, chainCode: key.chainCode!, publicKey: key.publicKey! }, indexes);
+    indexes.forEach((index, i) => {
+      expect(publicKeyToAddress(toHex(publicKeys[i]!))).toBe(depositAccount(index).address);
+    });
+  });
+
+  it('charges draw addresses from the reserve, each one controlled by the sweep key of its stored index', async () => {
+    const charge = () => ({ id: newId('charge'), chain: 'POLYGON' as const, expiresAt: new Date(Date.now() + 3_600_000) });
+    await newDepositAddress(getDb(), charge()); // starts the first top-up
+    await depositAddressReserve().topUp;
+    const before = depositAddressReserve().size;
+    expect(before).toBeGreaterThan(0);
+    const drawn = await Promise.all(Array.from({ length: 20 }, () => newDepositAddress(getDb(), charge())));
+    expect(depositAddressReserve().size).toBeLessThan(before);
+    expect(new Set(drawn.map((row) => row.address)).size).toBe(20);
+    expect(new Set(drawn.map((row) => row.derivationIndex)).size).toBe(20);
+    for (const row of drawn) expect(row.address).toBe(depositAccount(row.derivationIndex).address);
   });
 });

@@ -5,38 +5,81 @@
  * stored; the key is derived again when the funds are swept. Solana charges also get a Solana Pay
  * reference key, which is how their transactions are found.
  *
- * createCharge is on the hot path, so: the branch key m/44'/60'/0'/0 is derived once per process
- * (only the last, non-hardened step runs per charge), and indexes are drawn from the sequence in
- * blocks of 64 (gaps are harmless: only stored indexes are ever used).
+ * createCharge is on the hot path, so: the branch key m/44'/60'/0'/0 is derived once per process;
+ * a charge's address comes from the branch's *public* key (BIP-32 CKDpub: one base-point
+ * multiplication, no private key, about half the cost of deriving the child key and then its public
+ * key); and indexes are drawn from the sequence in blocks of 64 (gaps are harmless: only stored
+ * indexes are ever used). The sweep derives the private key (depositAccount); a test checks both agree.
+ * Better still, EVM addresses are derived ahead of need on a worker thread (deposit-key-worker.ts)
+ * into a reserve this process draws from; when the reserve is empty, the address is derived inline.
  */
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
 import { sql } from 'drizzle-orm';
-import { toHex } from 'viem';
-import { HDKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { secp256k1 } from '@noble/curves/secp256k1';
+import { hmac } from '@noble/hashes/hmac';
+import { sha512 } from '@noble/hashes/sha512';
+import { bytesToBigInt, toHex, type Address } from 'viem';
+import { HDKey, privateKeyToAccount, publicKeyToAddress, type PrivateKeyAccount } from 'viem/accounts';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
-import type { DbOrTx } from '@/lib/db/client';
+import { getDb, type DbOrTx } from '@/lib/db/client';
 import { depositAddresses } from '@/lib/db/schema';
 import { requireSecret } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { deriveSolanaDepositKey, newReferenceKey } from './solana/deposit-keys';
+import { depositKeyWorkerAvailable, derivePublicKeysOnWorker } from './deposit-key-worker';
 
 /** Deposit addresses are watched this long after their charge expires: late payments are still seen. */
 export const LATE_PAYMENT_WATCH_MS = 24 * 60 * 60 * 1000;
 const INDEX_BLOCK = 64;
 
-let cachedBranch: { seed: string; key: HDKey } | undefined;
+interface Branch {
+  seed: string;
+  key: HDKey;
+  /** The branch's public point, decompressed once: CKDpub adds to it. */
+  point: InstanceType<typeof secp256k1.ProjectivePoint>;
+}
+let cachedBranch: Branch | undefined;
 const spareIndexes: number[] = [];
 let refill: Promise<void> | undefined;
 
-function branchKey(): HDKey {
+/** EVM deposit addresses derived ahead of need (by the worker), for the branch of `seed`. */
+const reserve: { seed: string; entries: { derivationIndex: number; address: Address }[] } = { seed: '', entries: [] };
+let reserveTopUp: Promise<void> | undefined;
+/** Below this many reserved addresses a top-up of RESERVE_BLOCK starts: a burst of a few hundred charges a second never finds it empty. */
+const RESERVE_LOW_WATER = 256;
+const RESERVE_BLOCK = 256;
+
+function branch(): Branch {
   const seed = requireSecret('DEPOSIT_HD_SEED');
-  if (cachedBranch?.seed !== seed) cachedBranch = { seed, key: HDKey.fromMasterSeed(Buffer.from(seed, 'base64')).derive("m/44'/60'/0'/0") };
-  return cachedBranch.key;
+  if (cachedBranch?.seed !== seed) {
+    const key = HDKey.fromMasterSeed(Buffer.from(seed, 'base64')).derive("m/44'/60'/0'/0");
+    cachedBranch = { seed, key, point: secp256k1.ProjectivePoint.fromHex(key.publicKey!) };
+  }
+  return cachedBranch;
 }
 
-/** The account of deposit address `derivationIndex` (m/44'/60'/0'/0/index). */
+/** The account of deposit address `derivationIndex` (m/44'/60'/0'/0/index): its private key, to sweep it. */
 export function depositAccount(derivationIndex: number): PrivateKeyAccount {
-  return privateKeyToAccount(toHex(branchKey().deriveChild(derivationIndex).privateKey!));
+  return privateKeyToAccount(toHex(branch().key.deriveChild(derivationIndex).privateKey!));
+}
+
+/**
+ * The address of deposit account `derivationIndex`, by BIP-32 public derivation (CKDpub):
+ * IL = HMAC-SHA512(chain code, compressed branch public key ‖ index)[0..32], child point = IL·G + branch point.
+ */
+export function depositEvmAddress(derivationIndex: number): Address {
+  if (!Number.isInteger(derivationIndex) || derivationIndex < 0 || derivationIndex >= 2 ** 31) {
+    throw new Error(`deposit derivation index ${derivationIndex} is not a non-hardened BIP-32 index`);
+  }
+  const { key, point } = branch();
+  const data = new Uint8Array(37);
+  data.set(key.publicKey!, 0);
+  new DataView(data.buffer).setUint32(33, derivationIndex, false);
+  const tweak = bytesToBigInt(hmac(sha512, key.chainCode!, data).subarray(0, 32));
+  // BIP-32: an out-of-range tweak or the point at infinity means "skip this index" (probability < 2^-127).
+  if (tweak === 0n || tweak >= secp256k1.CURVE.n) throw new Error(`deposit derivation index ${derivationIndex} is invalid (BIP-32)`);
+  const child = secp256k1.ProjectivePoint.BASE.multiply(tweak).add(point);
+  return publicKeyToAddress(toHex(child.toRawBytes(false)));
 }
 
 /** The signer of Solana deposit address `derivationIndex` (m/44'/501'/index'/0'), to sweep it. */
@@ -47,6 +90,44 @@ export async function solanaDepositSigner(derivationIndex: number): Promise<KeyP
   } finally {
     key.secretKey.fill(0);
   }
+}
+
+/**
+ * Keeps the reserve of pre-derived EVM addresses topped up, in the background: a block of indexes from
+ * the sequence on a pool connection of its own (the caller holds nothing while it waits), public
+ * keys from the worker thread, addresses here (one keccak each).
+ */
+function topUpReserve(): void {
+  if (reserveTopUp || !depositKeyWorkerAvailable()) return;
+  const { seed, key } = branch();
+  if (reserve.seed !== seed) reserve.entries = [];
+  reserve.seed = seed;
+  if (reserve.entries.length >= RESERVE_LOW_WATER) return;
+  reserveTopUp = (async () => {
+    const rows = await getDb().execute<{ index: string }>(sql`select nextval('deposit_derivation_index') as index from generate_series(1, ${RESERVE_BLOCK})`);
+    const indexes = rows.map((row) => Number(row.index));
+    const publicKeys = await derivePublicKeysOnWorker({ privateKey: key.privateKey!, chainCode: key.chainCode!, publicKey: key.publicKey! }, indexes);
+    if (reserve.seed !== seed) return;
+    indexes.forEach((derivationIndex, i) => {
+      const publicKey = publicKeys[i];
+      if (publicKey) reserve.entries.push({ derivationIndex, address: publicKeyToAddress(toHex(publicKey)) });
+    });
+  })()
+    .catch(() => {
+      // The next charge derives inline; the next top-up tries again (or never, if the worker is gone).
+    })
+    .finally(() => {
+      reserveTopUp = undefined;
+    });
+}
+
+/** An EVM deposit address: from the reserve, else derived here. */
+async function nextEvmDepositAddress(tx: DbOrTx): Promise<{ derivationIndex: number; address: Address }> {
+  topUpReserve();
+  const reserved = reserve.seed === requireSecret('DEPOSIT_HD_SEED') ? reserve.entries.shift() : undefined;
+  if (reserved) return reserved;
+  const derivationIndex = await nextDerivationIndex(tx);
+  return { derivationIndex, address: depositEvmAddress(derivationIndex) };
 }
 
 /**
@@ -69,16 +150,28 @@ async function nextDerivationIndex(tx: DbOrTx): Promise<number> {
   return spareIndexes.shift()!;
 }
 
-/** Allocates the charge's deposit address (and, on Solana, its Solana Pay reference key) in the caller's transaction. */
-export async function allocateDepositAddress(
+async function nextSolanaDepositAddress(tx: DbOrTx): Promise<{ derivationIndex: number; address: string }> {
+  const derivationIndex = await nextDerivationIndex(tx);
+  return { derivationIndex, address: deriveSolanaDepositKey(Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64'), derivationIndex).address };
+}
+
+/** For tests: how many pre-derived addresses wait, and a promise for the top-up under way. */
+export function depositAddressReserve(): { size: number; topUp: Promise<void> | undefined } {
+  return { size: reserve.entries.length, topUp: reserveTopUp };
+}
+
+/**
+ * The deposit address row of a new charge (and, on Solana, its Solana Pay reference key): the caller
+ * inserts it with the charge, in the same statement or transaction (lib/charges/insert-charge.ts).
+ */
+export async function newDepositAddress(
   tx: DbOrTx,
   charge: { id: string; chain: ChainName; expiresAt: Date },
-): Promise<string> {
+): Promise<typeof depositAddresses.$inferInsert & { family: 'evm' | 'solana'; reference: string | null; watchUntil: Date }> {
   const family = CHAINS[charge.chain].family;
-  const derivationIndex = await nextDerivationIndex(tx);
-  const address =
-    family === 'evm' ? depositAccount(derivationIndex).address : deriveSolanaDepositKey(Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64'), derivationIndex).address;
-  await tx.insert(depositAddresses).values({
+  const { derivationIndex, address } =
+    family === 'evm' ? await nextEvmDepositAddress(tx) : await nextSolanaDepositAddress(tx);
+  return {
     id: newId('depositAddress'),
     chargeId: charge.id,
     chain: charge.chain,
@@ -87,6 +180,5 @@ export async function allocateDepositAddress(
     derivationIndex,
     reference: family === 'solana' ? newReferenceKey() : null,
     watchUntil: new Date(charge.expiresAt.getTime() + LATE_PAYMENT_WATCH_MS),
-  });
-  return address;
+  };
 }

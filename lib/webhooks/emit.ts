@@ -35,10 +35,23 @@ export async function emitChargeEvent(
   tx: DbOrTx,
   input: { charge: ChargeRow; type: WebhookEventType; payments?: readonly PaymentRow[]; paymentAttempt?: FailedPaymentAttempt },
 ): Promise<EmittedEvent> {
+  const payments = input.payments ?? (await listChargePayments(tx, input.charge.id));
+  const row = chargeEventRow({ ...input, payments });
+  await tx.insert(webhookEvents).values(row);
+  return { id: row.id, type: row.type as WebhookEventType };
+}
+
+/** The outbox row of a charge event, for a caller that inserts it itself (createCharge's single statement). */
+export function chargeEventRow(input: {
+  charge: ChargeRow;
+  type: WebhookEventType;
+  payments: readonly PaymentRow[];
+  paymentAttempt?: FailedPaymentAttempt;
+  createdAt?: Date;
+}): typeof webhookEvents.$inferInsert & { id: string; payload: WebhookEventPayload; createdAt: Date } {
   const { charge, type } = input;
-  const payments = input.payments ?? (await listChargePayments(tx, charge.id));
   const id = newId('webhookEvent');
-  const createdAt = new Date();
+  const createdAt = input.createdAt ?? new Date();
   const payload: WebhookEventPayload = {
     id,
     object: 'event',
@@ -46,12 +59,11 @@ export async function emitChargeEvent(
     mode: charge.mode,
     createdAt: createdAt.toISOString(),
     data: {
-      charge: serializeCharge(charge, undefined, payments),
+      charge: serializeCharge(charge, undefined, input.payments),
       ...(input.paymentAttempt ? { paymentAttempt: input.paymentAttempt } : {}),
     },
   };
-  await tx.insert(webhookEvents).values({ id, merchantId: charge.merchantId, mode: charge.mode, type, chargeId: charge.id, payload, createdAt });
-  return { id, type };
+  return { id, merchantId: charge.merchantId, mode: charge.mode, type, chargeId: charge.id, payload, createdAt };
 }
 
 /**

@@ -12,8 +12,9 @@ export const POST = withApiKey(
   async (request, ctx) => {
     const body = await readJsonBody(request);
     const input = parseOrThrow(createChargeBodySchema, body);
+    const key = readIdempotencyKey(request);
     const result = await withIdempotency(
-      { merchantId: ctx.merchant.id, key: readIdempotencyKey(request), fingerprint: requestFingerprint('createCharge', body) },
+      { merchantId: ctx.merchant.id, key, fingerprint: key === undefined ? '' : requestFingerprint('createCharge', body) },
       async (tx) => ({ status: 200, body: await createCharge({ ctx: { ...ctx, tx }, input }) }),
     );
     return ok(result.body, { status: result.status, headers: result.replayed ? { 'idempotent-replayed': 'true' } : {} });

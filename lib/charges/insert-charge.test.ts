@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getDb } from '@/lib/db/client';
+import { apiKeys, chargeEvents, charges, depositAddresses, webhookEvents, type ChargeRow } from '@/lib/db/schema';
+import { newId } from '@/lib/ids';
+import { newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
+import { chargeEventRow } from '@/lib/webhooks/emit';
+import { insertCharge, type NewChargeRows } from './insert-charge';
+
+let merchant: TestMerchant;
+let apiKeyId: string;
+beforeAll(async () => {
+  merchant = await newMerchant({ verified: true });
+  const [key] = await getDb().select().from(apiKeys).where(eq(apiKeys.merchantId, merchant.id));
+  apiKeyId = key!.id;
+});
+
+function rowsFor(overrides: Partial<ChargeRow> = {}, depositAddress = `0x${randomBytes(20).toString('hex')}`): NewChargeRows {
+  const now = new Date(Math.floor(Date.now() / 1000) * 1000 + 123);
+  const charge: ChargeRow = {
+    id: newId('charge'),
+    merchantId: merchant.id,
+    apiKeyId,
+    mode: 'live',
+    chain: 'POLYGON',
+    tokenSymbol: 'USDC',
+    tokenAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+    tokenDecimals: 6,
+    totalBaseUnits: 123_456_789_012_345_678_901_234_567_890n,
+    items: [{ name: 'Gem "pack" ✨', amount: '4.99', quantity: 2, unitBaseUnits: '4990000', lineTotalBaseUnits: '9980000' }],
+    destination: 'to_address',
+    toAddress: '0x000000000000000000000000000000000000dEaD',
+    isDirectTransfer: false,
+    successUrl: 'https://game.example/ok',
+    cancelUrl: null,
+    metadata: { orderId: 'A-1' },
+    status: 'pending',
+    expiresAt: new Date(now.getTime() + 3_600_000),
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  };
+  return {
+    charge,
+    event: { id: newId('chargeEvent'), type: 'charge.pending', actor: 'api_key:test', data: { requestId: 'req-1' } },
+    depositAddress: {
+      id: newId('depositAddress'),
+      chain: charge.chain,
+      family: 'evm',
+      address: depositAddress,
+      derivationIndex: 2_000_000_000 + Math.floor(Math.random() * 100_000_000),
+      reference: null,
+      watchUntil: new Date(charge.expiresAt.getTime() + 86_400_000),
+    },
+    outbox: chargeEventRow({ charge, type: 'charge.created', payments: [], createdAt: now }),
+  };
+}
+
+describe('insertCharge (createCharge\'s single statement)', () => {
+  it('stores the charge, its first event, its deposit address and its outbox event exactly as drizzle reads them back', async () => {
+    const rows = rowsFor();
+    await insertCharge(getDb(), rows);
+    const [charge] = await getDb().select().from(charges).where(eq(charges.id, rows.charge.id));
+    expect(charge).toEqual(rows.charge);
+    const events = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, rows.charge.id));
+    expect(events).toEqual([
+      { id: rows.event.id, chargeId: rows.charge.id, type: 'charge.pending', fromStatus: null, toStatus: 'pending', actor: 'api_key:test', data: { requestId: 'req-1' }, createdAt: rows.charge.createdAt },
+    ]);
+    const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, rows.charge.id));
+    expect(deposit).toEqual({ ...rows.depositAddress, chargeId: rows.charge.id, createdAt: rows.charge.createdAt });
+    const [outbox] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, rows.charge.id));
+    expect(outbox).toEqual({ ...rows.outbox, relayedAt: null });
+    // The payload keeps its key order (json, not jsonb) and the exact amount.
+    expect(Object.keys(outbox!.payload)).toEqual(['id', 'object', 'type', 'mode', 'createdAt', 'data']);
+    expect(JSON.stringify(outbox!.payload)).toContain('"amountBaseUnits":"123456789012345678901234567890"');
+  });
+
+  it('is all or nothing: when the deposit address row fails, no charge, event or outbox row remains', async () => {
+    const first = rowsFor();
+    await insertCharge(getDb(), first);
+    const clash = rowsFor({}, first.depositAddress.address); // (chain, address) is unique
+    await expect(insertCharge(getDb(), clash)).rejects.toThrow();
+    expect(await getDb().select().from(charges).where(eq(charges.id, clash.charge.id))).toEqual([]);
+    expect(await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, clash.charge.id))).toEqual([]);
+    expect(await getDb().select().from(webhookEvents).where(eq(webhookEvents.id, clash.outbox.id))).toEqual([]);
+  });
+
+  it('runs inside a caller\'s transaction and rolls back with it', async () => {
+    const rows = rowsFor();
+    await expect(
+      getDb().transaction(async (tx) => {
+        await insertCharge(tx, rows);
+        expect(await tx.select().from(charges).where(eq(charges.id, rows.charge.id))).toHaveLength(1);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await getDb().select().from(charges).where(eq(charges.id, rows.charge.id))).toEqual([]);
+  });
+});
