@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getDb } from '@/lib/db/client';
+import { closeDb, getDb } from '@/lib/db/client';
 import { apiKeys, merchantTokens } from '@/lib/db/schema';
 import { env, resetEnvCache } from '@/lib/env';
 import { newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
@@ -152,5 +152,25 @@ describe('credential cache after a drop', () => {
     await cachedCredentials(hash, load);
     await cachedCredentials(hash, load);
     expect(loads).toBe(2);
+  });
+});
+
+describe('credential cache across closeDb()', () => {
+  it('listens again after the pool (and its LISTEN connection) was closed, instead of staying off', async () => {
+    await cacheListening();
+    await closeDb();
+    // The old listener is gone; the next use starts a new one and the cache is trusted again once it listens.
+    await cacheListening();
+    const merchant = await newMerchant({ verified: true });
+    const { counter, lookup } = countingLoader(merchant.testKey);
+    await lookup();
+    await lookup();
+    expect(counter.loads).toBe(1);
+    await elsewhere`update api_keys set revoked_at = now() where merchant_id = ${merchant.id}`;
+    await eventually(
+      () => authenticateApiKey(merchant.testKey).then(() => false, (error: { code?: string }) => error.code === 'invalid_api_key'),
+      'the new listener to hear the revocation',
+      2_000,
+    );
   });
 });

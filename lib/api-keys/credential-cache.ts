@@ -60,14 +60,18 @@ function ttlMs(): number {
 function usable(): boolean {
   if (ttlMs() === 0) return false;
   const cache = state();
-  cache.listener ??= listenForNotifications(CREDENTIALS_CHANNEL, {
-    onNotification: (merchantId) => forgetMerchantCredentials(merchantId),
-    onListening: () => forgetAllCredentials(),
-    onLost: () => {
-      state().connectionsLost += 1;
-      forgetAllCredentials();
-    },
-  });
+  // A listener ended by closeDb() (tests, CLI) is replaced on the next use.
+  if (!cache.listener || cache.listener.closed) {
+    forgetAllCredentials();
+    cache.listener = listenForNotifications(CREDENTIALS_CHANNEL, {
+      onNotification: (merchantId) => forgetMerchantCredentials(merchantId),
+      onListening: () => forgetAllCredentials(),
+      onLost: () => {
+        state().connectionsLost += 1;
+        forgetAllCredentials();
+      },
+    });
+  }
   return cache.listener.listening;
 }
 

@@ -57,6 +57,8 @@ export async function closeDb(): Promise<void> {
 export interface NotificationListener {
   /** True while LISTEN is in effect: no notification can have been missed since `onListening` last ran. */
   readonly listening: boolean;
+  /** Ended by closeDb(): it will not listen again; start a new one if needed. */
+  readonly closed: boolean;
 }
 
 /**
@@ -117,6 +119,9 @@ export function listenForNotifications(
   return {
     get listening() {
       return state.listening;
+    },
+    get closed() {
+      return state.closed;
     },
   };
 }
