@@ -24,6 +24,7 @@ import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { depositAddresses } from '@/lib/db/schema';
 import { requireSecret } from '@/lib/env';
+import { log } from '@/lib/log';
 import { newId } from '@/lib/ids';
 import { deriveSolanaDepositKey, newReferenceKey } from './solana/deposit-keys';
 import { depositKeyWorkerAvailable, derivePublicKeysOnWorker } from './deposit-key-worker';
@@ -113,8 +114,9 @@ function topUpReserve(): void {
       if (publicKey) reserve.entries.push({ derivationIndex, address: publicKeyToAddress(toHex(publicKey)) });
     });
   })()
-    .catch(() => {
-      // The next charge derives inline; the next top-up tries again (or never, if the worker is gone).
+    .catch((error: unknown) => {
+      // Charges derive inline meanwhile; the next top-up tries again (or never, if the worker is gone).
+      log.warn('deposit address reserve top-up failed', { error });
     })
     .finally(() => {
       reserveTopUp = undefined;
