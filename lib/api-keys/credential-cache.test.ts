@@ -5,6 +5,7 @@ import { closeDb, getDb } from '@/lib/db/client';
 import { apiKeys, merchantTokens } from '@/lib/db/schema';
 import { env, resetEnvCache } from '@/lib/env';
 import { newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
+import { waitFor } from '@/lib/testing/webhook-receiver';
 import { authenticateApiKey } from './authenticate-api-key';
 import { cachedCredentials, credentialCacheActive, credentialListenerLosses, forgetMerchantCredentials } from './credential-cache';
 import { hashApiKey } from './key-material';
@@ -23,17 +24,8 @@ afterEach(() => {
   resetEnvCache();
 });
 
-async function eventually(check: () => Promise<boolean> | boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`timed out waiting for: ${what}`);
-}
-
 async function cacheListening(): Promise<void> {
-  await eventually(() => credentialCacheActive(), 'LISTEN in effect');
+  await waitFor(() => credentialCacheActive(), { what: 'LISTEN in effect' });
 }
 
 /** Counts database loads behind the cache for one key. */
@@ -68,18 +60,17 @@ describe('credential cache', () => {
     const other = await newMerchant({ verified: true });
     await authenticateApiKey(other.liveKey!); // cached now
     await elsewhere`update api_keys set revoked_at = now() where merchant_id = ${other.id} and mode = 'live'`;
-    await eventually(
-      () => authenticateApiKey(other.liveKey!).then(() => false, (error: { code?: string }) => error.code === 'invalid_api_key'),
-      'the revoked key to be refused',
-      2_000,
-    );
+    await waitFor(() => authenticateApiKey(other.liveKey!).then(() => false, (error: { code?: string }) => error.code === 'invalid_api_key'), {
+      what: 'the revoked key to be refused',
+      timeoutMs: 2_000,
+    });
   });
 
   it('a merchant change (verification withdrawn) elsewhere reaches the cached merchant', async () => {
     const other = await newMerchant({ verified: true });
     expect((await authenticateApiKey(other.liveKey!)).merchant.verifiedAt).not.toBeNull();
     await elsewhere`update merchants set verified_at = null where id = ${other.id}`;
-    await eventually(async () => (await authenticateApiKey(other.liveKey!)).merchant.verifiedAt === null, 'the merchant to be re-read', 2_000);
+    await waitFor(async () => (await authenticateApiKey(other.liveKey!)).merchant.verifiedAt === null, { what: 'the merchant to be re-read', timeoutMs: 2_000 });
   });
 
   it('a token disabled elsewhere stops being accepted without waiting for the cache time', async () => {
@@ -88,7 +79,7 @@ describe('credential cache', () => {
     expect(await merchantTokenRule(getDb(), rule)).toBeUndefined();
     await elsewhere`insert into merchant_tokens (merchant_id, chain, address, symbol, name, decimals, enabled)
       values (${other.id}, 'POLYGON', ${rule.address.toLowerCase()}, 'USDC', 'USD Coin', 6, false)`;
-    await eventually(async () => (await merchantTokenRule(getDb(), rule))?.disabled === true, 'the disabled token to be seen', 2_000);
+    await waitFor(async () => (await merchantTokenRule(getDb(), rule))?.disabled === true, { what: 'the disabled token to be seen', timeoutMs: 2_000 });
     await getDb().delete(merchantTokens).where(eq(merchantTokens.merchantId, other.id));
   });
 
@@ -108,7 +99,7 @@ describe('credential cache', () => {
     const before = counter.loads;
     const losses = credentialListenerLosses();
     await elsewhere`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'chargeport-listen' and datname = current_database()`;
-    await eventually(() => credentialListenerLosses() === losses + 1, 'the lost connection to be noticed');
+    await waitFor(() => credentialListenerLosses() === losses + 1, { what: 'the lost connection to be noticed' });
     await cacheListening();
     await lookup();
     await lookup();
@@ -167,10 +158,9 @@ describe('credential cache across closeDb()', () => {
     await lookup();
     expect(counter.loads).toBe(1);
     await elsewhere`update api_keys set revoked_at = now() where merchant_id = ${merchant.id}`;
-    await eventually(
-      () => authenticateApiKey(merchant.testKey).then(() => false, (error: { code?: string }) => error.code === 'invalid_api_key'),
-      'the new listener to hear the revocation',
-      2_000,
-    );
+    await waitFor(() => authenticateApiKey(merchant.testKey).then(() => false, (error: { code?: string }) => error.code === 'invalid_api_key'), {
+      what: 'the new listener to hear the revocation',
+      timeoutMs: 2_000,
+    });
   });
 });

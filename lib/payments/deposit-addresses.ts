@@ -85,7 +85,7 @@ export function depositEvmAddress(derivationIndex: number): Address {
 
 /** The signer of Solana deposit address `derivationIndex` (m/44'/501'/index'/0'), to sweep it. */
 export async function solanaDepositSigner(derivationIndex: number): Promise<KeyPairSigner> {
-  const key = deriveSolanaDepositKey(Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64'), derivationIndex);
+  const key = deriveSolanaDepositKey(depositSeedBytes(), derivationIndex);
   try {
     return await createKeyPairSignerFromBytes(key.secretKey);
   } finally {
@@ -105,8 +105,7 @@ function topUpReserve(): void {
   reserve.seed = seed;
   if (reserve.entries.length >= RESERVE_LOW_WATER) return;
   reserveTopUp = (async () => {
-    const rows = await getDb().execute<{ index: string }>(sql`select nextval('deposit_derivation_index') as index from generate_series(1, ${RESERVE_BLOCK})`);
-    const indexes = rows.map((row) => Number(row.index));
+    const indexes = await drawDerivationIndexes(getDb(), RESERVE_BLOCK);
     const publicKeys = await derivePublicKeysOnWorker({ privateKey: key.privateKey!, chainCode: key.chainCode!, publicKey: key.publicKey! }, indexes);
     if (reserve.seed !== seed) return;
     indexes.forEach((derivationIndex, i) => {
@@ -132,6 +131,12 @@ async function nextEvmDepositAddress(tx: DbOrTx): Promise<{ derivationIndex: num
   return { derivationIndex, address: depositEvmAddress(derivationIndex) };
 }
 
+/** `count` fresh indexes from the sequence (nextval() ignores rollbacks: an unused index is a harmless gap). */
+async function drawDerivationIndexes(db: DbOrTx, count: number): Promise<number[]> {
+  const rows = await db.execute<{ index: string }>(sql`select nextval('deposit_derivation_index') as index from generate_series(1, ${count})`);
+  return rows.map((row) => Number(row.index));
+}
+
 /**
  * A fresh derivation index. The refill runs on the caller's connection (never a second pool
  * connection: requests holding a transaction while waiting for another connection would exhaust the
@@ -139,10 +144,9 @@ async function nextEvmDepositAddress(tx: DbOrTx): Promise<{ derivationIndex: num
  */
 async function nextDerivationIndex(tx: DbOrTx): Promise<number> {
   while (spareIndexes.length === 0) {
-    refill ??= tx
-      .execute<{ index: string }>(sql`select nextval('deposit_derivation_index') as index from generate_series(1, ${INDEX_BLOCK})`)
-      .then((rows) => {
-        spareIndexes.push(...rows.map((row) => Number(row.index)));
+    refill ??= drawDerivationIndexes(tx, INDEX_BLOCK)
+      .then((indexes) => {
+        spareIndexes.push(...indexes);
       })
       .finally(() => {
         refill = undefined;
@@ -154,7 +158,11 @@ async function nextDerivationIndex(tx: DbOrTx): Promise<number> {
 
 async function nextSolanaDepositAddress(tx: DbOrTx): Promise<{ derivationIndex: number; address: string }> {
   const derivationIndex = await nextDerivationIndex(tx);
-  return { derivationIndex, address: deriveSolanaDepositKey(Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64'), derivationIndex).address };
+  return { derivationIndex, address: deriveSolanaDepositKey(depositSeedBytes(), derivationIndex).address };
+}
+
+function depositSeedBytes(): Buffer {
+  return Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64');
 }
 
 /** For tests: how many pre-derived addresses wait, and a promise for the top-up under way. */
