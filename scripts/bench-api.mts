@@ -4,11 +4,13 @@
  * Builds if `.next/BUILD_ID` is missing, starts the production stack (scripts/stack.mts start) on a
  * free loopback port with a fresh data dir (.data/bench), creates a verified merchant with the admin
  * CLI, warms up, then runs autocannon against GET /api/health (the framework's ceiling: one
- * `select 1`) and POST /api/createCharge (the live key). Prints requests/s, latency p50/p99 and
- * non-2xx counts, the createCharge/health ratio and whether the aims are met. Stops the stack and
- * deletes .data/bench afterwards, also on Ctrl-C.
+ * `select 1`) and POST /api/createCharge (the live key), in alternating rounds: health then
+ * createCharge, `--rounds` times. A shared machine's speed drifts by ±20% within a minute, so each
+ * round's ratio compares two runs taken seconds apart, and the ratio reported is the median of the
+ * rounds'. Prints requests/s, latency p50/p99 and non-2xx counts per round and overall, the ratio and
+ * whether the aims are met. Stops the stack and deletes .data/bench afterwards, also on Ctrl-C.
  *
- *   npm run bench:api -- [--connections 32] [--duration 10] [--warmup 300] [--pool-size N] [--json] [--verbose]
+ *   npm run bench:api -- [--connections 32] [--duration 8] [--rounds 3] [--warmup 3000] [--pool-size N] [--json] [--verbose]
  *
  * Progress goes to stderr; the table (or, with --json, the figures) to stdout.
  * Exit code: 0 when both runs completed without errors (aims met or not), 1 on any failure.
@@ -25,8 +27,9 @@ import autocannon from 'autocannon';
 const { values: args } = parseArgs({
   options: {
     connections: { type: 'string', default: '32' },
-    duration: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '300' },
+    duration: { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '3000' },
     'pool-size': { type: 'string' },
     json: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
@@ -35,7 +38,7 @@ const { values: args } = parseArgs({
 });
 
 if (args.help) {
-  console.log('usage: npm run bench:api -- [--connections 32] [--duration 10] [--warmup 300] [--pool-size N] [--json] [--verbose]');
+  console.log('usage: npm run bench:api -- [--connections 32] [--duration 8] [--rounds 3] [--warmup 3000] [--pool-size N] [--json] [--verbose]');
   process.exit(0);
 }
 
@@ -49,7 +52,9 @@ function positiveInt(name: string, text: string, max: number): number {
 }
 
 const CONNECTIONS = positiveInt('connections', args.connections, 1000);
+/** Seconds per route per round. */
 const DURATION_S = positiveInt('duration', args.duration, 600);
+const ROUNDS = positiveInt('rounds', args.rounds, 20);
 const WARMUP_REQUESTS = positiveInt('warmup', args.warmup, 100_000);
 const POOL_SIZE = args['pool-size'] === undefined ? undefined : positiveInt('pool-size', args['pool-size'], 100);
 
@@ -512,6 +517,49 @@ function perRequest(percentOfCore: number, perSecond: number): number {
   return perSecond > 0 ? round((percentOfCore * 10) / perSecond, 2) : 0;
 }
 
+/** One round: health, then createCharge seconds later, and createCharge's share of health's requests/s. */
+interface Round {
+  health: RouteFigures;
+  createCharge: RouteFigures;
+  ratio: number;
+}
+
+/**
+ * A route's runs over all rounds: requests/s over the total time, the median p50, the worst p99,
+ * counts summed, CPU averaged (every run lasts the same time).
+ */
+function combined(runs: RouteFigures[]): RouteFigures {
+  const sum = (pick: (r: RouteFigures) => number) => runs.reduce((total, r) => total + pick(r), 0);
+  const mean = (pick: (r: RouteFigures) => number) => sum(pick) / runs.length;
+  const statusCodes: Record<string, number> = {};
+  for (const run of runs) for (const [code, count] of Object.entries(run.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  const byComponent = Object.fromEntries(COMPONENTS.map((c) => [c, round(mean((r) => r.cpu.byComponent[c]), 0)])) as Record<Component, number>;
+  const requestsPerSecond = round(mean((r) => r.requestsPerSecond), 1);
+  return {
+    route: runs[0]!.route,
+    requestsPerSecond,
+    latencyP50Ms: median(runs.map((r) => r.latencyP50Ms)),
+    latencyP99Ms: Math.max(...runs.map((r) => r.latencyP99Ms)),
+    latencyAvgMs: round(sum((r) => r.latencyAvgMs * r.requests) / Math.max(1, sum((r) => r.requests)), 2),
+    requests: sum((r) => r.requests),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    statusCodes,
+    cpu: { byComponent, foreign: round(mean((r) => r.cpu.foreign), 0), cores: runs[0]!.cpu.cores },
+    cpuMsPerRequest: {
+      next: perRequest(byComponent.next, requestsPerSecond),
+      postgres: perRequest(byComponent.postgres, requestsPerSecond),
+    },
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
@@ -617,14 +665,22 @@ async function main(): Promise<number> {
     if (warm.non2xx || warm.errors) log(`  warm-up ${target.route}: ${warm.non2xx} non-2xx, ${warm.errors} errors`);
   }
 
-  const results: RouteFigures[] = [];
-  for (const target of [health, createCharge]) {
-    log(`${target.route}: ${CONNECTIONS} connections for ${DURATION_S} s`);
-    const meter = cpuMeter();
-    const result = await cannon(target, { durationS: DURATION_S });
-    results.push(figures(target.route, result, meter()));
+  const rounds: Round[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const figuresOf: RouteFigures[] = [];
+    for (const target of [health, createCharge]) {
+      checkInterrupted();
+      log(`round ${round}/${ROUNDS}, ${target.route}: ${CONNECTIONS} connections for ${DURATION_S} s`);
+      const meter = cpuMeter();
+      const result = await cannon(target, { durationS: DURATION_S });
+      figuresOf.push(figures(target.route, result, meter()));
+    }
+    const [healthRun, chargeRun] = figuresOf as [RouteFigures, RouteFigures];
+    rounds.push({ health: healthRun, createCharge: chargeRun, ratio: healthRun.requestsPerSecond > 0 ? chargeRun.requestsPerSecond / healthRun.requestsPerSecond : 0 });
   }
-  const [healthFigures, chargeFigures] = results as [RouteFigures, RouteFigures];
+  const healthFigures = combined(rounds.map((r) => r.health));
+  const chargeFigures = combined(rounds.map((r) => r.createCharge));
+  const results = [healthFigures, chargeFigures];
 
   const problems: string[] = [];
   if (healthFigures.non2xx || healthFigures.errors) {
@@ -638,7 +694,7 @@ async function main(): Promise<number> {
     );
   }
 
-  const ratio = healthFigures.requestsPerSecond > 0 ? chargeFigures.requestsPerSecond / healthFigures.requestsPerSecond : 0;
+  const ratio = median(rounds.map((r) => r.ratio));
   const aims = {
     throughputRatio: { aim: `createCharge ≥ ${AIM_RATIO * 100}% of health throughput`, met: ratio >= AIM_RATIO },
     p99: { aim: `p99 ≤ ${AIM_P99_MS} ms at ${CONNECTIONS} connections`, met: chargeFigures.latencyP99Ms <= AIM_P99_MS },
@@ -650,6 +706,7 @@ async function main(): Promise<number> {
         {
           connections: CONNECTIONS,
           durationSeconds: DURATION_S,
+          rounds: rounds.map((r) => ({ ...r, ratio: round(r.ratio * 100, 1) })),
           databasePoolSize: POOL_SIZE ?? null,
           routes: results,
           createChargeToHealthPercent: round(ratio * 100, 1),
@@ -661,17 +718,24 @@ async function main(): Promise<number> {
       ),
     );
   } else {
-    printTable(results, ratio, aims);
+    printTable(rounds, results, ratio, aims);
   }
   for (const problem of problems) console.error(`FAILED: ${problem}`);
   if (problems.length) console.error(`Last lines of the stack's log:\n${stackLogTail(20)}`);
   return problems.length ? 1 : 0;
 }
 
-function printTable(results: RouteFigures[], ratio: number, aims: Record<string, { aim: string; met: boolean }>): void {
+function printTable(rounds: Round[], results: RouteFigures[], ratio: number, aims: Record<string, { aim: string; met: boolean }>): void {
   const header = ['route', 'req/s (avg)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'CPU ms/req next-server', 'CPU ms/req postgres'];
-  const rows = results.map((r) => [
-    r.route,
+  const labelled = [
+    ...rounds.flatMap((r, i) => [
+      { label: `round ${i + 1}  ${r.health.route}`, figures: r.health },
+      { label: `round ${i + 1}  ${r.createCharge.route}`, figures: r.createCharge },
+    ]),
+    ...results.map((r) => ({ label: `all rounds  ${r.route}`, figures: r })),
+  ];
+  const rows = labelled.map(({ label, figures: r }) => [
+    label,
     r.requestsPerSecond.toFixed(1),
     String(r.latencyP50Ms),
     String(r.latencyP99Ms),
@@ -683,16 +747,24 @@ function printTable(results: RouteFigures[], ratio: number, aims: Record<string,
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   console.log('');
-  console.log(`API benchmark: ${CONNECTIONS} connections, ${DURATION_S} s per route${POOL_SIZE ? `, DATABASE_POOL_SIZE=${POOL_SIZE}` : ''}`);
+  console.log(
+    `API benchmark: ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per route${POOL_SIZE ? `, DATABASE_POOL_SIZE=${POOL_SIZE}` : ''}`,
+  );
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const row of rows) console.log(line(row));
+  rows.forEach((row, i) => {
+    if (i === rounds.length * 2) console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+    console.log(line(row));
+  });
   console.log('');
-  console.log(`createCharge / health throughput: ${(ratio * 100).toFixed(1)} %`);
+  console.log(
+    `createCharge / health throughput: ${(ratio * 100).toFixed(1)} % (median of the rounds: ${rounds.map((r) => `${(r.ratio * 100).toFixed(1)} %`).join(', ')})`,
+  );
   for (const { aim, met } of Object.values(aims)) console.log(`  ${met ? 'met    ' : 'NOT met'}  ${aim}`);
   console.log('');
   console.log(`CPU use during the runs, % of one core (${results[0]?.cpu.cores ?? '?'} cores):`);
   for (const r of results) {
+    // All rounds together: CPU % of a core averaged over the rounds.
     const parts = COMPONENTS.map((component) => `${component === 'loader' ? 'autocannon' : component === 'next' ? 'next-server' : component} ${r.cpu.byComponent[component]}`);
     console.log(`  ${r.route.padEnd(widths[0]!)}  ${parts.join(', ')}; other processes ${r.cpu.foreign}`);
   }

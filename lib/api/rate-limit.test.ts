@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { apiRateLimits } from '@/lib/db/schema';
@@ -44,6 +44,22 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
     await getDb().insert(apiRateLimits).values({ key: `api:${keyId}`, points: 1, expire: Date.now() - 1 });
     await consumeApiRateLimit(keyId); // the ended window does not count
     await expect(consumeApiRateLimit(keyId)).rejects.toMatchObject({ code: 'rate_limited' });
+  });
+
+  it('keeps its counters in an UNLOGGED table (no WAL flush per API call); money tables stay logged', async () => {
+    const rows = await getDb().execute<{ relname: string; relpersistence: string }>(
+      sql`select relname, relpersistence from pg_class where relname in ('api_rate_limits', 'rate_limits', 'charges') and relkind = 'r'`,
+    );
+    expect(Object.fromEntries(rows.map((row) => [row.relname, row.relpersistence]))).toEqual({ api_rate_limits: 'u', rate_limits: 'p', charges: 'p' });
+  });
+
+  it('shares one exact budget between parallel requests', async () => {
+    process.env.API_RATE_LIMIT_PER_MINUTE = '10';
+    resetEnvCache();
+    resetApiRateLimiter();
+    const keyId = newId('apiKey');
+    const outcomes = await Promise.allSettled(Array.from({ length: 25 }, () => consumeApiRateLimit(keyId)));
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(10);
   });
 
   it('the clean-up deletes ended windows only', async () => {

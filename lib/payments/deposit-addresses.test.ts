@@ -5,7 +5,7 @@ import { requireSecret } from '@/lib/env';
 import { getDb } from '@/lib/db/client';
 import { newId } from '@/lib/ids';
 import { depositAccount, depositAddressReserve, depositEvmAddress, newDepositAddress } from './deposit-addresses';
-import { derivePublicKeysOnWorker } from './deposit-key-worker';
+import { deriveDepositKeysOnWorker } from './deposit-key-worker';
 
 describe('deposit address derivation', () => {
   it('matches the full BIP-44 derivation m/44\'/60\'/0\'/0/i (the cached branch changes nothing)', () => {
@@ -30,12 +30,14 @@ describe('deposit address derivation', () => {
 });
 
 describe('pre-derived deposit addresses (worker thread)', () => {
-  it('the worker derives the same public keys as the private derivation the sweep uses', async () => {
+  it('the worker derives the same keys and EIP-55 addresses as the private derivation the sweep uses', async () => {
     const key = HDKey.fromMasterSeed(Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64')).derive("m/44'/60'/0'/0");
     const indexes = [0, 1, 7, 64, 99_999, 2 ** 31 - 1];
-    const publicKeys = await derivePublicKeysOnWorker({ privateKey: key.privateKey!, chainCode: key.chainCode!, publicKey: key.publicKey! }, indexes);
+    const derived = await deriveDepositKeysOnWorker({ privateKey: key.privateKey!, chainCode: key.chainCode!, publicKey: key.publicKey! }, indexes);
     indexes.forEach((index, i) => {
-      expect(publicKeyToAddress(toHex(publicKeys[i]!))).toBe(depositAccount(index).address);
+      expect(publicKeyToAddress(toHex(derived[i]!.publicKey))).toBe(depositAccount(index).address);
+      // Hashed on the worker (viem resolves from the project directory), checksummed.
+      expect(derived[i]!.address).toBe(depositAccount(index).address);
     });
   });
 

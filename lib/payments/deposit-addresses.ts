@@ -27,7 +27,7 @@ import { requireSecret } from '@/lib/env';
 import { log } from '@/lib/log';
 import { newId } from '@/lib/ids';
 import { deriveSolanaDepositKey, newReferenceKey } from './solana/deposit-keys';
-import { depositKeyWorkerAvailable, derivePublicKeysOnWorker } from './deposit-key-worker';
+import { depositKeyWorkerAvailable, deriveDepositKeysOnWorker, type DerivedDepositKey } from './deposit-key-worker';
 
 /** Deposit addresses are watched this long after their charge expires: late payments are still seen. */
 export const LATE_PAYMENT_WATCH_MS = 24 * 60 * 60 * 1000;
@@ -43,12 +43,20 @@ let cachedBranch: Branch | undefined;
 const spareIndexes: number[] = [];
 let refill: Promise<void> | undefined;
 
-/** EVM deposit addresses derived ahead of need (by the worker), for the branch of `seed`. */
-const reserve: { seed: string; entries: { derivationIndex: number; address: Address }[] } = { seed: '', entries: [] };
+/**
+ * EVM deposit keys derived ahead of need (by the worker), for the branch of `seed`, with their
+ * addresses (two keccaks each: hash and EIP-55 checksum) when the worker could compute them; else the
+ * address is computed when the entry is drawn, so a top-up never holds the event loop for a block.
+ */
+const reserve: { seed: string; entries: ({ derivationIndex: number } & DerivedDepositKey)[] } = { seed: '', entries: [] };
 let reserveTopUp: Promise<void> | undefined;
-/** Below this many reserved addresses a top-up of RESERVE_BLOCK starts: a burst of a few hundred charges a second never finds it empty. */
-const RESERVE_LOW_WATER = 256;
-const RESERVE_BLOCK = 256;
+/**
+ * Below this many reserved keys a top-up of RESERVE_BLOCK starts. A top-up takes a few hundred
+ * milliseconds on a busy 2-core machine (the worker shares the CPU), so the low-water mark covers
+ * about two seconds at the benchmark's rate: charges do not fall back to inline derivation.
+ */
+const RESERVE_LOW_WATER = 1024;
+const RESERVE_BLOCK = 1024;
 
 function branch(): Branch {
   const seed = requireSecret('DEPOSIT_HD_SEED');
@@ -96,7 +104,7 @@ export async function solanaDepositSigner(derivationIndex: number): Promise<KeyP
 /**
  * Keeps the reserve of pre-derived EVM addresses topped up, in the background: a block of indexes from
  * the sequence on a pool connection of its own (the caller holds nothing while it waits), public
- * keys from the worker thread, addresses here (one keccak each).
+ * keys from the worker thread; addresses when drawn.
  */
 function topUpReserve(): void {
   if (reserveTopUp || !depositKeyWorkerAvailable()) return;
@@ -106,11 +114,11 @@ function topUpReserve(): void {
   if (reserve.entries.length >= RESERVE_LOW_WATER) return;
   reserveTopUp = (async () => {
     const indexes = await drawDerivationIndexes(getDb(), RESERVE_BLOCK);
-    const publicKeys = await derivePublicKeysOnWorker({ privateKey: key.privateKey!, chainCode: key.chainCode!, publicKey: key.publicKey! }, indexes);
+    const derived = await deriveDepositKeysOnWorker({ privateKey: key.privateKey!, chainCode: key.chainCode!, publicKey: key.publicKey! }, indexes);
     if (reserve.seed !== seed) return;
     indexes.forEach((derivationIndex, i) => {
-      const publicKey = publicKeys[i];
-      if (publicKey) reserve.entries.push({ derivationIndex, address: publicKeyToAddress(toHex(publicKey)) });
+      const child = derived[i];
+      if (child) reserve.entries.push({ derivationIndex, ...child });
     });
   })()
     .catch((error: unknown) => {
@@ -126,7 +134,7 @@ function topUpReserve(): void {
 async function nextEvmDepositAddress(tx: DbOrTx): Promise<{ derivationIndex: number; address: Address }> {
   topUpReserve();
   const reserved = reserve.seed === requireSecret('DEPOSIT_HD_SEED') ? reserve.entries.shift() : undefined;
-  if (reserved) return reserved;
+  if (reserved) return { derivationIndex: reserved.derivationIndex, address: reserved.address ?? publicKeyToAddress(toHex(reserved.publicKey)) };
   const derivationIndex = await nextDerivationIndex(tx);
   return { derivationIndex, address: depositEvmAddress(derivationIndex) };
 }
