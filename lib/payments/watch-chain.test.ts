@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { privateKeyToAddress, generatePrivateKey } from 'viem/accounts';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
@@ -10,7 +11,7 @@ import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type Local
 import { callRoute, newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { failUnderpaidCharges } from './settle-charge';
-import { pollChain } from './watch-chain';
+import { pollChain, watchedAddresses } from './watch-chain';
 
 // A private BSC node for this file: re-organisations made here cannot disturb other test files.
 let node: LocalChainNode;
@@ -66,6 +67,17 @@ async function eventsOf(chargeId: string) {
 }
 
 describe('chain watcher', () => {
+  it('finds watched deposit addresses among thousands of recipients, in batches, and only while watched', async () => {
+    const watched = await usdtCharge('1');
+    const strangers = Array.from({ length: 2_400 }, () => privateKeyToAddress(generatePrivateKey()));
+    const recipients = [...strangers.slice(0, 2_200), watched.deposit, ...strangers.slice(2_200)];
+    const found = await watchedAddresses(getDb(), 'BSC', new Date(), recipients);
+    expect([...found.entries()]).toEqual([[watched.deposit.toLowerCase(), { chargeId: watched.chargeId, token: USDT.address.toLowerCase() }]]);
+    // Past its watch window (24 h after expiry) the address is no longer matched.
+    const [row] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, watched.chargeId));
+    expect((await watchedAddresses(getDb(), 'BSC', new Date(row!.watchUntil.getTime() + 1), recipients)).size).toBe(0);
+  });
+
   it('gives every EVM charge its own deposit address', async () => {
     const a = await usdtCharge('1');
     const b = await usdtCharge('1');

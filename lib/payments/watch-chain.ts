@@ -13,7 +13,7 @@
  * one watches each chain at a time.
  */
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
-import { parseAbiItem, type PublicClient } from 'viem';
+import { getAddress, parseAbiItem, type PublicClient } from 'viem';
 import { EVM_NATIVE_TOKEN_ADDRESS, type ChainName } from '@/lib/chains/registry';
 import { publicClientFor, requiredConfirmations } from '@/lib/chains/clients';
 import { getDb, type DbOrTx } from '@/lib/db/client';
@@ -66,14 +66,16 @@ async function pollLocked(tx: DbOrTx, chain: ChainName, client: PublicClient, no
   if (from <= latest) {
     const to = latest - from + 1n > MAX_BLOCKS_PER_POLL ? from + MAX_BLOCKS_PER_POLL - 1n : latest;
     scanned = { from, to };
-    const watched = await tx
-      .select({ address: depositAddresses.address, chargeId: depositAddresses.chargeId, tokenAddress: charges.tokenAddress })
+    // Only the token contracts of watched charges are scanned; the watched addresses themselves are
+    // looked up by the recipients found, never all loaded (tens of thousands at a busy merchant).
+    const watchedTokens = await tx
+      .selectDistinct({ tokenAddress: charges.tokenAddress })
       .from(depositAddresses)
       .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
       .where(and(eq(depositAddresses.chain, chain), gt(depositAddresses.watchUntil, now)));
-    const byAddress = new Map(watched.map((w) => [w.address.toLowerCase(), { chargeId: w.chargeId, token: w.tokenAddress.toLowerCase() }]));
-    if (byAddress.size > 0) {
-      const found = await findTransfers(client, chain, from, to, byAddress);
+    const tokens = new Set(watchedTokens.map((row) => row.tokenAddress.toLowerCase()));
+    if (tokens.size > 0) {
+      const found = await findTransfers(tx, client, { chain, from, to, tokens, now });
       // Our own gas top-ups into deposit addresses (before a sweep) are platform cost, not payments.
       const ours = found.length
         ? await tx
@@ -120,53 +122,55 @@ async function pollLocked(tx: DbOrTx, chain: ChainName, client: PublicClient, no
 type FoundTransfer = Omit<typeof payments.$inferInsert, 'id' | 'chain'>;
 
 async function findTransfers(
+  tx: DbOrTx,
   client: PublicClient,
-  chain: ChainName,
-  from: bigint,
-  to: bigint,
-  byAddress: Map<string, { chargeId: string; token: string }>,
+  { chain, from, to, tokens, now }: { chain: ChainName; from: bigint; to: bigint; tokens: Set<string>; now: Date },
 ): Promise<FoundTransfer[]> {
   const found: FoundTransfer[] = [];
   // The token contracts watched charges are priced in (registry tokens and merchants' custom ERC-20s).
-  const tokens = [...new Set([...byAddress.values()].map((w) => w.token))].filter((address) => address !== EVM_NATIVE_TOKEN_ADDRESS);
-  if (tokens.length) {
-    const logs = await client.getLogs({
-      address: tokens as `0x${string}`[],
-      event: TRANSFER_EVENT,
-      fromBlock: from,
-      toBlock: to,
-    });
+  const erc20s = [...tokens].filter((address) => address !== EVM_NATIVE_TOKEN_ADDRESS);
+  if (erc20s.length) {
+    const logs = (
+      await client.getLogs({
+        address: erc20s as `0x${string}`[],
+        event: TRANSFER_EVENT,
+        fromBlock: from,
+        toBlock: to,
+      })
+    ).filter((log) => log.args.to && log.args.value && log.transactionHash !== null && log.blockHash !== null);
+    // viem decodes `to` in EIP-55 form, as deposit addresses are stored.
+    const watched = await watchedAddresses(tx, chain, now, logs.map((log) => log.args.to!));
     for (const log of logs) {
-      const watched = log.args.to ? byAddress.get(log.args.to.toLowerCase()) : undefined;
+      const charge = watched.get(log.args.to!.toLowerCase());
       // Only the charge's own token pays it: another token sent to the address is not counted as payment.
-      if (!watched || watched.token !== log.address.toLowerCase()) continue;
-      if (!log.args.value || log.transactionHash === null || log.blockHash === null) continue;
+      if (!charge || charge.token !== log.address.toLowerCase()) continue;
       found.push({
-        chargeId: watched.chargeId,
-        txHash: log.transactionHash,
+        chargeId: charge.chargeId,
+        txHash: log.transactionHash!,
         logIndex: log.logIndex ?? 0,
         fromAddress: log.args.from ?? '0x',
         toAddress: log.args.to!,
         tokenAddress: log.address,
-        amountBaseUnits: log.args.value,
+        amountBaseUnits: log.args.value!,
         blockNumber: log.blockNumber ?? 0n,
-        blockHash: log.blockHash,
+        blockHash: log.blockHash!,
       });
     }
   }
   // Native coin: transfers are transactions, not logs — read each block's transactions (only when a
   // watched charge is priced in the native coin).
-  const nativeWatched = [...byAddress.values()].some((w) => w.token === EVM_NATIVE_TOKEN_ADDRESS);
-  for (let number = from; nativeWatched && number <= to; number++) {
+  for (let number = from; tokens.has(EVM_NATIVE_TOKEN_ADDRESS) && number <= to; number++) {
     const block = await client.getBlock({ blockNumber: number, includeTransactions: true });
-    for (const transaction of block.transactions) {
-      const watched = transaction.to ? byAddress.get(transaction.to.toLowerCase()) : undefined;
-      if (!watched || watched.token !== EVM_NATIVE_TOKEN_ADDRESS || transaction.value === 0n) continue;
-      const chargeId = watched.chargeId;
+    const transfers = block.transactions.filter((transaction) => transaction.to && transaction.value > 0n);
+    // Nodes send addresses in lower case: the lookup wants them in EIP-55 form.
+    const watched = await watchedAddresses(tx, chain, now, transfers.map((transaction) => getAddress(transaction.to!)));
+    for (const transaction of transfers) {
+      const charge = watched.get(transaction.to!.toLowerCase());
+      if (!charge || charge.token !== EVM_NATIVE_TOKEN_ADDRESS) continue;
       const receipt = await client.getTransactionReceipt({ hash: transaction.hash });
       if (receipt.status !== 'success') continue;
       found.push({
-        chargeId,
+        chargeId: charge.chargeId,
         txHash: transaction.hash,
         logIndex: -1,
         fromAddress: transaction.from,
@@ -179,6 +183,34 @@ async function findTransfers(
     }
   }
   return found;
+}
+
+/** Parameters per lookup query (PostgreSQL takes at most 65,535 per statement). */
+const LOOKUP_BATCH = 1_000;
+
+/**
+ * The watched deposit addresses among `recipients` (EIP-55 form, as stored), by lower-case address:
+ * an index lookup on (chain, address) per batch, whatever the number of watched charges.
+ */
+export async function watchedAddresses(
+  tx: DbOrTx,
+  chain: ChainName,
+  now: Date,
+  recipients: string[],
+): Promise<Map<string, { chargeId: string; token: string }>> {
+  const unique = [...new Set(recipients)];
+  const watched = new Map<string, { chargeId: string; token: string }>();
+  for (let i = 0; i < unique.length; i += LOOKUP_BATCH) {
+    const rows = await tx
+      .select({ address: depositAddresses.address, chargeId: depositAddresses.chargeId, tokenAddress: charges.tokenAddress })
+      .from(depositAddresses)
+      .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
+      .where(
+        and(eq(depositAddresses.chain, chain), inArray(depositAddresses.address, unique.slice(i, i + LOOKUP_BATCH)), gt(depositAddresses.watchUntil, now)),
+      );
+    for (const row of rows) watched.set(row.address.toLowerCase(), { chargeId: row.chargeId, token: row.tokenAddress.toLowerCase() });
+  }
+  return watched;
 }
 
 /** Confirms payments deep enough, drops those whose block is gone; returns the charges affected. */

@@ -34,6 +34,8 @@ export const depositAddresses = pgTable(
     uniqueIndex('deposit_addresses_charge_idx').on(table.chargeId),
     uniqueIndex('deposit_addresses_address_idx').on(table.chain, table.address),
     uniqueIndex('deposit_addresses_index_idx').on(table.family, table.derivationIndex),
+    // The watchers' "what is watched on this chain now": a range over the open addresses, not the table.
+    index('deposit_addresses_watch_idx').on(table.chain, table.watchUntil),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "deposit_addresses_watch_idx" ON "deposit_addresses" USING btree ("chain","watch_until");
