@@ -1,19 +1,23 @@
 import { eq, sql } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { apiRateLimits } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { newId } from '@/lib/ids';
-import { consumeApiRateLimit, deleteExpiredApiRateLimits, resetApiRateLimiter } from './rate-limit';
+import { consumeApiRateLimit, createApiLimiterState, deleteExpiredApiRateLimits, resetApiRateLimiter } from './rate-limit';
 
 afterEach(() => {
+  vi.useRealTimers();
   delete process.env.API_RATE_LIMIT_PER_MINUTE;
   resetEnvCache();
   resetApiRateLimiter();
 });
 
 describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => {
-  it('counts each request in api_rate_limits for a one-minute window', async () => {
+  it('counts each request in api_rate_limits for a one-minute window (a small budget: no leases)', async () => {
+    process.env.API_RATE_LIMIT_PER_MINUTE = '100';
+    resetEnvCache();
+    resetApiRateLimiter();
     const keyId = newId('apiKey');
     const before = Date.now();
     await consumeApiRateLimit(keyId);
@@ -60,6 +64,41 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
     const keyId = newId('apiKey');
     const outcomes = await Promise.allSettled(Array.from({ length: 25 }, () => consumeApiRateLimit(keyId)));
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(10);
+  });
+
+  it('a key with room takes a lease of points in one upsert and spends it locally; each window starts afresh', async () => {
+    process.env.API_RATE_LIMIT_PER_MINUTE = '6400'; // lease = min(16, 6400 / 64)
+    resetEnvCache();
+    resetApiRateLimiter();
+    const keyId = newId('apiKey');
+    const stored = async () => (await getDb().select().from(apiRateLimits).where(eq(apiRateLimits.key, `api:${keyId}`)))[0]!.points;
+    await consumeApiRateLimit(keyId);
+    expect(await stored()).toBe(16);
+    for (let i = 0; i < 15; i++) await consumeApiRateLimit(keyId);
+    expect(await stored()).toBe(16); // served from the lease
+    await consumeApiRateLimit(keyId);
+    expect(await stored()).toBe(32);
+    // The lease ends with its window: the next request opens a new window in PostgreSQL.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 61_000);
+    await consumeApiRateLimit(keyId);
+    expect(await stored()).toBe(16);
+  });
+
+  it('leases never let instances together exceed the budget', async () => {
+    process.env.API_RATE_LIMIT_PER_MINUTE = '640'; // leases of 10, then smaller as the budget runs down
+    resetEnvCache();
+    const keyId = newId('apiKey');
+    const instances = [createApiLimiterState(), createApiLimiterState(), createApiLimiterState()];
+    const outcomes = await Promise.allSettled(
+      instances.flatMap((instance) => Array.from({ length: 300 }, () => consumeApiRateLimit(keyId, instance))),
+    );
+    const served = outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
+    expect(served).toBeLessThanOrEqual(640);
+    // Points taken but not spent by an instance are bounded by its last lease (at most 640 / 64 each).
+    expect(served).toBeGreaterThanOrEqual(640 - 3 * 10);
+    const refused = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: 'rate_limited' });
   });
 
   it('the clean-up deletes ended windows only', async () => {
