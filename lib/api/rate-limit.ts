@@ -12,8 +12,8 @@
  * the window ends. Points are taken before they are spent, so the shared budget is never exceeded,
  * whatever the number of instances. A lease is at most 1/64 of what the key had left (and at most
  * LEASE_MAX), so points an instance took but did not use — refused early elsewhere — are bounded by
- * that; near the limit (fewer than 128 left, and always under the default-sized small budgets of tests)
- * every request is counted on its own. One refill per key and instance at a time.
+ * that; near the limit (fewer than 128 points left) every request is counted on its own. One refill
+ * per key and instance at a time.
  */
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { lt } from 'drizzle-orm';
