@@ -6,6 +6,13 @@ import { resetEnvCache } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { consumeApiRateLimit, createApiLimiterState, deleteExpiredApiRateLimits, resetApiRateLimiter } from './rate-limit';
 
+/** A budget for the next requests, with a fresh limiter for this process. */
+function setLimitPerMinute(points: number): void {
+  process.env.API_RATE_LIMIT_PER_MINUTE = String(points);
+  resetEnvCache();
+  resetApiRateLimiter();
+}
+
 afterEach(() => {
   vi.useRealTimers();
   delete process.env.API_RATE_LIMIT_PER_MINUTE;
@@ -15,9 +22,7 @@ afterEach(() => {
 
 describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => {
   it('counts each request in api_rate_limits for a one-minute window (a small budget: no leases)', async () => {
-    process.env.API_RATE_LIMIT_PER_MINUTE = '100';
-    resetEnvCache();
-    resetApiRateLimiter();
+    setLimitPerMinute(100);
     const keyId = newId('apiKey');
     const before = Date.now();
     await consumeApiRateLimit(keyId);
@@ -29,9 +34,7 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
   });
 
   it('refuses past the budget with rate_limited and a Retry-After within the window', async () => {
-    process.env.API_RATE_LIMIT_PER_MINUTE = '3';
-    resetEnvCache();
-    resetApiRateLimiter();
+    setLimitPerMinute(3);
     const keyId = newId('apiKey');
     for (let i = 0; i < 3; i++) await consumeApiRateLimit(keyId);
     const refused = await consumeApiRateLimit(keyId).then(() => undefined, (error: unknown) => error as { code: string; headers: Record<string, string> });
@@ -41,9 +44,7 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
   });
 
   it('starts a new window once the old one has ended', async () => {
-    process.env.API_RATE_LIMIT_PER_MINUTE = '1';
-    resetEnvCache();
-    resetApiRateLimiter();
+    setLimitPerMinute(1);
     const keyId = newId('apiKey');
     await getDb().insert(apiRateLimits).values({ key: `api:${keyId}`, points: 1, expire: Date.now() - 1 });
     await consumeApiRateLimit(keyId); // the ended window does not count
@@ -58,18 +59,14 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
   });
 
   it('shares one exact budget between parallel requests', async () => {
-    process.env.API_RATE_LIMIT_PER_MINUTE = '10';
-    resetEnvCache();
-    resetApiRateLimiter();
+    setLimitPerMinute(10);
     const keyId = newId('apiKey');
     const outcomes = await Promise.allSettled(Array.from({ length: 25 }, () => consumeApiRateLimit(keyId)));
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(10);
   });
 
   it('a key with room takes a lease of points in one upsert and spends it locally; each window starts afresh', async () => {
-    process.env.API_RATE_LIMIT_PER_MINUTE = '6400'; // lease = min(16, 6400 / 64)
-    resetEnvCache();
-    resetApiRateLimiter();
+    setLimitPerMinute(6400); // lease = min(16, 6400 / 64)
     const keyId = newId('apiKey');
     const stored = async () => (await getDb().select().from(apiRateLimits).where(eq(apiRateLimits.key, `api:${keyId}`)))[0]!.points;
     await consumeApiRateLimit(keyId);
@@ -86,8 +83,7 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
   });
 
   it('leases never let instances together exceed the budget', async () => {
-    process.env.API_RATE_LIMIT_PER_MINUTE = '640'; // leases of 10, then smaller as the budget runs down
-    resetEnvCache();
+    setLimitPerMinute(640); // leases of 10, then smaller as the budget runs down
     const keyId = newId('apiKey');
     const instances = [createApiLimiterState(), createApiLimiterState(), createApiLimiterState()];
     const outcomes = await Promise.allSettled(
