@@ -13,5 +13,15 @@ export default defineConfig([
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
-  globalIgnores(['.next/**', '.data/**', 'node_modules/**', 'sdk/dist/**', 'sdk/node_modules/**', 'next-env.d.ts', 'test-results/**', 'playwright-report/**', 'lib/chains/artifacts/**']),
+  globalIgnores([
+    '.next/**',
+    '.data/**',
+    'node_modules/**',
+    'sdk/dist/**',
+    'sdk/node_modules/**',
+    'next-env.d.ts',
+    'test-results/**',
+    'playwright-report/**',
+    'lib/chains/artifacts/**',
+  ]),
 ]);

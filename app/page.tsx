@@ -17,8 +17,8 @@ export default async function HomePage({ searchParams }: { searchParams: Promise
     <main className="mx-auto max-w-3xl px-6 py-16">
       <h1 className="text-3xl font-semibold tracking-tight">Chargeport</h1>
       <p className="mt-3 text-lg text-slate-600">
-        Crypto payments for games and apps. Create a charge with one API call, send the player to the hosted checkout, get
-        notified when it is paid.
+        Crypto payments for games and apps. Create a charge with one API call, send the player to the hosted checkout, get notified when it
+        is paid.
       </p>
       <div className="mt-8 flex flex-wrap gap-3">
         <Link href="/signup" className="rounded-lg bg-brand-600 px-4 py-2.5 text-sm font-semibold text-white hover:bg-brand-700">

@@ -34,7 +34,9 @@ export async function setGoogleIdentity(identity: { sub: string; email: string }
  */
 export async function installTestWallet(page: Page): Promise<{ address: string }> {
   const account = privateKeyToAccount(generatePrivateKey());
-  await page.exposeFunction('__testWalletSign', async (messageHex: string) => account.signMessage({ message: { raw: messageHex as `0x${string}` } }));
+  await page.exposeFunction('__testWalletSign', async (messageHex: string) =>
+    account.signMessage({ message: { raw: messageHex as `0x${string}` } }),
+  );
   await page.addInitScript((address: string) => {
     const listeners: Record<string, ((...args: unknown[]) => void)[]> = {};
     const provider = {

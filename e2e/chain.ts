@@ -33,7 +33,9 @@ export async function sendUsdcFromOutside(to: string, amount: string): Promise<v
 
 /** The e2e stack's local node of any EVM chain (test networks included). */
 export function localRpc(chain: ChainName): string {
-  const info = JSON.parse(readFileSync(path.join(E2E_DATA_DIR, 'runtime.json'), 'utf8')) as { localRpcUrls: Partial<Record<ChainName, string>> };
+  const info = JSON.parse(readFileSync(path.join(E2E_DATA_DIR, 'runtime.json'), 'utf8')) as {
+    localRpcUrls: Partial<Record<ChainName, string>>;
+  };
   const url = info.localRpcUrls[chain];
   if (!url) throw new Error(`the e2e stack runs no local ${chain} node`);
   return url;

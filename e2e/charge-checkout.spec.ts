@@ -102,12 +102,18 @@ test.describe('the production stack', () => {
   });
 });
 
-test('the checkout\'s Cancel cancels the pending charge and returns to cancelUrl', async ({ page, request, baseURL }) => {
+test("the checkout's Cancel cancels the pending charge and returns to cancelUrl", async ({ page, request, baseURL }) => {
   const merchant = createVerifiedMerchant('Cancel Studio');
   const created = await request.post('/api/createCharge', {
     headers: { 'x-api-key': merchant.testKey },
     data: {
-      chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: '0x0000000000000000000000000000000000000000', amount: 1, cancelUrl: `${baseURL}/?canceled=1` },
+      chargeData: {
+        symbol: 'POL',
+        chain: 'POLYGON',
+        tokenAddress: '0x0000000000000000000000000000000000000000',
+        amount: 1,
+        cancelUrl: `${baseURL}/?canceled=1`,
+      },
     },
   });
   const { chargeId, paymentUrl } = (await created.json()).data;

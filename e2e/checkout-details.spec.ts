@@ -13,9 +13,17 @@ async function createCharge(request: import('@playwright/test').APIRequestContex
 }
 
 test.describe('checkout details', () => {
-  test('shows the approximate USD value; the location selector (default from the request) decides the fiat methods and is remembered', async ({ page, request }) => {
+  test('shows the approximate USD value; the location selector (default from the request) decides the fiat methods and is remembered', async ({
+    page,
+    request,
+  }) => {
     const merchant = createVerifiedMerchant('Atlas Games');
-    const charge = await createCharge(request, merchant.liveKey, { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '1234.5' });
+    const charge = await createCharge(request, merchant.liveKey, {
+      symbol: 'USDC',
+      chain: 'POLYGON',
+      tokenAddress: POLYGON_USDC,
+      amount: '1234.5',
+    });
 
     // As a CDN in front of the app geolocates the request (Cloudflare's header).
     await page.setExtraHTTPHeaders({ 'cf-ipcountry': 'DE' });
@@ -39,7 +47,12 @@ test.describe('checkout details', () => {
 
   test('not enough balance: the page says how much is missing and where to send it', async ({ page, request }) => {
     const merchant = createVerifiedMerchant('Broke Games');
-    const charge = await createCharge(request, merchant.liveKey, { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '12.5' });
+    const charge = await createCharge(request, merchant.liveKey, {
+      symbol: 'USDC',
+      chain: 'POLYGON',
+      tokenAddress: POLYGON_USDC,
+      amount: '12.5',
+    });
     await signUpAndSignIn(page, uniqueEmail('broke'), '482915');
     const walletAddress = (await page.getByTestId('wallet-address').first().textContent())!.trim();
 
@@ -52,7 +65,12 @@ test.describe('checkout details', () => {
 
   test('a Solana charge offers a Solana Pay transfer request (no EVM wallet button)', async ({ page, request }) => {
     const merchant = createVerifiedMerchant('Sol Studio');
-    const charge = await createCharge(request, merchant.liveKey, { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOL_MINT, amount: '0.25' });
+    const charge = await createCharge(request, merchant.liveKey, {
+      symbol: 'SOL',
+      chain: 'SOLANA',
+      tokenAddress: SOL_MINT,
+      amount: '0.25',
+    });
     await page.goto(charge.paymentUrl);
     const address = (await page.getByTestId('deposit-address').textContent())!.trim();
     expect(address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);

@@ -5,7 +5,16 @@ import { POLYGON_USDC } from './chain';
 async function createUsdcCharge(request: import('@playwright/test').APIRequestContext, liveKey: string, amount: string) {
   const response = await request.post('/api/createCharge', {
     headers: { 'x-api-key': liveKey },
-    data: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount, cancelUrl: 'https://shop.example/cancel', items: [{ name: 'Season pass', amount, quantity: 1 }] } },
+    data: {
+      chargeData: {
+        symbol: 'USDC',
+        chain: 'POLYGON',
+        tokenAddress: POLYGON_USDC,
+        amount,
+        cancelUrl: 'https://shop.example/cancel',
+        items: [{ name: 'Season pass', amount, quantity: 1 }],
+      },
+    },
   });
   expect(response.status()).toBe(200);
   return (await response.json()).data as { chargeId: string; paymentUrl: string };
@@ -35,7 +44,12 @@ async function payByCard(providerPage: Page, number: string) {
 }
 
 test.describe('paying a charge by card through an on-ramp provider', () => {
-  test('the provider delivers to the charge and the checkout completes; a provider whose minimum is too high says why', async ({ page, context, request, baseURL }) => {
+  test('the provider delivers to the charge and the checkout completes; a provider whose minimum is too high says why', async ({
+    page,
+    context,
+    request,
+    baseURL,
+  }) => {
     const merchant = createVerifiedMerchant('Card Studio');
     const charge = await createUsdcCharge(request, merchant.liveKey, '25');
     await inCountry(context, baseURL, 'US');

@@ -5,7 +5,12 @@ import { createVerifiedMerchant, withE2eDatabase } from './admin';
 import { POLYGON_USDC, fundOnPolygon, polygonRpc, sendUsdcFromOutside } from './chain';
 import { uniqueEmail } from './outbox';
 
-async function createUsdcCharge(request: import('@playwright/test').APIRequestContext, liveKey: string, amount: string, successUrl?: string) {
+async function createUsdcCharge(
+  request: import('@playwright/test').APIRequestContext,
+  liveKey: string,
+  amount: string,
+  successUrl?: string,
+) {
   const response = await request.post('/api/createCharge', {
     headers: { 'x-api-key': liveKey },
     data: {

@@ -11,7 +11,10 @@ import { createVerifiedMerchant } from './admin';
 
 const BUDGET_KB = 250;
 
-test('the checkout\'s first-load JavaScript stays within its budget; wallet code loads only on "Connect wallet"', async ({ page, request }, testInfo) => {
+test('the checkout\'s first-load JavaScript stays within its budget; wallet code loads only on "Connect wallet"', async ({
+  page,
+  request,
+}, testInfo) => {
   test.skip(testInfo.project.name !== 'desktop', 'measured once');
   const merchant = createVerifiedMerchant('Weight Watchers Games');
   const created = await request.post('/api/createCharge', {
@@ -59,7 +62,9 @@ test('the checkout\'s first-load JavaScript stays within its budget; wallet code
   const out = path.join('.data', 'test-results', 'checkout-first-load-js.json');
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`checkout first-load JS: ${report.firstLoadTransferredKb} KB transferred (${report.firstLoadDecodedKb} KB decoded) in ${report.scripts} scripts; +${report.walletCodeLoadedOnClickKb} KB on "Connect wallet"`);
+  console.log(
+    `checkout first-load JS: ${report.firstLoadTransferredKb} KB transferred (${report.firstLoadDecodedKb} KB decoded) in ${report.scripts} scripts; +${report.walletCodeLoadedOnClickKb} KB on "Connect wallet"`,
+  );
 
   expect(report.firstLoadTransferredKb).toBeLessThan(BUDGET_KB);
   expect(report.walletCodeLoadedOnClickKb).toBeGreaterThan(0);

@@ -29,7 +29,10 @@ async function createTestCharge(request: APIRequestContext, testKey: string, cha
   return (await response.json()).data.chargeId as string;
 }
 
-test('Charges tab and Overview: test charges listed, filtered, paid on the local chain, exported as CSV; live mode shows none of them', async ({ page, request }) => {
+test('Charges tab and Overview: test charges listed, filtered, paid on the local chain, exported as CSV; live mode shows none of them', async ({
+  page,
+  request,
+}) => {
   await signUpAndSignIn(page, uniqueEmail('charges-owner'));
   await page.goto('/account/profile');
   await page.getByLabel('Business name').fill('Ledgerline Games');
@@ -46,10 +49,14 @@ test('Charges tab and Overview: test charges listed, filtered, paid on the local
   expect((await request.post(`/api/charges/${canceled}/cancel`, { headers: { 'x-api-key': testKey } })).status()).toBe(200);
 
   // Pay the first one from an outside wallet on the local Amoy node; the watcher settles it.
-  const [deposit] = await withE2eDatabase((sql) => sql<{ address: string }[]>`select address from deposit_addresses where charge_id = ${paid}`);
+  const [deposit] = await withE2eDatabase(
+    (sql) => sql<{ address: string }[]>`select address from deposit_addresses where charge_id = ${paid}`,
+  );
   const txHash = await sendNativeFromOutside('POLYGON_AMOY', deposit!.address, '0.25');
   await expect
-    .poll(async () => (await (await request.get(`/api/charges/${paid}`, { headers: { 'x-api-key': testKey } })).json()).data.status, { timeout: 30_000 })
+    .poll(async () => (await (await request.get(`/api/charges/${paid}`, { headers: { 'x-api-key': testKey } })).json()).data.status, {
+      timeout: 30_000,
+    })
     .toBe('succeeded');
 
   // Overview: the succeeded count, the volume in POL, the chart and the recent charges.
@@ -81,7 +88,20 @@ test('Charges tab and Overview: test charges listed, filtered, paid on the local
   expect(download.suggestedFilename()).toMatch(/^charges-test-\d{4}-\d{2}-\d{2}\.csv$/);
   const filtered = parseCsv(readFileSync(await download.path(), 'utf8'));
   expect(filtered[0]).toEqual(['id', 'created_at', 'status', 'chain', 'token', 'amount', 'mode', 'metadata', 'succeeded_at', 'tx_hashes']);
-  expect(filtered.slice(1)).toEqual([[paid, expect.any(String), 'succeeded', 'POLYGON_AMOY', 'POL', '0.25', 'test', '{"orderId":"e2e-paid"}', expect.any(String), expect.any(String)]]);
+  expect(filtered.slice(1)).toEqual([
+    [
+      paid,
+      expect.any(String),
+      'succeeded',
+      'POLYGON_AMOY',
+      'POL',
+      '0.25',
+      'test',
+      '{"orderId":"e2e-paid"}',
+      expect.any(String),
+      expect.any(String),
+    ],
+  ]);
   // The payment's hash comes first (oldest first). The sweep's gas top-up into this native-coin deposit
   // address can follow it: the chain watcher currently records that as a transfer too (lib/payments).
   expect(filtered[1]![9]!.split(' ')[0]).toBe(txHash);
@@ -102,7 +122,12 @@ test('Charges tab and Overview: test charges listed, filtered, paid on the local
 
   // The whole export (same session): every charge, exact amounts, the metadata as JSON.
   const all = parseCsv(await (await page.request.get('/dashboard/charges/export')).text());
-  expect(all.slice(1).map((row) => [row[0], row[2], row[5]]).sort()).toEqual(
+  expect(
+    all
+      .slice(1)
+      .map((row) => [row[0], row[2], row[5]])
+      .sort(),
+  ).toEqual(
     [
       [paid, 'succeeded', '0.25'],
       [open, 'pending', '0.3'],

@@ -6,7 +6,11 @@ import { uniqueEmail, waitForEmailMatch } from './outbox';
 const NATIVE = '0x0000000000000000000000000000000000000000';
 const testCharge = { chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: NATIVE, amount: '1' }, isTest: true };
 
-test('API Keys and Members tabs: the owner creates a key (shown once) that works, rolls it, invites a viewer who cannot create keys', async ({ page, browser, request }) => {
+test('API Keys and Members tabs: the owner creates a key (shown once) that works, rolls it, invites a viewer who cannot create keys', async ({
+  page,
+  browser,
+  request,
+}) => {
   const ownerEmail = uniqueEmail('keys-owner');
   await signUpAndSignIn(page, ownerEmail);
   await page.goto('/account/profile');
@@ -125,7 +129,9 @@ test('Tokens tab and the test/live switch: the live list shows main networks; a 
   await usdc.getByRole('button', { name: 'Disable USDC on POLYGON' }).click();
   await expect(usdc.getByTestId('token-state')).toHaveText('Disabled');
   await page.reload();
-  await expect(page.getByTestId('token-row').filter({ hasText: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' }).getByTestId('token-state')).toHaveText('Disabled');
+  await expect(
+    page.getByTestId('token-row').filter({ hasText: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' }).getByTestId('token-state'),
+  ).toHaveText('Disabled');
 });
 
 test('Linked Accounts and Balances: the merchant wallet with its balance; the owner withdraws with the PIN', async ({ page }) => {

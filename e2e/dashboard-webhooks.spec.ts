@@ -20,7 +20,9 @@ async function startReceiver(): Promise<{ url: string; received: Received[]; clo
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]));
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]),
+      );
       received.push({ headers, body: Buffer.concat(chunks).toString('utf8') });
       res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
     });
@@ -91,7 +93,12 @@ test('Webhooks tab: an endpoint added in the dashboard receives a correctly sign
     // The receiver gets charge.succeeded, signed per Standard Webhooks with the revealed secret.
     await expect.poll(() => ofType(receiver.received, 'charge.succeeded').length, { timeout: 30_000 }).toBe(1);
     const [delivered] = ofType(receiver.received, 'charge.succeeded');
-    const event = new Webhook(secret).verify(delivered!.body, delivered!.headers) as { id: string; type: string; mode: string; data: { charge: { id: string; status: string } } };
+    const event = new Webhook(secret).verify(delivered!.body, delivered!.headers) as {
+      id: string;
+      type: string;
+      mode: string;
+      data: { charge: { id: string; status: string } };
+    };
     expect(event).toMatchObject({ type: 'charge.succeeded', mode: 'test', data: { charge: { id: charge.chargeId, status: 'succeeded' } } });
     expect(delivered!.headers['webhook-id']).toBe(event.id);
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(delivered!.body, delivered!.headers)).toThrow();

@@ -34,7 +34,9 @@ async function buyAndPayByCard(page: Page, amount: string, card: string): Promis
 }
 
 test.describe('on-ramp', () => {
-  test('a merchant link: only its chain, its token preselected, its label; a quote once typing stops, with payment details', async ({ page }) => {
+  test('a merchant link: only its chain, its token preselected, its label; a quote once typing stops, with payment details', async ({
+    page,
+  }) => {
     const wallet = freshWallet();
     await openAsUsBuyer(page, merchantLink(wallet));
 
@@ -73,9 +75,14 @@ test.describe('on-ramp', () => {
 
   test('an invalid wallet for the chain is refused with a clear message', async ({ page }) => {
     await openAsUsBuyer(page, '/onramp?chain=POLYGON&token=USDC&wallet=0x1234&wallet_label=Acme%20Games');
-    await expect(page.getByTestId('wallet-error')).toHaveText(/“0x1234” is not a valid Polygon wallet address, so nothing can be bought for it/);
+    await expect(page.getByTestId('wallet-error')).toHaveText(
+      /“0x1234” is not a valid Polygon wallet address, so nothing can be bought for it/,
+    );
     await expect(page.getByTestId('buy')).toHaveCount(0);
-    await expect(page.getByRole('link', { name: 'Buy for your own Chargeport wallet instead' })).toHaveAttribute('href', '/onramp?chain=POLYGON&token=USDC');
+    await expect(page.getByRole('link', { name: 'Buy for your own Chargeport wallet instead' })).toHaveAttribute(
+      'href',
+      '/onramp?chain=POLYGON&token=USDC',
+    );
   });
 
   test('an unknown chain: a message and every chain; without wallet or session: sign in, and come back', async ({ page }) => {
@@ -114,13 +121,17 @@ test.describe('on-ramp', () => {
     await (await popup).close();
     await expect(page).toHaveURL(/\/onramp\/orders\/ord_[0-9A-Za-z]{22}$/);
     await expect(page.getByTestId('order-amount')).toHaveText('30 USDC');
-    await expect(page.getByTestId('raised-to-minimum')).toContainText('You asked for 5 USDC; Transak’s minimum purchase made this order 30 USDC');
+    await expect(page.getByTestId('raised-to-minimum')).toContainText(
+      'You asked for 5 USDC; Transak’s minimum purchase made this order 30 USDC',
+    );
     await expect(page.getByTestId('order-status')).toHaveAttribute('data-status', 'created');
     await expect(page.getByTestId('order-status')).toContainText('Waiting for payment at Transak');
     await expect(page.getByTestId('provider-link')).toHaveAttribute('href', /\/sandbox-provider\/pay\//);
   });
 
-  test('buying through the provider’s screen: pay by card, the order page follows it to completion and the tokens arrive', async ({ page }) => {
+  test('buying through the provider’s screen: pay by card, the order page follows it to completion and the tokens arrive', async ({
+    page,
+  }) => {
     const wallet = freshWallet();
     await openAsUsBuyer(page, merchantLink(wallet));
     const provider = await buyAndPayByCard(page, '50', '4242 4242 4242 4242');
@@ -141,7 +152,9 @@ test.describe('on-ramp', () => {
     expect(balance).toBe(50_000000n);
   });
 
-  test('signed in without a wallet parameter: the buyer’s own wallet receives, and the finished order links to the wallet', async ({ page }) => {
+  test('signed in without a wallet parameter: the buyer’s own wallet receives, and the finished order links to the wallet', async ({
+    page,
+  }) => {
     await signUpAndSignIn(page, uniqueEmail('onramp'), '482915');
     const own = (await page.getByTestId('wallet-address').first().textContent())!.trim();
     await openAsUsBuyer(page, '/onramp?chain=POLYGON&token=USDC');
@@ -161,7 +174,10 @@ test.describe('on-ramp', () => {
     await expect(entry).toHaveAttribute('data-status', 'completed');
     await expect(entry.getByTestId('activity-amount')).toContainText('40 USDC');
     await page.goto('/wallet');
-    const usdc = page.locator('[data-testid="chain-balances"][data-chain="POLYGON"]').first().locator('[data-testid="token-row"][data-symbol="USDC"]');
+    const usdc = page
+      .locator('[data-testid="chain-balances"][data-chain="POLYGON"]')
+      .first()
+      .locator('[data-testid="token-row"][data-symbol="USDC"]');
     await expect(async () => {
       await page.reload();
       await expect(usdc.getByTestId('token-amount')).toHaveText('40', { timeout: 1_000 });
@@ -176,6 +192,9 @@ test.describe('on-ramp', () => {
 
     await expect(page.getByTestId('order-status')).toHaveAttribute('data-status', 'failed', { timeout: 45_000 });
     await expect(page.getByTestId('failure-reason')).toContainText('No tokens were sent.');
-    await expect(page.getByRole('link', { name: 'Try again' })).toHaveAttribute('href', `/onramp?chain=POLYGON&token=USDC&wallet=${wallet}&wallet_label=Acme+Games`);
+    await expect(page.getByRole('link', { name: 'Try again' })).toHaveAttribute(
+      'href',
+      `/onramp?chain=POLYGON&token=USDC&wallet=${wallet}&wallet_label=Acme+Games`,
+    );
   });
 });

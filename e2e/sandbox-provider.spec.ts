@@ -9,7 +9,9 @@ const RETURN_URL = `${E2E_BASE_URL}/?from=sandpiper`;
 /** Opens a session as a partner would (Bearer key), for 12.5 USDC on Polygon at the quoted total. */
 async function createSession(request: APIRequestContext, overrides: Record<string, string> = {}) {
   const walletAddress = privateKeyToAccount(generatePrivateKey()).address;
-  const quote = await request.get('/sandbox-provider/api/quote?chain=POLYGON&tokenSymbol=USDC&cryptoAmount=12.5&fiatCurrency=USD&paymentMethod=card');
+  const quote = await request.get(
+    '/sandbox-provider/api/quote?chain=POLYGON&tokenSymbol=USDC&cryptoAmount=12.5&fiatCurrency=USD&paymentMethod=card',
+  );
   expect(quote.status()).toBe(200);
   const { total } = (await quote.json()).data as { total: string };
   const response = await request.post('/sandbox-provider/api/sessions', {
@@ -40,7 +42,10 @@ async function fillCard(page: import('@playwright/test').Page, number: string, e
 }
 
 test.describe('the sandbox provider’s payment screen', () => {
-  test('shows the purchase and test cards; the 3-D Secure card pays after authentication and the tokens arrive', async ({ page, request }) => {
+  test('shows the purchase and test cards; the 3-D Secure card pays after authentication and the tokens arrive', async ({
+    page,
+    request,
+  }) => {
     const session = await createSession(request);
     expect(session.total).toBe('13.50');
     await page.goto(session.url);
@@ -53,7 +58,8 @@ test.describe('the sandbox provider’s payment screen', () => {
     await expect(page.getByTestId('sandbox-total')).toHaveText('$13.50');
     await expect(page.getByRole('tab', { name: 'Card' })).toHaveAttribute('aria-selected', 'true');
     const testCards = page.getByTestId('test-cards');
-    for (const number of ['4242 4242 4242 4242', '4000 0000 0000 0002', '4000 0027 6000 3184']) await expect(testCards).toContainText(number);
+    for (const number of ['4242 4242 4242 4242', '4000 0000 0000 0002', '4000 0027 6000 3184'])
+      await expect(testCards).toContainText(number);
 
     // Inline validation first: a wrong check digit and a past expiry change nothing.
     await fillCard(page, '4000 0027 6000 3185', '01/20');
@@ -69,9 +75,13 @@ test.describe('the sandbox provider’s payment screen', () => {
 
     const client = createPublicClient({ transport: http(polygonRpc()) });
     await expect
-      .poll(() => client.readContract({ address: POLYGON_USDC, abi: erc20Abi, functionName: 'balanceOf', args: [session.walletAddress as Hex] }), {
-        timeout: 20_000,
-      })
+      .poll(
+        () =>
+          client.readContract({ address: POLYGON_USDC, abi: erc20Abi, functionName: 'balanceOf', args: [session.walletAddress as Hex] }),
+        {
+          timeout: 20_000,
+        },
+      )
       .toBe(parseUnits('12.5', 6));
     // Back to the merchant after a few seconds.
     await page.waitForURL(RETURN_URL, { timeout: 15_000 });

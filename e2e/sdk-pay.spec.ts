@@ -126,7 +126,9 @@ test.describe('pay() from a merchant page on another site', () => {
     await expect(page.getByRole('dialog', { name: 'Complete your payment in the Chargeport window' })).toBeVisible();
     await expect(page.getByRole('button', { name: 'Show window' })).toBeFocused();
 
-    await expect(popup).toHaveURL(new RegExp(`/checkout/ch_\\w+\\?mode=popup&origin=${encodeURIComponent(merchantOrigin).replace(/\./g, '\\.')}$`));
+    await expect(popup).toHaveURL(
+      new RegExp(`/checkout/ch_\\w+\\?mode=popup&origin=${encodeURIComponent(merchantOrigin).replace(/\./g, '\\.')}$`),
+    );
     // Signing in from the popup comes back to the popup checkout, not to a plain page.
     const { pathname, search } = new URL(popup.url());
     await expect(popup.getByRole('link', { name: 'Sign in to pay from your Chargeport balance' })).toHaveAttribute(
@@ -143,7 +145,9 @@ test.describe('pay() from a merchant page on another site', () => {
     await expect(page.getByRole('dialog')).toHaveCount(0);
     await isSamePage();
     const chargeId = (await outcome.getAttribute('data-charge-id'))!;
-    expect(await checkoutMessages(page)).toEqual([{ origin: baseURL, data: { type: 'chargeport:checkout', chargeId, status: 'succeeded' } }]);
+    expect(await checkoutMessages(page)).toEqual([
+      { origin: baseURL, data: { type: 'chargeport:checkout', chargeId, status: 'succeeded' } },
+    ]);
     // What the merchant's server sees agrees with what the page was told.
     expect(await serverSideStatus(request, chargeId)).toBe('succeeded');
   });
@@ -160,7 +164,9 @@ test.describe('pay() from a merchant page on another site', () => {
     await popup.waitForEvent('close', { timeout: 10_000 });
     await isSamePage();
     const chargeId = (await outcome.getAttribute('data-charge-id'))!;
-    expect(await checkoutMessages(page)).toEqual([{ origin: baseURL, data: { type: 'chargeport:checkout', chargeId, status: 'canceled' } }]);
+    expect(await checkoutMessages(page)).toEqual([
+      { origin: baseURL, data: { type: 'chargeport:checkout', chargeId, status: 'canceled' } },
+    ]);
     expect(await serverSideStatus(request, chargeId)).toBe('canceled');
   });
 

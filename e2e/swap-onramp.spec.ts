@@ -16,7 +16,17 @@ const BSC_USDC = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDC')!.address as 
 async function createPzpCharge(request: APIRequestContext, liveKey: string, amount: string, toAddress: Address) {
   const response = await request.post('/api/createCharge', {
     headers: { 'x-api-key': liveKey },
-    data: { chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount, toAddress, items: [{ name: 'PZP top-up', amount, quantity: 1 }] }, isDirectTransfer: true },
+    data: {
+      chargeData: {
+        symbol: 'PZP',
+        chain: 'BSC',
+        tokenAddress: PZP,
+        amount,
+        toAddress,
+        items: [{ name: 'PZP top-up', amount, quantity: 1 }],
+      },
+      isDirectTransfer: true,
+    },
   });
   expect(response.status()).toBe(200);
   return (await response.json()).data as { chargeId: string; paymentUrl: string };
@@ -26,16 +36,32 @@ async function createPzpCharge(request: APIRequestContext, liveKey: string, amou
 async function sendBscUsdc(to: string, amount: string): Promise<void> {
   const transport = http(localRpc('BSC'));
   const wallet = createWalletClient({ account: localDemoPayerAccount, transport });
-  const hash = await wallet.writeContract({ address: BSC_USDC, abi: erc20Abi, functionName: 'transfer', args: [to as Address, parseUnits(amount, 18)], chain: null });
+  const hash = await wallet.writeContract({
+    address: BSC_USDC,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [to as Address, parseUnits(amount, 18)],
+    chain: null,
+  });
   await createPublicClient({ transport }).waitForTransactionReceipt({ hash });
 }
 
 async function pzpBalance(owner: Address): Promise<bigint> {
-  return createPublicClient({ transport: http(localRpc('BSC')) }).readContract({ address: PZP, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+  return createPublicClient({ transport: http(localRpc('BSC')) }).readContract({
+    address: PZP,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner],
+  });
 }
 
 test.describe('swap on-ramp (PZP on BNB Smart Chain)', () => {
-  test('outside the United States, a signed-in payer swaps USDC they hold into the PZP due; the charge succeeds and toAddress receives it', async ({ page, request, context, baseURL }) => {
+  test('outside the United States, a signed-in payer swaps USDC they hold into the PZP due; the charge succeeds and toAddress receives it', async ({
+    page,
+    request,
+    context,
+    baseURL,
+  }) => {
     const merchant = createVerifiedMerchant('PZP Studio');
     const toAddress = privateKeyToAccount(generatePrivateKey()).address;
     const charge = await createPzpCharge(request, merchant.liveKey, '40', toAddress);

@@ -16,7 +16,9 @@ async function untilShown(page: Page, check: () => Promise<void>): Promise<void>
 }
 
 test.describe('wallet website', () => {
-  test('funded from outside: Home and Activity show it; Receive shows the address and a QR; Send with the PIN; Buy goes to the on-ramp', async ({ page }) => {
+  test('funded from outside: Home and Activity show it; Receive shows the address and a QR; Send with the PIN; Buy goes to the on-ramp', async ({
+    page,
+  }) => {
     test.setTimeout(150_000);
     await signUpAndSignIn(page, uniqueEmail('wallet'), PIN);
     const wallet = (await page.getByTestId('wallet-address').first().textContent())!.trim();
@@ -34,7 +36,10 @@ test.describe('wallet website', () => {
     await expect(usdc.getByTestId('token-usd')).toHaveText('≈ $25.50');
     await expect(polygon.locator('[data-testid="token-row"][data-symbol="POL"]').getByTestId('token-amount')).toHaveText('1');
     await expect(page.getByTestId('total-usd')).toHaveText('≈ $25.50');
-    await expect(usdc.getByRole('link', { name: 'Buy USDC on Polygon' })).toHaveAttribute('href', `/wallet/buy?chain=POLYGON&token=USDC&wallet=${wallet}`);
+    await expect(usdc.getByRole('link', { name: 'Buy USDC on Polygon' })).toHaveAttribute(
+      'href',
+      `/wallet/buy?chain=POLYGON&token=USDC&wallet=${wallet}`,
+    );
 
     // Activity: the incoming transfers, indexed from the chain.
     await page.getByRole('navigation', { name: 'Wallet' }).getByRole('link', { name: 'Activity' }).click();
@@ -54,7 +59,9 @@ test.describe('wallet website', () => {
     await expect(evmReceive.getByTestId('receive-address')).toHaveText(wallet);
     await expect(evmReceive.getByRole('img', { name: 'QR code of your EVM address' }).locator('svg')).toBeVisible();
     await expect(evmReceive.getByRole('button', { name: 'Copy address' })).toBeVisible();
-    await expect(page.locator('[data-testid="receive-wallet"][data-family="solana"]').getByTestId('receive-qr').locator('svg')).toBeVisible();
+    await expect(
+      page.locator('[data-testid="receive-wallet"][data-family="solana"]').getByTestId('receive-qr').locator('svg'),
+    ).toBeVisible();
 
     // Send to an external address: review with the fee, a wrong PIN first, then the right one.
     const recipient = privateKeyToAccount(generatePrivateKey()).address;
@@ -80,7 +87,9 @@ test.describe('wallet website', () => {
     await expect(page).toHaveURL(/\/wallet\/send\/wsend_/);
     await expect(page.getByTestId('send-result')).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
     const client = createPublicClient({ transport: http(polygonRpc()) });
-    expect(await client.readContract({ address: POLYGON_USDC, abi: erc20Abi, functionName: 'balanceOf', args: [recipient] })).toBe(parseUnits('5.25', 6));
+    expect(await client.readContract({ address: POLYGON_USDC, abi: erc20Abi, functionName: 'balanceOf', args: [recipient] })).toBe(
+      parseUnits('5.25', 6),
+    );
 
     await page.getByRole('link', { name: 'See it in Activity' }).click();
     const sent = page.locator('[data-testid="activity-item"][data-kind="sent"]');
@@ -106,7 +115,8 @@ test.describe('wallet website', () => {
   test('the wallet tabs fit and work on every screen, Profile included', async ({ page }) => {
     await signUpAndSignIn(page, uniqueEmail('wallettabs'), PIN);
     const tabs = page.getByRole('navigation', { name: 'Wallet' });
-    for (const name of ['Home', 'Activity', 'Buy', 'Receive', 'Send', 'Profile']) await expect(tabs.getByRole('link', { name })).toBeInViewport();
+    for (const name of ['Home', 'Activity', 'Buy', 'Receive', 'Send', 'Profile'])
+      await expect(tabs.getByRole('link', { name })).toBeInViewport();
     await expect(tabs.getByRole('link', { name: 'Home' })).toHaveAttribute('aria-current', 'page');
     await tabs.getByRole('link', { name: 'Profile' }).click();
     await expect(page.getByRole('heading', { name: 'Profile' })).toBeVisible();

@@ -21,7 +21,15 @@ describe('configuration', () => {
     expect(parseEnv({}).WEBHOOKS_ALLOW_LOOPBACK).toBe(true);
     expect(parseEnv({ WEBHOOKS_ALLOW_LOOPBACK: 'false' }).WEBHOOKS_ALLOW_LOOPBACK).toBe(false);
     expect(() => parseEnv({ WEBHOOKS_ALLOW_LOOPBACK: 'yes' })).toThrow(/WEBHOOKS_ALLOW_LOOPBACK/);
-    const production = { NODE_ENV: 'production', AUTH_SECRET: 'a'.repeat(32), PIN_PEPPER: 'p'.repeat(32), WALLET_MASTER_KEY: Buffer.alloc(32).toString('base64'), DEPOSIT_HD_SEED: Buffer.alloc(32).toString('base64'), SMTP_URL: 'smtp://mail.example', SMS_PROVIDER: 'twilio' };
+    const production = {
+      NODE_ENV: 'production',
+      AUTH_SECRET: 'a'.repeat(32),
+      PIN_PEPPER: 'p'.repeat(32),
+      WALLET_MASTER_KEY: Buffer.alloc(32).toString('base64'),
+      DEPOSIT_HD_SEED: Buffer.alloc(32).toString('base64'),
+      SMTP_URL: 'smtp://mail.example',
+      SMS_PROVIDER: 'twilio',
+    };
     expect(parseEnv(production).WEBHOOKS_ALLOW_LOOPBACK).toBe(false);
     expect(parseEnv({ ...production, WEBHOOKS_ALLOW_LOOPBACK: 'true' }).WEBHOOKS_ALLOW_LOOPBACK).toBe(true);
   });

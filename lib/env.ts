@@ -13,7 +13,9 @@ const optionalUrl = z
   .pipe(z.url({ protocol: /^(https?|wss?|postgres(ql)?)$/ }).optional())
   .optional();
 
-const base64Key = z.string().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64 (e.g. `openssl rand -base64 32`)');
+const base64Key = z
+  .string()
+  .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64 (e.g. `openssl rand -base64 32`)');
 
 const rpcEnvEntries = Object.fromEntries(CHAIN_NAMES.map((chain) => [rpcEnvName(chain), optionalUrl])) as Record<
   string,
@@ -31,7 +33,12 @@ const envSchema = z.object({
   /** Data directory of the embedded services (PostgreSQL cluster, local chain state, runtime file). */
   DATA_DIR: z.string().default('.data'),
   /** Minutes a charge stays payable. */
-  CHARGE_EXPIRY_MINUTES: z.coerce.number().int().min(5).max(7 * 24 * 60).default(60),
+  CHARGE_EXPIRY_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(7 * 24 * 60)
+    .default(60),
   /** Requests per minute allowed for one API key. */
   API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   /**
@@ -40,7 +47,12 @@ const envSchema = z.object({
    */
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   /** Largest accepted JSON request body, in bytes. */
-  API_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024).default(64 * 1024),
+  API_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024)
+    .default(64 * 1024),
   /** Connections in this process's PostgreSQL pool. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   /** Run background jobs (charge expiry, …) in the web process. Set false when a separate worker runs them. */
@@ -64,7 +76,12 @@ const envSchema = z.object({
   LOCAL_CHAINS: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((v) => v.trim()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean),
+    ),
   /** Current master key for wallet private keys: 32 bytes, base64. */
   WALLET_MASTER_KEY: base64Key.optional(),
   /** Earlier master keys (comma-separated, base64), still accepted for decryption while rotating. */
@@ -72,7 +89,10 @@ const envSchema = z.object({
     .string()
     .default('')
     .transform((value, ctx) => {
-      const keys = value.split(',').map((k) => k.trim()).filter(Boolean);
+      const keys = value
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean);
       for (const key of keys) {
         if (Buffer.from(key, 'base64').length !== 32) ctx.addIssue({ code: 'custom', message: 'each key must be 32 bytes, base64' });
       }
@@ -190,7 +210,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   if (result.data.NODE_ENV === 'production') {
     const missing = REQUIRED_IN_PRODUCTION.filter((name) => !result.data[name]);
     if (missing.length) {
-      throw new ConfigError(`Invalid configuration (see .env.example):\n${missing.map((name) => `  ${name}: is required in production`).join('\n')}`);
+      throw new ConfigError(
+        `Invalid configuration (see .env.example):\n${missing.map((name) => `  ${name}: is required in production`).join('\n')}`,
+      );
     }
     if (!result.data.ALLOW_DEV_OUTBOX && (result.data.SMS_PROVIDER === 'dev' || !result.data.SMTP_URL)) {
       throw new ConfigError(
@@ -202,7 +224,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   return {
     ...rest,
     // The default depends on NODE_ENV, so it is resolved after parsing.
-    WEBHOOKS_ALLOW_LOOPBACK: WEBHOOKS_ALLOW_LOOPBACK === undefined ? result.data.NODE_ENV !== 'production' : WEBHOOKS_ALLOW_LOOPBACK === 'true',
+    WEBHOOKS_ALLOW_LOOPBACK:
+      WEBHOOKS_ALLOW_LOOPBACK === undefined ? result.data.NODE_ENV !== 'production' : WEBHOOKS_ALLOW_LOOPBACK === 'true',
     ONRAMP_SANDBOX: ONRAMP_SANDBOX === undefined ? result.data.NODE_ENV !== 'production' : ONRAMP_SANDBOX === 'true',
   } as Env;
 }
@@ -210,7 +233,10 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
 /** A secret that must be configured wherever it is used (production start already checked it). */
 export function requireSecret(name: (typeof REQUIRED_IN_PRODUCTION)[number]): string {
   const value = env()[name];
-  if (!value) throw new ConfigError(`${name} is not set. Run through \`npm run dev\` (it generates development secrets) or set it (see .env.example).`);
+  if (!value)
+    throw new ConfigError(
+      `${name} is not set. Run through \`npm run dev\` (it generates development secrets) or set it (see .env.example).`,
+    );
   return value;
 }
 

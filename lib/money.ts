@@ -9,8 +9,7 @@ const DECIMAL_PATTERN = /^(\d+)(?:\.(\d+))?$/;
 export const MAX_BASE_UNITS = (1n << 256n) - 1n;
 
 export type ParseAmountResult =
-  | { ok: true; baseUnits: bigint }
-  | { ok: false; reason: 'format' | 'too_many_decimals' | 'not_positive' | 'too_large' };
+  { ok: true; baseUnits: bigint } | { ok: false; reason: 'format' | 'too_many_decimals' | 'not_positive' | 'too_large' };
 
 /**
  * Parse a decimal text ("12", "0.1", "1e-3" from a JSON number) into base units.

@@ -77,7 +77,9 @@ try {
           [
             `Merchant ${merchant.id} (${merchant.name}) created${merchant.verifiedAt ? ', verified' : ''}.`,
             `Test key (${testKey.id}):       ${testKey.plaintext}`,
-            liveKey ? `Production key (${liveKey.id}): ${liveKey.plaintext}` : 'No production key: verify the merchant first (merchant verify).',
+            liveKey
+              ? `Production key (${liveKey.id}): ${liveKey.plaintext}`
+              : 'No production key: verify the merchant first (merchant verify).',
             'Keys are shown only now; they are stored as hashes.',
           ].join('\n'),
         );
@@ -99,7 +101,9 @@ try {
         output(
           { merchants },
           merchants.length
-            ? merchants.map((m) => `${m.id}  ${m.verified ? 'verified  ' : 'unverified'}  keys:${m.activeKeys}  ${m.name} <${m.email}>`).join('\n')
+            ? merchants
+                .map((m) => `${m.id}  ${m.verified ? 'verified  ' : 'unverified'}  keys:${m.activeKeys}  ${m.name} <${m.email}>`)
+                .join('\n')
             : 'No merchants.',
         );
         break;
@@ -145,7 +149,10 @@ try {
           report,
           [
             `Gas tank ${report.address} on EVM chains, ${report.solanaAddress} on Solana (fund it with native coin on every chain you run)`,
-            ...report.chains.map((c) => `  ${c.chain.padEnd(14)} balance ${c.balance ?? 'unreachable'} ${c.symbol}; spent ${c.spent} ${c.symbol} in ${c.topUps} top-ups/fees`),
+            ...report.chains.map(
+              (c) =>
+                `  ${c.chain.padEnd(14)} balance ${c.balance ?? 'unreachable'} ${c.symbol}; spent ${c.spent} ${c.symbol} in ${c.topUps} top-ups/fees`,
+            ),
           ].join('\n'),
         );
         break;

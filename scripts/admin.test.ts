@@ -32,7 +32,10 @@ describe('admin CLI', () => {
     // The printed test key works against the API.
     const charge = await callRoute(createChargeRoute, {
       apiKey: merchant.testKey.key,
-      body: { chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: '0x0000000000000000000000000000000000000000', amount: 1 }, isTest: true },
+      body: {
+        chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: '0x0000000000000000000000000000000000000000', amount: 1 },
+        isTest: true,
+      },
     });
     expect(charge.status).toBe(200);
 
@@ -56,7 +59,9 @@ describe('admin CLI', () => {
   });
 
   it('creates a verified merchant with both keys in one step, and explains bad usage', async () => {
-    const created = JSON.parse((await admin('merchant', 'create', '--email', `v-${Date.now()}@x.example`, '--name', 'V', '--verified', '--json')).stdout);
+    const created = JSON.parse(
+      (await admin('merchant', 'create', '--email', `v-${Date.now()}@x.example`, '--name', 'V', '--verified', '--json')).stdout,
+    );
     expect(created.liveKey.key).toMatch(/^cp_live_/);
     const bad = await admin('merchant', 'create', '--name', 'No email');
     expect(bad.code).toBe(2);

@@ -38,7 +38,9 @@ const { values: args } = parseArgs({
 });
 
 if (args.help) {
-  console.log('usage: npm run bench:api -- [--connections 32] [--duration 8] [--rounds 3] [--warmup 3000] [--pool-size N] [--json] [--verbose]');
+  console.log(
+    'usage: npm run bench:api -- [--connections 32] [--duration 8] [--rounds 3] [--warmup 3000] [--pool-size N] [--json] [--verbose]',
+  );
   process.exit(0);
 }
 
@@ -124,7 +126,11 @@ function checkInterrupted(): void {
 // Child processes
 
 /** Runs a command to completion with a time limit; resolves with its stdout. */
-function run(command: string, argv: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs: number; inheritOutput?: boolean }): Promise<string> {
+function run(
+  command: string,
+  argv: string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs: number; inheritOutput?: boolean },
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, {
       cwd: ROOT,
@@ -148,7 +154,8 @@ function run(command: string, argv: string[], options: { env?: NodeJS.ProcessEnv
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve(stdout);
-      else reject(new BenchError(`${command} ${argv.join(' ')} failed (${signal ?? `exit ${code}`})${stderr ? `:\n${stderr.trim()}` : ''}`));
+      else
+        reject(new BenchError(`${command} ${argv.join(' ')} failed (${signal ?? `exit ${code}`})${stderr ? `:\n${stderr.trim()}` : ''}`));
     });
   });
 }
@@ -302,7 +309,11 @@ const STACK_LOG = path.join(DATA_DIR_ABS, 'stack.log');
 function stackLogTail(lines = 40): string {
   try {
     const text = readFileSync(STACK_LOG, 'utf8').trimEnd();
-    return text.split('\n').slice(-lines).map((line) => `  | ${line.slice(0, 2_000)}`).join('\n');
+    return text
+      .split('\n')
+      .slice(-lines)
+      .map((line) => `  | ${line.slice(0, 2_000)}`)
+      .join('\n');
   } catch {
     return '  | (no stack log)';
   }
@@ -533,20 +544,45 @@ function combined(runs: RouteFigures[]): RouteFigures {
   const mean = (pick: (r: RouteFigures) => number) => sum(pick) / runs.length;
   const statusCodes: Record<string, number> = {};
   for (const run of runs) for (const [code, count] of Object.entries(run.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
-  const byComponent = Object.fromEntries(COMPONENTS.map((c) => [c, round(mean((r) => r.cpu.byComponent[c]), 0)])) as Record<Component, number>;
-  const requestsPerSecond = round(mean((r) => r.requestsPerSecond), 1);
+  const byComponent = Object.fromEntries(
+    COMPONENTS.map((c) => [
+      c,
+      round(
+        mean((r) => r.cpu.byComponent[c]),
+        0,
+      ),
+    ]),
+  ) as Record<Component, number>;
+  const requestsPerSecond = round(
+    mean((r) => r.requestsPerSecond),
+    1,
+  );
   return {
     route: runs[0]!.route,
     requestsPerSecond,
     latencyP50Ms: median(runs.map((r) => r.latencyP50Ms)),
     latencyP99Ms: Math.max(...runs.map((r) => r.latencyP99Ms)),
-    latencyAvgMs: round(sum((r) => r.latencyAvgMs * r.requests) / Math.max(1, sum((r) => r.requests)), 2),
+    latencyAvgMs: round(
+      sum((r) => r.latencyAvgMs * r.requests) /
+        Math.max(
+          1,
+          sum((r) => r.requests),
+        ),
+      2,
+    ),
     requests: sum((r) => r.requests),
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors),
     timeouts: sum((r) => r.timeouts),
     statusCodes,
-    cpu: { byComponent, foreign: round(mean((r) => r.cpu.foreign), 0), cores: runs[0]!.cpu.cores },
+    cpu: {
+      byComponent,
+      foreign: round(
+        mean((r) => r.cpu.foreign),
+        0,
+      ),
+      cores: runs[0]!.cpu.cores,
+    },
     cpuMsPerRequest: {
       next: perRequest(byComponent.next, requestsPerSecond),
       postgres: perRequest(byComponent.postgres, requestsPerSecond),
@@ -632,7 +668,17 @@ async function main(): Promise<number> {
 
   const cliOut = await run(
     path.join(ROOT, 'node_modules/.bin/tsx'),
-    ['scripts/admin.mts', 'merchant', 'create', '--email', `bench-${Date.now()}@bench.example`, '--name', 'Bench Merchant', '--verified', '--json'],
+    [
+      'scripts/admin.mts',
+      'merchant',
+      'create',
+      '--email',
+      `bench-${Date.now()}@bench.example`,
+      '--name',
+      'Bench Merchant',
+      '--verified',
+      '--json',
+    ],
     { env: BENCH_ENV, timeoutMs: CLI_TIMEOUT_MS },
   );
   let liveKey: string;
@@ -676,7 +722,11 @@ async function main(): Promise<number> {
       figuresOf.push(figures(target.route, result, meter()));
     }
     const [healthRun, chargeRun] = figuresOf as [RouteFigures, RouteFigures];
-    rounds.push({ health: healthRun, createCharge: chargeRun, ratio: healthRun.requestsPerSecond > 0 ? chargeRun.requestsPerSecond / healthRun.requestsPerSecond : 0 });
+    rounds.push({
+      health: healthRun,
+      createCharge: chargeRun,
+      ratio: healthRun.requestsPerSecond > 0 ? chargeRun.requestsPerSecond / healthRun.requestsPerSecond : 0,
+    });
   }
   const healthFigures = combined(rounds.map((r) => r.health));
   const chargeFigures = combined(rounds.map((r) => r.createCharge));
@@ -684,7 +734,9 @@ async function main(): Promise<number> {
 
   const problems: string[] = [];
   if (healthFigures.non2xx || healthFigures.errors) {
-    problems.push(`GET /api/health: ${healthFigures.non2xx} non-2xx, ${healthFigures.errors} errors (${JSON.stringify(healthFigures.statusCodes)})`);
+    problems.push(
+      `GET /api/health: ${healthFigures.non2xx} non-2xx, ${healthFigures.errors} errors (${JSON.stringify(healthFigures.statusCodes)})`,
+    );
   }
   const chargeNon200 = chargeFigures.requests - (chargeFigures.statusCodes['200'] ?? 0);
   if (chargeNon200 || chargeFigures.errors) {
@@ -765,7 +817,10 @@ function printTable(rounds: Round[], results: RouteFigures[], ratio: number, aim
   console.log(`CPU use during the runs, % of one core (${results[0]?.cpu.cores ?? '?'} cores):`);
   for (const r of results) {
     // All rounds together: CPU % of a core averaged over the rounds.
-    const parts = COMPONENTS.map((component) => `${component === 'loader' ? 'autocannon' : component === 'next' ? 'next-server' : component} ${r.cpu.byComponent[component]}`);
+    const parts = COMPONENTS.map(
+      (component) =>
+        `${component === 'loader' ? 'autocannon' : component === 'next' ? 'next-server' : component} ${r.cpu.byComponent[component]}`,
+    );
     console.log(`  ${r.route.padEnd(widths[0]!)}  ${parts.join(', ')}; other processes ${r.cpu.foreign}`);
   }
   const disturbed = results.filter((r) => r.cpu.foreign > DISTURBED_CPU_PERCENT);
@@ -796,7 +851,10 @@ try {
   exitCode = await main();
 } catch (error) {
   if (interrupted) log('interrupted');
-  else console.error(`FAILED: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  else
+    console.error(
+      `FAILED: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
   exitCode = 1;
 } finally {
   await stopStack();

@@ -266,10 +266,25 @@ async function produceEvents({ merchantId, apiKeyId, count }: { merchantId: stri
 
 /** Runs the producer process; records each charge's commit time as its lines arrive. */
 function runProducer({ ctx, committedAt }: { ctx: ApiContext; committedAt: Map<string, number> }): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--produce', '--merchant-id', ctx.merchant.id, '--api-key-id', ctx.apiKey.id, '--events', String(EVENTS)], {
-    env: process.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      '--produce',
+      '--merchant-id',
+      ctx.merchant.id,
+      '--api-key-id',
+      ctx.apiKey.id,
+      '--events',
+      String(EVENTS),
+    ],
+    {
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   producers.add(child);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -304,7 +319,15 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 }
 
-async function runBench({ name, failureRate, queue }: { name: string; failureRate: number; queue: WebhookQueueOptions }): Promise<RunFigures> {
+async function runBench({
+  name,
+  failureRate,
+  queue,
+}: {
+  name: string;
+  failureRate: number;
+  queue: WebhookQueueOptions;
+}): Promise<RunFigures> {
   const ctx = await newMerchantContext(`Bench ${name}`);
   const receiver = await startReceiver({ failureRate, random: seededRandom(SEED) });
   try {
@@ -323,7 +346,9 @@ async function runBench({ name, failureRate, queue }: { name: string; failureRat
     const lastCommit = Math.max(...committedAt.values());
     // From the first commit: the producer's start-up (tsx) is not production.
     const produceSeconds = (lastCommit - firstCommit) / 1000;
-    log(`${name}: ${EVENTS.toLocaleString('en')} events committed in ${produceSeconds.toFixed(1)} s; ${receiver.receipts.size.toLocaleString('en')} delivered so far`);
+    log(
+      `${name}: ${EVENTS.toLocaleString('en')} events committed in ${produceSeconds.toFixed(1)} s; ${receiver.receipts.size.toLocaleString('en')} delivered so far`,
+    );
 
     let counts = await deliveryCounts(endpoint.id, ctx.merchant.id);
     let lastProgress = Date.now();
@@ -337,7 +362,9 @@ async function runBench({ name, failureRate, queue }: { name: string; failureRat
       counts = await deliveryCounts(endpoint.id, ctx.merchant.id);
       if (Date.now() - lastProgress > PROGRESS_EVERY_MS) {
         lastProgress = Date.now();
-        log(`${name}: ${counts.succeeded_events.toLocaleString('en')}/${EVENTS.toLocaleString('en')} delivered, ${((lastProgress - started) / 1000).toFixed(0)} s`);
+        log(
+          `${name}: ${counts.succeeded_events.toLocaleString('en')}/${EVENTS.toLocaleString('en')} delivered, ${((lastProgress - started) / 1000).toFixed(0)} s`,
+        );
       }
     }
     await stopWebhookQueue();
@@ -416,8 +443,12 @@ function printTable(runs: RunFigures[]): void {
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows) console.log(line(row));
   console.log('');
-  console.log(`Failing run: the receiver answers 500 at random to ${Math.round(FAILURE_RATE * 100)}% of requests (seed ${SEED}), at most ${MAX_FAILURES_PER_EVENT} times in a row per webhook-id;`);
-  console.log(`retry delays = production schedule ÷ ${RETRY_SCHEDULE_DIVISOR} (5 ms, 300 ms, 1.8 s, 7.2 s, …), injected via startWebhookQueue({ attempt: { retryDelay } }).`);
+  console.log(
+    `Failing run: the receiver answers 500 at random to ${Math.round(FAILURE_RATE * 100)}% of requests (seed ${SEED}), at most ${MAX_FAILURES_PER_EVENT} times in a row per webhook-id;`,
+  );
+  console.log(
+    `retry delays = production schedule ÷ ${RETRY_SCHEDULE_DIVISOR} (5 ms, 300 ms, 1.8 s, 7.2 s, …), injected via startWebhookQueue({ attempt: { retryDelay } }).`,
+  );
   if (runs.some((r) => r.events / r.produceSeconds > r.deliveriesPerSecond)) {
     console.log('The producer outpaced delivery to the one endpoint (≤ 2 attempts in flight per endpoint per worker process):');
     console.log('latencies include the queue that built up behind it.');

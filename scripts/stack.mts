@@ -68,13 +68,17 @@ if (mode === 'dev') {
   await closeDb();
   const consumerEvm = consumerWallets.find((wallet) => wallet.family === 'evm');
   if (consumerEvm) {
-    await Promise.all(stack.localChains.map((node) => fundLocalWallet({ chain: node.chain, url: node.url, address: consumerEvm.address as `0x${string}` })));
+    await Promise.all(
+      stack.localChains.map((node) => fundLocalWallet({ chain: node.chain, url: node.url, address: consumerEvm.address as `0x${string}` })),
+    );
   }
   say(`Demo merchant: ${DEMO_MERCHANT.name} (${DEMO_MERCHANT.id}), verified; owner ${DEMO_PEOPLE.owner.email}`);
   say(`  test key:              ${DEMO_KEYS.test.plaintext}`);
   say(`  production key:        ${DEMO_KEYS.live.plaintext}`);
   say(`  publishable test key:  ${DEMO_KEYS.publishableTest.plaintext}`);
-  say(`Demo consumer: ${DEMO_PEOPLE.consumer.email}, PIN ${DEMO_PEOPLE.consumer.pin}; service wallet ${consumerEvm?.address ?? '-'} funded on the local chains`);
+  say(
+    `Demo consumer: ${DEMO_PEOPLE.consumer.email}, PIN ${DEMO_PEOPLE.consumer.pin}; service wallet ${consumerEvm?.address ?? '-'} funded on the local chains`,
+  );
   say(`  (sign in at ${appUrl}/signin; codes arrive in ${appUrl}/dev/mailbox)`);
   say(`Demo charge, ready to pay: ${demoCharge.paymentUrl}`);
   if (stack.localChains.length) {

@@ -1,5 +1,5 @@
 /**
- * `npm test`: typecheck, lint, unit + integration tests (vitest, real PostgreSQL and anvil), the web
+ * `npm test`: format check, typecheck, lint, unit + integration tests (vitest, real PostgreSQL and anvil), the web
  * SDK's tests, the production build, and the Playwright journeys in Chromium. Stops at the first
  * failing step and ends with one summary line of test counts.
  */
@@ -11,6 +11,7 @@ rmSync(RESULTS, { recursive: true, force: true });
 mkdirSync(RESULTS, { recursive: true });
 
 const steps: { name: string; command: string; args: string[] }[] = [
+  { name: 'format', command: 'node_modules/.bin/prettier', args: ['--check', '.', '--log-level=warn'] },
   { name: 'typecheck', command: 'node_modules/.bin/tsc', args: ['--noEmit'] },
   { name: 'lint', command: 'node_modules/.bin/eslint', args: ['.', '--max-warnings=0'] },
   { name: 'web SDK build', command: 'node_modules/.bin/tsc', args: ['-p', 'sdk/tsconfig.build.json'] },
@@ -38,7 +39,8 @@ const REPORTS: Record<string, () => string | undefined> = {
   'end-to-end tests': () => {
     const report = readJson(`${RESULTS}/playwright.json`);
     if (!report?.stats) return 'no Playwright report was written';
-    if (report.stats.unexpected > 0 || report.stats.flaky > 0) return `Playwright reports ${report.stats.unexpected} failed, ${report.stats.flaky} flaky`;
+    if (report.stats.unexpected > 0 || report.stats.flaky > 0)
+      return `Playwright reports ${report.stats.unexpected} failed, ${report.stats.flaky} flaky`;
     if (!report.stats.expected) return 'Playwright ran no test';
     return undefined;
   },

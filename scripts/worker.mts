@@ -10,7 +10,7 @@ import { startBackgroundJobs, stopBackgroundJobs } from '@/lib/jobs/background-j
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 if (!env().DATABASE_URL) {
-  console.error('npm run worker needs DATABASE_URL (the web instances\' database).');
+  console.error("npm run worker needs DATABASE_URL (the web instances' database).");
   process.exit(1);
 }
 await startBackgroundJobs();

@@ -21,7 +21,10 @@ import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { clientIpFrom } from '@/lib/http/client-ip';
 
-const codeSchema = z.string().trim().regex(/^\d{6}$/, 'Enter the 6 digits from the e-mail.');
+const codeSchema = z
+  .string()
+  .trim()
+  .regex(/^\d{6}$/, 'Enter the 6 digits from the e-mail.');
 
 function parseField<T>(schema: z.ZodType<T>, value: FormDataEntryValue | null, param: string, label: string): T {
   const result = schema.safeParse(typeof value === 'string' ? value : '');

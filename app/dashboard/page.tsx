@@ -23,7 +23,10 @@ export default async function DashboardPage() {
   return (
     <main className="mx-auto max-w-5xl px-4 py-10">
       <p className="text-sm text-slate-500">
-        Signed in as {user.email} · <Link href="/wallet" className="underline">Wallet</Link>
+        Signed in as {user.email} ·{' '}
+        <Link href="/wallet" className="underline">
+          Wallet
+        </Link>
       </p>
       {membership ? (
         <section className="mt-4">

@@ -27,7 +27,10 @@ const placeOrderSchema = z
     paymentMethod: z.enum(FIAT_METHODS),
     chain: z.enum(CHAIN_NAMES),
     tokenSymbol: z.string().trim().min(1).max(16),
-    cryptoAmount: z.string().trim().regex(/^\d{1,40}(?:\.\d{1,30})?$/, 'Enter an amount such as 25 or 0.5.'),
+    cryptoAmount: z
+      .string()
+      .trim()
+      .regex(/^\d{1,40}(?:\.\d{1,30})?$/, 'Enter an amount such as 25 or 0.5.'),
     acceptMinimum: z.boolean().default(false),
     /** The link's wallet; absent: the signed-in buyer's own wallet. */
     wallet: z.string().trim().min(1).max(128).optional(),
@@ -55,7 +58,8 @@ export async function placeOnrampOrderAction(input: PlaceOrderInput): Promise<Pl
     if (!user.emailVerifiedAt) return { error: { code: 'email_not_verified', message: 'Verify your e-mail first.' } };
     const family = CHAINS[order.chain].family;
     walletAddress = (await listWallets(user.id)).find((wallet) => wallet.family === family)?.address;
-    if (!walletAddress) return { error: { code: 'invalid_wallet', message: `Your account has no ${CHAINS[order.chain].displayName} wallet.` } };
+    if (!walletAddress)
+      return { error: { code: 'invalid_wallet', message: `Your account has no ${CHAINS[order.chain].displayName} wallet.` } };
   }
 
   try {
@@ -77,7 +81,8 @@ export async function placeOnrampOrderAction(input: PlaceOrderInput): Promise<Pl
     });
     return { data: { orderId: placed.orderId, checkoutUrl: placed.checkoutUrl, checkoutKind: placed.checkoutKind } };
   } catch (error) {
-    if (isOnrampError(error)) return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+    if (isOnrampError(error))
+      return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
     log.error('placing an on-ramp order failed', { error });
     return { error: { code: 'internal_error', message: 'The order could not be placed. Try again in a moment.' } };
   }

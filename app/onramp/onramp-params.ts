@@ -4,7 +4,15 @@
  * chains and tokens fall back to the unrestricted page with a message, an address that is not valid for
  * the chain is refused (nothing can be bought for it), and the label is display text only.
  */
-import { CHAIN_NAMES, CHAINS, isValidAddress, normalizeAddress, tokenHasSymbol, type ChainFamily, type ChainName } from '@/lib/chains/registry';
+import {
+  CHAIN_NAMES,
+  CHAINS,
+  isValidAddress,
+  normalizeAddress,
+  tokenHasSymbol,
+  type ChainFamily,
+  type ChainName,
+} from '@/lib/chains/registry';
 
 /** Main networks only: providers sell real tokens, never test-network coins. */
 export const ONRAMP_CHAINS: readonly ChainName[] = CHAIN_NAMES.filter((name) => !CHAINS[name].isTestnet);
@@ -49,7 +57,10 @@ function echo(value: string): string {
  */
 export function cleanWalletLabel(raw: string | undefined): string | null {
   if (!raw) return null;
-  const cleaned = raw.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').replace(/\s+/g, ' ').trim();
+  const cleaned = raw
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   const codePoints = [...cleaned];
   if (!codePoints.length) return null;
   return codePoints.length > WALLET_LABEL_MAX_LENGTH ? `${codePoints.slice(0, WALLET_LABEL_MAX_LENGTH - 1).join('')}…` : cleaned;

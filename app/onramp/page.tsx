@@ -26,7 +26,12 @@ export default async function OnrampPage({ searchParams }: { searchParams: Promi
   const countries = countryOptions();
   const countryName = countries.find((c) => c.code === country)?.name ?? country;
   const restricted = params.chains.length === 1 ? params.chains[0] : undefined;
-  const returnTo = onrampHref({ chain: restricted, token: restricted ? params.defaultToken : undefined, wallet: params.wallet?.address, walletLabel: params.wallet?.label });
+  const returnTo = onrampHref({
+    chain: restricted,
+    token: restricted ? params.defaultToken : undefined,
+    wallet: params.wallet?.address,
+    walletLabel: params.wallet?.label,
+  });
 
   let destination: OnrampDestination;
   if (params.wallet) {
@@ -37,7 +42,11 @@ export default async function OnrampPage({ searchParams }: { searchParams: Promi
   } else if (user) {
     destination = { kind: 'signin', href: '/verify-email', message: 'Verify your e-mail to buy for your Chargeport wallet' };
   } else {
-    destination = { kind: 'signin', href: `/signin?callbackUrl=${encodeURIComponent(returnTo)}`, message: 'Sign in to buy for your Chargeport wallet' };
+    destination = {
+      kind: 'signin',
+      href: `/signin?callbackUrl=${encodeURIComponent(returnTo)}`,
+      message: 'Sign in to buy for your Chargeport wallet',
+    };
   }
 
   const chains: OnrampChainOption[] = params.chains.map((name) => ({
@@ -49,7 +58,9 @@ export default async function OnrampPage({ searchParams }: { searchParams: Promi
   // A handful of (chain, token) pairs, each from the cached registry: the form switches between them instantly.
   const pairs = chains.flatMap((chain) => chain.tokens.map((token) => ({ chain: chain.name, tokenSymbol: token.symbol })));
   const offers = params.walletError ? [] : await Promise.all(pairs.map((pair) => offeredProviders({ country, ...pair })));
-  const providers: Record<string, OfferedProvider[]> = Object.fromEntries(pairs.map((pair, index) => [`${pair.chain}:${pair.tokenSymbol}`, offers[index] ?? []]));
+  const providers: Record<string, OfferedProvider[]> = Object.fromEntries(
+    pairs.map((pair, index) => [`${pair.chain}:${pair.tokenSymbol}`, offers[index] ?? []]),
+  );
 
   return (
     <div className="min-h-dvh">
@@ -62,17 +73,29 @@ export default async function OnrampPage({ searchParams }: { searchParams: Promi
       <main className="mx-auto flex max-w-4xl flex-col gap-4 px-4 py-6 md:py-10">
         <h1 className="text-2xl font-semibold tracking-tight">Buy crypto</h1>
         {params.notices.map((notice) => (
-          <p key={notice} role="status" className="rounded-lg bg-sky-50 px-3 py-2 text-sm text-sky-900 ring-1 ring-sky-200" data-testid="link-notice">
+          <p
+            key={notice}
+            role="status"
+            className="rounded-lg bg-sky-50 px-3 py-2 text-sm text-sky-900 ring-1 ring-sky-200"
+            data-testid="link-notice"
+          >
             {notice}
           </p>
         ))}
         {params.walletError ? (
           <section className="flex flex-col gap-3 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
-            <p role="alert" className="rounded-lg bg-rose-50 px-3 py-2 text-sm text-rose-900 ring-1 ring-rose-200" data-testid="wallet-error">
+            <p
+              role="alert"
+              className="rounded-lg bg-rose-50 px-3 py-2 text-sm text-rose-900 ring-1 ring-rose-200"
+              data-testid="wallet-error"
+            >
               {params.walletError}
             </p>
             {/* Buying for the buyer's own wallet instead: the same chain and token, without the bad address. */}
-            <Link href={onrampHref({ chain: restricted, token: restricted ? params.defaultToken : undefined })} className="text-sm font-semibold text-brand-600 underline underline-offset-4">
+            <Link
+              href={onrampHref({ chain: restricted, token: restricted ? params.defaultToken : undefined })}
+              className="text-sm font-semibold text-brand-600 underline underline-offset-4"
+            >
               Buy for your own Chargeport wallet instead
             </Link>
           </section>

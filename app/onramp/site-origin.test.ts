@@ -11,12 +11,19 @@ describe('checkout site detection', () => {
   });
 
   it('behind a proxy the forwarded host decides (first entry)', () => {
-    expect(isCheckoutSiteRequest(headers({ host: 'internal:3000', 'x-forwarded-host': 'PAY.chargeport.example, proxy' }), SPLIT)).toBe(true);
+    expect(isCheckoutSiteRequest(headers({ host: 'internal:3000', 'x-forwarded-host': 'PAY.chargeport.example, proxy' }), SPLIT)).toBe(
+      true,
+    );
   });
 
   it('without CHECKOUT_URL, or with CHECKOUT_URL on the app host, there is only one site', () => {
     expect(isCheckoutSiteRequest(headers({ host: 'pay.chargeport.example' }), { APP_URL: SPLIT.APP_URL })).toBe(false);
-    expect(isCheckoutSiteRequest(headers({ host: 'localhost:3000' }), { APP_URL: 'http://localhost:3000', CHECKOUT_URL: 'http://localhost:3000/' })).toBe(false);
+    expect(
+      isCheckoutSiteRequest(headers({ host: 'localhost:3000' }), {
+        APP_URL: 'http://localhost:3000',
+        CHECKOUT_URL: 'http://localhost:3000/',
+      }),
+    ).toBe(false);
   });
 
   it('the return origin is one of the configured origins, never a forged host', () => {

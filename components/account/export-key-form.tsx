@@ -14,7 +14,11 @@ export function ExportKeyButton({ walletId, label }: { walletId: string; label: 
       <Button type="button" variant="secondary" onClick={() => dialog.current?.showModal()}>
         Export private key
       </Button>
-      <dialog ref={dialog} aria-labelledby={`export-${walletId}`} className="m-auto w-[min(28rem,calc(100%-2rem))] rounded-2xl p-6 backdrop:bg-slate-900/40">
+      <dialog
+        ref={dialog}
+        aria-labelledby={`export-${walletId}`}
+        className="m-auto w-[min(28rem,calc(100%-2rem))] rounded-2xl p-6 backdrop:bg-slate-900/40"
+      >
         <h2 id={`export-${walletId}`} className="text-lg font-semibold">
           Export the {label} private key
         </h2>

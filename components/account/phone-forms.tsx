@@ -1,7 +1,13 @@
 'use client';
 
 import { useActionState } from 'react';
-import { confirmPhoneLinkAction, requestPinResetAction, resetPinAction, startPhoneLinkAction, unlinkPhoneAction } from '@/app/(account)/actions';
+import {
+  confirmPhoneLinkAction,
+  requestPinResetAction,
+  resetPinAction,
+  startPhoneLinkAction,
+  unlinkPhoneAction,
+} from '@/app/(account)/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { CodeField } from '@/components/ui/code-field';

@@ -22,7 +22,11 @@ export function PinField({ label, name, error, autoFocus }: { label: string; nam
  * The error of a form state goes next to the field it names (`param`); an error naming no field of
  * this form goes next to the form's first field.
  */
-export function errorFor(state: { error?: { message: string; param?: string } }, name: string, fields: readonly string[]): string | undefined {
+export function errorFor(
+  state: { error?: { message: string; param?: string } },
+  name: string,
+  fields: readonly string[],
+): string | undefined {
   const error = state.error;
   if (!error) return undefined;
   if (error.param === name) return error.message;

@@ -39,7 +39,11 @@ export function SiweButton() {
       if (result.error) setError(result.error);
       else window.location.assign(result.redirectTo ?? '/wallet');
     } catch (cause) {
-      setError(cause instanceof Error && /reject|denied/i.test(cause.message) ? 'The wallet declined the request.' : 'Could not sign in with the wallet.');
+      setError(
+        cause instanceof Error && /reject|denied/i.test(cause.message)
+          ? 'The wallet declined the request.'
+          : 'Could not sign in with the wallet.',
+      );
     } finally {
       setBusy(false);
     }

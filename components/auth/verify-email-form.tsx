@@ -16,7 +16,15 @@ export function VerifyEmailForm() {
   return (
     <div className="flex flex-col gap-4">
       <form action={requestAction} className="flex flex-col gap-4" noValidate>
-        <Field label="E-mail" name="email" type="email" autoComplete="email" required defaultValue={email} error={requested.error?.message} />
+        <Field
+          label="E-mail"
+          name="email"
+          type="email"
+          autoComplete="email"
+          required
+          defaultValue={email}
+          error={requested.error?.message}
+        />
         <Button type="submit" variant={codeSent ? 'secondary' : 'primary'} disabled={requesting}>
           {codeSent ? 'Send a new code' : 'Send me a code'}
         </Button>

@@ -14,8 +14,7 @@ const unknownSecond = () => null;
 export function ExpiryCountdown({ expiresAt }: { expiresAt: string }) {
   const nowSeconds = useSyncExternalStore(subscribeToSeconds, currentSecond, unknownSecond);
   const remaining = nowSeconds === null ? null : Math.max(0, Math.floor(new Date(expiresAt).getTime() / 1000) - nowSeconds);
-  const label =
-    remaining === null ? '--:--' : `${Math.floor(remaining / 60)}:${String(remaining % 60).padStart(2, '0')}`;
+  const label = remaining === null ? '--:--' : `${Math.floor(remaining / 60)}:${String(remaining % 60).padStart(2, '0')}`;
   return (
     <span className="font-mono tabular-nums" data-testid="expiry-countdown">
       {remaining === 0 ? 'Expired' : `Expires in ${label}`}

@@ -74,7 +74,12 @@ export function FiatMethods({
         <p role="status" className="text-sm text-slate-700" data-testid="fiat-started">
           Finish the payment in the provider&apos;s window. This page updates when the funds arrive.{' '}
           {popupBlocked && (
-            <a href={state.checkoutUrl} target="_blank" rel="noopener" className="font-semibold text-brand-600 underline underline-offset-4">
+            <a
+              href={state.checkoutUrl}
+              target="_blank"
+              rel="noopener"
+              className="font-semibold text-brand-600 underline underline-offset-4"
+            >
               Open the payment page
             </a>
           )}
@@ -86,7 +91,11 @@ export function FiatMethods({
           <fieldset className="flex flex-col gap-1">
             <legend className="sr-only">Provider</legend>
             {options.map((option) => (
-              <label key={option.providerId} className={`flex items-start gap-2 text-sm ${option.available ? '' : 'text-slate-400'}`} data-testid={`fiat-provider-${option.providerId}`}>
+              <label
+                key={option.providerId}
+                className={`flex items-start gap-2 text-sm ${option.available ? '' : 'text-slate-400'}`}
+                data-testid={`fiat-provider-${option.providerId}`}
+              >
                 <input
                   type="radio"
                   name="providerId"
@@ -101,7 +110,11 @@ export function FiatMethods({
                 />
                 <span>
                   <span className="font-medium">{option.providerName}</span>
-                  {option.available ? <span className="text-slate-500"> · from ${option.minimumUsd}</span> : <span className="block text-xs">{option.reason}</span>}
+                  {option.available ? (
+                    <span className="text-slate-500"> · from ${option.minimumUsd}</span>
+                  ) : (
+                    <span className="block text-xs">{option.reason}</span>
+                  )}
                 </span>
               </label>
             ))}
@@ -110,8 +123,18 @@ export function FiatMethods({
             <>
               <div className="flex flex-wrap gap-2" role="radiogroup" aria-label="Payment method">
                 {provider.methods.map((m) => (
-                  <label key={m} className={`cursor-pointer rounded-lg px-3 py-1.5 text-sm ring-1 ${method === m ? 'bg-brand-50 ring-brand-600' : 'ring-slate-300'}`}>
-                    <input type="radio" name="paymentMethod" value={m} checked={method === m} onChange={() => setMethod(m)} className="sr-only" />
+                  <label
+                    key={m}
+                    className={`cursor-pointer rounded-lg px-3 py-1.5 text-sm ring-1 ${method === m ? 'bg-brand-50 ring-brand-600' : 'ring-slate-300'}`}
+                  >
+                    <input
+                      type="radio"
+                      name="paymentMethod"
+                      value={m}
+                      checked={method === m}
+                      onChange={() => setMethod(m)}
+                      className="sr-only"
+                    />
                     {FIAT_METHOD_LABELS[m]}
                   </label>
                 ))}
@@ -140,7 +163,8 @@ function LatestOrder({ order }: { order: FiatOrderStatus }) {
   if (order.status === 'failed') {
     return (
       <p role="alert" className="text-sm text-rose-700" data-testid="fiat-order-failed">
-        Your {order.providerName} payment failed{order.failureReason ? `: ${order.failureReason}` : ''}. Nothing was charged to this order; try again or pay another way.
+        Your {order.providerName} payment failed{order.failureReason ? `: ${order.failureReason}` : ''}. Nothing was charged to this order;
+        try again or pay another way.
       </p>
     );
   }

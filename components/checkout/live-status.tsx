@@ -54,7 +54,11 @@ export function LiveStatus({ initial, popupOrigin }: { initial: CheckoutStatus; 
       <StatusBadge status={status.status} />
       {status.status === 'processing' && status.due !== '0' && (
         <p className="text-sm text-slate-700" data-testid="amount-due">
-          Received {status.received} {status.symbol}; still due <strong>{status.due} {status.symbol}</strong>.
+          Received {status.received} {status.symbol}; still due{' '}
+          <strong>
+            {status.due} {status.symbol}
+          </strong>
+          .
         </p>
       )}
       {status.payments
@@ -62,7 +66,9 @@ export function LiveStatus({ initial, popupOrigin }: { initial: CheckoutStatus; 
         .map((payment) => (
           <p key={payment.txHash} className="text-xs text-slate-600">
             {payment.amount} {status.symbol} ·{' '}
-            {payment.status === 'dropped' ? 'removed from the chain, waiting' : `${Math.min(payment.confirmations, payment.required)}/${payment.required} confirmations`}
+            {payment.status === 'dropped'
+              ? 'removed from the chain, waiting'
+              : `${Math.min(payment.confirmations, payment.required)}/${payment.required} confirmations`}
             {payment.explorerUrl && (
               <>
                 {' · '}
@@ -75,7 +81,11 @@ export function LiveStatus({ initial, popupOrigin }: { initial: CheckoutStatus; 
         ))}
       {status.status === 'succeeded' && (
         <p className="text-sm font-medium text-emerald-800">
-          {popupOrigin ? 'Paid. This window closes by itself.' : status.successUrl ? 'Paid. Taking you back…' : 'Paid. You can close this page.'}
+          {popupOrigin
+            ? 'Paid. This window closes by itself.'
+            : status.successUrl
+              ? 'Paid. Taking you back…'
+              : 'Paid. You can close this page.'}
         </p>
       )}
     </div>

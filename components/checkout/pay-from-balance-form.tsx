@@ -31,7 +31,10 @@ export function PayFromBalanceForm({
     <form action={action} className="flex flex-col gap-3" noValidate>
       <input type="hidden" name="chargeId" value={chargeId} />
       <p className="text-sm text-slate-600">
-        Your balance: <span className="font-mono" data-testid="balance">{balance}</span>
+        Your balance:{' '}
+        <span className="font-mono" data-testid="balance">
+          {balance}
+        </span>
       </p>
       {enough ? (
         <>
@@ -42,16 +45,20 @@ export function PayFromBalanceForm({
         </>
       ) : (
         <div role="alert" className="flex flex-col gap-1 text-sm" data-testid="top-up">
-          <p className="text-rose-700">
-            Not enough balance: {topUp.shortfall} more is needed. Top up your wallet, then pay.
-          </p>
+          <p className="text-rose-700">Not enough balance: {topUp.shortfall} more is needed. Top up your wallet, then pay.</p>
           <p className="text-slate-600">
             Send at least {topUp.shortfall} on {topUp.chainName} to your Chargeport wallet:
           </p>
           <p className="break-all rounded-lg bg-slate-100 p-2 font-mono text-xs" data-testid="top-up-address">
             {topUp.walletAddress}
           </p>
-          <a href={topUp.onrampUrl} target="_blank" rel="noopener" className="font-semibold text-brand-600 underline underline-offset-4" data-testid="top-up-onramp">
+          <a
+            href={topUp.onrampUrl}
+            target="_blank"
+            rel="noopener"
+            className="font-semibold text-brand-600 underline underline-offset-4"
+            data-testid="top-up-onramp"
+          >
             Or buy it with a card
           </a>
         </div>

@@ -2,7 +2,12 @@
 
 import Link from 'next/link';
 import { useActionState, useState } from 'react';
-import { quoteHeldFundsAction, swapHeldFundsAction, type ActionError, type SwapHeldFundsState } from '@/app/checkout/[chargeId]/swap-actions';
+import {
+  quoteHeldFundsAction,
+  swapHeldFundsAction,
+  type ActionError,
+  type SwapHeldFundsState,
+} from '@/app/checkout/[chargeId]/swap-actions';
 import { PinField } from '@/components/account/pin-fields';
 import { Button } from '@/components/ui/button';
 import type { HeldFundsQuote } from '@/lib/swap/swap-held-funds';
@@ -47,7 +52,10 @@ export function SwapHeldFundsForm({ chargeId, signInHref, signedIn }: { chargeId
     <div className="flex flex-col gap-3">
       {quote && (
         <p className="text-sm text-slate-600">
-          Your balance: <span className="font-mono" data-testid="swap-usdc-balance">{quote.balance} {quote.fundingSymbol}</span>
+          Your balance:{' '}
+          <span className="font-mono" data-testid="swap-usdc-balance">
+            {quote.balance} {quote.fundingSymbol}
+          </span>
         </p>
       )}
       {quoteError && (
@@ -65,14 +73,21 @@ export function SwapHeldFundsForm({ chargeId, signInHref, signedIn }: { chargeId
             <input type="hidden" name="chargeId" value={chargeId} />
             <input type="hidden" name="maxAmountIn" value={quote.amountInMaxBaseUnits} />
             <PinField label="PIN to swap" name="pin" error={state.error?.message} />
-            {state.error?.code === 'slippage_exceeded' && <p className="text-sm text-slate-600">Refresh the quote to see the new maximum.</p>}
+            {state.error?.code === 'slippage_exceeded' && (
+              <p className="text-sm text-slate-600">Refresh the quote to see the new maximum.</p>
+            )}
             <Button type="submit" disabled={pending || loading || age >= STALE_AFTER_S}>
-              {pending ? 'Swapping…' : age >= STALE_AFTER_S ? 'Quote expired: refresh it' : `Swap at most ${quote.amountInMax} ${quote.fundingSymbol} and pay`}
+              {pending
+                ? 'Swapping…'
+                : age >= STALE_AFTER_S
+                  ? 'Quote expired: refresh it'
+                  : `Swap at most ${quote.amountInMax} ${quote.fundingSymbol} and pay`}
             </Button>
           </form>
         ) : (
           <p role="alert" className="text-sm text-rose-700" data-testid="swap-not-enough">
-            Not enough {quote.fundingSymbol}: this swap may take up to {quote.amountInMax} {quote.fundingSymbol}; your wallet holds {quote.balance}.
+            Not enough {quote.fundingSymbol}: this swap may take up to {quote.amountInMax} {quote.fundingSymbol}; your wallet holds{' '}
+            {quote.balance}.
           </p>
         ))}
     </div>

@@ -1,7 +1,12 @@
 'use client';
 
 import { useEffect, useState } from 'react';
-import { placeSwapFundingOrderAction, quoteSwapFundingAction, swapProgressAction, type ActionError } from '@/app/checkout/[chargeId]/swap-actions';
+import {
+  placeSwapFundingOrderAction,
+  quoteSwapFundingAction,
+  swapProgressAction,
+  type ActionError,
+} from '@/app/checkout/[chargeId]/swap-actions';
 import { Button } from '@/components/ui/button';
 import { FIAT_METHOD_LABELS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 import type { SwapFundingQuote } from '@/lib/swap/place-swap-funding-order';
@@ -83,7 +88,11 @@ export function SwapOnrampFunding({
       <fieldset className="flex flex-col gap-2">
         <legend className="mb-1 text-sm text-slate-600">Provider</legend>
         {providers.map((option) => (
-          <label key={option.providerId} className={`flex items-start gap-2 text-sm ${option.available ? '' : 'text-slate-400'}`} data-testid={`swap-provider-${option.providerId}`}>
+          <label
+            key={option.providerId}
+            className={`flex items-start gap-2 text-sm ${option.available ? '' : 'text-slate-400'}`}
+            data-testid={`swap-provider-${option.providerId}`}
+          >
             <input
               type="radio"
               name="swap-provider"
@@ -99,7 +108,11 @@ export function SwapOnrampFunding({
             />
             <span>
               {option.displayName}
-              {option.available ? <span className="text-slate-500"> (from ${option.minimumUsd})</span> : <span className="block text-xs">{option.reason}</span>}
+              {option.available ? (
+                <span className="text-slate-500"> (from ${option.minimumUsd})</span>
+              ) : (
+                <span className="block text-xs">{option.reason}</span>
+              )}
             </span>
           </label>
         ))}
@@ -126,13 +139,24 @@ export function SwapOnrampFunding({
       {quote && (
         <div className="flex flex-col gap-2" data-testid="swap-funding-quote">
           <p className="text-sm text-slate-700">
-            Buy <strong className="font-mono">{quote.fundingAmount} {quote.swap.fundingSymbol}</strong>
-            {quote.onramp && <> for about <strong>${quote.onramp.total}</strong> (fees included)</>}: enough for {quote.swap.amountOut} {quote.swap.targetSymbol} at the current price with the slippage limit. {quote.swap.fundingSymbol} the swap does not use stays with the charge, for a refund.
+            Buy{' '}
+            <strong className="font-mono">
+              {quote.fundingAmount} {quote.swap.fundingSymbol}
+            </strong>
+            {quote.onramp && (
+              <>
+                {' '}
+                for about <strong>${quote.onramp.total}</strong> (fees included)
+              </>
+            )}
+            : enough for {quote.swap.amountOut} {quote.swap.targetSymbol} at the current price with the slippage limit.{' '}
+            {quote.swap.fundingSymbol} the swap does not use stays with the charge, for a refund.
           </p>
           {quote.onrampError && <p className="text-sm text-rose-700">{quote.onrampError}</p>}
           {quote.onramp?.belowMinimum && (
             <p className="text-sm text-amber-800">
-              Below {provider?.displayName}&apos;s minimum of ${quote.onramp.minimum.fiat} ({quote.onramp.minimum.crypto} {quote.swap.fundingSymbol}).
+              Below {provider?.displayName}&apos;s minimum of ${quote.onramp.minimum.fiat} ({quote.onramp.minimum.crypto}{' '}
+              {quote.swap.fundingSymbol}).
             </p>
           )}
           <SwapQuoteDetails quote={quote.swap} testId="swap-funding-swap-quote" />
@@ -151,9 +175,17 @@ export function SwapOnrampFunding({
       <Button type="button" onClick={() => buy(false)} disabled={!provider?.available || !method || placing}>
         {placing ? 'Opening the provider…' : `Buy ${quote?.swap.fundingSymbol ?? 'USDC'} with ${provider?.displayName ?? 'a provider'}`}
       </Button>
-      {embedUrl && <iframe src={embedUrl} title="Provider payment" className="h-[36rem] w-full rounded-lg ring-1 ring-slate-200" allow="payment" />}
+      {embedUrl && (
+        <iframe src={embedUrl} title="Provider payment" className="h-[36rem] w-full rounded-lg ring-1 ring-slate-200" allow="payment" />
+      )}
       {following && progress && (
-        <p role="status" aria-live="polite" className="rounded-lg bg-slate-50 p-3 text-sm text-slate-700" data-testid="swap-progress" data-stage={progress.stage}>
+        <p
+          role="status"
+          aria-live="polite"
+          className="rounded-lg bg-slate-50 p-3 text-sm text-slate-700"
+          data-testid="swap-progress"
+          data-stage={progress.stage}
+        >
           {progress.message}
           {progress.swap?.explorerUrl && (
             <>

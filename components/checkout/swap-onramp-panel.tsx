@@ -39,7 +39,8 @@ export function SwapOnrampPanel({
       ) : (
         <>
           <p className="text-xs text-slate-500">
-            {fundingSymbol} on {chainName} is swapped on a decentralised exchange into exactly the {targetSymbol} this charge needs. You see the price first; the swap never takes more than the maximum shown.
+            {fundingSymbol} on {chainName} is swapped on a decentralised exchange into exactly the {targetSymbol} this charge needs. You see
+            the price first; the swap never takes more than the maximum shown.
           </p>
           <div className="flex flex-col gap-2">
             <h3 className="text-sm font-medium">Pay with {fundingSymbol} you hold</h3>

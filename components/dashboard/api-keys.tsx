@@ -6,7 +6,8 @@ import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import type { ApiKeyListing } from '@/lib/api-keys/manage-api-keys';
 
-const dateTime = (value: Date | null) => (value ? new Date(value).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC' : 'never');
+const dateTime = (value: Date | null) =>
+  value ? new Date(value).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC' : 'never';
 
 /** The plaintext of a new key, with the warning that it will not be shown again. */
 function NewKey({ created, testId = 'new-key' }: { created: NonNullable<KeyFormState['created']>; testId?: string }) {
@@ -29,7 +30,15 @@ export function CreateKeyForm() {
       </h2>
       {state.created && <NewKey created={state.created} />}
       <form action={action} className="flex flex-col gap-3">
-        <Field label="Name" name="name" required maxLength={60} defaultValue={state.values?.name} error={state.error?.message} placeholder="Game server" />
+        <Field
+          label="Name"
+          name="name"
+          required
+          maxLength={60}
+          defaultValue={state.values?.name}
+          error={state.error?.message}
+          placeholder="Game server"
+        />
         <fieldset className="flex gap-4 text-sm">
           <legend className="mb-1 font-medium text-slate-800">Kind</legend>
           <label className="flex items-center gap-2">
@@ -69,24 +78,24 @@ export function ApiKeysTable({ keys, canManage }: { keys: ApiKeyListing[]; canMa
         </p>
       )}
       <div className="relative overflow-x-auto">
-      <table className="w-full min-w-[36rem] text-left text-sm" data-testid="api-keys">
-        <thead className="text-slate-500">
-          <tr>
-            <th className="py-2 font-medium">Name</th>
-            <th className="py-2 font-medium">Key</th>
-            <th className="hidden py-2 font-medium sm:table-cell">Created</th>
-            <th className="py-2 font-medium">Last used</th>
-            <th className="py-2 font-medium">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {keys.map((key) => (
-            <ApiKeyRow key={key.id} apiKey={key} canManage={canManage} roll={roll} revoke={revoke} busy={rolling || revoking} />
-          ))}
-        </tbody>
-      </table>
+        <table className="w-full min-w-[36rem] text-left text-sm" data-testid="api-keys">
+          <thead className="text-slate-500">
+            <tr>
+              <th className="py-2 font-medium">Name</th>
+              <th className="py-2 font-medium">Key</th>
+              <th className="hidden py-2 font-medium sm:table-cell">Created</th>
+              <th className="py-2 font-medium">Last used</th>
+              <th className="py-2 font-medium">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {keys.map((key) => (
+              <ApiKeyRow key={key.id} apiKey={key} canManage={canManage} roll={roll} revoke={revoke} busy={rolling || revoking} />
+            ))}
+          </tbody>
+        </table>
       </div>
     </div>
   );
@@ -125,7 +134,12 @@ function ApiKeyRow({
               <label className="sr-only" htmlFor={`overlap-${apiKey.id}`}>
                 Old key keeps working for
               </label>
-              <select id={`overlap-${apiKey.id}`} name="overlapHours" defaultValue="24" className="rounded border border-slate-300 px-1 py-1 text-xs">
+              <select
+                id={`overlap-${apiKey.id}`}
+                name="overlapHours"
+                defaultValue="24"
+                className="rounded border border-slate-300 px-1 py-1 text-xs"
+              >
                 <option value="0">now</option>
                 <option value="1">1 hour</option>
                 <option value="24">24 hours</option>

@@ -25,7 +25,14 @@ export function BarChart({ title, valueHeading, bars, testId }: { title: string;
         {bars.map((bar, index) => {
           const height = barHeight(bar.value, max);
           return (
-            <rect key={bar.label} x={index * BAR_WIDTH + GAP / 2} y={HEIGHT - height} width={BAR_WIDTH - GAP} height={height} className="fill-brand-500">
+            <rect
+              key={bar.label}
+              x={index * BAR_WIDTH + GAP / 2}
+              y={HEIGHT - height}
+              width={BAR_WIDTH - GAP}
+              height={height}
+              className="fill-brand-500"
+            >
               <title>{`${bar.label}: ${bar.text}`}</title>
             </rect>
           );

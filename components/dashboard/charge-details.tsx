@@ -53,7 +53,12 @@ export function ChargeDetails({ details }: { details: DashboardCharge }) {
           <dt className="text-slate-500">Total</dt>
           <dd className="font-semibold tabular-nums" data-testid="charge-total">
             {amount(charge.totalBaseUnits)}
-            {token?.usdPegged && <span className="font-normal text-slate-600"> · ≈ {formatUsd(multiplyToCents(charge.totalBaseUnits, charge.tokenDecimals, '1'))}</span>}
+            {token?.usdPegged && (
+              <span className="font-normal text-slate-600">
+                {' '}
+                · ≈ {formatUsd(multiplyToCents(charge.totalBaseUnits, charge.tokenDecimals, '1'))}
+              </span>
+            )}
           </dd>
           <dt className="text-slate-500">Received (confirmed)</dt>
           <dd className="tabular-nums" data-testid="charge-received">
@@ -66,7 +71,11 @@ export function ChargeDetails({ details }: { details: DashboardCharge }) {
             {charge.tokenSymbol} <span className="font-mono text-xs text-slate-500">{charge.tokenAddress}</span>
           </dd>
           <dt className="text-slate-500">Paid to</dt>
-          <dd className="break-all">{charge.destination === 'merchant_wallet' ? 'Your service wallet' : `${charge.toAddress} (${charge.destination.replace('_', ' ')})`}</dd>
+          <dd className="break-all">
+            {charge.destination === 'merchant_wallet'
+              ? 'Your service wallet'
+              : `${charge.toAddress} (${charge.destination.replace('_', ' ')})`}
+          </dd>
           <dt className="text-slate-500">Created</dt>
           <dd>{formatUtc(charge.createdAt)}</dd>
           <dt className="text-slate-500">Expires</dt>
@@ -135,12 +144,20 @@ export function ChargeDetails({ details }: { details: DashboardCharge }) {
             </thead>
             <tbody className="divide-y divide-slate-100">
               {payments.map((payment) => {
-                const url = CHAINS[payment.chain as ChainName] ? explorerTxUrl(CHAINS[payment.chain as ChainName], payment.txHash) : undefined;
+                const url = CHAINS[payment.chain as ChainName]
+                  ? explorerTxUrl(CHAINS[payment.chain as ChainName], payment.txHash)
+                  : undefined;
                 return (
                   <tr key={payment.id} data-testid="payment-row">
                     <td className={`${TD} max-w-72 break-all font-mono text-xs`}>
                       {url ? (
-                        <a href={url} target="_blank" rel="noopener noreferrer" className="text-brand-700 underline" data-testid="payment-tx">
+                        <a
+                          href={url}
+                          target="_blank"
+                          rel="noopener noreferrer"
+                          className="text-brand-700 underline"
+                          data-testid="payment-tx"
+                        >
                           {payment.txHash}
                         </a>
                       ) : (
@@ -194,7 +211,11 @@ export function ChargeDetails({ details }: { details: DashboardCharge }) {
             </thead>
             <tbody className="divide-y divide-slate-100">
               {deliveries.map((delivery) => (
-                <tr key={`${delivery.eventId}-${delivery.attempt?.id ?? 'none'}`} data-testid="webhook-delivery" data-event-type={delivery.eventType}>
+                <tr
+                  key={`${delivery.eventId}-${delivery.attempt?.id ?? 'none'}`}
+                  data-testid="webhook-delivery"
+                  data-event-type={delivery.eventType}
+                >
                   <td className={`${TD} font-mono text-xs`}>{delivery.eventType}</td>
                   {delivery.attempt ? (
                     <>
@@ -202,7 +223,9 @@ export function ChargeDetails({ details }: { details: DashboardCharge }) {
                       <td className={`${TD} text-right tabular-nums`}>{delivery.attempt.attempt}</td>
                       <td className={TD}>
                         {delivery.attempt.status}
-                        {delivery.attempt.nextAttemptAt && <span className="block text-xs text-slate-500">next {formatUtc(delivery.attempt.nextAttemptAt)}</span>}
+                        {delivery.attempt.nextAttemptAt && (
+                          <span className="block text-xs text-slate-500">next {formatUtc(delivery.attempt.nextAttemptAt)}</span>
+                        )}
                       </td>
                       <td className={`${TD} tabular-nums`}>{delivery.attempt.responseStatus ?? delivery.attempt.errorCode ?? '—'}</td>
                       <td className={`${TD} whitespace-nowrap text-slate-600`}>{formatUtc(delivery.attempt.at)}</td>

@@ -4,7 +4,8 @@ import { chainsOfMode, tokenSymbolsOfMode, type DashboardChargeFilters } from '@
 import { CHARGE_STATUSES } from '@/lib/charges/state';
 import type { ApiKeyMode } from '@/lib/db/schema';
 
-const CONTROL = 'min-h-11 w-full rounded-lg border border-slate-300 bg-white px-3 text-sm outline-none focus:border-brand-500 focus:ring-2 focus:ring-brand-100';
+const CONTROL =
+  'min-h-11 w-full rounded-lg border border-slate-300 bg-white px-3 text-sm outline-none focus:border-brand-500 focus:ring-2 focus:ring-brand-100';
 
 /**
  * The Charges tab's filters: a plain GET form, so a filtered list is a URL (bookmark it, share it,
@@ -12,7 +13,12 @@ const CONTROL = 'min-h-11 w-full rounded-lg border border-slate-300 bg-white px-
  */
 export function ChargeFilters({ filters, mode }: { filters: DashboardChargeFilters; mode: ApiKeyMode }) {
   return (
-    <form method="get" action="/dashboard/charges" className="grid grid-cols-1 gap-3 rounded-xl bg-white p-4 ring-1 ring-slate-200 sm:grid-cols-3" aria-label="Filter charges">
+    <form
+      method="get"
+      action="/dashboard/charges"
+      className="grid grid-cols-1 gap-3 rounded-xl bg-white p-4 ring-1 ring-slate-200 sm:grid-cols-3"
+      aria-label="Filter charges"
+    >
       <div className="flex flex-col gap-1 sm:col-span-3">
         <label htmlFor="filter-q" className="text-sm font-medium text-slate-800">
           Search
@@ -60,7 +66,14 @@ export function ChargeFilters({ filters, mode }: { filters: DashboardChargeFilte
         <label htmlFor="filter-token" className="text-sm font-medium text-slate-800">
           Token
         </label>
-        <input id="filter-token" name="token" list="filter-token-options" defaultValue={filters.token ?? ''} placeholder="Any token" className={CONTROL} />
+        <input
+          id="filter-token"
+          name="token"
+          list="filter-token-options"
+          defaultValue={filters.token ?? ''}
+          placeholder="Any token"
+          className={CONTROL}
+        />
         <datalist id="filter-token-options">
           {tokenSymbolsOfMode(mode).map((symbol) => (
             <option key={symbol} value={symbol} />
@@ -80,10 +93,16 @@ export function ChargeFilters({ filters, mode }: { filters: DashboardChargeFilte
         <input id="filter-to" name="to" type="date" defaultValue={filters.to ?? ''} className={CONTROL} />
       </div>
       <div className="flex items-end gap-2">
-        <button type="submit" className="inline-flex min-h-11 items-center rounded-lg bg-brand-600 px-4 text-sm font-semibold text-white hover:bg-brand-700">
+        <button
+          type="submit"
+          className="inline-flex min-h-11 items-center rounded-lg bg-brand-600 px-4 text-sm font-semibold text-white hover:bg-brand-700"
+        >
           Apply filters
         </button>
-        <Link href="/dashboard/charges" className="inline-flex min-h-11 items-center rounded-lg px-3 text-sm text-slate-700 hover:bg-slate-100">
+        <Link
+          href="/dashboard/charges"
+          className="inline-flex min-h-11 items-center rounded-lg px-3 text-sm text-slate-700 hover:bg-slate-100"
+        >
           Clear
         </Link>
       </div>

@@ -14,7 +14,9 @@ export function ChargesOverview({ overview, mode }: { overview: DashboardOvervie
           <h2 id="succeeded-heading" className="font-semibold">
             Succeeded charges, last 30 days ({mode})
           </h2>
-          <p className="mt-1 text-sm text-slate-600">By the day the charge was created (UTC). Volume is per token: different tokens are never added together.</p>
+          <p className="mt-1 text-sm text-slate-600">
+            By the day the charge was created (UTC). Volume is per token: different tokens are never added together.
+          </p>
         </div>
         <p className="text-3xl font-semibold tabular-nums">
           <span data-testid="succeeded-count">{overview.succeededCount}</span>{' '}
@@ -45,7 +47,11 @@ export function ChargesOverview({ overview, mode }: { overview: DashboardOvervie
                   key={`${series.chain}-${series.tokenAddress}`}
                   title={`Volume per day, ${series.tokenSymbol} on ${series.chainDisplayName}`}
                   valueHeading={`Volume (${series.tokenSymbol})`}
-                  bars={series.days.map((day) => ({ label: day.day, value: day.volumeBaseUnits, text: `${day.volume} ${series.tokenSymbol}` }))}
+                  bars={series.days.map((day) => ({
+                    label: day.day,
+                    value: day.volumeBaseUnits,
+                    text: `${day.volume} ${series.tokenSymbol}`,
+                  }))}
                 />
               ))}
             </div>

@@ -28,27 +28,39 @@ export function ChargeStatusBadge({ status }: { status: ChargeStatus }) {
 /** Charges as rows; scrolls sideways on a phone rather than squeezing the ids. */
 export function ChargesTable({ charges, testId = 'charges' }: { charges: DashboardChargeListItem[]; testId?: string }) {
   return (
-    <DataTable columns={[{ label: 'Charge', className: 'py-2 pr-3 font-medium' }, { label: 'Status', className: 'py-2 pr-3 font-medium' }, { label: 'Amount', className: 'py-2 pr-3 text-right font-medium' }, { label: 'Chain', className: 'py-2 pr-3 font-medium' }, { label: 'Created', className: 'py-2 pr-3 font-medium' }, { label: 'Metadata' }]} minWidthClass="min-w-[40rem]" testId={testId} relative={false}>
-          {charges.map((charge) => (
-            <tr key={charge.id} data-testid="charge-row" data-charge-id={charge.id}>
-              <td className="py-2 pr-3 font-mono text-xs">
-                <Link href={`/dashboard/charges/${charge.id}`} className="text-brand-700 underline">
-                  {charge.id}
-                </Link>
-              </td>
-              <td className="py-2 pr-3">
-                <ChargeStatusBadge status={charge.status} />
-              </td>
-              <td className="whitespace-nowrap py-2 pr-3 text-right tabular-nums">
-                {charge.amount} {charge.tokenSymbol}
-              </td>
-              <td className="whitespace-nowrap py-2 pr-3 text-slate-600">{charge.chainDisplayName}</td>
-              <td className="whitespace-nowrap py-2 pr-3 text-slate-600">{formatUtc(charge.createdAt)}</td>
-              <td className="max-w-56 truncate py-2 font-mono text-xs text-slate-600" title={metadataText(charge.metadata)}>
-                {metadataText(charge.metadata)}
-              </td>
-            </tr>
-          ))}
+    <DataTable
+      columns={[
+        { label: 'Charge', className: 'py-2 pr-3 font-medium' },
+        { label: 'Status', className: 'py-2 pr-3 font-medium' },
+        { label: 'Amount', className: 'py-2 pr-3 text-right font-medium' },
+        { label: 'Chain', className: 'py-2 pr-3 font-medium' },
+        { label: 'Created', className: 'py-2 pr-3 font-medium' },
+        { label: 'Metadata' },
+      ]}
+      minWidthClass="min-w-[40rem]"
+      testId={testId}
+      relative={false}
+    >
+      {charges.map((charge) => (
+        <tr key={charge.id} data-testid="charge-row" data-charge-id={charge.id}>
+          <td className="py-2 pr-3 font-mono text-xs">
+            <Link href={`/dashboard/charges/${charge.id}`} className="text-brand-700 underline">
+              {charge.id}
+            </Link>
+          </td>
+          <td className="py-2 pr-3">
+            <ChargeStatusBadge status={charge.status} />
+          </td>
+          <td className="whitespace-nowrap py-2 pr-3 text-right tabular-nums">
+            {charge.amount} {charge.tokenSymbol}
+          </td>
+          <td className="whitespace-nowrap py-2 pr-3 text-slate-600">{charge.chainDisplayName}</td>
+          <td className="whitespace-nowrap py-2 pr-3 text-slate-600">{formatUtc(charge.createdAt)}</td>
+          <td className="max-w-56 truncate py-2 font-mono text-xs text-slate-600" title={metadataText(charge.metadata)}>
+            {metadataText(charge.metadata)}
+          </td>
+        </tr>
+      ))}
     </DataTable>
   );
 }

@@ -28,14 +28,29 @@ function Outcome({ state }: { state: FormState }) {
 export function InviteMemberForm({ roles }: { roles: readonly MemberRole[] }) {
   const [state, action, pending] = useActionState<FormState, FormData>(inviteMemberAction, {});
   return (
-    <form action={action} className="flex max-w-md flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200" aria-labelledby="invite-heading">
+    <form
+      action={action}
+      className="flex max-w-md flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200"
+      aria-labelledby="invite-heading"
+    >
       <h2 id="invite-heading" className="font-semibold">
         Invite a member
       </h2>
-      <Field label="E-mail" name="email" type="email" required defaultValue={state.values?.email} error={state.error?.param === 'email' ? state.error.message : undefined} />
+      <Field
+        label="E-mail"
+        name="email"
+        type="email"
+        required
+        defaultValue={state.values?.email}
+        error={state.error?.param === 'email' ? state.error.message : undefined}
+      />
       <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
         Role
-        <select name="role" defaultValue={state.values?.role ?? 'developer'} className="min-h-11 rounded-lg border border-slate-300 bg-white px-3 text-base">
+        <select
+          name="role"
+          defaultValue={state.values?.role ?? 'developer'}
+          className="min-h-11 rounded-lg border border-slate-300 bg-white px-3 text-base"
+        >
           {roles.map((role) => (
             <option key={role} value={role}>
               {role}
@@ -51,7 +66,14 @@ export function InviteMemberForm({ roles }: { roles: readonly MemberRole[] }) {
   );
 }
 
-export function MemberRow(props: { userId: string; email: string; role: MemberRole; isYou: boolean; canManage: boolean; roles: readonly MemberRole[] }) {
+export function MemberRow(props: {
+  userId: string;
+  email: string;
+  role: MemberRole;
+  isYou: boolean;
+  canManage: boolean;
+  roles: readonly MemberRole[];
+}) {
   const [changed, change, changing] = useActionState<FormState, FormData>(changeRoleAction, {});
   const [removed, remove, removing] = useActionState<FormState, FormData>(removeMemberAction, {});
   return (
@@ -64,7 +86,12 @@ export function MemberRow(props: { userId: string; email: string; role: MemberRo
         {props.canManage ? (
           <form action={change} className="flex items-center gap-2">
             <input type="hidden" name="userId" value={props.userId} />
-            <select name="role" defaultValue={props.role} aria-label={`Role of ${props.email}`} className="rounded border border-slate-300 px-1 py-1 text-sm">
+            <select
+              name="role"
+              defaultValue={props.role}
+              aria-label={`Role of ${props.email}`}
+              className="rounded border border-slate-300 px-1 py-1 text-sm"
+            >
               {ALL_ROLES.map((role) => (
                 <option key={role} value={role} disabled={!props.roles.includes(role)}>
                   {role}

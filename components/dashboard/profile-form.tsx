@@ -15,9 +15,30 @@ export function ProfileForm({ initial, canEdit }: { initial: { name: string; log
     <form action={action} className="flex max-w-md flex-col gap-4">
       {state.notice && <Notice tone="success">{state.notice}</Notice>}
       <fieldset disabled={!canEdit || pending} className="flex flex-col gap-4">
-        <Field label="Business name" name="name" required defaultValue={values.name} error={errorFor('name')} hint="Shown on the checkout and as the wallet label on the on-ramp." />
-        <Field label="Logo URL" name="logoUrl" type="url" defaultValue={values.logoUrl} error={errorFor('logoUrl')} hint="An https:// image, shown next to your name on the checkout." placeholder="https://" />
-        <Field label="Support e-mail" name="supportEmail" type="email" defaultValue={values.supportEmail} error={errorFor('supportEmail')} />
+        <Field
+          label="Business name"
+          name="name"
+          required
+          defaultValue={values.name}
+          error={errorFor('name')}
+          hint="Shown on the checkout and as the wallet label on the on-ramp."
+        />
+        <Field
+          label="Logo URL"
+          name="logoUrl"
+          type="url"
+          defaultValue={values.logoUrl}
+          error={errorFor('logoUrl')}
+          hint="An https:// image, shown next to your name on the checkout."
+          placeholder="https://"
+        />
+        <Field
+          label="Support e-mail"
+          name="supportEmail"
+          type="email"
+          defaultValue={values.supportEmail}
+          error={errorFor('supportEmail')}
+        />
         {canEdit && (
           <Button type="submit" disabled={pending}>
             {pending ? 'Saving…' : 'Save profile'}

@@ -34,22 +34,26 @@ const eventsSummary = (types: readonly string[]) => (types.includes('*') ? 'All 
 export function WebhookEndpointsTable({ endpoints }: { endpoints: WebhookEndpointResource[] }) {
   if (endpoints.length === 0) return <p className="text-sm text-slate-600">No endpoints in this mode yet.</p>;
   return (
-    <DataTable columns={[{ label: 'Endpoint' }, { label: 'Events' }, { label: 'Status' }, { label: 'Created' }]} minWidthClass="min-w-[40rem]" testId="webhook-endpoints">
-          {endpoints.map((endpoint) => (
-            <tr key={endpoint.id} data-testid="webhook-endpoint-row" data-endpoint-id={endpoint.id}>
-              <td className="max-w-xs py-3 align-top">
-                <Link href={`/dashboard/settings/webhooks/${endpoint.id}`} className="break-all font-mono text-xs text-brand-700 underline">
-                  {endpoint.url}
-                </Link>
-                {endpoint.description && <p className="text-xs text-slate-500">{endpoint.description}</p>}
-              </td>
-              <td className="py-3 align-top font-mono text-xs text-slate-600">{eventsSummary(endpoint.eventTypes)}</td>
-              <td className="py-3 align-top">
-                <EndpointStatusBadge endpoint={endpoint} />
-              </td>
-              <td className="py-3 align-top text-slate-600">{dateTime(endpoint.createdAt)}</td>
-            </tr>
-          ))}
+    <DataTable
+      columns={[{ label: 'Endpoint' }, { label: 'Events' }, { label: 'Status' }, { label: 'Created' }]}
+      minWidthClass="min-w-[40rem]"
+      testId="webhook-endpoints"
+    >
+      {endpoints.map((endpoint) => (
+        <tr key={endpoint.id} data-testid="webhook-endpoint-row" data-endpoint-id={endpoint.id}>
+          <td className="max-w-xs py-3 align-top">
+            <Link href={`/dashboard/settings/webhooks/${endpoint.id}`} className="break-all font-mono text-xs text-brand-700 underline">
+              {endpoint.url}
+            </Link>
+            {endpoint.description && <p className="text-xs text-slate-500">{endpoint.description}</p>}
+          </td>
+          <td className="py-3 align-top font-mono text-xs text-slate-600">{eventsSummary(endpoint.eventTypes)}</td>
+          <td className="py-3 align-top">
+            <EndpointStatusBadge endpoint={endpoint} />
+          </td>
+          <td className="py-3 align-top text-slate-600">{dateTime(endpoint.createdAt)}</td>
+        </tr>
+      ))}
     </DataTable>
   );
 }
@@ -109,7 +113,11 @@ export function DeliveryLog({
               <td className="py-3 pr-2 align-top text-xs text-slate-600">{dateTime(delivery.attemptedAt ?? delivery.scheduledAt)}</td>
               <td className="py-3 pr-2 align-top">
                 <p className="font-mono text-xs">{delivery.eventType}</p>
-                <Link href={logHref({ event: delivery.eventId })} className="font-mono text-xs text-brand-700 underline" title="This event's attempts only">
+                <Link
+                  href={logHref({ event: delivery.eventId })}
+                  className="font-mono text-xs text-brand-700 underline"
+                  title="This event's attempts only"
+                >
                   {delivery.eventId}
                 </Link>
               </td>
@@ -140,7 +148,9 @@ export function DeliveryLog({
               <td className="py-3 pr-2 align-top text-xs">{delivery.durationMs === null ? '—' : `${delivery.durationMs} ms`}</td>
               <td className="py-3 pr-2 align-top text-xs text-slate-600">{dateTime(delivery.nextAttemptAt)}</td>
               <td className="py-3 align-top">
-                {canResend && delivery.status !== 'pending' && delivery.status !== 'sending' && <ResendButton endpointId={endpointId} eventId={delivery.eventId} />}
+                {canResend && delivery.status !== 'pending' && delivery.status !== 'sending' && (
+                  <ResendButton endpointId={endpointId} eventId={delivery.eventId} />
+                )}
               </td>
             </tr>
           ))}

@@ -68,7 +68,10 @@ export function CreateEndpointForm() {
   const [state, action, pending] = useActionState<FormState, FormData>(createEndpointAction, {});
   const other = state.error && !['url', 'description', 'eventTypes'].includes(state.error.param ?? '');
   return (
-    <section aria-labelledby="create-endpoint-heading" className="flex max-w-xl flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200">
+    <section
+      aria-labelledby="create-endpoint-heading"
+      className="flex max-w-xl flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200"
+    >
       <h2 id="create-endpoint-heading" className="font-semibold">
         Add an endpoint
       </h2>
@@ -82,8 +85,17 @@ export function CreateEndpointForm() {
           defaultValue={state.values?.url}
           error={fieldError(state, 'url')}
         />
-        <Field label="Description (optional)" name="description" maxLength={500} defaultValue={state.values?.description} error={fieldError(state, 'description')} />
-        <EventTypeChoices selected={state.values?.eventTypes ? state.values.eventTypes.split(',').filter(Boolean) : [ALL_EVENT_TYPES]} error={fieldError(state, 'eventTypes')} />
+        <Field
+          label="Description (optional)"
+          name="description"
+          maxLength={500}
+          defaultValue={state.values?.description}
+          error={fieldError(state, 'description')}
+        />
+        <EventTypeChoices
+          selected={state.values?.eventTypes ? state.values.eventTypes.split(',').filter(Boolean) : [ALL_EVENT_TYPES]}
+          error={fieldError(state, 'eventTypes')}
+        />
         <Button type="submit" disabled={pending}>
           {pending ? 'Adding…' : 'Add endpoint'}
         </Button>
@@ -99,7 +111,13 @@ export function EditEndpointForm({ endpoint }: { endpoint: WebhookEndpointResour
     <form action={action} className="flex flex-col gap-4" aria-label="Edit endpoint">
       <input type="hidden" name="endpointId" value={endpoint.id} />
       <Field label="Endpoint URL" name="url" type="url" required defaultValue={endpoint.url} error={fieldError(state, 'url')} />
-      <Field label="Description (optional)" name="description" maxLength={500} defaultValue={endpoint.description ?? ''} error={fieldError(state, 'description')} />
+      <Field
+        label="Description (optional)"
+        name="description"
+        maxLength={500}
+        defaultValue={endpoint.description ?? ''}
+        error={fieldError(state, 'description')}
+      />
       <EventTypeChoices selected={endpoint.eventTypes} error={fieldError(state, 'eventTypes')} />
       <label className="flex items-center gap-2 text-sm">
         <input type="checkbox" name="enabled" defaultChecked={endpoint.enabled} /> Enabled (unchecked: no events are sent)
@@ -154,7 +172,12 @@ export function SigningSecret({ endpointId, previousSecretExpiresAt }: { endpoin
         <label className="text-sm text-slate-700" htmlFor={`secret-overlap-${endpointId}`}>
           Old secret keeps signing for
         </label>
-        <select id={`secret-overlap-${endpointId}`} name="overlapHours" defaultValue="24" className="rounded border border-slate-300 px-1 py-1 text-sm">
+        <select
+          id={`secret-overlap-${endpointId}`}
+          name="overlapHours"
+          defaultValue="24"
+          className="rounded border border-slate-300 px-1 py-1 text-sm"
+        >
           <option value="0">no time (stop now)</option>
           <option value="1">1 hour</option>
           <option value="24">24 hours</option>
@@ -189,7 +212,8 @@ export function DeleteEndpointButton({ endpointId }: { endpointId: string }) {
       action={action}
       className="flex flex-col gap-2"
       onSubmit={(event) => {
-        if (!window.confirm('Delete this endpoint and its delivery log? Events stay available through GET /api/events.')) event.preventDefault();
+        if (!window.confirm('Delete this endpoint and its delivery log? Events stay available through GET /api/events.'))
+          event.preventDefault();
       }}
     >
       <input type="hidden" name="endpointId" value={endpointId} />

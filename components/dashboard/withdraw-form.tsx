@@ -13,7 +13,11 @@ export function WithdrawForm({ tokens }: { tokens: { value: string; label: strin
   const errorFor = (param: string) => (state.error?.param === param ? state.error.message : undefined);
   const general = state.error && !['amount', 'toAddress'].includes(state.error.param ?? '') ? state.error.message : undefined;
   return (
-    <form action={action} className="flex max-w-md flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200" aria-labelledby="withdraw-heading">
+    <form
+      action={action}
+      className="flex max-w-md flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200"
+      aria-labelledby="withdraw-heading"
+    >
       <h2 id="withdraw-heading" className="font-semibold">
         Withdraw
       </h2>
@@ -22,7 +26,12 @@ export function WithdrawForm({ tokens }: { tokens: { value: string; label: strin
       <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
         Token
         {/* Keyed: React 19 resets the form after the action, and a select keeps only its first defaultValue. */}
-        <select key={state.values?.token ?? ''} name="token" defaultValue={state.values?.token ?? tokens[0]?.value} className="min-h-11 rounded-lg border border-slate-300 bg-white px-3 text-base">
+        <select
+          key={state.values?.token ?? ''}
+          name="token"
+          defaultValue={state.values?.token ?? tokens[0]?.value}
+          className="min-h-11 rounded-lg border border-slate-300 bg-white px-3 text-base"
+        >
           {tokens.map((token) => (
             <option key={token.value} value={token.value}>
               {token.label}
@@ -31,7 +40,14 @@ export function WithdrawForm({ tokens }: { tokens: { value: string; label: strin
         </select>
       </label>
       <Field label="Amount" name="amount" inputMode="decimal" required defaultValue={state.values?.amount} error={errorFor('amount')} />
-      <Field label="To address" name="toAddress" required defaultValue={state.values?.toAddress} error={errorFor('toAddress')} placeholder="0x…" />
+      <Field
+        label="To address"
+        name="toAddress"
+        required
+        defaultValue={state.values?.toAddress}
+        error={errorFor('toAddress')}
+        placeholder="0x…"
+      />
       <PinField label="Your PIN" name="pin" />
       <Button type="submit" disabled={pending}>
         {pending ? 'Sending…' : 'Withdraw'}

@@ -66,9 +66,9 @@ export function GameShop({ baseUrl, defaultApiKey }: { baseUrl: string; defaultA
         <p className="text-sm font-semibold uppercase tracking-wide text-brand-600">Example merchant</p>
         <h1 className="text-3xl font-semibold">Pixel Quest shop</h1>
         <p className="text-slate-600">
-          This page plays a game studio&apos;s shop. <strong>Buy</strong> creates a charge with a publishable key and calls the web SDK&apos;s{' '}
-          <code className="font-mono text-sm">pay()</code>: the Chargeport checkout opens in a window over this page, and the outcome comes
-          back here. The address bar never changes.
+          This page plays a game studio&apos;s shop. <strong>Buy</strong> creates a charge with a publishable key and calls the web
+          SDK&apos;s <code className="font-mono text-sm">pay()</code>: the Chargeport checkout opens in a window over this page, and the
+          outcome comes back here. The address bar never changes.
         </p>
       </header>
 
@@ -90,7 +90,14 @@ export function GameShop({ baseUrl, defaultApiKey }: { baseUrl: string; defaultA
             key={item.sku}
             className="flex cursor-pointer flex-col gap-1 rounded-2xl bg-white p-4 shadow-sm ring-1 ring-slate-200 has-checked:ring-2 has-checked:ring-brand-500"
           >
-            <input type="radio" name="item" value={item.sku} checked={selected.sku === item.sku} onChange={() => setSelected(item)} className="sr-only" />
+            <input
+              type="radio"
+              name="item"
+              value={item.sku}
+              checked={selected.sku === item.sku}
+              onChange={() => setSelected(item)}
+              className="sr-only"
+            />
             <span aria-hidden className="text-3xl">
               {item.emoji}
             </span>
@@ -118,18 +125,33 @@ function Outcome({ phase }: { phase: Phase }) {
       return <div aria-live="polite" data-testid="outcome" data-status="" />;
     case 'done':
       return (
-        <p aria-live="polite" data-testid="outcome" data-status={phase.result.status} className="rounded-lg bg-white p-4 ring-1 ring-slate-200">
+        <p
+          aria-live="polite"
+          data-testid="outcome"
+          data-status={phase.result.status}
+          className="rounded-lg bg-white p-4 ring-1 ring-slate-200"
+        >
           <span className="font-mono text-sm text-slate-500">{phase.result.status}</span> · {OUTCOME_TEXT[phase.result.status](phase.item)}{' '}
           <span className="text-xs text-slate-400">({phase.result.chargeId})</span>
         </p>
       );
     case 'blocked':
       return (
-        <div role="alert" data-testid="outcome" data-status="popup_blocked" className="flex flex-col items-start gap-2 rounded-lg bg-amber-50 p-4 ring-1 ring-amber-200">
+        <div
+          role="alert"
+          data-testid="outcome"
+          data-status="popup_blocked"
+          className="flex flex-col items-start gap-2 rounded-lg bg-amber-50 p-4 ring-1 ring-amber-200"
+        >
           <p>Your browser blocked the payment window.</p>
           <Button
             variant="secondary"
-            onClick={() => phase.charge.then(({ paymentUrl }) => redirectToCheckout(paymentUrl), (error: Error) => setFallbackError(error.message))}
+            onClick={() =>
+              phase.charge.then(
+                ({ paymentUrl }) => redirectToCheckout(paymentUrl),
+                (error: Error) => setFallbackError(error.message),
+              )
+            }
           >
             Pay on the Chargeport page instead
           </Button>

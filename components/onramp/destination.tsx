@@ -22,7 +22,15 @@ export function destinationAddress(destination: OnrampDestination, family: Chain
   }
 }
 
-export function DestinationLine({ destination, family, chainName }: { destination: OnrampDestination; family: ChainFamily; chainName: string }) {
+export function DestinationLine({
+  destination,
+  family,
+  chainName,
+}: {
+  destination: OnrampDestination;
+  family: ChainFamily;
+  chainName: string;
+}) {
   if (destination.kind === 'signin') {
     return (
       <p className="rounded-lg bg-slate-100 px-3 py-2 text-sm" data-testid="destination">

@@ -48,13 +48,23 @@ function preferredToken(chain: OnrampChainOption): string {
 }
 
 /** The typed amount as the quote API takes it, or why it cannot be asked for yet. */
-function checkAmount(text: string, kind: AmountKind, token: { symbol: string; decimals: number }): { amount?: QuoteRequest['amount']; problem?: string } {
+function checkAmount(
+  text: string,
+  kind: AmountKind,
+  token: { symbol: string; decimals: number },
+): { amount?: QuoteRequest['amount']; problem?: string } {
   const value = text.trim();
   if (!value) return {};
-  if (kind === 'usd') return parseFiat(value) === undefined ? { problem: 'Enter a USD amount such as 25 or 25.50.' } : { amount: { kind, value } };
+  if (kind === 'usd')
+    return parseFiat(value) === undefined ? { problem: 'Enter a USD amount such as 25 or 25.50.' } : { amount: { kind, value } };
   const parsed = parseAmount(value, token.decimals);
   if (parsed.ok) return { amount: { kind, value } };
-  return { problem: parsed.reason === 'too_many_decimals' ? `${token.symbol} has at most ${token.decimals} decimals.` : `Enter a ${token.symbol} amount such as 25 or 0.5.` };
+  return {
+    problem:
+      parsed.reason === 'too_many_decimals'
+        ? `${token.symbol} has at most ${token.decimals} decimals.`
+        : `Enter a ${token.symbol} amount such as 25 or 0.5.`,
+  };
 }
 
 export function OnrampForm({ chains, defaultChain, defaultToken, providers, destination, country, countryName }: OnrampFormProps) {
@@ -82,7 +92,13 @@ export function OnrampForm({ chains, defaultChain, defaultToken, providers, dest
   const quoteInput = useMemo<QuoteRequest | null>(
     () =>
       provider && method && amount
-        ? { providerId: provider.providerId, chain: chain.name, tokenSymbol: token.symbol, paymentMethod: method, amount: { kind: amount.kind, value: amount.value } }
+        ? {
+            providerId: provider.providerId,
+            chain: chain.name,
+            tokenSymbol: token.symbol,
+            paymentMethod: method,
+            amount: { kind: amount.kind, value: amount.value },
+          }
         : null,
     [provider, method, amount?.kind, amount?.value, chain.name, token.symbol], // eslint-disable-line react-hooks/exhaustive-deps -- the amount's fields, not its identity
   );
@@ -97,7 +113,10 @@ export function OnrampForm({ chains, defaultChain, defaultToken, providers, dest
   const expiresAt = quoteState.status === 'ready' ? quoteState.output.expiresAt : undefined;
   useEffect(() => {
     if (!expiresAt || !quoteInput) return;
-    const timer = setTimeout(() => scheduler.schedule(quoteInput, { immediate: true }), Math.max(0, new Date(expiresAt).getTime() - Date.now()));
+    const timer = setTimeout(
+      () => scheduler.schedule(quoteInput, { immediate: true }),
+      Math.max(0, new Date(expiresAt).getTime() - Date.now()),
+    );
     return () => clearTimeout(timer);
   }, [expiresAt, quoteInput, scheduler]);
 
@@ -135,7 +154,9 @@ export function OnrampForm({ chains, defaultChain, defaultToken, providers, dest
       cryptoAmount: quote.cryptoAmount,
       acceptMinimum,
       ...(destination.kind === 'link' ? { wallet: destination.address, walletLabel: destination.label ?? undefined } : {}),
-    }).catch((): PlaceOrderResult => ({ error: { code: 'network', message: 'The order could not be sent. Check your connection and try again.' } }));
+    }).catch((): PlaceOrderResult => ({
+      error: { code: 'network', message: 'The order could not be sent. Check your connection and try again.' },
+    }));
     if (result.error) {
       setBuyError(result.error);
       setPlacing(false);
@@ -256,19 +277,32 @@ export function OnrampForm({ chains, defaultChain, defaultToken, providers, dest
           )}
         </div>
 
-        <ProviderList providers={offered} selected={provider?.providerId} countryName={countryName} onSelect={(id) => select(() => setProviderChoice(id))} />
+        <ProviderList
+          providers={offered}
+          selected={provider?.providerId}
+          countryName={countryName}
+          onSelect={(id) => select(() => setProviderChoice(id))}
+        />
         {provider && <MethodPicker methods={provider.methods} selected={method} onSelect={(m) => select(() => setMethodChoice(m))} />}
 
         <section aria-label="Price" className="border-t border-slate-200 pt-4">
           <QuotePanel
             state={quoteState}
             arrivesAt={`on ${chain.displayName}${walletAddress ? ` at ${shortAddress(walletAddress)}` : ''}`}
-            hint={provider ? undefined : `No provider sells ${token.symbol} on ${chain.displayName} in ${countryName}. Pick another token or chain.`}
+            hint={
+              provider
+                ? undefined
+                : `No provider sells ${token.symbol} on ${chain.displayName} in ${countryName}. Pick another token or chain.`
+            }
           />
         </section>
 
         {minimum && provider && (
-          <div role="alert" className="flex flex-col gap-3 rounded-lg bg-amber-50 px-3 py-3 text-sm text-amber-950 ring-1 ring-amber-200" data-testid="below-minimum">
+          <div
+            role="alert"
+            className="flex flex-col gap-3 rounded-lg bg-amber-50 px-3 py-3 text-sm text-amber-950 ring-1 ring-amber-200"
+            data-testid="below-minimum"
+          >
             <p>
               {provider.displayName} sells at least{' '}
               <strong>
@@ -291,7 +325,10 @@ export function OnrampForm({ chains, defaultChain, defaultToken, providers, dest
         )}
 
         {destination.kind === 'signin' ? (
-          <Link href={destination.href} className="inline-flex min-h-11 items-center justify-center rounded-lg bg-brand-600 px-4 text-sm font-semibold text-white hover:bg-brand-700">
+          <Link
+            href={destination.href}
+            className="inline-flex min-h-11 items-center justify-center rounded-lg bg-brand-600 px-4 text-sm font-semibold text-white hover:bg-brand-700"
+          >
             {destination.message}
           </Link>
         ) : (

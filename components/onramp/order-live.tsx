@@ -78,12 +78,21 @@ export function OrderLive({
 
   return (
     <div className="flex flex-col gap-5">
-      <section aria-live="polite" className="flex flex-col gap-3 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200" data-testid="order-status" data-status={order.status}>
+      <section
+        aria-live="polite"
+        className="flex flex-col gap-3 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200"
+        data-testid="order-status"
+        data-status={order.status}
+      >
         <span className={`self-start rounded-full px-3 py-1 text-sm font-medium ${style.className}`}>{style.label}</span>
         {order.status === 'created' && (
           <>
             <p className="text-lg font-semibold">Waiting for payment at {order.providerName}</p>
-            {popupBlocked && <p className="text-sm text-slate-700">Your browser did not open {order.providerName}&rsquo;s payment screen in a new tab. Continue with the link below.</p>}
+            {popupBlocked && (
+              <p className="text-sm text-slate-700">
+                Your browser did not open {order.providerName}&rsquo;s payment screen in a new tab. Continue with the link below.
+              </p>
+            )}
             {order.checkoutUrl && embed && (
               <iframe
                 src={order.checkoutUrl}
@@ -94,7 +103,13 @@ export function OrderLive({
               />
             )}
             {order.checkoutUrl && (
-              <a href={order.checkoutUrl} target="_blank" rel="noopener noreferrer" className="self-start text-sm font-semibold text-brand-600 underline underline-offset-4" data-testid="provider-link">
+              <a
+                href={order.checkoutUrl}
+                target="_blank"
+                rel="noopener noreferrer"
+                className="self-start text-sm font-semibold text-brand-600 underline underline-offset-4"
+                data-testid="provider-link"
+              >
                 Open {order.providerName}&rsquo;s payment screen
               </a>
             )}
@@ -112,7 +127,13 @@ export function OrderLive({
             </p>
             {order.deliveryTxHash &&
               (order.explorerUrl ? (
-                <a href={order.explorerUrl} target="_blank" rel="noopener noreferrer" className="self-start text-sm font-semibold text-brand-600 underline underline-offset-4" data-testid="explorer-link">
+                <a
+                  href={order.explorerUrl}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                  className="self-start text-sm font-semibold text-brand-600 underline underline-offset-4"
+                  data-testid="explorer-link"
+                >
                   View the transaction
                 </a>
               ) : (
@@ -159,7 +180,8 @@ export function OrderLive({
         </h2>
         {order.raisedToMinimum && (
           <p className="mt-3 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-950 ring-1 ring-amber-200" data-testid="raised-to-minimum">
-            You asked for {order.requestedAmount} {order.tokenSymbol}; {order.providerName}&rsquo;s minimum purchase made this order {order.cryptoAmount} {order.tokenSymbol}.
+            You asked for {order.requestedAmount} {order.tokenSymbol}; {order.providerName}&rsquo;s minimum purchase made this order{' '}
+            {order.cryptoAmount} {order.tokenSymbol}.
           </p>
         )}
         <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">

@@ -1,7 +1,7 @@
 import { FIAT_METHOD_LABELS } from '@/lib/onramp/fiat-methods';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import type { OfferedProvider } from '@/lib/onramp/registry/query';
-import { formatFiat} from './format';
+import { formatFiat } from './format';
 
 /**
  * The providers for the chosen chain and token in the buyer's country, best first. One that cannot
@@ -21,14 +21,20 @@ export function ProviderList({
   return (
     <fieldset className="flex flex-col gap-2" data-testid="providers">
       <legend className="mb-2 text-sm font-semibold">Provider</legend>
-      {providers.length === 0 && <p className="text-sm text-slate-600">No provider sells tokens in {countryName} here. Change your location at the top of the page.</p>}
+      {providers.length === 0 && (
+        <p className="text-sm text-slate-600">
+          No provider sells tokens in {countryName} here. Change your location at the top of the page.
+        </p>
+      )}
       {providers.map((provider) => (
         <label
           key={provider.providerId}
           data-testid={`provider-${provider.providerId}`}
           data-available={provider.available}
           className={`flex items-start gap-3 rounded-lg px-3 py-2.5 ring-1 ${
-            provider.available ? 'cursor-pointer ring-slate-300 has-checked:bg-brand-50 has-checked:ring-2 has-checked:ring-brand-500' : 'cursor-not-allowed bg-slate-50 ring-slate-200'
+            provider.available
+              ? 'cursor-pointer ring-slate-300 has-checked:bg-brand-50 has-checked:ring-2 has-checked:ring-brand-500'
+              : 'cursor-not-allowed bg-slate-50 ring-slate-200'
           }`}
         >
           <input
@@ -44,7 +50,9 @@ export function ProviderList({
           <span className="flex min-w-0 flex-col">
             <span className={`font-medium ${provider.available ? '' : 'text-slate-500'}`}>{provider.displayName}</span>
             <span id={`provider-${provider.providerId}-note`} className="text-sm text-slate-600" data-testid="provider-note">
-              {provider.available ? `From ${formatFiat(provider.minimumUsd, 'USD')} · ${provider.methods.map((m) => FIAT_METHOD_LABELS[m]).join(', ')}` : `Unavailable: ${provider.reason}`}
+              {provider.available
+                ? `From ${formatFiat(provider.minimumUsd, 'USD')} · ${provider.methods.map((m) => FIAT_METHOD_LABELS[m]).join(', ')}`
+                : `Unavailable: ${provider.reason}`}
             </span>
           </span>
         </label>
@@ -53,7 +61,15 @@ export function ProviderList({
   );
 }
 
-export function MethodPicker({ methods, selected, onSelect }: { methods: FiatMethod[]; selected: FiatMethod | undefined; onSelect: (method: FiatMethod) => void }) {
+export function MethodPicker({
+  methods,
+  selected,
+  onSelect,
+}: {
+  methods: FiatMethod[];
+  selected: FiatMethod | undefined;
+  onSelect: (method: FiatMethod) => void;
+}) {
   if (!methods.length) return null;
   return (
     <fieldset className="flex flex-col gap-2" data-testid="methods">
@@ -64,7 +80,14 @@ export function MethodPicker({ methods, selected, onSelect }: { methods: FiatMet
             key={method}
             className="cursor-pointer rounded-full px-3 py-1.5 text-sm ring-1 ring-slate-300 has-checked:bg-brand-600 has-checked:text-white has-checked:ring-brand-600 has-focus-visible:outline-2 has-focus-visible:outline-brand-600"
           >
-            <input type="radio" name="method" value={method} className="sr-only" checked={selected === method} onChange={() => onSelect(method)} />
+            <input
+              type="radio"
+              name="method"
+              value={method}
+              className="sr-only"
+              checked={selected === method}
+              onChange={() => onSelect(method)}
+            />
             {FIAT_METHOD_LABELS[method]}
           </label>
         ))}

@@ -22,7 +22,11 @@ export function QuotePanel({ state, arrivesAt, hint }: { state: ScheduledState<O
 
   switch (state.status) {
     case 'idle':
-      return <p className="text-sm text-slate-500" data-testid="quote-idle">{hint ?? 'Enter an amount to see the price.'}</p>;
+      return (
+        <p className="text-sm text-slate-500" data-testid="quote-idle">
+          {hint ?? 'Enter an amount to see the price.'}
+        </p>
+      );
     case 'loading':
       return (
         <p className="flex items-center gap-2 text-sm text-slate-600" role="status" data-testid="quote-loading">
@@ -47,7 +51,10 @@ export function QuotePanel({ state, arrivesAt, hint }: { state: ScheduledState<O
             </span>
           </div>
           <p className="text-right text-sm text-slate-600">
-            for <span data-testid="quote-receive">{quote.cryptoAmount} {quote.tokenSymbol}</span>
+            for{' '}
+            <span data-testid="quote-receive">
+              {quote.cryptoAmount} {quote.tokenSymbol}
+            </span>
           </p>
           <button
             type="button"

@@ -30,7 +30,10 @@ export async function requestQuote(input: QuoteRequest, signal: AbortSignal): Pr
     amount: input.amount.value,
   });
   const response = await fetch(`/api/onramp/quote?${query}`, { signal, cache: 'no-store' });
-  const body = (await response.json().catch(() => null)) as { data: OnrampQuoteView | null; error: { code: string; message: string } | null } | null;
+  const body = (await response.json().catch(() => null)) as {
+    data: OnrampQuoteView | null;
+    error: { code: string; message: string } | null;
+  } | null;
   if (response.ok && body?.data) return body.data;
   throw new QuoteFailure(body?.error?.code ?? 'quote_unavailable', body?.error?.message ?? 'No quote right now. Try again in a moment.');
 }

@@ -12,7 +12,10 @@ export function SandpiperFrame({ children }: { children: ReactNode }) {
             </svg>
             Sandpiper Pay
           </span>
-          <span className="rounded-full bg-amber-200 px-2.5 py-0.5 text-xs font-semibold uppercase tracking-wide text-amber-900" data-testid="sandbox-badge">
+          <span
+            className="rounded-full bg-amber-200 px-2.5 py-0.5 text-xs font-semibold uppercase tracking-wide text-amber-900"
+            data-testid="sandbox-badge"
+          >
             Sandbox
           </span>
         </div>

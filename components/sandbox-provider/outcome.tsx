@@ -17,7 +17,15 @@ export function ReturnLink({ redirectUrl }: { redirectUrl: string }) {
 }
 
 /** After a payment: the promise of delivery, and back to the merchant after a few seconds. */
-export function PaymentReceived({ redirectUrl, autoRedirect, delivered = false }: { redirectUrl: string; autoRedirect: boolean; delivered?: boolean }) {
+export function PaymentReceived({
+  redirectUrl,
+  autoRedirect,
+  delivered = false,
+}: {
+  redirectUrl: string;
+  autoRedirect: boolean;
+  delivered?: boolean;
+}) {
   const [secondsLeft, setSecondsLeft] = useState(REDIRECT_SECONDS);
   useEffect(() => {
     if (!autoRedirect) return;

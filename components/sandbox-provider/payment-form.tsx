@@ -20,7 +20,11 @@ const WALLET_BUTTONS: Record<Exclude<SandboxPaymentMethod, 'card'>, { text: stri
     note: 'In the sandbox the transfer arrives at once.',
     className: 'bg-teal-700 text-white hover:bg-teal-800',
   },
-  apple_pay: { text: 'Pay with Apple Pay', note: 'The sandbox approves the wallet payment.', className: 'bg-black text-white hover:bg-stone-800' },
+  apple_pay: {
+    text: 'Pay with Apple Pay',
+    note: 'The sandbox approves the wallet payment.',
+    className: 'bg-black text-white hover:bg-stone-800',
+  },
   google_pay: {
     text: 'Pay with Google Pay',
     note: 'The sandbox approves the wallet payment.',
@@ -28,7 +32,8 @@ const WALLET_BUTTONS: Record<Exclude<SandboxPaymentMethod, 'card'>, { text: stri
   },
 };
 
-const BUTTON = 'inline-flex min-h-11 w-full items-center justify-center rounded-xl px-4 text-sm font-semibold transition disabled:opacity-60';
+const BUTTON =
+  'inline-flex min-h-11 w-full items-center justify-center rounded-xl px-4 text-sm font-semibold transition disabled:opacity-60';
 
 /** The payment step of the Sandpiper Pay screen: method tabs, the card form with test cards, and the 3-D Secure challenge. */
 export function PaymentForm(props: {
@@ -69,10 +74,22 @@ export function PaymentForm(props: {
         <form action={action} className="flex flex-col gap-2">
           <input type="hidden" name="sessionId" value={props.sessionId} />
           <input type="hidden" name="intent" value="authenticate" />
-          <button type="submit" name="outcome" value="complete" disabled={pending} className={`${BUTTON} bg-teal-700 text-white hover:bg-teal-800`}>
+          <button
+            type="submit"
+            name="outcome"
+            value="complete"
+            disabled={pending}
+            className={`${BUTTON} bg-teal-700 text-white hover:bg-teal-800`}
+          >
             Complete authentication
           </button>
-          <button type="submit" name="outcome" value="fail" disabled={pending} className={`${BUTTON} bg-white text-rose-700 ring-1 ring-rose-300 hover:bg-rose-50`}>
+          <button
+            type="submit"
+            name="outcome"
+            value="fail"
+            disabled={pending}
+            className={`${BUTTON} bg-white text-rose-700 ring-1 ring-rose-300 hover:bg-rose-50`}
+          >
             Fail authentication
           </button>
         </form>
@@ -144,10 +161,37 @@ function CardForm(props: {
       <form action={props.action} onSubmit={onSubmit} noValidate className="flex flex-col gap-3">
         <input type="hidden" name="sessionId" value={props.sessionId} />
         <input type="hidden" name="intent" value="card" />
-        <CardInput label="Card number" name="number" value={values.number} onValue={set('number')} error={errors.number} inputMode="numeric" autoComplete="cc-number" placeholder="4242 4242 4242 4242" />
+        <CardInput
+          label="Card number"
+          name="number"
+          value={values.number}
+          onValue={set('number')}
+          error={errors.number}
+          inputMode="numeric"
+          autoComplete="cc-number"
+          placeholder="4242 4242 4242 4242"
+        />
         <div className="grid grid-cols-2 gap-3">
-          <CardInput label="Expiry (MM/YY)" name="expiry" value={values.expiry} onValue={set('expiry')} error={errors.expiry} inputMode="numeric" autoComplete="cc-exp" placeholder="MM/YY" />
-          <CardInput label="CVC" name="cvc" value={values.cvc} onValue={set('cvc')} error={errors.cvc} inputMode="numeric" autoComplete="cc-csc" placeholder="123" />
+          <CardInput
+            label="Expiry (MM/YY)"
+            name="expiry"
+            value={values.expiry}
+            onValue={set('expiry')}
+            error={errors.expiry}
+            inputMode="numeric"
+            autoComplete="cc-exp"
+            placeholder="MM/YY"
+          />
+          <CardInput
+            label="CVC"
+            name="cvc"
+            value={values.cvc}
+            onValue={set('cvc')}
+            error={errors.cvc}
+            inputMode="numeric"
+            autoComplete="cc-csc"
+            placeholder="123"
+          />
         </div>
         <CardInput label="Name on card" name="name" value={values.name} onValue={set('name')} error={errors.name} autoComplete="cc-name" />
         <button type="submit" disabled={props.pending} className={`${BUTTON} bg-teal-700 text-white hover:bg-teal-800`}>

@@ -41,7 +41,12 @@ export function ActivityList({ items }: { items: ActivityItem[] }) {
           </p>
           <p className="flex flex-wrap gap-x-3 text-xs">
             {item.explorerUrl ? (
-              <a href={item.explorerUrl} target="_blank" rel="noreferrer" className="font-medium text-brand-700 underline underline-offset-2">
+              <a
+                href={item.explorerUrl}
+                target="_blank"
+                rel="noreferrer"
+                className="font-medium text-brand-700 underline underline-offset-2"
+              >
                 View on explorer
               </a>
             ) : (

@@ -19,7 +19,12 @@ export function ChainBalances({ chain, address, canSend }: { chain: HomeChain; a
       ) : (
         <ul className="mt-2 divide-y divide-slate-100">
           {chain.tokens.map((token) => (
-            <li key={token.tokenAddress} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2" data-testid="token-row" data-symbol={token.symbol}>
+            <li
+              key={token.tokenAddress}
+              className="flex flex-wrap items-center gap-x-3 gap-y-1 py-2"
+              data-testid="token-row"
+              data-symbol={token.symbol}
+            >
               <div className="min-w-0 flex-1">
                 <p className="text-sm font-medium">
                   {token.symbol} <span className="font-normal text-slate-500">{token.name}</span>

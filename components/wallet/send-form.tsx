@@ -22,12 +22,20 @@ export function SendForm({ options, defaultToken }: { options: SendOption[]; def
     setFormKey(formKey + 1);
   }
   const errorFor = (param: string) => (state.error?.param === param ? state.error.message : undefined);
-  const general = state.error && !(FIELDS as readonly string[]).includes(state.error.param ?? '') && state.error.param !== 'pin' ? state.error.message : undefined;
+  const general =
+    state.error && !(FIELDS as readonly string[]).includes(state.error.param ?? '') && state.error.param !== 'pin'
+      ? state.error.message
+      : undefined;
 
   if (state.preview) {
     const preview = state.preview;
     return (
-      <form action={action} className="flex max-w-md flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200" aria-labelledby="review-heading" data-testid="send-review">
+      <form
+        action={action}
+        className="flex max-w-md flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200"
+        aria-labelledby="review-heading"
+        data-testid="send-review"
+      >
         <h2 id="review-heading" className="font-semibold">
           Check and confirm
         </h2>
@@ -68,7 +76,12 @@ export function SendForm({ options, defaultToken }: { options: SendOption[]; def
   }
 
   return (
-    <form key={formKey} action={action} className="flex max-w-md flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200" aria-labelledby="send-heading">
+    <form
+      key={formKey}
+      action={action}
+      className="flex max-w-md flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200"
+      aria-labelledby="send-heading"
+    >
       <h2 id="send-heading" className="font-semibold">
         What to send
       </h2>
@@ -99,8 +112,25 @@ export function SendForm({ options, defaultToken }: { options: SendOption[]; def
           </span>
         )}
       </label>
-      <Field label="To address" name="toAddress" required autoComplete="off" spellCheck={false} defaultValue={state.values?.toAddress} error={errorFor('toAddress')} placeholder="0x…" />
-      <Field label="Amount" name="amount" inputMode="decimal" required autoComplete="off" defaultValue={state.values?.amount} error={errorFor('amount')} />
+      <Field
+        label="To address"
+        name="toAddress"
+        required
+        autoComplete="off"
+        spellCheck={false}
+        defaultValue={state.values?.toAddress}
+        error={errorFor('toAddress')}
+        placeholder="0x…"
+      />
+      <Field
+        label="Amount"
+        name="amount"
+        inputMode="decimal"
+        required
+        autoComplete="off"
+        defaultValue={state.values?.amount}
+        error={errorFor('amount')}
+      />
       <input type="hidden" name="intent" value="review" />
       <Button type="submit" disabled={pending}>
         {pending ? 'Checking…' : 'Review'}

@@ -9,7 +9,11 @@ const TONES: Record<ActivityStatus, string> = {
 
 export function StatusPill({ status, label }: { status: ActivityStatus; label: string }) {
   return (
-    <span className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ${TONES[status]}`} data-testid="status" data-status={status}>
+    <span
+      className={`inline-flex rounded-full px-2 py-0.5 text-xs font-medium ring-1 ${TONES[status]}`}
+      data-testid="status"
+      data-status={status}
+    >
       {label}
     </span>
   );

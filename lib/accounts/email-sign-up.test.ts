@@ -55,7 +55,10 @@ describe('e-mail sign-up and sign-in (spec account rules 1, 3, 4)', () => {
     await startEmailSignUp({ email });
     const right = latestCode(email);
     const wrong = right === '000000' ? '000001' : '000000';
-    await expect(completeEmailSignUp({ email, code: wrong })).rejects.toMatchObject({ code: 'code_incorrect', message: expect.stringMatching(/4 tries left/) });
+    await expect(completeEmailSignUp({ email, code: wrong })).rejects.toMatchObject({
+      code: 'code_incorrect',
+      message: expect.stringMatching(/4 tries left/),
+    });
     expect(await findUserByEmail(email)).toBeUndefined();
   });
 
@@ -97,7 +100,12 @@ describe('Google / Apple sign-in (rule 2: no e-mail code)', () => {
     expect(user!.signUpMethod).toBe('apple');
     expect(user!.emailVerifiedAt).not.toBeNull();
     expect(await getDb().select().from(wallets).where(eq(wallets.userId, first.userId))).toHaveLength(2);
-    const again = await signInWithOidc({ provider: 'apple', subject: 'apple-sub-1-' + email, email: 'changed@example.test', emailVerified: true });
+    const again = await signInWithOidc({
+      provider: 'apple',
+      subject: 'apple-sub-1-' + email,
+      email: 'changed@example.test',
+      emailVerified: true,
+    });
     expect(again).toEqual({ userId: first.userId, created: false });
   });
 
@@ -109,7 +117,9 @@ describe('Google / Apple sign-in (rule 2: no e-mail code)', () => {
   });
 
   it('refuses a provider account without a verified e-mail', async () => {
-    await expect(signInWithOidc({ provider: 'google', subject: 'g-unverified', email: uniqueEmail(), emailVerified: false })).rejects.toMatchObject({
+    await expect(
+      signInWithOidc({ provider: 'google', subject: 'g-unverified', email: uniqueEmail(), emailVerified: false }),
+    ).rejects.toMatchObject({
       code: 'email_not_verified',
     });
   });

@@ -35,8 +35,21 @@ describe('Sign in with Ethereum', () => {
     expect(await getDb().select().from(wallets).where(eq(wallets.userId, userId))).toHaveLength(2);
     // Signing in again with the same address finds the same account.
     const nonce = await issueSiweNonce();
-    const again = createSiweMessage({ address: account.address, chainId: 137, domain: DOMAIN, uri: ORIGIN, nonce, version: '1', issuedAt: new Date() });
-    const second = await signInWithEthereum({ message: again, signature: await account.signMessage({ message: again }), domain: DOMAIN, origin: ORIGIN });
+    const again = createSiweMessage({
+      address: account.address,
+      chainId: 137,
+      domain: DOMAIN,
+      uri: ORIGIN,
+      nonce,
+      version: '1',
+      issuedAt: new Date(),
+    });
+    const second = await signInWithEthereum({
+      message: again,
+      signature: await account.signMessage({ message: again }),
+      domain: DOMAIN,
+      origin: ORIGIN,
+    });
     expect(second).toEqual({ userId, created: false });
   });
 
@@ -71,7 +84,9 @@ describe('Sign in with Ethereum', () => {
 
   it('refuses a message for another domain, an unknown chain, or a bad signature', async () => {
     const otherDomain = await signedMessage({ domain: 'evil.example' });
-    await expect(signInWithEthereum({ ...otherDomain, domain: DOMAIN, origin: ORIGIN })).rejects.toMatchObject({ message: /evil\.example/ });
+    await expect(signInWithEthereum({ ...otherDomain, domain: DOMAIN, origin: ORIGIN })).rejects.toMatchObject({
+      message: /evil\.example/,
+    });
     const otherChain = await signedMessage({ chainId: 424242 });
     await expect(signInWithEthereum({ ...otherChain, domain: DOMAIN, origin: ORIGIN })).rejects.toMatchObject({ message: /Chain 424242/ });
     const { message } = await signedMessage();

@@ -21,7 +21,9 @@ const SIWE_CHAIN_IDS = new Set([1, ...Object.values(CHAINS).flatMap((chain) => (
 export async function issueSiweNonce(now = new Date()): Promise<string> {
   // viem's generator gives an alphanumeric nonce (EIP-4361 wants ≥ 8); add entropy of our own.
   const nonce = `${generateSiweNonce()}${randomBytes(8).toString('hex')}`;
-  await getDb().insert(siweNonces).values({ nonce, expiresAt: new Date(now.getTime() + SIWE_NONCE_TTL_MS), createdAt: now });
+  await getDb()
+    .insert(siweNonces)
+    .values({ nonce, expiresAt: new Date(now.getTime() + SIWE_NONCE_TTL_MS), createdAt: now });
   return nonce;
 }
 
@@ -43,8 +45,11 @@ export async function signInWithEthereum(input: {
   if (!validateSiweMessage({ message: fields, domain: input.domain, time: now })) {
     throw refuse('The message has expired or is not valid yet. Sign a new one.');
   }
-  if (fields.issuedAt && now.getTime() - fields.issuedAt.getTime() > SIWE_NONCE_TTL_MS) throw refuse('The message is too old. Sign a new one.');
-  const valid = await verifyMessage({ address: fields.address, message: input.message, signature: input.signature as Hex }).catch(() => false);
+  if (fields.issuedAt && now.getTime() - fields.issuedAt.getTime() > SIWE_NONCE_TTL_MS)
+    throw refuse('The message is too old. Sign a new one.');
+  const valid = await verifyMessage({ address: fields.address, message: input.message, signature: input.signature as Hex }).catch(
+    () => false,
+  );
   if (!valid) throw new AppError('invalid_request', 'The signature does not match the address.', { param: 'signature' });
 
   // The nonce is used up atomically: a replayed message finds it used.
@@ -58,6 +63,8 @@ export async function signInWithEthereum(input: {
   const address = getAddress(fields.address);
   const existing = await findUserByIdentity('ethereum', address);
   if (existing) return { userId: existing.id, created: false };
-  const user = await getDb().transaction((tx) => createUser(tx, { email: null, emailVerified: false, method: 'ethereum', subject: address }));
+  const user = await getDb().transaction((tx) =>
+    createUser(tx, { email: null, emailVerified: false, method: 'ethereum', subject: address }),
+  );
   return { userId: user.id, created: true };
 }

@@ -32,7 +32,9 @@ describe('no secret is stored in clear text', () => {
     const pin = '583920';
     await setPin({ userId, pin, confirm: pin });
     const exported = await Promise.all(
-      (await listWallets(userId)).map((wallet) => exportPrivateKey({ userId, walletId: wallet.id, pin, ip: '203.0.113.9', userAgent: 'test' })),
+      (await listWallets(userId)).map((wallet) =>
+        exportPrivateKey({ userId, walletId: wallet.id, pin, ip: '203.0.113.9', userAgent: 'test' }),
+      ),
     );
 
     const dump = await dumpDatabase();

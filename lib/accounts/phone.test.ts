@@ -10,7 +10,6 @@ import { confirmPhoneLink, normalisePhone, startPhoneLink, unlinkPhone } from '.
 const PIN = '482916';
 const WRONG = '519273';
 
-
 describe('normalisePhone', () => {
   it.each([
     ['+33 6 12 34 56 78', undefined, '+33612345678'],
@@ -51,7 +50,9 @@ describe('normalisePhone', () => {
   });
 
   it('refuses an unknown default country', () => {
-    expect(() => normalisePhone('06 12 34 56 78', 'XX')).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'defaultCountry' }));
+    expect(() => normalisePhone('06 12 34 56 78', 'XX')).toThrow(
+      expect.objectContaining({ code: 'invalid_request', param: 'defaultCountry' }),
+    );
   });
 });
 

@@ -28,7 +28,9 @@ export function normalisePhone(phone: string, defaultCountry?: string): string {
   if (defaultCountry !== undefined) {
     const upper = defaultCountry.toUpperCase();
     if (!isSupportedCountry(upper)) {
-      throw new AppError('invalid_request', `Unknown country "${defaultCountry}": use a two-letter code such as FR or US.`, { param: 'defaultCountry' });
+      throw new AppError('invalid_request', `Unknown country "${defaultCountry}": use a two-letter code such as FR or US.`, {
+        param: 'defaultCountry',
+      });
     }
     country = upper;
   }
@@ -40,9 +42,13 @@ export function normalisePhone(phone: string, defaultCountry?: string): string {
   }
   const type = parsed.getType();
   if (type && NOT_FOR_SMS.has(type)) {
-    throw new AppError('invalid_request', 'That number cannot receive text messages (a landline or service number). Enter a mobile number.', {
-      param: 'phone',
-    });
+    throw new AppError(
+      'invalid_request',
+      'That number cannot receive text messages (a landline or service number). Enter a mobile number.',
+      {
+        param: 'phone',
+      },
+    );
   }
   return parsed.number;
 }

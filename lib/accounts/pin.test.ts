@@ -7,22 +7,12 @@ import { resetEnvCache } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { appError, lastSmsCode, newUser, randomMobile, userRow } from '@/lib/testing/accounts';
 import { confirmPhoneLink, startPhoneLink } from './phone';
-import {
-  changePin,
-  hasPin,
-  isTrivialPin,
-  pinStatus,
-  requestPinResetCode,
-  resetPinWithPhone,
-  setPin,
-  verifyPin,
-} from './pin';
+import { changePin, hasPin, isTrivialPin, pinStatus, requestPinResetCode, resetPinWithPhone, setPin, verifyPin } from './pin';
 
 const PIN = '482916';
 const NEW_PIN = '730481';
 const WRONG = '519273';
 const MINUTE = 60_000;
-
 
 async function linkPhone(userId: string, pin?: string): Promise<string> {
   const phone = randomMobile();
@@ -42,10 +32,23 @@ async function failTimes(userId: string, times: number, start = new Date()): Pro
 }
 
 describe('choosing a PIN', () => {
-  it.each(['000000', '111111', '999999', '123456', '654321', '012345', '987654', '890123', '210987', '121212', '909090', '123123', '770770', '112233', '147258'])(
-    '%s is too simple',
-    (pin) => expect(isTrivialPin(pin)).toBe(true),
-  );
+  it.each([
+    '000000',
+    '111111',
+    '999999',
+    '123456',
+    '654321',
+    '012345',
+    '987654',
+    '890123',
+    '210987',
+    '121212',
+    '909090',
+    '123123',
+    '770770',
+    '112233',
+    '147258',
+  ])('%s is too simple', (pin) => expect(isTrivialPin(pin)).toBe(true));
 
   it.each([PIN, NEW_PIN, WRONG, '135790', '271828', '120394'])('%s is fine', (pin) => expect(isTrivialPin(pin)).toBe(false));
 
@@ -95,7 +98,10 @@ describe('choosing a PIN', () => {
   });
 
   it('a hash made with another pepper (or none) does not verify', async () => {
-    for (const pinHash of [await argon2Hash(PIN, { secret: Buffer.from('another-pepper-0123456789abcdefghijklmnop') }), await argon2Hash(PIN)]) {
+    for (const pinHash of [
+      await argon2Hash(PIN, { secret: Buffer.from('another-pepper-0123456789abcdefghijklmnop') }),
+      await argon2Hash(PIN),
+    ]) {
       const userId = await newUser();
       await getDb().update(users).set({ pinHash }).where(eq(users.id, userId));
       expect((await appError(verifyPin({ userId, pin: PIN }))).code).toBe('pin_incorrect');
@@ -220,7 +226,7 @@ describe('verifyPin', () => {
     expect((await userRow(burst)).pinFailedAttempts).toBe(5);
   });
 
-  it('a wrong PIN counts even when the caller\'s transaction rolls back', async () => {
+  it("a wrong PIN counts even when the caller's transaction rolls back", async () => {
     const userId = await newUser({ pin: PIN });
     const error = await appError(getDb().transaction((tx) => verifyPin({ userId, pin: WRONG, tx })));
     expect(error.code).toBe('pin_incorrect');

@@ -59,9 +59,13 @@ export function assertNewPin(pin: string, confirm: string): void {
     throw new AppError('invalid_request', `The PIN must be exactly ${PIN_LENGTH} digits.`, { param: 'pin' });
   }
   if (isTrivialPin(pin)) {
-    throw new AppError('pin_too_simple', 'That PIN is too easy to guess (repeated digits, a run like 123456 or a repeated pattern). Choose another.', {
-      param: 'pin',
-    });
+    throw new AppError(
+      'pin_too_simple',
+      'That PIN is too easy to guess (repeated digits, a run like 123456 or a repeated pattern). Choose another.',
+      {
+        param: 'pin',
+      },
+    );
   }
   if (confirm !== pin) throw new AppError('invalid_request', 'The two PINs do not match. Enter the same PIN twice.', { param: 'confirm' });
 }
@@ -240,7 +244,8 @@ export async function changePin(input: { userId: string; oldPin: string; pin: st
   try {
     verifiedHash = await checkPin({ userId: input.userId, pin: input.oldPin, now: input.now });
   } catch (error) {
-    if (error instanceof AppError && error.param === 'pin') throw new AppError(error.code, error.message, { param: 'oldPin', headers: error.headers });
+    if (error instanceof AppError && error.param === 'pin')
+      throw new AppError(error.code, error.message, { param: 'oldPin', headers: error.headers });
     throw error;
   }
   const pinHash = await hashPin(input.pin);
@@ -327,7 +332,8 @@ export async function resetPinWithPhone(input: { userId: string; code: string; p
   assertNewPin(input.pin, input.confirm);
   const phone = await linkedPhoneOrThrow(input.userId);
   const { userId: codeOwner } = await consumeCode({ purpose: 'reset_pin', target: phone, code: input.code, now: input.now });
-  if (codeOwner !== input.userId) throw new AppError('code_incorrect', 'This code was not sent for this account. Ask for a new code.', { param: 'code' });
+  if (codeOwner !== input.userId)
+    throw new AppError('code_incorrect', 'This code was not sent for this account. Ask for a new code.', { param: 'code' });
   const pinHash = await hashPin(input.pin);
   const [updated] = await getDb()
     .update(users)

@@ -31,7 +31,10 @@ export async function listIdentities(userId: string, tx?: DbOrTx): Promise<{ pro
 }
 
 export async function addIdentity(tx: DbOrTx, input: { userId: string; provider: SignInMethod; subject: string }): Promise<void> {
-  await tx.insert(authIdentities).values({ id: newId('authIdentity'), ...input }).onConflictDoNothing();
+  await tx
+    .insert(authIdentities)
+    .values({ id: newId('authIdentity'), ...input })
+    .onConflictDoNothing();
 }
 
 /**

@@ -20,7 +20,6 @@ function later(from: Date, ms: number): Date {
   return new Date(from.getTime() + ms);
 }
 
-
 async function rows(target: string) {
   return getDb().select().from(verificationCodes).where(eq(verificationCodes.target, target));
 }
@@ -151,7 +150,9 @@ describe('consumeCode', () => {
 
   it('returns the user the code was issued for', async () => {
     const userId = newId('user');
-    await getDb().insert(users).values({ id: userId, email: `${userId.toLowerCase()}@example.test`, signUpMethod: 'email' });
+    await getDb()
+      .insert(users)
+      .values({ id: userId, email: `${userId.toLowerCase()}@example.test`, signUpMethod: 'email' });
     const target = newTarget();
     const { code } = await issueCode({ purpose: 'signin', target, userId });
     expect(await consumeCode({ purpose: 'signin', target, code })).toEqual({ userId });

@@ -76,7 +76,12 @@ export async function issueCode(input: {
  * Checks a code and uses it up. A wrong code counts against the code's tries even though the call
  * fails (the count is committed before the error is thrown).
  */
-export async function consumeCode(input: { purpose: CodePurpose; target: string; code: string; now?: Date }): Promise<{ userId: string | null }> {
+export async function consumeCode(input: {
+  purpose: CodePurpose;
+  target: string;
+  code: string;
+  now?: Date;
+}): Promise<{ userId: string | null }> {
   const now = input.now ?? new Date();
   const outcome = await getDb().transaction(async (tx) => {
     const [latest] = await tx
@@ -107,7 +112,9 @@ export async function consumeCode(input: { purpose: CodePurpose; target: string;
     case 'ok':
       return { userId: outcome.userId };
     case 'wrong':
-      throw new AppError('code_incorrect', `That code is not right. ${outcome.left} ${outcome.left === 1 ? 'try' : 'tries'} left.`, { param: 'code' });
+      throw new AppError('code_incorrect', `That code is not right. ${outcome.left} ${outcome.left === 1 ? 'try' : 'tries'} left.`, {
+        param: 'code',
+      });
     case 'exhausted':
       throw new AppError('code_attempts_exceeded', 'Too many wrong codes. Ask for a new code.', { param: 'code' });
     case 'expired':

@@ -27,7 +27,8 @@ export async function startEmailVerification({ userId, email }: { userId: string
 
 export async function completeEmailVerification({ userId, email, code }: { userId: string; email: string; code: string }): Promise<void> {
   const { userId: codeOwner } = await consumeCode({ purpose: 'verify_email', target: email, code });
-  if (codeOwner !== userId) throw new AppError('code_expired', 'This code was issued to another account. Ask for a new code.', { param: 'code' });
+  if (codeOwner !== userId)
+    throw new AppError('code_expired', 'This code was issued to another account. Ask for a new code.', { param: 'code' });
   await getDb().transaction(async (tx) => {
     const owner = await findUserByEmail(email, tx);
     if (owner && owner.id !== userId) throw new AppError('account_exists', 'Another account uses this e-mail.', { param: 'email' });

@@ -60,17 +60,27 @@ describe('credential cache', () => {
     const other = await newMerchant({ verified: true });
     await authenticateApiKey(other.liveKey!); // cached now
     await elsewhere`update api_keys set revoked_at = now() where merchant_id = ${other.id} and mode = 'live'`;
-    await waitFor(() => authenticateApiKey(other.liveKey!).then(() => false, (error: { code?: string }) => error.code === 'invalid_api_key'), {
-      what: 'the revoked key to be refused',
-      timeoutMs: 2_000,
-    });
+    await waitFor(
+      () =>
+        authenticateApiKey(other.liveKey!).then(
+          () => false,
+          (error: { code?: string }) => error.code === 'invalid_api_key',
+        ),
+      {
+        what: 'the revoked key to be refused',
+        timeoutMs: 2_000,
+      },
+    );
   });
 
   it('a merchant change (verification withdrawn) elsewhere reaches the cached merchant', async () => {
     const other = await newMerchant({ verified: true });
     expect((await authenticateApiKey(other.liveKey!)).merchant.verifiedAt).not.toBeNull();
     await elsewhere`update merchants set verified_at = null where id = ${other.id}`;
-    await waitFor(async () => (await authenticateApiKey(other.liveKey!)).merchant.verifiedAt === null, { what: 'the merchant to be re-read', timeoutMs: 2_000 });
+    await waitFor(async () => (await authenticateApiKey(other.liveKey!)).merchant.verifiedAt === null, {
+      what: 'the merchant to be re-read',
+      timeoutMs: 2_000,
+    });
   });
 
   it('a token disabled elsewhere stops being accepted without waiting for the cache time', async () => {
@@ -79,7 +89,10 @@ describe('credential cache', () => {
     expect(await merchantTokenRule(getDb(), rule)).toBeUndefined();
     await elsewhere`insert into merchant_tokens (merchant_id, chain, address, symbol, name, decimals, enabled)
       values (${other.id}, 'POLYGON', ${rule.address.toLowerCase()}, 'USDC', 'USD Coin', 6, false)`;
-    await waitFor(async () => (await merchantTokenRule(getDb(), rule))?.disabled === true, { what: 'the disabled token to be seen', timeoutMs: 2_000 });
+    await waitFor(async () => (await merchantTokenRule(getDb(), rule))?.disabled === true, {
+      what: 'the disabled token to be seen',
+      timeoutMs: 2_000,
+    });
     await getDb().delete(merchantTokens).where(eq(merchantTokens.merchantId, other.id));
   });
 
@@ -158,9 +171,16 @@ describe('credential cache across closeDb()', () => {
     await lookup();
     expect(counter.loads).toBe(1);
     await elsewhere`update api_keys set revoked_at = now() where merchant_id = ${merchant.id}`;
-    await waitFor(() => authenticateApiKey(merchant.testKey).then(() => false, (error: { code?: string }) => error.code === 'invalid_api_key'), {
-      what: 'the new listener to hear the revocation',
-      timeoutMs: 2_000,
-    });
+    await waitFor(
+      () =>
+        authenticateApiKey(merchant.testKey).then(
+          () => false,
+          (error: { code?: string }) => error.code === 'invalid_api_key',
+        ),
+      {
+        what: 'the new listener to hear the revocation',
+        timeoutMs: 2_000,
+      },
+    );
   });
 });

@@ -48,7 +48,14 @@ interface CacheState {
 const globalForCache = globalThis as unknown as { __chargeportCredentialCache?: CacheState };
 
 function state(): CacheState {
-  globalForCache.__chargeportCredentialCache ??= { keys: new Map(), tokenRules: new Map(), tick: 0, allDroppedAt: 0, droppedAt: new Map(), connectionsLost: 0 };
+  globalForCache.__chargeportCredentialCache ??= {
+    keys: new Map(),
+    tokenRules: new Map(),
+    tick: 0,
+    allDroppedAt: 0,
+    droppedAt: new Map(),
+    connectionsLost: 0,
+  };
   return globalForCache.__chargeportCredentialCache;
 }
 
@@ -101,7 +108,10 @@ async function cached<T>(
   return value;
 }
 
-export function cachedCredentials(keyHash: string, load: () => Promise<CachedCredentials | undefined>): Promise<CachedCredentials | undefined> {
+export function cachedCredentials(
+  keyHash: string,
+  load: () => Promise<CachedCredentials | undefined>,
+): Promise<CachedCredentials | undefined> {
   return cached(state().keys, keyHash, (value) => value.merchant.id, load, MAX_KEYS);
 }
 

@@ -27,7 +27,9 @@ describe('API keys in the dashboard', () => {
       expect((await authenticateApiKey(created.plaintext)).apiKey.id).toBe(created.id);
     }
     const before = await listApiKeys({ ...as('viewer'), mode: 'test' });
-    await expect(createKeyForMember({ ...as('viewer'), mode: 'test', kind: 'secret', name: 'nope' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(createKeyForMember({ ...as('viewer'), mode: 'test', kind: 'secret', name: 'nope' })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
     expect(await listApiKeys({ ...as('viewer'), mode: 'test' })).toHaveLength(before.length);
     const outsider = await newUser();
     await expect(listApiKeys({ userId: outsider, merchantId: merchant.id, mode: 'test' })).rejects.toMatchObject({ code: 'forbidden' });
@@ -36,8 +38,13 @@ describe('API keys in the dashboard', () => {
   it('lists only the selected mode, and production keys need business verification', async () => {
     expect((await listApiKeys({ ...as('owner'), mode: 'test' })).every((k) => k.mode === 'test')).toBe(true);
     expect(await listApiKeys({ ...as('owner'), mode: 'live' })).toEqual([]);
-    await expect(createKeyForMember({ ...as('owner'), mode: 'live', kind: 'secret', name: 'Prod' })).rejects.toMatchObject({ code: 'verification_required' });
-    await expect(createKeyForMember({ ...as('owner'), mode: 'test', kind: 'secret', name: '  ' })).rejects.toMatchObject({ code: 'invalid_request', param: 'name' });
+    await expect(createKeyForMember({ ...as('owner'), mode: 'live', kind: 'secret', name: 'Prod' })).rejects.toMatchObject({
+      code: 'verification_required',
+    });
+    await expect(createKeyForMember({ ...as('owner'), mode: 'test', kind: 'secret', name: '  ' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'name',
+    });
   });
 
   it('roll: the new key works at once, the old one until the overlap ends', async () => {
@@ -48,7 +55,9 @@ describe('API keys in the dashboard', () => {
     expect((await authenticateApiKey(old.plaintext)).apiKey.id).toBe(old.id);
     const listed = await listApiKeys({ ...as('viewer'), mode: 'test' });
     expect(listed.find((k) => k.id === old.id)?.expiresAt?.getTime()).toBe(now.getTime() + 3_600_000);
-    await expect(rollKeyForMember({ ...as('developer'), keyId: old.id, overlapHours: 1 })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(rollKeyForMember({ ...as('developer'), keyId: old.id, overlapHours: 1 })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
 
     const immediate = await rollKeyForMember({ ...as('owner'), keyId: next.id, overlapHours: 0 });
     await expect(authenticateApiKey(next.plaintext)).rejects.toMatchObject({ code: 'invalid_api_key' });
@@ -67,13 +76,18 @@ describe('API keys in the dashboard', () => {
     // Another merchant's key is not found, whatever the role.
     const other = await newMerchant();
     const [otherKey] = await listApiKeys({ userId: members.owner!, merchantId: merchant.id, mode: 'test' });
-    await expect(revokeKeyForMember({ userId: members.owner!, merchantId: other.id, keyId: otherKey!.id })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(revokeKeyForMember({ userId: members.owner!, merchantId: other.id, keyId: otherKey!.id })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
   });
 
   it('records every change in the audit log, with actor, role, mode and IP, and never the key', async () => {
     const created = await createKeyForMember({ ...as('developer'), mode: 'test', kind: 'publishable', name: 'Web shop' });
     await rollKeyForMember({ ...as('developer'), keyId: created.id, overlapHours: 24 });
-    const entries = await getDb().select().from(auditLog).where(and(eq(auditLog.merchantId, merchant.id), eq(auditLog.targetId, created.id)));
+    const entries = await getDb()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.merchantId, merchant.id), eq(auditLog.targetId, created.id)));
     expect(entries.map((e) => e.action).sort()).toEqual(['api_key.create', 'api_key.roll']);
     for (const entry of entries) {
       expect(entry).toMatchObject({ actorUserId: members.developer, actorRole: 'developer', mode: 'test', ip: '203.0.113.7' });

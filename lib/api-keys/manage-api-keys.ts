@@ -46,35 +46,61 @@ export async function listApiKeys(input: Actor & { mode: ApiKeyMode }, now = new
   const rows = await getDb()
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.merchantId, input.merchantId), eq(apiKeys.mode, input.mode), or(isNull(apiKeys.revokedAt), gt(apiKeys.revokedAt, now))))
+    .where(
+      and(
+        eq(apiKeys.merchantId, input.merchantId),
+        eq(apiKeys.mode, input.mode),
+        or(isNull(apiKeys.revokedAt), gt(apiKeys.revokedAt, now)),
+      ),
+    )
     .orderBy(asc(apiKeys.createdAt));
   return rows.map(toListing);
 }
 
 export async function createKeyForMember(input: Actor & { mode: ApiKeyMode; kind: ApiKeyKind; name: string }): Promise<CreatedApiKey> {
   const name = input.name.trim();
-  if (!name || name.length > 60) throw new AppError('invalid_request', 'Give the key a name of 1 to 60 characters, e.g. "Game server".', { param: 'name' });
+  if (!name || name.length > 60)
+    throw new AppError('invalid_request', 'Give the key a name of 1 to 60 characters, e.g. "Game server".', { param: 'name' });
   return getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'api_keys.manage' });
     const created = await createApiKey({ merchantId: input.merchantId, mode: input.mode, kind: input.kind, name, tx });
-    await recordAudit(tx, { actor, action: 'api_key.create', targetId: created.id, mode: input.mode, data: { kind: input.kind, name }, ip: input.ip });
+    await recordAudit(tx, {
+      actor,
+      action: 'api_key.create',
+      targetId: created.id,
+      mode: input.mode,
+      data: { kind: input.kind, name },
+      ip: input.ip,
+    });
     return created;
   });
 }
 
-export async function rollKeyForMember(input: Actor & { keyId: string; overlapHours: RollOverlapHours }, now = new Date()): Promise<CreatedApiKey> {
+export async function rollKeyForMember(
+  input: Actor & { keyId: string; overlapHours: RollOverlapHours },
+  now = new Date(),
+): Promise<CreatedApiKey> {
   if (!ROLL_OVERLAPS_HOURS.includes(input.overlapHours)) {
     throw new AppError('invalid_request', `The overlap is one of ${ROLL_OVERLAPS_HOURS.join(', ')} hours.`, { param: 'overlapHours' });
   }
-  return getDb().transaction(async (tx) => {
-    const actor = await authorizeMember(tx, { ...input, permission: 'api_keys.manage' });
-    const old = await liveKeyOfMerchant(tx, input.merchantId, input.keyId, now);
-    const created = await createApiKey({ merchantId: input.merchantId, mode: old.mode, kind: old.kind, name: old.name, tx });
-    const expiresAt = new Date(now.getTime() + input.overlapHours * 3_600_000);
-    await tx.update(apiKeys).set({ revokedAt: expiresAt, updatedAt: now }).where(eq(apiKeys.id, old.id));
-    await recordAudit(tx, { actor, action: 'api_key.roll', targetId: old.id, mode: old.mode, data: { newKeyId: created.id, oldKeyExpiresAt: expiresAt.toISOString() }, ip: input.ip });
-    return created;
-  }).finally(() => forgetMerchantCredentials(input.merchantId));
+  return getDb()
+    .transaction(async (tx) => {
+      const actor = await authorizeMember(tx, { ...input, permission: 'api_keys.manage' });
+      const old = await liveKeyOfMerchant(tx, input.merchantId, input.keyId, now);
+      const created = await createApiKey({ merchantId: input.merchantId, mode: old.mode, kind: old.kind, name: old.name, tx });
+      const expiresAt = new Date(now.getTime() + input.overlapHours * 3_600_000);
+      await tx.update(apiKeys).set({ revokedAt: expiresAt, updatedAt: now }).where(eq(apiKeys.id, old.id));
+      await recordAudit(tx, {
+        actor,
+        action: 'api_key.roll',
+        targetId: old.id,
+        mode: old.mode,
+        data: { newKeyId: created.id, oldKeyExpiresAt: expiresAt.toISOString() },
+        ip: input.ip,
+      });
+      return created;
+    })
+    .finally(() => forgetMerchantCredentials(input.merchantId));
 }
 
 export async function revokeKeyForMember(input: Actor & { keyId: string }, now = new Date()): Promise<void> {
@@ -94,7 +120,8 @@ export async function revokeKeyForMember(input: Actor & { keyId: string }, now =
             isNull(apiKeys.revokedAt),
           ),
         );
-      if (others.length === 0) throw new AppError('invalid_request', 'This is your only test secret key: roll it instead of revoking it.', { param: 'keyId' });
+      if (others.length === 0)
+        throw new AppError('invalid_request', 'This is your only test secret key: roll it instead of revoking it.', { param: 'keyId' });
     }
     await tx.update(apiKeys).set({ revokedAt: now, updatedAt: now }).where(eq(apiKeys.id, key.id));
     await recordAudit(tx, { actor, action: 'api_key.revoke', targetId: key.id, mode: key.mode, ip: input.ip });
@@ -110,7 +137,10 @@ async function liveKeyOfMerchant(tx: Parameters<typeof authorizeMember>[0], merc
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.merchantId, merchantId)))
     .for('update');
   if (!key || (key.revokedAt && key.revokedAt <= now)) throw new AppError('not_found', `No active key ${keyId}.`, { param: 'keyId' });
-  if (key.revokedAt) throw new AppError('invalid_request', 'This key was already rolled and expires soon; roll or revoke its replacement.', { param: 'keyId' });
+  if (key.revokedAt)
+    throw new AppError('invalid_request', 'This key was already rolled and expires soon; roll or revoke its replacement.', {
+      param: 'keyId',
+    });
   return key;
 }
 

@@ -42,10 +42,21 @@ describe('CORS headers on the answers of publishable-key routes', () => {
     ['createCharge, 200', () => callRoute(createChargeRoute, { apiKey: publishableKey, body: usdcCharge() }), 200],
     ['createCharge, 401 without a key', () => callRoute(createChargeRoute, { body: usdcCharge() }), 401],
     ['createCharge, 400 on bad JSON', () => callRoute(createChargeRoute, { apiKey: publishableKey, body: '{' }), 400],
-    ['createCharge, 403 toAddress with a publishable key', () =>
-      callRoute(createChargeRoute, { apiKey: publishableKey, body: usdcCharge({ toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }) }), 403],
+    [
+      'createCharge, 403 toAddress with a publishable key',
+      () =>
+        callRoute(createChargeRoute, {
+          apiKey: publishableKey,
+          body: usdcCharge({ toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }),
+        }),
+      403,
+    ],
     ['getCharge, 200', () => callRoute(getChargeRoute, { apiKey: publishableKey, params: { chargeId } }), 200],
-    ['getCharge, 404 for an unknown charge', () => callRoute(getChargeRoute, { apiKey: publishableKey, params: { chargeId: 'ch_0000000000000000000000' } }), 404],
+    [
+      'getCharge, 404 for an unknown charge',
+      () => callRoute(getChargeRoute, { apiKey: publishableKey, params: { chargeId: 'ch_0000000000000000000000' } }),
+      404,
+    ],
   ])('%s: readable from any origin, with the request id exposed', async (_case, call, status) => {
     const response = await call();
     expect(response.status).toBe(status);

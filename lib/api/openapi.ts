@@ -27,8 +27,7 @@ import {
 } from '@/lib/webhooks/schemas';
 import { WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/event-types';
 
-const envelope = <T extends z.ZodType>(data: T, id: string) =>
-  z.object({ data, error: z.null() }).meta({ id });
+const envelope = <T extends z.ZodType>(data: T, id: string) => z.object({ data, error: z.null() }).meta({ id });
 const errorEnvelope = z.object({ data: z.null(), error: errorSchema }).meta({ id: 'ErrorResponse' });
 
 function errorResponses(codes: (keyof typeof ERROR_STATUS)[]) {
@@ -59,16 +58,23 @@ export function buildOpenApiDocument(serverUrl: string) {
     operationId: 'createCharge',
     summary: 'Create a charge',
     description:
-      'Creates a charge for the merchant that owns the key and returns its hosted-checkout URL. A test key makes test charges (on the chain\'s test network, native token only); a production key makes live charges. Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser but cannot set toAddress or isDirectTransfer.',
+      "Creates a charge for the merchant that owns the key and returns its hosted-checkout URL. A test key makes test charges (on the chain's test network, native token only); a production key makes live charges. Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser but cannot set toAddress or isDirectTransfer.",
     security,
     request: {
       headers: z.object({
-        'Idempotency-Key': z.string().max(255).optional().meta({ description: 'Same key + same body → the same response again (kept ≥ 24 h); same key + other body → 409.' }),
+        'Idempotency-Key': z
+          .string()
+          .max(255)
+          .optional()
+          .meta({ description: 'Same key + same body → the same response again (kept ≥ 24 h); same key + other body → 409.' }),
       }),
       body: { required: true, content: { 'application/json': { schema: createChargeBodySchema } } },
     },
     responses: {
-      200: { description: 'Charge created.', content: { 'application/json': { schema: envelope(createChargeResultSchema, 'CreateChargeResponse') } } },
+      200: {
+        description: 'Charge created.',
+        content: { 'application/json': { schema: envelope(createChargeResultSchema, 'CreateChargeResponse') } },
+      },
       ...errorResponses([
         ...AUTH_ERRORS,
         'invalid_request',
@@ -94,7 +100,7 @@ export function buildOpenApiDocument(serverUrl: string) {
     path: '/api/charges/{chargeId}',
     operationId: 'getCharge',
     summary: 'Retrieve a charge',
-    description: 'One charge of the key\'s merchant and mode, with its timeline. Other merchants\' charges are 404.',
+    description: "One charge of the key's merchant and mode, with its timeline. Other merchants' charges are 404.",
     security,
     request: { params: chargeIdParam },
     responses: {
@@ -108,11 +114,14 @@ export function buildOpenApiDocument(serverUrl: string) {
     path: '/api/charges',
     operationId: 'listCharges',
     summary: 'List charges',
-    description: 'The key\'s charges, newest first. Page with `starting_after` = the last id of the previous page while `has_more` is true.',
+    description: "The key's charges, newest first. Page with `starting_after` = the last id of the previous page while `has_more` is true.",
     security,
     request: { query: listChargesQuerySchema },
     responses: {
-      200: { description: 'A page of charges.', content: { 'application/json': { schema: envelope(chargeListSchema, 'ChargeListResponse') } } },
+      200: {
+        description: 'A page of charges.',
+        content: { 'application/json': { schema: envelope(chargeListSchema, 'ChargeListResponse') } },
+      },
       ...errorResponses([...AUTH_ERRORS, 'invalid_request', 'key_not_permitted', 'test_key_required', 'live_key_required']),
     },
   });
@@ -125,7 +134,10 @@ export function buildOpenApiDocument(serverUrl: string) {
     security,
     request: { params: chargeIdParam },
     responses: {
-      200: { description: 'The canceled charge.', content: { 'application/json': { schema: envelope(chargeSchema, 'CanceledChargeResponse') } } },
+      200: {
+        description: 'The canceled charge.',
+        content: { 'application/json': { schema: envelope(chargeSchema, 'CanceledChargeResponse') } },
+      },
       ...errorResponses([...AUTH_ERRORS, 'not_found', 'charge_not_cancelable', 'key_not_permitted']),
     },
   });
@@ -176,12 +188,23 @@ function registerWebhookPaths(registry: OpenAPIRegistry, security: { ApiKey: nev
     operationId: 'createWebhookEndpoint',
     summary: 'Create a webhook endpoint',
     description:
-      'Creates an endpoint in the key\'s mode and returns it with its signing secret (`whsec_…`), shown only in this response. Live endpoints must be https:// to a public address. Deliveries are signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature headers).',
+      "Creates an endpoint in the key's mode and returns it with its signing secret (`whsec_…`), shown only in this response. Live endpoints must be https:// to a public address. Deliveries are signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature headers).",
     security,
     request: { body: { required: true, content: json(createWebhookEndpointBodySchema) } },
     responses: {
-      200: { description: 'The endpoint and its secret.', content: json(envelope(webhookEndpointWithSecretSchema, 'WebhookEndpointWithSecretResponse')) },
-      ...errorResponses([...SECRET_KEY_ERRORS, 'invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_webhook_url', 'webhook_endpoint_limit']),
+      200: {
+        description: 'The endpoint and its secret.',
+        content: json(envelope(webhookEndpointWithSecretSchema, 'WebhookEndpointWithSecretResponse')),
+      },
+      ...errorResponses([
+        ...SECRET_KEY_ERRORS,
+        'invalid_request',
+        'invalid_json',
+        'payload_too_large',
+        'unsupported_media_type',
+        'invalid_webhook_url',
+        'webhook_endpoint_limit',
+      ]),
     },
   });
   registry.registerPath({
@@ -189,7 +212,7 @@ function registerWebhookPaths(registry: OpenAPIRegistry, security: { ApiKey: nev
     path: '/api/webhook-endpoints',
     operationId: 'listWebhookEndpoints',
     summary: 'List webhook endpoints',
-    description: 'The key\'s endpoints (its merchant and mode), oldest first.',
+    description: "The key's endpoints (its merchant and mode), oldest first.",
     security,
     responses: {
       200: { description: 'The endpoints.', content: json(envelope(webhookEndpointListSchema, 'WebhookEndpointListResponse')) },
@@ -213,12 +236,21 @@ function registerWebhookPaths(registry: OpenAPIRegistry, security: { ApiKey: nev
     path: '/api/webhook-endpoints/{endpointId}',
     operationId: 'updateWebhookEndpoint',
     summary: 'Update a webhook endpoint',
-    description: 'Changes its URL, event types, description or enabled flag. Enabling an endpoint that a 410 answer disabled makes it active again.',
+    description:
+      'Changes its URL, event types, description or enabled flag. Enabling an endpoint that a 410 answer disabled makes it active again.',
     security,
     request: { params: endpointIdParam, body: { required: true, content: json(updateWebhookEndpointBodySchema) } },
     responses: {
       200: { description: 'The updated endpoint.', content: json(envelope(webhookEndpointSchema, 'UpdatedWebhookEndpointResponse')) },
-      ...errorResponses([...SECRET_KEY_ERRORS, 'not_found', 'invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'invalid_webhook_url']),
+      ...errorResponses([
+        ...SECRET_KEY_ERRORS,
+        'not_found',
+        'invalid_request',
+        'invalid_json',
+        'payload_too_large',
+        'unsupported_media_type',
+        'invalid_webhook_url',
+      ]),
     },
   });
   registry.registerPath({
@@ -237,13 +269,24 @@ function registerWebhookPaths(registry: OpenAPIRegistry, security: { ApiKey: nev
     method: 'post',
     path: '/api/webhook-endpoints/{endpointId}/rotate-secret',
     operationId: 'rotateWebhookSecret',
-    summary: 'Rotate a webhook endpoint\'s signing secret',
-    description: 'Returns a new secret, shown only in this response. The previous secret keeps signing next to it for `overlapHours` (default 24), so every delivery meanwhile carries both signatures.',
+    summary: "Rotate a webhook endpoint's signing secret",
+    description:
+      'Returns a new secret, shown only in this response. The previous secret keeps signing next to it for `overlapHours` (default 24), so every delivery meanwhile carries both signatures.',
     security,
     request: { params: endpointIdParam, body: { required: false, content: json(rotateWebhookSecretBodySchema) } },
     responses: {
-      200: { description: 'The endpoint and its new secret.', content: json(envelope(webhookEndpointWithSecretSchema, 'RotatedWebhookSecretResponse')) },
-      ...errorResponses([...SECRET_KEY_ERRORS, 'not_found', 'invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type']),
+      200: {
+        description: 'The endpoint and its new secret.',
+        content: json(envelope(webhookEndpointWithSecretSchema, 'RotatedWebhookSecretResponse')),
+      },
+      ...errorResponses([
+        ...SECRET_KEY_ERRORS,
+        'not_found',
+        'invalid_request',
+        'invalid_json',
+        'payload_too_large',
+        'unsupported_media_type',
+      ]),
     },
   });
   registry.registerPath({
@@ -252,7 +295,7 @@ function registerWebhookPaths(registry: OpenAPIRegistry, security: { ApiKey: nev
     operationId: 'listEvents',
     summary: 'List webhook events',
     description:
-      'Every webhook event of the key\'s merchant and mode, newest first, exactly as delivered, whether or not an endpoint received it: reconcile missed deliveries from here. Page with `starting_after` = the last id of the previous page while `has_more` is true.',
+      "Every webhook event of the key's merchant and mode, newest first, exactly as delivered, whether or not an endpoint received it: reconcile missed deliveries from here. Page with `starting_after` = the last id of the previous page while `has_more` is true.",
     security,
     request: { query: listEventsQuerySchema },
     responses: {
@@ -266,7 +309,8 @@ function registerWebhookPaths(registry: OpenAPIRegistry, security: { ApiKey: nev
       path: type,
       operationId: `webhook_${type.replace('.', '_')}`,
       summary: `${type} event`,
-      description: 'POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.',
+      description:
+        'POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.',
       request: { body: { required: true, content: json(webhookEventSchema) } },
       responses: { 200: { description: 'Any 2xx: delivered.' } },
     });

@@ -27,7 +27,10 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
     const before = Date.now();
     await consumeApiRateLimit(keyId);
     await consumeApiRateLimit(keyId);
-    const [row] = await getDb().select().from(apiRateLimits).where(eq(apiRateLimits.key, `api:${keyId}`));
+    const [row] = await getDb()
+      .select()
+      .from(apiRateLimits)
+      .where(eq(apiRateLimits.key, `api:${keyId}`));
     expect(row!.points).toBe(2);
     expect(row!.expire!).toBeGreaterThanOrEqual(before + 60_000);
     expect(row!.expire!).toBeLessThanOrEqual(Date.now() + 60_000);
@@ -37,7 +40,10 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
     setLimitPerMinute(3);
     const keyId = newId('apiKey');
     for (let i = 0; i < 3; i++) await consumeApiRateLimit(keyId);
-    const refused = await consumeApiRateLimit(keyId).then(() => undefined, (error: unknown) => error as { code: string; headers: Record<string, string> });
+    const refused = await consumeApiRateLimit(keyId).then(
+      () => undefined,
+      (error: unknown) => error as { code: string; headers: Record<string, string> },
+    );
     expect(refused?.code).toBe('rate_limited');
     expect(Number(refused?.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(refused?.headers['retry-after'])).toBeLessThanOrEqual(60);
@@ -46,7 +52,9 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
   it('starts a new window once the old one has ended', async () => {
     setLimitPerMinute(1);
     const keyId = newId('apiKey');
-    await getDb().insert(apiRateLimits).values({ key: `api:${keyId}`, points: 1, expire: Date.now() - 1 });
+    await getDb()
+      .insert(apiRateLimits)
+      .values({ key: `api:${keyId}`, points: 1, expire: Date.now() - 1 });
     await consumeApiRateLimit(keyId); // the ended window does not count
     await expect(consumeApiRateLimit(keyId)).rejects.toMatchObject({ code: 'rate_limited' });
   });
@@ -55,7 +63,11 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
     const rows = await getDb().execute<{ relname: string; relpersistence: string }>(
       sql`select relname, relpersistence from pg_class where relname in ('api_rate_limits', 'rate_limits', 'charges') and relkind = 'r'`,
     );
-    expect(Object.fromEntries(rows.map((row) => [row.relname, row.relpersistence]))).toEqual({ api_rate_limits: 'u', rate_limits: 'p', charges: 'p' });
+    expect(Object.fromEntries(rows.map((row) => [row.relname, row.relpersistence]))).toEqual({
+      api_rate_limits: 'u',
+      rate_limits: 'p',
+      charges: 'p',
+    });
   });
 
   it('shares one exact budget between parallel requests', async () => {
@@ -68,7 +80,13 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
   it('a key with room takes a lease of points in one upsert and spends it locally; each window starts afresh', async () => {
     setLimitPerMinute(6400); // lease = min(16, 6400 / 64)
     const keyId = newId('apiKey');
-    const stored = async () => (await getDb().select().from(apiRateLimits).where(eq(apiRateLimits.key, `api:${keyId}`)))[0]!.points;
+    const stored = async () =>
+      (
+        await getDb()
+          .select()
+          .from(apiRateLimits)
+          .where(eq(apiRateLimits.key, `api:${keyId}`))
+      )[0]!.points;
     await consumeApiRateLimit(keyId);
     expect(await stored()).toBe(16);
     for (let i = 0; i < 15; i++) await consumeApiRateLimit(keyId);
@@ -99,10 +117,12 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
 
   it('the clean-up deletes ended windows only', async () => {
     const [ended, open] = [`api:${newId('apiKey')}`, `api:${newId('apiKey')}`];
-    await getDb().insert(apiRateLimits).values([
-      { key: ended, points: 5, expire: Date.now() - 1_000 },
-      { key: open, points: 5, expire: Date.now() + 60_000 },
-    ]);
+    await getDb()
+      .insert(apiRateLimits)
+      .values([
+        { key: ended, points: 5, expire: Date.now() - 1_000 },
+        { key: open, points: 5, expire: Date.now() + 60_000 },
+      ]);
     expect(await deleteExpiredApiRateLimits()).toBeGreaterThanOrEqual(1);
     expect(await getDb().select().from(apiRateLimits).where(eq(apiRateLimits.key, ended))).toEqual([]);
     expect(await getDb().select().from(apiRateLimits).where(eq(apiRateLimits.key, open))).toHaveLength(1);

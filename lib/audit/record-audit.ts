@@ -30,7 +30,9 @@ export async function listAuditLog(merchantId: string, before?: AuditEntry): Pro
     .where(
       and(
         eq(auditLog.merchantId, merchantId),
-        before ? or(lt(auditLog.createdAt, before.createdAt), and(eq(auditLog.createdAt, before.createdAt), lt(auditLog.id, before.id))) : undefined,
+        before
+          ? or(lt(auditLog.createdAt, before.createdAt), and(eq(auditLog.createdAt, before.createdAt), lt(auditLog.id, before.id)))
+          : undefined,
       ),
     )
     .orderBy(desc(auditLog.createdAt), desc(auditLog.id))

@@ -7,7 +7,10 @@ describe('sign-in and code rate limits', () => {
     const address = `limit-${randomBase62(8)}@example.test`;
     const ip = `198.51.100.${Math.floor(Math.random() * 250)}-${randomBase62(4)}`;
     for (let i = 0; i < 10; i++) await consumeAuthRateLimit({ ip, address });
-    await expect(consumeAuthRateLimit({ ip, address })).rejects.toMatchObject({ code: 'rate_limited', headers: { 'retry-after': expect.any(String) } });
+    await expect(consumeAuthRateLimit({ ip, address })).rejects.toMatchObject({
+      code: 'rate_limited',
+      headers: { 'retry-after': expect.any(String) },
+    });
     // Another address from the same IP still passes (the IP budget is larger).
     await expect(consumeAuthRateLimit({ ip, address: `other-${address}` })).resolves.toBeUndefined();
   });
@@ -15,6 +18,8 @@ describe('sign-in and code rate limits', () => {
   it('allow AUTH_RATE_LIMIT_PER_IP (30) requests per IP, whatever the addresses', async () => {
     const ip = `203.0.113.${randomBase62(6)}`;
     for (let i = 0; i < 30; i++) await consumeAuthRateLimit({ ip, address: `a${i}-${randomBase62(6)}@example.test` });
-    await expect(consumeAuthRateLimit({ ip, address: `late-${randomBase62(6)}@example.test` })).rejects.toMatchObject({ code: 'rate_limited' });
+    await expect(consumeAuthRateLimit({ ip, address: `late-${randomBase62(6)}@example.test` })).rejects.toMatchObject({
+      code: 'rate_limited',
+    });
   });
 });

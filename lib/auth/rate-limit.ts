@@ -12,8 +12,22 @@ const globalForLimiters = globalThis as unknown as { __chargeportAuthLimiters?: 
 
 function limiters() {
   globalForLimiters.__chargeportAuthLimiters ??= {
-    ip: new RateLimiterDrizzle({ storeClient: getDb(), schema: rateLimits, keyPrefix: 'auth-ip', points: env().AUTH_RATE_LIMIT_PER_IP, duration: 600, clearExpiredByTimeout: false }),
-    address: new RateLimiterDrizzle({ storeClient: getDb(), schema: rateLimits, keyPrefix: 'auth-addr', points: 10, duration: 600, clearExpiredByTimeout: false }),
+    ip: new RateLimiterDrizzle({
+      storeClient: getDb(),
+      schema: rateLimits,
+      keyPrefix: 'auth-ip',
+      points: env().AUTH_RATE_LIMIT_PER_IP,
+      duration: 600,
+      clearExpiredByTimeout: false,
+    }),
+    address: new RateLimiterDrizzle({
+      storeClient: getDb(),
+      schema: rateLimits,
+      keyPrefix: 'auth-addr',
+      points: 10,
+      duration: 600,
+      clearExpiredByTimeout: false,
+    }),
   };
   return globalForLimiters.__chargeportAuthLimiters;
 }
@@ -25,7 +39,9 @@ export async function consumeAuthRateLimit({ ip, address }: { ip: string; addres
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) {
       const wait = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new AppError('rate_limited', `Too many attempts. Try again in ${Math.ceil(wait / 60)} min.`, { headers: { 'retry-after': String(wait) } });
+      throw new AppError('rate_limited', `Too many attempts. Try again in ${Math.ceil(wait / 60)} min.`, {
+        headers: { 'retry-after': String(wait) },
+      });
     }
     throw rejection;
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CHAINS, CHAIN_NAMES, findToken, isValidAddress, tokenHasSymbol } from './registry';
 
 describe('chain registry', () => {
-  it('has the spec\'s chains and a test network for each', () => {
+  it("has the spec's chains and a test network for each", () => {
     for (const name of ['POLYGON', 'SOLANA', 'DFK', 'BSC'] as const) {
       expect(CHAIN_NAMES).toContain(name);
       const testnet = CHAINS[name].testnet!;

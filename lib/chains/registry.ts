@@ -11,16 +11,7 @@
 import { isAddress as isEvmAddress, getAddress } from 'viem';
 import { isAddress as isSolanaAddress } from '@solana/kit';
 
-export const CHAIN_NAMES = [
-  'POLYGON',
-  'POLYGON_AMOY',
-  'BSC',
-  'BSC_TESTNET',
-  'DFK',
-  'DFK_TESTNET',
-  'SOLANA',
-  'SOLANA_DEVNET',
-] as const;
+export const CHAIN_NAMES = ['POLYGON', 'POLYGON_AMOY', 'BSC', 'BSC_TESTNET', 'DFK', 'DFK_TESTNET', 'SOLANA', 'SOLANA_DEVNET'] as const;
 export type ChainName = (typeof CHAIN_NAMES)[number];
 
 export type ChainFamily = 'evm' | 'solana';
@@ -83,8 +74,22 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     confirmations: 30,
     tokens: [
       evmNative('POL', 'Polygon Ecosystem Token', 'polygon-ecosystem-token', ['MATIC']),
-      { symbol: 'USDC', name: 'USD Coin', address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', decimals: 6, isNative: false, usdPegged: true },
-      { symbol: 'USDT', name: 'Tether USD', address: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F', decimals: 6, isNative: false, usdPegged: true },
+      {
+        symbol: 'USDC',
+        name: 'USD Coin',
+        address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+        decimals: 6,
+        isNative: false,
+        usdPegged: true,
+      },
+      {
+        symbol: 'USDT',
+        name: 'Tether USD',
+        address: '0xc2132D05D31c914a87C6611C10748AEb04B58e8F',
+        decimals: 6,
+        isNative: false,
+        usdPegged: true,
+      },
     ],
   },
   POLYGON_AMOY: {
@@ -108,8 +113,22 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     confirmations: 15,
     tokens: [
       evmNative('BNB', 'BNB', 'binancecoin'),
-      { symbol: 'USDT', name: 'Tether USD', address: '0x55d398326f99059fF775485246999027B3197955', decimals: 18, isNative: false, usdPegged: true },
-      { symbol: 'USDC', name: 'USD Coin', address: '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d', decimals: 18, isNative: false, usdPegged: true },
+      {
+        symbol: 'USDT',
+        name: 'Tether USD',
+        address: '0x55d398326f99059fF775485246999027B3197955',
+        decimals: 18,
+        isNative: false,
+        usdPegged: true,
+      },
+      {
+        symbol: 'USDC',
+        name: 'USD Coin',
+        address: '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d',
+        decimals: 18,
+        isNative: false,
+        usdPegged: true,
+      },
     ],
   },
   BSC_TESTNET: {
@@ -152,7 +171,14 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     confirmations: 1,
     tokens: [
       solNative,
-      { symbol: 'USDC', name: 'USD Coin', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', decimals: 6, isNative: false, usdPegged: true },
+      {
+        symbol: 'USDC',
+        name: 'USD Coin',
+        address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+        decimals: 6,
+        isNative: false,
+        usdPegged: true,
+      },
     ],
   },
   SOLANA_DEVNET: {

@@ -41,7 +41,10 @@ export async function cancelChargeById(
  */
 export async function cancelChargeByConsumer(chargeId: string): Promise<{ cancelUrl: string | null }> {
   return getDb().transaction(async (tx) => {
-    const [charge] = await tx.select({ status: charges.status, cancelUrl: charges.cancelUrl }).from(charges).where(eq(charges.id, chargeId));
+    const [charge] = await tx
+      .select({ status: charges.status, cancelUrl: charges.cancelUrl })
+      .from(charges)
+      .where(eq(charges.id, chargeId));
     if (!charge) throw new AppError('not_found', `No charge ${chargeId}.`);
     if (charge.status === 'pending') await cancelChargeById(tx, { chargeId, actor: 'consumer' });
     return { cancelUrl: charge.cancelUrl };

@@ -114,27 +114,39 @@ function resolveChain(name: string, mode: 'test' | 'live'): ChainInfo {
   const chain = CHAINS[upper];
   if (mode === 'test') return chain.isTestnet ? chain : CHAINS[chain.testnet!];
   if (chain.isTestnet) {
-    throw new AppError(
-      'unsupported_chain',
-      `${chain.name} is a test network: create test charges with isTest: true and a test API key.`,
-      { param: 'chargeData.chain' },
-    );
+    throw new AppError('unsupported_chain', `${chain.name} is a test network: create test charges with isTest: true and a test API key.`, {
+      param: 'chargeData.chain',
+    });
   }
   return chain;
 }
 
-async function resolveToken(ctx: ApiContext, chain: ChainInfo, symbol: string, tokenAddress: string, mode: 'test' | 'live'): Promise<TokenInfo> {
+async function resolveToken(
+  ctx: ApiContext,
+  chain: ChainInfo,
+  symbol: string,
+  tokenAddress: string,
+  mode: 'test' | 'live',
+): Promise<TokenInfo> {
   if (!isValidAddress(chain.family, tokenAddress)) {
-    throw new AppError('invalid_address', `tokenAddress "${tokenAddress}" is not a valid ${chain.family === 'evm' ? 'EVM' : 'Solana'} address.`, {
-      param: 'chargeData.tokenAddress',
-    });
+    throw new AppError(
+      'invalid_address',
+      `tokenAddress "${tokenAddress}" is not a valid ${chain.family === 'evm' ? 'EVM' : 'Solana'} address.`,
+      {
+        param: 'chargeData.tokenAddress',
+      },
+    );
   }
   // The merchant's Tokens tab: a disabled token is refused, a custom ERC-20 is accepted.
   const rule = await merchantTokenRule(ctx.tx ?? getDb(), { merchantId: ctx.merchant.id, chain: chain.name, address: tokenAddress });
   if (rule?.disabled) {
-    throw new AppError('unsupported_token', `This merchant does not accept the token at ${tokenAddress} on ${chain.name} (disabled in the dashboard's Tokens tab).`, {
-      param: 'chargeData.tokenAddress',
-    });
+    throw new AppError(
+      'unsupported_token',
+      `This merchant does not accept the token at ${tokenAddress} on ${chain.name} (disabled in the dashboard's Tokens tab).`,
+      {
+        param: 'chargeData.tokenAddress',
+      },
+    );
   }
   // Registry tokens, then the swap on-ramp's configured tokens (PZP on BSC, lib/swap/swap-pairs.ts), then the merchant's custom ones.
   const token = findToken(chain, tokenAddress) ?? swapPairToken(chain.name, tokenAddress) ?? (mode === 'live' ? rule?.custom : undefined);
@@ -185,9 +197,13 @@ function resolveDestination(
       throw new AppError('live_key_required', 'Direct transfers need a production API key (cp_live_…).', { param: 'isDirectTransfer' });
     }
     if (!ctx.merchant.verifiedAt) {
-      throw new AppError('verification_required', 'Direct transfers need a merchant that completed business verification. Contact support.', {
-        param: 'isDirectTransfer',
-      });
+      throw new AppError(
+        'verification_required',
+        'Direct transfers need a merchant that completed business verification. Contact support.',
+        {
+          param: 'isDirectTransfer',
+        },
+      );
     }
   }
   if (raw === undefined) return { destination: 'merchant_wallet', toAddress: null };
@@ -216,7 +232,9 @@ function resolveAmounts(
       : requireAmount(parseAmount(chargeData.amount, token.decimals), token, 'chargeData.amount', chargeData.amount);
 
   if (lines.length === 0 && stated === undefined) {
-    throw new AppError('invalid_request', 'Give chargeData.items (with amount and quantity) or chargeData.amount.', { param: 'chargeData.items' });
+    throw new AppError('invalid_request', 'Give chargeData.items (with amount and quantity) or chargeData.amount.', {
+      param: 'chargeData.items',
+    });
   }
   const itemsTotal = lines.length ? sumLineTotals(lines) : undefined;
   if (itemsTotal !== undefined && stated !== undefined && itemsTotal !== stated) {
@@ -228,7 +246,9 @@ function resolveAmounts(
   }
   const totalBaseUnits = (itemsTotal ?? stated)!;
   if (totalBaseUnits > MAX_BASE_UNITS) {
-    throw new AppError('invalid_amount', `The charge total is larger than any ${token.symbol} amount can be.`, { param: 'chargeData.items' });
+    throw new AppError('invalid_amount', `The charge total is larger than any ${token.symbol} amount can be.`, {
+      param: 'chargeData.items',
+    });
   }
   const items: StoredChargeItem[] = lines.map(({ item, unitBaseUnits, quantity }) => ({
     name: item.name,

@@ -51,7 +51,10 @@ async function succeed(chargeId: string): Promise<void> {
 
 /** Set-up only: move a charge's creation to a given instant (text, so microseconds are kept). */
 async function setCreatedAt(chargeId: string, instant: string): Promise<void> {
-  await getDb().update(charges).set({ createdAt: sql`${instant}::timestamptz` }).where(eq(charges.id, chargeId));
+  await getDb()
+    .update(charges)
+    .set({ createdAt: sql`${instant}::timestamptz` })
+    .where(eq(charges.id, chargeId));
 }
 
 async function listAll(owner: Owner, mode: 'test' | 'live', filters: DashboardChargeFilters = {}, limit = 100): Promise<string[]> {
@@ -68,7 +71,8 @@ async function listAll(owner: Owner, mode: 'test' | 'live', filters: DashboardCh
 
 async function csvOf(owner: Owner, mode: 'test' | 'live', filters: DashboardChargeFilters = {}, batchSize?: number): Promise<string[][]> {
   let text = '';
-  for await (const chunk of await exportChargesCsv({ userId: owner.userId, merchantId: owner.merchantId, mode, filters, batchSize })) text += chunk;
+  for await (const chunk of await exportChargesCsv({ userId: owner.userId, merchantId: owner.merchantId, mode, filters, batchSize }))
+    text += chunk;
   return parseCsv(text);
 }
 
@@ -80,7 +84,9 @@ describe('listChargesForDashboard: filters and search', () => {
     owner = await merchantWithOwner();
     ids.usdcPaid = await create(owner.liveKey, usdcCharge({ metadata: { orderId: '1001', player: 'alice' } }));
     ids.usdcPending = await create(owner.liveKey, usdcCharge({ metadata: { orderId: '1002', player: 'bob' } }));
-    ids.polPaid = await create(owner.liveKey, { chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: NATIVE_EVM, amount: '2', metadata: { sku: '1001' } } });
+    ids.polPaid = await create(owner.liveKey, {
+      chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: NATIVE_EVM, amount: '2', metadata: { sku: '1001' } },
+    });
     ids.bscPending = await create(owner.liveKey, { chargeData: { symbol: 'USDT', chain: 'BSC', tokenAddress: BSC_USDT, amount: '5' } });
     ids.testCharge = await create(owner.testKey, testCharge({ metadata: { orderId: '1001' } }));
     await succeed(ids.usdcPaid);
@@ -130,21 +136,36 @@ describe('listChargesForDashboard: filters and search', () => {
     expect(await listAll(owner, 'test', { q: 'orderId:1001' })).toEqual([ids.testCharge]);
   });
 
-  it('another merchant\'s charge id finds nothing, and a cursor from elsewhere is refused', async () => {
+  it("another merchant's charge id finds nothing, and a cursor from elsewhere is refused", async () => {
     const other = await merchantWithOwner();
     const foreign = await create(other.liveKey, usdcCharge());
     expect(await live({ q: foreign })).toEqual([]);
-    const error = await appError(listChargesForDashboard({ userId: owner.userId, merchantId: owner.merchantId, mode: 'live', filters: {}, cursor: foreign }));
+    const error = await appError(
+      listChargesForDashboard({ userId: owner.userId, merchantId: owner.merchantId, mode: 'live', filters: {}, cursor: foreign }),
+    );
     expect(error).toMatchObject({ code: 'invalid_request', param: 'after' });
     // The other mode's charge is not a cursor either.
-    await expect(listChargesForDashboard({ userId: owner.userId, merchantId: owner.merchantId, mode: 'live', filters: {}, cursor: ids.testCharge })).rejects.toMatchObject({
+    await expect(
+      listChargesForDashboard({ userId: owner.userId, merchantId: owner.merchantId, mode: 'live', filters: {}, cursor: ids.testCharge }),
+    ).rejects.toMatchObject({
       code: 'invalid_request',
     });
   });
 
   it('amounts are exact decimal text', async () => {
-    const page = await listChargesForDashboard({ userId: owner.userId, merchantId: owner.merchantId, mode: 'live', filters: { q: ids.usdcPaid! } });
-    expect(page.charges[0]).toMatchObject({ amount: '4.99', totalBaseUnits: 4_990_000n, tokenSymbol: 'USDC', chain: 'POLYGON', status: 'succeeded' });
+    const page = await listChargesForDashboard({
+      userId: owner.userId,
+      merchantId: owner.merchantId,
+      mode: 'live',
+      filters: { q: ids.usdcPaid! },
+    });
+    expect(page.charges[0]).toMatchObject({
+      amount: '4.99',
+      totalBaseUnits: 4_990_000n,
+      tokenSymbol: 'USDC',
+      chain: 'POLYGON',
+      status: 'succeeded',
+    });
   });
 });
 
@@ -201,7 +222,7 @@ describe('mode isolation and membership', () => {
     expect((await csvOf(owner, 'live')).slice(1).map((row) => [row[0], row[6]])).toEqual([[liveId, 'live']]);
   });
 
-  it('a member of another merchant is refused everything; another merchant\'s charge is not found', async () => {
+  it("a member of another merchant is refused everything; another merchant's charge is not found", async () => {
     const owner = await merchantWithOwner();
     const other = await merchantWithOwner();
     const foreign = await create(other.liveKey, usdcCharge());
@@ -211,12 +232,16 @@ describe('mode isolation and membership', () => {
     await expect(getChargeForDashboard({ ...intruder, chargeId: foreign })).rejects.toMatchObject({ code: 'forbidden' });
     await expect(exportChargesCsv({ ...intruder, filters: {} })).rejects.toMatchObject({ code: 'forbidden' });
     // Through their own merchant, the other merchant's charge does not exist.
-    await expect(getChargeForDashboard({ userId: owner.userId, merchantId: owner.merchantId, mode: 'live', chargeId: foreign })).rejects.toMatchObject({
+    await expect(
+      getChargeForDashboard({ userId: owner.userId, merchantId: owner.merchantId, mode: 'live', chargeId: foreign }),
+    ).rejects.toMatchObject({
       code: 'not_found',
     });
     // A stranger with no membership at all.
     const stranger = await newUser();
-    await expect(getDashboardOverview({ userId: stranger, merchantId: owner.merchantId, mode: 'test' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(getDashboardOverview({ userId: stranger, merchantId: owner.merchantId, mode: 'test' })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
   });
 
   it('every role may view (viewer included)', async () => {
@@ -274,7 +299,12 @@ describe('getDashboardOverview', () => {
     ]);
     const polSeries = overview.series.find((s) => s.tokenSymbol === 'POL')!;
     expect(polSeries.days).toHaveLength(30);
-    expect(polSeries.days.at(-1)).toEqual({ day: '2026-03-31', count: 2, volumeBaseUnits: 3_000_000_000_000_000_003n, volume: '3.000000000000000003' });
+    expect(polSeries.days.at(-1)).toEqual({
+      day: '2026-03-31',
+      count: 2,
+      volumeBaseUnits: 3_000_000_000_000_000_003n,
+      volume: '3.000000000000000003',
+    });
     expect(polSeries.days.filter((d) => d.count === 0).every((d) => d.volumeBaseUnits === 0n && d.volume === '0')).toBe(true);
     const usdcSeries = overview.series.find((s) => s.tokenSymbol === 'USDC')!;
     expect(usdcSeries.days.filter((d) => d.count > 0).map((d) => [d.day, d.volume])).toEqual([
@@ -327,7 +357,12 @@ describe('exportChargesCsv', () => {
 
     const rows = await csvOf(owner, 'live', {}, 2);
     expect(rows[0]).toEqual([...EXPORT_COLUMNS]);
-    expect(rows.slice(1).map((row) => row[0]).sort()).toEqual([paid, pending, ...others].sort());
+    expect(
+      rows
+        .slice(1)
+        .map((row) => row[0])
+        .sort(),
+    ).toEqual([paid, pending, ...others].sort());
     expect(rows.every((row) => row.length === EXPORT_COLUMNS.length)).toBe(true);
 
     const row = Object.fromEntries(EXPORT_COLUMNS.map((column, i) => [column, rows.find((r) => r[0] === paid)![i]]));
@@ -361,7 +396,8 @@ describe('exportChargesCsv', () => {
     const owner = await merchantWithOwner();
     await create(owner.liveKey, usdcCharge({ metadata: { '=cmd': '+1' } }));
     let text = '';
-    for await (const chunk of await exportChargesCsv({ userId: owner.userId, merchantId: owner.merchantId, mode: 'live', filters: {} })) text += chunk;
+    for await (const chunk of await exportChargesCsv({ userId: owner.userId, merchantId: owner.merchantId, mode: 'live', filters: {} }))
+      text += chunk;
     const cells = parseCsv(text)[1]!;
     expect(cells.every((cell) => !/^[=+\-@]/.test(cell))).toBe(true);
     expect(cells[7]).toBe('{"=cmd":"+1"}');
@@ -376,8 +412,19 @@ describe('getChargeForDashboard', () => {
     const endpointId = newId('webhookEndpoint');
     await getDb()
       .insert(webhookEndpoints)
-      .values({ id: endpointId, merchantId: owner.merchantId, mode: 'test', url: 'https://hooks.example/chargeport', eventTypes: ['*'], signingSecret: 'not-a-real-sealed-secret' });
-    const events = await getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, chargeId)).orderBy(asc(webhookEvents.createdAt));
+      .values({
+        id: endpointId,
+        merchantId: owner.merchantId,
+        mode: 'test',
+        url: 'https://hooks.example/chargeport',
+        eventTypes: ['*'],
+        signingSecret: 'not-a-real-sealed-secret',
+      });
+    const events = await getDb()
+      .select()
+      .from(webhookEvents)
+      .where(eq(webhookEvents.chargeId, chargeId))
+      .orderBy(asc(webhookEvents.createdAt));
     // processing and succeeded are emitted in one transaction, possibly in the same millisecond: compare as a set.
     expect(events.map((e) => e.type).sort()).toEqual(['charge.created', 'charge.processing', 'charge.succeeded']);
     const created = events.find((e) => e.type === 'charge.created')!;
@@ -385,8 +432,27 @@ describe('getChargeForDashboard', () => {
     await getDb()
       .insert(webhookDeliveries)
       .values([
-        { id: newId('webhookDelivery'), eventId: created.id, endpointId, attempt: 1, status: 'failed', scheduledAt: at, attemptedAt: at, responseStatus: 500, nextAttemptAt: new Date(at.getTime() + 5000) },
-        { id: newId('webhookDelivery'), eventId: created.id, endpointId, attempt: 2, status: 'succeeded', scheduledAt: at, attemptedAt: at, responseStatus: 200 },
+        {
+          id: newId('webhookDelivery'),
+          eventId: created.id,
+          endpointId,
+          attempt: 1,
+          status: 'failed',
+          scheduledAt: at,
+          attemptedAt: at,
+          responseStatus: 500,
+          nextAttemptAt: new Date(at.getTime() + 5000),
+        },
+        {
+          id: newId('webhookDelivery'),
+          eventId: created.id,
+          endpointId,
+          attempt: 2,
+          status: 'succeeded',
+          scheduledAt: at,
+          attemptedAt: at,
+          responseStatus: 200,
+        },
       ]);
 
     const details = await getChargeForDashboard({ userId: owner.userId, merchantId: owner.merchantId, mode: 'test', chargeId });
@@ -397,7 +463,13 @@ describe('getChargeForDashboard', () => {
       ['charge.succeeded', 'processing', 'succeeded'],
     ]);
     expect(details.payments).toEqual([]);
-    const rows = details.deliveries.map((d) => [d.eventType, d.attempt?.attempt, d.attempt?.status, d.attempt?.responseStatus, d.attempt?.endpointUrl]);
+    const rows = details.deliveries.map((d) => [
+      d.eventType,
+      d.attempt?.attempt,
+      d.attempt?.status,
+      d.attempt?.responseStatus,
+      d.attempt?.endpointUrl,
+    ]);
     expect(rows.slice(0, 2)).toEqual([
       ['charge.created', 1, 'failed', 500, 'https://hooks.example/chargeport'],
       ['charge.created', 2, 'succeeded', 200, 'https://hooks.example/chargeport'],

@@ -7,7 +7,15 @@ describe('parseDashboardChargeQuery', () => {
   it('reads a GET form: empty fields are no filter, unknown parameters are ignored', () => {
     expect(parseDashboardChargeQuery(new URLSearchParams('status=&chain=&token=&from=&to=&q=&utm=x'))).toEqual({ ok: true, filters: {} });
     expect(
-      parseDashboardChargeQuery({ status: 'succeeded', chain: 'POLYGON_AMOY', token: ' pol ', from: '2026-01-01', to: '2026-01-31', q: ' orderId:7 ', after: ID }),
+      parseDashboardChargeQuery({
+        status: 'succeeded',
+        chain: 'POLYGON_AMOY',
+        token: ' pol ',
+        from: '2026-01-01',
+        to: '2026-01-31',
+        q: ' orderId:7 ',
+        after: ID,
+      }),
     ).toEqual({
       ok: true,
       filters: { status: 'succeeded', chain: 'POLYGON_AMOY', token: 'pol', from: '2026-01-01', to: '2026-01-31', q: 'orderId:7' },

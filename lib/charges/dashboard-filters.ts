@@ -18,7 +18,10 @@ import { CHARGE_STATUSES, type ChargeStatus } from './state';
 const isoDay = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date (YYYY-MM-DD)')
-  .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), 'must be a real date');
+  .refine(
+    (value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
+    'must be a real date',
+  );
 
 /** A GET form sends every field, empty ones as "": those mean "no filter". */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
@@ -31,7 +34,12 @@ export const dashboardChargeFiltersSchema = z
     from: optional(isoDay),
     to: optional(isoDay),
     // Longest useful search: a metadata key, ':', and a value.
-    q: optional(z.string().trim().max(LIMITS.metadataKeyLength + 1 + LIMITS.metadataValueLength, 'is too long')),
+    q: optional(
+      z
+        .string()
+        .trim()
+        .max(LIMITS.metadataKeyLength + 1 + LIMITS.metadataValueLength, 'is too long'),
+    ),
   })
   .refine((filters) => !filters.from || !filters.to || filters.from <= filters.to, { message: 'must not be before "from"', path: ['to'] });
 
@@ -93,13 +101,15 @@ export function createdRange(filters: DashboardChargeFilters): { gte?: Date; lt?
  * Matching is exact and case-sensitive, as metadata is stored: no substring search, which could not
  * be answered without scanning the text of every charge.
  */
-export type ChargeSearch = { kind: 'id'; id: string } | { kind: 'metadata'; key: string; value: string } | { kind: 'metadataValue'; value: string };
+export type ChargeSearch =
+  { kind: 'id'; id: string } | { kind: 'metadata'; key: string; value: string } | { kind: 'metadataValue'; value: string };
 
 export function parseChargeSearch(q: string): ChargeSearch {
   const text = q.trim();
   if (isIdOf('charge', text)) return { kind: 'id', id: text };
   const colon = text.indexOf(':');
-  if (colon > 0 && colon <= LIMITS.metadataKeyLength) return { kind: 'metadata', key: text.slice(0, colon).trim(), value: text.slice(colon + 1).trim() };
+  if (colon > 0 && colon <= LIMITS.metadataKeyLength)
+    return { kind: 'metadata', key: text.slice(0, colon).trim(), value: text.slice(colon + 1).trim() };
   return { kind: 'metadataValue', value: text };
 }
 

@@ -15,19 +15,36 @@ import type { DashboardChargeFilters } from './dashboard-filters';
 import { selectDashboardCharges, toListItem, type DashboardMemberInput } from './list-dashboard-charges';
 
 export const EXPORT_BATCH_SIZE = 500;
-export const EXPORT_COLUMNS = ['id', 'created_at', 'status', 'chain', 'token', 'amount', 'mode', 'metadata', 'succeeded_at', 'tx_hashes'] as const;
+export const EXPORT_COLUMNS = [
+  'id',
+  'created_at',
+  'status',
+  'chain',
+  'token',
+  'amount',
+  'mode',
+  'metadata',
+  'succeeded_at',
+  'tx_hashes',
+] as const;
 
 /**
  * Authorizes first (so a refusal is an error, not a broken download), then returns the CSV text as
  * chunks: the header, then one chunk per batch of rows.
  */
-export async function exportChargesCsv(input: DashboardMemberInput & { filters: DashboardChargeFilters; batchSize?: number }): Promise<AsyncGenerator<string>> {
+export async function exportChargesCsv(
+  input: DashboardMemberInput & { filters: DashboardChargeFilters; batchSize?: number },
+): Promise<AsyncGenerator<string>> {
   const db = getDb();
   await authorizeMember(db, { userId: input.userId, merchantId: input.merchantId, permission: 'dashboard.view' });
   return generateRows(db, input, input.batchSize ?? EXPORT_BATCH_SIZE);
 }
 
-async function* generateRows(db: DbOrTx, input: DashboardMemberInput & { filters: DashboardChargeFilters }, batchSize: number): AsyncGenerator<string> {
+async function* generateRows(
+  db: DbOrTx,
+  input: DashboardMemberInput & { filters: DashboardChargeFilters },
+  batchSize: number,
+): AsyncGenerator<string> {
   yield csvRow(EXPORT_COLUMNS);
   let afterId: string | undefined;
   for (;;) {

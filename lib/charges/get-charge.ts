@@ -19,7 +19,11 @@ export async function getCharge({ ctx, chargeId }: { ctx: ApiContext; chargeId: 
     .from(charges)
     .where(and(eq(charges.id, chargeId), eq(charges.merchantId, ctx.merchant.id), eq(charges.mode, ctx.apiKey.mode)));
   if (!charge) throw new AppError('not_found', `No charge ${chargeId} for this ${ctx.apiKey.mode} key.`, { param: 'chargeId' });
-  const events = await db.select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId)).orderBy(asc(chargeEvents.createdAt), asc(chargeEvents.id));
+  const events = await db
+    .select()
+    .from(chargeEvents)
+    .where(eq(chargeEvents.chargeId, chargeId))
+    .orderBy(asc(chargeEvents.createdAt), asc(chargeEvents.id));
   return { charge, events, payments: await listChargePayments(db, chargeId) };
 }
 
@@ -29,7 +33,9 @@ export async function listChargePayments(db: DbOrTx, chargeId: string): Promise<
 }
 
 /** Public lookup by id for the hosted checkout: the id is an unguessable capability, like the paymentUrl. */
-export async function findChargeForCheckout(chargeId: string): Promise<{ charge: ChargeRow; merchantName: string; merchantLogoUrl: string | null } | undefined> {
+export async function findChargeForCheckout(
+  chargeId: string,
+): Promise<{ charge: ChargeRow; merchantName: string; merchantLogoUrl: string | null } | undefined> {
   const [row] = await getDb()
     .select({ charge: charges, merchantName: merchants.name, merchantLogoUrl: merchants.logoUrl })
     .from(charges)

@@ -80,7 +80,8 @@ export async function getChargeForDashboard(input: DashboardMemberInput & { char
 export function inTimelineOrder(events: ChargeEventRow[]): ChargeEventRow[] {
   const rank = (status: ChargeStatus | null) => (status === null ? -1 : CHARGE_STATUSES.indexOf(status));
   return [...events].sort(
-    (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || rank(a.fromStatus) - rank(b.fromStatus) || rank(a.toStatus) - rank(b.toStatus),
+    (a, b) =>
+      a.createdAt.getTime() - b.createdAt.getTime() || rank(a.fromStatus) - rank(b.fromStatus) || rank(a.toStatus) - rank(b.toStatus),
   );
 }
 

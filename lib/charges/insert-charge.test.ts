@@ -57,7 +57,7 @@ function rowsFor(overrides: Partial<ChargeRow> = {}, depositAddress = `0x${rando
   };
 }
 
-describe('insertCharge (createCharge\'s single statement)', () => {
+describe("insertCharge (createCharge's single statement)", () => {
   it('stores the charge, its first event, its deposit address and its outbox event exactly as drizzle reads them back', async () => {
     const rows = rowsFor();
     await insertCharge(getDb(), rows);
@@ -65,7 +65,16 @@ describe('insertCharge (createCharge\'s single statement)', () => {
     expect(charge).toEqual(rows.charge);
     const events = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, rows.charge.id));
     expect(events).toEqual([
-      { id: rows.event.id, chargeId: rows.charge.id, type: 'charge.pending', fromStatus: null, toStatus: 'pending', actor: 'api_key:test', data: { requestId: 'req-1' }, createdAt: rows.charge.createdAt },
+      {
+        id: rows.event.id,
+        chargeId: rows.charge.id,
+        type: 'charge.pending',
+        fromStatus: null,
+        toStatus: 'pending',
+        actor: 'api_key:test',
+        data: { requestId: 'req-1' },
+        createdAt: rows.charge.createdAt,
+      },
     ]);
     const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, rows.charge.id));
     expect(deposit).toEqual({ ...rows.depositAddress, chargeId: rows.charge.id, createdAt: rows.charge.createdAt });
@@ -86,7 +95,7 @@ describe('insertCharge (createCharge\'s single statement)', () => {
     expect(await getDb().select().from(webhookEvents).where(eq(webhookEvents.id, clash.outbox.id))).toEqual([]);
   });
 
-  it('runs inside a caller\'s transaction and rolls back with it', async () => {
+  it("runs inside a caller's transaction and rolls back with it", async () => {
     const rows = rowsFor();
     await expect(
       getDb().transaction(async (tx) => {

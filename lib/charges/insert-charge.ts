@@ -16,7 +16,15 @@ import type { ChargeRow } from '@/lib/db/schema';
 export interface NewChargeRows {
   charge: ChargeRow;
   event: { id: string; type: string; actor: string; data: Record<string, unknown> };
-  depositAddress: { id: string; chain: string; family: 'evm' | 'solana'; address: string; derivationIndex: number; reference: string | null; watchUntil: Date };
+  depositAddress: {
+    id: string;
+    chain: string;
+    family: 'evm' | 'solana';
+    address: string;
+    derivationIndex: number;
+    reference: string | null;
+    watchUntil: Date;
+  };
   outbox: { id: string; type: string; payload: unknown; createdAt: Date };
 }
 

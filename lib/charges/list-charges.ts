@@ -30,7 +30,8 @@ export async function listCharges({ ctx, query }: { ctx: ApiContext; query: List
       .select({ createdAt: charges.createdAt, id: charges.id })
       .from(charges)
       .where(and(eq(charges.id, query.starting_after), eq(charges.merchantId, ctx.merchant.id), eq(charges.mode, ctx.apiKey.mode)));
-    if (!cursor) throw new AppError('invalid_request', `starting_after: no charge ${query.starting_after} for this key.`, { param: 'starting_after' });
+    if (!cursor)
+      throw new AppError('invalid_request', `starting_after: no charge ${query.starting_after} for this key.`, { param: 'starting_after' });
     // Compared in SQL against the cursor row: a JS Date would drop the microseconds PostgreSQL keeps,
     // and charges created within the same millisecond would be skipped.
     conditions.push(sql`(${charges.createdAt}, ${charges.id}) < (select c.created_at, c.id from ${charges} c where c.id = ${cursor.id})`);

@@ -55,7 +55,8 @@ export async function listChargesForDashboard(
       .select({ id: charges.id })
       .from(charges)
       .where(and(eq(charges.id, input.cursor), eq(charges.merchantId, input.merchantId), eq(charges.mode, input.mode)));
-    if (!known) throw new AppError('invalid_request', 'This page link is no longer valid: start again from the first page.', { param: 'after' });
+    if (!known)
+      throw new AppError('invalid_request', 'This page link is no longer valid: start again from the first page.', { param: 'after' });
   }
   const rows = await selectDashboardCharges(db, { ...input, limit: limit + 1, afterId: input.cursor });
   const page = rows.slice(0, limit);

@@ -82,12 +82,9 @@ export const chargeDataSchema = z
       .min(1, 'is required')
       .max(40)
       .meta({ description: `Chain name in upper case: ${CHAIN_NAMES.join(', ')}.`, example: 'POLYGON' }),
-    tokenAddress: z
-      .string()
-      .trim()
-      .min(1, 'is required')
-      .max(LIMITS.addressLength)
-      .meta({ description: 'Token contract (EVM) or mint (Solana). Native coin: the all-zero address on EVM, the wrapped-SOL mint on Solana.' }),
+    tokenAddress: z.string().trim().min(1, 'is required').max(LIMITS.addressLength).meta({
+      description: 'Token contract (EVM) or mint (Solana). Native coin: the all-zero address on EVM, the wrapped-SOL mint on Solana.',
+    }),
     successUrl: httpUrl.optional(),
     cancelUrl: httpUrl.optional(),
     items: z.array(chargeItemSchema).max(LIMITS.items, `must have at most ${LIMITS.items} items`).optional(),
@@ -101,7 +98,7 @@ export const chargeDataSchema = z
 export const createChargeBodySchema = z
   .object({
     chargeData: chargeDataSchema,
-    isTest: z.boolean().optional().meta({ description: 'true: a test charge on the chain\'s test network; needs a test key.' }),
+    isTest: z.boolean().optional().meta({ description: "true: a test charge on the chain's test network; needs a test key." }),
     isDirectTransfer: z
       .boolean()
       .optional()
@@ -133,16 +130,20 @@ export const chargePaymentSchema = z
   .object({
     id: z.string(),
     chain: z.enum(CHAIN_NAMES),
-    txHash: z.string().meta({ description: 'The transaction that paid into the charge\'s deposit address.' }),
+    txHash: z.string().meta({ description: "The transaction that paid into the charge's deposit address." }),
     fromAddress: z.string(),
     amount: z.string().meta({ description: 'Whole tokens, exact decimal text.' }),
     amountBaseUnits: z.string(),
-    status: z.enum(PAYMENT_STATUSES).meta({ description: 'pending: seen, confirming; confirmed: counted; dropped: left the chain (reorg).' }),
-    isLate: z.boolean().meta({ description: 'Arrived after the charge expired, failed or was canceled: recorded for refund, not counted.' }),
+    status: z
+      .enum(PAYMENT_STATUSES)
+      .meta({ description: 'pending: seen, confirming; confirmed: counted; dropped: left the chain (reorg).' }),
+    isLate: z
+      .boolean()
+      .meta({ description: 'Arrived after the charge expired, failed or was canceled: recorded for refund, not counted.' }),
     blockNumber: z.string(),
     createdAt: z.string(),
   })
-  .meta({ id: 'ChargePayment', description: 'A transfer seen on chain into the charge\'s deposit address.' });
+  .meta({ id: 'ChargePayment', description: "A transfer seen on chain into the charge's deposit address." });
 
 export type ChargePaymentResource = z.infer<typeof chargePaymentSchema>;
 
@@ -155,7 +156,7 @@ export const chargeSchema = z
     chain: z.enum(CHAIN_NAMES),
     token: z.object({ symbol: z.string(), address: z.string(), decimals: z.number().int() }),
     amount: z.string().meta({ description: 'Total in whole tokens, exact decimal text.' }),
-    amountBaseUnits: z.string().meta({ description: 'Total in the token\'s base units (integer text).' }),
+    amountBaseUnits: z.string().meta({ description: "Total in the token's base units (integer text)." }),
     items: z.array(
       z.object({
         name: z.string(),
@@ -179,10 +180,9 @@ export const chargeSchema = z
       .array(z.object({ status: chargeStatusSchema, type: z.string(), at: z.string() }))
       .optional()
       .meta({ description: 'Every status change, oldest first (single-charge responses only).' }),
-    payments: z
-      .array(chargePaymentSchema)
-      .optional()
-      .meta({ description: 'Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks).' }),
+    payments: z.array(chargePaymentSchema).optional().meta({
+      description: 'Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks).',
+    }),
   })
   .meta({ id: 'Charge' });
 
@@ -193,7 +193,7 @@ export const listChargesQuerySchema = z
     limit: z.coerce.number().int().min(1).max(100).default(20),
     starting_after: z.string().optional().meta({ description: 'A charge id: return charges created before it.' }),
     status: chargeStatusSchema.optional(),
-    mode: z.enum(['test', 'live']).optional().meta({ description: 'Must match the key\'s mode; keys only see their own mode.' }),
+    mode: z.enum(['test', 'live']).optional().meta({ description: "Must match the key's mode; keys only see their own mode." }),
     created_gte: z.coerce.date().optional(),
     created_lt: z.coerce.date().optional(),
   })

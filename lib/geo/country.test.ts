@@ -5,10 +5,19 @@ const headers = (values: Record<string, string>) => new Headers(values);
 
 describe('consumer country', () => {
   it('prefers the remembered choice, then edge geolocation, then the language region, then US', () => {
-    expect(countryFromRequest(headers({ 'cf-ipcountry': 'DE', 'accept-language': 'fr-FR' }), 'br')).toEqual({ country: 'BR', source: 'cookie' });
-    expect(countryFromRequest(headers({ 'cf-ipcountry': 'DE', 'accept-language': 'fr-FR' }), undefined)).toEqual({ country: 'DE', source: 'geo' });
+    expect(countryFromRequest(headers({ 'cf-ipcountry': 'DE', 'accept-language': 'fr-FR' }), 'br')).toEqual({
+      country: 'BR',
+      source: 'cookie',
+    });
+    expect(countryFromRequest(headers({ 'cf-ipcountry': 'DE', 'accept-language': 'fr-FR' }), undefined)).toEqual({
+      country: 'DE',
+      source: 'geo',
+    });
     expect(countryFromRequest(headers({ 'x-vercel-ip-country': 'jp' }), undefined)).toEqual({ country: 'JP', source: 'geo' });
-    expect(countryFromRequest(headers({ 'accept-language': 'en;q=0.9, pt-BR;q=0.8' }), undefined)).toEqual({ country: 'BR', source: 'language' });
+    expect(countryFromRequest(headers({ 'accept-language': 'en;q=0.9, pt-BR;q=0.8' }), undefined)).toEqual({
+      country: 'BR',
+      source: 'language',
+    });
     expect(countryFromRequest(headers({}), undefined)).toEqual({ country: 'US', source: 'default' });
   });
 

@@ -23,7 +23,10 @@ export interface HeaderReader {
   get(name: string): string | null;
 }
 
-export function countryFromRequest(headers: HeaderReader, cookieValue: string | undefined): { country: string; source: 'cookie' | 'geo' | 'language' | 'default' } {
+export function countryFromRequest(
+  headers: HeaderReader,
+  cookieValue: string | undefined,
+): { country: string; source: 'cookie' | 'geo' | 'language' | 'default' } {
   if (isCountryCode(cookieValue)) return { country: cookieValue.toUpperCase(), source: 'cookie' };
   for (const name of GEO_HEADERS) {
     const value = headers.get(name)?.trim();

@@ -10,7 +10,7 @@ import { DEMO_TOKEN_FUNDING, localDemoPayerAccount, provisionLocalChain, startLo
 const POLYGON_USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 
 describe('local chain (anvil)', () => {
-  it('runs with the chain\'s real chain id and has the demo ERC-20 tokens at their registry addresses', async () => {
+  it("runs with the chain's real chain id and has the demo ERC-20 tokens at their registry addresses", async () => {
     const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
     expect(await client.getChainId()).toBe(137);
     const read = (functionName: 'decimals' | 'symbol') =>
@@ -40,7 +40,13 @@ describe('local chain (anvil)', () => {
       const recipient = '0x000000000000000000000000000000000000bEEF';
       const wallet = createWalletClient({ account: localDemoPayerAccount, transport: http(first.url) });
       const client = createPublicClient({ transport: http(first.url) });
-      const hash = await wallet.writeContract({ address: usdt, abi: erc20Abi, functionName: 'transfer', args: [recipient, 12345n], chain: undefined });
+      const hash = await wallet.writeContract({
+        address: usdt,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [recipient, 12345n],
+        chain: undefined,
+      });
       await client.waitForTransactionReceipt({ hash });
       await first.stop();
 

@@ -142,7 +142,13 @@ export async function provisionLocalChain(options: {
   // The swap on-ramp's demo PZP token and USDC/PZP pool (lib/swap/local-swap-deployment.ts).
   if (options.chain === 'BSC') {
     const usdc = info.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
-    await provisionLocalSwap({ url: options.url, minter: localMinterAccount, usdc, fundWallets: wallets, fundingPerWallet: DEMO_TOKEN_FUNDING });
+    await provisionLocalSwap({
+      url: options.url,
+      minter: localMinterAccount,
+      usdc,
+      fundWallets: wallets,
+      fundingPerWallet: DEMO_TOKEN_FUNDING,
+    });
   }
 }
 

@@ -39,30 +39,24 @@ const TASKS: Task[] = [
   { name: 'convert-swap-funding', everyMs: 5_000, run: () => convertSwapFunding() },
   { name: 'fail-underpaid-charges', everyMs: 10_000, run: () => getDb().transaction((tx) => failUnderpaidCharges(tx)) },
   // One watcher per EVM chain that has an RPC URL (configured or local).
-  ...EVM_CHAIN_NAMES.map(
-    (chain): Task => ({
-      name: `watch-${chain}`,
-      everyMs: 2_000,
-      run: async () => (rpcUrl(chain) ? ((await pollChain(chain))?.recorded ?? 0) : 0),
-    }),
-  ),
+  ...EVM_CHAIN_NAMES.map((chain): Task => ({
+    name: `watch-${chain}`,
+    everyMs: 2_000,
+    run: async () => (rpcUrl(chain) ? ((await pollChain(chain))?.recorded ?? 0) : 0),
+  })),
   // Transfers into users' service wallets, for the wallet's Activity: one indexer per EVM chain with an RPC.
-  ...EVM_CHAIN_NAMES.map(
-    (chain): Task => ({
-      name: `index-incoming-${chain}`,
-      everyMs: 3_000,
-      run: async () => (rpcUrl(chain) ? ((await pollIncomingTransfers(chain))?.recorded ?? 0) : 0),
-    }),
-  ),
+  ...EVM_CHAIN_NAMES.map((chain): Task => ({
+    name: `index-incoming-${chain}`,
+    everyMs: 3_000,
+    run: async () => (rpcUrl(chain) ? ((await pollIncomingTransfers(chain))?.recorded ?? 0) : 0),
+  })),
   { name: 'refresh-usd-prices', everyMs: 5 * 60_000, runAtStart: true, run: () => refreshUsdPrices() },
   // Solana clusters are watched only against a configured RPC (there is no local Solana node).
-  ...CHAIN_NAMES.filter((chain) => CHAINS[chain].family === 'solana').map(
-    (chain): Task => ({
-      name: `watch-${chain}`,
-      everyMs: 2_000,
-      run: async () => (rpcUrl(chain) ? ((await pollSolana(chain))?.recorded ?? 0) : 0),
-    }),
-  ),
+  ...CHAIN_NAMES.filter((chain) => CHAINS[chain].family === 'solana').map((chain): Task => ({
+    name: `watch-${chain}`,
+    everyMs: 2_000,
+    run: async () => (rpcUrl(chain) ? ((await pollSolana(chain))?.recorded ?? 0) : 0),
+  })),
   { name: 'delete-expired-idempotency-keys', everyMs: 60 * 60_000, run: () => deleteExpiredIdempotencyKeys() },
   {
     name: 'delete-expired-rate-limits',

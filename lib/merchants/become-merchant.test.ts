@@ -44,7 +44,10 @@ describe('an account becomes a merchant (spec rules 6–7)', () => {
     await becomeMerchant({ userId: user.id, businessName: 'First' });
     await expect(becomeMerchant({ userId: user.id, businessName: 'Second' })).rejects.toMatchObject({ code: 'account_exists' });
     const other = await newUser();
-    await expect(becomeMerchant({ userId: other.id, businessName: 'x' })).rejects.toMatchObject({ code: 'invalid_request', param: 'businessName' });
+    await expect(becomeMerchant({ userId: other.id, businessName: 'x' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'businessName',
+    });
   });
 
   it('two simultaneous upgrades of one account make one merchant', async () => {

@@ -39,7 +39,10 @@ export async function becomeMerchant({ userId, businessName }: { userId: string;
     if (!user?.email) throw new AppError('email_not_verified', 'Verify your e-mail before creating a merchant account.');
     const [existing] = await tx.select().from(merchantMembers).where(eq(merchantMembers.userId, userId));
     if (existing) throw new AppError('account_exists', 'This account is already a merchant. Open the dashboard.');
-    const [merchant] = await tx.insert(merchants).values({ id: newId('merchant'), name: name.data, email: user.email }).returning();
+    const [merchant] = await tx
+      .insert(merchants)
+      .values({ id: newId('merchant'), name: name.data, email: user.email })
+      .returning();
     await tx.insert(merchantMembers).values({ merchantId: merchant!.id, userId, role: 'owner' });
     await ensureMerchantWallets(tx, merchant!.id);
     const testKey = await createApiKey({ merchantId: merchant!.id, mode: 'test', tx });

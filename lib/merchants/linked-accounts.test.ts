@@ -9,7 +9,7 @@ import { newMerchant } from '@/lib/testing/fixtures';
 import { loadLinkedAccounts } from './linked-accounts';
 
 describe('Linked Accounts tab', () => {
-  it('shows the merchant\'s service wallets with live balances, and the member\'s own wallets and sign-in methods; outsiders are refused', async () => {
+  it("shows the merchant's service wallets with live balances, and the member's own wallets and sign-in methods; outsiders are refused", async () => {
     const merchant = await newMerchant();
     const email = uniqueEmail('linked');
     const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
@@ -31,9 +31,17 @@ describe('Linked Accounts tab', () => {
     expect(linked.phone).toBeNull();
 
     const testMode = await loadLinkedAccounts({ userId: user.id, merchantId: merchant.id, mode: 'test' });
-    expect(testMode.merchantWallets.find((w) => w.family === 'evm')!.balances.every((b) => ['POLYGON_AMOY', 'BSC_TESTNET', 'DFK_TESTNET'].includes(b.chain))).toBe(true);
+    expect(
+      testMode.merchantWallets
+        .find((w) => w.family === 'evm')!
+        .balances.every((b) => ['POLYGON_AMOY', 'BSC_TESTNET', 'DFK_TESTNET'].includes(b.chain)),
+    ).toBe(true);
 
-    const outsider = await getDb().transaction((tx) => createUser(tx, { email: uniqueEmail('out'), emailVerified: true, method: 'email', subject: uniqueEmail('out') }));
-    await expect(loadLinkedAccounts({ userId: outsider.id, merchantId: merchant.id, mode: 'live' })).rejects.toMatchObject({ code: 'forbidden' });
+    const outsider = await getDb().transaction((tx) =>
+      createUser(tx, { email: uniqueEmail('out'), emailVerified: true, method: 'email', subject: uniqueEmail('out') }),
+    );
+    await expect(loadLinkedAccounts({ userId: outsider.id, merchantId: merchant.id, mode: 'live' })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
   });
 });

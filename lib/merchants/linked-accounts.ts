@@ -35,7 +35,10 @@ export async function loadLinkedAccounts(input: { userId: string; merchantId: st
     .select({ family: wallets.family, address: wallets.address })
     .from(wallets)
     .where(and(eq(wallets.userId, input.userId), isNotNull(wallets.userId)));
-  const [user] = await getDb().select({ phone: users.phoneE164, phoneVerifiedAt: users.phoneVerifiedAt }).from(users).where(eq(users.id, input.userId));
+  const [user] = await getDb()
+    .select({ phone: users.phoneE164, phoneVerifiedAt: users.phoneVerifiedAt })
+    .from(users)
+    .where(eq(users.id, input.userId));
   const identities = await listIdentities(input.userId);
   const chains = chainsOfMode(input.mode).filter((chain) => CHAINS[chain].family === 'evm');
   return {
@@ -43,7 +46,12 @@ export async function loadLinkedAccounts(input: { userId: string; merchantId: st
     yourWallets: await Promise.all(userRows.map((row) => withBalances(row, chains))),
     signInMethods: identities.map((identity) => ({
       provider: identity.provider,
-      label: identity.provider === 'email' ? maskEmail(identity.subject) : identity.provider === 'ethereum' ? identity.subject : `${identity.provider} account`,
+      label:
+        identity.provider === 'email'
+          ? maskEmail(identity.subject)
+          : identity.provider === 'ethereum'
+            ? identity.subject
+            : `${identity.provider} account`,
     })),
     phone: user?.phoneVerifiedAt ? user.phone : null,
   };
@@ -55,7 +63,12 @@ export async function withBalances(wallet: { family: WalletFamily; address: stri
     chains.flatMap((chain) =>
       CHAINS[chain].tokens.map(async (token) => {
         const units = await tokenBalance(chain, token, wallet.address);
-        return { chain, chainName: CHAINS[chain].displayName, symbol: token.symbol, amount: units === undefined ? null : formatAmount(units, token.decimals) };
+        return {
+          chain,
+          chainName: CHAINS[chain].displayName,
+          symbol: token.symbol,
+          amount: units === undefined ? null : formatAmount(units, token.decimals),
+        };
       }),
     ),
   );

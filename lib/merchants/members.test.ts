@@ -35,7 +35,10 @@ describe('members', () => {
     expect(listed.invitations.map((i) => [i.email, i.role])).toEqual([[email, 'developer']]);
 
     const stranger = await newUser();
-    await expect(acceptInvitation({ userId: stranger, token })).rejects.toMatchObject({ code: 'forbidden', message: expect.stringContaining(email!) });
+    await expect(acceptInvitation({ userId: stranger, token })).rejects.toMatchObject({
+      code: 'forbidden',
+      message: expect.stringContaining(email!),
+    });
     expect(await acceptInvitation({ userId: invitee, token })).toEqual({ merchantId, role: 'developer' });
     await expect(acceptInvitation({ userId: invitee, token })).rejects.toMatchObject({ code: 'not_found' });
     expect((await listMembers(as('owner'))).members.find((m) => m.userId === invitee)?.role).toBe('developer');
@@ -49,9 +52,17 @@ describe('members', () => {
     await expect(inviteMember({ ...as('developer'), email: email!, role: 'viewer' })).rejects.toMatchObject({ code: 'forbidden' });
     await expect(inviteMember({ ...as('viewer'), email: email!, role: 'viewer' })).rejects.toMatchObject({ code: 'forbidden' });
     await expect(inviteMember({ ...as('admin'), email: email!, role: 'owner' })).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(inviteMember({ ...as('admin'), email: 'not-an-address', role: 'viewer' })).rejects.toMatchObject({ code: 'invalid_request', param: 'email' });
-    await expect(inviteMember({ ...as('admin'), email: email!, role: 'emperor' })).rejects.toMatchObject({ code: 'invalid_request', param: 'role' });
-    await expect(changeMemberRole({ ...as('admin'), memberUserId: people.owner!, role: 'viewer' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(inviteMember({ ...as('admin'), email: 'not-an-address', role: 'viewer' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'email',
+    });
+    await expect(inviteMember({ ...as('admin'), email: email!, role: 'emperor' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'role',
+    });
+    await expect(changeMemberRole({ ...as('admin'), memberUserId: people.owner!, role: 'viewer' })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
     await expect(removeMember({ ...as('admin'), memberUserId: people.owner! })).rejects.toMatchObject({ code: 'forbidden' });
 
     await inviteMember({ ...as('owner'), email: email!, role: 'viewer' }, new Date(Date.now() - INVITATION_TTL_MS - 1000));
@@ -59,7 +70,9 @@ describe('members', () => {
   });
 
   it('always keeps at least one owner, even when two owners demote each other at once', async () => {
-    await expect(changeMemberRole({ ...as('owner'), memberUserId: people.owner!, role: 'admin' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(changeMemberRole({ ...as('owner'), memberUserId: people.owner!, role: 'admin' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
     await expect(removeMember({ ...as('owner'), memberUserId: people.owner! })).rejects.toMatchObject({ code: 'invalid_request' });
     await changeMemberRole({ ...as('owner'), memberUserId: people.admin!, role: 'owner' });
     const results = await Promise.allSettled([

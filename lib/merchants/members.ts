@@ -48,7 +48,8 @@ export interface InvitationListing {
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 function parseRole(role: string): MemberRole {
-  if (!(MEMBER_ROLES as readonly string[]).includes(role)) throw new AppError('invalid_request', `The role is one of ${MEMBER_ROLES.join(', ')}.`, { param: 'role' });
+  if (!(MEMBER_ROLES as readonly string[]).includes(role))
+    throw new AppError('invalid_request', `The role is one of ${MEMBER_ROLES.join(', ')}.`, { param: 'role' });
   return role as MemberRole;
 }
 
@@ -65,7 +66,12 @@ export async function listMembers(input: Actor, now = new Date()): Promise<{ mem
     .where(eq(merchantMembers.merchantId, input.merchantId))
     .orderBy(asc(merchantMembers.createdAt));
   const invitations = await getDb()
-    .select({ id: merchantInvitations.id, email: merchantInvitations.email, role: merchantInvitations.role, expiresAt: merchantInvitations.expiresAt })
+    .select({
+      id: merchantInvitations.id,
+      email: merchantInvitations.email,
+      role: merchantInvitations.role,
+      expiresAt: merchantInvitations.expiresAt,
+    })
     .from(merchantInvitations)
     .where(
       and(
@@ -97,7 +103,14 @@ export async function inviteMember(input: Actor & { email: string; role: string 
     await tx
       .update(merchantInvitations)
       .set({ revokedAt: now })
-      .where(and(eq(merchantInvitations.merchantId, input.merchantId), eq(merchantInvitations.email, email.data), isNull(merchantInvitations.acceptedAt), isNull(merchantInvitations.revokedAt)));
+      .where(
+        and(
+          eq(merchantInvitations.merchantId, input.merchantId),
+          eq(merchantInvitations.email, email.data),
+          isNull(merchantInvitations.acceptedAt),
+          isNull(merchantInvitations.revokedAt),
+        ),
+      );
     const id = newId('invitation');
     await tx.insert(merchantInvitations).values({
       id,
@@ -121,14 +134,24 @@ export async function inviteMember(input: Actor & { email: string; role: string 
 
 /** The invitation behind a link, for the accept page (without accepting). */
 export async function findInvitation(token: string, now = new Date()) {
-  const [row] = await getDb().select().from(merchantInvitations).where(eq(merchantInvitations.tokenHash, hashToken(token)));
+  const [row] = await getDb()
+    .select()
+    .from(merchantInvitations)
+    .where(eq(merchantInvitations.tokenHash, hashToken(token)));
   if (!row || row.acceptedAt || row.revokedAt || row.expiresAt <= now) return undefined;
   return row;
 }
 
-export async function acceptInvitation(input: { userId: string; token: string; ip?: string | null }, now = new Date()): Promise<{ merchantId: string; role: MemberRole }> {
+export async function acceptInvitation(
+  input: { userId: string; token: string; ip?: string | null },
+  now = new Date(),
+): Promise<{ merchantId: string; role: MemberRole }> {
   return getDb().transaction(async (tx) => {
-    const [invitation] = await tx.select().from(merchantInvitations).where(eq(merchantInvitations.tokenHash, hashToken(input.token))).for('update');
+    const [invitation] = await tx
+      .select()
+      .from(merchantInvitations)
+      .where(eq(merchantInvitations.tokenHash, hashToken(input.token)))
+      .for('update');
     if (!invitation || invitation.acceptedAt || invitation.revokedAt || invitation.expiresAt <= now) {
       throw new AppError('not_found', 'This invitation link is no longer valid. Ask for a new one.');
     }
@@ -138,7 +161,10 @@ export async function acceptInvitation(input: { userId: string; token: string; i
     }
     const [membership] = await tx.select().from(merchantMembers).where(eq(merchantMembers.userId, input.userId));
     if (membership) {
-      throw new AppError('account_exists', membership.merchantId === invitation.merchantId ? 'You are already a member.' : 'This account already belongs to another merchant.');
+      throw new AppError(
+        'account_exists',
+        membership.merchantId === invitation.merchantId ? 'You are already a member.' : 'This account already belongs to another merchant.',
+      );
     }
     await tx.insert(merchantMembers).values({ merchantId: invitation.merchantId, userId: input.userId, role: invitation.role });
     await tx.update(merchantInvitations).set({ acceptedAt: now }).where(eq(merchantInvitations.id, invitation.id));
@@ -156,8 +182,17 @@ export async function changeMemberRole(input: Actor & { memberUserId: string; ro
     requireOwnerFor(actor, role, 'make');
     requireOwnerFor(actor, target.role, 'change');
     if (target.role === 'owner' && role !== 'owner') await requireAnotherOwner(tx, input.merchantId);
-    await tx.update(merchantMembers).set({ role }).where(and(eq(merchantMembers.merchantId, input.merchantId), eq(merchantMembers.userId, input.memberUserId)));
-    await recordAudit(tx, { actor, action: 'member.change_role', targetId: input.memberUserId, data: { from: target.role, to: role }, ip: input.ip });
+    await tx
+      .update(merchantMembers)
+      .set({ role })
+      .where(and(eq(merchantMembers.merchantId, input.merchantId), eq(merchantMembers.userId, input.memberUserId)));
+    await recordAudit(tx, {
+      actor,
+      action: 'member.change_role',
+      targetId: input.memberUserId,
+      data: { from: target.role, to: role },
+      ip: input.ip,
+    });
   });
 }
 
@@ -167,7 +202,9 @@ export async function removeMember(input: Actor & { memberUserId: string }): Pro
     const target = await lockedMember(tx, input.merchantId, input.memberUserId);
     requireOwnerFor(actor, target.role, 'remove');
     if (target.role === 'owner') await requireAnotherOwner(tx, input.merchantId);
-    await tx.delete(merchantMembers).where(and(eq(merchantMembers.merchantId, input.merchantId), eq(merchantMembers.userId, input.memberUserId)));
+    await tx
+      .delete(merchantMembers)
+      .where(and(eq(merchantMembers.merchantId, input.merchantId), eq(merchantMembers.userId, input.memberUserId)));
     await recordAudit(tx, { actor, action: 'member.remove', targetId: input.memberUserId, data: { role: target.role }, ip: input.ip });
   });
 }
@@ -178,7 +215,14 @@ export async function revokeInvitation(input: Actor & { invitationId: string }, 
     const revoked = await tx
       .update(merchantInvitations)
       .set({ revokedAt: now })
-      .where(and(eq(merchantInvitations.id, input.invitationId), eq(merchantInvitations.merchantId, input.merchantId), isNull(merchantInvitations.acceptedAt), isNull(merchantInvitations.revokedAt)))
+      .where(
+        and(
+          eq(merchantInvitations.id, input.invitationId),
+          eq(merchantInvitations.merchantId, input.merchantId),
+          isNull(merchantInvitations.acceptedAt),
+          isNull(merchantInvitations.revokedAt),
+        ),
+      )
       .returning({ id: merchantInvitations.id, role: merchantInvitations.role });
     if (!revoked.length) throw new AppError('not_found', 'No open invitation with that id.');
     requireOwnerFor(actor, revoked[0]!.role, 'revoke the invitation of');
@@ -195,6 +239,9 @@ async function lockedMember(tx: DbOrTx, merchantId: string, userId: string) {
 }
 
 async function requireAnotherOwner(tx: DbOrTx, merchantId: string): Promise<void> {
-  const owners = await tx.select({ userId: merchantMembers.userId }).from(merchantMembers).where(and(eq(merchantMembers.merchantId, merchantId), eq(merchantMembers.role, 'owner')));
+  const owners = await tx
+    .select({ userId: merchantMembers.userId })
+    .from(merchantMembers)
+    .where(and(eq(merchantMembers.merchantId, merchantId), eq(merchantMembers.role, 'owner')));
   if (owners.length < 2) throw new AppError('invalid_request', 'A merchant needs at least one owner: make someone else owner first.');
 }

@@ -36,7 +36,10 @@ export interface AuthorizedMember {
 }
 
 /** The user's membership of the merchant, if its role allows `permission`; else a 403 that says who may. */
-export async function authorizeMember(tx: DbOrTx, input: { userId: string; merchantId: string; permission: Permission }): Promise<AuthorizedMember> {
+export async function authorizeMember(
+  tx: DbOrTx,
+  input: { userId: string; merchantId: string; permission: Permission },
+): Promise<AuthorizedMember> {
   const [row] = await tx
     .select({ merchant: merchants, role: merchantMembers.role })
     .from(merchantMembers)
@@ -44,7 +47,10 @@ export async function authorizeMember(tx: DbOrTx, input: { userId: string; merch
     .where(and(eq(merchantMembers.merchantId, input.merchantId), eq(merchantMembers.userId, input.userId)));
   if (!row) throw new AppError('forbidden', 'You are not a member of this merchant.');
   if (!roleAllows(row.role, input.permission)) {
-    throw new AppError('forbidden', `Your role (${row.role}) cannot do this; ask an ${PERMISSIONS[input.permission][0]}${PERMISSIONS[input.permission].length > 1 ? ` or ${PERMISSIONS[input.permission].slice(1).join(' / ')}` : ''}.`);
+    throw new AppError(
+      'forbidden',
+      `Your role (${row.role}) cannot do this; ask an ${PERMISSIONS[input.permission][0]}${PERMISSIONS[input.permission].length > 1 ? ` or ${PERMISSIONS[input.permission].slice(1).join(' / ')}` : ''}.`,
+    );
   }
   return { merchant: row.merchant, userId: input.userId, role: row.role };
 }

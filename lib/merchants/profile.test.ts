@@ -16,15 +16,23 @@ beforeEach(async () => {
   merchant = await newMerchant();
   owner = await newUser();
   developer = await newUser();
-  await getDb().insert(merchantMembers).values([
-    { merchantId: merchant.id, userId: owner, role: 'owner' },
-    { merchantId: merchant.id, userId: developer, role: 'developer' },
-  ]);
+  await getDb()
+    .insert(merchantMembers)
+    .values([
+      { merchantId: merchant.id, userId: owner, role: 'owner' },
+      { merchantId: merchant.id, userId: developer, role: 'developer' },
+    ]);
 });
 
 describe('merchant profile', () => {
   it('an owner sets name, logo and support e-mail; the checkout shows the name and logo; the change is audited', async () => {
-    await updateMerchantProfile({ userId: owner, merchantId: merchant.id, name: '  Orbit Games ', logoUrl: 'https://cdn.orbit.example/logo.png', supportEmail: 'Help@Orbit.example' });
+    await updateMerchantProfile({
+      userId: owner,
+      merchantId: merchant.id,
+      name: '  Orbit Games ',
+      logoUrl: 'https://cdn.orbit.example/logo.png',
+      supportEmail: 'Help@Orbit.example',
+    });
     const [row] = await getDb().select().from(merchants).where(eq(merchants.id, merchant.id));
     expect(row).toMatchObject({ name: 'Orbit Games', logoUrl: 'https://cdn.orbit.example/logo.png', supportEmail: 'help@orbit.example' });
 
@@ -44,7 +52,10 @@ describe('merchant profile', () => {
   it('refuses bad values with the field named, and developers, changing nothing', async () => {
     const attempt = (fields: { name?: string; logoUrl?: string; supportEmail?: string }, userId = owner) =>
       updateMerchantProfile({ userId, merchantId: merchant.id, name: 'Fine Name', logoUrl: '', supportEmail: '', ...fields });
-    await expect(attempt({ logoUrl: 'http://insecure.example/logo.png' })).rejects.toMatchObject({ code: 'invalid_request', param: 'logoUrl' });
+    await expect(attempt({ logoUrl: 'http://insecure.example/logo.png' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'logoUrl',
+    });
     await expect(attempt({ logoUrl: 'javascript:alert(1)' })).rejects.toMatchObject({ param: 'logoUrl' });
     await expect(attempt({ supportEmail: 'nope' })).rejects.toMatchObject({ param: 'supportEmail' });
     await expect(attempt({ name: 'x' })).rejects.toMatchObject({ param: 'name', message: expect.stringMatching(/^Business name/) });

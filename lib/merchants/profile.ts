@@ -30,7 +30,9 @@ const profileSchema = z.object({
 
 export type ProfileInput = z.input<typeof profileSchema>;
 
-export async function updateMerchantProfile(input: { userId: string; merchantId: string; ip?: string | null } & ProfileInput): Promise<Merchant> {
+export async function updateMerchantProfile(
+  input: { userId: string; merchantId: string; ip?: string | null } & ProfileInput,
+): Promise<Merchant> {
   const parsed = profileSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -48,7 +50,12 @@ export async function updateMerchantProfile(input: { userId: string; merchantId:
       .returning();
     const changed = (['name', 'logoUrl', 'supportEmail'] as const).filter((key) => before[key] !== updated![key]);
     if (changed.length) {
-      await recordAudit(tx, { actor, action: 'merchant.update_profile', data: Object.fromEntries(changed.map((key) => [key, { from: before[key], to: updated![key] }])), ip: input.ip });
+      await recordAudit(tx, {
+        actor,
+        action: 'merchant.update_profile',
+        data: Object.fromEntries(changed.map((key) => [key, { from: before[key], to: updated![key] }])),
+        ip: input.ip,
+      });
     }
     return updated!;
   });

@@ -21,7 +21,7 @@ describe('development seed', () => {
     expect(live.merchant.verifiedAt).not.toBeNull();
   });
 
-  it('seeds the merchant\'s owner and a consumer with a PIN and both wallets', async () => {
+  it("seeds the merchant's owner and a consumer with a PIN and both wallets", async () => {
     const { consumerWallets } = await seedDemoData();
     expect(consumerWallets.map((w) => w.family).sort()).toEqual(['evm', 'solana']);
     const owner = await findUserByEmail(DEMO_PEOPLE.owner.email);

@@ -23,10 +23,12 @@ beforeEach(async () => {
   merchant = await newMerchant();
   developer = await newUser();
   viewer = await newUser();
-  await getDb().insert(merchantMembers).values([
-    { merchantId: merchant.id, userId: developer, role: 'developer' },
-    { merchantId: merchant.id, userId: viewer, role: 'viewer' },
-  ]);
+  await getDb()
+    .insert(merchantMembers)
+    .values([
+      { merchantId: merchant.id, userId: developer, role: 'developer' },
+      { merchantId: merchant.id, userId: viewer, role: 'viewer' },
+    ]);
 });
 
 const as = (userId: string) => ({ userId, merchantId: merchant.id });
@@ -50,7 +52,7 @@ async function plantToken(symbol: string, decimals: number): Promise<Hex> {
 }
 
 describe('Tokens tab', () => {
-  it('every registry token of the mode\'s chains is accepted by default; a disabled one is refused by createCharge, then accepted again', async () => {
+  it("every registry token of the mode's chains is accepted by default; a disabled one is refused by createCharge, then accepted again", async () => {
     const live = await listAcceptedTokens({ ...as(viewer), mode: 'live' });
     expect(live.every((t) => !CHAINS[t.chain].isTestnet && t.enabled)).toBe(true);
     expect(live.some((t) => t.chain === 'POLYGON' && t.symbol === 'USDT')).toBe(true);
@@ -60,21 +62,30 @@ describe('Tokens tab', () => {
     const refused = await charge({ symbol: 'USDT', chain: 'POLYGON', tokenAddress: USDT.address, amount: '1' });
     expect(refused.status).toBe(422);
     expect(refused.json.error).toMatchObject({ code: 'unsupported_token', param: 'chargeData.tokenAddress' });
-    expect((await listAcceptedTokens({ ...as(viewer), mode: 'live' })).find((t) => t.symbol === 'USDT' && t.chain === 'POLYGON')?.enabled).toBe(false);
+    expect(
+      (await listAcceptedTokens({ ...as(viewer), mode: 'live' })).find((t) => t.symbol === 'USDT' && t.chain === 'POLYGON')?.enabled,
+    ).toBe(false);
 
     await setTokenEnabled({ ...as(developer), chain: 'POLYGON', address: USDT.address, enabled: true });
     expect((await charge({ symbol: 'USDT', chain: 'POLYGON', tokenAddress: USDT.address, amount: '1' })).status).toBe(200);
-    await expect(setTokenEnabled({ ...as(viewer), chain: 'POLYGON', address: USDT.address, enabled: false })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(setTokenEnabled({ ...as(viewer), chain: 'POLYGON', address: USDT.address, enabled: false })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
   });
 
   it('a custom ERC-20 is added by address with symbol and decimals read from the chain, then charged and paid exactly', async () => {
     const gem = await plantToken('GEM', 4);
     const added = await addCustomToken({ ...as(developer), chain: 'POLYGON', address: gem.toLowerCase() });
     expect(added).toMatchObject({ symbol: 'GEM', decimals: 4, isCustom: true, enabled: true });
-    const [audit] = await getDb().select().from(auditLog).where(and(eq(auditLog.merchantId, merchant.id), eq(auditLog.action, 'token.add_custom')));
+    const [audit] = await getDb()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.merchantId, merchant.id), eq(auditLog.action, 'token.add_custom')));
     expect(audit!.data).toMatchObject({ symbol: 'GEM', decimals: 4 });
 
-    expect((await charge({ symbol: 'GEM', chain: 'POLYGON', tokenAddress: gem, amount: '1.23456' })).json.error?.code).toBe('invalid_amount');
+    expect((await charge({ symbol: 'GEM', chain: 'POLYGON', tokenAddress: gem, amount: '1.23456' })).json.error?.code).toBe(
+      'invalid_amount',
+    );
     const created = await charge({ symbol: 'GEM', chain: 'POLYGON', tokenAddress: gem, amount: '1.2345' });
     expect(created.status).toBe(200);
     const chargeId = created.json.data.chargeId as string;
@@ -83,7 +94,10 @@ describe('Tokens tab', () => {
 
     // Another merchant has not added it.
     const other = await newMerchant();
-    const elsewhere = await callRoute(createChargeRoute, { apiKey: other.liveKey!, body: { chargeData: { symbol: 'GEM', chain: 'POLYGON', tokenAddress: gem, amount: '1' } } });
+    const elsewhere = await callRoute(createChargeRoute, {
+      apiKey: other.liveKey!,
+      body: { chargeData: { symbol: 'GEM', chain: 'POLYGON', tokenAddress: gem, amount: '1' } },
+    });
     expect(elsewhere.json.error?.code).toBe('unsupported_token');
 
     // Paid in GEM, the watcher (which follows the charge's token contract) settles it.
@@ -91,7 +105,13 @@ describe('Tokens tab', () => {
     const minter = createWalletClient({ account: localMinterAccount, transport: http(rpcUrl('POLYGON')!) });
     const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
     await client.waitForTransactionReceipt({
-      hash: await minter.writeContract({ address: gem, abi: demoTokenArtifact.abi, functionName: 'mint', args: [deposit!.address, 12345n], chain: null }),
+      hash: await minter.writeContract({
+        address: gem,
+        abi: demoTokenArtifact.abi,
+        functionName: 'mint',
+        args: [deposit!.address, 12345n],
+        chain: null,
+      }),
     });
     let status = 'pending';
     for (let i = 0; i < 20 && status !== 'succeeded'; i++) {
@@ -99,14 +119,23 @@ describe('Tokens tab', () => {
       status = (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status;
     }
     expect(status).toBe('succeeded');
-    expect(await client.readContract({ address: gem, abi: erc20Abi, functionName: 'balanceOf', args: [deposit!.address as Hex] })).toBe(12345n);
+    expect(await client.readContract({ address: gem, abi: erc20Abi, functionName: 'balanceOf', args: [deposit!.address as Hex] })).toBe(
+      12345n,
+    );
   });
 
   it('refuses what is not a token, registry tokens, test networks and viewers, storing nothing', async () => {
     const notAToken = privateKeyToAccount(generatePrivateKey()).address;
-    await expect(addCustomToken({ ...as(developer), chain: 'POLYGON', address: notAToken })).rejects.toMatchObject({ code: 'invalid_request', param: 'address' });
-    await expect(addCustomToken({ ...as(developer), chain: 'POLYGON', address: '0x123' })).rejects.toMatchObject({ code: 'invalid_address' });
-    await expect(addCustomToken({ ...as(developer), chain: 'POLYGON', address: USDT.address })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(addCustomToken({ ...as(developer), chain: 'POLYGON', address: notAToken })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'address',
+    });
+    await expect(addCustomToken({ ...as(developer), chain: 'POLYGON', address: '0x123' })).rejects.toMatchObject({
+      code: 'invalid_address',
+    });
+    await expect(addCustomToken({ ...as(developer), chain: 'POLYGON', address: USDT.address })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
     await expect(addCustomToken({ ...as(developer), chain: 'POLYGON_AMOY', address: notAToken })).rejects.toMatchObject({ param: 'chain' });
     const gem = await plantToken('RUBY', 18);
     await expect(addCustomToken({ ...as(viewer), chain: 'POLYGON', address: gem })).rejects.toMatchObject({ code: 'forbidden' });

@@ -60,7 +60,16 @@ export async function listAcceptedTokens(input: Actor & { mode: ApiKeyMode }): P
     })),
     ...rows
       .filter((row) => row.chain === chain && row.isCustom)
-      .map((row) => ({ chain, address: row.address, symbol: row.symbol, name: row.name, decimals: row.decimals, isNative: false, isCustom: true, enabled: row.enabled })),
+      .map((row) => ({
+        chain,
+        address: row.address,
+        symbol: row.symbol,
+        name: row.name,
+        decimals: row.decimals,
+        isNative: false,
+        isCustom: true,
+        enabled: row.enabled,
+      })),
   ]);
 }
 
@@ -72,14 +81,36 @@ export async function setTokenEnabled(input: Actor & { chain: string; address: s
     const [custom] = await tx
       .select()
       .from(merchantTokens)
-      .where(and(eq(merchantTokens.merchantId, input.merchantId), eq(merchantTokens.chain, chain), eq(merchantTokens.address, input.address.toLowerCase())));
+      .where(
+        and(
+          eq(merchantTokens.merchantId, input.merchantId),
+          eq(merchantTokens.chain, chain),
+          eq(merchantTokens.address, input.address.toLowerCase()),
+        ),
+      );
     const token = registry ?? (custom?.isCustom ? custom : undefined);
     if (!token) throw new AppError('not_found', `No token ${input.address} on ${chain} for this merchant.`, { param: 'address' });
     await tx
       .insert(merchantTokens)
-      .values({ merchantId: input.merchantId, chain, address: token.address.toLowerCase(), symbol: token.symbol, name: token.name, decimals: token.decimals, enabled: input.enabled })
-      .onConflictDoUpdate({ target: [merchantTokens.merchantId, merchantTokens.chain, merchantTokens.address], set: { enabled: input.enabled, updatedAt: new Date() } });
-    await recordAudit(tx, { actor, action: input.enabled ? 'token.enable' : 'token.disable', targetId: key(chain, token.address), ip: input.ip });
+      .values({
+        merchantId: input.merchantId,
+        chain,
+        address: token.address.toLowerCase(),
+        symbol: token.symbol,
+        name: token.name,
+        decimals: token.decimals,
+        enabled: input.enabled,
+      })
+      .onConflictDoUpdate({
+        target: [merchantTokens.merchantId, merchantTokens.chain, merchantTokens.address],
+        set: { enabled: input.enabled, updatedAt: new Date() },
+      });
+    await recordAudit(tx, {
+      actor,
+      action: input.enabled ? 'token.enable' : 'token.disable',
+      targetId: key(chain, token.address),
+      ip: input.ip,
+    });
   });
   forgetMerchantCredentials(input.merchantId);
 }
@@ -92,21 +123,27 @@ export async function addCustomToken(input: Actor & { chain: string; address: st
     throw new AppError('invalid_request', 'Custom tokens are ERC-20s on a main EVM network (POLYGON, BSC, DFK).', { param: 'chain' });
   }
   const address = input.address.trim();
-  if (!isAddress(address, { strict: false })) throw new AppError('invalid_address', `"${address}" is not an EVM address (0x followed by 40 hex digits).`, { param: 'address' });
+  if (!isAddress(address, { strict: false }))
+    throw new AppError('invalid_address', `"${address}" is not an EVM address (0x followed by 40 hex digits).`, { param: 'address' });
   if (info.tokens.some((t) => t.address.toLowerCase() === address.toLowerCase())) {
     throw new AppError('invalid_request', `${address} is already a supported token on ${chain}.`, { param: 'address' });
   }
   const contract = await readErc20(chain, getAddress(address));
-  return getDb().transaction(async (tx) => {
-    const actor = await authorizeMember(tx, { ...input, permission: 'tokens.manage' });
-    const row = { merchantId: input.merchantId, chain, address: address.toLowerCase(), ...contract, isCustom: true, enabled: true };
-    await tx
-      .insert(merchantTokens)
-      .values(row)
-      .onConflictDoUpdate({ target: [merchantTokens.merchantId, merchantTokens.chain, merchantTokens.address], set: { ...contract, enabled: true, updatedAt: new Date() } });
-    await recordAudit(tx, { actor, action: 'token.add_custom', targetId: key(chain, address), data: contract, ip: input.ip });
-    return { chain, address: row.address, ...contract, isNative: false, isCustom: true, enabled: true };
-  }).finally(() => forgetMerchantCredentials(input.merchantId));
+  return getDb()
+    .transaction(async (tx) => {
+      const actor = await authorizeMember(tx, { ...input, permission: 'tokens.manage' });
+      const row = { merchantId: input.merchantId, chain, address: address.toLowerCase(), ...contract, isCustom: true, enabled: true };
+      await tx
+        .insert(merchantTokens)
+        .values(row)
+        .onConflictDoUpdate({
+          target: [merchantTokens.merchantId, merchantTokens.chain, merchantTokens.address],
+          set: { ...contract, enabled: true, updatedAt: new Date() },
+        });
+      await recordAudit(tx, { actor, action: 'token.add_custom', targetId: key(chain, address), data: contract, ip: input.ip });
+      return { chain, address: row.address, ...contract, isNative: false, isCustom: true, enabled: true };
+    })
+    .finally(() => forgetMerchantCredentials(input.merchantId));
 }
 
 async function readErc20(chain: ChainName, address: Hex): Promise<{ symbol: string; name: string; decimals: number }> {
@@ -121,14 +158,19 @@ async function readErc20(chain: ChainName, address: Hex): Promise<{ symbol: stri
     if (!/^[\w.$-]{1,16}$/.test(symbol) || decimals > 36) throw new Error('not a usable ERC-20');
     return { symbol, name: name.slice(0, 64), decimals };
   } catch {
-    throw new AppError('invalid_request', `No ERC-20 token at ${address} on ${CHAINS[chain].displayName} (symbol and decimals could not be read).`, {
-      param: 'address',
-    });
+    throw new AppError(
+      'invalid_request',
+      `No ERC-20 token at ${address} on ${CHAINS[chain].displayName} (symbol and decimals could not be read).`,
+      {
+        param: 'address',
+      },
+    );
   }
 }
 
 function chainOf(name: string): ChainName {
-  if (!(CHAIN_NAMES as readonly string[]).includes(name)) throw new AppError('unsupported_chain', `Unknown chain "${name}".`, { param: 'chain' });
+  if (!(CHAIN_NAMES as readonly string[]).includes(name))
+    throw new AppError('unsupported_chain', `Unknown chain "${name}".`, { param: 'chain' });
   return name as ChainName;
 }
 
@@ -155,7 +197,9 @@ async function loadTokenRules(db: DbOrTx, merchantId: string): Promise<Map<strin
       ruleKey(row.chain, row.address),
       {
         disabled: !row.enabled,
-        ...(row.isCustom ? { custom: { symbol: row.symbol, name: row.name, address: getAddress(row.address), decimals: row.decimals, isNative: false } } : {}),
+        ...(row.isCustom
+          ? { custom: { symbol: row.symbol, name: row.name, address: getAddress(row.address), decimals: row.decimals, isNative: false } }
+          : {}),
       },
     ]),
   );

@@ -19,16 +19,19 @@ let owner: string;
 let admin: string;
 let walletAddress: Hex;
 const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
-const usdcOf = (address: Hex) => client().readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+const usdcOf = (address: Hex) =>
+  client().readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
 
 beforeEach(async () => {
   merchantId = (await newMerchant()).id;
   owner = await newUser({ pin: PIN });
   admin = await newUser({ pin: PIN });
-  await getDb().insert(merchantMembers).values([
-    { merchantId, userId: owner, role: 'owner' },
-    { merchantId, userId: admin, role: 'admin' },
-  ]);
+  await getDb()
+    .insert(merchantMembers)
+    .values([
+      { merchantId, userId: owner, role: 'owner' },
+      { merchantId, userId: admin, role: 'admin' },
+    ]);
   const created = await ensureMerchantWallets(getDb(), merchantId);
   walletAddress = created.find((w) => w.family === 'evm')!.address as Hex;
   await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: walletAddress });
@@ -59,7 +62,10 @@ describe('withdrawals from the merchant wallet', () => {
     expect(before - (await usdcOf(walletAddress))).toBe(parseUnits('12.345678', 6));
     const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
     expect(row).toMatchObject({ purpose: 'withdrawal', fromAddress: walletAddress, toAddress: destination, chargeId: null });
-    const [audit] = await getDb().select().from(auditLog).where(and(eq(auditLog.merchantId, merchantId), eq(auditLog.action, 'funds.withdraw')));
+    const [audit] = await getDb()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.merchantId, merchantId), eq(auditLog.action, 'funds.withdraw')));
     expect(audit!.data).toMatchObject({ amount: '12.345678', token: 'USDC', toAddress: destination, txHash });
   });
 
@@ -71,7 +77,10 @@ describe('withdrawals from the merchant wallet', () => {
     await expect(withdraw({ toAddress: '0x1234' })).rejects.toMatchObject({ code: 'invalid_address', param: 'toAddress' });
     await expect(withdraw({ chain: 'POLYGON_AMOY' })).rejects.toMatchObject({ code: 'unsupported_chain' });
     await expect(withdraw({ amount: '99999999' })).rejects.toMatchObject({ code: 'insufficient_balance', param: 'amount' });
-    const [wallet] = await getDb().select().from(wallets).where(and(eq(wallets.merchantId, merchantId), eq(wallets.family, 'evm')));
+    const [wallet] = await getDb()
+      .select()
+      .from(wallets)
+      .where(and(eq(wallets.merchantId, merchantId), eq(wallets.family, 'evm')));
     expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.fromAddress, wallet!.address))).toHaveLength(0);
   });
 });

@@ -42,7 +42,14 @@ export interface WithdrawalInput {
 
 export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promise<{ transferId: string; txHash: string }> {
   const chain = chainsOfMode(input.mode).find((name) => name === input.chain && CHAINS[name].family === 'evm') as ChainName | undefined;
-  if (!chain) throw new AppError('unsupported_chain', `Withdraw on an EVM network of ${input.mode} mode: ${chainsOfMode(input.mode).filter((c) => CHAINS[c].family === 'evm').join(', ')}.`, { param: 'chain' });
+  if (!chain)
+    throw new AppError(
+      'unsupported_chain',
+      `Withdraw on an EVM network of ${input.mode} mode: ${chainsOfMode(input.mode)
+        .filter((c) => CHAINS[c].family === 'evm')
+        .join(', ')}.`,
+      { param: 'chain' },
+    );
   const token = CHAINS[chain].tokens.find((t) => t.address.toLowerCase() === input.tokenAddress.toLowerCase());
   if (!token) throw new AppError('unsupported_token', `No token ${input.tokenAddress} on ${chain}.`, { param: 'tokenAddress' });
   if (!isAddress(input.toAddress.trim(), { strict: false })) {
@@ -50,7 +57,10 @@ export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promis
   }
   const toAddress = getAddress(input.toAddress.trim());
   const amount = parseAmount(input.amount, token.decimals);
-  if (!amount.ok) throw new AppError('invalid_amount', `Enter a positive amount of ${token.symbol} with at most ${token.decimals} decimals.`, { param: 'amount' });
+  if (!amount.ok)
+    throw new AppError('invalid_amount', `Enter a positive amount of ${token.symbol} with at most ${token.decimals} decimals.`, {
+      param: 'amount',
+    });
   const client = publicClientFor(chain);
   if (!client) throw new AppError('chain_unavailable', `${CHAINS[chain].displayName} is not reachable right now. Try again shortly.`);
 
@@ -66,16 +76,38 @@ export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promis
       .where(and(eq(wallets.merchantId, input.merchantId), eq(wallets.family, 'evm')));
     const from = wallet!.address as Hex;
     const balance = await tokenBalance(chain, token, from);
-    if (balance === undefined) throw new AppError('chain_unavailable', `${CHAINS[chain].displayName} is not reachable right now. Try again shortly.`);
+    if (balance === undefined)
+      throw new AppError('chain_unavailable', `${CHAINS[chain].displayName} is not reachable right now. Try again shortly.`);
     if (balance < amount.baseUnits) {
-      throw new AppError('insufficient_balance', `The wallet holds ${formatAmount(balance, token.decimals)} ${token.symbol} on ${CHAINS[chain].displayName}.`, { param: 'amount' });
+      throw new AppError(
+        'insufficient_balance',
+        `The wallet holds ${formatAmount(balance, token.decimals)} ${token.symbol} on ${CHAINS[chain].displayName}.`,
+        { param: 'amount' },
+      );
     }
     const plan = await planTransfer(client, { from, recipient: toAddress, token, amount: amount.baseUnits });
-    const gasTopUp = await topUpGasIfShort(tx, { chain, client, wallet: from, needed: plan.maxGasCost, reserved: token.isNative ? amount.baseUnits : 0n, chargeId: null });
+    const gasTopUp = await topUpGasIfShort(tx, {
+      chain,
+      client,
+      wallet: from,
+      needed: plan.maxGasCost,
+      reserved: token.isNative ? amount.baseUnits : 0n,
+      chargeId: null,
+    });
     const key = openWalletKey(wallet!);
     const account = privateKeyToAccount(`0x${key.toString('hex')}`);
     key.fill(0);
-    const recorded = await signAndRecordTransfer(tx, { purpose: 'withdrawal', chargeId: null, chain, account, recipient: toAddress, token, amount: amount.baseUnits, plan, client });
+    const recorded = await signAndRecordTransfer(tx, {
+      purpose: 'withdrawal',
+      chargeId: null,
+      chain,
+      account,
+      recipient: toAddress,
+      token,
+      amount: amount.baseUnits,
+      plan,
+      client,
+    });
     await recordAudit(tx, {
       actor,
       action: 'funds.withdraw',

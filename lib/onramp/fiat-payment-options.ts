@@ -19,13 +19,21 @@ export interface FiatPaymentOption {
   minimumUsd: string;
 }
 
-export async function fiatPaymentOptions(input: { country: string; chain: ChainName; tokenSymbol: string; dueUsdCents?: bigint }): Promise<FiatPaymentOption[]> {
+export async function fiatPaymentOptions(input: {
+  country: string;
+  chain: ChainName;
+  tokenSymbol: string;
+  dueUsdCents?: bigint;
+}): Promise<FiatPaymentOption[]> {
   const offers = await offeredProviders(input);
   return offers.map((offer) => {
     const methods =
-      input.dueUsdCents === undefined ? offer.methods : offer.methods.filter((method) => toCents(offer.methodMinimums[method]!) <= input.dueUsdCents!);
+      input.dueUsdCents === undefined
+        ? offer.methods
+        : offer.methods.filter((method) => toCents(offer.methodMinimums[method]!) <= input.dueUsdCents!);
     const tooSmall = offer.available && methods.length === 0;
-    const reason = offer.reason ?? (tooSmall ? `${offer.displayName}'s minimum purchase is $${offer.minimumUsd}, more than this payment` : undefined);
+    const reason =
+      offer.reason ?? (tooSmall ? `${offer.displayName}'s minimum purchase is $${offer.minimumUsd}, more than this payment` : undefined);
     return {
       providerId: offer.providerId,
       providerName: offer.displayName,

@@ -29,7 +29,8 @@ export async function payChargeWithFiat(input: {
 }): Promise<PlacedOrder> {
   const [charge] = await getDb().select().from(charges).where(eq(charges.id, input.chargeId));
   if (!charge) throw new OnrampError('invalid_request', 'This charge does not exist.');
-  if (charge.status !== 'pending' || charge.expiresAt <= new Date()) throw new OnrampError('invalid_request', 'This charge can no longer be paid.');
+  if (charge.status !== 'pending' || charge.expiresAt <= new Date())
+    throw new OnrampError('invalid_request', 'This charge can no longer be paid.');
   const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
   const status = await loadCheckoutStatus(charge.id);
   if (!deposit || !status) throw new OnrampError('invalid_request', 'This charge has no deposit address.');
@@ -54,7 +55,10 @@ export async function payChargeWithFiat(input: {
 }
 
 /** The amount still due on a charge, in USD cents, when its token has a price (for the providers' minimums). */
-export async function dueUsdCents(charge: { chain: string; tokenAddress: string; tokenSymbol: string; tokenDecimals: number }, dueBaseUnits: bigint): Promise<bigint | undefined> {
+export async function dueUsdCents(
+  charge: { chain: string; tokenAddress: string; tokenSymbol: string; tokenDecimals: number },
+  dueBaseUnits: bigint,
+): Promise<bigint | undefined> {
   const token = tokenOfCharge(charge);
   const rate = await usdRate(token);
   return rate ? valueInCents(dueBaseUnits, token.decimals, rate) : undefined;
@@ -63,7 +67,16 @@ export async function dueUsdCents(charge: { chain: string; tokenAddress: string;
 /** The newest fiat order for a charge, for the checkout to show its progress or failure. */
 export async function latestFiatOrder(chargeId: string) {
   const [row] = await getDb()
-    .select({ id: onrampOrders.id, status: onrampOrders.status, failureReason: onrampOrders.failureReason, checkoutUrl: onrampOrders.checkoutUrl, providerName: onrampProviders.displayName, cryptoBaseUnits: onrampOrders.cryptoBaseUnits, tokenDecimals: onrampOrders.tokenDecimals, tokenSymbol: onrampOrders.tokenSymbol })
+    .select({
+      id: onrampOrders.id,
+      status: onrampOrders.status,
+      failureReason: onrampOrders.failureReason,
+      checkoutUrl: onrampOrders.checkoutUrl,
+      providerName: onrampProviders.displayName,
+      cryptoBaseUnits: onrampOrders.cryptoBaseUnits,
+      tokenDecimals: onrampOrders.tokenDecimals,
+      tokenSymbol: onrampOrders.tokenSymbol,
+    })
     .from(onrampOrders)
     .innerJoin(onrampProviders, eq(onrampProviders.id, onrampOrders.providerId))
     .where(and(eq(onrampOrders.chargeId, chargeId), eq(onrampOrders.purpose, 'charge_payment')))
@@ -72,4 +85,3 @@ export async function latestFiatOrder(chargeId: string) {
   if (!row) return undefined;
   return { ...row, amount: `${formatAmount(row.cryptoBaseUnits, row.tokenDecimals)} ${row.tokenSymbol}` };
 }
-

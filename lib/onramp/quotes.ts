@@ -56,7 +56,10 @@ export function tokenOn(chain: ChainName, symbol: string): TokenInfo | undefined
 export async function usdRate(token: TokenInfo, now = new Date()): Promise<string | undefined> {
   if (token.usdPegged) return '1';
   if (!token.priceId) return undefined;
-  const [row] = await getDb().select().from(usdPrices).where(inArray(usdPrices.priceId, [token.priceId]));
+  const [row] = await getDb()
+    .select()
+    .from(usdPrices)
+    .where(inArray(usdPrices.priceId, [token.priceId]));
   if (!row || now.getTime() - row.fetchedAt.getTime() > PRICE_MAX_AGE_MS) return undefined;
   return row.usd;
 }

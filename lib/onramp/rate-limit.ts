@@ -9,13 +9,29 @@ import { rateLimits } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { OnrampError } from './errors';
 
-const globalForLimiters = globalThis as unknown as { __chargeportOnrampLimiters?: { orders: RateLimiterDrizzle; quotes: RateLimiterDrizzle } };
+const globalForLimiters = globalThis as unknown as {
+  __chargeportOnrampLimiters?: { orders: RateLimiterDrizzle; quotes: RateLimiterDrizzle };
+};
 
 function limiters() {
   const perIp = env().ONRAMP_ORDERS_PER_IP;
   globalForLimiters.__chargeportOnrampLimiters ??= {
-    orders: new RateLimiterDrizzle({ storeClient: getDb(), schema: rateLimits, keyPrefix: 'onramp-order', points: perIp, duration: 600, clearExpiredByTimeout: false }),
-    quotes: new RateLimiterDrizzle({ storeClient: getDb(), schema: rateLimits, keyPrefix: 'onramp-quote', points: perIp * 10, duration: 60, clearExpiredByTimeout: false }),
+    orders: new RateLimiterDrizzle({
+      storeClient: getDb(),
+      schema: rateLimits,
+      keyPrefix: 'onramp-order',
+      points: perIp,
+      duration: 600,
+      clearExpiredByTimeout: false,
+    }),
+    quotes: new RateLimiterDrizzle({
+      storeClient: getDb(),
+      schema: rateLimits,
+      keyPrefix: 'onramp-quote',
+      points: perIp * 10,
+      duration: 60,
+      clearExpiredByTimeout: false,
+    }),
   };
   return globalForLimiters.__chargeportOnrampLimiters;
 }
@@ -27,7 +43,11 @@ export async function consumeOnrampRateLimit(kind: 'orders' | 'quotes', ip: stri
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) {
       const wait = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new OnrampError('rate_limited', `Too many ${kind === 'orders' ? 'purchases started' : 'price requests'} from your network. Try again in ${wait < 60 ? `${wait} s` : `${Math.ceil(wait / 60)} min`}.`, { retryAfter: String(wait) });
+      throw new OnrampError(
+        'rate_limited',
+        `Too many ${kind === 'orders' ? 'purchases started' : 'price requests'} from your network. Try again in ${wait < 60 ? `${wait} s` : `${Math.ceil(wait / 60)} min`}.`,
+        { retryAfter: String(wait) },
+      );
     }
     throw rejection;
   }

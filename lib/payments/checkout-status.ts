@@ -25,7 +25,15 @@ export interface CheckoutStatus {
   symbol: string;
   expiresAt: string;
   successUrl: string | null;
-  payments: { txHash: string; amount: string; status: string; confirmations: number; required: number; explorerUrl?: string; isLate: boolean }[];
+  payments: {
+    txHash: string;
+    amount: string;
+    status: string;
+    confirmations: number;
+    required: number;
+    explorerUrl?: string;
+    isLate: boolean;
+  }[];
   deposit: { address: string; uri: string } | null;
 }
 
@@ -35,7 +43,11 @@ export async function loadCheckoutStatus(chargeId: string, now = new Date()): Pr
   const chain = CHAINS[charge.chain as ChainName];
   const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
   const rows = await getDb().select().from(payments).where(eq(payments.chargeId, chargeId)).orderBy(asc(payments.createdAt));
-  const latest = rows.some((p) => p.status === 'pending') ? await publicClientFor(chain.name)?.getBlockNumber().catch(() => undefined) : undefined;
+  const latest = rows.some((p) => p.status === 'pending')
+    ? await publicClientFor(chain.name)
+        ?.getBlockNumber()
+        .catch(() => undefined)
+    : undefined;
   const funding = fundingOf(rows);
   const received = funding.seen;
   const due = received >= charge.totalBaseUnits ? 0n : charge.totalBaseUnits - received;
@@ -55,12 +67,19 @@ export async function loadCheckoutStatus(chargeId: string, now = new Date()): Pr
       txHash: p.txHash,
       amount: formatAmount(p.amountBaseUnits, charge.tokenDecimals),
       status: p.status,
-      confirmations: p.status === 'confirmed' ? Math.max(required, latest ? confirmationsOf(p.blockNumber, latest) : required) : latest ? confirmationsOf(p.blockNumber, latest) : 0,
+      confirmations:
+        p.status === 'confirmed'
+          ? Math.max(required, latest ? confirmationsOf(p.blockNumber, latest) : required)
+          : latest
+            ? confirmationsOf(p.blockNumber, latest)
+            : 0,
       required,
       explorerUrl: explorerTxUrl(chain, p.txHash),
       isLate: p.isLate,
     })),
-    deposit: deposit ? { address: deposit.address, uri: paymentRequestUri(chain, charge, deposit, token, due > 0n ? due : charge.totalBaseUnits) } : null,
+    deposit: deposit
+      ? { address: deposit.address, uri: paymentRequestUri(chain, charge, deposit, token, due > 0n ? due : charge.totalBaseUnits) }
+      : null,
   };
 }
 
@@ -82,5 +101,11 @@ function paymentRequestUri(
       message: `Charge ${charge.id}`,
     });
   }
-  return eip681Uri({ chainId: chain.evmChainId!, to: deposit.address, tokenAddress: charge.tokenAddress, isNative: token?.isNative ?? false, amountBaseUnits });
+  return eip681Uri({
+    chainId: chain.evmChainId!,
+    to: deposit.address,
+    tokenAddress: charge.tokenAddress,
+    isNative: token?.isNative ?? false,
+    amountBaseUnits,
+  });
 }

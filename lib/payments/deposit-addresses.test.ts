@@ -8,7 +8,7 @@ import { depositAccount, depositAddressReserve, depositEvmAddress, newDepositAdd
 import { deriveDepositKeysOnWorker } from './deposit-key-worker';
 
 describe('deposit address derivation', () => {
-  it('matches the full BIP-44 derivation m/44\'/60\'/0\'/0/i (the cached branch changes nothing)', () => {
+  it("matches the full BIP-44 derivation m/44'/60'/0'/0/i (the cached branch changes nothing)", () => {
     const root = HDKey.fromMasterSeed(Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64'));
     for (const index of [0, 1, 2, 63, 64, 1000, 2 ** 31 - 1]) {
       expect(depositAccount(index).address).toBe(hdKeyToAccount(root, { addressIndex: index }).address);
@@ -33,7 +33,10 @@ describe('pre-derived deposit addresses (worker thread)', () => {
   it('the worker derives the same keys and EIP-55 addresses as the private derivation the sweep uses', async () => {
     const key = HDKey.fromMasterSeed(Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64')).derive("m/44'/60'/0'/0");
     const indexes = [0, 1, 7, 64, 99_999, 2 ** 31 - 1];
-    const derived = await deriveDepositKeysOnWorker({ privateKey: key.privateKey!, chainCode: key.chainCode!, publicKey: key.publicKey! }, indexes);
+    const derived = await deriveDepositKeysOnWorker(
+      { privateKey: key.privateKey!, chainCode: key.chainCode!, publicKey: key.publicKey! },
+      indexes,
+    );
     indexes.forEach((index, i) => {
       expect(publicKeyToAddress(toHex(derived[i]!.publicKey))).toBe(depositAccount(index).address);
       // Hashed on the worker (viem resolves from the project directory), checksummed.

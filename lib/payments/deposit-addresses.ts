@@ -114,7 +114,10 @@ function topUpReserve(): void {
   if (reserve.entries.length >= RESERVE_LOW_WATER) return;
   reserveTopUp = (async () => {
     const indexes = await drawDerivationIndexes(getDb(), RESERVE_BLOCK);
-    const derived = await deriveDepositKeysOnWorker({ privateKey: key.privateKey!, chainCode: key.chainCode!, publicKey: key.publicKey! }, indexes);
+    const derived = await deriveDepositKeysOnWorker(
+      { privateKey: key.privateKey!, chainCode: key.chainCode!, publicKey: key.publicKey! },
+      indexes,
+    );
     if (reserve.seed !== seed) return;
     indexes.forEach((derivationIndex, i) => {
       const child = derived[i];
@@ -134,14 +137,17 @@ function topUpReserve(): void {
 async function nextEvmDepositAddress(tx: DbOrTx): Promise<{ derivationIndex: number; address: Address }> {
   topUpReserve();
   const reserved = reserve.seed === requireSecret('DEPOSIT_HD_SEED') ? reserve.entries.shift() : undefined;
-  if (reserved) return { derivationIndex: reserved.derivationIndex, address: reserved.address ?? publicKeyToAddress(toHex(reserved.publicKey)) };
+  if (reserved)
+    return { derivationIndex: reserved.derivationIndex, address: reserved.address ?? publicKeyToAddress(toHex(reserved.publicKey)) };
   const derivationIndex = await nextDerivationIndex(tx);
   return { derivationIndex, address: depositEvmAddress(derivationIndex) };
 }
 
 /** `count` fresh indexes from the sequence (nextval() ignores rollbacks: an unused index is a harmless gap). */
 async function drawDerivationIndexes(db: DbOrTx, count: number): Promise<number[]> {
-  const rows = await db.execute<{ index: string }>(sql`select nextval('deposit_derivation_index') as index from generate_series(1, ${count})`);
+  const rows = await db.execute<{ index: string }>(
+    sql`select nextval('deposit_derivation_index') as index from generate_series(1, ${count})`,
+  );
   return rows.map((row) => Number(row.index));
 }
 
@@ -187,8 +193,7 @@ export async function newDepositAddress(
   charge: { id: string; chain: ChainName; expiresAt: Date },
 ): Promise<typeof depositAddresses.$inferInsert & { family: 'evm' | 'solana'; reference: string | null; watchUntil: Date }> {
   const family = CHAINS[charge.chain].family;
-  const { derivationIndex, address } =
-    family === 'evm' ? await nextEvmDepositAddress(tx) : await nextSolanaDepositAddress(tx);
+  const { derivationIndex, address } = family === 'evm' ? await nextEvmDepositAddress(tx) : await nextSolanaDepositAddress(tx);
   return {
     id: newId('depositAddress'),
     chargeId: charge.id,

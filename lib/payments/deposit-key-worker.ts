@@ -79,17 +79,21 @@ function worker(): Worker | undefined {
     try {
       const started = new Worker(WORKER_SOURCE, { eval: true });
       started.unref(); // never keeps a process (CLI, tests) alive
-      started.on('message', (message: { id: number; publicKeys?: (Uint8Array | null)[]; addresses?: (string | null)[] | null; error?: string }) => {
-        const pending = current.waiting.get(message.id);
-        current.waiting.delete(message.id);
-        if (!pending) return;
-        if (message.publicKeys) {
-          pending.resolve(
-            message.publicKeys.map((key, i) => (key ? { publicKey: new Uint8Array(key), address: (message.addresses?.[i] ?? undefined) as Address | undefined } : null)),
-          );
-        }
-        else pending.reject(new Error(`deposit key worker: ${message.error}`));
-      });
+      started.on(
+        'message',
+        (message: { id: number; publicKeys?: (Uint8Array | null)[]; addresses?: (string | null)[] | null; error?: string }) => {
+          const pending = current.waiting.get(message.id);
+          current.waiting.delete(message.id);
+          if (!pending) return;
+          if (message.publicKeys) {
+            pending.resolve(
+              message.publicKeys.map((key, i) =>
+                key ? { publicKey: new Uint8Array(key), address: (message.addresses?.[i] ?? undefined) as Address | undefined } : null,
+              ),
+            );
+          } else pending.reject(new Error(`deposit key worker: ${message.error}`));
+        },
+      );
       started.on('error', (error) => failAll(current, error));
       started.on('exit', () => failAll(current, new Error('deposit key worker exited')));
       current.worker = started;

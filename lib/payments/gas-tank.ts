@@ -90,7 +90,11 @@ export async function gasTankReport(
   const tank = gasTankAccount();
   const solanaTank = gasTankSolanaKeyFromSeed(requireSecret('DEPOSIT_HD_SEED')).address;
   const spent = await getDb()
-    .select({ chain: outboundTransfers.chain, total: sql<string>`sum(${outboundTransfers.amountBaseUnits})`, count: sql<number>`count(*)::int` })
+    .select({
+      chain: outboundTransfers.chain,
+      total: sql<string>`sum(${outboundTransfers.amountBaseUnits})`,
+      count: sql<number>`count(*)::int`,
+    })
     .from(outboundTransfers)
     .where(and(eq(outboundTransfers.purpose, 'gas_topup'), ne(outboundTransfers.status, 'failed')))
     .groupBy(outboundTransfers.chain);

@@ -57,7 +57,13 @@ export async function planTransfer(
     .estimateGas({ account: input.from, ...call })
     .catch(() => (input.token.isNative ? FALLBACK_GAS.native : FALLBACK_GAS.erc20));
   const fees = await client.estimateFeesPerGas();
-  return { ...call, gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, maxGasCost: gas * fees.maxFeePerGas };
+  return {
+    ...call,
+    gas,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    maxGasCost: gas * fees.maxFeePerGas,
+  };
 }
 
 /** Step 1: sign `plan` as `account` and record it (status `signed`) in the caller's transaction. */
@@ -129,16 +135,25 @@ export async function broadcastTransfer(transferId: string, options: SolanaRpcOp
     // Already known / already mined: the chain has it, which is what we wanted.
     const known = await client.getTransaction({ hash: transfer.txHash as Hex }).catch(() => null);
     if (!known) {
-      log.warn('broadcast failed; the reconciler will retry', { transferId, error: error instanceof Error ? error.message : String(error) });
+      log.warn('broadcast failed; the reconciler will retry', {
+        transferId,
+        error: error instanceof Error ? error.message : String(error),
+      });
       return false;
     }
   }
-  await getDb().update(outboundTransfers).set({ status: 'broadcast' }).where(and(eq(outboundTransfers.id, transferId), eq(outboundTransfers.status, 'signed')));
+  await getDb()
+    .update(outboundTransfers)
+    .set({ status: 'broadcast' })
+    .where(and(eq(outboundTransfers.id, transferId), eq(outboundTransfers.status, 'signed')));
   return true;
 }
 
 /** Brings one transfer up to date with the chain: re-broadcast if only signed, settle from its receipt if sent. */
-export async function reconcileTransfer(transfer: OutboundTransferRow, options: SolanaRpcOptions = {}): Promise<OutboundTransferRow['status']> {
+export async function reconcileTransfer(
+  transfer: OutboundTransferRow,
+  options: SolanaRpcOptions = {},
+): Promise<OutboundTransferRow['status']> {
   if (CHAINS[transfer.chain as ChainName].family === 'solana') {
     const rpc = resolveSolanaRpc(transfer.chain as ChainName, options);
     return rpc ? reconcileSolanaTransfer(rpc, transfer) : transfer.status;
@@ -172,7 +187,10 @@ async function markTransferFailed(transfer: OutboundTransferRow, reason: string)
       .where(and(eq(outboundTransfers.id, transfer.id), ne(outboundTransfers.status, 'failed')))
       .returning({ id: outboundTransfers.id });
     if (changed.length && transfer.purpose === 'balance_payment' && transfer.chargeId) {
-      await emitPaymentFailed(tx, { chargeId: transfer.chargeId, attempt: { id: transfer.id, method: 'balance', chain: transfer.chain, txHash: transfer.txHash, reason } });
+      await emitPaymentFailed(tx, {
+        chargeId: transfer.chargeId,
+        attempt: { id: transfer.id, method: 'balance', chain: transfer.chain, txHash: transfer.txHash, reason },
+      });
     }
   });
 }

@@ -56,15 +56,25 @@ beforeAll(async () => {
 });
 
 describe('pay from balance', () => {
-  it('sends the exact amount from the consumer\'s wallet to the charge and the watcher settles it', async () => {
+  it("sends the exact amount from the consumer's wallet to the charge and the watcher settles it", async () => {
     const consumer = await fundedConsumer();
     const chargeId = await usdcCharge('4.99');
     const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
-    const before = await client.readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [consumer.address] });
+    const before = await client.readContract({
+      address: USDC.address as Hex,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [consumer.address],
+    });
     const { txHash } = await payFromBalance({ userId: consumer.userId, chargeId, pin: PIN });
     await client.waitForTransactionReceipt({ hash: txHash as Hex });
     expect(await settle(chargeId)).toBe('succeeded');
-    const after = await client.readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [consumer.address] });
+    const after = await client.readContract({
+      address: USDC.address as Hex,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [consumer.address],
+    });
     expect(before - after).toBe(parseUnits('4.99', 6));
   });
 
@@ -87,7 +97,9 @@ describe('pay from balance', () => {
   it('20 concurrent pays make one transfer and one succeeded event', async () => {
     const consumer = await fundedConsumer();
     const chargeId = await usdcCharge('1.25');
-    const results = await Promise.allSettled(Array.from({ length: 20 }, () => payFromBalance({ userId: consumer.userId, chargeId, pin: PIN })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => payFromBalance({ userId: consumer.userId, chargeId, pin: PIN })),
+    );
     const fulfilled = results.filter((r): r is PromiseFulfilledResult<{ transferId: string; txHash: string }> => r.status === 'fulfilled');
     expect(fulfilled.length).toBeGreaterThan(0);
     expect(new Set(fulfilled.map((r) => r.value.txHash)).size).toBe(1);
@@ -99,7 +111,9 @@ describe('pay from balance', () => {
     const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
     await client.waitForTransactionReceipt({ hash: transfers[0]!.txHash as Hex });
     expect(await settle(chargeId)).toBe('succeeded');
-    const succeeded = (await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId))).filter((e) => e.type === 'charge.succeeded');
+    const succeeded = (await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId))).filter(
+      (e) => e.type === 'charge.succeeded',
+    );
     expect(succeeded).toHaveLength(1);
   });
 

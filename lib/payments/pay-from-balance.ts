@@ -52,19 +52,32 @@ export async function signBalancePayment(input: {
     const [charge] = await tx.select().from(charges).where(eq(charges.id, input.chargeId)).for('update');
     if (!charge) throw new AppError('not_found', `No charge ${input.chargeId}.`);
     const chain = CHAINS[charge.chain as ChainName];
-    const [wallet] = await tx.select().from(wallets).where(and(eq(wallets.userId, input.userId), eq(wallets.family, 'evm')));
-    if (!wallet || chain.family !== 'evm') throw new AppError('charge_not_payable', 'This charge cannot be paid from a balance yet (EVM chains only).');
+    const [wallet] = await tx
+      .select()
+      .from(wallets)
+      .where(and(eq(wallets.userId, input.userId), eq(wallets.family, 'evm')));
+    if (!wallet || chain.family !== 'evm')
+      throw new AppError('charge_not_payable', 'This charge cannot be paid from a balance yet (EVM chains only).');
 
     const [existing] = await tx
       .select()
       .from(outboundTransfers)
-      .where(and(eq(outboundTransfers.chargeId, charge.id), eq(outboundTransfers.purpose, 'balance_payment'), ne(outboundTransfers.status, 'failed')));
+      .where(
+        and(
+          eq(outboundTransfers.chargeId, charge.id),
+          eq(outboundTransfers.purpose, 'balance_payment'),
+          ne(outboundTransfers.status, 'failed'),
+        ),
+      );
     if (existing) {
       if (existing.fromAddress === wallet.address) return { transferId: existing.id, txHash: existing.txHash, isNew: false };
       throw new AppError('charge_not_payable', 'This charge is already being paid.');
     }
     if (charge.status !== 'pending' || charge.expiresAt <= new Date()) {
-      throw new AppError('charge_not_payable', `This charge is ${charge.status === 'pending' ? 'expired' : charge.status} and cannot be paid.`);
+      throw new AppError(
+        'charge_not_payable',
+        `This charge is ${charge.status === 'pending' ? 'expired' : charge.status} and cannot be paid.`,
+      );
     }
     const [deposit] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
     const client = publicClientFor(chain.name);
@@ -130,4 +143,3 @@ async function sendGasTopUp(transferId: string): Promise<void> {
   const client = row && publicClientFor(row.chain as ChainName);
   await client?.waitForTransactionReceipt({ hash: row!.txHash as Hex, timeout: 20_000 }).catch(() => undefined);
 }
-

@@ -36,7 +36,15 @@ export async function settleCharge(tx: DbOrTx, chargeId: string): Promise<Charge
   if (charge.status === 'expired' || charge.status === 'canceled' || charge.status === 'failed') {
     const newlyLate = rows.filter((p) => !p.isLate && p.status !== 'dropped');
     if (newlyLate.length) {
-      await tx.update(payments).set({ isLate: true }).where(inArray(payments.id, newlyLate.map((p) => p.id)));
+      await tx
+        .update(payments)
+        .set({ isLate: true })
+        .where(
+          inArray(
+            payments.id,
+            newlyLate.map((p) => p.id),
+          ),
+        );
       for (const payment of newlyLate) {
         await recordChargeEvent(tx, {
           chargeId,
@@ -99,14 +107,21 @@ export async function failUnderpaidCharges(tx: DbOrTx, now = new Date()): Promis
     .for('update', { skipLocked: true });
   let failed = 0;
   for (const charge of due) {
-    const rows = await tx.select().from(payments).where(and(eq(payments.chargeId, charge.id), ne(payments.status, 'dropped')));
+    const rows = await tx
+      .select()
+      .from(payments)
+      .where(and(eq(payments.chargeId, charge.id), ne(payments.status, 'dropped')));
     const funding = fundingOf(rows);
     if (funding.pendingCount > 0 || funding.confirmed >= charge.total) continue;
     await transitionCharge(tx, {
       chargeId: charge.id,
       to: 'failed',
       actor: 'system:expiry',
-      data: { reason: 'underpaid', receivedBaseUnits: funding.confirmed.toString(), dueBaseUnits: (charge.total - funding.confirmed).toString() },
+      data: {
+        reason: 'underpaid',
+        receivedBaseUnits: funding.confirmed.toString(),
+        dueBaseUnits: (charge.total - funding.confirmed).toString(),
+      },
     });
     failed++;
   }

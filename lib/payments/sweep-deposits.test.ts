@@ -41,11 +41,18 @@ afterAll(async () => {
   await node.stop();
 });
 
-async function paidCharge(input: { symbol: 'USDT' | 'BNB'; amount: string; send: string; toAddress?: Hex }): Promise<{ chargeId: string; deposit: Hex }> {
+async function paidCharge(input: {
+  symbol: 'USDT' | 'BNB';
+  amount: string;
+  send: string;
+  toAddress?: Hex;
+}): Promise<{ chargeId: string; deposit: Hex }> {
   const token = CHAINS.BSC.tokens.find((t) => t.symbol === input.symbol)!;
   const res = await callRoute(createChargeRoute, {
     apiKey: merchant.liveKey!,
-    body: { chargeData: { symbol: input.symbol, chain: 'BSC', tokenAddress: token.address, amount: input.amount, toAddress: input.toAddress } },
+    body: {
+      chargeData: { symbol: input.symbol, chain: 'BSC', tokenAddress: token.address, amount: input.amount, toAddress: input.toAddress },
+    },
   });
   expect(res.status).toBe(200);
   const chargeId = res.json.data.chargeId as string;
@@ -79,7 +86,8 @@ async function sweepUntilDone(chargeId: string): Promise<string[]> {
   return outcomes;
 }
 
-const usdtBalance = (address: Hex) => client.readContract({ address: USDT.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+const usdtBalance = (address: Hex) =>
+  client.readContract({ address: USDT.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
 
 async function merchantEvmWallet(): Promise<Hex> {
   const [wallet] = await getDb()
@@ -109,7 +117,12 @@ describe('sweeps to the payee', () => {
     const sweep = transfers.find((t) => t.purpose === 'sweep')!;
     expect(topUp).toMatchObject({ fromAddress: gasTank, toAddress: deposit, status: 'confirmed' });
     expect(topUp.amountBaseUnits).toBeGreaterThan(0n);
-    expect(sweep).toMatchObject({ fromAddress: deposit, toAddress: merchantWallet, status: 'confirmed', amountBaseUnits: parseUnits('12.5', USDT.decimals) });
+    expect(sweep).toMatchObject({
+      fromAddress: deposit,
+      toAddress: merchantWallet,
+      status: 'confirmed',
+      amountBaseUnits: parseUnits('12.5', USDT.decimals),
+    });
     const events = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
     expect(events.map((e) => e.type)).toContain('charge.sweep_submitted');
     expect(await chargesAwaitingSweep(1000)).not.toContain(chargeId);

@@ -83,7 +83,11 @@ export async function sweepCharge(chargeId: string, options: SolanaRpcOptions = 
     .select()
     .from(outboundTransfers)
     .where(
-      and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'gas_topup'), inArray(outboundTransfers.status, ['signed', 'broadcast'])),
+      and(
+        eq(outboundTransfers.chargeId, chargeId),
+        eq(outboundTransfers.purpose, 'gas_topup'),
+        inArray(outboundTransfers.status, ['signed', 'broadcast']),
+      ),
     );
   for (const topUp of openTopUps) await reconcileTransfer(topUp, options);
 
@@ -145,7 +149,11 @@ interface SweepInput {
 async function signEvmSweep(tx: DbOrTx, { charge, chain, deposit, token, owed, transfers }: SweepInput): Promise<SweepStep> {
   const client = publicClientFor(chain.name);
   if (!client) return { outcome: 'not_sweepable' };
-  if (transfers.some((t) => t.purpose === 'gas_topup' && t.toAddress === deposit.address && (t.status === 'signed' || t.status === 'broadcast'))) {
+  if (
+    transfers.some(
+      (t) => t.purpose === 'gas_topup' && t.toAddress === deposit.address && (t.status === 'signed' || t.status === 'broadcast'),
+    )
+  ) {
     return { outcome: 'waiting_for_gas' };
   }
   const payee = (await payeeOf(tx, charge, 'evm')) as Hex;
@@ -175,7 +183,11 @@ async function signEvmSweep(tx: DbOrTx, { charge, chain, deposit, token, owed, t
 }
 
 /** Solana: one transaction signed by the deposit key, the gas tank paying its fee (and any token-account rent). */
-async function signSolanaSweepStep(tx: DbOrTx, { charge, chain, deposit, token, owed }: SweepInput, options: SolanaRpcOptions): Promise<SweepStep> {
+async function signSolanaSweepStep(
+  tx: DbOrTx,
+  { charge, chain, deposit, token, owed }: SweepInput,
+  options: SolanaRpcOptions,
+): Promise<SweepStep> {
   const rpc = resolveSolanaRpc(chain.name, options);
   if (!rpc) return { outcome: 'not_sweepable' };
   const depositSigner = await solanaDepositSigner(deposit.derivationIndex);

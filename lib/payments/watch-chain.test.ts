@@ -72,7 +72,9 @@ describe('chain watcher', () => {
     const strangers = Array.from({ length: 2_400 }, () => privateKeyToAddress(generatePrivateKey()));
     const recipients = [...strangers.slice(0, 2_200), watched.deposit, ...strangers.slice(2_200)];
     const found = await watchedAddresses(getDb(), 'BSC', new Date(), recipients);
-    expect([...found.entries()]).toEqual([[watched.deposit.toLowerCase(), { chargeId: watched.chargeId, token: USDT.address.toLowerCase() }]]);
+    expect([...found.entries()]).toEqual([
+      [watched.deposit.toLowerCase(), { chargeId: watched.chargeId, token: USDT.address.toLowerCase() }],
+    ]);
     // Past its watch window (24 h after expiry) the address is no longer matched.
     const [row] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, watched.chargeId));
     expect((await watchedAddresses(getDb(), 'BSC', new Date(row!.watchUntil.getTime() + 1), recipients)).size).toBe(0);
@@ -110,7 +112,7 @@ describe('chain watcher', () => {
     expect(await status(chargeId)).toBe('succeeded');
   });
 
-  it('only the charge\'s own token pays it: another token or the native coin sent to its address does not count', async () => {
+  it("only the charge's own token pays it: another token or the native coin sent to its address does not count", async () => {
     const { chargeId, deposit } = await usdtCharge('3');
     const USDC = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDC')!;
     const usdc = await payer().writeContract({
@@ -143,7 +145,10 @@ describe('chain watcher', () => {
     const { chargeId, deposit } = await usdtCharge('10');
     await sendUsdt(deposit, '1');
     await pollChain('BSC', { client });
-    await getDb().update(charges).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(charges.id, chargeId));
+    await getDb()
+      .update(charges)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(charges.id, chargeId));
     await getDb().transaction((tx) => failUnderpaidCharges(tx));
     expect(await status(chargeId)).toBe('failed');
     const failedEvent = (await eventsOf(chargeId)).find((e) => e.toStatus === 'failed');
@@ -161,7 +166,10 @@ describe('chain watcher', () => {
 
   it('a payment after expiry is recorded as late and reported, not lost', async () => {
     const { chargeId, deposit } = await usdtCharge('3');
-    await getDb().update(charges).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(charges.id, chargeId));
+    await getDb()
+      .update(charges)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(charges.id, chargeId));
     await expireDueCharges();
     await sendUsdt(deposit, '3');
     await pollChain('BSC', { client });

@@ -41,7 +41,9 @@ export async function pollChain(chain: ChainName, options: { client?: PublicClie
   const client = options.client ?? publicClientFor(chain);
   if (!client) return null;
   return getDb().transaction(async (tx) => {
-    const [lock] = await tx.execute<{ locked: boolean }>(sql`select pg_try_advisory_xact_lock(hashtextextended(${`chain-watcher:${chain}`}, 0)) as locked`);
+    const [lock] = await tx.execute<{ locked: boolean }>(
+      sql`select pg_try_advisory_xact_lock(hashtextextended(${`chain-watcher:${chain}`}, 0)) as locked`,
+    );
     if (!lock?.locked) return null;
     return pollLocked(tx, chain, client, options.now ?? new Date());
   });
@@ -85,7 +87,10 @@ async function pollLocked(tx: DbOrTx, chain: ChainName, client: PublicClient, no
               and(
                 eq(outboundTransfers.chain, chain),
                 eq(outboundTransfers.purpose, 'gas_topup'),
-                inArray(outboundTransfers.txHash, found.map((t) => t.txHash)),
+                inArray(
+                  outboundTransfers.txHash,
+                  found.map((t) => t.txHash),
+                ),
               ),
             )
         : [];
@@ -139,7 +144,12 @@ async function findTransfers(
       })
     ).filter((log) => log.args.to && log.args.value && log.transactionHash !== null && log.blockHash !== null);
     // viem decodes `to` in EIP-55 form, as deposit addresses are stored.
-    const watched = await watchedAddresses(tx, chain, now, logs.map((log) => log.args.to!));
+    const watched = await watchedAddresses(
+      tx,
+      chain,
+      now,
+      logs.map((log) => log.args.to!),
+    );
     for (const log of logs) {
       const charge = watched.get(log.args.to!.toLowerCase());
       // Only the charge's own token pays it: another token sent to the address is not counted as payment.
@@ -163,7 +173,12 @@ async function findTransfers(
     const block = await client.getBlock({ blockNumber: number, includeTransactions: true });
     const transfers = block.transactions.filter((transaction) => transaction.to && transaction.value > 0n);
     // Nodes send addresses in lower case: the lookup wants them in EIP-55 form.
-    const watched = await watchedAddresses(tx, chain, now, transfers.map((transaction) => getAddress(transaction.to!)));
+    const watched = await watchedAddresses(
+      tx,
+      chain,
+      now,
+      transfers.map((transaction) => getAddress(transaction.to!)),
+    );
     for (const transaction of transfers) {
       const charge = watched.get(transaction.to!.toLowerCase());
       if (!charge || charge.token !== EVM_NATIVE_TOKEN_ADDRESS) continue;
@@ -206,7 +221,11 @@ export async function watchedAddresses(
       .from(depositAddresses)
       .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
       .where(
-        and(eq(depositAddresses.chain, chain), inArray(depositAddresses.address, unique.slice(i, i + LOOKUP_BATCH)), gt(depositAddresses.watchUntil, now)),
+        and(
+          eq(depositAddresses.chain, chain),
+          inArray(depositAddresses.address, unique.slice(i, i + LOOKUP_BATCH)),
+          gt(depositAddresses.watchUntil, now),
+        ),
       );
     for (const row of rows) watched.set(row.address.toLowerCase(), { chargeId: row.chargeId, token: row.tokenAddress.toLowerCase() });
   }

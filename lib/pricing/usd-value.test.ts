@@ -44,7 +44,7 @@ describe('approximate USD values', () => {
     expect(formatUsd('75601233.88')).toBe('$75,601,233.88');
   });
 
-  it('reads the feed\'s numbers as exact decimals, scientific notation included', () => {
+  it("reads the feed's numbers as exact decimals, scientific notation included", () => {
     expect(plainDecimal('4.2e-05')).toBe('0.000042');
     expect(plainDecimal('1.5E3')).toBe('1500');
     expect(plainDecimal('0.2345')).toBe('0.2345');
@@ -57,8 +57,9 @@ describe('approximate USD values', () => {
     expect(await approximateUsd(USDC, 4_990_000n)).toBe('4.99');
   });
 
-  it('stores the feed\'s prices and shows them while fresh; a failing feed keeps the last ones, which then age out', async () => {
-    feedBody = '{"polygon-ecosystem-token":{"usd":0.2345},"binancecoin":{"usd":612.37},"solana":{"usd":1.5E2},"defi-kingdoms":{"usd":4.2e-05}}';
+  it("stores the feed's prices and shows them while fresh; a failing feed keeps the last ones, which then age out", async () => {
+    feedBody =
+      '{"polygon-ecosystem-token":{"usd":0.2345},"binancecoin":{"usd":612.37},"solana":{"usd":1.5E2},"defi-kingdoms":{"usd":4.2e-05}}';
     expect(await refreshUsdPrices()).toBe(4);
     expect(lastQuery?.get('ids')?.split(',')).toEqual(pricedTokenIds());
     expect(lastQuery?.get('vs_currencies')).toBe('usd');

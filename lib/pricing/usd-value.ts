@@ -41,14 +41,19 @@ export function formatUsd(amount: string): string {
 export async function approximateUsd(token: TokenInfo, baseUnits: bigint, now = new Date()): Promise<string | undefined> {
   if (token.usdPegged) return multiplyToCents(baseUnits, token.decimals, '1');
   if (!token.priceId) return undefined;
-  const [row] = await getDb().select().from(usdPrices).where(inArray(usdPrices.priceId, [token.priceId]));
+  const [row] = await getDb()
+    .select()
+    .from(usdPrices)
+    .where(inArray(usdPrices.priceId, [token.priceId]));
   if (!row || now.getTime() - row.fetchedAt.getTime() > PRICE_MAX_AGE_MS) return undefined;
   return multiplyToCents(baseUnits, token.decimals, row.usd);
 }
 
 /** Every price id the registry uses. */
 export function pricedTokenIds(): string[] {
-  return [...new Set(CHAIN_NAMES.flatMap((chain) => CHAINS[chain].tokens.flatMap((t) => (t.priceId && !t.usdPegged ? [t.priceId] : []))))].sort();
+  return [
+    ...new Set(CHAIN_NAMES.flatMap((chain) => CHAINS[chain].tokens.flatMap((t) => (t.priceId && !t.usdPegged ? [t.priceId] : [])))),
+  ].sort();
 }
 
 /**

@@ -27,11 +27,18 @@ describe('constant-product math (PancakeSwap v2, 0.25% fee)', () => {
     expect(usdc).toBeLessThan(5_013_100_000_000_000_000n);
   });
 
-  it('getAmountIn is the least input the pair accepts (give or take the library\'s +1)', () => {
+  it("getAmountIn is the least input the pair accepts (give or take the library's +1)", () => {
     for (const { reserveIn, reserveOut, amount } of cases(500)) {
       const amountIn = getAmountIn(amount, reserveIn, reserveOut);
       const after = (input: bigint) =>
-        keepsInvariant({ reserve0: reserveIn, reserve1: reserveOut, balance0: reserveIn + input, balance1: reserveOut - amount, amount0In: input, amount1In: 0n });
+        keepsInvariant({
+          reserve0: reserveIn,
+          reserve1: reserveOut,
+          balance0: reserveIn + input,
+          balance1: reserveOut - amount,
+          amount0In: input,
+          amount1In: 0n,
+        });
       expect(after(amountIn), `in for ${amount} of ${reserveIn}/${reserveOut}`).toBe(true);
       expect(after(amountIn - 2n), `in - 2 for ${amount} of ${reserveIn}/${reserveOut}`).toBe(false);
     }
@@ -41,7 +48,14 @@ describe('constant-product math (PancakeSwap v2, 0.25% fee)', () => {
     for (const { reserveIn, reserveOut, amount } of cases(500)) {
       const out = getAmountOut(amount, reserveIn, reserveOut);
       const after = (output: bigint) =>
-        keepsInvariant({ reserve0: reserveIn, reserve1: reserveOut, balance0: reserveIn + amount, balance1: reserveOut - output, amount0In: amount, amount1In: 0n });
+        keepsInvariant({
+          reserve0: reserveIn,
+          reserve1: reserveOut,
+          balance0: reserveIn + amount,
+          balance1: reserveOut - output,
+          amount0In: amount,
+          amount1In: 0n,
+        });
       expect(after(out)).toBe(true);
       expect(after(out + 1n)).toBe(false);
     }

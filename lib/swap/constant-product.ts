@@ -37,7 +37,14 @@ export function maxInputWithSlippage(amountIn: bigint, slippageBps: number): big
  * Whether a pair's k check passes after a swap (UniswapV2Pair.swap with PancakeSwap's fee): balances
  * after, minus 0.25% of each input, multiply to at least the reserves before.
  */
-export function keepsInvariant(input: { reserve0: bigint; reserve1: bigint; balance0: bigint; balance1: bigint; amount0In: bigint; amount1In: bigint }): boolean {
+export function keepsInvariant(input: {
+  reserve0: bigint;
+  reserve1: bigint;
+  balance0: bigint;
+  balance1: bigint;
+  amount0In: bigint;
+  amount1In: bigint;
+}): boolean {
   const adjusted0 = input.balance0 * FEE_DENOMINATOR - input.amount0In * (FEE_DENOMINATOR - INPUT_AFTER_FEE);
   const adjusted1 = input.balance1 * FEE_DENOMINATOR - input.amount1In * (FEE_DENOMINATOR - INPUT_AFTER_FEE);
   return adjusted0 * adjusted1 >= input.reserve0 * input.reserve1 * FEE_DENOMINATOR * FEE_DENOMINATOR;

@@ -13,7 +13,17 @@ import { reconcileSwapExecutions } from './execute-swap';
 import { LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
 import { placeSwapFundingOrder, quoteSwapFunding, roundUpToCents } from './place-swap-funding-order';
 import { loadSwapProgress } from './swap-progress';
-import { BSC_USDC, PZP, balanceOf, buyPzpElsewhere, chargeStatus, createPzpCharge, startSwapTestChain, sweepUntilDone, watchUntilSucceeded } from './swap-test-helpers';
+import {
+  BSC_USDC,
+  PZP,
+  balanceOf,
+  buyPzpElsewhere,
+  chargeStatus,
+  createPzpCharge,
+  startSwapTestChain,
+  sweepUntilDone,
+  watchUntilSucceeded,
+} from './swap-test-helpers';
 import { uniswapV2Router02Abi } from './uniswap-v2-router';
 
 let node: LocalChainNode;
@@ -39,7 +49,12 @@ async function deliverUsdc(to: Address, amount: bigint): Promise<void> {
 }
 
 async function usdcNeededFor(pzp: bigint): Promise<bigint> {
-  const amounts = await client.readContract({ address: LOCAL_SWAP_ADDRESSES.router, abi: uniswapV2Router02Abi, functionName: 'getAmountsIn', args: [pzp, [BSC_USDC, PZP]] });
+  const amounts = await client.readContract({
+    address: LOCAL_SWAP_ADDRESSES.router,
+    abi: uniswapV2Router02Abi,
+    functionName: 'getAmountsIn',
+    args: [pzp, [BSC_USDC, PZP]],
+  });
   return amounts[0]!;
 }
 
@@ -54,18 +69,50 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
     const placed: unknown[] = [];
     const order = await placeSwapFundingOrder(
       { chargeId, userId: null, providerId: 'transak', paymentMethod: 'card', country: 'DE' },
-      { placeOnrampOrder: async (input) => (placed.push(input), { orderId: 'ord_test', checkoutUrl: 'https://provider.example/checkout', checkoutKind: 'redirect', quote: {} as never, raisedToMinimum: false }) },
+      {
+        placeOnrampOrder: async (input) => (
+          placed.push(input),
+          {
+            orderId: 'ord_test',
+            checkoutUrl: 'https://provider.example/checkout',
+            checkoutKind: 'redirect',
+            quote: {} as never,
+            raisedToMinimum: false,
+          }
+        ),
+      },
     );
     expect(order.checkoutUrl).toBe('https://provider.example/checkout');
     expect(placed).toEqual([
-      expect.objectContaining({ purpose: 'swap_funding', chargeId, providerId: 'transak', chain: 'BSC', tokenSymbol: 'USDC', walletAddress: deposit, cryptoAmount: quote.fundingAmount, acceptMinimum: false }),
+      expect.objectContaining({
+        purpose: 'swap_funding',
+        chargeId,
+        providerId: 'transak',
+        chain: 'BSC',
+        tokenSymbol: 'USDC',
+        walletAddress: deposit,
+        cryptoAmount: quote.fundingAmount,
+        acceptMinimum: false,
+      }),
     ]);
     expect((placed[0] as { redirectUrl: string }).redirectUrl).toMatch(new RegExp(`/checkout/${chargeId}$`));
 
     // MoonPay does not sell USDC on BSC (registry facts): refused with the reason; nothing placed.
-    const refused = await placeSwapFundingOrder({ chargeId, providerId: 'moonpay', paymentMethod: 'card', country: 'DE' }, { placeOnrampOrder: async () => { throw new Error('must not be called'); } }).catch((e: Error) => e);
-    expect(refused).toMatchObject({ code: 'swap_unavailable', message: expect.stringContaining('only Transak supports BNB Smart Chain in Germany') });
-    const us = await placeSwapFundingOrder({ chargeId, providerId: 'transak', paymentMethod: 'card', country: 'US' }).catch((e: Error) => e);
+    const refused = await placeSwapFundingOrder(
+      { chargeId, providerId: 'moonpay', paymentMethod: 'card', country: 'DE' },
+      {
+        placeOnrampOrder: async () => {
+          throw new Error('must not be called');
+        },
+      },
+    ).catch((e: Error) => e);
+    expect(refused).toMatchObject({
+      code: 'swap_unavailable',
+      message: expect.stringContaining('only Transak supports BNB Smart Chain in Germany'),
+    });
+    const us = await placeSwapFundingOrder({ chargeId, providerId: 'transak', paymentMethod: 'card', country: 'US' }).catch(
+      (e: Error) => e,
+    );
     expect(us).toMatchObject({ code: 'swap_unavailable', message: expect.stringContaining('not available in the United States') });
   });
 
@@ -80,25 +127,74 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
       const url = String(input);
       if (url.includes('/sandbox-provider/api/quote')) {
         const amount = new URL(url).searchParams.get('cryptoAmount')!;
-        return Response.json({ data: { cryptoAmount: amount, fiatCurrency: 'USD', rate: '1', providerFee: '0', networkFee: '0', total: amount, expiresAt: new Date(Date.now() + 60_000).toISOString() } });
+        return Response.json({
+          data: {
+            cryptoAmount: amount,
+            fiatCurrency: 'USD',
+            rate: '1',
+            providerFee: '0',
+            networkFee: '0',
+            total: amount,
+            expiresAt: new Date(Date.now() + 60_000).toISOString(),
+          },
+        });
       }
       if (url.includes('/sandbox-provider/api/sessions')) {
         sessions.push(JSON.parse(String(init?.body)));
-        return Response.json({ data: { sessionId: 'ses_swap', url: `${process.env.APP_URL}/sandbox-provider/pay/ses_swap`, expiresAt: new Date(Date.now() + 60_000).toISOString() } }, { status: 201 });
+        return Response.json(
+          {
+            data: {
+              sessionId: 'ses_swap',
+              url: `${process.env.APP_URL}/sandbox-provider/pay/ses_swap`,
+              expiresAt: new Date(Date.now() + 60_000).toISOString(),
+            },
+          },
+          { status: 201 },
+        );
       }
       return realFetch(input, init);
     });
     try {
       const placed = await placeSwapFundingOrder({ chargeId, userId: null, providerId: 'transak', paymentMethod: 'card', country: 'DE' });
       const [order] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, placed.orderId));
-      expect(order).toMatchObject({ purpose: 'swap_funding', chargeId, providerId: 'transak', chain: 'BSC', tokenSymbol: 'USDC', walletAddress: deposit, cryptoBaseUnits: parseUnits(fundingAmount, 18), status: 'created' });
-      expect(sessions[0]).toMatchObject({ partnerOrderId: placed.orderId, walletAddress: deposit, chain: 'BSC', tokenSymbol: 'USDC', cryptoAmount: fundingAmount });
+      expect(order).toMatchObject({
+        purpose: 'swap_funding',
+        chargeId,
+        providerId: 'transak',
+        chain: 'BSC',
+        tokenSymbol: 'USDC',
+        walletAddress: deposit,
+        cryptoBaseUnits: parseUnits(fundingAmount, 18),
+        status: 'created',
+      });
+      expect(sessions[0]).toMatchObject({
+        partnerOrderId: placed.orderId,
+        walletAddress: deposit,
+        chain: 'BSC',
+        tokenSymbol: 'USDC',
+        cryptoAmount: fundingAmount,
+      });
 
       // The provider delivers, then reports completion.
       await deliverUsdc(deposit, parseUnits(fundingAmount, 18));
-      const rawBody = JSON.stringify({ id: 'evt_swap', type: 'order.updated', data: { orderId: 'ses_swap', partnerOrderId: placed.orderId, status: 'COMPLETED', chain: 'BSC', tokenSymbol: 'USDC', cryptoAmount: fundingAmount, walletAddress: deposit } });
+      const rawBody = JSON.stringify({
+        id: 'evt_swap',
+        type: 'order.updated',
+        data: {
+          orderId: 'ses_swap',
+          partnerOrderId: placed.orderId,
+          status: 'COMPLETED',
+          chain: 'BSC',
+          tokenSymbol: 'USDC',
+          cryptoAmount: fundingAmount,
+          walletAddress: deposit,
+        },
+      });
       const signature = signSandboxWebhook(process.env.SANDBOX_PROVIDER_SECRET!, rawBody, Math.floor(Date.now() / 1000));
-      expect(await applyProviderWebhook('sandbox', { rawBody, headers: { 'sandbox-signature': signature } })).toMatchObject({ status: 200, outcome: 'applied' });
+      expect(await applyProviderWebhook('sandbox', { rawBody, headers: { 'sandbox-signature': signature } })).toMatchObject({
+        status: 200,
+        outcome: 'applied',
+      });
     } finally {
       vi.restoreAllMocks();
     }
@@ -122,7 +218,12 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
     await Promise.all([convertSwapFunding(), convertSwapFunding()]);
     const executions = await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId));
     expect(executions).toHaveLength(1);
-    expect(executions[0]).toMatchObject({ branch: 'onramp_conversion', fromAddress: deposit, recipient: deposit, amountOut: parseUnits('120.5', 18) });
+    expect(executions[0]).toMatchObject({
+      branch: 'onramp_conversion',
+      fromAddress: deposit,
+      recipient: deposit,
+      amountOut: parseUnits('120.5', 18),
+    });
     expect(executions[0]!.amountInMax).toBeLessThanOrEqual(delivered);
 
     await reconcileSwapExecutions();

@@ -56,12 +56,21 @@ export async function chargesAwaitingConversion(now = new Date(), limit = 50): P
       and(
         inArray(charges.status, ['pending', 'processing']),
         gt(charges.expiresAt, now),
-        or(...pairs.map((pair) => and(eq(charges.chain, pair.chain), sql`lower(${charges.tokenAddress}) = ${pair.target.address.toLowerCase()}`))),
+        or(
+          ...pairs.map((pair) =>
+            and(eq(charges.chain, pair.chain), sql`lower(${charges.tokenAddress}) = ${pair.target.address.toLowerCase()}`),
+          ),
+        ),
         notExists(
           getDb()
             .select({ one: sql`1` })
             .from(swapExecutions)
-            .where(and(eq(swapExecutions.chargeId, charges.id), or(ne(swapExecutions.status, 'failed'), gt(swapExecutions.createdAt, retryAfter)))),
+            .where(
+              and(
+                eq(swapExecutions.chargeId, charges.id),
+                or(ne(swapExecutions.status, 'failed'), gt(swapExecutions.createdAt, retryAfter)),
+              ),
+            ),
         ),
       ),
     )
@@ -86,12 +95,22 @@ export async function convertChargeFunding(chargeId: string, now = new Date()): 
     const { pair, depositAddress, depositIndex, due } = swapCharge;
     const client = publicClientFor(pair.chain);
     if (!client) return { outcome: 'chain_unavailable' };
-    const held = await client.readContract({ address: pair.funding.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [depositAddress] });
+    const held = await client.readContract({
+      address: pair.funding.address as Address,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [depositAddress],
+    });
     if (held === 0n) return { outcome: 'no_funding' };
 
     let quote;
     try {
-      quote = await quoteExactOut(client, { router: pair.router, path: [pair.funding.address as Address, pair.target.address as Address], amountOut: due, slippageBps: env().SWAP_SLIPPAGE_BPS });
+      quote = await quoteExactOut(client, {
+        router: pair.router,
+        path: [pair.funding.address as Address, pair.target.address as Address],
+        amountOut: due,
+        slippageBps: env().SWAP_SLIPPAGE_BPS,
+      });
     } catch (error) {
       if (isSwapError(error)) return { outcome: 'quote_unavailable' };
       throw error;

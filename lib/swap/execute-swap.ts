@@ -156,12 +156,18 @@ export async function broadcastSwap(executionId: string): Promise<boolean> {
     } catch (error) {
       // Already known or mined: the node has it, which is what we wanted.
       if (!(await client.getTransaction({ hash: hash as Hex }).catch(() => null))) {
-        log.warn('swap broadcast failed; the reconciler will retry', { executionId, error: error instanceof Error ? error.message : String(error) });
+        log.warn('swap broadcast failed; the reconciler will retry', {
+          executionId,
+          error: error instanceof Error ? error.message : String(error),
+        });
         return false;
       }
     }
   }
-  await getDb().update(swapExecutions).set({ status: 'broadcast' }).where(and(eq(swapExecutions.id, executionId), eq(swapExecutions.status, 'signed')));
+  await getDb()
+    .update(swapExecutions)
+    .set({ status: 'broadcast' })
+    .where(and(eq(swapExecutions.id, executionId), eq(swapExecutions.status, 'signed')));
   return true;
 }
 
@@ -176,11 +182,17 @@ export async function reconcileSwap(row: SwapExecutionRow): Promise<SwapExecutio
   const receipt = await client.getTransactionReceipt({ hash: row.swapTxHash as Hex }).catch(() => null);
   if (receipt) {
     if (receipt.status !== 'success') {
-      await finishSwap(row, { status: 'failed', error: 'reverted: the price moved past the limit or the deadline passed; nothing was swapped' });
+      await finishSwap(row, {
+        status: 'failed',
+        error: 'reverted: the price moved past the limit or the deadline passed; nothing was swapped',
+      });
       return 'failed';
     }
     const amountIn = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
-      .filter((event) => event.address.toLowerCase() === row.tokenIn.toLowerCase() && event.args.from.toLowerCase() === row.fromAddress.toLowerCase())
+      .filter(
+        (event) =>
+          event.address.toLowerCase() === row.tokenIn.toLowerCase() && event.args.from.toLowerCase() === row.fromAddress.toLowerCase(),
+      )
       .reduce((sum, event) => sum + event.args.value, 0n);
     await finishSwap(row, { status: 'confirmed', amountIn });
     return 'confirmed';
@@ -205,11 +217,18 @@ async function failIfNonceTaken(client: PublicClient, row: SwapExecutionRow): Pr
 }
 
 /** The terminal update and its timeline event, once (whoever gets there first). */
-async function finishSwap(row: SwapExecutionRow, outcome: { status: 'confirmed'; amountIn: bigint } | { status: 'failed'; error: string }): Promise<void> {
+async function finishSwap(
+  row: SwapExecutionRow,
+  outcome: { status: 'confirmed'; amountIn: bigint } | { status: 'failed'; error: string },
+): Promise<void> {
   await getDb().transaction(async (tx) => {
     const changed = await tx
       .update(swapExecutions)
-      .set(outcome.status === 'confirmed' ? { status: 'confirmed', amountIn: outcome.amountIn, error: null } : { status: 'failed', error: outcome.error })
+      .set(
+        outcome.status === 'confirmed'
+          ? { status: 'confirmed', amountIn: outcome.amountIn, error: null }
+          : { status: 'failed', error: outcome.error },
+      )
       .where(and(eq(swapExecutions.id, row.id), inArray(swapExecutions.status, ['signed', 'broadcast'])))
       .returning({ id: swapExecutions.id });
     if (!changed.length) return;

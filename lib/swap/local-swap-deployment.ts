@@ -8,7 +8,21 @@
  * created by the factory and found through it. Every step checks the chain first, so provisioning is
  * idempotent across restarts (anvil keeps its state under .data/anvil).
  */
-import { createPublicClient, createWalletClient, erc20Abi, http, keccak256, maxUint256, slice, stringToHex, getAddress, zeroAddress, type Address, type Hex, type LocalAccount } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  http,
+  keccak256,
+  maxUint256,
+  slice,
+  stringToHex,
+  getAddress,
+  zeroAddress,
+  type Address,
+  type Hex,
+  type LocalAccount,
+} from 'viem';
 import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { type: 'json' };
 import factoryArtifact from '@/lib/chains/artifacts/DemoSwapFactory.json' with { type: 'json' };
 import routerArtifact from '@/lib/chains/artifacts/DemoSwapRouter.json' with { type: 'json' };
@@ -47,16 +61,29 @@ export async function provisionLocalSwap(input: {
   const client = createPublicClient({ transport });
   const minter = createWalletClient({ transport, account: input.minter });
   const { pzp, factory, router } = LOCAL_SWAP_ADDRESSES;
-  const send = async (call: Parameters<typeof minter.writeContract>[0]) => client.waitForTransactionReceipt({ hash: await minter.writeContract(call) });
+  const send = async (call: Parameters<typeof minter.writeContract>[0]) =>
+    client.waitForTransactionReceipt({ hash: await minter.writeContract(call) });
   const plant = (address: Address, code: string) =>
     client.request({ method: 'anvil_setCode' as never, params: [address, code as Hex] as never });
   const hasCode = async (address: Address) => ((await client.getCode({ address })) ?? '0x') !== '0x';
 
   if (!(await hasCode(pzp))) {
     await plant(pzp, demoTokenArtifact.deployedBytecode);
-    await send({ address: pzp, abi: demoTokenArtifact.abi, functionName: 'initialize', args: [DEMO_PZP.symbol, DEMO_PZP.symbol, DEMO_PZP.decimals, input.minter.address], chain: null });
+    await send({
+      address: pzp,
+      abi: demoTokenArtifact.abi,
+      functionName: 'initialize',
+      args: [DEMO_PZP.symbol, DEMO_PZP.symbol, DEMO_PZP.decimals, input.minter.address],
+      chain: null,
+    });
     for (const wallet of input.fundWallets) {
-      await send({ address: pzp, abi: demoTokenArtifact.abi, functionName: 'mint', args: [wallet, input.fundingPerWallet * 10n ** 18n], chain: null });
+      await send({
+        address: pzp,
+        abi: demoTokenArtifact.abi,
+        functionName: 'mint',
+        args: [wallet, input.fundingPerWallet * 10n ** 18n],
+        chain: null,
+      });
     }
   }
   if (!(await hasCode(factory))) await plant(factory, factoryArtifact.deployedBytecode);
@@ -65,19 +92,46 @@ export async function provisionLocalSwap(input: {
     await send({ address: router, abi: demoSwapRouterAbi, functionName: 'initialize', args: [factory], chain: null });
   }
 
-  const pair = (await client.readContract({ address: factory, abi: demoSwapFactoryAbi, functionName: 'getPair', args: [input.usdc, pzp] })) as Address;
+  const pair = (await client.readContract({
+    address: factory,
+    abi: demoSwapFactoryAbi,
+    functionName: 'getPair',
+    args: [input.usdc, pzp],
+  })) as Address;
   const seeded =
-    pair !== zeroAddress && ((await client.readContract({ address: pair, abi: demoSwapPairAbi, functionName: 'totalSupply' })) as bigint) > 0n;
+    pair !== zeroAddress &&
+    ((await client.readContract({ address: pair, abi: demoSwapPairAbi, functionName: 'totalSupply' })) as bigint) > 0n;
   if (seeded) return;
-  await send({ address: pzp, abi: demoTokenArtifact.abi, functionName: 'mint', args: [input.minter.address, LOCAL_POOL_SEED.pzp], chain: null });
-  await send({ address: input.usdc, abi: demoTokenArtifact.abi, functionName: 'mint', args: [input.minter.address, LOCAL_POOL_SEED.usdc], chain: null });
+  await send({
+    address: pzp,
+    abi: demoTokenArtifact.abi,
+    functionName: 'mint',
+    args: [input.minter.address, LOCAL_POOL_SEED.pzp],
+    chain: null,
+  });
+  await send({
+    address: input.usdc,
+    abi: demoTokenArtifact.abi,
+    functionName: 'mint',
+    args: [input.minter.address, LOCAL_POOL_SEED.usdc],
+    chain: null,
+  });
   await send({ address: pzp, abi: erc20Abi, functionName: 'approve', args: [router, maxUint256], chain: null });
   await send({ address: input.usdc, abi: erc20Abi, functionName: 'approve', args: [router, maxUint256], chain: null });
   await send({
     address: router,
     abi: demoSwapRouterAbi,
     functionName: 'addLiquidity',
-    args: [input.usdc, pzp, LOCAL_POOL_SEED.usdc, LOCAL_POOL_SEED.pzp, LOCAL_POOL_SEED.usdc, LOCAL_POOL_SEED.pzp, input.minter.address, maxUint256],
+    args: [
+      input.usdc,
+      pzp,
+      LOCAL_POOL_SEED.usdc,
+      LOCAL_POOL_SEED.pzp,
+      LOCAL_POOL_SEED.usdc,
+      LOCAL_POOL_SEED.pzp,
+      input.minter.address,
+      maxUint256,
+    ],
     chain: null,
   });
 }

@@ -37,12 +37,22 @@ export interface SwapFundingQuote {
 }
 
 /** The USDC to buy for a charge: quote of the PZP due + slippage, rounded up to 0.01. */
-export async function quoteSwapFunding(input: { chargeId: string; providerId?: string; paymentMethod?: FiatMethod; country?: string }): Promise<SwapFundingQuote> {
+export async function quoteSwapFunding(input: {
+  chargeId: string;
+  providerId?: string;
+  paymentMethod?: FiatMethod;
+  country?: string;
+}): Promise<SwapFundingQuote> {
   const { swapCharge } = await loadPayable(input.chargeId);
   const { pair, due } = swapCharge;
   const client = publicClientFor(pair.chain);
   if (!client) throw new AppError('chain_unavailable', `${CHAINS[pair.chain].displayName} is not reachable right now. Try again shortly.`);
-  const quote = await quoteExactOut(client, { router: pair.router, path: [pair.funding.address as Address, pair.target.address as Address], amountOut: due, slippageBps: env().SWAP_SLIPPAGE_BPS });
+  const quote = await quoteExactOut(client, {
+    router: pair.router,
+    path: [pair.funding.address as Address, pair.target.address as Address],
+    amountOut: due,
+    slippageBps: env().SWAP_SLIPPAGE_BPS,
+  });
   const fundingAmount = formatAmount(roundUpToCents(quote.amountInMax, pair.funding.decimals), pair.funding.decimals);
   const result: SwapFundingQuote = { swap: swapQuoteView(pair, quote), fundingAmount };
   if (input.providerId && input.paymentMethod && input.country) {
@@ -82,7 +92,10 @@ export async function placeSwapFundingOrder(
   }
   const input = parsed.data;
   const { charge, swapCharge } = await loadPayable(input.chargeId);
-  const pair = assertSwapProvider(await swapAvailability({ country: input.country, chain: charge.chain, tokenAddress: charge.tokenAddress }), input.providerId);
+  const pair = assertSwapProvider(
+    await swapAvailability({ country: input.country, chain: charge.chain, tokenAddress: charge.tokenAddress }),
+    input.providerId,
+  );
   if (await liveSwapOf(getDb(), charge.id)) throw new AppError('charge_not_payable', 'This charge is already being paid by a swap.');
   const { fundingAmount } = await quoteSwapFunding({ chargeId: charge.id });
   const order = await (deps.placeOnrampOrder ?? placeOnrampOrder)({

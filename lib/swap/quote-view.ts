@@ -22,7 +22,8 @@ export interface SwapQuoteView {
 }
 
 export function swapQuoteView(pair: SwapPair, quote: ExactOutQuote): SwapQuoteView {
-  const micro = (quote.amountIn * 10n ** BigInt(pair.target.decimals) * 1_000_000n) / (quote.amountOut * 10n ** BigInt(pair.funding.decimals));
+  const micro =
+    (quote.amountIn * 10n ** BigInt(pair.target.decimals) * 1_000_000n) / (quote.amountOut * 10n ** BigInt(pair.funding.decimals));
   return {
     targetSymbol: pair.target.symbol,
     fundingSymbol: pair.funding.symbol,

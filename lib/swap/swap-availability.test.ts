@@ -8,7 +8,11 @@ import { assertSwapOffered, assertSwapProvider, swapAvailability } from './swap-
 import { switchToPrivateDatabase } from './swap-test-helpers';
 
 const PZP = LOCAL_SWAP_ADDRESSES.pzp;
-const saved = { LOCAL_CHAINS: process.env.LOCAL_CHAINS, PZP: process.env.PZP_BSC_TOKEN_ADDRESS, ROUTER: process.env.BSC_SWAP_ROUTER_ADDRESS };
+const saved = {
+  LOCAL_CHAINS: process.env.LOCAL_CHAINS,
+  PZP: process.env.PZP_BSC_TOKEN_ADDRESS,
+  ROUTER: process.env.BSC_SWAP_ROUTER_ADDRESS,
+};
 
 // Its own database: the provider registry rows are the reviewed file's, whatever other files insert.
 beforeAll(switchToPrivateDatabase);
@@ -22,7 +26,11 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  for (const [name, value] of [['LOCAL_CHAINS', saved.LOCAL_CHAINS], ['PZP_BSC_TOKEN_ADDRESS', saved.PZP], ['BSC_SWAP_ROUTER_ADDRESS', saved.ROUTER]] as const) {
+  for (const [name, value] of [
+    ['LOCAL_CHAINS', saved.LOCAL_CHAINS],
+    ['PZP_BSC_TOKEN_ADDRESS', saved.PZP],
+    ['BSC_SWAP_ROUTER_ADDRESS', saved.ROUTER],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -53,26 +61,47 @@ describe('swap on-ramp availability (provider registry facts)', () => {
   it('where no provider sells USDC on BSC, only the held-funds branch remains', async () => {
     const result = await swapAvailability({ country: 'CN', chain: 'BSC', tokenAddress: PZP });
     if (!result.available) throw new Error(result.reason);
-    expect(result.onramp).toMatchObject({ available: false, reason: expect.stringContaining('No on-ramp provider sells USDC on BNB Smart Chain in China') });
+    expect(result.onramp).toMatchObject({
+      available: false,
+      reason: expect.stringContaining('No on-ramp provider sells USDC on BNB Smart Chain in China'),
+    });
     expect(() => assertSwapProvider(result, 'transak')).toThrow(/No on-ramp provider/);
     expect(assertSwapOffered(result).target.symbol).toBe('PZP');
   });
 
   it('is only for the configured pairs', async () => {
     const usdt = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDT')!.address;
-    expect(await swapAvailability({ country: 'DE', chain: 'BSC', tokenAddress: usdt })).toMatchObject({ available: false, code: 'not_a_swap_pair' });
-    expect(await swapAvailability({ country: 'DE', chain: 'POLYGON', tokenAddress: PZP })).toMatchObject({ available: false, code: 'not_a_swap_pair' });
+    expect(await swapAvailability({ country: 'DE', chain: 'BSC', tokenAddress: usdt })).toMatchObject({
+      available: false,
+      code: 'not_a_swap_pair',
+    });
+    expect(await swapAvailability({ country: 'DE', chain: 'POLYGON', tokenAddress: PZP })).toMatchObject({
+      available: false,
+      code: 'not_a_swap_pair',
+    });
   });
 });
 
 describe('createCharge and the swap pair token', () => {
   it('accepts PZP on BSC (direct transfer), refuses it in test mode and where the pair is not configured', async () => {
     const merchant = await newMerchant({ verified: true });
-    const body = { chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount: '42.5', toAddress: '0x000000000000000000000000000000000000bEEF' }, isDirectTransfer: true };
+    const body = {
+      chargeData: {
+        symbol: 'PZP',
+        chain: 'BSC',
+        tokenAddress: PZP,
+        amount: '42.5',
+        toAddress: '0x000000000000000000000000000000000000bEEF',
+      },
+      isDirectTransfer: true,
+    };
     const ok = await callRoute(createChargeRoute, { apiKey: merchant.liveKey!, body });
     expect(ok.json.error).toBeNull();
 
-    const test = await callRoute(createChargeRoute, { apiKey: merchant.testKey, body: { chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount: '1' } } });
+    const test = await callRoute(createChargeRoute, {
+      apiKey: merchant.testKey,
+      body: { chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount: '1' } },
+    });
     expect(test.json.error).toMatchObject({ code: 'unsupported_token' });
 
     // A real BSC (not local) without PZP_BSC_TOKEN_ADDRESS: PZP is unknown.

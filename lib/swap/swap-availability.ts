@@ -53,7 +53,9 @@ export async function swapAvailability(
   const supporting = offers.filter((offer) => offer.available);
   const chainName = CHAINS[pair.chain].displayName;
   const where = countryName(country);
-  const onlyReason = supporting.length ? `only ${supporting.map((p) => p.displayName).join(' or ')} ${supporting.length === 1 ? 'supports' : 'support'} ${chainName} in ${where}` : undefined;
+  const onlyReason = supporting.length
+    ? `only ${supporting.map((p) => p.displayName).join(' or ')} ${supporting.length === 1 ? 'supports' : 'support'} ${chainName} in ${where}`
+    : undefined;
   const providers = offers.map((offer) => ({
     providerId: offer.providerId,
     displayName: offer.displayName,
@@ -67,7 +69,11 @@ export async function swapAvailability(
     pair,
     onramp: supporting.length
       ? { available: true, providers }
-      : { available: false, reason: `No on-ramp provider sells ${pair.funding.symbol} on ${chainName} in ${where}. Pay with ${pair.funding.symbol} you already hold instead.`, providers },
+      : {
+          available: false,
+          reason: `No on-ramp provider sells ${pair.funding.symbol} on ${chainName} in ${where}. Pay with ${pair.funding.symbol} you already hold instead.`,
+          providers,
+        },
   };
 }
 

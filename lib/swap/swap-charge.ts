@@ -23,14 +23,22 @@ export async function payableSwapCharge(tx: DbOrTx, charge: ChargeRow, now = new
   const pair = swapPairFor(charge.chain, charge.tokenAddress);
   if (!pair) throw new AppError('charge_not_payable', `This charge is in ${charge.tokenSymbol}, which the swap on-ramp does not deliver.`);
   if ((charge.status !== 'pending' && charge.status !== 'processing') || charge.expiresAt <= now) {
-    throw new AppError('charge_not_payable', `This charge is ${charge.status === 'pending' || charge.status === 'processing' ? 'expired' : charge.status} and cannot be paid.`);
+    throw new AppError(
+      'charge_not_payable',
+      `This charge is ${charge.status === 'pending' || charge.status === 'processing' ? 'expired' : charge.status} and cannot be paid.`,
+    );
   }
   const [deposit] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
   if (!deposit) throw new AppError('charge_not_payable', 'This charge has no deposit address.');
   const rows = await tx.select().from(payments).where(eq(payments.chargeId, charge.id));
   const seen = fundingOf(rows).seen;
   if (seen >= charge.totalBaseUnits) throw new AppError('charge_not_payable', 'This charge has already received its full amount.');
-  return { pair, depositAddress: deposit.address as `0x${string}`, depositIndex: deposit.derivationIndex, due: charge.totalBaseUnits - seen };
+  return {
+    pair,
+    depositAddress: deposit.address as `0x${string}`,
+    depositIndex: deposit.derivationIndex,
+    due: charge.totalBaseUnits - seen,
+  };
 }
 
 /** The charge's swap in flight or done, if any (at most one: a partial unique index). */
@@ -47,6 +55,12 @@ export async function hasLiveBalancePayment(tx: DbOrTx, chargeId: string): Promi
   const [row] = await tx
     .select({ id: outboundTransfers.id })
     .from(outboundTransfers)
-    .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'balance_payment'), ne(outboundTransfers.status, 'failed')));
+    .where(
+      and(
+        eq(outboundTransfers.chargeId, chargeId),
+        eq(outboundTransfers.purpose, 'balance_payment'),
+        ne(outboundTransfers.status, 'failed'),
+      ),
+    );
   return !!row;
 }

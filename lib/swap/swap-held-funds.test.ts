@@ -60,25 +60,42 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     expect(BigInt(quote.amountInMaxBaseUnits)).toBe((parseUnits(quote.amountIn, 18) * 10_100n + 9_999n) / 10_000n);
     const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
 
-    const { swapExecutionId, txHash } = await swapHeldFunds({ userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: quote.amountInMaxBaseUnits, country: 'DE' });
+    const { swapExecutionId, txHash } = await swapHeldFunds({
+      userId: consumer.userId,
+      chargeId,
+      pin: PIN,
+      maxAmountIn: quote.amountInMaxBaseUnits,
+      country: 'DE',
+    });
     expect((await client.waitForTransactionReceipt({ hash: txHash as Hex })).status).toBe('success');
     await reconcileSwapExecutions();
     const [execution] = await getDb().select().from(swapExecutions).where(eq(swapExecutions.id, swapExecutionId));
-    expect(execution).toMatchObject({ status: 'confirmed', branch: 'held_funds', fromAddress: consumer.wallet, recipient: deposit, amountOut: parseUnits('250', 18) });
+    expect(execution).toMatchObject({
+      status: 'confirmed',
+      branch: 'held_funds',
+      fromAddress: consumer.wallet,
+      recipient: deposit,
+      amountOut: parseUnits('250', 18),
+    });
     // Nobody traded in between: it took exactly the quoted input.
     expect(execution!.amountIn).toBe(parseUnits(quote.amountIn, 18));
     expect(usdcBefore - (await balanceOf(client, BSC_USDC, consumer.wallet))).toBe(execution!.amountIn);
     expect(await balanceOf(client, PZP, deposit)).toBe(parseUnits('250', 18));
 
     // The payer had no BNB: the gas tank topped up the exact shortfall, recorded as platform cost.
-    const [topUp] = await getDb().select().from(outboundTransfers).where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'gas_topup')));
+    const [topUp] = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'gas_topup')));
     expect(topUp).toMatchObject({ toAddress: consumer.wallet });
 
     expect(await watchUntilSucceeded(client, chargeId)).toBe('succeeded');
     await sweepUntilDone(chargeId);
     expect(await balanceOf(client, PZP, toAddress)).toBe(parseUnits('250', 18));
     const events = (await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId))).map((e) => e.type);
-    expect(events).toEqual(expect.arrayContaining(['charge.swap_submitted', 'charge.swap_confirmed', 'charge.succeeded', 'charge.sweep_submitted']));
+    expect(events).toEqual(
+      expect.arrayContaining(['charge.swap_submitted', 'charge.swap_confirmed', 'charge.succeeded', 'charge.sweep_submitted']),
+    );
   });
 
   it('a wrong PIN changes nothing', async () => {
@@ -86,7 +103,9 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     const { chargeId, deposit } = await createPzpCharge(merchant, '10', recipient());
     const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE' });
     const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
-    const error = await appError(swapHeldFunds({ userId: consumer.userId, chargeId, pin: '111111', maxAmountIn: quote.amountInMaxBaseUnits, country: 'DE' }));
+    const error = await appError(
+      swapHeldFunds({ userId: consumer.userId, chargeId, pin: '111111', maxAmountIn: quote.amountInMaxBaseUnits, country: 'DE' }),
+    );
     expect(error.code).toBe('pin_incorrect');
     expect(await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId))).toHaveLength(0);
     expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId))).toHaveLength(0);
@@ -102,7 +121,9 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     // Someone buys 2% of the pool's USDC worth of PZP: more than the 1% slippage limit.
     await buyPzpElsewhere(client, node.url, parseUnits('1000', 18));
     const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
-    const error = await swapError(swapHeldFunds({ userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: quote.amountInMaxBaseUnits, country: 'DE' }));
+    const error = await swapError(
+      swapHeldFunds({ userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: quote.amountInMaxBaseUnits, country: 'DE' }),
+    );
     expect(error.code).toBe('slippage_exceeded');
     expect(error.message).toContain(`more than the ${quote.amountInMax} USDC you accepted`);
     expect(await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId))).toHaveLength(0);
@@ -112,7 +133,13 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     // A fresh quote reflects the new price, and with it the swap goes through.
     const fresh = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE' });
     expect(BigInt(fresh.amountInMaxBaseUnits)).toBeGreaterThan(BigInt(quote.amountInMaxBaseUnits));
-    const { txHash } = await swapHeldFunds({ userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: fresh.amountInMaxBaseUnits, country: 'DE' });
+    const { txHash } = await swapHeldFunds({
+      userId: consumer.userId,
+      chargeId,
+      pin: PIN,
+      maxAmountIn: fresh.amountInMaxBaseUnits,
+      country: 'DE',
+    });
     expect((await client.waitForTransactionReceipt({ hash: txHash as Hex })).status).toBe('success');
     expect(await balanceOf(client, PZP, deposit)).toBe(parseUnits('1000', 18));
   });
@@ -134,7 +161,9 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     expect(refused.code).toBe('swap_unavailable');
     expect(refused.message).toContain('not available in the United States');
     const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'FR' });
-    const error = await swapError(swapHeldFunds({ userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: quote.amountInMaxBaseUnits, country: 'US' }));
+    const error = await swapError(
+      swapHeldFunds({ userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: quote.amountInMaxBaseUnits, country: 'US' }),
+    );
     expect(error.code).toBe('swap_unavailable');
     expect(await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId))).toHaveLength(0);
   });

@@ -42,8 +42,18 @@ export async function quoteHeldFundsSwap(input: { userId: string; chargeId: stri
   const { charge, pair, due, wallet } = await loadForUser(getDb(), input);
   assertSwapOffered(await swapAvailability({ country: input.country, chain: charge.chain, tokenAddress: charge.tokenAddress }));
   const client = requireClient(pair.chain);
-  const quote = await quoteExactOut(client, { router: pair.router, path: [pair.funding.address as Address, pair.target.address as Address], amountOut: due, slippageBps: env().SWAP_SLIPPAGE_BPS });
-  const balance = await client.readContract({ address: pair.funding.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] });
+  const quote = await quoteExactOut(client, {
+    router: pair.router,
+    path: [pair.funding.address as Address, pair.target.address as Address],
+    amountOut: due,
+    slippageBps: env().SWAP_SLIPPAGE_BPS,
+  });
+  const balance = await client.readContract({
+    address: pair.funding.address as Address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [wallet],
+  });
   return { ...swapQuoteView(pair, quote), balance: formatAmount(balance, pair.funding.decimals), enough: balance >= quote.amountInMax };
 }
 
@@ -76,21 +86,38 @@ export async function swapHeldFunds(raw: z.input<typeof swapHeldFundsInputSchema
     const { charge, pair, due, wallet, walletRow, depositAddress } = await loadForUser(tx, input, { lock: true });
     const existing = await liveSwapOf(tx, charge.id);
     if (existing) {
-      if (existing.userId === input.userId && existing.branch === 'held_funds') return { swapExecutionId: existing.id, txHash: existing.swapTxHash!, isNew: false as const };
+      if (existing.userId === input.userId && existing.branch === 'held_funds')
+        return { swapExecutionId: existing.id, txHash: existing.swapTxHash!, isNew: false as const };
       throw new AppError('charge_not_payable', 'This charge is already being paid by a swap.');
     }
     if (await hasLiveBalancePayment(tx, charge.id)) throw new AppError('charge_not_payable', 'This charge is already being paid.');
 
     const client = requireClient(pair.chain);
-    const quote = await quoteExactOut(client, { router: pair.router, path: [pair.funding.address as Address, pair.target.address as Address], amountOut: due, slippageBps: env().SWAP_SLIPPAGE_BPS });
+    const quote = await quoteExactOut(client, {
+      router: pair.router,
+      path: [pair.funding.address as Address, pair.target.address as Address],
+      amountOut: due,
+      slippageBps: env().SWAP_SLIPPAGE_BPS,
+    });
     const accepted = BigInt(input.maxAmountIn);
     const fmt = (units: bigint) => `${formatAmount(units, pair.funding.decimals)} ${pair.funding.symbol}`;
     if (quote.amountIn > accepted) {
-      throw new SwapError('slippage_exceeded', `The price moved: the swap now needs ${fmt(quote.amountIn)}, more than the ${fmt(accepted)} you accepted. Get a new quote.`);
+      throw new SwapError(
+        'slippage_exceeded',
+        `The price moved: the swap now needs ${fmt(quote.amountIn)}, more than the ${fmt(accepted)} you accepted. Get a new quote.`,
+      );
     }
-    const balance = await client.readContract({ address: pair.funding.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [wallet] });
+    const balance = await client.readContract({
+      address: pair.funding.address as Address,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [wallet],
+    });
     if (balance < quote.amountIn) {
-      throw new AppError('insufficient_balance', `Your wallet holds ${fmt(balance)} on ${CHAINS[pair.chain].displayName}; this swap needs ${fmt(quote.amountIn)}. Top up first.`);
+      throw new AppError(
+        'insufficient_balance',
+        `Your wallet holds ${fmt(balance)} on ${CHAINS[pair.chain].displayName}; this swap needs ${fmt(quote.amountIn)}. Top up first.`,
+      );
     }
     // Never more than the payer accepted, the slippage limit above the fresh quote, or what the wallet holds.
     const amountInMax = [accepted, quote.amountInMax, balance].reduce((a, b) => (a < b ? a : b));
@@ -132,7 +159,10 @@ export async function swapHeldFunds(raw: z.input<typeof swapHeldFundsInputSchema
 }
 
 async function chargeToken(chargeId: string): Promise<{ chain: string; tokenAddress: string }> {
-  const [charge] = await getDb().select({ chain: charges.chain, tokenAddress: charges.tokenAddress }).from(charges).where(eq(charges.id, chargeId));
+  const [charge] = await getDb()
+    .select({ chain: charges.chain, tokenAddress: charges.tokenAddress })
+    .from(charges)
+    .where(eq(charges.id, chargeId));
   if (!charge) throw new AppError('not_found', `No charge ${chargeId}.`);
   return charge;
 }
@@ -142,7 +172,10 @@ async function loadForUser(tx: DbOrTx, input: { userId: string; chargeId: string
   const [charge] = options.lock ? await query.for('update') : await query;
   if (!charge) throw new AppError('not_found', `No charge ${input.chargeId}.`);
   const { pair, due, depositAddress } = await payableSwapCharge(tx, charge);
-  const [walletRow] = await tx.select().from(wallets).where(and(eq(wallets.userId, input.userId), eq(wallets.family, 'evm')));
+  const [walletRow] = await tx
+    .select()
+    .from(wallets)
+    .where(and(eq(wallets.userId, input.userId), eq(wallets.family, 'evm')));
   if (!walletRow) throw new AppError('charge_not_payable', 'Your account has no EVM wallet to swap from.');
   return { charge, pair, due, depositAddress, walletRow, wallet: walletRow.address as Address };
 }

@@ -37,7 +37,13 @@ export function configuredSwapPairs(): SwapPair[] {
   return [
     {
       chain: 'BSC',
-      target: { symbol: 'PZP', name: bscIsLocal && !config.PZP_BSC_TOKEN_ADDRESS ? DEMO_PZP.name : 'PZP', address: getAddress(pzpAddress), decimals: 18, isNative: false },
+      target: {
+        symbol: 'PZP',
+        name: bscIsLocal && !config.PZP_BSC_TOKEN_ADDRESS ? DEMO_PZP.name : 'PZP',
+        address: getAddress(pzpAddress),
+        decimals: 18,
+        isNative: false,
+      },
       funding: usdc,
       router: getAddress(router),
     },

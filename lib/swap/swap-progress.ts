@@ -24,7 +24,14 @@ export interface SwapProgress {
   /** USDC at the deposit address now (null when the chain cannot be read). */
   fundingHeld: string | null;
   order: { status: string; providerName: string; amount: string; failureReason: string | null } | null;
-  swap: { status: string; txHash: string | null; explorerUrl: string | null; amountOut: string; amountIn: string | null; error: string | null } | null;
+  swap: {
+    status: string;
+    txHash: string | null;
+    explorerUrl: string | null;
+    amountOut: string;
+    amountIn: string | null;
+    error: string | null;
+  } | null;
 }
 
 export async function loadSwapProgress(chargeId: string, now = new Date()): Promise<SwapProgress | undefined> {
@@ -32,7 +39,12 @@ export async function loadSwapProgress(chargeId: string, now = new Date()): Prom
   const pair = charge && swapPairFor(charge.chain, charge.tokenAddress);
   if (!charge || !pair) return undefined;
   const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-  const [latestSwap] = await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId)).orderBy(desc(swapExecutions.createdAt)).limit(1);
+  const [latestSwap] = await getDb()
+    .select()
+    .from(swapExecutions)
+    .where(eq(swapExecutions.chargeId, chargeId))
+    .orderBy(desc(swapExecutions.createdAt))
+    .limit(1);
   const [latestOrder] = await getDb()
     .select({ order: onrampOrders, providerName: onrampProviders.displayName })
     .from(onrampOrders)
@@ -43,7 +55,12 @@ export async function loadSwapProgress(chargeId: string, now = new Date()): Prom
   const held =
     deposit &&
     (await publicClientFor(pair.chain)
-      ?.readContract({ address: pair.funding.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [deposit.address as Address] })
+      ?.readContract({
+        address: pair.funding.address as Address,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [deposit.address as Address],
+      })
       .catch(() => undefined));
   const fmtIn = (units: bigint) => formatAmount(units, pair.funding.decimals);
   const fmtOut = (units: bigint) => formatAmount(units, pair.target.decimals);
@@ -62,7 +79,14 @@ export async function loadSwapProgress(chargeId: string, now = new Date()): Prom
     amount: formatAmount(latestOrder.order.cryptoBaseUnits, latestOrder.order.tokenDecimals),
     failureReason: latestOrder.order.failureReason,
   };
-  const { stage, message } = stageOf({ swap, order, held, now, retryAt: latestSwap ? latestSwap.createdAt.getTime() + RETRY_AFTER_MS : 0, pairSymbols: [pair.funding.symbol, pair.target.symbol] });
+  const { stage, message } = stageOf({
+    swap,
+    order,
+    held,
+    now,
+    retryAt: latestSwap ? latestSwap.createdAt.getTime() + RETRY_AFTER_MS : 0,
+    pairSymbols: [pair.funding.symbol, pair.target.symbol],
+  });
   return {
     stage,
     message,
@@ -89,20 +113,32 @@ function stageOf(input: {
     case 'broadcast':
       return { stage: 'swapping', message: `Swapping ${funding} into ${swap.amountOut} ${target}…` };
     case 'confirmed':
-      return { stage: 'swapped', message: `Swapped ${swap.amountIn ?? ''} ${funding} into ${swap.amountOut} ${target}. Waiting for the network to confirm the payment.` };
+      return {
+        stage: 'swapped',
+        message: `Swapped ${swap.amountIn ?? ''} ${funding} into ${swap.amountOut} ${target}. Waiting for the network to confirm the payment.`,
+      };
     case 'failed':
       if (input.held && input.held > 0n) {
         const seconds = Math.max(0, Math.ceil((input.retryAt - input.now.getTime()) / 1000));
-        return { stage: 'retrying', message: `The swap could not run (${swap.error ?? 'price moved'}). Your ${funding} is safe at the charge's address; trying again${seconds ? ` in ${seconds} s` : ' now'}.` };
+        return {
+          stage: 'retrying',
+          message: `The swap could not run (${swap.error ?? 'price moved'}). Your ${funding} is safe at the charge's address; trying again${seconds ? ` in ${seconds} s` : ' now'}.`,
+        };
       }
       return { stage: 'swap_failed', message: `The swap could not run (${swap.error ?? 'unknown reason'}). Nothing was taken.` };
   }
   if (input.held && input.held > 0n) return { stage: 'funded', message: `${funding} received. Converting it into ${target} shortly…` };
   if (order) {
     if (order.status === 'failed' || order.status === 'expired') {
-      return { stage: 'idle', message: `The ${order.providerName} purchase ${order.status === 'failed' ? `failed${order.failureReason ? `: ${order.failureReason}` : ''}` : 'expired'}. You can start a new one.` };
+      return {
+        stage: 'idle',
+        message: `The ${order.providerName} purchase ${order.status === 'failed' ? `failed${order.failureReason ? `: ${order.failureReason}` : ''}` : 'expired'}. You can start a new one.`,
+      };
     }
-    return { stage: 'buying', message: `Waiting for ${order.providerName} to deliver ${order.amount} ${funding} (purchase ${order.status}).` };
+    return {
+      stage: 'buying',
+      message: `Waiting for ${order.providerName} to deliver ${order.amount} ${funding} (purchase ${order.status}).`,
+    };
   }
   return { stage: 'idle', message: '' };
 }

@@ -54,7 +54,11 @@ export function balanceOf(client: PublicClient, token: Address, owner: Address):
 }
 
 /** A direct-transfer PZP charge (the spec's swap on-ramp charge). */
-export async function createPzpCharge(merchant: TestMerchant, amount: string, toAddress: Address): Promise<{ chargeId: string; deposit: Address }> {
+export async function createPzpCharge(
+  merchant: TestMerchant,
+  amount: string,
+  toAddress: Address,
+): Promise<{ chargeId: string; deposit: Address }> {
   const res = await callRoute(createChargeRoute, {
     apiKey: merchant.liveKey!,
     body: { chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount, toAddress }, isDirectTransfer: true },
@@ -66,7 +70,11 @@ export async function createPzpCharge(merchant: TestMerchant, amount: string, to
 }
 
 /** A consumer with a PIN whose service wallet holds BSC USDC (and, unless `noGas`, BNB for gas). */
-export async function fundedConsumer(url: string, pin: string, options: { noGas?: boolean } = {}): Promise<{ userId: string; wallet: Address }> {
+export async function fundedConsumer(
+  url: string,
+  pin: string,
+  options: { noGas?: boolean } = {},
+): Promise<{ userId: string; wallet: Address }> {
   const email = uniqueEmail('swapper');
   const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
   await setPin({ userId: user.id, pin, confirm: pin });
@@ -124,7 +132,15 @@ export async function sweepUntilDone(chargeId: string): Promise<void> {
 export async function buyPzpElsewhere(client: PublicClient, url: string, usdcIn: bigint): Promise<void> {
   const wallet = createWalletClient({ account: localDemoPayerAccount, transport: http(url) });
   const wait = async (hash: Hex) => client.waitForTransactionReceipt({ hash });
-  await wait(await wallet.writeContract({ address: BSC_USDC, abi: erc20Abi, functionName: 'approve', args: [LOCAL_SWAP_ADDRESSES.router, maxUint256], chain: null }));
+  await wait(
+    await wallet.writeContract({
+      address: BSC_USDC,
+      abi: erc20Abi,
+      functionName: 'approve',
+      args: [LOCAL_SWAP_ADDRESSES.router, maxUint256],
+      chain: null,
+    }),
+  );
   const receipt = await wait(
     await wallet.writeContract({
       address: LOCAL_SWAP_ADDRESSES.router,

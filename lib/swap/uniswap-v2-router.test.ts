@@ -1,4 +1,14 @@
-import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  http,
+  maxUint256,
+  parseUnits,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
@@ -32,13 +42,23 @@ afterAll(async () => {
 
 /** Reserves as (USDC, PZP), whatever the pair's token order. */
 async function reserves(): Promise<{ usdc: bigint; pzp: bigint }> {
-  const pair = (await client.readContract({ address: FACTORY, abi: demoSwapFactoryAbi, functionName: 'getPair', args: [USDC, PZP] })) as Address;
-  const [r0, r1] = (await client.readContract({ address: pair, abi: demoSwapPairAbi, functionName: 'getReserves' })) as [bigint, bigint, number];
+  const pair = (await client.readContract({
+    address: FACTORY,
+    abi: demoSwapFactoryAbi,
+    functionName: 'getPair',
+    args: [USDC, PZP],
+  })) as Address;
+  const [r0, r1] = (await client.readContract({ address: pair, abi: demoSwapPairAbi, functionName: 'getReserves' })) as [
+    bigint,
+    bigint,
+    number,
+  ];
   const token0 = (await client.readContract({ address: pair, abi: demoSwapPairAbi, functionName: 'token0' })) as Address;
   return token0.toLowerCase() === USDC.toLowerCase() ? { usdc: r0, pzp: r1 } : { usdc: r1, pzp: r0 };
 }
 
-const balanceOf = (token: Address, owner: Address) => client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+const balanceOf = (token: Address, owner: Address) =>
+  client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 
 async function send(account: ReturnType<typeof privateKeyToAccount>, call: { to: Address; data: Hex; gas?: bigint }) {
   const wallet = createWalletClient({ account, transport: http(node.url) });
@@ -55,19 +75,39 @@ describe('the local USDC/PZP pool and its Router02', () => {
     expect(await client.readContract({ address: PZP, abi: erc20Abi, functionName: 'decimals' })).toBe(18);
     expect(await balanceOf(PZP, localDemoPayerAccount.address)).toBeGreaterThan(0n);
     const [pair] = configuredSwapPairs();
-    expect(pair).toMatchObject({ chain: 'BSC', router: ROUTER, target: { symbol: 'PZP', address: PZP, decimals: 18 }, funding: { symbol: 'USDC', address: USDC } });
+    expect(pair).toMatchObject({
+      chain: 'BSC',
+      router: ROUTER,
+      target: { symbol: 'PZP', address: PZP, decimals: 18 },
+      funding: { symbol: 'USDC', address: USDC },
+    });
   });
 
   it('quotes getAmountsIn / getAmountsOut exactly as the TypeScript reference, both directions', async () => {
     const r = await reserves();
     for (const amount of [1n, 12_345n, parseUnits('0.01', 18), parseUnits('100', 18), parseUnits('25000', 18), parseUnits('999999', 18)]) {
       if (amount < r.pzp) {
-        const [usdcIn] = await client.readContract({ address: ROUTER, abi: uniswapV2Router02Abi, functionName: 'getAmountsIn', args: [amount, [USDC, PZP]] });
+        const [usdcIn] = await client.readContract({
+          address: ROUTER,
+          abi: uniswapV2Router02Abi,
+          functionName: 'getAmountsIn',
+          args: [amount, [USDC, PZP]],
+        });
         expect(usdcIn, `USDC in for ${amount} PZP`).toBe(getAmountIn(amount, r.usdc, r.pzp));
       }
-      const [, pzpOut] = await client.readContract({ address: ROUTER, abi: uniswapV2Router02Abi, functionName: 'getAmountsOut', args: [amount, [USDC, PZP]] });
+      const [, pzpOut] = await client.readContract({
+        address: ROUTER,
+        abi: uniswapV2Router02Abi,
+        functionName: 'getAmountsOut',
+        args: [amount, [USDC, PZP]],
+      });
       expect(pzpOut, `PZP out for ${amount} USDC`).toBe(getAmountOut(amount, r.usdc, r.pzp));
-      const [, usdcOut] = await client.readContract({ address: ROUTER, abi: uniswapV2Router02Abi, functionName: 'getAmountsOut', args: [amount, [PZP, USDC]] });
+      const [, usdcOut] = await client.readContract({
+        address: ROUTER,
+        abi: uniswapV2Router02Abi,
+        functionName: 'getAmountsOut',
+        args: [amount, [PZP, USDC]],
+      });
       expect(usdcOut, `USDC out for ${amount} PZP`).toBe(getAmountOut(amount, r.pzp, r.usdc));
     }
   });
@@ -80,7 +120,15 @@ describe('the local USDC/PZP pool and its Router02', () => {
     expect(quote.amountIn).toBe(getAmountIn(amountOut, before.usdc, before.pzp));
     expect(quote.amountInMax).toBe(maxInputWithSlippage(quote.amountIn, 100));
 
-    const calls = await buildExactOutSwap(client, { from: trader.address, router: ROUTER, path: [USDC, PZP], amountOut, amountInMax: quote.amountInMax, recipient, deadline: swapDeadline() });
+    const calls = await buildExactOutSwap(client, {
+      from: trader.address,
+      router: ROUTER,
+      path: [USDC, PZP],
+      amountOut,
+      amountInMax: quote.amountInMax,
+      recipient,
+      deadline: swapDeadline(),
+    });
     expect(calls.approve).toBeDefined();
     const usdcBefore = await balanceOf(USDC, trader.address);
     await send(trader, calls.approve!);
@@ -90,17 +138,27 @@ describe('the local USDC/PZP pool and its Router02', () => {
     expect(usdcBefore - (await balanceOf(USDC, trader.address))).toBe(quote.amountIn);
     expect(await reserves()).toEqual({ usdc: before.usdc + quote.amountIn, pzp: before.pzp - amountOut });
     // The approval was exactly the maximum; what the swap did not take is all that is left of it.
-    expect(await client.readContract({ address: USDC, abi: erc20Abi, functionName: 'allowance', args: [trader.address, ROUTER] })).toBe(quote.amountInMax - quote.amountIn);
+    expect(await client.readContract({ address: USDC, abi: erc20Abi, functionName: 'allowance', args: [trader.address, ROUTER] })).toBe(
+      quote.amountInMax - quote.amountIn,
+    );
   });
 
   it('swapExactTokensForTokens pays out getAmountOut of the reference', async () => {
     const before = await reserves();
     const amountIn = parseUnits('777', 18);
     const wallet = createWalletClient({ account: trader, transport: http(node.url) });
-    await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: PZP, abi: erc20Abi, functionName: 'approve', args: [ROUTER, maxUint256], chain: null }) });
+    await client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({ address: PZP, abi: erc20Abi, functionName: 'approve', args: [ROUTER, maxUint256], chain: null }),
+    });
     await fundPzp(trader.address, amountIn);
     const usdcBefore = await balanceOf(USDC, trader.address);
-    const hash = await wallet.writeContract({ address: ROUTER, abi: uniswapV2Router02Abi, functionName: 'swapExactTokensForTokens', args: [amountIn, 0n, [PZP, USDC], trader.address, swapDeadline()], chain: null });
+    const hash = await wallet.writeContract({
+      address: ROUTER,
+      abi: uniswapV2Router02Abi,
+      functionName: 'swapExactTokensForTokens',
+      args: [amountIn, 0n, [PZP, USDC], trader.address, swapDeadline()],
+      chain: null,
+    });
     expect((await client.waitForTransactionReceipt({ hash })).status).toBe('success');
     const out = getAmountOut(amountIn, before.pzp, before.usdc);
     expect((await balanceOf(USDC, trader.address)) - usdcBefore).toBe(out);
@@ -111,11 +169,27 @@ describe('the local USDC/PZP pool and its Router02', () => {
     const recipient = privateKeyToAccount(generatePrivateKey()).address;
     const amountOut = parseUnits('10', 18);
     const quote = await quoteExactOut(client, { router: ROUTER, path: [USDC, PZP], amountOut, slippageBps: 0 });
-    const tooLow = await buildExactOutSwap(client, { from: trader.address, router: ROUTER, path: [USDC, PZP], amountOut, amountInMax: quote.amountIn - 1n, recipient, deadline: swapDeadline() });
+    const tooLow = await buildExactOutSwap(client, {
+      from: trader.address,
+      router: ROUTER,
+      path: [USDC, PZP],
+      amountOut,
+      amountInMax: quote.amountIn - 1n,
+      recipient,
+      deadline: swapDeadline(),
+    });
     if (tooLow.approve) await send(trader, tooLow.approve);
     const usdcBefore = await balanceOf(USDC, trader.address);
     expect((await send(trader, { ...tooLow.swap, gas: 300_000n })).status).toBe('reverted');
-    const expired = await buildExactOutSwap(client, { from: trader.address, router: ROUTER, path: [USDC, PZP], amountOut, amountInMax: quote.amountInMax, recipient, deadline: swapDeadline(new Date(Date.now() - 3_600_000)) });
+    const expired = await buildExactOutSwap(client, {
+      from: trader.address,
+      router: ROUTER,
+      path: [USDC, PZP],
+      amountOut,
+      amountInMax: quote.amountInMax,
+      recipient,
+      deadline: swapDeadline(new Date(Date.now() - 3_600_000)),
+    });
     if (expired.approve) await send(trader, expired.approve);
     expect((await send(trader, { ...expired.swap, gas: 300_000n })).status).toBe('reverted');
     expect(await balanceOf(PZP, recipient)).toBe(0n);
@@ -125,5 +199,7 @@ describe('the local USDC/PZP pool and its Router02', () => {
 
 async function fundPzp(to: Address, amount: bigint): Promise<void> {
   const wallet = createWalletClient({ account: localDemoPayerAccount, transport: http(node.url) });
-  await client.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: PZP, abi: erc20Abi, functionName: 'transfer', args: [to, amount], chain: null }) });
+  await client.waitForTransactionReceipt({
+    hash: await wallet.writeContract({ address: PZP, abi: erc20Abi, functionName: 'transfer', args: [to, amount], chain: null }),
+  });
 }

@@ -45,9 +45,17 @@ export async function quoteExactOut(
 ): Promise<ExactOutQuote> {
   let amounts: readonly bigint[];
   try {
-    amounts = await client.readContract({ address: input.router, abi: uniswapV2Router02Abi, functionName: 'getAmountsIn', args: [input.amountOut, input.path] });
+    amounts = await client.readContract({
+      address: input.router,
+      abi: uniswapV2Router02Abi,
+      functionName: 'getAmountsIn',
+      args: [input.amountOut, input.path],
+    });
   } catch {
-    throw new SwapError('quote_unavailable', 'The exchange cannot quote this swap right now (no pool, not enough liquidity, or the network is unreachable). Try again shortly.');
+    throw new SwapError(
+      'quote_unavailable',
+      'The exchange cannot quote this swap right now (no pool, not enough liquidity, or the network is unreachable). Try again shortly.',
+    );
   }
   const amountIn = amounts[0]!;
   return {
@@ -76,7 +84,12 @@ export async function buildExactOutSwap(
   input: { from: Address; router: Address; path: Address[]; amountOut: bigint; amountInMax: bigint; recipient: Address; deadline: bigint },
 ): Promise<{ approve?: ContractCall; swap: ContractCall }> {
   const tokenIn = input.path[0]!;
-  const allowance = await client.readContract({ address: tokenIn, abi: erc20Abi, functionName: 'allowance', args: [input.from, input.router] });
+  const allowance = await client.readContract({
+    address: tokenIn,
+    abi: erc20Abi,
+    functionName: 'allowance',
+    args: [input.from, input.router],
+  });
   const swap: ContractCall = {
     to: input.router,
     data: encodeFunctionData({
@@ -87,12 +100,18 @@ export async function buildExactOutSwap(
     gas: GAS.swap,
   };
   if (allowance >= input.amountInMax) {
-    swap.gas = await client.estimateGas({ account: input.from, to: swap.to, data: swap.data }).then((gas) => (gas * 12n) / 10n, () => GAS.swap);
+    swap.gas = await client.estimateGas({ account: input.from, to: swap.to, data: swap.data }).then(
+      (gas) => (gas * 12n) / 10n,
+      () => GAS.swap,
+    );
     return { swap };
   }
   // Exactly the most the swap may take: no standing allowance is left for the router beyond this swap.
   const data = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [input.router, input.amountInMax] });
-  const gas = await client.estimateGas({ account: input.from, to: tokenIn, data }).then((g) => (g * 12n) / 10n, () => GAS.approve);
+  const gas = await client.estimateGas({ account: input.from, to: tokenIn, data }).then(
+    (g) => (g * 12n) / 10n,
+    () => GAS.approve,
+  );
   return { approve: { to: tokenIn, data, gas }, swap };
 }
 

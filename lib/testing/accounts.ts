@@ -22,7 +22,9 @@ export function latestCode(to: string, channel: 'email' | 'sms' = 'email'): stri
 /** A bare account row (no wallets), optionally with a PIN. */
 export async function newUser(options: { pin?: string } = {}): Promise<string> {
   const id = newId('user');
-  await getDb().insert(users).values({ id, email: `${id.toLowerCase()}@example.test`, signUpMethod: 'email' });
+  await getDb()
+    .insert(users)
+    .values({ id, email: `${id.toLowerCase()}@example.test`, signUpMethod: 'email' });
   if (options.pin) await setPin({ userId: id, pin: options.pin, confirm: options.pin });
   return id;
 }

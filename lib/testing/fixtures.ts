@@ -71,9 +71,7 @@ export async function callRoute(handler: Handler, options: CallOptions = {}): Pr
 export async function storedCounts(merchantId: string): Promise<{ charges: number; events: number; idempotencyKeys: number }> {
   const db = getDb();
   const ids = (await db.select({ id: charges.id }).from(charges).where(eq(charges.merchantId, merchantId))).map((r) => r.id);
-  const [events] = ids.length
-    ? await db.select({ n: count() }).from(chargeEvents).where(inArray(chargeEvents.chargeId, ids))
-    : [{ n: 0 }];
+  const [events] = ids.length ? await db.select({ n: count() }).from(chargeEvents).where(inArray(chargeEvents.chargeId, ids)) : [{ n: 0 }];
   const [idem] = await db.select({ n: count() }).from(idempotencyKeys).where(eq(idempotencyKeys.merchantId, merchantId));
   return { charges: ids.length, events: events!.n, idempotencyKeys: idem!.n };
 }

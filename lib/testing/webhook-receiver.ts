@@ -43,7 +43,10 @@ export async function startWebhookReceiver(respond: (index: number) => number | 
 }
 
 /** Polls `check` until it returns a truthy value (returned) or `timeoutMs` passes (throws). */
-export async function waitFor<T>(check: () => T | Promise<T>, { timeoutMs = 8_000, what = 'condition' }: { timeoutMs?: number; what?: string } = {}): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  { timeoutMs = 8_000, what = 'condition' }: { timeoutMs?: number; what?: string } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

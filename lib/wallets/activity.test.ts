@@ -99,33 +99,67 @@ beforeAll(async () => {
   ({ userId, address: evmAddress } = await userWithWallet());
   otherAddress = (await userWithWallet()).address;
   // Switched off: a row for this test's orders only, never offered by the registry queries of other tests.
-  await getDb().insert(onrampProviders).values({ id: PROVIDER, displayName: 'Test Ramp', facts: {}, reviewedOn: '2026-11-22', enabled: false });
+  await getDb()
+    .insert(onrampProviders)
+    .values({ id: PROVIDER, displayName: 'Test Ramp', facts: {}, reviewedOn: '2026-11-22', enabled: false });
   const merchant = await newMerchant({ name: 'Demo Game Studio' });
-  const res = await callRoute(createChargeRoute, { apiKey: merchant.liveKey, body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '3.75' } } });
+  const res = await callRoute(createChargeRoute, {
+    apiKey: merchant.liveKey,
+    body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '3.75' } },
+  });
   chargeId = res.json.data.chargeId;
 
   const deliveryHash = hash();
-  await getDb().insert(onrampOrders).values([
-    // By the user, delivered: its delivery transfer is not listed a second time.
-    order({ userId, status: 'completed', deliveredBaseUnits: parseUnits('19.9', 6), deliveryTxHash: deliveryHash, createdAt: at('2026-03-01T10:00:00Z') }),
-    // Anonymous buyer, delivering to the user's wallet (a merchant's on-ramp link): still the user's activity.
-    order({ userId: null, status: 'pending', createdAt: at('2026-03-01T11:00:00Z') }),
-    // Someone else's order to someone else's wallet.
-    order({ userId: null, walletAddress: otherAddress, createdAt: at('2026-03-01T12:00:00Z') }),
-  ]);
-  await getDb().insert(walletIncomingTransfers).values([
-    incoming({ txHash: deliveryHash, blockTime: at('2026-03-01T10:05:00Z'), amountBaseUnits: parseUnits('19.9', 6) }),
-    incoming({ blockTime: at('2026-03-02T09:00:00Z'), tokenAddress: EVM_NATIVE_TOKEN_ADDRESS, logIndex: -1, amountBaseUnits: parseUnits('0.25', 18), status: 'pending' }),
-    incoming({ blockTime: at('2026-03-02T09:00:00Z') }),
-    incoming({ blockTime: at('2026-03-02T09:00:00Z'), chain: 'BSC', tokenAddress: CHAINS.BSC.tokens[1]!.address, amountBaseUnits: parseUnits('7', 18) }),
-    incoming({ toAddress: otherAddress, blockTime: at('2026-03-02T09:30:00Z') }),
-  ]);
-  await getDb().insert(outboundTransfers).values([
-    outbound({ createdAt: at('2026-03-03T08:00:00Z') }),
-    outbound({ createdAt: at('2026-03-03T08:00:00Z'), status: 'broadcast', nonce: 1 }),
-    outbound({ purpose: 'balance_payment', chargeId, amountBaseUnits: parseUnits('3.75', 6), createdAt: at('2026-03-04T08:00:00Z'), nonce: 2 }),
-    outbound({ fromAddress: otherAddress, createdAt: at('2026-03-04T09:00:00Z') }),
-  ]);
+  await getDb()
+    .insert(onrampOrders)
+    .values([
+      // By the user, delivered: its delivery transfer is not listed a second time.
+      order({
+        userId,
+        status: 'completed',
+        deliveredBaseUnits: parseUnits('19.9', 6),
+        deliveryTxHash: deliveryHash,
+        createdAt: at('2026-03-01T10:00:00Z'),
+      }),
+      // Anonymous buyer, delivering to the user's wallet (a merchant's on-ramp link): still the user's activity.
+      order({ userId: null, status: 'pending', createdAt: at('2026-03-01T11:00:00Z') }),
+      // Someone else's order to someone else's wallet.
+      order({ userId: null, walletAddress: otherAddress, createdAt: at('2026-03-01T12:00:00Z') }),
+    ]);
+  await getDb()
+    .insert(walletIncomingTransfers)
+    .values([
+      incoming({ txHash: deliveryHash, blockTime: at('2026-03-01T10:05:00Z'), amountBaseUnits: parseUnits('19.9', 6) }),
+      incoming({
+        blockTime: at('2026-03-02T09:00:00Z'),
+        tokenAddress: EVM_NATIVE_TOKEN_ADDRESS,
+        logIndex: -1,
+        amountBaseUnits: parseUnits('0.25', 18),
+        status: 'pending',
+      }),
+      incoming({ blockTime: at('2026-03-02T09:00:00Z') }),
+      incoming({
+        blockTime: at('2026-03-02T09:00:00Z'),
+        chain: 'BSC',
+        tokenAddress: CHAINS.BSC.tokens[1]!.address,
+        amountBaseUnits: parseUnits('7', 18),
+      }),
+      incoming({ toAddress: otherAddress, blockTime: at('2026-03-02T09:30:00Z') }),
+    ]);
+  await getDb()
+    .insert(outboundTransfers)
+    .values([
+      outbound({ createdAt: at('2026-03-03T08:00:00Z') }),
+      outbound({ createdAt: at('2026-03-03T08:00:00Z'), status: 'broadcast', nonce: 1 }),
+      outbound({
+        purpose: 'balance_payment',
+        chargeId,
+        amountBaseUnits: parseUnits('3.75', 6),
+        createdAt: at('2026-03-04T08:00:00Z'),
+        nonce: 2,
+      }),
+      outbound({ fromAddress: otherAddress, createdAt: at('2026-03-04T09:00:00Z') }),
+    ]);
 });
 
 describe('wallet activity', () => {
@@ -137,7 +171,14 @@ describe('wallet activity', () => {
     expect(times).toEqual([...times].sort((a, b) => b - a));
 
     const [payment] = items;
-    expect(payment).toMatchObject({ title: 'Paid Demo Game Studio', amount: '3.75', tokenSymbol: 'USDC', status: 'completed', chargeId, href: `/checkout/${chargeId}` });
+    expect(payment).toMatchObject({
+      title: 'Paid Demo Game Studio',
+      amount: '3.75',
+      tokenSymbol: 'USDC',
+      status: 'completed',
+      chargeId,
+      href: `/checkout/${chargeId}`,
+    });
     const pending = items.find((i) => i.kind === 'sent' && i.status === 'pending')!;
     expect(pending).toMatchObject({ statusLabel: 'Sending', amount: '1.5', counterparty: '0x90F79bf6EB2c4f870365E785982E1f101E93b906' });
     const native = items.find((i) => i.kind === 'received' && i.tokenSymbol === 'POL')!;
@@ -171,7 +212,11 @@ describe('wallet activity', () => {
 
   it('keeps microseconds in the cursor: rows a microsecond apart are not skipped', async () => {
     const { userId: id, address } = await userWithWallet();
-    const rows = [outbound({ fromAddress: address }), outbound({ fromAddress: address, nonce: 1 }), outbound({ fromAddress: address, nonce: 2 })];
+    const rows = [
+      outbound({ fromAddress: address }),
+      outbound({ fromAddress: address, nonce: 1 }),
+      outbound({ fromAddress: address, nonce: 2 }),
+    ];
     await getDb().insert(outboundTransfers).values(rows);
     const times = ['2026-05-01T00:00:00.000003Z', '2026-05-01T00:00:00.000002Z', '2026-05-01T00:00:00.000001Z'];
     for (const [i, row] of rows.entries()) {
@@ -188,14 +233,19 @@ describe('wallet activity', () => {
   it('shows nothing of other users, and refuses a malformed cursor', async () => {
     const { userId: stranger } = await userWithWallet();
     expect((await listWalletActivity({ userId: stranger })).items).toEqual([]);
-    expect(await appError(listWalletActivity({ userId, cursor: "2026'; drop table x" }))).toMatchObject({ code: 'invalid_request', param: 'after' });
+    expect(await appError(listWalletActivity({ userId, cursor: "2026'; drop table x" }))).toMatchObject({
+      code: 'invalid_request',
+      param: 'after',
+    });
   });
 
   it('an on-ramp order shows while pending and moves with its status', async () => {
     const { userId: buyer, address } = await userWithWallet();
     const row = order({ userId: buyer, walletAddress: address, status: 'created' });
     await getDb().insert(onrampOrders).values(row);
-    expect((await listWalletActivity({ userId: buyer })).items.map((i) => [i.kind, i.status, i.statusLabel])).toEqual([['onramp', 'pending', 'Awaiting payment']]);
+    expect((await listWalletActivity({ userId: buyer })).items.map((i) => [i.kind, i.status, i.statusLabel])).toEqual([
+      ['onramp', 'pending', 'Awaiting payment'],
+    ]);
     await getDb().update(onrampOrders).set({ status: 'failed' }).where(eq(onrampOrders.id, row.id));
     expect((await listWalletActivity({ userId: buyer })).items.map((i) => [i.status, i.statusLabel])).toEqual([['failed', 'Failed']]);
   });

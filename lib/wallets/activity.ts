@@ -75,12 +75,17 @@ interface ActivityRow extends Record<string, unknown> {
   merchant_name: string | null;
 }
 
-export async function listWalletActivity(input: { userId: string; cursor?: string; limit?: number }): Promise<{ items: ActivityItem[]; nextCursor?: string }> {
+export async function listWalletActivity(input: {
+  userId: string;
+  cursor?: string;
+  limit?: number;
+}): Promise<{ items: ActivityItem[]; nextCursor?: string }> {
   const limit = input.limit ?? ACTIVITY_PAGE_SIZE;
   let after: { time: string; id: string } | undefined;
   if (input.cursor !== undefined) {
     const match = CURSOR_PATTERN.exec(input.cursor);
-    if (!match) throw new AppError('invalid_request', 'This page link is not valid: start again from the newest activity.', { param: 'after' });
+    if (!match)
+      throw new AppError('invalid_request', 'This page link is not valid: start again from the newest activity.', { param: 'after' });
     after = { time: match[1]!, id: match[2]! };
   }
   const wallets = await listWallets(input.userId);
@@ -149,7 +154,12 @@ function toItem(row: ActivityRow): ActivityItem {
   };
   switch (row.kind) {
     case 'onramp':
-      return { ...base, title: `Bought ${base.tokenSymbol} with ${row.detail}`, counterparty: row.counterparty ?? undefined, href: `/onramp/orders/${row.id}` };
+      return {
+        ...base,
+        title: `Bought ${base.tokenSymbol} with ${row.detail}`,
+        counterparty: row.counterparty ?? undefined,
+        href: `/onramp/orders/${row.id}`,
+      };
     case 'received':
       return { ...base, title: 'Received', counterparty: row.counterparty ?? undefined };
     case 'sent':

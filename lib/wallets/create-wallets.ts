@@ -32,7 +32,10 @@ export async function createWallets(tx: DbOrTx, owner: WalletOwner): Promise<Cre
       .values({ id, ...owner, family, address: generated.address, ...sealed })
       .onConflictDoNothing({ target: [ownerColumn, wallets.family] });
   }
-  const rows = await tx.select({ id: wallets.id, family: wallets.family, address: wallets.address }).from(wallets).where(eq(ownerColumn, ownerId));
+  const rows = await tx
+    .select({ id: wallets.id, family: wallets.family, address: wallets.address })
+    .from(wallets)
+    .where(eq(ownerColumn, ownerId));
   return WALLET_FAMILIES.map((family) => rows.find((row) => row.family === family)!);
 }
 

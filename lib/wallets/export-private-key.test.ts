@@ -48,7 +48,15 @@ describe('exportPrivateKey', () => {
 
     const history = await listWalletExports(userId);
     expect(history).toEqual([
-      { id: expect.stringMatching(/^wex_/), walletId: evm.id, family: 'evm', address: evm.address, ip: '203.0.113.7', userAgent: BROWSER, createdAt: expect.any(Date) },
+      {
+        id: expect.stringMatching(/^wex_/),
+        walletId: evm.id,
+        family: 'evm',
+        address: evm.address,
+        ip: '203.0.113.7',
+        userAgent: BROWSER,
+        createdAt: expect.any(Date),
+      },
     ]);
   });
 
@@ -60,7 +68,11 @@ describe('exportPrivateKey', () => {
     expect(secret).toHaveLength(64);
     // Derive the public key from the seed alone (node:crypto) ...
     const seed = Buffer.from(secret.subarray(0, 32));
-    const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
+    const key = createPrivateKey({
+      key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
+      format: 'der',
+      type: 'pkcs8',
+    });
     const publicKey = Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x!, 'base64url');
     expect(getAddressDecoder().decode(publicKey)).toBe(solana.address);
     // ... and import it the way a Solana wallet would (it checks the public half matches the seed).
@@ -89,7 +101,9 @@ describe('exportPrivateKey', () => {
       const error = await exportError({ userId: intruder.userId, walletId: owner.evm.id, pin, ip: null, userAgent: null });
       expect([error.code, error.status]).toEqual(['not_found', 404]);
     }
-    expect((await exportError({ userId: owner.userId, walletId: 'wal_unknown', pin: PIN, ip: null, userAgent: null })).code).toBe('not_found');
+    expect((await exportError({ userId: owner.userId, walletId: 'wal_unknown', pin: PIN, ip: null, userAgent: null })).code).toBe(
+      'not_found',
+    );
     expect(await exportCount(owner.userId)).toBe(0);
     expect(await exportCount(intruder.userId)).toBe(0);
   });

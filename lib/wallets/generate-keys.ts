@@ -55,11 +55,13 @@ export function addressOfPrivateKey(family: WalletFamily, privateKey: Uint8Array
       if (privateKey.length !== 32) throw new Error(`An EVM private key is 32 bytes, got ${privateKey.length}.`);
       return privateKeyToAddress(bytesToHex(privateKey));
     case 'solana': {
-      if (privateKey.length !== SOLANA_SECRET_BYTES) throw new Error(`A Solana secret key is ${SOLANA_SECRET_BYTES} bytes, got ${privateKey.length}.`);
+      if (privateKey.length !== SOLANA_SECRET_BYTES)
+        throw new Error(`A Solana secret key is ${SOLANA_SECRET_BYTES} bytes, got ${privateKey.length}.`);
       const seed = privateKey.subarray(0, ED25519_SEED_BYTES);
       const key = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
       const derived = Buffer.from(createPublicKey(key).export({ format: 'jwk' }).x!, 'base64url');
-      if (!derived.equals(privateKey.subarray(ED25519_SEED_BYTES))) throw new Error('The Solana secret key does not match its public half.');
+      if (!derived.equals(privateKey.subarray(ED25519_SEED_BYTES)))
+        throw new Error('The Solana secret key does not match its public half.');
       return solanaAddressOfPublicKey(derived);
     }
   }

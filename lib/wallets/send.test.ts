@@ -15,7 +15,8 @@ import { getWalletSend, newSendId, previewSend, sendFromWallet } from './send';
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '739104';
 const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
-const usdcOf = (address: string) => client().readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address as Hex] });
+const usdcOf = (address: string) =>
+  client().readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address as Hex] });
 const polOf = (address: string) => client().getBalance({ address: address as Hex });
 const stranger = () => privateKeyToAccount(generatePrivateKey()).address;
 
@@ -48,7 +49,13 @@ const sentFrom = (address: string) => getDb().select().from(outboundTransfers).w
 describe('sending from the wallet', () => {
   it('shows the fee before confirming, without writing anything or asking for the PIN', async () => {
     const preview = await previewSend(request());
-    expect(preview).toMatchObject({ chain: 'POLYGON', symbol: 'USDC', amount: '12.345678', available: '1000000', fee: { symbol: 'POL', paidBy: 'wallet' } });
+    expect(preview).toMatchObject({
+      chain: 'POLYGON',
+      symbol: 'USDC',
+      amount: '12.345678',
+      available: '1000000',
+      fee: { symbol: 'POL', paidBy: 'wallet' },
+    });
     expect(preview.sendId).toMatch(/^wsend_/);
     expect(BigInt(parseEther(preview.fee.maxAmount))).toBeGreaterThan(0n);
     expect(await sentFrom(wallet)).toHaveLength(0);
@@ -62,7 +69,14 @@ describe('sending from the wallet', () => {
     const result = await sendFromWallet(input);
 
     const [row] = await sentFrom(wallet);
-    expect(row).toMatchObject({ id: result.transferId, purpose: 'wallet_send', chargeId: null, toAddress: recipient, amountBaseUnits: parseUnits('12.345678', 6), txHash: result.txHash });
+    expect(row).toMatchObject({
+      id: result.transferId,
+      purpose: 'wallet_send',
+      chargeId: null,
+      toAddress: recipient,
+      amountBaseUnits: parseUnits('12.345678', 6),
+      txHash: result.txHash,
+    });
     expect(row!.status).toMatch(/broadcast|confirmed/);
     const receipt = await client().waitForTransactionReceipt({ hash: result.txHash as Hex });
     expect(receipt.status).toBe('success');
@@ -70,7 +84,12 @@ describe('sending from the wallet', () => {
     expect(usdcBefore - (await usdcOf(wallet))).toBe(parseUnits('12.345678', 6));
     expect(polBefore - (await polOf(wallet))).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
     // No gas tank top-up: the wallet had POL.
-    expect(await getDb().select().from(outboundTransfers).where(and(eq(outboundTransfers.toAddress, wallet), eq(outboundTransfers.purpose, 'gas_topup')))).toHaveLength(0);
+    expect(
+      await getDb()
+        .select()
+        .from(outboundTransfers)
+        .where(and(eq(outboundTransfers.toAddress, wallet), eq(outboundTransfers.purpose, 'gas_topup'))),
+    ).toHaveLength(0);
 
     // Confirming again (double click, retry) returns the same transfer and sends nothing more.
     expect(await sendFromWallet(input)).toEqual(result);
@@ -102,20 +121,31 @@ describe('sending from the wallet', () => {
   });
 
   it('refuses more than the balance, and a token send the wallet cannot pay the fee for, sending nothing', async () => {
-    expect(await appError(sendFromWallet(request({ amount: '1000000.000001' })))).toMatchObject({ code: 'insufficient_balance', param: 'amount' });
+    expect(await appError(sendFromWallet(request({ amount: '1000000.000001' })))).toMatchObject({
+      code: 'insufficient_balance',
+      param: 'amount',
+    });
     expect(await appError(previewSend(request({ amount: '1000000.000001' })))).toMatchObject({ code: 'insufficient_balance' });
     // Native: the amount plus the fee must fit.
-    expect(await appError(sendFromWallet(request({ tokenAddress: '0x0000000000000000000000000000000000000000', amount: '10000' })))).toMatchObject({
+    expect(
+      await appError(sendFromWallet(request({ tokenAddress: '0x0000000000000000000000000000000000000000', amount: '10000' }))),
+    ).toMatchObject({
       code: 'insufficient_balance',
       message: expect.stringMatching(/network fee/),
     });
     await client().request({ method: 'anvil_setBalance' as never, params: [wallet, '0x0'] as never });
-    expect(await appError(sendFromWallet(request()))).toMatchObject({ code: 'insufficient_balance', message: expect.stringMatching(/fee .* paid from your POL/) });
+    expect(await appError(sendFromWallet(request()))).toMatchObject({
+      code: 'insufficient_balance',
+      message: expect.stringMatching(/fee .* paid from your POL/),
+    });
     expect(await sentFrom(wallet)).toHaveLength(0);
   });
 
   it('two sends at once cannot both spend the same balance', async () => {
-    const results = await Promise.allSettled([sendFromWallet(request({ amount: '600000' })), sendFromWallet(request({ amount: '600000' }))]);
+    const results = await Promise.allSettled([
+      sendFromWallet(request({ amount: '600000' })),
+      sendFromWallet(request({ amount: '600000' })),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(refused.reason).toMatchObject({ code: 'insufficient_balance' });
@@ -123,20 +153,25 @@ describe('sending from the wallet', () => {
   });
 
   it('counts a send recorded but not broadcast yet (e.g. before a crash) as already spent', async () => {
-    await getDb().insert(outboundTransfers).values({
-      id: newId('outboundTransfer'),
-      purpose: 'wallet_send',
-      chain: 'POLYGON',
-      fromAddress: wallet,
-      toAddress: stranger(),
-      tokenAddress: USDC.address,
-      amountBaseUnits: parseUnits('600000', 6),
-      nonce: 0,
-      txHash: `0x${'ab'.repeat(32)}${newId('outboundTransfer').slice(-4)}`.slice(0, 66),
-      rawTransaction: '0x',
-      status: 'signed',
+    await getDb()
+      .insert(outboundTransfers)
+      .values({
+        id: newId('outboundTransfer'),
+        purpose: 'wallet_send',
+        chain: 'POLYGON',
+        fromAddress: wallet,
+        toAddress: stranger(),
+        tokenAddress: USDC.address,
+        amountBaseUnits: parseUnits('600000', 6),
+        nonce: 0,
+        txHash: `0x${'ab'.repeat(32)}${newId('outboundTransfer').slice(-4)}`.slice(0, 66),
+        rawTransaction: '0x',
+        status: 'signed',
+      });
+    expect(await appError(previewSend(request({ amount: '400000.000001' })))).toMatchObject({
+      code: 'insufficient_balance',
+      message: expect.stringMatching(/holds 400000 USDC/),
     });
-    expect(await appError(previewSend(request({ amount: '400000.000001' })))).toMatchObject({ code: 'insufficient_balance', message: expect.stringMatching(/holds 400000 USDC/) });
     expect((await previewSend(request({ amount: '400000' }))).available).toBe('400000');
   });
 
@@ -149,7 +184,11 @@ describe('sending from the wallet', () => {
     [{ amount: '1.1234567' }, 'invalid_amount', /at most 6 decimal places/],
     [{ amount: '0' }, 'invalid_amount', /above zero/],
     [{ amount: '1,5' }, 'invalid_amount', /like 12.5/],
-    [{ chain: 'SOLANA', tokenAddress: 'So11111111111111111111111111111111111111112' }, 'unsupported_chain', /Solana wallet is not available yet/],
+    [
+      { chain: 'SOLANA', tokenAddress: 'So11111111111111111111111111111111111111112' },
+      'unsupported_chain',
+      /Solana wallet is not available yet/,
+    ],
     [{ chain: 'ETHEREUM' }, 'unsupported_chain', /Choose a network/],
     [{ tokenAddress: '0x1111111111111111111111111111111111111111' }, 'unsupported_token', /no such token/],
   ])('refuses %o before asking the PIN (%s)', async (overrides, code, message) => {
@@ -159,8 +198,14 @@ describe('sending from the wallet', () => {
     expect(await sentFrom(wallet)).toHaveLength(0);
   });
 
-  it('refuses a Solana address on an EVM chain, and the wallet\'s own address, with clear messages', async () => {
-    expect(await appError(previewSend(request({ toAddress: solanaWallet })))).toMatchObject({ code: 'invalid_address', message: expect.stringMatching(/That is a Solana address/) });
-    expect(await appError(previewSend(request({ toAddress: wallet })))).toMatchObject({ code: 'invalid_address', message: expect.stringMatching(/own address/) });
+  it("refuses a Solana address on an EVM chain, and the wallet's own address, with clear messages", async () => {
+    expect(await appError(previewSend(request({ toAddress: solanaWallet })))).toMatchObject({
+      code: 'invalid_address',
+      message: expect.stringMatching(/That is a Solana address/),
+    });
+    expect(await appError(previewSend(request({ toAddress: wallet })))).toMatchObject({
+      code: 'invalid_address',
+      message: expect.stringMatching(/own address/),
+    });
   });
 });

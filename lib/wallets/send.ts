@@ -24,13 +24,28 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import { verifyPin } from '@/lib/accounts/pin';
 import { publicClientFor } from '@/lib/chains/clients';
-import { CHAINS, EVM_CHAIN_NAMES, EVM_NATIVE_TOKEN_ADDRESS, isChainName, isValidAddress, nativeToken, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import {
+  CHAINS,
+  EVM_CHAIN_NAMES,
+  EVM_NATIVE_TOKEN_ADDRESS,
+  isChainName,
+  isValidAddress,
+  nativeToken,
+  type ChainName,
+  type TokenInfo,
+} from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { outboundTransfers, wallets, walletSends, type TransferStatus } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { randomBase62 } from '@/lib/ids';
 import { formatAmount, parseAmount } from '@/lib/money';
-import { broadcastTransfer, planTransfer, reconcileTransfer, signAndRecordTransfer, type TransferPlan } from '@/lib/payments/outbound-transfers';
+import {
+  broadcastTransfer,
+  planTransfer,
+  reconcileTransfer,
+  signAndRecordTransfer,
+  type TransferPlan,
+} from '@/lib/payments/outbound-transfers';
 import { approximateUsd } from '@/lib/pricing/usd-value';
 import { explorerLink } from './activity';
 import { openWalletKey } from './envelope';
@@ -63,7 +78,9 @@ export function resolveSendRequest(input: SendRequest, from: string): ResolvedSe
   if (!isChainName(request.chain)) throw new AppError('unsupported_chain', 'Choose a network and token to send.', { param: 'token' });
   const info = CHAINS[request.chain];
   if (info.family !== 'evm') {
-    throw new AppError('unsupported_chain', `Sending from your Solana wallet is not available yet. Send on ${evmNetworkNames()}.`, { param: 'token' });
+    throw new AppError('unsupported_chain', `Sending from your Solana wallet is not available yet. Send on ${evmNetworkNames()}.`, {
+      param: 'token',
+    });
   }
   const token = info.tokens.find((t) => t.address.toLowerCase() === request.tokenAddress.toLowerCase());
   if (!token) throw new AppError('unsupported_token', `There is no such token on ${info.displayName}.`, { param: 'token' });
@@ -85,9 +102,12 @@ function resolveRecipient(raw: string, context: { chainName: string; from: strin
   if (!raw.startsWith('0x') && isValidAddress('solana', raw)) {
     throw invalid(`That is a Solana address. On ${context.chainName} send to an EVM address: 0x followed by 40 hexadecimal characters.`);
   }
-  if (!isAddress(raw, { strict: false })) throw invalid(`That is not an EVM address: on ${context.chainName} an address is 0x followed by 40 hexadecimal characters.`);
+  if (!isAddress(raw, { strict: false }))
+    throw invalid(`That is not an EVM address: on ${context.chainName} an address is 0x followed by 40 hexadecimal characters.`);
   if (!isAddress(raw, { strict: true })) {
-    throw invalid('The address’s mix of capital and small letters (its checksum) does not match: it was probably mistyped. Copy it again from the recipient.');
+    throw invalid(
+      'The address’s mix of capital and small letters (its checksum) does not match: it was probably mistyped. Copy it again from the recipient.',
+    );
   }
   const address = getAddress(raw);
   if (address === EVM_NATIVE_TOKEN_ADDRESS) throw invalid('That is the zero address: anything sent there is lost.');
@@ -167,7 +187,12 @@ export async function previewSend(input: SendRequest & { userId: string }): Prom
     amount: formatAmount(send.amount, send.token.decimals),
     toAddress: send.toAddress,
     available: formatAmount(available, send.token.decimals),
-    fee: { maxAmount: formatAmount(plan.maxGasCost, native.decimals), symbol: native.symbol, paidBy: 'wallet', ...(usd !== undefined ? { usd } : {}) },
+    fee: {
+      maxAmount: formatAmount(plan.maxGasCost, native.decimals),
+      symbol: native.symbol,
+      paidBy: 'wallet',
+      ...(usd !== undefined ? { usd } : {}),
+    },
   };
 }
 
@@ -194,7 +219,13 @@ async function checkFunds(
       client.getBalance({ address: send.from, blockTag: 'pending' }),
       send.token.isNative
         ? Promise.resolve(0n)
-        : client.readContract({ address: send.token.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [send.from], blockTag: 'pending' }),
+        : client.readContract({
+            address: send.token.address as Hex,
+            abi: erc20Abi,
+            functionName: 'balanceOf',
+            args: [send.from],
+            blockTag: 'pending',
+          }),
     ]);
     plan = await planTransfer(client, { from: send.from, recipient: send.toAddress, token: send.token, amount: send.amount });
   } catch {
@@ -204,7 +235,11 @@ async function checkFunds(
   const available = send.token.isNative ? nativeLeft : tokenBalance - (unsent.get(send.token.address.toLowerCase()) ?? 0n);
   const amount = (units: bigint, token: TokenInfo) => `${formatAmount(units > 0n ? units : 0n, token.decimals)} ${token.symbol}`;
   if (available < send.amount) {
-    throw new AppError('insufficient_balance', `Your wallet holds ${amount(available, send.token)} on ${info.displayName}: you cannot send more than that.`, { param: 'amount' });
+    throw new AppError(
+      'insufficient_balance',
+      `Your wallet holds ${amount(available, send.token)} on ${info.displayName}: you cannot send more than that.`,
+      { param: 'amount' },
+    );
   }
   const nativeNeeded = plan.maxGasCost + (send.token.isNative ? send.amount : 0n);
   if (nativeLeft < nativeNeeded) {
@@ -224,7 +259,13 @@ async function unsentAmounts(db: DbOrTx, chain: ChainName, from: string): Promis
   const rows = await db
     .select({ tokenAddress: outboundTransfers.tokenAddress, total: sql<string>`sum(${outboundTransfers.amountBaseUnits})::text` })
     .from(outboundTransfers)
-    .where(and(eq(outboundTransfers.chain, chain), inArray(outboundTransfers.fromAddress, [from, from.toLowerCase()]), eq(outboundTransfers.status, 'signed')))
+    .where(
+      and(
+        eq(outboundTransfers.chain, chain),
+        inArray(outboundTransfers.fromAddress, [from, from.toLowerCase()]),
+        eq(outboundTransfers.status, 'signed'),
+      ),
+    )
     .groupBy(outboundTransfers.tokenAddress);
   return new Map(rows.map((row) => [row.tokenAddress.toLowerCase(), BigInt(row.total)]));
 }
@@ -236,7 +277,8 @@ export interface WalletSendResult {
 }
 
 export async function sendFromWallet(input: SendRequest & { userId: string; sendId: string; pin: string }): Promise<WalletSendResult> {
-  if (!SEND_ID_PATTERN.test(input.sendId)) throw new AppError('invalid_request', 'This send form is out of date: review the send again.', { param: 'sendId' });
+  if (!SEND_ID_PATTERN.test(input.sendId))
+    throw new AppError('invalid_request', 'This send form is out of date: review the send again.', { param: 'sendId' });
   const wallet = await userEvmWallet(getDb(), input.userId);
   const send = resolveSendRequest(input, wallet.address);
   const client = clientOf(send.chain);
@@ -316,7 +358,10 @@ export async function getWalletSend(input: { userId: string; sendId: string }): 
   const { transfer } = row;
   const chain = transfer.chain as ChainName;
   // What the background reconciler would do next, done now so the page shows the chain's answer.
-  const status = transfer.status === 'signed' || transfer.status === 'broadcast' ? await reconcileTransfer(transfer).catch(() => transfer.status) : transfer.status;
+  const status =
+    transfer.status === 'signed' || transfer.status === 'broadcast'
+      ? await reconcileTransfer(transfer).catch(() => transfer.status)
+      : transfer.status;
   const token = CHAINS[chain].tokens.find((t) => t.address.toLowerCase() === transfer.tokenAddress.toLowerCase())!;
   return {
     sendId: input.sendId,
@@ -350,7 +395,12 @@ export async function sendOptions(userId: string): Promise<{ from: string; optio
       CHAINS[chain].tokens.map(async (token): Promise<SendOption> => {
         const balance = await cachedBalance(chain, token, wallet.address);
         const held = balance === undefined ? 'balance unavailable' : `${formatAmount(balance, token.decimals)} held`;
-        return { value: `${chain}:${token.address}`, chain, label: `${token.symbol} on ${CHAINS[chain].displayName} (${held})`, isTestnet: CHAINS[chain].isTestnet };
+        return {
+          value: `${chain}:${token.address}`,
+          chain,
+          label: `${token.symbol} on ${CHAINS[chain].displayName} (${held})`,
+          isTestnet: CHAINS[chain].isTestnet,
+        };
       }),
     ),
   );

@@ -32,7 +32,8 @@ async function userWithWallet(): Promise<{ userId: string; evm: string }> {
   return { userId, evm: created.find((w) => w.family === 'evm')!.address };
 }
 
-const chainOf = (home: Awaited<ReturnType<typeof loadWalletHome>>, chain: ChainName) => home.wallets.flatMap((w) => w.chains).find((c) => c.chain === chain)!;
+const chainOf = (home: Awaited<ReturnType<typeof loadWalletHome>>, chain: ChainName) =>
+  home.wallets.flatMap((w) => w.chains).find((c) => c.chain === chain)!;
 
 describe('wallet Home', () => {
   it('lists each chain of each wallet, main networks first, with the native coin always and tokens held; USD and an exact total', async () => {
@@ -70,8 +71,23 @@ describe('wallet Home', () => {
   });
 
   it('the total is the exact sum of the values shown, in cents, and says when it leaves tokens out', () => {
-    const chain = (overrides: Partial<HomeChain>): HomeChain => ({ chain: 'POLYGON', displayName: 'Polygon', isTestnet: false, status: 'ok', tokens: [], ...overrides });
-    const token = (baseUnits: bigint | null, usd?: string) => ({ symbol: 'X', name: 'X', tokenAddress: '0x', isNative: false, baseUnits, amount: baseUnits === null ? null : String(baseUnits), ...(usd ? { usd } : {}) });
+    const chain = (overrides: Partial<HomeChain>): HomeChain => ({
+      chain: 'POLYGON',
+      displayName: 'Polygon',
+      isTestnet: false,
+      status: 'ok',
+      tokens: [],
+      ...overrides,
+    });
+    const token = (baseUnits: bigint | null, usd?: string) => ({
+      symbol: 'X',
+      name: 'X',
+      tokenAddress: '0x',
+      isNative: false,
+      baseUnits,
+      amount: baseUnits === null ? null : String(baseUnits),
+      ...(usd ? { usd } : {}),
+    });
     // Beyond a float's exact integers (2^53 cents), and sums floats get wrong (0.1 + 0.2).
     const big = chain({ tokens: [token(1n, '90071992547409.93'), token(1n, '0.10'), token(1n, '0.20')] });
     expect(usdTotal([big])).toEqual({ totalUsd: '90071992547410.23', isTotalPartial: false });

@@ -57,7 +57,10 @@ export function cachedBalance(chain: ChainName, token: TokenInfo, address: strin
   if (cache.size >= CACHE_PRUNE_AT) {
     for (const [k, entry] of cache) if (entry.expiresAt <= now()) cache.delete(k);
   }
-  const entry: CacheEntry = { expiresAt: now() + BALANCE_TTL_MS, reading: (options.read ?? readBalance)(chain, token, address).catch(() => undefined) };
+  const entry: CacheEntry = {
+    expiresAt: now() + BALANCE_TTL_MS,
+    reading: (options.read ?? readBalance)(chain, token, address).catch(() => undefined),
+  };
   cache.set(key, entry);
   void entry.reading.then((reading) => {
     if (reading === undefined && cache.get(key) === entry) entry.expiresAt = Math.min(entry.expiresAt, now() + FAILED_READ_TTL_MS);
@@ -87,7 +90,9 @@ async function solanaBalance(chain: ChainName, token: TokenInfo, owner: string):
   try {
     if (token.isNative) return BigInt((await rpc.getBalance(solanaAddress(owner)).send()).value);
     // Usually the associated token account; any other account of the same mint counts too.
-    const { value } = await rpc.getTokenAccountsByOwner(solanaAddress(owner), { mint: solanaAddress(token.address) }, { encoding: 'jsonParsed' }).send();
+    const { value } = await rpc
+      .getTokenAccountsByOwner(solanaAddress(owner), { mint: solanaAddress(token.address) }, { encoding: 'jsonParsed' })
+      .send();
     return value.reduce((sum, account) => sum + BigInt(account.account.data.parsed.info.tokenAmount.amount), 0n);
   } catch {
     return undefined;
@@ -136,7 +141,12 @@ export async function loadWalletHome(userId: string, options: BalanceReadOptions
     rows.map(async (wallet): Promise<HomeWallet> => {
       // Main networks first, then test networks, each in registry order.
       const chains = [...wallet.chains].sort((a, b) => Number(CHAINS[a].isTestnet) - Number(CHAINS[b].isTestnet));
-      return { id: wallet.id, family: wallet.family, address: wallet.address, chains: await Promise.all(chains.map((chain) => loadChain(chain, wallet.address, options))) };
+      return {
+        id: wallet.id,
+        family: wallet.family,
+        address: wallet.address,
+        chains: await Promise.all(chains.map((chain) => loadChain(chain, wallet.address, options))),
+      };
     }),
   );
   return { wallets, ...usdTotal(wallets.flatMap((w) => w.chains)) };
@@ -171,7 +181,10 @@ async function loadChain(chain: ChainName, address: string, options: BalanceRead
       if (!token.isNative && reading === 0n) return [];
       return [
         (async (): Promise<HomeToken> => {
-          const usd = reading !== undefined && !info.isTestnet ? await approximateUsd(token, reading, options.priceAt).catch(() => undefined) : undefined;
+          const usd =
+            reading !== undefined && !info.isTestnet
+              ? await approximateUsd(token, reading, options.priceAt).catch(() => undefined)
+              : undefined;
           return {
             symbol: token.symbol,
             name: token.name,

@@ -195,7 +195,10 @@ describe('master key rotation', () => {
       const failed = new Set(result.failed.map((f) => f.walletId));
       for (const row of before) expect(failed.has(row.id)).toBe(false);
 
-      const after = await getDb().select().from(wallets).where(inArray(wallets.id, [...keysBefore.keys()]));
+      const after = await getDb()
+        .select()
+        .from(wallets)
+        .where(inArray(wallets.id, [...keysBefore.keys()]));
       for (const row of after) {
         const old = before.find((r) => r.id === row.id)!;
         expect(row.masterKeyId).toBe(masterKeyIdOf(newKey));
@@ -221,16 +224,34 @@ describe('master key rotation', () => {
   it('concurrent runs re-seal each wallet exactly once', async () => {
     const mine = [...(await newUserWithWallets()).rows, ...(await newUserWithWallets()).rows, ...(await newUserWithWallets()).rows];
     const newKey = randomBytes(32);
-    const onOwnKey = await getDb().select({ id: wallets.id }).from(wallets).where(eq(wallets.masterKeyId, masterKeyIdOf(ownKey)));
+    const onOwnKey = await getDb()
+      .select({ id: wallets.id })
+      .from(wallets)
+      .where(eq(wallets.masterKeyId, masterKeyIdOf(ownKey)));
     expect(onOwnKey.length).toBeGreaterThanOrEqual(mine.length);
     useMasterKeys(newKey, [ownKey]);
     try {
-      const runs = await Promise.all([rotateMasterKey({ batchSize: 2 }), rotateMasterKey({ batchSize: 2 }), rotateMasterKey({ batchSize: 2 })]);
+      const runs = await Promise.all([
+        rotateMasterKey({ batchSize: 2 }),
+        rotateMasterKey({ batchSize: 2 }),
+        rotateMasterKey({ batchSize: 2 }),
+      ]);
       // Only this file's wallets can be opened with this ring, so every re-seal was one of ours.
-      const onOldKey = await getDb().select({ id: wallets.id }).from(wallets).where(eq(wallets.masterKeyId, masterKeyIdOf(ownKey)));
+      const onOldKey = await getDb()
+        .select({ id: wallets.id })
+        .from(wallets)
+        .where(eq(wallets.masterKeyId, masterKeyIdOf(ownKey)));
       expect(onOldKey).toEqual([]);
       expect(runs.reduce((sum, run) => sum + run.resealed, 0)).toBe(onOwnKey.length);
-      const rows = await getDb().select().from(wallets).where(inArray(wallets.id, mine.map((r) => r.id)));
+      const rows = await getDb()
+        .select()
+        .from(wallets)
+        .where(
+          inArray(
+            wallets.id,
+            mine.map((r) => r.id),
+          ),
+        );
       for (const row of rows) expect(openWalletKey(row)).toHaveLength(row.family === 'evm' ? 32 : 64);
     } finally {
       useMasterKeys(ownKey, [newKey]);

@@ -42,7 +42,13 @@ async function newServiceWallet(): Promise<Hex> {
 }
 
 async function sendUsdt(to: Hex, amount: string): Promise<Hex> {
-  const hash = await payer().writeContract({ address: USDT.address as Hex, abi: erc20Abi, functionName: 'transfer', args: [to, parseUnits(amount, USDT.decimals)], chain: null });
+  const hash = await payer().writeContract({
+    address: USDT.address as Hex,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [to, parseUnits(amount, USDT.decimals)],
+    chain: null,
+  });
   await client.waitForTransactionReceipt({ hash });
   return hash;
 }
@@ -73,10 +79,21 @@ describe('incoming-transfer indexer', () => {
     expect(rows).toHaveLength(2);
     const usdt = rows.find((r) => r.txHash === usdtHash)!;
     const bnb = rows.find((r) => r.txHash === bnbHash)!;
-    expect(usdt).toMatchObject({ chain: 'BSC', tokenAddress: USDT.address, amountBaseUnits: parseUnits('12.5', 18), fromAddress: localDemoPayerAccount.address, status: 'confirmed' });
+    expect(usdt).toMatchObject({
+      chain: 'BSC',
+      tokenAddress: USDT.address,
+      amountBaseUnits: parseUnits('12.5', 18),
+      fromAddress: localDemoPayerAccount.address,
+      status: 'confirmed',
+    });
     expect(usdt.logIndex).toBeGreaterThanOrEqual(0);
     // Stored checksummed like every address we keep, whatever case the node returns.
-    expect(bnb).toMatchObject({ tokenAddress: EVM_NATIVE_TOKEN_ADDRESS, amountBaseUnits: parseEther('0.25'), logIndex: -1, fromAddress: localDemoPayerAccount.address });
+    expect(bnb).toMatchObject({
+      tokenAddress: EVM_NATIVE_TOKEN_ADDRESS,
+      amountBaseUnits: parseEther('0.25'),
+      logIndex: -1,
+      fromAddress: localDemoPayerAccount.address,
+    });
     // The block's time, not the time we saw it.
     const block = await client.getBlock({ blockHash: usdt.blockHash as Hex });
     expect(usdt.blockTime.getTime()).toBe(Number(block.timestamp) * 1000);
@@ -91,7 +108,11 @@ describe('incoming-transfer indexer', () => {
     await sendUsdt(b, '2');
     await sendUsdt(c, '3');
     await poll({ addressChunk: 1 });
-    for (const [wallet, amount] of [[a, '1'], [b, '2'], [c, '3']] as const) {
+    for (const [wallet, amount] of [
+      [a, '1'],
+      [b, '2'],
+      [c, '3'],
+    ] as const) {
       expect((await rowsTo(wallet)).map((r) => r.amountBaseUnits)).toEqual([parseUnits(amount, 18)]);
     }
   });
@@ -100,19 +121,21 @@ describe('incoming-transfer indexer', () => {
     const wallet = await newServiceWallet();
     const topUp = await sendBnb(wallet, '0.001');
     // As the gas tank records a top-up before sending it (lib/payments/gas-tank.ts).
-    await getDb().insert(outboundTransfers).values({
-      id: newId('outboundTransfer'),
-      purpose: 'gas_topup',
-      chain: 'BSC',
-      fromAddress: localDemoPayerAccount.address,
-      toAddress: wallet,
-      tokenAddress: EVM_NATIVE_TOKEN_ADDRESS,
-      amountBaseUnits: parseEther('0.001'),
-      nonce: 0,
-      txHash: topUp,
-      rawTransaction: '0x',
-      status: 'confirmed',
-    });
+    await getDb()
+      .insert(outboundTransfers)
+      .values({
+        id: newId('outboundTransfer'),
+        purpose: 'gas_topup',
+        chain: 'BSC',
+        fromAddress: localDemoPayerAccount.address,
+        toAddress: wallet,
+        tokenAddress: EVM_NATIVE_TOKEN_ADDRESS,
+        amountBaseUnits: parseEther('0.001'),
+        nonce: 0,
+        txHash: topUp,
+        rawTransaction: '0x',
+        status: 'confirmed',
+      });
     // Zero-value transfers from look-alike addresses are how address poisoning works.
     await sendUsdt(wallet, '0');
     await poll();

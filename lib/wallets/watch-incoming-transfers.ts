@@ -60,7 +60,9 @@ export async function pollIncomingTransfers(chain: ChainName, options: IncomingP
   const client = options.client ?? publicClientFor(chain);
   if (!client) return null;
   const outcome = await getDb().transaction(async (tx) => {
-    const [lock] = await tx.execute<{ locked: boolean }>(sql`select pg_try_advisory_xact_lock(hashtextextended(${`wallet-incoming:${chain}`}, 0)) as locked`);
+    const [lock] = await tx.execute<{ locked: boolean }>(
+      sql`select pg_try_advisory_xact_lock(hashtextextended(${`wallet-incoming:${chain}`}, 0)) as locked`,
+    );
     if (!lock?.locked) return null;
     return pollLocked(tx, chain, client, options.addressChunk ?? ADDRESS_CHUNK);
   });
@@ -70,7 +72,12 @@ export async function pollIncomingTransfers(chain: ChainName, options: IncomingP
   return outcome.result;
 }
 
-async function pollLocked(tx: DbOrTx, chain: ChainName, client: PublicClient, addressChunk: number): Promise<{ result: IncomingPollResult; changedWallets: Set<string> }> {
+async function pollLocked(
+  tx: DbOrTx,
+  chain: ChainName,
+  client: PublicClient,
+  addressChunk: number,
+): Promise<{ result: IncomingPollResult; changedWallets: Set<string> }> {
   // The head is read BEFORE the wallet list: a wallet created after the list is read had no address
   // anyone knew before, so nothing up to this head can have been sent to it.
   const latest = await client.getBlockNumber({ cacheTime: 0 });
@@ -100,7 +107,12 @@ async function pollLocked(tx: DbOrTx, chain: ChainName, client: PublicClient, ad
       .select({ address: wallets.address })
       .from(wallets)
       .where(and(eq(wallets.family, 'evm'), isNotNull(wallets.userId)));
-    const scan = await scanBlocks(client, chain, { from, to, addressChunk }, new Map(watched.map((w) => [w.address.toLowerCase(), w.address])));
+    const scan = await scanBlocks(
+      client,
+      chain,
+      { from, to, addressChunk },
+      new Map(watched.map((w) => [w.address.toLowerCase(), w.address])),
+    );
     if (!scan) {
       // The chain changed while we read it: nothing is written, the next poll starts over.
       return { result: { chain, scanned: null, recorded: 0, removed, reorg: true }, changedWallets };
@@ -126,21 +138,35 @@ async function pollLocked(tx: DbOrTx, chain: ChainName, client: PublicClient, ad
     await tx
       .insert(walletTransferCursors)
       .values({ chain, lastBlock: to, lastBlockHash: scan.toBlockHash })
-      .onConflictDoUpdate({ target: walletTransferCursors.chain, set: { lastBlock: to, lastBlockHash: scan.toBlockHash, updatedAt: new Date() } });
+      .onConflictDoUpdate({
+        target: walletTransferCursors.chain,
+        set: { lastBlock: to, lastBlockHash: scan.toBlockHash, updatedAt: new Date() },
+      });
   }
 
   const confirmedUpTo = latest - BigInt(requiredConfirmations(chain)) + 1n;
   await tx
     .update(walletIncomingTransfers)
     .set({ status: 'confirmed' })
-    .where(and(eq(walletIncomingTransfers.chain, chain), eq(walletIncomingTransfers.status, 'pending'), lte(walletIncomingTransfers.blockNumber, confirmedUpTo)));
+    .where(
+      and(
+        eq(walletIncomingTransfers.chain, chain),
+        eq(walletIncomingTransfers.status, 'pending'),
+        lte(walletIncomingTransfers.blockNumber, confirmedUpTo),
+      ),
+    );
   return { result: { chain, scanned, recorded, removed, reorg }, changedWallets };
 }
 
 /** Deletes the recent transfers whose block is no longer on the canonical chain; returns them. */
 async function removeOrphanedTransfers(tx: DbOrTx, chain: ChainName, client: PublicClient, lastBlock: bigint) {
   const recent = await tx
-    .select({ id: walletIncomingTransfers.id, blockNumber: walletIncomingTransfers.blockNumber, blockHash: walletIncomingTransfers.blockHash, toAddress: walletIncomingTransfers.toAddress })
+    .select({
+      id: walletIncomingTransfers.id,
+      blockNumber: walletIncomingTransfers.blockNumber,
+      blockHash: walletIncomingTransfers.blockHash,
+      toAddress: walletIncomingTransfers.toAddress,
+    })
     .from(walletIncomingTransfers)
     .where(and(eq(walletIncomingTransfers.chain, chain), gt(walletIncomingTransfers.blockNumber, lastBlock - REORG_CHECK_DEPTH)));
   const canonical = new Map<bigint, string | null>();
@@ -148,7 +174,13 @@ async function removeOrphanedTransfers(tx: DbOrTx, chain: ChainName, client: Pub
     canonical.set(number, (await client.getBlock({ blockNumber: number }).catch(() => null))?.hash ?? null);
   }
   const orphans = recent.filter((row) => canonical.get(row.blockNumber) !== row.blockHash);
-  if (orphans.length) await tx.delete(walletIncomingTransfers).where(inArray(walletIncomingTransfers.id, orphans.map((row) => row.id)));
+  if (orphans.length)
+    await tx.delete(walletIncomingTransfers).where(
+      inArray(
+        walletIncomingTransfers.id,
+        orphans.map((row) => row.id),
+      ),
+    );
   return orphans;
 }
 
@@ -173,7 +205,9 @@ async function scanBlocks(
   for (let n = from; n <= to; n++) numbers.push(n);
   const blocks = new Map<bigint, Block<bigint, true>>();
   for (let i = 0; i < numbers.length; i += BLOCK_READS_AT_ONCE) {
-    const batch = await Promise.all(numbers.slice(i, i + BLOCK_READS_AT_ONCE).map((blockNumber) => client.getBlock({ blockNumber, includeTransactions: true })));
+    const batch = await Promise.all(
+      numbers.slice(i, i + BLOCK_READS_AT_ONCE).map((blockNumber) => client.getBlock({ blockNumber, includeTransactions: true })),
+    );
     for (const block of batch) blocks.set(block.number!, block);
   }
   const blockAt = (number: bigint) => blocks.get(number)!;
@@ -182,7 +216,13 @@ async function scanBlocks(
   const tokens = CHAINS[chain].tokens.filter((token) => !token.isNative).map((token) => token.address as Hex);
   const addresses = [...watched.keys()] as Hex[];
   for (let i = 0; tokens.length && i < addresses.length; i += addressChunk) {
-    const logs = await client.getLogs({ address: tokens, event: TRANSFER_EVENT, args: { to: addresses.slice(i, i + addressChunk) }, fromBlock: from, toBlock: to });
+    const logs = await client.getLogs({
+      address: tokens,
+      event: TRANSFER_EVENT,
+      args: { to: addresses.slice(i, i + addressChunk) },
+      fromBlock: from,
+      toBlock: to,
+    });
     for (const log of logs) {
       const recipient = log.args.to ? watched.get(log.args.to.toLowerCase()) : undefined;
       if (!recipient || !log.args.value || log.blockNumber === null || log.transactionHash === null) continue;

@@ -138,12 +138,21 @@ async function recordOutcome({
       return { kind: 'succeeded' as const, status: result.status };
     }
 
-    const failure = { ...logged, status: 'failed' as const, errorCode: result.code, errorMessage: result.message.slice(0, ERROR_MESSAGE_CHARS) };
+    const failure = {
+      ...logged,
+      status: 'failed' as const,
+      errorCode: result.code,
+      errorMessage: result.message.slice(0, ERROR_MESSAGE_CHARS),
+    };
     if (result.status === 410) {
       if (!(await finish(claimed, claimedAt, failure, tx))) return { kind: 'superseded' as const };
       await tx
         .update(webhookEndpoints)
-        .set({ enabled: false, status: 'disabled', disabledReason: `The endpoint answered 410 Gone on ${attemptedAt.toISOString()}; enable it again once it accepts events.` })
+        .set({
+          enabled: false,
+          status: 'disabled',
+          disabledReason: `The endpoint answered 410 Gone on ${attemptedAt.toISOString()}; enable it again once it accepts events.`,
+        })
         .where(eq(webhookEndpoints.id, endpointId));
       return { kind: 'endpoint_disabled' as const, status: 410 };
     }
@@ -206,7 +215,10 @@ function storableText(text: string): string {
  * hand): still `pending` long after they were due, or `sending` long after the lease. Each gets a new
  * job; the claim makes a duplicate job harmless. Returns how many were re-enqueued.
  */
-export async function requeueStuckDeliveries({ olderThanMs = 60 * 60_000, limit = 100 }: { olderThanMs?: number; limit?: number } = {}): Promise<number> {
+export async function requeueStuckDeliveries({
+  olderThanMs = 60 * 60_000,
+  limit = 100,
+}: { olderThanMs?: number; limit?: number } = {}): Promise<number> {
   const cutoff = new Date(Date.now() - olderThanMs);
   return getDb().transaction(async (tx) => {
     const stuck = await tx
@@ -224,7 +236,12 @@ export async function requeueStuckDeliveries({ olderThanMs = 60 * 60_000, limit 
     const requeued = await tx
       .update(webhookDeliveries)
       .set({ jobId: sql`gen_random_uuid()::text`, scheduledAt: new Date() })
-      .where(inArray(webhookDeliveries.id, stuck.map((row) => row.id)))
+      .where(
+        inArray(
+          webhookDeliveries.id,
+          stuck.map((row) => row.id),
+        ),
+      )
       .returning();
     await enqueueDeliveries(tx, requeued);
     return requeued.length;

@@ -49,7 +49,10 @@ async function receiver(respond?: (index: number) => number | null): Promise<Web
 }
 
 /** A merchant with one test-mode endpoint pointing at `url`. */
-async function merchantWithEndpoint(url: string, eventTypes?: string[]): Promise<{ merchant: TestMerchant; endpointId: string; secret: string }> {
+async function merchantWithEndpoint(
+  url: string,
+  eventTypes?: string[],
+): Promise<{ merchant: TestMerchant; endpointId: string; secret: string }> {
   const merchant = await newMerchant();
   const res = await callRoute(createEndpointRoute, { apiKey: merchant.testKey, body: { url, ...(eventTypes ? { eventTypes } : {}) } });
   expect(res.status, JSON.stringify(res.json)).toBe(200);
@@ -73,7 +76,11 @@ async function relayAll(): Promise<void> {
 }
 
 async function deliveriesOf(endpointId: string) {
-  return getDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.attempt));
+  return getDb()
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.endpointId, endpointId))
+    .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.attempt));
 }
 
 async function eventsOf(chargeId: string) {
@@ -92,7 +99,9 @@ async function endpointRow(endpointId: string) {
  */
 async function manualDelivery(eventId: string, endpointId: string): Promise<string> {
   const id = newId('webhookDelivery');
-  await getDb().insert(webhookDeliveries).values({ id, eventId, endpointId, attempt: 1, status: 'pending', scheduledAt: new Date(), jobId: randomUUID() });
+  await getDb()
+    .insert(webhookDeliveries)
+    .values({ id, eventId, endpointId, attempt: 1, status: 'pending', scheduledAt: new Date(), jobId: randomUUID() });
   return id;
 }
 
@@ -134,7 +143,7 @@ describe('emission is part of the state change', () => {
 });
 
 describe('payment.failed', () => {
-  it('is emitted in the caller\'s transaction with the failed attempt, and delivered to subscribers', async () => {
+  it("is emitted in the caller's transaction with the failed attempt, and delivered to subscribers", async () => {
     const hook = await receiver();
     const { merchant, endpointId } = await merchantWithEndpoint(hook.url, ['payment.failed']);
     const chargeId = await newCharge(merchant);
@@ -150,7 +159,10 @@ describe('payment.failed', () => {
 
     await relayAll();
     await waitFor(() => hook.received.length > 0, { what: 'the delivery' });
-    expect(JSON.parse(hook.received[0]!.body)).toMatchObject({ type: 'payment.failed', data: { charge: { id: chargeId, status: 'pending' }, paymentAttempt: attempt } });
+    expect(JSON.parse(hook.received[0]!.body)).toMatchObject({
+      type: 'payment.failed',
+      data: { charge: { id: chargeId, status: 'pending' }, paymentAttempt: attempt },
+    });
     expect(await deliveriesOf(endpointId)).toHaveLength(1);
   });
 });
@@ -183,7 +195,12 @@ describe('delivery', () => {
     await waitFor(() => hook.received.length > 0, { what: 'the delivery' });
     const [delivered] = hook.received;
     const event = new Webhook(secret).verify(delivered!.body, delivered!.headers) as any;
-    expect(event).toMatchObject({ object: 'event', type: 'charge.succeeded', mode: 'test', data: { charge: { id: chargeId, status: 'succeeded' } } });
+    expect(event).toMatchObject({
+      object: 'event',
+      type: 'charge.succeeded',
+      mode: 'test',
+      data: { charge: { id: chargeId, status: 'succeeded' } },
+    });
     expect(delivered!.headers['webhook-id']).toBe(event.id);
     expect(event.id).toMatch(/^wevt_/);
     expect(delivered!.headers['content-type']).toBe('application/json');
@@ -191,7 +208,9 @@ describe('delivery', () => {
     const api = await callRoute(getChargeRoute, { apiKey: merchant.testKey, params: { chargeId } });
     const { timeline: _timeline, ...asTheApiReturnsIt } = api.json.data;
     expect(event.data.charge).toEqual(asTheApiReturnsIt);
-    expect(event.data.charge.payments).toEqual([expect.objectContaining({ txHash: `0x${'ab'.repeat(32)}`, status: 'confirmed', amount: '0.3' })]);
+    expect(event.data.charge.payments).toEqual([
+      expect.objectContaining({ txHash: `0x${'ab'.repeat(32)}`, status: 'confirmed', amount: '0.3' }),
+    ]);
     expect(event.data.charge.items).toEqual([expect.objectContaining({ name: 'Sword', quantity: 3, lineTotal: '0.3' })]);
 
     // Only the subscribed type was sent, and another secret does not verify it.
@@ -260,7 +279,9 @@ describe('delivery', () => {
     const deliveryId = await manualDelivery(event!.id, endpointId);
 
     const outcomes = await Promise.allSettled([attemptDelivery(deliveryId), attemptDelivery(deliveryId)]);
-    const kinds = outcomes.map((o) => (o.status === 'fulfilled' ? o.value.kind : o.reason instanceof DeliveryClaimedError ? 'claimed' : String(o.reason)));
+    const kinds = outcomes.map((o) =>
+      o.status === 'fulfilled' ? o.value.kind : o.reason instanceof DeliveryClaimedError ? 'claimed' : String(o.reason),
+    );
     expect(kinds).toContain('succeeded');
     expect(kinds.filter((kind) => kind === 'succeeded')).toHaveLength(1);
     expect(await attemptDelivery(deliveryId)).toEqual({ kind: 'skipped' });
@@ -273,7 +294,10 @@ describe('delivery', () => {
     const chargeId = await newCharge(merchant);
     const [event] = await eventsOf(chargeId);
     const deliveryId = await manualDelivery(event!.id, endpointId);
-    await getDb().update(webhookDeliveries).set({ scheduledAt: new Date(Date.now() - 2 * 60 * 60_000) }).where(eq(webhookDeliveries.id, deliveryId));
+    await getDb()
+      .update(webhookDeliveries)
+      .set({ scheduledAt: new Date(Date.now() - 2 * 60 * 60_000) })
+      .where(eq(webhookDeliveries.id, deliveryId));
 
     expect(await requeueStuckDeliveries()).toBeGreaterThanOrEqual(1);
     await waitFor(async () => (await deliveriesOf(endpointId))[0]?.status === 'succeeded', { what: 'the re-enqueued delivery' });
@@ -287,7 +311,11 @@ describe('delivery', () => {
     await relayAll();
     await waitFor(async () => (await endpointRow(endpointId))?.status === 'disabled', { what: 'the endpoint to be disabled' });
 
-    expect(await endpointRow(endpointId)).toMatchObject({ enabled: false, status: 'disabled', disabledReason: expect.stringContaining('410') });
+    expect(await endpointRow(endpointId)).toMatchObject({
+      enabled: false,
+      status: 'disabled',
+      disabledReason: expect.stringContaining('410'),
+    });
     expect((await deliveriesOf(endpointId)).map((d) => [d.attempt, d.status, d.responseStatus])).toEqual([[1, 'failed', 410]]);
     await transition(chargeId, 'canceled');
     await relayAll();
@@ -300,11 +328,16 @@ describe('delivery', () => {
     let healthy = false;
     const hook = await receiver(() => (healthy ? 200 : 500));
     const { merchant, endpointId } = await merchantWithEndpoint(hook.url);
-    const [{ email }] = (await getDb().select({ email: merchants.email }).from(merchants).where(eq(merchants.id, merchant.id))) as [{ email: string }];
+    const [{ email }] = (await getDb().select({ email: merchants.email }).from(merchants).where(eq(merchants.id, merchant.id))) as [
+      { email: string },
+    ];
     const chargeId = await newCharge(merchant);
     await relayAll();
 
-    await waitFor(async () => (await endpointRow(endpointId))?.status === 'failing', { what: 'the endpoint to be failing', timeoutMs: 15_000 });
+    await waitFor(async () => (await endpointRow(endpointId))?.status === 'failing', {
+      what: 'the endpoint to be failing',
+      timeoutMs: 15_000,
+    });
     const deliveries = await deliveriesOf(endpointId);
     expect(deliveries).toHaveLength(MAX_DELIVERY_ATTEMPTS);
     expect(deliveries.every((d) => d.status === 'failed')).toBe(true);
@@ -317,10 +350,15 @@ describe('delivery', () => {
     // Another event that uses up its retries: still one e-mail.
     await transition(chargeId, 'canceled');
     await relayAll();
-    await waitFor(async () => (await deliveriesOf(endpointId)).length === 2 * MAX_DELIVERY_ATTEMPTS && (await deliveriesOf(endpointId)).every((d) => d.status === 'failed'), {
-      what: 'the second event to exhaust its retries',
-      timeoutMs: 15_000,
-    });
+    await waitFor(
+      async () =>
+        (await deliveriesOf(endpointId)).length === 2 * MAX_DELIVERY_ATTEMPTS &&
+        (await deliveriesOf(endpointId)).every((d) => d.status === 'failed'),
+      {
+        what: 'the second event to exhaust its retries',
+        timeoutMs: 15_000,
+      },
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(readOutbox('email', email)).toHaveLength(1);
 
@@ -343,7 +381,7 @@ describe('delivery', () => {
     const started = Date.now();
     await newCharge(other.merchant);
     await relayAll();
-    await waitFor(() => fast.received.length >= 1, { what: 'the other merchant\'s delivery', timeoutMs: 1_500 });
+    await waitFor(() => fast.received.length >= 1, { what: "the other merchant's delivery", timeoutMs: 1_500 });
     expect(Date.now() - started).toBeLessThan(1_500);
     // At most two attempts to one endpoint run at once in a process (pg-boss group concurrency), whatever its backlog.
     const inFlight = await getDb()

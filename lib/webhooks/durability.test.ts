@@ -76,7 +76,14 @@ async function onServer<T>(run: (admin: postgres.Sql) => Promise<T>): Promise<T>
  * RPC and no price feed: the workers run the scheduler's database tasks and webhook delivery only.
  */
 function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, WEBHOOKS_ALLOW_LOOPBACK: 'true', PRICE_FEED_URL: '', LOCAL_CHAINS: '', LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    WEBHOOKS_ALLOW_LOOPBACK: 'true',
+    PRICE_FEED_URL: '',
+    LOCAL_CHAINS: '',
+    LOG_LEVEL: 'warn',
+  };
   for (const name of Object.keys(env)) if (name.startsWith('RPC_URL_')) env[name] = '';
   return env;
 }
@@ -90,7 +97,9 @@ function spawnScript(name: string, script: string, args: string[] = []): Spawned
   const output: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const started = { name, child, output, exited };
   spawned.push(started);
   return started;
@@ -113,7 +122,10 @@ async function eventsOf(chargeIds: readonly string[]) {
 }
 
 async function deliveriesOf(eventIds: readonly string[]) {
-  return getDb().select().from(webhookDeliveries).where(and(eq(webhookDeliveries.endpointId, endpointId), inArray(webhookDeliveries.eventId, eventIds)));
+  return getDb()
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.endpointId, endpointId), inArray(webhookDeliveries.eventId, eventIds)));
 }
 
 async function statusCounts(eventIds: readonly string[]): Promise<Record<string, number>> {
@@ -148,7 +160,9 @@ function verifiedRequestsFor(eventIds: readonly string[]): ReceivedWebhook[] {
 /** Every event has exactly one delivery row, attempt 1, succeeded (the hung attempts were taken over, not repeated as new attempts). */
 async function expectAllSucceeded(eventIds: readonly string[]): Promise<void> {
   const deliveries = await deliveriesOf(eventIds);
-  expect(deliveries.map((d) => [d.eventId, d.attempt, d.status, d.responseStatus]).sort()).toEqual(eventIds.map((id) => [id, 1, 'succeeded', 200]).sort());
+  expect(deliveries.map((d) => [d.eventId, d.attempt, d.status, d.responseStatus]).sort()).toEqual(
+    eventIds.map((id) => [id, 1, 'succeeded', 200]).sort(),
+  );
 }
 
 beforeAll(async () => {
@@ -195,7 +209,11 @@ describe('kill -9 between a state change and its delivery', () => {
     await waitFor(async () => receiver.received.length >= 5 && (await statusCounts(eventIds)).succeeded === 3, {
       what: 'the first worker to deliver 3 events and hang on 2',
       timeoutMs: 20_000,
-    }).catch(async (error: Error) => expect.fail(`${error.message}: ${receiver.received.length} requests, ${JSON.stringify(await statusCounts(eventIds))}\n${outputOf(first)}`));
+    }).catch(async (error: Error) =>
+      expect.fail(
+        `${error.message}: ${receiver.received.length} requests, ${JSON.stringify(await statusCounts(eventIds))}\n${outputOf(first)}`,
+      ),
+    );
     await kill(first);
 
     expect((await eventsOf([a!, b!, c!, d!])).every((event) => event.relayedAt !== null)).toBe(true);
@@ -227,7 +245,8 @@ describe('kill -9 between a state change and its delivery', () => {
     await expectAllSucceeded(eventIds);
     const requests = verifiedRequestsFor(eventIds);
     const timesReceived = new Map<string, number>();
-    for (const request of requests) timesReceived.set(request.headers['webhook-id']!, (timesReceived.get(request.headers['webhook-id']!) ?? 0) + 1);
+    for (const request of requests)
+      timesReceived.set(request.headers['webhook-id']!, (timesReceived.get(request.headers['webhook-id']!) ?? 0) + 1);
     // Every state change reached the receiver; only the two requests cut by the kill came twice.
     expect([...timesReceived.keys()].sort()).toEqual([...eventIds].sort());
     expect(timesReceived.size).toBe(events.length);

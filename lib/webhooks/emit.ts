@@ -71,10 +71,7 @@ export function chargeEventRow(input: {
  * dropped for good), while the charge may still be paid another way. Call it in the transaction that
  * marks the attempt failed, once per attempt (the guarded UPDATE that flips it to `failed`).
  */
-export async function emitPaymentFailed(
-  tx: DbOrTx,
-  input: { chargeId: string; attempt: FailedPaymentAttempt },
-): Promise<EmittedEvent> {
+export async function emitPaymentFailed(tx: DbOrTx, input: { chargeId: string; attempt: FailedPaymentAttempt }): Promise<EmittedEvent> {
   const [charge] = await tx.select().from(charges).where(eq(charges.id, input.chargeId));
   if (!charge) throw new Error(`charge ${input.chargeId} does not exist`);
   return emitChargeEvent(tx, { charge, type: 'payment.failed', paymentAttempt: input.attempt });

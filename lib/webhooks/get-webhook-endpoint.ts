@@ -32,7 +32,9 @@ export async function getWebhookEndpoint({
   const query = db
     .select()
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.merchantId, owner.merchantId), eq(webhookEndpoints.mode, owner.mode)));
+    .where(
+      and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.merchantId, owner.merchantId), eq(webhookEndpoints.mode, owner.mode)),
+    );
   const [endpoint] = forUpdate ? await query.for('update') : await query;
   if (!endpoint) throw new AppError('not_found', `No webhook endpoint ${endpointId} for this ${owner.mode} key.`, { param: 'endpointId' });
   return endpoint;

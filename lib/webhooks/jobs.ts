@@ -33,7 +33,9 @@ export function setRunningBoss(boss: PgBoss | undefined): void {
 export function runningBoss(): PgBoss {
   const boss = globalForBoss.__chargeportWebhookBoss;
   if (!boss) {
-    throw new Error('The webhook job queue is not running in this process: start it with startWebhookQueue() (lib/jobs starts it with the background jobs).');
+    throw new Error(
+      'The webhook job queue is not running in this process: start it with startWebhookQueue() (lib/jobs starts it with the background jobs).',
+    );
   }
   return boss;
 }

@@ -17,7 +17,11 @@ export async function listEvents({ owner, query }: { owner: WebhookOwner; query:
   hasMore: boolean;
 }> {
   const db = getDb();
-  const conditions: SQL[] = [eq(webhookEvents.merchantId, owner.merchantId), eq(webhookEvents.mode, owner.mode), ne(webhookEvents.type, TEST_EVENT_TYPE)];
+  const conditions: SQL[] = [
+    eq(webhookEvents.merchantId, owner.merchantId),
+    eq(webhookEvents.mode, owner.mode),
+    ne(webhookEvents.type, TEST_EVENT_TYPE),
+  ];
   if (query.type) conditions.push(eq(webhookEvents.type, query.type));
   if (query.created_gte) conditions.push(gte(webhookEvents.createdAt, query.created_gte));
   if (query.created_lt) conditions.push(lt(webhookEvents.createdAt, query.created_lt));
@@ -25,9 +29,17 @@ export async function listEvents({ owner, query }: { owner: WebhookOwner; query:
     const [cursor] = await db
       .select({ createdAt: webhookEvents.createdAt, id: webhookEvents.id })
       .from(webhookEvents)
-      .where(and(eq(webhookEvents.id, query.starting_after), eq(webhookEvents.merchantId, owner.merchantId), eq(webhookEvents.mode, owner.mode)));
-    if (!cursor) throw new AppError('invalid_request', `starting_after: no event ${query.starting_after} for this key.`, { param: 'starting_after' });
-    conditions.push(or(lt(webhookEvents.createdAt, cursor.createdAt), and(eq(webhookEvents.createdAt, cursor.createdAt), lt(webhookEvents.id, cursor.id)))!);
+      .where(
+        and(eq(webhookEvents.id, query.starting_after), eq(webhookEvents.merchantId, owner.merchantId), eq(webhookEvents.mode, owner.mode)),
+      );
+    if (!cursor)
+      throw new AppError('invalid_request', `starting_after: no event ${query.starting_after} for this key.`, { param: 'starting_after' });
+    conditions.push(
+      or(
+        lt(webhookEvents.createdAt, cursor.createdAt),
+        and(eq(webhookEvents.createdAt, cursor.createdAt), lt(webhookEvents.id, cursor.id)),
+      )!,
+    );
   }
   const rows = await db
     .select()

@@ -52,7 +52,12 @@ beforeEach(async () => {
   }
 });
 
-const as = (role: MemberRole, mode: 'test' | 'live' = 'test') => ({ userId: members[role]!, merchantId: merchant.id, mode, ip: '203.0.113.9' });
+const as = (role: MemberRole, mode: 'test' | 'live' = 'test') => ({
+  userId: members[role]!,
+  merchantId: merchant.id,
+  mode,
+  ip: '203.0.113.9',
+});
 
 async function receiver(respond?: (index: number) => number | null): Promise<WebhookReceiver> {
   const started = await startWebhookReceiver(respond);
@@ -74,10 +79,13 @@ async function deliver(deliveryId: string) {
   await attemptDelivery(deliveryId).catch((error: unknown) => {
     if (!(error instanceof DeliveryClaimedError)) throw error;
   });
-  return waitFor(async () => {
-    const row = await deliveryRow(deliveryId);
-    return row.status !== 'pending' && row.status !== 'sending' ? row : undefined;
-  }, { what: `delivery ${deliveryId} to finish` });
+  return waitFor(
+    async () => {
+      const row = await deliveryRow(deliveryId);
+      return row.status !== 'pending' && row.status !== 'sending' ? row : undefined;
+    },
+    { what: `delivery ${deliveryId} to finish` },
+  );
 }
 
 async function auditActions() {
@@ -116,7 +124,9 @@ describe('roles', () => {
     expect((await listWebhookDeliveriesForMember(viewer)).deliveries).toHaveLength(1);
     // Not a member: nothing; the other mode: not found.
     const outsider = await newUser();
-    await expect(listWebhookEndpointsForMember({ userId: outsider, merchantId: merchant.id, mode: 'test' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(listWebhookEndpointsForMember({ userId: outsider, merchantId: merchant.id, mode: 'test' })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
     expect(await listWebhookEndpointsForMember(as('owner', 'live'))).toEqual([]);
     await expect(getWebhookEndpointForMember({ ...as('owner', 'live'), endpointId })).rejects.toMatchObject({ code: 'not_found' });
     await expect(revealWebhookSecretForMember({ ...as('owner', 'live'), endpointId })).rejects.toMatchObject({ code: 'not_found' });
@@ -159,10 +169,14 @@ describe('audit log', () => {
   });
 
   it('a change that fails leaves no audit entry', async () => {
-    await expect(createWebhookEndpointForMember({ ...as('owner', 'live'), input: { url: 'http://127.0.0.1:9/hook' } })).rejects.toMatchObject({
+    await expect(
+      createWebhookEndpointForMember({ ...as('owner', 'live'), input: { url: 'http://127.0.0.1:9/hook' } }),
+    ).rejects.toMatchObject({
       code: 'invalid_webhook_url',
     });
-    await expect(rotateWebhookSecretForMember({ ...as('owner'), endpointId: 'we_missing', overlapHours: 1 })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(rotateWebhookSecretForMember({ ...as('owner'), endpointId: 'we_missing', overlapHours: 1 })).rejects.toMatchObject({
+      code: 'not_found',
+    });
     expect(await auditActions()).toEqual([]);
   });
 });
@@ -186,17 +200,36 @@ describe('test events', () => {
     const jobs = await runningBoss().findJobs(DELIVERY_QUEUE, { id: queued.jobId! });
     expect(jobs.map((job) => job.data)).toEqual([{ deliveryId }]);
 
-    expect(await deliver(deliveryId)).toMatchObject({ status: 'succeeded', responseStatus: 200, responseBody: 'ok', durationMs: expect.any(Number) });
+    expect(await deliver(deliveryId)).toMatchObject({
+      status: 'succeeded',
+      responseStatus: 200,
+      responseBody: 'ok',
+      durationMs: expect.any(Number),
+    });
     expect(hook.received).toHaveLength(1);
     const { secret } = await revealWebhookSecretForMember({ ...as('developer'), endpointId });
     const payload = new Webhook(secret).verify(hook.received[0]!.body, hook.received[0]!.headers);
-    expect(payload).toMatchObject({ id: eventId, object: 'event', type: 'webhook.test', mode: 'test', data: { endpoint: { id: endpointId, url: hook.url } } });
+    expect(payload).toMatchObject({
+      id: eventId,
+      object: 'event',
+      type: 'webhook.test',
+      mode: 'test',
+      data: { endpoint: { id: endpointId, url: hook.url } },
+    });
     expect(hook.received[0]!.headers['webhook-id']).toBe(eventId);
     expect(bystander.received).toHaveLength(0);
 
     const { deliveries } = await listWebhookDeliveriesForMember({ ...as('viewer'), endpointId });
     expect(deliveries).toEqual([
-      expect.objectContaining({ id: deliveryId, eventId, eventType: 'webhook.test', attempt: 1, status: 'succeeded', responseStatus: 200, responseBody: 'ok' }),
+      expect.objectContaining({
+        id: deliveryId,
+        eventId,
+        eventType: 'webhook.test',
+        attempt: 1,
+        status: 'succeeded',
+        responseStatus: 200,
+        responseBody: 'ok',
+      }),
     ]);
     expect(JSON.parse(deliveries[0]!.requestBody)).toEqual(payload);
     // Not a charge event: GET /api/events does not list it.
@@ -218,8 +251,17 @@ describe('resend', () => {
     const endpointId = await newEndpoint(hook.url);
     const { eventId, deliveryId } = await sendTestWebhookEventForMember({ ...as('developer'), endpointId });
     // Attempt 1 fails; the production schedule puts attempt 2 about 5 s later.
-    expect(await deliver(deliveryId)).toMatchObject({ status: 'failed', responseStatus: 500, responseBody: 'nope 500', nextAttemptAt: expect.any(Date) });
-    const [, retry] = await getDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId)).orderBy(asc(webhookDeliveries.attempt));
+    expect(await deliver(deliveryId)).toMatchObject({
+      status: 'failed',
+      responseStatus: 500,
+      responseBody: 'nope 500',
+      nextAttemptAt: expect.any(Date),
+    });
+    const [, retry] = await getDb()
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.eventId, eventId))
+      .orderBy(asc(webhookDeliveries.attempt));
     expect(retry).toMatchObject({ attempt: 2, status: 'pending' });
 
     const resent = await resendWebhookEventForMember({ ...as('developer'), endpointId, eventId });
@@ -244,9 +286,16 @@ describe('resend', () => {
     const other = await newEndpoint((await receiver()).url);
     const { eventId, deliveryId } = await sendTestWebhookEventForMember({ ...as('developer'), endpointId });
     await getDb().update(webhookDeliveries).set({ status: 'sending', claimedAt: new Date() }).where(eq(webhookDeliveries.id, deliveryId));
-    await expect(resendWebhookEventForMember({ ...as('developer'), endpointId, eventId })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(resendWebhookEventForMember({ ...as('developer'), endpointId: other, eventId })).rejects.toMatchObject({ code: 'not_found' });
-    const rows = await getDb().select().from(webhookDeliveries).where(and(eq(webhookDeliveries.eventId, eventId)));
+    await expect(resendWebhookEventForMember({ ...as('developer'), endpointId, eventId })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    await expect(resendWebhookEventForMember({ ...as('developer'), endpointId: other, eventId })).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    const rows = await getDb()
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.eventId, eventId)));
     expect(rows).toHaveLength(1);
   });
 });
@@ -270,7 +319,8 @@ describe('delivery log', () => {
     const batch = await getDb().transaction(async (tx) => {
       const base = Date.now();
       const events = [];
-      for (let i = 0; i < 3; i++) events.push((await sendTestWebhookEvent({ owner, endpointId, db: tx, now: new Date(base + i) })).event.id);
+      for (let i = 0; i < 3; i++)
+        events.push((await sendTestWebhookEvent({ owner, endpointId, db: tx, now: new Date(base + i) })).event.id);
       return events;
     });
     const top = await listWebhookDeliveries({ owner, endpointId, limit: 2 });
@@ -278,7 +328,9 @@ describe('delivery log', () => {
     const rest = await listWebhookDeliveries({ owner, endpointId, limit: 2, before: top.deliveries[1]!.id });
     expect(rest.deliveries.map((d) => d.eventId)).toEqual([batch[0], sent[2]!.eventId]);
     // Another merchant's endpoint id is not found, and a cursor from elsewhere is refused.
-    await expect(listWebhookDeliveries({ owner: { merchantId: (await newMerchant()).id, mode: 'test' }, endpointId })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      listWebhookDeliveries({ owner: { merchantId: (await newMerchant()).id, mode: 'test' }, endpointId }),
+    ).rejects.toMatchObject({ code: 'not_found' });
     await expect(listWebhookDeliveries({ owner, endpointId, before: 'wdl_elsewhere' })).rejects.toMatchObject({ code: 'invalid_request' });
   });
 });

@@ -73,12 +73,18 @@ export async function listWebhookDeliveriesForMember(
   return listWebhookDeliveries({ owner: ownerOf(actor), endpointId: actor.endpointId, eventId: actor.eventId, before: actor.before });
 }
 
-export async function createWebhookEndpointForMember(actor: WebhookActor & { input: CreateWebhookEndpointBody }): Promise<WebhookEndpointResource> {
+export async function createWebhookEndpointForMember(
+  actor: WebhookActor & { input: CreateWebhookEndpointBody },
+): Promise<WebhookEndpointResource> {
   return audited(actor, async (tx) => {
     const { endpoint } = await createWebhookEndpoint({ owner: ownerOf(actor), input: actor.input, db: tx });
     return {
       result: serializeWebhookEndpoint(endpoint),
-      audit: { action: 'webhook_endpoint.create', targetId: endpoint.id, data: { url: endpoint.url, eventTypes: endpoint.eventTypes, enabled: endpoint.enabled } },
+      audit: {
+        action: 'webhook_endpoint.create',
+        targetId: endpoint.id,
+        data: { url: endpoint.url, eventTypes: endpoint.eventTypes, enabled: endpoint.enabled },
+      },
     };
   });
 }
@@ -121,21 +127,37 @@ export async function rotateWebhookSecretForMember(
     throw new AppError('invalid_request', `The overlap is one of ${SECRET_OVERLAPS_HOURS.join(', ')} hours.`, { param: 'overlapHours' });
   }
   return audited(actor, async (tx) => {
-    const { endpoint, secret } = await rotateWebhookSecret({ owner: ownerOf(actor), endpointId: actor.endpointId, overlapHours: actor.overlapHours, now, db: tx });
+    const { endpoint, secret } = await rotateWebhookSecret({
+      owner: ownerOf(actor),
+      endpointId: actor.endpointId,
+      overlapHours: actor.overlapHours,
+      now,
+      db: tx,
+    });
     const previousSecretExpiresAt = serializeWebhookEndpoint(endpoint, now).previousSecretExpiresAt;
     return {
       result: { secret, previousSecretExpiresAt },
-      audit: { action: 'webhook_endpoint.rotate_secret', targetId: endpoint.id, data: { overlapHours: actor.overlapHours, previousSecretExpiresAt } },
+      audit: {
+        action: 'webhook_endpoint.rotate_secret',
+        targetId: endpoint.id,
+        data: { overlapHours: actor.overlapHours, previousSecretExpiresAt },
+      },
     };
   });
 }
 
-export async function sendTestWebhookEventForMember(actor: WebhookActor & { endpointId: string }): Promise<{ eventId: string; deliveryId: string }> {
+export async function sendTestWebhookEventForMember(
+  actor: WebhookActor & { endpointId: string },
+): Promise<{ eventId: string; deliveryId: string }> {
   return audited(actor, async (tx) => {
     const { event, delivery } = await sendTestWebhookEvent({ owner: ownerOf(actor), endpointId: actor.endpointId, db: tx });
     return {
       result: { eventId: event.id, deliveryId: delivery.id },
-      audit: { action: 'webhook_endpoint.send_test_event', targetId: actor.endpointId, data: { eventId: event.id, deliveryId: delivery.id } },
+      audit: {
+        action: 'webhook_endpoint.send_test_event',
+        targetId: actor.endpointId,
+        data: { eventId: event.id, deliveryId: delivery.id },
+      },
     };
   });
 }
@@ -147,7 +169,11 @@ export async function resendWebhookEventForMember(
     const delivery = await resendWebhookEvent({ owner: ownerOf(actor), endpointId: actor.endpointId, eventId: actor.eventId, db: tx });
     return {
       result: { deliveryId: delivery.id, attempt: delivery.attempt },
-      audit: { action: 'webhook_event.resend', targetId: actor.eventId, data: { endpointId: actor.endpointId, deliveryId: delivery.id, attempt: delivery.attempt } },
+      audit: {
+        action: 'webhook_event.resend',
+        targetId: actor.eventId,
+        data: { endpointId: actor.endpointId, deliveryId: delivery.id, attempt: delivery.attempt },
+      },
     };
   });
 }

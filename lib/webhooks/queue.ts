@@ -29,7 +29,14 @@ import { PgBoss, type Job } from 'pg-boss';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { attemptDelivery, DeliveryClaimedError, requeueStuckDeliveries, type AttemptOptions } from './attempt-delivery';
-import { DELIVERY_QUEUE, FAILING_NOTICE_QUEUE, isBossRunning, setRunningBoss, type DeliveryJobData, type FailingNoticeJobData } from './jobs';
+import {
+  DELIVERY_QUEUE,
+  FAILING_NOTICE_QUEUE,
+  isBossRunning,
+  setRunningBoss,
+  type DeliveryJobData,
+  type FailingNoticeJobData,
+} from './jobs';
 import { notifyFailingEndpoint } from './notify-failing-endpoint';
 import { relayWaitingDeliveries, relayWebhookEvents } from './relay';
 
@@ -109,7 +116,13 @@ async function start(options: WebhookQueueOptions): Promise<Running> {
     };
     await boss.createQueue(DELIVERY_QUEUE, { ...deliveryQueue, partition: true });
     await boss.updateQueue(DELIVERY_QUEUE, deliveryQueue);
-    await boss.createQueue(FAILING_NOTICE_QUEUE, { retryLimit: 10, retryDelay: 30, retryBackoff: true, expireInSeconds: 120, notify: true });
+    await boss.createQueue(FAILING_NOTICE_QUEUE, {
+      retryLimit: 10,
+      retryDelay: 30,
+      retryBackoff: true,
+      expireInSeconds: 120,
+      notify: true,
+    });
     setRunningBoss(boss);
 
     const running: Running = { boss, timers: [], inFlight: new Set() };

@@ -40,7 +40,12 @@ export async function relayWaitingDeliveries({ limit = RELAY_BATCH_SIZE }: { lim
     const queued = await tx
       .update(webhookDeliveries)
       .set({ jobId: sql`gen_random_uuid()::text` })
-      .where(inArray(webhookDeliveries.id, waiting.map((row) => row.id)))
+      .where(
+        inArray(
+          webhookDeliveries.id,
+          waiting.map((row) => row.id),
+        ),
+      )
       .returning();
     await enqueueDeliveries(tx, queued);
     return queued.length;
@@ -51,7 +56,13 @@ export async function relayWaitingDeliveries({ limit = RELAY_BATCH_SIZE }: { lim
 export async function relayWebhookEvents({ limit = RELAY_BATCH_SIZE }: { limit?: number } = {}): Promise<number> {
   return getDb().transaction(async (tx) => {
     const events = await tx
-      .select({ id: webhookEvents.id, merchantId: webhookEvents.merchantId, mode: webhookEvents.mode, type: webhookEvents.type, createdAt: webhookEvents.createdAt })
+      .select({
+        id: webhookEvents.id,
+        merchantId: webhookEvents.merchantId,
+        mode: webhookEvents.mode,
+        type: webhookEvents.type,
+        createdAt: webhookEvents.createdAt,
+      })
       .from(webhookEvents)
       .where(isNull(webhookEvents.relayedAt))
       .orderBy(asc(webhookEvents.createdAt))
@@ -98,7 +109,12 @@ export async function relayWebhookEvents({ limit = RELAY_BATCH_SIZE }: { limit?:
     await tx
       .update(webhookEvents)
       .set({ relayedAt: now })
-      .where(inArray(webhookEvents.id, events.map((event) => event.id)));
+      .where(
+        inArray(
+          webhookEvents.id,
+          events.map((event) => event.id),
+        ),
+      );
     return events.length;
   });
 }

@@ -35,7 +35,8 @@ export async function resendWebhookEvent({
   return db.transaction(async (tx) => {
     // The endpoint's row lock serialises resends to it.
     const endpoint = await getWebhookEndpoint({ owner, endpointId, db: tx, forUpdate: true });
-    if (!endpoint.enabled) throw new AppError('invalid_request', 'This endpoint is disabled: enable it to resend events to it.', { param: 'endpointId' });
+    if (!endpoint.enabled)
+      throw new AppError('invalid_request', 'This endpoint is disabled: enable it to resend events to it.', { param: 'endpointId' });
     const ofEvent = and(eq(webhookDeliveries.eventId, eventId), eq(webhookDeliveries.endpointId, endpoint.id));
     // Lock the event's attempts (waits for a worker recording an outcome), then read them afresh: a
     // retry that worker inserted is visible only to a statement started after its commit.
@@ -43,7 +44,11 @@ export async function resendWebhookEvent({
     const attempts = await tx.select().from(webhookDeliveries).where(ofEvent);
     if (attempts.length === 0) throw new AppError('not_found', `Event ${eventId} was never sent to this endpoint.`, { param: 'eventId' });
     if (attempts.some((attempt) => attempt.status === 'sending')) {
-      throw new AppError('invalid_request', 'This event is being sent to the endpoint right now; resend it once that attempt shows in the log.', { param: 'eventId' });
+      throw new AppError(
+        'invalid_request',
+        'This event is being sent to the endpoint right now; resend it once that attempt shows in the log.',
+        { param: 'eventId' },
+      );
     }
     const waiting = attempts.filter((attempt) => attempt.status === 'pending').map((attempt) => attempt.id);
     if (waiting.length) {

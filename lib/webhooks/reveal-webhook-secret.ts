@@ -21,6 +21,8 @@ export async function revealWebhookSecret({
   const previousOpen = endpoint.previousSigningSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now;
   return {
     secret: openWebhookSecret(endpoint.id, endpoint.signingSecret),
-    previous: previousOpen ? { secret: openWebhookSecret(endpoint.id, endpoint.previousSigningSecret!), expiresAt: endpoint.previousSecretExpiresAt! } : null,
+    previous: previousOpen
+      ? { secret: openWebhookSecret(endpoint.id, endpoint.previousSigningSecret!), expiresAt: endpoint.previousSecretExpiresAt! }
+      : null,
   };
 }

@@ -33,11 +33,15 @@ const urlSchema = z
   .min(1, 'is required')
   .max(WEBHOOK_LIMITS.urlLength, `must be at most ${WEBHOOK_LIMITS.urlLength} characters`)
   .meta({
-    description: 'Where events are POSTed. Live endpoints: https:// to a public address. Test endpoints may use http:// (and localhost where the deployment allows it).',
+    description:
+      'Where events are POSTed. Live endpoints: https:// to a public address. Test endpoints may use http:// (and localhost where the deployment allows it).',
     example: 'https://game.example/webhooks/chargeport',
   });
 
-const descriptionSchema = z.string().trim().max(WEBHOOK_LIMITS.descriptionLength, `must be at most ${WEBHOOK_LIMITS.descriptionLength} characters`);
+const descriptionSchema = z
+  .string()
+  .trim()
+  .max(WEBHOOK_LIMITS.descriptionLength, `must be at most ${WEBHOOK_LIMITS.descriptionLength} characters`);
 
 export const createWebhookEndpointBodySchema = z
   .object({
@@ -55,7 +59,10 @@ export const updateWebhookEndpointBodySchema = z
     url: urlSchema.optional(),
     eventTypes: subscribedTypesSchema.optional(),
     description: descriptionSchema.nullable().optional(),
-    enabled: z.boolean().optional().meta({ description: 'false pauses deliveries; true resumes them (also after a 410 disabled the endpoint).' }),
+    enabled: z
+      .boolean()
+      .optional()
+      .meta({ description: 'false pauses deliveries; true resumes them (also after a 410 disabled the endpoint).' }),
   })
   .strict()
   .refine((body) => Object.keys(body).length > 0, 'give at least one of url, eventTypes, description, enabled')
@@ -70,7 +77,9 @@ export const rotateWebhookSecretBodySchema = z
       .min(0)
       .max(WEBHOOK_LIMITS.maxOverlapHours, `must be at most ${WEBHOOK_LIMITS.maxOverlapHours}`)
       .optional()
-      .meta({ description: `Hours the current secret keeps signing next to the new one (default ${WEBHOOK_LIMITS.defaultOverlapHours}; 0 = stop at once).` }),
+      .meta({
+        description: `Hours the current secret keeps signing next to the new one (default ${WEBHOOK_LIMITS.defaultOverlapHours}; 0 = stop at once).`,
+      }),
   })
   .strict()
   .meta({ id: 'RotateWebhookSecretRequest' });
@@ -85,9 +94,10 @@ export const webhookEndpointSchema = z
     description: z.string().nullable(),
     eventTypes: z.array(z.string()),
     enabled: z.boolean(),
-    status: z
-      .enum(WEBHOOK_ENDPOINT_STATUSES)
-      .meta({ description: 'active; failing: an event used up its retries (you were e-mailed), back to active on the next success; disabled: it answered 410 Gone.' }),
+    status: z.enum(WEBHOOK_ENDPOINT_STATUSES).meta({
+      description:
+        'active; failing: an event used up its retries (you were e-mailed), back to active on the next success; disabled: it answered 410 Gone.',
+    }),
     failingSince: z.string().nullable(),
     disabledReason: z.string().nullable(),
     previousSecretExpiresAt: z.string().nullable().meta({ description: 'After a rotation: until when the previous secret still signs.' }),
@@ -114,10 +124,10 @@ export const deletedWebhookEndpointSchema = z
 export const failedPaymentAttemptSchema = z
   .object({
     id: z.string().meta({ description: 'The transfer (otx_…) or fiat on-ramp order (ord_…) that failed.' }),
-    method: z
-      .enum(['balance', 'fiat'])
-      .optional()
-      .meta({ description: 'balance: a payment from the consumer\'s service wallet; fiat: a card / bank / wallet-pay purchase through an on-ramp provider.' }),
+    method: z.enum(['balance', 'fiat']).optional().meta({
+      description:
+        "balance: a payment from the consumer's service wallet; fiat: a card / bank / wallet-pay purchase through an on-ramp provider.",
+    }),
     chain: z.string(),
     txHash: z.string().nullable(),
     reason: z.string(),
@@ -127,7 +137,10 @@ export type FailedPaymentAttempt = z.infer<typeof failedPaymentAttemptSchema>;
 
 export const webhookEventSchema = z
   .object({
-    id: z.string().meta({ description: 'Also the webhook-id header: the same on every retry, so you can deduplicate.', example: 'wevt_4Vd9TQ1aQm2xA7bC3dE5fG' }),
+    id: z.string().meta({
+      description: 'Also the webhook-id header: the same on every retry, so you can deduplicate.',
+      example: 'wevt_4Vd9TQ1aQm2xA7bC3dE5fG',
+    }),
     object: z.literal('event'),
     type: webhookEventTypeSchema,
     mode: z.enum(API_KEY_MODES),

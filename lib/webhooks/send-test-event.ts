@@ -29,7 +29,8 @@ export async function sendTestWebhookEvent({
 }): Promise<{ event: WebhookEventRow; delivery: WebhookDeliveryRow }> {
   return db.transaction(async (tx) => {
     const endpoint = await getWebhookEndpoint({ owner, endpointId, db: tx });
-    if (!endpoint.enabled) throw new AppError('invalid_request', 'This endpoint is disabled: enable it to send it a test event.', { param: 'endpointId' });
+    if (!endpoint.enabled)
+      throw new AppError('invalid_request', 'This endpoint is disabled: enable it to send it a test event.', { param: 'endpointId' });
     const id = newId('webhookEvent');
     const payload = {
       id,
@@ -44,11 +45,28 @@ export async function sendTestWebhookEvent({
     };
     const [event] = await tx
       .insert(webhookEvents)
-      .values({ id, merchantId: owner.merchantId, mode: owner.mode, type: TEST_EVENT_TYPE, chargeId: null, payload, relayedAt: now, createdAt: now })
+      .values({
+        id,
+        merchantId: owner.merchantId,
+        mode: owner.mode,
+        type: TEST_EVENT_TYPE,
+        chargeId: null,
+        payload,
+        relayedAt: now,
+        createdAt: now,
+      })
       .returning();
     const [delivery] = await tx
       .insert(webhookDeliveries)
-      .values({ id: newId('webhookDelivery'), eventId: id, endpointId: endpoint.id, attempt: 1, status: 'pending', scheduledAt: now, jobId: null })
+      .values({
+        id: newId('webhookDelivery'),
+        eventId: id,
+        endpointId: endpoint.id,
+        attempt: 1,
+        status: 'pending',
+        scheduledAt: now,
+        jobId: null,
+      })
       .returning();
     return { event: event!, delivery: delivery! };
   });

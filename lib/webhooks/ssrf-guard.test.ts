@@ -3,14 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  addressRefusal,
-  checkWebhookUrl,
-  deliverWebhookRequest,
-  pinnedLookup,
-  resolveSafeAddress,
-  type HostLookup,
-} from './ssrf-guard';
+import { addressRefusal, checkWebhookUrl, deliverWebhookRequest, pinnedLookup, resolveSafeAddress, type HostLookup } from './ssrf-guard';
 import { RECEIVER_TEST_CERT, RECEIVER_TEST_KEY } from './test-tls-fixture';
 
 const PUBLIC_V4 = '93.184.215.14';
@@ -107,12 +100,16 @@ describe('checkWebhookUrl: accepted targets', () => {
     },
   );
 
-  it.each(['http://localhost:3000/hook', 'http://127.0.0.1:8080/', 'http://2130706433:8080/', 'http://[::1]:8080/', 'http://example.com/', 'https://example.com/'])(
-    'test mode: %s (http and loopback allowed for local development)',
-    (url) => {
-      expect(checkWebhookUrl(url, 'test').ok).toBe(true);
-    },
-  );
+  it.each([
+    'http://localhost:3000/hook',
+    'http://127.0.0.1:8080/',
+    'http://2130706433:8080/',
+    'http://[::1]:8080/',
+    'http://example.com/',
+    'https://example.com/',
+  ])('test mode: %s (http and loopback allowed for local development)', (url) => {
+    expect(checkWebhookUrl(url, 'test').ok).toBe(true);
+  });
 });
 
 describe('addressRefusal', () => {
@@ -140,18 +137,14 @@ describe('resolveSafeAddress', () => {
     expect(lookup.calls).toEqual(['example.com']);
   });
 
-  it.each([
-    [['10.1.2.3']],
-    [['169.254.169.254']],
-    [['127.0.0.1']],
-    [['::1']],
-    [[PUBLIC_V4, '192.168.0.10']],
-    [['fd12::1', PUBLIC_V6]],
-  ])('live: a name resolving to %j is refused (every address must be public)', async (answer) => {
-    const result = await resolveSafeAddress('internal.example.com', 'live', scriptedLookup(answer));
-    expect(result).toMatchObject({ ok: false, code: 'refused_address' });
-    expect(result.ok || result.message).toMatch(/^internal\.example\.com resolves to .*live-mode endpoints must be public/);
-  });
+  it.each([[['10.1.2.3']], [['169.254.169.254']], [['127.0.0.1']], [['::1']], [[PUBLIC_V4, '192.168.0.10']], [['fd12::1', PUBLIC_V6]]])(
+    'live: a name resolving to %j is refused (every address must be public)',
+    async (answer) => {
+      const result = await resolveSafeAddress('internal.example.com', 'live', scriptedLookup(answer));
+      expect(result).toMatchObject({ ok: false, code: 'refused_address' });
+      expect(result.ok || result.message).toMatch(/^internal\.example\.com resolves to .*live-mode endpoints must be public/);
+    },
+  );
 
   it('test mode: loopback names are fine, private ones are not', async () => {
     await expect(resolveSafeAddress('localhost', 'test', scriptedLookup(['127.0.0.1', '::1']))).resolves.toMatchObject({ ok: true });
@@ -167,12 +160,24 @@ describe('resolveSafeAddress', () => {
       ok: false,
       code: 'refused_address',
     });
-    for (const url of ['http://localhost:3000/hook', 'http://127.0.0.1:8080/', 'http://2130706433:8080/', 'http://[::1]:8080/', 'http://api.localhost/']) {
+    for (const url of [
+      'http://localhost:3000/hook',
+      'http://127.0.0.1:8080/',
+      'http://2130706433:8080/',
+      'http://[::1]:8080/',
+      'http://api.localhost/',
+    ]) {
       expect(checkWebhookUrl(url, 'test', noLoopback), url).toMatchObject({ ok: false, code: 'refused_address' });
     }
     expect(checkWebhookUrl('http://example.com/', 'test', noLoopback).ok).toBe(true);
     expect(addressRefusal('127.0.0.1', 'test', noLoopback)).toMatch(/loopback/);
-    const result = await deliverWebhookRequest({ url: 'http://127.0.0.1:9/hook', mode: 'test', body: '{}', headers: {}, allowLoopback: false });
+    const result = await deliverWebhookRequest({
+      url: 'http://127.0.0.1:9/hook',
+      mode: 'test',
+      body: '{}',
+      headers: {},
+      allowLoopback: false,
+    });
     expect(result).toMatchObject({ ok: false, code: 'refused_address' });
   });
 
@@ -265,7 +270,13 @@ describe('deliverWebhookRequest', () => {
     const { port, received } = await receiver((_req, res) => res.end('thanks'));
     // A rebinding resolver: the checked answer first, then somewhere else on any later lookup.
     const lookup = scriptedLookup(['127.0.0.1'], ['10.0.0.1']);
-    const result = await deliverWebhookRequest({ url: `http://receiver.test:${port}/hooks?a=1`, mode: 'test', body, headers: signed, lookup });
+    const result = await deliverWebhookRequest({
+      url: `http://receiver.test:${port}/hooks?a=1`,
+      mode: 'test',
+      body,
+      headers: signed,
+      lookup,
+    });
 
     expect(result).toMatchObject({ ok: true, status: 200, bodySnippet: 'thanks', address: '127.0.0.1' });
     expect(lookup.calls).toEqual(['receiver.test']);
@@ -302,7 +313,12 @@ describe('deliverWebhookRequest', () => {
 
   it('never lets the caller set Host', async () => {
     const { port, received } = await receiver((_req, res) => res.end());
-    await deliverWebhookRequest({ url: `http://127.0.0.1:${port}/`, mode: 'test', body, headers: { ...signed, Host: 'metadata.internal' } });
+    await deliverWebhookRequest({
+      url: `http://127.0.0.1:${port}/`,
+      mode: 'test',
+      body,
+      headers: { ...signed, Host: 'metadata.internal' },
+    });
     expect(received[0]!.host).toBe(`127.0.0.1:${port}`);
   });
 
@@ -351,7 +367,14 @@ describe('deliverWebhookRequest', () => {
 
   it('times out when DNS never answers', async () => {
     const lookup: HostLookup = () => new Promise(() => {});
-    const result = await deliverWebhookRequest({ url: 'http://slow-dns.test/', mode: 'test', body, headers: signed, timeoutMs: 200, lookup });
+    const result = await deliverWebhookRequest({
+      url: 'http://slow-dns.test/',
+      mode: 'test',
+      body,
+      headers: signed,
+      timeoutMs: 200,
+      lookup,
+    });
     expect(result).toMatchObject({ ok: false, code: 'timeout' });
   });
 
@@ -382,7 +405,12 @@ describe('deliverWebhookRequest', () => {
 
   it('never throws: a header value with a line break is a failed delivery, nothing sent', async () => {
     const { port, received } = await receiver((_req, res) => res.end());
-    const result = await deliverWebhookRequest({ url: `http://127.0.0.1:${port}/`, mode: 'test', body, headers: { 'x-evil': 'a\r\nHost: x' } });
+    const result = await deliverWebhookRequest({
+      url: `http://127.0.0.1:${port}/`,
+      mode: 'test',
+      body,
+      headers: { 'x-evil': 'a\r\nHost: x' },
+    });
     expect(result).toMatchObject({ ok: false, code: 'network_error' });
     expect(received).toHaveLength(0);
   });

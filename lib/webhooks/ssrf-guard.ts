@@ -48,9 +48,7 @@ export interface TargetPolicy {
   allowLoopback?: boolean;
 }
 
-export type AddressCheck =
-  | { ok: true; addresses: LookupAddress[] }
-  | { ok: false; code: 'refused_address' | 'dns_error'; message: string };
+export type AddressCheck = { ok: true; addresses: LookupAddress[] } | { ok: false; code: 'refused_address' | 'dns_error'; message: string };
 
 export type DeliveryFailureCode =
   | UrlRefusalCode
@@ -136,7 +134,11 @@ export function checkWebhookUrl(raw: string, mode: WebhookMode, policy: TargetPo
     return { ok: false, code: 'https_required', message: 'Live-mode webhook endpoints must use https://.' };
   }
   if (url.username !== '' || url.password !== '') {
-    return { ok: false, code: 'credentials_in_url', message: 'A webhook URL must not contain a user name or password; verify the signature instead.' };
+    return {
+      ok: false,
+      code: 'credentials_in_url',
+      message: 'A webhook URL must not contain a user name or password; verify the signature instead.',
+    };
   }
   // WHATWG URL has already turned 2130706433, 0x7f000001, 0177.0.0.1 and 127.1 into 127.0.0.1.
   const host = bareHostname(url);
@@ -201,7 +203,11 @@ export function pinnedLookup(hostname: string, addresses: readonly LookupAddress
       callback(error, '');
       return;
     }
-    if (options.all) callback(null, wanted.map(({ address, family }) => ({ address, family })));
+    if (options.all)
+      callback(
+        null,
+        wanted.map(({ address, family }) => ({ address, family })),
+      );
     else callback(null, first.address, first.family);
   };
 }
@@ -257,8 +263,7 @@ export async function deliverWebhookRequest(input: DeliverWebhookRequestInput): 
 }
 
 type SendOutcome =
-  | { kind: 'answered'; status: number; bodySnippet: string; address: string; location?: string }
-  | { kind: 'failed'; message: string };
+  { kind: 'answered'; status: number; bodySnippet: string; address: string; location?: string } | { kind: 'failed'; message: string };
 
 function sendPinned({
   url,
@@ -307,7 +312,10 @@ function sendPinned({
       request = (url.protocol === 'https:' ? https : http).request(options, (response) => readAnswer(response, maxBodyBytes, settle));
     } catch (error) {
       // e.g. a header value with a line break (ERR_INVALID_CHAR): nothing was sent.
-      settle({ kind: 'failed', message: `Could not build the request: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.` });
+      settle({
+        kind: 'failed',
+        message: `Could not build the request: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+      });
       return;
     }
     request.on('error', (error: NodeJS.ErrnoException) => {

@@ -85,7 +85,8 @@ export function resolveCheckout(ref: CheckoutRef, baseUrl?: string): ResolvedChe
   const match = CHECKOUT_PATH_PATTERN.exec(url.pathname);
   if (!match) throw new TypeError(`Not a Chargeport checkout URL (…/checkout/ch_…): ${value}`);
   const chargeId = match[2]!;
-  if (typeof ref !== 'string' && ref.chargeId !== chargeId) throw new TypeError(`paymentUrl is the checkout of ${chargeId}, not of ${ref.chargeId}`);
+  if (typeof ref !== 'string' && ref.chargeId !== chargeId)
+    throw new TypeError(`paymentUrl is the checkout of ${chargeId}, not of ${ref.chargeId}`);
   url.search = '';
   url.hash = '';
   return { chargeId, url };
@@ -106,6 +107,7 @@ function parseHttpUrl(value: string, name: string): URL {
   } catch {
     throw new TypeError(`${name} must be an http(s) URL, got ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`${name} must be an http(s) URL, got ${JSON.stringify(value)}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new TypeError(`${name} must be an http(s) URL, got ${JSON.stringify(value)}`);
   return url;
 }

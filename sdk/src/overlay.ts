@@ -70,7 +70,13 @@ export function showOverlay(doc: Document, actions: OverlayActions): () => void 
   const showButton = element(doc, 'button', { ...buttonBase, border: '0', background: '#4f46e5', color: '#ffffff' });
   showButton.type = 'button';
   showButton.textContent = 'Show window';
-  const cancelButton = element(doc, 'button', { ...buttonBase, marginTop: '8px', border: '1px solid #cbd5e1', background: '#ffffff', color: '#334155' });
+  const cancelButton = element(doc, 'button', {
+    ...buttonBase,
+    marginTop: '8px',
+    border: '1px solid #cbd5e1',
+    background: '#ffffff',
+    color: '#334155',
+  });
   cancelButton.type = 'button';
   cancelButton.textContent = 'Cancel payment';
 
@@ -111,7 +117,11 @@ export function showOverlay(doc: Document, actions: OverlayActions): () => void 
   };
 }
 
-function element<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, style: Partial<CSSStyleDeclaration>): HTMLElementTagNameMap[K] {
+function element<K extends keyof HTMLElementTagNameMap>(
+  doc: Document,
+  tag: K,
+  style: Partial<CSSStyleDeclaration>,
+): HTMLElementTagNameMap[K] {
   const node = doc.createElement(tag);
   Object.assign(node.style, style);
   return node;

@@ -92,7 +92,8 @@ export async function runPaySession(target: PayTarget, env: PayEnvironment, opti
     throw new ChargeportError({
       status: 0,
       code: 'popup_blocked',
-      message: 'The browser blocked the payment window. Call pay() directly in a click handler, or send the buyer to the paymentUrl (redirectToCheckout).',
+      message:
+        'The browser blocked the payment window. Call pay() directly in a click handler, or send the buyer to the paymentUrl (redirectToCheckout).',
     });
   }
 
@@ -161,7 +162,11 @@ let activePayment = false;
 export async function pay(target: PayTarget, options: PayOptions = {}): Promise<PayResult> {
   if (typeof window === 'undefined' || typeof document === 'undefined') throw new TypeError('pay() only works in a browser');
   if (activePayment) {
-    throw new ChargeportError({ status: 0, code: 'payment_in_progress', message: 'A payment window is already open: wait for its pay() to settle.' });
+    throw new ChargeportError({
+      status: 0,
+      code: 'payment_in_progress',
+      message: 'A payment window is already open: wait for its pay() to settle.',
+    });
   }
   activePayment = true;
   try {
@@ -204,7 +209,8 @@ function popupFeatures(win: Window): string {
 function showLoading(popup: Window): void {
   try {
     popup.document.title = 'Chargeport';
-    popup.document.body.style.cssText = 'font-family:system-ui,sans-serif;color:#475569;display:grid;place-items:center;min-height:90vh;margin:0';
+    popup.document.body.style.cssText =
+      'font-family:system-ui,sans-serif;color:#475569;display:grid;place-items:center;min-height:90vh;margin:0';
     popup.document.body.textContent = 'Opening the Chargeport checkout…';
   } catch {
     // Not reachable (another browser policy): the empty window is fine too.

@@ -65,7 +65,10 @@ export async function verifyWebhook<T = unknown>(options: VerifyWebhookOptions):
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
   if (Math.abs(nowSeconds - Number(timestamp)) > tolerance) {
-    throw webhookError('invalid_webhook_signature', `The webhook timestamp is more than ${tolerance} seconds away from now (replayed, or a wrong clock).`);
+    throw webhookError(
+      'invalid_webhook_signature',
+      `The webhook timestamp is more than ${tolerance} seconds away from now (replayed, or a wrong clock).`,
+    );
   }
 
   const candidates: Bytes[] = [];
@@ -104,7 +107,8 @@ function header(headers: WebhookHeadersInit, name: string): string | undefined {
 function secretKey(secret: string): Bytes {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
   const key = decodeBase64(encoded);
-  if (!key || key.length === 0) throw webhookError('invalid_webhook_secret', 'The webhook secret is not whsec_ followed by base64; copy it again from the dashboard.');
+  if (!key || key.length === 0)
+    throw webhookError('invalid_webhook_secret', 'The webhook secret is not whsec_ followed by base64; copy it again from the dashboard.');
   return key;
 }
 

@@ -62,13 +62,25 @@ describe('createCharge + getCharge against the real API', () => {
   it('nested form: chargeData with an amount and metadata, sent as is', async () => {
     const { sdk, requests } = client(merchant.liveKey!);
     const body = {
-      chargeData: { chain: 'SOLANA', symbol: 'USDC', tokenAddress: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', amount: '12.000001', metadata: { orderId: 'A-17' } },
+      chargeData: {
+        chain: 'SOLANA',
+        symbol: 'USDC',
+        tokenAddress: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+        amount: '12.000001',
+        metadata: { orderId: 'A-17' },
+      },
     };
     const { chargeId } = await sdk.createCharge(body);
     expect(JSON.parse(requests[0]!.body)).toEqual(body);
 
     const charge = await sdk.getCharge(chargeId);
-    expect(charge).toMatchObject({ mode: 'live', chain: 'SOLANA', amount: '12.000001', amountBaseUnits: '12000001', metadata: { orderId: 'A-17' } });
+    expect(charge).toMatchObject({
+      mode: 'live',
+      chain: 'SOLANA',
+      amount: '12.000001',
+      amountBaseUnits: '12000001',
+      metadata: { orderId: 'A-17' },
+    });
     expect(charge.items).toEqual([]);
   });
 

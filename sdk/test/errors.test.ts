@@ -52,7 +52,10 @@ describe('ChargeportError from the real API', () => {
 
   it('a test charge with a production key: 403 test_key_required', async () => {
     const error = await failure(
-      client(merchant.liveKey!).createCharge({ chargeData: { chain: 'POLYGON', symbol: 'POL', tokenAddress: NATIVE_EVM, amount: '1' }, isTest: true }),
+      client(merchant.liveKey!).createCharge({
+        chargeData: { chain: 'POLYGON', symbol: 'POL', tokenAddress: NATIVE_EVM, amount: '1' },
+        isTest: true,
+      }),
     );
     expect(error).toMatchObject({ status: 403, code: 'test_key_required' });
   });
@@ -74,7 +77,7 @@ describe('ChargeportError from the real API', () => {
     expect(error).toMatchObject({ status: 409, code: 'idempotency_conflict' });
   });
 
-  it('another merchant\'s charge: 404 not_found', async () => {
+  it("another merchant's charge: 404 not_found", async () => {
     const { chargeId } = await client(merchant.liveKey!).createCharge(usdc);
     const stranger = await newMerchant({ verified: true });
     const error = await failure(client(stranger.liveKey!).getCharge(chargeId));
@@ -82,7 +85,7 @@ describe('ChargeportError from the real API', () => {
   });
 });
 
-describe('ChargeportError for answers that are not the API\'s envelope', () => {
+describe("ChargeportError for answers that are not the API's envelope", () => {
   const answering =
     (body: string, init: ResponseInit): FetchLike =>
     async () =>
@@ -104,7 +107,9 @@ describe('ChargeportError for answers that are not the API\'s envelope', () => {
   });
 
   it('a non-200 status without an error member is still a failure', async () => {
-    const error = await failure(client('k', answering(JSON.stringify({ data: { id: 'ch_1' }, error: null }), { status: 500 })).getCharge('ch_1'));
+    const error = await failure(
+      client('k', answering(JSON.stringify({ data: { id: 'ch_1' }, error: null }), { status: 500 })).getCharge('ch_1'),
+    );
     expect(error).toMatchObject({ status: 500, code: 'invalid_response' });
   });
 

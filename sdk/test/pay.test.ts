@@ -51,7 +51,8 @@ function fakeBrowser({ blocked = false } = {}) {
     env,
     popup,
     opened,
-    post: (event: Partial<MessageEventLike> & { data: unknown }) => listeners.forEach((l) => l({ origin: CHECKOUT, source: popup, ...event })),
+    post: (event: Partial<MessageEventLike> & { data: unknown }) =>
+      listeners.forEach((l) => l({ origin: CHECKOUT, source: popup, ...event })),
     tick: () => ticks.forEach((tick) => tick()),
     overlay: () => overlay!,
     isOverlayVisible: () => overlayVisible,

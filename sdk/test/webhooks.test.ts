@@ -55,9 +55,9 @@ describe('verifyWebhook accepts', () => {
     const headers = referenceHeaders();
     await expect(verifyWebhook({ secret, body, headers: new Headers(headers) })).resolves.toEqual(event);
     const shouting = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
-    await expect(verifyWebhook({ secret, body, headers: { ...shouting, 'content-type': 'application/json', 'x-list': ['a', 'b'] } })).resolves.toEqual(
-      event,
-    );
+    await expect(
+      verifyWebhook({ secret, body, headers: { ...shouting, 'content-type': 'application/json', 'x-list': ['a', 'b'] } }),
+    ).resolves.toEqual(event);
   });
 
   it('a secret without the whsec_ prefix (the base64 part alone)', async () => {
@@ -80,9 +80,13 @@ describe('verifyWebhook rejects', () => {
 
   it('a tampered id or timestamp (both are signed)', async () => {
     const headers = referenceHeaders();
-    expect(await rejection({ secret, body, headers: { ...headers, 'webhook-id': 'msg_other' } })).toMatchObject({ code: 'invalid_webhook_signature' });
+    expect(await rejection({ secret, body, headers: { ...headers, 'webhook-id': 'msg_other' } })).toMatchObject({
+      code: 'invalid_webhook_signature',
+    });
     const earlier = String(Number(headers['webhook-timestamp']) - 1);
-    expect(await rejection({ secret, body, headers: { ...headers, 'webhook-timestamp': earlier } })).toMatchObject({ code: 'invalid_webhook_signature' });
+    expect(await rejection({ secret, body, headers: { ...headers, 'webhook-timestamp': earlier } })).toMatchObject({
+      code: 'invalid_webhook_signature',
+    });
   });
 
   it('another secret', async () => {
@@ -115,7 +119,9 @@ describe('verifyWebhook rejects', () => {
   it('a signature with the right value but another scheme name', async () => {
     const headers = referenceHeaders();
     const signature = headers['webhook-signature'].replace(/^v1,/, 'v2,');
-    expect(await rejection({ secret, body, headers: { ...headers, 'webhook-signature': signature } })).toMatchObject({ code: 'invalid_webhook_signature' });
+    expect(await rejection({ secret, body, headers: { ...headers, 'webhook-signature': signature } })).toMatchObject({
+      code: 'invalid_webhook_signature',
+    });
   });
 
   it('a validly signed body that is not JSON: invalid_webhook_payload', async () => {

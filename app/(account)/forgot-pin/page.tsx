@@ -20,9 +20,12 @@ export default async function ForgotPinPage() {
         </>
       ) : (
         <p className="mt-3 rounded-lg bg-amber-50 p-4 text-sm text-amber-900 ring-1 ring-amber-200" data-testid="no-phone">
-          No phone is linked to your account, and a linked phone is the only way to reset a PIN. Your funds stay in your wallets; you
-          cannot pay or export keys until the PIN is reset. <Link href="/account/phone" className="underline">Link a phone</Link> if you
-          still know your PIN, or contact support.
+          No phone is linked to your account, and a linked phone is the only way to reset a PIN. Your funds stay in your wallets; you cannot
+          pay or export keys until the PIN is reset.{' '}
+          <Link href="/account/phone" className="underline">
+            Link a phone
+          </Link>{' '}
+          if you still know your PIN, or contact support.
         </p>
       )}
     </section>

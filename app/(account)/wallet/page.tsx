@@ -32,8 +32,8 @@ export default async function WalletHomePage({ searchParams }: { searchParams: P
           ≈ {formatUsd(home.totalUsd)}
         </p>
         <p className="text-sm text-slate-600">
-          {home.isTotalPartial ? 'Total in USD of the tokens with a known price, on main networks.' : 'Total in USD, on main networks.'} Balances are read
-          from the chains and may be a few seconds old.
+          {home.isTotalPartial ? 'Total in USD of the tokens with a known price, on main networks.' : 'Total in USD, on main networks.'}{' '}
+          Balances are read from the chains and may be a few seconds old.
         </p>
       </section>
       {home.wallets.map((wallet) => {
@@ -55,7 +55,9 @@ export default async function WalletHomePage({ searchParams }: { searchParams: P
             ))}
             {test.length > 0 && (
               <details className="rounded-xl bg-slate-50 p-3 ring-1 ring-slate-200">
-                <summary className="cursor-pointer text-sm font-medium text-slate-700">Test networks ({test.length}) — coins without value, for testing</summary>
+                <summary className="cursor-pointer text-sm font-medium text-slate-700">
+                  Test networks ({test.length}) — coins without value, for testing
+                </summary>
                 <div className="mt-3 flex flex-col gap-3">
                   {test.map((chain) => (
                     <ChainBalances key={chain.chain} chain={chain} address={wallet.address} canSend={canSend} />

@@ -23,14 +23,20 @@ async function create(apiKey: string, body: unknown = usdcCharge()): Promise<str
 }
 
 async function pastExpiry(chargeId: string): Promise<void> {
-  await getDb().update(charges).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(charges.id, chargeId));
+  await getDb()
+    .update(charges)
+    .set({ expiresAt: new Date(Date.now() - 1000) })
+    .where(eq(charges.id, chargeId));
 }
 
 describe('GET /api/charges/{chargeId}', () => {
   it('returns the charge as created, with exact amounts and its timeline', async () => {
     const chargeId = await create(
       merchant.liveKey!,
-      usdcCharge({ items: [{ name: 'Dragon skin', image: 'https://g.example/d.png', amount: 0.1, quantity: 3 }], metadata: { orderId: '42' } }),
+      usdcCharge({
+        items: [{ name: 'Dragon skin', image: 'https://g.example/d.png', amount: 0.1, quantity: 3 }],
+        metadata: { orderId: '42' },
+      }),
     );
     const res = await callRoute(getRoute, { apiKey: merchant.liveKey, params: { chargeId } });
     expect(res.status).toBe(200);
@@ -51,7 +57,7 @@ describe('GET /api/charges/{chargeId}', () => {
     expect(res.json.data.timeline).toEqual([{ status: 'pending', type: 'charge.pending', at: expect.any(String) }]);
   });
 
-  it('a test key does not see live charges (404), and a publishable key may read its merchant\'s charges', async () => {
+  it("a test key does not see live charges (404), and a publishable key may read its merchant's charges", async () => {
     const chargeId = await create(merchant.liveKey!);
     expect((await callRoute(getRoute, { apiKey: merchant.testKey, params: { chargeId } })).status).toBe(404);
     const publishable = await newPublishableKey(merchant.id, 'live');
@@ -99,7 +105,10 @@ describe('GET /api/charges', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 5; page++) {
-      const res = await callRoute(listRoute, { apiKey: own.liveKey, path: `/api/charges?limit=1${cursor ? `&starting_after=${cursor}` : ''}` });
+      const res = await callRoute(listRoute, {
+        apiKey: own.liveKey,
+        path: `/api/charges?limit=1${cursor ? `&starting_after=${cursor}` : ''}`,
+      });
       seen.push(...res.json.data.data.map((c: { id: string }) => c.id));
       if (!res.json.data.has_more) break;
       cursor = seen.at(-1);
@@ -107,7 +116,7 @@ describe('GET /api/charges', () => {
     expect(seen).toEqual(ids);
   });
 
-  it('filters by status and created range, and only ever lists the key\'s own merchant and mode', async () => {
+  it("filters by status and created range, and only ever lists the key's own merchant and mode", async () => {
     const own = await newMerchant();
     const other = await newMerchant();
     const a = await create(own.liveKey!);
@@ -120,9 +129,15 @@ describe('GET /api/charges', () => {
     expect(canceled.json.data.data.map((c: { id: string }) => c.id)).toEqual([a]);
     const all = await callRoute(listRoute, { apiKey: own.liveKey, path: '/api/charges' });
     expect(all.json.data.data.map((c: { id: string }) => c.id).sort()).toEqual([a, b].sort());
-    const future = await callRoute(listRoute, { apiKey: own.liveKey, path: `/api/charges?created_gte=${new Date(Date.now() + 60_000).toISOString()}` });
+    const future = await callRoute(listRoute, {
+      apiKey: own.liveKey,
+      path: `/api/charges?created_gte=${new Date(Date.now() + 60_000).toISOString()}`,
+    });
     expect(future.json.data.data).toEqual([]);
-    const past = await callRoute(listRoute, { apiKey: own.liveKey, path: `/api/charges?created_lt=${new Date(Date.now() + 60_000).toISOString()}` });
+    const past = await callRoute(listRoute, {
+      apiKey: own.liveKey,
+      path: `/api/charges?created_lt=${new Date(Date.now() + 60_000).toISOString()}`,
+    });
     expect(past.json.data.data).toHaveLength(2);
     const testList = await callRoute(listRoute, { apiKey: own.testKey, path: '/api/charges' });
     expect(testList.json.data.data.every((c: { mode: string }) => c.mode === 'test')).toBe(true);
@@ -179,7 +194,10 @@ describe('expiry and the state machine', () => {
     const fresh = await create(merchant.liveKey!);
     await pastExpiry(chargeId);
     await expireDueCharges();
-    const rows = await getDb().select().from(charges).where(inArray(charges.id, [chargeId, fresh]));
+    const rows = await getDb()
+      .select()
+      .from(charges)
+      .where(inArray(charges.id, [chargeId, fresh]));
     expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({ [chargeId]: 'expired', [fresh]: 'pending' });
     const events = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
     expect(events.map((e) => [e.fromStatus, e.toStatus, e.actor])).toContainEqual(['pending', 'expired', 'system:expiry']);
@@ -199,9 +217,9 @@ describe('expiry and the state machine', () => {
     await expireDueCharges();
     const res = await callRoute(cancelRoute, { apiKey: merchant.liveKey, params: { chargeId } });
     expect(res.status).toBe(409);
-    await expect(
-      getDb().transaction((tx) => transitionCharge(tx, { chargeId, to: 'succeeded', actor: 'test' })),
-    ).rejects.toBeInstanceOf(IllegalTransitionError);
+    await expect(getDb().transaction((tx) => transitionCharge(tx, { chargeId, to: 'succeeded', actor: 'test' }))).rejects.toBeInstanceOf(
+      IllegalTransitionError,
+    );
   });
 
   it('concurrent cancel and expiry: exactly one wins', async () => {

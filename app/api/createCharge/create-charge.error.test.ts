@@ -45,7 +45,12 @@ const SOLANA_ADDRESS = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
 const cases: Case[] = [
   // Authentication
   { name: 'no x-api-key header', request: () => ({ body: usdcCharge() }), status: 401, code: 'missing_api_key', message: /x-api-key/ },
-  { name: 'a key that is not a Chargeport key', request: () => ({ apiKey: 'sk_test_123', body: usdcCharge() }), status: 401, code: 'invalid_api_key' },
+  {
+    name: 'a key that is not a Chargeport key',
+    request: () => ({ apiKey: 'sk_test_123', body: usdcCharge() }),
+    status: 401,
+    code: 'invalid_api_key',
+  },
   {
     name: 'a well-formed key nobody issued',
     request: () => ({ apiKey: 'cp_live_0000000000000000000000000000000A', body: usdcCharge() }),
@@ -77,8 +82,20 @@ const cases: Case[] = [
     param: 'chargeData.sucessUrl',
     message: /Unknown field sucessUrl/,
   },
-  { name: 'symbol missing', request: () => live(usdcCharge({ symbol: undefined })), status: 400, code: 'invalid_request', param: 'chargeData.symbol' },
-  { name: 'chain missing', request: () => live(usdcCharge({ chain: undefined })), status: 400, code: 'invalid_request', param: 'chargeData.chain' },
+  {
+    name: 'symbol missing',
+    request: () => live(usdcCharge({ symbol: undefined })),
+    status: 400,
+    code: 'invalid_request',
+    param: 'chargeData.symbol',
+  },
+  {
+    name: 'chain missing',
+    request: () => live(usdcCharge({ chain: undefined })),
+    status: 400,
+    code: 'invalid_request',
+    param: 'chargeData.chain',
+  },
   {
     name: 'tokenAddress missing',
     request: () => live(usdcCharge({ tokenAddress: undefined })),
@@ -86,7 +103,13 @@ const cases: Case[] = [
     code: 'invalid_request',
     param: 'chargeData.tokenAddress',
   },
-  { name: 'isTest not a boolean', request: () => live(usdcCharge({}, { isTest: 'yes' })), status: 400, code: 'invalid_request', param: 'isTest' },
+  {
+    name: 'isTest not a boolean',
+    request: () => live(usdcCharge({}, { isTest: 'yes' })),
+    status: 400,
+    code: 'invalid_request',
+    param: 'isTest',
+  },
   {
     name: 'successUrl not absolute',
     request: () => live(usdcCharge({ successUrl: '/thanks' })),
@@ -237,7 +260,13 @@ const cases: Case[] = [
     name: 'an EVM toAddress on Solana',
     request: () =>
       live({
-        chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: 'So11111111111111111111111111111111111111112', amount: 1, toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' },
+        chargeData: {
+          symbol: 'SOL',
+          chain: 'SOLANA',
+          tokenAddress: 'So11111111111111111111111111111111111111112',
+          amount: 1,
+          toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        },
       }),
     status: 422,
     code: 'invalid_address',

@@ -59,7 +59,13 @@ describe('POST /api/createCharge — happy paths', () => {
   it('accepts amount together with items when they agree', async () => {
     const res = await callRoute(POST, {
       apiKey: merchant.liveKey,
-      body: usdcCharge({ items: [{ name: 'A', amount: '1.25', quantity: 2 }, { name: 'B', amount: 0.5, quantity: 1 }], amount: 3 }),
+      body: usdcCharge({
+        items: [
+          { name: 'A', amount: '1.25', quantity: 2 },
+          { name: 'B', amount: 0.5, quantity: 1 },
+        ],
+        amount: 3,
+      }),
     });
     expect(res.status).toBe(200);
     expect((await storedCharge(res.json.data.chargeId)).totalBaseUnits).toBe(3_000_000n);
@@ -90,10 +96,13 @@ describe('POST /api/createCharge — happy paths', () => {
     expect(row.toAddress).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
   });
 
-  it('makes a direct transfer with a verified merchant\'s production key', async () => {
+  it("makes a direct transfer with a verified merchant's production key", async () => {
     const res = await callRoute(POST, {
       apiKey: merchant.liveKey,
-      body: usdcCharge({ toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', items: undefined, amount: 10 }, { isDirectTransfer: true }),
+      body: usdcCharge(
+        { toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', items: undefined, amount: 10 },
+        { isDirectTransfer: true },
+      ),
     });
     expect(res.status).toBe(200);
     const row = await storedCharge(res.json.data.chargeId);
@@ -104,7 +113,9 @@ describe('POST /api/createCharge — happy paths', () => {
   it('accepts Solana charges: wrapped-SOL mint for SOL, USDC mint, base58 toAddress', async () => {
     const sol = await callRoute(POST, {
       apiKey: merchant.liveKey,
-      body: { chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: 'So11111111111111111111111111111111111111112', amount: 0.000000001 } },
+      body: {
+        chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: 'So11111111111111111111111111111111111111112', amount: 0.000000001 },
+      },
     });
     expect(sol.status).toBe(200);
     expect((await storedCharge(sol.json.data.chargeId)).totalBaseUnits).toBe(1n);

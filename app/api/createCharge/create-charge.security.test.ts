@@ -122,7 +122,7 @@ describe('ownership and secrets', () => {
     expect(row!.merchantId).not.toBe(a.id);
   });
 
-  it('another merchant\'s key gets 404 for a charge, never 403 or its data', async () => {
+  it("another merchant's key gets 404 for a charge, never 403 or its data", async () => {
     const [owner, stranger] = [await newMerchant(), await newMerchant()];
     const created = await callRoute(POST, { apiKey: owner.liveKey, body: usdcCharge() });
     const chargeId = created.json.data.chargeId;

@@ -21,7 +21,7 @@ async function list(query = '', apiKey = merchant.testKey) {
 }
 
 describe('GET /api/events', () => {
-  it('returns every event of the key\'s merchant and mode, newest first, as delivered', async () => {
+  it("returns every event of the key's merchant and mode, newest first, as delivered", async () => {
     const res = await list();
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({ object: 'list', has_more: false });

@@ -19,9 +19,15 @@ describe('GET /api/openapi.json', () => {
         '/api/webhook-endpoints/{endpointId}/rotate-secret',
       ].sort(),
     );
-    expect(Object.keys(doc.webhooks).sort()).toEqual(
-      ['charge.canceled', 'charge.created', 'charge.expired', 'charge.failed', 'charge.processing', 'charge.succeeded', 'payment.failed'],
-    );
+    expect(Object.keys(doc.webhooks).sort()).toEqual([
+      'charge.canceled',
+      'charge.created',
+      'charge.expired',
+      'charge.failed',
+      'charge.processing',
+      'charge.succeeded',
+      'payment.failed',
+    ]);
     expect(doc.components.schemas.WebhookEvent.properties.data.properties.charge).toEqual({ $ref: '#/components/schemas/Charge' });
     expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
     const request = doc.components.schemas.CreateChargeRequest;
@@ -41,9 +47,24 @@ describe('GET /api/openapi.json', () => {
       .map((r: any) => r.description as string)
       .join(' ');
     const createChargeCodes = [
-      'missing_api_key', 'invalid_api_key', 'invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type',
-      'unsupported_chain', 'unsupported_token', 'invalid_address', 'invalid_amount', 'amount_mismatch', 'test_key_required',
-      'live_key_required', 'verification_required', 'key_not_permitted', 'idempotency_conflict', 'rate_limited', 'internal_error',
+      'missing_api_key',
+      'invalid_api_key',
+      'invalid_request',
+      'invalid_json',
+      'payload_too_large',
+      'unsupported_media_type',
+      'unsupported_chain',
+      'unsupported_token',
+      'invalid_address',
+      'invalid_amount',
+      'amount_mismatch',
+      'test_key_required',
+      'live_key_required',
+      'verification_required',
+      'key_not_permitted',
+      'idempotency_conflict',
+      'rate_limited',
+      'internal_error',
     ];
     for (const code of createChargeCodes) {
       expect(ERROR_CODES, code).toContain(code);

@@ -27,8 +27,12 @@ async function createdId(apiKey: string, body?: Record<string, unknown>): Promis
 }
 
 describe('webhook endpoints: happy path', () => {
-  it('creates an endpoint in the key\'s mode and returns its secret once', async () => {
-    const res = await create(merchant.liveKey!, { url: HOOK, eventTypes: ['charge.succeeded', 'charge.failed'], description: 'Production receiver' });
+  it("creates an endpoint in the key's mode and returns its secret once", async () => {
+    const res = await create(merchant.liveKey!, {
+      url: HOOK,
+      eventTypes: ['charge.succeeded', 'charge.failed'],
+      description: 'Production receiver',
+    });
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({
       id: expect.stringMatching(/^we_/),
@@ -57,7 +61,10 @@ describe('webhook endpoints: happy path', () => {
     const [row] = await getDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
     expect(row!.signingSecret).not.toContain(secret.slice('whsec_'.length, 20));
     expect(row!.signingSecret).toMatch(/^mk_[0-9a-f]{16}:/);
-    expect(await revealWebhookSecret({ owner: { merchantId: merchant.id, mode: 'live' }, endpointId: id })).toEqual({ secret, previous: null });
+    expect(await revealWebhookSecret({ owner: { merchantId: merchant.id, mode: 'live' }, endpointId: id })).toEqual({
+      secret,
+      previous: null,
+    });
   });
 
   it('defaults to every event type ("*")', async () => {
@@ -75,7 +82,12 @@ describe('webhook endpoints: happy path', () => {
     });
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({ url: 'https://example.com/b', eventTypes: ['*'], description: 'staging', enabled: false });
-    const cleared = await callRoute(patchRoute, { method: 'PATCH', apiKey: merchant.testKey, params: { endpointId: id }, body: { description: null } });
+    const cleared = await callRoute(patchRoute, {
+      method: 'PATCH',
+      apiKey: merchant.testKey,
+      params: { endpointId: id },
+      body: { description: null },
+    });
     expect(cleared.json.data.description).toBeNull();
 
     const deleted = await callRoute(deleteRoute, { method: 'DELETE', apiKey: merchant.testKey, params: { endpointId: id } });
@@ -85,8 +97,16 @@ describe('webhook endpoints: happy path', () => {
 
   it('re-enabling an endpoint that a 410 disabled makes it active again', async () => {
     const id = await createdId(merchant.testKey);
-    await getDb().update(webhookEndpoints).set({ enabled: false, status: 'disabled', disabledReason: 'The endpoint answered 410 Gone' }).where(eq(webhookEndpoints.id, id));
-    const res = await callRoute(patchRoute, { method: 'PATCH', apiKey: merchant.testKey, params: { endpointId: id }, body: { enabled: true } });
+    await getDb()
+      .update(webhookEndpoints)
+      .set({ enabled: false, status: 'disabled', disabledReason: 'The endpoint answered 410 Gone' })
+      .where(eq(webhookEndpoints.id, id));
+    const res = await callRoute(patchRoute, {
+      method: 'PATCH',
+      apiKey: merchant.testKey,
+      params: { endpointId: id },
+      body: { enabled: true },
+    });
     expect(res.json.data).toMatchObject({ enabled: true, status: 'active', disabledReason: null });
   });
 
@@ -191,7 +211,12 @@ describe('webhook endpoints: security', () => {
 
   it('a URL changed to a refused address is refused too', async () => {
     const id = await createdId(merchant.liveKey!);
-    const res = await callRoute(patchRoute, { method: 'PATCH', apiKey: merchant.liveKey, params: { endpointId: id }, body: { url: 'https://192.168.0.1/hook' } });
+    const res = await callRoute(patchRoute, {
+      method: 'PATCH',
+      apiKey: merchant.liveKey,
+      params: { endpointId: id },
+      body: { url: 'https://192.168.0.1/hook' },
+    });
     expect(res.json.error).toMatchObject({ code: 'invalid_webhook_url', param: 'url' });
   });
 
@@ -215,7 +240,9 @@ describe('webhook endpoints: security', () => {
     const liveList = await callRoute(listRoute, { apiKey: merchant.liveKey });
     expect(liveList.json.data.data.every((e: any) => e.mode === 'live')).toBe(true);
     // Untouched by all of the above.
-    expect((await callRoute(getRoute, { apiKey: merchant.testKey, params: { endpointId: id } })).json.data).toMatchObject({ enabled: true });
+    expect((await callRoute(getRoute, { apiKey: merchant.testKey, params: { endpointId: id } })).json.data).toMatchObject({
+      enabled: true,
+    });
   });
 
   it('publishable keys and missing keys are refused', async () => {

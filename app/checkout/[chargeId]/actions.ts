@@ -14,7 +14,11 @@ export interface PayState extends FormState {
 export async function payFromBalanceAction(_state: PayState, form: FormData): Promise<PayState> {
   try {
     const user = await requireUserForAction();
-    const { txHash } = await payFromBalance({ userId: user.id, chargeId: String(form.get('chargeId')), pin: String(form.get('pin') ?? '') });
+    const { txHash } = await payFromBalance({
+      userId: user.id,
+      chargeId: String(form.get('chargeId')),
+      pin: String(form.get('pin') ?? ''),
+    });
     return { txHash };
   } catch (error) {
     return formError(error);

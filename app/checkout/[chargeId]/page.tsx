@@ -44,15 +44,32 @@ export default async function CheckoutPage({
   const qr = payable && status?.deposit ? await QRCode.toString(status.deposit.uri, { type: 'svg', margin: 1, width: 176 }) : null;
 
   const chain = CHAINS[view.chain];
-  const token = tokenOfCharge({ chain: view.chain, tokenAddress: view.token.address, tokenSymbol: view.token.symbol, tokenDecimals: view.token.decimals });
+  const token = tokenOfCharge({
+    chain: view.chain,
+    tokenAddress: view.token.address,
+    tokenSymbol: view.token.symbol,
+    tokenDecimals: view.token.decimals,
+  });
   const [requestHeaders, cookieJar] = await Promise.all([headers(), cookies()]);
   const { country } = countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value);
   const countries = countryOptions();
   const dueBaseUnits = status ? baseUnitsOf(status.due, view.token.decimals) : BigInt(view.totalBaseUnits);
-  const dueCents = payable ? await dueUsdCents({ chain: view.chain, tokenAddress: view.token.address, tokenSymbol: view.token.symbol, tokenDecimals: view.token.decimals }, dueBaseUnits).catch(() => undefined) : undefined;
+  const dueCents = payable
+    ? await dueUsdCents(
+        { chain: view.chain, tokenAddress: view.token.address, tokenSymbol: view.token.symbol, tokenDecimals: view.token.decimals },
+        dueBaseUnits,
+      ).catch(() => undefined)
+    : undefined;
   const [usd, fiatOptions, fiatOrder] = await Promise.all([
     token ? approximateUsd(token, BigInt(view.totalBaseUnits)).catch(() => undefined) : undefined,
-    payable ? fiatPaymentOptions({ country, chain: view.chain, tokenSymbol: view.token.symbol, ...(dueCents !== undefined ? { dueUsdCents: dueCents } : {}) }) : [],
+    payable
+      ? fiatPaymentOptions({
+          country,
+          chain: view.chain,
+          tokenSymbol: view.token.symbol,
+          ...(dueCents !== undefined ? { dueUsdCents: dueCents } : {}),
+        })
+      : [],
     payable ? latestFiatOrder(view.id) : undefined,
   ]);
 
@@ -88,7 +105,14 @@ export default async function CheckoutPage({
             {view.merchantLogoUrl && (
               // The merchant's own image host: a plain img (next/image would need every host configured).
               // eslint-disable-next-line @next/next/no-img-element
-              <img src={view.merchantLogoUrl} alt="" width={40} height={40} className="size-10 rounded-lg object-cover" data-testid="merchant-logo" />
+              <img
+                src={view.merchantLogoUrl}
+                alt=""
+                width={40}
+                height={40}
+                className="size-10 rounded-lg object-cover"
+                data-testid="merchant-logo"
+              />
             )}
             <div>
               <p className="text-sm text-slate-500">Pay</p>
@@ -185,13 +209,28 @@ export default async function CheckoutPage({
                     Pay from any wallet
                   </h2>
                   <p className="text-sm text-slate-600">
-                    Send exactly <strong className="font-mono">{view.total} {view.token.symbol}</strong> on {view.chainName} to:
+                    Send exactly{' '}
+                    <strong className="font-mono">
+                      {view.total} {view.token.symbol}
+                    </strong>{' '}
+                    on {view.chainName} to:
                   </p>
-                  {qr && <div className="mx-auto size-44" aria-label="QR code of the payment request" role="img" dangerouslySetInnerHTML={{ __html: qr }} />}
+                  {qr && (
+                    <div
+                      className="mx-auto size-44"
+                      aria-label="QR code of the payment request"
+                      role="img"
+                      dangerouslySetInnerHTML={{ __html: qr }}
+                    />
+                  )}
                   <p className="break-all rounded-lg bg-slate-100 p-2 font-mono text-xs" data-testid="deposit-address">
                     {status.deposit.address}
                   </p>
-                  <a href={status.deposit.uri} className="text-center text-sm font-semibold text-brand-600 underline underline-offset-4" data-testid="open-in-wallet">
+                  <a
+                    href={status.deposit.uri}
+                    className="text-center text-sm font-semibold text-brand-600 underline underline-offset-4"
+                    data-testid="open-in-wallet"
+                  >
                     Open in wallet
                   </a>
                   {chain.family === 'evm' && (
@@ -236,7 +275,8 @@ export default async function CheckoutPage({
               )}
             </>
           ) : (
-            view.status !== 'processing' && view.status !== 'succeeded' && <p className="text-sm text-slate-600">This charge can no longer be paid.</p>
+            view.status !== 'processing' &&
+            view.status !== 'succeeded' && <p className="text-sm text-slate-600">This charge can no longer be paid.</p>
           )}
           <p className="mt-auto text-xs text-slate-400">Charge {view.id}</p>
         </aside>

@@ -45,7 +45,8 @@ async function requestCountry(): Promise<string> {
   return countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value).country;
 }
 
-const fiatMethod = (value: string): FiatMethod | undefined => (FIAT_METHODS as readonly string[]).includes(value) ? (value as FiatMethod) : undefined;
+const fiatMethod = (value: string): FiatMethod | undefined =>
+  (FIAT_METHODS as readonly string[]).includes(value) ? (value as FiatMethod) : undefined;
 
 /** Branch A: the quote shown before the PIN. */
 export async function quoteHeldFundsAction(chargeId: string): Promise<ActionResult<HeldFundsQuote>> {
@@ -76,9 +77,18 @@ export async function swapHeldFundsAction(_state: SwapHeldFundsState, form: Form
 }
 
 /** Branch B: how much USDC to buy, and the chosen provider's price for it. */
-export async function quoteSwapFundingAction(input: { chargeId: string; providerId: string; paymentMethod: string }): Promise<ActionResult<SwapFundingQuote>> {
+export async function quoteSwapFundingAction(input: {
+  chargeId: string;
+  providerId: string;
+  paymentMethod: string;
+}): Promise<ActionResult<SwapFundingQuote>> {
   return run(async () =>
-    quoteSwapFunding({ chargeId: String(input.chargeId), providerId: String(input.providerId), paymentMethod: fiatMethod(String(input.paymentMethod)), country: await requestCountry() }),
+    quoteSwapFunding({
+      chargeId: String(input.chargeId),
+      providerId: String(input.providerId),
+      paymentMethod: fiatMethod(String(input.paymentMethod)),
+      country: await requestCountry(),
+    }),
   );
 }
 

@@ -8,7 +8,11 @@ import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 
 export async function withdrawAction(_state: FormState, form: FormData): Promise<FormState> {
   const [chain, tokenAddress] = String(form.get('token') ?? '').split(':');
-  const values = { token: String(form.get('token') ?? ''), amount: String(form.get('amount') ?? ''), toAddress: String(form.get('toAddress') ?? '') };
+  const values = {
+    token: String(form.get('token') ?? ''),
+    amount: String(form.get('amount') ?? ''),
+    toAddress: String(form.get('toAddress') ?? ''),
+  };
   try {
     const { txHash } = await withdrawFromMerchantWallet({
       ...(await currentMemberActor()),

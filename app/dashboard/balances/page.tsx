@@ -30,22 +30,31 @@ export default async function BalancesPage() {
       <div>
         <h1 className="text-xl font-semibold">Balances ({mode})</h1>
         <p className="mt-1 text-sm text-slate-600">
-          Your service wallet <span className="break-all font-mono text-xs">{wallet.address}</span> receives succeeded charges (swept from their
-          deposit addresses).
+          Your service wallet <span className="break-all font-mono text-xs">{wallet.address}</span> receives succeeded charges (swept from
+          their deposit addresses).
         </p>
       </div>
-      <DataTable columns={[{ label: 'Network' }, { label: 'Token' }, { label: 'Balance', className: 'py-2 text-right font-medium' }]} minWidthClass="min-w-[24rem]" testId="balances">
-            {wallet.balances.map((balance) => (
-              <tr key={`${balance.chain}:${balance.symbol}`} data-testid="balance-row">
-                <td className="py-2">{balance.chainName}</td>
-                <td className="py-2">{balance.symbol}</td>
-                <td className="py-2 text-right font-mono tabular-nums">{balance.amount ?? 'unavailable'}</td>
-              </tr>
-            ))}
+      <DataTable
+        columns={[{ label: 'Network' }, { label: 'Token' }, { label: 'Balance', className: 'py-2 text-right font-medium' }]}
+        minWidthClass="min-w-[24rem]"
+        testId="balances"
+      >
+        {wallet.balances.map((balance) => (
+          <tr key={`${balance.chain}:${balance.symbol}`} data-testid="balance-row">
+            <td className="py-2">{balance.chainName}</td>
+            <td className="py-2">{balance.symbol}</td>
+            <td className="py-2 text-right font-mono tabular-nums">{balance.amount ?? 'unavailable'}</td>
+          </tr>
+        ))}
       </DataTable>
       {canWithdraw ? (
         <WithdrawForm
-          tokens={evmChains.flatMap((chain) => CHAINS[chain].tokens.map((token) => ({ value: `${chain}:${token.address}`, label: `${token.symbol} on ${CHAINS[chain].displayName}` })))}
+          tokens={evmChains.flatMap((chain) =>
+            CHAINS[chain].tokens.map((token) => ({
+              value: `${chain}:${token.address}`,
+              label: `${token.symbol} on ${CHAINS[chain].displayName}`,
+            })),
+          )}
         />
       ) : (
         <p className="text-sm text-slate-600">Only owners can withdraw (your role: {membership.role}).</p>

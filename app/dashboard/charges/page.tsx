@@ -36,7 +36,11 @@ export default async function ChargesPage({ searchParams }: { searchParams: Prom
       <div className="flex flex-wrap items-baseline justify-between gap-3">
         <h1 className="text-xl font-semibold">Charges ({mode})</h1>
         {/* A plain link: the route answers with a file download, not a page. */}
-        <a href={`/dashboard/charges/export${dashboardChargeQueryString(filters)}`} className="text-sm font-medium text-brand-700 underline" download>
+        <a
+          href={`/dashboard/charges/export${dashboardChargeQueryString(filters)}`}
+          className="text-sm font-medium text-brand-700 underline"
+          download
+        >
           Export CSV
         </a>
       </div>
@@ -63,7 +67,11 @@ export default async function ChargesPage({ searchParams }: { searchParams: Prom
           </Link>
         )}
         {page.nextCursor && (
-          <Link href={`/dashboard/charges${dashboardChargeQueryString(filters, page.nextCursor)}`} className="text-brand-700 underline" rel="next">
+          <Link
+            href={`/dashboard/charges${dashboardChargeQueryString(filters, page.nextCursor)}`}
+            className="text-brand-700 underline"
+            rel="next"
+          >
             Next page
           </Link>
         )}

@@ -51,7 +51,11 @@ export default function ApiReferencePage() {
                 <ul className="mt-1 text-sm">
                   {op.parameters.map((p) => (
                     <li key={`${p.in}-${p.name}`}>
-                      <code className="font-mono">{p.name}</code> <span className="text-slate-500">({p.in}{p.required ? ', required' : ''})</span>{' '}
+                      <code className="font-mono">{p.name}</code>{' '}
+                      <span className="text-slate-500">
+                        ({p.in}
+                        {p.required ? ', required' : ''})
+                      </span>{' '}
                       {p.description ?? p.schema?.description}
                     </li>
                   ))}

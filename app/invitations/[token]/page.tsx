@@ -14,7 +14,9 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
   const { token } = await params;
   const user = await requireUser({ returnTo: `/invitations/${token}` });
   const invitation = await findInvitation(token);
-  const [merchant] = invitation ? await getDb().select({ name: merchants.name }).from(merchants).where(eq(merchants.id, invitation.merchantId)) : [];
+  const [merchant] = invitation
+    ? await getDb().select({ name: merchants.name }).from(merchants).where(eq(merchants.id, invitation.merchantId))
+    : [];
   return (
     <main className="mx-auto flex max-w-md flex-col gap-4 px-4 py-12">
       {invitation && merchant ? (

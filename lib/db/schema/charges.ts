@@ -22,7 +22,6 @@ export interface StoredChargeItem {
   lineTotalBaseUnits: string;
 }
 
-
 export const charges = pgTable(
   'charges',
   {

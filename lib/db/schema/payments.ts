@@ -4,7 +4,6 @@ import { baseUnits, timestamps } from './columns';
 import { charges } from './charges';
 import { walletFamily } from './wallets';
 
-
 /** Next HD derivation index for deposit addresses: a sequence, so concurrent charges never share one. */
 export const depositDerivationIndex = pgSequence('deposit_derivation_index', { startWith: 0, minValue: 0 });
 
@@ -71,7 +70,9 @@ export const payments = pgTable(
   (table) => [
     uniqueIndex('payments_chain_tx_log_idx').on(table.chain, table.txHash, table.logIndex),
     index('payments_charge_idx').on(table.chargeId),
-    index('payments_pending_idx').on(table.chain).where(sql`${table.status} = 'pending'`),
+    index('payments_pending_idx')
+      .on(table.chain)
+      .where(sql`${table.status} = 'pending'`),
   ],
 );
 
@@ -126,7 +127,9 @@ export const outboundTransfers = pgTable(
     index('outbound_transfers_charge_idx').on(table.chargeId, table.purpose),
     // The wallet's Activity lists what a user's wallet sent, newest first.
     index('outbound_transfers_from_idx').on(table.fromAddress, table.createdAt.desc()),
-    index('outbound_transfers_open_idx').on(table.status).where(sql`${table.status} in ('signed', 'broadcast')`),
+    index('outbound_transfers_open_idx')
+      .on(table.status)
+      .where(sql`${table.status} in ('signed', 'broadcast')`),
     uniqueIndex('outbound_transfers_one_payment_idx')
       .on(table.chargeId)
       .where(sql`${table.purpose} = 'balance_payment' and ${table.status} <> 'failed'`),

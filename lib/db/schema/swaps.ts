@@ -61,7 +61,9 @@ export const swapExecutions = pgTable(
     // The conversion job's back-off looks up the newest attempt of a charge.
     index('swap_executions_charge_idx').on(table.chargeId, table.createdAt.desc()),
     // The reconciler's work list.
-    index('swap_executions_open_idx').on(table.status).where(sql`${table.status} in ('signed', 'broadcast')`),
+    index('swap_executions_open_idx')
+      .on(table.status)
+      .where(sql`${table.status} in ('signed', 'broadcast')`),
     // Nonces of a sender: swaps share the sender's nonce sequence with outbound transfers.
     index('swap_executions_from_idx').on(table.chain, table.fromAddress),
   ],

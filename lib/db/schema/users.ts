@@ -49,7 +49,10 @@ export const authIdentities = pgTable(
     subject: text('subject').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (table) => [uniqueIndex('auth_identities_provider_subject_idx').on(table.provider, table.subject), index('auth_identities_user_idx').on(table.userId)],
+  (table) => [
+    uniqueIndex('auth_identities_provider_subject_idx').on(table.provider, table.subject),
+    index('auth_identities_user_idx').on(table.userId),
+  ],
 );
 
 export const CODE_PURPOSES = ['signup', 'signin', 'verify_email', 'link_phone', 'reset_pin'] as const;

@@ -68,5 +68,8 @@ export const walletSends = pgTable(
       .references(() => outboundTransfers.id),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (table) => [uniqueIndex('wallet_sends_transfer_idx').on(table.transferId), index('wallet_sends_user_idx').on(table.userId, table.createdAt)],
+  (table) => [
+    uniqueIndex('wallet_sends_transfer_idx').on(table.transferId),
+    index('wallet_sends_user_idx').on(table.userId, table.createdAt),
+  ],
 );

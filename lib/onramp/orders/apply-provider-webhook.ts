@@ -36,7 +36,11 @@ export interface WebhookResult {
   message?: string;
 }
 
-export async function applyProviderWebhook(pathProviderId: string, request: { headers: WebhookHeaders; rawBody: string }, now = new Date()): Promise<WebhookResult> {
+export async function applyProviderWebhook(
+  pathProviderId: string,
+  request: { headers: WebhookHeaders; rawBody: string },
+  now = new Date(),
+): Promise<WebhookResult> {
   const adapter = await webhookAdapter(pathProviderId);
   if (!adapter) return { status: 404, outcome: 'unknown_provider', message: 'no such provider here' };
 
@@ -45,7 +49,11 @@ export async function applyProviderWebhook(pathProviderId: string, request: { he
     log.warn('on-ramp webhook not applied', { provider: pathProviderId, code: verified.code, message: verified.message });
     // Authentic but nothing to apply: 200 so the provider stops retrying. Not authentic: 401/400.
     if (verified.authentic) return { status: 200, outcome: 'ignored', message: verified.code };
-    return { status: verified.code === 'missing_signature' || verified.code === 'malformed_signature' ? 400 : 401, outcome: 'rejected', message: verified.code };
+    return {
+      status: verified.code === 'missing_signature' || verified.code === 'malformed_signature' ? 400 : 401,
+      outcome: 'rejected',
+      message: verified.code,
+    };
   }
 
   const bodySha256 = createHash('sha256').update(request.rawBody).digest('hex');
@@ -59,8 +67,12 @@ export async function applyProviderWebhook(pathProviderId: string, request: { he
 
     const order = await lockOrder(tx, verified.update, pathProviderId);
     const result = order ? await applyUpdate(tx, order, verified.update, now) : { outcome: 'unknown_order' as const };
-    await tx.update(onrampWebhookReceipts).set({ outcome: result.outcome, orderId: order?.id ?? null }).where(eq(onrampWebhookReceipts.id, receipt.id));
-    if (result.outcome === 'unknown_order') log.warn('on-ramp webhook for an unknown order', { provider: pathProviderId, providerOrderId: verified.update.providerOrderId });
+    await tx
+      .update(onrampWebhookReceipts)
+      .set({ outcome: result.outcome, orderId: order?.id ?? null })
+      .where(eq(onrampWebhookReceipts.id, receipt.id));
+    if (result.outcome === 'unknown_order')
+      log.warn('on-ramp webhook for an unknown order', { provider: pathProviderId, providerOrderId: verified.update.providerOrderId });
     return { status: 200, outcome: result.outcome, ...(order ? { orderId: order.id } : {}) };
   });
 }
@@ -95,7 +107,8 @@ async function applyUpdate(tx: DbOrTx, order: OnrampOrderRow, update: OnrampOrde
   }
   if (!canTransition(order.status, update.status)) {
     // A redelivery or a late, older update: keep what we know, but learn the provider's id if new.
-    if (!order.providerOrderId) await tx.update(onrampOrders).set({ providerOrderId: update.providerOrderId }).where(eq(onrampOrders.id, order.id));
+    if (!order.providerOrderId)
+      await tx.update(onrampOrders).set({ providerOrderId: update.providerOrderId }).where(eq(onrampOrders.id, order.id));
     return { outcome: 'unchanged' };
   }
   const delivered = update.cryptoAmount ? parseAmount(update.cryptoAmount, order.tokenDecimals) : undefined;
@@ -124,7 +137,13 @@ async function applyUpdate(tx: DbOrTx, order: OnrampOrderRow, update: OnrampOrde
   if (update.status === 'failed' && order.chargeId && order.purpose !== 'wallet_topup') {
     await emitPaymentFailed(tx, {
       chargeId: order.chargeId,
-      attempt: { id: order.id, method: 'fiat', chain: order.chain, txHash: null, reason: update.failureReason ?? 'The fiat payment failed at the provider.' },
+      attempt: {
+        id: order.id,
+        method: 'fiat',
+        chain: order.chain,
+        txHash: null,
+        reason: update.failureReason ?? 'The fiat payment failed at the provider.',
+      },
     });
   }
   return { outcome: 'applied' };

@@ -15,7 +15,15 @@ export async function expireDueOnrampOrders(now = new Date(), batch = 100): Prom
     if (!due.length) return 0;
     const ids = due.map((row) => row.id);
     await tx.update(onrampOrders).set({ status: 'expired' }).where(inArray(onrampOrders.id, ids));
-    await tx.insert(onrampOrderEvents).values(ids.map((orderId) => ({ id: newId('onrampOrderEvent'), orderId, fromStatus: 'created' as const, toStatus: 'expired' as const, source: 'system:expiry' })));
+    await tx.insert(onrampOrderEvents).values(
+      ids.map((orderId) => ({
+        id: newId('onrampOrderEvent'),
+        orderId,
+        fromStatus: 'created' as const,
+        toStatus: 'expired' as const,
+        source: 'system:expiry',
+      })),
+    );
     return ids.length;
   });
 }

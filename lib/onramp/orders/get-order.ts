@@ -40,7 +40,11 @@ export async function getOnrampOrderView(orderId: string): Promise<OnrampOrderVi
     .where(eq(onrampOrders.id, orderId));
   if (!row) return null;
   const { order } = row;
-  const events = await getDb().select().from(onrampOrderEvents).where(eq(onrampOrderEvents.orderId, orderId)).orderBy(asc(onrampOrderEvents.createdAt));
+  const events = await getDb()
+    .select()
+    .from(onrampOrderEvents)
+    .where(eq(onrampOrderEvents.orderId, orderId))
+    .orderBy(asc(onrampOrderEvents.createdAt));
   const chain = CHAINS[order.chain as ChainName];
   // Local development chains carry the main network's id but not its explorer.
   const isLocal = env().LOCAL_CHAINS.includes(order.chain);
@@ -66,6 +70,10 @@ export async function getOnrampOrderView(orderId: string): Promise<OnrampOrderVi
     checkoutUrl: order.status === 'created' ? order.checkoutUrl : null,
     chargeId: order.chargeId,
     createdAt: order.createdAt.toISOString(),
-    timeline: events.map((event) => ({ toStatus: event.toStatus, at: event.createdAt.toISOString(), providerStatus: event.providerStatus })),
+    timeline: events.map((event) => ({
+      toStatus: event.toStatus,
+      at: event.createdAt.toISOString(),
+      providerStatus: event.providerStatus,
+    })),
   };
 }

@@ -60,7 +60,8 @@ export function orderPageUrl(orderId: string): string {
 
 export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date()): Promise<PlacedOrder> {
   const parsed = placeOrderInputSchema.safeParse(rawInput);
-  if (!parsed.success) throw new OnrampError('invalid_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new OnrampError('invalid_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   const input = parsed.data;
   const chain = CHAINS[input.chain];
   const token = tokenOn(input.chain, input.tokenSymbol);
@@ -71,7 +72,14 @@ export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date
   const walletAddress = normalizeAddress(chain.family, input.walletAddress);
 
   const requested = await quoteOnramp(
-    { providerId: input.providerId, country: input.country, chain: input.chain, tokenSymbol: token.symbol, paymentMethod: input.paymentMethod, amount: { kind: 'crypto', value: input.cryptoAmount } },
+    {
+      providerId: input.providerId,
+      country: input.country,
+      chain: input.chain,
+      tokenSymbol: token.symbol,
+      paymentMethod: input.paymentMethod,
+      amount: { kind: 'crypto', value: input.cryptoAmount },
+    },
     now,
   );
   let quote = requested;
@@ -123,7 +131,9 @@ export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date
     });
   });
 
-  const redirectUrl = (input.redirectUrl ?? orderPageUrl('{orderId}')).replace(encodeURIComponent('{orderId}'), orderId).replace('{orderId}', orderId);
+  const redirectUrl = (input.redirectUrl ?? orderPageUrl('{orderId}'))
+    .replace(encodeURIComponent('{orderId}'), orderId)
+    .replace('{orderId}', orderId);
   try {
     const checkout = await adapter.buildCheckout(
       {
@@ -146,14 +156,28 @@ export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date
     log.warn('on-ramp provider refused an order', { orderId, providerId: facts.id, error });
     await getDb().transaction(async (tx) => {
       await tx.update(onrampOrders).set({ status: 'failed', failureReason: reason }).where(eq(onrampOrders.id, orderId));
-      await tx.insert(onrampOrderEvents).values({ id: newId('onrampOrderEvent'), orderId, fromStatus: 'created', toStatus: 'failed', source: 'system:provider', data: { reason } });
+      await tx.insert(onrampOrderEvents).values({
+        id: newId('onrampOrderEvent'),
+        orderId,
+        fromStatus: 'created',
+        toStatus: 'failed',
+        source: 'system:provider',
+        data: { reason },
+      });
     });
-    throw new OnrampError('provider_error', `${facts.displayName} could not start the purchase: ${reason} Try again or choose another provider.`);
+    throw new OnrampError(
+      'provider_error',
+      `${facts.displayName} could not start the purchase: ${reason} Try again or choose another provider.`,
+    );
   }
 }
 
 /** The same purchase at the method's minimum. */
-async function minimumQuote(input: z.output<typeof placeOrderInputSchema>, requested: OnrampQuoteView, now: Date): Promise<OnrampQuoteView> {
+async function minimumQuote(
+  input: z.output<typeof placeOrderInputSchema>,
+  requested: OnrampQuoteView,
+  now: Date,
+): Promise<OnrampQuoteView> {
   const { facts } = (await providerWithAdapter(input.providerId))!;
   const method = methodFact(facts, input.paymentMethod, input.country)!;
   const token = tokenOn(input.chain, input.tokenSymbol)!;

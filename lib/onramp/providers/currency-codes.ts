@@ -46,15 +46,33 @@ const NOT_LISTED = 'not in the provider\u2019s list of buyable currencies';
 
 export const MOONPAY_ASSETS: AssetTable<MoonPayAssetCode> = {
   POLYGON: {
-    POL: { status: 'supported', code: { currencyCode: 'pol_polygon' }, source: 'provider', note: 'was matic_polygon before the 2024 POL migration' },
-    USDC: { status: 'supported', code: { currencyCode: 'usdc_polygon' }, source: 'provider', note: 'confirm metadata.contractAddress is native USDC' },
+    POL: {
+      status: 'supported',
+      code: { currencyCode: 'pol_polygon' },
+      source: 'provider',
+      note: 'was matic_polygon before the 2024 POL migration',
+    },
+    USDC: {
+      status: 'supported',
+      code: { currencyCode: 'usdc_polygon' },
+      source: 'provider',
+      note: 'confirm metadata.contractAddress is native USDC',
+    },
     USDT: { status: 'supported', code: { currencyCode: 'usdt_polygon' }, source: 'integrator' },
   },
   POLYGON_AMOY: { POL: { status: 'unsupported', reason: TESTNET } },
   BSC: {
     BNB: { status: 'supported', code: { currencyCode: 'bnb_bsc' }, source: 'integrator' },
-    USDT: { status: 'unverified', code: { currencyCode: 'usdt_bsc' }, note: 'follows MoonPay\u2019s <token>_<network> pattern; not found in any document' },
-    USDC: { status: 'unverified', code: { currencyCode: 'usdc_bsc' }, note: 'follows MoonPay\u2019s <token>_<network> pattern; not found in any document' },
+    USDT: {
+      status: 'unverified',
+      code: { currencyCode: 'usdt_bsc' },
+      note: 'follows MoonPay\u2019s <token>_<network> pattern; not found in any document',
+    },
+    USDC: {
+      status: 'unverified',
+      code: { currencyCode: 'usdc_bsc' },
+      note: 'follows MoonPay\u2019s <token>_<network> pattern; not found in any document',
+    },
   },
   BSC_TESTNET: { BNB: { status: 'unsupported', reason: TESTNET } },
   DFK: { JEWEL: { status: 'unsupported', reason: NOT_LISTED } },
@@ -68,22 +86,42 @@ export const MOONPAY_ASSETS: AssetTable<MoonPayAssetCode> = {
 
 export const TRANSAK_ASSETS: AssetTable<TransakAssetCode> = {
   POLYGON: {
-    POL: { status: 'unverified', code: { network: 'polygon', cryptoCurrencyCode: 'POL' }, note: 'Polygon\u2019s native coin may still be listed as MATIC' },
+    POL: {
+      status: 'unverified',
+      code: { network: 'polygon', cryptoCurrencyCode: 'POL' },
+      note: 'Polygon\u2019s native coin may still be listed as MATIC',
+    },
     USDC: { status: 'supported', code: { network: 'polygon', cryptoCurrencyCode: 'USDC' }, source: 'integrator', note: POLYGON_KEY },
     USDT: { status: 'supported', code: { network: 'polygon', cryptoCurrencyCode: 'USDT' }, source: 'integrator', note: POLYGON_KEY },
   },
   POLYGON_AMOY: { POL: { status: 'unsupported', reason: TESTNET } },
   BSC: {
     BNB: { status: 'unverified', code: { network: 'bsc', cryptoCurrencyCode: 'BNB' }, note: 'network key `bsc` not confirmed in the docs' },
-    USDT: { status: 'unverified', code: { network: 'bsc', cryptoCurrencyCode: 'USDT' }, note: 'network key `bsc` not confirmed in the docs' },
-    USDC: { status: 'unverified', code: { network: 'bsc', cryptoCurrencyCode: 'USDC' }, note: 'network key `bsc` not confirmed in the docs' },
+    USDT: {
+      status: 'unverified',
+      code: { network: 'bsc', cryptoCurrencyCode: 'USDT' },
+      note: 'network key `bsc` not confirmed in the docs',
+    },
+    USDC: {
+      status: 'unverified',
+      code: { network: 'bsc', cryptoCurrencyCode: 'USDC' },
+      note: 'network key `bsc` not confirmed in the docs',
+    },
   },
   BSC_TESTNET: { BNB: { status: 'unsupported', reason: TESTNET } },
   DFK: { JEWEL: { status: 'unsupported', reason: NOT_LISTED } },
   DFK_TESTNET: { JEWEL: { status: 'unsupported', reason: NOT_LISTED } },
   SOLANA: {
-    SOL: { status: 'unverified', code: { network: 'solana', cryptoCurrencyCode: 'SOL' }, note: 'network key `solana` not confirmed in the docs' },
-    USDC: { status: 'unverified', code: { network: 'solana', cryptoCurrencyCode: 'USDC' }, note: 'network key `solana` not confirmed in the docs' },
+    SOL: {
+      status: 'unverified',
+      code: { network: 'solana', cryptoCurrencyCode: 'SOL' },
+      note: 'network key `solana` not confirmed in the docs',
+    },
+    USDC: {
+      status: 'unverified',
+      code: { network: 'solana', cryptoCurrencyCode: 'USDC' },
+      note: 'network key `solana` not confirmed in the docs',
+    },
   },
   SOLANA_DEVNET: { SOL: { status: 'unsupported', reason: TESTNET } },
 };

@@ -60,7 +60,10 @@ export class OnrampProviderError extends Error {
       case 'provider_rejected':
       case 'provider_unavailable':
       case 'provider_bad_response':
-        return new AppError('service_unavailable', 'The payment provider is not available right now. Try again or choose another provider.');
+        return new AppError(
+          'service_unavailable',
+          'The payment provider is not available right now. Try again or choose another provider.',
+        );
     }
   }
 }

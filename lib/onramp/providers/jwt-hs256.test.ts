@@ -21,7 +21,9 @@ describe('verifyHs256Jwt (RFC 7515 / 7518 §3.2 / 7519)', () => {
   it('verifies the RFC 7515 A.1 example signature', () => {
     // Its exp (2011-03-22T18:43:00Z) has long passed: the signature is right, the token is stale.
     expect(verifyHs256Jwt(RFC_TOKEN, [RFC_KEY], { now: NOW, clockToleranceSeconds: 0 })).toMatchObject({ ok: false, code: 'stale' });
-    expect(verifyHs256Jwt(RFC_TOKEN, [Buffer.from('wrong')], { now: NOW, clockToleranceSeconds: 0 })).toMatchObject({ code: 'invalid_signature' });
+    expect(verifyHs256Jwt(RFC_TOKEN, [Buffer.from('wrong')], { now: NOW, clockToleranceSeconds: 0 })).toMatchObject({
+      code: 'invalid_signature',
+    });
     const before = verifyHs256Jwt(RFC_TOKEN, [RFC_KEY], { now: new Date(1300819379 * 1000), clockToleranceSeconds: 0 });
     expect(before).toMatchObject({ ok: true, payload: { iss: 'joe', exp: '1300819380' } });
   });

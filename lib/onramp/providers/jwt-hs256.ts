@@ -18,8 +18,7 @@ const BASE64URL_SEGMENT = /^[A-Za-z0-9_-]+$/;
 export type JwtFailureCode = 'malformed_signature' | 'unsupported_algorithm' | 'invalid_signature' | 'stale';
 
 export type VerifyJwtResult =
-  | { ok: true; header: Record<string, unknown>; payload: Record<string, unknown> }
-  | { ok: false; code: JwtFailureCode; message: string };
+  { ok: true; header: Record<string, unknown>; payload: Record<string, unknown> } | { ok: false; code: JwtFailureCode; message: string };
 
 export function verifyHs256Jwt(
   token: string,

@@ -53,7 +53,8 @@ function expectProviderError(fn: () => unknown, code: OnrampProviderError['code'
 describe('MoonPay URL signing (https://dev.moonpay.com/widget/on-ramp/customization/url-signing)', () => {
   // The docs' worked example: URL and key as printed there. The docs print the code, not the
   // resulting value; the JS and PHP snippets must agree, and the value is pinned against regressions.
-  const DOCS_URL = 'https://buy-sandbox.moonpay.com?apiKey=pk_test_key&currencyCode=eth&walletAddress=0xde0b295669a9fd93d5f28d9ec85e40f4cb697bae';
+  const DOCS_URL =
+    'https://buy-sandbox.moonpay.com?apiKey=pk_test_key&currencyCode=eth&walletAddress=0xde0b295669a9fd93d5f28d9ec85e40f4cb697bae';
   const DOCS_QUERY = '?apiKey=pk_test_key&currencyCode=eth&walletAddress=0xde0b295669a9fd93d5f28d9ec85e40f4cb697bae';
 
   it('reproduces the docs example: JS snippet (new URL().search) and PHP snippet (literal query) agree', () => {
@@ -106,7 +107,9 @@ describe('buildMoonPayWidgetUrl', () => {
     const signatures = variants.map((order) => new URL(buildMoonPayWidgetUrl(order, CONFIG)).searchParams.get('signature'));
     for (const signature of signatures) expect(signature).not.toBe(base);
     expect(new Set(signatures).size).toBe(signatures.length);
-    expect(new URL(buildMoonPayWidgetUrl(ORDER, { ...CONFIG, publishableKey: 'pk_test_other' })).searchParams.get('signature')).not.toBe(base);
+    expect(new URL(buildMoonPayWidgetUrl(ORDER, { ...CONFIG, publishableKey: 'pk_test_other' })).searchParams.get('signature')).not.toBe(
+      base,
+    );
     expect(new URL(buildMoonPayWidgetUrl(ORDER, { ...CONFIG, secretKey: 'sk_test_other' })).searchParams.get('signature')).not.toBe(base);
   });
 
@@ -118,7 +121,9 @@ describe('buildMoonPayWidgetUrl', () => {
     };
     const signed = buildMoonPayWidgetUrl(order, CONFIG);
     expect(signed).toContain('&email=o%27brien%2Bcrypto%40example.com&');
-    expect(signed).toContain('&redirectURL=https%3A%2F%2Fpay.example.com%2Freturn%3Forder%3Dord_123%26note%3Dit%27s%20done%281%29%2A%21&signature=');
+    expect(signed).toContain(
+      '&redirectURL=https%3A%2F%2Fpay.example.com%2Freturn%3Forder%3Dord_123%26note%3Dit%27s%20done%281%29%2A%21&signature=',
+    );
 
     const signatureAt = signed.lastIndexOf('&signature=');
     const unsigned = signed.slice(0, signatureAt);
@@ -241,7 +246,11 @@ describe('MoonPay webhooks (https://dev.moonpay.com/api-reference/widget/webhook
 
   it('rejects a tampered body', () => {
     const tampered = BODY.replace('"status":"completed"', '"status":"completed" ').replace('0.30000000000000001', '3000');
-    expect(verify({ 'Moonpay-Signature-V2': sign(BODY) }, tampered)).toMatchObject({ ok: false, code: 'invalid_signature', authentic: false });
+    expect(verify({ 'Moonpay-Signature-V2': sign(BODY) }, tampered)).toMatchObject({
+      ok: false,
+      code: 'invalid_signature',
+      authentic: false,
+    });
     expect(verify({ 'Moonpay-Signature-V2': sign(BODY) }, `${BODY} `)).toMatchObject({ ok: false, code: 'invalid_signature' });
   });
 
@@ -264,7 +273,16 @@ describe('MoonPay webhooks (https://dev.moonpay.com/api-reference/widget/webhook
     const hex = 'a'.repeat(64);
     expect(verify({})).toMatchObject({ ok: false, code: 'missing_signature' });
     expect(verify({ 'Moonpay-Signature': sign(BODY) })).toMatchObject({ ok: false, code: 'missing_signature' });
-    for (const header of ['garbage', `t=${T}`, `s=${hex}`, `t=abc,s=${hex}`, `t=${T},s=${hex.slice(1)}`, `t=${T},s=${'z'.repeat(64)}`, `t=${T};s=${hex}`, '']) {
+    for (const header of [
+      'garbage',
+      `t=${T}`,
+      `s=${hex}`,
+      `t=abc,s=${hex}`,
+      `t=${T},s=${hex.slice(1)}`,
+      `t=${T},s=${'z'.repeat(64)}`,
+      `t=${T};s=${hex}`,
+      '',
+    ]) {
       expect(verify({ 'Moonpay-Signature-V2': header }).ok).toBe(false);
     }
     expect(verify({ 'Moonpay-Signature-V2': `t=${T},s=${'z'.repeat(64)}` })).toMatchObject({ code: 'malformed_signature' });
@@ -276,9 +294,17 @@ describe('MoonPay webhooks (https://dev.moonpay.com/api-reference/widget/webhook
     const sell = BODY.replace('"type":"transaction_updated"', '"type":"sell_transaction_updated"');
     expect(verify({ 'Moonpay-Signature-V2': sign(sell) }, sell)).toMatchObject({ ok: false, code: 'ignored_event', authentic: true });
     const unknown = BODY.replace('"status":"completed"', '"status":"teleported"');
-    expect(verify({ 'Moonpay-Signature-V2': sign(unknown) }, unknown)).toMatchObject({ ok: false, code: 'unknown_status', authentic: true });
+    expect(verify({ 'Moonpay-Signature-V2': sign(unknown) }, unknown)).toMatchObject({
+      ok: false,
+      code: 'unknown_status',
+      authentic: true,
+    });
     const notJson = 'not json';
-    expect(verify({ 'Moonpay-Signature-V2': sign(notJson) }, notJson)).toMatchObject({ ok: false, code: 'malformed_payload', authentic: true });
+    expect(verify({ 'Moonpay-Signature-V2': sign(notJson) }, notJson)).toMatchObject({
+      ok: false,
+      code: 'malformed_payload',
+      authentic: true,
+    });
     const noData = '{"type":"transaction_updated"}';
     expect(verify({ 'Moonpay-Signature-V2': sign(noData) }, noData)).toMatchObject({ ok: false, code: 'malformed_payload' });
   });

@@ -36,7 +36,16 @@ import type {
   WebhookFailureCode,
 } from './types';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
-import { buildQuery, constantTimeEqual, exactPositiveDecimal, headerValue, hmacSha256, normaliseDecimal, parseJsonExactly, validateOrder } from './wire';
+import {
+  buildQuery,
+  constantTimeEqual,
+  exactPositiveDecimal,
+  headerValue,
+  hmacSha256,
+  normaliseDecimal,
+  parseJsonExactly,
+  validateOrder,
+} from './wire';
 
 export const MOONPAY_WIDGET_HOSTS = {
   production: 'https://buy.moonpay.com',
@@ -114,7 +123,11 @@ export function buildMoonPayWidgetUrl(input: OnrampOrderInput, config: MoonPayCo
   }
   const method = order.paymentMethod ? moonPayPaymentMethod(order.paymentMethod, order.fiatCurrency) : { supported: true as const };
   if (!method.supported) {
-    throw new OnrampProviderError('moonpay', 'unsupported_payment_method', `MoonPay does not take ${order.paymentMethod} in ${order.fiatCurrency}.`);
+    throw new OnrampProviderError(
+      'moonpay',
+      'unsupported_payment_method',
+      `MoonPay does not take ${order.paymentMethod} in ${order.fiatCurrency}.`,
+    );
   }
   const query = buildQuery([
     ['apiKey', settings.publishableKey],

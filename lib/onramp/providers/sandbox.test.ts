@@ -22,7 +22,15 @@ const ORDER: OnrampOrderInput = {
   email: 'buyer@example.com',
 };
 const QUOTE_BODY = {
-  data: { cryptoAmount: '25.5', fiatCurrency: 'USD', rate: '1.00', providerFee: '0.99', networkFee: '0.01', total: '26.50', expiresAt: '2026-11-22T12:01:00.000Z' },
+  data: {
+    cryptoAmount: '25.5',
+    fiatCurrency: 'USD',
+    rate: '1.00',
+    providerFee: '0.99',
+    networkFee: '0.01',
+    total: '26.50',
+    expiresAt: '2026-11-22T12:01:00.000Z',
+  },
 };
 const SESSION_BODY = {
   data: { sessionId: 'sps_abc', url: `${BASE}/sandbox-provider/pay/sps_abc`, expiresAt: '2026-11-22T12:30:00.000Z' },
@@ -45,7 +53,10 @@ const ORDER_DATA = {
 };
 
 function verify(body: string, header: string | undefined, now = NOW): VerifyWebhookResult {
-  return verifySandboxWebhook({ headers: header === undefined ? {} : { 'sandbox-signature': header }, rawBody: body, now }, { secret: SECRET, toleranceSeconds: 300 });
+  return verifySandboxWebhook(
+    { headers: header === undefined ? {} : { 'sandbox-signature': header }, rawBody: body, now },
+    { secret: SECRET, toleranceSeconds: 300 },
+  );
 }
 
 function jsonResponse(status: number, body: unknown): Response {
@@ -140,7 +151,10 @@ describe('verifySandboxWebhook', () => {
     expect(statusOf({ status: 'PROCESSING' })).toMatchObject({ status: 'pending', providerStatus: 'PROCESSING' });
     expect(statusOf({ status: 'PROCESSING' }).failureReason).toBeUndefined();
     expect(statusOf({ status: 'COMPLETED', txHash: '0xabc' })).toMatchObject({ status: 'completed', txHash: '0xabc' });
-    expect(statusOf({ status: 'FAILED', failureReason: 'card_declined' })).toMatchObject({ status: 'failed', failureReason: 'card_declined' });
+    expect(statusOf({ status: 'FAILED', failureReason: 'card_declined' })).toMatchObject({
+      status: 'failed',
+      failureReason: 'card_declined',
+    });
   });
 });
 
@@ -157,7 +171,9 @@ describe('createSandboxAdapter', () => {
 
     const [quoteUrl, quoteInit] = fetchImpl.mock.calls[0]!;
     expect(quoteInit.method).toBe('GET');
-    expect(quoteUrl).toBe(`${BASE}/sandbox-provider/api/quote?chain=POLYGON&tokenSymbol=USDC&cryptoAmount=25.5&fiatCurrency=USD&paymentMethod=bank_transfer`);
+    expect(quoteUrl).toBe(
+      `${BASE}/sandbox-provider/api/quote?chain=POLYGON&tokenSymbol=USDC&cryptoAmount=25.5&fiatCurrency=USD&paymentMethod=bank_transfer`,
+    );
 
     const [sessionUrl, sessionInit] = fetchImpl.mock.calls[1]!;
     expect(sessionUrl).toBe(`${BASE}/sandbox-provider/api/sessions`);
@@ -182,17 +198,32 @@ describe('createSandboxAdapter', () => {
     const { adapter, fetchImpl } = adapterWith([jsonResponse(200, QUOTE_BODY), jsonResponse(201, SESSION_BODY)]);
     await adapter.buildCheckout({ ...ORDER, amount: { kind: 'fiat', value: '26.50' }, paymentMethod: undefined });
     expect(fetchImpl.mock.calls[0]![0]).toContain('&fiatAmount=26.5&fiatCurrency=USD&paymentMethod=card');
-    expect(JSON.parse(fetchImpl.mock.calls[1]![1].body as string)).toMatchObject({ paymentMethod: 'card', cryptoAmount: '25.5', fiatAmount: '26.50' });
+    expect(JSON.parse(fetchImpl.mock.calls[1]![1].body as string)).toMatchObject({
+      paymentMethod: 'card',
+      cryptoAmount: '25.5',
+      fiatAmount: '26.50',
+    });
   });
 
   it('refuses invalid and unsupported orders before any network call', async () => {
     const { adapter, fetchImpl } = adapterWith([]);
     expect((await providerError(adapter.buildCheckout({ ...ORDER, walletAddress: 'nope' }))).code).toBe('invalid_order');
-    expect((await providerError(adapter.buildCheckout({ ...ORDER, chain: 'SOLANA', walletAddress: 'So11111111111111111111111111111111111111112', tokenSymbol: 'SOL' }))).code).toBe(
-      'unsupported_asset',
-    );
+    expect(
+      (
+        await providerError(
+          adapter.buildCheckout({
+            ...ORDER,
+            chain: 'SOLANA',
+            walletAddress: 'So11111111111111111111111111111111111111112',
+            tokenSymbol: 'SOL',
+          }),
+        )
+      ).code,
+    ).toBe('unsupported_asset');
     expect((await providerError(adapter.buildCheckout({ ...ORDER, fiatCurrency: 'JPY' }))).code).toBe('unsupported_payment_method');
-    expect((await providerError(adapter.buildCheckout({ ...ORDER, amount: { kind: 'fiat', value: '10.001' } }))).param).toBe('amount.value');
+    expect((await providerError(adapter.buildCheckout({ ...ORDER, amount: { kind: 'fiat', value: '10.001' } }))).param).toBe(
+      'amount.value',
+    );
     expect(fetchImpl).not.toHaveBeenCalled();
   });
 
@@ -202,19 +233,32 @@ describe('createSandboxAdapter', () => {
       [[jsonResponse(400, { error: { code: 'invalid_request' } })], 'provider_rejected'],
       [[jsonResponse(503, {})], 'provider_unavailable'],
       [[jsonResponse(200, { data: {} })], 'provider_bad_response'],
-      [[jsonResponse(200, QUOTE_BODY), jsonResponse(201, { data: { ...SESSION_BODY.data, url: 'https://evil.example/pay' } })], 'provider_bad_response'],
+      [
+        [jsonResponse(200, QUOTE_BODY), jsonResponse(201, { data: { ...SESSION_BODY.data, url: 'https://evil.example/pay' } })],
+        'provider_bad_response',
+      ],
     ];
     for (const [responses, code] of cases) {
       const { adapter } = adapterWith(responses);
       expect((await providerError(adapter.buildCheckout(ORDER))).code).toBe(code);
     }
-    const unreachable = createSandboxAdapter({ baseUrl: BASE, secret: SECRET, fetch: async () => Promise.reject(new TypeError('fetch failed')) });
+    const unreachable = createSandboxAdapter({
+      baseUrl: BASE,
+      secret: SECRET,
+      fetch: async () => Promise.reject(new TypeError('fetch failed')),
+    });
     expect((await providerError(unreachable.buildCheckout(ORDER))).code).toBe('provider_unavailable');
   });
 
   it('quote() returns the provider’s exact strings and expiry', async () => {
     const { adapter, fetchImpl } = adapterWith([jsonResponse(200, QUOTE_BODY)]);
-    const quote = await adapter.quote!({ chain: 'POLYGON', tokenSymbol: 'USDC', cryptoAmount: '25.50', fiatCurrency: 'USD', paymentMethod: 'card' });
+    const quote = await adapter.quote!({
+      chain: 'POLYGON',
+      tokenSymbol: 'USDC',
+      cryptoAmount: '25.50',
+      fiatCurrency: 'USD',
+      paymentMethod: 'card',
+    });
     expect(quote).toEqual({ ...QUOTE_BODY.data, expiresAt: new Date(QUOTE_BODY.data.expiresAt) });
     expect(fetchImpl.mock.calls[0]![0]).toContain('cryptoAmount=25.5&');
   });
@@ -227,7 +271,8 @@ describe('createSandboxAdapter', () => {
     expect(adapter.supportsAsset('POLYGON', 'MATIC')).toBe(true);
     expect(adapter.supportsAsset('SOLANA', 'USDC')).toBe(false);
     expect(adapter.supportsAsset('POLYGON', 'DOGE')).toBe(false);
-    for (const method of ['card', 'bank_transfer', 'apple_pay', 'google_pay'] as const) expect(adapter.supportsPaymentMethod(method, 'eur')).toBe(true);
+    for (const method of ['card', 'bank_transfer', 'apple_pay', 'google_pay'] as const)
+      expect(adapter.supportsPaymentMethod(method, 'eur')).toBe(true);
     expect(adapter.supportsPaymentMethod('card', 'JPY')).toBe(false);
   });
 });

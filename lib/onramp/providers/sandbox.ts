@@ -29,7 +29,17 @@ import type {
   VerifyWebhookResult,
   WebhookFailureCode,
 } from './types';
-import { buildQuery, constantTimeEqual, exactPositiveDecimal, headerValue, hmacSha256, normaliseDecimal, parseJsonExactly, requestProviderJson, validateOrder } from './wire';
+import {
+  buildQuery,
+  constantTimeEqual,
+  exactPositiveDecimal,
+  headerValue,
+  hmacSha256,
+  normaliseDecimal,
+  parseJsonExactly,
+  requestProviderJson,
+  validateOrder,
+} from './wire';
 
 export const SANDBOX_DISPLAY_NAME = 'Sandpiper Pay';
 export const SANDBOX_SIGNATURE_HEADER = 'Sandbox-Signature';
@@ -106,7 +116,10 @@ const sandboxOrderSchema = z.object({
   updatedAt: nullableText,
 });
 
-export function verifySandboxWebhook(request: OnrampWebhookRequest, keys: { secret: string; toleranceSeconds: number }): VerifyWebhookResult {
+export function verifySandboxWebhook(
+  request: OnrampWebhookRequest,
+  keys: { secret: string; toleranceSeconds: number },
+): VerifyWebhookResult {
   const header = headerValue(request.headers, SANDBOX_SIGNATURE_HEADER);
   if (!header) return failure('missing_signature', false, `no ${SANDBOX_SIGNATURE_HEADER} header`);
   const parsed = parseSandboxSignatureHeader(header);
@@ -182,7 +195,11 @@ const sessionResponseSchema = z.object({
 });
 
 function badResponse(what: string): OnrampProviderError {
-  return new OnrampProviderError('sandbox', 'provider_bad_response', `${SANDBOX_DISPLAY_NAME}’s ${what} answer is not the documented shape.`);
+  return new OnrampProviderError(
+    'sandbox',
+    'provider_bad_response',
+    `${SANDBOX_DISPLAY_NAME}’s ${what} answer is not the documented shape.`,
+  );
 }
 
 // ── Adapter ─────────────────────────────────────────────────────────────────────────────────────
@@ -219,7 +236,11 @@ export function createSandboxAdapter(config: SandboxConfig): OnrampProviderAdapt
 
   function checkSupported(input: { chain: ChainName; tokenSymbol: string; fiatCurrency: string; paymentMethod: FiatMethod }): void {
     if (!supportsAsset(input.chain, input.tokenSymbol)) {
-      throw new OnrampProviderError('sandbox', 'unsupported_asset', `${SANDBOX_DISPLAY_NAME} does not sell ${input.tokenSymbol} on ${input.chain}.`);
+      throw new OnrampProviderError(
+        'sandbox',
+        'unsupported_asset',
+        `${SANDBOX_DISPLAY_NAME} does not sell ${input.tokenSymbol} on ${input.chain}.`,
+      );
     }
     if (!supportsPaymentMethod(input.paymentMethod, input.fiatCurrency)) {
       throw new OnrampProviderError(

@@ -22,7 +22,12 @@ const AAD = Buffer.from('onramp-access-token:transak');
 export function transakAdapterFromEnv(fetchImpl: FetchLike = fetch): OnrampProviderAdapter | undefined {
   const config = env();
   if (!config.TRANSAK_API_KEY || !config.TRANSAK_API_SECRET || !config.TRANSAK_REFERRER_DOMAIN) return undefined;
-  const credentials = { fetch: fetchImpl, environment: config.TRANSAK_ENVIRONMENT, apiKey: config.TRANSAK_API_KEY, apiSecret: config.TRANSAK_API_SECRET };
+  const credentials = {
+    fetch: fetchImpl,
+    environment: config.TRANSAK_ENVIRONMENT,
+    apiKey: config.TRANSAK_API_KEY,
+    apiSecret: config.TRANSAK_API_SECRET,
+  };
   return createTransakAdapter(
     { environment: config.TRANSAK_ENVIRONMENT, apiKey: config.TRANSAK_API_KEY, referrerDomain: config.TRANSAK_REFERRER_DOMAIN },
     {
@@ -38,13 +43,15 @@ type Mint = () => Promise<{ accessToken: string; expiresAt: Date }>;
 /** The stored token, refreshed first when it is missing or about to expire. */
 export async function currentTransakAccessToken(mint: Mint, now = new Date()): Promise<string> {
   const [stored] = await getDb().select().from(onrampAccessTokens).where(eq(onrampAccessTokens.providerId, 'transak'));
-  if (stored && stored.expiresAt.getTime() - now.getTime() > REFRESH_BEFORE_EXPIRY_MS) return openToken(stored.sealedToken, stored.masterKeyId);
+  if (stored && stored.expiresAt.getTime() - now.getTime() > REFRESH_BEFORE_EXPIRY_MS)
+    return openToken(stored.sealedToken, stored.masterKeyId);
 
   return getDb().transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${REFRESH_LOCK_ID})`);
     const [again] = await tx.select().from(onrampAccessTokens).where(eq(onrampAccessTokens.providerId, 'transak'));
     // Another instance refreshed while this one waited for the lock.
-    if (again && again.expiresAt.getTime() - now.getTime() > REFRESH_BEFORE_EXPIRY_MS) return openToken(again.sealedToken, again.masterKeyId);
+    if (again && again.expiresAt.getTime() - now.getTime() > REFRESH_BEFORE_EXPIRY_MS)
+      return openToken(again.sealedToken, again.masterKeyId);
     const minted = await mint();
     const { current } = masterKeyRing();
     const sealedToken = seal(current.key, Buffer.from(minted.accessToken), AAD);

@@ -63,7 +63,12 @@ async function expectProviderError(promise: Promise<unknown>, code: OnrampProvid
 describe('Transak partner access token (POST /partners/api/v2/refresh-token)', () => {
   it('sends the api-secret header and the api key, and reads the documented answer', async () => {
     const fetchImpl = fakeFetch(200, TOKEN_RESPONSE_SAMPLE);
-    const token = await refreshTransakAccessToken({ fetch: fetchImpl, environment: 'staging', apiKey: 'api_key_123', apiSecret: 'api_secret_456' });
+    const token = await refreshTransakAccessToken({
+      fetch: fetchImpl,
+      environment: 'staging',
+      apiKey: 'api_key_123',
+      apiSecret: 'api_secret_456',
+    });
     expect(fetchImpl).toHaveBeenCalledTimes(1);
     const [url, init] = fetchImpl.mock.calls[0]!;
     expect(url).toBe('https://api-stg.transak.com/partners/api/v2/refresh-token');
@@ -79,9 +84,15 @@ describe('Transak partner access token (POST /partners/api/v2/refresh-token)', (
     await refreshTransakAccessToken({ fetch: ok, environment: 'production', apiKey: 'k', apiSecret: 's' });
     expect(ok.mock.calls[0]![0]).toBe('https://api.transak.com/partners/api/v2/refresh-token');
     const denied = fakeFetch(401, '{"error":{"statusCode":401,"message":"Invalid api secret"}}');
-    const error = await expectProviderError(refreshTransakAccessToken({ fetch: denied, environment: 'staging', apiKey: 'k', apiSecret: 'bad' }), 'provider_unauthorized');
+    const error = await expectProviderError(
+      refreshTransakAccessToken({ fetch: denied, environment: 'staging', apiKey: 'k', apiSecret: 'bad' }),
+      'provider_unauthorized',
+    );
     expect(error.status).toBe(401);
-    await expectProviderError(refreshTransakAccessToken({ fetch: fakeFetch(200, '{"data":{}}'), environment: 'staging', apiKey: 'k', apiSecret: 's' }), 'provider_bad_response');
+    await expectProviderError(
+      refreshTransakAccessToken({ fetch: fakeFetch(200, '{"data":{}}'), environment: 'staging', apiKey: 'k', apiSecret: 's' }),
+      'provider_bad_response',
+    );
   });
 });
 
@@ -107,7 +118,10 @@ describe('Transak widget URL (POST /api/v2/auth/session)', () => {
 
   it('uses the production gateway in production', async () => {
     const fetchImpl = fakeFetch(200, WIDGET_RESPONSE_SAMPLE);
-    await createTransakAdapter({ ...CONFIG, environment: 'production' }, { fetch: fetchImpl, accessToken: async () => 't', webhookAccessTokens: async () => [] }).buildCheckout(ORDER);
+    await createTransakAdapter(
+      { ...CONFIG, environment: 'production' },
+      { fetch: fetchImpl, accessToken: async () => 't', webhookAccessTokens: async () => [] },
+    ).buildCheckout(ORDER);
     expect(fetchImpl.mock.calls[0]![0]).toBe('https://api-gateway.transak.com/api/v2/auth/session');
   });
 
@@ -161,7 +175,10 @@ describe('Transak widget URL (POST /api/v2/auth/session)', () => {
     const untouched = fakeFetch(200, WIDGET_RESPONSE_SAMPLE);
     await expectProviderError(adapterWith(untouched).buildCheckout({ ...ORDER, chain: 'DFK', tokenSymbol: 'JEWEL' }), 'unsupported_asset');
     await expectProviderError(adapterWith(untouched).buildCheckout({ ...ORDER, walletAddress: 'nope' }), 'invalid_order');
-    await expectProviderError(adapterWith(untouched).buildCheckout({ ...ORDER, fiatCurrency: 'USD', paymentMethod: 'bank_transfer' }), 'unsupported_payment_method');
+    await expectProviderError(
+      adapterWith(untouched).buildCheckout({ ...ORDER, fiatCurrency: 'USD', paymentMethod: 'bank_transfer' }),
+      'unsupported_payment_method',
+    );
     expect(untouched).not.toHaveBeenCalled();
   });
 });
@@ -247,7 +264,9 @@ describe('Transak webhooks (JWT signed with the partner access token)', () => {
     const rs256 = jwt(orderPayload(), ACCESS_TOKEN, '{"alg":"RS256","typ":"JWT"}');
     expect(await verify(webhookBody(rs256))).toMatchObject({ ok: false, code: 'unsupported_algorithm' });
     for (const alg of ['HS512', 'hs256', 'ES256']) {
-      expect(await verify(webhookBody(jwt(orderPayload(), ACCESS_TOKEN, `{"alg":"${alg}"}`)))).toMatchObject({ code: 'unsupported_algorithm' });
+      expect(await verify(webhookBody(jwt(orderPayload(), ACCESS_TOKEN, `{"alg":"${alg}"}`)))).toMatchObject({
+        code: 'unsupported_algorithm',
+      });
     }
     expect(await verify(webhookBody(jwt(orderPayload(), ACCESS_TOKEN, '{"alg":"HS256","crit":["b64"],"b64":false}')))).toMatchObject({
       code: 'unsupported_algorithm',

@@ -41,7 +41,10 @@ import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import { exactPositiveDecimal, normaliseDecimal, parseJsonExactly, requestProviderJson, validateOrder } from './wire';
 
 export const TRANSAK_API_HOSTS = { staging: 'https://api-stg.transak.com', production: 'https://api.transak.com' } as const;
-export const TRANSAK_GATEWAY_HOSTS = { staging: 'https://api-gateway-stg.transak.com', production: 'https://api-gateway.transak.com' } as const;
+export const TRANSAK_GATEWAY_HOSTS = {
+  staging: 'https://api-gateway-stg.transak.com',
+  production: 'https://api-gateway.transak.com',
+} as const;
 export type TransakEnvironment = keyof typeof TRANSAK_API_HOSTS;
 
 /** "A widgetUrl is valid for 5 minutes and can only be used once." */
@@ -99,7 +102,8 @@ export async function refreshTransakAccessToken(input: {
     JSON.stringify({ apiKey: input.apiKey }),
   );
   const parsed = refreshTokenResponseSchema.safeParse(body);
-  if (!parsed.success) throw new OnrampProviderError('transak', 'provider_bad_response', 'Transak’s token answer is not the documented shape.');
+  if (!parsed.success)
+    throw new OnrampProviderError('transak', 'provider_bad_response', 'Transak’s token answer is not the documented shape.');
   return { accessToken: parsed.data.data.accessToken, expiresAt: new Date(Number(parsed.data.data.expiresAt) * 1000) };
 }
 
@@ -135,10 +139,15 @@ export type TransakWidgetParams = Record<string, string | boolean | LosslessNumb
 export function transakWidgetParams(input: OnrampOrderInput, config: { apiKey: string; referrerDomain: string }): TransakWidgetParams {
   const order = validateOrder('transak', input);
   const asset = transakAssetCode(order.chain, order.tokenSymbol);
-  if (!asset) throw new OnrampProviderError('transak', 'unsupported_asset', `Transak does not sell ${order.tokenSymbol} on ${order.chain}.`);
+  if (!asset)
+    throw new OnrampProviderError('transak', 'unsupported_asset', `Transak does not sell ${order.tokenSymbol} on ${order.chain}.`);
   const method = order.paymentMethod ? transakPaymentMethod(order.paymentMethod, order.fiatCurrency) : { supported: true as const };
   if (!method.supported) {
-    throw new OnrampProviderError('transak', 'unsupported_payment_method', `Transak does not take ${order.paymentMethod} in ${order.fiatCurrency}.`);
+    throw new OnrampProviderError(
+      'transak',
+      'unsupported_payment_method',
+      `Transak does not take ${order.paymentMethod} in ${order.fiatCurrency}.`,
+    );
   }
   const amount = new LosslessNumber(normaliseDecimal(order.amount.value));
   const params: TransakWidgetParams = {

@@ -5,7 +5,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { parse } from 'lossless-json';
 import { formatAmount, parseAmount } from '@/lib/money';
-import { onrampOrderInputSchema, type FetchLike, type OnrampOrder, type OnrampOrderInput, type OnrampProviderId, type WebhookHeaders } from './types';
+import {
+  onrampOrderInputSchema,
+  type FetchLike,
+  type OnrampOrder,
+  type OnrampOrderInput,
+  type OnrampProviderId,
+  type WebhookHeaders,
+} from './types';
 import { OnrampProviderError } from './errors';
 
 export function hmacSha256(key: string | Uint8Array, message: string): Buffer {
@@ -71,9 +78,14 @@ export function validateOrder(providerId: OnrampProviderId, input: OnrampOrderIn
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const param = issue?.path.join('.') || undefined;
-  throw new OnrampProviderError(providerId, 'invalid_order', `Invalid on-ramp order: ${param ?? 'order'} ${issue?.message ?? 'is invalid'}.`, {
-    param,
-  });
+  throw new OnrampProviderError(
+    providerId,
+    'invalid_order',
+    `Invalid on-ramp order: ${param ?? 'order'} ${issue?.message ?? 'is invalid'}.`,
+    {
+      param,
+    },
+  );
 }
 
 /** The amount text normalised ("100.50" → "100.5"), exact. */
@@ -109,7 +121,10 @@ export async function requestProviderJson(
         : response.status >= 500 || response.status === 429
           ? 'provider_unavailable'
           : 'provider_rejected';
-    throw new OnrampProviderError(provider.id, code, `${provider.name} answered ${response.status}.`, { status: response.status, detail: text });
+    throw new OnrampProviderError(provider.id, code, `${provider.name} answered ${response.status}.`, {
+      status: response.status,
+      detail: text,
+    });
   }
   try {
     return parseJsonExactly(text);

@@ -36,7 +36,9 @@ describe('the reviewed provider registry', () => {
     const moonpay = reviewedRegistry().providers.find((p) => p.id === 'moonpay')!;
     expect(assetUnavailableReason(moonpay, 'DE', 'DFK', 'JEWEL', 'Germany')).toBe('MoonPay does not support DFK Chain');
     expect(assetUnavailableReason(moonpay, 'DE', 'BSC', 'USDC', 'Germany')).toBe('MoonPay does not sell USDC on BNB Smart Chain');
-    expect(assetUnavailableReason(moonpay, 'US', 'BSC', 'BNB', 'United States')).toBe('MoonPay does not sell BNB on BNB Smart Chain in United States');
+    expect(assetUnavailableReason(moonpay, 'US', 'BSC', 'BNB', 'United States')).toBe(
+      'MoonPay does not sell BNB on BNB Smart Chain in United States',
+    );
     expect(assetUnavailableReason(moonpay, 'DE', 'BSC', 'BNB', 'Germany')).toBeUndefined();
     // Aliases resolve: MATIC is POL.
     expect(assetUnavailableReason(moonpay, 'US', 'POLYGON', 'MATIC', 'United States')).toBeUndefined();

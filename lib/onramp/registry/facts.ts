@@ -57,11 +57,19 @@ export const providerFactsSchema = z
     for (const [index, asset] of provider.assets.entries()) {
       for (const symbol of asset.tokens) {
         if (!CHAINS[asset.chain].tokens.some((token) => tokenHasSymbol(token, symbol))) {
-          ctx.addIssue({ code: 'custom', path: ['assets', index, 'tokens'], message: `${symbol} is not a registry token of ${asset.chain}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['assets', index, 'tokens'],
+            message: `${symbol} is not a registry token of ${asset.chain}`,
+          });
         }
       }
       if (provider.networkFeeUsd[asset.chain] === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['networkFeeUsd', asset.chain], message: 'every chain a provider sells on needs its network fee' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['networkFeeUsd', asset.chain],
+          message: 'every chain a provider sells on needs its network fee',
+        });
       }
     }
   });
@@ -97,7 +105,13 @@ export function methodFact(provider: ProviderFacts, method: FiatMethod, country:
 }
 
 /** Why the provider cannot sell this token on this chain to a buyer in this country, or undefined when it can. */
-export function assetUnavailableReason(provider: ProviderFacts, country: string, chain: ChainName, tokenSymbol: string, countryName: string): string | undefined {
+export function assetUnavailableReason(
+  provider: ProviderFacts,
+  country: string,
+  chain: ChainName,
+  tokenSymbol: string,
+  countryName: string,
+): string | undefined {
   const chainInfo = CHAINS[chain];
   const token = chainInfo.tokens.find((t) => tokenHasSymbol(t, tokenSymbol));
   const symbol = token?.symbol ?? tokenSymbol;

@@ -10,7 +10,15 @@ import { onrampProviders } from '@/lib/db/schema';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import { adapterFor } from '@/lib/onramp/providers/configured';
 import type { OnrampProviderAdapter, OnrampProviderId } from '@/lib/onramp/providers/types';
-import { assetUnavailableReason, countryMatches, methodsIn, orderCurrency, providerFactsSchema, type MethodFact, type ProviderFacts } from './facts';
+import {
+  assetUnavailableReason,
+  countryMatches,
+  methodsIn,
+  orderCurrency,
+  providerFactsSchema,
+  type MethodFact,
+  type ProviderFacts,
+} from './facts';
 
 export interface OfferedProvider {
   providerId: OnrampProviderId;
@@ -63,7 +71,9 @@ export function countryName(country: string): string {
 }
 
 /** The provider's facts and its adapter, when it is enabled and configured here. */
-export async function providerWithAdapter(providerId: string): Promise<{ facts: ProviderFacts; adapter: OnrampProviderAdapter } | undefined> {
+export async function providerWithAdapter(
+  providerId: string,
+): Promise<{ facts: ProviderFacts; adapter: OnrampProviderAdapter } | undefined> {
   const entry = (await registryEntries()).find((e) => e.facts.id === providerId);
   const adapter = entry && adapterFor(entry.facts.id, entry.facts.displayName);
   return entry && adapter ? { facts: entry.facts, adapter } : undefined;
@@ -75,7 +85,11 @@ export function offeredMethods(facts: ProviderFacts, adapter: OnrampProviderAdap
 }
 
 /** Why this provider cannot sell this to this buyer, or undefined when it can. */
-export function unavailableReason(facts: ProviderFacts, adapter: OnrampProviderAdapter, input: { country: string; chain: ChainName; tokenSymbol: string }): string | undefined {
+export function unavailableReason(
+  facts: ProviderFacts,
+  adapter: OnrampProviderAdapter,
+  input: { country: string; chain: ChainName; tokenSymbol: string },
+): string | undefined {
   const name = countryName(input.country);
   if (!countryMatches(facts.countries, input.country)) return `${facts.displayName} does not serve ${name}`;
   const assetReason = assetUnavailableReason(facts, input.country, input.chain, input.tokenSymbol, name);

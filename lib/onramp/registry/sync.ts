@@ -20,7 +20,12 @@ export async function syncProviderRegistry(db: PgDatabase<PgQueryResultHKT, Reco
     .values(rows)
     .onConflictDoUpdate({
       target: onrampProviders.id,
-      set: { displayName: sql`excluded.display_name`, facts: sql`excluded.facts`, reviewedOn: sql`excluded.reviewed_on`, updatedAt: sql`now()` },
+      set: {
+        displayName: sql`excluded.display_name`,
+        facts: sql`excluded.facts`,
+        reviewedOn: sql`excluded.reviewed_on`,
+        updatedAt: sql`now()`,
+      },
     });
   return rows.length;
 }

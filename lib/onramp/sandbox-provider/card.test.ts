@@ -20,7 +20,11 @@ describe('card rules', () => {
   it('each test card decides the outcome; only test cards are taken', () => {
     expect(validateCard(VALID, NOW)).toEqual({ ok: true, outcome: 'success', last4: '4242' });
     expect(validateCard({ ...VALID, number: '4000000000000002' }, NOW)).toMatchObject({ ok: true, outcome: 'declined' });
-    expect(validateCard({ ...VALID, number: '4000-0027-6000-3184' }, NOW)).toMatchObject({ ok: true, outcome: 'authentication_required', last4: '3184' });
+    expect(validateCard({ ...VALID, number: '4000-0027-6000-3184' }, NOW)).toMatchObject({
+      ok: true,
+      outcome: 'authentication_required',
+      last4: '3184',
+    });
     // A real-looking number (valid Luhn) is refused: a sandbox must not see real cards.
     expect(validateCard({ ...VALID, number: '5555 5555 5555 4444' }, NOW)).toEqual({
       ok: false,

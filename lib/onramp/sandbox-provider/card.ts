@@ -57,7 +57,10 @@ export function cardFormSchema(now: Date) {
       .trim()
       .regex(/^\d{2}\s*\/\s*\d{2}$/, 'Enter the expiry as MM/YY')
       .refine((value) => isExpiryInFuture(value, now), 'This card has expired: the expiry must be in the future'),
-    cvc: z.string().trim().regex(/^\d{3,4}$/, 'Enter the 3 or 4 digit security code'),
+    cvc: z
+      .string()
+      .trim()
+      .regex(/^\d{3,4}$/, 'Enter the 3 or 4 digit security code'),
     name: z.string().trim().min(1, 'Enter the name on the card').max(100, 'The name is too long'),
   });
 }

@@ -35,9 +35,14 @@ export async function createSession(body: unknown, options: { now?: Date } = {})
   const input = parsed.data;
 
   const token = sellableToken(input.chain, input.tokenSymbol);
-  if (!token) throw new SandboxApiError('unsupported_asset', `Sandpiper Pay does not sell ${input.tokenSymbol} on ${input.chain}.`, 'tokenSymbol');
+  if (!token)
+    throw new SandboxApiError('unsupported_asset', `Sandpiper Pay does not sell ${input.tokenSymbol} on ${input.chain}.`, 'tokenSymbol');
   if (!SANDBOX_FIAT_CURRENCIES.includes(input.fiatCurrency)) {
-    throw new SandboxApiError('unsupported_currency', `Sandpiper Pay takes ${SANDBOX_FIAT_CURRENCIES.join(', ')}, not ${input.fiatCurrency}.`, 'fiatCurrency');
+    throw new SandboxApiError(
+      'unsupported_currency',
+      `Sandpiper Pay takes ${SANDBOX_FIAT_CURRENCIES.join(', ')}, not ${input.fiatCurrency}.`,
+      'fiatCurrency',
+    );
   }
   if (!isValidAddress(getChain(input.chain).family, input.walletAddress)) {
     throw new SandboxApiError('invalid_request', `walletAddress: not a valid address on ${input.chain}`, 'walletAddress');
@@ -97,7 +102,10 @@ export async function createSession(body: unknown, options: { now?: Date } = {})
 
 function isSameOrder(
   session: SandboxProviderSessionRow,
-  values: Omit<SandboxProviderSessionRow, 'id' | 'status' | 'paidWith' | 'cardLast4' | 'failureReason' | 'deliveryStartedAt' | 'txHash' | 'expiresAt' | 'createdAt' | 'updatedAt'>,
+  values: Omit<
+    SandboxProviderSessionRow,
+    'id' | 'status' | 'paidWith' | 'cardLast4' | 'failureReason' | 'deliveryStartedAt' | 'txHash' | 'expiresAt' | 'createdAt' | 'updatedAt'
+  >,
   fiatCents: bigint,
 ): boolean {
   const stored = parseAmount(session.fiatAmount, 8);

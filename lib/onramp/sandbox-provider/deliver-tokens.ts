@@ -10,7 +10,9 @@ import { sandboxProviderAccount } from './account';
 
 const RECEIPT_TIMEOUT_MS = 60_000;
 
-export type DeliveryResult = { ok: true; txHash: Hex } | { ok: false; reason: 'network_unavailable' | 'token_not_deliverable' | 'insufficient_liquidity' | 'delivery_failed' };
+export type DeliveryResult =
+  | { ok: true; txHash: Hex }
+  | { ok: false; reason: 'network_unavailable' | 'token_not_deliverable' | 'insufficient_liquidity' | 'delivery_failed' };
 
 /**
  * One transfer at a time per chain from this process: parallel sends would pick the same nonce.
@@ -25,7 +27,12 @@ function serialised<T>(chain: ChainName, task: () => Promise<T>): Promise<T> {
   return next;
 }
 
-export async function deliverTokens(input: { chain: ChainName; tokenSymbol: string; walletAddress: string; baseUnits: bigint }): Promise<DeliveryResult> {
+export async function deliverTokens(input: {
+  chain: ChainName;
+  tokenSymbol: string;
+  walletAddress: string;
+  baseUnits: bigint;
+}): Promise<DeliveryResult> {
   const info = getChain(input.chain);
   const url = rpcUrl(input.chain);
   if (info.family !== 'evm' || info.evmChainId === undefined || !url) return { ok: false, reason: 'network_unavailable' };
@@ -47,14 +54,29 @@ export async function deliverTokens(input: { chain: ChainName; tokenSymbol: stri
     try {
       const balance = token.isNative
         ? await publicClient.getBalance({ address: sandboxProviderAccount.address })
-        : await publicClient.readContract({ address: token.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [sandboxProviderAccount.address] });
+        : await publicClient.readContract({
+            address: token.address as Address,
+            abi: erc20Abi,
+            functionName: 'balanceOf',
+            args: [sandboxProviderAccount.address],
+          });
       if (balance < input.baseUnits) {
-        log.warn('sandbox provider: treasury short of tokens', { chain: input.chain, token: token.symbol, balance, needed: input.baseUnits });
+        log.warn('sandbox provider: treasury short of tokens', {
+          chain: input.chain,
+          token: token.symbol,
+          balance,
+          needed: input.baseUnits,
+        });
         return { ok: false, reason: 'insufficient_liquidity' };
       }
       const hash = token.isNative
         ? await wallet.sendTransaction({ to, value: input.baseUnits })
-        : await wallet.writeContract({ address: token.address as Address, abi: erc20Abi, functionName: 'transfer', args: [to, input.baseUnits] });
+        : await wallet.writeContract({
+            address: token.address as Address,
+            abi: erc20Abi,
+            functionName: 'transfer',
+            args: [to, input.baseUnits],
+          });
       const receipt = await publicClient.waitForTransactionReceipt({ hash, timeout: RECEIPT_TIMEOUT_MS });
       return receipt.status === 'success' ? { ok: true, txHash: hash } : { ok: false, reason: 'delivery_failed' };
     } catch (error) {

@@ -38,7 +38,9 @@ export function isSandboxApiError(error: unknown): error is SandboxApiError {
 }
 
 /** The first zod issue as a 400 that names the field: "chain: must be one of POLYGON, …". */
-export function invalidRequest(error: { issues: readonly { path: readonly PropertyKey[]; message: string; code: string; keys?: readonly string[] }[] }): SandboxApiError {
+export function invalidRequest(error: {
+  issues: readonly { path: readonly PropertyKey[]; message: string; code: string; keys?: readonly string[] }[];
+}): SandboxApiError {
   const issue = error.issues[0];
   if (!issue) return new SandboxApiError('invalid_request', 'The request is invalid.');
   if (issue.code === 'unrecognized_keys' && issue.keys?.length) {

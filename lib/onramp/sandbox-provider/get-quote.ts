@@ -17,7 +17,8 @@ export function getQuote(query: Record<string, string>, now = new Date()): Quote
   const parsed = quoteQuerySchema.safeParse(query);
   if (!parsed.success) throw invalidRequest(parsed.error);
   const { cryptoAmount, fiatAmount, ...rest } = parsed.data;
-  const quote = cryptoAmount !== undefined ? quoteForCrypto({ ...rest, cryptoAmount, now }) : quoteForFiat({ ...rest, fiatAmount: fiatAmount!, now });
+  const quote =
+    cryptoAmount !== undefined ? quoteForCrypto({ ...rest, cryptoAmount, now }) : quoteForFiat({ ...rest, fiatAmount: fiatAmount!, now });
   return {
     cryptoAmount: quote.cryptoAmount,
     fiatCurrency: quote.fiatCurrency,

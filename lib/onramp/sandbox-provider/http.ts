@@ -44,7 +44,8 @@ export function requirePartner(request: Request): void {
 
 export async function readJsonBody(request: Request): Promise<unknown> {
   const text = await request.text();
-  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) throw new SandboxApiError('invalid_request', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES)
+    throw new SandboxApiError('invalid_request', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
   try {
     return JSON.parse(text);
   } catch {

@@ -25,7 +25,9 @@ async function sessionAwaiting(sessionId: string, expected: 'open' | 'authentica
   if (session.status !== expected) {
     throw new SandboxApiError(
       'session_finished',
-      isAwaitingBuyer(session.status) ? 'This payment is waiting for another step: reload the page.' : 'This payment session is already finished.',
+      isAwaitingBuyer(session.status)
+        ? 'This payment is waiting for another step: reload the page.'
+        : 'This payment session is already finished.',
     );
   }
   return session;
@@ -64,7 +66,13 @@ export async function payWithoutCard(input: {
 }): Promise<PaymentResult> {
   const now = input.now ?? new Date();
   await sessionAwaiting(input.sessionId, 'open', now);
-  const moved = await transitionSession({ sessionId: input.sessionId, from: ['open'], to: 'processing', set: { paidWith: input.method }, unexpiredAt: now });
+  const moved = await transitionSession({
+    sessionId: input.sessionId,
+    from: ['open'],
+    to: 'processing',
+    set: { paidWith: input.method },
+    unexpiredAt: now,
+  });
   if (!moved) throw alreadyHandled();
   return { status: 'paid' };
 }

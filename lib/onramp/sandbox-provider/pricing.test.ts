@@ -8,7 +8,14 @@ const base = { chain: 'POLYGON' as const, fiatCurrency: 'USD', paymentMethod: 'c
 describe('sandbox pricing', () => {
   it('stablecoins at 1.00: 1.5% card fee above the 0.99 minimum, plus the chain’s network fee', () => {
     const quote = quoteForCrypto({ ...base, tokenSymbol: 'USDC', cryptoAmount: '100' });
-    expect(quote).toMatchObject({ cryptoAmount: '100', rate: '1.00', providerFee: '1.50', networkFee: '0.01', total: '101.51', totalCents: 10151n });
+    expect(quote).toMatchObject({
+      cryptoAmount: '100',
+      rate: '1.00',
+      providerFee: '1.50',
+      networkFee: '0.01',
+      total: '101.51',
+      totalCents: 10151n,
+    });
     expect(quote.expiresAt).toEqual(new Date(NOW.getTime() + 60_000));
   });
 

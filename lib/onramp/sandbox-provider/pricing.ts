@@ -91,12 +91,22 @@ interface PriceInputs {
   networkFeeCents: bigint;
 }
 
-function priceInputs(input: { chain: ChainName; tokenSymbol: string; fiatCurrency: string; paymentMethod: SandboxPaymentMethod }): PriceInputs {
+function priceInputs(input: {
+  chain: ChainName;
+  tokenSymbol: string;
+  fiatCurrency: string;
+  paymentMethod: SandboxPaymentMethod;
+}): PriceInputs {
   const token = sellableToken(input.chain, input.tokenSymbol);
-  if (!token) throw new SandboxApiError('unsupported_asset', `Sandpiper Pay does not sell ${input.tokenSymbol} on ${input.chain}.`, 'tokenSymbol');
+  if (!token)
+    throw new SandboxApiError('unsupported_asset', `Sandpiper Pay does not sell ${input.tokenSymbol} on ${input.chain}.`, 'tokenSymbol');
   const fx = FIAT_PER_USD[input.fiatCurrency];
   if (!fx) {
-    throw new SandboxApiError('unsupported_currency', `Sandpiper Pay takes ${SANDBOX_FIAT_CURRENCIES.join(', ')}, not ${input.fiatCurrency}.`, 'fiatCurrency');
+    throw new SandboxApiError(
+      'unsupported_currency',
+      `Sandpiper Pay takes ${SANDBOX_FIAT_CURRENCIES.join(', ')}, not ${input.fiatCurrency}.`,
+      'fiatCurrency',
+    );
   }
   const fxScaled = scaled(fx);
   return {
@@ -142,7 +152,11 @@ export function quoteForCrypto(input: {
   const inputs = priceInputs(input);
   const parsed = parseAmount(input.cryptoAmount, inputs.token.decimals);
   if (!parsed.ok) {
-    throw new SandboxApiError('invalid_request', `cryptoAmount must be a positive amount with at most ${inputs.token.decimals} decimals.`, 'cryptoAmount');
+    throw new SandboxApiError(
+      'invalid_request',
+      `cryptoAmount must be a positive amount with at most ${inputs.token.decimals} decimals.`,
+      'cryptoAmount',
+    );
   }
   return buildQuote(inputs, parsed.baseUnits, input.fiatCurrency, input.now);
 }
@@ -158,7 +172,8 @@ export function quoteForFiat(input: {
 }): SandboxQuote {
   const inputs = priceInputs(input);
   const parsed = parseAmount(input.fiatAmount, 2);
-  if (!parsed.ok) throw new SandboxApiError('invalid_request', 'fiatAmount must be a positive amount with at most 2 decimals.', 'fiatAmount');
+  if (!parsed.ok)
+    throw new SandboxApiError('invalid_request', 'fiatAmount must be a positive amount with at most 2 decimals.', 'fiatAmount');
   const available = parsed.baseUnits - inputs.networkFeeCents;
   // Largest subtotal whose fee still fits: proportional fee first, the minimum fee when that is larger.
   let subtotal = (available * 10_000n) / (10_000n + inputs.feeBps);

@@ -56,9 +56,18 @@ function sessionBody(overrides: Record<string, unknown> = {}) {
 
 async function createSession(overrides: Record<string, unknown> = {}) {
   const body = sessionBody(overrides);
-  const res = await callRoute(createSessionRoute, { headers: { authorization: `Bearer ${SECRET}` }, body, path: '/sandbox-provider/api/sessions' });
+  const res = await callRoute(createSessionRoute, {
+    headers: { authorization: `Bearer ${SECRET}` },
+    body,
+    path: '/sandbox-provider/api/sessions',
+  });
   expect(res.status).toBe(201);
-  return { body, sessionId: res.json.data.sessionId as string, url: res.json.data.url as string, expiresAt: res.json.data.expiresAt as string };
+  return {
+    body,
+    sessionId: res.json.data.sessionId as string,
+    url: res.json.data.url as string,
+    expiresAt: res.json.data.expiresAt as string,
+  };
 }
 
 async function usdcBalance(address: Hex): Promise<bigint> {
@@ -88,7 +97,14 @@ describe('sessions API', () => {
     expect(lifetime).toBeGreaterThan(29 * 60_000);
     expect(lifetime).toBeLessThanOrEqual(30 * 60_000 + 1_000);
     const screen = await loadPaymentScreen(sessionId);
-    expect(screen).toMatchObject({ state: 'open', tokenAmount: '12.345678', tokenSymbol: 'USDC', chainName: 'Polygon', total: '$13.52', paymentMethod: 'card' });
+    expect(screen).toMatchObject({
+      state: 'open',
+      tokenAmount: '12.345678',
+      tokenSymbol: 'USDC',
+      chainName: 'Polygon',
+      total: '$13.52',
+      paymentMethod: 'card',
+    });
   });
 
   it('refuses a wrong or missing key (401) and bad input (400) and stores nothing', async () => {
@@ -112,7 +128,9 @@ describe('sessions API', () => {
       expect(res.status, JSON.stringify(override)).toBe(400);
       expect(res.json.error?.param).toBe(param);
     }
-    expect(await getDb().select().from(sandboxProviderSessions).where(eq(sandboxProviderSessions.partnerOrderId, body.partnerOrderId))).toEqual([]);
+    expect(
+      await getDb().select().from(sandboxProviderSessions).where(eq(sandboxProviderSessions.partnerOrderId, body.partnerOrderId)),
+    ).toEqual([]);
   });
 
   it('a retry for the same order gets its open session back; other details or a paid session are a conflict', async () => {
@@ -120,7 +138,10 @@ describe('sessions API', () => {
     const retry = await callRoute(createSessionRoute, { headers: { authorization: `Bearer ${SECRET}` }, body: first.body });
     expect(retry.status).toBe(200);
     expect(retry.json.data.sessionId).toBe(first.sessionId);
-    const changed = await callRoute(createSessionRoute, { headers: { authorization: `Bearer ${SECRET}` }, body: { ...first.body, cryptoAmount: '20' } });
+    const changed = await callRoute(createSessionRoute, {
+      headers: { authorization: `Bearer ${SECRET}` },
+      body: { ...first.body, cryptoAmount: '20' },
+    });
     expect(changed.status).toBe(409);
 
     await payWithCard({ sessionId: first.sessionId, card: { ...CARD, number: '4000 0000 0000 0002' } });
@@ -135,8 +156,17 @@ describe('sessions API', () => {
       path: '/sandbox-provider/api/quote?chain=POLYGON&tokenSymbol=USDC&cryptoAmount=100&fiatCurrency=USD&paymentMethod=card',
     });
     expect(res.status).toBe(200);
-    expect(res.json.data).toMatchObject({ cryptoAmount: '100', fiatCurrency: 'USD', rate: '1.00', providerFee: '1.50', networkFee: '0.01', total: '101.51' });
-    const both = await callRoute(quoteRoute, { path: '/sandbox-provider/api/quote?chain=POLYGON&tokenSymbol=USDC&cryptoAmount=1&fiatAmount=1&fiatCurrency=USD' });
+    expect(res.json.data).toMatchObject({
+      cryptoAmount: '100',
+      fiatCurrency: 'USD',
+      rate: '1.00',
+      providerFee: '1.50',
+      networkFee: '0.01',
+      total: '101.51',
+    });
+    const both = await callRoute(quoteRoute, {
+      path: '/sandbox-provider/api/quote?chain=POLYGON&tokenSymbol=USDC&cryptoAmount=1&fiatAmount=1&fiatCurrency=USD',
+    });
     expect(both.status).toBe(400);
   });
 });
@@ -175,19 +205,26 @@ describe('paying on the provider screen', () => {
 
   it('0002…: declined → FAILED card_declined, no transfer; the session takes no further payment', async () => {
     const { sessionId, body } = await createSession();
-    expect(await payWithCard({ sessionId, card: { ...CARD, number: '4000000000000002' } })).toEqual({ status: 'failed', reason: 'card_declined' });
+    expect(await payWithCard({ sessionId, card: { ...CARD, number: '4000000000000002' } })).toEqual({
+      status: 'failed',
+      reason: 'card_declined',
+    });
     const updates = await fulfil(sessionId);
     expect(updates).toHaveLength(1);
     expect(updates[0]).toMatchObject({ status: 'failed', providerStatus: 'FAILED', failureReason: 'card_declined' });
     expect(updates[0]!.txHash).toBeUndefined();
     expect(await usdcBalance(body.walletAddress as Hex)).toBe(0n);
-    await expect(payWithCard({ sessionId, card: { ...CARD, number: '4242424242424242' } })).rejects.toMatchObject({ code: 'session_finished' });
+    await expect(payWithCard({ sessionId, card: { ...CARD, number: '4242424242424242' } })).rejects.toMatchObject({
+      code: 'session_finished',
+    });
     expect((await loadPaymentScreen(sessionId))?.failureMessage).toMatch(/declined/);
   });
 
   it('3-D Secure completed: authentication first, then delivery', async () => {
     const { sessionId, body } = await createSession();
-    expect(await payWithCard({ sessionId, card: { ...CARD, number: '4000 0027 6000 3184' } })).toEqual({ status: 'authentication_required' });
+    expect(await payWithCard({ sessionId, card: { ...CARD, number: '4000 0027 6000 3184' } })).toEqual({
+      status: 'authentication_required',
+    });
     // Nothing is announced while the buyer authenticates.
     expect(await fulfil(sessionId)).toEqual([]);
     expect((await loadPaymentScreen(sessionId))?.state).toBe('authenticating');
@@ -206,7 +243,12 @@ describe('paying on the provider screen', () => {
   });
 
   it('bank transfer of the native coin: delivered as value, exactly', async () => {
-    const { sessionId, body } = await createSession({ tokenSymbol: 'POL', cryptoAmount: '1.5', fiatAmount: '1.38', paymentMethod: 'bank_transfer' });
+    const { sessionId, body } = await createSession({
+      tokenSymbol: 'POL',
+      cryptoAmount: '1.5',
+      fiatAmount: '1.38',
+      paymentMethod: 'bank_transfer',
+    });
     expect(await payWithoutCard({ sessionId, method: 'bank_transfer' })).toEqual({ status: 'paid' });
     expect((await fulfil(sessionId)).map((u) => u.status)).toEqual(['pending', 'completed']);
     expect(await client.getBalance({ address: body.walletAddress as Hex })).toBe(parseEther('1.5'));
@@ -214,7 +256,10 @@ describe('paying on the provider screen', () => {
 
   it('an invalid card changes nothing; a double submit pays once', async () => {
     const { sessionId } = await createSession();
-    expect(await payWithCard({ sessionId, card: { ...CARD, number: '4242 4242 4242 4241' } })).toMatchObject({ status: 'invalid', fieldErrors: { number: expect.any(String) } });
+    expect(await payWithCard({ sessionId, card: { ...CARD, number: '4242 4242 4242 4241' } })).toMatchObject({
+      status: 'invalid',
+      fieldErrors: { number: expect.any(String) },
+    });
     expect((await loadPaymentScreen(sessionId))?.state).toBe('open');
     const results = await Promise.allSettled([
       payWithCard({ sessionId, card: { ...CARD, number: '4242 4242 4242 4242' } }),
@@ -227,7 +272,9 @@ describe('paying on the provider screen', () => {
   it('an expired session takes no payment and says so', async () => {
     const { sessionId } = await createSession();
     const later = new Date(Date.now() + 31 * 60_000);
-    await expect(payWithCard({ sessionId, card: { ...CARD, number: '4242424242424242' }, now: later })).rejects.toMatchObject({ code: 'session_expired' });
+    await expect(payWithCard({ sessionId, card: { ...CARD, number: '4242424242424242' }, now: later })).rejects.toMatchObject({
+      code: 'session_expired',
+    });
     expect((await loadPaymentScreen(sessionId, later))?.state).toBe('expired');
   });
 

@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { CHAIN_NAMES } from '@/lib/chains/registry';
 import { SANDBOX_PAYMENT_METHODS } from '@/lib/db/schema/sandbox-provider';
 
-const decimalText = (example: string) => z.string().trim().regex(/^\d+(?:\.\d+)?$/, `must be a plain decimal string such as "${example}"`);
+const decimalText = (example: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+(?:\.\d+)?$/, `must be a plain decimal string such as "${example}"`);
 const fiatCurrency = z
   .string()
   .trim()

@@ -79,7 +79,10 @@ export async function sendOrderWebhook(session: SandboxProviderSessionRow, optio
     try {
       const response = await fetchImpl(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signSandboxWebhook(secret, body, Math.floor(Date.now() / 1000)) },
+        headers: {
+          'content-type': 'application/json',
+          [SANDBOX_SIGNATURE_HEADER]: signSandboxWebhook(secret, body, Math.floor(Date.now() / 1000)),
+        },
         body,
         signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
       });
@@ -91,10 +94,20 @@ export async function sendOrderWebhook(session: SandboxProviderSessionRow, optio
     }
     const delay = delays[attempt];
     if (delay === undefined) {
-      log.warn('sandbox provider: webhook not delivered, giving up', { sessionId: session.id, eventId: event.id, attempts: attempt + 1, outcome });
+      log.warn('sandbox provider: webhook not delivered, giving up', {
+        sessionId: session.id,
+        eventId: event.id,
+        attempts: attempt + 1,
+        outcome,
+      });
       return false;
     }
-    log.info('sandbox provider: webhook not delivered, retrying', { sessionId: session.id, eventId: event.id, attempt: attempt + 1, outcome });
+    log.info('sandbox provider: webhook not delivered, retrying', {
+      sessionId: session.id,
+      eventId: event.id,
+      attempt: attempt + 1,
+      outcome,
+    });
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }

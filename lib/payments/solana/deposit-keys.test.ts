@@ -107,7 +107,8 @@ describe('deriveSolanaDepositKey', () => {
 
   it('refuses short seeds and invalid indexes', () => {
     expect(() => deriveSolanaDepositKey(Buffer.alloc(31), 0)).toThrow(/at least 32 bytes/);
-    for (const index of [-1, 1.5, 2 ** 31, Number.NaN]) expect(() => deriveSolanaDepositKey(SERVICE_SEED, index)).toThrow(/Invalid derivation index/);
+    for (const index of [-1, 1.5, 2 ** 31, Number.NaN])
+      expect(() => deriveSolanaDepositKey(SERVICE_SEED, index)).toThrow(/Invalid derivation index/);
   });
 });
 

@@ -65,7 +65,8 @@ export function solanaDepositPath(index: number): string {
 
 /** The deposit keypair of derivation index `index` (0 ≤ index < 2^31). Deterministic: same seed and index, same key. */
 export function deriveSolanaDepositKey(seed: Uint8Array, index: number): SolanaDepositKey {
-  if (seed.length < MIN_DEPOSIT_SEED_BYTES) throw new Error(`The deposit HD seed must be at least ${MIN_DEPOSIT_SEED_BYTES} bytes, got ${seed.length}.`);
+  if (seed.length < MIN_DEPOSIT_SEED_BYTES)
+    throw new Error(`The deposit HD seed must be at least ${MIN_DEPOSIT_SEED_BYTES} bytes, got ${seed.length}.`);
   if (!Number.isSafeInteger(index) || index < 0 || index >= HARDENED_OFFSET) throw new Error(`Invalid derivation index: ${index}.`);
   const path = solanaDepositPath(index);
   const { privateKey } = deriveSlip10Ed25519(seed, path);

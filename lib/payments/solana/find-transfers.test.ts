@@ -4,7 +4,14 @@
  * reproduce (a live node's indexing and commitment behaviour) is listed in litesvm-view.test-helper.ts.
  */
 import { LiteSVM } from 'litesvm';
-import { createSolanaRpc, createSolanaRpcFromTransport, generateKeyPairSigner, lamports, type Address, type KeyPairSigner } from '@solana/kit';
+import {
+  createSolanaRpc,
+  createSolanaRpcFromTransport,
+  generateKeyPairSigner,
+  lamports,
+  type Address,
+  type KeyPairSigner,
+} from '@solana/kit';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { newReferenceKey } from './deposit-keys';
 import { findReferencedTransfers, type ReferencedTransfersRpc } from './find-transfers';
@@ -31,11 +38,19 @@ async function payInPartsAmongNoise() {
   const someoneElse = (await generateKeyPairSigner()).address;
   const poor = await generateKeyPairSigner();
   ledger.svm.airdrop(poor.address, lamports(1_000_000n));
-  const unrelated = expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient, lamports: SOL, references: [newReferenceKey() as Address] })));
-  const first = expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient, lamports: 400_000_000n, references: [reference] })));
+  const unrelated = expectSuccess(
+    ledger.send(await solPayment(ledger.svm, { payer, recipient, lamports: SOL, references: [newReferenceKey() as Address] })),
+  );
+  const first = expectSuccess(
+    ledger.send(await solPayment(ledger.svm, { payer, recipient, lamports: 400_000_000n, references: [reference] })),
+  );
   const failed = ledger.send(await solPayment(ledger.svm, { payer: poor, recipient, lamports: SOL, references: [reference] }));
-  const misdirected = expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient: someoneElse, lamports: SOL, references: [reference] })));
-  const second = expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient, lamports: 600_000_000n, references: [reference] })));
+  const misdirected = expectSuccess(
+    ledger.send(await solPayment(ledger.svm, { payer, recipient: someoneElse, lamports: SOL, references: [reference] })),
+  );
+  const second = expectSuccess(
+    ledger.send(await solPayment(ledger.svm, { payer, recipient, lamports: 600_000_000n, references: [reference] })),
+  );
   return { unrelated, first, failed, misdirected, second };
 }
 
@@ -45,8 +60,22 @@ describe('findReferencedTransfers', () => {
     const found = await findReferencedTransfers(rpc, { reference, recipient, commitment: 'confirmed', pageSize: 2 });
 
     expect(found.transfers).toEqual([
-      { signature: second.signature, slot: BigInt(second.view.slot), blockTime: BigInt(second.view.blockTime), received: 600_000_000n, payer: payer.address, confirmationStatus: 'confirmed' },
-      { signature: first.signature, slot: BigInt(first.view.slot), blockTime: BigInt(first.view.blockTime), received: 400_000_000n, payer: payer.address, confirmationStatus: 'confirmed' },
+      {
+        signature: second.signature,
+        slot: BigInt(second.view.slot),
+        blockTime: BigInt(second.view.blockTime),
+        received: 600_000_000n,
+        payer: payer.address,
+        confirmationStatus: 'confirmed',
+      },
+      {
+        signature: first.signature,
+        slot: BigInt(first.view.slot),
+        blockTime: BigInt(first.view.blockTime),
+        received: 400_000_000n,
+        payer: payer.address,
+        confirmationStatus: 'confirmed',
+      },
     ]);
     expect(found.transfers.reduce((total, transfer) => total + transfer.received, 0n)).toBe(SOL);
     expect(found.rejected).toEqual([
@@ -71,11 +100,24 @@ describe('findReferencedTransfers', () => {
 
   it('stops at untilSignature, so a later poll reads only what is new', async () => {
     const { second } = await payInPartsAmongNoise();
-    const caughtUp = await findReferencedTransfers(rpc, { reference, recipient, commitment: 'confirmed', untilSignature: second.signature });
+    const caughtUp = await findReferencedTransfers(rpc, {
+      reference,
+      recipient,
+      commitment: 'confirmed',
+      untilSignature: second.signature,
+    });
     expect(caughtUp).toEqual({ transfers: [], rejected: [], newestSignature: undefined, isComplete: true });
 
-    const late = expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient, lamports: 50_000_000n, references: [reference] })));
-    const next = await findReferencedTransfers(rpc, { reference, recipient, commitment: 'confirmed', untilSignature: second.signature, pageSize: 1 });
+    const late = expectSuccess(
+      ledger.send(await solPayment(ledger.svm, { payer, recipient, lamports: 50_000_000n, references: [reference] })),
+    );
+    const next = await findReferencedTransfers(rpc, {
+      reference,
+      recipient,
+      commitment: 'confirmed',
+      untilSignature: second.signature,
+      pageSize: 1,
+    });
     expect(next.transfers.map((t) => [t.signature, t.received])).toEqual([[late.signature, 50_000_000n]]);
     expect(next.newestSignature).toBe(late.signature);
   });
@@ -113,7 +155,9 @@ describe('findReferencedTransfers', () => {
   it('finds token transfers by mint', async () => {
     const mint = await createMint(ledger, { authority: payer, decimals: 6 });
     await mintTokens(ledger, { authority: payer, mint, owner: payer.address, amount: 100_000_000n });
-    const paid = expectSuccess(ledger.send(await tokenPayment(ledger.svm, { payer, mint, decimals: 6, recipient, amount: 25_000_000n, references: [reference] })));
+    const paid = expectSuccess(
+      ledger.send(await tokenPayment(ledger.svm, { payer, mint, decimals: 6, recipient, amount: 25_000_000n, references: [reference] })),
+    );
 
     const asToken = await findReferencedTransfers(rpc, { reference, recipient, splToken: mint, commitment: 'confirmed' });
     expect(asToken.transfers).toMatchObject([{ signature: paid.signature, received: 25_000_000n }]);
@@ -131,7 +175,9 @@ describe('findReferencedTransfers', () => {
 
   it('refuses malformed input before calling the node', async () => {
     await expect(findReferencedTransfers(rpc, { reference: 'nope', recipient, commitment: 'confirmed' })).rejects.toThrow();
-    await expect(findReferencedTransfers(rpc, { reference, recipient, commitment: 'confirmed', pageSize: 1001 })).rejects.toThrow(/page size/);
+    await expect(findReferencedTransfers(rpc, { reference, recipient, commitment: 'confirmed', pageSize: 1001 })).rejects.toThrow(
+      /page size/,
+    );
     expect(ledger.calls).toEqual([]);
   });
 });

@@ -7,7 +7,14 @@
  * transactions that fail validation are returned in `rejected` (a payment in the wrong token shows
  * up there, which support wants to see), never as transfers.
  */
-import { address, signature as toSignature, type GetSignaturesForAddressApi, type GetTransactionApi, type Rpc, type Signature } from '@solana/kit';
+import {
+  address,
+  signature as toSignature,
+  type GetSignaturesForAddressApi,
+  type GetTransactionApi,
+  type Rpc,
+  type Signature,
+} from '@solana/kit';
 import { validateSolanaPayTransfer, type ValidateTransferFailure } from './validate-transfer';
 
 /** The RPC's maximum page. */

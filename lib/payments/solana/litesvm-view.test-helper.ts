@@ -148,7 +148,8 @@ export class LiteSvmLedger {
 
     const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes);
     if (message.version === 1) throw new Error('litesvm-view handles legacy and version 0 messages.');
-    if ('addressTableLookups' in message && message.addressTableLookups?.length) throw new Error('litesvm-view does not resolve address lookup tables.');
+    if ('addressTableLookups' in message && message.addressTableLookups?.length)
+      throw new Error('litesvm-view does not resolve address lookup tables.');
     const keys = message.staticAccounts;
     const pre = this.snapshot(keys);
     const result = this.svm.sendTransaction(transaction);
@@ -166,7 +167,9 @@ export class LiteSvmLedger {
       blockTime: toNumber(clock.unixTimestamp),
       version: message.version === 'legacy' ? 'legacy' : 0,
       transaction: {
-        signatures: keys.slice(0, message.header.numSignerAccounts).map((key) => base58.decode(transaction.signatures[key] ?? new Uint8Array(64))),
+        signatures: keys
+          .slice(0, message.header.numSignerAccounts)
+          .map((key) => base58.decode(transaction.signatures[key] ?? new Uint8Array(64))),
         message: {
           accountKeys: [...keys],
           header: {
@@ -223,7 +226,8 @@ export class LiteSvmLedger {
   readonly transport: RpcTransport = async <TResponse>({ payload }: { payload: unknown }): Promise<TResponse> => {
     const { id, method, params } = payload as { id: string; method: string; params: unknown[] };
     this.calls.push({ method, params });
-    const respond = (body: { result: unknown } | { error: { code: number; message: string } }) => ({ jsonrpc: '2.0', id, ...body }) as TResponse;
+    const respond = (body: { result: unknown } | { error: { code: number; message: string } }) =>
+      ({ jsonrpc: '2.0', id, ...body }) as TResponse;
     switch (method) {
       case 'getSignaturesForAddress':
         return respond({ result: this.signaturesFor(params[0] as string, (params[1] ?? {}) as SignaturesConfig) });
@@ -241,16 +245,24 @@ export class LiteSvmLedger {
       case 'sendTransaction':
         return respond(this.sendWire(params[0] as string, (params[1] ?? {}) as { encoding?: string; skipPreflight?: boolean }));
       case 'getSignatureStatuses':
-        return respond({ result: { context: { slot: this.slot }, value: (params[0] as string[]).map((signature) => this.statusOf(signature)) } });
+        return respond({
+          result: { context: { slot: this.slot }, value: (params[0] as string[]).map((signature) => this.statusOf(signature)) },
+        });
       case 'getLatestBlockhash':
-        return respond({ result: { context: { slot: this.slot }, value: { blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: this.slot + BLOCKHASH_VALID_BLOCKS } } });
+        return respond({
+          result: {
+            context: { slot: this.slot },
+            value: { blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: this.slot + BLOCKHASH_VALID_BLOCKS },
+          },
+        });
       case 'isBlockhashValid':
         return respond({ result: { context: { slot: this.slot }, value: params[0] === this.svm.latestBlockhash() } });
       case 'getBalance':
         return respond({ result: { context: { slot: this.slot }, value: toNumber(this.svm.getBalance(params[0] as Address) ?? 0n) } });
       case 'getAccountInfo': {
         const config = (params[1] ?? {}) as { encoding?: string };
-        if (config.encoding !== 'base64') return respond({ error: { code: -32602, message: 'litesvm-view serves getAccountInfo with encoding "base64" only' } });
+        if (config.encoding !== 'base64')
+          return respond({ error: { code: -32602, message: 'litesvm-view serves getAccountInfo with encoding "base64" only' } });
         const account = this.svm.getAccount(params[0] as Address);
         const value = account.exists
           ? {
@@ -272,14 +284,23 @@ export class LiteSvmLedger {
   };
 
   /** sendTransaction: preflight (LiteSVM's simulation) unless skipped, then execute — or withhold. */
-  private sendWire(wire: string, config: { encoding?: string; skipPreflight?: boolean }): { result: string } | { error: { code: number; message: string; data?: unknown } } {
+  private sendWire(
+    wire: string,
+    config: { encoding?: string; skipPreflight?: boolean },
+  ): { result: string } | { error: { code: number; message: string; data?: unknown } } {
     if (config.encoding !== 'base64') return { error: { code: -32602, message: 'litesvm-view accepts encoding "base64" only' } };
     const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
     const signature = getSignatureFromTransaction(transaction);
     if (!config.skipPreflight) {
       const simulated = this.svm.simulateTransaction(transaction);
       if (simulated instanceof FailedTransactionMetadata) {
-        return { error: { code: -32002, message: `Transaction simulation failed: ${String(rpcError(simulated.err()))}`, data: { err: rpcError(simulated.err()), logs: simulated.meta().logs() } } };
+        return {
+          error: {
+            code: -32002,
+            message: `Transaction simulation failed: ${String(rpcError(simulated.err()))}`,
+            data: { err: rpcError(simulated.err()), logs: simulated.meta().logs() },
+          },
+        };
       }
     }
     if (this.withholding) this.withheld.push(transaction);
@@ -314,14 +335,17 @@ export class LiteSvmLedger {
       const at = listed.findIndex((tx) => tx.signature === config.until);
       if (at !== -1) end = at;
     }
-    return listed.slice(start, Math.max(start, end)).slice(0, config.limit ?? 1000).map((tx) => ({
-      signature: tx.signature,
-      slot: tx.view.slot,
-      err: tx.view.meta.err,
-      memo: null,
-      blockTime: tx.view.blockTime,
-      confirmationStatus: tx.view.slot <= this.finalizedSlot ? 'finalized' : 'confirmed',
-    }));
+    return listed
+      .slice(start, Math.max(start, end))
+      .slice(0, config.limit ?? 1000)
+      .map((tx) => ({
+        signature: tx.signature,
+        slot: tx.view.slot,
+        err: tx.view.meta.err,
+        memo: null,
+        blockTime: tx.view.blockTime,
+        confirmationStatus: tx.view.slot <= this.finalizedSlot ? 'finalized' : 'confirmed',
+      }));
   }
 
   /** A node's default commitment is 'finalized' (and @solana/kit leaves `commitment: 'finalized'` out of requests). */
@@ -371,7 +395,10 @@ export async function fundedWallet(svm: LiteSVM, sol = 10n): Promise<KeyPairSign
 
 /** Solana Pay: the references go on the transfer instruction as read-only non-signer accounts. */
 function withReferences(instruction: Instruction, references: readonly Address[]): Instruction {
-  return { ...instruction, accounts: [...(instruction.accounts ?? []), ...references.map((address) => ({ address, role: AccountRole.READONLY }))] };
+  return {
+    ...instruction,
+    accounts: [...(instruction.accounts ?? []), ...references.map((address) => ({ address, role: AccountRole.READONLY }))],
+  };
 }
 
 async function signedTransaction(svm: LiteSVM, feePayer: KeyPairSigner, instructions: Instruction[]): Promise<Transaction> {
@@ -399,8 +426,19 @@ export async function tokenPayment(
 ): Promise<Transaction> {
   const [source] = await findAssociatedTokenPda({ owner: input.payer.address, mint: input.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
   const [destination] = await findAssociatedTokenPda({ owner: input.recipient, mint: input.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const createAta = await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: input.payer, owner: input.recipient, mint: input.mint });
-  const transfer = getTransferCheckedInstruction({ source, mint: input.mint, destination, authority: input.payer, amount: input.amount, decimals: input.decimals });
+  const createAta = await getCreateAssociatedTokenIdempotentInstructionAsync({
+    payer: input.payer,
+    owner: input.recipient,
+    mint: input.mint,
+  });
+  const transfer = getTransferCheckedInstruction({
+    source,
+    mint: input.mint,
+    destination,
+    authority: input.payer,
+    amount: input.amount,
+    decimals: input.decimals,
+  });
   return signedTransaction(svm, input.payer, [createAta, withReferences(transfer, input.references)]);
 }
 
@@ -428,7 +466,15 @@ export async function createMint(ledger: LiteSvmLedger, input: { authority: KeyP
  * then treats it as any mint. No transaction creates it (nobody holds the canonical mint's key).
  */
 export function plantMint(ledger: LiteSvmLedger, input: { address: Address; authority: Address; decimals: number }): void {
-  const data = new Uint8Array(getMintEncoder().encode({ mintAuthority: input.authority, supply: 0n, decimals: input.decimals, isInitialized: true, freezeAuthority: null }));
+  const data = new Uint8Array(
+    getMintEncoder().encode({
+      mintAuthority: input.authority,
+      supply: 0n,
+      decimals: input.decimals,
+      isInitialized: true,
+      freezeAuthority: null,
+    }),
+  );
   ledger.svm.setAccount({
     address: input.address,
     data,
@@ -440,7 +486,10 @@ export function plantMint(ledger: LiteSvmLedger, input: { address: Address; auth
 }
 
 /** Mints `amount` base units into `owner`'s associated token account (created if needed). */
-export async function mintTokens(ledger: LiteSvmLedger, input: { authority: KeyPairSigner; mint: Address; owner: Address; amount: bigint }): Promise<void> {
+export async function mintTokens(
+  ledger: LiteSvmLedger,
+  input: { authority: KeyPairSigner; mint: Address; owner: Address; amount: bigint },
+): Promise<void> {
   const [token] = await findAssociatedTokenPda({ owner: input.owner, mint: input.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
   const instructions = [
     await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: input.authority, owner: input.owner, mint: input.mint }),
@@ -450,19 +499,48 @@ export async function mintTokens(ledger: LiteSvmLedger, input: { authority: KeyP
 }
 
 export function expectSuccess(sent: SentTransaction): SentTransaction {
-  if (!sent.isSuccess) throw new Error(`Transaction failed: ${JSON.stringify(sent.view.meta.err)}\n${sent.view.meta.logMessages.join('\n')}`);
+  if (!sent.isSuccess)
+    throw new Error(`Transaction failed: ${JSON.stringify(sent.view.meta.err)}\n${sent.view.meta.logMessages.join('\n')}`);
   return sent;
 }
 
 /** LiteSVM's TransactionErrorFieldless, by value (a `const enum` in its types: no runtime object to read). */
 const FIELDLESS_ERRORS = [
-  'AccountInUse', 'AccountLoadedTwice', 'AccountNotFound', 'ProgramAccountNotFound', 'InsufficientFundsForFee', 'InvalidAccountForFee',
-  'AlreadyProcessed', 'BlockhashNotFound', 'CallChainTooDeep', 'MissingSignatureForFee', 'InvalidAccountIndex', 'SignatureFailure',
-  'InvalidProgramForExecution', 'SanitizeFailure', 'ClusterMaintenance', 'AccountBorrowOutstanding', 'WouldExceedMaxBlockCostLimit',
-  'UnsupportedVersion', 'InvalidWritableAccount', 'WouldExceedMaxAccountCostLimit', 'WouldExceedAccountDataBlockLimit', 'TooManyAccountLocks',
-  'AddressLookupTableNotFound', 'InvalidAddressLookupTableOwner', 'InvalidAddressLookupTableData', 'InvalidAddressLookupTableIndex',
-  'InvalidRentPayingAccount', 'WouldExceedMaxVoteCostLimit', 'WouldExceedAccountDataTotalLimit', 'MaxLoadedAccountsDataSizeExceeded',
-  'ResanitizationNeeded', 'InvalidLoadedAccountsDataSizeLimit', 'UnbalancedTransaction', 'ProgramCacheHitMaxLimit', 'CommitCancelled',
+  'AccountInUse',
+  'AccountLoadedTwice',
+  'AccountNotFound',
+  'ProgramAccountNotFound',
+  'InsufficientFundsForFee',
+  'InvalidAccountForFee',
+  'AlreadyProcessed',
+  'BlockhashNotFound',
+  'CallChainTooDeep',
+  'MissingSignatureForFee',
+  'InvalidAccountIndex',
+  'SignatureFailure',
+  'InvalidProgramForExecution',
+  'SanitizeFailure',
+  'ClusterMaintenance',
+  'AccountBorrowOutstanding',
+  'WouldExceedMaxBlockCostLimit',
+  'UnsupportedVersion',
+  'InvalidWritableAccount',
+  'WouldExceedMaxAccountCostLimit',
+  'WouldExceedAccountDataBlockLimit',
+  'TooManyAccountLocks',
+  'AddressLookupTableNotFound',
+  'InvalidAddressLookupTableOwner',
+  'InvalidAddressLookupTableData',
+  'InvalidAddressLookupTableIndex',
+  'InvalidRentPayingAccount',
+  'WouldExceedMaxVoteCostLimit',
+  'WouldExceedAccountDataTotalLimit',
+  'MaxLoadedAccountsDataSizeExceeded',
+  'ResanitizationNeeded',
+  'InvalidLoadedAccountsDataSizeLimit',
+  'UnbalancedTransaction',
+  'ProgramCacheHitMaxLimit',
+  'CommitCancelled',
 ] as const;
 
 /** LiteSVM's error in the RPC's JSON form: an instruction error as an object, a fieldless one by name; its text otherwise. */

@@ -44,7 +44,14 @@ describe('solanaPayTransferRequest', () => {
   });
 
   it('repeats reference in the given order, between spl-token and label', () => {
-    const uri = solanaPayTransferRequest({ recipient: MVINES, amountBaseUnits: 1n, decimals: 6, splToken: USDC, references: [REF_B, REF_A], label: 'Shop' });
+    const uri = solanaPayTransferRequest({
+      recipient: MVINES,
+      amountBaseUnits: 1n,
+      decimals: 6,
+      splToken: USDC,
+      references: [REF_B, REF_A],
+      label: 'Shop',
+    });
     expect(uri).toBe(`solana:${MVINES}?amount=0.000001&spl-token=${USDC}&reference=${REF_B}&reference=${REF_A}&label=Shop`);
     expect(parseSolanaPayTransferRequest(uri)).toMatchObject({ ok: true, request: { references: [REF_B, REF_A] } });
   });
@@ -64,12 +71,21 @@ describe('solanaPayTransferRequest', () => {
     expect(uri).toContain('memo=ch_123%3Fx%3D1');
     expect(parseSolanaPayTransferRequest(uri)).toEqual({
       ok: true,
-      request: { recipient: MVINES, amount: '0.000000001', references: [REF_A], label: 'Café ☕ & Co', message: 'a+b=c #1 100%', memo: 'ch_123?x=1' },
+      request: {
+        recipient: MVINES,
+        amount: '0.000000001',
+        references: [REF_A],
+        label: 'Café ☕ & Co',
+        message: 'a+b=c #1 100%',
+        memo: 'ch_123?x=1',
+      },
     });
   });
 
   it('leaves out empty text fields', () => {
-    expect(solanaPayTransferRequest({ recipient: MVINES, amountBaseUnits: 1n, decimals: 0, references: [], label: '', memo: '' })).toBe(`solana:${MVINES}?amount=1`);
+    expect(solanaPayTransferRequest({ recipient: MVINES, amountBaseUnits: 1n, decimals: 0, references: [], label: '', memo: '' })).toBe(
+      `solana:${MVINES}?amount=1`,
+    );
   });
 
   it('refuses malformed input', () => {
@@ -91,7 +107,14 @@ describe('solanaPayTransferRequest', () => {
         fc.option(addressArb, { nil: undefined }),
         fc.string({ unit: 'grapheme', minLength: 1 }),
         (amountBaseUnits, decimals, references, splToken, label) => {
-          const uri = solanaPayTransferRequest({ recipient: MVINES, amountBaseUnits, decimals, references, label, ...(splToken ? { splToken } : {}) });
+          const uri = solanaPayTransferRequest({
+            recipient: MVINES,
+            amountBaseUnits,
+            decimals,
+            references,
+            label,
+            ...(splToken ? { splToken } : {}),
+          });
           const parsed = parseSolanaPayTransferRequest(uri, { decimals });
           if (!parsed.ok) throw new Error(`${uri} did not parse: ${parsed.reason}`);
           expect(parsed.request.amountBaseUnits).toBe(amountBaseUnits);
@@ -107,16 +130,28 @@ describe('solanaPayTransferRequest', () => {
 
 describe('parseSolanaPayTransferRequest', () => {
   it('reads the spec examples', () => {
-    expect(parseSolanaPayTransferRequest(`solana:${MVINES}?amount=1&label=Michael&message=Thanks%20for%20all%20the%20fish&memo=OrderId12345`)).toEqual({
+    expect(
+      parseSolanaPayTransferRequest(`solana:${MVINES}?amount=1&label=Michael&message=Thanks%20for%20all%20the%20fish&memo=OrderId12345`),
+    ).toEqual({
       ok: true,
-      request: { recipient: MVINES, amount: '1', references: [], label: 'Michael', message: 'Thanks for all the fish', memo: 'OrderId12345' },
+      request: {
+        recipient: MVINES,
+        amount: '1',
+        references: [],
+        label: 'Michael',
+        message: 'Thanks for all the fish',
+        memo: 'OrderId12345',
+      },
     });
     expect(parseSolanaPayTransferRequest(`solana:${MVINES}?amount=0.01&spl-token=${USDC}`, { decimals: 6 })).toEqual({
       ok: true,
       request: { recipient: MVINES, amount: '0.01', amountBaseUnits: 10_000n, splToken: USDC, references: [] },
     });
     // No amount: the wallet asks the payer.
-    expect(parseSolanaPayTransferRequest(`solana:${MVINES}?label=Michael`)).toEqual({ ok: true, request: { recipient: MVINES, references: [], label: 'Michael' } });
+    expect(parseSolanaPayTransferRequest(`solana:${MVINES}?label=Michael`)).toEqual({
+      ok: true,
+      request: { recipient: MVINES, references: [], label: 'Michael' },
+    });
   });
 
   it.each([
@@ -137,7 +172,13 @@ describe('parseSolanaPayTransferRequest', () => {
   });
 
   it('refuses more decimal places than the token has', () => {
-    expect(parseSolanaPayTransferRequest(`solana:${MVINES}?amount=0.0000001&spl-token=${USDC}`, { decimals: 6 })).toEqual({ ok: false, reason: 'too_many_decimals' });
-    expect(parseSolanaPayTransferRequest(`solana:${MVINES}?amount=0.0000000001`, { decimals: 9 })).toEqual({ ok: false, reason: 'too_many_decimals' });
+    expect(parseSolanaPayTransferRequest(`solana:${MVINES}?amount=0.0000001&spl-token=${USDC}`, { decimals: 6 })).toEqual({
+      ok: false,
+      reason: 'too_many_decimals',
+    });
+    expect(parseSolanaPayTransferRequest(`solana:${MVINES}?amount=0.0000000001`, { decimals: 9 })).toEqual({
+      ok: false,
+      reason: 'too_many_decimals',
+    });
   });
 });

@@ -43,7 +43,8 @@ export function solanaPayTransferRequest(input: SolanaPayTransferRequestInput): 
   assertAddress('recipient', input.recipient);
   if (input.splToken !== undefined) assertAddress('splToken', input.splToken);
   for (const reference of input.references) assertAddress('reference', reference);
-  if (!Number.isInteger(input.decimals) || input.decimals < 0 || input.decimals > 255) throw new Error(`Invalid token decimals: ${input.decimals}.`);
+  if (!Number.isInteger(input.decimals) || input.decimals < 0 || input.decimals > 255)
+    throw new Error(`Invalid token decimals: ${input.decimals}.`);
   if (input.amountBaseUnits < 0n) throw new Error('A Solana Pay amount cannot be negative.');
 
   const params: [string, string][] = [['amount', formatAmount(input.amountBaseUnits, input.decimals)]];

@@ -60,7 +60,13 @@ export async function recordSolanaSweep(
     feePayerCost: bigint;
   },
 ): Promise<OutboundTransferRow> {
-  const common = { chargeId: input.chargeId, chain: input.chain, nonce: 0, rawTransaction: input.wireTransaction, status: 'signed' as const };
+  const common = {
+    chargeId: input.chargeId,
+    chain: input.chain,
+    nonce: 0,
+    rawTransaction: input.wireTransaction,
+    status: 'signed' as const,
+  };
   const [sweep] = await tx
     .insert(outboundTransfers)
     .values([
@@ -141,7 +147,10 @@ export async function reconcileSolanaTransfer(rpc: SolanaTransferRpc, transfer: 
       // Dropped by the leader or still on its way: same bytes again (they cannot land twice).
       if (transfer.status === 'broadcast') {
         await sendSolanaTransaction(rpc, transfer.rawTransaction).catch((error: unknown) => {
-          log.warn('solana re-broadcast failed; will retry', { transferId: transfer.id, error: error instanceof Error ? error.message : String(error) });
+          log.warn('solana re-broadcast failed; will retry', {
+            transferId: transfer.id,
+            error: error instanceof Error ? error.message : String(error),
+          });
         });
       }
       return wasAccepted ? 'broadcast' : 'signed';

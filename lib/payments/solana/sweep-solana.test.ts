@@ -82,7 +82,15 @@ async function paidCharge(input: {
   const isSol = input.token === 'SOL';
   const res = await callRoute(createChargeRoute, {
     apiKey: isSol ? merchant.testKey : merchant.liveKey!,
-    body: { chargeData: { symbol: input.token, chain: 'SOLANA', tokenAddress: isSol ? SOLANA_NATIVE_MINT : USDC.address, amount: input.amount, toAddress: input.toAddress } },
+    body: {
+      chargeData: {
+        symbol: input.token,
+        chain: 'SOLANA',
+        tokenAddress: isSol ? SOLANA_NATIVE_MINT : USDC.address,
+        amount: input.amount,
+        toAddress: input.toAddress,
+      },
+    },
   });
   expect(res.status).toBe(200);
   const chargeId = res.json.data.chargeId as string;
@@ -91,7 +99,14 @@ async function paidCharge(input: {
   const references = [deposit!.reference as Address];
   const transaction = isSol
     ? await solPayment(ledger.svm, { payer, recipient, lamports: input.paid, references })
-    : await tokenPayment(ledger.svm, { payer, mint: address(USDC.address), decimals: USDC.decimals, recipient, amount: input.paid, references });
+    : await tokenPayment(ledger.svm, {
+        payer,
+        mint: address(USDC.address),
+        decimals: USDC.decimals,
+        recipient,
+        amount: input.paid,
+        references,
+      });
   expectSuccess(ledger.send(transaction));
   ledger.finalizeThrough();
   const chain = deposit!.chain as ChainName;
@@ -112,7 +127,8 @@ async function sweepUntilDone(chargeId: string): Promise<SweepOutcome[]> {
   return outcomes;
 }
 
-const transfersOf = (chargeId: string) => getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId)).orderBy(outboundTransfers.createdAt);
+const transfersOf = (chargeId: string) =>
+  getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId)).orderBy(outboundTransfers.createdAt);
 const statusOf = async (chargeId: string) => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status;
 
 async function merchantSolanaWallet(): Promise<Address> {
@@ -148,14 +164,34 @@ describe('Solana sweeps', () => {
     const transfers = await transfersOf(chargeId);
     const sweep = transfers.find((t) => t.purpose === 'sweep');
     const fee = transfers.find((t) => t.purpose === 'gas_topup');
-    expect(sweep).toMatchObject({ purpose: 'sweep', chain, fromAddress: deposit, toAddress: payee, tokenAddress: SOLANA_NATIVE_MINT, amountBaseUnits: 1_500_000_000n, nonce: 0, status: 'confirmed' });
+    expect(sweep).toMatchObject({
+      purpose: 'sweep',
+      chain,
+      fromAddress: deposit,
+      toAddress: payee,
+      tokenAddress: SOLANA_NATIVE_MINT,
+      amountBaseUnits: 1_500_000_000n,
+      nonce: 0,
+      status: 'confirmed',
+    });
     expect(ledger.sent.at(-1)!.signature).toBe(sweep!.txHash);
     expect(ledger.sent.at(-1)!.view.transaction.message.accountKeys[0]).toBe(tank); // fee payer
-    expect(fee).toMatchObject({ purpose: 'gas_topup', fromAddress: tank, toAddress: deposit, txHash: `${sweep!.txHash}-fee`, amountBaseUnits: SWEEP_FEE, status: 'confirmed' });
+    expect(fee).toMatchObject({
+      purpose: 'gas_topup',
+      fromAddress: tank,
+      toAddress: deposit,
+      txHash: `${sweep!.txHash}-fee`,
+      amountBaseUnits: SWEEP_FEE,
+      status: 'confirmed',
+    });
     expect(fee!.rawTransaction).toBe(sweep!.rawTransaction);
 
     const events = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
-    expect(events.find((e) => e.type === 'charge.sweep_submitted')?.data).toMatchObject({ txHash: sweep!.txHash, to: payee, amountBaseUnits: '1500000000' });
+    expect(events.find((e) => e.type === 'charge.sweep_submitted')?.data).toMatchObject({
+      txHash: sweep!.txHash,
+      to: payee,
+      amountBaseUnits: '1500000000',
+    });
     expect(await chargesAwaitingSweep(1000)).not.toContain(chargeId);
 
     const report = await gasTankReport(options);
@@ -192,8 +228,17 @@ describe('Solana sweeps', () => {
     expect(tankBefore - balanceOf(tank)).toBe(SWEEP_FEE + rent);
 
     const transfers = await transfersOf(chargeId);
-    expect(transfers.find((t) => t.purpose === 'sweep')).toMatchObject({ toAddress: recipient, tokenAddress: USDC.address, amountBaseUnits: 12_500_000n, status: 'confirmed' });
-    expect(transfers.find((t) => t.purpose === 'gas_topup')).toMatchObject({ fromAddress: tank, amountBaseUnits: SWEEP_FEE + rent, status: 'confirmed' });
+    expect(transfers.find((t) => t.purpose === 'sweep')).toMatchObject({
+      toAddress: recipient,
+      tokenAddress: USDC.address,
+      amountBaseUnits: 12_500_000n,
+      status: 'confirmed',
+    });
+    expect(transfers.find((t) => t.purpose === 'gas_topup')).toMatchObject({
+      fromAddress: tank,
+      amountBaseUnits: SWEEP_FEE + rent,
+      status: 'confirmed',
+    });
   });
 
   it('records what the tank really paid: no rent when the token account appeared before the sweep landed', async () => {
@@ -207,7 +252,9 @@ describe('Solana sweeps', () => {
     const rent = ledger.svm.minimumBalanceForRentExemption(165n);
     expect((await transfersOf(chargeId)).find((t) => t.purpose === 'gas_topup')!.amountBaseUnits).toBe(SWEEP_FEE + rent); // expected when signed
     // Meanwhile someone else creates the recipient's token account; the idempotent create then costs nothing.
-    expectSuccess(ledger.send(await tokenPayment(ledger.svm, { payer, mint, decimals: USDC.decimals, recipient, amount: 0n, references: [] })));
+    expectSuccess(
+      ledger.send(await tokenPayment(ledger.svm, { payer, mint, decimals: USDC.decimals, recipient, amount: 0n, references: [] })),
+    );
     expect(await tokenBalanceOf(recipient, mint)).toBe(0n);
     const tankBefore = balanceOf(tank);
     ledger.withholding = false;
@@ -260,7 +307,9 @@ describe('Solana sweeps', () => {
       ['failed', SWEEP_FEE],
       ['confirmed', SWEEP_FEE],
     ]);
-    const submitted = (await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId))).filter((e) => e.type === 'charge.sweep_submitted');
+    const submitted = (await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId))).filter(
+      (e) => e.type === 'charge.sweep_submitted',
+    );
     expect(submitted).toHaveLength(2);
   });
 

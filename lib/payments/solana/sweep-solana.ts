@@ -97,7 +97,14 @@ export async function signSolanaSweep(
     }
     instructions.push(
       getCreateAssociatedTokenIdempotentInstruction({ payer: input.feePayer, ata: destination, owner: input.payee, mint }),
-      getTransferCheckedInstruction({ source, mint, destination, authority: input.deposit, amount: input.amount, decimals: input.token.decimals }),
+      getTransferCheckedInstruction({
+        source,
+        mint,
+        destination,
+        authority: input.deposit,
+        amount: input.amount,
+        decimals: input.token.decimals,
+      }),
     );
   }
 
@@ -116,7 +123,12 @@ export async function signSolanaSweep(
     rpc.getMinimumBalanceForRentExemption(0n).send(),
   ]);
   if (balance < feePayerCost + reserve) return { kind: 'fee_payer_short', needed: feePayerCost + reserve, balance };
-  return { kind: 'signed', signature: getSignatureFromTransaction(transaction), wireTransaction: getBase64EncodedWireTransaction(transaction), feePayerCost };
+  return {
+    kind: 'signed',
+    signature: getSignatureFromTransaction(transaction),
+    wireTransaction: getBase64EncodedWireTransaction(transaction),
+    feePayerCost,
+  };
 }
 
 /** Sends recorded bytes; the node simulates them first (preflight) and rejects what would fail. Repeating is harmless. */

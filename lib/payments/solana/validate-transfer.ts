@@ -64,12 +64,7 @@ export interface ValidateTransferInput {
 }
 
 export type ValidateTransferFailure =
-  | 'missing_meta'
-  | 'malformed'
-  | 'transaction_failed'
-  | 'reference_not_found'
-  | 'recipient_not_found'
-  | 'nothing_received';
+  'missing_meta' | 'malformed' | 'transaction_failed' | 'reference_not_found' | 'recipient_not_found' | 'nothing_received';
 
 export type ValidateTransferResult =
   | {

@@ -58,7 +58,9 @@ describe('Solana Pay charges', () => {
 
   it('a referenced payment is pending at confirmed, succeeds when finalized, and is counted once however often it is seen', async () => {
     const { chargeId, address, reference } = await solCharge('1.5');
-    const sent = expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 1_500_000_000n, references: [reference] })));
+    const sent = expectSuccess(
+      ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 1_500_000_000n, references: [reference] })),
+    );
     await pollSolana('SOLANA', { rpc });
     expect(await statusOf(chargeId)).toBe('processing');
     ledger.finalizeThrough();
@@ -67,19 +69,28 @@ describe('Solana Pay charges', () => {
     expect(await statusOf(chargeId)).toBe('succeeded');
     const rows = await getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ txHash: sent.signature, status: 'confirmed', amountBaseUnits: 1_500_000_000n, fromAddress: payer.address });
+    expect(rows[0]).toMatchObject({
+      txHash: sent.signature,
+      status: 'confirmed',
+      amountBaseUnits: 1_500_000_000n,
+      fromAddress: payer.address,
+    });
   });
 
   it('underpaid shows the amount still due; a second referenced payment completes it; other transfers are ignored', async () => {
     const { chargeId, address, reference } = await solCharge('2');
-    expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 500_000_000n, references: [reference] })));
+    expectSuccess(
+      ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 500_000_000n, references: [reference] })),
+    );
     // Same recipient without the reference: not this charge's payment by the Solana Pay rules.
     expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 5_000_000_000n, references: [] })));
     ledger.finalizeThrough();
     await pollSolana('SOLANA', { rpc });
     expect(await statusOf(chargeId)).toBe('processing');
     expect((await loadCheckoutStatus(chargeId))!.due).toBe('1.5');
-    expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 1_500_000_000n, references: [reference] })));
+    expectSuccess(
+      ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 1_500_000_000n, references: [reference] })),
+    );
     ledger.finalizeThrough();
     await pollSolana('SOLANA', { rpc });
     expect(await statusOf(chargeId)).toBe('succeeded');

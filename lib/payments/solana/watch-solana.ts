@@ -54,15 +54,25 @@ export function resolveSolanaRpc(chain: ChainName, options: SolanaRpcOptions = {
   return (options.solanaRpcFor ?? solanaRpcFor)(chain);
 }
 
-export async function pollSolana(chain: ChainName, options: { rpc?: ReferencedTransfersRpc; now?: Date } = {}): Promise<SolanaPollResult | null> {
+export async function pollSolana(
+  chain: ChainName,
+  options: { rpc?: ReferencedTransfersRpc; now?: Date } = {},
+): Promise<SolanaPollResult | null> {
   const rpc = options.rpc ?? solanaRpcFor(chain);
   if (!rpc) return null;
   const now = options.now ?? new Date();
   return getDb().transaction(async (tx) => {
-    const [lock] = await tx.execute<{ locked: boolean }>(sql`select pg_try_advisory_xact_lock(hashtextextended(${`chain-watcher:${chain}`}, 0)) as locked`);
+    const [lock] = await tx.execute<{ locked: boolean }>(
+      sql`select pg_try_advisory_xact_lock(hashtextextended(${`chain-watcher:${chain}`}, 0)) as locked`,
+    );
     if (!lock?.locked) return null;
     const watched = await tx
-      .select({ chargeId: depositAddresses.chargeId, address: depositAddresses.address, reference: depositAddresses.reference, tokenAddress: charges.tokenAddress })
+      .select({
+        chargeId: depositAddresses.chargeId,
+        address: depositAddresses.address,
+        reference: depositAddresses.reference,
+        tokenAddress: charges.tokenAddress,
+      })
       .from(depositAddresses)
       .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
       .where(and(eq(depositAddresses.chain, chain), gt(depositAddresses.watchUntil, now)));
@@ -72,7 +82,12 @@ export async function pollSolana(chain: ChainName, options: { rpc?: ReferencedTr
 
     for (const deposit of watched.filter((d) => d.reference)) {
       const splToken = deposit.tokenAddress === native.address ? undefined : deposit.tokenAddress;
-      const found = await findReferencedTransfers(rpc, { reference: deposit.reference!, recipient: deposit.address, splToken, commitment: 'confirmed' });
+      const found = await findReferencedTransfers(rpc, {
+        reference: deposit.reference!,
+        recipient: deposit.address,
+        splToken,
+        commitment: 'confirmed',
+      });
       const known = await tx.select().from(payments).where(eq(payments.chargeId, deposit.chargeId));
       for (const transfer of found.transfers) {
         const status = transfer.confirmationStatus === 'finalized' ? ('confirmed' as const) : ('pending' as const);
@@ -94,15 +109,29 @@ export async function pollSolana(chain: ChainName, options: { rpc?: ReferencedTr
             blockHash: '',
             status,
           })
-          .onConflictDoUpdate({ target: [payments.chain, payments.txHash, payments.logIndex], set: { status, blockNumber: transfer.slot, updatedAt: now } });
+          .onConflictDoUpdate({
+            target: [payments.chain, payments.txHash, payments.logIndex],
+            set: { status, blockNumber: transfer.slot, updatedAt: now },
+          });
         if (!existing) recorded++;
         touched.add(deposit.chargeId);
       }
       // Pending payments the cluster no longer lists were on a fork that lost.
-      const listed = new Set([...found.transfers.map((t) => t.signature), ...found.rejected.filter((r) => r.reason === 'not_found').map((r) => r.signature)]);
+      const listed = new Set([
+        ...found.transfers.map((t) => t.signature),
+        ...found.rejected.filter((r) => r.reason === 'not_found').map((r) => r.signature),
+      ]);
       const gone = known.filter((p) => p.status === 'pending' && !listed.has(p.txHash));
       if (gone.length && found.isComplete) {
-        await tx.update(payments).set({ status: 'dropped', updatedAt: now }).where(inArray(payments.id, gone.map((p) => p.id)));
+        await tx
+          .update(payments)
+          .set({ status: 'dropped', updatedAt: now })
+          .where(
+            inArray(
+              payments.id,
+              gone.map((p) => p.id),
+            ),
+          );
         touched.add(deposit.chargeId);
       }
     }

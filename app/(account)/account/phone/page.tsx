@@ -18,7 +18,10 @@ export default async function PhonePage({ searchParams }: { searchParams: Promis
         {user.phoneE164 && user.phoneVerifiedAt ? (
           <div className="flex flex-col gap-4">
             <p>
-              Linked: <span className="font-mono" data-testid="linked-phone">{user.phoneE164}</span>
+              Linked:{' '}
+              <span className="font-mono" data-testid="linked-phone">
+                {user.phoneE164}
+              </span>
             </p>
             <UnlinkPhoneForm />
           </div>

@@ -19,10 +19,16 @@ export default async function PinPage({ searchParams }: { searchParams: Promise<
       <div className="mt-6">
         {status.disabled && (
           <Notice tone="error">
-            Your PIN is disabled after too many wrong tries. <Link href="/forgot-pin" className="underline">Reset it with your phone</Link>.
+            Your PIN is disabled after too many wrong tries.{' '}
+            <Link href="/forgot-pin" className="underline">
+              Reset it with your phone
+            </Link>
+            .
           </Notice>
         )}
-        {status.lockedUntil && <Notice tone="error">Too many wrong PINs: try again after {status.lockedUntil.toLocaleTimeString()}.</Notice>}
+        {status.lockedUntil && (
+          <Notice tone="error">Too many wrong PINs: try again after {status.lockedUntil.toLocaleTimeString()}.</Notice>
+        )}
         {status.isSet ? <ChangePinForm /> : <SetPinForm next={next} />}
       </div>
       {status.isSet && (

@@ -20,7 +20,10 @@ export default async function WalletsPage() {
         </p>
         <ul className="mt-4 flex flex-col gap-3">
           {wallets.map((wallet) => (
-            <li key={wallet.id} className="flex flex-col gap-3 rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:flex-row sm:items-center">
+            <li
+              key={wallet.id}
+              className="flex flex-col gap-3 rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200 sm:flex-row sm:items-center"
+            >
               <div className="min-w-0 flex-1">
                 <p className="text-sm font-medium">{wallet.family === 'evm' ? 'EVM wallet' : 'Solana wallet'}</p>
                 <p className="break-all font-mono text-sm">{wallet.address}</p>
@@ -29,7 +32,10 @@ export default async function WalletsPage() {
                 <ExportKeyButton walletId={wallet.id} label={wallet.family === 'evm' ? 'EVM wallet' : 'Solana wallet'} />
               ) : (
                 // Spec rule 5: no export without a PIN; send the user to set one.
-                <Link href="/account/pin?next=/account/wallets" className="text-sm font-semibold text-brand-600 underline underline-offset-4">
+                <Link
+                  href="/account/pin?next=/account/wallets"
+                  className="text-sm font-semibold text-brand-600 underline underline-offset-4"
+                >
                   Set a PIN to export
                 </Link>
               )}
@@ -45,7 +51,8 @@ export default async function WalletsPage() {
           <ul className="mt-2 divide-y divide-slate-200 text-sm" data-testid="exports">
             {exports.map((record) => (
               <li key={record.id} className="py-2">
-                {record.family === 'evm' ? 'EVM' : 'Solana'} wallet · {record.createdAt.toLocaleString()} · from {record.ip ?? 'unknown address'}
+                {record.family === 'evm' ? 'EVM' : 'Solana'} wallet · {record.createdAt.toLocaleString()} · from{' '}
+                {record.ip ?? 'unknown address'}
               </li>
             ))}
           </ul>

@@ -46,9 +46,18 @@ export default async function ActivityPage({ searchParams }: { searchParams: Pro
         <ActivityList items={page.items} />
       )}
       <nav aria-label="Pages" className="flex justify-between text-sm font-semibold">
-        {isFirstPage ? <span /> : <Link href="/wallet/activity" className="text-brand-700 underline underline-offset-4">Newest</Link>}
+        {isFirstPage ? (
+          <span />
+        ) : (
+          <Link href="/wallet/activity" className="text-brand-700 underline underline-offset-4">
+            Newest
+          </Link>
+        )}
         {page.nextCursor && (
-          <Link href={`/wallet/activity?${new URLSearchParams({ after: page.nextCursor })}`} className="text-brand-700 underline underline-offset-4">
+          <Link
+            href={`/wallet/activity?${new URLSearchParams({ after: page.nextCursor })}`}
+            className="text-brand-700 underline underline-offset-4"
+          >
             Older
           </Link>
         )}

@@ -21,7 +21,7 @@ describe('Buy → on-ramp', () => {
     ]);
   });
 
-  it('adds the user\'s own wallet of the chain\'s family when the link names none', () => {
+  it("adds the user's own wallet of the chain's family when the link names none", () => {
     expect(target('chain=polygon&token=USDC').searchParams.get('wallet')).toBe(EVM);
     expect(target('chain=SOLANA&token=USDC').searchParams.get('wallet')).toBe(SOL);
     expect(target('chain=BSC_TESTNET').searchParams.get('wallet')).toBe(EVM);

@@ -17,10 +17,17 @@ export default async function ReceivePage() {
     <div className="flex flex-col gap-6">
       <div>
         <h1 className="text-2xl font-semibold">Receive</h1>
-        <p className="mt-1 text-sm text-slate-600">Send tokens to these addresses. Use a network listed under the address: tokens sent on another network may be lost.</p>
+        <p className="mt-1 text-sm text-slate-600">
+          Send tokens to these addresses. Use a network listed under the address: tokens sent on another network may be lost.
+        </p>
       </div>
       {wallets.map((wallet, i) => (
-        <section key={wallet.id} className="flex flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200 sm:flex-row sm:items-start" data-testid="receive-wallet" data-family={wallet.family}>
+        <section
+          key={wallet.id}
+          className="flex flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200 sm:flex-row sm:items-start"
+          data-testid="receive-wallet"
+          data-family={wallet.family}
+        >
           <div
             className="mx-auto size-44 shrink-0"
             role="img"
@@ -34,9 +41,7 @@ export default async function ReceivePage() {
               {wallet.address}
             </p>
             <CopyButton text={wallet.address} />
-            <p className="text-xs text-slate-600">
-              Networks: {wallet.chains.map((chain) => CHAINS[chain].displayName).join(' · ')}
-            </p>
+            <p className="text-xs text-slate-600">Networks: {wallet.chains.map((chain) => CHAINS[chain].displayName).join(' · ')}</p>
           </div>
         </section>
       ))}

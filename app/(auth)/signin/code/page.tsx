@@ -11,7 +11,14 @@ export default async function SignInCodePage({ searchParams }: { searchParams: P
   if (!email) redirect('/signin');
   return (
     <AuthCard title="Check your e-mail" subtitle="Enter the code we sent to sign in.">
-      <CodeForm email={email} action={confirmSignInCode} resendAction={resendCode} purpose="signin" callbackUrl={callbackUrl} submitLabel="Sign in" />
+      <CodeForm
+        email={email}
+        action={confirmSignInCode}
+        resendAction={resendCode}
+        purpose="signin"
+        callbackUrl={callbackUrl}
+        submitLabel="Sign in"
+      />
     </AuthCard>
   );
 }

@@ -11,7 +11,14 @@ export default async function SignUpCodePage({ searchParams }: { searchParams: P
   if (!email) redirect('/signup');
   return (
     <AuthCard title="Check your e-mail" subtitle="Enter the code we sent to finish creating your account.">
-      <CodeForm email={email} action={confirmSignUpCode} resendAction={resendCode} purpose="signup" callbackUrl={callbackUrl} submitLabel="Create account" />
+      <CodeForm
+        email={email}
+        action={confirmSignUpCode}
+        resendAction={resendCode}
+        purpose="signup"
+        callbackUrl={callbackUrl}
+        submitLabel="Create account"
+      />
     </AuthCard>
   );
 }

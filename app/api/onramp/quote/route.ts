@@ -50,6 +50,9 @@ export async function GET(request: Request): Promise<Response> {
     if (!isOnrampError(error)) return fail(error, requestId);
     const body = { data: null, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
     const retryAfter = error.details?.retryAfter;
-    return Response.json(body, { status: error.status, headers: { 'cache-control': 'no-store', 'x-request-id': requestId, ...(retryAfter ? { 'retry-after': retryAfter } : {}) } });
+    return Response.json(body, {
+      status: error.status,
+      headers: { 'cache-control': 'no-store', 'x-request-id': requestId, ...(retryAfter ? { 'retry-after': retryAfter } : {}) },
+    });
   }
 }

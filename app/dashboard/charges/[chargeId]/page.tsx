@@ -17,11 +17,13 @@ export default async function ChargePage({ params }: { params: Promise<{ chargeI
   const membership = await findMerchantOfUser(user.id);
   if (!membership) redirect('/dashboard');
   const mode = await dashboardMode();
-  const details = await getChargeForDashboard({ userId: user.id, merchantId: membership.merchant.id, mode, chargeId }).catch((error: unknown) => {
-    // Another merchant's charge, or one of the other mode, does not exist here.
-    if (isAppError(error) && error.code === 'not_found') notFound();
-    throw error;
-  });
+  const details = await getChargeForDashboard({ userId: user.id, merchantId: membership.merchant.id, mode, chargeId }).catch(
+    (error: unknown) => {
+      // Another merchant's charge, or one of the other mode, does not exist here.
+      if (isAppError(error) && error.code === 'not_found') notFound();
+      throw error;
+    },
+  );
   return (
     <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
       <Link href="/dashboard/charges" className="text-sm text-brand-700 underline">

@@ -22,8 +22,8 @@ export default async function ApiKeysPage() {
       <div>
         <h1 className="text-xl font-semibold">API Keys ({mode === 'test' ? 'test' : 'live'})</h1>
         <p className="mt-1 text-sm text-slate-600">
-          Secret keys create charges from your server (header <code>x-api-key</code>). Publishable keys are safe in a browser and can only create
-          and read charges. A key is shown once, when it is created.
+          Secret keys create charges from your server (header <code>x-api-key</code>). Publishable keys are safe in a browser and can only
+          create and read charges. A key is shown once, when it is created.
         </p>
       </div>
       {liveLocked ? (

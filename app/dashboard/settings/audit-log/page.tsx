@@ -44,7 +44,9 @@ export default async function AuditLogPage() {
               </td>
               <td className="py-2 font-mono text-xs">{entry.action}</td>
               <td className="hidden py-2 font-mono text-xs text-slate-600 sm:table-cell">
-                {[entry.mode, entry.targetId, Object.keys(entry.data).length ? JSON.stringify(entry.data) : '', entry.ip].filter(Boolean).join(' · ')}
+                {[entry.mode, entry.targetId, Object.keys(entry.data).length ? JSON.stringify(entry.data) : '', entry.ip]
+                  .filter(Boolean)
+                  .join(' · ')}
               </td>
             </tr>
           ))}

@@ -42,7 +42,9 @@ export default async function LinkedAccountsPage() {
       <section className="flex flex-col gap-3">
         <h1 className="text-xl font-semibold">Linked accounts</h1>
         <h2 className="font-semibold">{membership.merchant.name}&apos;s service wallets</h2>
-        <p className="text-sm text-slate-600">Succeeded charges are swept here (unless a charge names its own toAddress). Balances on the {mode} networks.</p>
+        <p className="text-sm text-slate-600">
+          Succeeded charges are swept here (unless a charge names its own toAddress). Balances on the {mode} networks.
+        </p>
         <ul className="flex flex-col gap-3">
           {linked.merchantWallets.map((wallet) => (
             <Wallet key={wallet.address} wallet={wallet} testId="merchant-wallet" />
@@ -52,8 +54,8 @@ export default async function LinkedAccountsPage() {
       <section className="flex flex-col gap-3">
         <h2 className="font-semibold">Your account</h2>
         <p className="text-sm text-slate-600">
-          Sign-in methods: <span data-testid="sign-in-methods">{linked.signInMethods.map((m) => m.label).join(', ') || 'none'}</span>. Phone:{' '}
-          <span data-testid="linked-phone">{linked.phone ?? 'not linked'}</span> (
+          Sign-in methods: <span data-testid="sign-in-methods">{linked.signInMethods.map((m) => m.label).join(', ') || 'none'}</span>.
+          Phone: <span data-testid="linked-phone">{linked.phone ?? 'not linked'}</span> (
           <Link href="/account/phone" className="underline">
             manage
           </Link>

@@ -21,7 +21,11 @@ export async function inviteMemberAction(_state: FormState, form: FormData): Pro
 
 export async function changeRoleAction(_state: FormState, form: FormData): Promise<FormState> {
   try {
-    await changeMemberRole({ ...(await currentMemberActor()), memberUserId: String(form.get('userId') ?? ''), role: String(form.get('role') ?? '') });
+    await changeMemberRole({
+      ...(await currentMemberActor()),
+      memberUserId: String(form.get('userId') ?? ''),
+      role: String(form.get('role') ?? ''),
+    });
     revalidatePath(PAGE);
     return { notice: 'Role changed.' };
   } catch (error) {

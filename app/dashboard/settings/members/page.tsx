@@ -27,40 +27,40 @@ export default async function MembersPage() {
         </p>
       </div>
       <div className="relative overflow-x-auto">
-      <table className="w-full min-w-[32rem] text-left text-sm" data-testid="members">
-        <thead className="text-slate-500">
-          <tr>
-            <th className="py-2 font-medium">Member</th>
-            <th className="py-2 font-medium">Role</th>
-            <th className="py-2 font-medium">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {members.map((member) => (
-            <MemberRow
-              key={member.userId}
-              userId={member.userId}
-              email={member.email ?? member.userId}
-              role={member.role}
-              isYou={member.userId === user.id}
-              canManage={canManage && (member.role !== 'owner' || membership.role === 'owner')}
-              roles={assignable}
-            />
-          ))}
-          {invitations.map((invitation) => (
-            <InvitationRow
-              key={invitation.id}
-              id={invitation.id}
-              email={invitation.email}
-              role={invitation.role}
-              expiresAt={invitation.expiresAt.toISOString().slice(0, 10)}
-              canManage={canManage}
-            />
-          ))}
-        </tbody>
-      </table>
+        <table className="w-full min-w-[32rem] text-left text-sm" data-testid="members">
+          <thead className="text-slate-500">
+            <tr>
+              <th className="py-2 font-medium">Member</th>
+              <th className="py-2 font-medium">Role</th>
+              <th className="py-2 font-medium">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {members.map((member) => (
+              <MemberRow
+                key={member.userId}
+                userId={member.userId}
+                email={member.email ?? member.userId}
+                role={member.role}
+                isYou={member.userId === user.id}
+                canManage={canManage && (member.role !== 'owner' || membership.role === 'owner')}
+                roles={assignable}
+              />
+            ))}
+            {invitations.map((invitation) => (
+              <InvitationRow
+                key={invitation.id}
+                id={invitation.id}
+                email={invitation.email}
+                role={invitation.role}
+                expiresAt={invitation.expiresAt.toISOString().slice(0, 10)}
+                canManage={canManage}
+              />
+            ))}
+          </tbody>
+        </table>
       </div>
       {canManage ? (
         <InviteMemberForm roles={assignable} />

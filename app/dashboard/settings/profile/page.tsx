@@ -18,16 +18,24 @@ export default async function ProfilePage() {
     <main className="mx-auto flex max-w-5xl flex-col gap-8 px-4 py-8">
       <section className="flex flex-col gap-3">
         <h1 className="text-xl font-semibold">Profile</h1>
-        {!canEdit && <p className="text-sm text-slate-600">Your role ({membership.role}) can read the profile; owners and admins edit it.</p>}
-        <ProfileForm initial={{ name: merchant.name, logoUrl: merchant.logoUrl ?? '', supportEmail: merchant.supportEmail ?? '' }} canEdit={canEdit} />
+        {!canEdit && (
+          <p className="text-sm text-slate-600">Your role ({membership.role}) can read the profile; owners and admins edit it.</p>
+        )}
+        <ProfileForm
+          initial={{ name: merchant.name, logoUrl: merchant.logoUrl ?? '', supportEmail: merchant.supportEmail ?? '' }}
+          canEdit={canEdit}
+        />
       </section>
       <section className="flex max-w-md flex-col gap-2" aria-labelledby="verification-heading">
         <h2 id="verification-heading" className="font-semibold">
           Business verification
         </h2>
         <p className="text-sm text-slate-600">
-          Status: <strong data-testid="profile-verification-status">{merchant.verifiedAt ? 'verified' : merchant.verificationRequestedAt ? 'requested' : 'not verified'}</strong>.
-          Production keys and direct transfers need it.
+          Status:{' '}
+          <strong data-testid="profile-verification-status">
+            {merchant.verifiedAt ? 'verified' : merchant.verificationRequestedAt ? 'requested' : 'not verified'}
+          </strong>
+          . Production keys and direct transfers need it.
         </p>
         {!merchant.verifiedAt && canEdit && <RequestVerificationButton requested={merchant.verificationRequestedAt !== null} />}
       </section>

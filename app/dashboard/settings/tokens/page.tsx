@@ -28,19 +28,38 @@ export default async function TokensPage() {
           {mode === 'test' && ' Test charges use the native coin of the test networks.'}
         </p>
       </div>
-      <DataTable columns={[{ label: 'Network' }, { label: 'Token' }, { label: 'Address' }, { label: 'Status', className: 'py-2 text-right font-medium' }]} minWidthClass="min-w-[34rem]" testId="tokens">
-            {tokens.map((token) => (
-              <tr key={`${token.chain}:${token.address}`} data-testid="token-row">
-                <td className="py-2">{CHAINS[token.chain].displayName}</td>
-                <td className="py-2">
-                  {token.symbol} <span className="text-xs text-slate-500">({token.decimals} decimals{token.isNative ? ', native' : ''}{token.isCustom ? ', custom' : ''})</span>
-                </td>
-                <td className="py-2 font-mono text-xs">{token.address}</td>
-                <td className="py-2">
-                  <TokenToggle chain={token.chain} address={token.address} symbol={token.symbol} enabled={token.enabled} canManage={canManage} />
-                </td>
-              </tr>
-            ))}
+      <DataTable
+        columns={[
+          { label: 'Network' },
+          { label: 'Token' },
+          { label: 'Address' },
+          { label: 'Status', className: 'py-2 text-right font-medium' },
+        ]}
+        minWidthClass="min-w-[34rem]"
+        testId="tokens"
+      >
+        {tokens.map((token) => (
+          <tr key={`${token.chain}:${token.address}`} data-testid="token-row">
+            <td className="py-2">{CHAINS[token.chain].displayName}</td>
+            <td className="py-2">
+              {token.symbol}{' '}
+              <span className="text-xs text-slate-500">
+                ({token.decimals} decimals{token.isNative ? ', native' : ''}
+                {token.isCustom ? ', custom' : ''})
+              </span>
+            </td>
+            <td className="py-2 font-mono text-xs">{token.address}</td>
+            <td className="py-2">
+              <TokenToggle
+                chain={token.chain}
+                address={token.address}
+                symbol={token.symbol}
+                enabled={token.enabled}
+                canManage={canManage}
+              />
+            </td>
+          </tr>
+        ))}
       </DataTable>
       {canManage && mode === 'live' && <AddCustomTokenForm chains={customChains} />}
     </main>

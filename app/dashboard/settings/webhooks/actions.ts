@@ -79,7 +79,10 @@ export async function deleteEndpointAction(_state: FormState, form: FormData): P
 
 export async function revealSecretAction(_state: SecretFormState, form: FormData): Promise<SecretFormState> {
   try {
-    const { secret, previous } = await revealWebhookSecretForMember({ ...(await actor()), endpointId: String(form.get('endpointId') ?? '') });
+    const { secret, previous } = await revealWebhookSecretForMember({
+      ...(await actor()),
+      endpointId: String(form.get('endpointId') ?? ''),
+    });
     return { secret, previous: previous ? { secret: previous.secret, expiresAt: previous.expiresAt.toISOString() } : null };
   } catch (error) {
     return formError(error);
@@ -98,7 +101,9 @@ export async function rotateSecretAction(_state: SecretFormState, form: FormData
     return {
       secret,
       rotated: true,
-      notice: previousSecretExpiresAt ? `New secret. The old one keeps signing until ${previousSecretExpiresAt}.` : 'New secret. The old one stopped signing.',
+      notice: previousSecretExpiresAt
+        ? `New secret. The old one keeps signing until ${previousSecretExpiresAt}.`
+        : 'New secret. The old one stopped signing.',
     };
   } catch (error) {
     return formError(error);

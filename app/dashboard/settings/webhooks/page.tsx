@@ -22,7 +22,8 @@ export default async function WebhooksPage() {
       <div>
         <h1 className="text-xl font-semibold">Webhooks ({mode})</h1>
         <p className="mt-1 text-sm text-slate-600">
-          Chargeport POSTs every charge change of {mode} mode to these endpoints, signed per Standard Webhooks with the endpoint&apos;s secret.
+          Chargeport POSTs every charge change of {mode} mode to these endpoints, signed per Standard Webhooks with the endpoint&apos;s
+          secret.
           {mode === 'test'
             ? ' Test endpoints may use http:// (and localhost where this deployment allows it).'
             : ' Live endpoints need https:// to a public address.'}

@@ -25,7 +25,11 @@ export default async function OnrampOrderPage({
   const user = await getSessionUser().catch(() => undefined);
   // "Try again" with the same link; a purchase for the buyer's own wallet goes back without `wallet`.
   const ownWallet = user ? (await listWallets(user.id)).some((wallet) => wallet.address === order.walletAddress) : false;
-  const retryHref = onrampHref({ chain: order.chain, token: order.tokenSymbol, ...(ownWallet ? {} : { wallet: order.walletAddress, walletLabel: order.walletLabel }) });
+  const retryHref = onrampHref({
+    chain: order.chain,
+    token: order.tokenSymbol,
+    ...(ownWallet ? {} : { wallet: order.walletAddress, walletLabel: order.walletLabel }),
+  });
 
   return (
     <div className="min-h-dvh">
@@ -38,7 +42,13 @@ export default async function OnrampOrderPage({
         <h1 className="text-2xl font-semibold tracking-tight">
           {order.cryptoAmount} {order.tokenSymbol} from {order.providerName}
         </h1>
-        <OrderLive initial={order} signedIn={!!user} retryHref={retryHref} embed={query.view === 'embed'} popupBlocked={query.popup === 'blocked'} />
+        <OrderLive
+          initial={order}
+          signedIn={!!user}
+          retryHref={retryHref}
+          embed={query.view === 'embed'}
+          popupBlocked={query.popup === 'blocked'}
+        />
         <p className="text-xs text-slate-400">Order {order.id}</p>
       </main>
     </div>

@@ -27,7 +27,10 @@ export async function sandboxPayAction(_state: SandboxPayState, form: FormData):
     const intent = text('intent');
     switch (intent) {
       case 'card':
-        result = await payWithCard({ sessionId, card: { number: text('number'), expiry: text('expiry'), cvc: text('cvc'), name: text('name') } });
+        result = await payWithCard({
+          sessionId,
+          card: { number: text('number'), expiry: text('expiry'), cvc: text('cvc'), name: text('name') },
+        });
         break;
       case 'bank_transfer':
       case 'apple_pay':

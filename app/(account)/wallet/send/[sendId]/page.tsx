@@ -39,13 +39,22 @@ export default async function SendResultPage({ params }: { params: Promise<{ sen
         </dd>
       </dl>
       {send.explorerUrl ? (
-        <a href={send.explorerUrl} target="_blank" rel="noreferrer" className="text-sm font-semibold text-brand-700 underline underline-offset-4">
+        <a
+          href={send.explorerUrl}
+          target="_blank"
+          rel="noreferrer"
+          className="text-sm font-semibold text-brand-700 underline underline-offset-4"
+        >
           View on the block explorer
         </a>
       ) : (
-        <p className="text-sm text-slate-600">This network runs on a local development node: no public block explorer knows this transaction.</p>
+        <p className="text-sm text-slate-600">
+          This network runs on a local development node: no public block explorer knows this transaction.
+        </p>
       )}
-      {send.status === 'failed' && <p className="text-sm text-slate-700">Nothing left your wallet except, possibly, the network fee. You can send again.</p>}
+      {send.status === 'failed' && (
+        <p className="text-sm text-slate-700">Nothing left your wallet except, possibly, the network fee. You can send again.</p>
+      )}
       <div className="flex gap-4 text-sm font-semibold">
         <Link href="/wallet/activity" className="text-brand-700 underline underline-offset-4">
           See it in Activity

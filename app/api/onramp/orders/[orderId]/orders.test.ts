@@ -19,28 +19,32 @@ describe('GET /api/onramp/orders/{orderId}', () => {
     const userId = await newUser();
     const orderId = newId('onrampOrder');
     const checkoutUrl = 'http://localhost:3999/sandbox-provider/pay/sps_test';
-    await getDb().insert(onrampOrders).values({
-      id: orderId,
-      userId,
-      providerId: 'moonpay',
-      chain: 'POLYGON',
-      tokenSymbol: 'USDC',
-      tokenAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
-      tokenDecimals: 6,
-      walletAddress: WALLET,
-      walletLabel: 'Acme Games',
-      country: 'US',
-      paymentMethod: 'card',
-      fiatCurrency: 'USD',
-      requestedBaseUnits: 5_000000n,
-      cryptoBaseUnits: 20_000000n,
-      raisedToMinimum: true,
-      quote: { total: '23.99' },
-      fiatTotal: '23.99',
-      checkoutUrl,
-      expiresAt: new Date(Date.now() + 30 * 60_000),
-    });
-    await getDb().insert(onrampOrderEvents).values({ id: newId('onrampOrderEvent'), orderId, toStatus: 'created', source: 'buyer' });
+    await getDb()
+      .insert(onrampOrders)
+      .values({
+        id: orderId,
+        userId,
+        providerId: 'moonpay',
+        chain: 'POLYGON',
+        tokenSymbol: 'USDC',
+        tokenAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+        tokenDecimals: 6,
+        walletAddress: WALLET,
+        walletLabel: 'Acme Games',
+        country: 'US',
+        paymentMethod: 'card',
+        fiatCurrency: 'USD',
+        requestedBaseUnits: 5_000000n,
+        cryptoBaseUnits: 20_000000n,
+        raisedToMinimum: true,
+        quote: { total: '23.99' },
+        fiatTotal: '23.99',
+        checkoutUrl,
+        expiresAt: new Date(Date.now() + 30 * 60_000),
+      });
+    await getDb()
+      .insert(onrampOrderEvents)
+      .values({ id: newId('onrampOrderEvent'), orderId, toStatus: 'created', source: 'buyer' });
     const res = await getOrder(orderId);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');

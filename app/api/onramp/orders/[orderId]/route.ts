@@ -5,6 +5,10 @@ import { getOnrampOrderView } from '@/lib/onramp/orders/get-order';
 export async function GET(_request: Request, { params }: { params: Promise<{ orderId: string }> }): Promise<Response> {
   const { orderId } = await params;
   const order = isIdOf('onrampOrder', orderId) ? await getOnrampOrderView(orderId) : null;
-  if (!order) return Response.json({ data: null, error: { code: 'not_found', message: `No on-ramp order ${orderId.slice(0, 64)}.` } }, { status: 404, headers: { 'cache-control': 'no-store' } });
+  if (!order)
+    return Response.json(
+      { data: null, error: { code: 'not_found', message: `No on-ramp order ${orderId.slice(0, 64)}.` } },
+      { status: 404, headers: { 'cache-control': 'no-store' } },
+    );
   return Response.json({ data: order, error: null }, { headers: { 'cache-control': 'no-store' } });
 }

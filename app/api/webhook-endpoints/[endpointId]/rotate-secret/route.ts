@@ -11,6 +11,10 @@ import { serializeWebhookEndpoint } from '@/lib/webhooks/serialize';
 
 export const POST = withApiKey(async (request, ctx, params) => {
   const input = parseOrThrow(rotateWebhookSecretBodySchema, await readJsonBody(request, { optional: true }));
-  const { endpoint, secret } = await rotateWebhookSecret({ owner: ownerOf(ctx), endpointId: params.endpointId ?? '', overlapHours: input.overlapHours });
+  const { endpoint, secret } = await rotateWebhookSecret({
+    owner: ownerOf(ctx),
+    endpointId: params.endpointId ?? '',
+    overlapHours: input.overlapHours,
+  });
   return ok({ ...serializeWebhookEndpoint(endpoint), secret });
 });

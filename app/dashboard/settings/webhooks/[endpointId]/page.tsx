@@ -64,7 +64,10 @@ export default async function WebhookEndpointPage({
 
       {canManage ? (
         <>
-          <section aria-labelledby="endpoint-settings" className="flex max-w-xl flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200">
+          <section
+            aria-labelledby="endpoint-settings"
+            className="flex max-w-xl flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200"
+          >
             <h2 id="endpoint-settings" className="font-semibold">
               Settings
             </h2>
@@ -75,8 +78,8 @@ export default async function WebhookEndpointPage({
               Signing secret
             </h2>
             <p className="text-sm text-slate-600">
-              Verify each delivery&apos;s <code>webhook-signature</code> with it (any Standard Webhooks library). Rotate it with an overlap: both secrets
-              sign meanwhile, so you can deploy the new one without missing a delivery.
+              Verify each delivery&apos;s <code>webhook-signature</code> with it (any Standard Webhooks library). Rotate it with an overlap:
+              both secrets sign meanwhile, so you can deploy the new one without missing a delivery.
             </p>
             <SigningSecret endpointId={endpoint.id} previousSecretExpiresAt={endpoint.previousSecretExpiresAt} />
           </section>
@@ -87,8 +90,8 @@ export default async function WebhookEndpointPage({
         </>
       ) : (
         <p className="text-sm text-slate-600" data-testid="webhooks-read-only">
-          Events: {endpoint.eventTypes.includes('*') ? 'all' : endpoint.eventTypes.join(', ')}. Your role ({membership.role}) can read the delivery log but
-          not change the endpoint, see its secret or resend events.
+          Events: {endpoint.eventTypes.includes('*') ? 'all' : endpoint.eventTypes.join(', ')}. Your role ({membership.role}) can read the
+          delivery log but not change the endpoint, see its secret or resend events.
         </p>
       )}
 
