@@ -1,18 +1,63 @@
 import { defineConfig, globalIgnores } from 'eslint/config';
 import nextVitals from 'eslint-config-next/core-web-vitals';
 import nextTs from 'eslint-config-next/typescript';
+import drizzle from 'eslint-plugin-drizzle';
+
+/**
+ * The layers (docs/adr/0010-layers-held-by-lint.md):
+ *   app/        pages and route handlers: parse, call one domain verb, render or serialize
+ *   components/ React; never the database
+ *   lib/<domain>/ the product; never app/ or components/
+ *   foundation  lib/*.ts, lib/db/, lib/chains/: used by every domain, so it imports none of them
+ *               (a schema may read its domain's status list from that domain's pure state.ts)
+ *   test/       test support: imported by tests only
+ *
+ * `no-restricted-imports` options do not merge across config objects, so each group lists every
+ * restriction that applies to it.
+ */
+const TEST_SUPPORT = { group: ['@/test/*', '@/test/**'], message: 'test/ is test support: only tests import it.' };
+const APP_OR_COMPONENTS = {
+  group: ['@/app/*', '@/app/**', '@/components/*', '@/components/**'],
+  message: 'lib/ is the product core: it never imports app/ or components/. Move the shared code into lib/.',
+};
+const DATABASE = {
+  group: ['@/lib/db', '@/lib/db/*', '@/lib/db/**'],
+  message: 'components/ never reach the database: load data in a lib/ verb and pass it in as props.',
+};
+const DOMAINS = {
+  group: ['@/lib/*/**', '!@/lib/db/**', '!@/lib/chains/**', '!@/lib/**/state'],
+  message: 'Foundation modules (lib/*.ts, lib/db, lib/chains) import no domain; a schema may import its domain’s state.ts.',
+};
+
+const restrict = (...patterns) => ['error', { patterns }];
+
+const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', 'test/**', 'e2e/**', 'sdk/test/**', 'playwright.config.ts', 'vitest.config.ts'];
 
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
   {
+    plugins: { drizzle },
     rules: {
       // Unused code is dead code; a leading underscore marks a deliberately unused parameter.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // Test fixtures read untyped JSON responses.
       '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      // An update or delete without a where clause touches every row: never what a payment service means.
+      'drizzle/enforce-update-with-where': ['error', { drizzleObjectName: ['db', 'tx', 'getDb'] }],
+      'drizzle/enforce-delete-with-where': ['error', { drizzleObjectName: ['db', 'tx', 'getDb'] }],
+      'no-restricted-imports': restrict(TEST_SUPPORT),
     },
   },
+  { files: ['lib/**'], rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, APP_OR_COMPONENTS) } },
+  {
+    files: ['lib/*.ts', 'lib/db/schema/**', 'lib/db/client.ts', 'lib/chains/**'],
+    ignores: TEST_FILES,
+    rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, APP_OR_COMPONENTS, DOMAINS) },
+  },
+  { files: ['components/**'], rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, DATABASE) } },
+  { files: TEST_FILES, rules: { 'no-restricted-imports': 'off' } },
   globalIgnores([
     '.next/**',
     '.data/**',

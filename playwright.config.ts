@@ -46,7 +46,7 @@ export default defineConfig({
       env: { OIDC_PORT: String(E2E_OIDC_PORT) },
     },
     {
-      command: `node -e "require('fs').rmSync('${E2E_DATA_DIR}',{recursive:true,force:true})" && node_modules/.bin/tsx scripts/stack.mts start`,
+      command: `node -e "require('fs').rmSync('${E2E_DATA_DIR}',{recursive:true,force:true})" && node_modules/.bin/tsx --conditions=react-server scripts/stack.mts start`,
       url: `${E2E_BASE_URL}/api/health`,
       reuseExistingServer: false,
       timeout: 120_000,

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import { signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant } from './admin';
 import { POLYGON_USDC } from './chain';
@@ -6,7 +6,7 @@ import { uniqueEmail } from './outbox';
 
 const SOL_MINT = 'So11111111111111111111111111111111111111112';
 
-async function createCharge(request: import('@playwright/test').APIRequestContext, key: string, chargeData: Record<string, unknown>) {
+async function createCharge(request: APIRequestContext, key: string, chargeData: Record<string, unknown>) {
   const response = await request.post('/api/createCharge', { headers: { 'x-api-key': key }, data: { chargeData } });
   expect(response.status()).toBe(200);
   return (await response.json()).data as { chargeId: string; paymentUrl: string };

@@ -1,8 +1,8 @@
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
 import { createVerifiedMerchant } from './admin';
 import { POLYGON_USDC } from './chain';
 
-async function createUsdcCharge(request: import('@playwright/test').APIRequestContext, liveKey: string, amount: string) {
+async function createUsdcCharge(request: APIRequestContext, liveKey: string, amount: string) {
   const response = await request.post('/api/createCharge', {
     headers: { 'x-api-key': liveKey },
     data: {

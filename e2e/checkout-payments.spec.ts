@@ -1,16 +1,11 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import { localDemoPayerAccount } from '@/lib/infra/local-chain';
 import { installAnvilWallet, signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
 import { POLYGON_USDC, fundOnPolygon, polygonRpc, sendUsdcFromOutside } from './chain';
 import { uniqueEmail } from './outbox';
 
-async function createUsdcCharge(
-  request: import('@playwright/test').APIRequestContext,
-  liveKey: string,
-  amount: string,
-  successUrl?: string,
-) {
+async function createUsdcCharge(request: APIRequestContext, liveKey: string, amount: string, successUrl?: string) {
   const response = await request.post('/api/createCharge', {
     headers: { 'x-api-key': liveKey },
     data: {

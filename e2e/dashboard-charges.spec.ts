@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { parseCsv } from '@/lib/testing/parse-csv';
+import { parseCsv } from '@/test/parse-csv';
 import { signUpAndSignIn } from './account-helpers';
 import { withE2eDatabase } from './admin';
 import { sendNativeFromOutside } from './chain';

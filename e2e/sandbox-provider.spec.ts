@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { createPublicClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { E2E_BASE_URL, E2E_SANDBOX_PROVIDER_SECRET } from '../playwright.config';
@@ -34,7 +34,7 @@ async function createSession(request: APIRequestContext, overrides: Record<strin
   return { ...((await response.json()).data as { sessionId: string; url: string }), walletAddress, total };
 }
 
-async function fillCard(page: import('@playwright/test').Page, number: string, expiry = '12/40') {
+async function fillCard(page: Page, number: string, expiry = '12/40') {
   await page.getByLabel('Card number').fill(number);
   await page.getByLabel('Expiry (MM/YY)').fill(expiry);
   await page.getByLabel('CVC').fill('123');

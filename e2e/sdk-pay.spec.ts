@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { admin, createVerifiedMerchant } from './admin';
 import { POLYGON_USDC, sendUsdcFromOutside } from './chain';
 
@@ -110,7 +110,7 @@ function checkoutMessages(page: Page): Promise<unknown[]> {
   return page.evaluate(() => (window as unknown as { checkoutMessages: unknown[] }).checkoutMessages);
 }
 
-async function serverSideStatus(request: import('@playwright/test').APIRequestContext, chargeId: string): Promise<string> {
+async function serverSideStatus(request: APIRequestContext, chargeId: string): Promise<string> {
   const response = await request.get(`/api/charges/${chargeId}`, { headers: { 'x-api-key': merchant.liveKey } });
   return (await response.json()).data.status;
 }

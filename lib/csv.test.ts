@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCsv } from '@/lib/testing/parse-csv';
+import { parseCsv } from '@/test/parse-csv';
 import { csvCell, csvRow } from './csv';
 
 describe('csvCell', () => {

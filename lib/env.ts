@@ -3,6 +3,7 @@
  * and a bad value stops the process with a message that names the variable and what to fix.
  * `.env.example` documents each one.
  */
+import 'server-only';
 import { z } from 'zod';
 import { CHAIN_NAMES, type ChainName } from './chains/registry';
 

@@ -28,7 +28,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export const ID_PREFIXES = {
+const ID_PREFIXES = {
   charge: 'ch',
   chargeEvent: 'evt',
   merchant: 'mer',

@@ -1,17 +1,19 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { callRoute, usdcCharge } from '@/lib/testing/fixtures';
+import { callRoute, usdcCharge } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { gasTankAccountFromSeed } from '@/lib/payments/gas-tank-key';
-import { TEST_SECRETS } from '@/lib/testing/test-secrets';
+import { TEST_SECRETS } from '@/test/test-secrets';
 
 const run = promisify(execFile);
 
 /** Runs the admin CLI exactly as support staff do, against the test database (DATABASE_URL). */
 async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run('node_modules/.bin/tsx', ['scripts/admin.mts', ...args], { env: { ...process.env } });
+    const { stdout, stderr } = await run('node_modules/.bin/tsx', ['--conditions=react-server', 'scripts/admin.mts', ...args], {
+      env: { ...process.env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };

@@ -384,7 +384,7 @@ async function startStack(): Promise<RunningStack> {
   // until the watchdog stops it.
   mkdirSync(DATA_DIR_ABS, { recursive: true });
   const logFd = openSync(STACK_LOG, 'a');
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/stack.mts', 'start'], {
+  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['--conditions=react-server', 'scripts/stack.mts', 'start'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', logFd, logFd],
@@ -669,6 +669,7 @@ async function main(): Promise<number> {
   const cliOut = await run(
     path.join(ROOT, 'node_modules/.bin/tsx'),
     [
+      '--conditions=react-server',
       'scripts/admin.mts',
       'merchant',
       'create',

@@ -269,6 +269,7 @@ function runProducer({ ctx, committedAt }: { ctx: ApiContext; committedAt: Map<s
   const child = spawn(
     process.execPath,
     [
+      '--conditions=react-server',
       '--import',
       'tsx',
       fileURLToPath(import.meta.url),

@@ -1,5 +1,5 @@
 /**
- * `npm test`: format check, typecheck, lint, unit + integration tests (vitest, real PostgreSQL and anvil), the web
+ * `npm test`: format check, typecheck, lint, dead-code check (knip), unit + integration tests (vitest, real PostgreSQL and anvil), the web
  * SDK's tests, the production build, and the Playwright journeys in Chromium. Stops at the first
  * failing step and ends with one summary line of test counts.
  */
@@ -14,6 +14,7 @@ const steps: { name: string; command: string; args: string[] }[] = [
   { name: 'format', command: 'node_modules/.bin/prettier', args: ['--check', '.', '--log-level=warn'] },
   { name: 'typecheck', command: 'node_modules/.bin/tsc', args: ['--noEmit'] },
   { name: 'lint', command: 'node_modules/.bin/eslint', args: ['.', '--max-warnings=0'] },
+  { name: 'dead code', command: 'node_modules/.bin/knip', args: [] },
   { name: 'web SDK build', command: 'node_modules/.bin/tsc', args: ['-p', 'sdk/tsconfig.build.json'] },
   {
     name: 'unit and integration tests',

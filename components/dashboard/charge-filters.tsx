@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { CHAINS } from '@/lib/chains/registry';
 import { chainsOfMode, tokenSymbolsOfMode, type DashboardChargeFilters } from '@/lib/charges/dashboard-filters';
 import { CHARGE_STATUSES } from '@/lib/charges/state';
-import type { ApiKeyMode } from '@/lib/db/schema';
+import type { ApiKeyMode } from '@/lib/merchants/dashboard-mode';
 
 const CONTROL =
   'min-h-11 w-full rounded-lg border border-slate-300 bg-white px-3 text-sm outline-none focus:border-brand-500 focus:ring-2 focus:ring-brand-100';

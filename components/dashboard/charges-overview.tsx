@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { BarChart } from '@/components/dashboard/bar-chart';
 import { ChargesTable } from '@/components/dashboard/charges-table';
 import type { DashboardOverview } from '@/lib/charges/get-dashboard-overview';
-import type { ApiKeyMode } from '@/lib/db/schema';
+import type { ApiKeyMode } from '@/lib/merchants/dashboard-mode';
 import { formatUsd } from '@/lib/pricing/usd-value';
 
 /** The Overview's charge figures: succeeded charges per day (count, and volume per token) and the latest charges. */

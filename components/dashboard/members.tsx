@@ -5,7 +5,7 @@ import { changeRoleAction, inviteMemberAction, removeMemberAction, revokeInvitat
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import type { FormState } from '@/lib/auth/form-state';
-import type { MemberRole } from '@/lib/db/schema/merchant-members';
+import type { MemberRole } from '@/lib/merchants/permissions';
 
 // The schema module would pull drizzle into the browser bundle: the roles, restated for the picker.
 const ALL_ROLES: readonly MemberRole[] = ['owner', 'admin', 'developer', 'viewer'];

@@ -10,7 +10,7 @@ export const dateTime = (value: Date | string | null) =>
   value ? new Date(value).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' }) + ' UTC' : '—';
 
 /** active / failing / disabled; an endpoint the merchant switched off shows as disabled too. */
-export function endpointBadge(endpoint: Pick<WebhookEndpointResource, 'enabled' | 'status'>): 'active' | 'failing' | 'disabled' {
+function endpointBadge(endpoint: Pick<WebhookEndpointResource, 'enabled' | 'status'>): 'active' | 'failing' | 'disabled' {
   return endpoint.enabled ? endpoint.status : 'disabled';
 }
 

@@ -3,7 +3,7 @@
 import { FIAT_METHOD_LABELS } from '@/lib/onramp/fiat-methods';
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
-import type { OnrampOrderStatusName } from '@/lib/db/schema';
+import type { OnrampOrderStatusName } from '@/lib/onramp/orders/state';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import type { OnrampOrderView } from '@/lib/onramp/orders/get-order';
 import { formatFiat, shortAddress } from './format';

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { authIdentities, users, verificationCodes, wallets } from '@/lib/db/schema';
-import { latestCode, uniqueEmail } from '@/lib/testing/accounts';
+import { latestCode, uniqueEmail } from '@/test/accounts';
 import { completeEmailSignIn, completeEmailSignUp, startEmailSignIn, startEmailSignUp } from './email-sign-up';
 import { signInWithOidc } from './oidc-sign-in';
 import { findUserByEmail } from './users';

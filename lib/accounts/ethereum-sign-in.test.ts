@@ -4,7 +4,7 @@ import { createSiweMessage } from 'viem/siwe';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { users, wallets } from '@/lib/db/schema';
-import { latestCode, uniqueEmail } from '@/lib/testing/accounts';
+import { latestCode, uniqueEmail } from '@/test/accounts';
 import { issueSiweNonce, signInWithEthereum, SIWE_NONCE_TTL_MS } from './ethereum-sign-in';
 import { completeEmailVerification, startEmailVerification } from './verify-email';
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { latestCode, uniqueEmail } from '@/lib/testing/accounts';
+import { latestCode, uniqueEmail } from '@/test/accounts';
 import { exportPrivateKey } from '@/lib/wallets/export-private-key';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { completeEmailSignUp, startEmailSignIn, startEmailSignUp } from './email-sign-up';

@@ -4,7 +4,7 @@ import { getDb } from '@/lib/db/client';
 import { users, verificationCodes } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { readOutbox } from '@/lib/notifications/outbox';
-import { appError, lastSmsCode, newUser, randomMobile, userRow } from '@/lib/testing/accounts';
+import { appError, lastSmsCode, newUser, randomMobile, userRow } from '@/test/accounts';
 import { confirmPhoneLink, normalisePhone, startPhoneLink, unlinkPhone } from './phone';
 
 const PIN = '482916';

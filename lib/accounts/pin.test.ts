@@ -5,7 +5,7 @@ import { closeDb, getDb } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { AppError } from '@/lib/errors';
-import { appError, lastSmsCode, newUser, randomMobile, userRow } from '@/lib/testing/accounts';
+import { appError, lastSmsCode, newUser, randomMobile, userRow } from '@/test/accounts';
 import { confirmPhoneLink, startPhoneLink } from './phone';
 import { changePin, hasPin, isTrivialPin, pinStatus, requestPinResetCode, resetPinWithPhone, setPin, verifyPin } from './pin';
 
@@ -269,8 +269,12 @@ describe('changePin', () => {
 describe('resetting a forgotten PIN through the phone', () => {
   it('is impossible without a linked phone, and says so', async () => {
     const userId = await newUser({ pin: PIN });
-    for (const call of [requestPinResetCode({ userId }), resetPinWithPhone({ userId, code: '123456', pin: NEW_PIN, confirm: NEW_PIN })]) {
-      const error = await appError(call);
+    // Thunks, not promises: a second promise created up front would reject before it is awaited.
+    for (const call of [
+      () => requestPinResetCode({ userId }),
+      () => resetPinWithPhone({ userId, code: '123456', pin: NEW_PIN, confirm: NEW_PIN }),
+    ]) {
+      const error = await appError(call());
       expect([error.code, error.status]).toEqual(['phone_not_linked', 409]);
       expect(error.message).toMatch(/^No phone linked: the PIN cannot be reset/);
     }

@@ -24,13 +24,13 @@ import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
 import { CODE_TTL_MS, consumeCode, issueCode } from './verification-codes';
 
-export const PIN_LENGTH = 6;
+const PIN_LENGTH = 6;
 /** The wrong PIN in a row that brings the first lock. */
-export const PIN_LOCK_AFTER = 5;
+const PIN_LOCK_AFTER = 5;
 /** The wrong PIN in a row that disables the PIN until a reset through the phone. */
-export const PIN_DISABLE_AFTER = 10;
+const PIN_DISABLE_AFTER = 10;
 /** Lock after the 5th, 6th, … 9th wrong PIN in a row. */
-export const PIN_LOCK_SCHEDULE_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000, 4 * 60 * 60_000] as const;
+const PIN_LOCK_SCHEDULE_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000, 4 * 60 * 60_000] as const;
 
 /**
  * argon2id with OWASP's baseline cost (19 MiB, 2 passes, 1 lane): 10–35 ms here. `algorithm: 2` is
@@ -54,7 +54,7 @@ export function isTrivialPin(pin: string): boolean {
 }
 
 /** Checks a new PIN and its confirmation; throws the error to show next to the offending field. */
-export function assertNewPin(pin: string, confirm: string): void {
+function assertNewPin(pin: string, confirm: string): void {
   if (typeof pin !== 'string' || !/^\d{6}$/.test(pin)) {
     throw new AppError('invalid_request', `The PIN must be exactly ${PIN_LENGTH} digits.`, { param: 'pin' });
   }
@@ -74,12 +74,12 @@ function pepper(): Buffer {
   return Buffer.from(requireSecret('PIN_PEPPER'), 'utf8');
 }
 
-export async function hashPin(pin: string): Promise<string> {
+async function hashPin(pin: string): Promise<string> {
   return argon2Hash(pin, { ...ARGON2_OPTIONS, secret: pepper() });
 }
 
 /** What the n-th wrong PIN in a row brings. */
-export function penaltyAfter(failedAttempts: number): { kind: 'none' } | { kind: 'lock'; ms: number } | { kind: 'disable' } {
+function penaltyAfter(failedAttempts: number): { kind: 'none' } | { kind: 'lock'; ms: number } | { kind: 'disable' } {
   if (failedAttempts >= PIN_DISABLE_AFTER) return { kind: 'disable' };
   const ms = PIN_LOCK_SCHEDULE_MS[failedAttempts - PIN_LOCK_AFTER];
   return ms === undefined ? { kind: 'none' } : { kind: 'lock', ms };

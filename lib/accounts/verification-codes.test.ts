@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { users, verificationCodes } from '@/lib/db/schema';
 import { newId, randomBase62 } from '@/lib/ids';
-import { appError } from '@/lib/testing/accounts';
+import { appError } from '@/test/accounts';
 import { derivedKey, hmacHex } from './secrets';
 import { CODE_TTL_MS, consumeCode, issueCode } from './verification-codes';
 

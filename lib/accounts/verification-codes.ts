@@ -18,9 +18,9 @@ import { newId } from '@/lib/ids';
 import { derivedKey, equalHex, hmacHex } from './secrets';
 
 export const CODE_TTL_MS = 10 * 60_000;
-export const CODE_MAX_ATTEMPTS = 5;
-export const CODE_RESEND_INTERVAL_MS = 60_000;
-export const CODE_MAX_PER_HOUR = 10;
+const CODE_MAX_ATTEMPTS = 5;
+const CODE_RESEND_INTERVAL_MS = 60_000;
+const CODE_MAX_PER_HOUR = 10;
 
 function hashCode(purpose: CodePurpose, target: string, code: string): string {
   return hmacHex(derivedKey('verification-codes'), `${purpose}\n${target}\n${code}`);

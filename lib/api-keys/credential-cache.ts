@@ -18,7 +18,7 @@ import { env } from '@/lib/env';
 import { listenForNotifications, type NotificationListener } from '@/lib/db/client';
 import type { ApiKey, Merchant } from '@/lib/db/schema';
 
-export const CREDENTIALS_CHANNEL = 'chargeport_credentials';
+const CREDENTIALS_CHANNEL = 'chargeport_credentials';
 const MAX_KEYS = 10_000;
 const MAX_MERCHANT_RULES = 10_000;
 
@@ -130,7 +130,7 @@ export function forgetMerchantCredentials(merchantId: string): void {
   cache.tokenRules.delete(merchantId);
 }
 
-export function forgetAllCredentials(): void {
+function forgetAllCredentials(): void {
   const cache = state();
   cache.tick += 1;
   cache.allDroppedAt = cache.tick;

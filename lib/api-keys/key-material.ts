@@ -4,11 +4,12 @@
  * is the right stored form (no salt or slow hash needed: nothing to brute-force), and lookups by
  * hash stay one index probe per request.
  */
+import 'server-only';
 import { createHash } from 'node:crypto';
 import type { ApiKeyKind, ApiKeyMode } from '@/lib/db/schema';
 import { randomBase62 } from '@/lib/ids';
 
-export function apiKeyPrefix(mode: ApiKeyMode, kind: ApiKeyKind): string {
+function apiKeyPrefix(mode: ApiKeyMode, kind: ApiKeyKind): string {
   return kind === 'publishable' ? `cp_pub_${mode}_` : `cp_${mode}_`;
 }
 

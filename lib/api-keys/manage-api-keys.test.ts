@@ -2,8 +2,8 @@ import { and, eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, type MemberRole } from '@/lib/db/schema';
-import { newUser } from '@/lib/testing/accounts';
-import { newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
+import { newUser } from '@/test/accounts';
+import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { authenticateApiKey } from './authenticate-api-key';
 import { createKeyForMember, listApiKeys, revokeKeyForMember, rollKeyForMember } from './manage-api-keys';
 

@@ -19,7 +19,7 @@ import { authorizeMember } from '@/lib/merchants/permissions';
 import { createApiKey, type CreatedApiKey } from './create-api-key';
 import { forgetMerchantCredentials } from './credential-cache';
 
-export const ROLL_OVERLAPS_HOURS = [0, 1, 24, 168] as const;
+const ROLL_OVERLAPS_HOURS = [0, 1, 24, 168] as const;
 export type RollOverlapHours = (typeof ROLL_OVERLAPS_HOURS)[number];
 
 export interface ApiKeyListing {

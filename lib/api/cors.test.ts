@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GET as getChargeRoute, OPTIONS as getChargePreflight } from '@/app/api/charges/[chargeId]/route';
 import { GET as listChargesRoute } from '@/app/api/charges/route';
 import { POST as createChargeRoute, OPTIONS as createChargePreflight } from '@/app/api/createCharge/route';
-import { callRoute, newMerchant, newPublishableKey, usdcCharge } from '@/lib/testing/fixtures';
+import { callRoute, newMerchant, newPublishableKey, usdcCharge } from '@/test/fixtures';
 import { CORS_HEADERS, corsPreflight, withCorsHeaders } from './cors';
 
 let publishableKey: string;

@@ -13,9 +13,9 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { idempotencyKeys } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** Keys are honoured for at least this long; the cleanup job deletes older rows. */
-export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
+const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
 
 export interface StoredResponse {
   status: number;

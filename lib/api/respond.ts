@@ -24,7 +24,7 @@ export function fail(error: unknown, requestId: string): Response {
   });
 }
 
-export function toAppError(error: unknown, requestId: string): AppError {
+function toAppError(error: unknown, requestId: string): AppError {
   if (isAppError(error)) return error;
   if (error instanceof ZodError) return zodToAppError(error);
   log.error('unhandled error', { requestId, error });

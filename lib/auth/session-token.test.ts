@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { createUser } from '@/lib/accounts/users';
-import { uniqueEmail } from '@/lib/testing/accounts';
+import { uniqueEmail } from '@/test/accounts';
 import { SESSION_ABSOLUTE_SECONDS, checkSessionClaims, issueSessionClaims } from './session-token';
 import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
 import { createSignInTicket, readSignInTicket } from './sign-in-ticket';

@@ -19,7 +19,7 @@ export async function cancelCharge({ ctx, chargeId }: { ctx: ApiContext; chargeI
 }
 
 /** Also used by the hosted checkout's Cancel link (actor "consumer"). */
-export async function cancelChargeById(
+async function cancelChargeById(
   tx: Parameters<typeof transitionCharge>[0],
   { chargeId, actor }: { chargeId: string; actor: string },
 ): Promise<ChargeRow> {

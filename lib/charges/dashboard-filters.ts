@@ -26,7 +26,7 @@ const isoDay = z
 /** A GET form sends every field, empty ones as "": those mean "no filter". */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 
-export const dashboardChargeFiltersSchema = z
+const dashboardChargeFiltersSchema = z
   .object({
     status: optional(z.enum(CHARGE_STATUSES, 'must be a charge status')),
     chain: optional(z.enum(CHAIN_NAMES, 'must be a supported chain')),

@@ -14,7 +14,7 @@ import { authorizeMember } from '@/lib/merchants/permissions';
 import type { DashboardChargeFilters } from './dashboard-filters';
 import { selectDashboardCharges, toListItem, type DashboardMemberInput } from './list-dashboard-charges';
 
-export const EXPORT_BATCH_SIZE = 500;
+const EXPORT_BATCH_SIZE = 500;
 export const EXPORT_COLUMNS = [
   'id',
   'created_at',

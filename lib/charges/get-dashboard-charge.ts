@@ -23,7 +23,7 @@ import type { DashboardMemberInput } from './list-dashboard-charges';
 import { CHARGE_STATUSES, type ChargeStatus } from './state';
 
 /** A webhook event of the charge and one attempt to deliver it (no attempt: nobody subscribed, or not relayed yet). */
-export interface ChargeWebhookDelivery {
+interface ChargeWebhookDelivery {
   eventId: string;
   eventType: string;
   eventCreatedAt: Date;
@@ -77,7 +77,7 @@ export async function getChargeForDashboard(input: DashboardMemberInput & { char
  * Events of one transaction share its timestamp (settlement moves a charge pending → processing →
  * succeeded in one), so ties are broken by the state machine's order, not by the random ids.
  */
-export function inTimelineOrder(events: ChargeEventRow[]): ChargeEventRow[] {
+function inTimelineOrder(events: ChargeEventRow[]): ChargeEventRow[] {
   const rank = (status: ChargeStatus | null) => (status === null ? -1 : CHARGE_STATUSES.indexOf(status));
   return [...events].sort(
     (a, b) =>

@@ -19,11 +19,11 @@ import { authorizeMember } from '@/lib/merchants/permissions';
 import { multiplyToCents } from '@/lib/pricing/usd-value';
 import { toListItem, type DashboardChargeListItem, type DashboardMemberInput } from './list-dashboard-charges';
 
-export const OVERVIEW_DAYS = 30;
-export const RECENT_CHARGES = 10;
+const OVERVIEW_DAYS = 30;
+const RECENT_CHARGES = 10;
 const DAY_MS = 86_400_000;
 
-export interface DailyTokenVolume {
+interface DailyTokenVolume {
   /** YYYY-MM-DD (UTC). */
   day: string;
   count: number;
@@ -32,7 +32,7 @@ export interface DailyTokenVolume {
   volume: string;
 }
 
-export interface TokenSeries {
+interface TokenSeries {
   chain: ChainName;
   chainDisplayName: string;
   tokenSymbol: string;

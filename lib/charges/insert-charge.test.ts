@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { apiKeys, chargeEvents, charges, depositAddresses, webhookEvents, type ChargeRow } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
-import { newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
+import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { chargeEventRow } from '@/lib/webhooks/emit';
 import { insertCharge, type NewChargeRows } from './insert-charge';
 

@@ -22,7 +22,7 @@ import { authorizeMember } from '@/lib/merchants/permissions';
 import { createdRange, parseChargeSearch, type DashboardChargeFilters } from './dashboard-filters';
 import type { ChargeStatus } from './state';
 
-export const DASHBOARD_PAGE_SIZE = 25;
+const DASHBOARD_PAGE_SIZE = 25;
 
 export interface DashboardChargeListItem {
   id: string;
@@ -88,7 +88,7 @@ export async function selectDashboardCharges(
     .limit(input.limit);
 }
 
-export function dashboardChargeConditions(input: { merchantId: string; mode: ApiKeyMode; filters: DashboardChargeFilters }): SQL[] {
+function dashboardChargeConditions(input: { merchantId: string; mode: ApiKeyMode; filters: DashboardChargeFilters }): SQL[] {
   const { filters } = input;
   const conditions: SQL[] = [eq(charges.merchantId, input.merchantId), eq(charges.mode, input.mode)];
   if (filters.status) conditions.push(eq(charges.status, filters.status));

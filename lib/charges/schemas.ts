@@ -36,7 +36,7 @@ const httpUrl = z
   }, 'must be an absolute http(s) URL');
 
 /** A positive decimal, as a JSON number or a string ("12.5"). Checked against the token's decimals later. */
-export const decimalAmountSchema = z
+const decimalAmountSchema = z
   .union([z.string(), z.number()])
   .transform((value) => (typeof value === 'number' ? numberToDecimalText(value) : value.trim()))
   .refine((text) => text.length <= LIMITS.amountDigits + 1, `must have at most ${LIMITS.amountDigits} digits`)
@@ -51,7 +51,7 @@ function numberToDecimalText(value: number): string {
   return Number.isFinite(value) ? String(value) : 'NaN';
 }
 
-export const chargeItemSchema = z
+const chargeItemSchema = z
   .object({
     name: z.string().trim().min(1, 'is required').max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`),
     image: httpUrl.optional(),
@@ -73,7 +73,7 @@ const metadataSchema = z
   .refine((record) => Object.keys(record).length <= LIMITS.metadataKeys, `must have at most ${LIMITS.metadataKeys} keys`)
   .meta({ description: 'Your own key/value pairs (order id, user id, …), returned with the charge and in webhooks.' });
 
-export const chargeDataSchema = z
+const chargeDataSchema = z
   .object({
     symbol: z.string().trim().min(1, 'is required').max(LIMITS.symbolLength),
     chain: z
@@ -124,9 +124,9 @@ export const errorSchema = z
   })
   .meta({ id: 'Error' });
 
-export const chargeStatusSchema = z.enum(CHARGE_STATUSES).meta({ id: 'ChargeStatus' });
+const chargeStatusSchema = z.enum(CHARGE_STATUSES).meta({ id: 'ChargeStatus' });
 
-export const chargePaymentSchema = z
+const chargePaymentSchema = z
   .object({
     id: z.string(),
     chain: z.enum(CHAIN_NAMES),

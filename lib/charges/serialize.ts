@@ -52,7 +52,7 @@ export function serializeCharge(row: ChargeRow, events?: readonly ChargeEventRow
   return resource;
 }
 
-export function serializeChargePayment(payment: PaymentRow, decimals: number): ChargePaymentResource {
+function serializeChargePayment(payment: PaymentRow, decimals: number): ChargePaymentResource {
   return {
     id: payment.id,
     chain: CHAINS[payment.chain as ChainName].name,

@@ -3,6 +3,7 @@
  * DATABASE_URL. The launcher (scripts/stack.mts) sets DATABASE_URL to the embedded server when the
  * user has not, so this module has one code path for both.
  */
+import 'server-only';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres, { type Sql } from 'postgres';
 import { env } from '@/lib/env';

@@ -10,7 +10,7 @@ import { getCountries } from 'libphonenumber-js';
 
 export const COUNTRY_COOKIE = 'cp_country';
 export const COUNTRY_COOKIE_MAX_AGE = 365 * 24 * 60 * 60;
-export const DEFAULT_COUNTRY = 'US';
+const DEFAULT_COUNTRY = 'US';
 
 const GEO_HEADERS = ['cf-ipcountry', 'x-vercel-ip-country', 'cloudfront-viewer-country', 'x-country-code'] as const;
 const KNOWN = new Set<string>(getCountries());

@@ -6,7 +6,7 @@ import { CHAIN_NAMES, CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getSql } from '@/lib/db/client';
 import { rpcUrl } from '@/lib/env';
 
-export type DependencyStatus = 'ok' | 'down' | 'not_configured';
+type DependencyStatus = 'ok' | 'down' | 'not_configured';
 export interface HealthReport {
   status: 'ok' | 'degraded';
   db: DependencyStatus;

@@ -32,7 +32,7 @@ export interface LocalChainNode {
   stop(): Promise<void>;
 }
 
-export function anvilBinaryPath(): string {
+function anvilBinaryPath(): string {
   const require = createRequire(import.meta.url);
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   const pkg = `@foundry-rs/anvil-${process.platform}-${arch}/package.json`;

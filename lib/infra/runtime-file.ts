@@ -17,7 +17,7 @@ export interface RuntimeInfo {
   localRpcUrls: Partial<Record<ChainName, string>>;
 }
 
-export function runtimeFilePath(dataDir: string): string {
+function runtimeFilePath(dataDir: string): string {
   return path.join(dataDir, 'runtime.json');
 }
 

@@ -6,7 +6,7 @@ import { createUser } from '@/lib/accounts/users';
 import { getDb } from '@/lib/db/client';
 import { merchantMembers, merchants } from '@/lib/db/schema';
 import { readOutbox } from '@/lib/notifications/outbox';
-import { uniqueEmail } from '@/lib/testing/accounts';
+import { uniqueEmail } from '@/test/accounts';
 import { becomeMerchant, findMerchantOfUser, requestBusinessVerification } from './become-merchant';
 import { verifyMerchant } from './verify-merchant';
 

@@ -4,8 +4,8 @@ import { getDb } from '@/lib/db/client';
 import { merchantMembers } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/lib/infra/local-chain';
-import { uniqueEmail } from '@/lib/testing/accounts';
-import { newMerchant } from '@/lib/testing/fixtures';
+import { uniqueEmail } from '@/test/accounts';
+import { newMerchant } from '@/test/fixtures';
 import { loadLinkedAccounts } from './linked-accounts';
 
 describe('Linked Accounts tab', () => {

@@ -3,8 +3,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, users, type MemberRole } from '@/lib/db/schema';
 import { readOutbox } from '@/lib/notifications/outbox';
-import { newUser, userRow } from '@/lib/testing/accounts';
-import { newMerchant } from '@/lib/testing/fixtures';
+import { newUser, userRow } from '@/test/accounts';
+import { newMerchant } from '@/test/fixtures';
 import { acceptInvitation, changeMemberRole, INVITATION_TTL_MS, inviteMember, listMembers, removeMember } from './members';
 
 let merchantId: string;

@@ -10,9 +10,11 @@
 import { and, eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import { merchantMembers, merchants, type Merchant, type MemberRole } from '@/lib/db/schema';
+
+export type { MemberRole };
 import { AppError } from '@/lib/errors';
 
-export const PERMISSIONS = {
+const PERMISSIONS = {
   'dashboard.view': ['owner', 'admin', 'developer', 'viewer'],
   'api_keys.manage': ['owner', 'admin', 'developer'],
   'webhooks.manage': ['owner', 'admin', 'developer'],

@@ -3,8 +3,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
 import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, merchants } from '@/lib/db/schema';
-import { newUser } from '@/lib/testing/accounts';
-import { callRoute, newMerchant, usdcCharge, type TestMerchant } from '@/lib/testing/fixtures';
+import { newUser } from '@/test/accounts';
+import { callRoute, newMerchant, usdcCharge, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { updateMerchantProfile } from './profile';
 

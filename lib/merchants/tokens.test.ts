@@ -9,8 +9,8 @@ import { auditLog, charges, depositAddresses, merchantMembers } from '@/lib/db/s
 import { rpcUrl } from '@/lib/env';
 import { localMinterAccount } from '@/lib/infra/local-chain';
 import { pollChain } from '@/lib/payments/watch-chain';
-import { newUser } from '@/lib/testing/accounts';
-import { callRoute, newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
+import { newUser } from '@/test/accounts';
+import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { addCustomToken, listAcceptedTokens, setTokenEnabled } from './tokens';
 

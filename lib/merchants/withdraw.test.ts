@@ -7,8 +7,8 @@ import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, outboundTransfers, wallets } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/lib/infra/local-chain';
-import { newUser } from '@/lib/testing/accounts';
-import { newMerchant } from '@/lib/testing/fixtures';
+import { newUser } from '@/test/accounts';
+import { newMerchant } from '@/test/fixtures';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { withdrawFromMerchantWallet } from './withdraw';
 

@@ -19,7 +19,7 @@ import { methodFact, orderCurrency } from './registry/facts';
 import { providerWithAdapter, unavailableReason } from './registry/query';
 
 /** How long a quote is shown as valid before the page asks for a fresh one. */
-export const QUOTE_LIFETIME_MS = 60_000;
+const QUOTE_LIFETIME_MS = 60_000;
 
 export interface OnrampQuoteInput {
   providerId: string;

@@ -13,6 +13,7 @@
  * Better still, EVM addresses are derived ahead of need on a worker thread (deposit-key-worker.ts)
  * into a reserve this process draws from; when the reserve is empty, the address is derived inline.
  */
+import 'server-only';
 import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
 import { sql } from 'drizzle-orm';
 import { secp256k1 } from '@noble/curves/secp256k1';
@@ -22,7 +23,7 @@ import { bytesToBigInt, toHex, type Address } from 'viem';
 import { HDKey, privateKeyToAccount, publicKeyToAddress, type PrivateKeyAccount } from 'viem/accounts';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
-import { depositAddresses } from '@/lib/db/schema';
+import { type depositAddresses } from '@/lib/db/schema';
 import { requireSecret } from '@/lib/env';
 import { log } from '@/lib/log';
 import { newId } from '@/lib/ids';
@@ -30,7 +31,7 @@ import { deriveSolanaDepositKey, newReferenceKey } from './solana/deposit-keys';
 import { depositKeyWorkerAvailable, deriveDepositKeysOnWorker, type DerivedDepositKey } from './deposit-key-worker';
 
 /** Deposit addresses are watched this long after their charge expires: late payments are still seen. */
-export const LATE_PAYMENT_WATCH_MS = 24 * 60 * 60 * 1000;
+const LATE_PAYMENT_WATCH_MS = 24 * 60 * 60 * 1000;
 const INDEX_BLOCK = 64;
 
 interface Branch {

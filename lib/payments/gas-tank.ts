@@ -30,7 +30,7 @@ import { resolveSolanaRpc, type SolanaRpcOptions } from './solana/watch-solana';
 let cached: { seed: string; account: PrivateKeyAccount } | undefined;
 let cachedSolana: { seed: string; signer: Promise<KeyPairSigner> } | undefined;
 
-export function gasTankAccount(): PrivateKeyAccount {
+function gasTankAccount(): PrivateKeyAccount {
   const seed = requireSecret('DEPOSIT_HD_SEED');
   if (cached?.seed !== seed) cached = { seed, account: gasTankAccountFromSeed(seed) };
   return cached.account;

@@ -8,7 +8,7 @@ import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, depositAddresses, payments } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
-import { callRoute, newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
+import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { failUnderpaidCharges } from './settle-charge';
 import { pollChain, watchedAddresses } from './watch-chain';

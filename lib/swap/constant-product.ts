@@ -6,10 +6,10 @@
  * quotes with 9975 / 10000). The local demo pool (contracts/DemoSwap.sol) uses the same numbers, so a
  * swap quoted here costs the same on the local chain as on PancakeSwap v2.
  */
-export const FEE_DENOMINATOR = 10_000n;
+const FEE_DENOMINATOR = 10_000n;
 /** What is left of an input after PancakeSwap v2's 0.25% fee: 9975 / 10000. */
-export const INPUT_AFTER_FEE = 9_975n;
-export const BPS_DENOMINATOR = 10_000n;
+const INPUT_AFTER_FEE = 9_975n;
+const BPS_DENOMINATOR = 10_000n;
 
 /** UniswapV2Library.getAmountOut with PancakeSwap's fee: what `amountIn` buys (rounded down). */
 export function getAmountOut(amountIn: bigint, reserveIn: bigint, reserveOut: bigint): bigint {

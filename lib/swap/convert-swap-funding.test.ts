@@ -7,7 +7,7 @@ import { chargeEvents, onrampOrders, swapExecutions } from '@/lib/db/schema';
 import { applyProviderWebhook } from '@/lib/onramp/orders/apply-provider-webhook';
 import { signSandboxWebhook } from '@/lib/onramp/providers/sandbox';
 import { localDemoPayerAccount, type LocalChainNode } from '@/lib/infra/local-chain';
-import { newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
+import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { RETRY_AFTER_MS, chargesAwaitingConversion, convertChargeFunding, convertSwapFunding } from './convert-swap-funding';
 import { reconcileSwapExecutions } from './execute-swap';
 import { LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
@@ -23,7 +23,7 @@ import {
   startSwapTestChain,
   sweepUntilDone,
   watchUntilSucceeded,
-} from './swap-test-helpers';
+} from '@/test/swap';
 import { uniswapV2Router02Abi } from './uniswap-v2-router';
 
 let node: LocalChainNode;

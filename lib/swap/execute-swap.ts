@@ -140,7 +140,7 @@ export async function submitSwap(signed: { executionId: string; gasTopUpId?: str
 }
 
 /** Sends the recorded approve and swap. Safe to repeat. Returns whether the node has both. */
-export async function broadcastSwap(executionId: string): Promise<boolean> {
+async function broadcastSwap(executionId: string): Promise<boolean> {
   const [row] = await getDb().select().from(swapExecutions).where(eq(swapExecutions.id, executionId));
   if (!row || row.status === 'failed') return false;
   if (row.status !== 'signed') return true;
@@ -172,7 +172,7 @@ export async function broadcastSwap(executionId: string): Promise<boolean> {
 }
 
 /** Brings one swap up to date with the chain. Returns its status afterwards. */
-export async function reconcileSwap(row: SwapExecutionRow): Promise<SwapExecutionStatus> {
+async function reconcileSwap(row: SwapExecutionRow): Promise<SwapExecutionStatus> {
   if (row.status !== 'signed' && row.status !== 'broadcast') return row.status;
   const client = publicClientFor(row.chain as ChainName);
   if (!client || !row.swapTxHash || row.swapNonce === null) return row.status;

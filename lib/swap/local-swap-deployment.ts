@@ -43,7 +43,7 @@ export const DEMO_PZP = { symbol: 'PZP', name: 'PZP (local demo)', decimals: 18 
 export const LOCAL_POOL_SEED = { pzp: 1_000_000n * 10n ** 18n, usdc: 50_000n * 10n ** 18n } as const;
 
 export const demoSwapFactoryAbi = factoryArtifact.abi;
-export const demoSwapRouterAbi = routerArtifact.abi;
+const demoSwapRouterAbi = routerArtifact.abi;
 export const demoSwapPairAbi = pairArtifact.abi;
 
 export async function provisionLocalSwap(input: {

@@ -11,19 +11,3 @@ export type SwapExecutionStatus = (typeof SWAP_EXECUTION_STATUSES)[number];
 /** held_funds: the signed-in payer's own USDC; onramp_conversion: USDC an on-ramp delivered to the charge's deposit address. */
 export const SWAP_BRANCHES = ['held_funds', 'onramp_conversion'] as const;
 export type SwapBranch = (typeof SWAP_BRANCHES)[number];
-
-const TRANSITIONS: Record<SwapExecutionStatus, readonly SwapExecutionStatus[]> = {
-  signed: ['broadcast', 'failed'],
-  broadcast: ['confirmed', 'failed'],
-  confirmed: [],
-  failed: [],
-};
-
-export function canTransition(from: SwapExecutionStatus, to: SwapExecutionStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
-
-/** Statuses that hold the charge's one swap (a failed one does not: a new attempt may follow). */
-export function isLiveSwap(status: SwapExecutionStatus): boolean {
-  return status !== 'failed';
-}

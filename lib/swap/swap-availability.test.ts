@@ -1,11 +1,11 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { resetEnvCache } from '@/lib/env';
-import { callRoute, newMerchant } from '@/lib/testing/fixtures';
+import { callRoute, newMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
 import { assertSwapOffered, assertSwapProvider, swapAvailability } from './swap-availability';
-import { switchToPrivateDatabase } from './swap-test-helpers';
+import { switchToPrivateDatabase } from '@/test/swap';
 
 const PZP = LOCAL_SWAP_ADDRESSES.pzp;
 const saved = {

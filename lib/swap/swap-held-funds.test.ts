@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, outboundTransfers, swapExecutions } from '@/lib/db/schema';
 import type { LocalChainNode } from '@/lib/infra/local-chain';
-import { appError } from '@/lib/testing/accounts';
-import { newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
+import { appError } from '@/test/accounts';
+import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { SwapError } from './errors';
 import { reconcileSwapExecutions } from './execute-swap';
 import { quoteHeldFundsSwap, swapHeldFunds } from './swap-held-funds';
@@ -21,7 +21,7 @@ import {
   startSwapTestChain,
   sweepUntilDone,
   watchUntilSucceeded,
-} from './swap-test-helpers';
+} from '@/test/swap';
 
 const PIN = '583920';
 let node: LocalChainNode;

@@ -13,7 +13,7 @@ import { formatAmount } from '@/lib/money';
 import { RETRY_AFTER_MS } from './convert-swap-funding';
 import { swapPairFor } from './swap-pairs';
 
-export type SwapStage = 'idle' | 'buying' | 'funded' | 'retrying' | 'swapping' | 'swapped' | 'swap_failed';
+type SwapStage = 'idle' | 'buying' | 'funded' | 'retrying' | 'swapping' | 'swapped' | 'swap_failed';
 
 export interface SwapProgress {
   stage: SwapStage;

@@ -23,7 +23,7 @@ export const uniswapV2Router02Abi = parseAbi([
 ]);
 
 /** How long a signed swap stays valid on chain (Router02's `deadline`). */
-export const SWAP_DEADLINE_SECONDS = 10 * 60;
+const SWAP_DEADLINE_SECONDS = 10 * 60;
 /** Gas limits: approve is estimated when possible; the swap cannot be estimated before its approve is mined. */
 const GAS = { approve: 80_000n, swap: 300_000n } as const;
 

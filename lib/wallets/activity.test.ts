@@ -6,8 +6,8 @@ import { CHAINS, EVM_NATIVE_TOKEN_ADDRESS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { onrampOrders, onrampProviders, outboundTransfers, walletIncomingTransfers } from '@/lib/db/schema';
 import { newId, randomBase62 } from '@/lib/ids';
-import { appError, newUser } from '@/lib/testing/accounts';
-import { callRoute, newMerchant, POLYGON_USDC } from '@/lib/testing/fixtures';
+import { appError, newUser } from '@/test/accounts';
+import { callRoute, newMerchant, POLYGON_USDC } from '@/test/fixtures';
 import { listWalletActivity, type ActivityItem } from './activity';
 import { createWalletsForUser } from './create-wallets';
 

@@ -21,9 +21,9 @@ import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { listWallets } from './list-wallets';
 
-export const ACTIVITY_PAGE_SIZE = 20;
+const ACTIVITY_PAGE_SIZE = 20;
 
-export type ActivityKind = 'onramp' | 'received' | 'sent' | 'charge_payment';
+type ActivityKind = 'onramp' | 'received' | 'sent' | 'charge_payment';
 export type ActivityStatus = 'pending' | 'completed' | 'failed' | 'expired';
 
 export interface ActivityItem {

@@ -11,7 +11,7 @@ export interface CreatedWallet {
   address: string;
 }
 
-export type WalletOwner = { userId: string } | { merchantId: string };
+type WalletOwner = { userId: string } | { merchantId: string };
 
 /**
  * Give an account (or a merchant) its wallets: one EVM address (every EVM chain) and one Solana address,
@@ -19,7 +19,7 @@ export type WalletOwner = { userId: string } | { merchantId: string };
  * an account never exists without its wallets. Idempotent per (owner, family): the unique index decides,
  * so a retry or a concurrent call keeps the first wallet and never replaces a key that may hold funds.
  */
-export async function createWallets(tx: DbOrTx, owner: WalletOwner): Promise<CreatedWallet[]> {
+async function createWallets(tx: DbOrTx, owner: WalletOwner): Promise<CreatedWallet[]> {
   const ownerColumn = 'userId' in owner ? wallets.userId : wallets.merchantId;
   const ownerId = 'userId' in owner ? owner.userId : owner.merchantId;
   for (const family of WALLET_FAMILIES) {

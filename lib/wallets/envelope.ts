@@ -7,6 +7,7 @@
  * Both AADs bind the ciphertext to the wallet's id, family and address, so sealed values copied or swapped
  * between rows fail to open. Rotation re-seals only the data key; the private key ciphertext never changes.
  */
+import 'server-only';
 import type { WalletFamily } from '@/lib/db/schema';
 import { masterKeyById, masterKeyRing, newDataKey, open, seal } from './master-keys';
 

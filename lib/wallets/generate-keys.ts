@@ -9,6 +9,7 @@
  *
  * These are plain wallets (an EOA and an ed25519 keypair), not smart accounts.
  */
+import 'server-only';
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { getAddressDecoder, getBase58Decoder } from '@solana/kit';
 import { bytesToHex, hexToBytes } from 'viem';

@@ -13,7 +13,7 @@ export interface WalletView {
 
 const SOLANA_CHAIN_NAMES = CHAIN_NAMES.filter((name) => CHAINS[name].family === 'solana');
 
-export function chainsOfFamily(family: WalletFamily): ChainName[] {
+function chainsOfFamily(family: WalletFamily): ChainName[] {
   switch (family) {
     case 'evm':
       return [...EVM_CHAIN_NAMES];

@@ -8,6 +8,7 @@
  *  - Sealed format: base64(iv ‖ ciphertext ‖ tag), 12-byte random IV, 16-byte tag. Every seal carries
  *    associated data (AAD) chosen by the caller, so a ciphertext opens only in the context it was made for.
  */
+import 'server-only';
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { env, requireSecret } from '@/lib/env';
 
@@ -20,7 +21,7 @@ export class WalletKeyError extends Error {
   override name = 'WalletKeyError';
 }
 
-export interface MasterKey {
+interface MasterKey {
   id: string;
   key: Buffer;
 }

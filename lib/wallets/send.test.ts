@@ -8,7 +8,7 @@ import { outboundTransfers, walletSends } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/lib/infra/local-chain';
 import { newId } from '@/lib/ids';
-import { appError, newUser, userRow } from '@/lib/testing/accounts';
+import { appError, newUser, userRow } from '@/test/accounts';
 import { createWalletsForUser } from './create-wallets';
 import { getWalletSend, newSendId, previewSend, sendFromWallet } from './send';
 

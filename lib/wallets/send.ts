@@ -57,7 +57,7 @@ export function newSendId(): string {
   return `wsend_${randomBase62(22)}`;
 }
 
-export const sendRequestSchema = z.object({
+const sendRequestSchema = z.object({
   chain: z.string().trim(),
   tokenAddress: z.string().trim(),
   toAddress: z.string().trim(),
@@ -73,7 +73,7 @@ interface ResolvedSend {
 }
 
 /** Checks what can be checked without the chain; throws the error to show next to its field. */
-export function resolveSendRequest(input: SendRequest, from: string): ResolvedSend {
+function resolveSendRequest(input: SendRequest, from: string): ResolvedSend {
   const request = sendRequestSchema.parse(input);
   if (!isChainName(request.chain)) throw new AppError('unsupported_chain', 'Choose a network and token to send.', { param: 'token' });
   const info = CHAINS[request.chain];

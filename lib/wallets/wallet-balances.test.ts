@@ -5,7 +5,7 @@ import { getDb } from '@/lib/db/client';
 import { usdPrices } from '@/lib/db/schema';
 import { resetEnvCache, rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/lib/infra/local-chain';
-import { newUser } from '@/lib/testing/accounts';
+import { newUser } from '@/test/accounts';
 import { createWalletsForUser } from './create-wallets';
 import { BALANCE_TTL_MS, cachedBalance, forgetBalances, loadWalletHome, usdTotal, type HomeChain } from './wallet-balances';
 

@@ -99,7 +99,7 @@ async function solanaBalance(chain: ChainName, token: TokenInfo, owner: string):
   }
 }
 
-export interface HomeToken {
+interface HomeToken {
   symbol: string;
   name: string;
   tokenAddress: string;
@@ -120,7 +120,7 @@ export interface HomeChain {
   tokens: HomeToken[];
 }
 
-export interface HomeWallet {
+interface HomeWallet {
   id: string;
   family: ChainFamily;
   address: string;
@@ -202,12 +202,12 @@ async function loadChain(chain: ChainName, address: string, options: BalanceRead
 }
 
 /** "12.34" → 1234n. The values come from multiplyToCents: always two decimals. */
-export function usdToCents(usd: string): bigint {
+function usdToCents(usd: string): bigint {
   const match = /^(\d+)\.(\d{2})$/.exec(usd);
   if (!match) throw new Error(`not a USD amount in cents: ${usd}`);
   return BigInt(match[1]! + match[2]!);
 }
 
-export function centsToUsd(cents: bigint): string {
+function centsToUsd(cents: bigint): string {
   return `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`;
 }

@@ -8,7 +8,7 @@ import { outboundTransfers, walletIncomingTransfers } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
-import { newUser } from '@/lib/testing/accounts';
+import { newUser } from '@/test/accounts';
 import { createWalletsForUser } from './create-wallets';
 import { pollIncomingTransfers } from './watch-incoming-transfers';
 

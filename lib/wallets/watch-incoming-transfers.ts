@@ -36,7 +36,7 @@ const REORG_CHECK_DEPTH = 64n;
 /** A chain without a cursor starts this many blocks back. */
 const INITIAL_LOOKBACK = 100n;
 /** Addresses per getLogs request (an OR of `to` topics): nodes limit the size of a filter. */
-export const ADDRESS_CHUNK = 200;
+const ADDRESS_CHUNK = 200;
 /** Blocks fetched at once. */
 const BLOCK_READS_AT_ONCE = 8;
 

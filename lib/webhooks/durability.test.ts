@@ -29,8 +29,8 @@ import { closeDb, getDb } from '@/lib/db/client';
 import { runMigrations } from '@/lib/db/migrate';
 import { charges, webhookDeliveries, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { callRoute, newMerchant, testCharge, type TestMerchant } from '@/lib/testing/fixtures';
-import { startWebhookReceiver, waitFor, type ReceivedWebhook, type WebhookReceiver } from '@/lib/testing/webhook-receiver';
+import { callRoute, newMerchant, testCharge, type TestMerchant } from '@/test/fixtures';
+import { startWebhookReceiver, waitFor, type ReceivedWebhook, type WebhookReceiver } from '@/test/webhook-receiver';
 import { CLAIM_LEASE_MS } from './attempt-delivery';
 import { DELIVERY_QUEUE } from './jobs';
 import { PGBOSS_SCHEMA } from './queue';
@@ -93,7 +93,10 @@ function childEnv(): NodeJS.ProcessEnv {
  * script in a child of its own, which a SIGKILL of the CLI leaves running).
  */
 function spawnScript(name: string, script: string, args: string[] = []): Spawned {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', script, ...args], {
+    env: childEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
@@ -261,7 +264,7 @@ describe('kill -9 between a state change and its delivery', () => {
     await Promise.all(spawned.map((target) => kill(target)));
     const chargeIds = [await newCharge(), await newCharge()];
     // The app process commits the cancellations and kills itself with SIGKILL right after (no kill from here).
-    const app = spawnScript('app', 'lib/testing/cancel-charges-then-die.mts', chargeIds);
+    const app = spawnScript('app', 'test/cancel-charges-then-die.mts', chargeIds);
     expect(await app.exited, outputOf(app)).toEqual({ code: null, signal: 'SIGKILL' });
 
     // Died the instant COMMIT returned: the change and its events are there, nothing else happened.

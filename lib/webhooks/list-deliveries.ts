@@ -15,7 +15,7 @@ import { webhookDeliveries, webhookEvents, type WebhookDeliveryStatus } from '@/
 import { AppError } from '@/lib/errors';
 import { getWebhookEndpoint, type WebhookOwner } from './get-webhook-endpoint';
 
-export const DELIVERY_LOG_PAGE_SIZE = 20;
+const DELIVERY_LOG_PAGE_SIZE = 20;
 
 export interface DeliveryLogEntry {
   id: string;

@@ -26,7 +26,7 @@ import { serializeWebhookEndpoint } from './serialize';
 import { updateWebhookEndpoint } from './update-webhook-endpoint';
 
 /** How long a rotated secret keeps signing next to the new one: the dashboard's choices (hours). */
-export const SECRET_OVERLAPS_HOURS = [0, 1, 24, 168] as const;
+const SECRET_OVERLAPS_HOURS = [0, 1, 24, 168] as const;
 export type SecretOverlapHours = (typeof SECRET_OVERLAPS_HOURS)[number];
 
 export interface WebhookActor {

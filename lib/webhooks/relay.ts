@@ -17,7 +17,7 @@ import { newId } from '@/lib/ids';
 import { isSubscribed } from './event-types';
 import { enqueueDeliveries } from './jobs';
 
-export const RELAY_BATCH_SIZE = 200;
+const RELAY_BATCH_SIZE = 200;
 
 /**
  * Deliveries inserted without a job — the dashboard's resends and test events (resend-webhook-event.ts,

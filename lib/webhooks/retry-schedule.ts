@@ -12,17 +12,7 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 /** Delay before attempt n+1 (index n-1), nominal, before jitter. Attempt 1 is immediate. */
-export const RETRY_DELAYS_MS = [
-  5 * SECOND,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  5 * HOUR,
-  10 * HOUR,
-  14 * HOUR,
-  20 * HOUR,
-  24 * HOUR,
-] as const;
+const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 14 * HOUR, 20 * HOUR, 24 * HOUR] as const;
 
 /** Attempts in all: the immediate one plus one per delay. */
 export const MAX_DELIVERY_ATTEMPTS = RETRY_DELAYS_MS.length + 1;

@@ -18,7 +18,7 @@ export const WEBHOOK_LIMITS = {
   defaultOverlapHours: 24,
 } as const;
 
-export const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'WebhookEventType' });
+const webhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES).meta({ id: 'WebhookEventType' });
 
 const subscribedTypesSchema = z
   .array(z.enum([...WEBHOOK_EVENT_TYPES, ALL_EVENT_TYPES]))
@@ -83,7 +83,6 @@ export const rotateWebhookSecretBodySchema = z
   })
   .strict()
   .meta({ id: 'RotateWebhookSecretRequest' });
-export type RotateWebhookSecretBody = z.infer<typeof rotateWebhookSecretBodySchema>;
 
 export const webhookEndpointSchema = z
   .object({
@@ -121,7 +120,7 @@ export const deletedWebhookEndpointSchema = z
   .object({ id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) })
   .meta({ id: 'DeletedWebhookEndpoint' });
 
-export const failedPaymentAttemptSchema = z
+const failedPaymentAttemptSchema = z
   .object({
     id: z.string().meta({ description: 'The transfer (otx_…) or fiat on-ramp order (ord_…) that failed.' }),
     method: z.enum(['balance', 'fiat']).optional().meta({

@@ -8,6 +8,7 @@
  * key id says which key opens it, so secrets sealed before a master-key rotation still open while the
  * old key is in WALLET_MASTER_KEYS_PREVIOUS (re-sealing them is not part of the wallet rotation yet).
  */
+import 'server-only';
 import { masterKeyById, masterKeyRing, open, seal } from '@/lib/wallets/master-keys';
 
 function aadFor(endpointId: string): Buffer {

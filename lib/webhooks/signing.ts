@@ -10,7 +10,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** Bytes of key material in a new secret. The spec allows 24–64; 32 matches the HMAC-SHA256 block use. */
 const NEW_SECRET_BYTES = 32;
 const MIN_SECRET_BYTES = 24;

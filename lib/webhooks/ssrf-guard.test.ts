@@ -2,9 +2,10 @@ import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressRefusal, checkWebhookUrl, deliverWebhookRequest, pinnedLookup, resolveSafeAddress, type HostLookup } from './ssrf-guard';
-import { RECEIVER_TEST_CERT, RECEIVER_TEST_KEY } from './test-tls-fixture';
+import { RECEIVER_TEST_CERT, RECEIVER_TEST_KEY } from '@/test/tls-fixture';
 
 const PUBLIC_V4 = '93.184.215.14';
 const PUBLIC_V6 = '2606:2800:21f:cb07:6820:80da:af6b:8b2c';
@@ -292,7 +293,7 @@ describe('deliverWebhookRequest', () => {
 
   it('https: connects to the pinned address while SNI, certificate check and Host use the name', async () => {
     const server = https.createServer({ key: RECEIVER_TEST_KEY, cert: RECEIVER_TEST_CERT }, (req, res) => {
-      res.end(JSON.stringify({ host: req.headers.host, sni: (req.socket as import('node:tls').TLSSocket).servername }));
+      res.end(JSON.stringify({ host: req.headers.host, sni: (req.socket as TLSSocket).servername }));
     });
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

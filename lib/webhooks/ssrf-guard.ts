@@ -35,7 +35,7 @@ import ipaddr from 'ipaddr.js';
 
 export type WebhookMode = 'test' | 'live';
 
-export type UrlRefusalCode = 'invalid_url' | 'unsupported_scheme' | 'https_required' | 'credentials_in_url' | 'refused_address';
+type UrlRefusalCode = 'invalid_url' | 'unsupported_scheme' | 'https_required' | 'credentials_in_url' | 'refused_address';
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; code: UrlRefusalCode; message: string };
 
@@ -50,7 +50,7 @@ export interface TargetPolicy {
 
 export type AddressCheck = { ok: true; addresses: LookupAddress[] } | { ok: false; code: 'refused_address' | 'dns_error'; message: string };
 
-export type DeliveryFailureCode =
+type DeliveryFailureCode =
   | UrlRefusalCode
   | 'dns_error'
   | 'timeout'
@@ -93,7 +93,7 @@ export interface DeliverWebhookRequestInput {
 }
 
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
-export const DEFAULT_MAX_BODY_BYTES = 4096;
+const DEFAULT_MAX_BODY_BYTES = 4096;
 const USER_AGENT = 'Chargeport-Webhooks/1.0';
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 

@@ -8,7 +8,7 @@ import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { buildOpenApiDocument } from '@/lib/api/openapi';
 
 /** A fixed server URL keeps the generated files identical on every machine. */
-export const OPENAPI_SERVER_URL = 'http://localhost:3000';
+const OPENAPI_SERVER_URL = 'http://localhost:3000';
 
 export const GENERATED_FILES = {
   openapiJson: 'sdk/openapi.json',

@@ -53,7 +53,7 @@ export interface PayOptions {
 }
 
 /** A window `pay()` opened: only what it uses. */
-export interface PopupLike {
+interface PopupLike {
   readonly closed: boolean;
   close(): void;
   focus(): void;
@@ -75,7 +75,7 @@ export interface PayEnvironment {
 }
 
 /** How often `pay()` checks whether the buyer closed the popup. */
-export const POPUP_POLL_MS = 400;
+const POPUP_POLL_MS = 400;
 
 /**
  * One payment: opens the popup (synchronously, so call it from the click handler), shows the overlay,

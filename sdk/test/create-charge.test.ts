@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NATIVE_EVM, POLYGON_USDC, newMerchant, newPublishableKey, type TestMerchant } from '@/lib/testing/fixtures';
+import { NATIVE_EVM, POLYGON_USDC, newMerchant, newPublishableKey, type TestMerchant } from '@/test/fixtures';
 import { Chain, Chargeport, type FlatCreateChargeParams } from '../src/index';
 import { TEST_BASE_URL, routeFetch } from './route-fetch';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NATIVE_EVM, POLYGON_USDC, newMerchant, newPublishableKey, type TestMerchant } from '@/lib/testing/fixtures';
+import { NATIVE_EVM, POLYGON_USDC, newMerchant, newPublishableKey, type TestMerchant } from '@/test/fixtures';
 import { Chargeport, ChargeportError, isChargeportError, type FetchLike } from '../src/index';
 import { TEST_BASE_URL, routeFetch } from './route-fetch';
 

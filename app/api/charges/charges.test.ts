@@ -5,7 +5,7 @@ import { transitionCharge } from '@/lib/charges/transition-charge';
 import { IllegalTransitionError } from '@/lib/charges/state';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges } from '@/lib/db/schema';
-import { callRoute, newMerchant, newPublishableKey, testCharge, usdcCharge, type TestMerchant } from '@/lib/testing/fixtures';
+import { callRoute, newMerchant, newPublishableKey, testCharge, usdcCharge, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '../createCharge/route';
 import { POST as cancelRoute } from './[chargeId]/cancel/route';
 import { GET as getRoute } from './[chargeId]/route';

@@ -13,7 +13,7 @@ import {
   usdcCharge,
   type CallOptions,
   type TestMerchant,
-} from '@/lib/testing/fixtures';
+} from '@/test/fixtures';
 import { POST } from './route';
 
 let merchant: TestMerchant;

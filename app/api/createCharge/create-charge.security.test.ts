@@ -4,7 +4,7 @@ import { resetApiRateLimiter } from '@/lib/api/rate-limit';
 import { getDb } from '@/lib/db/client';
 import { apiKeys, charges } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { callRoute, newMerchant, storedCounts, usdcCharge, type TestMerchant } from '@/lib/testing/fixtures';
+import { callRoute, newMerchant, storedCounts, usdcCharge, type TestMerchant } from '@/test/fixtures';
 import { GET as getChargeRoute } from '../charges/[chargeId]/route';
 import { POST } from './route';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { callRoute, newMerchant, newPublishableKey, testCharge, type TestMerchant } from '@/lib/testing/fixtures';
+import { callRoute, newMerchant, newPublishableKey, testCharge, type TestMerchant } from '@/test/fixtures';
 import { POST as cancelRoute } from '../charges/[chargeId]/cancel/route';
 import { POST as createChargeRoute } from '../createCharge/route';
 import { GET as listEventsRoute } from './route';

@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { webhookEndpoints } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { callRoute, newMerchant, newPublishableKey, type TestMerchant } from '@/lib/testing/fixtures';
+import { callRoute, newMerchant, newPublishableKey, type TestMerchant } from '@/test/fixtures';
 import { revealWebhookSecret } from '@/lib/webhooks/reveal-webhook-secret';
 import { signingSecretsOf } from '@/lib/webhooks/secrets';
 import { DELETE as deleteRoute, GET as getRoute, PATCH as patchRoute } from './[endpointId]/route';

@@ -26,7 +26,7 @@ import { registryEntries } from '@/lib/onramp/registry/query';
 import { emitPaymentFailed } from '@/lib/webhooks/emit';
 import { canTransition } from './state';
 
-export type WebhookOutcome = 'applied' | 'unchanged' | 'duplicate' | 'unknown_order' | 'mismatch' | 'ignored';
+type WebhookOutcome = 'applied' | 'unchanged' | 'duplicate' | 'unknown_order' | 'mismatch' | 'ignored';
 
 export interface WebhookResult {
   /** HTTP status for the provider: 2xx stops its retries, 4xx says the request was not accepted. */

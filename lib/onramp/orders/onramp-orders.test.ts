@@ -10,7 +10,7 @@ import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, onrampOrderEvents, onrampOrders, webhookEvents } from '@/lib/db/schema';
 import { signSandboxWebhook } from '@/lib/onramp/providers/sandbox';
-import { callRoute, newMerchant, usdcCharge } from '@/lib/testing/fixtures';
+import { callRoute, newMerchant, usdcCharge } from '@/test/fixtures';
 import { isOnrampError, type OnrampError } from '../errors';
 import { payChargeWithFiat } from '../pay-charge-with-fiat';
 import { quoteOnramp } from '../quotes';

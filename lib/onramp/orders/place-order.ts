@@ -24,9 +24,9 @@ import { providerWithAdapter } from '@/lib/onramp/registry/query';
 import { toCents } from '@/lib/onramp/fiat-math';
 
 /** A created order nobody starts within this time expires. */
-export const ORDER_START_WINDOW_MS = 30 * 60_000;
+const ORDER_START_WINDOW_MS = 30 * 60_000;
 
-export const placeOrderInputSchema = z.object({
+const placeOrderInputSchema = z.object({
   purpose: z.enum(ONRAMP_ORDER_PURPOSES).default('wallet_topup'),
   userId: z.string().nullish(),
   chargeId: z.string().nullish(),
@@ -54,7 +54,7 @@ export interface PlacedOrder {
   raisedToMinimum: boolean;
 }
 
-export function orderPageUrl(orderId: string): string {
+function orderPageUrl(orderId: string): string {
   return `${checkoutBaseUrl()}/onramp/orders/${orderId}`;
 }
 

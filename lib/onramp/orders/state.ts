@@ -11,11 +11,9 @@
  */
 import type { OnrampOrderStatusName } from '@/lib/db/schema';
 
-const RANK: Record<OnrampOrderStatusName, number> = { created: 0, pending: 1, completed: 2, failed: 2, expired: 2 };
+export type { OnrampOrderStatusName };
 
-export function isTerminal(status: OnrampOrderStatusName): boolean {
-  return RANK[status] === 2;
-}
+const RANK: Record<OnrampOrderStatusName, number> = { created: 0, pending: 1, completed: 2, failed: 2, expired: 2 };
 
 /** Whether an order in `from` may move to `to`. */
 export function canTransition(from: OnrampOrderStatusName, to: OnrampOrderStatusName): boolean {

@@ -22,12 +22,6 @@ export function adapterFor(providerId: OnrampProviderId, displayName: string): O
   return cache.get(providerId) ?? undefined;
 }
 
-/** Tests switch configuration between cases. */
-export function resetConfiguredAdapters(): void {
-  cache.clear();
-  playedBySandbox.clear();
-}
-
 /** Whether the sandbox provider stands in for this provider here (its webhooks arrive on the sandbox's path). */
 export function isPlayedBySandbox(providerId: OnrampProviderId, displayName: string): boolean {
   adapterFor(providerId, displayName);

@@ -15,7 +15,7 @@ import { constantTimeEqual, hmacSha256, parseJsonExactly } from './wire';
 
 const BASE64URL_SEGMENT = /^[A-Za-z0-9_-]+$/;
 
-export type JwtFailureCode = 'malformed_signature' | 'unsupported_algorithm' | 'invalid_signature' | 'stale';
+type JwtFailureCode = 'malformed_signature' | 'unsupported_algorithm' | 'invalid_signature' | 'stale';
 
 export type VerifyJwtResult =
   { ok: true; header: Record<string, unknown>; payload: Record<string, unknown> } | { ok: false; code: JwtFailureCode; message: string };

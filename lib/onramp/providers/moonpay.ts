@@ -47,12 +47,12 @@ import {
   validateOrder,
 } from './wire';
 
-export const MOONPAY_WIDGET_HOSTS = {
+const MOONPAY_WIDGET_HOSTS = {
   production: 'https://buy.moonpay.com',
   sandbox: 'https://buy-sandbox.moonpay.com',
 } as const;
 
-export const moonPayConfigSchema = z.object({
+const moonPayConfigSchema = z.object({
   environment: z.enum(['production', 'sandbox']),
   /** Publishable key (pk_live_… / pk_test_…), the widget's `apiKey`. */
   publishableKey: z.string().min(1),
@@ -150,7 +150,7 @@ function amountParams(order: OnrampOrder): [string, string][] {
 
 // ── Webhooks ────────────────────────────────────────────────────────────────────────────────────
 
-export const MOONPAY_SIGNATURE_HEADER = 'Moonpay-Signature-V2';
+const MOONPAY_SIGNATURE_HEADER = 'Moonpay-Signature-V2';
 
 /** Every documented buy-transaction status → ours. waitingPayment: bank transfer not received yet; waitingAuthorization: 3DS. */
 export const MOONPAY_STATUS_MAP = {
@@ -160,9 +160,9 @@ export const MOONPAY_STATUS_MAP = {
   completed: 'completed',
   failed: 'failed',
 } as const satisfies Record<string, OnrampOrderStatus>;
-export type MoonPayTransactionStatus = keyof typeof MOONPAY_STATUS_MAP;
+type MoonPayTransactionStatus = keyof typeof MOONPAY_STATUS_MAP;
 
-export const MOONPAY_BUY_EVENTS = ['transaction_created', 'transaction_updated', 'transaction_failed'] as const;
+const MOONPAY_BUY_EVENTS = ['transaction_created', 'transaction_updated', 'transaction_failed'] as const;
 
 const nullableText = z.string().nullish();
 const moonPayWebhookSchema = z.object({

@@ -41,13 +41,13 @@ import {
   validateOrder,
 } from './wire';
 
-export const SANDBOX_DISPLAY_NAME = 'Sandpiper Pay';
+const SANDBOX_DISPLAY_NAME = 'Sandpiper Pay';
 export const SANDBOX_SIGNATURE_HEADER = 'Sandbox-Signature';
 /** Currencies the provider prices in (its price table's). */
-export const SANDBOX_FIAT_CURRENCIES = ['USD', 'EUR', 'GBP'] as const;
+const SANDBOX_FIAT_CURRENCIES = ['USD', 'EUR', 'GBP'] as const;
 const REQUEST_TIMEOUT_MS = 10_000;
 
-export const sandboxConfigSchema = z.object({
+const sandboxConfigSchema = z.object({
   /** The origin the provider is served from (APP_URL here); its paths live under /sandbox-provider. */
   baseUrl: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, '')),
   /** The partner API key, which also signs the webhooks. */
@@ -88,12 +88,12 @@ export function parseSandboxSignatureHeader(header: string): { timestamp: number
 
 // ── Webhooks ────────────────────────────────────────────────────────────────────────────────────
 
-export const SANDBOX_STATUS_MAP = {
+const SANDBOX_STATUS_MAP = {
   PROCESSING: 'pending',
   COMPLETED: 'completed',
   FAILED: 'failed',
 } as const satisfies Record<string, OnrampOrderStatus>;
-export type SandboxOrderStatus = keyof typeof SANDBOX_STATUS_MAP;
+type SandboxOrderStatus = keyof typeof SANDBOX_STATUS_MAP;
 
 const sandboxEventSchema = z.object({
   id: z.string().min(1),

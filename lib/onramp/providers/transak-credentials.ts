@@ -41,7 +41,7 @@ export function transakAdapterFromEnv(fetchImpl: FetchLike = fetch): OnrampProvi
 type Mint = () => Promise<{ accessToken: string; expiresAt: Date }>;
 
 /** The stored token, refreshed first when it is missing or about to expire. */
-export async function currentTransakAccessToken(mint: Mint, now = new Date()): Promise<string> {
+async function currentTransakAccessToken(mint: Mint, now = new Date()): Promise<string> {
   const [stored] = await getDb().select().from(onrampAccessTokens).where(eq(onrampAccessTokens.providerId, 'transak'));
   if (stored && stored.expiresAt.getTime() - now.getTime() > REFRESH_BEFORE_EXPIRY_MS)
     return openToken(stored.sealedToken, stored.masterKeyId);
@@ -70,7 +70,7 @@ export async function currentTransakAccessToken(mint: Mint, now = new Date()): P
 }
 
 /** Tokens that may have signed a webhook now: the current one and, shortly after a refresh, the previous one. */
-export async function transakWebhookAccessTokens(now = new Date()): Promise<string[]> {
+async function transakWebhookAccessTokens(now = new Date()): Promise<string[]> {
   const [stored] = await getDb().select().from(onrampAccessTokens).where(eq(onrampAccessTokens.providerId, 'transak'));
   if (!stored) return [];
   const tokens = [openToken(stored.sealedToken, stored.masterKeyId)];

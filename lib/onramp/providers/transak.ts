@@ -40,18 +40,18 @@ import type {
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import { exactPositiveDecimal, normaliseDecimal, parseJsonExactly, requestProviderJson, validateOrder } from './wire';
 
-export const TRANSAK_API_HOSTS = { staging: 'https://api-stg.transak.com', production: 'https://api.transak.com' } as const;
-export const TRANSAK_GATEWAY_HOSTS = {
+const TRANSAK_API_HOSTS = { staging: 'https://api-stg.transak.com', production: 'https://api.transak.com' } as const;
+const TRANSAK_GATEWAY_HOSTS = {
   staging: 'https://api-gateway-stg.transak.com',
   production: 'https://api-gateway.transak.com',
 } as const;
 export type TransakEnvironment = keyof typeof TRANSAK_API_HOSTS;
 
 /** "A widgetUrl is valid for 5 minutes and can only be used once." */
-export const TRANSAK_WIDGET_URL_LIFETIME_MS = 5 * 60 * 1000;
+const TRANSAK_WIDGET_URL_LIFETIME_MS = 5 * 60 * 1000;
 const REQUEST_TIMEOUT_MS = 10_000;
 
-export const transakConfigSchema = z.object({
+const transakConfigSchema = z.object({
   environment: z.enum(['staging', 'production']),
   apiKey: z.string().min(1),
   /** Our domain as whitelisted with Transak; mandatory in widgetParams. */
@@ -172,7 +172,7 @@ export function transakWidgetParams(input: OnrampOrderInput, config: { apiKey: s
 const widgetUrlResponseSchema = z.object({ data: z.object({ widgetUrl: z.string() }) });
 
 /** Creates the single-use widget URL (the only network call of a checkout). */
-export async function createTransakWidgetUrl(input: {
+async function createTransakWidgetUrl(input: {
   fetch: FetchLike;
   environment: TransakEnvironment;
   accessToken: string;
@@ -218,7 +218,7 @@ export const TRANSAK_STATUS_MAP = {
   REFUNDED: 'failed',
   EXPIRED: 'expired',
 } as const satisfies Record<string, OnrampOrderStatus>;
-export type TransakOrderStatus = keyof typeof TRANSAK_STATUS_MAP;
+type TransakOrderStatus = keyof typeof TRANSAK_STATUS_MAP;
 
 /** The docs' description of each unsuccessful status, as the failure reason. */
 const TRANSAK_FAILURE_REASONS: Partial<Record<TransakOrderStatus, string>> = {

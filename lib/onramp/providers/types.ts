@@ -125,7 +125,7 @@ export type WebhookFailureCode =
   /** Authentic order event whose status the adapter does not know: log it and look at the docs. */
   | 'unknown_status';
 
-export interface WebhookVerificationFailure {
+interface WebhookVerificationFailure {
   ok: false;
   code: WebhookFailureCode;
   /**

@@ -35,7 +35,7 @@ export function constantTimeEqual(a: string, b: string): boolean {
  * parser re-escapes ' in the query of an https URL; escaping them here keeps the query text the
  * same after any URL parse, so a signature computed over it still matches what the provider receives.
  */
-export function encodeQueryValue(value: string): string {
+function encodeQueryValue(value: string): string {
   return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 

@@ -62,10 +62,6 @@ export async function registryEntries(now = Date.now()): Promise<RegistryEntry[]
   return entries;
 }
 
-export function resetRegistryCache(): void {
-  cached = undefined;
-}
-
 export function countryName(country: string): string {
   return new Intl.DisplayNames(['en'], { type: 'region' }).of(country) ?? country;
 }
@@ -79,7 +75,7 @@ export async function providerWithAdapter(
   return entry && adapter ? { facts: entry.facts, adapter } : undefined;
 }
 
-export function offeredMethods(facts: ProviderFacts, adapter: OnrampProviderAdapter, country: string): MethodFact[] {
+function offeredMethods(facts: ProviderFacts, adapter: OnrampProviderAdapter, country: string): MethodFact[] {
   const currency = orderCurrency(facts);
   return methodsIn(facts, country).filter((method) => adapter.supportsPaymentMethod(method.method, currency));
 }

@@ -6,5 +6,5 @@
 import { mnemonicToAccount } from 'viem/accounts';
 import { LOCAL_DEV_MNEMONIC } from '@/lib/infra/local-chain';
 
-export const SANDBOX_PROVIDER_ADDRESS_INDEX = 7;
+const SANDBOX_PROVIDER_ADDRESS_INDEX = 7;
 export const sandboxProviderAccount = mnemonicToAccount(LOCAL_DEV_MNEMONIC, { addressIndex: SANDBOX_PROVIDER_ADDRESS_INDEX });

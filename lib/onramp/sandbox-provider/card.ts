@@ -15,7 +15,7 @@ export const TEST_CARDS: readonly { number: string; outcome: CardOutcome; descri
 
 const OUTCOME_BY_DIGITS = new Map(TEST_CARDS.map((card) => [digitsOf(card.number), card.outcome]));
 
-export function digitsOf(text: string): string {
+function digitsOf(text: string): string {
   return text.replace(/[\s-]/g, '');
 }
 
@@ -44,7 +44,7 @@ export function isExpiryInFuture(expiry: string, now: Date): boolean {
   return year * 12 + month >= now.getUTCFullYear() * 12 + now.getUTCMonth() + 1;
 }
 
-export function cardFormSchema(now: Date) {
+function cardFormSchema(now: Date) {
   return z.object({
     number: z
       .string()

@@ -15,7 +15,7 @@ import { SANDBOX_FIAT_CURRENCIES, sellableToken } from './pricing';
 import { createSessionSchema } from './schemas';
 import { isExpired } from './state';
 
-export const SESSION_LIFETIME_MS = 30 * 60 * 1000;
+const SESSION_LIFETIME_MS = 30 * 60 * 1000;
 
 export interface CreatedSession {
   session: SandboxProviderSessionRow;
@@ -24,7 +24,7 @@ export interface CreatedSession {
   created: boolean;
 }
 
-export function paymentScreenUrl(sessionId: string): string {
+function paymentScreenUrl(sessionId: string): string {
   return `${sandboxProviderBaseUrl()}/pay/${sessionId}`;
 }
 

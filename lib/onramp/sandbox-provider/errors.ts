@@ -2,7 +2,7 @@
  * Errors of Sandpiper Pay's API. The provider is its own company with its own wire format
  * (`{ error: { code, message, param? } }`), so it does not reuse Chargeport's AppError codes.
  */
-export const SANDBOX_API_ERROR_STATUS = {
+const SANDBOX_API_ERROR_STATUS = {
   unauthorized: 401,
   invalid_request: 400,
   invalid_json: 400,

@@ -5,7 +5,7 @@ import { formatAmount, parseAmount } from '@/lib/money';
 import { findSession } from './sessions';
 import { isExpired } from './state';
 
-export type ScreenState = 'open' | 'authenticating' | 'expired' | 'processing' | 'completed' | 'failed';
+type ScreenState = 'open' | 'authenticating' | 'expired' | 'processing' | 'completed' | 'failed';
 
 export interface PaymentScreen {
   sessionId: string;
@@ -39,7 +39,7 @@ export function failureMessage(reason: string | null | undefined): string {
 }
 
 /** An exact fiat amount as "$26.88" (at least two decimals, never through a float). */
-export function formatFiat(amount: string, currency: string): string {
+function formatFiat(amount: string, currency: string): string {
   const parsed = parseAmount(amount, 8);
   const [whole, fraction = ''] = (parsed.ok ? formatAmount(parsed.baseUnits, 8) : '0').split('.');
   const text = `${whole}.${fraction.padEnd(2, '0')}`;
@@ -47,7 +47,7 @@ export function formatFiat(amount: string, currency: string): string {
   return symbol ? `${symbol}${text}` : `${text} ${currency}`;
 }
 
-export function shortenAddress(address: string): string {
+function shortenAddress(address: string): string {
   return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
 }
 

@@ -40,7 +40,7 @@ const NETWORK_FEE_USD_CENTS: Readonly<Partial<Record<ChainName, bigint>>> = {
   DFK_TESTNET: 2n,
 };
 
-export const QUOTE_LIFETIME_MS = 60_000;
+const QUOTE_LIFETIME_MS = 60_000;
 
 export interface SandboxQuote {
   cryptoAmount: string;
@@ -73,7 +73,7 @@ function ceilDiv(a: bigint, b: bigint): bigint {
 }
 
 /** Cents as "12.50". */
-export function formatCents(cents: bigint): string {
+function formatCents(cents: bigint): string {
   return `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`;
 }
 

@@ -1,7 +1,9 @@
 /** Sandpiper Pay's API inputs: the session a partner creates and the quote it asks for. */
 import { z } from 'zod';
 import { CHAIN_NAMES } from '@/lib/chains/registry';
-import { SANDBOX_PAYMENT_METHODS } from '@/lib/db/schema/sandbox-provider';
+import { SANDBOX_PAYMENT_METHODS, type SandboxPaymentMethod } from '@/lib/db/schema/sandbox-provider';
+
+export type { SandboxPaymentMethod };
 
 const decimalText = (example: string) =>
   z
@@ -36,7 +38,6 @@ export const createSessionSchema = z.strictObject({
   /** The partner shows us as this provider (the sandbox standing in for it): said on the screen. */
   standingInFor: z.string().trim().min(1).max(40).optional(),
 });
-export type CreateSessionInput = z.input<typeof createSessionSchema>;
 
 /** Either the tokens to receive (cryptoAmount) or the fiat to spend (fiatAmount), not both. */
 export const quoteQuerySchema = z
@@ -52,4 +53,3 @@ export const quoteQuerySchema = z
     message: 'give exactly one of cryptoAmount and fiatAmount',
     path: ['cryptoAmount'],
   });
-export type QuoteQuery = z.output<typeof quoteQuerySchema>;

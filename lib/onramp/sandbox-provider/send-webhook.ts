@@ -14,7 +14,7 @@ import { partnerWebhookUrl, sandboxProviderSecret } from './config';
 import { webhookStatus } from './state';
 
 /** Pauses before the 2nd, 3rd and 4th attempt. */
-export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 25_000];
+const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 25_000];
 const ATTEMPT_TIMEOUT_MS = 10_000;
 
 export interface WebhookOptions {
@@ -25,7 +25,7 @@ export interface WebhookOptions {
   retryDelaysMs?: readonly number[];
 }
 
-export interface OrderUpdatedEvent {
+interface OrderUpdatedEvent {
   id: string;
   type: 'order.updated';
   createdAt: string;
@@ -43,7 +43,7 @@ export interface OrderUpdatedEvent {
   };
 }
 
-export function orderUpdatedEvent(session: SandboxProviderSessionRow, now: Date): OrderUpdatedEvent {
+function orderUpdatedEvent(session: SandboxProviderSessionRow, now: Date): OrderUpdatedEvent {
   const status = webhookStatus(session.status);
   if (!status) throw new Error(`session ${session.id} is ${session.status}: nothing to announce`);
   return {

@@ -1,7 +1,7 @@
 /**
  * findReferencedTransfers through a real @solana/kit RPC (request/response transformers included)
  * whose transport serves transactions really executed in LiteSVM. What the stand-in node does not
- * reproduce (a live node's indexing and commitment behaviour) is listed in litesvm-view.test-helper.ts.
+ * reproduce (a live node's indexing and commitment behaviour) is listed in test/litesvm-view.ts.
  */
 import { LiteSVM } from 'litesvm';
 import {
@@ -15,7 +15,7 @@ import {
 import { beforeEach, describe, expect, it } from 'vitest';
 import { newReferenceKey } from './deposit-keys';
 import { findReferencedTransfers, type ReferencedTransfersRpc } from './find-transfers';
-import { LiteSvmLedger, createMint, expectSuccess, fundedWallet, mintTokens, solPayment, tokenPayment } from './litesvm-view.test-helper';
+import { LiteSvmLedger, createMint, expectSuccess, fundedWallet, mintTokens, solPayment, tokenPayment } from '@/test/litesvm-view';
 
 const SOL = 1_000_000_000n;
 

@@ -22,7 +22,7 @@ const MAX_PAGE_SIZE = 1000;
 /** Signatures examined per call at most: a reference anyone can spam must not make a poll unbounded. */
 const DEFAULT_MAX_SIGNATURES = 1000;
 
-export type SolanaFinality = 'confirmed' | 'finalized';
+type SolanaFinality = 'confirmed' | 'finalized';
 
 export interface FindReferencedTransfersInput {
   reference: string;
@@ -38,7 +38,7 @@ export interface FindReferencedTransfersInput {
   maxSignatures?: number;
 }
 
-export interface FoundSolanaTransfer {
+interface FoundSolanaTransfer {
   signature: string;
   slot: bigint;
   blockTime: bigint | null;

@@ -57,7 +57,7 @@ export function solanaPayTransferRequest(input: SolanaPayTransferRequestInput): 
   return `${SCHEME}${input.recipient}?${params.map(([key, value]) => `${key}=${encodeURIComponent(value)}`).join('&')}`;
 }
 
-export interface ParsedSolanaPayTransferRequest {
+interface ParsedSolanaPayTransferRequest {
   recipient: string;
   /** The amount exactly as written (user units), if present. */
   amount?: string;

@@ -2,7 +2,7 @@
  * Solana sweeps end to end through the database: charges created by the API, paid by real transactions
  * executed in LiteSVM, found by pollSolana, then swept by lib/payments/sweep-deposits.ts and reconciled by
  * the outbound-transfer reconciler, all through @solana/kit's RPC client whose transport serves LiteSVM
- * (litesvm-view.test-helper.ts says what a live node would add).
+ * (test/litesvm-view.ts says what a live node would add).
  *
  * SOL charges use a test key (SOLANA_DEVNET), the SPL charge a live key (SOLANA, whose registry has
  * USDC): watch-solana.test.ts polls SOLANA with its own ledger from another worker, and two watchers of one
@@ -18,14 +18,14 @@ import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, depositAddresses, outboundTransfers, wallets } from '@/lib/db/schema';
 import { resetEnvCache, rpcEnvName } from '@/lib/env';
 import { formatAmount } from '@/lib/money';
-import { TEST_SECRETS } from '@/lib/testing/test-secrets';
-import { callRoute, newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
+import { TEST_SECRETS } from '@/test/test-secrets';
+import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { gasTankReport } from '../gas-tank';
 import { gasTankSolanaKeyFromSeed } from '../gas-tank-key';
 import { reconcileOutboundTransfers } from '../outbound-transfers';
 import { chargesAwaitingSweep, sweepCharge, type SweepOutcome } from '../sweep-deposits';
-import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from './litesvm-view.test-helper';
+import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { EXPIRED_ERROR } from './solana-transfers';
 import { pollSolana, type SolanaRpc } from './watch-solana';
 

@@ -59,7 +59,7 @@ import {
 import type { TokenInfo } from '@/lib/chains/registry';
 
 /** Solana's base fee. No compute-unit price is set, so this is the whole fee of a sweep. */
-export const LAMPORTS_PER_SIGNATURE = 5000n;
+const LAMPORTS_PER_SIGNATURE = 5000n;
 
 export type SolanaSweepRpc = Rpc<GetAccountInfoApi & GetBalanceApi & GetLatestBlockhashApi & GetMinimumBalanceForRentExemptionApi>;
 export type SolanaTransferRpc = Rpc<GetSignatureStatusesApi & GetTransactionApi & IsBlockhashValidApi & SendTransactionApi>;

@@ -1,7 +1,7 @@
 /**
  * validateSolanaPayTransfer against transactions really executed by LiteSVM (the Solana runtime with
  * the System and SPL Token programs), seen as JSON-RPC getTransaction would show them — see
- * litesvm-view.test-helper.ts for how that view is built and what it does not cover.
+ * test/litesvm-view.ts for how that view is built and what it does not cover.
  */
 import { LiteSVM } from 'litesvm';
 import { generateKeyPairSigner, lamports, type Address, type KeyPairSigner } from '@solana/kit';
@@ -16,7 +16,7 @@ import {
   solPayment,
   tokenPayment,
   type RpcJsonTransaction,
-} from './litesvm-view.test-helper';
+} from '@/test/litesvm-view';
 import { allAccountKeys, validateSolanaPayTransfer, type ConfirmedTransactionView } from './validate-transfer';
 
 const SOL = 1_000_000_000n;

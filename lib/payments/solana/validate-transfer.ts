@@ -18,7 +18,7 @@
 /** A u64 as @solana/kit returns it (bigint) or as raw JSON carries it (number). */
 type U64 = bigint | number;
 
-export interface RpcTokenBalance {
+interface RpcTokenBalance {
   /** Index into the transaction's full account key list. */
   accountIndex: number;
   mint: string;
@@ -28,7 +28,7 @@ export interface RpcTokenBalance {
 }
 
 /** An account key of a `jsonParsed` message. */
-export interface RpcParsedAccountKey {
+interface RpcParsedAccountKey {
   pubkey: string;
   signer: boolean;
   writable?: boolean;

@@ -1,7 +1,7 @@
 /**
  * The Solana watcher end to end through the database: charges created by the API, paid by real
  * transactions executed in LiteSVM, found through @solana/kit's RPC client whose transport serves them
- * (litesvm-view.test-helper.ts says what a live node would add).
+ * (test/litesvm-view.ts says what a live node would add).
  */
 import { eq } from 'drizzle-orm';
 import { LiteSVM } from 'litesvm';
@@ -10,12 +10,12 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SOLANA_NATIVE_MINT } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
-import { callRoute, newMerchant, type TestMerchant } from '@/lib/testing/fixtures';
+import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { loadCheckoutStatus } from '../checkout-status';
 import { parseSolanaPayTransferRequest } from './solana-pay-uri';
 import type { ReferencedTransfersRpc } from './find-transfers';
-import { LiteSvmLedger, expectSuccess, fundedWallet, solPayment } from './litesvm-view.test-helper';
+import { LiteSvmLedger, expectSuccess, fundedWallet, solPayment } from '@/test/litesvm-view';
 import { pollSolana } from './watch-solana';
 
 let merchant: TestMerchant;

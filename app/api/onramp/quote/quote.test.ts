@@ -1,6 +1,6 @@
 // GET /api/onramp/quote against the real registry (loaded into PostgreSQL at migration) and quote verb.
 import { describe, expect, it } from 'vitest';
-import { callRoute } from '@/lib/testing/fixtures';
+import { callRoute } from '@/test/fixtures';
 import { GET } from './route';
 
 const QUOTE = { provider: 'moonpay', chain: 'POLYGON', token: 'USDC', method: 'card', amount_kind: 'crypto', amount: '25' };

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { onrampOrderEvents, onrampOrders } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
-import { newUser } from '@/lib/testing/accounts';
-import { callRoute } from '@/lib/testing/fixtures';
+import { newUser } from '@/test/accounts';
+import { callRoute } from '@/test/fixtures';
 import { GET } from './route';
 
 const WALLET = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';

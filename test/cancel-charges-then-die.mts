@@ -3,7 +3,7 @@
  * transaction and SIGKILLs itself the instant COMMIT returns — the app dying between a state change and
  * anything that would follow it. Whatever survives is what the transaction wrote (the outbox rows).
  *
- *   node --import tsx lib/testing/cancel-charges-then-die.mts <chargeId>…   (DATABASE_URL and secrets in env)
+ *   node --import tsx test/cancel-charges-then-die.mts <chargeId>…   (DATABASE_URL and secrets in env)
  */
 import { transitionCharge } from '@/lib/charges/transition-charge';
 import { getDb } from '@/lib/db/client';

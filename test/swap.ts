@@ -20,13 +20,13 @@ import { reconcileOutboundTransfers } from '@/lib/payments/outbound-transfers';
 import { sweepCharge } from '@/lib/payments/sweep-deposits';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { randomBase62 } from '@/lib/ids';
-import { uniqueEmail } from '@/lib/testing/accounts';
-import { callRoute, type TestMerchant } from '@/lib/testing/fixtures';
-import { TEST_SECRETS } from '@/lib/testing/test-secrets';
+import { uniqueEmail } from '@/test/accounts';
+import { callRoute, type TestMerchant } from '@/test/fixtures';
+import { TEST_SECRETS } from '@/test/test-secrets';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
-import { LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
-import { swapDeadline, uniswapV2Router02Abi } from './uniswap-v2-router';
+import { LOCAL_SWAP_ADDRESSES } from '@/lib/swap/local-swap-deployment';
+import { swapDeadline, uniswapV2Router02Abi } from '@/lib/swap/uniswap-v2-router';
 
 export const BSC_USDC = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
 export const PZP = LOCAL_SWAP_ADDRESSES.pzp;
