@@ -153,6 +153,25 @@ test('Charges tab and Overview: test charges listed, filtered, paid on the local
   await expect(page.locator('[data-testid="webhook-delivery"][data-event-type="charge.succeeded"]')).toHaveCount(1);
   await expectNoPageOverflow(page);
 
+  // Refund part of it to the wallet that paid (owner, with the PIN); the engine sends it and it succeeds.
+  const refunds = page.getByTestId('refunds');
+  await expect(refunds).toContainText('Refundable now: 0.25 POL');
+  await refunds.getByLabel('Amount (POL)').fill('0.1');
+  await refunds.getByLabel('Your PIN').fill('482915');
+  await refunds.getByRole('button', { name: 'Refund' }).click();
+  await expect(refunds.getByText(/^Refund rf_\w+ of 0\.1 POL to 0x70997970C51812dc3A010C7d01b50e0d17dc79C8/)).toBeVisible();
+  await expect(refunds.getByTestId('refund-row')).toHaveCount(1);
+  await expect
+    .poll(
+      async () => {
+        await page.reload();
+        return refunds.getByTestId('refund-row').first().textContent();
+      },
+      { timeout: 30_000 },
+    )
+    .toContain('Refunded');
+  await expect(refunds).toContainText('Refundable now: 0.15 POL');
+
   // Another mode: none of the test data.
   await page.goto('/dashboard/charges');
   await page.getByRole('button', { name: 'Live' }).click();

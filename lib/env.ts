@@ -176,6 +176,19 @@ const envSchema = z.object({
     .optional(),
   /** Largest price move accepted between a swap quote and its execution, in basis points. */
   SWAP_SLIPPAGE_BPS: z.coerce.number().int().min(1).max(1000).default(100),
+  // The transaction engine (lib/transactions/): what it does with transactions that do not land.
+  /** A broadcast transaction still unmined this long, with a max fee under the base fee, is re-signed at its nonce with higher fees. */
+  TRANSFER_STUCK_AFTER_SECONDS: z.coerce.number().int().min(1).default(90),
+  /** Refusals by the node before a transaction that can never be broadcast is replaced by a 0-value self-transfer at its nonce. */
+  TRANSFER_CANCEL_AFTER_FAILURES: z.coerce.number().int().min(1).default(6),
+  /** Fee bumps of one transaction before the engine stops raising its fees and alerts. */
+  TRANSFER_MAX_FEE_BUMPS: z.coerce.number().int().min(0).default(8),
+  /** The gas tank funds at most this gas limit for one transaction. */
+  GAS_TANK_MAX_GAS_LIMIT: z.coerce.number().int().min(21_000).default(500_000),
+  /** Transactions the gas tank pays for one merchant (sweeps, refunds, withdrawals) per 24 hours. */
+  GAS_TANK_DAILY_TOPUPS_PER_MERCHANT: z.coerce.number().int().min(0).default(5_000),
+  /** Transactions the gas tank pays for one paying user (balance payments, swaps) per 24 hours. */
+  GAS_TANK_DAILY_TOPUPS_PER_USER: z.coerce.number().int().min(0).default(50),
   ...rpcEnvEntries,
 });
 

@@ -47,6 +47,12 @@ export const ERROR_STATUS = {
   chain_unavailable: 503,
   invalid_webhook_url: 400,
   webhook_endpoint_limit: 409,
+  gas_sponsorship_limit: 429,
+  gas_tank_empty: 503,
+  amount_below_minimum: 422,
+  refund_exceeds_refundable: 422,
+  refund_destination_required: 422,
+  refund_not_possible: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -41,6 +41,8 @@ const ID_PREFIXES = {
   depositAddress: 'dep',
   payment: 'pay',
   outboundTransfer: 'otx',
+  transferAttempt: 'ota',
+  refund: 'rf',
   // `evt_` already names charge timeline events (charge_events); webhook events get their own prefix.
   webhookEndpoint: 'we',
   webhookEvent: 'wevt',

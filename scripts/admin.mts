@@ -143,7 +143,7 @@ try {
         break;
       }
       case 'gas-tank status': {
-        const { gasTankReport } = await import('@/lib/payments/gas-tank');
+        const { gasTankReport } = await import('@/lib/transactions/gas-tank');
         const report = await gasTankReport();
         output(
           report,

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { callRoute, usdcCharge } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
-import { gasTankAccountFromSeed } from '@/lib/payments/gas-tank-key';
+import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { TEST_SECRETS } from '@/test/test-secrets';
 
 const run = promisify(execFile);

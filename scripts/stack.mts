@@ -11,7 +11,7 @@ import { CHAIN_NAMES, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { parseEnv, rpcEnvName, ConfigError } from '@/lib/env';
 import { findFreePort, isPortOpen } from '@/lib/infra/free-port';
 import { fundLocalWallet, localDemoPayerAccount } from '@/lib/infra/local-chain';
-import { gasTankAccountFromSeed } from '@/lib/payments/gas-tank-key';
+import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { ensureDevSecrets } from '@/lib/infra/dev-secrets';
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/lib/infra/runtime-file';
 import { startStack } from '@/lib/infra/stack';

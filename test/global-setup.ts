@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { fundLocalWallet } from '@/lib/infra/local-chain';
 import { startStack, type Stack } from '@/lib/infra/stack';
-import { gasTankAccountFromSeed } from '@/lib/payments/gas-tank-key';
+import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { TEST_SECRETS } from './test-secrets';
 
 declare module 'vitest' {

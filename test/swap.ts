@@ -5,23 +5,21 @@
  */
 import { eq } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, type Address, type Hex, type PublicClient } from 'viem';
-import postgres from 'postgres';
 import { expect } from 'vitest';
 import { setPin } from '@/lib/accounts/pin';
 import { createUser } from '@/lib/accounts/users';
 import { CHAINS } from '@/lib/chains/registry';
-import { closeDb, getDb } from '@/lib/db/client';
-import { runMigrations } from '@/lib/db/migrate';
+import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { fundLocalWallet, localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
-import { gasTankAccountFromSeed } from '@/lib/payments/gas-tank-key';
-import { reconcileOutboundTransfers } from '@/lib/payments/outbound-transfers';
+import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
+import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { sweepCharge } from '@/lib/payments/sweep-deposits';
 import { pollChain } from '@/lib/payments/watch-chain';
-import { randomBase62 } from '@/lib/ids';
 import { uniqueEmail } from '@/test/accounts';
 import { callRoute, type TestMerchant } from '@/test/fixtures';
+import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
@@ -37,7 +35,7 @@ export const PZP = LOCAL_SWAP_ADDRESSES.pzp;
  * per chain name, and other test files run their own BSC nodes against the shared one.
  */
 export async function startSwapTestChain(): Promise<{ node: LocalChainNode; client: PublicClient }> {
-  await switchToPrivateDatabase();
+  await switchToPrivateDatabase('swap_test');
   const node = await startLocalChain({ chain: 'BSC' });
   await provisionLocalChain({ chain: 'BSC', url: node.url });
   process.env.RPC_URL_BSC = node.url;
@@ -101,29 +99,11 @@ export async function watchUntilSucceeded(client: PublicClient, chargeId: string
   return chargeStatus(chargeId);
 }
 
-/** A fresh database on the test cluster, migrated, and this process switched to it. */
-export async function switchToPrivateDatabase(): Promise<void> {
-  const shared = process.env.DATABASE_URL!;
-  const name = `swap_test_${randomBase62(12).toLowerCase()}`;
-  const admin = postgres(shared, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(shared);
-  url.pathname = `/${name}`;
-  await closeDb();
-  process.env.DATABASE_URL = url.toString();
-  resetEnvCache();
-  await runMigrations(process.env.DATABASE_URL);
-}
-
 /** Sweep passes (with the reconciler, as the scheduler runs them) until nothing is owed. */
 export async function sweepUntilDone(chargeId: string): Promise<void> {
   for (let i = 0; i < 10; i++) {
     if ((await sweepCharge(chargeId)) === 'nothing_owed') return;
-    await reconcileOutboundTransfers();
+    await reconcileTransfers({ ignoreSchedule: true });
   }
   throw new Error(`charge ${chargeId} still owes a sweep`);
 }

@@ -8,7 +8,8 @@ import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import type { FormState } from '@/lib/auth/form-state';
 
-export function WithdrawForm({ tokens }: { tokens: { value: string; label: string }[] }) {
+/** `withdrawalId` is the withdrawal's idempotency id: a double submit or a retry is one withdrawal; the page hands out a new one after each. */
+export function WithdrawForm({ tokens, withdrawalId }: { tokens: { value: string; label: string }[]; withdrawalId: string }) {
   const [state, action, pending] = useActionState<FormState, FormData>(withdrawAction, {});
   const errorFor = (param: string) => (state.error?.param === param ? state.error.message : undefined);
   const general = state.error && !['amount', 'toAddress'].includes(state.error.param ?? '') ? state.error.message : undefined;
@@ -21,6 +22,7 @@ export function WithdrawForm({ tokens }: { tokens: { value: string; label: strin
       <h2 id="withdraw-heading" className="font-semibold">
         Withdraw
       </h2>
+      <input type="hidden" name="withdrawalId" value={withdrawalId} />
       {state.notice && <Notice tone="success">{state.notice}</Notice>}
       {general && <Notice tone="error">{general}</Notice>}
       <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">

@@ -13,6 +13,7 @@ import {
   listChargesQuerySchema,
 } from '@/lib/charges/schemas';
 import { ERROR_STATUS } from '@/lib/errors';
+import { createRefundBodySchema, refundListSchema, refundSchema } from '@/lib/refunds/schemas';
 import {
   createWebhookEndpointBodySchema,
   deletedWebhookEndpointSchema,
@@ -142,6 +143,7 @@ export function buildOpenApiDocument(serverUrl: string) {
     },
   });
 
+  registerRefundPaths(registry, security);
   registerWebhookPaths(registry, security);
 
   registry.registerPath({
@@ -177,6 +179,62 @@ export function buildOpenApiDocument(serverUrl: string) {
         'Create charges and follow them. Every response is `{ data, error }`: on success `error` is null; on failure `data` is null, `error` has a stable `code`, a `message`, and `param` when a field is at fault, and the HTTP status is not 200.',
     },
     servers: [{ url: serverUrl }],
+  });
+}
+
+function registerRefundPaths(registry: OpenAPIRegistry, security: { ApiKey: never[] }[]) {
+  const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/charges/{chargeId}/refunds',
+    operationId: 'createRefund',
+    summary: 'Refund a charge',
+    description:
+      "Refunds (part of) what a charge received — over- and late payments included — back to the address that paid (or `toAddress`). Paid from the charge's deposit address before its sweep, from your merchant wallet after it; the network fee is covered. The refund is `pending`, then `submitted`, then `succeeded` or `failed` (webhooks refund.created, refund.succeeded, refund.failed). Send an Idempotency-Key header to retry safely: the same key is the same refund. Secret keys only.",
+    security,
+    request: {
+      params: chargeIdParam,
+      headers: z.object({
+        'Idempotency-Key': z
+          .string()
+          .max(255)
+          .optional()
+          .meta({ description: 'Same key → the same refund; same key with another amount or destination → 409.' }),
+      }),
+      body: { required: false, content: json(createRefundBodySchema) },
+    },
+    responses: {
+      200: { description: 'The refund.', content: json(envelope(refundSchema, 'RefundResponse')) },
+      ...errorResponses([
+        ...SECRET_KEY_ERRORS,
+        'invalid_request',
+        'invalid_json',
+        'invalid_amount',
+        'invalid_address',
+        'not_found',
+        'refund_exceeds_refundable',
+        'refund_destination_required',
+        'refund_not_possible',
+        'idempotency_conflict',
+        'insufficient_balance',
+        'gas_sponsorship_limit',
+        'gas_tank_empty',
+        'chain_unavailable',
+      ]),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/charges/{chargeId}/refunds',
+    operationId: 'listRefunds',
+    summary: "List a charge's refunds",
+    description: 'The refunds of a charge, oldest first, and what can still be refunded.',
+    security,
+    request: { params: chargeIdParam },
+    responses: {
+      200: { description: 'The refunds.', content: json(envelope(refundListSchema, 'RefundListResponse')) },
+      ...errorResponses([...SECRET_KEY_ERRORS, 'not_found']),
+    },
   });
 }
 

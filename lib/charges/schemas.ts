@@ -36,7 +36,7 @@ const httpUrl = z
   }, 'must be an absolute http(s) URL');
 
 /** A positive decimal, as a JSON number or a string ("12.5"). Checked against the token's decimals later. */
-const decimalAmountSchema = z
+export const decimalAmountSchema = z
   .union([z.string(), z.number()])
   .transform((value) => (typeof value === 'number' ? numberToDecimalText(value) : value.trim()))
   .refine((text) => text.length <= LIMITS.amountDigits + 1, `must have at most ${LIMITS.amountDigits} digits`)

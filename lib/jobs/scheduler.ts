@@ -12,7 +12,7 @@ import { deleteExpiredApiRateLimits } from '@/lib/api/rate-limit';
 import { CHAIN_NAMES, CHAINS, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { rpcUrl } from '@/lib/env';
 import { log } from '@/lib/log';
-import { reconcileOutboundTransfers } from '@/lib/payments/outbound-transfers';
+import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { sweepDueCharges } from '@/lib/payments/sweep-deposits';
 import { refreshUsdPrices } from '@/lib/pricing/usd-value';
 import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
@@ -33,7 +33,8 @@ interface Task {
 const TASKS: Task[] = [
   { name: 'expire-charges', everyMs: 10_000, run: expireDueCharges },
   { name: 'expire-onramp-orders', everyMs: 30_000, run: () => expireDueOnrampOrders() },
-  { name: 'reconcile-outbound-transfers', everyMs: 15_000, run: reconcileOutboundTransfers },
+  // The transaction engine: every open transfer brought up to date (leases; safe in several processes).
+  { name: 'reconcile-transfers', everyMs: 3_000, run: () => reconcileTransfers() },
   { name: 'sweep-deposits', everyMs: 5_000, run: sweepDueCharges },
   // Swap on-ramp: settle swaps in flight, then swap on-ramped USDC at PZP charges' deposit addresses.
   { name: 'convert-swap-funding', everyMs: 5_000, run: () => convertSwapFunding() },

@@ -22,6 +22,7 @@ const PERMISSIONS = {
   'profile.manage': ['owner', 'admin'],
   'members.manage': ['owner', 'admin'],
   'funds.withdraw': ['owner'],
+  'charges.refund': ['owner', 'admin'],
   'audit_log.view': ['owner'],
 } as const satisfies Record<string, readonly MemberRole[]>;
 

@@ -10,23 +10,30 @@
  *  - EVM networks only for now (the merchant's Solana wallet receives Solana sweeps).
  */
 import { and, eq } from 'drizzle-orm';
-import { getAddress, isAddress, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { getAddress, isAddress } from 'viem';
 import { verifyPin } from '@/lib/accounts/pin';
 import { recordAudit } from '@/lib/audit/record-audit';
-import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { wallets, type ApiKeyMode } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
+import { randomBase62 } from '@/lib/ids';
 import { formatAmount, parseAmount } from '@/lib/money';
-import { topUpGasIfShort } from '@/lib/payments/gas-tank';
-import { broadcastTransfer, planTransfer, signAndRecordTransfer } from '@/lib/payments/outbound-transfers';
+import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
+import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
+import { recordTransfer } from '@/lib/transactions/record-transfer';
+import { accountFromKey } from '@/lib/transactions/signers';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { openWalletKey } from '@/lib/wallets/envelope';
-import { tokenBalance } from '@/lib/wallets/token-balance';
 import { authorizeMember } from './permissions';
 import { chainsOfMode } from './tokens';
+
+const WITHDRAWAL_ID_PATTERN = /^wdr_[0-9A-Za-z]{22}$/;
+
+/** The id a withdrawal form carries: submitting it twice (double click, retry) is one withdrawal. */
+export function newWithdrawalId(): string {
+  return `wdr_${randomBase62(22)}`;
+}
 
 export interface WithdrawalInput {
   userId: string;
@@ -37,6 +44,8 @@ export interface WithdrawalInput {
   amount: string;
   toAddress: string;
   pin: string;
+  /** Idempotency id from the form (newWithdrawalId); a retry with the same id returns the first withdrawal. */
+  withdrawalId?: string;
   ip?: string | null;
 }
 
@@ -61,68 +70,55 @@ export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promis
     throw new AppError('invalid_amount', `Enter a positive amount of ${token.symbol} with at most ${token.decimals} decimals.`, {
       param: 'amount',
     });
-  const client = publicClientFor(chain);
-  if (!client) throw new AppError('chain_unavailable', `${CHAINS[chain].displayName} is not reachable right now. Try again shortly.`);
+  if (input.withdrawalId !== undefined && !WITHDRAWAL_ID_PATTERN.test(input.withdrawalId)) {
+    throw new AppError('invalid_request', 'This withdrawal form is out of date: reload the page and try again.', { param: 'withdrawalId' });
+  }
+  const withdrawalId = input.withdrawalId ?? newWithdrawalId();
 
   await authorizeMember(getDb(), { ...input, permission: 'funds.withdraw' });
   await verifyPin({ userId: input.userId, pin: input.pin });
 
-  const transfer = await getDb().transaction(async (tx) => {
+  const wallet = (await ensureMerchantWallets(getDb(), input.merchantId)).find((w) => w.family === 'evm')!;
+  const prepared = await prepareTransfer({
+    chain,
+    from: wallet.address,
+    spend: { token, amount: amount.baseUnits, recipient: toAddress },
+    gasSponsored: true,
+  });
+
+  const recorded = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'funds.withdraw' });
-    await ensureMerchantWallets(tx, input.merchantId);
-    const [wallet] = await tx
+    const [sealed] = await tx
       .select()
       .from(wallets)
       .where(and(eq(wallets.merchantId, input.merchantId), eq(wallets.family, 'evm')));
-    const from = wallet!.address as Hex;
-    const balance = await tokenBalance(chain, token, from);
-    if (balance === undefined)
-      throw new AppError('chain_unavailable', `${CHAINS[chain].displayName} is not reachable right now. Try again shortly.`);
-    if (balance < amount.baseUnits) {
-      throw new AppError(
-        'insufficient_balance',
-        `The wallet holds ${formatAmount(balance, token.decimals)} ${token.symbol} on ${CHAINS[chain].displayName}.`,
-        { param: 'amount' },
-      );
-    }
-    const plan = await planTransfer(client, { from, recipient: toAddress, token, amount: amount.baseUnits });
-    const gasTopUp = await topUpGasIfShort(tx, {
-      chain,
-      client,
-      wallet: from,
-      needed: plan.maxGasCost,
-      reserved: token.isNative ? amount.baseUnits : 0n,
-      chargeId: null,
-    });
-    const key = openWalletKey(wallet!);
-    const account = privateKeyToAccount(`0x${key.toString('hex')}`);
-    key.fill(0);
-    const recorded = await signAndRecordTransfer(tx, {
+    const result = await recordTransfer(tx, {
+      prepared,
+      signer: accountFromKey(openWalletKey(sealed!)),
       purpose: 'withdrawal',
-      chargeId: null,
-      chain,
-      account,
-      recipient: toAddress,
-      token,
-      amount: amount.baseUnits,
-      plan,
-      client,
+      gasSponsor: { merchantId: input.merchantId },
+      idempotency: { scope: `withdrawal:${input.merchantId}`, key: withdrawalId },
+      senderLabel: 'The wallet',
     });
-    await recordAudit(tx, {
-      actor,
-      action: 'funds.withdraw',
-      targetId: recorded.id,
-      mode: input.mode,
-      data: { chain, token: token.symbol, amount: formatAmount(amount.baseUnits, token.decimals), toAddress, txHash: recorded.txHash },
-      ip: input.ip,
-    });
-    return { recorded, gasTopUpId: gasTopUp?.id, gasTopUpHash: gasTopUp?.txHash };
+    if (!result.replayed) {
+      await recordAudit(tx, {
+        actor,
+        action: 'funds.withdraw',
+        targetId: result.transfer.id,
+        mode: input.mode,
+        data: {
+          chain,
+          token: token.symbol,
+          amount: formatAmount(amount.baseUnits, token.decimals),
+          toAddress,
+          txHash: result.transfer.txHash,
+        },
+        ip: input.ip,
+      });
+    }
+    return result;
   });
 
-  if (transfer.gasTopUpId) {
-    await broadcastTransfer(transfer.gasTopUpId);
-    await client.waitForTransactionReceipt({ hash: transfer.gasTopUpHash as Hex, timeout: 20_000 }).catch(() => undefined);
-  }
-  await broadcastTransfer(transfer.recorded.id);
-  return { transferId: transfer.recorded.id, txHash: transfer.recorded.txHash };
+  if (!recorded.replayed) await submitTransfer(recorded);
+  return { transferId: recorded.transfer.id, txHash: recorded.transfer.txHash };
 }

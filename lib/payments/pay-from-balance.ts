@@ -13,20 +13,19 @@
  * any other payment.
  */
 import { and, eq, ne } from 'drizzle-orm';
-import { erc20Abi, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { verifyPin } from '@/lib/accounts/pin';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
-import { publicClientFor } from '@/lib/chains/clients';
-import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses, outboundTransfers, wallets } from '@/lib/db/schema';
+import { getDb, type DbOrTx } from '@/lib/db/client';
+import { charges, depositAddresses, outboundTransfers, wallets, type ChargeRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
-import { openWalletKey } from '@/lib/wallets/envelope';
-import { topUpGasIfShort } from './gas-tank';
-import { broadcastTransfer, planTransfer, signAndRecordTransfer } from './outbound-transfers';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
+import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
+import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
+import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
+import { accountFromKey } from '@/lib/transactions/signers';
+import { openWalletKey } from '@/lib/wallets/envelope';
 
 export interface BalancePayment {
   transferId: string;
@@ -36,110 +35,105 @@ export interface BalancePayment {
 export async function payFromBalance(input: { userId: string; chargeId: string; pin: string }): Promise<BalancePayment> {
   await verifyPin({ userId: input.userId, pin: input.pin });
   const signed = await signBalancePayment(input);
-  if (signed.isNew) {
-    if (signed.gasTopUpId) await sendGasTopUp(signed.gasTopUpId);
-    await broadcastTransfer(signed.transferId);
-  }
+  if (signed.isNew) await submitTransfer(signed.recorded);
   return { transferId: signed.transferId, txHash: signed.txHash };
 }
 
-/** Step 1 (exported for the crash test): lock, check, sign and record — nothing leaves the server yet. */
+/** Step 1 (exported for the crash test): check, read the chain, then lock, re-check and record — nothing leaves the server yet. */
 export async function signBalancePayment(input: {
   userId: string;
   chargeId: string;
-}): Promise<BalancePayment & { isNew: boolean; gasTopUpId?: string }> {
+}): Promise<BalancePayment & { isNew: boolean; recorded: RecordedTransfer }> {
+  // Outside any transaction: the checks a request can fail fast on, and the chain reads (no RPC call waits under a lock).
+  const checked = await checkPayable(getDb(), input);
+  if ('existing' in checked) return checked.existing;
+  const { charge, wallet, deposit } = checked;
+  const token = tokenOfCharge(charge);
+  const prepared = await prepareTransfer({
+    chain: charge.chain as ChainName,
+    from: wallet.address,
+    spend: { token, amount: charge.totalBaseUnits, recipient: deposit.address },
+    gasSponsored: true,
+  });
+  assertHolds(prepared, charge);
+
   return getDb().transaction(async (tx) => {
-    const [charge] = await tx.select().from(charges).where(eq(charges.id, input.chargeId)).for('update');
-    if (!charge) throw new AppError('not_found', `No charge ${input.chargeId}.`);
-    const chain = CHAINS[charge.chain as ChainName];
-    const [wallet] = await tx
-      .select()
-      .from(wallets)
-      .where(and(eq(wallets.userId, input.userId), eq(wallets.family, 'evm')));
-    if (!wallet || chain.family !== 'evm')
-      throw new AppError('charge_not_payable', 'This charge cannot be paid from a balance yet (EVM chains only).');
-
-    const [existing] = await tx
-      .select()
-      .from(outboundTransfers)
-      .where(
-        and(
-          eq(outboundTransfers.chargeId, charge.id),
-          eq(outboundTransfers.purpose, 'balance_payment'),
-          ne(outboundTransfers.status, 'failed'),
-        ),
-      );
-    if (existing) {
-      if (existing.fromAddress === wallet.address) return { transferId: existing.id, txHash: existing.txHash, isNew: false };
-      throw new AppError('charge_not_payable', 'This charge is already being paid.');
-    }
-    if (charge.status !== 'pending' || charge.expiresAt <= new Date()) {
-      throw new AppError(
-        'charge_not_payable',
-        `This charge is ${charge.status === 'pending' ? 'expired' : charge.status} and cannot be paid.`,
-      );
-    }
-    const [deposit] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
-    const client = publicClientFor(chain.name);
-    if (!deposit || !client) throw new AppError('chain_unavailable', `${chain.displayName} is not reachable right now. Try again shortly.`);
-
-    const token = tokenOfCharge(charge);
-    const from = wallet.address as Hex;
-    const balance = token.isNative
-      ? await client.getBalance({ address: from })
-      : await client.readContract({ address: token.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [from] });
-    if (balance < charge.totalBaseUnits) {
-      throw new AppError(
-        'insufficient_balance',
-        `Your wallet holds ${formatAmount(balance, token.decimals)} ${token.symbol} on ${chain.displayName}; this charge needs ${formatAmount(charge.totalBaseUnits, token.decimals)}. Top up first.`,
-      );
-    }
-
-    // No native coin for gas? The gas tank tops up the exact shortfall first (recorded as platform cost).
-    const plan = await planTransfer(client, { from, recipient: deposit.address as Hex, token, amount: charge.totalBaseUnits });
-    const gasTopUp = await topUpGasIfShort(tx, {
-      chain: chain.name,
-      client,
-      wallet: from,
-      needed: plan.maxGasCost,
-      reserved: token.isNative ? charge.totalBaseUnits : 0n,
-      chargeId: charge.id,
-    });
-    const key = openWalletKey(wallet);
-    const account = privateKeyToAccount(`0x${key.toString('hex')}`);
-    key.fill(0);
-    const transfer = await signAndRecordTransfer(tx, {
+    const locked = await checkPayable(tx, input, { lock: true });
+    if ('existing' in locked) return locked.existing;
+    const recorded = await recordTransfer(tx, {
+      prepared,
+      signer: accountFromKey(openWalletKey(wallet)),
       purpose: 'balance_payment',
       chargeId: charge.id,
-      chain: chain.name,
-      account,
-      recipient: deposit.address,
-      token,
-      amount: charge.totalBaseUnits,
-      plan,
-      client,
+      gasSponsor: { userId: input.userId },
+      senderLabel: 'Your wallet',
     });
-    const txHash = transfer.txHash;
-    const transferId = transfer.id;
+    const { id: transferId, txHash } = recorded.transfer;
     await recordChargeEvent(tx, {
       chargeId: charge.id,
-      fromStatus: charge.status,
-      toStatus: charge.status,
+      fromStatus: locked.charge.status,
+      toStatus: locked.charge.status,
       actor: `user:${input.userId}`,
       type: 'charge.payment_submitted',
-      data: { method: 'balance', txHash, from },
+      data: { method: 'balance', txHash, from: wallet.address },
     });
-    return { transferId, txHash, isNew: true, gasTopUpId: gasTopUp?.id };
+    return { transferId, txHash, isNew: true, recorded };
   });
 }
 
-/**
- * Sends a gas top-up and waits (briefly) for it to be mined, so the payment that follows can pay its
- * fee. If it is slow, the payment stays `signed` and the reconciler sends it once the top-up lands.
- */
-async function sendGasTopUp(transferId: string): Promise<void> {
-  if (!(await broadcastTransfer(transferId))) return;
-  const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
-  const client = row && publicClientFor(row.chain as ChainName);
-  await client?.waitForTransactionReceipt({ hash: row!.txHash as Hex, timeout: 20_000 }).catch(() => undefined);
+type Payable =
+  | { charge: ChargeRow; wallet: typeof wallets.$inferSelect; deposit: typeof depositAddresses.$inferSelect }
+  | { existing: BalancePayment & { isNew: false; recorded: RecordedTransfer } };
+
+/** The charge must be pending and unexpired, payable on an EVM chain, and not already being paid (the same payer gets their payment back). */
+async function checkPayable(db: DbOrTx, input: { userId: string; chargeId: string }, options: { lock?: boolean } = {}): Promise<Payable> {
+  const query = db.select().from(charges).where(eq(charges.id, input.chargeId));
+  const [charge] = options.lock ? await query.for('update') : await query;
+  if (!charge) throw new AppError('not_found', `No charge ${input.chargeId}.`);
+  const chain = CHAINS[charge.chain as ChainName];
+  const [wallet] = await db
+    .select()
+    .from(wallets)
+    .where(and(eq(wallets.userId, input.userId), eq(wallets.family, 'evm')));
+  if (!wallet || chain.family !== 'evm')
+    throw new AppError('charge_not_payable', 'This charge cannot be paid from a balance yet (EVM chains only).');
+  const [existing] = await db
+    .select()
+    .from(outboundTransfers)
+    .where(
+      and(
+        eq(outboundTransfers.chargeId, charge.id),
+        eq(outboundTransfers.purpose, 'balance_payment'),
+        ne(outboundTransfers.status, 'failed'),
+      ),
+    );
+  if (existing) {
+    if (existing.fromAddress === wallet.address) {
+      return {
+        existing: { transferId: existing.id, txHash: existing.txHash, isNew: false, recorded: { transfer: existing, replayed: true } },
+      };
+    }
+    throw new AppError('charge_not_payable', 'This charge is already being paid.');
+  }
+  if (charge.status !== 'pending' || charge.expiresAt <= new Date()) {
+    throw new AppError(
+      'charge_not_payable',
+      `This charge is ${charge.status === 'pending' ? 'expired' : charge.status} and cannot be paid.`,
+    );
+  }
+  const [deposit] = await db.select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
+  if (!deposit) throw new AppError('chain_unavailable', `${chain.displayName} is not reachable right now. Try again shortly.`);
+  return { charge, wallet, deposit };
+}
+
+/** The friendly "top up" answer before the engine's own check (which also counts what is in flight). */
+function assertHolds(prepared: PreparedTransfer, charge: ChargeRow): void {
+  const token = prepared.spend.token;
+  const balance = token.isNative ? prepared.sender.nativeBalance : (prepared.sender.tokenBalance ?? 0n);
+  if (balance < charge.totalBaseUnits) {
+    throw new AppError(
+      'insufficient_balance',
+      `Your wallet holds ${formatAmount(balance, token.decimals)} ${token.symbol} on ${CHAINS[prepared.chain].displayName}; this charge needs ${formatAmount(charge.totalBaseUnits, token.decimals)}. Top up first.`,
+    );
+  }
 }

@@ -4,15 +4,16 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, depositAddresses, outboundTransfers, payments, wallets } from '@/lib/db/schema';
+import { chargeEvents, charges, depositAddresses, outboundTransfers, payments, sweepSchedule, wallets } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
-import { gasTankAccountFromSeed } from './gas-tank-key';
-import { reconcileOutboundTransfers } from './outbound-transfers';
-import { chargesAwaitingSweep, sweepCharge } from './sweep-deposits';
+import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
+import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { chargesAwaitingSweep, SWEEP_MAX_ATTEMPTS, sweepCharge } from './sweep-deposits';
 import { pollChain } from './watch-chain';
 
 // A private BSC node, configured as the app's BSC RPC: this file pauses mining and drops transactions.
@@ -25,6 +26,8 @@ const payer = privateKeyToAccount(payerKey);
 const gasTank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address;
 
 beforeAll(async () => {
+  // This file's own BSC node: its own records too (see test/private-database.ts).
+  await switchToPrivateDatabase();
   node = await startLocalChain({ chain: 'BSC' });
   await provisionLocalChain({ chain: 'BSC', url: node.url });
   process.env.RPC_URL_BSC = node.url;
@@ -81,7 +84,7 @@ async function sweepUntilDone(chargeId: string): Promise<string[]> {
     const outcome = await sweepCharge(chargeId);
     outcomes.push(outcome);
     if (outcome === 'nothing_owed') break;
-    await reconcileOutboundTransfers();
+    await reconcileTransfers({ ignoreSchedule: true });
   }
   return outcomes;
 }
@@ -104,8 +107,9 @@ describe('sweeps to the payee', () => {
     expect(await chargesAwaitingSweep(1000)).toContain(chargeId);
 
     const outcomes = await sweepUntilDone(chargeId);
-    expect(outcomes[0]).toBe('gas_sent');
-    expect(outcomes).toContain('swept');
+    // One pass records both: the gas tank's top-up and the sweep that waits for it.
+    expect(outcomes[0]).toBe('swept');
+    expect(outcomes.filter((o) => o === 'swept')).toHaveLength(1);
     expect(outcomes.at(-1)).toBe('nothing_owed');
 
     const merchantWallet = await merchantEvmWallet();
@@ -145,28 +149,37 @@ describe('sweeps to the payee', () => {
     expect(await chargesAwaitingSweep(1000)).not.toContain(chargeId);
   });
 
-  it('retries: a gas top-up still in the mempool is waited for, and a sweep dropped by the node is sent again', async () => {
+  it('retries: a sweep waits for its gas top-up in the mempool, and a sweep dropped by the node is sent again', async () => {
     const { chargeId, deposit } = await paidCharge({ symbol: 'USDT', amount: '3', send: '3' });
     const before = await usdtBalance(await merchantEvmWallet());
     await client.request({ method: 'evm_setAutomine' as never, params: [false] as never });
     try {
-      expect(await sweepCharge(chargeId)).toBe('gas_sent');
-      expect(await sweepCharge(chargeId)).toBe('waiting_for_gas');
-      await client.request({ method: 'evm_mine' as never, params: [] as never });
       expect(await sweepCharge(chargeId)).toBe('swept');
-      const [sweep] = await getDb()
-        .select()
-        .from(outboundTransfers)
-        .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'sweep')));
-      expect(sweep!.status).toBe('broadcast');
-      // The node forgets it (mempool eviction, restart)…
-      await client.request({ method: 'anvil_dropTransaction' as never, params: [sweep!.txHash] as never });
-      expect(await client.getTransaction({ hash: sweep!.txHash as Hex }).catch(() => null)).toBeNull();
-      // …the reconciler sends the same bytes again; nothing new is signed meanwhile.
-      await reconcileOutboundTransfers();
-      expect(await sweepCharge(chargeId)).toBe('nothing_owed');
+      const sweepRow = async () =>
+        (
+          await getDb()
+            .select()
+            .from(outboundTransfers)
+            .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'sweep')))
+        )[0]!;
+      // The top-up is in the mempool, unmined: the sweep waits, signed, and nothing new is signed.
+      expect((await sweepRow()).status).toBe('signed');
+      await reconcileTransfers({ ignoreSchedule: true });
+      expect((await sweepRow()).status).toBe('signed');
+      expect(await sweepCharge(chargeId)).toBe('in_flight');
       await client.request({ method: 'evm_mine' as never, params: [] as never });
-      await reconcileOutboundTransfers();
+      await reconcileTransfers({ ignoreSchedule: true });
+      const sweep = await sweepRow();
+      expect(sweep.status).toBe('broadcast');
+      // The node forgets it (mempool eviction, restart)…
+      await client.request({ method: 'anvil_dropTransaction' as never, params: [sweep.txHash] as never });
+      expect(await client.getTransaction({ hash: sweep.txHash as Hex }).catch(() => null)).toBeNull();
+      // …the reconciler sends the same bytes again; nothing new is signed meanwhile.
+      await reconcileTransfers({ ignoreSchedule: true });
+      expect(await client.getTransaction({ hash: sweep.txHash as Hex }).catch(() => null)).not.toBeNull();
+      expect(await sweepCharge(chargeId)).toBe('in_flight');
+      await client.request({ method: 'evm_mine' as never, params: [] as never });
+      await reconcileTransfers({ ignoreSchedule: true });
     } finally {
       await client.request({ method: 'evm_setAutomine' as never, params: [true] as never });
     }
@@ -178,6 +191,42 @@ describe('sweeps to the payee', () => {
       .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'sweep')));
     expect(sweeps).toHaveLength(1);
     expect(sweeps[0]!.status).toBe('confirmed');
+    expect(await sweepCharge(chargeId)).toBe('nothing_owed');
+  });
+
+  it('a sweep that keeps failing backs off, never holds up other sweeps, and stops after the most attempts', async () => {
+    // A deliver-to-wallet charge whose toAddress refuses the coin (a contract that reverts on any call).
+    const refusing = privateKeyToAccount(generatePrivateKey()).address;
+    await client.request({ method: 'anvil_setCode' as never, params: [refusing, '0x60006000fd'] as never });
+    const { chargeId } = await paidCharge({ symbol: 'BNB', amount: '0.1', send: '0.1', toAddress: refusing });
+    let now = new Date();
+    expect(await sweepCharge(chargeId, {}, now)).toBe('swept');
+    await reconcileTransfers({ ignoreSchedule: true });
+    expect(await sweepCharge(chargeId, {}, now)).toBe('backing_off');
+
+    // Due later, so a healthy charge paid meanwhile is swept first.
+    const healthy = await paidCharge({ symbol: 'USDT', amount: '1', send: '1' });
+    const due = await chargesAwaitingSweep(1000);
+    expect(due).toContain(healthy.chargeId);
+    expect(due).not.toContain(chargeId);
+
+    const outcomes: string[] = [];
+    for (let pass = 0; pass < SWEEP_MAX_ATTEMPTS * 2 && outcomes.at(-1) !== 'stuck'; pass++) {
+      now = new Date(now.getTime() + 7 * 60 * 60_000); // past any back-off
+      const outcome = await sweepCharge(chargeId, {}, now);
+      outcomes.push(outcome);
+      if (outcome === 'swept') await reconcileTransfers({ ignoreSchedule: true });
+    }
+    expect(outcomes.at(-1)).toBe('stuck');
+    const failed = (await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId))).filter(
+      (t) => t.purpose === 'sweep' && t.status === 'failed',
+    );
+    expect(failed).toHaveLength(SWEEP_MAX_ATTEMPTS);
+    const [schedule] = await getDb().select().from(sweepSchedule).where(eq(sweepSchedule.chargeId, chargeId));
+    expect(schedule).toMatchObject({ dueAt: null, stuckAt: expect.any(Date) });
+    expect(await chargesAwaitingSweep(1000)).not.toContain(chargeId);
+    // The funds never left: they wait at the deposit address for the merchant to refund.
+    expect(await client.getBalance({ address: refusing })).toBe(0n);
   });
 
   it('leaves funds of a charge that did not succeed where they are, for refund', async () => {

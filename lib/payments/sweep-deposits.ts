@@ -2,138 +2,288 @@
  * Sweeps: what a succeeded charge received at its deposit address moves on to the payee —
  * the merchant's service wallet, or `toAddress` for deliver-to-wallet and direct-transfer charges.
  *
- *  - Owed = confirmed, counted payments (late ones excluded) − sweeps already sent or in flight.
- *    Overpayments go to the payee too; the excess is on the charge's timeline (`charge.overpaid`) for
- *    the merchant to refund, as Coinbase Commerce does.
- *  - The deposit address holds no native coin for the fee: on EVM chains the gas tank tops up the exact
- *    need first (lib/payments/gas-tank.ts) and the sweep is signed on a later pass, once the top-up is
- *    mined; on Solana the tank is the sweep's fee payer (lib/payments/solana/sweep-solana.ts), so the
- *    sweep is signed at once and the tank's cost is recorded beside it.
- *  - Every step is an outbound transfer, recorded before broadcast and reconciled like the others, so
- *    a failed or interrupted sweep is retried on the next pass and never sent twice. A reverted sweep
- *    (status `failed`) no longer counts as in flight, so the next pass signs a new one; on Solana so
- *    does a sweep whose blockhash expired before it landed (it can never land after that).
- *  - Funds of charges that did not succeed (expired, canceled, failed underpaid, late payments) stay
- *    at the deposit address, recorded on the charge, for support to refund to the sender.
+ *  - Owed = confirmed, counted payments (late ones excluded) − sweeps sent or in flight − refunds paid
+ *    from the deposit address. Overpayments go to the payee too; the excess is on the charge's timeline
+ *    (`charge.overpaid`) for the merchant to refund (POST /api/charges/{id}/refunds).
+ *  - EVM: a transfer of the one transaction engine (lib/transactions/): the gas tank tops up the exact fee
+ *    first (charged to the merchant's daily cap), and the engine re-broadcasts, fee-bumps and settles it.
+ *    Solana: the tank is the sweep's fee payer (lib/payments/solana/sweep-solana.ts).
+ *  - Which charges to look at comes from `sweep_schedule` (rows due now, written by database triggers when
+ *    a charge succeeds or a counted payment confirms), ordered by when they are due — never by age, so one
+ *    failing sweep never blocks the others.
+ *  - A sweep that keeps failing (blacklisted payee, paused or reverting token, no gas) backs off
+ *    exponentially (30 s, 1 min, 2 min, … up to 6 h) and stops after SWEEP_MAX_ATTEMPTS with an error log
+ *    (an alert); a new payment to the charge re-arms it.
+ *  - Funds of charges that did not succeed (expired, canceled, failed underpaid, late payments) stay at
+ *    the deposit address, recorded on the charge, for the merchant to refund.
  *
- * Runs every few seconds from the scheduler; several processes may run it: the charge row lock
- * (SKIP LOCKED) keeps two sweepers off the same charge.
+ * Several processes may run it: the charge row lock (SKIP LOCKED) keeps two sweepers off one charge.
  */
 import { address as solanaAddress } from '@solana/kit';
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Hex } from 'viem';
+import { and, asc, eq, isNotNull, lte, sql } from 'drizzle-orm';
 import { CHAINS, type ChainInfo, type ChainName, type TokenInfo } from '@/lib/chains/registry';
-import { publicClientFor } from '@/lib/chains/clients';
 import { getDb, type DbOrTx } from '@/lib/db/client';
-import { charges, depositAddresses, outboundTransfers, payments, wallets, type ChargeRow, type WalletFamily } from '@/lib/db/schema';
+import {
+  charges,
+  depositAddresses,
+  outboundTransfers,
+  payments,
+  sweepSchedule,
+  wallets,
+  type ChargeRow,
+  type WalletFamily,
+} from '@/lib/db/schema';
+import { isAppError, type ErrorCode } from '@/lib/errors';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { log } from '@/lib/log';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { depositAccount, solanaDepositSigner } from './deposit-addresses';
-import { gasTankSolanaSigner, topUpGasIfShort } from './gas-tank';
-import { broadcastTransfer, planTransfer, reconcileTransfer, signAndRecordTransfer } from './outbound-transfers';
-import { recordSolanaSweep } from './solana/solana-transfers';
+import { broadcastTransfer, errorMessage, submitTransfer } from '@/lib/transactions/broadcast-transfer';
+import { gasTankSolanaSigner } from '@/lib/transactions/gas-tank';
+import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
+import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
+import { EXPIRED_ERROR, recordSolanaSweep } from './solana/solana-transfers';
 import { signSolanaSweep } from './solana/sweep-solana';
 import { resolveSolanaRpc, type SolanaRpcOptions } from './solana/watch-solana';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 
-export type SweepOutcome = 'nothing_owed' | 'waiting_for_gas' | 'gas_sent' | 'swept' | 'not_sweepable';
+export type SweepOutcome = 'nothing_owed' | 'in_flight' | 'swept' | 'backing_off' | 'stuck' | 'not_sweepable' | 'busy' | 'waiting_for_gas';
 
-/** Succeeded charges (EVM and Solana) with confirmed funds not yet swept (or whose sweep failed). */
-export async function chargesAwaitingSweep(limit = 50): Promise<string[]> {
-  const rows = await getDb().execute<{ id: string }>(sql`
-    select c.id from ${charges} c
-    join ${depositAddresses} d on d.charge_id = c.id
-    where c.status = 'succeeded'
-      and (select coalesce(sum(p.amount_base_units), 0) from ${payments} p
-           where p.charge_id = c.id and p.status = 'confirmed' and not p.is_late)
-        > (select coalesce(sum(t.amount_base_units), 0) from ${outboundTransfers} t
-           where t.charge_id = c.id and t.purpose = 'sweep' and t.status <> 'failed')
-    order by c.updated_at
-    limit ${limit}`);
-  return rows.map((row) => row.id);
+/** Attempts (failed sweep transfers + passes that could not sign) before a sweep stops and alerts. */
+export const SWEEP_MAX_ATTEMPTS = 8;
+const BACKOFF_BASE_MS = 30_000;
+const BACKOFF_MAX_MS = 6 * 60 * 60_000;
+/** A sweep in flight is looked at again this soon (its transfer may fail and need a new one). */
+const IN_FLIGHT_RECHECK_MS = 15_000;
+
+/** Errors that say the service cannot sign anything right now; they do not count against a sweep. */
+const OUTAGES = new Set<ErrorCode>(['gas_tank_empty', 'chain_unavailable', 'gas_sponsorship_limit', 'service_unavailable']);
+const OUTAGE_RETRY_MS = 60_000;
+
+function backoffMs(attempts: number): number {
+  return Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, attempts - 1), BACKOFF_MAX_MS);
 }
 
-/** The scheduler's entry point: one pass over every charge waiting for its sweep. */
+/** Charges whose sweep is due now, soonest first. */
+export async function chargesAwaitingSweep(limit = 50, now = new Date()): Promise<string[]> {
+  const rows = await getDb()
+    .select({ chargeId: sweepSchedule.chargeId })
+    .from(sweepSchedule)
+    .where(and(isNotNull(sweepSchedule.dueAt), lte(sweepSchedule.dueAt, now)))
+    .orderBy(asc(sweepSchedule.dueAt))
+    .limit(limit);
+  return rows.map((row) => row.chargeId);
+}
+
+/** The scheduler's entry point: one pass over the charges whose sweep is due. */
 export async function sweepDueCharges(options: SolanaRpcOptions = {}): Promise<number> {
   let swept = 0;
   for (const chargeId of await chargesAwaitingSweep()) {
-    if ((await sweepCharge(chargeId, options)) === 'swept') swept++;
+    try {
+      if ((await sweepCharge(chargeId, options)) === 'swept') swept++;
+    } catch (error) {
+      log.warn('sweep pass failed; retried later', { chargeId, error: errorMessage(error) });
+      await reschedule(chargeId, { signError: errorMessage(error) });
+    }
   }
   return swept;
 }
 
-/** What one pass did, and the transfer it recorded (broadcast after commit); `txHash` and `payee` for the timeline. */
-interface SweepStep {
-  outcome: SweepOutcome;
-  transferId?: string;
-  txHash?: string;
-  payee?: string;
+interface SweepState {
+  charge: ChargeRow;
+  deposit: typeof depositAddresses.$inferSelect;
+  owed: bigint;
+  inFlight: boolean;
+  failedSweeps: number;
+  lastFailureAt?: Date;
+}
+
+/** What the charge's deposit address owes its payee, from the records (no chain reads). */
+async function sweepState(tx: DbOrTx, chargeId: string, options: { lock?: boolean } = {}): Promise<SweepState | 'not_sweepable' | 'busy'> {
+  const query = tx.select().from(charges).where(eq(charges.id, chargeId));
+  const [charge] = options.lock ? await query.for('update', { skipLocked: true }) : await query;
+  if (!charge) return options.lock ? 'busy' : 'not_sweepable';
+  if (charge.status !== 'succeeded') return 'not_sweepable';
+  const [deposit] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
+  if (!deposit || !tokenOfCharge(charge)) return 'not_sweepable';
+  const [received] = await tx
+    .select({ total: sql<string>`coalesce(sum(${payments.amountBaseUnits}), 0)::text` })
+    .from(payments)
+    .where(and(eq(payments.chargeId, charge.id), eq(payments.status, 'confirmed'), eq(payments.isLate, false)));
+  // What left the deposit address in the charge's token: sweeps, and refunds paid from there.
+  const outgoing = await tx
+    .select()
+    .from(outboundTransfers)
+    .where(and(eq(outboundTransfers.chargeId, charge.id), eq(outboundTransfers.fromAddress, deposit.address)));
+  const leaving = outgoing.filter((t) => (t.purpose === 'sweep' || t.purpose === 'refund') && t.status !== 'failed');
+  // A Solana sweep whose blockhash expired unlanded is routine, not a failing sweep: it is signed again at once.
+  const failed = outgoing.filter((t) => t.purpose === 'sweep' && t.status === 'failed' && t.error !== EXPIRED_ERROR);
+  return {
+    charge,
+    deposit,
+    owed: BigInt(received!.total) - leaving.reduce((sum, t) => sum + t.amountBaseUnits, 0n),
+    inFlight: leaving.some((t) => t.purpose === 'sweep' && t.status !== 'confirmed'),
+    failedSweeps: failed.length,
+    lastFailureAt: failed.reduce<Date | undefined>((latest, t) => (!latest || t.updatedAt > latest ? t.updatedAt : latest), undefined),
+  };
 }
 
 /**
- * One step of a charge's sweep: top up gas (EVM), or sign and record the sweep. Call again until
- * `nothing_owed`. Broadcasts what it recorded once its transaction has committed.
+ * One pass of a charge's sweep: sign and record what is owed (after backing off from earlier failures),
+ * then send it. Returns what it did; the schedule says when to look again.
  */
-export async function sweepCharge(chargeId: string, options: SolanaRpcOptions = {}): Promise<SweepOutcome> {
-  // A gas top-up in flight is brought up to date first (outside the transaction: it talks to the chain).
-  // On Solana that is the fee record of a sweep in flight: reconciling it settles that sweep (an expired
-  // one becomes `failed`, and this pass signs its replacement).
-  const openTopUps = await getDb()
-    .select()
-    .from(outboundTransfers)
-    .where(
-      and(
-        eq(outboundTransfers.chargeId, chargeId),
-        eq(outboundTransfers.purpose, 'gas_topup'),
-        inArray(outboundTransfers.status, ['signed', 'broadcast']),
-      ),
-    );
-  for (const topUp of openTopUps) await reconcileTransfer(topUp, options);
+export async function sweepCharge(chargeId: string, options: SolanaRpcOptions = {}, now = new Date()): Promise<SweepOutcome> {
+  const state = await sweepState(getDb(), chargeId);
+  if (state === 'not_sweepable' || state === 'busy') {
+    await reschedule(chargeId, { done: true });
+    return state;
+  }
+  if (state.owed <= 0n) {
+    await reschedule(chargeId, state.inFlight ? { at: new Date(now.getTime() + IN_FLIGHT_RECHECK_MS) } : { done: true });
+    return state.inFlight ? 'in_flight' : 'nothing_owed';
+  }
+  const [schedule] = await getDb().select().from(sweepSchedule).where(eq(sweepSchedule.chargeId, chargeId));
+  const attempts = state.failedSweeps + (schedule?.signErrors ?? 0);
+  if (attempts >= SWEEP_MAX_ATTEMPTS) {
+    await markStuck(state, schedule?.lastError ?? 'its sweep transfers kept failing');
+    return 'stuck';
+  }
+  const lastTry = [state.lastFailureAt, attempts > 0 ? schedule?.updatedAt : undefined].filter((d): d is Date => !!d);
+  const retryAt = lastTry.length ? Math.max(...lastTry.map((d) => d.getTime())) + backoffMs(attempts) : 0;
+  if (retryAt > now.getTime()) {
+    await reschedule(chargeId, { at: new Date(retryAt) });
+    return 'backing_off';
+  }
 
-  const step = await getDb().transaction(async (tx): Promise<SweepStep> => {
-    const [charge] = await tx.select().from(charges).where(eq(charges.id, chargeId)).for('update', { skipLocked: true });
-    if (!charge || charge.status !== 'succeeded') return { outcome: 'not_sweepable' };
-    const chain = CHAINS[charge.chain as ChainName];
-    const [deposit] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
-    const token = tokenOfCharge(charge);
-    if (!deposit || !token) return { outcome: 'not_sweepable' };
-
-    const [received] = await tx
-      .select({ total: sql<string>`coalesce(sum(${payments.amountBaseUnits}), 0)` })
-      .from(payments)
-      .where(and(eq(payments.chargeId, charge.id), eq(payments.status, 'confirmed'), eq(payments.isLate, false)));
-    const transfers = await tx.select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, charge.id));
-    const sweptOrInFlight = transfers
-      .filter((t) => t.purpose === 'sweep' && t.status !== 'failed')
-      .reduce((sum, t) => sum + t.amountBaseUnits, 0n);
-    const owed = BigInt(received!.total) - sweptOrInFlight;
-    if (owed <= 0n) return { outcome: 'nothing_owed' };
-
-    const input = { charge, chain, deposit, token, owed, transfers };
-    let signed: SweepStep;
-    switch (deposit.family) {
-      case 'evm':
-        signed = await signEvmSweep(tx, input);
-        break;
-      case 'solana':
-        signed = await signSolanaSweepStep(tx, input, options);
-        break;
+  let step: SweepStep;
+  try {
+    step = state.deposit.family === 'evm' ? await sweepEvm(state) : await sweepSolana(state, options);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    // Could not sign (gas caps, an empty tank, a node refusing to estimate): counted, backed off, alerted at the end.
+    if (OUTAGES.has(error.code)) {
+      // The service's problem, not this sweep's (an empty tank, a node down, today's gas cap): retry, uncounted.
+      log.warn('sweep waits for an outage to end', { chargeId, code: error.code, error: error.message });
+      await reschedule(chargeId, { at: new Date(now.getTime() + OUTAGE_RETRY_MS) });
+      return 'waiting_for_gas';
     }
-    if (signed.outcome !== 'swept') return signed;
-    await recordChargeEvent(tx, {
-      chargeId: charge.id,
-      fromStatus: 'succeeded',
-      toStatus: 'succeeded',
-      actor: 'system:sweeper',
-      type: 'charge.sweep_submitted',
-      data: { txHash: signed.txHash, to: signed.payee, amountBaseUnits: owed.toString(), tokenAddress: token.address },
-    });
-    return signed;
-  });
-
-  if (step.transferId) await broadcastTransfer(step.transferId, options);
+    log.warn('sweep could not be signed; backing off', { chargeId, code: error.code, error: error.message });
+    await reschedule(chargeId, { signError: `${error.code}: ${error.message}` });
+    return 'backing_off';
+  }
+  if (step.outcome === 'swept') await reschedule(chargeId, { at: new Date(now.getTime() + IN_FLIGHT_RECHECK_MS), clearError: true });
+  if (step.outcome === 'waiting_for_gas') await reschedule(chargeId, { at: new Date(now.getTime() + OUTAGE_RETRY_MS) });
+  // A background job does not wait for the top-up's block: the reconciler sends the sweep once it lands.
+  if (step.recorded) await submitTransfer(step.recorded, { waitForGasMs: 0 });
+  else if (step.transferId) await broadcastTransfer(step.transferId, options);
   return step.outcome;
+}
+
+/** What one pass did, and what it recorded (sent after commit). */
+interface SweepStep {
+  outcome: SweepOutcome;
+  recorded?: RecordedTransfer;
+  transferId?: string;
+}
+
+/** EVM: the deposit key signs the sweep through the engine; the gas tank pays the fee (the merchant's daily cap). */
+async function sweepEvm(state: SweepState): Promise<SweepStep> {
+  const token = tokenOfCharge(state.charge);
+  const payee = await payeeOf(getDb(), state.charge, 'evm');
+  const account = depositAccount(state.deposit.derivationIndex);
+  if (account.address !== state.deposit.address) {
+    log.error('deposit key does not match its address; check DEPOSIT_HD_SEED', {
+      chargeId: state.charge.id,
+      address: state.deposit.address,
+    });
+    return { outcome: 'not_sweepable' };
+  }
+  const prepared = await prepareTransfer({
+    chain: state.charge.chain as ChainName,
+    from: account.address,
+    spend: { token, amount: state.owed, recipient: payee },
+    gasSponsored: true,
+  });
+  return getDb().transaction(async (tx): Promise<SweepStep> => {
+    const locked = await sweepState(tx, state.charge.id, { lock: true });
+    if (locked === 'busy' || locked === 'not_sweepable') return { outcome: locked };
+    if (locked.owed !== state.owed) return { outcome: 'busy' }; // changed since the chain was read: next pass
+    const recorded = await recordTransfer(tx, {
+      prepared,
+      signer: account,
+      purpose: 'sweep',
+      chargeId: state.charge.id,
+      gasSponsor: { merchantId: state.charge.merchantId },
+      senderLabel: 'The deposit address',
+    });
+    await recordSweepEvent(tx, locked, { txHash: recorded.transfer.txHash, payee, tokenAddress: token.address });
+    return { outcome: 'swept', recorded };
+  });
+}
+
+/** Solana: signed under the charge's lock (its fee payer is the gas tank; solana-transfers.ts follows it). */
+async function sweepSolana(state: SweepState, options: SolanaRpcOptions): Promise<SweepStep> {
+  return getDb().transaction(async (tx): Promise<SweepStep> => {
+    const locked = await sweepState(tx, state.charge.id, { lock: true });
+    if (locked === 'busy' || locked === 'not_sweepable') return { outcome: locked };
+    if (locked.owed <= 0n) return { outcome: 'nothing_owed' };
+    const chain = CHAINS[locked.charge.chain as ChainName];
+    const signed = await signSolanaSweepStep(tx, { ...locked, chain, token: tokenOfCharge(locked.charge) }, options);
+    if (signed.outcome !== 'swept') return signed;
+    await recordSweepEvent(tx, locked, {
+      txHash: signed.txHash!,
+      payee: signed.payee!,
+      tokenAddress: tokenOfCharge(locked.charge).address,
+    });
+    return { outcome: 'swept', transferId: signed.transferId };
+  });
+}
+
+async function recordSweepEvent(
+  tx: DbOrTx,
+  state: SweepState,
+  sweep: { txHash: string; payee: string; tokenAddress: string },
+): Promise<void> {
+  await recordChargeEvent(tx, {
+    chargeId: state.charge.id,
+    fromStatus: 'succeeded',
+    toStatus: 'succeeded',
+    actor: 'system:sweeper',
+    type: 'charge.sweep_submitted',
+    data: { txHash: sweep.txHash, to: sweep.payee, amountBaseUnits: state.owed.toString(), tokenAddress: sweep.tokenAddress },
+  });
+}
+
+/** Moves the charge's schedule: done (nothing to do), a time to look again, or one more failed attempt (backed off). */
+async function reschedule(
+  chargeId: string,
+  change: { done: true } | { at: Date; clearError?: boolean } | { signError: string },
+): Promise<void> {
+  const values =
+    'done' in change
+      ? { dueAt: null, signErrors: 0, lastError: null }
+      : 'at' in change
+        ? { dueAt: change.at, ...(change.clearError ? { lastError: null } : {}) }
+        : { dueAt: new Date(), signErrors: sql`${sweepSchedule.signErrors} + 1`, lastError: change.signError.slice(0, 500) };
+  await getDb()
+    .insert(sweepSchedule)
+    .values({ chargeId, dueAt: 'dueAt' in values ? (values.dueAt as Date | null) : null })
+    .onConflictDoUpdate({ target: sweepSchedule.chargeId, set: values });
+}
+
+async function markStuck(state: SweepState, reason: string): Promise<void> {
+  await getDb()
+    .update(sweepSchedule)
+    .set({ dueAt: null, stuckAt: new Date(), lastError: reason })
+    .where(eq(sweepSchedule.chargeId, state.charge.id));
+  log.error('sweep stopped after repeated failures: the funds wait at the deposit address', {
+    chargeId: state.charge.id,
+    merchantId: state.charge.merchantId,
+    chain: state.charge.chain,
+    depositAddress: state.deposit.address,
+    owedBaseUnits: state.owed.toString(),
+    reason,
+  });
 }
 
 interface SweepInput {
@@ -142,44 +292,6 @@ interface SweepInput {
   deposit: typeof depositAddresses.$inferSelect;
   token: TokenInfo;
   owed: bigint;
-  transfers: (typeof outboundTransfers.$inferSelect)[];
-}
-
-/** EVM: the gas tank tops the deposit address up to the sweep's exact gas, then (next pass) the deposit key signs it. */
-async function signEvmSweep(tx: DbOrTx, { charge, chain, deposit, token, owed, transfers }: SweepInput): Promise<SweepStep> {
-  const client = publicClientFor(chain.name);
-  if (!client) return { outcome: 'not_sweepable' };
-  if (
-    transfers.some(
-      (t) => t.purpose === 'gas_topup' && t.toAddress === deposit.address && (t.status === 'signed' || t.status === 'broadcast'),
-    )
-  ) {
-    return { outcome: 'waiting_for_gas' };
-  }
-  const payee = (await payeeOf(tx, charge, 'evm')) as Hex;
-  const account = depositAccount(deposit.derivationIndex);
-  const plan = await planTransfer(client, { from: account.address, recipient: payee, token, amount: owed });
-  const topUp = await topUpGasIfShort(tx, {
-    chain: chain.name,
-    client,
-    wallet: account.address,
-    needed: plan.maxGasCost,
-    reserved: token.isNative ? owed : 0n,
-    chargeId: charge.id,
-  });
-  if (topUp) return { outcome: 'gas_sent', transferId: topUp.id };
-  const sweep = await signAndRecordTransfer(tx, {
-    purpose: 'sweep',
-    chargeId: charge.id,
-    chain: chain.name,
-    account,
-    recipient: payee,
-    token,
-    amount: owed,
-    plan,
-    client,
-  });
-  return { outcome: 'swept', transferId: sweep.id, txHash: sweep.txHash, payee };
 }
 
 /** Solana: one transaction signed by the deposit key, the gas tank paying its fee (and any token-account rent). */
@@ -187,7 +299,7 @@ async function signSolanaSweepStep(
   tx: DbOrTx,
   { charge, chain, deposit, token, owed }: SweepInput,
   options: SolanaRpcOptions,
-): Promise<SweepStep> {
+): Promise<SweepStep & { txHash?: string; payee?: string }> {
   const rpc = resolveSolanaRpc(chain.name, options);
   if (!rpc) return { outcome: 'not_sweepable' };
   const depositSigner = await solanaDepositSigner(deposit.derivationIndex);

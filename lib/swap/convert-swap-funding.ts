@@ -26,7 +26,7 @@ import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
 import { depositAccount } from '@/lib/payments/deposit-addresses';
 import { isSwapError } from './errors';
-import { newSwapExecutionId, reconcileSwapExecutions, signAndRecordSwap, submitSwap } from './execute-swap';
+import { newSwapExecutionId, signAndRecordSwap, submitSwap, type SignedSwap } from './execute-swap';
 import { liveSwapOf, payableSwapCharge } from './swap-charge';
 import { configuredSwapPairs } from './swap-pairs';
 import { quoteExactOut } from './uniswap-v2-router';
@@ -81,7 +81,7 @@ export async function chargesAwaitingConversion(now = new Date(), limit = 50): P
 
 /** One charge: swap the USDC at its deposit address into the PZP it still needs, if it holds enough. */
 export async function convertChargeFunding(chargeId: string, now = new Date()): Promise<ConversionOutcome> {
-  const step = await getDb().transaction(async (tx): Promise<{ outcome: ConversionOutcome; executionId?: string; gasTopUpId?: string }> => {
+  const step = await getDb().transaction(async (tx): Promise<{ outcome: ConversionOutcome; swap?: SignedSwap }> => {
     const [charge] = await tx.select().from(charges).where(eq(charges.id, chargeId)).for('update', { skipLocked: true });
     if (!charge) return { outcome: 'busy' };
     let swapCharge;
@@ -155,10 +155,11 @@ export async function convertChargeFunding(chargeId: string, now = new Date()): 
       return { outcome: 'not_convertible' };
     }
     const amountInMax = held < quote.amountInMax ? held : quote.amountInMax;
-    const { execution, gasTopUp } = await signAndRecordSwap(tx, {
+    const swap = await signAndRecordSwap(tx, {
       chargeId: charge.id,
       branch: 'onramp_conversion',
       userId: null,
+      gasSponsor: { merchantId: charge.merchantId },
       pair,
       client,
       account,
@@ -175,23 +176,23 @@ export async function convertChargeFunding(chargeId: string, now = new Date()): 
       type: 'charge.swap_submitted',
       data: {
         method: 'swap_onramp_funding',
-        swapExecutionId: execution.id,
-        txHash: execution.swapTxHash,
+        swapExecutionId: swap.execution.id,
+        txHash: swap.execution.swapTxHash,
         tokenIn: pair.funding.address,
         fundingHeldBaseUnits: held.toString(),
         amountOutBaseUnits: due.toString(),
         amountInMaxBaseUnits: amountInMax.toString(),
       },
     });
-    return { outcome: 'submitted', executionId: execution.id, gasTopUpId: gasTopUp?.id };
+    return { outcome: 'submitted', swap };
   });
-  if (step.executionId) await submitSwap({ executionId: step.executionId, gasTopUpId: step.gasTopUpId });
+  if (step.swap) await submitSwap(step.swap);
   return step.outcome;
 }
 
-/** The scheduler's entry point: settle swaps in flight, then convert what has arrived. Returns how much happened. */
+/** The scheduler's entry point: convert what has arrived (swaps in flight are the transaction engine's). Returns how many started. */
 export async function convertSwapFunding(now = new Date()): Promise<number> {
-  let count = await reconcileSwapExecutions();
+  let count = 0;
   for (const chargeId of await chargesAwaitingConversion(now)) {
     if ((await convertChargeFunding(chargeId, now)) === 'submitted') count++;
   }

@@ -1,32 +1,28 @@
 /**
- * Executing a swap, shared by both branches (held funds, on-ramp conversion), in the same three steps
- * as every transfer the service sends (lib/payments/outbound-transfers.ts):
- *
- *  1. signAndRecordSwap — in the caller's transaction: top up gas from the gas tank if the sender is
- *     short, take the sender's nonces under the same advisory lock outbound transfers use, sign approve
- *     (if needed) and swapTokensForExactTokens, and record both with the amounts. Nothing is sent yet.
- *  2. submitSwap — after commit: send the gas top-up (and wait for it briefly), then the recorded bytes.
- *  3. reconcileSwapExecutions — in the background: re-send `signed` swaps, settle `broadcast` ones from
- *     their receipts (`confirmed` with the input actually taken, or `failed`), each with a charge
- *     timeline event. A swap whose nonce was used by another transaction can never land: `failed`.
+ * Executing a swap, shared by both branches (held funds, on-ramp conversion). The approve (when the
+ * router's allowance is short) and swapTokensForExactTokens are transfers of the one transaction engine
+ * (lib/transactions/): recorded under the sender's lock with what it has in flight, the gas tank paying
+ * their fee if the sender is short, broadcast after commit, and followed by the engine's reconciler —
+ * re-broadcast when dropped, fee-bumped when stuck, settled at the chain's depth. When the swap transfer
+ * ends, `settleSwapTransfer` (its purpose hook) records the outcome on the execution and the charge's
+ * timeline: `confirmed` with the input actually taken, or `failed`.
  *
  * The output always goes to the charge's deposit address, so the chain watcher counts it like any other
  * payment and the sweep delivers it to the payee.
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import { erc20Abi, keccak256, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem';
+import { erc20Abi, parseEventLogs, type Address, type PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { publicClientFor } from '@/lib/chains/clients';
-import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
-import { charges, outboundTransfers, swapExecutions, type SwapExecutionRow } from '@/lib/db/schema';
+import { charges, swapExecutions, type OutboundTransferRow, type SwapExecutionRow } from '@/lib/db/schema';
 import { randomBase62 } from '@/lib/ids';
-import { log } from '@/lib/log';
-import { topUpGasIfShort } from '@/lib/payments/gas-tank';
-import { broadcastTransfer, type OutboundTransferRow } from '@/lib/payments/outbound-transfers';
-import { takeSenderNonce } from '@/lib/payments/sender-nonce';
-import type { SwapBranch, SwapExecutionStatus } from './state';
+import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
+import type { GasSponsor } from '@/lib/transactions/gas-sponsorship';
+import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
+import type { TransferOutcome } from '@/lib/transactions/purpose-hooks';
+import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
+import { swapStatusesLeadingTo, type SwapBranch } from './state';
 import type { SwapPair } from './swap-pairs';
 import { buildExactOutSwap, swapDeadline, type ExactOutQuote } from './uniswap-v2-router';
 
@@ -36,8 +32,8 @@ export function newSwapExecutionId(): string {
 
 export interface SignedSwap {
   execution: SwapExecutionRow;
-  /** The gas top-up the sender needed first, if any (sent by submitSwap before the swap). */
-  gasTopUp?: OutboundTransferRow;
+  /** The engine's records, sent in order by submitSwap (approve first, each after its gas top-up). */
+  transfers: RecordedTransfer[];
 }
 
 /** Step 1, in the caller's transaction (which should hold the charge's row lock). */
@@ -47,6 +43,8 @@ export async function signAndRecordSwap(
     chargeId: string;
     branch: SwapBranch;
     userId: string | null;
+    /** Whose daily gas cap pays the fees when the sender is short (the payer, or the charge's merchant). */
+    gasSponsor: GasSponsor;
     pair: SwapPair;
     client: PublicClient;
     account: PrivateKeyAccount;
@@ -58,7 +56,6 @@ export async function signAndRecordSwap(
   },
 ): Promise<SignedSwap> {
   const { pair, client, account, quote } = input;
-  const chain = CHAINS[pair.chain];
   const from = account.address;
   const now = input.now ?? new Date();
   const deadline = swapDeadline(now);
@@ -71,32 +68,30 @@ export async function signAndRecordSwap(
     recipient: input.recipient,
     deadline,
   });
-  const fees = await client.estimateFeesPerGas();
-  const gasTopUp = await topUpGasIfShort(tx, {
-    chain: pair.chain,
-    client,
-    wallet: from,
-    needed: ((calls.approve?.gas ?? 0n) + calls.swap.gas) * fees.maxFeePerGas,
-    chargeId: input.chargeId,
-  });
-
-  let nonce = await takeSenderNonce(tx, client, pair.chain, from);
-  const sign = (call: { to: Address; data: Hex; gas: bigint }) =>
-    account.signTransaction({
-      type: 'eip1559',
-      chainId: chain.evmChainId!,
-      nonce: nonce++,
-      to: call.to,
-      data: call.data,
-      value: 0n,
+  const transfers: RecordedTransfer[] = [];
+  const record = async (purpose: 'swap_approve' | 'swap', call: { to: Address; data: `0x${string}`; gas: bigint }, amount: bigint) => {
+    const prepared = await prepareTransfer({
+      chain: pair.chain,
+      from,
+      spend: { token: pair.funding, amount, recipient: input.recipient },
+      call: { to: call.to, value: 0n, data: call.data },
       gas: call.gas,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      gasSponsored: true,
     });
-  const approveNonce = calls.approve ? nonce : null;
-  const approveRaw = calls.approve ? await sign(calls.approve) : null;
-  const swapNonce = nonce;
-  const swapRaw = await sign(calls.swap);
+    const recorded = await recordTransfer(tx, {
+      prepared,
+      signer: account,
+      purpose,
+      chargeId: input.chargeId,
+      gasSponsor: input.gasSponsor,
+      senderLabel: input.branch === 'held_funds' ? 'Your wallet' : 'The deposit address',
+    });
+    transfers.push(recorded);
+    return recorded.transfer;
+  };
+  // The approval moves no value; the swap may take up to amountInMax of the funding token.
+  const approve = calls.approve ? await record('swap_approve', calls.approve, 0n) : undefined;
+  const swap = await record('swap', calls.swap, input.amountInMax);
 
   const [execution] = await tx
     .insert(swapExecutions)
@@ -116,149 +111,68 @@ export async function signAndRecordSwap(
       amountInMax: input.amountInMax,
       slippageBps: quote.slippageBps,
       deadline: new Date(Number(deadline) * 1000),
-      approveNonce,
-      approveTxHash: approveRaw ? keccak256(approveRaw) : null,
-      approveRawTransaction: approveRaw,
-      swapNonce,
-      swapTxHash: keccak256(swapRaw),
-      swapRawTransaction: swapRaw,
+      approveTransferId: approve?.id ?? null,
+      swapTransferId: swap.id,
+      swapTxHash: swap.txHash,
       status: 'signed',
     })
     .returning();
-  return { execution: execution!, gasTopUp };
+  return { execution: execution!, transfers };
 }
 
-/** Step 2, after the signing transaction committed: gas first (waited for briefly), then the swap. */
-export async function submitSwap(signed: { executionId: string; gasTopUpId?: string }): Promise<void> {
-  if (signed.gasTopUpId && (await broadcastTransfer(signed.gasTopUpId))) {
-    const [topUp] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, signed.gasTopUpId));
-    const client = topUp && publicClientFor(topUp.chain as ChainName);
-    // If it is slow, the swap stays `signed` and the reconciler sends it once the top-up has landed.
-    await client?.waitForTransactionReceipt({ hash: topUp!.txHash as Hex, timeout: 20_000 }).catch(() => undefined);
-  }
-  await broadcastSwap(signed.executionId);
-}
-
-/** Sends the recorded approve and swap. Safe to repeat. Returns whether the node has both. */
-async function broadcastSwap(executionId: string): Promise<boolean> {
-  const [row] = await getDb().select().from(swapExecutions).where(eq(swapExecutions.id, executionId));
-  if (!row || row.status === 'failed') return false;
-  if (row.status !== 'signed') return true;
-  const client = publicClientFor(row.chain as ChainName);
-  if (!client) return false;
-  for (const [raw, hash] of [
-    [row.approveRawTransaction, row.approveTxHash],
-    [row.swapRawTransaction, row.swapTxHash],
-  ] as const) {
-    if (!raw || !hash) continue;
-    try {
-      await client.sendRawTransaction({ serializedTransaction: raw as Hex });
-    } catch (error) {
-      // Already known or mined: the node has it, which is what we wanted.
-      if (!(await client.getTransaction({ hash: hash as Hex }).catch(() => null))) {
-        log.warn('swap broadcast failed; the reconciler will retry', {
-          executionId,
-          error: error instanceof Error ? error.message : String(error),
-        });
-        return false;
-      }
-    }
-  }
+/** Step 2, after the signing transaction committed: each transfer in order, after its gas top-up. */
+export async function submitSwap(signed: SignedSwap): Promise<void> {
+  for (const recorded of signed.transfers) await submitTransfer(recorded);
   await getDb()
     .update(swapExecutions)
     .set({ status: 'broadcast' })
-    .where(and(eq(swapExecutions.id, executionId), eq(swapExecutions.status, 'signed')));
-  return true;
+    .where(and(eq(swapExecutions.id, signed.execution.id), inArray(swapExecutions.status, swapStatusesLeadingTo('broadcast'))));
 }
 
-/** Brings one swap up to date with the chain. Returns its status afterwards. */
-async function reconcileSwap(row: SwapExecutionRow): Promise<SwapExecutionStatus> {
-  if (row.status !== 'signed' && row.status !== 'broadcast') return row.status;
-  const client = publicClientFor(row.chain as ChainName);
-  if (!client || !row.swapTxHash || row.swapNonce === null) return row.status;
-  if (row.status === 'signed' && !(await broadcastSwap(row.id))) {
-    return (await failIfNonceTaken(client, row)) ? 'failed' : 'signed';
-  }
-  const receipt = await client.getTransactionReceipt({ hash: row.swapTxHash as Hex }).catch(() => null);
-  if (receipt) {
-    if (receipt.status !== 'success') {
-      await finishSwap(row, {
-        status: 'failed',
-        error: 'reverted: the price moved past the limit or the deadline passed; nothing was swapped',
-      });
-      return 'failed';
-    }
-    const amountIn = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
-      .filter(
-        (event) =>
-          event.address.toLowerCase() === row.tokenIn.toLowerCase() && event.args.from.toLowerCase() === row.fromAddress.toLowerCase(),
-      )
-      .reduce((sum, event) => sum + event.args.value, 0n);
-    await finishSwap(row, { status: 'confirmed', amountIn });
-    return 'confirmed';
-  }
-  if (await client.getTransaction({ hash: row.swapTxHash as Hex }).catch(() => null)) return 'broadcast';
-  if (await failIfNonceTaken(client, row)) return 'failed';
-  // Dropped by the node (restart, mempool eviction): the same bytes again.
-  for (const raw of [row.approveRawTransaction, row.swapRawTransaction]) {
-    if (raw) await client.sendRawTransaction({ serializedTransaction: raw as Hex }).catch(() => undefined);
-  }
-  return 'broadcast';
-}
-
-/** A swap whose nonce another transaction used can never be mined. */
-async function failIfNonceTaken(client: PublicClient, row: SwapExecutionRow): Promise<boolean> {
-  const mined = await client.getTransactionCount({ address: row.fromAddress as Address, blockTag: 'latest' });
-  if (mined <= row.swapNonce!) return false;
-  // Mined between our reads? Then the next pass settles it from its receipt.
-  if (await client.getTransactionReceipt({ hash: row.swapTxHash as Hex }).catch(() => null)) return false;
-  await finishSwap(row, { status: 'failed', error: 'nonce used by another transaction; nothing was swapped' });
-  return true;
-}
-
-/** The terminal update and its timeline event, once (whoever gets there first). */
-async function finishSwap(
-  row: SwapExecutionRow,
-  outcome: { status: 'confirmed'; amountIn: bigint } | { status: 'failed'; error: string },
-): Promise<void> {
-  await getDb().transaction(async (tx) => {
-    const changed = await tx
-      .update(swapExecutions)
-      .set(
-        outcome.status === 'confirmed'
-          ? { status: 'confirmed', amountIn: outcome.amountIn, error: null }
-          : { status: 'failed', error: outcome.error },
-      )
-      .where(and(eq(swapExecutions.id, row.id), inArray(swapExecutions.status, ['signed', 'broadcast'])))
-      .returning({ id: swapExecutions.id });
-    if (!changed.length) return;
-    const [charge] = await tx.select({ status: charges.status }).from(charges).where(eq(charges.id, row.chargeId));
-    await recordChargeEvent(tx, {
-      chargeId: row.chargeId,
-      fromStatus: charge!.status,
-      toStatus: charge!.status,
-      actor: 'system:swap-reconciler',
-      type: outcome.status === 'confirmed' ? 'charge.swap_confirmed' : 'charge.swap_failed',
-      data: {
-        swapExecutionId: row.id,
-        txHash: row.swapTxHash,
-        amountOutBaseUnits: row.amountOut.toString(),
-        ...(outcome.status === 'confirmed' ? { amountInBaseUnits: outcome.amountIn.toString() } : { reason: outcome.error }),
-      },
-    });
+/**
+ * The engine's hook for the `swap` purpose: the swap transfer ended (at the chain's depth), so its
+ * execution does too, once, with a charge timeline event — in the engine's transaction.
+ */
+export async function settleSwapTransfer(tx: DbOrTx, transfer: OutboundTransferRow, outcome: TransferOutcome): Promise<void> {
+  const [row] = await tx.select().from(swapExecutions).where(eq(swapExecutions.swapTransferId, transfer.id));
+  if (!row) return;
+  const amountIn =
+    outcome.status === 'confirmed' && outcome.receipt
+      ? parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: outcome.receipt.logs })
+          .filter(
+            (event) =>
+              event.address.toLowerCase() === row.tokenIn.toLowerCase() && event.args.from.toLowerCase() === row.fromAddress.toLowerCase(),
+          )
+          .reduce((sum, event) => sum + event.args.value, 0n)
+      : undefined;
+  const error =
+    outcome.status === 'failed'
+      ? outcome.reason?.startsWith('reverted')
+        ? 'reverted: the price moved past the limit or the deadline passed; nothing was swapped'
+        : `${outcome.reason ?? 'failed'}; nothing was swapped`
+      : null;
+  const changed = await tx
+    .update(swapExecutions)
+    .set(
+      outcome.status === 'confirmed'
+        ? { status: 'confirmed', amountIn: amountIn ?? null, error: null, swapTxHash: transfer.txHash }
+        : { status: 'failed', error, swapTxHash: transfer.txHash },
+    )
+    .where(and(eq(swapExecutions.id, row.id), inArray(swapExecutions.status, swapStatusesLeadingTo(outcome.status))))
+    .returning({ id: swapExecutions.id });
+  if (!changed.length) return;
+  const [charge] = await tx.select({ status: charges.status }).from(charges).where(eq(charges.id, row.chargeId));
+  await recordChargeEvent(tx, {
+    chargeId: row.chargeId,
+    fromStatus: charge!.status,
+    toStatus: charge!.status,
+    actor: 'system:swap-reconciler',
+    type: outcome.status === 'confirmed' ? 'charge.swap_confirmed' : 'charge.swap_failed',
+    data: {
+      swapExecutionId: row.id,
+      txHash: transfer.txHash,
+      amountOutBaseUnits: row.amountOut.toString(),
+      ...(outcome.status === 'confirmed' ? { amountInBaseUnits: (amountIn ?? 0n).toString() } : { reason: error }),
+    },
   });
-}
-
-/** Step 3, in the background: every signed or broadcast swap brought up to date. Returns how many changed. */
-export async function reconcileSwapExecutions(): Promise<number> {
-  const open = await getDb()
-    .select()
-    .from(swapExecutions)
-    .where(inArray(swapExecutions.status, ['signed', 'broadcast']))
-    .orderBy(swapExecutions.createdAt);
-  let changed = 0;
-  for (const row of open) {
-    if ((await reconcileSwap(row)) !== row.status) changed++;
-  }
-  return changed;
 }

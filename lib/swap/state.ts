@@ -1,12 +1,29 @@
 /**
- * A swap execution's states: recorded `signed` before anything is broadcast (approve and swap
- * transactions with their nonces and bytes), `broadcast` once the node has them, then `confirmed`
- * (the swap's receipt succeeded: the target token reached the recipient) or `failed` (reverted — price
- * past the limit or deadline passed —, its nonce taken by another transaction, or refused before
- * signing because the pool had moved). A failed swap moved nothing but gas: the input stays with the payer.
+ * A swap execution's states: recorded `signed` with its approve and swap transfers (lib/transactions/)
+ * before anything is sent, `broadcast` once they are submitted, then `confirmed` (the swap transfer
+ * confirmed: the target token reached the recipient) or `failed` (reverted — price past the limit or
+ * deadline passed —, its nonce taken by another transaction, or refused before signing because the pool
+ * had moved). A failed swap moved nothing but gas: the input stays with the payer.
  */
 export const SWAP_EXECUTION_STATUSES = ['signed', 'broadcast', 'confirmed', 'failed'] as const;
 export type SwapExecutionStatus = (typeof SWAP_EXECUTION_STATUSES)[number];
+
+const TRANSITIONS: Record<SwapExecutionStatus, readonly SwapExecutionStatus[]> = {
+  signed: ['broadcast', 'confirmed', 'failed'],
+  broadcast: ['confirmed', 'failed'],
+  confirmed: [],
+  failed: [],
+};
+
+/** The statuses a swap may move to from `to`: the guard every status change goes through. */
+export function swapStatusesLeadingTo(to: SwapExecutionStatus): SwapExecutionStatus[] {
+  return SWAP_EXECUTION_STATUSES.filter((from) => TRANSITIONS[from].includes(to));
+}
+
+/** The transition table, for tests that enumerate it. */
+export function swapTransitionTable(): Readonly<Record<SwapExecutionStatus, readonly SwapExecutionStatus[]>> {
+  return TRANSITIONS;
+}
 
 /** held_funds: the signed-in payer's own USDC; onramp_conversion: USDC an on-ramp delivered to the charge's deposit address. */
 export const SWAP_BRANCHES = ['held_funds', 'onramp_conversion'] as const;

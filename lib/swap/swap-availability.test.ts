@@ -5,7 +5,7 @@ import { callRoute, newMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
 import { assertSwapOffered, assertSwapProvider, swapAvailability } from './swap-availability';
-import { switchToPrivateDatabase } from '@/test/swap';
+import { switchToPrivateDatabase } from '@/test/private-database';
 
 const PZP = LOCAL_SWAP_ADDRESSES.pzp;
 const saved = {
@@ -15,7 +15,7 @@ const saved = {
 };
 
 // Its own database: the provider registry rows are the reviewed file's, whatever other files insert.
-beforeAll(switchToPrivateDatabase);
+beforeAll(() => switchToPrivateDatabase('swap_test'));
 
 beforeEach(() => {
   // A deployment whose BSC is the local node: the demo PZP and router are the configured pair.

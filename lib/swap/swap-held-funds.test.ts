@@ -8,7 +8,7 @@ import type { LocalChainNode } from '@/lib/infra/local-chain';
 import { appError } from '@/test/accounts';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { SwapError } from './errors';
-import { reconcileSwapExecutions } from './execute-swap';
+import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { quoteHeldFundsSwap, swapHeldFunds } from './swap-held-funds';
 import {
   BSC_USDC,
@@ -68,7 +68,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
       country: 'DE',
     });
     expect((await client.waitForTransactionReceipt({ hash: txHash as Hex })).status).toBe('success');
-    await reconcileSwapExecutions();
+    await reconcileTransfers({ ignoreSchedule: true });
     const [execution] = await getDb().select().from(swapExecutions).where(eq(swapExecutions.id, swapExecutionId));
     expect(execution).toMatchObject({
       status: 'confirmed',

@@ -12,7 +12,6 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { erc20Abi, type Address } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import { verifyPin } from '@/lib/accounts/pin';
 import { publicClientFor } from '@/lib/chains/clients';
@@ -23,6 +22,7 @@ import { charges, wallets } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
+import { accountFromKey } from '@/lib/transactions/signers';
 import { openWalletKey } from '@/lib/wallets/envelope';
 import { SwapError } from './errors';
 import { signAndRecordSwap, submitSwap } from './execute-swap';
@@ -121,13 +121,12 @@ export async function swapHeldFunds(raw: z.input<typeof swapHeldFundsInputSchema
     }
     // Never more than the payer accepted, the slippage limit above the fresh quote, or what the wallet holds.
     const amountInMax = [accepted, quote.amountInMax, balance].reduce((a, b) => (a < b ? a : b));
-    const key = openWalletKey(walletRow);
-    const account = privateKeyToAccount(`0x${key.toString('hex')}`);
-    key.fill(0);
-    const { execution, gasTopUp } = await signAndRecordSwap(tx, {
+    const account = accountFromKey(openWalletKey(walletRow));
+    const swap = await signAndRecordSwap(tx, {
       chargeId: charge.id,
       branch: 'held_funds',
       userId: input.userId,
+      gasSponsor: { userId: input.userId },
       pair,
       client,
       account,
@@ -143,18 +142,18 @@ export async function swapHeldFunds(raw: z.input<typeof swapHeldFundsInputSchema
       type: 'charge.swap_submitted',
       data: {
         method: 'swap_held_funds',
-        swapExecutionId: execution.id,
-        txHash: execution.swapTxHash,
+        swapExecutionId: swap.execution.id,
+        txHash: swap.execution.swapTxHash,
         from: wallet,
         tokenIn: pair.funding.address,
         amountOutBaseUnits: due.toString(),
         amountInMaxBaseUnits: amountInMax.toString(),
       },
     });
-    return { swapExecutionId: execution.id, txHash: execution.swapTxHash!, isNew: true as const, gasTopUpId: gasTopUp?.id };
+    return { swapExecutionId: swap.execution.id, txHash: swap.execution.swapTxHash!, isNew: true as const, swap };
   });
 
-  if (signed.isNew) await submitSwap({ executionId: signed.swapExecutionId, gasTopUpId: signed.gasTopUpId });
+  if (signed.isNew) await submitSwap(signed.swap);
   return { swapExecutionId: signed.swapExecutionId, txHash: signed.txHash };
 }
 

@@ -18,12 +18,10 @@
  *
  * EVM networks only: the Solana wallet receives (Receive, on-ramps), sending from it is not built yet.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { erc20Abi, getAddress, isAddress, type Hex, type PublicClient } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { and, eq } from 'drizzle-orm';
+import { getAddress, isAddress, type Hex } from 'viem';
 import { z } from 'zod';
 import { verifyPin } from '@/lib/accounts/pin';
-import { publicClientFor } from '@/lib/chains/clients';
 import {
   CHAINS,
   EVM_CHAIN_NAMES,
@@ -39,13 +37,13 @@ import { outboundTransfers, wallets, walletSends, type TransferStatus } from '@/
 import { AppError } from '@/lib/errors';
 import { randomBase62 } from '@/lib/ids';
 import { formatAmount, parseAmount } from '@/lib/money';
-import {
-  broadcastTransfer,
-  planTransfer,
-  reconcileTransfer,
-  signAndRecordTransfer,
-  type TransferPlan,
-} from '@/lib/payments/outbound-transfers';
+import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
+import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
+import { reconcileTransfer } from '@/lib/transactions/reconcile-transfers';
+import { recordTransfer } from '@/lib/transactions/record-transfer';
+import { inFlightOf } from '@/lib/transactions/sender-ledger';
+import { accountFromKey } from '@/lib/transactions/signers';
+import { isOpen } from '@/lib/transactions/state';
 import { approximateUsd } from '@/lib/pricing/usd-value';
 import { explorerLink } from './activity';
 import { openWalletKey } from './envelope';
@@ -140,12 +138,6 @@ async function userEvmWallet(db: DbOrTx, userId: string) {
   return wallet;
 }
 
-function clientOf(chain: ChainName): PublicClient {
-  const client = publicClientFor(chain);
-  if (!client) throw unavailable(chain);
-  return client;
-}
-
 function unavailable(chain: ChainName): AppError {
   return new AppError('chain_unavailable', `${CHAINS[chain].displayName} is not reachable right now. Try again shortly.`);
 }
@@ -174,10 +166,10 @@ export interface SendPreview {
 export async function previewSend(input: SendRequest & { userId: string }): Promise<SendPreview> {
   const wallet = await userEvmWallet(getDb(), input.userId);
   const send = resolveSendRequest(input, wallet.address);
-  const client = clientOf(send.chain);
-  const { plan, available } = await checkFunds(getDb(), client, { ...send, from: wallet.address as Hex });
+  const { prepared, available } = await checkFunds(getDb(), { ...send, from: wallet.address as Hex });
+  const maxGasCost = prepared.gas * prepared.maxFeePerGas;
   const native = nativeToken(CHAINS[send.chain]);
-  const usd = CHAINS[send.chain].isTestnet ? undefined : await approximateUsd(native, plan.maxGasCost).catch(() => undefined);
+  const usd = CHAINS[send.chain].isTestnet ? undefined : await approximateUsd(native, maxGasCost).catch(() => undefined);
   return {
     sendId: newSendId(),
     chain: send.chain,
@@ -188,7 +180,7 @@ export async function previewSend(input: SendRequest & { userId: string }): Prom
     toAddress: send.toAddress,
     available: formatAmount(available, send.token.decimals),
     fee: {
-      maxAmount: formatAmount(plan.maxGasCost, native.decimals),
+      maxAmount: formatAmount(maxGasCost, native.decimals),
       symbol: native.symbol,
       paidBy: 'wallet',
       ...(usd !== undefined ? { usd } : {}),
@@ -197,42 +189,27 @@ export async function previewSend(input: SendRequest & { userId: string }): Prom
 }
 
 /**
- * Whether the wallet can send `amount` and pay the fee. Balances are read at the `pending` block (what
- * the node already has in its pool counts) minus what this wallet's transfers recorded but not yet
- * broadcast will spend (a transfer is marked broadcast only once the node has it). Returns the transfer's plan and what the wallet could send of the token.
+ * Whether the wallet can send `amount` and pay the fee: its latest balances minus what its transfers on
+ * the chain have in flight (recorded or broadcast, not yet in a block). The engine checks again under the
+ * wallet's lock when it records the send. Returns the prepared transfer and what the wallet could send.
  */
-async function checkFunds(
-  db: DbOrTx,
-  client: PublicClient,
-  send: ResolvedSend & { from: Hex },
-): Promise<{ plan: TransferPlan & { maxGasCost: bigint }; available: bigint }> {
+async function checkFunds(db: DbOrTx, send: ResolvedSend & { from: Hex }): Promise<{ prepared: PreparedTransfer; available: bigint }> {
   const info = CHAINS[send.chain];
   const native = nativeToken(info);
-  let nativeBalance: bigint;
-  let tokenBalance: bigint;
-  let plan: TransferPlan & { maxGasCost: bigint };
-  // Recorded transfers first, the chain second: a transfer broadcast in between is then counted twice
-  // (refusing, at worst, a send that would have fit), never missed.
-  const unsent = await unsentAmounts(db, send.chain, send.from);
-  try {
-    [nativeBalance, tokenBalance] = await Promise.all([
-      client.getBalance({ address: send.from, blockTag: 'pending' }),
-      send.token.isNative
-        ? Promise.resolve(0n)
-        : client.readContract({
-            address: send.token.address as Hex,
-            abi: erc20Abi,
-            functionName: 'balanceOf',
-            args: [send.from],
-            blockTag: 'pending',
-          }),
-    ]);
-    plan = await planTransfer(client, { from: send.from, recipient: send.toAddress, token: send.token, amount: send.amount });
-  } catch {
+  const prepared = await prepareTransfer({
+    chain: send.chain,
+    from: send.from,
+    spend: { token: send.token, amount: send.amount, recipient: send.toAddress },
+    gasSponsored: false,
+  }).catch(() => {
     throw unavailable(send.chain);
-  }
-  const nativeLeft = nativeBalance - (unsent.get(native.address.toLowerCase()) ?? 0n);
-  const available = send.token.isNative ? nativeLeft : tokenBalance - (unsent.get(send.token.address.toLowerCase()) ?? 0n);
+  });
+  const flight = await inFlightOf(db, send.chain, prepared.from);
+  const maxGasCost = prepared.gas * prepared.maxFeePerGas;
+  const nativeLeft = prepared.sender.nativeBalance - flight.nativeOut;
+  const available = send.token.isNative
+    ? nativeLeft
+    : (prepared.sender.tokenBalance ?? 0n) - (flight.valueOut.get(send.token.address.toLowerCase()) ?? 0n);
   const amount = (units: bigint, token: TokenInfo) => `${formatAmount(units > 0n ? units : 0n, token.decimals)} ${token.symbol}`;
   if (available < send.amount) {
     throw new AppError(
@@ -241,33 +218,17 @@ async function checkFunds(
       { param: 'amount' },
     );
   }
-  const nativeNeeded = plan.maxGasCost + (send.token.isNative ? send.amount : 0n);
+  const nativeNeeded = maxGasCost + (send.token.isNative ? send.amount : 0n);
   if (nativeLeft < nativeNeeded) {
     throw new AppError(
       'insufficient_balance',
       send.token.isNative
-        ? `With the network fee (up to ${amount(plan.maxGasCost, native)}) this is more than your wallet holds: send at most ${amount(nativeLeft - plan.maxGasCost, native)}.`
-        : `The network fee (up to ${amount(plan.maxGasCost, native)}) is paid from your ${native.symbol}, and your wallet holds ${amount(nativeLeft, native)} on ${info.displayName}. Add ${native.symbol} first.`,
+        ? `With the network fee (up to ${amount(maxGasCost, native)}) this is more than your wallet holds: send at most ${amount(nativeLeft - maxGasCost, native)}.`
+        : `The network fee (up to ${amount(maxGasCost, native)}) is paid from your ${native.symbol}, and your wallet holds ${amount(nativeLeft, native)} on ${info.displayName}. Add ${native.symbol} first.`,
       { param: 'amount' },
     );
   }
-  return { plan, available };
-}
-
-/** Per token (lower-case address): what this wallet's transfers on the chain recorded but not broadcast yet will spend. */
-async function unsentAmounts(db: DbOrTx, chain: ChainName, from: string): Promise<Map<string, bigint>> {
-  const rows = await db
-    .select({ tokenAddress: outboundTransfers.tokenAddress, total: sql<string>`sum(${outboundTransfers.amountBaseUnits})::text` })
-    .from(outboundTransfers)
-    .where(
-      and(
-        eq(outboundTransfers.chain, chain),
-        inArray(outboundTransfers.fromAddress, [from, from.toLowerCase()]),
-        eq(outboundTransfers.status, 'signed'),
-      ),
-    )
-    .groupBy(outboundTransfers.tokenAddress);
-  return new Map(rows.map((row) => [row.tokenAddress.toLowerCase(), BigInt(row.total)]));
+  return { prepared, available };
 }
 
 export interface WalletSendResult {
@@ -281,44 +242,35 @@ export async function sendFromWallet(input: SendRequest & { userId: string; send
     throw new AppError('invalid_request', 'This send form is out of date: review the send again.', { param: 'sendId' });
   const wallet = await userEvmWallet(getDb(), input.userId);
   const send = resolveSendRequest(input, wallet.address);
-  const client = clientOf(send.chain);
   await verifyPin({ userId: input.userId, pin: input.pin });
 
+  // A replay of this send (double click, retry) returns the first transfer, whatever the balance is now.
+  const [existing] = await getDb()
+    .select({ userId: walletSends.userId, transferId: walletSends.transferId, txHash: outboundTransfers.txHash })
+    .from(walletSends)
+    .innerJoin(outboundTransfers, eq(outboundTransfers.id, walletSends.transferId))
+    .where(eq(walletSends.id, input.sendId));
+  if (existing) {
+    if (existing.userId !== input.userId) throw new AppError('not_found', 'No such send.');
+    return { sendId: input.sendId, transferId: existing.transferId, txHash: existing.txHash };
+  }
+  const { prepared } = await checkFunds(getDb(), { ...send, from: wallet.address as Hex });
+
   const outcome = await getDb().transaction(async (tx) => {
-    // Replays of one send id wait here for the first, then find its row.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`wallet-send:${input.sendId}`}, 0))`);
-    const [existing] = await tx
-      .select({ userId: walletSends.userId, transferId: walletSends.transferId, txHash: outboundTransfers.txHash })
-      .from(walletSends)
-      .innerJoin(outboundTransfers, eq(outboundTransfers.id, walletSends.transferId))
-      .where(eq(walletSends.id, input.sendId));
-    if (existing) {
-      if (existing.userId !== input.userId) throw new AppError('not_found', 'No such send.');
-      return { transferId: existing.transferId, txHash: existing.txHash, isNew: false };
-    }
-    // One send per wallet and chain at a time: the funds check then sees what the previous one recorded.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`wallet-send:${send.chain}:${wallet.address}`}, 0))`);
-    const { plan } = await checkFunds(tx, client, { ...send, from: wallet.address as Hex });
-    const key = openWalletKey(wallet);
-    const account = privateKeyToAccount(`0x${key.toString('hex')}`);
-    key.fill(0);
-    const recorded = await signAndRecordTransfer(tx, {
+    const recorded = await recordTransfer(tx, {
+      prepared,
+      signer: accountFromKey(openWalletKey(wallet)),
       purpose: 'wallet_send',
-      chargeId: null,
-      chain: send.chain,
-      account,
-      recipient: send.toAddress,
-      token: send.token,
-      amount: send.amount,
-      plan,
-      client,
+      idempotency: { scope: `wallet_send:${input.userId}`, key: input.sendId },
+      senderLabel: 'Your wallet',
     });
-    await tx.insert(walletSends).values({ id: input.sendId, userId: input.userId, transferId: recorded.id });
-    return { transferId: recorded.id, txHash: recorded.txHash, isNew: true };
+    if (!recorded.replayed)
+      await tx.insert(walletSends).values({ id: input.sendId, userId: input.userId, transferId: recorded.transfer.id });
+    return { recorded, transferId: recorded.transfer.id, txHash: recorded.transfer.txHash, isNew: !recorded.replayed };
   });
 
   if (outcome.isNew) {
-    await broadcastTransfer(outcome.transferId);
+    await submitTransfer(outcome.recorded);
     forgetBalances(send.chain, wallet.address);
     forgetBalances(send.chain, send.toAddress);
   }
@@ -342,6 +294,7 @@ export interface WalletSendView {
 const SEND_STATUS: Record<TransferStatus, { status: WalletSendView['status']; label: string }> = {
   signed: { status: 'pending', label: 'Sending' },
   broadcast: { status: 'pending', label: 'Sent to the network, waiting to be confirmed' },
+  included: { status: 'pending', label: 'In a block, waiting for confirmations' },
   confirmed: { status: 'completed', label: 'Confirmed' },
   failed: { status: 'failed', label: 'Failed' },
 };
@@ -358,10 +311,7 @@ export async function getWalletSend(input: { userId: string; sendId: string }): 
   const { transfer } = row;
   const chain = transfer.chain as ChainName;
   // What the background reconciler would do next, done now so the page shows the chain's answer.
-  const status =
-    transfer.status === 'signed' || transfer.status === 'broadcast'
-      ? await reconcileTransfer(transfer).catch(() => transfer.status)
-      : transfer.status;
+  const status = isOpen(transfer.status) ? await reconcileTransfer(transfer).catch(() => transfer.status) : transfer.status;
   const token = CHAINS[chain].tokens.find((t) => t.address.toLowerCase() === transfer.tokenAddress.toLowerCase())!;
   return {
     sendId: input.sendId,

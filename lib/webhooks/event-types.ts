@@ -5,7 +5,8 @@
  * `charge.pending`) is `charge.created`; each later status `s` is `charge.<s>`. Timeline entries that
  * do not change the status (charge.payment_submitted, charge.sweep_submitted, charge.overpaid,
  * charge.late_payment) are not webhooks. `payment.failed` reports a failed payment attempt (a
- * balance payment whose transfer failed) while the charge itself may still be paid.
+ * balance payment whose transfer failed) while the charge itself may still be paid. `refund.*` follow a
+ * refund (lib/refunds/): created, then succeeded or failed once its transfer ends.
  */
 import type { ChargeStatus } from '@/lib/charges/state';
 
@@ -17,6 +18,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'charge.expired',
   'charge.canceled',
   'payment.failed',
+  'refund.created',
+  'refund.succeeded',
+  'refund.failed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -3,6 +3,7 @@
  * handlers, the OpenAPI document (lib/api/openapi.ts) and, through it, the SDK's types.
  */
 import { z } from 'zod';
+import { refundSchema } from '@/lib/refunds/schemas';
 import { chargeSchema } from '@/lib/charges/schemas';
 import { API_KEY_MODES } from '@/lib/db/schema/api-keys';
 import { WEBHOOK_ENDPOINT_STATUSES } from '@/lib/db/schema/webhooks';
@@ -144,8 +145,9 @@ export const webhookEventSchema = z
     type: webhookEventTypeSchema,
     mode: z.enum(API_KEY_MODES),
     createdAt: z.string(),
-    // data.charge: the charge as it was right after the change; data.paymentAttempt: payment.failed only.
-    data: z.object({ charge: chargeSchema, paymentAttempt: failedPaymentAttemptSchema.optional() }),
+    // data.charge: the charge as it was right after the change; data.paymentAttempt: payment.failed only;
+    // data.refund: refund.* only.
+    data: z.object({ charge: chargeSchema, paymentAttempt: failedPaymentAttemptSchema.optional(), refund: refundSchema.optional() }),
   })
   .meta({ id: 'WebhookEvent', description: 'The body of a webhook, and an entry of GET /api/events.' });
 export type WebhookEventPayload = z.infer<typeof webhookEventSchema>;

@@ -22,6 +22,7 @@ export async function withdrawAction(_state: FormState, form: FormData): Promise
       amount: values.amount,
       toAddress: values.toAddress,
       pin: String(form.get('pin') ?? ''),
+      withdrawalId: String(form.get('withdrawalId') ?? ''),
     });
     revalidatePath('/dashboard/balances');
     return { notice: `Withdrawal sent: ${txHash}` };

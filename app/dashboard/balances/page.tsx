@@ -9,6 +9,7 @@ import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { withBalances } from '@/lib/merchants/linked-accounts';
 import { authorizeMember, roleAllows } from '@/lib/merchants/permissions';
 import { chainsOfMode } from '@/lib/merchants/tokens';
+import { newWithdrawalId } from '@/lib/merchants/withdraw';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { DataTable } from '@/components/ui/data-table';
 
@@ -49,6 +50,7 @@ export default async function BalancesPage() {
       </DataTable>
       {canWithdraw ? (
         <WithdrawForm
+          withdrawalId={newWithdrawalId()}
           tokens={evmChains.flatMap((chain) =>
             CHAINS[chain].tokens.map((token) => ({
               value: `${chain}:${token.address}`,

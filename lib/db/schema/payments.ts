@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, pgEnum, pgSequence, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { ATTEMPT_KINDS, TRANSFER_PURPOSES, TRANSFER_STATUSES, type TransferPurpose, type TransferStatus } from '@/lib/transactions/state';
 import { baseUnits, timestamps } from './columns';
 import { charges } from './charges';
 import { walletFamily } from './wallets';
@@ -86,18 +87,10 @@ export const chainCursors = pgTable('chain_cursors', {
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
 
-/**
- * balance_payment: consumer's service wallet → deposit address; sweep: deposit address → payee;
- * gas_topup: the gas tank pays the exact gas a transfer needs (a platform cost, recorded here);
- * withdrawal: a merchant moves funds from its service wallet to an external address (Balances tab);
- * wallet_send: a user sends from their service wallet to any address (/wallet/send).
- */
-export const TRANSFER_PURPOSES = ['balance_payment', 'sweep', 'gas_topup', 'withdrawal', 'wallet_send'] as const;
-export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
 export const transferPurpose = pgEnum('transfer_purpose', TRANSFER_PURPOSES);
-export const TRANSFER_STATUSES = ['signed', 'broadcast', 'confirmed', 'failed'] as const;
-export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 export const transferStatus = pgEnum('transfer_status', TRANSFER_STATUSES);
+export const transferAttemptKind = pgEnum('transfer_attempt_kind', ATTEMPT_KINDS);
+export type { TransferPurpose, TransferStatus };
 
 /**
  * Every transfer the service sends, recorded (signed, with nonce and hash) before it is broadcast:
@@ -112,14 +105,46 @@ export const outboundTransfers = pgTable(
     purpose: transferPurpose('purpose').notNull(),
     chain: text('chain').notNull(),
     fromAddress: text('from_address').notNull(),
+    /** Who receives the value (for an ERC-20 transfer the token contract is `callTo`). */
     toAddress: text('to_address').notNull(),
     tokenAddress: text('token_address').notNull(),
     amountBaseUnits: baseUnits('amount_base_units').notNull(),
     nonce: integer('nonce').notNull(),
+    /** The current attempt's hash; once included, the hash that was mined. */
     txHash: text('tx_hash').notNull(),
     rawTransaction: text('raw_transaction').notNull(),
     status: transferStatus('status').notNull().default('signed'),
     error: text('error'),
+    /** The call itself (EVM), kept so a stuck transaction can be signed again at its nonce with higher fees. */
+    callTo: text('call_to'),
+    callValue: baseUnits('call_value'),
+    callData: text('call_data'),
+    gasLimit: baseUnits('gas_limit'),
+    /** Fees of the current attempt: gasLimit × maxFeePerGas is the most it can cost the sender. */
+    maxFeePerGas: baseUnits('max_fee_per_gas'),
+    maxPriorityFeePerGas: baseUnits('max_priority_fee_per_gas'),
+    /** Broadcast only once these transfers are in a block: the gas top-up it needs, funds on their way to the sender. */
+    dependsOnTransferIds: text('depends_on_transfer_ids')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    /** A user- or merchant-initiated send's idempotency id: a retried request finds this row. */
+    idempotencyScope: text('idempotency_scope'),
+    idempotencyKey: text('idempotency_key'),
+    /** Gas top-ups: whose activity the gas tank paid for (daily caps). */
+    sponsorMerchantId: text('sponsor_merchant_id'),
+    sponsorUserId: text('sponsor_user_id'),
+    includedBlockNumber: bigint('included_block_number', { mode: 'bigint' }),
+    includedBlockHash: text('included_block_hash'),
+    /** What the mined transaction cost the sender (gasUsed × effectiveGasPrice), from its receipt. */
+    gasFeeBaseUnits: baseUnits('gas_fee_base_units'),
+    broadcastFailures: integer('broadcast_failures').notNull().default(0),
+    feeBumps: integer('fee_bumps').notNull().default(0),
+    lastBroadcastAt: timestamp('last_broadcast_at', { withTimezone: true, mode: 'date' }),
+    /** When the reconciler first saw the nonce used at depth with no receipt of ours: failed only if a later pass agrees. */
+    nonceTakenSeenAt: timestamp('nonce_taken_seen_at', { withTimezone: true, mode: 'date' }),
+    /** The reconciler looks at open transfers due now, oldest first. */
+    nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     ...timestamps,
   },
   (table) => [
@@ -127,11 +152,82 @@ export const outboundTransfers = pgTable(
     index('outbound_transfers_charge_idx').on(table.chargeId, table.purpose),
     // The wallet's Activity lists what a user's wallet sent, newest first.
     index('outbound_transfers_from_idx').on(table.fromAddress, table.createdAt.desc()),
-    index('outbound_transfers_open_idx')
-      .on(table.status)
-      .where(sql`${table.status} in ('signed', 'broadcast')`),
+    // The nonce allocator and the in-flight accounting read one sender's rows on one chain.
+    index('outbound_transfers_sender_idx').on(table.chain, table.fromAddress, table.nonce),
+    // The reconciler's work list: open transfers, by when they are due. (Written as "not final": an enum
+    // value added by a migration cannot be named before that migration commits.)
+    index('outbound_transfers_due_idx')
+      .on(table.nextCheckAt)
+      .where(sql`${table.status} not in ('confirmed', 'failed')`),
     uniqueIndex('outbound_transfers_one_payment_idx')
       .on(table.chargeId)
       .where(sql`${table.purpose} = 'balance_payment' and ${table.status} <> 'failed'`),
+    // The gas tank's daily caps count a sponsor's top-ups of the last 24 hours.
+    index('outbound_transfers_sponsor_user_idx')
+      .on(table.sponsorUserId, table.createdAt)
+      .where(sql`${table.sponsorUserId} is not null`),
+    index('outbound_transfers_sponsor_merchant_idx')
+      .on(table.sponsorMerchantId, table.createdAt)
+      .where(sql`${table.sponsorMerchantId} is not null`),
+    uniqueIndex('outbound_transfers_idempotency_idx')
+      .on(table.idempotencyScope, table.idempotencyKey)
+      .where(sql`${table.idempotencyKey} is not null`),
+  ],
+);
+
+/**
+ * Every signed version of an EVM transfer at its nonce: the original, fee bumps, a cancel. Any of them
+ * may be the one mined, so the reconciler looks for a receipt of each.
+ */
+export const outboundTransferAttempts = pgTable(
+  'outbound_transfer_attempts',
+  {
+    id: text('id').primaryKey(),
+    transferId: text('transfer_id')
+      .notNull()
+      .references(() => outboundTransfers.id),
+    chain: text('chain').notNull(),
+    kind: transferAttemptKind('kind').notNull(),
+    txHash: text('tx_hash').notNull(),
+    rawTransaction: text('raw_transaction').notNull(),
+    maxFeePerGas: baseUnits('max_fee_per_gas').notNull(),
+    maxPriorityFeePerGas: baseUnits('max_priority_fee_per_gas').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex('outbound_transfer_attempts_tx_idx').on(table.chain, table.txHash),
+    index('outbound_transfer_attempts_transfer_idx').on(table.transferId, table.createdAt),
+  ],
+);
+
+export type OutboundTransferRow = typeof outboundTransfers.$inferSelect;
+export type OutboundTransferAttemptRow = typeof outboundTransferAttempts.$inferSelect;
+
+/**
+ * Which charges' deposit addresses may hold funds to sweep, and when to look next: the sweep job reads
+ * only rows due now (an index range), never every succeeded charge ever. Rows are written by database
+ * triggers (migration 0023's custom SQL) when a charge succeeds or a counted payment to a succeeded charge
+ * is confirmed, whoever writes those rows; the job then clears, defers or backs off each row. A hint, not
+ * the truth: what is owed is always recomputed from payments and transfers.
+ */
+export const sweepSchedule = pgTable(
+  'sweep_schedule',
+  {
+    chargeId: text('charge_id')
+      .primaryKey()
+      .references(() => charges.id),
+    /** When to look next; null: nothing to do (swept, or stuck: see stuckAt). */
+    dueAt: timestamp('due_at', { withTimezone: true, mode: 'date' }),
+    /** Passes that could not sign a sweep (gas caps, node errors); failed sweep transfers count too. */
+    signErrors: integer('sign_errors').notNull().default(0),
+    lastError: text('last_error'),
+    /** Set when the attempts ran out: an operator looks (`npm run admin -- reconcile`), a new payment re-arms it. */
+    stuckAt: timestamp('stuck_at', { withTimezone: true, mode: 'date' }),
+    ...timestamps,
+  },
+  (table) => [
+    index('sweep_schedule_due_idx')
+      .on(table.dueAt)
+      .where(sql`${table.dueAt} is not null`),
   ],
 );

@@ -3,14 +3,15 @@ import { index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'd
 import { SWAP_BRANCHES, SWAP_EXECUTION_STATUSES } from '@/lib/swap/state';
 import { baseUnits, timestamps } from './columns';
 import { charges } from './charges';
+import { outboundTransfers } from './payments';
 import { users } from './users';
 
 export const swapExecutionStatus = pgEnum('swap_execution_status', SWAP_EXECUTION_STATUSES);
 export const swapBranch = pgEnum('swap_branch', SWAP_BRANCHES);
 
 /**
- * One exact-output swap into a charge's token (the swap on-ramp, lib/swap/), recorded with its signed
- * transactions before any is broadcast, so a crash can only lead to the same bytes being sent again.
+ * One exact-output swap into a charge's token (the swap on-ramp, lib/swap/). Its approve and swap calls
+ * are outbound transfers of the one transaction engine (lib/transactions/), recorded before any is sent.
  * An attempt refused before signing (the pool moved past the funds held) is a `failed` row without
  * transactions: the conversion job backs off from it.
  */
@@ -42,12 +43,11 @@ export const swapExecutions = pgTable(
     amountIn: baseUnits('amount_in'),
     slippageBps: integer('slippage_bps').notNull(),
     deadline: timestamp('deadline', { withTimezone: true, mode: 'date' }).notNull(),
-    approveNonce: integer('approve_nonce'),
-    approveTxHash: text('approve_tx_hash'),
-    approveRawTransaction: text('approve_raw_transaction'),
-    swapNonce: integer('swap_nonce'),
+    /** The router's approval (when the allowance was short) and the swap itself: transfers of the one engine. */
+    approveTransferId: text('approve_transfer_id').references(() => outboundTransfers.id),
+    swapTransferId: text('swap_transfer_id').references(() => outboundTransfers.id),
+    /** The swap transaction's hash, for links (the hash that was mined, once it is). */
     swapTxHash: text('swap_tx_hash'),
-    swapRawTransaction: text('swap_raw_transaction'),
     status: swapExecutionStatus('status').notNull().default('signed'),
     error: text('error'),
     ...timestamps,
@@ -64,8 +64,6 @@ export const swapExecutions = pgTable(
     index('swap_executions_open_idx')
       .on(table.status)
       .where(sql`${table.status} in ('signed', 'broadcast')`),
-    // Nonces of a sender: swaps share the sender's nonce sequence with outbound transfers.
-    index('swap_executions_from_idx').on(table.chain, table.fromAddress),
   ],
 );
 

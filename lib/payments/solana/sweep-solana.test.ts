@@ -21,9 +21,9 @@ import { formatAmount } from '@/lib/money';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
-import { gasTankReport } from '../gas-tank';
-import { gasTankSolanaKeyFromSeed } from '../gas-tank-key';
-import { reconcileOutboundTransfers } from '../outbound-transfers';
+import { gasTankReport } from '@/lib/transactions/gas-tank';
+import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
+import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { chargesAwaitingSweep, sweepCharge, type SweepOutcome } from '../sweep-deposits';
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { EXPIRED_ERROR } from './solana-transfers';
@@ -122,7 +122,7 @@ async function sweepUntilDone(chargeId: string): Promise<SweepOutcome[]> {
     outcomes.push(outcome);
     if (outcome === 'nothing_owed') break;
     ledger.finalizeThrough();
-    await reconcileOutboundTransfers(options);
+    await reconcileTransfers({ ...options, ignoreSchedule: true });
   }
   return outcomes;
 }
@@ -261,7 +261,7 @@ describe('Solana sweeps', () => {
     expect(ledger.releaseWithheld().every((sent) => sent.isSuccess)).toBe(true);
 
     ledger.finalizeThrough();
-    await reconcileOutboundTransfers(options);
+    await reconcileTransfers({ ...options, ignoreSchedule: true });
     expect(tankBefore - balanceOf(tank)).toBe(SWEEP_FEE);
     expect(await tokenBalanceOf(recipient, mint)).toBe(3_000_000n);
     const fee = (await transfersOf(chargeId)).find((t) => t.purpose === 'gas_topup')!;
@@ -280,12 +280,12 @@ describe('Solana sweeps', () => {
     const [first] = (await transfersOf(chargeId)).filter((t) => t.purpose === 'sweep');
     expect(first!.status).toBe('broadcast');
     // In flight, the blockhash still valid: the same bytes are sent again, nothing new is signed.
-    expect(await sweepCharge(chargeId, options)).toBe('nothing_owed');
-    await reconcileOutboundTransfers(options);
+    expect(await sweepCharge(chargeId, options)).toBe('in_flight');
+    await reconcileTransfers({ ...options, ignoreSchedule: true });
     expect((await transfersOf(chargeId)).map((t) => t.status)).toEqual(['broadcast', 'broadcast']);
 
     ledger.svm.expireBlockhash();
-    await reconcileOutboundTransfers(options);
+    await reconcileTransfers({ ...options, ignoreSchedule: true });
     const expired = await transfersOf(chargeId);
     expect(expired.map((t) => [t.status, t.error])).toEqual([
       ['failed', EXPIRED_ERROR],

@@ -2,15 +2,19 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
 import { ChargeDetails } from '@/components/dashboard/charge-details';
+import { RefundsSection } from '@/components/dashboard/refunds-section';
 import { requireUser } from '@/lib/auth/session';
 import { getChargeForDashboard } from '@/lib/charges/get-dashboard-charge';
 import { isAppError } from '@/lib/errors';
 import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
+import { roleAllows } from '@/lib/merchants/permissions';
+import { newRefundRequestId } from '@/lib/refunds/create-refund';
+import { listRefunds } from '@/lib/refunds/list-refunds';
 
 export const metadata: Metadata = { title: 'Charge' };
 
-/** One charge: items, totals, payments with transaction links, the timeline and its webhook deliveries. */
+/** One charge: items, totals, payments with transaction links, the timeline, its webhook deliveries and its refunds. */
 export default async function ChargePage({ params }: { params: Promise<{ chargeId: string }> }) {
   const { chargeId } = await params;
   const user = await requireUser({ returnTo: `/dashboard/charges/${encodeURIComponent(chargeId)}` });
@@ -30,6 +34,13 @@ export default async function ChargePage({ params }: { params: Promise<{ chargeI
         ← Charges
       </Link>
       <ChargeDetails details={details} />
+      <RefundsSection
+        chargeId={details.charge.id}
+        symbol={details.charge.tokenSymbol}
+        refunds={await listRefunds({ merchantId: membership.merchant.id, mode, chargeId: details.charge.id })}
+        canRefund={roleAllows(membership.role, 'charges.refund')}
+        requestId={newRefundRequestId()}
+      />
     </main>
   );
 }

@@ -1,9 +1,10 @@
 /**
  * The gas tank: a service wallet that pays network fees so nobody needs native coin to move tokens.
  * A consumer holding USDC but no POL can still pay from their balance, and a deposit address that
- * received only USDC can still be swept. The tank sends the exact shortfall (the transfer's gas limit ×
- * max fee per gas, minus what the wallet already holds) just before the transfer, recorded as an
- * outbound transfer with purpose `gas_topup` — the platform's cost, queryable per charge.
+ * received only USDC can still be swept. The transaction engine (record-transfer.ts) sends the exact
+ * shortfall (gas limit × max fee per gas, minus what the wallet holds and has in flight) just before the
+ * transfer, recorded as an outbound transfer with purpose `gas_topup` — the platform's cost, queryable
+ * per charge — within the caps of gas-sponsorship.ts.
  *
  * Its key is derived from DEPOSIT_HD_SEED on its own BIP-44 account (m/44'/60'/1'/0/0), so there is
  * no extra secret to manage; fund its address on every chain you run (`npm run admin -- gas-tank`).
@@ -15,25 +16,28 @@
  */
 import { createKeyPairSignerFromBytes, address as solanaAddress, type KeyPairSigner } from '@solana/kit';
 import { and, eq, ne, sql } from 'drizzle-orm';
-import type { Hex, PublicClient } from 'viem';
+import type { Address } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAIN_NAMES, CHAINS, EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
-import { getDb, type DbOrTx } from '@/lib/db/client';
+import { getDb } from '@/lib/db/client';
 import { outboundTransfers } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
 import { requireSecret } from '@/lib/env';
 import { gasTankAccountFromSeed, gasTankSolanaKeyFromSeed } from './gas-tank-key';
-import { planTransfer, signAndRecordTransfer, type OutboundTransferRow } from './outbound-transfers';
-import { resolveSolanaRpc, type SolanaRpcOptions } from './solana/watch-solana';
+import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/payments/solana/watch-solana';
 
 let cached: { seed: string; account: PrivateKeyAccount } | undefined;
 let cachedSolana: { seed: string; signer: Promise<KeyPairSigner> } | undefined;
 
-function gasTankAccount(): PrivateKeyAccount {
+export function gasTankAccount(): PrivateKeyAccount {
   const seed = requireSecret('DEPOSIT_HD_SEED');
   if (cached?.seed !== seed) cached = { seed, account: gasTankAccountFromSeed(seed) };
   return cached.account;
+}
+
+export function gasTankAddress(): Address {
+  return gasTankAccount().address;
 }
 
 /** The tank's Solana key, as the signer that pays the fees of the transactions it sponsors. */
@@ -41,34 +45,6 @@ export function gasTankSolanaSigner(): Promise<KeyPairSigner> {
   const seed = requireSecret('DEPOSIT_HD_SEED');
   if (cachedSolana?.seed !== seed) cachedSolana = { seed, signer: createKeyPairSignerFromBytes(gasTankSolanaKeyFromSeed(seed).secretKey) };
   return cachedSolana.signer;
-}
-
-/**
- * If `wallet` holds less native coin than `needed` (+ `reserved`, value the transfer itself spends),
- * signs and records a top-up of the difference from the tank, in the caller's transaction. Returns the
- * recorded top-up, or undefined when the wallet already has enough.
- */
-export async function topUpGasIfShort(
-  tx: DbOrTx,
-  input: { chain: ChainName; client: PublicClient; wallet: Hex; needed: bigint; reserved?: bigint; chargeId: string | null },
-): Promise<OutboundTransferRow | undefined> {
-  const balance = await input.client.getBalance({ address: input.wallet });
-  const shortfall = input.needed + (input.reserved ?? 0n) - balance;
-  if (shortfall <= 0n) return undefined;
-  const tank = gasTankAccount();
-  const native = CHAINS[input.chain].tokens.find((t) => t.isNative)!;
-  const plan = await planTransfer(input.client, { from: tank.address, recipient: input.wallet, token: native, amount: shortfall });
-  return signAndRecordTransfer(tx, {
-    purpose: 'gas_topup',
-    chargeId: input.chargeId,
-    chain: input.chain,
-    account: tank,
-    recipient: input.wallet,
-    token: native,
-    amount: shortfall,
-    plan,
-    client: input.client,
-  });
 }
 
 export interface GasTankChainReport {

@@ -1,0 +1,132 @@
+/**
+ * Step 2: send a recorded transfer's current attempt. Safe to repeat — the same signed bytes can be mined
+ * only once — and safe to call from a request right after commit or from the reconciler after a crash.
+ * A transfer that waits for its gas top-up is sent once the top-up is in a block.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Hex, PublicClient } from 'viem';
+import { publicClientFor } from '@/lib/chains/clients';
+import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { outboundTransfers, type OutboundTransferRow } from '@/lib/db/schema';
+import { log } from '@/lib/log';
+import { broadcastSolanaTransfer } from '@/lib/payments/solana/solana-transfers';
+import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/payments/solana/watch-solana';
+
+type BroadcastRefusal = 'nonce_too_low' | 'underpriced' | 'insufficient_funds' | 'other';
+
+/** What a node's refusal means for us. "Already known" is not a refusal: the node has the transaction. */
+function classifyBroadcastError(error: unknown): BroadcastRefusal | 'known' {
+  const text = errorText(error);
+  if (/already known|already imported|known transaction|already exists/.test(text)) return 'known';
+  if (/nonce too low|nonce has already been used|oldnonce/.test(text)) return 'nonce_too_low';
+  if (/underpriced|less than block base fee|fee cap less than|max fee per gas less than|feecap too low|fee too low/.test(text))
+    return 'underpriced';
+  if (/insufficient funds/.test(text)) return 'insufficient_funds';
+  return 'other';
+}
+
+/** A node's or viem's error in one line (viem's short message leaves out the request, which names the RPC URL). */
+export function errorMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { shortMessage, details } = error as { shortMessage?: string; details?: unknown };
+  if (!shortMessage) return error.message;
+  return typeof details === 'string' && details && !shortMessage.includes(details) ? `${shortMessage} ${details}` : shortMessage;
+}
+
+function errorText(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 6; depth++) {
+    if (current instanceof Error) {
+      parts.push(current.message);
+      const details = (current as { details?: unknown }).details;
+      if (typeof details === 'string') parts.push(details);
+      current = (current as { cause?: unknown }).cause;
+    } else {
+      parts.push(String(current));
+      break;
+    }
+  }
+  return parts.join(' | ').toLowerCase();
+}
+
+export type BroadcastOutcome =
+  | { kind: 'sent' }
+  | { kind: 'waiting_for_funds' }
+  | { kind: 'not_signed'; status: OutboundTransferRow['status'] }
+  | { kind: 'refused'; reason: BroadcastRefusal; message: string }
+  | { kind: 'unreachable' };
+
+/** Sends `transferId`'s current attempt if it is `signed`. */
+export async function broadcastTransfer(transferId: string, options: SolanaRpcOptions = {}): Promise<BroadcastOutcome> {
+  const [transfer] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
+  if (!transfer) return { kind: 'not_signed', status: 'failed' };
+  if (transfer.status !== 'signed') return { kind: 'not_signed', status: transfer.status };
+  if (CHAINS[transfer.chain as ChainName].family === 'solana') {
+    const rpc = resolveSolanaRpc(transfer.chain as ChainName, options);
+    if (!rpc) return { kind: 'unreachable' };
+    return (await broadcastSolanaTransfer(rpc, transfer)) ? { kind: 'sent' } : { kind: 'unreachable' };
+  }
+  const client = publicClientFor(transfer.chain as ChainName);
+  if (!client) return { kind: 'unreachable' };
+  for (const dependency of transfer.dependsOnTransferIds) {
+    if (!(await dependencyLanded(client, dependency))) return { kind: 'waiting_for_funds' };
+  }
+  return sendCurrentAttempt(client, transfer);
+}
+
+/** Sends the row's current bytes and records the outcome (status `broadcast` once a node has them). */
+export async function sendCurrentAttempt(client: PublicClient, transfer: OutboundTransferRow): Promise<BroadcastOutcome> {
+  try {
+    await client.sendRawTransaction({ serializedTransaction: transfer.rawTransaction as Hex });
+  } catch (error) {
+    const reason = classifyBroadcastError(error);
+    if (reason !== 'known') {
+      const message = errorMessage(error);
+      await getDb()
+        .update(outboundTransfers)
+        .set({ broadcastFailures: transfer.broadcastFailures + 1, error: `${reason}: ${message}`.slice(0, 500) })
+        .where(eq(outboundTransfers.id, transfer.id));
+      log.warn('transfer refused by the node; the reconciler retries', { transferId: transfer.id, reason, error: message });
+      return { kind: 'refused', reason, message };
+    }
+  }
+  await getDb()
+    .update(outboundTransfers)
+    .set({ status: 'broadcast', lastBroadcastAt: new Date(), broadcastFailures: 0, error: null })
+    .where(and(eq(outboundTransfers.id, transfer.id), eq(outboundTransfers.status, 'signed')));
+  return { kind: 'sent' };
+}
+
+/** Whether a transfer another waits for (its gas top-up, a sweep bringing the funds) is in a block (recorded as such, or visible on the chain already). */
+async function dependencyLanded(client: PublicClient, dependencyId: string): Promise<boolean> {
+  const [dependency] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, dependencyId));
+  if (!dependency) return true;
+  if (dependency.status === 'included' || dependency.status === 'confirmed') return true;
+  if (dependency.status === 'failed') return true; // Nothing more will come: try, and let a refusal take its course.
+  const receipt = await client.getTransactionReceipt({ hash: dependency.txHash as Hex }).catch(() => null);
+  return receipt?.status === 'success';
+}
+
+/**
+ * After the recording transaction commits: send the gas top-up, wait (a request: up to 20 s; a background
+ * job: not at all) for its block, then the transfer. If the top-up is slow, the transfer stays `signed`
+ * and the reconciler sends it once the top-up lands.
+ */
+export async function submitTransfer(
+  recorded: { transfer: { id: string }; gasTopUp?: { id: string; txHash: string; chain: string } },
+  options: { waitForGasMs?: number } = {},
+): Promise<void> {
+  const waitMs = options.waitForGasMs ?? 20_000;
+  if (recorded.gasTopUp) {
+    const outcome = await broadcastTransfer(recorded.gasTopUp.id);
+    const client = publicClientFor(recorded.gasTopUp.chain as ChainName);
+    if (outcome.kind === 'sent' && client && waitMs > 0) {
+      await client.waitForTransactionReceipt({ hash: recorded.gasTopUp.txHash as Hex, timeout: waitMs }).catch((error: unknown) => {
+        log.warn('gas top-up not mined yet; the reconciler sends the transfer once it is', { error: errorMessage(error) });
+      });
+    }
+  }
+  await broadcastTransfer(recorded.transfer.id);
+}

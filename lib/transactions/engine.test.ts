@@ -1,0 +1,316 @@
+/**
+ * The transaction engine against a private BSC node this file controls (automine off, base fee raised,
+ * blocks reverted, balances drained), at the chain's real confirmation depth — not the 1 block of the
+ * shared development chains. Each test injects one fault and checks that the value moved exactly once.
+ */
+import { and, eq } from 'drizzle-orm';
+import { createPublicClient, http, parseEther, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '@/lib/accounts/users';
+import { requiredConfirmations } from '@/lib/chains/clients';
+import { CHAINS, nativeToken } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { outboundTransferAttempts, outboundTransfers, wallets } from '@/lib/db/schema';
+import { resetEnvCache } from '@/lib/env';
+import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { listWallets } from '@/lib/wallets/list-wallets';
+import { openWalletKey } from '@/lib/wallets/envelope';
+import { uniqueEmail } from '@/test/accounts';
+import { switchToPrivateDatabase } from '@/test/private-database';
+import { TEST_SECRETS } from '@/test/test-secrets';
+import { submitTransfer } from './broadcast-transfer';
+import { gasTankAccountFromSeed } from './gas-tank-key';
+import { prepareTransfer } from './prepare-transfer';
+import { reconcileTransfers } from './reconcile-transfers';
+import { recordTransfer } from './record-transfer';
+import { accountFromKey } from './signers';
+import { transitionTable, TRANSFER_STATUSES } from './state';
+
+const CHAIN = 'BSC' as const;
+const BNB = nativeToken(CHAINS[CHAIN]);
+const USDT = CHAINS[CHAIN].tokens.find((t) => t.symbol === 'USDT')!;
+let node: LocalChainNode;
+let client: PublicClient;
+let depth: number;
+
+const rpc = (method: string, params: unknown[] = []) => client.request({ method: method as never, params: params as never });
+const mine = (blocks = 1) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
+const reconcile = () => reconcileTransfers({ ignoreSchedule: true });
+const transferRow = async (id: string) => (await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, id)))[0]!;
+const attemptsOf = (id: string) => getDb().select().from(outboundTransferAttempts).where(eq(outboundTransferAttempts.transferId, id));
+const stranger = () => privateKeyToAccount(generatePrivateKey()).address;
+
+beforeAll(async () => {
+  // This file's own BSC node: its own records too (see test/private-database.ts).
+  await switchToPrivateDatabase();
+  node = await startLocalChain({ chain: CHAIN });
+  await provisionLocalChain({ chain: CHAIN, url: node.url });
+  process.env.RPC_URL_BSC = node.url;
+  // BSC is not a "local" chain here: its real depth applies.
+  process.env.LOCAL_CHAINS = 'POLYGON,POLYGON_AMOY';
+  process.env.TRANSFER_STUCK_AFTER_SECONDS = '1';
+  process.env.TRANSFER_CANCEL_AFTER_FAILURES = '2';
+  process.env.GAS_TANK_DAILY_TOPUPS_PER_USER = '2';
+  resetEnvCache();
+  client = createPublicClient({ transport: http(node.url) });
+  depth = requiredConfirmations(CHAIN);
+  expect(depth).toBeGreaterThan(1);
+  await fundLocalWallet({ chain: CHAIN, url: node.url, address: gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address });
+});
+
+afterEach(async () => {
+  await rpc('evm_setAutomine', [true]);
+});
+
+afterAll(async () => {
+  await node.stop();
+});
+
+/** A user's service wallet on the private chain (the engine can sign for it again: bumps, cancels). */
+async function funded(options: { native?: bigint } = {}): Promise<{ userId: string; address: Address }> {
+  const email = uniqueEmail('engine');
+  const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
+  const evm = (await listWallets(user.id)).find((w) => w.family === 'evm')!;
+  await fundLocalWallet({ chain: CHAIN, url: node.url, address: evm.address as Address });
+  if (options.native !== undefined) await rpc('anvil_setBalance', [evm.address, `0x${options.native.toString(16)}`]);
+  return { userId: user.id, address: evm.address as Address };
+}
+
+async function signerOf(address: Address) {
+  const [wallet] = await getDb().select().from(wallets).where(eq(wallets.address, address));
+  return accountFromKey(openWalletKey(wallet!));
+}
+
+/** Records a transfer of `amount` of `token` from `from` through the engine, and submits it. */
+async function send(input: {
+  from: Address;
+  to?: Address;
+  token?: typeof USDT;
+  amount: bigint;
+  sponsor?: { userId: string };
+  idempotencyKey?: string;
+  submit?: boolean;
+}) {
+  const token = input.token ?? BNB;
+  const prepared = await prepareTransfer({
+    chain: CHAIN,
+    from: input.from,
+    spend: { token, amount: input.amount, recipient: input.to ?? stranger() },
+    gasSponsored: !!input.sponsor,
+  });
+  const recorded = await getDb().transaction(async (tx) =>
+    recordTransfer(tx, {
+      prepared,
+      signer: await signerOf(input.from),
+      purpose: 'wallet_send',
+      gasSponsor: input.sponsor,
+      ...(input.idempotencyKey ? { idempotency: { scope: `test:${input.from}`, key: input.idempotencyKey } } : {}),
+    }),
+  );
+  if (input.submit !== false) await submitTransfer(recorded, { waitForGasMs: 0 });
+  return recorded;
+}
+
+async function settleToDepth(transferId: string): Promise<string> {
+  for (let i = 0; i < 6; i++) {
+    await reconcile();
+    const row = await transferRow(transferId);
+    if (row.status === 'confirmed' || row.status === 'failed') return row.status;
+    await mine(depth);
+  }
+  return (await transferRow(transferId)).status;
+}
+
+describe('the transfer state machine', () => {
+  it('allows exactly the documented transitions', () => {
+    const table = transitionTable();
+    expect(Object.keys(table).sort()).toEqual([...TRANSFER_STATUSES].sort());
+    expect(table.confirmed).toEqual([]);
+    expect(table.failed).toEqual([]);
+    // A re-org may take an included transfer back to broadcast; nothing goes back to signed.
+    expect(table.included).toContain('broadcast');
+    expect(Object.values(table).some((to) => to.includes('signed'))).toBe(false);
+  });
+});
+
+describe('faults the engine survives', () => {
+  it('stuck under the base fee: re-signed at its nonce with higher fees, and the value moves once', async () => {
+    const sender = await funded();
+    const recipient = stranger();
+    await rpc('evm_setAutomine', [false]);
+    const { transfer } = await send({ from: sender.address, to: recipient, amount: parseEther('1') });
+    expect((await transferRow(transfer.id)).status).toBe('broadcast');
+    // The base fee jumps above what the transaction offers: it sits in the pool.
+    const high = transfer.maxFeePerGas! * 4n;
+    await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
+    await mine();
+    expect(await client.getTransactionReceipt({ hash: transfer.txHash as Hex }).catch(() => null)).toBeNull();
+
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await reconcile();
+    const attempts = await attemptsOf(transfer.id);
+    expect(attempts.map((a) => a.kind).sort()).toEqual(['fee_bump', 'original']);
+    const bump = attempts.find((a) => a.kind === 'fee_bump')!;
+    expect(bump.maxFeePerGas).toBeGreaterThanOrEqual((transfer.maxFeePerGas! * 1125n) / 1000n);
+    expect(bump.maxPriorityFeePerGas).toBeGreaterThanOrEqual((transfer.maxPriorityFeePerGas! * 1125n) / 1000n);
+
+    await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
+    await mine();
+    await rpc('evm_setAutomine', [true]);
+    expect(await settleToDepth(transfer.id)).toBe('confirmed');
+    const row = await transferRow(transfer.id);
+    expect(row.txHash).toBe(bump.txHash);
+    expect(await client.getBalance({ address: recipient })).toBe(parseEther('1'));
+    expect(await client.getTransactionCount({ address: sender.address })).toBe(transfer.nonce + 1);
+  });
+
+  it('never broadcastable (the funds left meanwhile): its nonce is filled by a 0-value self-transfer, so the wallet does not wedge', async () => {
+    const sender = await funded();
+    const { transfer } = await send({ from: sender.address, amount: parseEther('5'), submit: false });
+    // Before it is sent, the wallet is drained to a little gas money.
+    await rpc('anvil_setBalance', [sender.address, `0x${parseEther('0.01').toString(16)}`]);
+    await submitTransfer({ transfer });
+    expect((await transferRow(transfer.id)).status).toBe('signed');
+    await reconcile(); // second refusal: the cancel is signed and sent
+    const attempts = await attemptsOf(transfer.id);
+    expect(attempts.map((a) => a.kind)).toContain('cancel');
+
+    expect(await settleToDepth(transfer.id)).toBe('failed');
+    const failed = await transferRow(transfer.id);
+    expect(failed.error).toMatch(/canceled/);
+    expect(await client.getTransactionCount({ address: sender.address })).toBe(transfer.nonce + 1);
+    // The next transfer from the wallet is not stuck behind a gap.
+    await rpc('anvil_setBalance', [sender.address, `0x${parseEther('10').toString(16)}`]);
+    const next = await send({ from: sender.address, amount: parseEther('1') });
+    expect(next.transfer.nonce).toBe(transfer.nonce + 1);
+    expect(await settleToDepth(next.transfer.id)).toBe('confirmed');
+  });
+
+  it('its nonce used by another transaction: failed only at depth, and only when a second pass agrees', async () => {
+    const sender = await funded();
+    const { transfer } = await send({ from: sender.address, amount: parseEther('1'), submit: false });
+    await rpc('anvil_impersonateAccount', [sender.address]);
+    await rpc('eth_sendTransaction', [{ from: sender.address, to: sender.address, value: '0x0' }]);
+    await rpc('anvil_stopImpersonatingAccount', [sender.address]);
+    await reconcile();
+    // One block deep is not proof.
+    expect((await transferRow(transfer.id)).status).toBe('signed');
+    await mine(depth);
+    await reconcile();
+    expect((await transferRow(transfer.id)).status).toBe('signed');
+    expect((await transferRow(transfer.id)).nonceTakenSeenAt).not.toBeNull();
+    await reconcile();
+    const row = await transferRow(transfer.id);
+    expect(row).toMatchObject({ status: 'failed', error: expect.stringMatching(/nonce was used by another transaction/) });
+  });
+
+  it('re-org: an included transfer whose block leaves the chain is sent again and confirmed in its new block, once', async () => {
+    const sender = await funded();
+    const recipient = stranger();
+    const snapshot = await rpc('evm_snapshot');
+    const { transfer } = await send({ from: sender.address, to: recipient, amount: parseEther('2') });
+    await reconcile();
+    const included = await transferRow(transfer.id);
+    expect(included.status).toBe('included');
+    // The block is replaced (the chain reverts past it, then grows another branch without the transaction).
+    await rpc('evm_revert', [snapshot]);
+    await rpc('evm_setAutomine', [false]);
+    await mine(2);
+    expect(await client.getTransactionReceipt({ hash: transfer.txHash as Hex }).catch(() => null)).toBeNull();
+    await reconcile();
+    expect((await transferRow(transfer.id)).status).toBe('broadcast');
+    // Re-included in a block of the new branch.
+    await mine();
+    await rpc('evm_setAutomine', [true]);
+    expect(await settleToDepth(transfer.id)).toBe('confirmed');
+    const confirmed = await transferRow(transfer.id);
+    expect(confirmed.includedBlockHash).not.toBe(included.includedBlockHash);
+    expect(await client.getBalance({ address: recipient })).toBe(parseEther('2'));
+  });
+
+  it('counts what is already in flight: two sends cannot spend one balance before either is mined', async () => {
+    const sender = await funded();
+    await rpc('evm_setAutomine', [false]);
+    const holding = await client.readContract({
+      address: USDT.address as Address,
+      abi: [
+        { type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ type: 'address' }], outputs: [{ type: 'uint256' }] },
+      ],
+      functionName: 'balanceOf',
+      args: [sender.address],
+    });
+    const first = await send({ from: sender.address, token: USDT, amount: holding - parseUnits('1', USDT.decimals) });
+    expect((await transferRow(first.transfer.id)).status).toBe('broadcast');
+    await expect(send({ from: sender.address, token: USDT, amount: parseUnits('2', USDT.decimals) })).rejects.toMatchObject({
+      code: 'insufficient_balance',
+      message: expect.stringMatching(/already committed to transfers on their way/),
+    });
+    const fits = await send({ from: sender.address, token: USDT, amount: parseUnits('1', USDT.decimals) });
+    expect(fits.transfer.nonce).toBe(first.transfer.nonce + 1);
+    await mine();
+    await rpc('evm_setAutomine', [true]);
+    expect(await settleToDepth(first.transfer.id)).toBe('confirmed');
+    expect(await settleToDepth(fits.transfer.id)).toBe('confirmed');
+  });
+
+  it('one idempotency id is one transfer, however often it is retried', async () => {
+    const sender = await funded();
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, () => send({ from: sender.address, amount: parseEther('0.5'), idempotencyKey: 'retry-1' })),
+    );
+    const ids = new Set(
+      results
+        .filter((r) => r.status === 'fulfilled')
+        .map((r) => (r as PromiseFulfilledResult<{ transfer: { id: string } }>).value.transfer.id),
+    );
+    expect(ids.size).toBe(1);
+    const rows = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.idempotencyScope, `test:${sender.address}`), eq(outboundTransfers.idempotencyKey, 'retry-1')));
+    expect(rows).toHaveLength(1);
+  });
+
+  it('the gas tank pays a short sender’s fee within its daily cap per user', async () => {
+    const sender = await funded({ native: 0n });
+    const first = await send({ from: sender.address, token: USDT, amount: 1_000_000n, sponsor: { userId: sender.userId } });
+    expect(first.gasTopUp).toBeDefined();
+    expect(first.transfer.dependsOnTransferIds).toEqual([first.gasTopUp!.id]);
+    expect(await settleToDepth(first.gasTopUp!.id)).toBe('confirmed');
+    await reconcile();
+    expect(await settleToDepth(first.transfer.id)).toBe('confirmed');
+    // The wallet spent its top-up on the fee; the next two need the tank again, and the cap is 2 a day.
+    await rpc('anvil_setBalance', [sender.address, '0x0']);
+    await send({ from: sender.address, token: USDT, amount: 1_000_000n, sponsor: { userId: sender.userId } });
+    await expect(send({ from: sender.address, token: USDT, amount: 1_000_000n, sponsor: { userId: sender.userId } })).rejects.toMatchObject(
+      {
+        code: 'gas_sponsorship_limit',
+        status: 429,
+      },
+    );
+  });
+
+  it('the gas tank does not fund a transaction above its gas limit cap', async () => {
+    const sender = await funded({ native: 0n });
+    const prepared = await prepareTransfer({
+      chain: CHAIN,
+      from: sender.address,
+      spend: { token: USDT, amount: 1_000_000n, recipient: stranger() },
+      gas: 600_000n,
+      gasSponsored: true,
+    });
+    await expect(
+      getDb().transaction(async (tx) =>
+        recordTransfer(tx, {
+          prepared,
+          signer: await signerOf(sender.address),
+          purpose: 'wallet_send',
+          gasSponsor: { userId: sender.userId },
+        }),
+      ),
+    ).rejects.toMatchObject({ code: 'gas_sponsorship_limit', message: expect.stringMatching(/600000 gas/) });
+    const recorded = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.fromAddress, sender.address));
+    expect(recorded).toHaveLength(0);
+  });
+});

@@ -1,0 +1,476 @@
+/**
+ * Step 3, in the background: every open transfer brought up to date with its chain.
+ *
+ *  - signed: sent (after its gas top-up is in a block). Refused as underpriced → signed again at its
+ *    nonce with current fees. Refused for any other reason TRANSFER_CANCEL_AFTER_FAILURES times → its
+ *    nonce is filled with a 0-value self-transfer, so the wallet never wedges behind a gap.
+ *  - broadcast: a receipt of any of its attempts → included. Not known to the node (dropped) → the same
+ *    bytes again. Unmined for TRANSFER_STUCK_AFTER_SECONDS under the base fee → a fee bump (EIP-1559
+ *    replacement: both fees at least +12.5%).
+ *  - included: its block left the chain → broadcast again; at the chain's depth → confirmed, or failed
+ *    if it reverted (or was our cancel).
+ *  - failed, otherwise, only when its nonce is used at the chain's depth by a transaction that is none of
+ *    its attempts, seen on two passes (one RPC answer "no receipt" is not proof).
+ *
+ * Processes may run this at once: each takes a lease on a batch (next_check_at moves forward) and every
+ * status change is a conditional UPDATE, so a change happens once. Terminal changes run the purpose's
+ * hook (payment.failed, swap and refund outcomes) in the same database transaction.
+ */
+import { and, asc, eq, inArray, lte, notInArray } from 'drizzle-orm';
+import { getAddress, keccak256, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
+import { publicClientFor, requiredConfirmations } from '@/lib/chains/clients';
+import { CHAINS, nativeToken, type ChainName } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { outboundTransferAttempts, outboundTransfers, type OutboundTransferAttemptRow, type OutboundTransferRow } from '@/lib/db/schema';
+import { env } from '@/lib/env';
+import { newId } from '@/lib/ids';
+import { log } from '@/lib/log';
+import { isSolanaFeeRecord, reconcileSolanaTransfer } from '@/lib/payments/solana/solana-transfers';
+import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/payments/solana/watch-solana';
+import { broadcastTransfer, errorMessage, sendCurrentAttempt } from './broadcast-transfer';
+import { gasTankAccount } from './gas-tank';
+import { prepareTransfer } from './prepare-transfer';
+import { PURPOSE_HOOKS, type TransferOutcome } from './purpose-hooks';
+import { recordTransfer } from './record-transfer';
+import { signerForAddress } from './signers';
+import { canTransition, type AttemptKind, type TransferStatus } from './state';
+
+export interface ReconcileOptions extends SolanaRpcOptions {
+  batch?: number;
+  /** Every open transfer, due or not (tests, the admin CLI). */
+  ignoreSchedule?: boolean;
+  now?: Date;
+}
+
+const LEASE_MS = 30_000;
+const NEXT_CHECK_MS: Record<'signed' | 'broadcast' | 'included', number> = { signed: 3_000, broadcast: 3_000, included: 2_000 };
+/** EIP-1559 replacement: a node accepts a transaction at a used nonce only if both fees rise by at least 10%. */
+const BUMP_NUMERATOR = 1125n;
+const BUMP_DENOMINATOR = 1000n;
+
+/** One pass over the transfers due now. Returns how many changed status. */
+export async function reconcileTransfers(options: ReconcileOptions = {}): Promise<number> {
+  const due = await leaseDueTransfers(options.batch ?? 100, options.ignoreSchedule ? new Date('9999-12-31T00:00:00Z') : new Date());
+  let changed = 0;
+  const heads = new Map<ChainName, bigint | null>();
+  for (const transfer of due) {
+    if (isSolanaFeeRecord(transfer)) continue; // moves with its transaction's row
+    try {
+      const after = await reconcileTransfer(transfer, { ...options, heads });
+      if (after !== transfer.status) changed++;
+    } catch (error) {
+      log.warn('transfer reconcile failed; retried on the next pass', { transferId: transfer.id, error: errorMessage(error) });
+    }
+  }
+  return changed;
+}
+
+/** Open transfers due now, leased for LEASE_MS so other processes pass them by. */
+async function leaseDueTransfers(batch: number, dueBy: Date): Promise<OutboundTransferRow[]> {
+  return getDb().transaction(async (tx) => {
+    const due = await tx
+      .select({ id: outboundTransfers.id })
+      .from(outboundTransfers)
+      .where(and(notInArray(outboundTransfers.status, ['confirmed', 'failed']), lte(outboundTransfers.nextCheckAt, dueBy)))
+      .orderBy(asc(outboundTransfers.nextCheckAt))
+      .limit(batch)
+      .for('update', { skipLocked: true });
+    if (!due.length) return [];
+    return tx
+      .update(outboundTransfers)
+      .set({ nextCheckAt: new Date(Date.now() + LEASE_MS) })
+      .where(
+        inArray(
+          outboundTransfers.id,
+          due.map((row) => row.id),
+        ),
+      )
+      .returning();
+  });
+}
+
+/** Brings one transfer up to date. Returns its status afterwards. */
+export async function reconcileTransfer(
+  transfer: OutboundTransferRow,
+  options: ReconcileOptions & { heads?: Map<ChainName, bigint | null> } = {},
+): Promise<TransferStatus> {
+  const chain = transfer.chain as ChainName;
+  if (CHAINS[chain].family === 'solana') {
+    const rpc = resolveSolanaRpc(chain, options);
+    return rpc ? reconcileSolanaTransfer(rpc, transfer) : transfer.status;
+  }
+  const client = publicClientFor(chain);
+  if (!client || (transfer.status !== 'signed' && transfer.status !== 'broadcast' && transfer.status !== 'included'))
+    return transfer.status;
+  const head = await chainHead(client, chain, options.heads);
+  if (head === null) return transfer.status;
+  const step = new Reconciler(client, transfer, head, options);
+  const status = await step.run();
+  if (status === 'signed' || status === 'broadcast' || status === 'included') {
+    await getDb()
+      .update(outboundTransfers)
+      .set({ nextCheckAt: new Date(Date.now() + NEXT_CHECK_MS[status]) })
+      .where(eq(outboundTransfers.id, transfer.id));
+  }
+  return status;
+}
+
+async function chainHead(client: PublicClient, chain: ChainName, heads?: Map<ChainName, bigint | null>): Promise<bigint | null> {
+  if (heads?.has(chain)) return heads.get(chain)!;
+  const head = await client.getBlockNumber({ cacheTime: 0 }).catch(() => null);
+  heads?.set(chain, head);
+  return head;
+}
+
+class Reconciler {
+  private readonly chain: ChainName;
+  private readonly depth: bigint;
+
+  constructor(
+    private readonly client: PublicClient,
+    private transfer: OutboundTransferRow,
+    private readonly head: bigint,
+    private readonly options: ReconcileOptions,
+  ) {
+    this.chain = transfer.chain as ChainName;
+    this.depth = BigInt(requiredConfirmations(this.chain));
+  }
+
+  async run(): Promise<TransferStatus> {
+    if (this.transfer.status === 'included') return this.followIncluded();
+    // Read the nonce at depth BEFORE looking for receipts: an attempt mined in between is then found.
+    const nonceAtDepth = await this.nonceAtDepth();
+    const attempts = await this.attempts();
+    for (const attempt of attempts) {
+      const receipt = await this.client.getTransactionReceipt({ hash: attempt.txHash as Hex }).catch(() => null);
+      if (receipt) return this.markIncluded(attempt, receipt);
+    }
+    if (nonceAtDepth !== null && nonceAtDepth > this.transfer.nonce) return this.nonceTakenByAnother();
+    if (this.transfer.status === 'signed') return this.sendSigned(attempts);
+    return this.followBroadcast(attempts);
+  }
+
+  private async attempts(): Promise<OutboundTransferAttemptRow[]> {
+    const rows = await getDb()
+      .select()
+      .from(outboundTransferAttempts)
+      .where(eq(outboundTransferAttempts.transferId, this.transfer.id))
+      .orderBy(asc(outboundTransferAttempts.createdAt));
+    // Rows recorded before attempts existed still have their one transaction on the transfer itself.
+    if (rows.length) return rows;
+    return [
+      {
+        id: 'legacy',
+        transferId: this.transfer.id,
+        chain: this.transfer.chain,
+        kind: 'original',
+        txHash: this.transfer.txHash,
+        rawTransaction: this.transfer.rawTransaction,
+        maxFeePerGas: this.transfer.maxFeePerGas ?? 0n,
+        maxPriorityFeePerGas: this.transfer.maxPriorityFeePerGas ?? 0n,
+        createdAt: this.transfer.createdAt,
+      },
+    ];
+  }
+
+  /** How many transactions of the sender are in blocks at the chain's depth (null when the node cannot say). */
+  private async nonceAtDepth(): Promise<number | null> {
+    const block = this.head - this.depth + 1n;
+    if (block < 0n) return null;
+    return this.client.getTransactionCount({ address: this.transfer.fromAddress as Address, blockNumber: block }).catch(() => null);
+  }
+
+  private async markIncluded(attempt: OutboundTransferAttemptRow, receipt: TransactionReceipt): Promise<TransferStatus> {
+    await this.update(['signed', 'broadcast'], 'included', {
+      txHash: attempt.txHash,
+      rawTransaction: attempt.rawTransaction,
+      includedBlockNumber: receipt.blockNumber,
+      includedBlockHash: receipt.blockHash,
+      gasFeeBaseUnits: receipt.gasUsed * receipt.effectiveGasPrice,
+      nonceTakenSeenAt: null,
+      error: attempt.kind === 'cancel' ? 'canceled: its nonce was filled by a 0-value self-transfer' : null,
+    });
+    this.transfer = {
+      ...this.transfer,
+      status: 'included',
+      txHash: attempt.txHash,
+      includedBlockNumber: receipt.blockNumber,
+      includedBlockHash: receipt.blockHash,
+    };
+    return this.followIncluded(receipt, attempt.kind);
+  }
+
+  private async followIncluded(known?: TransactionReceipt, kind?: AttemptKind): Promise<TransferStatus> {
+    const receipt = known ?? (await this.client.getTransactionReceipt({ hash: this.transfer.txHash as Hex }).catch(() => null));
+    const canonical = receipt && receipt.blockHash === this.transfer.includedBlockHash;
+    if (!canonical) {
+      // Its block left the chain (re-org). The transaction is normally back in the pool; send it again anyway.
+      const block = await this.client.getBlock({ blockNumber: this.transfer.includedBlockNumber! }).catch(() => null);
+      if (receipt && block?.hash === receipt.blockHash) {
+        // Re-included in another canonical block already.
+        await this.update(['included'], 'included', { includedBlockNumber: receipt.blockNumber, includedBlockHash: receipt.blockHash });
+        return 'included';
+      }
+      log.warn('an included transfer left the chain (re-org); sending it again', { transferId: this.transfer.id, chain: this.chain });
+      await this.update(['included'], 'broadcast', { includedBlockNumber: null, includedBlockHash: null, gasFeeBaseUnits: null });
+      await this.client.sendRawTransaction({ serializedTransaction: this.transfer.rawTransaction as Hex }).catch(() => undefined);
+      return 'broadcast';
+    }
+    if (this.head - receipt.blockNumber + 1n < this.depth) return 'included';
+    const isCancel = kind === 'cancel' || (await this.isCancelAttempt(receipt.transactionHash));
+    if (receipt.status === 'success' && !isCancel) {
+      await this.finish('confirmed', { receipt });
+      return 'confirmed';
+    }
+    const reason = isCancel
+      ? (this.transfer.error ?? 'canceled: its nonce was filled by a 0-value self-transfer')
+      : 'reverted on chain; nothing was moved but the fee';
+    await this.finish('failed', { receipt, reason });
+    return 'failed';
+  }
+
+  private async isCancelAttempt(hash: string): Promise<boolean> {
+    const [attempt] = await getDb()
+      .select({ kind: outboundTransferAttempts.kind })
+      .from(outboundTransferAttempts)
+      .where(and(eq(outboundTransferAttempts.chain, this.chain), eq(outboundTransferAttempts.txHash, hash)));
+    return attempt?.kind === 'cancel';
+  }
+
+  /** Its nonce is used at depth and no attempt of ours has a receipt: failed, once a second pass agrees. */
+  private async nonceTakenByAnother(): Promise<TransferStatus> {
+    if (!this.transfer.nonceTakenSeenAt) {
+      await this.update([this.transfer.status], this.transfer.status, { nonceTakenSeenAt: new Date() });
+      return this.transfer.status;
+    }
+    await this.finish('failed', { reason: 'its nonce was used by another transaction; nothing was moved' });
+    return 'failed';
+  }
+
+  private async sendSigned(attempts: OutboundTransferAttemptRow[]): Promise<TransferStatus> {
+    const outcome = await broadcastTransfer(this.transfer.id);
+    if (outcome.kind === 'sent') return 'broadcast';
+    if (outcome.kind !== 'refused') return this.transfer.status;
+    if (outcome.reason === 'underpriced') {
+      await this.signAgain(attempts, 'fee_bump');
+      return 'signed';
+    }
+    if (outcome.reason === 'nonce_too_low') return 'signed'; // Its nonce is used: a receipt or the depth check settles it.
+    if (this.transfer.broadcastFailures + 1 >= env().TRANSFER_CANCEL_AFTER_FAILURES && !attempts.some((a) => a.kind === 'cancel')) {
+      await this.signAgain(attempts, 'cancel');
+    }
+    return 'signed';
+  }
+
+  private async followBroadcast(attempts: OutboundTransferAttemptRow[]): Promise<TransferStatus> {
+    const known = await this.client.getTransaction({ hash: this.transfer.txHash as Hex }).catch(() => null);
+    if (!known) {
+      // Dropped from the node's pool (eviction, restart): the same bytes again.
+      const outcome = await sendCurrentAttempt(this.client, { ...this.transfer, status: 'signed' });
+      if (outcome.kind === 'refused' && outcome.reason === 'underpriced') await this.signAgain(attempts, 'fee_bump');
+      else if (outcome.kind === 'sent') log.info('re-broadcast a dropped transfer', { transferId: this.transfer.id, chain: this.chain });
+      return 'broadcast';
+    }
+    const stuckSince = this.transfer.lastBroadcastAt ?? this.transfer.createdAt;
+    if ((this.options.now ?? new Date()).getTime() - stuckSince.getTime() < env().TRANSFER_STUCK_AFTER_SECONDS * 1000) return 'broadcast';
+    const block = await this.client.getBlock({ blockTag: 'latest' }).catch(() => null);
+    const current = attempts[attempts.length - 1]!;
+    if (block?.baseFeePerGas != null && current.maxFeePerGas < block.baseFeePerGas) await this.signAgain(attempts, 'fee_bump');
+    return 'broadcast';
+  }
+
+  /**
+   * Signs the transfer again at its nonce: the same call with higher fees (fee_bump), or a 0-value
+   * self-transfer (cancel). The new attempt becomes current and is sent at once.
+   */
+  private async signAgain(attempts: OutboundTransferAttemptRow[], kind: 'fee_bump' | 'cancel'): Promise<void> {
+    const t = this.transfer;
+    if (kind === 'fee_bump' && t.feeBumps >= env().TRANSFER_MAX_FEE_BUMPS) {
+      log.error('transfer still not mined after the most fee bumps allowed; look at it', { transferId: t.id, chain: this.chain });
+      return;
+    }
+    if (kind === 'fee_bump' && (t.callTo === null || t.gasLimit === null)) return; // Recorded before the engine kept the call.
+    const signer = await signerForAddress(this.chain, t.fromAddress);
+    if (!signer) {
+      log.error('no key to sign a replacement for this transfer', { transferId: t.id, kind });
+      return;
+    }
+    const fees = await this.client.estimateFeesPerGas().catch(() => null);
+    const block = await this.client.getBlock({ blockTag: 'latest' }).catch(() => null);
+    if (!fees) return;
+    const last = attempts[attempts.length - 1]!;
+    const bump = (value: bigint) => (value * BUMP_NUMERATOR) / BUMP_DENOMINATOR + 1n;
+    const priority = maxOf(bump(last.maxPriorityFeePerGas), fees.maxPriorityFeePerGas);
+    const maxFee = maxOf(bump(last.maxFeePerGas), fees.maxFeePerGas, (block?.baseFeePerGas ?? 0n) * 2n + priority);
+    const call =
+      kind === 'cancel'
+        ? { to: getAddress(t.fromAddress), value: 0n, data: undefined, gas: 21_000n }
+        : { to: t.callTo as Address, value: t.callValue ?? 0n, data: (t.callData ?? undefined) as Hex | undefined, gas: t.gasLimit! };
+    const affordable = await this.ensureGasFor(call.value + call.gas * maxFee);
+    if (!affordable) return;
+    const raw = await signer.signTransaction({
+      type: 'eip1559',
+      chainId: CHAINS[this.chain].evmChainId!,
+      nonce: t.nonce,
+      to: call.to,
+      value: call.value,
+      data: call.data,
+      gas: call.gas,
+      maxFeePerGas: maxFee,
+      maxPriorityFeePerGas: priority,
+    });
+    const txHash = keccak256(raw);
+    await getDb().transaction(async (tx) => {
+      await tx.insert(outboundTransferAttempts).values({
+        id: newId('transferAttempt'),
+        transferId: t.id,
+        chain: this.chain,
+        kind,
+        txHash,
+        rawTransaction: raw,
+        maxFeePerGas: maxFee,
+        maxPriorityFeePerGas: priority,
+      });
+      await tx
+        .update(outboundTransfers)
+        .set({
+          txHash,
+          rawTransaction: raw,
+          maxFeePerGas: maxFee,
+          maxPriorityFeePerGas: priority,
+          gasLimit: call.gas,
+          feeBumps: kind === 'fee_bump' ? t.feeBumps + 1 : t.feeBumps,
+          broadcastFailures: 0,
+          ...(kind === 'cancel'
+            ? {
+                callTo: call.to,
+                callValue: 0n,
+                callData: null,
+                error: `canceled after ${t.broadcastFailures + 1} refusals: ${t.error ?? ''}`.slice(0, 500),
+              }
+            : {}),
+        })
+        .where(and(eq(outboundTransfers.id, t.id), inArray(outboundTransfers.status, ['signed', 'broadcast'])));
+    });
+    log.warn(
+      kind === 'cancel'
+        ? 'transfer could not be broadcast: its nonce is filled by a 0-value self-transfer'
+        : 'transfer re-signed with higher fees',
+      {
+        transferId: t.id,
+        chain: this.chain,
+        nonce: t.nonce,
+        maxFeePerGas: maxFee.toString(),
+      },
+    );
+    const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, t.id));
+    if (row) {
+      this.transfer = row;
+      await sendCurrentAttempt(this.client, { ...row, status: 'signed' });
+    }
+  }
+
+  /**
+   * Whether the sender can pay `cost` in native coin now. If not and the gas tank sponsors this sender's
+   * fees (it funded its first attempt), the tank sends the difference first and the replacement waits.
+   */
+  private async ensureGasFor(cost: bigint): Promise<boolean> {
+    const t = this.transfer;
+    const balance = await this.client.getBalance({ address: t.fromAddress as Address }).catch(() => null);
+    if (balance === null) return false;
+    if (balance >= cost) return true;
+    if (!t.dependsOnTransferIds.length && t.purpose !== 'sweep' && t.purpose !== 'refund') {
+      log.error('a replacement transaction cannot be paid for: the sender lacks native coin', { transferId: t.id, chain: this.chain });
+      return false;
+    }
+    const [pending] = await getDb()
+      .select({ id: outboundTransfers.id })
+      .from(outboundTransfers)
+      .where(
+        and(
+          eq(outboundTransfers.chain, this.chain),
+          eq(outboundTransfers.toAddress, t.fromAddress),
+          eq(outboundTransfers.purpose, 'gas_topup'),
+          inArray(outboundTransfers.status, ['signed', 'broadcast']),
+        ),
+      )
+      .limit(1);
+    if (pending) return false; // a top-up is on its way
+    const native = nativeToken(CHAINS[this.chain]);
+    const [sponsor] = t.dependsOnTransferIds.length
+      ? await getDb()
+          .select({ merchantId: outboundTransfers.sponsorMerchantId, userId: outboundTransfers.sponsorUserId })
+          .from(outboundTransfers)
+          .where(and(inArray(outboundTransfers.id, t.dependsOnTransferIds), eq(outboundTransfers.purpose, 'gas_topup')))
+      : [];
+    const shortfall = cost - balance;
+    const signer = gasTankAccount();
+    const prepared = await prepareTransfer({
+      chain: this.chain,
+      from: signer.address,
+      spend: { token: native, amount: shortfall, recipient: t.fromAddress },
+      gas: 21_000n,
+      gasSponsored: false,
+    });
+    await getDb().transaction((tx) =>
+      recordTransfer(tx, {
+        prepared,
+        signer,
+        purpose: 'gas_topup',
+        chargeId: t.chargeId,
+        senderLabel: 'The gas tank',
+      }).then(async (recorded) => {
+        await tx
+          .update(outboundTransfers)
+          .set({ sponsorMerchantId: sponsor?.merchantId ?? null, sponsorUserId: sponsor?.userId ?? null })
+          .where(eq(outboundTransfers.id, recorded.transfer.id));
+      }),
+    );
+    return false;
+  }
+
+  private async update(
+    from: TransferStatus[],
+    to: TransferStatus,
+    values: Partial<typeof outboundTransfers.$inferInsert>,
+  ): Promise<boolean> {
+    if (!from.every((status) => status === to || canTransition(status, to)))
+      throw new Error(`transfer ${from.join('|')} → ${to} is not a transition`);
+    const changed = await getDb()
+      .update(outboundTransfers)
+      .set({ status: to, ...values })
+      .where(and(eq(outboundTransfers.id, this.transfer.id), inArray(outboundTransfers.status, from)))
+      .returning({ id: outboundTransfers.id });
+    return changed.length > 0;
+  }
+
+  /** The final status, once (whoever gets there first), with the purpose's hook in the same transaction. */
+  private async finish(status: 'confirmed' | 'failed', outcome: Omit<TransferOutcome, 'status'>): Promise<void> {
+    const from = this.transfer.status;
+    if (!canTransition(from, status)) throw new Error(`transfer ${from} → ${status} is not a transition`);
+    await getDb().transaction(async (tx) => {
+      const [row] = await tx
+        .update(outboundTransfers)
+        .set({
+          status,
+          ...(status === 'failed' ? { error: outcome.reason ?? 'failed' } : { error: null }),
+          ...(outcome.receipt ? { gasFeeBaseUnits: outcome.receipt.gasUsed * outcome.receipt.effectiveGasPrice } : {}),
+        })
+        .where(and(eq(outboundTransfers.id, this.transfer.id), eq(outboundTransfers.status, from)))
+        .returning();
+      if (!row) return;
+      const hook = PURPOSE_HOOKS[row.purpose];
+      if (hook) await hook(tx, row, { status, ...outcome });
+    });
+    log.info(status === 'confirmed' ? 'transfer confirmed' : 'transfer failed', {
+      transferId: this.transfer.id,
+      purpose: this.transfer.purpose,
+      chain: this.chain,
+      ...(outcome.reason ? { reason: outcome.reason } : {}),
+    });
+  }
+}
+
+function maxOf(...values: bigint[]): bigint {
+  return values.reduce((a, b) => (b > a ? b : a));
+}

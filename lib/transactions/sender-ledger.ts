@@ -1,0 +1,92 @@
+/**
+ * One sender wallet on one chain, as the engine sees it under that sender's lock: the nonce allocator
+ * and what its transfers already have in flight. Every spend path goes through here (record-transfer.ts),
+ * so two spends can never take one nonce or spend one balance twice.
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Address } from 'viem';
+import type { ChainName } from '@/lib/chains/registry';
+import type { DbOrTx } from '@/lib/db/client';
+import { outboundTransfers } from '@/lib/db/schema';
+import { IN_FLIGHT_STATUSES } from './state';
+
+/**
+ * Takes the sender's lock until the caller's transaction ends: one signer per wallet and chain at a time,
+ * across processes. (The key is the one the earlier per-path code used, so mixed versions still exclude.)
+ */
+export async function lockSender(tx: DbOrTx, chain: ChainName, from: Address): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`wallet-nonce:${chain}:${from}`}, 0))`);
+}
+
+export interface InFlight {
+  /** Per token (lower-case address): value signed or broadcast but not yet in a block. */
+  valueOut: Map<string, bigint>;
+  /** Native coin those transfers may still take: their native value plus gas limit × max fee. */
+  nativeOut: bigint;
+  /** Per token (lower-case address): value on its way to this wallet from our own transfers (gas top-ups, sweeps), not yet in a block. */
+  valueIn: Map<string, bigint>;
+  /** Those incoming transfers, per token: a spend that counts on them must wait for them. */
+  incomingIds: Map<string, string[]>;
+  /** The highest nonce ever recorded for the sender, or -1. Every recorded nonce is used or will be:
+   *  a transfer fails only once its nonce is consumed, so the next nonce is always above all of them. */
+  maxNonce: number;
+}
+
+/** What `from`'s recorded transfers have in flight on `chain`. Call under `lockSender`. */
+export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address): Promise<InFlight> {
+  const [outgoing, incoming, [last]] = await Promise.all([
+    tx
+      .select({
+        tokenAddress: outboundTransfers.tokenAddress,
+        amount: outboundTransfers.amountBaseUnits,
+        callValue: outboundTransfers.callValue,
+        gasLimit: outboundTransfers.gasLimit,
+        maxFeePerGas: outboundTransfers.maxFeePerGas,
+      })
+      .from(outboundTransfers)
+      .where(
+        and(
+          eq(outboundTransfers.chain, chain),
+          eq(outboundTransfers.fromAddress, from),
+          inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES]),
+        ),
+      ),
+    tx
+      .select({ id: outboundTransfers.id, tokenAddress: outboundTransfers.tokenAddress, amount: outboundTransfers.amountBaseUnits })
+      .from(outboundTransfers)
+      .where(
+        and(
+          eq(outboundTransfers.chain, chain),
+          eq(outboundTransfers.toAddress, from),
+          inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES]),
+        ),
+      ),
+    tx
+      .select({ nonce: sql<number | null>`max(${outboundTransfers.nonce})` })
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chain, chain), eq(outboundTransfers.fromAddress, from))),
+  ]);
+  const valueOut = new Map<string, bigint>();
+  let nativeOut = 0n;
+  for (const row of outgoing) {
+    const token = row.tokenAddress.toLowerCase();
+    valueOut.set(token, (valueOut.get(token) ?? 0n) + row.amount);
+    // Rows recorded before the engine kept the call: their value is the native amount, gas unknown.
+    const value = row.callValue ?? (/^0x0{40}$/.test(token) ? row.amount : 0n);
+    nativeOut += value + (row.gasLimit ?? 0n) * (row.maxFeePerGas ?? 0n);
+  }
+  const valueIn = new Map<string, bigint>();
+  const incomingIds = new Map<string, string[]>();
+  for (const row of incoming) {
+    const token = row.tokenAddress.toLowerCase();
+    valueIn.set(token, (valueIn.get(token) ?? 0n) + row.amount);
+    incomingIds.set(token, [...(incomingIds.get(token) ?? []), row.id]);
+  }
+  return {
+    valueOut,
+    nativeOut,
+    valueIn,
+    incomingIds,
+    maxNonce: last?.nonce === null || last?.nonce === undefined ? -1 : Number(last.nonce),
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * Who can sign for a sender again (fee bumps and cancels happen long after the request that recorded
+ * the transfer): the gas tank, a user's or merchant's service wallet (sealed key, opened for the moment
+ * of signing), or a charge's deposit address (re-derived from DEPOSIT_HD_SEED).
+ */
+import { and, eq } from 'drizzle-orm';
+import { getAddress } from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { getDb } from '@/lib/db/client';
+import { depositAddresses, wallets } from '@/lib/db/schema';
+import { depositAccount } from '@/lib/payments/deposit-addresses';
+import { openWalletKey } from '@/lib/wallets/envelope';
+import { gasTankAccount } from './gas-tank';
+
+export async function signerForAddress(chain: string, address: string): Promise<PrivateKeyAccount | undefined> {
+  const wanted = getAddress(address);
+  const tank = gasTankAccount();
+  if (tank.address === wanted) return tank;
+  const [wallet] = await getDb()
+    .select()
+    .from(wallets)
+    .where(and(eq(wallets.address, wanted), eq(wallets.family, 'evm')));
+  if (wallet) return accountFromKey(openWalletKey(wallet));
+  const [deposit] = await getDb()
+    .select({ derivationIndex: depositAddresses.derivationIndex })
+    .from(depositAddresses)
+    .where(and(eq(depositAddresses.chain, chain), eq(depositAddresses.address, wanted)));
+  return deposit ? depositAccount(deposit.derivationIndex) : undefined;
+}
+
+/** A viem account over a wallet's opened key; the key buffer is wiped once the account holds it. */
+export function accountFromKey(key: Buffer): PrivateKeyAccount {
+  const account = privateKeyToAccount(`0x${key.toString('hex')}`);
+  key.fill(0);
+  return account;
+}

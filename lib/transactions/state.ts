@@ -1,0 +1,68 @@
+/**
+ * The life of a transaction the service sends (docs/adr/0011-one-transaction-engine.md):
+ *
+ *   signed ──► broadcast ──► included ──► confirmed
+ *     │           │  ▲          │
+ *     │           │  └──────────┘   (its block left the chain: re-org; it is sent again)
+ *     ├───────────┴──────────────► failed     (reverted at depth, or its nonce provably used by another
+ *     └──────────────────────────► included    transaction at depth — our own cancel included)
+ *
+ * `signed`: recorded (nonce, bytes) and not yet accepted by a node — nothing of it has left the server,
+ * or a node refused it. `broadcast`: a node accepted it. `included`: a receipt exists in a block that is
+ * not yet deep enough. `confirmed` / `failed` are final and written once, at the chain's depth.
+ *
+ * One transfer may be signed several times at its nonce (an attempt each): a fee bump for one stuck under
+ * the base fee, or a 0-value self-transfer ("cancel") for one that can never be broadcast. Exactly one of
+ * them can be mined, so the transfer is one movement of value whichever lands.
+ */
+
+export const TRANSFER_STATUSES = ['signed', 'broadcast', 'included', 'confirmed', 'failed'] as const;
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
+
+/**
+ * balance_payment: consumer's service wallet → deposit address; sweep: deposit address → payee;
+ * gas_topup: the gas tank pays the exact gas a transfer needs (a platform cost); withdrawal: merchant
+ * wallet → external address; wallet_send: a user's wallet → any address; refund: back to a payer;
+ * swap_approve / swap: the swap on-ramp's router calls.
+ */
+export const TRANSFER_PURPOSES = [
+  'balance_payment',
+  'sweep',
+  'gas_topup',
+  'withdrawal',
+  'wallet_send',
+  'refund',
+  'swap_approve',
+  'swap',
+] as const;
+export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
+
+export const ATTEMPT_KINDS = ['original', 'fee_bump', 'cancel'] as const;
+export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
+
+const TRANSITIONS: Record<TransferStatus, readonly TransferStatus[]> = {
+  signed: ['broadcast', 'included', 'failed'],
+  broadcast: ['included', 'failed'],
+  included: ['confirmed', 'failed', 'broadcast'],
+  confirmed: [],
+  failed: [],
+};
+
+export function canTransition(from: TransferStatus, to: TransferStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/** Statuses whose value has not reached the chain's latest state: they still spend from the sender's balance. */
+export const IN_FLIGHT_STATUSES = ['signed', 'broadcast'] as const satisfies readonly TransferStatus[];
+
+/** Statuses the reconciler still follows. */
+const OPEN_STATUSES = ['signed', 'broadcast', 'included'] as const satisfies readonly TransferStatus[];
+
+export function isOpen(status: TransferStatus): boolean {
+  return (OPEN_STATUSES as readonly TransferStatus[]).includes(status);
+}
+
+/** The transition table, for tests that enumerate it. */
+export function transitionTable(): Readonly<Record<TransferStatus, readonly TransferStatus[]>> {
+  return TRANSITIONS;
+}
