@@ -15,3 +15,4 @@ export * from './onramp';
 export * from './wallet-transfers';
 export * from './sandbox-provider';
 export * from './swaps';
+export * from './scanner';
