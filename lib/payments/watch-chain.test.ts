@@ -147,7 +147,7 @@ describe('chain watcher', () => {
     await pollChain('BSC', { client });
     await getDb()
       .update(charges)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .set({ expiresAt: new Date(Date.now() - 10_000) })
       .where(eq(charges.id, chargeId));
     // Failure waits until the watcher has scanned every block up to expiresAt.
     await pollChain('BSC', { client });
@@ -170,7 +170,7 @@ describe('chain watcher', () => {
     const { chargeId, deposit } = await usdtCharge('3');
     await getDb()
       .update(charges)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .set({ expiresAt: new Date(Date.now() - 10_000) })
       .where(eq(charges.id, chargeId));
     // Expiry waits until the watcher has scanned every block up to expiresAt.
     await pollChain('BSC', { client });

@@ -15,7 +15,7 @@ import type { DbOrTx } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
-import type { ScanConsumer, StoredTransfer, TransferStore } from '@/lib/scanner/types';
+import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
 import { settleCharge } from './settle-charge';
 
 export interface PollResult {
@@ -94,7 +94,7 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
         .set({ ...location, ...moved })
         .where(eq(payments.id, id));
     },
-    open: (tx, chain) => selectPayments(tx, openPaymentsWhere(chain)),
+    open: (tx, chain) => openPayments(tx, chain),
     async update(tx, ids, patch) {
       await tx.update(payments).set(patch).where(inArray(payments.id, ids));
     },
@@ -129,13 +129,13 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
   },
 };
 
-/** The watcher's re-check reads only pending payments, through payments_pending_idx. */
-export function openPaymentsWhere(chain: ChainName) {
-  return and(eq(payments.chain, chain), eq(payments.status, 'pending'));
+/** What each poll re-checks: only the chain's pending payments, through payments_pending_idx. */
+export function openPayments(tx: DbOrTx, chain: ChainName) {
+  return selectPayments(tx, and(eq(payments.chain, chain), eq(payments.status, 'pending')));
 }
 
-async function selectPayments(tx: DbOrTx, where: ReturnType<typeof and>): Promise<StoredTransfer[]> {
-  const rows = await tx
+function selectPayments(tx: DbOrTx, where: ReturnType<typeof and>) {
+  return tx
     .select({
       id: payments.id,
       owner: payments.chargeId,
@@ -151,7 +151,6 @@ async function selectPayments(tx: DbOrTx, where: ReturnType<typeof and>): Promis
     })
     .from(payments)
     .where(where);
-  return rows;
 }
 
 /** Parameters per lookup query (PostgreSQL takes at most 65,535 per statement). */

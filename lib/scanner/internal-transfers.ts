@@ -41,9 +41,9 @@ export async function traceModeOf(client: PublicClient, now = Date.now()): Promi
   return mode;
 }
 
-/** Tests (and an operator's override) can pin the mode. */
+/** Pins the mode for a client (tests exercise each one against the same node). */
 export function setTraceMode(client: PublicClient, mode: TraceMode): void {
-  probed.set(client, { mode, at: Number.POSITIVE_INFINITY - 1 });
+  probed.set(client, { mode, at: Number.POSITIVE_INFINITY });
 }
 
 async function answers(call: () => Promise<unknown>): Promise<boolean> {

@@ -16,7 +16,7 @@ const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, addres
 /** Blocks (or traces) fetched at once. */
 const READS_AT_ONCE = 8;
 
-export type TransferKind = 'erc20' | 'native' | 'internal';
+type TransferKind = 'erc20' | 'native' | 'internal';
 
 export interface RawTransfer {
   kind: TransferKind;

@@ -35,9 +35,10 @@ import type { ObservedTransfer, ScanConsumer } from './types';
 const INITIAL_LOOKBACK = 100n;
 /**
  * Once the scan reached the head, blocks still to come are stamped no earlier than this before the poll
- * began (propagation, producers' clocks); a local node stamps what it mines at once.
+ * began: propagation and producers' clocks on a network; a local node stamps whole seconds from its own
+ * clock, up to about 1.5 s behind ours.
  */
-const HEAD_SLACK_MS = { local: 1_000, remote: 60_000 };
+const HEAD_SLACK_MS = { local: 5_000, remote: 60_000 };
 
 export interface ScanResult {
   chain: ChainName;

@@ -15,7 +15,7 @@ export const OBSERVED_TRANSFER_STATUSES = ['pending', 'confirmed', 'dropped'] as
 export type ObservedTransferStatus = (typeof OBSERVED_TRANSFER_STATUSES)[number];
 
 /** Blocks a transaction may stay off the chain (unknown to the node) before its transfer is dropped, at least. */
-export const MIN_DROP_AFTER_BLOCKS = 2n;
+const MIN_DROP_AFTER_BLOCKS = 2n;
 /** More blocks it may wait while the node still holds it in its mempool (it may be mined late). */
 export const MEMPOOL_GRACE_BLOCKS = 64n;
 

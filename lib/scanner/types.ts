@@ -44,7 +44,7 @@ export interface StoredTransfer {
   missingSinceBlock: bigint | null;
 }
 
-export type TransferLocation = Pick<ObservedTransfer, 'logIndex' | 'blockNumber' | 'blockHash' | 'blockTime'>;
+type TransferLocation = Pick<ObservedTransfer, 'logIndex' | 'blockNumber' | 'blockHash' | 'blockTime'>;
 
 /** Where a consumer keeps its transfers (payments, wallet_incoming_transfers). */
 export interface TransferStore<Target> {

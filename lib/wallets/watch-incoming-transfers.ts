@@ -20,7 +20,7 @@ import type { DbOrTx } from '@/lib/db/client';
 import { walletIncomingTransfers, wallets } from '@/lib/db/schema';
 import { randomBase62 } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
-import type { ScanConsumer, StoredTransfer, TransferStore } from '@/lib/scanner/types';
+import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
 import { forgetBalances } from './wallet-balances';
 
 export interface IncomingPollResult {
@@ -91,33 +91,38 @@ const walletsConsumer = (lookupBatch: number): ScanConsumer<ServiceWallet> => ({
         .set({ ...location, ...moved })
         .where(eq(walletIncomingTransfers.id, id));
     },
-    open: (tx, chain) => selectTransfers(tx, openIncomingTransfersWhere(chain)),
+    open: (tx, chain) => openIncomingTransfers(tx, chain),
     async update(tx, ids, patch) {
       await tx.update(walletIncomingTransfers).set(patch).where(inArray(walletIncomingTransfers.id, ids));
     },
   } satisfies TransferStore<ServiceWallet>,
 });
 
-/** The indexer's re-check reads only pending transfers, through wallet_incoming_transfers_pending_idx. */
-export function openIncomingTransfersWhere(chain: ChainName) {
-  return and(eq(walletIncomingTransfers.chain, chain), eq(walletIncomingTransfers.status, 'pending'));
+/** What each poll re-checks: only the chain's pending transfers, through wallet_incoming_transfers_pending_idx. */
+export function openIncomingTransfers(tx: DbOrTx, chain: ChainName) {
+  return selectTransfers(tx, and(eq(walletIncomingTransfers.chain, chain), eq(walletIncomingTransfers.status, 'pending')));
 }
 
 /** Users' EVM service wallets among `recipients` (EIP-55), by lower-case address: wallets_address_idx, batch by batch. */
-export async function serviceWalletsAmong(tx: DbOrTx, recipients: string[], batch = LOOKUP_BATCH): Promise<Map<string, ServiceWallet>> {
+async function serviceWalletsAmong(tx: DbOrTx, recipients: string[], batch = LOOKUP_BATCH): Promise<Map<string, ServiceWallet>> {
   const found = new Map<string, ServiceWallet>();
   const unique = [...new Set(recipients)].filter((address) => address !== EVM_NATIVE_TOKEN_ADDRESS);
   for (let i = 0; i < unique.length; i += batch) {
-    const rows = await tx
-      .select({ address: wallets.address })
-      .from(wallets)
-      .where(and(inArray(wallets.address, unique.slice(i, i + batch)), eq(wallets.family, 'evm'), isNotNull(wallets.userId)));
-    for (const row of rows) found.set(row.address.toLowerCase(), { address: row.address });
+    for (const row of await serviceWalletsLookup(tx, unique.slice(i, i + batch)))
+      found.set(row.address.toLowerCase(), { address: row.address });
   }
   return found;
 }
 
-async function selectTransfers(tx: DbOrTx, where: ReturnType<typeof and>): Promise<StoredTransfer[]> {
+/** One batch of the lookup: wallets_address_idx finds each address, whatever the number of wallets. */
+export function serviceWalletsLookup(tx: DbOrTx, addresses: string[]) {
+  return tx
+    .select({ address: wallets.address })
+    .from(wallets)
+    .where(and(inArray(wallets.address, addresses), eq(wallets.family, 'evm'), isNotNull(wallets.userId)));
+}
+
+function selectTransfers(tx: DbOrTx, where: ReturnType<typeof and>) {
   return tx
     .select({
       id: walletIncomingTransfers.id,
