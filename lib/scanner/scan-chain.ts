@@ -38,7 +38,7 @@ const INITIAL_LOOKBACK = 100n;
  * began: propagation and producers' clocks on a network; a local node stamps whole seconds from its own
  * clock, up to about 1.5 s behind ours.
  */
-const HEAD_SLACK_MS = { local: 5_000, remote: 60_000 };
+const HEAD_SLACK_MS = { local: 2_000, remote: 60_000 };
 
 export interface ScanResult {
   chain: ChainName;
