@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import type { TransactionSql } from 'postgres';
 import { getDb, getSql } from '@/lib/db/client';
 import { depositAddresses } from '@/lib/db/schema';
 import { openPayments } from '@/lib/payments/watch-chain';
@@ -13,6 +15,8 @@ import { eq } from 'drizzle-orm';
 const CHAIN = 'DFK_TESTNET';
 const OPEN = 12;
 
+const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+
 interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
@@ -23,10 +27,28 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
+type Query = { toSQL(): { sql: string; params: unknown[] } };
+
+/**
+ * Runs `body` in a transaction that is rolled back: the history it adds (and the statistics ANALYZE takes
+ * of it) never reach the other test files sharing the database.
+ */
+async function withThrowawayHistory(body: (sql: TransactionSql) => Promise<void>): Promise<void> {
+  const rollback = new Error('rollback');
+  await getSql()
+    .begin(async (sql) => {
+      await body(sql);
+      throw rollback;
+    })
+    .catch((error: unknown) => {
+      if (error !== rollback) throw error;
+    });
+}
+
 /** Rows the query's scans read from its tables (returned or filtered out), and the indexes they used. */
-async function rowsRead(query: { toSQL(): { sql: string; params: unknown[] } }): Promise<{ rows: number; indexes: string[] }> {
-  const { sql, params } = query.toSQL();
-  const [result] = await getSql().unsafe(`explain (analyze, format json) ${sql}`, params as never[]);
+async function rowsRead(sql: TransactionSql, query: Query): Promise<{ rows: number; indexes: string[] }> {
+  const statement = query.toSQL();
+  const [result] = await sql.unsafe(`explain (analyze, format json) ${statement.sql}`, statement.params as never[]);
   const plan = (result as unknown as { 'QUERY PLAN': { Plan: PlanNode }[] })['QUERY PLAN'][0]!.Plan;
   let rows = 0;
   const indexes: string[] = [];
@@ -46,8 +68,12 @@ async function rowsRead(query: { toSQL(): { sql: string; params: unknown[] } }):
 let chargeId: string;
 let seq = 0;
 
-async function addHistory(table: 'payments' | 'wallet_incoming_transfers', count: number, status: 'pending' | 'confirmed') {
-  const sql = getSql();
+async function addHistory(
+  sql: TransactionSql,
+  table: 'payments' | 'wallet_incoming_transfers',
+  count: number,
+  status: 'pending' | 'confirmed',
+) {
   const from = seq;
   seq += count;
   if (table === 'payments') {
@@ -72,40 +98,46 @@ beforeAll(async () => {
 
 describe('per-poll cost does not grow with history', () => {
   it("the charge watcher's re-check reads only pending payments (payments_pending_idx), with 10× more confirmed ones", async () => {
-    await addHistory('payments', OPEN, 'pending');
-    await addHistory('payments', 2_000, 'confirmed');
-    const before = await rowsRead(openPayments(getDb(), CHAIN));
-    await addHistory('payments', 20_000, 'confirmed');
-    const after = await rowsRead(openPayments(getDb(), CHAIN));
-    expect(before).toEqual({ rows: OPEN, indexes: ['payments_pending_idx'] });
-    expect(after).toEqual(before);
+    await withThrowawayHistory(async (sql) => {
+      await addHistory(sql, 'payments', OPEN, 'pending');
+      await addHistory(sql, 'payments', 2_000, 'confirmed');
+      const before = await rowsRead(sql, openPayments(getDb(), CHAIN));
+      await addHistory(sql, 'payments', 20_000, 'confirmed');
+      const after = await rowsRead(sql, openPayments(getDb(), CHAIN));
+      expect(before).toEqual({ rows: OPEN, indexes: ['payments_pending_idx'] });
+      expect(after).toEqual(before);
+    });
   });
 
   it("the wallet indexer's re-check reads only pending transfers (wallet_incoming_transfers_pending_idx), with 10× more confirmed ones", async () => {
-    await addHistory('wallet_incoming_transfers', OPEN, 'pending');
-    await addHistory('wallet_incoming_transfers', 2_000, 'confirmed');
-    const before = await rowsRead(openIncomingTransfers(getDb(), CHAIN));
-    await addHistory('wallet_incoming_transfers', 20_000, 'confirmed');
-    const after = await rowsRead(openIncomingTransfers(getDb(), CHAIN));
-    expect(before).toEqual({ rows: OPEN, indexes: ['wallet_incoming_transfers_pending_idx'] });
-    expect(after).toEqual(before);
+    await withThrowawayHistory(async (sql) => {
+      await addHistory(sql, 'wallet_incoming_transfers', OPEN, 'pending');
+      await addHistory(sql, 'wallet_incoming_transfers', 2_000, 'confirmed');
+      const before = await rowsRead(sql, openIncomingTransfers(getDb(), CHAIN));
+      await addHistory(sql, 'wallet_incoming_transfers', 20_000, 'confirmed');
+      const after = await rowsRead(sql, openIncomingTransfers(getDb(), CHAIN));
+      expect(before).toEqual({ rows: OPEN, indexes: ['wallet_incoming_transfers_pending_idx'] });
+      expect(after).toEqual(before);
+    });
   });
 
   it("the wallet indexer looks the window's recipients up by index: it reads the wallets found, not every wallet", async () => {
-    const sql = getSql();
-    // 5,000 users with a service wallet each.
-    const tag = `cost${Date.now()}`;
-    await sql`insert into users (id, sign_up_method) select ${tag} || '_' || g, 'email' from generate_series(1, 5000) g`;
-    await sql`insert into wallets (id, user_id, family, address, sealed_private_key, sealed_data_key, master_key_id)
-              select 'wal_' || ${tag} || '_' || g, ${tag} || '_' || g, 'evm', '0x' || substr(md5(${tag} || g), 1, 40), 'x', 'x', 'test'
-              from generate_series(1, 5000) g`;
-    await sql`analyze wallets`;
-    const [a, b, c] = await sql<{ address: string }[]>`select address from wallets where id like ${`wal_${tag}_%`} limit 3`;
-    // A window's recipients: three service wallets among 500 strangers (a deposit address is not a user's wallet).
     const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-    const strangers = Array.from({ length: 500 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`);
-    const lookup = serviceWalletsLookup(getDb(), [...strangers, a!.address, deposit!.address, b!.address, c!.address]);
-    expect((await lookup).map((row) => row.address).sort()).toEqual([a!.address, b!.address, c!.address].sort());
-    expect(await rowsRead(lookup)).toEqual({ rows: 3, indexes: ['wallets_address_idx'] });
+    await withThrowawayHistory(async (sql) => {
+      // 5,000 users with a service wallet each.
+      await sql`insert into users (id, sign_up_method) select 'usr_cost_' || g, 'email' from generate_series(1, 5000) g`;
+      await sql`insert into wallets (id, user_id, family, address, sealed_private_key, sealed_data_key, master_key_id)
+                select 'wal_cost_' || g, 'usr_cost_' || g, 'evm', '0x' || substr(md5('cost' || g), 1, 40), 'x', 'x', 'test'
+                from generate_series(1, 5000) g`;
+      await sql`analyze wallets`;
+      const found = [1, 2, 3].map((g) => `0x${md5(`cost${g}`).slice(0, 40)}`);
+      // A window's recipients: three service wallets among 500 strangers and a deposit address (not a user's wallet).
+      const strangers = Array.from({ length: 500 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`);
+      const lookup = serviceWalletsLookup(getDb(), [...strangers, found[0]!, deposit!.address, found[1]!, found[2]!]);
+      const statement = lookup.toSQL();
+      const rows = await sql.unsafe<{ address: string }[]>(statement.sql, statement.params as never[]);
+      expect(rows.map((row) => row.address).sort()).toEqual([...found].sort());
+      expect(await rowsRead(sql, lookup)).toEqual({ rows: 3, indexes: ['wallets_address_idx'] });
+    });
   });
 });
