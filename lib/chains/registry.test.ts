@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHAINS, CHAIN_NAMES, findToken, isValidAddress, tokenHasSymbol } from './registry';
+import { CHAINS, CHAIN_NAMES, explorerTxUrl, findToken, isValidAddress, tokenHasSymbol } from './registry';
 
 describe('chain registry', () => {
   it("has the spec's chains and a test network for each", () => {
@@ -35,5 +35,16 @@ describe('chain registry', () => {
     expect(tokenHasSymbol(pol, 'pol')).toBe(true);
     expect(tokenHasSymbol(pol, 'MATIC')).toBe(true);
     expect(tokenHasSymbol(pol, 'ETH')).toBe(false);
+  });
+});
+
+describe('explorer links', () => {
+  it('link EVM transactions and Solana signatures; a balance credit (no transaction) gets none', () => {
+    const hash = `0x${'a1'.repeat(32)}`;
+    expect(explorerTxUrl(CHAINS.POLYGON, hash)).toBe(`https://polygonscan.com/tx/${hash}`);
+    expect(explorerTxUrl(CHAINS.SOLANA_DEVNET, '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp')).toBe(
+      'https://explorer.solana.com/tx/5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp?cluster=devnet',
+    );
+    expect(explorerTxUrl(CHAINS.POLYGON, `balance:${hash}:0x70997970C51812dc3A010C7d01b50e0d17dc79C8`)).toBeUndefined();
   });
 });

@@ -226,6 +226,8 @@ export function findToken(chain: ChainInfo, address: string): TokenInfo | undefi
 
 export function explorerTxUrl(chain: ChainInfo, txHash: string): string | undefined {
   if (!chain.explorerUrl) return undefined;
+  // Not a transaction: native coin credited from a balance change (`balance:<block hash>:<address>`).
+  if (txHash.startsWith('balance:')) return undefined;
   const cluster = chain.name === 'SOLANA_DEVNET' ? '?cluster=devnet' : '';
   return `${chain.explorerUrl}/tx/${txHash}${cluster}`;
 }

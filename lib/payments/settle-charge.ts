@@ -3,14 +3,20 @@
  *
  *  - first transfer seen (pending or confirmed) → `processing`;
  *  - confirmed total ≥ charge total → `succeeded`; any excess (overpaid, paid twice) is recorded for refund;
- *  - transfers into a charge that is already expired, canceled or failed are marked late and reported
+ *  - a transfer is late when its block was made after the charge's expiresAt — the block's time, not when
+ *    the watcher saw it: one mined in time but seen after expiry (watcher lag, downtime) counts. Transfers
+ *    into a charge already expired, canceled or failed are late too. Late transfers are marked and reported
  *    (an event), never lost and never counted;
  *  - still underpaid at expiry → `failed` (see failUnderpaidCharges).
+ *
+ * Expiry and failure wait until the chain's watcher has scanned every block up to expiresAt
+ * (lib/scanner/scanned-past.ts), so a payment mined in time is always seen before the charge closes.
  */
 import { and, eq, inArray, lte, ne } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import { charges, payments, type ChargeRow, type PaymentRow } from '@/lib/db/schema';
 import { recordChargeEvent, transitionCharge } from '@/lib/charges/transition-charge';
+import { scannedPast } from '@/lib/scanner/scanned-past';
 
 export interface ChargeFunding {
   seen: bigint;
@@ -34,29 +40,17 @@ export async function settleCharge(tx: DbOrTx, chargeId: string): Promise<Charge
   const rows = await tx.select().from(payments).where(eq(payments.chargeId, chargeId));
 
   if (charge.status === 'expired' || charge.status === 'canceled' || charge.status === 'failed') {
-    const newlyLate = rows.filter((p) => !p.isLate && p.status !== 'dropped');
-    if (newlyLate.length) {
-      await tx
-        .update(payments)
-        .set({ isLate: true })
-        .where(
-          inArray(
-            payments.id,
-            newlyLate.map((p) => p.id),
-          ),
-        );
-      for (const payment of newlyLate) {
-        await recordChargeEvent(tx, {
-          chargeId,
-          fromStatus: charge.status,
-          toStatus: charge.status,
-          actor: 'system:chain-watcher',
-          type: 'charge.late_payment',
-          data: { txHash: payment.txHash, amountBaseUnits: payment.amountBaseUnits.toString(), chain: payment.chain },
-        });
-      }
-    }
+    await markLate(
+      tx,
+      charge,
+      rows.filter((p) => !p.isLate && p.status !== 'dropped'),
+    );
     return charge;
+  }
+  if (charge.status === 'pending' || charge.status === 'processing') {
+    const minedLate = rows.filter((p) => !p.isLate && p.status !== 'dropped' && p.blockTime !== null && p.blockTime > charge.expiresAt);
+    await markLate(tx, charge, minedLate);
+    for (const payment of minedLate) payment.isLate = true;
   }
 
   const funding = fundingOf(rows);
@@ -98,12 +92,41 @@ export async function settleCharge(tx: DbOrTx, chargeId: string): Promise<Charge
   return current;
 }
 
+/** Marks payments late and reports each (`charge.late_payment`): recorded for refund, never counted. */
+async function markLate(tx: DbOrTx, charge: ChargeRow, late: readonly PaymentRow[]): Promise<void> {
+  if (!late.length) return;
+  await tx
+    .update(payments)
+    .set({ isLate: true })
+    .where(
+      inArray(
+        payments.id,
+        late.map((p) => p.id),
+      ),
+    );
+  for (const payment of late) {
+    await recordChargeEvent(tx, {
+      chargeId: charge.id,
+      fromStatus: charge.status,
+      toStatus: charge.status,
+      actor: 'system:chain-watcher',
+      type: 'charge.late_payment',
+      data: {
+        txHash: payment.txHash,
+        amountBaseUnits: payment.amountBaseUnits.toString(),
+        chain: payment.chain,
+        ...(payment.blockTime ? { minedAt: payment.blockTime.toISOString() } : {}),
+      },
+    });
+  }
+}
+
 /** Processing charges whose time is up with less than the total confirmed (and nothing still confirming) fail. */
 export async function failUnderpaidCharges(tx: DbOrTx, now = new Date()): Promise<number> {
   const due = await tx
     .select({ id: charges.id, total: charges.totalBaseUnits })
     .from(charges)
-    .where(and(eq(charges.status, 'processing'), lte(charges.expiresAt, now)))
+    .where(and(eq(charges.status, 'processing'), lte(charges.expiresAt, now), scannedPast('charges', charges.chain, charges.expiresAt)))
     .for('update', { skipLocked: true });
   let failed = 0;
   for (const charge of due) {

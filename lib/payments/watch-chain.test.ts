@@ -147,8 +147,10 @@ describe('chain watcher', () => {
     await pollChain('BSC', { client });
     await getDb()
       .update(charges)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .set({ expiresAt: new Date(Date.now() - 10_000) })
       .where(eq(charges.id, chargeId));
+    // Failure waits until the watcher has scanned every block up to expiresAt.
+    await pollChain('BSC', { client });
     await getDb().transaction((tx) => failUnderpaidCharges(tx));
     expect(await status(chargeId)).toBe('failed');
     const failedEvent = (await eventsOf(chargeId)).find((e) => e.toStatus === 'failed');
@@ -168,8 +170,10 @@ describe('chain watcher', () => {
     const { chargeId, deposit } = await usdtCharge('3');
     await getDb()
       .update(charges)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .set({ expiresAt: new Date(Date.now() - 10_000) })
       .where(eq(charges.id, chargeId));
+    // Expiry waits until the watcher has scanned every block up to expiresAt.
+    await pollChain('BSC', { client });
     await expireDueCharges();
     await sendUsdt(deposit, '3');
     await pollChain('BSC', { client });
@@ -193,29 +197,29 @@ describe('chain watcher', () => {
     }
   });
 
-  it('a re-organisation that removes the block sends the payment back to unconfirmed', async () => {
-    // Real confirmations (15 on BSC) for this test, so the payment waits in `pending`.
-    process.env.LOCAL_CHAINS = 'POLYGON,POLYGON_AMOY';
-    resetEnvCache();
-    try {
-      const { chargeId, deposit } = await usdtCharge('2');
-      const snapshot = await client.request({ method: 'evm_snapshot' as never });
-      await sendUsdt(deposit, '2');
-      await pollChain('BSC', { client });
-      expect(await status(chargeId)).toBe('processing');
-      const [seen] = await getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
-      expect(seen!.status).toBe('pending');
+  it('a re-organisation that removes the block for good: unconfirmed, then dropped after re-checks (not on the first miss)', async () => {
+    const { chargeId, deposit } = await usdtCharge('2');
+    const snapshot = await client.request({ method: 'evm_snapshot' as never });
+    await sendUsdt(deposit, '2');
+    // A real depth (15 on BSC), so the payment waits in `pending`.
+    await pollChain('BSC', { client, confirmations: 15 });
+    expect(await status(chargeId)).toBe('processing');
+    const [seen] = await getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
+    expect(seen!.status).toBe('pending');
 
-      await client.request({ method: 'evm_revert' as never, params: [snapshot] as never });
-      await client.request({ method: 'anvil_mine' as never, params: ['0x3'] as never });
-      const result = await pollChain('BSC', { client });
-      expect(result?.reorg).toBe(true);
-      const [dropped] = await getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
-      expect(dropped!.status).toBe('dropped');
-      expect(await status(chargeId)).toBe('processing');
-    } finally {
-      process.env.LOCAL_CHAINS = 'BSC,POLYGON,POLYGON_AMOY';
-      resetEnvCache();
-    }
+    await client.request({ method: 'evm_revert' as never, params: [snapshot] as never });
+    await client.request({ method: 'anvil_mine' as never, params: ['0x3'] as never });
+    const result = await pollChain('BSC', { client, confirmations: 15 });
+    expect(result?.reorg).toBe(true);
+    const [missing] = await getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
+    expect(missing).toMatchObject({ status: 'pending', missingSinceBlock: expect.any(BigInt) });
+    expect(await status(chargeId)).toBe('processing');
+
+    // Still out of the chain a confirmation depth later: dropped.
+    await client.request({ method: 'anvil_mine' as never, params: ['0xf'] as never });
+    await pollChain('BSC', { client, confirmations: 15 });
+    const [dropped] = await getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
+    expect(dropped!.status).toBe('dropped');
+    expect(await status(chargeId)).toBe('processing');
   });
 });

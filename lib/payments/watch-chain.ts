@@ -1,33 +1,22 @@
 /**
- * The chain watcher of one EVM chain. Each poll:
+ * The charge watcher of one EVM chain: the block scanner (lib/scanner) with charges as its consumer.
+ * It watches the deposit addresses of charges still watched (24 h past expiry) for their own token —
+ * ERC-20 Transfer logs, native coin sent directly or by a contract — records each transfer as a
+ * payment (unique chain + tx hash + log index), follows it through re-organisations, and settles every
+ * charge whose payments changed (./settle-charge.ts), in the poll's transaction.
  *
- *  1. checks that the block it stopped at is still canonical (else rewinds: a re-organisation);
- *  2. scans the next blocks for native and ERC-20 transfers into watched deposit addresses and records
- *     them — (chain, tx hash, log index) is unique, so nothing is counted twice;
- *  3. re-checks unconfirmed payments: counts confirmations, and sends a payment whose block left the
- *     canonical chain back to `dropped` (unconfirmed);
- *  4. settles every charge whose payments changed;
- *  5. stores its cursor, so a restart resumes where it stopped.
- *
- * One poll runs in one transaction holding a per-chain advisory lock: with several app instances,
- * one watches each chain at a time.
+ * One instance watches a chain at a time (advisory lock `chain-watcher:<chain>`).
  */
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
-import { getAddress, parseAbiItem, type PublicClient } from 'viem';
+import { and, eq, gt, inArray, ne, sql } from 'drizzle-orm';
+import type { Hex, PublicClient } from 'viem';
+import { publicClientFor } from '@/lib/chains/clients';
 import { EVM_NATIVE_TOKEN_ADDRESS, type ChainName } from '@/lib/chains/registry';
-import { publicClientFor, requiredConfirmations } from '@/lib/chains/clients';
-import { getDb, type DbOrTx } from '@/lib/db/client';
-import { chainCursors, charges, depositAddresses, outboundTransfers, payments } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
+import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
+import { scanChain } from '@/lib/scanner/scan-chain';
+import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
 import { settleCharge } from './settle-charge';
-
-const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
-/** Blocks scanned per poll at most, so one poll stays short. */
-const MAX_BLOCKS_PER_POLL = 500n;
-/** On a re-organisation, scan again from this many blocks back. */
-const REORG_REWIND = 30n;
-/** A chain without a cursor starts this many blocks back. */
-const INITIAL_LOOKBACK = 100n;
 
 export interface PollResult {
   chain: ChainName;
@@ -37,167 +26,131 @@ export interface PollResult {
   reorg: boolean;
 }
 
-export async function pollChain(chain: ChainName, options: { client?: PublicClient; now?: Date } = {}): Promise<PollResult | null> {
-  const client = options.client ?? publicClientFor(chain);
-  if (!client) return null;
-  return getDb().transaction(async (tx) => {
-    const [lock] = await tx.execute<{ locked: boolean }>(
-      sql`select pg_try_advisory_xact_lock(hashtextextended(${`chain-watcher:${chain}`}, 0)) as locked`,
-    );
-    if (!lock?.locked) return null;
-    return pollLocked(tx, chain, client, options.now ?? new Date());
-  });
+export interface PollOptions {
+  client?: PublicClient;
+  now?: Date;
+  /** Confirmation depth (default: the chain's, 1 on a local node). */
+  confirmations?: number;
 }
 
-async function pollLocked(tx: DbOrTx, chain: ChainName, client: PublicClient, now: Date): Promise<PollResult> {
-  const latest = await client.getBlockNumber({ cacheTime: 0 });
-  const [cursor] = await tx.select().from(chainCursors).where(eq(chainCursors.chain, chain));
-  let from = cursor ? cursor.lastBlock + 1n : latest > INITIAL_LOOKBACK ? latest - INITIAL_LOOKBACK : 0n;
-  let reorg = false;
-  if (cursor) {
-    const block = await client.getBlock({ blockNumber: cursor.lastBlock }).catch(() => null);
-    if (!block || block.hash !== cursor.lastBlockHash) {
-      reorg = true;
-      from = cursor.lastBlock > REORG_REWIND ? cursor.lastBlock - REORG_REWIND : 0n;
-    }
-  }
-  const touched = new Set<string>();
-  let recorded = 0;
-  let scanned: PollResult['scanned'] = null;
+export async function pollChain(chain: ChainName, options: PollOptions = {}): Promise<PollResult | null> {
+  const client = options.client ?? publicClientFor(chain);
+  if (!client) return null;
+  const result = await scanChain(chargesConsumer, chain, { ...options, client });
+  if (!result) return null;
+  return { chain, scanned: result.scanned, recorded: result.recorded, settled: result.owners.size, reorg: result.reorg };
+}
 
-  if (from <= latest) {
-    const to = latest - from + 1n > MAX_BLOCKS_PER_POLL ? from + MAX_BLOCKS_PER_POLL - 1n : latest;
-    scanned = { from, to };
-    // Only the token contracts of watched charges are scanned; the watched addresses themselves are
-    // looked up by the recipients found, never all loaded (tens of thousands at a busy merchant).
-    const watchedTokens = await tx
+/** A watched deposit address: the charge it belongs to and the token (lower case) that pays it. */
+interface WatchedDeposit {
+  address: string;
+  chargeId: string;
+  token: string;
+}
+
+const chargesConsumer: ScanConsumer<WatchedDeposit> = {
+  name: 'charges',
+  lockName: 'chain-watcher',
+  blocksPerPoll: 100n,
+  async watchedAssets(tx, chain, now) {
+    // Only the tokens of watched charges are read (registry tokens and merchants' custom ERC-20s).
+    const rows = await tx
       .selectDistinct({ tokenAddress: charges.tokenAddress })
       .from(depositAddresses)
       .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
       .where(and(eq(depositAddresses.chain, chain), gt(depositAddresses.watchUntil, now)));
-    const tokens = new Set(watchedTokens.map((row) => row.tokenAddress.toLowerCase()));
-    if (tokens.size > 0) {
-      const found = await findTransfers(tx, client, { chain, from, to, tokens, now });
-      // Our own gas top-ups into deposit addresses (before a sweep) are platform cost, not payments.
-      const ours = found.length
-        ? await tx
-            .select({ txHash: outboundTransfers.txHash })
-            .from(outboundTransfers)
-            .where(
-              and(
-                eq(outboundTransfers.chain, chain),
-                eq(outboundTransfers.purpose, 'gas_topup'),
-                inArray(
-                  outboundTransfers.txHash,
-                  found.map((t) => t.txHash),
-                ),
-              ),
-            )
-        : [];
-      const ownHashes = new Set(ours.map((row) => row.txHash.toLowerCase()));
-      for (const transfer of found.filter((t) => !ownHashes.has(t.txHash.toLowerCase()))) {
-        // New, or back from `dropped` after a re-organisation put it in another block: (re)count it.
-        const inserted = await tx
-          .insert(payments)
-          .values({ id: newId('payment'), ...transfer, chain })
-          .onConflictDoUpdate({
-            target: [payments.chain, payments.txHash, payments.logIndex],
-            set: { status: 'pending', blockNumber: transfer.blockNumber, blockHash: transfer.blockHash },
-            setWhere: eq(payments.status, 'dropped'),
-          })
-          .returning({ chargeId: payments.chargeId });
-        if (inserted[0]) {
-          recorded++;
-          touched.add(inserted[0].chargeId);
-        }
-      }
-    }
-    const toBlock = await client.getBlock({ blockNumber: to });
-    await tx
-      .insert(chainCursors)
-      .values({ chain, lastBlock: to, lastBlockHash: toBlock.hash })
-      .onConflictDoUpdate({ target: chainCursors.chain, set: { lastBlock: to, lastBlockHash: toBlock.hash, updatedAt: now } });
-  }
+    const tokens = rows.map((row) => row.tokenAddress.toLowerCase());
+    return {
+      erc20s: tokens.filter((token) => token !== EVM_NATIVE_TOKEN_ADDRESS) as Hex[],
+      native: tokens.includes(EVM_NATIVE_TOKEN_ADDRESS),
+    };
+  },
+  async matchRecipients(tx, chain, recipients, now) {
+    const found = await watchedAddresses(tx, chain, now, recipients);
+    // The lookup matched the stored form exactly, so the recipient is the address as stored.
+    return new Map(
+      recipients.flatMap((address) => {
+        const deposit = found.get(address.toLowerCase());
+        return deposit ? [[address.toLowerCase(), { address, ...deposit }] as const] : [];
+      }),
+    );
+  },
+  // Only the charge's own token pays it: another token sent to the address is not a payment.
+  accepts: (deposit, tokenAddress) => deposit.token === tokenAddress,
+  store: {
+    byTxHashes: (tx, chain, txHashes) => selectPayments(tx, and(eq(payments.chain, chain), inArray(payments.txHash, txHashes))),
+    async insert(tx, chain, transfer, deposit) {
+      const [row] = await tx
+        .insert(payments)
+        .values({ id: newId('payment'), chargeId: deposit.chargeId, chain, ...transfer })
+        .onConflictDoNothing()
+        .returning({ chargeId: payments.chargeId });
+      return row?.chargeId;
+    },
+    async relocate(tx, id, location) {
+      const moved = location.blockHash === undefined ? {} : { status: 'pending' as const, missingSinceBlock: null };
+      await tx
+        .update(payments)
+        .set({ ...location, ...moved })
+        .where(eq(payments.id, id));
+    },
+    open: (tx, chain) => openPayments(tx, chain),
+    async update(tx, ids, patch) {
+      await tx.update(payments).set(patch).where(inArray(payments.id, ids));
+    },
+  } satisfies TransferStore<WatchedDeposit>,
+  async balanceWatches(tx, chain, now) {
+    // Open native-coin deposits: they receive and never send until the charge succeeds (then swept).
+    const rows = await tx
+      .select({
+        address: depositAddresses.address,
+        chargeId: depositAddresses.chargeId,
+        recorded: sql<string>`coalesce((select sum(${payments.amountBaseUnits}) from ${payments}
+          where ${payments.chargeId} = ${depositAddresses.chargeId} and ${payments.status} <> 'dropped'), 0)::text`,
+      })
+      .from(depositAddresses)
+      .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
+      .where(
+        and(
+          eq(depositAddresses.chain, chain),
+          gt(depositAddresses.watchUntil, now),
+          eq(charges.tokenAddress, EVM_NATIVE_TOKEN_ADDRESS),
+          ne(charges.status, 'succeeded'),
+        ),
+      );
+    return rows.map((row) => ({
+      address: row.address,
+      target: { address: row.address, chargeId: row.chargeId, token: EVM_NATIVE_TOKEN_ADDRESS },
+      recorded: BigInt(row.recorded),
+    }));
+  },
+  async onChanged(tx, chargeIds) {
+    for (const chargeId of chargeIds) await settleCharge(tx, chargeId);
+  },
+};
 
-  for (const chargeId of await updateConfirmations(tx, chain, client, latest)) touched.add(chargeId);
-  for (const chargeId of touched) await settleCharge(tx, chargeId);
-  return { chain, scanned, recorded, settled: touched.size, reorg };
+/** What each poll re-checks: only the chain's pending payments, through payments_pending_idx. */
+export function openPayments(tx: DbOrTx, chain: ChainName) {
+  return selectPayments(tx, and(eq(payments.chain, chain), eq(payments.status, 'pending')));
 }
 
-type FoundTransfer = Omit<typeof payments.$inferInsert, 'id' | 'chain'>;
-
-async function findTransfers(
-  tx: DbOrTx,
-  client: PublicClient,
-  { chain, from, to, tokens, now }: { chain: ChainName; from: bigint; to: bigint; tokens: Set<string>; now: Date },
-): Promise<FoundTransfer[]> {
-  const found: FoundTransfer[] = [];
-  // The token contracts watched charges are priced in (registry tokens and merchants' custom ERC-20s).
-  const erc20s = [...tokens].filter((address) => address !== EVM_NATIVE_TOKEN_ADDRESS);
-  if (erc20s.length) {
-    const logs = (
-      await client.getLogs({
-        address: erc20s as `0x${string}`[],
-        event: TRANSFER_EVENT,
-        fromBlock: from,
-        toBlock: to,
-      })
-    ).filter((log) => log.args.to && log.args.value && log.transactionHash !== null && log.blockHash !== null);
-    // viem decodes `to` in EIP-55 form, as deposit addresses are stored.
-    const watched = await watchedAddresses(
-      tx,
-      chain,
-      now,
-      logs.map((log) => log.args.to!),
-    );
-    for (const log of logs) {
-      const charge = watched.get(log.args.to!.toLowerCase());
-      // Only the charge's own token pays it: another token sent to the address is not counted as payment.
-      if (!charge || charge.token !== log.address.toLowerCase()) continue;
-      found.push({
-        chargeId: charge.chargeId,
-        txHash: log.transactionHash!,
-        logIndex: log.logIndex ?? 0,
-        fromAddress: log.args.from ?? '0x',
-        toAddress: log.args.to!,
-        tokenAddress: log.address,
-        amountBaseUnits: log.args.value!,
-        blockNumber: log.blockNumber ?? 0n,
-        blockHash: log.blockHash!,
-      });
-    }
-  }
-  // Native coin: transfers are transactions, not logs — read each block's transactions (only when a
-  // watched charge is priced in the native coin).
-  for (let number = from; tokens.has(EVM_NATIVE_TOKEN_ADDRESS) && number <= to; number++) {
-    const block = await client.getBlock({ blockNumber: number, includeTransactions: true });
-    const transfers = block.transactions.filter((transaction) => transaction.to && transaction.value > 0n);
-    // Nodes send addresses in lower case: the lookup wants them in EIP-55 form.
-    const watched = await watchedAddresses(
-      tx,
-      chain,
-      now,
-      transfers.map((transaction) => getAddress(transaction.to!)),
-    );
-    for (const transaction of transfers) {
-      const charge = watched.get(transaction.to!.toLowerCase());
-      if (!charge || charge.token !== EVM_NATIVE_TOKEN_ADDRESS) continue;
-      const receipt = await client.getTransactionReceipt({ hash: transaction.hash });
-      if (receipt.status !== 'success') continue;
-      found.push({
-        chargeId: charge.chargeId,
-        txHash: transaction.hash,
-        logIndex: -1,
-        fromAddress: transaction.from,
-        toAddress: transaction.to!,
-        tokenAddress: '0x0000000000000000000000000000000000000000',
-        amountBaseUnits: transaction.value,
-        blockNumber: block.number,
-        blockHash: block.hash,
-      });
-    }
-  }
-  return found;
+function selectPayments(tx: DbOrTx, where: ReturnType<typeof and>) {
+  return tx
+    .select({
+      id: payments.id,
+      owner: payments.chargeId,
+      txHash: payments.txHash,
+      logIndex: payments.logIndex,
+      toAddress: payments.toAddress,
+      tokenAddress: payments.tokenAddress,
+      amountBaseUnits: payments.amountBaseUnits,
+      blockNumber: payments.blockNumber,
+      blockHash: payments.blockHash,
+      status: payments.status,
+      missingSinceBlock: payments.missingSinceBlock,
+    })
+    .from(payments)
+    .where(where);
 }
 
 /** Parameters per lookup query (PostgreSQL takes at most 65,535 per statement). */
@@ -230,27 +183,6 @@ export async function watchedAddresses(
     for (const row of rows) watched.set(row.address.toLowerCase(), { chargeId: row.chargeId, token: row.tokenAddress.toLowerCase() });
   }
   return watched;
-}
-
-/** Confirms payments deep enough, drops those whose block is gone; returns the charges affected. */
-async function updateConfirmations(tx: DbOrTx, chain: ChainName, client: PublicClient, latest: bigint): Promise<string[]> {
-  const open = await tx
-    .select()
-    .from(payments)
-    .where(and(eq(payments.chain, chain), inArray(payments.status, ['pending', 'confirmed']), gt(payments.blockNumber, latest - 64n)));
-  const changed: string[] = [];
-  const needed = BigInt(requiredConfirmations(chain));
-  for (const payment of open) {
-    const block = payment.blockNumber <= latest ? await client.getBlock({ blockNumber: payment.blockNumber }).catch(() => null) : null;
-    if (!block || block.hash !== payment.blockHash) {
-      await tx.update(payments).set({ status: 'dropped' }).where(eq(payments.id, payment.id));
-      changed.push(payment.chargeId);
-    } else if (payment.status === 'pending' && latest - payment.blockNumber + 1n >= needed) {
-      await tx.update(payments).set({ status: 'confirmed' }).where(eq(payments.id, payment.id));
-      changed.push(payment.chargeId);
-    }
-  }
-  return changed;
 }
 
 /** The number of confirmations a payment has now (for the checkout's "confirmations so far / needed"). */

@@ -214,6 +214,14 @@ async function refundDestination(charge: ChargeRow, funds: ChargeFunds, toAddres
     }
     return address;
   }
+  if (funds.payers.includes('')) {
+    // A credit seen only as a balance change (native coin sent by a contract): its sender is unknown.
+    throw new AppError(
+      'refund_destination_required',
+      'Part of this charge arrived through a contract (its sender is not known): give toAddress.',
+      { param: 'toAddress' },
+    );
+  }
   if (funds.payers.length !== 1) {
     throw new AppError(
       'refund_destination_required',

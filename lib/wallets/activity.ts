@@ -5,7 +5,8 @@
  *  - On-ramp orders the user placed, or that deliver to one of the user's wallets (shown from the moment
  *    they are created, with their status; the delivery transaction once known).
  *  - Transfers received (wallet_incoming_transfers, indexed from the chains). A received transfer that
- *    is an on-ramp order's delivery is shown once, as the order.
+ *    is an on-ramp order's delivery is shown once, as the order. One re-organised out of the chain for
+ *    good shows as failed ("Dropped by the network"): the user may have seen it confirming.
  *  - Transfers sent: sends to other addresses (wallet_send) and charge payments from the balance
  *    (balance_payment, with the merchant's name and the charge).
  *
@@ -180,7 +181,8 @@ function statusOf(kind: ActivityKind, status: string): ActivityStatus {
     case 'onramp':
       return status === 'completed' ? 'completed' : status === 'failed' ? 'failed' : status === 'expired' ? 'expired' : 'pending';
     case 'received':
-      return status === 'confirmed' ? 'completed' : 'pending';
+      // Dropped: its block left the chain and the transaction never came back (the money did not arrive).
+      return status === 'confirmed' ? 'completed' : status === 'dropped' ? 'failed' : 'pending';
     case 'sent':
     case 'charge_payment':
       return status === 'confirmed' ? 'completed' : status === 'failed' ? 'failed' : 'pending';
@@ -189,7 +191,7 @@ function statusOf(kind: ActivityKind, status: string): ActivityStatus {
 
 const STATUS_LABELS: Record<ActivityKind, Record<string, string>> = {
   onramp: { created: 'Awaiting payment', pending: 'Processing', completed: 'Completed', failed: 'Failed', expired: 'Expired' },
-  received: { pending: 'Confirming', confirmed: 'Confirmed' },
+  received: { pending: 'Confirming', confirmed: 'Confirmed', dropped: 'Dropped by the network' },
   sent: { signed: 'Sending', broadcast: 'Sending', confirmed: 'Sent', failed: 'Failed' },
   charge_payment: { signed: 'Sending', broadcast: 'Sending', confirmed: 'Paid', failed: 'Failed' },
 };

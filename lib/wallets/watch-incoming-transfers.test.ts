@@ -18,7 +18,7 @@ let node: LocalChainNode;
 let client: PublicClient;
 const USDT = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDT')!;
 const payer = () => createWalletClient({ account: localDemoPayerAccount, transport: http(node.url) });
-const poll = (options: { addressChunk?: number } = {}) => pollIncomingTransfers('BSC', { client, ...options });
+const poll = (options: { lookupBatch?: number; confirmations?: number } = {}) => pollIncomingTransfers('BSC', { client, ...options });
 
 beforeAll(async () => {
   node = await startLocalChain({ chain: 'BSC' });
@@ -100,14 +100,14 @@ describe('incoming-transfer indexer', () => {
     expect(await rowsTo(outsider)).toHaveLength(0);
   });
 
-  it('asks the node for the wallet addresses in chunks and finds transfers in every chunk', async () => {
+  it('looks the recipients up among the wallets in batches and finds transfers in every batch', async () => {
     const a = await newServiceWallet();
     const b = await newServiceWallet();
     const c = await newServiceWallet();
     await sendUsdt(a, '1');
     await sendUsdt(b, '2');
     await sendUsdt(c, '3');
-    await poll({ addressChunk: 1 });
+    await poll({ lookupBatch: 1 });
     for (const [wallet, amount] of [
       [a, '1'],
       [b, '2'],
@@ -142,36 +142,33 @@ describe('incoming-transfer indexer', () => {
     expect(await rowsTo(wallet)).toHaveLength(0);
   });
 
-  it('a re-organisation that removes the block removes the transfer; confirmations count before that', async () => {
-    // Real confirmations (15 on BSC) for this test, so the transfer waits as pending.
-    process.env.LOCAL_CHAINS = 'POLYGON,POLYGON_AMOY';
-    resetEnvCache();
-    try {
-      const wallet = await newServiceWallet();
-      const snapshot = await client.request({ method: 'evm_snapshot' as never });
-      await sendUsdt(wallet, '2');
-      await poll();
-      expect((await rowsTo(wallet)).map((r) => r.status)).toEqual(['pending']);
+  it('a re-organisation that removes the block for good: the transfer ends dropped after re-checks; confirmations count', async () => {
+    // A real depth (15 on BSC), so the transfer waits as pending.
+    const deep = { confirmations: 15 };
+    const wallet = await newServiceWallet();
+    const snapshot = await client.request({ method: 'evm_snapshot' as never });
+    await sendUsdt(wallet, '2');
+    await poll(deep);
+    expect((await rowsTo(wallet)).map((r) => r.status)).toEqual(['pending']);
 
-      await client.request({ method: 'evm_revert' as never, params: [snapshot] as never });
-      await client.request({ method: 'anvil_mine' as never, params: ['0x3'] as never });
-      const result = await poll();
-      // Other test files may have indexed BSC rows in the same range of the shared database: at least this one.
-      expect(result).toMatchObject({ reorg: true });
-      expect(result!.removed).toBeGreaterThanOrEqual(1);
-      expect(await rowsTo(wallet)).toHaveLength(0);
+    await client.request({ method: 'evm_revert' as never, params: [snapshot] as never });
+    await client.request({ method: 'anvil_mine' as never, params: ['0x3'] as never });
+    const result = await poll(deep);
+    expect(result).toMatchObject({ reorg: true, dropped: 0 });
+    // Not on the first miss: still pending (unconfirmed), then dropped a confirmation depth later.
+    expect((await rowsTo(wallet)).map((r) => r.status)).toEqual(['pending']);
+    await client.request({ method: 'anvil_mine' as never, params: ['0xf'] as never });
+    expect((await poll(deep))!.dropped).toBeGreaterThanOrEqual(1);
+    expect((await rowsTo(wallet)).map((r) => r.status)).toEqual(['dropped']);
 
-      // Sent again after the fork: recorded, and confirmed once 15 blocks deep.
-      await sendUsdt(wallet, '2');
-      await poll();
-      expect((await rowsTo(wallet)).map((r) => r.status)).toEqual(['pending']);
-      await client.request({ method: 'anvil_mine' as never, params: ['0xe'] as never });
-      await poll();
-      expect((await rowsTo(wallet)).map((r) => r.status)).toEqual(['confirmed']);
-    } finally {
-      process.env.LOCAL_CHAINS = 'BSC,POLYGON,POLYGON_AMOY';
-      resetEnvCache();
-    }
+    // Sent again after the fork: recorded, and confirmed once 15 blocks deep (counted once).
+    const again = await sendUsdt(wallet, '2');
+    await poll(deep);
+    const live = async () => (await rowsTo(wallet)).filter((r) => r.status !== 'dropped');
+    expect((await live()).map((r) => [r.txHash, r.status])).toEqual([[again, 'pending']]);
+    await client.request({ method: 'anvil_mine' as never, params: ['0xe'] as never });
+    await poll(deep);
+    expect((await live()).map((r) => [r.txHash, r.status])).toEqual([[again, 'confirmed']]);
   });
 
   it('one indexer per chain at a time: a poll while another holds the lock does nothing', async () => {

@@ -6,6 +6,7 @@ import { IllegalTransitionError } from '@/lib/charges/state';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges } from '@/lib/db/schema';
 import { callRoute, newMerchant, newPublishableKey, testCharge, usdcCharge, type TestMerchant } from '@/test/fixtures';
+import { scanChargesToHead } from '@/test/scanner';
 import { POST as createChargeRoute } from '../createCharge/route';
 import { POST as cancelRoute } from './[chargeId]/cancel/route';
 import { GET as getRoute } from './[chargeId]/route';
@@ -25,8 +26,10 @@ async function create(apiKey: string, body: unknown = usdcCharge()): Promise<str
 async function pastExpiry(chargeId: string): Promise<void> {
   await getDb()
     .update(charges)
-    .set({ expiresAt: new Date(Date.now() - 1000) })
+    .set({ expiresAt: new Date(Date.now() - 10_000) })
     .where(eq(charges.id, chargeId));
+  // Expiry waits until the chain's watcher has scanned past expiresAt.
+  await scanChargesToHead('POLYGON');
 }
 
 describe('GET /api/charges/{chargeId}', () => {

@@ -16,3 +16,4 @@ export * from './wallet-transfers';
 export * from './sandbox-provider';
 export * from './swaps';
 export * from './refunds';
+export * from './scanner';

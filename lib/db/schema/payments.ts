@@ -4,6 +4,7 @@ import { ATTEMPT_KINDS, TRANSFER_PURPOSES, TRANSFER_STATUSES, type TransferPurpo
 import { baseUnits, timestamps } from './columns';
 import { charges } from './charges';
 import { walletFamily } from './wallets';
+import { OBSERVED_TRANSFER_STATUSES } from '@/lib/scanner/state';
 
 /** Next HD derivation index for deposit addresses: a sequence, so concurrent charges never share one. */
 export const depositDerivationIndex = pgSequence('deposit_derivation_index', { startWith: 0, minValue: 0 });
@@ -39,13 +40,15 @@ export const depositAddresses = pgTable(
   ],
 );
 
-export const PAYMENT_STATUSES = ['pending', 'confirmed', 'dropped'] as const;
+/** The scanner's statuses of a transfer seen on chain (lib/scanner/state.ts): pending → confirmed | dropped. */
+export const PAYMENT_STATUSES = OBSERVED_TRANSFER_STATUSES;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const paymentStatus = pgEnum('payment_status', PAYMENT_STATUSES);
 
 /**
  * A transfer seen on chain into a charge's deposit address. (chain, tx hash, log index) is unique, so
- * a transfer is counted once however often the watcher sees it. Native transfers use log index -1.
+ * a transfer is counted once however often the watcher sees it. Native transfers use log index -1, native
+ * coin moved by a contract (internal call) -2 - its position among the transaction's value calls.
  */
 export const payments = pgTable(
   'payments',
@@ -63,7 +66,11 @@ export const payments = pgTable(
     amountBaseUnits: baseUnits('amount_base_units').notNull(),
     blockNumber: bigint('block_number', { mode: 'bigint' }).notNull(),
     blockHash: text('block_hash').notNull(),
+    /** When the block was made: lateness is judged by it (null on Solana and on rows recorded before it was kept). */
+    blockTime: timestamp('block_time', { withTimezone: true, mode: 'date' }),
     status: paymentStatus('status').notNull().default('pending'),
+    /** The head when the transfer was first found missing from the chain (re-organised out); dropped only after re-checks. */
+    missingSinceBlock: bigint('missing_since_block', { mode: 'bigint' }),
     /** Arrived after the charge had expired, failed or been canceled: recorded and reported, not counted. */
     isLate: boolean('is_late').notNull().default(false),
     ...timestamps,
@@ -71,6 +78,7 @@ export const payments = pgTable(
   (table) => [
     uniqueIndex('payments_chain_tx_log_idx').on(table.chain, table.txHash, table.logIndex),
     index('payments_charge_idx').on(table.chargeId),
+    // The scanner re-checks only open (pending) payments each poll: its cost does not grow with history.
     index('payments_pending_idx')
       .on(table.chain)
       .where(sql`${table.status} = 'pending'`),
@@ -78,14 +86,6 @@ export const payments = pgTable(
 );
 
 export type PaymentRow = typeof payments.$inferSelect;
-
-/** Where each chain watcher stopped: it resumes from here after a restart. */
-export const chainCursors = pgTable('chain_cursors', {
-  chain: text('chain').primaryKey(),
-  lastBlock: bigint('last_block', { mode: 'bigint' }).notNull(),
-  lastBlockHash: text('last_block_hash').notNull(),
-  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-});
 
 export const transferPurpose = pgEnum('transfer_purpose', TRANSFER_PURPOSES);
 export const transferStatus = pgEnum('transfer_status', TRANSFER_STATUSES);

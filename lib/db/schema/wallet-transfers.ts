@@ -1,9 +1,12 @@
+import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { OBSERVED_TRANSFER_STATUSES } from '@/lib/scanner/state';
 import { baseUnits } from './columns';
 import { outboundTransfers } from './payments';
 import { users } from './users';
 
-export const INCOMING_TRANSFER_STATUSES = ['pending', 'confirmed'] as const;
+/** The scanner's statuses (lib/scanner/state.ts): pending → confirmed | dropped. */
+export const INCOMING_TRANSFER_STATUSES = OBSERVED_TRANSFER_STATUSES;
 export type IncomingTransferStatus = (typeof INCOMING_TRANSFER_STATUSES)[number];
 export const incomingTransferStatus = pgEnum('incoming_transfer_status', INCOMING_TRANSFER_STATUSES);
 
@@ -11,7 +14,8 @@ export const incomingTransferStatus = pgEnum('incoming_transfer_status', INCOMIN
  * Transfers into users' service wallets, from anyone (an external wallet, an on-ramp provider, another
  * user), indexed by lib/wallets/watch-incoming-transfers.ts for the wallet's Activity tab.
  * (chain, tx hash, log index) is unique, so a transfer is recorded once however often it is seen;
- * native transfers use log index -1. A row whose block leaves the chain (re-organisation) is deleted.
+ * native transfers use log index -1, native coin moved by a contract -2 - its position. A transfer whose block
+ * leaves the chain (re-organisation) follows its transaction into the new block, or ends `dropped`.
  */
 export const walletIncomingTransfers = pgTable(
   'wallet_incoming_transfers',
@@ -30,26 +34,22 @@ export const walletIncomingTransfers = pgTable(
     /** When the block was made: the time Activity shows and sorts by. */
     blockTime: timestamp('block_time', { withTimezone: true, mode: 'date' }).notNull(),
     status: incomingTransferStatus('status').notNull().default('pending'),
+    /** The head when the transfer was first found missing from the chain (re-organised out); dropped only after re-checks. */
+    missingSinceBlock: bigint('missing_since_block', { mode: 'bigint' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (table) => [
     uniqueIndex('wallet_incoming_transfers_chain_tx_log_idx').on(table.chain, table.txHash, table.logIndex),
     // Activity reads one wallet's transfers newest first.
     index('wallet_incoming_transfers_to_idx').on(table.toAddress, table.blockTime.desc(), table.id.desc()),
-    // Confirmation and re-organisation checks look at a chain's recent blocks.
-    index('wallet_incoming_transfers_block_idx').on(table.chain, table.blockNumber),
+    // The scanner re-checks only open (pending) transfers each poll: its cost does not grow with history.
+    index('wallet_incoming_transfers_pending_idx')
+      .on(table.chain)
+      .where(sql`${table.status} = 'pending'`),
   ],
 );
 
 export type WalletIncomingTransferRow = typeof walletIncomingTransfers.$inferSelect;
-
-/** Where the incoming-transfer indexer of each chain stopped (its own cursor: it scans other addresses than the charge watcher). */
-export const walletTransferCursors = pgTable('wallet_transfer_cursors', {
-  chain: text('chain').primaryKey(),
-  lastBlock: bigint('last_block', { mode: 'bigint' }).notNull(),
-  lastBlockHash: text('last_block_hash').notNull(),
-  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-});
 
 /**
  * A send from a user's wallet (/wallet/send), keyed by the id the review step hands out: submitting the

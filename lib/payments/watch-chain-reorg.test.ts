@@ -1,0 +1,324 @@
+import { eq } from 'drizzle-orm';
+import { encodeFunctionData, erc20Abi, parseEther, parseUnits, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expireDueCharges } from '@/lib/charges/expire-charges';
+import { EVM_NATIVE_TOKEN_ADDRESS } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { chargeEvents, charges, depositAddresses, merchantMembers, payments } from '@/lib/db/schema';
+import { resetEnvCache } from '@/lib/env';
+import {
+  localDemoPayerAccount,
+  localMinterAccount,
+  provisionLocalChain,
+  startLocalChain,
+  type LocalChainNode,
+} from '@/lib/infra/local-chain';
+import { addCustomToken } from '@/lib/merchants/tokens';
+import { setTraceMode, type TraceMode } from '@/lib/scanner/internal-transfers';
+import { newUser } from '@/test/accounts';
+import { anvilFor, nativeForwarderAbi, type Anvil } from '@/test/anvil';
+import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { failUnderpaidCharges } from './settle-charge';
+import { pollChain } from './watch-chain';
+
+// A private DFK node: no other test file watches DFK, so its re-organisations and cursor are this file's
+// alone. Payments need 3 confirmations here, so they wait in `pending` while blocks are re-organised.
+const CONFIRMATIONS = 3;
+let node: LocalChainNode;
+let anvil: Anvil;
+let merchant: TestMerchant;
+/** A merchant's custom ERC-20 on DFK (DFK's registry has only its native coin, JEWEL). */
+let GEM: Hex;
+const payer = localDemoPayerAccount;
+
+beforeAll(async () => {
+  node = await startLocalChain({ chain: 'DFK' });
+  await provisionLocalChain({ chain: 'DFK', url: node.url });
+  process.env.RPC_URL_DFK = node.url;
+  process.env.LOCAL_CHAINS = 'DFK,POLYGON,POLYGON_AMOY';
+  resetEnvCache();
+  anvil = anvilFor(node, 'DFK');
+  setTraceMode(anvil.client, 'trace_block');
+  GEM = await anvil.plantToken('GEM', 18);
+  await anvil.mintToken(GEM, payer.address, parseUnits('1000000', 18));
+  await anvil.mintToken(GEM, localMinterAccount.address, parseUnits('1000000', 18));
+  merchant = await newMerchant();
+  const developer = await newUser();
+  await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: developer, role: 'developer' });
+  await addCustomToken({ userId: developer, merchantId: merchant.id, chain: 'DFK', address: GEM });
+  await poll();
+});
+
+afterAll(async () => {
+  await node.stop();
+});
+
+const poll = () => pollChain('DFK', { client: anvil.client, confirmations: CONFIRMATIONS });
+
+async function newCharge(symbol: 'GEM' | 'JEWEL', amount: string): Promise<{ chargeId: string; deposit: Hex }> {
+  const tokenAddress = symbol === 'GEM' ? GEM : EVM_NATIVE_TOKEN_ADDRESS;
+  const res = await callRoute(createChargeRoute, {
+    apiKey: merchant.liveKey,
+    body: { chargeData: { symbol, chain: 'DFK', tokenAddress, amount } },
+  });
+  expect(res.status).toBe(200);
+  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, res.json.data.chargeId));
+  return { chargeId: res.json.data.chargeId, deposit: deposit!.address as Hex };
+}
+
+const paymentsOf = (chargeId: string) => getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
+const statusOf = async (chargeId: string) => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status;
+const blockTimeOf = async (hash: Hex) =>
+  Number((await anvil.client.getBlock({ blockHash: (await anvil.client.getTransactionReceipt({ hash })).blockHash })).timestamp) * 1000;
+const sleepUntil = (time: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, time - Date.now())));
+
+describe('re-organisations with re-inclusion (confirmation depth 3)', () => {
+  const kinds = {
+    'an ERC-20': { symbol: 'GEM' as const, send: (to: Hex) => anvil.transferToken(payer, GEM, to, parseUnits('5', 18)) },
+    'a native-coin': { symbol: 'JEWEL' as const, send: (to: Hex) => anvil.sendNative(payer, to, parseUnits('5', 18)) },
+  };
+  for (const [kind, { symbol, send }] of Object.entries(kinds)) {
+    it(`${kind} payment re-organised out and re-included in another block ends confirmed there, never dropped`, async () => {
+      const { chargeId, deposit } = await newCharge(symbol, '5');
+      const { raw, hash } = await send(deposit);
+      await poll();
+      const [seen] = await paymentsOf(chargeId);
+      expect(seen).toMatchObject({ txHash: hash, status: 'pending' });
+      expect(await statusOf(chargeId)).toBe('processing');
+      await anvil.mine(1);
+      await poll(); // 2 of 3 confirmations
+
+      // Both blocks are replaced; the same transaction lands in the second new block.
+      await anvil.reorg(2, [[raw, 1]]);
+      const receipt = await anvil.client.getTransactionReceipt({ hash });
+      expect(receipt.blockHash).not.toBe(seen!.blockHash);
+      expect(receipt.blockNumber).toBe(seen!.blockNumber + 1n);
+      expect((await poll())?.reorg).toBe(true);
+      expect(await paymentsOf(chargeId)).toEqual([
+        expect.objectContaining({
+          id: seen!.id,
+          status: 'pending',
+          blockNumber: receipt.blockNumber,
+          blockHash: receipt.blockHash,
+          missingSinceBlock: null,
+        }),
+      ]);
+      expect(await statusOf(chargeId)).toBe('processing');
+
+      await anvil.mine(1);
+      await poll(); // 2 confirmations in the new block: not yet
+      expect((await paymentsOf(chargeId))[0]!.status).toBe('pending');
+      await anvil.mine(1);
+      await poll();
+      expect(await paymentsOf(chargeId)).toEqual([
+        expect.objectContaining({ id: seen!.id, status: 'confirmed', blockHash: receipt.blockHash }),
+      ]);
+      expect(await statusOf(chargeId)).toBe('succeeded');
+    });
+  }
+
+  it('a token transfer re-included at another log index is the same payment, moved there (counted once)', async () => {
+    const { chargeId, deposit } = await newCharge('GEM', '2');
+    const { raw, hash } = await anvil.transferToken(payer, GEM, deposit, parseUnits('2', 18));
+    await poll();
+    const [seen] = await paymentsOf(chargeId);
+    // Another holder's transfer goes first in the new block: the payment's log moves one place.
+    const other = await anvil.sign(localMinterAccount, {
+      to: GEM,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [privateKeyToAddress(generatePrivateKey()), 1n] }),
+    });
+    await anvil.reorg(1, [
+      [other, 0],
+      [raw, 0],
+    ]);
+    const receipt = await anvil.client.getTransactionReceipt({ hash });
+    expect(receipt.logs[0]!.logIndex).toBe(seen!.logIndex + 1);
+    await poll();
+    expect(await paymentsOf(chargeId)).toEqual([
+      expect.objectContaining({ id: seen!.id, logIndex: seen!.logIndex + 1, blockHash: receipt.blockHash, status: 'pending' }),
+    ]);
+    await anvil.mine(2);
+    await poll();
+    expect((await paymentsOf(chargeId)).map((p) => p.status)).toEqual(['confirmed']);
+    expect(await statusOf(chargeId)).toBe('succeeded');
+  });
+
+  it('a payment whose transaction is really gone ends dropped — after re-checks, not on the first miss', async () => {
+    const { chargeId, deposit } = await newCharge('GEM', '3');
+    const { hash } = await anvil.transferToken(payer, GEM, deposit, parseUnits('3', 18));
+    await poll();
+    // Its block is replaced by an empty one, and nobody sends it again.
+    await anvil.reorg(1);
+    await expect(anvil.client.getTransaction({ hash })).rejects.toThrow();
+    await poll();
+    const head = await anvil.client.getBlockNumber({ cacheTime: 0 });
+    expect(await paymentsOf(chargeId)).toEqual([expect.objectContaining({ status: 'pending', missingSinceBlock: head })]);
+    await anvil.mine(1);
+    await poll();
+    expect((await paymentsOf(chargeId)).map((p) => p.status)).toEqual(['pending']);
+    await anvil.mine(2); // a confirmation depth since it went missing
+    await poll();
+    expect((await paymentsOf(chargeId)).map((p) => p.status)).toEqual(['dropped']);
+    expect(await statusOf(chargeId)).toBe('processing');
+  });
+});
+
+describe('native coin paid through a contract (internal calls)', () => {
+  async function payThroughForwarder() {
+    const forwarder = await anvil.plantForwarder();
+    const single = await newCharge('JEWEL', '1');
+    const batchA = await newCharge('JEWEL', '2');
+    const batchB = await newCharge('JEWEL', '0.5');
+    const undone = await newCharge('JEWEL', '1');
+    // A smart-contract wallet paying one charge, an exchange's batch withdrawal paying two, and a call
+    // that reverts inside a transaction that succeeds (nothing arrives).
+    const forward = await anvil.sendNative(
+      payer,
+      forwarder,
+      parseEther('1'),
+      encodeFunctionData({ abi: nativeForwarderAbi, functionName: 'forward', args: [single.deposit] }),
+    );
+    const batch = await anvil.sendNative(
+      payer,
+      forwarder,
+      parseEther('2.5'),
+      encodeFunctionData({
+        abi: nativeForwarderAbi,
+        functionName: 'forwardMany',
+        args: [
+          [batchA.deposit, batchB.deposit],
+          [parseEther('2'), parseEther('0.5')],
+        ],
+      }),
+    );
+    await anvil.sendNative(
+      payer,
+      forwarder,
+      parseEther('1'),
+      encodeFunctionData({ abi: nativeForwarderAbi, functionName: 'forwardReverted', args: [undone.deposit] }),
+    );
+    expect(await anvil.client.getBalance({ address: undone.deposit })).toBe(0n);
+    await poll();
+    await anvil.mine(CONFIRMATIONS);
+    await poll();
+    return { forwarder, single, batchA, batchB, undone, forward, batch };
+  }
+
+  for (const mode of ['trace_block', 'debug_trace'] as const satisfies TraceMode[]) {
+    it(`credits them from the block's traces (${mode}), with their transaction; a reverted call credits nothing`, async () => {
+      setTraceMode(anvil.client, mode);
+      try {
+        const { forwarder, single, batchA, batchB, undone, forward, batch } = await payThroughForwarder();
+        for (const charge of [single, batchA, batchB]) expect(await statusOf(charge.chargeId)).toBe('succeeded');
+        expect(await paymentsOf(single.chargeId)).toEqual([
+          expect.objectContaining({
+            txHash: forward.hash,
+            logIndex: -2,
+            fromAddress: forwarder,
+            amountBaseUnits: parseEther('1'),
+            status: 'confirmed',
+          }),
+        ]);
+        expect((await paymentsOf(batchA.chargeId)).map((p) => [p.txHash, p.logIndex, p.amountBaseUnits])).toEqual([
+          [batch.hash, -2, parseEther('2')],
+        ]);
+        expect((await paymentsOf(batchB.chargeId)).map((p) => [p.txHash, p.logIndex, p.amountBaseUnits])).toEqual([
+          [batch.hash, -3, parseEther('0.5')],
+        ]);
+        expect(await paymentsOf(undone.chargeId)).toEqual([]);
+        expect(await statusOf(undone.chargeId)).toBe('pending');
+      } finally {
+        setTraceMode(anvil.client, 'trace_block');
+      }
+    });
+  }
+
+  it('without traces, credits them from the deposit balance, in the block where it arrived', async () => {
+    setTraceMode(anvil.client, 'none');
+    try {
+      const { single, batchA, batchB, undone, forward } = await payThroughForwarder();
+      for (const charge of [single, batchA, batchB]) expect(await statusOf(charge.chargeId)).toBe('succeeded');
+      const block = (await anvil.client.getTransactionReceipt({ hash: forward.hash })).blockHash;
+      expect(await paymentsOf(single.chargeId)).toEqual([
+        expect.objectContaining({
+          txHash: `balance:${block}:${single.deposit}`,
+          logIndex: -1000,
+          blockHash: block,
+          amountBaseUnits: parseEther('1'),
+          status: 'confirmed',
+        }),
+      ]);
+      expect((await paymentsOf(batchB.chargeId)).map((p) => p.amountBaseUnits)).toEqual([parseEther('0.5')]);
+      expect(await paymentsOf(undone.chargeId)).toEqual([]);
+    } finally {
+      setTraceMode(anvil.client, 'trace_block');
+    }
+  });
+});
+
+describe("lateness is judged by the block's time, not by when the watcher saw it", () => {
+  it('mined before expiresAt, seen after it (the watcher was down while expiry ran): on time, and the charge succeeds', async () => {
+    const { chargeId, deposit } = await newCharge('GEM', '4');
+    await poll(); // the watcher is up to date…
+    await anvil.stampNextBlockNow();
+    const { hash } = await anvil.transferToken(payer, GEM, deposit, parseUnits('4', 18)); // …the payment is mined, and the watcher goes down
+    const minedAt = await blockTimeOf(hash);
+    await getDb()
+      .update(charges)
+      .set({ expiresAt: new Date(minedAt + 1_000) })
+      .where(eq(charges.id, chargeId));
+    await sleepUntil(minedAt + 1_500);
+    // The expiry job runs while the watcher is down: the chain is not scanned up to expiresAt, so it waits.
+    await expireDueCharges();
+    expect(await statusOf(chargeId)).toBe('pending');
+
+    await poll(); // the watcher is back
+    expect(await paymentsOf(chargeId)).toEqual([expect.objectContaining({ isLate: false, blockTime: new Date(minedAt) })]);
+    expect(await statusOf(chargeId)).toBe('processing');
+    await anvil.mine(CONFIRMATIONS);
+    await poll();
+    expect(await statusOf(chargeId)).toBe('succeeded');
+  });
+
+  it('mined after expiresAt (even before the expiry job ran): late, reported, not counted; the charge expires', async () => {
+    const { chargeId, deposit } = await newCharge('GEM', '4');
+    const expiresAt = new Date(Date.now() - 2_000);
+    await getDb().update(charges).set({ expiresAt }).where(eq(charges.id, chargeId));
+    await anvil.stampNextBlockNow();
+    const { hash } = await anvil.transferToken(payer, GEM, deposit, parseUnits('4', 18));
+    await poll();
+    expect(await paymentsOf(chargeId)).toEqual([expect.objectContaining({ txHash: hash, isLate: true })]);
+    expect(await statusOf(chargeId)).toBe('pending');
+    const events = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
+    expect(events.find((e) => e.type === 'charge.late_payment')?.data).toMatchObject({
+      txHash: hash,
+      minedAt: new Date(await blockTimeOf(hash)).toISOString(),
+    });
+    await expireDueCharges();
+    expect(await statusOf(chargeId)).toBe('expired');
+  });
+
+  it('part paid in time, the rest mined after expiresAt: the rest is late and the charge fails underpaid', async () => {
+    const { chargeId, deposit } = await newCharge('GEM', '4');
+    await anvil.stampNextBlockNow();
+    const first = await anvil.transferToken(payer, GEM, deposit, parseUnits('1', 18));
+    const minedAt = await blockTimeOf(first.hash);
+    await getDb()
+      .update(charges)
+      .set({ expiresAt: new Date(minedAt + 1_000) })
+      .where(eq(charges.id, chargeId));
+    await sleepUntil(minedAt + 2_100);
+    await anvil.stampNextBlockNow();
+    const rest = await anvil.transferToken(payer, GEM, deposit, parseUnits('3', 18));
+    await poll();
+    await anvil.mine(CONFIRMATIONS);
+    await poll();
+    const rows = await paymentsOf(chargeId);
+    expect(rows.find((p) => p.txHash === first.hash)).toMatchObject({ isLate: false, status: 'confirmed' });
+    expect(rows.find((p) => p.txHash === rest.hash)).toMatchObject({ isLate: true });
+    await getDb().transaction((tx) => failUnderpaidCharges(tx));
+    expect(await statusOf(chargeId)).toBe('failed');
+  });
+});

@@ -1,0 +1,237 @@
+/**
+ * The block scanner of one EVM chain for one consumer (the charge watcher, the wallet-activity indexer).
+ * Each poll, in one transaction holding the (consumer, chain) advisory lock:
+ *
+ *  1. checks that the cursor's block is still canonical; if not (a re-organisation), rewinds to the newest
+ *     checkpoint still on the chain (the fork base) and scans again from there;
+ *  2. reads the next window of blocks (./read-window.ts): token Transfer logs, top-level and internal
+ *     native transfers; keeps those whose recipient the consumer watches (an index lookup of the
+ *     recipients found, never a load of every watched address) and that it accepts;
+ *  3. records them (./record-transfers.ts): new ones inserted, re-included ones moved to their new block;
+ *  4. without traces, credits unexplained native balance at open deposits (./native-balance-check.ts);
+ *  5. re-checks the pending transfers (./recheck-open-transfers.ts): confirmed at depth, re-included ones
+ *     followed, missing ones dropped after re-checks;
+ *  6. stores the cursor, with the time up to which every block is scanned (charge expiry waits for it);
+ *  7. lets the consumer settle what changed (in the same transaction).
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { BlockNotFoundError, type PublicClient } from 'viem';
+import { requiredConfirmations } from '@/lib/chains/clients';
+import type { ChainName } from '@/lib/chains/registry';
+import type { DbOrTx } from '@/lib/db/client';
+import { getDb } from '@/lib/db/client';
+import { outboundTransfers } from '@/lib/db/schema';
+import { env } from '@/lib/env';
+import { log } from '@/lib/log';
+import { advanceScannedUntil, findForkBase, loadCursor, saveCursor } from './cursor';
+import { traceModeOf } from './internal-transfers';
+import { findBalanceCredits } from './native-balance-check';
+import { headerOf, readWindow, type BlockHeader, type RawTransfer } from './read-window';
+import { recheckOpenTransfers } from './recheck-open-transfers';
+import { recordTransfers } from './record-transfers';
+import type { ObservedTransfer, ScanConsumer } from './types';
+
+/** A chain without a cursor (or whose re-organisation is deeper than every checkpoint) starts this many blocks back. */
+const INITIAL_LOOKBACK = 100n;
+/**
+ * Once the scan reached the head, blocks still to come are stamped no earlier than this before the poll
+ * began: propagation and producers' clocks on a network; a local node stamps whole seconds from its own
+ * clock, up to about 1.5 s behind ours.
+ */
+const HEAD_SLACK_MS = { local: 2_000, remote: 60_000 };
+
+export interface ScanResult {
+  chain: ChainName;
+  scanned: { from: bigint; to: bigint } | null;
+  /** Transfers recorded, or moved to the block that now holds them. */
+  recorded: number;
+  confirmed: number;
+  dropped: number;
+  reorg: boolean;
+  /** Owners (charges, wallets) whose transfers changed. */
+  owners: Set<string>;
+}
+
+export interface ScanOptions {
+  client: PublicClient;
+  now?: Date;
+  /** Confirmation depth (default: the chain's, 1 on a local node). */
+  confirmations?: number;
+}
+
+export async function scanChain<Target extends { address: string }>(
+  consumer: ScanConsumer<Target>,
+  chain: ChainName,
+  options: ScanOptions,
+): Promise<ScanResult | null> {
+  return getDb().transaction(async (tx) => {
+    const [lock] = await tx.execute<{ locked: boolean }>(
+      sql`select pg_try_advisory_xact_lock(hashtextextended(${`${consumer.lockName}:${chain}`}, 0)) as locked`,
+    );
+    if (!lock?.locked) return null;
+    return scanLocked(tx, consumer, chain, options);
+  });
+}
+
+async function scanLocked<Target extends { address: string }>(
+  tx: DbOrTx,
+  consumer: ScanConsumer<Target>,
+  chain: ChainName,
+  { client, now = new Date(), confirmations = requiredConfirmations(chain) }: ScanOptions,
+): Promise<ScanResult> {
+  const pollStartedAt = now;
+  const latest = await client.getBlockNumber({ cacheTime: 0 });
+  const cursor = await loadCursor(tx, chain, consumer.name);
+  const result: ScanResult = { chain, scanned: null, recorded: 0, confirmed: 0, dropped: 0, reorg: false, owners: new Set() };
+
+  let from = cursor ? cursor.lastBlock + 1n : latest > INITIAL_LOOKBACK ? latest - INITIAL_LOOKBACK : 0n;
+  const knownHashes = new Map<bigint, string>();
+  if (cursor) {
+    const block = await client.getBlock({ blockNumber: cursor.lastBlock }).catch((error: unknown) => {
+      if (error instanceof BlockNotFoundError) return null; // the chain now ends below it
+      throw error;
+    });
+    if (block?.hash === cursor.lastBlockHash) {
+      knownHashes.set(cursor.lastBlock, block.hash);
+    } else {
+      result.reorg = true;
+      const base = await findForkBase(client, cursor.checkpoints);
+      if (base === undefined) {
+        // Deeper than every checkpoint (or another chain behind the RPC): start again as a new cursor would.
+        from = latest > INITIAL_LOOKBACK ? latest - INITIAL_LOOKBACK : 0n;
+        log.warn('re-organisation deeper than the scanner checkpoints', { chain, consumer: consumer.name, from });
+      } else {
+        from = base + 1n;
+      }
+    }
+  }
+
+  const headSlack = env().LOCAL_CHAINS.includes(chain) ? HEAD_SLACK_MS.local : HEAD_SLACK_MS.remote;
+  const atHead = new Date(pollStartedAt.getTime() - headSlack);
+  let scannedThrough = from - 1n;
+  if (from <= latest) {
+    const assets = await consumer.watchedAssets(tx, chain, now);
+    const span = assets.native ? consumer.blocksPerPoll : consumer.blocksPerPoll * 5n;
+    const to = latest - from + 1n > span ? from + span - 1n : latest;
+    const toHeader = headerOf(await client.getBlock({ blockNumber: to }));
+    const traceMode = assets.native ? await traceModeOf(client) : 'none';
+    const read = await readWindow(client, { from, to, toHash: toHeader.hash, erc20s: assets.erc20s, native: assets.native, traceMode });
+    if (!read) {
+      // The chain changed while it was read: nothing is written, the next poll starts over.
+      return { ...result, reorg: true };
+    }
+    const headers = read.headers;
+    headers.set(to, toHeader);
+    const headerAt = async (number: bigint): Promise<BlockHeader> => {
+      const known = headers.get(number);
+      if (known) return known;
+      const header = headerOf(await client.getBlock({ blockNumber: number }));
+      headers.set(number, header);
+      return header;
+    };
+
+    const found = await matchTransfers(tx, client, consumer, chain, now, read.transfers, headerAt);
+    if (!found) return { ...result, reorg: true };
+    const recorded = await recordTransfers(tx, chain, consumer.store, found);
+    result.recorded += recorded.recorded;
+    for (const owner of recorded.owners) result.owners.add(owner);
+
+    if (assets.native && traceMode === 'none' && consumer.balanceWatches) {
+      const credits = await findBalanceCredits(client, { watches: await consumer.balanceWatches(tx, chain, now), from, to, headerAt });
+      const credited = await recordTransfers(tx, chain, consumer.store, credits);
+      result.recorded += credited.recorded;
+      for (const owner of credited.owners) result.owners.add(owner);
+    }
+
+    for (const header of headers.values()) knownHashes.set(header.number, header.hash);
+    await saveCursor(tx, {
+      chain,
+      consumer: consumer.name,
+      previous: cursor,
+      from,
+      to,
+      toHash: toHeader.hash,
+      scannedUntil: to === latest && atHead > toHeader.time ? atHead : toHeader.time,
+    });
+    result.scanned = { from, to };
+    scannedThrough = to;
+  } else if (cursor && !result.reorg) {
+    // Nothing above the cursor, which is the head: every block stamped before now is scanned.
+    await advanceScannedUntil(tx, cursor, atHead);
+  }
+
+  const rechecked = await recheckOpenTransfers(tx, client, {
+    chain,
+    store: consumer.store,
+    latest,
+    scannedThrough,
+    confirmations,
+    knownHashes,
+  });
+  result.confirmed = rechecked.confirmed;
+  result.dropped = rechecked.dropped;
+  for (const owner of rechecked.owners) result.owners.add(owner);
+  if (result.owners.size && consumer.onChanged) await consumer.onChanged(tx, result.owners);
+  return result;
+}
+
+/**
+ * The window's transfers into watched targets that count: recipients looked up by index, the consumer's
+ * token rule, successful top-level native transfers only, our own gas top-ups left out. Undefined when
+ * a block read for its time no longer has the hash its logs carry (the chain moved).
+ */
+async function matchTransfers<Target extends { address: string }>(
+  tx: DbOrTx,
+  client: PublicClient,
+  consumer: ScanConsumer<Target>,
+  chain: ChainName,
+  now: Date,
+  transfers: RawTransfer[],
+  headerAt: (number: bigint) => Promise<BlockHeader>,
+): Promise<{ transfer: ObservedTransfer; target: Target }[] | undefined> {
+  const candidates = transfers.filter((t) => t.value > 0n);
+  if (!candidates.length) return [];
+  const targets = await consumer.matchRecipients(tx, chain, [...new Set(candidates.map((t) => t.to))], now);
+  const wanted = candidates.filter((t) => {
+    const target = targets.get(t.to.toLowerCase());
+    return target !== undefined && consumer.accepts(target, t.token.toLowerCase());
+  });
+  if (!wanted.length) return [];
+
+  const topLevel = wanted.filter((t) => t.kind === 'native').map((t) => t.txHash);
+  const ours = topLevel.length
+    ? await tx
+        .select({ txHash: outboundTransfers.txHash })
+        .from(outboundTransfers)
+        .where(
+          and(eq(outboundTransfers.chain, chain), eq(outboundTransfers.purpose, 'gas_topup'), inArray(outboundTransfers.txHash, topLevel)),
+        )
+    : [];
+  // Our own gas top-ups (before a sweep) are the platform's cost, not money received.
+  const ownHashes = new Set(ours.map((row) => row.txHash.toLowerCase()));
+
+  const found: { transfer: ObservedTransfer; target: Target }[] = [];
+  for (const t of wanted) {
+    if (t.kind === 'native' && ownHashes.has(t.txHash.toLowerCase())) continue;
+    // A plain transfer to an account cannot fail, but a deposit address may one day hold code (EIP-7702).
+    if (t.kind === 'native' && (await client.getTransactionReceipt({ hash: t.txHash })).status !== 'success') continue;
+    const header = await headerAt(t.blockNumber);
+    if (header.hash !== t.blockHash) return undefined;
+    const target = targets.get(t.to.toLowerCase())!;
+    found.push({
+      target,
+      transfer: {
+        txHash: t.txHash,
+        logIndex: t.logIndex,
+        fromAddress: t.from,
+        toAddress: target.address,
+        tokenAddress: t.token,
+        amountBaseUnits: t.value,
+        blockNumber: t.blockNumber,
+        blockHash: t.blockHash,
+        blockTime: header.time,
+      },
+    });
+  }
+  return found;
+}
