@@ -23,6 +23,7 @@ import { charges, depositAddresses, outboundTransfers, wallets } from '@/lib/db/
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
+import { assertNoOtherPaymentInFlight } from '@/lib/charges/payment-in-flight';
 import { openWalletKey } from '@/lib/wallets/envelope';
 import { topUpGasIfShort } from './gas-tank';
 import { broadcastTransfer, planTransfer, signAndRecordTransfer } from './outbound-transfers';
@@ -51,6 +52,7 @@ export async function signBalancePayment(input: {
   return getDb().transaction(async (tx) => {
     const [charge] = await tx.select().from(charges).where(eq(charges.id, input.chargeId)).for('update');
     if (!charge) throw new AppError('not_found', `No charge ${input.chargeId}.`);
+    await assertNoOtherPaymentInFlight(tx, charge.id, 'balance');
     const chain = CHAINS[charge.chain as ChainName];
     const [wallet] = await tx
       .select()

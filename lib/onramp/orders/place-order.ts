@@ -9,6 +9,7 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { CHAINS, CHAIN_NAMES, isValidAddress, normalizeAddress } from '@/lib/chains/registry';
+import { lockChargeForPayment } from '@/lib/charges/payment-in-flight';
 import { getDb } from '@/lib/db/client';
 import { ONRAMP_ORDER_PURPOSES, onrampOrderEvents, onrampOrders } from '@/lib/db/schema';
 import { checkoutBaseUrl } from '@/lib/env';
@@ -120,6 +121,9 @@ export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date
     expiresAt: new Date(now.getTime() + ORDER_START_WINDOW_MS),
   };
   await getDb().transaction(async (tx) => {
+    // An order paying a charge is one payment method of it: recorded under the charge's row lock, and
+    // refused while another method is in flight (lib/charges/payment-in-flight.ts).
+    if (order.chargeId) await lockChargeForPayment(tx, order.chargeId, order.purpose === 'swap_funding' ? 'swap' : 'fiat', now);
     await tx.insert(onrampOrders).values(order);
     await tx.insert(onrampOrderEvents).values({
       id: newId('onrampOrderEvent'),
