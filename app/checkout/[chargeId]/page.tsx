@@ -74,6 +74,7 @@ export default async function CheckoutPage({
           chain: view.chain,
           tokenSymbol: view.token.symbol,
           ...(dueCents !== undefined ? { dueUsdCents: dueCents } : {}),
+          expiresAt: new Date(view.expiresAt),
         })
       : [],
     payable ? latestFiatOrder(view.id) : undefined,
