@@ -7,13 +7,7 @@
 import type { ChainInfo } from '@/lib/chains/registry';
 import { solanaPayTransferRequest } from './solana/solana-pay-uri';
 
-export function eip681Uri(input: {
-  chainId: number;
-  to: string;
-  tokenAddress: string;
-  isNative: boolean;
-  amountBaseUnits: bigint;
-}): string {
+function eip681Uri(input: { chainId: number; to: string; tokenAddress: string; isNative: boolean; amountBaseUnits: bigint }): string {
   if (input.isNative) return `ethereum:${input.to}@${input.chainId}?value=${input.amountBaseUnits}`;
   return `ethereum:${input.tokenAddress}@${input.chainId}/transfer?address=${input.to}&uint256=${input.amountBaseUnits}`;
 }

@@ -940,7 +940,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: charge_not_cancelable */
+            /** @description error.code: charge_not_cancelable, payment_in_progress */
             409: {
                 headers: {
                     [name: string]: unknown;
