@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { signUpAndSignIn } from './account-helpers';
-import { createVerifiedMerchant } from './admin';
+import { createVerifiedMerchant, withE2eDatabase } from './admin';
 import { POLYGON_USDC } from './chain';
 import { uniqueEmail } from './outbox';
 
@@ -24,6 +24,8 @@ test.describe('checkout details', () => {
       tokenAddress: POLYGON_USDC,
       amount: '1234.5',
     });
+    // Bank transfers take days to deliver: offered only for a charge that lives that long (ADR 0011).
+    await withE2eDatabase((sql) => sql`update charges set expires_at = now() + interval '4 days' where id = ${charge.chargeId}`);
 
     // As a CDN in front of the app geolocates the request (Cloudflare's header).
     await page.setExtraHTTPHeaders({ 'cf-ipcountry': 'DE' });

@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   idempotency_conflict: 409,
   charge_not_cancelable: 409,
+  payment_in_progress: 409,
   account_exists: 409,
   use_other_sign_in: 409,
   pin_locked: 423,

@@ -419,10 +419,22 @@ export async function solPayment(
   return signedTransaction(svm, input.payer, [withReferences(transfer, input.references)]);
 }
 
-/** A token payment: create the recipient's ATA if needed, then TransferChecked with the references. */
+/**
+ * A token payment: create the recipient's ATA if needed, then TransferChecked with the references.
+ * `createAccount: false` leaves the create out, as a wallet does when the ATA exists: the recipient's
+ * wallet address then appears nowhere in the transaction, only its token account.
+ */
 export async function tokenPayment(
   svm: LiteSVM,
-  input: { payer: KeyPairSigner; mint: Address; decimals: number; recipient: Address; amount: bigint; references: readonly Address[] },
+  input: {
+    payer: KeyPairSigner;
+    mint: Address;
+    decimals: number;
+    recipient: Address;
+    amount: bigint;
+    references: readonly Address[];
+    createAccount?: boolean;
+  },
 ): Promise<Transaction> {
   const [source] = await findAssociatedTokenPda({ owner: input.payer.address, mint: input.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
   const [destination] = await findAssociatedTokenPda({ owner: input.recipient, mint: input.mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
@@ -439,7 +451,8 @@ export async function tokenPayment(
     amount: input.amount,
     decimals: input.decimals,
   });
-  return signedTransaction(svm, input.payer, [createAta, withReferences(transfer, input.references)]);
+  const pay = withReferences(transfer, input.references);
+  return signedTransaction(svm, input.payer, input.createAccount === false ? [pay] : [createAta, pay]);
 }
 
 /** A new mint, created by real System + Token instructions. */

@@ -1,35 +1,20 @@
 'use client';
 
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { checkoutMessage } from '@/lib/charges/checkout-popup';
-import type { CheckoutStatus } from '@/lib/payments/checkout-status';
+import { useLiveCheckout } from './checkout-live';
 import { StatusBadge } from './status-badge';
 
-const POLL_MS = 2000;
 /** Long enough to read "Paid" before the window goes. */
 const CLOSE_POPUP_MS = 1500;
 
 /**
- * Follows the charge without reloading: status, amount due, confirmations; then on to successUrl.
- * As the SDK's popup (`popupOrigin` set), it reports the final status to the opener and closes instead.
+ * The charge's live status (from <CheckoutLive>): status, amount due, confirmations, a payment in
+ * flight; then on to successUrl. As the SDK's popup (`popupOrigin` set), it reports the final status to
+ * the opener and closes instead.
  */
-export function LiveStatus({ initial, popupOrigin }: { initial: CheckoutStatus; popupOrigin?: string }) {
-  const [status, setStatus] = useState(initial);
-  const final = ['succeeded', 'failed', 'expired', 'canceled'].includes(status.status);
-
-  useEffect(() => {
-    if (final) return;
-    let stopped = false;
-    const timer = setInterval(async () => {
-      const response = await fetch(`/api/checkout/${initial.chargeId}/status`, { cache: 'no-store' }).catch(() => null);
-      const body = response?.ok ? ((await response.json()) as { data: CheckoutStatus }) : null;
-      if (!stopped && body?.data) setStatus(body.data);
-    }, POLL_MS);
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-    };
-  }, [final, initial.chargeId]);
+export function LiveStatus({ popupOrigin }: { popupOrigin?: string }) {
+  const { status } = useLiveCheckout();
 
   useEffect(() => {
     const message = popupOrigin ? checkoutMessage(status.chargeId, status.status) : undefined;
@@ -61,6 +46,24 @@ export function LiveStatus({ initial, popupOrigin }: { initial: CheckoutStatus; 
           .
         </p>
       )}
+      {status.inFlight && (
+        <p role="status" className="text-sm text-slate-700" data-testid="payment-in-flight">
+          {status.inFlight.message}
+          {status.inFlight.resumeUrl && (
+            <>
+              {' '}
+              <a
+                href={status.inFlight.resumeUrl}
+                target="_blank"
+                rel="noopener"
+                className="font-semibold text-brand-600 underline underline-offset-4"
+              >
+                Open it
+              </a>
+            </>
+          )}
+        </p>
+      )}
       {status.payments
         .filter((p) => !p.isLate)
         .map((payment) => (
@@ -86,6 +89,11 @@ export function LiveStatus({ initial, popupOrigin }: { initial: CheckoutStatus; 
             : status.successUrl
               ? 'Paid. Taking you back…'
               : 'Paid. You can close this page.'}
+        </p>
+      )}
+      {(status.status === 'expired' || status.status === 'canceled' || status.status === 'failed') && (
+        <p className="text-sm text-slate-600" data-testid="not-payable">
+          This charge can no longer be paid.
         </p>
       )}
     </div>

@@ -139,7 +139,7 @@ export function buildOpenApiDocument(serverUrl: string) {
         description: 'The canceled charge.',
         content: { 'application/json': { schema: envelope(chargeSchema, 'CanceledChargeResponse') } },
       },
-      ...errorResponses([...AUTH_ERRORS, 'not_found', 'charge_not_cancelable', 'key_not_permitted']),
+      ...errorResponses([...AUTH_ERRORS, 'not_found', 'charge_not_cancelable', 'payment_in_progress', 'key_not_permitted']),
     },
   });
 

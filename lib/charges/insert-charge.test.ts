@@ -77,7 +77,14 @@ describe("insertCharge (createCharge's single statement)", () => {
       },
     ]);
     const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, rows.charge.id));
-    expect(deposit).toEqual({ ...rows.depositAddress, chargeId: rows.charge.id, createdAt: rows.charge.createdAt });
+    // A new address has no Solana signature cursors yet.
+    expect(deposit).toEqual({
+      ...rows.depositAddress,
+      chargeId: rows.charge.id,
+      createdAt: rows.charge.createdAt,
+      referenceCursor: null,
+      receiveCursor: null,
+    });
     const [outbox] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, rows.charge.id));
     expect(outbox).toEqual({ ...rows.outbox, relayedAt: null });
     // The payload keeps its key order (json, not jsonb) and the exact amount.

@@ -3,7 +3,7 @@
  *
  *   pending ──► processing ──► succeeded
  *      │             └───────► failed      (still underpaid at expiry, or the payment failed)
- *      ├──► expired   (nobody paid before expiresAt)
+ *      ├──► expired   (nobody paid before expiresAt, and no payment of it in flight: payment-in-flight.ts)
  *      └──► canceled  (consumer or merchant canceled)
  *
  * `succeeded`, `failed`, `expired` and `canceled` are final.

@@ -10,6 +10,7 @@ export type OnrampErrorCode =
   | 'provider_unavailable'
   | 'quote_unavailable'
   | 'below_minimum'
+  | 'settles_after_expiry'
   | 'provider_error'
   | 'order_not_found'
   | 'rate_limited';
@@ -22,6 +23,7 @@ const STATUS: Record<OnrampErrorCode, number> = {
   provider_unavailable: 409,
   quote_unavailable: 503,
   below_minimum: 422,
+  settles_after_expiry: 422,
   provider_error: 502,
   order_not_found: 404,
   rate_limited: 429,

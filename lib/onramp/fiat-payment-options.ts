@@ -2,11 +2,12 @@
  * The fiat methods (card, bank transfer, Apple Pay, Google Pay) a consumer in `country` can use to pay
  * a charge in `token` on `chain`: the checkout's slot for the on-ramp providers, from the provider
  * registry. A provider whose minimum purchase is above the amount due is shown, unavailable, with why:
- * buying its minimum would overpay the charge.
+ * buying its minimum would overpay the charge. A method that cannot deliver before the charge expires
+ * (bank transfers take days; registry fact `settlementMinutes`) is not offered (ADR 0011).
  */
 import type { ChainName } from '@/lib/chains/registry';
 import { toCents } from './fiat-math';
-import type { FiatMethod } from './fiat-methods';
+import { FIAT_METHOD_LABELS, type FiatMethod } from './fiat-methods';
 import { offeredProviders } from './registry/query';
 
 export interface FiatPaymentOption {
@@ -14,7 +15,7 @@ export interface FiatPaymentOption {
   providerName: string;
   available: boolean;
   reason?: string;
-  /** Methods that can pay this amount, default first. */
+  /** Methods that can pay this amount before the charge expires, default first. */
   methods: FiatMethod[];
   minimumUsd: string;
 }
@@ -24,20 +25,30 @@ export async function fiatPaymentOptions(input: {
   chain: ChainName;
   tokenSymbol: string;
   dueUsdCents?: bigint;
+  /** When the charge expires: methods that settle later are left out. */
+  expiresAt?: Date;
+  now?: Date;
 }): Promise<FiatPaymentOption[]> {
   const offers = await offeredProviders(input);
+  const minutesLeft = input.expiresAt ? (input.expiresAt.getTime() - (input.now ?? new Date()).getTime()) / 60_000 : Infinity;
   return offers.map((offer) => {
+    const inTime = offer.methods.filter((method) => offer.methodSettlementMinutes[method]! <= minutesLeft);
     const methods =
-      input.dueUsdCents === undefined
-        ? offer.methods
-        : offer.methods.filter((method) => toCents(offer.methodMinimums[method]!) <= input.dueUsdCents!);
-    const tooSmall = offer.available && methods.length === 0;
+      input.dueUsdCents === undefined ? inTime : inTime.filter((method) => toCents(offer.methodMinimums[method]!) <= input.dueUsdCents!);
+    const tooSlow = offer.available && offer.methods.length > 0 && inTime.length === 0;
+    const tooSmall = offer.available && !tooSlow && methods.length === 0;
+    const slowest = offer.methods.filter((method) => !inTime.includes(method));
     const reason =
-      offer.reason ?? (tooSmall ? `${offer.displayName}'s minimum purchase is $${offer.minimumUsd}, more than this payment` : undefined);
+      offer.reason ??
+      (tooSlow
+        ? `${slowest.map((m) => FIAT_METHOD_LABELS[m]).join(', ')} through ${offer.displayName} cannot deliver before this charge expires`
+        : tooSmall
+          ? `${offer.displayName}'s minimum purchase is $${offer.minimumUsd}, more than this payment`
+          : undefined);
     return {
       providerId: offer.providerId,
       providerName: offer.displayName,
-      available: offer.available && !tooSmall,
+      available: offer.available && !tooSlow && !tooSmall,
       ...(reason ? { reason } : {}),
       methods,
       minimumUsd: offer.minimumUsd,

@@ -3,6 +3,8 @@
  * the charge's own deposit address. From there it is a payment like any other: the chain watcher sees
  * it arrive and settles the charge. If the provider reports the purchase failed, the order's webhook
  * handling emits `payment.failed` and the charge stays payable (orders/apply-provider-webhook.ts).
+ * One method at a time: while a balance payment or a swap of the charge is in flight, the order is
+ * refused with 409 payment_in_progress (lib/charges/payment-in-flight.ts).
  */
 import { and, desc, eq } from 'drizzle-orm';
 import { type ChainName } from '@/lib/chains/registry';
@@ -29,7 +31,9 @@ export async function payChargeWithFiat(input: {
 }): Promise<PlacedOrder> {
   const [charge] = await getDb().select().from(charges).where(eq(charges.id, input.chargeId));
   if (!charge) throw new OnrampError('invalid_request', 'This charge does not exist.');
-  if (charge.status !== 'pending' || charge.expiresAt <= new Date())
+  // Pending, or processing with something still due (underpaid): the order buys only what is due.
+  // The order is recorded under the charge's row lock, which checks again (place-order.ts).
+  if ((charge.status !== 'pending' && charge.status !== 'processing') || charge.expiresAt <= new Date())
     throw new OnrampError('invalid_request', 'This charge can no longer be paid.');
   const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
   const status = await loadCheckoutStatus(charge.id);

@@ -1,20 +1,21 @@
 /**
  * What the hosted checkout shows while a charge is being paid: status, amounts received and due,
- * each payment with its confirmations so far / needed and an explorer link, and where to pay.
- * Public by charge id (the id is the capability the paymentUrl carries).
+ * each payment with its confirmations so far / needed and an explorer link, where to pay, and whether
+ * it may be paid at all right now (`payable`). The page polls it and removes every way to pay the moment
+ * `payable` turns false. Public by charge id (the id is the capability the paymentUrl carries).
  */
 import { asc, eq } from 'drizzle-orm';
-import { CHAINS, explorerTxUrl, type ChainInfo, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import { CHAINS, explorerTxUrl, type ChainName } from '@/lib/chains/registry';
 import { publicClientFor, requiredConfirmations } from '@/lib/chains/clients';
 import type { ChargeStatus } from '@/lib/charges/state';
 import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses, payments, type ChargeRow } from '@/lib/db/schema';
+import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
-import { eip681Uri } from './payment-uri';
-import { solanaPayTransferRequest } from './solana/solana-pay-uri';
+import { amountToRequest, paymentRequestUri } from './payment-uri';
 import { confirmationsOf } from './watch-chain';
 import { fundingOf } from './settle-charge';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
+import { describePaymentInFlight, findPaymentsInFlight, nextStepOf, type PaymentMethod } from '@/lib/charges/payment-in-flight';
 
 export interface CheckoutStatus {
   chargeId: string;
@@ -34,6 +35,15 @@ export interface CheckoutStatus {
     explorerUrl?: string;
     isLate: boolean;
   }[];
+  /**
+   * Whether the page may offer any way to pay now: pending, or processing with something still due;
+   * before expiresAt; and no payment of the charge in flight. False → the page shows no address, QR,
+   * wallet link, wallet button, card option or countdown.
+   */
+  payable: boolean;
+  /** A payment the service is carrying out for this charge (expiry and cancel wait for it). */
+  inFlight: { method: PaymentMethod; message: string; resumeUrl: string | null } | null;
+  /** The deposit address, and the wallet request for the amount still due (`due`), not the total. */
   deposit: { address: string; uri: string } | null;
 }
 
@@ -50,10 +60,15 @@ export async function loadCheckoutStatus(chargeId: string, now = new Date()): Pr
     : undefined;
   const funding = fundingOf(rows);
   const received = funding.seen;
-  const due = received >= charge.totalBaseUnits ? 0n : charge.totalBaseUnits - received;
+  const due = amountToRequest({ totalBaseUnits: charge.totalBaseUnits, receivedBaseUnits: received });
   const required = requiredConfirmations(chain.name);
   const token = tokenOfCharge(charge);
-  const status: ChargeStatus = charge.status === 'pending' && charge.expiresAt <= now ? 'expired' : charge.status;
+  const isOpen = charge.status === 'pending' || charge.status === 'processing';
+  const [inFlight] = isOpen ? await findPaymentsInFlight(getDb(), chargeId, now) : [];
+  const isOverdue = charge.expiresAt <= now;
+  // Past expiresAt the expiry job has not run yet, or waits for a payment in flight: only the latter stays open.
+  const status: ChargeStatus = charge.status === 'pending' && isOverdue && !inFlight ? 'expired' : charge.status;
+  const payable = isOpen && !isOverdue && !inFlight && due > 0n;
   return {
     chargeId,
     status,
@@ -77,35 +92,21 @@ export async function loadCheckoutStatus(chargeId: string, now = new Date()): Pr
       explorerUrl: explorerTxUrl(chain, p.txHash),
       isLate: p.isLate,
     })),
+    payable,
+    inFlight: inFlight
+      ? { method: inFlight.method, message: `${describePaymentInFlight(inFlight)}. ${nextStepOf(inFlight)}`, resumeUrl: inFlight.resumeUrl }
+      : null,
     deposit: deposit
-      ? { address: deposit.address, uri: paymentRequestUri(chain, charge, deposit, token, due > 0n ? due : charge.totalBaseUnits) }
+      ? {
+          address: deposit.address,
+          uri: paymentRequestUri({
+            chain,
+            chargeId,
+            deposit,
+            token: { address: charge.tokenAddress, decimals: charge.tokenDecimals, isNative: token.isNative },
+            amountBaseUnits: due > 0n ? due : charge.totalBaseUnits,
+          }),
+        }
       : null,
   };
-}
-
-/** The wallet link and QR payload: EIP-681 on EVM chains, a Solana Pay transfer request on Solana. */
-function paymentRequestUri(
-  chain: ChainInfo,
-  charge: ChargeRow,
-  deposit: { address: string; reference: string | null },
-  token: TokenInfo | undefined,
-  amountBaseUnits: bigint,
-): string {
-  if (chain.family === 'solana') {
-    return solanaPayTransferRequest({
-      recipient: deposit.address,
-      amountBaseUnits,
-      decimals: charge.tokenDecimals,
-      splToken: token?.isNative ? undefined : charge.tokenAddress,
-      references: deposit.reference ? [deposit.reference] : [],
-      message: `Charge ${charge.id}`,
-    });
-  }
-  return eip681Uri({
-    chainId: chain.evmChainId!,
-    to: deposit.address,
-    tokenAddress: charge.tokenAddress,
-    isNative: token?.isNative ?? false,
-    amountBaseUnits,
-  });
 }

@@ -20,6 +20,7 @@ import { charges, depositAddresses, outboundTransfers, wallets, type ChargeRow }
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
+import { assertNoOtherPaymentInFlight } from '@/lib/charges/payment-in-flight';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
@@ -60,6 +61,8 @@ export async function signBalancePayment(input: {
   return getDb().transaction(async (tx) => {
     const locked = await checkPayable(tx, input, { lock: true });
     if ('existing' in locked) return locked.existing;
+    // One payment method at a time: no swap or card payment of this charge may be in flight.
+    await assertNoOtherPaymentInFlight(tx, charge.id, 'balance');
     const recorded = await recordTransfer(tx, {
       prepared,
       signer: accountFromKey(openWalletKey(wallet)),

@@ -4,7 +4,8 @@
  *  - first transfer seen (pending or confirmed) → `processing`;
  *  - confirmed total ≥ charge total → `succeeded`; any excess (overpaid, paid twice) is recorded for refund;
  *  - a transfer is late when its block was made after the charge's expiresAt — the block's time, not when
- *    the watcher saw it: one mined in time but seen after expiry (watcher lag, downtime) counts. Transfers
+ *    the watcher saw it: one mined in time but seen after expiry (watcher lag, downtime) counts, and so
+ *    does a payment the service started in time (balance, swap, on-ramp order) that lands later. Transfers
  *    into a charge already expired, canceled or failed are late too. Late transfers are marked and reported
  *    (an event), never lost and never counted;
  *  - still underpaid at expiry → `failed` (see failUnderpaidCharges).
@@ -12,9 +13,18 @@
  * Expiry and failure wait until the chain's watcher has scanned every block up to expiresAt
  * (lib/scanner/scanned-past.ts), so a payment mined in time is always seen before the charge closes.
  */
-import { and, eq, inArray, lte, ne } from 'drizzle-orm';
+import { and, eq, inArray, lte, ne, not, or } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
-import { charges, payments, type ChargeRow, type PaymentRow } from '@/lib/db/schema';
+import {
+  charges,
+  onrampOrders,
+  outboundTransferAttempts,
+  outboundTransfers,
+  payments,
+  type ChargeRow,
+  type PaymentRow,
+} from '@/lib/db/schema';
+import { IN_FLIGHT_HOLD_MS, paymentInFlightExists } from '@/lib/charges/payment-in-flight';
 import { recordChargeEvent, transitionCharge } from '@/lib/charges/transition-charge';
 import { scannedPast } from '@/lib/scanner/scanned-past';
 
@@ -48,7 +58,16 @@ export async function settleCharge(tx: DbOrTx, chargeId: string): Promise<Charge
     return charge;
   }
   if (charge.status === 'pending' || charge.status === 'processing') {
-    const minedLate = rows.filter((p) => !p.isLate && p.status !== 'dropped' && p.blockTime !== null && p.blockTime > charge.expiresAt);
+    const started = await paymentsStartedInTime(tx, charge);
+    const minedLate = rows.filter(
+      (p) =>
+        !p.isLate &&
+        p.status !== 'dropped' &&
+        p.blockTime !== null &&
+        p.blockTime > charge.expiresAt &&
+        !started.hashes.has(p.txHash.toLowerCase()) &&
+        !(started.fiatUntil && p.blockTime <= started.fiatUntil),
+    );
     await markLate(tx, charge, minedLate);
     for (const payment of minedLate) payment.isLate = true;
   }
@@ -92,6 +111,29 @@ export async function settleCharge(tx: DbOrTx, chargeId: string): Promise<Charge
   return current;
 }
 
+/**
+ * What the service itself started for the charge while it was payable, so it is not late when it lands
+ * after expiresAt (expiry waits for it: lib/charges/payment-in-flight.ts): our balance payments and
+ * swaps (every attempt's hash), on-ramp deliveries, and — while an order placed in time is still on its
+ * way — whatever its provider delivers within the hold.
+ */
+async function paymentsStartedInTime(tx: DbOrTx, charge: ChargeRow): Promise<{ hashes: Set<string>; fiatUntil?: Date }> {
+  const ours = await tx
+    .select({ hash: outboundTransferAttempts.txHash })
+    .from(outboundTransferAttempts)
+    .innerJoin(outboundTransfers, eq(outboundTransfers.id, outboundTransferAttempts.transferId))
+    .where(and(eq(outboundTransfers.chargeId, charge.id), inArray(outboundTransfers.purpose, ['balance_payment', 'swap'])));
+  const orders = await tx
+    .select({ deliveryTxHash: onrampOrders.deliveryTxHash, status: onrampOrders.status, createdAt: onrampOrders.createdAt })
+    .from(onrampOrders)
+    .where(eq(onrampOrders.chargeId, charge.id));
+  const hashes = new Set(
+    [...ours.map((row) => row.hash), ...orders.flatMap((o) => (o.deliveryTxHash ? [o.deliveryTxHash] : []))].map((h) => h.toLowerCase()),
+  );
+  const placedInTime = orders.some((o) => o.createdAt <= charge.expiresAt && (o.status === 'pending' || o.status === 'completed'));
+  return { hashes, ...(placedInTime ? { fiatUntil: new Date(charge.expiresAt.getTime() + IN_FLIGHT_HOLD_MS) } : {}) };
+}
+
 /** Marks payments late and reports each (`charge.late_payment`): recorded for refund, never counted. */
 async function markLate(tx: DbOrTx, charge: ChargeRow, late: readonly PaymentRow[]): Promise<void> {
   if (!late.length) return;
@@ -126,7 +168,15 @@ export async function failUnderpaidCharges(tx: DbOrTx, now = new Date()): Promis
   const due = await tx
     .select({ id: charges.id, total: charges.totalBaseUnits })
     .from(charges)
-    .where(and(eq(charges.status, 'processing'), lte(charges.expiresAt, now), scannedPast('charges', charges.chain, charges.expiresAt)))
+    .where(
+      and(
+        eq(charges.status, 'processing'),
+        lte(charges.expiresAt, now),
+        scannedPast('charges', charges.chain, charges.expiresAt),
+        // A payment the service started in time may still complete it (held at most IN_FLIGHT_HOLD_MS).
+        or(lte(charges.expiresAt, new Date(now.getTime() - IN_FLIGHT_HOLD_MS)), not(paymentInFlightExists(charges.id, now))),
+      ),
+    )
     .for('update', { skipLocked: true });
   let failed = 0;
   for (const charge of due) {

@@ -326,7 +326,8 @@ async function signSolanaSweepStep(
     from: deposit.address,
     payee,
     token,
-    amount: owed,
+    // What the transaction moves: a SOL remainder too small to stay rent-exempt goes along.
+    amount: signed.amount,
     feePayer: feePayer.address,
     signature: signed.signature,
     wireTransaction: signed.wireTransaction,

@@ -3,7 +3,9 @@ import { createWalletClient, erc20Abi, http, parseUnits, type Address, type Publ
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, onrampOrders, swapExecutions } from '@/lib/db/schema';
+import { chargeEvents, charges, onrampOrders, swapExecutions } from '@/lib/db/schema';
+import { expireDueCharges } from '@/lib/charges/expire-charges';
+import { stubSandboxProvider } from '@/test/sandbox-provider-stub';
 import { applyProviderWebhook } from '@/lib/onramp/orders/apply-provider-webhook';
 import { signSandboxWebhook } from '@/lib/onramp/providers/sandbox';
 import { localDemoPayerAccount, type LocalChainNode } from '@/lib/infra/local-chain';
@@ -276,5 +278,49 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
     expect(all.map((row) => row.status).sort()).toEqual(['confirmed', 'failed', 'failed']);
     // Nobody traded since the quote: it took exactly what the router asked.
     expect(all.find((row) => row.status === 'confirmed')!.amountIn).toBe(r);
+  });
+
+  it("a funding order still running when the charge's time runs out holds it open; its USDC is converted and the charge succeeds", async () => {
+    const { chargeId, deposit } = await createPzpCharge(merchant, '700', recipient());
+    stubSandboxProvider();
+    let orderId: string;
+    try {
+      ({ orderId } = await placeSwapFundingOrder({ chargeId, userId: null, providerId: 'transak', paymentMethod: 'card', country: 'DE' }));
+    } finally {
+      vi.restoreAllMocks();
+    }
+    const { fundingAmount } = await quoteSwapFunding({ chargeId });
+    await getDb()
+      .update(charges)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(charges.id, chargeId));
+    await expireDueCharges();
+    expect(await chargeStatus(chargeId)).toBe('pending');
+
+    // The provider delivers after expiresAt and reports completion: still held until the conversion has swapped.
+    await deliverUsdc(deposit, parseUnits(fundingAmount, 18) + parseUnits('1', 18));
+    await getDb().update(onrampOrders).set({ status: 'completed' }).where(eq(onrampOrders.id, orderId));
+    await expireDueCharges();
+    expect(await chargeStatus(chargeId)).toBe('pending');
+    expect(await chargesAwaitingConversion()).toContain(chargeId);
+    expect(await convertChargeFunding(chargeId)).toBe('submitted');
+    await expireDueCharges();
+    expect(await chargeStatus(chargeId)).toBe('pending');
+    await reconcileTransfers({ ignoreSchedule: true });
+    await expireDueCharges();
+    expect(await chargeStatus(chargeId)).toBe('pending');
+    expect(await watchUntilSucceeded(client, chargeId)).toBe('succeeded');
+  });
+
+  it('an overdue charge without a funding order of its own is not converted (USDC sent to it after expiry stays for refund)', async () => {
+    const { chargeId, deposit } = await createPzpCharge(merchant, '40', recipient());
+    await deliverUsdc(deposit, parseUnits('10', 18));
+    await getDb()
+      .update(charges)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(charges.id, chargeId));
+    expect(await convertChargeFunding(chargeId)).toBe('not_convertible');
+    await expireDueCharges();
+    expect(await chargeStatus(chargeId)).toBe('expired');
   });
 });

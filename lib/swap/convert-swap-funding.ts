@@ -17,6 +17,7 @@
 import { and, eq, gt, inArray, ne, notExists, or, sql } from 'drizzle-orm';
 import { erc20Abi, type Address } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
+import { IN_FLIGHT_HOLD_MS, findPaymentsInFlight } from '@/lib/charges/payment-in-flight';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb } from '@/lib/db/client';
 import { charges, swapExecutions } from '@/lib/db/schema';
@@ -36,6 +37,7 @@ export const RETRY_AFTER_MS = 60_000;
 
 export type ConversionOutcome =
   | 'busy'
+  | 'other_payment_in_flight'
   | 'not_convertible'
   | 'already_converting'
   | 'no_funding'
@@ -55,7 +57,8 @@ export async function chargesAwaitingConversion(now = new Date(), limit = 50): P
     .where(
       and(
         inArray(charges.status, ['pending', 'processing']),
-        gt(charges.expiresAt, now),
+        // Overdue charges too while expiry may still be waiting for their funding order (convertChargeFunding decides).
+        gt(charges.expiresAt, new Date(now.getTime() - IN_FLIGHT_HOLD_MS)),
         or(
           ...pairs.map((pair) =>
             and(eq(charges.chain, pair.chain), sql`lower(${charges.tokenAddress}) = ${pair.target.address.toLowerCase()}`),
@@ -84,9 +87,15 @@ export async function convertChargeFunding(chargeId: string, now = new Date()): 
   const step = await getDb().transaction(async (tx): Promise<{ outcome: ConversionOutcome; swap?: SignedSwap }> => {
     const [charge] = await tx.select().from(charges).where(eq(charges.id, chargeId)).for('update', { skipLocked: true });
     if (!charge) return { outcome: 'busy' };
+    // One payment method at a time: not while a balance payment or a card payment of the charge is in flight.
+    const inFlight = await findPaymentsInFlight(tx, charge.id, now);
+    if (inFlight.some((payment) => payment.method !== 'swap')) return { outcome: 'other_payment_in_flight' };
+    // USDC bought by the charge's funding order is converted even if the charge's time ran out meanwhile:
+    // expiry waits for that order (lib/charges/payment-in-flight.ts).
+    const isFundingInFlight = inFlight.some((payment) => payment.method === 'swap' && payment.providerName !== null);
     let swapCharge;
     try {
-      swapCharge = await payableSwapCharge(tx, charge, now);
+      swapCharge = await payableSwapCharge(tx, charge, now, { allowOverdue: isFundingInFlight });
     } catch (error) {
       if (isAppError(error)) return { outcome: 'not_convertible' };
       throw error;

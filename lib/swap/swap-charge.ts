@@ -5,7 +5,7 @@
  */
 import { and, eq, ne } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
-import { depositAddresses, outboundTransfers, payments, swapExecutions, type ChargeRow } from '@/lib/db/schema';
+import { depositAddresses, payments, swapExecutions, type ChargeRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { fundingOf } from '@/lib/payments/settle-charge';
 import { swapPairFor, type SwapPair } from './swap-pairs';
@@ -18,11 +18,20 @@ export interface SwapCharge {
   due: bigint;
 }
 
-/** Throws charge_not_payable with the reason; the row must be locked by the caller. */
-export async function payableSwapCharge(tx: DbOrTx, charge: ChargeRow, now = new Date()): Promise<SwapCharge> {
+/**
+ * Throws charge_not_payable with the reason; the row must be locked by the caller. `allowOverdue`: the
+ * conversion of USDC an on-ramp order bought for this charge, which expiry waits for
+ * (lib/charges/payment-in-flight.ts), may run after expiresAt while the charge is still open.
+ */
+export async function payableSwapCharge(
+  tx: DbOrTx,
+  charge: ChargeRow,
+  now = new Date(),
+  options: { allowOverdue?: boolean } = {},
+): Promise<SwapCharge> {
   const pair = swapPairFor(charge.chain, charge.tokenAddress);
   if (!pair) throw new AppError('charge_not_payable', `This charge is in ${charge.tokenSymbol}, which the swap on-ramp does not deliver.`);
-  if ((charge.status !== 'pending' && charge.status !== 'processing') || charge.expiresAt <= now) {
+  if ((charge.status !== 'pending' && charge.status !== 'processing') || (charge.expiresAt <= now && !options.allowOverdue)) {
     throw new AppError(
       'charge_not_payable',
       `This charge is ${charge.status === 'pending' || charge.status === 'processing' ? 'expired' : charge.status} and cannot be paid.`,
@@ -48,19 +57,4 @@ export async function liveSwapOf(tx: DbOrTx, chargeId: string) {
     .from(swapExecutions)
     .where(and(eq(swapExecutions.chargeId, chargeId), ne(swapExecutions.status, 'failed')));
   return live;
-}
-
-/** Whether a balance payment of the charge is in flight or done: then nothing more is swapped into it. */
-export async function hasLiveBalancePayment(tx: DbOrTx, chargeId: string): Promise<boolean> {
-  const [row] = await tx
-    .select({ id: outboundTransfers.id })
-    .from(outboundTransfers)
-    .where(
-      and(
-        eq(outboundTransfers.chargeId, chargeId),
-        eq(outboundTransfers.purpose, 'balance_payment'),
-        ne(outboundTransfers.status, 'failed'),
-      ),
-    );
-  return !!row;
 }

@@ -1,10 +1,11 @@
 import { and, eq } from 'drizzle-orm';
-import { parseUnits, type Address, type Hex, type PublicClient } from 'viem';
+import { createWalletClient, erc20Abi, http, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, outboundTransfers, swapExecutions } from '@/lib/db/schema';
-import type { LocalChainNode } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount, type LocalChainNode } from '@/lib/infra/local-chain';
+import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { appError } from '@/test/accounts';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { SwapError } from './errors';
@@ -166,5 +167,39 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     );
     expect(error.code).toBe('swap_unavailable');
     expect(await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId))).toHaveLength(0);
+  });
+
+  it('one payment method at a time: a swap and a balance payment started together, exactly one wins; the other gets payment_in_progress', async () => {
+    const consumer = await fundedConsumer(node.url, PIN);
+    // The payer also holds PZP, so paying the charge from the balance is possible too.
+    await buyPzpElsewhere(client, node.url, parseUnits('100', 18));
+    const outside = createWalletClient({ account: localDemoPayerAccount, transport: http(node.url) });
+    await client.waitForTransactionReceipt({
+      hash: await outside.writeContract({
+        address: PZP,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [consumer.wallet, parseUnits('50', 18)],
+        chain: null,
+      }),
+    });
+    for (let round = 0; round < 2; round++) {
+      const { chargeId } = await createPzpCharge(merchant, '3', recipient());
+      const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE' });
+      const swap = () =>
+        swapHeldFunds({ userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: quote.amountInMaxBaseUnits, country: 'DE' });
+      const balance = () => payFromBalance({ userId: consumer.userId, chargeId, pin: PIN });
+      const results = await Promise.allSettled(round ? [balance(), swap()] : [swap(), balance()]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const [loser] = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(loser!.reason).toMatchObject({ code: 'payment_in_progress', message: expect.stringMatching(/is being processed/) });
+      const swaps = await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId));
+      const payments = await getDb()
+        .select()
+        .from(outboundTransfers)
+        .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'balance_payment')));
+      expect(swaps.length + payments.length).toBe(1);
+      expect(await watchUntilSucceeded(client, chargeId)).toBe('succeeded');
+    }
   });
 });

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { verifyPin } from '@/lib/accounts/pin';
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS } from '@/lib/chains/registry';
+import { assertNoOtherPaymentInFlight } from '@/lib/charges/payment-in-flight';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, wallets } from '@/lib/db/schema';
@@ -28,7 +29,7 @@ import { SwapError } from './errors';
 import { signAndRecordSwap, submitSwap } from './execute-swap';
 import { swapQuoteView, type SwapQuoteView } from './quote-view';
 import { assertSwapOffered, swapAvailability } from './swap-availability';
-import { hasLiveBalancePayment, liveSwapOf, payableSwapCharge } from './swap-charge';
+import { liveSwapOf, payableSwapCharge } from './swap-charge';
 import { quoteExactOut } from './uniswap-v2-router';
 
 export interface HeldFundsQuote extends SwapQuoteView {
@@ -90,7 +91,7 @@ export async function swapHeldFunds(raw: z.input<typeof swapHeldFundsInputSchema
         return { swapExecutionId: existing.id, txHash: existing.swapTxHash!, isNew: false as const };
       throw new AppError('charge_not_payable', 'This charge is already being paid by a swap.');
     }
-    if (await hasLiveBalancePayment(tx, charge.id)) throw new AppError('charge_not_payable', 'This charge is already being paid.');
+    await assertNoOtherPaymentInFlight(tx, charge.id, 'swap');
 
     const client = requireClient(pair.chain);
     const quote = await quoteExactOut(client, {

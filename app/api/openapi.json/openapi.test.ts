@@ -11,6 +11,7 @@ describe('GET /api/openapi.json', () => {
         '/api/charges',
         '/api/charges/{chargeId}',
         '/api/charges/{chargeId}/cancel',
+        '/api/charges/{chargeId}/refunds',
         '/api/createCharge',
         '/api/events',
         '/api/health',
@@ -27,6 +28,9 @@ describe('GET /api/openapi.json', () => {
       'charge.processing',
       'charge.succeeded',
       'payment.failed',
+      'refund.created',
+      'refund.failed',
+      'refund.succeeded',
     ]);
     expect(doc.components.schemas.WebhookEvent.properties.data.properties.charge).toEqual({ $ref: '#/components/schemas/Charge' });
     expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });

@@ -1,6 +1,7 @@
 'use server';
 import { redirect } from 'next/navigation';
 import { formError, type FormState } from '@/lib/auth/form-state';
+import { isAppError } from '@/lib/errors';
 import { cancelChargeByConsumer } from '@/lib/charges/cancel-charge';
 import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
 import { requireUserForAction } from '@/lib/auth/session';
@@ -28,11 +29,17 @@ export async function payFromBalanceAction(_state: PayState, form: FormData): Pr
 /**
  * The checkout's Cancel: cancels the pending charge, then returns to the merchant's cancelUrl. In the
  * SDK's popup it goes back to the checkout itself, which reports `canceled` to the opener and closes;
- * the origin is validated again there, and the redirect stays on this site either way.
+ * the origin is validated again there, and the redirect stays on this site either way. While a payment
+ * of the charge is in flight the charge is not canceled and the consumer stays on the checkout.
  */
 export async function cancelCheckoutAction(form: FormData): Promise<void> {
   const chargeId = String(form.get('chargeId'));
-  const { cancelUrl } = await cancelChargeByConsumer(chargeId);
   const popupOrigin = checkoutPopupOrigin('popup', form.get('popupOrigin'));
-  redirect(popupOrigin ? checkoutPath(chargeId, popupOrigin) : (cancelUrl ?? '/'));
+  const cancel = await cancelChargeByConsumer(chargeId).catch((error: unknown) => {
+    // A payment of the charge is in flight: stay on the checkout, which shows that payment's progress.
+    if (isAppError(error) && error.code === 'payment_in_progress') return undefined;
+    throw error;
+  });
+  if (!cancel) redirect(checkoutPath(chargeId, popupOrigin));
+  redirect(popupOrigin ? checkoutPath(chargeId, popupOrigin) : (cancel.cancelUrl ?? '/'));
 }

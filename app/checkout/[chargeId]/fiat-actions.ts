@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { getSessionUser } from '@/lib/auth/session';
 import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
 import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
+import { isAppError } from '@/lib/errors';
 import { isOnrampError } from '@/lib/onramp/errors';
 import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
 import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
@@ -44,7 +45,7 @@ export async function payWithFiatAction(_state: FiatPayState, form: FormData): P
     });
     return { checkoutUrl: placed.checkoutUrl, orderId: placed.orderId };
   } catch (error) {
-    if (isOnrampError(error)) return { error: { code: error.code, message: error.message } };
+    if (isOnrampError(error) || isAppError(error)) return { error: { code: error.code, message: error.message } };
     log.error('fiat payment could not start', { chargeId: parsed.data.chargeId, error });
     return { error: { code: 'internal_error', message: 'The payment could not start. Try again in a moment.' } };
   }

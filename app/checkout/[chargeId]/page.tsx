@@ -7,6 +7,7 @@ import { ConnectWalletLazy } from '@/components/checkout/connect-wallet-lazy';
 import { ExpiryCountdown } from '@/components/checkout/expiry-countdown';
 import { FiatMethods } from '@/components/checkout/fiat-methods';
 import { LocationSelector } from '@/components/location/location-selector';
+import { CheckoutLive, WhilePayable } from '@/components/checkout/checkout-live';
 import { LiveStatus } from '@/components/checkout/live-status';
 import { PayFromBalanceForm } from '@/components/checkout/pay-from-balance-form';
 import { SwapOnrampSection } from '@/components/checkout/swap-onramp-section';
@@ -40,7 +41,9 @@ export default async function CheckoutPage({
   // Opened by the SDK's pay(): report to the opener and close instead of redirecting (lib/charges/checkout-popup.ts).
   const popupOrigin = checkoutPopupOrigin(query.mode, query.origin);
   const [status, user] = await Promise.all([loadCheckoutStatus(chargeId), getSessionUser().catch(() => undefined)]);
-  const payable = view.status === 'pending';
+  // Every way to pay is rendered only while the charge may be paid now (nothing in flight, before
+  // expiresAt, something due), for the amount still due; <CheckoutLive> hides them the moment that changes.
+  const payable = status?.payable ?? false;
   const qr = payable && status?.deposit ? await QRCode.toString(status.deposit.uri, { type: 'svg', margin: 1, width: 176 }) : null;
 
   const chain = CHAINS[view.chain];
@@ -54,6 +57,9 @@ export default async function CheckoutPage({
   const { country } = countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value);
   const countries = countryOptions();
   const dueBaseUnits = status ? baseUnitsOf(status.due, view.token.decimals) : BigInt(view.totalBaseUnits);
+  // Part of it has arrived: wallets are asked for the rest only, and the balance form (which pays the whole total) is not offered.
+  const isPartPaid = dueBaseUnits < BigInt(view.totalBaseUnits);
+  const due = `${status?.due ?? view.total} ${view.token.symbol}`;
   const dueCents = payable
     ? await dueUsdCents(
         { chain: view.chain, tokenAddress: view.token.address, tokenSymbol: view.token.symbol, tokenDecimals: view.token.decimals },
@@ -68,13 +74,14 @@ export default async function CheckoutPage({
           chain: view.chain,
           tokenSymbol: view.token.symbol,
           ...(dueCents !== undefined ? { dueUsdCents: dueCents } : {}),
+          expiresAt: new Date(view.expiresAt),
         })
       : [],
     payable ? latestFiatOrder(view.id) : undefined,
   ]);
 
   let balance: { text: string; enough: boolean; shortfall: string; walletAddress: string } | undefined;
-  if (payable && user?.emailVerifiedAt) {
+  if (payable && !isPartPaid && user?.emailVerifiedAt) {
     const evm = (await listWallets(user.id)).find((wallet) => wallet.family === 'evm');
     const units = evm && token && chain.family === 'evm' ? await tokenBalance(view.chain, token, evm.address) : undefined;
     if (units !== undefined && token && evm) {
@@ -163,120 +170,126 @@ export default async function CheckoutPage({
         </section>
 
         <aside className="flex flex-col gap-5 rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
-          <div className="flex items-start justify-between gap-3">
-            {status ? <LiveStatus initial={status} popupOrigin={popupOrigin} /> : null}
-            {payable && (
-              <span className="shrink-0 text-sm text-slate-500">
-                <ExpiryCountdown expiresAt={view.expiresAt} />
-              </span>
-            )}
-          </div>
-
-          {payable ? (
-            <>
-              <section aria-labelledby="balance-heading" className="flex flex-col gap-2">
-                <h2 id="balance-heading" className="text-sm font-semibold">
-                  Pay from your balance
-                </h2>
-                {balance ? (
-                  <PayFromBalanceForm
-                    chargeId={view.id}
-                    total={`${view.total} ${view.token.symbol}`}
-                    balance={balance.text}
-                    enough={balance.enough}
-                    topUp={{
-                      shortfall: balance.shortfall,
-                      chainName: view.chainName,
-                      walletAddress: balance.walletAddress,
-                      onrampUrl: `/onramp?${new URLSearchParams({ chain: view.chain, token: view.token.symbol, wallet: balance.walletAddress, wallet_label: 'Your Chargeport wallet' })}`,
-                    }}
-                  />
-                ) : user ? (
-                  <p className="text-sm text-slate-600">Your balance on {view.chainName} cannot be read right now.</p>
-                ) : (
-                  <Link
-                    href={`/signin?callbackUrl=${encodeURIComponent(checkoutPath(view.id, popupOrigin))}`}
-                    className="text-sm font-semibold text-brand-600 underline underline-offset-4"
-                  >
-                    Sign in to pay from your Chargeport balance
-                  </Link>
+          {status && (
+            <CheckoutLive initial={status} rendered={{ payable, due: status.due }}>
+              <div className="flex items-start justify-between gap-3">
+                <LiveStatus {...(popupOrigin ? { popupOrigin } : {})} />
+                {payable && (
+                  <WhilePayable>
+                    <span className="shrink-0 text-sm text-slate-500">
+                      <ExpiryCountdown expiresAt={view.expiresAt} />
+                    </span>
+                  </WhilePayable>
                 )}
-              </section>
+              </div>
 
-              {status?.deposit && (
-                <section aria-labelledby="wallet-heading" className="flex flex-col gap-2 border-t border-slate-200 pt-4">
-                  <h2 id="wallet-heading" className="text-sm font-semibold">
-                    Pay from any wallet
-                  </h2>
-                  <p className="text-sm text-slate-600">
-                    Send exactly{' '}
-                    <strong className="font-mono">
-                      {view.total} {view.token.symbol}
-                    </strong>{' '}
-                    on {view.chainName} to:
-                  </p>
-                  {qr && (
-                    <div
-                      className="mx-auto size-44"
-                      aria-label="QR code of the payment request"
-                      role="img"
-                      dangerouslySetInnerHTML={{ __html: qr }}
-                    />
-                  )}
-                  <p className="break-all rounded-lg bg-slate-100 p-2 font-mono text-xs" data-testid="deposit-address">
-                    {status.deposit.address}
-                  </p>
-                  <a
-                    href={status.deposit.uri}
-                    className="text-center text-sm font-semibold text-brand-600 underline underline-offset-4"
-                    data-testid="open-in-wallet"
-                  >
-                    Open in wallet
-                  </a>
-                  {chain.family === 'evm' && (
-                    <ConnectWalletLazy
-                      chainId={chain.evmChainId!}
-                      depositAddress={status.deposit.address}
+              {payable && (
+                <WhilePayable>
+                  <div className="flex flex-col gap-5" data-testid="payment-options">
+                    <section aria-labelledby="balance-heading" className="flex flex-col gap-2">
+                      <h2 id="balance-heading" className="text-sm font-semibold">
+                        Pay from your balance
+                      </h2>
+                      {isPartPaid ? (
+                        <p className="text-sm text-slate-600">Part of this charge is paid: pay the rest from any wallet below.</p>
+                      ) : balance ? (
+                        <PayFromBalanceForm
+                          chargeId={view.id}
+                          total={`${view.total} ${view.token.symbol}`}
+                          balance={balance.text}
+                          enough={balance.enough}
+                          topUp={{
+                            shortfall: balance.shortfall,
+                            chainName: view.chainName,
+                            walletAddress: balance.walletAddress,
+                            onrampUrl: `/onramp?${new URLSearchParams({ chain: view.chain, token: view.token.symbol, wallet: balance.walletAddress, wallet_label: 'Your Chargeport wallet' })}`,
+                          }}
+                        />
+                      ) : user ? (
+                        <p className="text-sm text-slate-600">Your balance on {view.chainName} cannot be read right now.</p>
+                      ) : (
+                        <Link
+                          href={`/signin?callbackUrl=${encodeURIComponent(checkoutPath(view.id, popupOrigin))}`}
+                          className="text-sm font-semibold text-brand-600 underline underline-offset-4"
+                        >
+                          Sign in to pay from your Chargeport balance
+                        </Link>
+                      )}
+                    </section>
+
+                    {status.deposit && (
+                      <section aria-labelledby="wallet-heading" className="flex flex-col gap-2 border-t border-slate-200 pt-4">
+                        <h2 id="wallet-heading" className="text-sm font-semibold">
+                          Pay from any wallet
+                        </h2>
+                        <p className="text-sm text-slate-600" data-testid="send-exactly">
+                          {isPartPaid ? 'Send the remaining ' : 'Send exactly '}
+                          <strong className="font-mono">{due}</strong> on {view.chainName} to:
+                        </p>
+                        {qr && (
+                          <div
+                            className="mx-auto size-44"
+                            aria-label="QR code of the payment request"
+                            role="img"
+                            data-testid="payment-qr"
+                            data-uri={status.deposit.uri}
+                            dangerouslySetInnerHTML={{ __html: qr }}
+                          />
+                        )}
+                        <p className="break-all rounded-lg bg-slate-100 p-2 font-mono text-xs" data-testid="deposit-address">
+                          {status.deposit.address}
+                        </p>
+                        <a
+                          href={status.deposit.uri}
+                          className="text-center text-sm font-semibold text-brand-600 underline underline-offset-4"
+                          data-testid="open-in-wallet"
+                        >
+                          Open in wallet
+                        </a>
+                        {chain.family === 'evm' && (
+                          <ConnectWalletLazy
+                            chainId={chain.evmChainId!}
+                            depositAddress={status.deposit.address}
+                            tokenAddress={view.token.address}
+                            isNative={view.token.isNative}
+                            amountBaseUnits={dueBaseUnits.toString()}
+                            label={due}
+                          />
+                        )}
+                      </section>
+                    )}
+
+                    <SwapOnrampSection
+                      chargeId={view.id}
+                      chain={view.chain}
                       tokenAddress={view.token.address}
-                      isNative={view.token.isNative}
-                      amountBaseUnits={view.totalBaseUnits}
-                      label={`${view.total} ${view.token.symbol}`}
+                      country={country}
+                      signedIn={!!user?.emailVerifiedAt}
+                      {...(popupOrigin ? { popupOrigin } : {})}
                     />
-                  )}
-                </section>
+
+                    <FiatMethods
+                      chargeId={view.id}
+                      {...(popupOrigin ? { popupOrigin } : {})}
+                      options={fiatOptions}
+                      countryName={countries.find((c) => c.code === country)?.name ?? country}
+                      tokenLabel={`${view.token.symbol} on ${view.chainName}`}
+                      {...(fiatOrder ? { latestOrder: fiatOrder } : {})}
+                    />
+
+                    {status.status === 'pending' && (view.cancelUrl || popupOrigin) && (
+                      <form action={cancelCheckoutAction} className="text-center">
+                        <input type="hidden" name="chargeId" value={view.id} />
+                        {popupOrigin && <input type="hidden" name="popupOrigin" value={popupOrigin} />}
+                        <button type="submit" className="text-sm text-slate-500 underline underline-offset-4">
+                          {popupOrigin ? 'Cancel payment' : `Cancel and return to ${view.merchantName}`}
+                        </button>
+                      </form>
+                    )}
+                  </div>
+                </WhilePayable>
               )}
-
-              <SwapOnrampSection
-                chargeId={view.id}
-                chain={view.chain}
-                tokenAddress={view.token.address}
-                country={country}
-                signedIn={!!user?.emailVerifiedAt}
-                {...(popupOrigin ? { popupOrigin } : {})}
-              />
-
-              <FiatMethods
-                chargeId={view.id}
-                {...(popupOrigin ? { popupOrigin } : {})}
-                options={fiatOptions}
-                countryName={countries.find((c) => c.code === country)?.name ?? country}
-                tokenLabel={`${view.token.symbol} on ${view.chainName}`}
-                {...(fiatOrder ? { latestOrder: fiatOrder } : {})}
-              />
-
-              {(view.cancelUrl || popupOrigin) && (
-                <form action={cancelCheckoutAction} className="text-center">
-                  <input type="hidden" name="chargeId" value={view.id} />
-                  {popupOrigin && <input type="hidden" name="popupOrigin" value={popupOrigin} />}
-                  <button type="submit" className="text-sm text-slate-500 underline underline-offset-4">
-                    {popupOrigin ? 'Cancel payment' : `Cancel and return to ${view.merchantName}`}
-                  </button>
-                </form>
-              )}
-            </>
-          ) : (
-            view.status !== 'processing' &&
-            view.status !== 'succeeded' && <p className="text-sm text-slate-600">This charge can no longer be paid.</p>
+            </CheckoutLive>
           )}
           <p className="mt-auto text-xs text-slate-400">Charge {view.id}</p>
         </aside>

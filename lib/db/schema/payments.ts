@@ -27,6 +27,13 @@ export const depositAddresses = pgTable(
     derivationIndex: integer('derivation_index').notNull(),
     /** Solana Pay reference key of the charge (Solana only): how the watcher finds its transactions. */
     reference: text('reference'),
+    /**
+     * Solana only: the newest signature listed for the reference key, resp. for the account that
+     * receives (the deposit address for SOL, its token account for a token), up to which every
+     * transaction is finalized and handled. The next poll lists only what is newer.
+     */
+    referenceCursor: text('reference_cursor'),
+    receiveCursor: text('receive_cursor'),
     /** Watched until this time (24 h after the charge expires): late payments are still recorded. */
     watchUntil: timestamp('watch_until', { withTimezone: true, mode: 'date' }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),

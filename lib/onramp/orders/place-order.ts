@@ -9,17 +9,18 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { CHAINS, CHAIN_NAMES, isValidAddress, normalizeAddress } from '@/lib/chains/registry';
+import { lockChargeForPayment } from '@/lib/charges/payment-in-flight';
 import { getDb } from '@/lib/db/client';
 import { ONRAMP_ORDER_PURPOSES, onrampOrderEvents, onrampOrders } from '@/lib/db/schema';
 import { checkoutBaseUrl } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { parseAmount } from '@/lib/money';
-import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
+import { FIAT_METHOD_LABELS, FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 import { isOnrampProviderError } from '@/lib/onramp/providers/errors';
 import { OnrampError } from '@/lib/onramp/errors';
 import { priceOf, quoteOnramp, tokenOn, type OnrampQuoteView } from '@/lib/onramp/quotes';
-import { methodFact, orderCurrency } from '@/lib/onramp/registry/facts';
+import { methodFact, orderCurrency, type ProviderFacts } from '@/lib/onramp/registry/facts';
 import { providerWithAdapter } from '@/lib/onramp/registry/query';
 import { toCents } from '@/lib/onramp/fiat-math';
 
@@ -120,6 +121,12 @@ export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date
     expiresAt: new Date(now.getTime() + ORDER_START_WINDOW_MS),
   };
   await getDb().transaction(async (tx) => {
+    // An order paying a charge is one payment method of it: recorded under the charge's row lock, and
+    // refused while another method is in flight (lib/charges/payment-in-flight.ts).
+    if (order.chargeId) {
+      const charge = await lockChargeForPayment(tx, order.chargeId, order.purpose === 'swap_funding' ? 'swap' : 'fiat', now);
+      assertSettlesBeforeExpiry({ facts, paymentMethod: input.paymentMethod, country: input.country, expiresAt: charge.expiresAt, now });
+    }
     await tx.insert(onrampOrders).values(order);
     await tx.insert(onrampOrderEvents).values({
       id: newId('onrampOrderEvent'),
@@ -170,6 +177,33 @@ export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date
       `${facts.displayName} could not start the purchase: ${reason} Try again or choose another provider.`,
     );
   }
+}
+
+/**
+ * A charge is paid by its expiry or not at all: a method that usually takes longer to deliver (a bank
+ * transfer's days) is refused for it (ADR 0011). The checkout does not offer such a method either.
+ */
+function assertSettlesBeforeExpiry(input: {
+  facts: ProviderFacts;
+  paymentMethod: FiatMethod;
+  country: string;
+  expiresAt: Date;
+  now: Date;
+}): void {
+  const method = methodFact(input.facts, input.paymentMethod, input.country);
+  if (!method) return; // quoteOnramp already refused a method the provider does not offer here
+  const minutesLeft = Math.floor((input.expiresAt.getTime() - input.now.getTime()) / 60_000);
+  if (method.settlementMinutes <= minutesLeft) return;
+  throw new OnrampError(
+    'settles_after_expiry',
+    `${FIAT_METHOD_LABELS[input.paymentMethod]} through ${input.facts.displayName} can take up to ${durationText(method.settlementMinutes)} to deliver, and this charge expires in ${durationText(Math.max(minutesLeft, 0))}. Choose a faster method, such as a card, or pay from a wallet.`,
+  );
+}
+
+function durationText(minutes: number): string {
+  if (minutes >= 2 * 24 * 60) return `${Math.floor(minutes / (24 * 60))} days`;
+  if (minutes >= 120) return `${Math.floor(minutes / 60)} hours`;
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
 
 /** The same purchase at the method's minimum. */

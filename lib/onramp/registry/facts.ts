@@ -27,6 +27,16 @@ const methodFactSchema = z
     countries: countryRuleSchema.optional(),
     minimumUsd: usd,
     fee: z.object({ percent, minimumUsd: usd }).strict(),
+    /**
+     * The longest a purchase by this method usually takes from the buyer paying to the tokens arriving,
+     * in minutes (cards: minutes; bank transfers: days). A charge offers only methods that settle before
+     * it expires (fiat-payment-options.ts, orders/place-order.ts).
+     */
+    settlementMinutes: z
+      .number()
+      .int()
+      .positive()
+      .max(14 * 24 * 60),
   })
   .strict();
 export type MethodFact = z.infer<typeof methodFactSchema>;

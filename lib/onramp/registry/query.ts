@@ -31,6 +31,8 @@ export interface OfferedProvider {
   /** Minimum purchase (USD) of the default method; per method in methodMinimums. */
   minimumUsd: string;
   methodMinimums: Partial<Record<FiatMethod, string>>;
+  /** The longest each method usually takes to deliver (registry fact `settlementMinutes`). */
+  methodSettlementMinutes: Partial<Record<FiatMethod, number>>;
   fiatCurrency: string;
 }
 
@@ -114,6 +116,7 @@ export async function offeredProviders(input: { country: string; chain: ChainNam
       methods: methods.map((m) => m.method),
       minimumUsd: defaultMethod.minimumUsd,
       methodMinimums: Object.fromEntries(methods.map((m) => [m.method, m.minimumUsd])),
+      methodSettlementMinutes: Object.fromEntries(methods.map((m) => [m.method, m.settlementMinutes])),
       fiatCurrency: orderCurrency(facts),
       // Ordering only (the default method's fee rate); amounts never use it.
       bestFee: Number(defaultMethod.fee.percent),

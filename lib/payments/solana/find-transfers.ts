@@ -3,6 +3,10 @@
  * of a transaction, so getSignaturesForAddress(reference) lists the candidate transactions (newest
  * first); each one is fetched with getTransaction and checked by validateSolanaPayTransfer.
  *
+ * The same search finds plain transfers (no reference, as a copy-paste send makes) when it lists the
+ * account that receives instead (`listAddress`: the recipient wallet for SOL, its token account for a
+ * token) and no reference is required.
+ *
  * Anyone can put any key in a transaction, so a listed transaction proves nothing until validated:
  * transactions that fail validation are returned in `rejected` (a payment in the wrong token shows
  * up there, which support wants to see), never as transfers.
@@ -25,7 +29,10 @@ const DEFAULT_MAX_SIGNATURES = 1000;
 type SolanaFinality = 'confirmed' | 'finalized';
 
 export interface FindReferencedTransfersInput {
-  reference: string;
+  /** The Solana Pay reference every transfer must carry; omitted for plain transfers (then `listAddress` is required). */
+  reference?: string;
+  /** Whose signatures are listed; default the reference. */
+  listAddress?: string;
   recipient: string;
   /** Mint of the token requested; omitted for native SOL. */
   splToken?: string;
@@ -62,6 +69,12 @@ export interface FindReferencedTransfersResult {
   newestSignature: string | undefined;
   /** False when maxSignatures stopped the search before `untilSignature` or the oldest signature. */
   isComplete: boolean;
+  /**
+   * A durable cursor even from a 'confirmed' search: the newest signature such that it and every older
+   * one listed (back to `untilSignature`) is finalized and settled for good (a valid transfer, or a
+   * rejection other than 'not_found'). Undefined when the oldest listed one is not, or the search was cut.
+   */
+  finalizedThrough: string | undefined;
 }
 
 export type ReferencedTransfersRpc = Rpc<GetSignaturesForAddressApi & GetTransactionApi>;
@@ -74,15 +87,26 @@ export async function findReferencedTransfers(
   const pageSize = input.pageSize ?? MAX_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new Error(`Invalid page size: ${pageSize}.`);
   const maxSignatures = input.maxSignatures ?? DEFAULT_MAX_SIGNATURES;
-  const reference = address(input.reference);
+  const listed = input.listAddress ?? input.reference;
+  if (listed === undefined) throw new Error('findReferencedTransfers needs a reference or a listAddress.');
+  const listedAddress = address(listed);
+  const references = input.reference === undefined ? [] : [input.reference];
   const until = input.untilSignature === undefined ? undefined : toSignature(input.untilSignature);
 
-  const result: FindReferencedTransfersResult = { transfers: [], rejected: [], newestSignature: undefined, isComplete: true };
+  const result: FindReferencedTransfersResult = {
+    transfers: [],
+    rejected: [],
+    newestSignature: undefined,
+    isComplete: true,
+    finalizedThrough: undefined,
+  };
   const seen = new Set<string>();
+  /** Newest first: whether each listed signature is finalized and settled for good. */
+  const settled: { signature: string; isFinal: boolean }[] = [];
   let before: Signature | undefined;
   for (;;) {
     const page = await rpc
-      .getSignaturesForAddress(reference, {
+      .getSignaturesForAddress(listedAddress, {
         commitment: input.commitment,
         limit: pageSize,
         ...(before ? { before } : {}),
@@ -101,9 +125,11 @@ export async function findReferencedTransfers(
       }
       seen.add(entry.signature);
       result.newestSignature ??= entry.signature;
+      const isFinalized = entry.confirmationStatus === 'finalized' || input.commitment === 'finalized';
       // A failed transaction is listed with its error: no need to fetch it.
       if (entry.err !== null) {
         result.rejected.push({ signature: entry.signature, reason: 'transaction_failed' });
+        settled.push({ signature: entry.signature, isFinal: isFinalized });
         continue;
       }
       const tx = await rpc
@@ -111,11 +137,13 @@ export async function findReferencedTransfers(
         .send({ abortSignal: options.abortSignal });
       if (!tx) {
         result.rejected.push({ signature: entry.signature, reason: 'not_found' });
+        settled.push({ signature: entry.signature, isFinal: false });
         continue;
       }
+      settled.push({ signature: entry.signature, isFinal: isFinalized });
       const validated = validateSolanaPayTransfer(tx, {
         recipient: input.recipient,
-        references: [input.reference],
+        references,
         ...(input.splToken === undefined ? {} : { splToken: input.splToken }),
       });
       if (!validated.ok) {
@@ -129,11 +157,25 @@ export async function findReferencedTransfers(
         received: validated.received,
         payer: validated.payer,
         // Listed at `commitment` or higher; a missing status is treated as the lower of the two.
-        confirmationStatus: entry.confirmationStatus === 'finalized' || input.commitment === 'finalized' ? 'finalized' : 'confirmed',
+        confirmationStatus: isFinalized ? 'finalized' : 'confirmed',
       });
     }
     const last = page[page.length - 1];
-    if (cut !== -1 || page.length < pageSize || !last) return result;
+    if (cut !== -1 || page.length < pageSize || !last) {
+      result.finalizedThrough = finalizedPrefixEnd(settled);
+      return result;
+    }
     before = last.signature;
   }
+}
+
+/** From the oldest listed signature up: the last one before the first that is not final. */
+function finalizedPrefixEnd(newestFirst: readonly { signature: string; isFinal: boolean }[]): string | undefined {
+  let through: string | undefined;
+  for (let i = newestFirst.length - 1; i >= 0; i--) {
+    const entry = newestFirst[i]!;
+    if (!entry.isFinal) break;
+    through = entry.signature;
+  }
+  return through;
 }

@@ -322,4 +322,31 @@ describe('Solana sweeps', () => {
     expect(await transfersOf(chargeId)).toHaveLength(0);
     expect(balanceOf(deposit)).toBe(500_000_000n);
   });
+
+  it('never leaves the deposit address below rent exemption: an uncounted remainder too small to stay goes along; a larger one stays', async () => {
+    ledger.svm.airdrop(tank, lamports(1_000_000_000n));
+    const payee = await merchantSolanaWallet();
+    const rentExempt = ledger.svm.minimumBalanceForRentExemption(0n);
+
+    // Dust arrives after the charge succeeded and before it is counted (not yet polled): 0 < remainder < rent exemption.
+    const dusty = await paidCharge({ token: 'SOL', amount: '1.5', paid: 1_500_000_000n });
+    const dust = rentExempt / 10n;
+    expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient: dusty.deposit, lamports: dust, references: [] })));
+    const payeeBefore = balanceOf(payee);
+    expect(await sweepCharge(dusty.chargeId, options)).toBe('swept');
+    ledger.finalizeThrough();
+    await reconcileTransfers({ ...options, ignoreSchedule: true });
+    expect((await transfersOf(dusty.chargeId)).find((t) => t.purpose === 'sweep')!.status).toBe('confirmed');
+    expect(balanceOf(dusty.deposit)).toBe(0n);
+    expect(balanceOf(payee) - payeeBefore).toBe(1_500_000_000n + dust);
+
+    // A remainder that can stay rent-exempt stays, for its own accounting (refund or a later sweep).
+    const kept = await paidCharge({ token: 'SOL', amount: '0.5', paid: 500_000_000n });
+    const extra = rentExempt * 2n;
+    expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient: kept.deposit, lamports: extra, references: [] })));
+    expect(await sweepCharge(kept.chargeId, options)).toBe('swept');
+    ledger.finalizeThrough();
+    await reconcileTransfers({ ...options, ignoreSchedule: true });
+    expect(balanceOf(kept.deposit)).toBe(extra);
+  });
 });

@@ -5,8 +5,11 @@
  *
  *  - The gas tank's Solana key is the transaction's FEE PAYER, so the deposit address never needs SOL of
  *    its own and no top-up transaction is needed (unlike EVM chains). Both keys sign the one transaction.
- *  - SOL: a System transfer of the amount owed. The deposit is a plain system account (no data), so it
- *    may end at exactly 0 lamports.
+ *  - SOL: a System transfer of the amount owed. The deposit is a plain system account (no data): the
+ *    runtime lets it end at exactly 0 lamports or at least rent-exempt, nothing in between. So when what
+ *    would stay (lamports not counted yet, e.g. dust that arrived after the charge succeeded) is above 0
+ *    but below rent exemption, it goes along and the deposit ends at 0; `amount` in the result says what
+ *    the transaction really moves. (Sweeping the owed amount alone would fail preflight on every pass.)
  *  - SPL: create the payee's associated token account idempotently (payer: the gas tank, whose rent is
  *    then a platform cost) and TransferChecked from the deposit's associated token account. Classic Token
  *    program only, as the registry's mints are; Token-2022 would need its program id in both places.
@@ -72,6 +75,8 @@ export type SignSolanaSweepResult =
       wireTransaction: Base64EncodedWireTransaction;
       /** What the fee payer spends if it lands: the signatures' fees, plus the rent of the payee's token account when this creates it. */
       feePayerCost: bigint;
+      /** What the transaction moves: the amount asked for, or (SOL) the whole balance when the rest could not stay rent-exempt. */
+      amount: bigint;
     }
   | { kind: 'fee_payer_short'; needed: bigint; balance: bigint };
 
@@ -86,8 +91,15 @@ export async function signSolanaSweep(
 ): Promise<SignSolanaSweepResult> {
   const instructions: Instruction[] = [];
   let rent = 0n;
+  let amount = input.amount;
   if (input.token.isNative) {
-    instructions.push(getTransferSolInstruction({ source: input.deposit, destination: input.payee, amount: lamports(input.amount) }));
+    const [{ value: held }, rentExempt] = await Promise.all([
+      rpc.getBalance(input.deposit.address, { commitment: 'confirmed' }).send(),
+      rpc.getMinimumBalanceForRentExemption(0n).send(),
+    ]);
+    const remainder = held - amount;
+    if (remainder > 0n && remainder < rentExempt) amount = held;
+    instructions.push(getTransferSolInstruction({ source: input.deposit, destination: input.payee, amount: lamports(amount) }));
   } else {
     const mint = address(input.token.address);
     const [source] = await findAssociatedTokenPda({ owner: input.deposit.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
@@ -128,6 +140,7 @@ export async function signSolanaSweep(
     signature: getSignatureFromTransaction(transaction),
     wireTransaction: getBase64EncodedWireTransaction(transaction),
     feePayerCost,
+    amount,
   };
 }
 

@@ -5,9 +5,9 @@
  */
 import { eq } from 'drizzle-orm';
 import { LiteSVM } from 'litesvm';
-import { createSolanaRpcFromTransport, type Address, type KeyPairSigner } from '@solana/kit';
+import { address, createSolanaRpcFromTransport, type Address, type KeyPairSigner } from '@solana/kit';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SOLANA_NATIVE_MINT } from '@/lib/chains/registry';
+import { CHAINS, SOLANA_NATIVE_MINT } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
@@ -15,7 +15,7 @@ import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { loadCheckoutStatus } from '../checkout-status';
 import { parseSolanaPayTransferRequest } from './solana-pay-uri';
 import type { ReferencedTransfersRpc } from './find-transfers';
-import { LiteSvmLedger, expectSuccess, fundedWallet, solPayment } from '@/test/litesvm-view';
+import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { pollSolana } from './watch-solana';
 
 let merchant: TestMerchant;
@@ -33,10 +33,18 @@ beforeEach(async () => {
   payer = await fundedWallet(ledger.svm, 10n);
 });
 
-async function solCharge(amount: string): Promise<{ chargeId: string; address: Address; reference: Address }> {
+const USDC = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;
+
+const solCharge = (amount: string) => charge('SOL', SOLANA_NATIVE_MINT, amount);
+
+async function charge(
+  symbol: string,
+  tokenAddress: string,
+  amount: string,
+): Promise<{ chargeId: string; address: Address; reference: Address }> {
   const res = await callRoute(createChargeRoute, {
     apiKey: merchant.liveKey!,
-    body: { chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOLANA_NATIVE_MINT, amount } },
+    body: { chargeData: { symbol, chain: 'SOLANA', tokenAddress, amount } },
   });
   expect(res.status).toBe(200);
   const chargeId = res.json.data.chargeId as string;
@@ -45,6 +53,14 @@ async function solCharge(amount: string): Promise<{ chargeId: string; address: A
 }
 
 const statusOf = async (chargeId: string) => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status;
+const paymentsOf = (chargeId: string) => getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
+const cursorsOf = async (chargeId: string) =>
+  (
+    await getDb()
+      .select({ referenceCursor: depositAddresses.referenceCursor, receiveCursor: depositAddresses.receiveCursor })
+      .from(depositAddresses)
+      .where(eq(depositAddresses.chargeId, chargeId))
+  )[0];
 
 describe('Solana Pay charges', () => {
   it('get their own deposit address and reference key, offered as a Solana Pay transfer request', async () => {
@@ -77,22 +93,128 @@ describe('Solana Pay charges', () => {
     });
   });
 
-  it('underpaid shows the amount still due; a second referenced payment completes it; other transfers are ignored', async () => {
+  it('underpaid shows the amount still due; a plain transfer without the reference counts too; payments to others are ignored', async () => {
     const { chargeId, address, reference } = await solCharge('2');
     expectSuccess(
       ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 500_000_000n, references: [reference] })),
     );
-    // Same recipient without the reference: not this charge's payment by the Solana Pay rules.
-    expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 5_000_000_000n, references: [] })));
+    // A copy-paste send from any wallet: the deposit address, no reference. It is this charge's money too.
+    const plain = expectSuccess(
+      ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 250_000_000n, references: [] })),
+    );
+    // The charge's reference on a transfer to someone else: not a payment of it.
+    const elsewhere = await fundedWallet(ledger.svm, 1n);
+    expectSuccess(
+      ledger.send(await solPayment(ledger.svm, { payer, recipient: elsewhere.address, lamports: 5_000_000_000n, references: [reference] })),
+    );
     ledger.finalizeThrough();
     await pollSolana('SOLANA', { rpc });
     expect(await statusOf(chargeId)).toBe('processing');
-    expect((await loadCheckoutStatus(chargeId))!.due).toBe('1.5');
+    expect((await loadCheckoutStatus(chargeId))!.due).toBe('1.25');
+    expect((await paymentsOf(chargeId)).find((p) => p.txHash === plain.signature)).toMatchObject({
+      status: 'confirmed',
+      amountBaseUnits: 250_000_000n,
+    });
     expectSuccess(
-      ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 1_500_000_000n, references: [reference] })),
+      ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 1_250_000_000n, references: [reference] })),
     );
     ledger.finalizeThrough();
     await pollSolana('SOLANA', { rpc });
     expect(await statusOf(chargeId)).toBe('succeeded');
+  });
+
+  it('a plain token transfer to the deposit address’s token account (the wallet address nowhere in it) is credited', async () => {
+    const authority = await fundedWallet(ledger.svm, 1n);
+    const mint = address(USDC.address);
+    plantMint(ledger, { address: mint, authority: authority.address, decimals: USDC.decimals });
+    await mintTokens(ledger, { authority, mint, owner: payer.address, amount: 50_000_000n });
+    const { chargeId, address: deposit } = await charge('USDC', USDC.address, '12.5');
+    // The deposit's token account exists already (opened by someone, receiving nothing).
+    await mintTokens(ledger, { authority, mint, owner: deposit, amount: 0n });
+    const sent = expectSuccess(
+      ledger.send(
+        await tokenPayment(ledger.svm, {
+          payer,
+          mint,
+          decimals: USDC.decimals,
+          recipient: deposit,
+          amount: 12_500_000n,
+          references: [],
+          createAccount: false,
+        }),
+      ),
+    );
+    expect(sent.view.transaction.message.accountKeys).not.toContain(deposit);
+    ledger.finalizeThrough();
+    await pollSolana('SOLANA', { rpc });
+    expect(await statusOf(chargeId)).toBe('succeeded');
+    expect(await paymentsOf(chargeId)).toEqual([
+      expect.objectContaining({ txHash: sent.signature, amountBaseUnits: 12_500_000n, status: 'confirmed' }),
+    ]);
+  });
+
+  it('each reference and receiving account keeps its own cursor: a poll lists only what is newer than what is finalized and handled', async () => {
+    const first = await solCharge('1');
+    const second = await solCharge('1');
+    const a = expectSuccess(
+      ledger.send(
+        await solPayment(ledger.svm, { payer, recipient: first.address, lamports: 1_000_000_000n, references: [first.reference] }),
+      ),
+    );
+    const b = expectSuccess(
+      ledger.send(await solPayment(ledger.svm, { payer, recipient: second.address, lamports: 400_000_000n, references: [] })),
+    );
+    // Confirmed, not finalized: no cursor may pass them yet.
+    await pollSolana('SOLANA', { rpc });
+    expect(await cursorsOf(first.chargeId)).toEqual({ referenceCursor: null, receiveCursor: null });
+    ledger.finalizeThrough();
+    await pollSolana('SOLANA', { rpc });
+    expect(await cursorsOf(first.chargeId)).toEqual({ referenceCursor: a.signature, receiveCursor: a.signature });
+    expect(await cursorsOf(second.chargeId)).toEqual({ referenceCursor: null, receiveCursor: b.signature });
+    expect(await statusOf(first.chargeId)).toBe('succeeded');
+
+    ledger.calls.length = 0;
+    await pollSolana('SOLANA', { rpc });
+    const untilFor = (listed: string) =>
+      ledger.calls
+        .filter((call) => call.method === 'getSignaturesForAddress' && call.params[0] === listed)
+        .map((call) => (call.params[1] as { until?: string }).until);
+    expect(untilFor(first.reference)).toEqual([a.signature]);
+    expect(untilFor(first.address)).toEqual([a.signature]);
+    expect(untilFor(second.reference)).toEqual([undefined]);
+    expect(untilFor(second.address)).toEqual([b.signature]);
+    // Nothing behind a cursor is fetched again.
+    expect(
+      ledger.calls.filter((call) => call.method === 'getTransaction' && [a.signature, b.signature].includes(call.params[0] as string)),
+    ).toEqual([]);
+    // The payments stay as they were.
+    expect(await paymentsOf(first.chargeId)).toHaveLength(1);
+    expect(await paymentsOf(second.chargeId)).toEqual([expect.objectContaining({ txHash: b.signature, status: 'confirmed' })]);
+  });
+
+  it('one charge’s RPC error skips that charge only: the others’ payments still commit, and it is caught up on the next poll', async () => {
+    const failing = await solCharge('1');
+    const healthy = await solCharge('1');
+    for (const target of [failing, healthy]) {
+      expectSuccess(
+        ledger.send(
+          await solPayment(ledger.svm, { payer, recipient: target.address, lamports: 1_000_000_000n, references: [target.reference] }),
+        ),
+      );
+    }
+    ledger.finalizeThrough();
+    let isFailing = true;
+    const flaky = createSolanaRpcFromTransport(async (request) => {
+      const { method, params } = request.payload as { method: string; params: unknown[] };
+      if (isFailing && method === 'getSignaturesForAddress' && params[0] === failing.address) throw new Error('HTTP 502 from the RPC');
+      return ledger.transport(request);
+    });
+    expect(await pollSolana('SOLANA', { rpc: flaky })).not.toBeNull();
+    expect(await statusOf(healthy.chargeId)).toBe('succeeded');
+    expect(await statusOf(failing.chargeId)).toBe('pending');
+    expect(await paymentsOf(failing.chargeId)).toHaveLength(0);
+    isFailing = false;
+    await pollSolana('SOLANA', { rpc: flaky });
+    expect(await statusOf(failing.chargeId)).toBe('succeeded');
   });
 });

@@ -1,23 +1,34 @@
 /**
  * The chain watcher of a Solana cluster (against its configured RPC, RPC_URL_SOLANA / _DEVNET). Each
- * poll, for every watched Solana deposit address, finds the transactions carrying the charge's Solana
- * Pay reference key and validates them (lib/payments/solana/find-transfers.ts):
+ * poll, for every watched Solana deposit address, lists two accounts' transactions and validates them
+ * (lib/payments/solana/find-transfers.ts):
  *
+ *  - the charge's Solana Pay reference key (what a Solana Pay wallet attaches), and
+ *  - the account that receives — the deposit address for SOL, its associated token account for a token —
+ *    so a plain transfer (no reference, as a copy-paste send from any wallet makes) is credited too;
+ *
+ * then:
  *  - a valid transfer at 'confirmed' commitment is recorded as a `pending` payment, and becomes
- *    `confirmed` once 'finalized' — (chain, signature, 0) is unique, so nothing is counted twice;
+ *    `confirmed` once 'finalized' — (chain, signature, 0) is unique, so a transfer both searches find is
+ *    counted once;
  *  - a pending payment the cluster no longer lists (a rolled-back fork) goes to `dropped`;
  *  - every charge whose payments changed is settled exactly as on EVM chains.
  *
- * The reference is searched again from the top each poll (no cursor): a charge's reference has a handful
- * of transactions, and `maxSignatures` caps what spam could add. Per-cluster advisory lock, as on EVM.
+ * Each search keeps its own cursor on the deposit address row (`reference_cursor`, `receive_cursor`):
+ * the newest signature up to which everything is finalized and handled, so a poll lists only what is
+ * newer. Each deposit address is polled in its own savepoint: an RPC error (or anything else) for one
+ * charge is logged and skipped, and the others' payments and cursors still commit. Per-cluster advisory
+ * lock, as on EVM.
  */
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
-import { createSolanaRpc, type Rpc, type SolanaRpcApiMainnet } from '@solana/kit';
+import { address, createSolanaRpc, type Rpc, type SolanaRpcApiMainnet } from '@solana/kit';
+import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda } from '@solana-program/token';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
-import { getDb } from '@/lib/db/client';
+import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { newId } from '@/lib/ids';
+import { log } from '@/lib/log';
 import { settleCharge } from '../settle-charge';
 import { findReferencedTransfers, type ReferencedTransfersRpc } from './find-transfers';
 
@@ -68,9 +79,12 @@ export async function pollSolana(
     if (!lock?.locked) return null;
     const watched = await tx
       .select({
+        id: depositAddresses.id,
         chargeId: depositAddresses.chargeId,
         address: depositAddresses.address,
         reference: depositAddresses.reference,
+        referenceCursor: depositAddresses.referenceCursor,
+        receiveCursor: depositAddresses.receiveCursor,
         tokenAddress: charges.tokenAddress,
       })
       .from(depositAddresses)
@@ -80,62 +94,119 @@ export async function pollSolana(
     const touched = new Set<string>();
     let recorded = 0;
 
-    for (const deposit of watched.filter((d) => d.reference)) {
-      const splToken = deposit.tokenAddress === native.address ? undefined : deposit.tokenAddress;
-      const found = await findReferencedTransfers(rpc, {
-        reference: deposit.reference!,
-        recipient: deposit.address,
-        splToken,
-        commitment: 'confirmed',
-      });
-      const known = await tx.select().from(payments).where(eq(payments.chargeId, deposit.chargeId));
-      for (const transfer of found.transfers) {
-        const status = transfer.confirmationStatus === 'finalized' ? ('confirmed' as const) : ('pending' as const);
-        const existing = known.find((p) => p.txHash === transfer.signature);
-        if (existing && (existing.status === status || existing.status === 'confirmed')) continue;
-        await tx
-          .insert(payments)
-          .values({
-            id: newId('payment'),
-            chargeId: deposit.chargeId,
+    for (const deposit of watched) {
+      try {
+        // A savepoint: a failure here undoes this deposit's writes only.
+        const outcome = await tx.transaction((sp) =>
+          pollDeposit(sp, rpc, {
             chain,
-            txHash: transfer.signature,
-            logIndex: 0,
-            fromAddress: transfer.payer,
-            toAddress: deposit.address,
-            tokenAddress: deposit.tokenAddress,
-            amountBaseUnits: transfer.received,
-            blockNumber: transfer.slot,
-            blockHash: '',
-            status,
-          })
-          .onConflictDoUpdate({
-            target: [payments.chain, payments.txHash, payments.logIndex],
-            set: { status, blockNumber: transfer.slot, updatedAt: now },
-          });
-        if (!existing) recorded++;
-        touched.add(deposit.chargeId);
-      }
-      // Pending payments the cluster no longer lists were on a fork that lost.
-      const listed = new Set([
-        ...found.transfers.map((t) => t.signature),
-        ...found.rejected.filter((r) => r.reason === 'not_found').map((r) => r.signature),
-      ]);
-      const gone = known.filter((p) => p.status === 'pending' && !listed.has(p.txHash));
-      if (gone.length && found.isComplete) {
-        await tx
-          .update(payments)
-          .set({ status: 'dropped', updatedAt: now })
-          .where(
-            inArray(
-              payments.id,
-              gone.map((p) => p.id),
-            ),
-          );
-        touched.add(deposit.chargeId);
+            now,
+            deposit,
+            splToken: deposit.tokenAddress === native.address ? undefined : deposit.tokenAddress,
+          }),
+        );
+        recorded += outcome.recorded;
+        if (outcome.isTouched) touched.add(deposit.chargeId);
+      } catch (error) {
+        log.warn('solana watcher: skipped a deposit address this poll', { chain, chargeId: deposit.chargeId, error });
       }
     }
     for (const chargeId of touched) await settleCharge(tx, chargeId);
     return { chain, watched: watched.length, recorded, settled: touched.size };
   });
+}
+
+interface WatchedDeposit {
+  id: string;
+  chargeId: string;
+  address: string;
+  reference: string | null;
+  referenceCursor: string | null;
+  receiveCursor: string | null;
+  tokenAddress: string;
+}
+
+/** One deposit address: both searches from their cursors, payments recorded or dropped, cursors moved. */
+async function pollDeposit(
+  tx: DbOrTx,
+  rpc: ReferencedTransfersRpc,
+  input: { chain: ChainName; now: Date; deposit: WatchedDeposit; splToken: string | undefined },
+): Promise<{ recorded: number; isTouched: boolean }> {
+  const { chain, now, deposit, splToken } = input;
+  const receiving = splToken
+    ? (await findAssociatedTokenPda({ owner: address(deposit.address), mint: address(splToken), tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0]
+    : deposit.address;
+  const common = { recipient: deposit.address, commitment: 'confirmed' as const, ...(splToken ? { splToken } : {}) };
+  const byReference = deposit.reference
+    ? await findReferencedTransfers(rpc, {
+        ...common,
+        reference: deposit.reference,
+        ...(deposit.referenceCursor ? { untilSignature: deposit.referenceCursor } : {}),
+      })
+    : undefined;
+  const byReceiver = await findReferencedTransfers(rpc, {
+    ...common,
+    listAddress: receiving,
+    ...(deposit.receiveCursor ? { untilSignature: deposit.receiveCursor } : {}),
+  });
+  const searches = byReference ? [byReference, byReceiver] : [byReceiver];
+
+  const transfers = new Map(searches.flatMap((found) => found.transfers).map((transfer) => [transfer.signature, transfer]));
+  const known = await tx.select().from(payments).where(eq(payments.chargeId, deposit.chargeId));
+  let recorded = 0;
+  let isTouched = false;
+  for (const transfer of transfers.values()) {
+    const status = transfer.confirmationStatus === 'finalized' ? ('confirmed' as const) : ('pending' as const);
+    const existing = known.find((p) => p.txHash === transfer.signature);
+    if (existing && (existing.status === status || existing.status === 'confirmed')) continue;
+    await tx
+      .insert(payments)
+      .values({
+        id: newId('payment'),
+        chargeId: deposit.chargeId,
+        chain,
+        txHash: transfer.signature,
+        logIndex: 0,
+        fromAddress: transfer.payer,
+        toAddress: deposit.address,
+        tokenAddress: deposit.tokenAddress,
+        amountBaseUnits: transfer.received,
+        blockNumber: transfer.slot,
+        blockHash: '',
+        status,
+      })
+      .onConflictDoUpdate({
+        target: [payments.chain, payments.txHash, payments.logIndex],
+        set: { status, blockNumber: transfer.slot, updatedAt: now },
+      });
+    if (!existing) recorded++;
+    isTouched = true;
+  }
+
+  // Pending payments the cluster no longer lists were on a fork that lost. (A pending payment is never
+  // behind a cursor: cursors only pass finalized signatures.)
+  const listed = new Set([
+    ...transfers.keys(),
+    ...searches.flatMap((found) => found.rejected.filter((r) => r.reason === 'not_found').map((r) => r.signature)),
+  ]);
+  const gone = known.filter((p) => p.status === 'pending' && !listed.has(p.txHash));
+  if (gone.length && searches.every((found) => found.isComplete)) {
+    await tx
+      .update(payments)
+      .set({ status: 'dropped', updatedAt: now })
+      .where(
+        inArray(
+          payments.id,
+          gone.map((p) => p.id),
+        ),
+      );
+    isTouched = true;
+  }
+
+  const cursors = {
+    ...(byReference?.finalizedThrough ? { referenceCursor: byReference.finalizedThrough } : {}),
+    ...(byReceiver.finalizedThrough ? { receiveCursor: byReceiver.finalizedThrough } : {}),
+  };
+  if (Object.keys(cursors).length) await tx.update(depositAddresses).set(cursors).where(eq(depositAddresses.id, deposit.id));
+  return { recorded, isTouched };
 }

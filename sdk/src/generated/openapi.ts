@@ -80,6 +80,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/charges/{chargeId}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a charge's refunds
+         * @description The refunds of a charge, oldest first, and what can still be refunded.
+         */
+        get: operations["listRefunds"];
+        put?: never;
+        /**
+         * Refund a charge
+         * @description Refunds (part of) what a charge received — over- and late payments included — back to the address that paid (or `toAddress`). Paid from the charge's deposit address before its sweep, from your merchant wallet after it; the network fee is covered. The refund is `pending`, then `submitted`, then `succeeded` or `failed` (webhooks refund.created, refund.succeeded, refund.failed). Send an Idempotency-Key header to retry safely: the same key is the same refund. Secret keys only.
+         */
+        post: operations["createRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -325,6 +349,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "refund.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.created event
+         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_refund_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.succeeded event
+         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_refund_succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.failed event
+         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_refund_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -344,10 +428,11 @@ export interface components {
             data: {
                 charge: components["schemas"]["Charge"];
                 paymentAttempt?: components["schemas"]["FailedPaymentAttempt"];
+                refund?: components["schemas"]["Refund"];
             };
         };
         /** @enum {string} */
-        WebhookEventType: "charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed";
+        WebhookEventType: "charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed";
         Charge: {
             id: string;
             /** @enum {string} */
@@ -429,6 +514,53 @@ export interface components {
             chain: string;
             txHash: string | null;
             reason: string;
+        };
+        Refund: {
+            /** @example rf_4Vd9TQ1aQm2xA7bC3dE5fG */
+            id: string;
+            /** @enum {string} */
+            object: "refund";
+            chargeId: string;
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description pending: recorded, not yet sent; submitted: sent to the network; succeeded: confirmed at the chain’s depth; failed: nothing was moved (the funds stay refundable).
+             * @enum {string}
+             */
+            status: "pending" | "submitted" | "succeeded" | "failed";
+            /** @enum {string} */
+            chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+            token: {
+                symbol: string;
+                address: string;
+                decimals: number;
+            };
+            /**
+             * @description Whole tokens, exact decimal text.
+             * @example 4.99
+             */
+            amount: string;
+            /**
+             * @description In the token's base units (integer text).
+             * @example 4990000
+             */
+            amountBaseUnits: string;
+            destination: string;
+            /**
+             * @description Where the funds were paid from: the charge’s deposit address (before its sweep) or your merchant wallet (after it).
+             * @enum {string}
+             */
+            source: "deposit_address" | "merchant_wallet";
+            reason: string | null;
+            transactionHash: string | null;
+            failureReason: string | null;
+            timeline: {
+                /** @enum {string} */
+                status: "pending" | "submitted" | "succeeded" | "failed";
+                at: string;
+                transactionHash?: string;
+            }[];
+            createdAt: string;
         };
         CreateChargeResponse: {
             data: components["schemas"]["CreateChargeResult"];
@@ -513,6 +645,38 @@ export interface components {
             data: components["schemas"]["Charge"];
             error: null;
         };
+        RefundResponse: {
+            data: components["schemas"]["Refund"];
+            error: null;
+        };
+        CreateRefundRequest: {
+            /**
+             * @description How much to refund, in whole tokens of the charge. Default: everything still refundable (what the charge received, over- and late payments included, minus earlier refunds).
+             * @example 4.99
+             */
+            amount?: string | number;
+            /**
+             * @description Where to send the refund. Default: the address the refunded funds came from (for a balance payment, the consumer’s Chargeport wallet). Required when the payer was a contract (a smart-contract wallet or an exchange).
+             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+             */
+            toAddress?: string;
+            /** @description Free text kept with the refund (yours, not shown to the payer). */
+            reason?: string;
+        };
+        RefundListResponse: {
+            data: components["schemas"]["RefundList"];
+            error: null;
+        };
+        RefundList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Refund"][];
+            /** @description What can still be refunded now (received − refunded); part of it may have left Chargeport (direct transfers). */
+            refundable: {
+                amount: string;
+                amountBaseUnits: string;
+            };
+        };
         WebhookEndpointWithSecretResponse: {
             data: components["schemas"]["WebhookEndpointWithSecret"];
             error: null;
@@ -548,8 +712,8 @@ export interface components {
              * @example https://game.example/webhooks/chargeport
              */
             url: string;
-            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, or "*" for every type (also types added later). */
-            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "*")[];
+            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.succeeded, refund.failed, or "*" for every type (also types added later). */
+            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "*")[];
             description?: string;
             enabled?: boolean;
         };
@@ -600,8 +764,8 @@ export interface components {
              * @example https://game.example/webhooks/chargeport
              */
             url?: string;
-            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, or "*" for every type (also types added later). */
-            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "*")[];
+            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.succeeded, refund.failed, or "*" for every type (also types added later). */
+            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "*")[];
             description?: string | null;
             /** @description false pauses deliveries; true resumes them (also after a 410 disabled the endpoint). */
             enabled?: boolean;
@@ -940,7 +1104,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: charge_not_cancelable */
+            /** @description error.code: charge_not_cancelable, payment_in_progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -960,6 +1124,183 @@ export interface operations {
             };
             /** @description error.code: internal_error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refunds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundListResponse"];
+                };
+            };
+            /** @description error.code: missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: key_not_permitted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key → the same refund; same key with another amount or destination → 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                chargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description The refund. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundResponse"];
+                };
+            };
+            /** @description error.code: invalid_request, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: key_not_permitted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: refund_not_possible, idempotency_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: invalid_amount, invalid_address, refund_exceeds_refundable, refund_destination_required, insufficient_balance */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: rate_limited, gas_sponsorship_limit */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: gas_tank_empty, chain_unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1683,6 +2024,72 @@ export interface operations {
         };
     };
     webhook_payment_failed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_succeeded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_failed: {
         parameters: {
             query?: never;
             header?: never;
