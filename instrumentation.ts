@@ -1,6 +1,9 @@
 /** Next.js calls register() once per server process: start the background jobs there (Node runtime only). */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
+  // First, so every request is stamped with its peer address (lib/http/client-ip.ts).
+  const { recordPeerAddresses } = await import('@/lib/http/peer-address');
+  recordPeerAddresses();
   const { env } = await import('@/lib/env');
   if (!env().RUN_JOBS_IN_WEB || !env().DATABASE_URL) return;
   const { startBackgroundJobs } = await import('@/lib/jobs/background-jobs');
