@@ -46,7 +46,7 @@ export async function applyProviderWebhook(
 
   const verified = await adapter.verifyWebhook({ headers: request.headers, rawBody: request.rawBody, now });
   if (!verified.ok) {
-    log.warn('on-ramp webhook not applied', { provider: pathProviderId, code: verified.code, message: verified.message });
+    log.warn('on-ramp webhook not applied', { provider: pathProviderId, reason: verified.code, message: verified.message });
     // Authentic but nothing to apply: 200 so the provider stops retrying. Not authentic: 401/400.
     if (verified.authentic) return { status: 200, outcome: 'ignored', message: verified.code };
     return {
