@@ -64,7 +64,9 @@ describe('log redaction', () => {
   });
 
   it('takes credentials out of any URL, secret query parameters and Chargeport API keys', () => {
-    expect(scrubText('connect postgres://app:s3cr3t@db.internal:5432/cp failed')).toBe('connect postgres://[redacted]@db.internal:5432/cp failed');
+    expect(scrubText('connect postgres://app:s3cr3t@db.internal:5432/cp failed')).toBe(
+      'connect postgres://[redacted]@db.internal:5432/cp failed',
+    );
     expect(scrubText('GET https://api.example/v1?apikey=abc123&x=1')).toBe('GET https://api.example/v1?apikey=[redacted]&x=1');
     expect(scrubText('key cp_live_AbCdEf0123456789AbCdEf0123456789 refused')).toBe('key cp_[redacted] refused');
   });

@@ -89,7 +89,9 @@ function redact(value: unknown, depth = 0): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [
       k,
-      isSecretField(k) && v !== null && v !== undefined && typeof v !== 'boolean' && typeof v !== 'object' ? REDACTED : redact(v, depth + 1),
+      isSecretField(k) && v !== null && v !== undefined && typeof v !== 'boolean' && typeof v !== 'object'
+        ? REDACTED
+        : redact(v, depth + 1),
     ]),
   );
 }
@@ -125,6 +127,10 @@ export function redactConsole(): void {
   for (const method of ['error', 'warn', 'log', 'info'] as const) {
     const original = console[method].bind(console);
     console[method] = (...args: unknown[]) =>
-      original(...args.map((arg) => (typeof arg === 'string' ? scrubText(arg) : arg !== null && typeof arg === 'object' ? scrubText(inspect(arg)) : arg)));
+      original(
+        ...args.map((arg) =>
+          typeof arg === 'string' ? scrubText(arg) : arg !== null && typeof arg === 'object' ? scrubText(inspect(arg)) : arg,
+        ),
+      );
   }
 }

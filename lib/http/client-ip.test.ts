@@ -54,7 +54,8 @@ function send(headers: Record<string, string>, from = '127.0.0.1'): Promise<{ an
 }
 
 /** A loopback source address of its own, so this test's limit buckets are not shared with another run. */
-const freshLoopback = () => `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${2 + Math.floor(Math.random() * 250)}`;
+const freshLoopback = () =>
+  `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${2 + Math.floor(Math.random() * 250)}`;
 
 describe('clientIpFrom without a configured proxy (the default)', () => {
   it('is the socket peer; X-Forwarded-For and X-Real-IP are ignored', async () => {

@@ -14,7 +14,7 @@ export const POST = withApiKey(
     const input = parseOrThrow(createChargeBodySchema, body);
     const key = readIdempotencyKey(request);
     const result = await withIdempotency(
-      { merchantId: ctx.merchant.id, key, fingerprint: key === undefined ? '' : requestFingerprint('createCharge', body) },
+      { apiKey: ctx.apiKey, key, fingerprint: key === undefined ? '' : requestFingerprint('createCharge', body) },
       async (tx) => ({ status: 200, body: await createCharge({ ctx: { ...ctx, tx }, input }) }),
     );
     return ok(result.body, { status: result.status, headers: result.replayed ? { 'idempotent-replayed': 'true' } : {} });
