@@ -30,7 +30,10 @@ async function viemErrorFor(url: string): Promise<Error> {
     chain: polygon,
     transport: http(url, { retryCount: 0, fetchFn: async () => Promise.reject(new TypeError('fetch failed')) }),
   });
-  const error = await client.getBlockNumber().catch((e: unknown) => e as Error);
+  const error = (await client.getBlockNumber().then(
+    () => new Error('the call was expected to fail'),
+    (e: unknown) => e,
+  )) as Error;
   expect(String(error)).toContain(ALCHEMY_KEY); // the premise: viem puts the key in the error
   return error;
 }

@@ -7,6 +7,7 @@ import { corsPreflight } from '@/lib/api/cors';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { createCharge } from '@/lib/charges/create-charge';
 import { createChargeBodySchema } from '@/lib/charges/schemas';
+import { methodsNotAllowed } from '@/lib/api/methods';
 
 export const POST = withApiKey(
   async (request, ctx) => {
@@ -23,3 +24,5 @@ export const POST = withApiKey(
 );
 
 export const OPTIONS = corsPreflight;
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed('POST');

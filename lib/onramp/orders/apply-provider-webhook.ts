@@ -28,6 +28,9 @@ import { canTransition } from './state';
 
 type WebhookOutcome = 'applied' | 'unchanged' | 'duplicate' | 'unknown_order' | 'mismatch' | 'ignored';
 
+/** Largest provider webhook body read (MoonPay and Transak send a few KiB); larger → 413 before reading on. */
+export const PROVIDER_WEBHOOK_MAX_BYTES = 256 * 1024;
+
 export interface WebhookResult {
   /** HTTP status for the provider: 2xx stops its retries, 4xx says the request was not accepted. */
   status: number;
