@@ -179,6 +179,22 @@ describe('ownership and secrets', () => {
     expect(hit!.n).toBe(0);
   });
 
+  it('item names reach the checkout without bidi, control or invisible characters', async () => {
+    const res = await callRoute(POST, {
+      apiKey: merchant.liveKey,
+      body: usdcCharge({ items: [{ name: 'Gem \u202Ekcap\u202C\u200B\n pack', amount: '1', quantity: 1 }] }),
+    });
+    expect(res.status).toBe(200);
+    const [row] = await getDb().select().from(charges).where(eq(charges.id, res.json.data.chargeId));
+    expect(row!.items).toEqual([expect.objectContaining({ name: 'Gem kcap pack' })]);
+    const onlyControls = await callRoute(POST, {
+      apiKey: merchant.liveKey,
+      body: usdcCharge({ items: [{ name: '\u202E\u0007', amount: '1', quantity: 1 }] }),
+    });
+    expect(onlyControls.status).toBe(400);
+    expect(onlyControls.json.error).toMatchObject({ code: 'invalid_request', param: 'chargeData.items.0.name' });
+  });
+
   it('keys carry a recognisable prefix by mode', () => {
     expect(merchant.testKey).toMatch(/^cp_test_[0-9A-Za-z]{32}$/);
     expect(merchant.liveKey).toMatch(/^cp_live_[0-9A-Za-z]{32}$/);
