@@ -19,7 +19,9 @@ async function watchPolicyViolations(context: BrowserContext): Promise<string[]>
   await context.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (event) => {
       const report = (window as unknown as { __reportPolicyViolation: (text: string) => void }).__reportPolicyViolation;
-      report(`${event.violatedDirective} blocked ${event.blockedURI || 'inline'} in ${event.sourceFile}:${event.lineNumber} (${location.pathname})`);
+      report(
+        `${event.violatedDirective} blocked ${event.blockedURI || 'inline'} in ${event.sourceFile}:${event.lineNumber} (${location.pathname})`,
+      );
     });
   });
   context.on('console', (message) => {

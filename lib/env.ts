@@ -81,6 +81,14 @@ const envSchema = z.object({
         .optional(),
     )
     .optional(),
+  /**
+   * `npm run dev` seeds the demo merchant (public, fixed keys) only into the embedded or a loopback
+   * database; true seeds into any DATABASE_URL, false never seeds (lib/merchants/demo-seed-guard.ts).
+   */
+  SEED_DEMO: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === 'true')),
   /** Sign-in / code requests allowed per client IP per 10 minutes. */
   AUTH_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(30),
 
