@@ -5,6 +5,7 @@
  * the dashboard, the on-ramp and the sandbox provider's screen are used; framing refused; the API's
  * envelope for unknown paths and wrong methods; the client IP not taken from a spoofed header.
  */
+import { readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext, type BrowserContext } from '@playwright/test';
 import { localDemoPayerAccount } from '@/lib/infra/local-chain';
 import { installAnvilWallet, signUpAndSignIn } from './account-helpers';
@@ -179,6 +180,10 @@ test.describe('no CSP violation in use', () => {
     await page.goto('/examples/pay');
     await expect(page.getByRole('heading', { name: 'Pixel Quest shop' })).toBeVisible();
     expect(violations).toEqual([]);
+    // The watcher itself works: an inline event handler (what an injected `<img onerror>` would run) is refused and reported.
+    await page.evaluate(() => document.body.insertAdjacentHTML('beforeend', '<img src="data:," onerror="window.injected = true">'));
+    await expect.poll(() => violations.join('\n')).toContain('script-src');
+    expect(await page.evaluate(() => (window as unknown as { injected?: boolean }).injected)).toBeUndefined();
   });
 });
 
@@ -197,6 +202,27 @@ test.describe('the API envelope over HTTP', () => {
     const put = await request.put('/api/charges', { data: {} });
     expect(put.status()).toBe(405);
     expect(put.headers()['allow']).toBe('GET, HEAD, OPTIONS');
+  });
+
+  test('server actions cap their body before reading it (256 KiB)', async ({ request }) => {
+    // The sign-in page's "send me a code" action, called as the browser calls it (React's reply encoding:
+    // the arguments in part 0, the form's fields under the 1_ prefix), with its id from this build.
+    const manifest = JSON.parse(readFileSync('.next/server/server-reference-manifest.json', 'utf8')) as {
+      node: Record<string, { exportedName?: string }>;
+    };
+    const actionId = Object.entries(manifest.node).find(([, action]) => action.exportedName === 'requestSignInCode')![0];
+    const call = (email: string) =>
+      request.post('/signin', {
+        headers: { 'next-action': actionId, accept: 'text/x-component' },
+        multipart: { '0': '[{},"$K1"]', '1_email': email, '1_callbackUrl': '/wallet' },
+      });
+    const small = await call('not-an-email');
+    expect(small.status()).toBe(200);
+    expect(await small.text()).toContain('is not an e-mail address');
+    // Next.js stops reading at the cap and refuses the call (its log: "Body exceeded 256kb limit").
+    const large = await call('x'.repeat(256 * 1024));
+    expect(large.status()).toBeGreaterThanOrEqual(400);
+    expect(await large.text()).not.toContain('is not an e-mail address');
   });
 
   test('a provider webhook over 256 KiB → 413 in the envelope', async ({ request }) => {

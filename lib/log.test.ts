@@ -66,6 +66,17 @@ describe('log redaction', () => {
     expect(JSON.parse(output).error.cause.message).toContain('[redacted]');
   });
 
+  it('scrubs error-like objects from another realm too (they fail instanceof Error)', async () => {
+    const foreign = {
+      name: 'HttpRequestError',
+      message: `HTTP request failed.\n\nURL: ${RPC_URL}`,
+      stack: `HttpRequestError: at ${RPC_URL}`,
+    };
+    const output = await captureOutput(() => log.error('chain call failed', { error: foreign }));
+    expect(output).not.toContain(ALCHEMY_KEY);
+    expect(JSON.parse(output).error).toMatchObject({ name: 'HttpRequestError', message: expect.stringContaining('[redacted]') });
+  });
+
   it('takes credentials out of any URL, secret query parameters and Chargeport API keys', () => {
     expect(scrubText('connect postgres://app:s3cr3t@db.internal:5432/cp failed')).toBe(
       'connect postgres://[redacted]@db.internal:5432/cp failed',

@@ -72,10 +72,21 @@ export function scrubText(text: string): string {
     .replace(CHARGEPORT_API_KEY, `cp_${REDACTED}`);
 }
 
+/** Errors from another realm (Next.js bundles, pg-boss) fail `instanceof Error`; their message and stack are not enumerable. */
+function isErrorLike(value: unknown): value is Error {
+  return (
+    value instanceof Error ||
+    (typeof value === 'object' &&
+      value !== null &&
+      typeof (value as Error).message === 'string' &&
+      typeof (value as Error).stack === 'string')
+  );
+}
+
 function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubText(value);
   if (typeof value === 'bigint') return value.toString();
-  if (value instanceof Error) {
+  if (isErrorLike(value)) {
     const cause = (value as { cause?: unknown }).cause;
     return {
       name: value.name,
