@@ -15,5 +15,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // next-auth imports `next/server` without an extension, which Node's ESM resolver refuses; inlined,
+    // Vite resolves it (route tests import app/api/auth and session-guarded routes).
+    server: { deps: { inline: ['next-auth'] } },
   },
 });

@@ -62,6 +62,33 @@ const envSchema = z.object({
     .default('true')
     .transform((value) => value === 'true'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /**
+   * Reverse proxies in front of the app that append to X-Forwarded-For (lib/http/client-ip.ts). 0: the
+   * socket's peer is the client and forwarded headers are ignored.
+   */
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /** A CDN's client-IP header (e.g. cf-connecting-ip), believed when present. Only when the origin is reachable through the CDN alone. */
+  CLIENT_IP_HEADER: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .transform((value) => value || undefined)
+    .pipe(
+      z
+        .string()
+        .regex(/^[a-z0-9-]+$/, 'must be a header name such as cf-connecting-ip')
+        .refine((name) => name !== 'x-forwarded-for', 'x-forwarded-for is a chain: use TRUSTED_PROXY_HOPS instead')
+        .optional(),
+    )
+    .optional(),
+  /**
+   * `npm run dev` seeds the demo merchant (public, fixed keys) only into the embedded or a loopback
+   * database; true seeds into any DATABASE_URL, false never seeds (lib/merchants/demo-seed-guard.ts).
+   */
+  SEED_DEMO: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === 'true')),
   /** Sign-in / code requests allowed per client IP per 10 minutes. */
   AUTH_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(30),
 

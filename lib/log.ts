@@ -1,19 +1,109 @@
 /**
- * Structured logs, one JSON object per line. Fields named like secrets are redacted before writing,
- * so a key, code or PIN passed by mistake never reaches the log.
+ * Structured logs, one JSON object per line, with secrets taken out centrally before writing:
+ *
+ *  - fields named like secrets (key, secret, token, password, pin, code, authorization, cookie, seed,
+ *    pepper, signature) have their value replaced, whatever its type, so a key, code or PIN passed by
+ *    mistake never reaches the log; ids and counts of such things (`keyId`, `codeCount`) stay;
+ *  - every string (the message, values, error messages and stacks, their causes) is scrubbed of
+ *    credentials in URLs (`https://user:pass@…`), of the path and query of the configured RPC URLs
+ *    (Alchemy, Infura and QuickNode put the key there, and viem errors quote the URL they called),
+ *    of secret-named query parameters (`?apikey=…`), and of Chargeport API keys.
+ *
+ * `redactConsole()` applies the same scrubbing to console output, where Next.js prints errors that
+ * escape a request.
  */
-import { env } from './env';
+import { inspect } from 'node:util';
+import { CHAIN_NAMES } from './chains/registry';
+import { env, rpcEnvName, type Env } from './env';
 
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 type Level = keyof typeof LEVELS;
-const SECRET_FIELD = /(key|secret|token|password|pin|code|authorization|cookie)/i;
+const REDACTED = '[redacted]';
+const SECRET_FIELD = /(key|secret|token|password|passwd|pin|code|otp|authorization|cookie|seed|pepper|mnemonic|signature|credential)/i;
+/** Names that carry an identifier, count or status of a secret-named thing, not the secret. */
+const PUBLIC_FIELD = /(Id|Ids|_id|Count|Prefix|Status|At)$/;
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
+const SECRET_QUERY_PARAM = /([?&][^=&\s#]*(?:key|secret|token|password|signature|auth)[^=&\s#]*=)[^&\s#"']+/gi;
+const CHARGEPORT_API_KEY = /\bcp_(?:pub_)?(?:test|live)_[0-9A-Za-z]{8,}/g;
+
+function isSecretField(name: string): boolean {
+  return SECRET_FIELD.test(name) && !PUBLIC_FIELD.test(name);
+}
+
+let secretUrlsFor: Env | undefined;
+let secretUrls: { text: string; replacement: string }[] = [];
+
+/** The configured RPC URLs whose path or query may hold a key, longest first, with what replaces them. */
+function configuredSecretUrls(): { text: string; replacement: string }[] {
+  let config: Env;
+  try {
+    config = env();
+  } catch {
+    return secretUrls; // configuration errors are reported elsewhere; keep logging
+  }
+  if (config === secretUrlsFor) return secretUrls;
+  const found: { text: string; replacement: string }[] = [];
+  for (const chain of CHAIN_NAMES) {
+    const configured = config[rpcEnvName(chain)];
+    if (!configured) continue;
+    try {
+      const url = new URL(configured);
+      if ((url.pathname === '/' || url.pathname === '') && !url.search) continue;
+      const replacement = `${url.protocol}//${url.host}/${REDACTED}`;
+      found.push({ text: configured, replacement }, { text: url.href, replacement });
+      // Quoted elsewhere without the origin (a path in a message), or with a trailing slash dropped.
+      if (url.pathname.length > 1) found.push({ text: `${url.pathname}${url.search}`.replace(/\/$/, ''), replacement: `/${REDACTED}` });
+    } catch {
+      // not a URL: env validation reports it
+    }
+  }
+  secretUrls = found.filter((entry) => entry.text.length >= 4).sort((a, b) => b.text.length - a.text.length);
+  secretUrlsFor = config;
+  return secretUrls;
+}
+
+/** A string with credentials taken out of URLs, configured RPC URLs cut to their origin, API keys removed. */
+export function scrubText(text: string): string {
+  let out = text;
+  for (const { text: secret, replacement } of configuredSecretUrls()) out = out.split(secret).join(replacement);
+  return out
+    .replace(URL_USERINFO, `$1${REDACTED}@`)
+    .replace(SECRET_QUERY_PARAM, `$1${REDACTED}`)
+    .replace(CHARGEPORT_API_KEY, `cp_${REDACTED}`);
+}
+
+/** Errors from another realm (Next.js bundles, pg-boss) fail `instanceof Error`; their message and stack are not enumerable. */
+function isErrorLike(value: unknown): value is Error {
+  return (
+    value instanceof Error ||
+    (typeof value === 'object' &&
+      value !== null &&
+      typeof (value as Error).message === 'string' &&
+      typeof (value as Error).stack === 'string')
+  );
+}
 
 function redact(value: unknown, depth = 0): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
-  if (depth > 4 || value === null || typeof value !== 'object') return typeof value === 'bigint' ? value.toString() : value;
+  if (typeof value === 'string') return scrubText(value);
+  if (typeof value === 'bigint') return value.toString();
+  if (isErrorLike(value)) {
+    const cause = (value as { cause?: unknown }).cause;
+    return {
+      name: value.name,
+      message: scrubText(value.message),
+      stack: value.stack === undefined ? undefined : scrubText(value.stack),
+      ...(cause !== undefined && depth < 4 ? { cause: redact(cause, depth + 1) } : {}),
+    };
+  }
+  if (depth > 4 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, SECRET_FIELD.test(k) && typeof v === 'string' ? '[redacted]' : redact(v, depth + 1)]),
+    Object.entries(value).map(([k, v]) => [
+      k,
+      isSecretField(k) && v !== null && v !== undefined && typeof v !== 'boolean' && typeof v !== 'object'
+        ? REDACTED
+        : redact(v, depth + 1),
+    ]),
   );
 }
 
@@ -25,7 +115,7 @@ function write(level: Level, message: string, fields?: Record<string, unknown>):
     // configuration errors are reported elsewhere; keep logging
   }
   if (LEVELS[level] < LEVELS[threshold]) return;
-  const line = JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...(redact(fields ?? {}) as object) });
+  const line = JSON.stringify({ level, time: new Date().toISOString(), msg: scrubText(message), ...(redact(fields ?? {}) as object) });
   (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(`${line}\n`);
 }
 
@@ -35,3 +125,23 @@ export const log = {
   warn: (message: string, fields?: Record<string, unknown>) => write('warn', message, fields),
   error: (message: string, fields?: Record<string, unknown>) => write('error', message, fields),
 };
+
+const consoleState = globalThis as unknown as { __chargeportConsoleRedacted?: boolean };
+
+/**
+ * Scrubs what goes through console.error / warn / log / info (Next.js prints unhandled request
+ * errors there, viem's URL included). Errors and objects are formatted first, then scrubbed.
+ */
+export function redactConsole(): void {
+  if (consoleState.__chargeportConsoleRedacted) return;
+  consoleState.__chargeportConsoleRedacted = true;
+  for (const method of ['error', 'warn', 'log', 'info'] as const) {
+    const original = console[method].bind(console);
+    console[method] = (...args: unknown[]) =>
+      original(
+        ...args.map((arg) =>
+          typeof arg === 'string' ? scrubText(arg) : arg !== null && typeof arg === 'object' ? scrubText(inspect(arg)) : arg,
+        ),
+      );
+  }
+}

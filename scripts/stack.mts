@@ -11,6 +11,7 @@ import { CHAIN_NAMES, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { parseEnv, rpcEnvName, ConfigError } from '@/lib/env';
 import { findFreePort, isPortOpen } from '@/lib/infra/free-port';
 import { fundLocalWallet, localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { demoSeedRefusal } from '@/lib/merchants/demo-seed-guard';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { ensureDevSecrets } from '@/lib/infra/dev-secrets';
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/lib/infra/runtime-file';
@@ -58,7 +59,10 @@ if (childEnv.DEPOSIT_HD_SEED && stack.localChains.length) {
   say(`Gas tank ${gasTank} funded on the local chains`);
 }
 
-if (mode === 'dev') {
+// The demo keys are public: seeded only into the embedded or a local database (or with SEED_DEMO=true).
+const demoSeedSkipped = mode === 'dev' ? demoSeedRefusal({ databaseUrl: childEnv.DATABASE_URL, seedDemo: config.SEED_DEMO }) : null;
+if (demoSeedSkipped) say(demoSeedSkipped);
+if (mode === 'dev' && !demoSeedSkipped) {
   Object.assign(process.env, stack.env, devSecrets);
   process.env.APP_URL = appUrl;
   const { seedDemoData, createDemoCharge, DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE } = await import('@/lib/merchants/seed-demo');

@@ -7,8 +7,10 @@ import { existsSync } from 'node:fs';
 import { env } from '@/lib/env';
 import { closeDb } from '@/lib/db/client';
 import { startBackgroundJobs, stopBackgroundJobs } from '@/lib/jobs/background-jobs';
+import { redactConsole } from '@/lib/log';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
+redactConsole();
 if (!env().DATABASE_URL) {
   console.error("npm run worker needs DATABASE_URL (the web instances' database).");
   process.exit(1);

@@ -7,6 +7,7 @@ import { requireUser } from '@/lib/auth/session';
 import { getDashboardOverview } from '@/lib/charges/get-dashboard-overview';
 import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
+import { VERIFICATION_STATUS_LABELS, verificationStatus } from '@/lib/merchants/verification';
 
 export const metadata: Metadata = { title: 'Dashboard' };
 
@@ -35,7 +36,7 @@ export default async function DashboardPage() {
           </h1>
           <p className="mt-1 text-sm text-slate-600">
             Your role: {membership.role}. Business verification:{' '}
-            <strong data-testid="verification-status">{membership.merchant.verifiedAt ? 'verified' : 'not verified'}</strong>
+            <strong data-testid="verification-status">{VERIFICATION_STATUS_LABELS[verificationStatus(membership.merchant)]}</strong>
           </p>
           {!membership.merchant.verifiedAt && (
             <div className="mt-6 rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200">

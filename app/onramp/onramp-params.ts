@@ -13,6 +13,7 @@ import {
   type ChainFamily,
   type ChainName,
 } from '@/lib/chains/registry';
+import { cleanDisplayText } from '@/lib/text';
 
 /** Main networks only: providers sell real tokens, never test-network coins. */
 export const ONRAMP_CHAINS: readonly ChainName[] = CHAIN_NAMES.filter((name) => !CHAINS[name].isTestnet);
@@ -51,16 +52,13 @@ function echo(value: string): string {
 }
 
 /**
- * The merchant's business name as the link carries it, made safe to show: control and bidirectional
- * override characters removed (they could make the label read as something else), whitespace collapsed,
- * at most 64 characters. React escapes it when rendering; nothing else ever reads it.
+ * The merchant's business name as the link carries it, made safe to show: control, bidirectional and
+ * invisible characters removed (lib/text.ts: they could make the label read as something else),
+ * whitespace collapsed, at most 64 characters. React escapes it when rendering; nothing else ever reads it.
  */
 export function cleanWalletLabel(raw: string | undefined): string | null {
   if (!raw) return null;
-  const cleaned = raw
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const cleaned = cleanDisplayText(raw);
   const codePoints = [...cleaned];
   if (!codePoints.length) return null;
   return codePoints.length > WALLET_LABEL_MAX_LENGTH ? `${codePoints.slice(0, WALLET_LABEL_MAX_LENGTH - 1).join('')}…` : cleaned;

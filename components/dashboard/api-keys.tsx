@@ -3,6 +3,7 @@
 import { useActionState } from 'react';
 import { createKeyAction, revokeKeyAction, rollKeyAction, type KeyFormState } from '@/app/dashboard/settings/api-keys/actions';
 import { Button } from '@/components/ui/button';
+import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import type { ApiKeyListing } from '@/lib/api-keys/manage-api-keys';
 
@@ -149,12 +150,32 @@ function ApiKeyRow({
                 Roll
               </Button>
             </form>
-            <form action={revoke}>
-              <input type="hidden" name="keyId" value={apiKey.id} />
-              <Button type="submit" variant="ghost" className="min-h-8 px-2 text-xs text-rose-700" disabled={busy}>
-                Revoke
-              </Button>
-            </form>
+            <ConfirmAction
+              action={revoke}
+              fields={{ keyId: apiKey.id }}
+              disabled={busy}
+              trigger={{ label: 'Revoke', accessibleName: `Revoke ${apiKey.name}`, className: 'min-h-8 px-2 text-xs text-rose-700' }}
+              title={`Revoke the ${apiKey.mode === 'live' ? 'production' : 'test'} key “${apiKey.name}”?`}
+              description={
+                apiKey.mode === 'live' ? (
+                  <p>
+                    Requests with this key fail at once with <code>invalid_api_key</code>: your live integration stops taking payments until
+                    it uses another key. This cannot be undone; to replace a key without downtime, roll it instead.
+                  </p>
+                ) : (
+                  <p>Requests with this key fail at once. This cannot be undone.</p>
+                )
+              }
+              confirmLabel="Revoke key"
+              typeToConfirm={
+                apiKey.mode === 'live'
+                  ? {
+                      accepted: [apiKey.name, 'revoke'],
+                      label: `Type the key's name (${apiKey.name}) or “revoke” to confirm`,
+                    }
+                  : undefined
+              }
+            />
           </div>
         )}
       </td>

@@ -3,6 +3,7 @@
 import { useActionState } from 'react';
 import { changeRoleAction, inviteMemberAction, removeMemberAction, revokeInvitationAction } from '@/app/dashboard/settings/members/actions';
 import { Button } from '@/components/ui/button';
+import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import type { FormState } from '@/lib/auth/form-state';
 import type { MemberRole } from '@/lib/merchants/permissions';
@@ -109,12 +110,15 @@ export function MemberRow(props: {
       </td>
       <td className="py-3 text-right">
         {props.canManage && (
-          <form action={remove}>
-            <input type="hidden" name="userId" value={props.userId} />
-            <Button type="submit" variant="ghost" className="min-h-8 px-2 text-xs text-rose-700" disabled={removing}>
-              Remove
-            </Button>
-          </form>
+          <ConfirmAction
+            action={remove}
+            fields={{ userId: props.userId }}
+            disabled={removing}
+            trigger={{ label: 'Remove', accessibleName: `Remove ${props.email}`, className: 'min-h-8 px-2 text-xs text-rose-700' }}
+            title={`Remove ${props.email}?`}
+            description={<p>They lose access to this merchant&apos;s dashboard at once. To let them back in, invite them again.</p>}
+            confirmLabel="Remove member"
+          />
         )}
         <Outcome state={removed} />
       </td>

@@ -21,7 +21,7 @@ export function ProfileForm({ initial, canEdit }: { initial: { name: string; log
           required
           defaultValue={values.name}
           error={errorFor('name')}
-          hint="Shown on the checkout and as the wallet label on the on-ramp."
+          hint="Shown on the checkout and as the wallet label on the on-ramp. Changing it after business verification sends it back to support for review."
         />
         <Field
           label="Logo URL"

@@ -12,6 +12,7 @@ import {
   type SecretFormState,
 } from '@/app/dashboard/settings/webhooks/actions';
 import { Button } from '@/components/ui/button';
+import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import type { FormState } from '@/lib/auth/form-state';
 import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/event-types';
@@ -208,20 +209,22 @@ export function SendTestEventButton({ endpointId, disabled }: { endpointId: stri
 export function DeleteEndpointButton({ endpointId }: { endpointId: string }) {
   const [state, action, pending] = useActionState<FormState, FormData>(deleteEndpointAction, {});
   return (
-    <form
-      action={action}
-      className="flex flex-col gap-2"
-      onSubmit={(event) => {
-        if (!window.confirm('Delete this endpoint and its delivery log? Events stay available through GET /api/events.'))
-          event.preventDefault();
-      }}
-    >
-      <input type="hidden" name="endpointId" value={endpointId} />
-      <Button type="submit" variant="ghost" className="text-rose-700" disabled={pending}>
-        {pending ? 'Deleting…' : 'Delete endpoint'}
-      </Button>
+    <div className="flex flex-col gap-2">
+      <ConfirmAction
+        action={action}
+        fields={{ endpointId }}
+        disabled={pending}
+        trigger={{ label: pending ? 'Deleting…' : 'Delete endpoint', className: 'text-rose-700' }}
+        title="Delete this webhook endpoint?"
+        description={
+          <p>
+            No more events are sent to it, and its delivery log is deleted. Events stay available through <code>GET /api/events</code>.
+          </p>
+        }
+        confirmLabel="Delete endpoint"
+      />
       <Outcome state={state} />
-    </form>
+    </div>
   );
 }
 

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { apiKeys, merchants, type ApiKeyKind, type ApiKeyMode } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
+import { isVerifiedForLive } from '@/lib/merchants/verification';
 import { newId } from '@/lib/ids';
 import { generateApiKey } from './key-material';
 
@@ -24,8 +25,13 @@ export async function createApiKey(input: {
   const db = input.tx ?? getDb();
   const [merchant] = await db.select().from(merchants).where(eq(merchants.id, input.merchantId));
   if (!merchant) throw new AppError('not_found', `No merchant ${input.merchantId}.`);
-  if (input.mode === 'live' && !merchant.verifiedAt) {
-    throw new AppError('verification_required', 'Production keys are issued only to merchants that completed business verification.');
+  if (input.mode === 'live' && !isVerifiedForLive(merchant)) {
+    throw new AppError(
+      'verification_required',
+      merchant.verifiedAt
+        ? 'Your business name changed after verification: support reviews it again before new production keys are issued (existing keys keep working).'
+        : 'Production keys are issued only to merchants that completed business verification.',
+    );
   }
   const kind = input.kind ?? 'secret';
   const material = generateApiKey(input.mode, kind);

@@ -4,6 +4,7 @@ import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, type MemberRole } from '@/lib/db/schema';
 import { newUser } from '@/test/accounts';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
+import { verifyMerchant } from '@/lib/merchants/verify-merchant';
 import { authenticateApiKey } from './authenticate-api-key';
 import { createKeyForMember, listApiKeys, revokeKeyForMember, rollKeyForMember } from './manage-api-keys';
 
@@ -79,6 +80,24 @@ describe('API keys in the dashboard', () => {
     await expect(revokeKeyForMember({ userId: members.owner!, merchantId: other.id, keyId: otherKey!.id })).rejects.toMatchObject({
       code: 'forbidden',
     });
+  });
+
+  it('a production key is revoked only with its name or "revoke" typed; nothing changes without it', async () => {
+    await verifyMerchant(merchant.id);
+    const live = await createKeyForMember({ ...as('owner'), mode: 'live', kind: 'secret', name: 'Prod server' });
+    for (const confirmation of [undefined, '', 'Prod', 'yes']) {
+      await expect(revokeKeyForMember({ ...as('owner'), keyId: live.id, confirmation })).rejects.toMatchObject({
+        code: 'invalid_request',
+        param: 'confirm',
+        message: expect.stringContaining('“Prod server”'),
+      });
+    }
+    expect((await authenticateApiKey(live.plaintext)).apiKey.id).toBe(live.id);
+    await revokeKeyForMember({ ...as('owner'), keyId: live.id, confirmation: ' Prod server ' });
+    await expect(authenticateApiKey(live.plaintext)).rejects.toMatchObject({ code: 'invalid_api_key' });
+    const another = await createKeyForMember({ ...as('owner'), mode: 'live', kind: 'publishable', name: 'Web' });
+    await revokeKeyForMember({ ...as('owner'), keyId: another.id, confirmation: 'REVOKE' });
+    await expect(authenticateApiKey(another.plaintext)).rejects.toMatchObject({ code: 'invalid_api_key' });
   });
 
   it('records every change in the audit log, with actor, role, mode and IP, and never the key', async () => {

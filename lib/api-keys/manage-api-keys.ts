@@ -9,6 +9,7 @@
  *    downtime, as Stripe's roll does.
  *  - The test key cannot be left without a working secret key: revoking the last one is refused
  *    (roll it instead), so the "test key always" promise holds.
+ *  - Revoking a production key needs its name or "revoke" typed (revokeKeyForMember).
  */
 import { and, asc, eq, gt, isNull, ne, or } from 'drizzle-orm';
 import { recordAudit } from '@/lib/audit/record-audit';
@@ -103,10 +104,18 @@ export async function rollKeyForMember(
     .finally(() => forgetMerchantCredentials(input.merchantId));
 }
 
-export async function revokeKeyForMember(input: Actor & { keyId: string }, now = new Date()): Promise<void> {
+/**
+ * Revoking a production key stops a live integration at once, so it must be confirmed by typing the
+ * key's name or "revoke", in any case (the dashboard's dialog sends it as `confirmation`).
+ */
+export async function revokeKeyForMember(input: Actor & { keyId: string; confirmation?: string }, now = new Date()): Promise<void> {
   await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'api_keys.manage' });
     const key = await liveKeyOfMerchant(tx, input.merchantId, input.keyId, now);
+    const typed = input.confirmation?.trim().toLowerCase();
+    if (key.mode === 'live' && typed !== key.name.toLowerCase() && typed !== 'revoke') {
+      throw new AppError('invalid_request', `To revoke a production key, type its name (“${key.name}”) or "revoke".`, { param: 'confirm' });
+    }
     if (key.kind === 'secret' && key.mode === 'test') {
       const others = await tx
         .select({ id: apiKeys.id })

@@ -13,10 +13,7 @@ export async function readJsonBody(request: Request, options: { optional?: boole
   if (contentType && !/^application\/(.+\+)?json\b/i.test(contentType)) {
     throw new AppError('unsupported_media_type', `Send the body as JSON with Content-Type: application/json (got ${contentType}).`);
   }
-  const limit = env().API_MAX_BODY_BYTES;
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > limit) throw tooLarge(limit);
-  const text = await readLimited(request, limit);
+  const text = (await readBodyLimited(request, env().API_MAX_BODY_BYTES)).toString('utf8');
   if (text.trim() === '') {
     if (options.optional) return {};
     throw new AppError('invalid_json', 'The request body is empty: send a JSON object.');
@@ -34,8 +31,16 @@ export function parseNumberExactly(text: string): number | string {
   return String(Number(text)) === text ? Number(text) : text;
 }
 
-async function readLimited(request: Request, limit: number): Promise<string> {
-  if (!request.body) return '';
+/**
+ * The request's raw bytes, refused with 413 payload_too_large as soon as they exceed `limit`: a
+ * declared Content-Length over the limit is refused before anything is read, and a body sent without
+ * one (chunked) is cut off at the first chunk past the limit. Every route that reads a body from
+ * someone not yet authenticated reads it through here.
+ */
+export async function readBodyLimited(request: Request, limit: number): Promise<Buffer> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > limit) throw tooLarge(limit);
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -49,7 +54,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function tooLarge(limit: number): AppError {

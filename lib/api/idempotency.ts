@@ -6,11 +6,14 @@
  * concurrent request with the same key blocks on the primary-key insert until that commit, then
  * finds the stored response. If the first request fails, its transaction rolls back, nothing is
  * stored, and the waiting request runs as if it were first. So 50 parallel requests make one charge.
+ *
+ * A key belongs to the merchant, mode and kind of the API key that sent it: a test key reusing a
+ * live request's Idempotency-Key runs its own request instead of replaying the live response.
  */
 import { createHash } from 'node:crypto';
 import { and, eq, lt } from 'drizzle-orm';
 import { getDb, type DbOrTx } from '@/lib/db/client';
-import { idempotencyKeys } from '@/lib/db/schema';
+import { idempotencyKeys, type ApiKey } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 
 const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
@@ -40,10 +43,18 @@ export function requestFingerprint(operation: string, body: unknown): string {
 }
 
 export async function withIdempotency(
-  options: { merchantId: string; key: string | undefined; fingerprint: string },
+  options: { apiKey: Pick<ApiKey, 'merchantId' | 'mode' | 'kind'>; key: string | undefined; fingerprint: string },
   run: (tx: DbOrTx) => Promise<{ status: number; body: unknown }>,
 ): Promise<StoredResponse> {
-  const { key } = options;
+  const { key, apiKey } = options;
+  const scope = { merchantId: apiKey.merchantId, mode: apiKey.mode, keyKind: apiKey.kind };
+  const isThisKey = (idempotencyKey: string) =>
+    and(
+      eq(idempotencyKeys.merchantId, scope.merchantId),
+      eq(idempotencyKeys.mode, scope.mode),
+      eq(idempotencyKeys.keyKind, scope.keyKind),
+      eq(idempotencyKeys.key, idempotencyKey),
+    );
   if (key === undefined) {
     // No key, nothing to store: `run` makes its own writes atomic (createCharge: one statement).
     const result = await run(getDb());
@@ -52,14 +63,11 @@ export async function withIdempotency(
   return getDb().transaction(async (tx) => {
     const claimed = await tx
       .insert(idempotencyKeys)
-      .values({ merchantId: options.merchantId, key, requestHash: options.fingerprint, responseStatus: 0, responseBody: {} })
+      .values({ ...scope, key, requestHash: options.fingerprint, responseStatus: 0, responseBody: {} })
       .onConflictDoNothing()
       .returning({ key: idempotencyKeys.key });
     if (claimed.length === 0) {
-      const [stored] = await tx
-        .select()
-        .from(idempotencyKeys)
-        .where(and(eq(idempotencyKeys.merchantId, options.merchantId), eq(idempotencyKeys.key, key)));
+      const [stored] = await tx.select().from(idempotencyKeys).where(isThisKey(key));
       if (!stored) throw new Error('idempotency row vanished between insert and select');
       if (stored.requestHash !== options.fingerprint) {
         throw new AppError(
@@ -74,7 +82,7 @@ export async function withIdempotency(
     await tx
       .update(idempotencyKeys)
       .set({ responseStatus: result.status, responseBody: result.body as object })
-      .where(and(eq(idempotencyKeys.merchantId, options.merchantId), eq(idempotencyKeys.key, key)));
+      .where(isThisKey(key));
     return { ...result, replayed: false };
   });
 }

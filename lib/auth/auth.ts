@@ -100,3 +100,18 @@ function buildConfig(): NextAuthConfig {
 }
 
 export const { handlers, auth, signIn, signOut } = NextAuth(() => buildConfig());
+
+/** Largest body next-auth is given: forms with a CSRF token, Apple's form_post with an id_token. */
+export const AUTH_MAX_BODY_BYTES = 64 * 1024;
+
+/** next-auth's actions, and those that take a provider id (as @auth/core parses /api/auth/<action>[/<provider>]). */
+const AUTH_ACTIONS = ['providers', 'session', 'csrf', 'signin', 'signout', 'callback', 'verify-request', 'error', 'webauthn-options'];
+const AUTH_ACTIONS_WITH_PROVIDER = ['signin', 'callback', 'webauthn-options'];
+
+/** Whether next-auth serves this path; anything else under /api/auth is a 404 in the API envelope. */
+export function isAuthRoute(pathname: string): boolean {
+  if (!pathname.startsWith('/api/auth/')) return false;
+  const [action, provider, ...rest] = pathname.slice('/api/auth/'.length).split('/').filter(Boolean);
+  if (!action || rest.length > 0 || !AUTH_ACTIONS.includes(action)) return false;
+  return provider === undefined || AUTH_ACTIONS_WITH_PROVIDER.includes(action);
+}

@@ -39,6 +39,7 @@ import { newDepositAddress } from '@/lib/payments/deposit-addresses';
 import { merchantTokenRule } from '@/lib/merchants/tokens';
 import { chargeEventRow } from '@/lib/webhooks/emit';
 import { swapPairToken } from '@/lib/swap/swap-pairs';
+import { isVerifiedForLive } from '@/lib/merchants/verification';
 
 export interface CreateChargeResult {
   chargeId: string;
@@ -196,13 +197,13 @@ function resolveDestination(
     if (ctx.apiKey.mode !== 'live') {
       throw new AppError('live_key_required', 'Direct transfers need a production API key (cp_live_…).', { param: 'isDirectTransfer' });
     }
-    if (!ctx.merchant.verifiedAt) {
+    if (!isVerifiedForLive(ctx.merchant)) {
       throw new AppError(
         'verification_required',
-        'Direct transfers need a merchant that completed business verification. Contact support.',
-        {
-          param: 'isDirectTransfer',
-        },
+        ctx.merchant.verifiedAt
+          ? 'Direct transfers wait until support re-verifies your business after its name change.'
+          : 'Direct transfers need a merchant that completed business verification. Contact support.',
+        { param: 'isDirectTransfer' },
       );
     }
   }

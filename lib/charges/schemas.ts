@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { CHAIN_NAMES } from '@/lib/chains/registry';
 import { PAYMENT_STATUSES } from '@/lib/db/schema/payments';
 import { CHARGE_STATUSES } from './state';
+import { cleanDisplayText } from '@/lib/text';
 
 export const LIMITS = {
   items: 100,
@@ -53,7 +54,12 @@ function numberToDecimalText(value: number): string {
 
 const chargeItemSchema = z
   .object({
-    name: z.string().trim().min(1, 'is required').max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`),
+    // Shown to the buyer: bidi, control and invisible characters removed (lib/text.ts).
+    name: z
+      .string()
+      .overwrite(cleanDisplayText)
+      .min(1, 'is required')
+      .max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`),
     image: httpUrl.optional(),
     amount: decimalAmountSchema,
     quantity: z

@@ -14,8 +14,14 @@ import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { sendEmail } from '@/lib/notifications/send-email';
+import { cleanDisplayText } from '@/lib/text';
 
-export const businessNameSchema = z.string().trim().min(2, 'must be at least 2 characters').max(100, 'must be at most 100 characters');
+/** The merchant's name: shown to buyers (checkout, on-ramp label), so bidi, control and invisible characters are removed (lib/text.ts). */
+export const businessNameSchema = z
+  .string()
+  .overwrite(cleanDisplayText)
+  .min(2, 'must be at least 2 characters')
+  .max(100, 'must be at most 100 characters');
 
 export async function findMerchantOfUser(userId: string): Promise<{ merchant: Merchant; role: MemberRole } | undefined> {
   const [row] = await getDb()

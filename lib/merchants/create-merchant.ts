@@ -5,10 +5,11 @@ import { getDb } from '@/lib/db/client';
 import { merchants, type Merchant } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
+import { cleanDisplayText } from '@/lib/text';
 
 export const createMerchantInputSchema = z.object({
   email: z.email('must be an e-mail address'),
-  name: z.string().trim().min(1, 'is required').max(200),
+  name: z.string().overwrite(cleanDisplayText).min(1, 'is required').max(200),
   verified: z.boolean().default(false),
 });
 

@@ -6,7 +6,10 @@ import { auditLog, merchantMembers, merchants } from '@/lib/db/schema';
 import { newUser } from '@/test/accounts';
 import { callRoute, newMerchant, usdcCharge, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { createKeyForMember } from '@/lib/api-keys/manage-api-keys';
+import { readOutbox } from '@/lib/notifications/outbox';
 import { updateMerchantProfile } from './profile';
+import { verifyMerchant } from './verify-merchant';
 
 let merchant: TestMerchant;
 let owner: string;
@@ -62,5 +65,62 @@ describe('merchant profile', () => {
     await expect(attempt({}, developer)).rejects.toMatchObject({ code: 'forbidden' });
     const [row] = await getDb().select().from(merchants).where(eq(merchants.id, merchant.id));
     expect(row!.name).toBe('Test Studio');
+  });
+});
+
+describe('renaming a verified merchant flags it for re-review', () => {
+  const rename = (name: string, userId = owner) =>
+    updateMerchantProfile({ userId, merchantId: merchant.id, name, logoUrl: '', supportEmail: '' });
+  const row = async () => (await getDb().select().from(merchants).where(eq(merchants.id, merchant.id)))[0]!;
+
+  it('no new live key and no direct transfer until support re-verifies; existing live keys keep working', async () => {
+    await rename('Renamed Studio');
+    expect((await row()).reviewRequiredAt).toBeInstanceOf(Date);
+    expect(readOutbox('email', 'support@chargeport.local').some((mail) => mail.text.includes(`merchant verify ${merchant.id}`))).toBe(true);
+    const [entry] = await getDb().select().from(auditLog).where(eq(auditLog.merchantId, merchant.id));
+    expect(entry!.data).toMatchObject({ name: { from: 'Test Studio', to: 'Renamed Studio' }, reviewRequired: true });
+
+    await expect(
+      createKeyForMember({ userId: owner, merchantId: merchant.id, mode: 'live', kind: 'secret', name: 'New' }),
+    ).rejects.toMatchObject({
+      code: 'verification_required',
+      message: expect.stringContaining('name changed'),
+    });
+    const direct = await callRoute(createChargeRoute, {
+      apiKey: merchant.liveKey!,
+      body: usdcCharge({ toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }, { isDirectTransfer: true }),
+    });
+    expect(direct.status).toBe(403);
+    expect(direct.json.error).toMatchObject({ code: 'verification_required', param: 'isDirectTransfer' });
+    // The live integration does not stop: the existing key still creates charges.
+    expect((await callRoute(createChargeRoute, { apiKey: merchant.liveKey!, body: usdcCharge() })).status).toBe(200);
+
+    await verifyMerchant(merchant.id);
+    expect((await row()).reviewRequiredAt).toBeNull();
+    await expect(
+      createKeyForMember({ userId: owner, merchantId: merchant.id, mode: 'live', kind: 'secret', name: 'New' }),
+    ).resolves.toMatchObject({
+      plaintext: expect.stringMatching(/^cp_live_/),
+    });
+  });
+
+  it('other profile changes, and renaming a merchant that is not verified, flag nothing', async () => {
+    await updateMerchantProfile({
+      userId: owner,
+      merchantId: merchant.id,
+      name: 'Test Studio',
+      logoUrl: 'https://cdn.example/l.png',
+      supportEmail: '',
+    });
+    expect((await row()).reviewRequiredAt).toBeNull();
+    await getDb().update(merchants).set({ verifiedAt: null }).where(eq(merchants.id, merchant.id));
+    await rename('Still Unverified');
+    expect((await row()).reviewRequiredAt).toBeNull();
+  });
+
+  it('names are stored without bidi, control or invisible characters', async () => {
+    await rename('\u202EsemaG\u202C Orbit\u200B\n');
+    expect((await row()).name).toBe('semaG Orbit');
+    await expect(rename('\u202E\u200F')).rejects.toMatchObject({ code: 'invalid_request', param: 'name' });
   });
 });

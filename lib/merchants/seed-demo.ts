@@ -1,17 +1,20 @@
 /**
  * Development seed: a verified demo merchant with fixed, documented keys, so the README's curl
  * examples work verbatim against `npm run dev`. Never run in production (the launcher only calls it
- * for `dev`, and it refuses when NODE_ENV is production).
+ * for `dev`, and it refuses when NODE_ENV is production), nor into a database that is not on this
+ * machine unless SEED_DEMO=true (demo-seed-guard.ts): the keys are public.
  */
 import { eq } from 'drizzle-orm';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { createCharge } from '@/lib/charges/create-charge';
 import { getDb } from '@/lib/db/client';
+import { env } from '@/lib/env';
 import { apiKeys, merchantMembers, merchants } from '@/lib/db/schema';
 import { hashApiKey } from '@/lib/api-keys/key-material';
 import { hasPin, setPin } from '@/lib/accounts/pin';
 import { createUser, findUserByEmail } from '@/lib/accounts/users';
 import { listWallets, type WalletView } from '@/lib/wallets/list-wallets';
+import { demoSeedRefusal } from './demo-seed-guard';
 
 export const DEMO_MERCHANT = {
   id: 'mer_DemoMerchant0000000000',
@@ -42,6 +45,8 @@ export interface DemoSeed {
 
 export async function seedDemoData(): Promise<DemoSeed> {
   if (process.env.NODE_ENV === 'production') throw new Error('refusing to seed demo data in production');
+  const refusal = demoSeedRefusal({ databaseUrl: env().DATABASE_URL, seedDemo: env().SEED_DEMO });
+  if (refusal) throw new Error(refusal);
   const db = getDb();
   await db
     .insert(merchants)

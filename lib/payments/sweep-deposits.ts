@@ -163,11 +163,11 @@ export async function sweepCharge(chargeId: string, options: SolanaRpcOptions = 
     // Could not sign (gas caps, an empty tank, a node refusing to estimate): counted, backed off, alerted at the end.
     if (OUTAGES.has(error.code)) {
       // The service's problem, not this sweep's (an empty tank, a node down, today's gas cap): retry, uncounted.
-      log.warn('sweep waits for an outage to end', { chargeId, code: error.code, error: error.message });
+      log.warn('sweep waits for an outage to end', { chargeId, reason: error.code, error: error.message });
       await reschedule(chargeId, { at: new Date(now.getTime() + OUTAGE_RETRY_MS) });
       return 'waiting_for_gas';
     }
-    log.warn('sweep could not be signed; backing off', { chargeId, code: error.code, error: error.message });
+    log.warn('sweep could not be signed; backing off', { chargeId, reason: error.code, error: error.message });
     await reschedule(chargeId, { signError: `${error.code}: ${error.message}` });
     return 'backing_off';
   }

@@ -4,7 +4,7 @@ import { resetApiRateLimiter } from '@/lib/api/rate-limit';
 import { getDb } from '@/lib/db/client';
 import { apiKeys, charges } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { callRoute, newMerchant, storedCounts, usdcCharge, type TestMerchant } from '@/test/fixtures';
+import { callRoute, newMerchant, newPublishableKey, storedCounts, testCharge, usdcCharge, type TestMerchant } from '@/test/fixtures';
 import { GET as getChargeRoute } from '../charges/[chargeId]/route';
 import { POST } from './route';
 
@@ -70,6 +70,38 @@ describe('Idempotency-Key', () => {
     const ra = await callRoute(POST, { apiKey: a.liveKey, body: usdcCharge(), headers });
     const rb = await callRoute(POST, { apiKey: b.liveKey, body: usdcCharge(), headers });
     expect(ra.json.data.chargeId).not.toBe(rb.json.data.chargeId);
+  });
+
+  it('keys are scoped per mode: a test key never replays a live response', async () => {
+    const merchantA = await newMerchant();
+    const headers = { 'idempotency-key': 'order-2001' };
+    // No isTest: the key decides the mode, so one body is valid for both keys.
+    const body = testCharge({}, { isTest: undefined });
+    const live = await callRoute(POST, { apiKey: merchantA.liveKey, body, headers });
+    const test = await callRoute(POST, { apiKey: merchantA.testKey, body, headers });
+    expect(live.status).toBe(200);
+    expect(test.status).toBe(200);
+    expect(test.headers.get('idempotent-replayed')).toBeNull();
+    expect(test.json.data.chargeId).not.toBe(live.json.data.chargeId);
+    const [testRow] = await getDb().select().from(charges).where(eq(charges.id, test.json.data.chargeId));
+    expect(testRow!.mode).toBe('test');
+    // Each mode still replays its own response.
+    const testAgain = await callRoute(POST, { apiKey: merchantA.testKey, body, headers });
+    expect(testAgain.headers.get('idempotent-replayed')).toBe('true');
+    expect(testAgain.json.data.chargeId).toBe(test.json.data.chargeId);
+    const liveAgain = await callRoute(POST, { apiKey: merchantA.liveKey, body, headers });
+    expect(liveAgain.json.data.chargeId).toBe(live.json.data.chargeId);
+  });
+
+  it('keys are scoped per key kind: a publishable key never replays a secret key response', async () => {
+    const merchantA = await newMerchant();
+    const publishable = await newPublishableKey(merchantA.id, 'test');
+    const headers = { 'idempotency-key': 'order-2002' };
+    const secret = await callRoute(POST, { apiKey: merchantA.testKey, body: testCharge(), headers });
+    const fromBrowser = await callRoute(POST, { apiKey: publishable, body: testCharge(), headers });
+    expect(fromBrowser.status).toBe(200);
+    expect(fromBrowser.headers.get('idempotent-replayed')).toBeNull();
+    expect(fromBrowser.json.data.chargeId).not.toBe(secret.json.data.chargeId);
   });
 });
 
@@ -145,6 +177,22 @@ describe('ownership and secrets', () => {
       sql`select count(*)::int as n from api_keys where concat_ws(' ', hash, display_prefix, name) like ${`%${fresh.liveKey!.slice(12)}%`}`,
     );
     expect(hit!.n).toBe(0);
+  });
+
+  it('item names reach the checkout without bidi, control or invisible characters', async () => {
+    const res = await callRoute(POST, {
+      apiKey: merchant.liveKey,
+      body: usdcCharge({ items: [{ name: 'Gem \u202Ekcap\u202C\u200B\n pack', amount: '1', quantity: 1 }] }),
+    });
+    expect(res.status).toBe(200);
+    const [row] = await getDb().select().from(charges).where(eq(charges.id, res.json.data.chargeId));
+    expect(row!.items).toEqual([expect.objectContaining({ name: 'Gem kcap pack' })]);
+    const onlyControls = await callRoute(POST, {
+      apiKey: merchant.liveKey,
+      body: usdcCharge({ items: [{ name: '\u202E\u0007', amount: '1', quantity: 1 }] }),
+    });
+    expect(onlyControls.status).toBe(400);
+    expect(onlyControls.json.error).toMatchObject({ code: 'invalid_request', param: 'chargeData.items.0.name' });
   });
 
   it('keys carry a recognisable prefix by mode', () => {

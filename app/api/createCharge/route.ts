@@ -7,6 +7,7 @@ import { corsPreflight } from '@/lib/api/cors';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { createCharge } from '@/lib/charges/create-charge';
 import { createChargeBodySchema } from '@/lib/charges/schemas';
+import { methodsNotAllowed } from '@/lib/api/methods';
 
 export const POST = withApiKey(
   async (request, ctx) => {
@@ -14,7 +15,7 @@ export const POST = withApiKey(
     const input = parseOrThrow(createChargeBodySchema, body);
     const key = readIdempotencyKey(request);
     const result = await withIdempotency(
-      { merchantId: ctx.merchant.id, key, fingerprint: key === undefined ? '' : requestFingerprint('createCharge', body) },
+      { apiKey: ctx.apiKey, key, fingerprint: key === undefined ? '' : requestFingerprint('createCharge', body) },
       async (tx) => ({ status: 200, body: await createCharge({ ctx: { ...ctx, tx }, input }) }),
     );
     return ok(result.body, { status: result.status, headers: result.replayed ? { 'idempotent-replayed': 'true' } : {} });
@@ -23,3 +24,5 @@ export const POST = withApiKey(
 );
 
 export const OPTIONS = corsPreflight;
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed('POST');

@@ -9,6 +9,7 @@ import { ownerOf } from '@/lib/webhooks/get-webhook-endpoint';
 import { listWebhookEndpoints } from '@/lib/webhooks/list-webhook-endpoints';
 import { createWebhookEndpointBodySchema } from '@/lib/webhooks/schemas';
 import { serializeWebhookEndpoint } from '@/lib/webhooks/serialize';
+import { methodsNotAllowed } from '@/lib/api/methods';
 
 export const POST = withApiKey(async (request, ctx) => {
   const input = parseOrThrow(createWebhookEndpointBodySchema, await readJsonBody(request));
@@ -20,3 +21,5 @@ export const GET = withApiKey(async (_request, ctx) => {
   const endpoints = await listWebhookEndpoints({ owner: ownerOf(ctx) });
   return ok({ object: 'list', data: endpoints.map((row) => serializeWebhookEndpoint(row)), has_more: false });
 });
+
+export const { PUT, PATCH, DELETE } = methodsNotAllowed('POST', 'GET');

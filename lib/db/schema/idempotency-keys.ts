@@ -1,4 +1,5 @@
 import { integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { apiKeyKind, apiKeyMode } from './api-keys';
 import { merchants } from './merchants';
 
 /**
@@ -6,6 +7,9 @@ import { merchants } from './merchants';
  * blocks on the insert until the first one's transaction commits, then reads its stored response.
  * Only successful responses are stored (a failed request stores nothing), so a retry after a
  * failure runs again. Rows are kept at least 24 h (see lib/api/idempotency.ts).
+ *
+ * A key is scoped by merchant, mode and key kind: a test key sending a live key's Idempotency-Key
+ * (same body, no `isTest`) must make its own test charge, never get the live response back.
  */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
@@ -13,6 +17,8 @@ export const idempotencyKeys = pgTable(
     merchantId: text('merchant_id')
       .notNull()
       .references(() => merchants.id),
+    mode: apiKeyMode('mode').notNull(),
+    keyKind: apiKeyKind('key_kind').notNull(),
     key: text('key').notNull(),
     /** The operation and SHA-256 of the canonical request body: same key + other request → 409. */
     requestHash: text('request_hash').notNull(),
@@ -20,5 +26,5 @@ export const idempotencyKeys = pgTable(
     responseBody: jsonb('response_body').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (table) => [primaryKey({ columns: [table.merchantId, table.key] })],
+  (table) => [primaryKey({ columns: [table.merchantId, table.mode, table.keyKind, table.key] })],
 );

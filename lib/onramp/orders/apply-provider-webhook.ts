@@ -28,6 +28,9 @@ import { canTransition } from './state';
 
 type WebhookOutcome = 'applied' | 'unchanged' | 'duplicate' | 'unknown_order' | 'mismatch' | 'ignored';
 
+/** Largest provider webhook body read (MoonPay and Transak send a few KiB); larger → 413 before reading on. */
+export const PROVIDER_WEBHOOK_MAX_BYTES = 256 * 1024;
+
 export interface WebhookResult {
   /** HTTP status for the provider: 2xx stops its retries, 4xx says the request was not accepted. */
   status: number;
@@ -46,7 +49,7 @@ export async function applyProviderWebhook(
 
   const verified = await adapter.verifyWebhook({ headers: request.headers, rawBody: request.rawBody, now });
   if (!verified.ok) {
-    log.warn('on-ramp webhook not applied', { provider: pathProviderId, code: verified.code, message: verified.message });
+    log.warn('on-ramp webhook not applied', { provider: pathProviderId, reason: verified.code, message: verified.message });
     // Authentic but nothing to apply: 200 so the provider stops retrying. Not authentic: 401/400.
     if (verified.authentic) return { status: 200, outcome: 'ignored', message: verified.code };
     return {

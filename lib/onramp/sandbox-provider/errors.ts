@@ -13,6 +13,7 @@ const SANDBOX_API_ERROR_STATUS = {
   duplicate_order: 409,
   session_finished: 409,
   session_expired: 410,
+  payload_too_large: 413,
 } as const;
 
 export type SandboxApiErrorCode = keyof typeof SANDBOX_API_ERROR_STATUS;

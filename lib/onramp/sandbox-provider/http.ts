@@ -3,6 +3,8 @@
  * partner authentication with the Bearer secret, and the switch that hides it when ONRAMP_SANDBOX is off.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { readBodyLimited } from '@/lib/api/body';
+import { isAppError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { isSandboxProviderEnabled, sandboxProviderSecret } from './config';
 import { SandboxApiError, isSandboxApiError } from './errors';
@@ -42,10 +44,16 @@ export function requirePartner(request: Request): void {
   }
 }
 
+/** The JSON body, capped before it is read (a larger one is refused at the first byte past the cap). */
 export async function readJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES)
-    throw new SandboxApiError('invalid_request', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+  let text: string;
+  try {
+    text = (await readBodyLimited(request, MAX_BODY_BYTES)).toString('utf8');
+  } catch (error) {
+    if (isAppError(error) && error.code === 'payload_too_large')
+      throw new SandboxApiError('payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+    throw error;
+  }
   try {
     return JSON.parse(text);
   } catch {

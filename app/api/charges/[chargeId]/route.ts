@@ -4,6 +4,7 @@ import { corsPreflight } from '@/lib/api/cors';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { getCharge } from '@/lib/charges/get-charge';
 import { serializeCharge } from '@/lib/charges/serialize';
+import { methodsNotAllowed } from '@/lib/api/methods';
 
 export const GET = withApiKey(
   async (_request, ctx, params) => {
@@ -14,3 +15,5 @@ export const GET = withApiKey(
 );
 
 export const OPTIONS = corsPreflight;
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed('GET');

@@ -10,6 +10,7 @@ import { quoteOnramp } from '@/lib/onramp/quotes';
 import { consumeOnrampRateLimit } from '@/lib/onramp/rate-limit';
 import { clientIpFrom } from '@/lib/http/client-ip';
 import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';
+import { methodsNotAllowed } from '@/lib/api/methods';
 
 const querySchema = z.object({
   provider: z.enum(ONRAMP_PROVIDER_IDS),
@@ -56,3 +57,5 @@ export async function GET(request: Request): Promise<Response> {
     });
   }
 }
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed('GET');

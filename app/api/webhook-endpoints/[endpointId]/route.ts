@@ -10,6 +10,7 @@ import { getWebhookEndpoint, ownerOf } from '@/lib/webhooks/get-webhook-endpoint
 import { updateWebhookEndpointBodySchema } from '@/lib/webhooks/schemas';
 import { serializeWebhookEndpoint } from '@/lib/webhooks/serialize';
 import { updateWebhookEndpoint } from '@/lib/webhooks/update-webhook-endpoint';
+import { methodsNotAllowed } from '@/lib/api/methods';
 
 export const GET = withApiKey(async (_request, ctx, params) => {
   const endpoint = await getWebhookEndpoint({ owner: ownerOf(ctx), endpointId: params.endpointId ?? '' });
@@ -26,3 +27,5 @@ export const DELETE = withApiKey(async (_request, ctx, params) => {
   const { id } = await deleteWebhookEndpoint({ owner: ownerOf(ctx), endpointId: params.endpointId ?? '' });
   return ok({ id, object: 'webhook_endpoint', deleted: true });
 });
+
+export const { POST, PUT } = methodsNotAllowed('GET', 'PATCH', 'DELETE');

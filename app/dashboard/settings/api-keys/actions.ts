@@ -41,7 +41,11 @@ export async function rollKeyAction(_state: KeyFormState, form: FormData): Promi
 
 export async function revokeKeyAction(_state: KeyFormState, form: FormData): Promise<KeyFormState> {
   try {
-    await revokeKeyForMember({ ...(await actor()), keyId: String(form.get('keyId') ?? '') });
+    await revokeKeyForMember({
+      ...(await actor()),
+      keyId: String(form.get('keyId') ?? ''),
+      confirmation: typeof form.get('confirm') === 'string' ? String(form.get('confirm')) : undefined,
+    });
     revalidatePath('/dashboard/settings/api-keys');
     return { notice: 'Key revoked.' };
   } catch (error) {

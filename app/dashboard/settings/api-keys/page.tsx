@@ -6,6 +6,7 @@ import { requireUser } from '@/lib/auth/session';
 import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';
+import { verificationStatus } from '@/lib/merchants/verification';
 
 export const metadata: Metadata = { title: 'API Keys' };
 
@@ -17,6 +18,7 @@ export default async function ApiKeysPage() {
   const keys = await listApiKeys({ userId: user.id, merchantId: membership.merchant.id, mode });
   const canManage = roleAllows(membership.role, 'api_keys.manage');
   const liveLocked = mode === 'live' && !membership.merchant.verifiedAt;
+  const liveReviewPending = mode === 'live' && verificationStatus(membership.merchant) === 'review_required';
   return (
     <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
       <div>
@@ -33,7 +35,14 @@ export default async function ApiKeysPage() {
       ) : (
         <>
           <ApiKeysTable keys={keys} canManage={canManage} />
-          {canManage ? (
+          {canManage && liveReviewPending ? (
+            <p
+              className="max-w-md rounded-xl bg-amber-50 p-4 text-sm text-amber-900 ring-1 ring-amber-200"
+              data-testid="live-review-pending"
+            >
+              Your business name changed after verification: new production keys wait until support reviews it. The keys above keep working.
+            </p>
+          ) : canManage ? (
             <CreateKeyForm />
           ) : (
             <p className="text-sm text-slate-600" data-testid="keys-read-only">

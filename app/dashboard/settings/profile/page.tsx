@@ -5,6 +5,7 @@ import { RequestVerificationButton } from '@/components/dashboard/request-verifi
 import { requireUser } from '@/lib/auth/session';
 import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { roleAllows } from '@/lib/merchants/permissions';
+import { VERIFICATION_STATUS_LABELS, verificationStatus } from '@/lib/merchants/verification';
 
 export const metadata: Metadata = { title: 'Profile' };
 
@@ -31,11 +32,9 @@ export default async function ProfilePage() {
           Business verification
         </h2>
         <p className="text-sm text-slate-600">
-          Status:{' '}
-          <strong data-testid="profile-verification-status">
-            {merchant.verifiedAt ? 'verified' : merchant.verificationRequestedAt ? 'requested' : 'not verified'}
-          </strong>
-          . Production keys and direct transfers need it.
+          Status: <strong data-testid="profile-verification-status">{VERIFICATION_STATUS_LABELS[verificationStatus(merchant)]}</strong>.
+          Production keys and direct transfers need it; a verified business that changes its name is reviewed again before new production
+          keys and direct transfers (its existing keys keep working).
         </p>
         {!merchant.verifiedAt && canEdit && <RequestVerificationButton requested={merchant.verificationRequestedAt !== null} />}
       </section>

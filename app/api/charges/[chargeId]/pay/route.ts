@@ -7,6 +7,7 @@ import { parseOrThrow } from '@/lib/api/parse';
 import { fail, ok } from '@/lib/api/respond';
 import { requireUserForAction } from '@/lib/auth/session';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
+import { methodsNotAllowed } from '@/lib/api/methods';
 
 const payBodySchema = z.object({ pin: z.string().regex(/^\d{6}$/, 'must be your 6-digit PIN') }).strict();
 
@@ -21,3 +22,5 @@ export async function POST(request: Request, { params }: { params: Promise<{ cha
     return fail(error, requestId);
   }
 }
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed('POST');

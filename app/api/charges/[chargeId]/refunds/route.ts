@@ -3,6 +3,7 @@
 import { readJsonBody } from '@/lib/api/body';
 import { readIdempotencyKey } from '@/lib/api/idempotency';
 import { parseOrThrow } from '@/lib/api/parse';
+import { methodsNotAllowed } from '@/lib/api/methods';
 import { ok } from '@/lib/api/respond';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { createRefund } from '@/lib/refunds/create-refund';
@@ -23,3 +24,5 @@ export const POST = withApiKey(async (request, ctx, params) => {
 export const GET = withApiKey(async (_request, ctx, params) =>
   ok(await listRefunds({ merchantId: ctx.merchant.id, mode: ctx.apiKey.mode, chargeId: params.chargeId ?? '' })),
 );
+
+export const { PUT, PATCH, DELETE } = methodsNotAllowed('GET', 'POST');

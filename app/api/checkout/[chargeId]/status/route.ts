@@ -1,5 +1,6 @@
 // GET /api/checkout/{chargeId}/status — the hosted checkout's live status (public: the id is the capability).
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
+import { methodsNotAllowed } from '@/lib/api/methods';
 
 export async function GET(_request: Request, { params }: { params: Promise<{ chargeId: string }> }): Promise<Response> {
   const { chargeId } = await params;
@@ -7,3 +8,5 @@ export async function GET(_request: Request, { params }: { params: Promise<{ cha
   if (!status) return Response.json({ data: null, error: { code: 'not_found', message: `No charge ${chargeId}.` } }, { status: 404 });
   return Response.json({ data: status, error: null }, { headers: { 'cache-control': 'no-store' } });
 }
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed('GET');

@@ -1,6 +1,7 @@
 // GET /api/onramp/orders/{orderId} — the order page's live view (public: the unguessable id is the capability, like a receipt).
 import { isIdOf } from '@/lib/ids';
 import { getOnrampOrderView } from '@/lib/onramp/orders/get-order';
+import { methodsNotAllowed } from '@/lib/api/methods';
 
 export async function GET(_request: Request, { params }: { params: Promise<{ orderId: string }> }): Promise<Response> {
   const { orderId } = await params;
@@ -12,3 +13,5 @@ export async function GET(_request: Request, { params }: { params: Promise<{ ord
     );
   return Response.json({ data: order, error: null }, { headers: { 'cache-control': 'no-store' } });
 }
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed('GET');

@@ -1,9 +1,21 @@
-import { applyProviderWebhook } from '@/lib/onramp/orders/apply-provider-webhook';
+// POST /api/onramp/webhooks/{providerId} — order webhooks from on-ramp providers. The body is read raw
+// (signatures cover its exact bytes) and capped before it is read: anyone can post here.
+import { randomUUID } from 'node:crypto';
+import { readBodyLimited } from '@/lib/api/body';
+import { methodsNotAllowed } from '@/lib/api/methods';
+import { fail } from '@/lib/api/respond';
+import { PROVIDER_WEBHOOK_MAX_BYTES, applyProviderWebhook } from '@/lib/onramp/orders/apply-provider-webhook';
 
-/** Order webhooks from on-ramp providers: the body is read raw, since signatures cover its exact bytes. */
 export async function POST(request: Request, context: { params: Promise<{ providerId: string }> }) {
+  let rawBody: string;
+  try {
+    rawBody = (await readBodyLimited(request, PROVIDER_WEBHOOK_MAX_BYTES)).toString('utf8');
+  } catch (error) {
+    return fail(error, randomUUID());
+  }
   const { providerId } = await context.params;
-  const rawBody = await request.text();
   const result = await applyProviderWebhook(providerId, { headers: request.headers, rawBody });
   return Response.json({ received: result.status < 300, outcome: result.outcome }, { status: result.status });
 }
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed('POST');

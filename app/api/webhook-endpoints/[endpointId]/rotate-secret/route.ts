@@ -8,6 +8,7 @@ import { ownerOf } from '@/lib/webhooks/get-webhook-endpoint';
 import { rotateWebhookSecret } from '@/lib/webhooks/rotate-webhook-secret';
 import { rotateWebhookSecretBodySchema } from '@/lib/webhooks/schemas';
 import { serializeWebhookEndpoint } from '@/lib/webhooks/serialize';
+import { methodsNotAllowed } from '@/lib/api/methods';
 
 export const POST = withApiKey(async (request, ctx, params) => {
   const input = parseOrThrow(rotateWebhookSecretBodySchema, await readJsonBody(request, { optional: true }));
@@ -18,3 +19,5 @@ export const POST = withApiKey(async (request, ctx, params) => {
   });
   return ok({ ...serializeWebhookEndpoint(endpoint), secret });
 });
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed('POST');

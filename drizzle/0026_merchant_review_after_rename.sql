@@ -1,0 +1,1 @@
+ALTER TABLE "merchants" ADD COLUMN "review_required_at" timestamp with time zone;

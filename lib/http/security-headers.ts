@@ -1,0 +1,73 @@
+/**
+ * The browser-facing security headers (docs/security.md, "Browser"). Pure: next.config.ts sets the
+ * static ones on every response, proxy.ts the page Content-Security-Policy with a fresh nonce.
+ *
+ * Framing: nothing embeds our pages. The SDK's `pay()` opens the checkout in a popup (ADR 0005) and
+ * its overlay is plain DOM on the merchant's page, so `frame-ancestors 'none'` everywhere. The only
+ * frames we show are on-ramp providers' widgets when an adapter is set to `embed` (MoonPay, Transak),
+ * hence `frame-src` and the camera / payment permissions (KYC selfies, Apple / Google Pay) for exactly
+ * their widget origins. The sandbox provider always opens in a new tab.
+ */
+
+/** Widget origins of the on-ramp adapters that can be embedded (lib/onramp/providers/moonpay.ts, transak.ts). */
+const PROVIDER_FRAME_ORIGINS = [
+  'https://buy.moonpay.com',
+  'https://buy-sandbox.moonpay.com',
+  'https://global.transak.com',
+  'https://global-stg.transak.com',
+];
+
+const providers = PROVIDER_FRAME_ORIGINS.map((origin) => `"${origin}"`).join(' ');
+
+/** Features no page of ours uses; the provider widgets may ask for the camera (KYC) and payments. */
+const PERMISSIONS_POLICY = [
+  `camera=(${providers})`,
+  `payment=(${providers})`,
+  'microphone=()',
+  'geolocation=()',
+  'usb=()',
+  'display-capture=()',
+].join(', ');
+
+/** Two years, as the HSTS preload list asks. */
+const HSTS = 'max-age=63072000; includeSubDomains';
+
+/** Headers for every response, pages, API and static files alike. HSTS only in production (browsers ignore it over http anyway). */
+export function staticSecurityHeaders({ isProduction }: { isProduction: boolean }): { key: string; value: string }[] {
+  return [
+    { key: 'X-Content-Type-Options', value: 'nosniff' },
+    { key: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
+    { key: 'Permissions-Policy', value: PERMISSIONS_POLICY },
+    // For browsers without CSP frame-ancestors; the CSP below says the same.
+    { key: 'X-Frame-Options', value: 'DENY' },
+    ...(isProduction ? [{ key: 'Strict-Transport-Security', value: HSTS }] : []),
+  ];
+}
+
+/** API responses are JSON, never rendered: nothing may load from them, nobody may frame them. */
+export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
+/**
+ * The pages' policy. Scripts run only with this response's nonce ('strict-dynamic' lets them load
+ * Next.js's chunks); styles too, except in development, where the dev overlay injects its own.
+ * Images may come from any https origin: merchants' logos and item images are theirs.
+ */
+export function pageContentSecurityPolicy(options: { nonce: string; isDevelopment: boolean; upgradeInsecureRequests: boolean }): string {
+  const { nonce, isDevelopment } = options;
+  const directives = [
+    "default-src 'self'",
+    // React needs eval in development only, to rebuild server error stacks.
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${isDevelopment ? " 'unsafe-eval'" : ''}`,
+    `style-src 'self' ${isDevelopment ? "'unsafe-inline'" : `'nonce-${nonce}'`}`,
+    "img-src 'self' data: blob: https:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    `frame-src ${PROVIDER_FRAME_ORIGINS.join(' ')}`,
+    "frame-ancestors 'none'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "object-src 'none'",
+    ...(options.upgradeInsecureRequests ? ['upgrade-insecure-requests'] : []),
+  ];
+  return directives.join('; ');
+}

@@ -1,0 +1,40 @@
+/**
+ * Runs before every page request: a fresh nonce, and the Content-Security-Policy that allows only
+ * scripts carrying it. Next.js reads the policy from the request headers and puts the nonce on its
+ * own scripts; the page response carries the same policy (lib/http/security-headers.ts).
+ *
+ * Not run for /api (static headers from next.config.ts; and a proxy would make Next.js buffer request
+ * bodies before the routes' caps), static files, prefetches, or JavaScript server-action calls (their
+ * answers are RSC payloads, not documents, and their bodies stay unread until the action's cap).
+ */
+import { NextResponse, type NextRequest } from 'next/server';
+import { pageContentSecurityPolicy } from '@/lib/http/security-headers';
+
+export function proxy(request: NextRequest): NextResponse {
+  const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64');
+  const policy = pageContentSecurityPolicy({
+    nonce,
+    isDevelopment: process.env.NODE_ENV === 'development',
+    // Behind a TLS-terminating proxy, Next.js takes the scheme from X-Forwarded-Proto.
+    upgradeInsecureRequests: request.nextUrl.protocol === 'https:',
+  });
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set('x-nonce', nonce);
+  requestHeaders.set('content-security-policy', policy);
+  const response = NextResponse.next({ request: { headers: requestHeaders } });
+  response.headers.set('content-security-policy', policy);
+  return response;
+}
+
+export const config = {
+  matcher: [
+    {
+      source: '/((?!api/|_next/static|_next/image|favicon.ico).*)',
+      missing: [
+        { type: 'header', key: 'next-router-prefetch' },
+        { type: 'header', key: 'purpose', value: 'prefetch' },
+        { type: 'header', key: 'next-action' },
+      ],
+    },
+  ],
+};
