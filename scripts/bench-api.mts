@@ -108,6 +108,8 @@ function benchEnv(): NodeJS.ProcessEnv {
     WALLET_MASTER_KEYS_PREVIOUS: '',
     DEPOSIT_HD_SEED: secret(),
     ALLOW_DEV_OUTBOX: 'true',
+    // A production build never starts local chains on its own; the bench's charges are on the local POLYGON node.
+    LOCAL_CHAIN_NODES: 'true',
   };
 }
 const BENCH_ENV = benchEnv();
