@@ -40,7 +40,8 @@ export default async function CheckoutPage({
   // Opened by the SDK's pay(): report to the opener and close instead of redirecting (lib/charges/checkout-popup.ts).
   const popupOrigin = checkoutPopupOrigin(query.mode, query.origin);
   const [status, user] = await Promise.all([loadCheckoutStatus(chargeId), getSessionUser().catch(() => undefined)]);
-  const payable = view.status === 'pending';
+  // A charge whose chain is no longer served: nothing would see a payment, so no way to pay is offered.
+  const payable = view.status === 'pending' && view.isChainServed;
   const qr = payable && status?.deposit ? await QRCode.toString(status.deposit.uri, { type: 'svg', margin: 1, width: 176 }) : null;
 
   const chain = CHAINS[view.chain];
@@ -274,6 +275,10 @@ export default async function CheckoutPage({
                 </form>
               )}
             </>
+          ) : view.status === 'pending' ? (
+            <p className="text-sm text-slate-600" data-testid="chain-not-served">
+              Payments on {view.chainName} are not available on this service right now. Do not send funds for this charge.
+            </p>
           ) : (
             view.status !== 'processing' &&
             view.status !== 'succeeded' && <p className="text-sm text-slate-600">This charge can no longer be paid.</p>
