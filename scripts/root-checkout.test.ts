@@ -45,7 +45,7 @@ describe.skipIf(!isRoot)('as root, from a checkout in a directory others cannot 
         process.execPath,
         [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), '--conditions=react-server', 'scripts/admin.mts', 'merchant', 'list', '--json'],
         // No DATABASE_URL: the CLI starts the checkout's embedded PostgreSQL (DATA_DIR .data) itself.
-        { cwd: checkout, env: { PATH: process.env.PATH, HOME: home, NEXT_TELEMETRY_DISABLED: '1' }, timeout: 120_000 },
+        { cwd: checkout, env: { PATH: process.env.PATH, HOME: home, NODE_ENV: 'development' }, timeout: 120_000 },
       );
       expect(JSON.parse(stdout)).toEqual({ merchants: [] });
 
