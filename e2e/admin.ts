@@ -6,7 +6,7 @@ import { E2E_DATA_DIR } from '../playwright.config';
 
 /** Runs the admin CLI against the e2e stack's embedded database (found through its runtime file). */
 export function admin<T = any>(...args: string[]): T {
-  const out = execFileSync('node_modules/.bin/tsx', ['scripts/admin.mts', ...args, '--json'], {
+  const out = execFileSync('node_modules/.bin/tsx', ['--conditions=react-server', 'scripts/admin.mts', ...args, '--json'], {
     env: { ...process.env, DATA_DIR: E2E_DATA_DIR, DATABASE_URL: '' },
     encoding: 'utf8',
   });
