@@ -1,23 +1,14 @@
 /**
- * The production build (what `npm start` serves) on its e2e stack: no demo data, no charge on a chain nothing
- * watches (SOLANA_DEVNET has no RPC URL there), and the health probes a load balancer and monitoring use.
+ * The production build (what `npm start` serves) on its e2e stack: no charge on a chain nothing watches
+ * (SOLANA_DEVNET has no RPC URL there), and the health probes a load balancer and monitoring use. (No demo
+ * data: charge-checkout.spec.ts, "never seeds the demo merchant".)
  */
 import { expect, test } from '@playwright/test';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
 
 const SOL_MINT = 'So11111111111111111111111111111111111111112';
-/** The fixed keys `npm run dev` seeds (README): a production build must never know them. */
-const DEMO_KEYS = ['cp_test_DemoTestKeyForLocalDevelopment01', 'cp_live_DemoLiveKeyForLocalDevelopment01'];
 
 test.describe('the production build', () => {
-  test('has no demo data: the documented demo keys are refused', async ({ request }) => {
-    for (const key of DEMO_KEYS) {
-      const response = await request.get('/api/charges', { headers: { 'x-api-key': key } });
-      expect(response.status()).toBe(401);
-      expect((await response.json()).error.code).toBe('invalid_api_key');
-    }
-  });
-
   test('refuses a charge on a chain it does not serve, naming the variable that would serve it', async ({ request }) => {
     const merchant = createVerifiedMerchant('Unserved Games');
     // A test charge on SOLANA runs on SOLANA_DEVNET, which has no RPC URL here.
