@@ -170,9 +170,10 @@ async function stopNext(): Promise<void> {
   killNextGroup('SIGKILL');
 }
 
-async function shutdown(code: number): Promise<void> {
+async function shutdown(code: number, reason: string): Promise<void> {
   if (stopping) return;
   stopping = true;
+  say(`Stopping (${reason}): Next.js, then the local chains and PostgreSQL`);
   setTimeout(() => {
     console.error(`[chargeport] still stopping after ${SHUTDOWN_DEADLINE_MS / 1000} s: killing what is left`);
     killNextGroup('SIGKILL');
@@ -196,9 +197,9 @@ async function shutdown(code: number): Promise<void> {
 }
 for (const signal of STOP_SIGNALS) {
   process.off(signal, onStartupSignal);
-  process.on(signal, () => void shutdown(0));
+  process.on(signal, () => void shutdown(0, signal));
 }
-next.on('exit', (code) => void shutdown(code ?? 0));
+next.on('exit', (code, signal) => void shutdown(code ?? 0, `Next.js exited (${signal ?? `code ${code}`})`));
 watchTsxWrapper();
 
 /** A stop signal came while starting: stop what is up and leave before starting Next.js. */
@@ -223,7 +224,7 @@ function watchTsxWrapper(): void {
   }
   if (!parentIsTsx) return;
   setInterval(() => {
-    if (process.ppid !== parent) void shutdown(1);
+    if (process.ppid !== parent) void shutdown(1, 'the tsx wrapper is gone');
   }, 1_000).unref();
 }
 

@@ -1,4 +1,6 @@
 /**
+ * The launcher in production starts no local chain node and seeds no demo data.
+ *
  * The launcher (`npm run dev`) stops every process it started — the anvil nodes, PostgreSQL and Next.js —
  * whether the signal reaches the tsx wrapper (what `npm run dev` runs) or the launcher process itself, when
  * one of them does not stop, and when the launcher is killed outright.
@@ -11,6 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import postgres from 'postgres';
 import { findFreePort } from '@/lib/infra/free-port';
 
 const STARTUP_TIMEOUT_MS = 150_000;
@@ -38,7 +41,7 @@ afterEach(() => {
 });
 
 /** `npm run dev`'s command, on a fresh data dir; resolves once Next.js says it is ready. */
-async function launchDev(): Promise<Launched> {
+async function launchDev(extraEnv: Record<string, string> = {}): Promise<Launched> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'chargeport-launcher-'));
   const port = await findFreePort();
   const suiteNode = inject('stackEnv').RPC_URL_POLYGON!;
@@ -57,6 +60,7 @@ async function launchDev(): Promise<Launched> {
     RPC_URL_BSC_TESTNET: suiteNode,
     RPC_URL_DFK: suiteNode,
     RPC_URL_DFK_TESTNET: suiteNode,
+    ...extraEnv,
   } as unknown as NodeJS.ProcessEnv; // no NODE_ENV: the launcher's own default (development)
   const wrapper = spawn('node_modules/.bin/tsx', ['--conditions=react-server', 'scripts/stack.mts', 'dev'], {
     env,
@@ -122,6 +126,40 @@ async function expectAllGone(dataDir: string, withinMs: number): Promise<void> {
   }
   expect(left.map(describeProcess)).toEqual([]);
 }
+
+describe.skipIf(process.platform !== 'linux')('the launcher in production', () => {
+  it('starts no local chain node and seeds no demo data; it says which chains are not served and where the data lives', async () => {
+    // `dev` with NODE_ENV=production: the launcher decides as `npm start` does, without needing a build.
+    const run = await launchDev({
+      NODE_ENV: 'production',
+      RPC_URL_POLYGON: inject('stackEnv').RPC_URL_POLYGON!,
+      AUTH_SECRET: 'a'.repeat(32),
+      PIN_PEPPER: 'p'.repeat(32),
+      WALLET_MASTER_KEY: Buffer.alloc(32, 1).toString('base64'),
+      DEPOSIT_HD_SEED: Buffer.alloc(32, 2).toString('base64'),
+      ALLOW_DEV_OUTBOX: 'true',
+    });
+    const output = run.output();
+    expect(processesOf(run.dataDir).map(describeProcess).join('\n')).not.toMatch(/anvil/);
+    expect(output).not.toMatch(/Local chains \(anvil\)|LOCAL_CHAIN_NODES=true/);
+    expect(output).toContain('Not served (no RPC URL): POLYGON_AMOY, SOLANA, SOLANA_DEVNET.');
+    expect(output).toContain('RPC_URL_POLYGON_AMOY, RPC_URL_SOLANA, RPC_URL_SOLANA_DEVNET');
+    expect(output).toContain(`Production data lives in the embedded PostgreSQL cluster at ${run.dataDir}/pg.`);
+    expect(output).toContain('README, "Backups"');
+    expect(output).toContain('no demo data is seeded');
+    expect(output).not.toMatch(/Demo merchant|cp_test_Demo|cp_live_Demo/);
+    const runtime = JSON.parse(readFileSync(path.join(run.dataDir, 'runtime.json'), 'utf8')) as { embeddedDatabaseUrl: string };
+    const sql = postgres(runtime.embeddedDatabaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      expect(await sql`select id from merchants`).toHaveLength(0);
+      expect(await sql`select id from api_keys`).toHaveLength(0);
+    } finally {
+      await sql.end();
+    }
+    run.wrapper.kill('SIGTERM');
+    await expectAllGone(run.dataDir, 40_000);
+  }, 240_000);
+});
 
 describe.skipIf(process.platform !== 'linux')('the launcher stops what it started', () => {
   it('SIGTERM to the tsx wrapper stops Next.js, PostgreSQL and the anvil nodes, even a node that ignores SIGTERM', async () => {
