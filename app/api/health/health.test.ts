@@ -121,7 +121,8 @@ describe('GET /api/health', () => {
     const { status, body } = await read(getHealth());
     expect(status).toBe(200);
     expect(body.status).toBe('degraded');
-    expect(body.chains.BSC).toEqual({ status: 'unreachable', head: null, cursor: null, lagBlocks: null });
+    // Its cursor is whatever other test files' BSC watchers left; without a head there is no lag.
+    expect(body.chains.BSC).toMatchObject({ status: 'unreachable', head: null, lagBlocks: null });
     expect(body.chains.POLYGON.status).toBe('ok');
   });
 
