@@ -8,7 +8,18 @@
  * starts the embedded PostgreSQL itself. CI runs as root; elsewhere this is skipped.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -33,21 +44,26 @@ function copyCheckout(target: string): void {
   }
 }
 
+/** `npm run admin -- merchant list` in the checkout; no DATABASE_URL: the CLI starts the embedded PostgreSQL (DATA_DIR .data). */
+async function listMerchants(checkout: string, env: Record<string, string> = {}): Promise<unknown> {
+  const { stdout } = await run(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), '--conditions=react-server', 'scripts/admin.mts', 'merchant', 'list', '--json'],
+    { cwd: checkout, env: { PATH: process.env.PATH, HOME: path.dirname(checkout), NODE_ENV: 'development', ...env }, timeout: 120_000 },
+  );
+  return JSON.parse(stdout);
+}
+
 describe.skipIf(!isRoot)('as root, from a checkout in a directory others cannot enter', () => {
-  it('the embedded PostgreSQL starts (binaries and cluster placed where its user can reach them), with no chmod', async () => {
+  it('the embedded PostgreSQL starts (binaries and cluster placed where its user can reach them), with no chmod; a deleted DATA_DIR gets a fresh cluster', async () => {
     const home = mkdtempSync(path.join(tmpdir(), 'chargeport-root-home-'));
     const checkout = path.join(home, 'chargeport');
     let cluster: string | undefined;
+    let orphaned: string | undefined;
     try {
       expect(statSync(home).mode & 0o777).toBe(0o700);
       copyCheckout(checkout);
-      const { stdout } = await run(
-        process.execPath,
-        [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), '--conditions=react-server', 'scripts/admin.mts', 'merchant', 'list', '--json'],
-        // No DATABASE_URL: the CLI starts the checkout's embedded PostgreSQL (DATA_DIR .data) itself.
-        { cwd: checkout, env: { PATH: process.env.PATH, HOME: home, NODE_ENV: 'development' }, timeout: 120_000 },
-      );
-      expect(JSON.parse(stdout)).toEqual({ merchants: [] });
+      expect(await listMerchants(checkout)).toEqual({ merchants: [] });
 
       cluster = readFileSync(path.join(checkout, '.data', 'pg-location'), 'utf8').trim();
       expect(cluster.startsWith('/var/lib/chargeport/clusters/')).toBe(true);
@@ -59,9 +75,37 @@ describe.skipIf(!isRoot)('as root, from a checkout in a directory others cannot 
       expect(existsSync(`/var/lib/chargeport/postgresql-${version}-${process.platform}-${process.arch}/bin/postgres`)).toBe(true);
       // Nothing was opened up: the home directory is still private.
       expect(statSync(home).mode & 0o777).toBe(0o700);
+
+      // Deleting .data means a fresh database. In development the old relocated cluster goes with it…
+      writeFileSync(path.join(cluster, 'from-before'), '');
+      rmSync(path.join(checkout, '.data'), { recursive: true });
+      expect(await listMerchants(checkout)).toEqual({ merchants: [] });
+      expect(readFileSync(path.join(checkout, '.data', 'pg-location'), 'utf8').trim()).toBe(cluster);
+      expect(existsSync(path.join(cluster, 'PG_VERSION'))).toBe(true);
+      expect(existsSync(path.join(cluster, 'from-before'))).toBe(false);
+
+      // …in production it is moved aside, never deleted.
+      writeFileSync(path.join(cluster, 'from-before'), '');
+      rmSync(path.join(checkout, '.data'), { recursive: true });
+      const production = {
+        NODE_ENV: 'production',
+        AUTH_SECRET: 'a'.repeat(32),
+        PIN_PEPPER: 'p'.repeat(32),
+        WALLET_MASTER_KEY: Buffer.alloc(32, 1).toString('base64'),
+        DEPOSIT_HD_SEED: Buffer.alloc(32, 2).toString('base64'),
+        ALLOW_DEV_OUTBOX: 'true',
+      };
+      expect(await listMerchants(checkout, production)).toEqual({ merchants: [] });
+      const prefix = `${path.basename(cluster)}-orphaned-`;
+      const aside = readdirSync(path.dirname(cluster)).filter((name) => name.startsWith(prefix));
+      expect(aside).toHaveLength(1);
+      orphaned = path.join(path.dirname(cluster), aside[0]!);
+      expect(existsSync(path.join(orphaned, 'from-before'))).toBe(true);
+      expect(existsSync(path.join(cluster, 'from-before'))).toBe(false);
     } finally {
+      if (orphaned) rmSync(orphaned, { recursive: true, force: true });
       if (cluster) rmSync(cluster, { recursive: true, force: true });
       rmSync(home, { recursive: true, force: true });
     }
-  }, 180_000);
+  }, 300_000);
 });
