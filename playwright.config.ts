@@ -1,11 +1,19 @@
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
 
-/** The e2e stack: the production build on embedded PostgreSQL and anvil, fresh data in .data/e2e. */
+/**
+ * The e2e stack: the production build on embedded PostgreSQL and local chains (LOCAL_CHAIN_NODES=true), fresh
+ * data in a temporary directory (per port): outside the checkout, so root in a private checkout keeps the
+ * cluster there too (lib/infra/embedded-postgres.ts).
+ */
 const PORT = Number(process.env.E2E_PORT ?? 3210);
 export const E2E_BASE_URL = `http://localhost:${PORT}`;
-export const E2E_DATA_DIR = '.data/e2e';
+export const E2E_DATA_DIR = path.join(tmpdir(), `chargeport-e2e-${PORT}`);
 /** The OIDC provider standing in for Google (e2e/oidc-server.mts); its control port is the next one. */
 export const E2E_OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 3211);
+/** The Solana cluster of the stack (e2e/solana-node.mts): SOLANA is served, SOLANA_DEVNET is not. */
+const E2E_SOLANA_PORT = E2E_OIDC_PORT + 2;
 /** The sandbox on-ramp provider's partner key on the e2e stack (journeys create sessions with it). */
 export const E2E_SANDBOX_PROVIDER_SECRET = 'e2e-sandbox-provider-secret-0123456789abcdef';
 
@@ -39,6 +47,13 @@ export default defineConfig({
   ],
   webServer: [
     {
+      command: 'node_modules/.bin/tsx e2e/solana-node.mts',
+      url: `http://127.0.0.1:${E2E_SOLANA_PORT}/`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      env: { SOLANA_RPC_PORT: String(E2E_SOLANA_PORT) },
+    },
+    {
       command: 'node_modules/.bin/tsx e2e/oidc-server.mts',
       url: `http://localhost:${E2E_OIDC_PORT}/.well-known/openid-configuration`,
       reuseExistingServer: false,
@@ -47,7 +62,7 @@ export default defineConfig({
     },
     {
       command: `node -e "require('fs').rmSync('${E2E_DATA_DIR}',{recursive:true,force:true})" && node_modules/.bin/tsx --conditions=react-server scripts/stack.mts start`,
-      url: `${E2E_BASE_URL}/api/health`,
+      url: `${E2E_BASE_URL}/api/health/ready`,
       reuseExistingServer: false,
       timeout: 120_000,
       env: {
@@ -56,6 +71,9 @@ export default defineConfig({
         APP_URL: E2E_BASE_URL,
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',
+        // A production build never starts local chains on its own: the journeys pay on local anvil nodes.
+        LOCAL_CHAIN_NODES: 'true',
+        RPC_URL_SOLANA: `http://127.0.0.1:${E2E_SOLANA_PORT}`,
         // Fixed secrets for the throwaway e2e stack only.
         AUTH_SECRET: 'e2e-auth-secret-0123456789abcdefghijklmnopq',
         PIN_PEPPER: 'e2e-pin-pepper-0123456789abcdefghijklmnopqr',

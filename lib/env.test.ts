@@ -34,6 +34,26 @@ describe('configuration', () => {
     expect(parseEnv({ ...production, WEBHOOKS_ALLOW_LOOPBACK: 'true' }).WEBHOOKS_ALLOW_LOOPBACK).toBe(true);
   });
 
+  it('starts local chain nodes by default outside production only; in production LOCAL_CHAINS needs LOCAL_CHAIN_NODES=true', () => {
+    const production = {
+      NODE_ENV: 'production',
+      AUTH_SECRET: 'a'.repeat(32),
+      PIN_PEPPER: 'p'.repeat(32),
+      WALLET_MASTER_KEY: Buffer.alloc(32).toString('base64'),
+      DEPOSIT_HD_SEED: Buffer.alloc(32).toString('base64'),
+      SMTP_URL: 'smtp://mail.example',
+      SMS_PROVIDER: 'twilio',
+    };
+    expect(parseEnv({}).LOCAL_CHAIN_NODES).toBe(true);
+    expect(parseEnv({ LOCAL_CHAIN_NODES: 'false' }).LOCAL_CHAIN_NODES).toBe(false);
+    expect(parseEnv(production).LOCAL_CHAIN_NODES).toBe(false);
+    expect(parseEnv({ ...production, LOCAL_CHAIN_NODES: 'true' }).LOCAL_CHAIN_NODES).toBe(true);
+    expect(() => parseEnv({ LOCAL_CHAIN_NODES: 'yes' })).toThrow(/LOCAL_CHAIN_NODES/);
+    // LOCAL_CHAINS lowers confirmations to 1: never on a production that did not ask for local nodes.
+    expect(() => parseEnv({ ...production, LOCAL_CHAINS: 'POLYGON' })).toThrow(/LOCAL_CHAINS: .*LOCAL_CHAIN_NODES/);
+    expect(parseEnv({ ...production, LOCAL_CHAINS: 'POLYGON', LOCAL_CHAIN_NODES: 'true' }).LOCAL_CHAINS).toEqual(['POLYGON']);
+  });
+
   it('treats an empty RPC URL as unset', () => {
     expect(parseEnv({ RPC_URL_POLYGON: '' }).RPC_URL_POLYGON).toBeUndefined();
     expect(parseEnv({ RPC_URL_POLYGON: 'https://polygon.example/rpc' }).RPC_URL_POLYGON).toBe('https://polygon.example/rpc');

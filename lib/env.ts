@@ -100,6 +100,12 @@ const envSchema = z.object({
   PIN_PEPPER: z.string().min(32, 'must be at least 32 characters').optional(),
   /** HD seed of charge deposit addresses: 32 bytes, base64. Keys are derived, never stored. */
   DEPOSIT_HD_SEED: base64Key.optional(),
+  /**
+   * Start a local anvil node for each EVM chain without an RPC URL. Defaults to true outside production and
+   * false in production, where a local node would pose as the real chain (its real chain id, demo tokens at
+   * the real token addresses). true in production only for demos and end-to-end tests of the production build.
+   */
+  LOCAL_CHAIN_NODES: z.enum(['true', 'false']).optional(),
   /** Chains served by a local development node (set by the launcher): 1 confirmation is enough there. */
   LOCAL_CHAINS: z
     .string()
@@ -221,11 +227,13 @@ const envSchema = z.object({
 
 type ParsedEnv = z.infer<typeof envSchema>;
 
-export type Env = Omit<ParsedEnv, 'WEBHOOKS_ALLOW_LOOPBACK' | 'ONRAMP_SANDBOX'> & {
+export type Env = Omit<ParsedEnv, 'WEBHOOKS_ALLOW_LOOPBACK' | 'ONRAMP_SANDBOX' | 'LOCAL_CHAIN_NODES'> & {
   /** Resolved: the variable when set, else true outside production. */
   WEBHOOKS_ALLOW_LOOPBACK: boolean;
   /** Resolved: the variable when set, else true outside production. */
   ONRAMP_SANDBOX: boolean;
+  /** Resolved: the variable when set, else true outside production. */
+  LOCAL_CHAIN_NODES: boolean;
 } & Partial<Record<`RPC_URL_${ChainName}`, string>>;
 
 /** RPC_URL_POLYGON, RPC_URL_SOLANA_DEVNET, … */
@@ -261,13 +269,21 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       );
     }
   }
-  const { WEBHOOKS_ALLOW_LOOPBACK, ONRAMP_SANDBOX, ...rest } = result.data;
+  const { WEBHOOKS_ALLOW_LOOPBACK, ONRAMP_SANDBOX, LOCAL_CHAIN_NODES, ...rest } = result.data;
+  const localChainNodes = LOCAL_CHAIN_NODES === undefined ? result.data.NODE_ENV !== 'production' : LOCAL_CHAIN_NODES === 'true';
+  if (result.data.LOCAL_CHAINS.length && !localChainNodes) {
+    // LOCAL_CHAINS lowers confirmations to 1: only ever for nodes the launcher started on purpose.
+    throw new ConfigError(
+      `Invalid configuration (see .env.example):\n  LOCAL_CHAINS: names local development nodes (${result.data.LOCAL_CHAINS.join(', ')}), but LOCAL_CHAIN_NODES is off; unset LOCAL_CHAINS, or set LOCAL_CHAIN_NODES=true for a demo`,
+    );
+  }
   return {
     ...rest,
     // The default depends on NODE_ENV, so it is resolved after parsing.
     WEBHOOKS_ALLOW_LOOPBACK:
       WEBHOOKS_ALLOW_LOOPBACK === undefined ? result.data.NODE_ENV !== 'production' : WEBHOOKS_ALLOW_LOOPBACK === 'true',
     ONRAMP_SANDBOX: ONRAMP_SANDBOX === undefined ? result.data.NODE_ENV !== 'production' : ONRAMP_SANDBOX === 'true',
+    LOCAL_CHAIN_NODES: localChainNodes,
   } as Env;
 }
 

@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unsupported_chain: 422,
+  chain_not_configured: 422,
   unsupported_token: 422,
   invalid_address: 422,
   amount_mismatch: 422,

@@ -497,10 +497,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 let passed = false;
 try {
-  log('starting embedded PostgreSQL and applying migrations');
-  stack = await startStack({ dataDir, env: {}, withChains: false, persistent: false });
+  log('starting embedded PostgreSQL and a local POLYGON node, applying migrations');
+  // The charges are on POLYGON, which must be served (createCharge refuses chains nothing watches): a
+  // local node stands in for it. No watcher runs here; only webhook delivery is measured.
+  stack = await startStack({ dataDir, env: {}, chains: ['POLYGON'], persistent: false });
   // This process is the app: its own database, throwaway secrets, loopback endpoints allowed, nothing
-  // leaves the machine (no chain RPC, no price feed).
+  // leaves the machine (no chain RPC but the local node, no price feed).
   const secret = () => randomBytes(32).toString('base64');
   Object.assign(process.env, {
     DATABASE_URL: stack.databaseUrl,
@@ -515,6 +517,7 @@ try {
     LOG_LEVEL: 'warn',
   });
   for (const name of Object.keys(process.env)) if (name.startsWith('RPC_URL_')) process.env[name] = '';
+  Object.assign(process.env, { RPC_URL_POLYGON: stack.env.RPC_URL_POLYGON, LOCAL_CHAINS: stack.env.LOCAL_CHAINS });
   resetEnvCache();
 
   const runs: RunFigures[] = [];

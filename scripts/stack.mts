@@ -1,21 +1,26 @@
 /**
  * `npm run dev` / `npm start`: starts the embedded services the configuration leaves out
  * (lib/infra/stack.ts), then Next.js (`next dev` or `next start`) with their URLs in its environment.
- * Stops everything on Ctrl-C / SIGTERM. `dev` also seeds the demo merchant and prints its keys;
- * `start` (production) never seeds.
+ * `dev` also seeds the demo merchant and prints its keys; production never seeds.
+ *
+ * Local chain nodes start for EVM chains without an RPC URL in development, and in production only with
+ * LOCAL_CHAIN_NODES=true (lib/infra/chain-plan.ts). Stopping: SIGINT, SIGTERM or SIGHUP — to this process or
+ * to the tsx wrapper that runs it — stops Next.js, then the chains and PostgreSQL, each forced with SIGKILL
+ * when it does not stop in time; if this process itself is killed, the reaper (lib/infra/reaper.ts) does it.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CHAIN_NAMES, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
-import { parseEnv, rpcEnvName, ConfigError } from '@/lib/env';
+import { parseEnv, ConfigError } from '@/lib/env';
+import { planChains } from '@/lib/infra/chain-plan';
 import { findFreePort, isPortOpen } from '@/lib/infra/free-port';
 import { fundLocalWallet, localDemoPayerAccount } from '@/lib/infra/local-chain';
 import { demoSeedRefusal } from '@/lib/merchants/demo-seed-guard';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { ensureDevSecrets } from '@/lib/infra/dev-secrets';
+import { startReaper } from '@/lib/infra/reaper';
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/lib/infra/runtime-file';
-import { startStack } from '@/lib/infra/stack';
+import { startStack, type Stack } from '@/lib/infra/stack';
 
 const mode = process.argv[2];
 if (mode !== 'dev' && mode !== 'start') {
@@ -49,8 +54,32 @@ const port = process.env.PORT ? Number(process.env.PORT) : await firstFreePort(3
 const appUrl = process.env.APP_URL ?? `http://localhost:${port}`;
 
 const say = (line: string) => console.log(`[chargeport] ${line}`);
-const stack = await startStack({ dataDir, env: process.env, log: say });
-const devSecrets = mode === 'dev' ? ensureDevSecrets(dataDir, process.env) : {};
+const isProduction = config.NODE_ENV === 'production';
+const chainPlan = planChains(config);
+
+// Signals may arrive while the stack is still starting: remember them, stop once started.
+let stack: Stack | undefined;
+let startupSignal: NodeJS.Signals | undefined;
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const onStartupSignal = (signal: NodeJS.Signals) => (startupSignal = signal);
+for (const signal of STOP_SIGNALS) process.on(signal, onStartupSignal);
+
+try {
+  stack = await startStack({ dataDir, env: process.env, chains: chainPlan.localChains, log: say });
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+}
+await stopIfSignaled(stack);
+for (const line of chainPlan.messages) {
+  if (line.startsWith('WARNING')) console.warn(`[chargeport] ${line}`);
+  else say(line);
+}
+if (isProduction && stack.embeddedDatabase) {
+  say(`Production data lives in the embedded PostgreSQL cluster at ${stack.embeddedDatabase.clusterDir}.`);
+  say('  Back it up, and escrow DEPOSIT_HD_SEED and WALLET_MASTER_KEY: README, "Backups".');
+}
+const devSecrets = mode === 'dev' && !isProduction ? ensureDevSecrets(dataDir, process.env) : {};
 const childEnv: NodeJS.ProcessEnv = { ...process.env, ...stack.env, ...devSecrets, PORT: String(port), APP_URL: appUrl };
 if (childEnv.DEPOSIT_HD_SEED && stack.localChains.length) {
   // The gas tank pays fees for balance payments and sweeps; on local chains it is funded here.
@@ -59,16 +88,23 @@ if (childEnv.DEPOSIT_HD_SEED && stack.localChains.length) {
   say(`Gas tank ${gasTank} funded on the local chains`);
 }
 
-// The demo keys are public: seeded only into the embedded or a local database (or with SEED_DEMO=true).
-const demoSeedSkipped = mode === 'dev' ? demoSeedRefusal({ databaseUrl: childEnv.DATABASE_URL, seedDemo: config.SEED_DEMO }) : null;
+if (mode === 'dev' && isProduction) say('NODE_ENV is production: no demo data is seeded.');
+// Demo data and its fixed keys: development only (seedDemoData refuses in production too), and only into
+// the embedded or a local database (or with SEED_DEMO=true): the demo keys are public.
+const demoSeedSkipped =
+  mode === 'dev' && !isProduction ? demoSeedRefusal({ databaseUrl: childEnv.DATABASE_URL, seedDemo: config.SEED_DEMO }) : null;
 if (demoSeedSkipped) say(demoSeedSkipped);
-if (mode === 'dev' && !demoSeedSkipped) {
+if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   Object.assign(process.env, stack.env, devSecrets);
   process.env.APP_URL = appUrl;
   const { seedDemoData, createDemoCharge, DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE } = await import('@/lib/merchants/seed-demo');
   const { closeDb } = await import('@/lib/db/client');
   const { consumerWallets } = await seedDemoData();
-  const demoCharge = await createDemoCharge();
+  // On POLYGON: with LOCAL_CHAIN_NODES=false and no RPC_URL_POLYGON there is none (chain_not_configured).
+  const demoCharge = await createDemoCharge().catch((error: unknown) => {
+    say(`No demo charge: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  });
   await closeDb();
   const consumerEvm = consumerWallets.find((wallet) => wallet.family === 'evm');
   if (consumerEvm) {
@@ -84,49 +120,118 @@ if (mode === 'dev' && !demoSeedSkipped) {
     `Demo consumer: ${DEMO_PEOPLE.consumer.email}, PIN ${DEMO_PEOPLE.consumer.pin}; service wallet ${consumerEvm?.address ?? '-'} funded on the local chains`,
   );
   say(`  (sign in at ${appUrl}/signin; codes arrive in ${appUrl}/dev/mailbox)`);
-  say(`Demo charge, ready to pay: ${demoCharge.paymentUrl}`);
+  if (demoCharge) say(`Demo charge, ready to pay: ${demoCharge.paymentUrl}`);
   if (stack.localChains.length) {
     say(`Demo payer wallet on the local chains: ${localDemoPayerAccount.address}`);
     say(`  (anvil's well-known dev account #1; import its key into a browser wallet to pay test charges)`);
   }
 }
 
+await stopIfSignaled(stack);
+const startedStack = stack;
 writeRuntimeInfo(dataDir, {
   launcherPid: process.pid,
   startedAt: new Date().toISOString(),
   appUrl,
-  embeddedDatabaseUrl: stack.embeddedDatabase?.url,
-  embeddedPostgresPid: stack.embeddedDatabase?.pid,
-  localRpcUrls: Object.fromEntries(stack.localChains.map((node) => [node.chain, node.url])),
+  embeddedDatabaseUrl: startedStack.embeddedDatabase?.url,
+  embeddedPostgresPid: startedStack.embeddedDatabase?.pid,
+  localRpcUrls: Object.fromEntries(startedStack.localChains.map((node) => [node.chain, node.url])),
 });
-
-const unconfigured = CHAIN_NAMES.filter((chain) => !childEnv[rpcEnvName(chain)] && !EVM_CHAIN_NAMES.includes(chain));
-if (unconfigured.length) say(`No RPC URL for ${unconfigured.join(', ')}: charges on them are created but cannot be paid until one is set.`);
 
 const nextBin = path.resolve('node_modules/.bin/next');
 // Own process group, so stopping it also stops next-server's children.
 const next = spawn(nextBin, [mode, '--port', String(port)], { env: childEnv, stdio: 'inherit', detached: true });
+const reaper = startReaper({
+  watchPid: process.pid,
+  pids: [startedStack.embeddedDatabase?.pid, ...startedStack.localChains.map((node) => node.process.pid)].filter(
+    (pid): pid is number => pid !== undefined,
+  ),
+  processGroups: next.pid ? [next.pid] : [],
+});
 say(`${mode === 'dev' ? 'Development' : 'Production'} server: ${appUrl}`);
 say(`  API:       ${appUrl}/api/createCharge   (reference: ${appUrl}/docs/api)`);
-say(`  Health:    ${appUrl}/api/health`);
+say(`  Health:    ${appUrl}/api/health   (probes: /api/health/live, /api/health/ready)`);
 
+const NEXT_STOP_GRACE_MS = 10_000;
+/** Past this, whatever still runs is killed and the launcher exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 30_000;
 let stopping = false;
-async function shutdown(code: number): Promise<void> {
-  if (stopping) return;
-  stopping = true;
+
+function killNextGroup(signal: NodeJS.Signals): void {
   try {
-    if (next.pid && next.exitCode === null) process.kill(-next.pid, 'SIGTERM');
+    if (next.pid) process.kill(-next.pid, signal);
   } catch {
     // already gone
   }
-  await new Promise((resolve) => (next.exitCode !== null ? resolve(null) : next.once('exit', resolve)));
-  await stack.stop();
+}
+
+async function stopNext(): Promise<void> {
+  if (next.exitCode !== null || next.signalCode !== null) return killNextGroup('SIGKILL'); // stragglers of its group
+  const exited = new Promise((resolve) => next.once('exit', resolve));
+  killNextGroup('SIGTERM');
+  const timer = setTimeout(() => killNextGroup('SIGKILL'), NEXT_STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+  killNextGroup('SIGKILL');
+}
+
+async function shutdown(code: number, reason: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  say(`Stopping (${reason}): Next.js, then the local chains and PostgreSQL`);
+  setTimeout(() => {
+    console.error(`[chargeport] still stopping after ${SHUTDOWN_DEADLINE_MS / 1000} s: killing what is left`);
+    killNextGroup('SIGKILL');
+    for (const pid of [startedStack.embeddedDatabase?.pid, ...startedStack.localChains.map((node) => node.process.pid)]) {
+      try {
+        if (pid) process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    removeRuntimeInfo(dataDir);
+    reaper.dismiss();
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS).unref();
+  // Next.js first (it uses the database and the chains), then everything else in parallel.
+  await stopNext().catch(() => {});
+  await startedStack.stop();
   removeRuntimeInfo(dataDir);
+  reaper.dismiss();
   process.exit(code);
 }
-process.on('SIGINT', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
-next.on('exit', (code) => void shutdown(code ?? 0));
+for (const signal of STOP_SIGNALS) {
+  process.off(signal, onStartupSignal);
+  process.on(signal, () => void shutdown(0, signal));
+}
+next.on('exit', (code, signal) => void shutdown(code ?? 0, `Next.js exited (${signal ?? `code ${code}`})`));
+watchTsxWrapper();
+
+/** A stop signal came while starting: stop what is up and leave before starting Next.js. */
+async function stopIfSignaled(started: Stack): Promise<void> {
+  if (!startupSignal) return;
+  say(`${startupSignal} while starting: stopping`);
+  await started.stop();
+  process.exit(0);
+}
+
+/**
+ * `npm run dev` runs this file in a child of the tsx wrapper. The wrapper relays SIGINT/SIGTERM here, but if it
+ * is killed outright this process would keep the stack running with nobody to stop it: stop when it goes.
+ */
+function watchTsxWrapper(): void {
+  const parent = process.ppid;
+  let parentIsTsx = false;
+  try {
+    parentIsTsx = readFileSync(`/proc/${parent}/cmdline`, 'utf8').includes('tsx');
+  } catch {
+    return; // no /proc: nothing to watch with
+  }
+  if (!parentIsTsx) return;
+  setInterval(() => {
+    if (process.ppid !== parent) void shutdown(1, 'the tsx wrapper is gone');
+  }, 1_000).unref();
+}
 
 async function firstFreePort(from: number): Promise<number> {
   for (let candidate = from; candidate < from + 100; candidate++) {

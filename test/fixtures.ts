@@ -4,7 +4,9 @@
  */
 import { count, eq, inArray } from 'drizzle-orm';
 import { createApiKey } from '@/lib/api-keys/create-api-key';
+import type { ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
+import { resetEnvCache, rpcEnvName } from '@/lib/env';
 import { chargeEvents, charges, idempotencyKeys } from '@/lib/db/schema';
 import { createMerchant } from '@/lib/merchants/create-merchant';
 import { randomBase62 } from '@/lib/ids';
@@ -110,4 +112,14 @@ export function testCharge(overrides: Record<string, unknown> = {}, top: Record<
     isTest: true,
     ...top,
   };
+}
+
+/**
+ * createCharge refuses chains nothing watches (no RPC URL). Tests that create charges on a chain the suite runs
+ * no node for (Solana, BSC, …) mark it served with an RPC URL nothing listens on; those that talk to the chain
+ * inject it where they do (LiteSVM, a private anvil).
+ */
+export function serveChainsWithoutNode(...chains: ChainName[]): void {
+  for (const chain of chains) process.env[rpcEnvName(chain)] ??= 'http://127.0.0.1:9';
+  resetEnvCache();
 }

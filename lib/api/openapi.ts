@@ -13,6 +13,7 @@ import {
   listChargesQuerySchema,
 } from '@/lib/charges/schemas';
 import { ERROR_STATUS } from '@/lib/errors';
+import { healthReportSchema, livenessSchema, readinessSchema } from '@/lib/health/schemas';
 import { createRefundBodySchema, refundListSchema, refundSchema } from '@/lib/refunds/schemas';
 import {
   createWebhookEndpointBodySchema,
@@ -83,6 +84,7 @@ export function buildOpenApiDocument(serverUrl: string) {
         'payload_too_large',
         'unsupported_media_type',
         'unsupported_chain',
+        'chain_not_configured',
         'unsupported_token',
         'invalid_address',
         'invalid_amount',
@@ -146,28 +148,40 @@ export function buildOpenApiDocument(serverUrl: string) {
   registerRefundPaths(registry, security);
   registerWebhookPaths(registry, security);
 
+  const healthJson = (schema: z.ZodType) => ({ 'application/json': { schema } });
   registry.registerPath({
     method: 'get',
     path: '/api/health',
     operationId: 'getHealth',
-    summary: 'Service health',
+    summary: 'Service health (full report)',
+    description:
+      "Readiness, each chain (ok, unreachable or not_configured, and its watcher's lag in blocks), the job queue's depth and the age of the oldest webhook work waiting. 200 while the instance can serve, also when a chain is unreachable (status degraded); 503 when it cannot (status down).",
     responses: {
-      200: {
-        description: 'The database and every configured chain answer.',
-        content: {
-          'application/json': {
-            schema: z
-              .object({
-                status: z.enum(['ok', 'degraded']),
-                db: z.enum(['ok', 'down']),
-                chains: z.record(z.string(), z.enum(['ok', 'down', 'not_configured'])),
-              })
-              .meta({ id: 'Health' }),
-          },
-        },
+      200: { description: 'Serving: status ok or degraded.', content: healthJson(healthReportSchema) },
+      503: {
+        description: 'Not serving: status down (database unreachable or migrations pending).',
+        content: healthJson(healthReportSchema),
       },
-      503: { description: 'A dependency is down (same body, status "degraded").' },
     },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/health/ready',
+    operationId: 'getReadiness',
+    summary: 'Readiness probe',
+    description: 'For load balancers: the database answers and every migration is applied. Chains are not checked.',
+    responses: {
+      200: { description: 'Ready.', content: healthJson(readinessSchema) },
+      503: { description: 'Not ready.', content: healthJson(readinessSchema) },
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/health/live',
+    operationId: 'getLiveness',
+    summary: 'Liveness probe',
+    description: 'The process answers; nothing else is checked.',
+    responses: { 200: { description: 'Alive.', content: healthJson(livenessSchema) } },
   });
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

@@ -3,6 +3,7 @@
  * than the redirects), amounts as exact decimal text.
  */
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import { isChainServed } from '@/lib/chains/served';
 import { formatAmount } from '@/lib/money';
 import { findChargeForCheckout } from './get-charge';
 import type { ChargeStatus } from './state';
@@ -16,6 +17,8 @@ export interface CheckoutView {
   status: ChargeStatus;
   chainName: string;
   chain: ChainName;
+  /** False when nothing watches the chain here any more (its RPC URL was removed): the checkout offers no way to pay. */
+  isChainServed: boolean;
   token: { symbol: string; address: string; decimals: number; isNative: boolean };
   total: string;
   totalBaseUnits: string;
@@ -43,6 +46,7 @@ export async function loadCheckoutView(chargeId: string, now = new Date()): Prom
     status,
     chainName: chain.displayName,
     chain: chain.name,
+    isChainServed: isChainServed(chain.name),
     token: { symbol: charge.tokenSymbol, address: charge.tokenAddress, decimals, isNative: token?.isNative ?? false },
     total: formatAmount(charge.totalBaseUnits, decimals),
     totalBaseUnits: charge.totalBaseUnits.toString(),

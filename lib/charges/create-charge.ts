@@ -5,6 +5,8 @@
  *    isTest: true with a production key → test_key_required, isTest: false with a test key → live_key_required.
  *  - chain must be in the registry; a test charge runs on the chain's test network (POLYGON → POLYGON_AMOY)
  *    and only with its native token (spec: "test charges interact only with native tokens").
+ *  - that network must be served here (an RPC URL, so its watcher runs): else chain_not_configured, in every
+ *    mode — a charge nothing watches would ask the payer for money that is never seen.
  *  - symbol + tokenAddress must name one token known on that chain.
  *  - amounts are exact decimals with at most the token's decimals; total = Σ amount × quantity;
  *    `amount` alone when there are no items; both → they must be equal.
@@ -27,6 +29,7 @@ import {
   type ChainInfo,
   type TokenInfo,
 } from '@/lib/chains/registry';
+import { chainNotServedReason, isChainServed } from '@/lib/chains/served';
 import type { ApiContext } from '@/lib/api/context';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
@@ -112,10 +115,16 @@ function resolveChain(name: string, mode: 'test' | 'live'): ChainInfo {
       param: 'chargeData.chain',
     });
   }
-  const chain = CHAINS[upper];
-  if (mode === 'test') return chain.isTestnet ? chain : CHAINS[chain.testnet!];
-  if (chain.isTestnet) {
-    throw new AppError('unsupported_chain', `${chain.name} is a test network: create test charges with isTest: true and a test API key.`, {
+  const named = CHAINS[upper];
+  if (mode === 'live' && named.isTestnet) {
+    throw new AppError('unsupported_chain', `${named.name} is a test network: create test charges with isTest: true and a test API key.`, {
+      param: 'chargeData.chain',
+    });
+  }
+  const chain = mode === 'test' && !named.isTestnet ? CHAINS[named.testnet!] : named;
+  if (!isChainServed(chain.name)) {
+    const network = chain.name === named.name ? chain.name : `${chain.name} (the test network of ${named.name})`;
+    throw new AppError('chain_not_configured', `Charges on ${network} are not available: ${chainNotServedReason(chain.name)}.`, {
       param: 'chargeData.chain',
     });
   }

@@ -10,7 +10,7 @@ import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, merchantMembers, payments, webhookDeliveries, webhookEndpoints, webhookEvents } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { appError, newUser } from '@/test/accounts';
-import { callRoute, newMerchant, NATIVE_EVM, POLYGON_USDC, testCharge, usdcCharge } from '@/test/fixtures';
+import { callRoute, newMerchant, NATIVE_EVM, POLYGON_USDC, serveChainsWithoutNode, testCharge, usdcCharge } from '@/test/fixtures';
 import { parseCsv } from '@/test/parse-csv';
 import type { DashboardChargeFilters } from './dashboard-filters';
 import { EXPORT_COLUMNS, exportChargesCsv } from './export-charges-csv';
@@ -81,6 +81,7 @@ describe('listChargesForDashboard: filters and search', () => {
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
+    serveChainsWithoutNode('BSC');
     owner = await merchantWithOwner();
     ids.usdcPaid = await create(owner.liveKey, usdcCharge({ metadata: { orderId: '1001', player: 'alice' } }));
     ids.usdcPending = await create(owner.liveKey, usdcCharge({ metadata: { orderId: '1002', player: 'bob' } }));

@@ -1,67 +1,120 @@
 /**
- * Health of the app's dependencies: the database (every call) and each chain with an RPC URL
- * (cached a few seconds so a monitoring or load-balancer probe cannot flood the nodes).
+ * The full health report (GET /api/health): readiness (database, migrations), each chain — reachable, and how
+ * many blocks its watcher is behind (the chain's head − the watcher's cursor in chain_cursors) — the pg-boss
+ * queue depth, and how old the oldest webhook work waiting is.
+ *
+ * Chain probes are cached a few seconds, so a monitoring or load-balancer probe cannot flood the nodes; the
+ * database figures are read on every call (each one indexed: small whatever the history).
  */
+import { and, eq, inArray, isNull, lte, min } from 'drizzle-orm';
 import { CHAIN_NAMES, CHAINS, type ChainName } from '@/lib/chains/registry';
-import { getSql } from '@/lib/db/client';
+import { getDb, getSql } from '@/lib/db/client';
+import { scannerCursors, webhookDeliveries, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-
-type DependencyStatus = 'ok' | 'down' | 'not_configured';
-export interface HealthReport {
-  status: 'ok' | 'degraded';
-  db: DependencyStatus;
-  chains: Record<ChainName, DependencyStatus>;
-}
+import { PGBOSS_SCHEMA } from '@/lib/webhooks/queue';
+import { checkReadiness, withTimeout } from './check-readiness';
+import type { ChainHealth, HealthReport } from './schemas';
 
 const CHAIN_CHECK_TTL_MS = 5_000;
 const TIMEOUT_MS = 2_000;
-let chainCache: { at: number; chains: Record<ChainName, DependencyStatus> } | undefined;
+
+type ChainProbe = Pick<ChainHealth, 'status' | 'head'>;
+let probeCache: { at: number; probes: Record<ChainName, ChainProbe> } | undefined;
 
 export async function checkHealth(): Promise<HealthReport> {
-  const [db, chains] = await Promise.all([checkDatabase(), checkChainsCached()]);
-  const healthy = db === 'ok' && Object.values(chains).every((status) => status !== 'down');
-  return { status: healthy ? 'ok' : 'degraded', db, chains };
+  const [readiness, probes] = await Promise.all([checkReadiness(), probeChainsCached()]);
+  const figures = readiness.db === 'ok' ? await readFigures().catch(() => undefined) : undefined;
+  const chains = Object.fromEntries(
+    CHAIN_NAMES.map((chain) => {
+      const probe = probes[chain];
+      const cursor = figures?.cursors.get(chain) ?? null;
+      const lagBlocks = probe.head !== null && cursor !== null ? Math.max(0, probe.head - cursor) : null;
+      return [chain, { ...probe, cursor, lagBlocks }];
+    }),
+  ) as Record<ChainName, ChainHealth>;
+  const anyChainUnreachable = Object.values(chains).some((chain) => chain.status === 'unreachable');
+  return {
+    status: readiness.status !== 'ready' ? 'down' : anyChainUnreachable ? 'degraded' : 'ok',
+    db: readiness.db,
+    migrations: readiness.migrations,
+    chains,
+    queue: figures?.queue ?? { queued: null, ready: null },
+    webhooks: figures?.webhooks ?? { oldestDueDeliverySeconds: null, oldestUnrelayedEventSeconds: null },
+  };
 }
 
-async function checkDatabase(): Promise<DependencyStatus> {
-  try {
-    await withTimeout(getSql()`select 1`.execute(), TIMEOUT_MS);
-    return 'ok';
-  } catch {
-    return 'down';
-  }
+async function readFigures() {
+  const db = getDb();
+  const now = new Date();
+  const [cursorRows, queue, [due], [outbox]] = await withTimeout(
+    Promise.all([
+      // The charge watcher's cursor: how far behind the chain payments are seen.
+      db
+        .select({ chain: scannerCursors.chain, lastBlock: scannerCursors.lastBlock })
+        .from(scannerCursors)
+        .where(eq(scannerCursors.consumer, 'charges')),
+      queueDepth(),
+      // Matches webhook_deliveries_open_idx (status in pending, sending).
+      db
+        .select({ oldest: min(webhookDeliveries.scheduledAt) })
+        .from(webhookDeliveries)
+        .where(and(inArray(webhookDeliveries.status, ['pending', 'sending']), lte(webhookDeliveries.scheduledAt, now))),
+      // Matches webhook_events_unrelayed_idx.
+      db
+        .select({ oldest: min(webhookEvents.createdAt) })
+        .from(webhookEvents)
+        .where(isNull(webhookEvents.relayedAt)),
+    ]),
+    TIMEOUT_MS,
+  );
+  const ageSeconds = (at: Date | null | undefined) => (at ? Math.max(0, Math.round((now.getTime() - at.getTime()) / 1000)) : null);
+  return {
+    cursors: new Map(cursorRows.map((row) => [row.chain, Number(row.lastBlock)])),
+    queue,
+    webhooks: { oldestDueDeliverySeconds: ageSeconds(due?.oldest), oldestUnrelayedEventSeconds: ageSeconds(outbox?.oldest) },
+  };
 }
 
-async function checkChainsCached(): Promise<Record<ChainName, DependencyStatus>> {
-  if (chainCache && Date.now() - chainCache.at < CHAIN_CHECK_TTL_MS) return chainCache.chains;
-  const entries = await Promise.all(CHAIN_NAMES.map(async (chain) => [chain, await checkChain(chain)] as const));
-  chainCache = { at: Date.now(), chains: Object.fromEntries(entries) as Record<ChainName, DependencyStatus> };
-  return chainCache.chains;
+/** Jobs waiting in pg-boss (any queue); null until pg-boss has created its schema. */
+async function queueDepth(): Promise<{ queued: number | null; ready: number | null }> {
+  const sqlClient = getSql();
+  const [schema] = await sqlClient`select to_regclass(${`${PGBOSS_SCHEMA}.job`}) is not null as present`;
+  if (!schema?.present) return { queued: null, ready: null };
+  // "state < 'active'" and "not blocked": pg-boss's own fetch index (job_i11) covers exactly these rows.
+  const [row] = await sqlClient.unsafe(
+    `select count(*)::int as queued, (count(*) filter (where start_after <= now()))::int as ready
+       from ${PGBOSS_SCHEMA}.job where state < 'active' and not blocked`,
+  );
+  return { queued: Number(row?.queued ?? 0), ready: Number(row?.ready ?? 0) };
 }
 
-async function checkChain(chain: ChainName): Promise<DependencyStatus> {
+async function probeChainsCached(): Promise<Record<ChainName, ChainProbe>> {
+  if (probeCache && Date.now() - probeCache.at < CHAIN_CHECK_TTL_MS) return probeCache.probes;
+  const entries = await Promise.all(CHAIN_NAMES.map(async (chain) => [chain, await probeChain(chain)] as const));
+  probeCache = { at: Date.now(), probes: Object.fromEntries(entries) as Record<ChainName, ChainProbe> };
+  return probeCache.probes;
+}
+
+async function probeChain(chain: ChainName): Promise<ChainProbe> {
   const url = rpcUrl(chain);
-  if (!url) return 'not_configured';
-  const method = CHAINS[chain].family === 'evm' ? 'eth_blockNumber' : 'getHealth';
+  if (!url) return { status: 'not_configured', head: null };
+  const isEvm = CHAINS[chain].family === 'evm';
   try {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: isEvm ? 'eth_blockNumber' : 'getHealth', params: [] }),
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     const payload = (await response.json()) as { result?: unknown; error?: unknown };
-    return response.ok && payload.result !== undefined && !payload.error ? 'ok' : 'down';
+    if (!response.ok || payload.result === undefined || payload.error) return { status: 'unreachable', head: null };
+    return { status: 'ok', head: isEvm && typeof payload.result === 'string' ? Number(BigInt(payload.result)) : null };
   } catch {
-    return 'down';
+    return { status: 'unreachable', head: null };
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
 }
 
 /** Tests switch chains on and off. */
 export function clearHealthCache(): void {
-  chainCache = undefined;
+  probeCache = undefined;
 }

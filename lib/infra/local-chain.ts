@@ -25,6 +25,8 @@ export const localDemoPayerAccount = mnemonicToAccount(LOCAL_DEV_MNEMONIC, { add
 /** Whole tokens of each ERC-20 minted to each funded demo wallet. */
 export const DEMO_TOKEN_FUNDING = 1_000_000n;
 
+const STOP_GRACE_MS = 5_000;
+
 export interface LocalChainNode {
   chain: ChainName;
   url: string;
@@ -62,13 +64,19 @@ export async function startLocalChain(options: {
     chain: options.chain,
     url,
     process: child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopProcess(child),
   };
+}
+
+/** SIGTERM, then SIGKILL after STOP_GRACE_MS: a node that hangs (or is stopped) still ends. */
+async function stopProcess(child: ChildProcess): Promise<void> {
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  if (exited()) return;
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+  await gone;
+  clearTimeout(timer);
 }
 
 async function waitForRpc(url: string, child: ChildProcess): Promise<void> {

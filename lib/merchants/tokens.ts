@@ -13,6 +13,7 @@ import { erc20Abi, getAddress, isAddress, type Hex } from 'viem';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS, CHAIN_NAMES, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import { isChainServed } from '@/lib/chains/served';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { merchantTokens, type ApiKeyMode, type MerchantTokenRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
@@ -34,6 +35,8 @@ export interface AcceptedToken {
   isNative: boolean;
   isCustom: boolean;
   enabled: boolean;
+  /** False when this server has no RPC URL for the chain: charges on it are refused whatever the setting. */
+  isChainServed: boolean;
 }
 
 /** Chains of a dashboard mode: main networks in live mode, test networks in test mode. */
@@ -49,6 +52,7 @@ export async function listAcceptedTokens(input: Actor & { mode: ApiKeyMode }): P
   const byKey = new Map(rows.map((row) => [key(row.chain, row.address), row]));
   return chainsOfMode(input.mode).flatMap((chain) => [
     ...CHAINS[chain].tokens.map((token) => ({
+      isChainServed: isChainServed(chain),
       chain,
       address: token.address,
       symbol: token.symbol,
@@ -69,6 +73,7 @@ export async function listAcceptedTokens(input: Actor & { mode: ApiKeyMode }): P
         isNative: false,
         isCustom: true,
         enabled: row.enabled,
+        isChainServed: isChainServed(chain),
       })),
   ]);
 }
@@ -141,7 +146,7 @@ export async function addCustomToken(input: Actor & { chain: string; address: st
           set: { ...contract, enabled: true, updatedAt: new Date() },
         });
       await recordAudit(tx, { actor, action: 'token.add_custom', targetId: key(chain, address), data: contract, ip: input.ip });
-      return { chain, address: row.address, ...contract, isNative: false, isCustom: true, enabled: true };
+      return { chain, address: row.address, ...contract, isNative: false, isCustom: true, enabled: true, isChainServed: true };
     })
     .finally(() => forgetMerchantCredentials(input.merchantId));
 }

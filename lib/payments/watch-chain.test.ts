@@ -24,6 +24,7 @@ beforeAll(async () => {
   node = await startLocalChain({ chain: 'BSC' });
   await provisionLocalChain({ chain: 'BSC', url: node.url });
   client = createPublicClient({ transport: http(node.url) });
+  process.env.RPC_URL_BSC = node.url;
   process.env.LOCAL_CHAINS = 'BSC,POLYGON,POLYGON_AMOY';
   resetEnvCache();
   merchant = await newMerchant();

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { resetEnvCache } from '@/lib/env';
-import { callRoute, newMerchant } from '@/test/fixtures';
+import { callRoute, newMerchant, serveChainsWithoutNode } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
 import { assertSwapOffered, assertSwapProvider, swapAvailability } from './swap-availability';
@@ -84,6 +84,7 @@ describe('swap on-ramp availability (provider registry facts)', () => {
 
 describe('createCharge and the swap pair token', () => {
   it('accepts PZP on BSC (direct transfer), refuses it in test mode and where the pair is not configured', async () => {
+    serveChainsWithoutNode('BSC', 'BSC_TESTNET');
     const merchant = await newMerchant({ verified: true });
     const body = {
       chargeData: {

@@ -18,7 +18,7 @@ export async function withAdminDatabase<T>(run: () => Promise<T>): Promise<T> {
     if (running?.embeddedDatabaseUrl) {
       process.env.DATABASE_URL = running.embeddedDatabaseUrl;
     } else {
-      const stack = await startStack({ dataDir, env: process.env, withChains: false });
+      const stack = await startStack({ dataDir, env: process.env });
       process.env.DATABASE_URL = stack.databaseUrl;
       stop = stack.stop;
     }

@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NATIVE_EVM, POLYGON_USDC, newMerchant, newPublishableKey, type TestMerchant } from '@/test/fixtures';
+import { NATIVE_EVM, POLYGON_USDC, newMerchant, newPublishableKey, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { Chain, Chargeport, type FlatCreateChargeParams } from '../src/index';
 import { TEST_BASE_URL, routeFetch } from './route-fetch';
 
 let merchant: TestMerchant;
 beforeAll(async () => {
+  serveChainsWithoutNode('SOLANA');
   merchant = await newMerchant({ verified: true });
 });
 

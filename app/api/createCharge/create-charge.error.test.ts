@@ -8,6 +8,7 @@ import {
   callRoute,
   newMerchant,
   newPublishableKey,
+  serveChainsWithoutNode,
   storedCounts,
   testCharge,
   usdcCharge,
@@ -21,6 +22,8 @@ let unverified: TestMerchant & { liveKey: string };
 let publishableKey: string;
 
 beforeAll(async () => {
+  // The suite runs POLYGON and POLYGON_AMOY; Solana is configured here, DFK and BSC_TESTNET are not.
+  serveChainsWithoutNode('SOLANA');
   merchant = await newMerchant({ verified: true });
   publishableKey = await newPublishableKey(merchant.id, 'live');
   // A merchant whose verification was withdrawn after its production key was issued.
@@ -219,6 +222,22 @@ const cases: Case[] = [
     status: 422,
     code: 'unsupported_chain',
     param: 'chargeData.chain',
+  },
+  {
+    name: 'a chain no RPC URL serves (nothing would watch it)',
+    request: () => live(usdcCharge({ chain: 'DFK', symbol: 'JEWEL', tokenAddress: NATIVE_EVM })),
+    status: 422,
+    code: 'chain_not_configured',
+    param: 'chargeData.chain',
+    message: /Charges on DFK are not available: no RPC endpoint is configured for DFK .*RPC_URL_DFK\)/,
+  },
+  {
+    name: 'a test charge whose test network no RPC URL serves',
+    request: () => test(testCharge({ chain: 'BSC', symbol: 'BNB' })),
+    status: 422,
+    code: 'chain_not_configured',
+    param: 'chargeData.chain',
+    message: /BSC_TESTNET \(the test network of BSC\).*RPC_URL_BSC_TESTNET/,
   },
   {
     name: 'a token address unknown on the chain',

@@ -2,11 +2,21 @@ import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges } from '@/lib/db/schema';
-import { NATIVE_EVM, POLYGON_USDC, callRoute, newMerchant, testCharge, usdcCharge, type TestMerchant } from '@/test/fixtures';
+import {
+  NATIVE_EVM,
+  POLYGON_USDC,
+  callRoute,
+  newMerchant,
+  serveChainsWithoutNode,
+  testCharge,
+  usdcCharge,
+  type TestMerchant,
+} from '@/test/fixtures';
 import { POST } from './route';
 
 let merchant: TestMerchant;
 beforeAll(async () => {
+  serveChainsWithoutNode('SOLANA');
   merchant = await newMerchant({ verified: true });
 });
 

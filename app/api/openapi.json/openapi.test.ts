@@ -15,6 +15,8 @@ describe('GET /api/openapi.json', () => {
         '/api/createCharge',
         '/api/events',
         '/api/health',
+        '/api/health/live',
+        '/api/health/ready',
         '/api/webhook-endpoints',
         '/api/webhook-endpoints/{endpointId}',
         '/api/webhook-endpoints/{endpointId}/rotate-secret',

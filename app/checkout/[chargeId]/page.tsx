@@ -43,7 +43,8 @@ export default async function CheckoutPage({
   const [status, user] = await Promise.all([loadCheckoutStatus(chargeId), getSessionUser().catch(() => undefined)]);
   // Every way to pay is rendered only while the charge may be paid now (nothing in flight, before
   // expiresAt, something due), for the amount still due; <CheckoutLive> hides them the moment that changes.
-  const payable = status?.payable ?? false;
+  // A charge whose chain is no longer served gets none: nothing would see a payment.
+  const payable = (status?.payable ?? false) && view.isChainServed;
   const qr = payable && status?.deposit ? await QRCode.toString(status.deposit.uri, { type: 'svg', margin: 1, width: 176 }) : null;
 
   const chain = CHAINS[view.chain];
@@ -290,6 +291,11 @@ export default async function CheckoutPage({
                 </WhilePayable>
               )}
             </CheckoutLive>
+          )}
+          {!view.isChainServed && view.status === 'pending' && (
+            <p className="text-sm text-slate-600" data-testid="chain-not-served">
+              Payments on {view.chainName} are not available on this service right now. Do not send funds for this charge.
+            </p>
           )}
           <p className="mt-auto text-xs text-slate-400">Charge {view.id}</p>
         </aside>

@@ -16,10 +16,10 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS, EVM_CHAIN_NAMES, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, depositAddresses, outboundTransfers, wallets } from '@/lib/db/schema';
-import { resetEnvCache, rpcEnvName } from '@/lib/env';
+import { rpcEnvName } from '@/lib/env';
 import { formatAmount } from '@/lib/money';
 import { TEST_SECRETS } from '@/test/test-secrets';
-import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { callRoute, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { gasTankReport } from '@/lib/transactions/gas-tank';
 import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
@@ -44,7 +44,7 @@ beforeAll(async () => {
   // Only this file's chain is reachable from here: the reconciler run below must not touch other files'
   // EVM transfers on the shared test chains.
   for (const chain of EVM_CHAIN_NAMES) delete process.env[rpcEnvName(chain)];
-  resetEnvCache();
+  serveChainsWithoutNode('SOLANA', 'SOLANA_DEVNET');
   merchant = await newMerchant({ verified: true });
 });
 

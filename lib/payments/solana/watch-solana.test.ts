@@ -10,7 +10,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS, SOLANA_NATIVE_MINT } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
-import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { callRoute, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { loadCheckoutStatus } from '../checkout-status';
 import { parseSolanaPayTransferRequest } from './solana-pay-uri';
@@ -24,6 +24,7 @@ let rpc: ReferencedTransfersRpc;
 let payer: KeyPairSigner;
 
 beforeAll(async () => {
+  serveChainsWithoutNode('SOLANA');
   merchant = await newMerchant({ verified: true });
 });
 

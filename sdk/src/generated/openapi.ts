@@ -197,8 +197,51 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Service health */
+        /**
+         * Service health (full report)
+         * @description Readiness, each chain (ok, unreachable or not_configured, and its watcher's lag in blocks), the job queue's depth and the age of the oldest webhook work waiting. 200 while the instance can serve, also when a chain is unreachable (status degraded); 503 when it cannot (status down).
+         */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description For load balancers: the database answers and every migration is applied. Chains are not checked.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description The process answers; nothing else is checked.
+         */
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -801,12 +844,48 @@ export interface components {
         };
         Health: {
             /** @enum {string} */
-            status: "ok" | "degraded";
+            status: "ok" | "degraded" | "down";
             /** @enum {string} */
-            db: "ok" | "down";
+            db: "ok" | "unreachable";
+            /** @enum {string} */
+            migrations: "applied" | "pending" | "unknown";
             chains: {
-                [key: string]: "ok" | "down" | "not_configured";
+                POLYGON?: components["schemas"]["ChainHealth"];
+                POLYGON_AMOY?: components["schemas"]["ChainHealth"];
+                BSC?: components["schemas"]["ChainHealth"];
+                BSC_TESTNET?: components["schemas"]["ChainHealth"];
+                DFK?: components["schemas"]["ChainHealth"];
+                DFK_TESTNET?: components["schemas"]["ChainHealth"];
+                SOLANA?: components["schemas"]["ChainHealth"];
+                SOLANA_DEVNET?: components["schemas"]["ChainHealth"];
             };
+            queue: {
+                queued: number | null;
+                ready: number | null;
+            };
+            webhooks: {
+                oldestDueDeliverySeconds: number | null;
+                oldestUnrelayedEventSeconds: number | null;
+            };
+        };
+        ChainHealth: {
+            /** @enum {string} */
+            status: "ok" | "unreachable" | "not_configured";
+            head: number | null;
+            cursor: number | null;
+            lagBlocks: number | null;
+        };
+        Readiness: {
+            /** @enum {string} */
+            status: "ready" | "not_ready";
+            /** @enum {string} */
+            db: "ok" | "unreachable";
+            /** @enum {string} */
+            migrations: "applied" | "pending" | "unknown";
+        };
+        Liveness: {
+            /** @enum {string} */
+            status: "ok";
         };
     };
     responses: never;
@@ -896,7 +975,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: unsupported_chain, unsupported_token, invalid_address, invalid_amount, amount_mismatch */
+            /** @description error.code: unsupported_chain, chain_not_configured, unsupported_token, invalid_address, invalid_amount, amount_mismatch */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1873,7 +1952,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The database and every configured chain answer. */
+            /** @description Serving: status ok or degraded. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1882,12 +1961,63 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description A dependency is down (same body, status "degraded"). */
+            /** @description Not serving: status down (database unreachable or migrations pending). */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description Not ready. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Liveness"];
+                };
             };
         };
     };

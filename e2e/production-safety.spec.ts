@@ -1,0 +1,69 @@
+/**
+ * The production build (what `npm start` serves) on its e2e stack: no charge on a chain nothing watches
+ * (SOLANA_DEVNET has no RPC URL there), and the health probes a load balancer and monitoring use. (No demo
+ * data: charge-checkout.spec.ts, "never seeds the demo merchant".)
+ */
+import { expect, test } from '@playwright/test';
+import { createVerifiedMerchant, withE2eDatabase } from './admin';
+
+const SOL_MINT = 'So11111111111111111111111111111111111111112';
+
+test.describe('the production build', () => {
+  test('refuses a charge on a chain it does not serve, naming the variable that would serve it', async ({ request }) => {
+    const merchant = createVerifiedMerchant('Unserved Games');
+    // A test charge on SOLANA runs on SOLANA_DEVNET, which has no RPC URL here.
+    const response = await request.post('/api/createCharge', {
+      headers: { 'x-api-key': merchant.testKey },
+      data: { chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOL_MINT, amount: '1' }, isTest: true },
+    });
+    expect(response.status()).toBe(422);
+    const { data, error } = await response.json();
+    expect(data).toBeNull();
+    expect(error).toMatchObject({ code: 'chain_not_configured', param: 'chargeData.chain' });
+    expect(error.message).toContain('RPC_URL_SOLANA_DEVNET');
+  });
+
+  test('a charge whose chain is no longer served offers no way to pay', async ({ page, request }) => {
+    const merchant = createVerifiedMerchant('Stranded Games');
+    const created = await request.post('/api/createCharge', {
+      headers: { 'x-api-key': merchant.liveKey },
+      data: { chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOL_MINT, amount: '0.5' } },
+    });
+    expect(created.status()).toBe(200);
+    const { chargeId, paymentUrl } = (await created.json()).data;
+    // As if created on SOLANA_DEVNET before its RPC URL was removed from the configuration.
+    await withE2eDatabase(async (sql) => {
+      await sql`update charges set chain = 'SOLANA_DEVNET', mode = 'test' where id = ${chargeId}`;
+      await sql`update deposit_addresses set chain = 'SOLANA_DEVNET' where charge_id = ${chargeId}`;
+    });
+    await page.goto(paymentUrl);
+    await expect(page.getByTestId('chain-not-served')).toContainText('not available');
+    await expect(page.getByTestId('deposit-address')).toHaveCount(0);
+    await expect(page.getByText('Pay from your balance')).toHaveCount(0);
+  });
+
+  test('health: live and ready answer 200; the full report shows each chain, its watcher lag, the queue and webhooks', async ({
+    request,
+  }) => {
+    const live = await request.get('/api/health/live');
+    expect(live.status()).toBe(200);
+    expect(await live.json()).toEqual({ status: 'ok' });
+    const ready = await request.get('/api/health/ready');
+    expect(ready.status()).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', db: 'ok', migrations: 'applied' });
+
+    // The web process runs the watchers: POLYGON's cursor appears within a few polls.
+    await expect
+      .poll(async () => (await (await request.get('/api/health')).json()).chains.POLYGON.lagBlocks, { timeout: 20_000 })
+      .toEqual(expect.any(Number));
+    const health = await request.get('/api/health');
+    expect(health.status()).toBe(200);
+    const report = await health.json();
+    expect(report).toMatchObject({ status: 'ok', db: 'ok', migrations: 'applied' });
+    expect(report.chains.POLYGON).toMatchObject({ status: 'ok', head: expect.any(Number), cursor: expect.any(Number) });
+    expect(report.chains.SOLANA.status).toBe('ok');
+    expect(report.chains.SOLANA_DEVNET).toEqual({ status: 'not_configured', head: null, cursor: null, lagBlocks: null });
+    expect(report.queue.queued).toEqual(expect.any(Number));
+    expect(report.webhooks).toHaveProperty('oldestDueDeliverySeconds');
+  });
+});
