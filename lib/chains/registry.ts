@@ -29,6 +29,16 @@ export interface TokenInfo {
   usdPegged?: boolean;
   /** The price feed's id for the token (CoinGecko ids), for approximate USD values. Test coins use their main network's. */
   priceId?: string;
+  /** The smallest charge in this token (whole tokens): below it, fees cost more than the charge brings. Stablecoins: 0.10. */
+  minChargeAmount?: string;
+}
+
+/** A token's smallest charge in base units (undefined: no minimum, e.g. a merchant's custom token). */
+export function minimumChargeOf(token: TokenInfo): bigint | undefined {
+  const text = token.minChargeAmount ?? (token.usdPegged ? '0.1' : undefined);
+  if (text === undefined) return undefined;
+  const [whole = '0', fraction = ''] = text.split('.');
+  return BigInt(whole + fraction.padEnd(token.decimals, '0').slice(0, token.decimals));
 }
 
 export interface ChainInfo {
@@ -51,16 +61,25 @@ export const EVM_NATIVE_TOKEN_ADDRESS = '0x0000000000000000000000000000000000000
 /** The wrapped-SOL mint: the spec's Solana examples use it for the native coin. */
 export const SOLANA_NATIVE_MINT = 'So11111111111111111111111111111111111111112';
 
-const evmNative = (symbol: string, name: string, priceId: string, aliases?: readonly string[]): TokenInfo => ({
+const evmNative = (symbol: string, name: string, priceId: string, minChargeAmount: string, aliases?: readonly string[]): TokenInfo => ({
   symbol,
   name,
   address: EVM_NATIVE_TOKEN_ADDRESS,
   decimals: 18,
   isNative: true,
   priceId,
+  minChargeAmount,
   ...(aliases ? { aliases } : {}),
 });
-const solNative: TokenInfo = { symbol: 'SOL', name: 'Solana', address: SOLANA_NATIVE_MINT, decimals: 9, isNative: true, priceId: 'solana' };
+const solNative: TokenInfo = {
+  symbol: 'SOL',
+  name: 'Solana',
+  address: SOLANA_NATIVE_MINT,
+  decimals: 9,
+  isNative: true,
+  priceId: 'solana',
+  minChargeAmount: '0.0005',
+};
 
 export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
   POLYGON: {
@@ -73,7 +92,7 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     explorerUrl: 'https://polygonscan.com',
     confirmations: 30,
     tokens: [
-      evmNative('POL', 'Polygon Ecosystem Token', 'polygon-ecosystem-token', ['MATIC']),
+      evmNative('POL', 'Polygon Ecosystem Token', 'polygon-ecosystem-token', '0.1', ['MATIC']),
       {
         symbol: 'USDC',
         name: 'USD Coin',
@@ -100,7 +119,7 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     evmChainId: 80002,
     explorerUrl: 'https://amoy.polygonscan.com',
     confirmations: 5,
-    tokens: [evmNative('POL', 'Polygon Ecosystem Token (test)', 'polygon-ecosystem-token', ['MATIC'])],
+    tokens: [evmNative('POL', 'Polygon Ecosystem Token (test)', 'polygon-ecosystem-token', '0.1', ['MATIC'])],
   },
   BSC: {
     name: 'BSC',
@@ -112,7 +131,7 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     explorerUrl: 'https://bscscan.com',
     confirmations: 15,
     tokens: [
-      evmNative('BNB', 'BNB', 'binancecoin'),
+      evmNative('BNB', 'BNB', 'binancecoin', '0.0002'),
       {
         symbol: 'USDT',
         name: 'Tether USD',
@@ -139,7 +158,7 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     evmChainId: 97,
     explorerUrl: 'https://testnet.bscscan.com',
     confirmations: 3,
-    tokens: [evmNative('BNB', 'BNB (test)', 'binancecoin', ['TBNB'])],
+    tokens: [evmNative('BNB', 'BNB (test)', 'binancecoin', '0.0002', ['TBNB'])],
   },
   DFK: {
     name: 'DFK',
@@ -150,7 +169,7 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     evmChainId: 53935,
     explorerUrl: 'https://subnets.avax.network/defi-kingdoms',
     confirmations: 5,
-    tokens: [evmNative('JEWEL', 'JEWEL', 'defi-kingdoms')],
+    tokens: [evmNative('JEWEL', 'JEWEL', 'defi-kingdoms', '1')],
   },
   DFK_TESTNET: {
     name: 'DFK_TESTNET',
@@ -159,7 +178,7 @@ export const CHAINS: Readonly<Record<ChainName, ChainInfo>> = {
     isTestnet: true,
     evmChainId: 335,
     confirmations: 2,
-    tokens: [evmNative('JEWEL', 'JEWEL (test)', 'defi-kingdoms')],
+    tokens: [evmNative('JEWEL', 'JEWEL (test)', 'defi-kingdoms', '1')],
   },
   SOLANA: {
     name: 'SOLANA',

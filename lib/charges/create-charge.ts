@@ -30,6 +30,7 @@ import {
   type TokenInfo,
 } from '@/lib/chains/registry';
 import { chainNotServedReason, isChainServed } from '@/lib/chains/served';
+import { minimumChargeOf } from '@/lib/chains/registry';
 import type { ApiContext } from '@/lib/api/context';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
@@ -259,6 +260,15 @@ function resolveAmounts(
     throw new AppError('invalid_amount', `The charge total is larger than any ${token.symbol} amount can be.`, {
       param: 'chargeData.items',
     });
+  }
+  const minimum = minimumChargeOf(token);
+  if (minimum !== undefined && totalBaseUnits < minimum) {
+    // Dust charges cost more to sweep than they bring, and would drain the gas tank that pays those fees.
+    throw new AppError(
+      'amount_below_minimum',
+      `The smallest charge in ${token.symbol} is ${formatAmount(minimum, token.decimals)} ${token.symbol} (this one totals ${formatAmount(totalBaseUnits, token.decimals)}): moving less would cost more in network fees than it is worth.`,
+      { param: lines.length ? 'chargeData.items' : 'chargeData.amount' },
+    );
   }
   const items: StoredChargeItem[] = lines.map(({ item, unitBaseUnits, quantity }) => ({
     name: item.name,

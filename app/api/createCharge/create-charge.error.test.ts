@@ -60,6 +60,31 @@ const cases: Case[] = [
     status: 401,
     code: 'invalid_api_key',
   },
+  // Dust: below the token's smallest charge (fees would cost more than it brings, and the gas tank pays them)
+  {
+    name: 'a USDC charge below 0.10',
+    request: () => live(usdcCharge({ items: [{ name: 'Sticker', amount: '0.09', quantity: 1 }] })),
+    status: 422,
+    code: 'amount_below_minimum',
+    param: 'chargeData.items',
+    message: /smallest charge in USDC is 0\.1 USDC/,
+  },
+  {
+    name: 'items totalling less than the POL minimum',
+    request: () =>
+      live({
+        chargeData: {
+          symbol: 'POL',
+          chain: 'POLYGON',
+          tokenAddress: '0x0000000000000000000000000000000000000000',
+          items: [{ name: 'Pebble', amount: '0.01', quantity: 3 }],
+        },
+      }),
+    status: 422,
+    code: 'amount_below_minimum',
+    param: 'chargeData.items',
+    message: /smallest charge in POL is 0\.1 POL \(this one totals 0\.03\)/,
+  },
   // Body format
   { name: 'malformed JSON', request: () => live('{"chargeData": '), status: 400, code: 'invalid_json' },
   { name: 'empty body', request: () => live(''), status: 400, code: 'invalid_json' },

@@ -60,10 +60,10 @@ describe('POST /api/createCharge — happy paths', () => {
     const asString = await callRoute(POST, { apiKey: merchant.liveKey, body: usdcCharge({ items: undefined, amount: '2.5' }) });
     const asExponent = await callRoute(POST, {
       apiKey: merchant.liveKey,
-      body: `{"chargeData":{"symbol":"USDC","chain":"POLYGON","tokenAddress":"${POLYGON_USDC}","amount":2.5e-3}}`,
+      body: `{"chargeData":{"symbol":"USDC","chain":"POLYGON","tokenAddress":"${POLYGON_USDC}","amount":2.5e-1}}`,
     });
     expect((await storedCharge(asString.json.data.chargeId)).totalBaseUnits).toBe(2_500_000n);
-    expect((await storedCharge(asExponent.json.data.chargeId)).totalBaseUnits).toBe(2_500n);
+    expect((await storedCharge(asExponent.json.data.chargeId)).totalBaseUnits).toBe(250_000n);
   });
 
   it('accepts amount together with items when they agree', async () => {
@@ -124,11 +124,11 @@ describe('POST /api/createCharge — happy paths', () => {
     const sol = await callRoute(POST, {
       apiKey: merchant.liveKey,
       body: {
-        chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: 'So11111111111111111111111111111111111111112', amount: 0.000000001 },
+        chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: 'So11111111111111111111111111111111111111112', amount: 0.000500001 },
       },
     });
     expect(sol.status).toBe(200);
-    expect((await storedCharge(sol.json.data.chargeId)).totalBaseUnits).toBe(1n);
+    expect((await storedCharge(sol.json.data.chargeId)).totalBaseUnits).toBe(500_001n);
     const usdc = await callRoute(POST, {
       apiKey: merchant.liveKey,
       body: {
