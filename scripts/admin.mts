@@ -8,6 +8,7 @@
  *   key revoke <keyId>
  *   wallets rotate-master-key                          re-seal wallet data keys under WALLET_MASTER_KEY
  *   gas-tank status                                    the gas tank's address, balances and gas spent per chain
+ *   reconcile [--chain C]                              ledger vs chain: every address whose balance differs, with its charges
  *
  * Add --json for machine-readable output. Works against DATABASE_URL, the embedded database of a
  * running `npm run dev`/`npm start`, or starts the embedded database itself.
@@ -25,7 +26,8 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   key create <merchantId> --mode test|live [--publishable]
   key revoke <keyId>
   wallets rotate-master-key
-  gas-tank status`;
+  gas-tank status
+  reconcile [--chain C]`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -36,6 +38,7 @@ const { values, positionals } = parseArgs({
     mode: { type: 'string' },
     publishable: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
+    chain: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -129,17 +132,22 @@ try {
       case 'wallets rotate-master-key': {
         const { rotateMasterKey } = await import('@/lib/wallets/rotate-master-key');
         const result = await rotateMasterKey();
+        const stillOnOldKeys = result.failed.length + result.webhookSecrets.failed.length + result.providerTokens.failed.length > 0;
         output(
           result,
           [
-            `Current master key: ${result.masterKeyId}. Re-sealed ${result.resealed}, already current ${result.skipped}.`,
-            ...result.failed.map((f) => `  could not open ${f.walletId} (${f.masterKeyId}): ${f.reason}`),
-            result.failed.length
-              ? 'Add the missing keys to WALLET_MASTER_KEYS_PREVIOUS and run again.'
-              : 'Every wallet is sealed with the current key: the previous keys can be removed from WALLET_MASTER_KEYS_PREVIOUS.',
+            `Current master key: ${result.masterKeyId}. Wallets re-sealed ${result.resealed}, already current ${result.skipped}; webhook secrets re-sealed ${result.webhookSecrets.resealed}; provider tokens re-sealed ${result.providerTokens.resealed}.`,
+            ...result.failed.map((f) => `  could not open wallet ${f.walletId} (${f.masterKeyId}): ${f.reason}`),
+            ...result.webhookSecrets.failed.map(
+              (f) => `  could not open the signing secret of webhook endpoint ${f.endpointId}: ${f.reason}`,
+            ),
+            ...result.providerTokens.failed.map((f) => `  could not open the access token of ${f.providerId}: ${f.reason}`),
+            stillOnOldKeys
+              ? 'These still use an old key: add the missing keys to WALLET_MASTER_KEYS_PREVIOUS and run again.'
+              : 'Everything is sealed with the current key: the previous keys can be removed from WALLET_MASTER_KEYS_PREVIOUS.',
           ].join('\n'),
         );
-        if (result.failed.length) process.exitCode = 1;
+        if (stillOnOldKeys) process.exitCode = 1;
         break;
       }
       case 'gas-tank status': {
@@ -155,6 +163,29 @@ try {
             ),
           ].join('\n'),
         );
+        break;
+      }
+      case 'reconcile': {
+        const { CHAIN_NAMES } = await import('@/lib/chains/registry');
+        const chain = values.chain?.toUpperCase();
+        if (chain !== undefined && !(CHAIN_NAMES as readonly string[]).includes(chain)) usageError(`unknown chain: ${values.chain}`);
+        const { reconcileChains } = await import('@/lib/ledger/reconcile-chains');
+        const { formatAmount } = await import('@/lib/money');
+        const results = await reconcileChains(chain ? { chains: [chain as (typeof CHAIN_NAMES)[number]] } : {});
+        const lines = results.flatMap((r) => [
+          r.error
+            ? `${r.chain}: not reconciled (${r.error})`
+            : `${r.chain} at block ${r.atBlock}: ${r.checked} balances checked, ${r.busy} skipped (transfers on their way), ${r.discrepancies.length} differ`,
+          ...r.discrepancies.map(
+            (d) =>
+              `  ${d.address} (${d.holder}) ${d.symbol}: ledger ${formatAmount(d.expected, d.decimals)}, chain ${formatAmount(d.actual, d.decimals)}, difference ${formatAmount(d.difference, d.decimals)}${d.chargeIds.length ? `; charges ${d.chargeIds.join(', ')}` : ''}`,
+          ),
+        ]);
+        output(
+          JSON.parse(JSON.stringify(results, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))),
+          lines.join('\n') || 'No EVM chain is served here.',
+        );
+        if (results.some((r) => r.discrepancies.length)) process.exitCode = 1;
         break;
       }
       default:

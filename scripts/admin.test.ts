@@ -5,6 +5,8 @@ import { callRoute, usdcCharge } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { TEST_SECRETS } from '@/test/test-secrets';
+import { pollChain } from '@/lib/payments/watch-chain';
+import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
 
 const run = promisify(execFile);
 
@@ -21,7 +23,8 @@ async function admin(...args: string[]): Promise<{ code: number; stdout: string;
   }
 }
 
-describe('admin CLI', () => {
+// Each command is a fresh tsx process (about 5–10 s on a loaded 2-core machine): these tests run several.
+describe('admin CLI', { timeout: 120_000 }, () => {
   it('creates a merchant, verifies it, issues and revokes keys', async () => {
     const email = `cli-${Date.now()}@studio.example`;
     const created = await admin('merchant', 'create', '--email', email, '--name', 'CLI Studio', '--json');
@@ -92,5 +95,19 @@ describe('admin CLI: wallet master key rotation', () => {
     // Funded by the test setup, as the launcher funds it on local chains.
     expect(Number(polygon.balance)).toBeGreaterThan(0);
     expect(polygon).toMatchObject({ symbol: 'POL', spent: expect.any(String), topUps: expect.any(Number) });
+  });
+
+  it('reconcile compares the ledger with a chain at one block and refuses an unknown chain', async () => {
+    // Both scanners have run on the chain (the background jobs would have).
+    await pollChain('POLYGON');
+    await pollIncomingTransfers('POLYGON');
+    const result = await admin('reconcile', '--chain', 'POLYGON', '--json');
+    const [polygon] = JSON.parse(result.stdout);
+    expect(polygon).toMatchObject({ chain: 'POLYGON', atBlock: expect.stringMatching(/^\d+$/) });
+    expect(polygon).toMatchObject({ checked: expect.any(Number), busy: expect.any(Number), discrepancies: expect.any(Array) });
+    expect(result.code).toBe(polygon.discrepancies.length ? 1 : 0);
+    const unknown = await admin('reconcile', '--chain', 'ETHEREUM');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown chain: ETHEREUM/);
   });
 });

@@ -13,6 +13,7 @@ import { CHAIN_NAMES, CHAINS, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { rpcUrl } from '@/lib/env';
 import { log } from '@/lib/log';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileAndReport } from '@/lib/ledger/reconcile-chains';
 import { sweepDueCharges } from '@/lib/payments/sweep-deposits';
 import { refreshUsdPrices } from '@/lib/pricing/usd-value';
 import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
@@ -58,6 +59,8 @@ const TASKS: Task[] = [
     everyMs: 2_000,
     run: async () => (rpcUrl(chain) ? ((await pollSolana(chain))?.recorded ?? 0) : 0),
   })),
+  // The ledger against the chains: every difference is logged as an error (lib/ledger).
+  { name: 'reconcile-ledger', everyMs: 10 * 60_000, run: () => reconcileAndReport() },
   { name: 'delete-expired-idempotency-keys', everyMs: 60 * 60_000, run: () => deleteExpiredIdempotencyKeys() },
   {
     name: 'delete-expired-rate-limits',

@@ -1,15 +1,19 @@
 /**
  * Master-key rotation. To rotate: set WALLET_MASTER_KEY to the new key, move the old one into
- * WALLET_MASTER_KEYS_PREVIOUS, deploy, run rotateMasterKey() until it reports nothing failed, then remove
- * the old key. Only data keys are re-sealed; private-key ciphertexts never change, so a row is either on the
- * old or on the new master key and opens with the ring in both states.
+ * WALLET_MASTER_KEYS_PREVIOUS, deploy, run rotateMasterKey() until it reports nothing failed and nothing
+ * left on an old key, then remove the old key. Everything sealed with the master key is re-sealed:
+ * wallets' data keys (private-key ciphertexts never change, so a row is either on the old or on the new
+ * master key and opens with the ring in both states), webhook signing secrets (current and previous), and
+ * on-ramp providers' access tokens.
  *
  * Each wallet is re-sealed in its own short transaction under FOR UPDATE SKIP LOCKED: several runs can go
  * at once (each row is handled by one of them), and a failure leaves every row done so far committed.
  */
-import { and, asc, eq, gt, ne } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, ne, notLike, or } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
-import { wallets } from '@/lib/db/schema';
+import { onrampAccessTokens, wallets, webhookEndpoints } from '@/lib/db/schema';
+import { resealProviderToken } from '@/lib/onramp/providers/transak-credentials';
+import { openWebhookSecret, sealWebhookSecret } from '@/lib/webhooks/secrets';
 import { log } from '@/lib/log';
 import { resealDataKey } from './envelope';
 import { masterKeyRing, WalletKeyError } from './master-keys';
@@ -22,12 +26,23 @@ export interface RotateMasterKeyResult {
   skipped: number;
   /** Wallets that could not be opened (their master key is not configured, or their row was tampered with). */
   failed: { walletId: string; masterKeyId: string; reason: string }[];
+  /** Webhook endpoints' signing secrets (current and previous) re-sealed, and those that could not be opened. */
+  webhookSecrets: { resealed: number; failed: { endpointId: string; reason: string }[] };
+  /** On-ramp providers' access tokens re-sealed, and those that could not be opened. */
+  providerTokens: { resealed: number; failed: { providerId: string; reason: string }[] };
 }
 
 export async function rotateMasterKey({ batchSize = 100 }: { batchSize?: number } = {}): Promise<RotateMasterKeyResult> {
   const db = getDb();
   const current = masterKeyRing().current.id;
-  const result: RotateMasterKeyResult = { masterKeyId: current, resealed: 0, skipped: 0, failed: [] };
+  const result: RotateMasterKeyResult = {
+    masterKeyId: current,
+    resealed: 0,
+    skipped: 0,
+    failed: [],
+    webhookSecrets: { resealed: 0, failed: [] },
+    providerTokens: { resealed: 0, failed: [] },
+  };
   // Walk by id so rows that fail (and stay on an old key) are passed once, not retried forever.
   let after = '';
   for (;;) {
@@ -59,6 +74,8 @@ export async function rotateMasterKey({ batchSize = 100 }: { batchSize?: number 
     }
     after = batch.at(-1)!.id;
   }
+  result.webhookSecrets = await resealWebhookSecrets(current);
+  result.providerTokens = await resealProviderTokens(current);
   if (result.failed.length) {
     // Field names avoid "key": lib/log.ts redacts those, and these ids are not secret.
     log.warn('wallet master-key rotation left wallets on old keys', {
@@ -68,4 +85,72 @@ export async function rotateMasterKey({ batchSize = 100 }: { batchSize?: number 
     });
   }
   return result;
+}
+
+/** Endpoint secrets are stored as "<masterKeyId>:<sealed>": those not on the current key are opened and sealed again, one row at a time. */
+async function resealWebhookSecrets(current: string): Promise<RotateMasterKeyResult['webhookSecrets']> {
+  const outcome: RotateMasterKeyResult['webhookSecrets'] = { resealed: 0, failed: [] };
+  const onOldKeys = await getDb()
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(
+      or(
+        notLike(webhookEndpoints.signingSecret, `${current}:%`),
+        and(isNotNull(webhookEndpoints.previousSigningSecret), notLike(webhookEndpoints.previousSigningSecret, `${current}:%`)),
+      ),
+    );
+  for (const { id } of onOldKeys) {
+    try {
+      await getDb().transaction(async (tx) => {
+        const [row] = await tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).for('update');
+        if (!row) return;
+        const reseal = (stored: string) =>
+          stored.startsWith(`${current}:`) ? stored : sealWebhookSecret(id, openWebhookSecret(id, stored));
+        await tx
+          .update(webhookEndpoints)
+          .set({
+            signingSecret: reseal(row.signingSecret),
+            previousSigningSecret: row.previousSigningSecret === null ? null : reseal(row.previousSigningSecret),
+          })
+          .where(eq(webhookEndpoints.id, id));
+      });
+      outcome.resealed++;
+    } catch (error) {
+      if (!(error instanceof WalletKeyError)) throw error;
+      outcome.failed.push({ endpointId: id, reason: error.message });
+    }
+  }
+  return outcome;
+}
+
+async function resealProviderTokens(current: string): Promise<RotateMasterKeyResult['providerTokens']> {
+  const outcome: RotateMasterKeyResult['providerTokens'] = { resealed: 0, failed: [] };
+  const rows = await getDb()
+    .select({ providerId: onrampAccessTokens.providerId })
+    .from(onrampAccessTokens)
+    .where(or(ne(onrampAccessTokens.masterKeyId, current), ne(onrampAccessTokens.previousMasterKeyId, current)));
+  for (const { providerId } of rows) {
+    try {
+      await getDb().transaction(async (tx) => {
+        const [row] = await tx.select().from(onrampAccessTokens).where(eq(onrampAccessTokens.providerId, providerId)).for('update');
+        if (!row) return;
+        const token = resealProviderToken(row.sealedToken, row.masterKeyId);
+        const previous =
+          row.previousSealedToken && row.previousMasterKeyId ? resealProviderToken(row.previousSealedToken, row.previousMasterKeyId) : null;
+        await tx
+          .update(onrampAccessTokens)
+          .set({
+            sealedToken: token.sealed,
+            masterKeyId: token.masterKeyId,
+            ...(previous ? { previousSealedToken: previous.sealed, previousMasterKeyId: previous.masterKeyId } : {}),
+          })
+          .where(eq(onrampAccessTokens.providerId, providerId));
+      });
+      outcome.resealed++;
+    } catch (error) {
+      if (!(error instanceof WalletKeyError)) throw error;
+      outcome.failed.push({ providerId, reason: error.message });
+    }
+  }
+  return outcome;
 }

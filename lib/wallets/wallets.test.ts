@@ -6,7 +6,9 @@ import { privateKeyToAddress } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { users, wallets, type WalletRow } from '@/lib/db/schema';
+import { users, wallets, webhookEndpoints, type WalletRow } from '@/lib/db/schema';
+import { sealWebhookSecret, signingSecretsOf } from '@/lib/webhooks/secrets';
+import { newMerchant } from '@/test/fixtures';
 import { resetEnvCache } from '@/lib/env';
 import { newId, randomBase62 } from '@/lib/ids';
 import { createWalletsForUser } from './create-wallets';
@@ -217,6 +219,38 @@ describe('master key rotation', () => {
     } finally {
       useMasterKeys(ownKey, [newKey]);
       await rotateMasterKey(); // back to this file's key for the other tests
+      useMasterKeys(ownKey);
+    }
+  });
+
+  it('re-seals webhook signing secrets (current and previous) too: they still sign once the old key is removed', async () => {
+    const merchant = await newMerchant();
+    const id = newId('webhookEndpoint');
+    await getDb()
+      .insert(webhookEndpoints)
+      .values({
+        id,
+        merchantId: merchant.id,
+        mode: 'test',
+        url: 'https://shop.example/webhooks',
+        eventTypes: ['*'],
+        signingSecret: sealWebhookSecret(id, 'whsec_current'),
+        previousSigningSecret: sealWebhookSecret(id, 'whsec_previous'),
+        previousSecretExpiresAt: new Date(Date.now() + 3_600_000),
+      });
+    const newKey = randomBytes(32);
+    useMasterKeys(newKey, [ownKey]);
+    try {
+      const result = await rotateMasterKey();
+      expect(result.webhookSecrets.failed.map((f) => f.endpointId)).not.toContain(id);
+      expect(result.webhookSecrets.resealed).toBeGreaterThanOrEqual(1);
+      useMasterKeys(newKey);
+      const [row] = await getDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+      expect(row!.signingSecret.startsWith(`${masterKeyIdOf(newKey)}:`)).toBe(true);
+      expect(signingSecretsOf(row!)).toEqual(['whsec_current', 'whsec_previous']);
+    } finally {
+      useMasterKeys(ownKey, [newKey]);
+      await rotateMasterKey();
       useMasterKeys(ownKey);
     }
   });

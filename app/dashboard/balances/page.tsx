@@ -12,6 +12,8 @@ import { chainsOfMode } from '@/lib/merchants/tokens';
 import { newWithdrawalId } from '@/lib/merchants/withdraw';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { DataTable } from '@/components/ui/data-table';
+import Link from 'next/link';
+import { listStrandedFunds } from '@/lib/refunds/stranded-funds';
 
 export const metadata: Metadata = { title: 'Balances' };
 
@@ -26,6 +28,7 @@ export default async function BalancesPage() {
   const evmWallet = (await ensureMerchantWallets(getDb(), membership.merchant.id)).find((w) => w.family === 'evm')!;
   const wallet = await withBalances(evmWallet, evmChains);
   const canWithdraw = roleAllows(membership.role, 'funds.withdraw');
+  const stranded = await listStrandedFunds({ merchantId: membership.merchant.id, mode });
   return (
     <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
       <div>
@@ -48,6 +51,38 @@ export default async function BalancesPage() {
           </tr>
         ))}
       </DataTable>
+      <section aria-labelledby="stranded-heading" className="flex flex-col gap-2" data-testid="stranded-funds">
+        <h2 id="stranded-heading" className="font-semibold">
+          Funds awaiting refund
+        </h2>
+        {stranded.length === 0 ? (
+          <p className="text-sm text-slate-600">None: every payment went to a charge that succeeded in time.</p>
+        ) : (
+          <>
+            <p className="text-sm text-slate-600">
+              Payments to charges that did not succeed, and late payments, stay at the charge’s deposit address: they are the payer’s.
+              Refund them from the charge’s page.
+            </p>
+            <DataTable
+              columns={[{ label: 'Charge' }, { label: 'Why' }, { label: 'Amount', className: 'py-2 text-right font-medium' }]}
+              minWidthClass="min-w-[28rem]"
+              testId="stranded-funds-table"
+            >
+              {stranded.map((row) => (
+                <tr key={row.chargeId} data-testid="stranded-row">
+                  <td className="py-2">
+                    <Link href={`/dashboard/charges/${row.chargeId}`} className="font-mono text-xs text-brand-700 underline">
+                      {row.chargeId}
+                    </Link>
+                  </td>
+                  <td className="py-2">{row.reason === 'late_payment' ? 'Paid after the charge closed' : `Charge ${row.chargeStatus}`}</td>
+                  <td className="py-2 text-right font-mono tabular-nums whitespace-nowrap">{`${row.amount} ${row.symbol}`}</td>
+                </tr>
+              ))}
+            </DataTable>
+          </>
+        )}
+      </section>
       {canWithdraw ? (
         <WithdrawForm
           withdrawalId={newWithdrawalId()}

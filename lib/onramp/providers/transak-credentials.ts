@@ -80,6 +80,12 @@ async function transakWebhookAccessTokens(now = new Date()): Promise<string[]> {
   return tokens;
 }
 
+/** Opens a sealed token with the key it names and seals it again under the current master key (master-key rotation). */
+export function resealProviderToken(sealedToken: string, masterKeyId: string): { sealed: string; masterKeyId: string } {
+  const { current } = masterKeyRing();
+  return { sealed: seal(current.key, Buffer.from(openToken(sealedToken, masterKeyId)), AAD), masterKeyId: current.id };
+}
+
 function openToken(sealedToken: string, masterKeyId: string): string {
   return open(masterKeyById(masterKeyId, 'The Transak access token'), sealedToken, AAD, 'The Transak access token').toString('utf8');
 }

@@ -23,6 +23,8 @@ import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { uniqueEmail } from '@/test/accounts';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { GET, POST } from './route';
+import { POST as cancelRoute } from '../cancel/route';
+import { listStrandedFunds } from '@/lib/refunds/stranded-funds';
 
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '583920';
@@ -235,5 +237,36 @@ describe('refunds', () => {
     const bad = await refund(chargeId, { amount: 'ten' });
     expect(bad.status).toBe(400);
     expect(await getDb().select().from(refunds).where(eq(refunds.chargeId, chargeId))).toHaveLength(0);
+  });
+
+  it('funds sent to a canceled charge are listed as awaiting refund until refunded to the sender', async () => {
+    const chargeId = await createCharge({ symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount: '2' });
+    expect((await callRoute(cancelRoute, { apiKey: merchant.liveKey!, params: { chargeId }, method: 'POST' })).status).toBe(200);
+    const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
+    const sender = privateKeyToAccount(generatePrivateKey());
+    await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: sender.address });
+    const wallet = createWalletClient({ account: sender, transport: http(rpcUrl('POLYGON')!) });
+    await client().waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: USDC.address as Address,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [deposit!.address as Address, parseUnits('2', 6)],
+        chain: null,
+      }),
+    });
+    for (let i = 0; i < 10; i++) await pollChain('POLYGON');
+    const stranded = await listStrandedFunds({ merchantId: merchant.id, mode: 'live' });
+    expect(stranded.find((row) => row.chargeId === chargeId)).toMatchObject({
+      amount: '2',
+      symbol: 'USDC',
+      reason: 'charge_not_succeeded',
+    });
+
+    const res = await refund(chargeId);
+    expect(res.json.data).toMatchObject({ amount: '2', destination: sender.address, source: 'deposit_address' });
+    expect(await untilFinal(chargeId, res.json.data.id)).toBe('succeeded');
+    expect((await listStrandedFunds({ merchantId: merchant.id, mode: 'live' })).find((row) => row.chargeId === chargeId)).toBeUndefined();
+    expect(await usdcOf(sender.address)).toBeGreaterThanOrEqual(parseUnits('2', 6));
   });
 });

@@ -1,0 +1,77 @@
+/**
+ * The ledger: every movement of value the service knows of, as signed entries per (address, token), read
+ * from the records that already hold them — never written twice (docs/adr/0015-ledger-from-the-records.md):
+ *
+ *   received   + a payment into a charge's deposit address (the charge watcher's `payments`)
+ *   received   + a transfer into a user's or merchant's service wallet (the wallet indexer's rows), sweeps,
+ *                refunds to Chargeport wallets and gas top-ups into wallets included
+ *   gas_topup  + the gas tank's top-up into a deposit address (the watcher does not count those as payments)
+ *   <purpose>  − what an outbound transfer moved out of its sender once in a block: balance_payment, sweep,
+ *                withdrawal, wallet_send, refund, gas_topup, swap (the input it took), swap_approve (nothing)
+ *   gas_fee    − what a transaction in a block cost its sender (gasUsed × effectiveGasPrice), reverted or not
+ *
+ * Entries are placed by block, so the expected balance of an address at block B compares exactly with its
+ * balance on chain at B. EVM chains; Solana accounts are not reconciled yet.
+ */
+import { sql } from 'drizzle-orm';
+import type { ChainName } from '@/lib/chains/registry';
+import type { DbOrTx } from '@/lib/db/client';
+
+export interface ExpectedBalance {
+  /** Lower-case address. */
+  address: string;
+  /** Lower-case token address (the zero address for the native coin). */
+  token: string;
+  expected: bigint;
+  /** Charges whose entries touch this balance (deposit addresses: their charge). */
+  chargeIds: string[];
+  kinds: string[];
+}
+
+const NATIVE = '0x0000000000000000000000000000000000000000';
+
+/** Every (address, token) the ledger has entries for on `chain`, summed up to `atBlock`. */
+export async function expectedBalances(db: DbOrTx, input: { chain: ChainName; atBlock: bigint }): Promise<ExpectedBalance[]> {
+  const { chain, atBlock } = input;
+  const rows = await db.execute<{ address: string; token: string; expected: string; charge_ids: (string | null)[]; kinds: string[] }>(sql`
+    with entries as (
+      select lower(p.to_address) as address, lower(p.token_address) as token, p.amount_base_units as delta,
+             'received' as kind, p.charge_id
+        from payments p
+       where p.chain = ${chain} and p.status <> 'dropped' and p.block_number <= ${atBlock}
+      union all
+      select lower(w.to_address), lower(w.token_address), w.amount_base_units, 'received', null
+        from wallet_incoming_transfers w
+       where w.chain = ${chain} and w.status <> 'dropped' and w.block_number <= ${atBlock}
+      union all
+      select lower(t.to_address), lower(t.token_address), t.amount_base_units, 'gas_topup', t.charge_id
+        from outbound_transfers t
+        join deposit_addresses d on d.chain = t.chain and lower(d.address) = lower(t.to_address)
+       where t.chain = ${chain} and t.purpose = 'gas_topup' and t.status in ('included', 'confirmed')
+         and t.included_block_number <= ${atBlock}
+      union all
+      select lower(t.from_address), lower(t.token_address),
+             -(case t.purpose when 'swap' then coalesce(s.amount_in, t.amount_base_units)
+                              when 'swap_approve' then 0
+                              else t.amount_base_units end),
+             t.purpose::text, t.charge_id
+        from outbound_transfers t
+        left join swap_executions s on s.swap_transfer_id = t.id
+       where t.chain = ${chain} and t.status in ('included', 'confirmed')
+         and (t.included_block_number <= ${atBlock} or (t.included_block_number is null and t.status = 'confirmed'))
+      union all
+      select lower(t.from_address), ${NATIVE}, -t.gas_fee_base_units, 'gas_fee', t.charge_id
+        from outbound_transfers t
+       where t.chain = ${chain} and t.gas_fee_base_units is not null and t.included_block_number <= ${atBlock}
+    )
+    select address, token, sum(delta)::text as expected, array_agg(distinct charge_id) as charge_ids, array_agg(distinct kind) as kinds
+      from entries
+     group by address, token`);
+  return rows.map((row) => ({
+    address: row.address,
+    token: row.token,
+    expected: BigInt(row.expected),
+    chargeIds: row.charge_ids.filter((id): id is string => id !== null),
+    kinds: row.kinds,
+  }));
+}
