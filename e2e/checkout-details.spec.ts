@@ -24,7 +24,7 @@ test.describe('checkout details', () => {
       tokenAddress: POLYGON_USDC,
       amount: '1234.5',
     });
-    // Bank transfers take days to deliver: offered only for a charge that lives that long (ADR 0011).
+    // Bank transfers take days to deliver: offered only for a charge that lives that long (ADR 0014).
     await withE2eDatabase((sql) => sql`update charges set expires_at = now() + interval '4 days' where id = ${charge.chargeId}`);
 
     // As a CDN in front of the app geolocates the request (Cloudflare's header).

@@ -9,7 +9,7 @@
  *
  * As root: PostgreSQL refuses to run as root, so it runs as a `postgres` system user (created if missing), which
  * must reach its binaries and its cluster. A checkout in a directory others cannot enter (/root, mode 0700) hides
- * both, so then, with no chmod of the user's directories (docs/adr/0011-postgresql-as-root.md):
+ * both, so then, with no chmod of the user's directories (docs/adr/0012-embedded-postgresql-driven-directly.md):
  *   - the binaries are copied once to /var/lib/chargeport/postgresql-<version>-<os>-<arch>/ (root-owned, world-readable);
  *   - the cluster lives in /var/lib/chargeport/clusters/<name>-<hash of DATA_DIR>/ (owned by postgres, mode 0700),
  *     and `<dataDir>/pg-location` records where.

@@ -1,6 +1,6 @@
 /**
  * The ledger: every movement of value the service knows of, as signed entries per (address, token), read
- * from the records that already hold them — never written twice (docs/adr/0015-ledger-from-the-records.md):
+ * from the records that already hold them — never written twice (docs/adr/0017-ledger-from-the-records.md):
  *
  *   received   + a payment into a charge's deposit address (the charge watcher's `payments`)
  *   received   + a transfer into a user's or merchant's service wallet (the wallet indexer's rows), sweeps,

@@ -24,7 +24,7 @@ import { gasTankAddress } from '@/lib/transactions/gas-tank';
 import { IN_FLIGHT_STATUSES } from '@/lib/transactions/state';
 import { expectedBalances, type ExpectedBalance } from './expected-balances';
 
-export interface Discrepancy {
+interface Discrepancy {
   chain: ChainName;
   address: string;
   /** What the address is: a charge's deposit address, a merchant's or a user's wallet. */

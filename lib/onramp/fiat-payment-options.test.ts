@@ -1,5 +1,5 @@
 /**
- * Fiat methods that cannot deliver before the charge expires are not offered (ADR 0011), and refused
+ * Fiat methods that cannot deliver before the charge expires are not offered (ADR 0014), and refused
  * if asked for anyway: the registry's settlementMinutes per method, against the real database.
  */
 import { eq } from 'drizzle-orm';

@@ -3,7 +3,7 @@
  * a charge in `token` on `chain`: the checkout's slot for the on-ramp providers, from the provider
  * registry. A provider whose minimum purchase is above the amount due is shown, unavailable, with why:
  * buying its minimum would overpay the charge. A method that cannot deliver before the charge expires
- * (bank transfers take days; registry fact `settlementMinutes`) is not offered (ADR 0011).
+ * (bank transfers take days; registry fact `settlementMinutes`) is not offered (ADR 0014).
  */
 import type { ChainName } from '@/lib/chains/registry';
 import { toCents } from './fiat-math';

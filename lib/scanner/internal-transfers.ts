@@ -1,7 +1,7 @@
 /**
  * Native coin moved by contracts (internal calls): a Safe or ERC-4337 account paying, an exchange's batch
  * withdrawal. A block's transactions show only the top-level `to`/`value`; these transfers are found in
- * the block's call traces (docs/adr/0011-one-block-scanner.md):
+ * the block's call traces (docs/adr/0013-one-block-scanner.md):
  *
  *  - `trace_block` (Parity-style: Erigon, Nethermind, Reth, anvil, several providers), else
  *  - `debug_traceBlockByHash` with the `callTracer` (Geth and its forks: BSC, Polygon's Bor; providers'

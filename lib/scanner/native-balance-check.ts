@@ -1,5 +1,5 @@
 /**
- * The fallback for RPCs that trace nothing (docs/adr/0011-one-block-scanner.md): native coin a contract
+ * The fallback for RPCs that trace nothing (docs/adr/0013-one-block-scanner.md): native coin a contract
  * sent to a watched address shows only in its balance. For each address the consumer names (open
  * native-coin deposits: they receive and never send while open), a balance at the window's end above what
  * was recorded there is credited as a transfer of the first block in the window whose balance holds it —

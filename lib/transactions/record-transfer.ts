@@ -1,5 +1,5 @@
 /**
- * Step 1 of every send (docs/adr/0011-one-transaction-engine.md): in the caller's database transaction,
+ * Step 1 of every send (docs/adr/0016-one-transaction-engine.md): in the caller's database transaction,
  * under the sender's lock, decide with what is already in flight whether the wallet can afford it, let
  * the gas tank pay the fee if the caller allows it, take the next nonce, sign, and record the transfer
  * and its first attempt. Nothing has left the server yet: broadcast-transfer.ts sends it after commit.

@@ -1,5 +1,5 @@
 /**
- * The life of a transaction the service sends (docs/adr/0011-one-transaction-engine.md):
+ * The life of a transaction the service sends (docs/adr/0016-one-transaction-engine.md):
  *
  *   signed ──► broadcast ──► included ──► confirmed
  *     │           │  ▲          │

@@ -181,7 +181,7 @@ export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date
 
 /**
  * A charge is paid by its expiry or not at all: a method that usually takes longer to deliver (a bank
- * transfer's days) is refused for it (ADR 0011). The checkout does not offer such a method either.
+ * transfer's days) is refused for it (ADR 0014). The checkout does not offer such a method either.
  */
 function assertSettlesBeforeExpiry(input: {
   facts: ProviderFacts;
