@@ -149,12 +149,17 @@ function reachableBinDir(log: (line: string) => void): string {
   const native = path.dirname(packaged);
   const { version } = JSON.parse(readFileSync(path.join(native, '..', 'package.json'), 'utf8')) as { version: string };
   const target = path.join(ROOT_BASE, `postgresql-${version}-${process.platform}-${process.arch}`);
+  if (existsSync(target) && !copyIsWhole(target)) {
+    // A copy whose library links point into a checkout that is gone (an earlier copy kept links verbatim).
+    rmSync(target, { recursive: true, force: true });
+  }
   if (!existsSync(path.join(target, 'bin', 'postgres'))) {
     mkdirSync(ROOT_BASE, { recursive: true, mode: 0o755 });
     chmodSync(ROOT_BASE, 0o755);
     // Copied aside, then renamed: a concurrent start never sees half a copy.
     const partial = `${target}.partial-${process.pid}-${randomBytes(3).toString('hex')}`;
-    cpSync(native, partial, { recursive: true, verbatimSymlinks: true });
+    // Links are followed, not copied: the package's may be absolute paths into this checkout.
+    cpSync(native, partial, { recursive: true, dereference: true });
     openToOthers(partial);
     try {
       renameSync(partial, target);
@@ -164,6 +169,16 @@ function reachableBinDir(log: (line: string) => void): string {
     }
   }
   return path.join(target, 'bin');
+}
+
+/** Every entry of the copy resolves (no link into a checkout that was removed since). */
+function copyIsWhole(dir: string): boolean {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isSymbolicLink() && !existsSync(full)) return false;
+    if (entry.isDirectory() && !copyIsWhole(full)) return false;
+  }
+  return true;
 }
 
 /** Directories 0755, files readable by all (executables stay executable). */
