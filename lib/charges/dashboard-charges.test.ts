@@ -273,7 +273,7 @@ describe('getDashboardOverview', () => {
       { body: pol('7'), at: '2026-03-31T10:00:00Z', paid: false },
       { body: usdc('9007199254.740993'), at: '2026-03-31T01:00:00Z', paid: true },
       { body: usdc('9007199254.740993'), at: '2026-03-02T00:00:00Z', paid: true },
-      { body: usdc('0.01'), at: '2026-03-15T23:59:59.999999Z', paid: true },
+      { body: usdc('0.11'), at: '2026-03-15T23:59:59.999999Z', paid: true },
       // Just before the window, and another mode: not counted.
       { body: usdc('100'), at: '2026-03-01T23:59:59.999999Z', paid: true },
     ];
@@ -294,7 +294,7 @@ describe('getDashboardOverview', () => {
       { day: '2026-03-31', count: 3 },
     ]);
     expect(overview.series.map((s) => [s.chain, s.tokenSymbol, s.count, s.volume, s.usd])).toEqual([
-      ['POLYGON', 'USDC', 3, '18014398509.491986', '18014398509.49'],
+      ['POLYGON', 'USDC', 3, '18014398509.591986', '18014398509.59'],
       // POL has no fixed USD value: no USD figure, and it is never added to USDC.
       ['POLYGON', 'POL', 2, '3.000000000000000003', undefined],
     ]);
@@ -310,10 +310,10 @@ describe('getDashboardOverview', () => {
     const usdcSeries = overview.series.find((s) => s.tokenSymbol === 'USDC')!;
     expect(usdcSeries.days.filter((d) => d.count > 0).map((d) => [d.day, d.volume])).toEqual([
       ['2026-03-02', '9007199254.740993'],
-      ['2026-03-15', '0.01'],
+      ['2026-03-15', '0.11'],
       ['2026-03-31', '9007199254.740993'],
     ]);
-    expect(usdcSeries.volumeBaseUnits).toBe(2n * 9_007_199_254_740_993n + 10_000n);
+    expect(usdcSeries.volumeBaseUnits).toBe(2n * 9_007_199_254_740_993n + 110_000n);
     expect(overview.recent).toHaveLength(7);
     expect(overview.recent.every((c) => c.chain === 'POLYGON')).toBe(true);
   });

@@ -170,7 +170,7 @@ describe('native coin paid through a contract (internal calls)', () => {
     const forwarder = await anvil.plantForwarder();
     const single = await newCharge('JEWEL', '1');
     const batchA = await newCharge('JEWEL', '2');
-    const batchB = await newCharge('JEWEL', '0.5');
+    const batchB = await newCharge('JEWEL', '1.5');
     const undone = await newCharge('JEWEL', '1');
     // A smart-contract wallet paying one charge, an exchange's batch withdrawal paying two, and a call
     // that reverts inside a transaction that succeeds (nothing arrives).
@@ -183,13 +183,13 @@ describe('native coin paid through a contract (internal calls)', () => {
     const batch = await anvil.sendNative(
       payer,
       forwarder,
-      parseEther('2.5'),
+      parseEther('3.5'),
       encodeFunctionData({
         abi: nativeForwarderAbi,
         functionName: 'forwardMany',
         args: [
           [batchA.deposit, batchB.deposit],
-          [parseEther('2'), parseEther('0.5')],
+          [parseEther('2'), parseEther('1.5')],
         ],
       }),
     );
@@ -225,7 +225,7 @@ describe('native coin paid through a contract (internal calls)', () => {
           [batch.hash, -2, parseEther('2')],
         ]);
         expect((await paymentsOf(batchB.chargeId)).map((p) => [p.txHash, p.logIndex, p.amountBaseUnits])).toEqual([
-          [batch.hash, -3, parseEther('0.5')],
+          [batch.hash, -3, parseEther('1.5')],
         ]);
         expect(await paymentsOf(undone.chargeId)).toEqual([]);
         expect(await statusOf(undone.chargeId)).toBe('pending');
@@ -250,7 +250,7 @@ describe('native coin paid through a contract (internal calls)', () => {
           status: 'confirmed',
         }),
       ]);
-      expect((await paymentsOf(batchB.chargeId)).map((p) => p.amountBaseUnits)).toEqual([parseEther('0.5')]);
+      expect((await paymentsOf(batchB.chargeId)).map((p) => p.amountBaseUnits)).toEqual([parseEther('1.5')]);
       expect(await paymentsOf(undone.chargeId)).toEqual([]);
     } finally {
       setTraceMode(anvil.client, 'trace_block');
