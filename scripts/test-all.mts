@@ -21,6 +21,18 @@ const steps: { name: string; command: string; args: string[] }[] = [
     command: 'node_modules/.bin/vitest',
     args: ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${RESULTS}/vitest.json`],
   },
+  {
+    name: 'fault-injection suite',
+    command: 'node_modules/.bin/vitest',
+    args: [
+      'run',
+      '--config',
+      'vitest.faults.config.ts',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${RESULTS}/faults.json`,
+    ],
+  },
   { name: 'production build', command: 'node_modules/.bin/next', args: ['build'] },
   { name: 'end-to-end tests', command: 'node_modules/.bin/playwright', args: ['test'] },
 ];
@@ -32,6 +44,13 @@ const steps: { name: string; command: string; args: string[] }[] = [
 const REPORTS: Record<string, () => string | undefined> = {
   'unit and integration tests': () => {
     const report = readJson(`${RESULTS}/vitest.json`);
+    if (!report) return 'no vitest report was written';
+    if (!report.success || report.numFailedTests > 0) return `vitest reports failure (${report.numFailedTests} failed)`;
+    if (!report.numTotalTests) return 'vitest ran no test';
+    return undefined;
+  },
+  'fault-injection suite': () => {
+    const report = readJson(`${RESULTS}/faults.json`);
     if (!report) return 'no vitest report was written';
     if (!report.success || report.numFailedTests > 0) return `vitest reports failure (${report.numFailedTests} failed)`;
     if (!report.numTotalTests) return 'vitest ran no test';
@@ -65,10 +84,10 @@ for (const step of steps) {
 
 let passed = 0;
 let failed = 0;
-const vitest = readJson(`${RESULTS}/vitest.json`);
-if (vitest) {
-  passed += vitest.numPassedTests ?? 0;
-  failed += vitest.numFailedTests ?? 0;
+for (const report of [readJson(`${RESULTS}/vitest.json`), readJson(`${RESULTS}/faults.json`)]) {
+  if (!report) continue;
+  passed += report.numPassedTests ?? 0;
+  failed += report.numFailedTests ?? 0;
 }
 const playwright = readJson(`${RESULTS}/playwright.json`);
 if (playwright?.stats) {

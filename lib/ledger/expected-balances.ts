@@ -3,9 +3,9 @@
  * from the records that already hold them — never written twice (docs/adr/0017-ledger-from-the-records.md):
  *
  *   received   + a payment into a charge's deposit address (the charge watcher's `payments`)
- *   received   + a transfer into a user's or merchant's service wallet (the wallet indexer's rows), sweeps,
- *                refunds to Chargeport wallets and gas top-ups into wallets included
- *   gas_topup  + the gas tank's top-up into a deposit address (the watcher does not count those as payments)
+ *   received   + a transfer into a user's or merchant's service wallet (the wallet indexer's rows), sweeps
+ *                and refunds to Chargeport wallets included
+ *   gas_topup  + the gas tank's top-up into a deposit address or a wallet (the scanners skip those)
  *   <purpose>  − what an outbound transfer moved out of its sender once in a block: balance_payment, sweep,
  *                withdrawal, wallet_send, refund, gas_topup, swap (the input it took), swap_approve (nothing)
  *   gas_fee    − what a transaction in a block cost its sender (gasUsed × effectiveGasPrice), reverted or not
@@ -46,7 +46,6 @@ export async function expectedBalances(db: DbOrTx, input: { chain: ChainName; at
       union all
       select lower(t.to_address), lower(t.token_address), t.amount_base_units, 'gas_topup', t.charge_id
         from outbound_transfers t
-        join deposit_addresses d on d.chain = t.chain and lower(d.address) = lower(t.to_address)
        where t.chain = ${chain} and t.purpose = 'gas_topup' and t.status in ('included', 'confirmed')
          and t.included_block_number <= ${atBlock}
       union all

@@ -3,6 +3,7 @@
  * only once — and safe to call from a request right after commit or from the reconciler after a crash.
  * A transfer that waits for its gas top-up is sent once the top-up is in a block.
  */
+import { crashPoint } from '@/lib/crash-points';
 import { and, eq } from 'drizzle-orm';
 import type { Hex, PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
@@ -80,6 +81,7 @@ export async function broadcastTransfer(transferId: string, options: SolanaRpcOp
 export async function sendCurrentAttempt(client: PublicClient, transfer: OutboundTransferRow): Promise<BroadcastOutcome> {
   try {
     await client.sendRawTransaction({ serializedTransaction: transfer.rawTransaction as Hex });
+    crashPoint('transfer.sent');
   } catch (error) {
     const reason = classifyBroadcastError(error);
     if (reason !== 'known') {
@@ -118,6 +120,7 @@ export async function submitTransfer(
   recorded: { transfer: { id: string }; gasTopUp?: { id: string; txHash: string; chain: string } },
   options: { waitForGasMs?: number } = {},
 ): Promise<void> {
+  crashPoint('transfer.recorded');
   const waitMs = options.waitForGasMs ?? 20_000;
   if (recorded.gasTopUp) {
     const outcome = await broadcastTransfer(recorded.gasTopUp.id);

@@ -16,6 +16,7 @@
  * status change is a conditional UPDATE, so a change happens once. Terminal changes run the purpose's
  * hook (payment.failed, swap and refund outcomes) in the same database transaction.
  */
+import { crashPoint } from '@/lib/crash-points';
 import { and, asc, eq, inArray, lte, notInArray } from 'drizzle-orm';
 import { getAddress, keccak256, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
 import { publicClientFor, requiredConfirmations } from '@/lib/chains/clients';
@@ -145,7 +146,17 @@ class Reconciler {
       const receipt = await this.client.getTransactionReceipt({ hash: attempt.txHash as Hex }).catch(() => null);
       if (receipt) return this.markIncluded(attempt, receipt);
     }
-    if (nonceAtDepth !== null && nonceAtDepth > this.transfer.nonce) return this.nonceTakenByAnother();
+    if (nonceAtDepth !== null && nonceAtDepth > this.transfer.nonce) {
+      // "No receipt" is no proof (a flaky or lagging node answers null): find the transaction that used the nonce.
+      const user = await this.transactionThatUsedNonce();
+      if (user === undefined) return this.transfer.status; // the node could not say: look again later
+      const ours = attempts.find((attempt) => attempt.txHash.toLowerCase() === user.toLowerCase());
+      if (ours) {
+        const receipt = await this.client.getTransactionReceipt({ hash: ours.txHash as Hex }).catch(() => null);
+        return receipt ? this.markIncluded(ours, receipt) : this.transfer.status;
+      }
+      return this.nonceTakenByAnother();
+    }
     if (this.transfer.status === 'signed') return this.sendSigned(attempts);
     return this.followBroadcast(attempts);
   }
@@ -203,6 +214,11 @@ class Reconciler {
   private async followIncluded(known?: TransactionReceipt, kind?: AttemptKind): Promise<TransferStatus> {
     const receipt = known ?? (await this.client.getTransactionReceipt({ hash: this.transfer.txHash as Hex }).catch(() => null));
     const canonical = receipt && receipt.blockHash === this.transfer.includedBlockHash;
+    if (!receipt) {
+      // A missing receipt alone is no re-org: believe it only when the recorded block is no longer the chain's.
+      const recorded = await this.client.getBlock({ blockNumber: this.transfer.includedBlockNumber! }).catch(() => null);
+      if (!recorded || recorded.hash === this.transfer.includedBlockHash) return 'included';
+    }
     if (!canonical) {
       // Its block left the chain (re-org). The transaction is normally back in the pool; send it again anyway.
       const block = await this.client.getBlock({ blockNumber: this.transfer.includedBlockNumber! }).catch(() => null);
@@ -237,7 +253,39 @@ class Reconciler {
     return attempt?.kind === 'cancel';
   }
 
-  /** Its nonce is used at depth and no attempt of ours has a receipt: failed, once a second pass agrees. */
+  /**
+   * The hash of the transaction that used this transfer's nonce, found in its block (undefined when the
+   * node cannot answer). The block is where the sender's transaction count passes the nonce: searched
+   * back from the depth block by doubling steps (recent state only, no archive node needed), then halved.
+   */
+  private async transactionThatUsedNonce(): Promise<Hex | undefined> {
+    const sender = this.transfer.fromAddress as Address;
+    const nonce = this.transfer.nonce;
+    const countAt = (blockNumber: bigint) => this.client.getTransactionCount({ address: sender, blockNumber }).catch(() => null);
+    let high = this.head - this.depth + 1n; // count > nonce here
+    let low = -1n; // count <= nonce here, once found
+    for (let step = 1n; low < 0n; step *= 2n) {
+      const candidate = high - step < 0n ? 0n : high - step;
+      const count = await countAt(candidate);
+      if (count === null) return undefined;
+      if (count <= nonce) low = candidate;
+      else if (candidate === 0n)
+        return undefined; // used before the chain began: not a state this code reaches
+      else high = candidate;
+    }
+    while (high - low > 1n) {
+      const middle = (low + high) / 2n;
+      const count = await countAt(middle);
+      if (count === null) return undefined;
+      if (count <= nonce) low = middle;
+      else high = middle;
+    }
+    const block = await this.client.getBlock({ blockNumber: high, includeTransactions: true }).catch(() => null);
+    const used = block?.transactions.find((tx) => tx.from.toLowerCase() === sender.toLowerCase() && tx.nonce === nonce);
+    return used?.hash;
+  }
+
+  /** Its nonce is used at depth by a transaction that is not one of ours: failed, once a second pass agrees. */
   private async nonceTakenByAnother(): Promise<TransferStatus> {
     if (!this.transfer.nonceTakenSeenAt) {
       await this.update([this.transfer.status], this.transfer.status, { nonceTakenSeenAt: new Date() });
@@ -363,6 +411,7 @@ class Reconciler {
         maxFeePerGas: maxFee.toString(),
       },
     );
+    crashPoint('transfer.replacement_recorded');
     const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, t.id));
     if (row) {
       this.transfer = row;
@@ -461,6 +510,7 @@ class Reconciler {
       if (!row) return;
       const hook = PURPOSE_HOOKS[row.purpose];
       if (hook) await hook(tx, row, { status, ...outcome });
+      crashPoint('transfer.settling');
     });
     log.info(status === 'confirmed' ? 'transfer confirmed' : 'transfer failed', {
       transferId: this.transfer.id,

@@ -1,6 +1,6 @@
 /**
- * The incoming-transfer indexer of one EVM chain: the block scanner (lib/scanner) with users' service
- * wallets as its consumer, for the wallet's Activity tab. Transfers INTO a service wallet, from anyone:
+ * The incoming-transfer indexer of one EVM chain: the block scanner (lib/scanner) with the service
+ * wallets (users' and merchants') as its consumer, for the wallet's Activity tab and the ledger. Transfers INTO a service wallet, from anyone:
  * registry-token Transfer logs and native coin (sent directly or by a contract), found by looking up the
  * recipients of each window among the wallets (by index: the wallets are never all loaded). A transfer
  * re-organised out follows its transaction into the new block, or ends `dropped` after re-checks.
@@ -12,7 +12,7 @@
  * One poll runs in one transaction holding a per-chain advisory lock (`wallet-incoming:<chain>`, its own,
  * not the charge watcher's): with several app instances, one indexes each chain at a time.
  */
-import { and, eq, inArray, isNotNull } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Hex, PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS, EVM_NATIVE_TOKEN_ADDRESS, type ChainName } from '@/lib/chains/registry';
@@ -57,7 +57,7 @@ export async function pollIncomingTransfers(chain: ChainName, options: IncomingP
   return { chain, scanned: result.scanned, recorded: result.recorded, dropped: result.dropped, reorg: result.reorg };
 }
 
-/** A user's service wallet, in its stored (EIP-55) form. */
+/** A service wallet, in its stored (EIP-55) form. */
 interface ServiceWallet {
   address: string;
 }
@@ -103,7 +103,7 @@ export function openIncomingTransfers(tx: DbOrTx, chain: ChainName) {
   return selectTransfers(tx, and(eq(walletIncomingTransfers.chain, chain), eq(walletIncomingTransfers.status, 'pending')));
 }
 
-/** Users' EVM service wallets among `recipients` (EIP-55), by lower-case address: wallets_address_idx, batch by batch. */
+/** EVM service wallets (users' and merchants') among `recipients` (EIP-55), by lower-case address: wallets_address_idx, batch by batch. */
 async function serviceWalletsAmong(tx: DbOrTx, recipients: string[], batch = LOOKUP_BATCH): Promise<Map<string, ServiceWallet>> {
   const found = new Map<string, ServiceWallet>();
   const unique = [...new Set(recipients)].filter((address) => address !== EVM_NATIVE_TOKEN_ADDRESS);
@@ -119,7 +119,7 @@ export function serviceWalletsLookup(tx: DbOrTx, addresses: string[]) {
   return tx
     .select({ address: wallets.address })
     .from(wallets)
-    .where(and(inArray(wallets.address, addresses), eq(wallets.family, 'evm'), isNotNull(wallets.userId)));
+    .where(and(inArray(wallets.address, addresses), eq(wallets.family, 'evm')));
 }
 
 function selectTransfers(tx: DbOrTx, where: ReturnType<typeof and>) {

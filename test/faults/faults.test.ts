@@ -1,0 +1,690 @@
+/**
+ * The fault-injection suite (`npm run test:faults`, a step of `npm test`): money moved through the real
+ * code paths — balance payments, sweeps, withdrawals, wallet sends, refunds — on a private DFK testnet node
+ * (confirmation depth 2) reached through an RPC fault proxy, while things go wrong: RPC errors, sends lost
+ * or answered with an error after the node took them, missing receipts, a lagging head, transactions
+ * stuck under the base fee or dropped from the mempool, re-orgs, the process killed (SIGKILL) at each
+ * step of a transfer, and two app instances at once.
+ *
+ * After every scenario the background jobs run until nothing is in flight, and an audit checks against
+ * the chain: no recipient got anything twice or too little, every charge's status and payments agree
+ * with the chain, and the ledger reconciles to the unit (lib/ledger). The table of outcomes is printed
+ * and written to .data/test-results/faults.md.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { createPublicClient, createWalletClient, http, parseEther, type Address, type Hex, type PublicClient } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setPin } from '@/lib/accounts/pin';
+import { createUser } from '@/lib/accounts/users';
+import { requiredConfirmations } from '@/lib/chains/clients';
+import { CHAINS } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { charges, depositAddresses, merchantMembers, outboundTransfers, payments, refunds } from '@/lib/db/schema';
+import { resetEnvCache } from '@/lib/env';
+import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { reconcileChain } from '@/lib/ledger/reconcile-chains';
+import { newWithdrawalId, withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
+import { payFromBalance } from '@/lib/payments/pay-from-balance';
+import { sweepCharge } from '@/lib/payments/sweep-deposits';
+import { pollChain } from '@/lib/payments/watch-chain';
+import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
+import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
+import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { listWallets } from '@/lib/wallets/list-wallets';
+import { newSendId, sendFromWallet } from '@/lib/wallets/send';
+import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
+import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import type { CrashPoint } from '@/lib/crash-points';
+import { uniqueEmail } from '@/test/accounts';
+import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { switchToPrivateDatabase } from '@/test/private-database';
+import { TEST_SECRETS } from '@/test/test-secrets';
+import { startRpcFaultProxy, type FaultPlan, type RpcFaultProxy } from './rpc-fault-proxy';
+import type { Step } from './steps';
+
+const CHAIN = 'DFK_TESTNET' as const;
+const JEWEL = CHAINS[CHAIN].tokens[0]!;
+const PIN = '640213';
+const SCENARIO_TIMEOUT = 180_000;
+
+let node: LocalChainNode;
+let chain: PublicClient;
+let proxy: RpcFaultProxy;
+let merchant: TestMerchant;
+let ownerId: string;
+let merchantWallet: Address;
+let depth: number;
+const funder = privateKeyToAccount(generatePrivateKey());
+
+const rpc = (method: string, params: unknown[] = []) => chain.request({ method: method as never, params: params as never });
+const mine = (blocks = 1) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
+const automine = (on: boolean) => rpc('evm_setAutomine', [on]);
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const stranger = () => privateKeyToAccount(generatePrivateKey()).address;
+
+beforeAll(async () => {
+  await switchToPrivateDatabase('faults');
+  node = await startLocalChain({ chain: CHAIN });
+  await provisionLocalChain({ chain: CHAIN, url: node.url });
+  proxy = await startRpcFaultProxy(node.url);
+  // The app reaches the chain only through the proxy; the suite drives the node directly.
+  process.env.RPC_URL_DFK_TESTNET = proxy.url;
+  process.env.LOCAL_CHAINS = 'POLYGON,POLYGON_AMOY'; // DFK_TESTNET keeps its real depth (2)
+  process.env.TRANSFER_STUCK_AFTER_SECONDS = '1';
+  process.env.TRANSFER_CANCEL_AFTER_FAILURES = '3';
+  resetEnvCache();
+  chain = createPublicClient({ transport: http(node.url) });
+  depth = requiredConfirmations(CHAIN);
+  expect(depth).toBeGreaterThan(1);
+  await fundLocalWallet({ chain: CHAIN, url: node.url, address: gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address });
+  await fundLocalWallet({ chain: CHAIN, url: node.url, address: funder.address });
+
+  await jobsOnce(); // the scanners start here: everything after is on the record
+  merchant = await newMerchant({ verified: true });
+  ownerId = (await newConsumer('0')).userId;
+  await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: ownerId, role: 'owner' });
+  merchantWallet = (await ensureMerchantWallets(getDb(), merchant.id)).find((w) => w.family === 'evm')!.address as Address;
+  await sendFrom(funder, merchantWallet, parseEther('500'));
+  await settle();
+}, SCENARIO_TIMEOUT);
+
+afterAll(async () => {
+  writeTable();
+  await proxy?.close();
+  await node?.stop();
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// The world: consumers, charges, payments from outside (as a payer's own wallet would make them)
+// ---------------------------------------------------------------------------------------------------------
+
+async function sendFrom(account: PrivateKeyAccount, to: Address, value: bigint): Promise<Hex> {
+  const wallet = createWalletClient({ account, transport: http(node.url) });
+  const hash = await wallet.sendTransaction({ to, value, chain: null });
+  await chain.waitForTransactionReceipt({ hash });
+  return hash;
+}
+
+/** A signed-up user with a PIN, whose service wallet received `jewel` from outside (the indexer records it). */
+async function newConsumer(jewel: string): Promise<{ userId: string; address: Address }> {
+  const email = uniqueEmail('faults');
+  const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
+  await setPin({ userId: user.id, pin: PIN, confirm: PIN });
+  const address = (await listWallets(user.id)).find((w) => w.family === 'evm')!.address as Address;
+  if (jewel !== '0') await sendFrom(funder, address, parseEther(jewel));
+  return { userId: user.id, address };
+}
+
+async function newCharge(amount: string): Promise<{ chargeId: string; deposit: Address }> {
+  const res = await callRoute(createChargeRoute, {
+    apiKey: merchant.testKey,
+    body: { chargeData: { symbol: 'JEWEL', chain: 'DFK', tokenAddress: JEWEL.address, amount }, isTest: true },
+  });
+  expect(res.status, JSON.stringify(res.json.error)).toBe(200);
+  const chargeId = res.json.data.chargeId as string;
+  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
+  return { chargeId, deposit: deposit!.address as Address };
+}
+
+/** A charge paid from a fresh outside wallet (its refunds go back there), settled. */
+async function paidCharge(amount: string): Promise<{ chargeId: string; deposit: Address; payer: Address }> {
+  const charge = await newCharge(amount);
+  const payer = privateKeyToAccount(generatePrivateKey());
+  await rpc('anvil_setBalance', [payer.address, `0x${parseEther('100').toString(16)}`]);
+  await sendFrom(payer, charge.deposit, parseEther(amount));
+  await settle();
+  return { ...charge, payer: payer.address };
+}
+
+const refundCtx = () => ({ merchantId: merchant.id, mode: 'test' as const, actor: 'api_key:faults' });
+
+const withdrawal = (toAddress: Address, amount: string, withdrawalId = newWithdrawalId()) => ({
+  userId: ownerId,
+  merchantId: merchant.id,
+  mode: 'test' as const,
+  chain: CHAIN,
+  tokenAddress: JEWEL.address,
+  amount,
+  toAddress,
+  pin: PIN,
+  withdrawalId,
+});
+
+/** What the background jobs do, once: the engine's reconciler, the charge watcher, the wallet indexer. */
+async function jobsOnce(): Promise<void> {
+  await reconcileTransfers({ ignoreSchedule: true }).catch(() => 0);
+  await pollChain(CHAIN).catch(() => null);
+  await pollIncomingTransfers(CHAIN).catch(() => null);
+}
+
+async function openTransfers(): Promise<number> {
+  const [row] = await getDb()
+    .select({ n: sql<number>`count(*)::int` })
+    .from(outboundTransfers)
+    .where(and(eq(outboundTransfers.chain, CHAIN), inArray(outboundTransfers.status, ['signed', 'broadcast', 'included'])));
+  return row!.n;
+}
+
+/** Heals nothing: mines and runs the jobs until no transfer is open and the newest block is at depth. */
+async function settle(maxRounds = 40): Promise<void> {
+  await automine(true);
+  for (let round = 0; round < maxRounds; round++) {
+    await mine(1);
+    await jobsOnce();
+    if (round >= depth && (await openTransfers()) === 0) break;
+    if (round > 4) await pause(300); // a stuck or refused send waits TRANSFER_STUCK_AFTER_SECONDS
+  }
+  await mine(depth);
+  await jobsOnce();
+  await jobsOnce();
+}
+
+/** Retries a user action with the same ids, as a user clicking again (or a client retrying) would. */
+async function retried<T>(action: () => Promise<T>, attempts = 60): Promise<T> {
+  let lastError: unknown;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      return await action();
+    } catch (error) {
+      lastError = error;
+      await pause(100);
+    }
+  }
+  throw lastError;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Processes that die: the app or worker killed with SIGKILL at a crash point
+// ---------------------------------------------------------------------------------------------------------
+
+interface StepRun {
+  killed: boolean;
+  output: { ok: boolean; result?: unknown; code?: string | null; message?: string } | null;
+}
+
+function runStep(step: Step, crashAt?: CrashPoint): Promise<StepRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--conditions=react-server', '--import', 'tsx', 'test/faults/run-step.mts', JSON.stringify(step)],
+      {
+        env: { ...process.env, CHARGEPORT_CRASH_AT: crashAt ?? '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      const line = stdout.split('\n').find((l) => l.startsWith('{"ok"'));
+      if (!line && signal !== 'SIGKILL') reject(new Error(`step ${step.op} exited ${code}: ${stderr.slice(-2000)}`));
+      else resolve({ killed: signal === 'SIGKILL', output: line ? JSON.parse(line) : null });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Scenarios and their audit
+// ---------------------------------------------------------------------------------------------------------
+
+interface Outcome {
+  scenario: string;
+  faults: string;
+  transfers: number;
+  sentTwice: number;
+  shortOrMissing: number;
+  statusMismatches: number;
+  unaccounted: number;
+}
+const table: Outcome[] = [];
+
+class Scenario {
+  readonly started = new Date();
+  private readonly fired: Record<string, number> = {};
+  private readonly arrivals: { address: Address; baseline: bigint; amount: bigint; label: string }[] = [];
+  private readonly chargeExpectations: { chargeId: string; status: string }[] = [];
+  readonly notes: string[] = [];
+
+  constructor(readonly name: string) {}
+
+  inject(plan: FaultPlan): void {
+    this.collectFaults();
+    proxy.inject(plan);
+  }
+
+  heal(): void {
+    this.inject({});
+  }
+
+  note(fault: string, times = 1): void {
+    this.fired[fault] = (this.fired[fault] ?? 0) + times;
+  }
+
+  private collectFaults(): void {
+    for (const [fault, count] of Object.entries(proxy.counts())) this.note(fault, count);
+  }
+
+  /** `address` must end up exactly `amount` richer than it is now (never twice, never short). */
+  async expectArrival(label: string, address: Address, amount: bigint): Promise<void> {
+    this.arrivals.push({ label, address, amount, baseline: await chain.getBalance({ address }) });
+  }
+
+  expectCharge(chargeId: string, status: string): void {
+    this.chargeExpectations.push({ chargeId, status });
+  }
+
+  async audit(): Promise<Outcome> {
+    this.heal();
+    await settle();
+    const problems: string[] = [];
+    let sentTwice = 0;
+    let shortOrMissing = 0;
+    for (const arrival of this.arrivals) {
+      const received = (await chain.getBalance({ address: arrival.address })) - arrival.baseline;
+      if (received > arrival.amount) {
+        sentTwice++;
+        problems.push(`${arrival.label}: received ${received}, expected ${arrival.amount}`);
+      } else if (received < arrival.amount) {
+        shortOrMissing++;
+        problems.push(`${arrival.label}: received ${received}, expected ${arrival.amount}`);
+      }
+    }
+
+    let statusMismatches = 0;
+    for (const expected of this.chargeExpectations) {
+      const [charge] = await getDb().select().from(charges).where(eq(charges.id, expected.chargeId));
+      if (charge!.status !== expected.status) {
+        statusMismatches++;
+        problems.push(`charge ${expected.chargeId} is ${charge!.status}, expected ${expected.status}`);
+      }
+      // Every payment the service counts is a successful transaction in the canonical chain, at the block recorded.
+      const rows = await getDb().select().from(payments).where(eq(payments.chargeId, expected.chargeId));
+      let confirmedTotal = 0n;
+      for (const payment of rows.filter((p) => p.status === 'confirmed')) {
+        confirmedTotal += payment.amountBaseUnits;
+        if (payment.txHash.startsWith('balance:')) continue;
+        const receipt = await chain.getTransactionReceipt({ hash: payment.txHash as Hex }).catch(() => null);
+        if (receipt?.status !== 'success' || receipt.blockHash !== payment.blockHash) {
+          statusMismatches++;
+          problems.push(`payment ${payment.txHash} of ${expected.chargeId} is not in the canonical chain as recorded`);
+        }
+      }
+      if (expected.status === 'succeeded' && confirmedTotal !== charge!.totalBaseUnits) {
+        statusMismatches++;
+        problems.push(`charge ${expected.chargeId} counts ${confirmedTotal} paid, its total is ${charge!.totalBaseUnits}`);
+      }
+    }
+    // The scenario's transfers all ended (a failure would have to be one the scenario expects: none do).
+    const transfers = await getDb()
+      .select({
+        id: outboundTransfers.id,
+        status: outboundTransfers.status,
+        purpose: outboundTransfers.purpose,
+        error: outboundTransfers.error,
+      })
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chain, CHAIN), gt(outboundTransfers.createdAt, this.started)));
+    for (const transfer of transfers.filter((t) => t.status !== 'confirmed')) {
+      statusMismatches++;
+      problems.push(`${transfer.purpose} transfer ${transfer.id} ended ${transfer.status}: ${transfer.error ?? ''}`);
+    }
+
+    const ledger = await reconcileChain(CHAIN);
+    if (ledger.error) problems.push(`reconciliation: ${ledger.error}`);
+    for (const d of ledger.discrepancies) problems.push(`ledger: ${d.holder} ${d.address} holds ${d.actual}, expected ${d.expected}`);
+    const outcome: Outcome = {
+      scenario: this.name,
+      faults:
+        Object.entries(this.fired)
+          .map(([fault, count]) => `${fault} ×${count}`)
+          .join(', ') || '—',
+      transfers: transfers.length,
+      sentTwice,
+      shortOrMissing,
+      statusMismatches,
+      unaccounted: ledger.discrepancies.length + (ledger.error ? 1 : 0),
+    };
+    table.push(outcome);
+    expect(problems, problems.join('\n')).toEqual([]);
+    return outcome;
+  }
+}
+
+function scenario(name: string, body: (s: Scenario) => Promise<void>): void {
+  it(
+    name,
+    async () => {
+      const s = new Scenario(name);
+      try {
+        await body(s);
+      } finally {
+        await automine(true);
+        s.heal();
+      }
+      await s.audit();
+    },
+    SCENARIO_TIMEOUT,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+describe('an unreliable RPC endpoint', () => {
+  scenario('25 % of RPC calls fail while a consumer pays, a merchant withdraws and refunds (each retried by the user)', async (s) => {
+    const consumer = await newConsumer('30');
+    const charge = await newCharge('5');
+    const paid = await paidCharge('4');
+    const destination = stranger();
+    const form = withdrawal(destination, '1.5');
+    const refundKey = newRefundRequestId();
+    await s.expectArrival('withdrawal', destination, parseEther('1.5'));
+    await s.expectArrival('refund', paid.payer, parseEther('4'));
+    s.expectCharge(charge.chargeId, 'succeeded');
+    s.expectCharge(paid.chargeId, 'succeeded');
+
+    s.inject({ errorRate: 0.25 });
+    await retried(() => payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }));
+    await retried(() => withdrawFromMerchantWallet(form));
+    await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: refundKey }));
+    for (let i = 0; i < 6; i++) {
+      await mine(1);
+      await jobsOnce();
+    }
+  });
+
+  scenario('a send is acknowledged but never reaches the node (withdrawal)', async (s) => {
+    const destination = stranger();
+    await s.expectArrival('withdrawal', destination, parseEther('2'));
+    s.inject({ loseSends: 1 });
+    const { txHash } = await withdrawFromMerchantWallet(withdrawal(destination, '2'));
+    expect(await chain.getTransaction({ hash: txHash as Hex }).catch(() => null)).toBeNull();
+  });
+
+  scenario('the node takes a send but the answer is an error (refund, retried with its Idempotency-Key)', async (s) => {
+    const paid = await paidCharge('3');
+    const key = newRefundRequestId();
+    await s.expectArrival('refund', paid.payer, parseEther('3'));
+    s.expectCharge(paid.chargeId, 'succeeded');
+    s.inject({ failAfterSends: 2 });
+    await createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: key }).catch(() => undefined);
+    const again = await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: key }));
+    expect(again.replayed).toBe(true);
+  });
+
+  scenario('receipts and transactions answer "not found" 70 % of the time while a balance payment settles', async (s) => {
+    const consumer = await newConsumer('20');
+    const charge = await newCharge('6');
+    s.expectCharge(charge.chargeId, 'succeeded');
+    s.inject({ missingReceiptRate: 0.7 });
+    await retried(() => payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }));
+    for (let i = 0; i < 8; i++) {
+      await mine(1);
+      await jobsOnce();
+      // "No receipt" is not proof of anything: nothing is given up on while the node is flaky.
+      const failed = await getDb()
+        .select()
+        .from(outboundTransfers)
+        .where(and(gt(outboundTransfers.createdAt, s.started), eq(outboundTransfers.status, 'failed')));
+      expect(failed).toEqual([]);
+    }
+  });
+
+  scenario('the endpoint lags three blocks behind the chain (a stale node behind a balancer)', async (s) => {
+    const consumer = await newConsumer('20');
+    const charge = await newCharge('7');
+    const destination = stranger();
+    await s.expectArrival('withdrawal', destination, parseEther('1'));
+    s.expectCharge(charge.chargeId, 'succeeded');
+    s.inject({ staleBlocks: 3 });
+    await retried(() => payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }));
+    await retried(() => withdrawFromMerchantWallet(withdrawal(destination, '1')));
+    for (let i = 0; i < 6; i++) {
+      await mine(1);
+      await jobsOnce();
+    }
+  });
+});
+
+describe('the mempool', () => {
+  scenario('a withdrawal stuck under a rising base fee is replaced at its nonce with higher fees, once', async (s) => {
+    const destination = stranger();
+    await s.expectArrival('withdrawal', destination, parseEther('1.25'));
+    await automine(false);
+    const { transferId } = await withdrawFromMerchantWallet(withdrawal(destination, '1.25'));
+    const [first] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
+    // The next blocks' base fee jumps above what the transaction offers: it cannot be included.
+    for (let i = 0; i < 3; i++) {
+      await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${(first!.maxFeePerGas! * 3n).toString(16)}`]);
+      await mine(1);
+      await pause(1_100);
+      await reconcileTransfers({ ignoreSchedule: true });
+    }
+    const [bumped] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
+    expect(bumped!.feeBumps).toBeGreaterThan(0);
+    s.note('fee_bump', bumped!.feeBumps);
+  });
+
+  scenario('a broadcast withdrawal is dropped from the mempool (anvil_dropTransaction) and sent again', async (s) => {
+    const destination = stranger();
+    await s.expectArrival('withdrawal', destination, parseEther('0.75'));
+    await automine(false);
+    const { txHash } = await withdrawFromMerchantWallet(withdrawal(destination, '0.75'));
+    await rpc('anvil_dropTransaction', [txHash]);
+    s.note('dropped_from_mempool');
+    await mine(2);
+    await pause(1_100);
+    await reconcileTransfers({ ignoreSchedule: true });
+  });
+});
+
+describe('re-orgs', () => {
+  scenario('a balance payment re-organised out of the chain is included again in the new branch', async (s) => {
+    const consumer = await newConsumer('20');
+    const charge = await newCharge('3');
+    s.expectCharge(charge.chargeId, 'succeeded');
+    const snapshot = await rpc('evm_snapshot');
+    const { txHash } = await payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN });
+    await jobsOnce(); // included, seen by the watcher: one block deep, not yet final
+    await rpc('evm_revert', [snapshot]);
+    s.note('reorg');
+    await automine(false);
+    await mine(3); // a longer branch without it
+    expect(await chain.getTransactionReceipt({ hash: txHash as Hex }).catch(() => null)).toBeNull();
+    await pause(1_100);
+    await jobsOnce();
+  });
+
+  scenario('a withdrawal re-organised out, then stuck under the base fee, lands as its fee-bumped replacement', async (s) => {
+    const destination = stranger();
+    await s.expectArrival('withdrawal', destination, parseEther('2.5'));
+    const snapshot = await rpc('evm_snapshot');
+    const { transferId, txHash } = await withdrawFromMerchantWallet(withdrawal(destination, '2.5'));
+    await jobsOnce();
+    await rpc('evm_revert', [snapshot]);
+    s.note('reorg');
+    await automine(false);
+    const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
+    for (let i = 0; i < 3; i++) {
+      await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${(row!.maxFeePerGas! * 3n).toString(16)}`]);
+      await mine(1);
+      await pause(1_100);
+      await reconcileTransfers({ ignoreSchedule: true });
+    }
+    await automine(true);
+    await settle();
+    const [landed] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
+    expect(landed!.txHash).not.toBe(txHash);
+    s.note('fee_bump', landed!.feeBumps);
+  });
+});
+
+describe('processes killed mid-way (SIGKILL)', () => {
+  const points: CrashPoint[] = ['transfer.recorded', 'transfer.sent'];
+
+  for (const point of points) {
+    scenario(`balance payment: the app dies at ${point}; the consumer pays again`, async (s) => {
+      const consumer = await newConsumer('20');
+      const charge = await newCharge('4');
+      s.expectCharge(charge.chargeId, 'succeeded');
+      const step: Step = { op: 'pay', userId: consumer.userId, chargeId: charge.chargeId, pin: PIN };
+      expect((await runStep(step, point)).killed).toBe(true);
+      s.note(`kill at ${point}`);
+      await payFromBalance(step);
+    });
+
+    scenario(`withdrawal: the app dies at ${point}; the owner submits the same form again`, async (s) => {
+      const destination = stranger();
+      const form = withdrawal(destination, '3');
+      await s.expectArrival('withdrawal', destination, parseEther('3'));
+      expect((await runStep({ op: 'withdraw', input: form }, point)).killed).toBe(true);
+      s.note(`kill at ${point}`);
+      await withdrawFromMerchantWallet(form);
+    });
+
+    scenario(`wallet send: the app dies at ${point}; the user sends the same form again`, async (s) => {
+      const consumer = await newConsumer('10');
+      const destination = stranger();
+      const input = {
+        userId: consumer.userId,
+        sendId: newSendId(),
+        pin: PIN,
+        chain: CHAIN,
+        tokenAddress: JEWEL.address,
+        toAddress: destination,
+        amount: '2',
+      };
+      await s.expectArrival('wallet send', destination, parseEther('2'));
+      expect((await runStep({ op: 'send', input }, point)).killed).toBe(true);
+      s.note(`kill at ${point}`);
+      await sendFromWallet(input);
+    });
+
+    scenario(`refund: the app dies at ${point}; the API call is retried with its Idempotency-Key`, async (s) => {
+      const paid = await paidCharge('2');
+      const key = newRefundRequestId();
+      await s.expectArrival('refund', paid.payer, parseEther('2'));
+      s.expectCharge(paid.chargeId, 'succeeded');
+      expect((await runStep({ op: 'refund', ctx: refundCtx(), chargeId: paid.chargeId, idempotencyKey: key }, point)).killed).toBe(true);
+      s.note(`kill at ${point}`);
+      await createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: key });
+    });
+
+    scenario(`sweep: the worker dies at ${point}; the next run of the job finds it`, async (s) => {
+      const paid = await paidCharge('5');
+      await s.expectArrival('sweep', merchantWallet, parseEther('5'));
+      s.expectCharge(paid.chargeId, 'succeeded');
+      // The deposit address needs gas first: the tank's top-up and then the sweep, each a transfer.
+      for (let i = 0; i < 6; i++) {
+        const run = await runStep({ op: 'sweep', chargeId: paid.chargeId }, point);
+        if (run.killed) s.note(`kill at ${point}`);
+        await mine(1);
+        await jobsOnce();
+        const [sweep] = await getDb()
+          .select()
+          .from(outboundTransfers)
+          .where(and(eq(outboundTransfers.chargeId, paid.chargeId), eq(outboundTransfers.purpose, 'sweep')));
+        if (sweep) break;
+      }
+      for (let i = 0; i < 4; i++) {
+        await sweepCharge(paid.chargeId);
+        await mine(1);
+        await jobsOnce();
+      }
+    });
+  }
+
+  scenario('the worker dies while recording a transfer as confirmed (the purpose hook rolls back with it)', async (s) => {
+    const paid = await paidCharge('2');
+    await s.expectArrival('refund', paid.payer, parseEther('2'));
+    s.expectCharge(paid.chargeId, 'succeeded');
+    const { refund } = await createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: newRefundRequestId() });
+    // Sent after the deposit's gas top-up lands (automine: each send is mined at once); then one block deep.
+    const [link] = await getDb().select({ transferId: refunds.transferId }).from(refunds).where(eq(refunds.id, refund.id));
+    const transferId = link!.transferId;
+    for (let i = 0; i < 10; i++) {
+      await reconcileTransfers({ ignoreSchedule: true });
+      const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
+      if (row!.status === 'included') break;
+    }
+    await mine(depth);
+    expect((await runStep({ op: 'reconcile', rounds: 3, pauseMs: 100 }, 'transfer.settling')).killed).toBe(true);
+    s.note('kill at transfer.settling');
+  });
+
+  scenario('the worker dies after recording a fee-bumped replacement, before sending it', async (s) => {
+    const destination = stranger();
+    await s.expectArrival('withdrawal', destination, parseEther('1'));
+    await automine(false);
+    const { transferId } = await withdrawFromMerchantWallet(withdrawal(destination, '1'));
+    const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
+    await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${(row!.maxFeePerGas! * 3n).toString(16)}`]);
+    await mine(1);
+    await pause(1_100);
+    expect((await runStep({ op: 'reconcile', rounds: 3, pauseMs: 1_100 }, 'transfer.replacement_recorded')).killed).toBe(true);
+    s.note('kill at transfer.replacement_recorded');
+  });
+});
+
+describe('two app instances at once', () => {
+  scenario(
+    'two processes take the same withdrawal form, the same balance payment and the same refund, while both run the reconciler',
+    async (s) => {
+      const consumer = await newConsumer('20');
+      const charge = await newCharge('5');
+      const paid = await paidCharge('3');
+      const destination = stranger();
+      const form = withdrawal(destination, '2');
+      const refundKey = newRefundRequestId();
+      await s.expectArrival('withdrawal', destination, parseEther('2'));
+      await s.expectArrival('refund', paid.payer, parseEther('3'));
+      s.expectCharge(charge.chargeId, 'succeeded');
+      s.expectCharge(paid.chargeId, 'succeeded');
+      const steps: Step[] = [
+        { op: 'withdraw', input: form },
+        { op: 'pay', userId: consumer.userId, chargeId: charge.chargeId, pin: PIN },
+        { op: 'refund', ctx: refundCtx(), chargeId: paid.chargeId, idempotencyKey: refundKey },
+        { op: 'reconcile', rounds: 8, pauseMs: 250 },
+      ];
+      const runs = await Promise.all([...steps, ...steps].map((step) => runStep(step)));
+      s.note('instances', 2);
+      const withdrawals = runs.filter((_, i) => i % steps.length === 0).map((r) => r.output?.result as { transferId?: string } | undefined);
+      expect(withdrawals[0]?.transferId).toBeDefined();
+      expect(withdrawals[1]?.transferId).toBe(withdrawals[0]?.transferId);
+    },
+  );
+});
+
+function writeTable(): void {
+  if (!table.length) return;
+  const lines = [
+    '| Scenario | Faults injected | Transfers | Sent twice | Short or missing | Status ≠ chain | Unaccounted |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    ...table.map(
+      (o) =>
+        `| ${o.scenario} | ${o.faults} | ${o.transfers} | ${o.sentTwice} | ${o.shortOrMissing} | ${o.statusMismatches} | ${o.unaccounted} |`,
+    ),
+  ];
+  const totals = table.reduce(
+    (sum, o) => ({
+      sentTwice: sum.sentTwice + o.sentTwice,
+      short: sum.short + o.shortOrMissing,
+      status: sum.status + o.statusMismatches,
+      unaccounted: sum.unaccounted + o.unaccounted,
+    }),
+    { sentTwice: 0, short: 0, status: 0, unaccounted: 0 },
+  );
+  lines.push(
+    '',
+    `${table.length} scenarios: ${totals.sentTwice} sent twice, ${totals.short} short or missing, ${totals.status} statuses disagreeing with the chain, ${totals.unaccounted} unaccounted balances.`,
+  );
+  const text = lines.join('\n');
+  console.log(`\nFault-injection suite\n\n${text}\n`);
+  mkdirSync('.data/test-results', { recursive: true });
+  writeFileSync('.data/test-results/faults.md', `${text}\n`);
+}

@@ -1,0 +1,125 @@
+/**
+ * A JSON-RPC proxy on loopback in front of an anvil node, for the fault-injection suite: the app talks to
+ * the proxy as its RPC endpoint, and a scenario decides what goes wrong — errors, timeouts, stale or
+ * inconsistent answers, sends that are acknowledged but never reach the node.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FaultPlan {
+  /** Chance (0–1) that a call of one of these methods (or any, when omitted) answers a JSON-RPC error. */
+  errorRate?: number;
+  errorMethods?: string[];
+  /** Calls of these methods hang this long before answering (the client times out first when it is long). */
+  delayMs?: number;
+  delayMethods?: string[];
+  /** eth_blockNumber answers this many blocks behind the node (a lagging node behind a balancer). */
+  staleBlocks?: number;
+  /** Chance that eth_getTransactionReceipt / eth_getTransactionByHash answer null for a mined transaction. */
+  missingReceiptRate?: number;
+  /** eth_sendRawTransaction answers the hash but the node never gets the transaction, this many times. */
+  loseSends?: number;
+  /** eth_sendRawTransaction reaches the node, but the answer is an error (a timeout after the node took it). */
+  failAfterSends?: number;
+}
+
+interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: number | string | null;
+  method: string;
+  params?: unknown[];
+}
+
+export interface RpcFaultProxy {
+  url: string;
+  /** Replaces the faults in effect (an empty plan heals the proxy). */
+  inject(plan: FaultPlan): void;
+  /** How often each fault fired since the last inject(). */
+  counts(): Record<string, number>;
+  close(): Promise<void>;
+}
+
+export async function startRpcFaultProxy(upstream: string, random: () => number = Math.random): Promise<RpcFaultProxy> {
+  let plan: FaultPlan = {};
+  let fired: Record<string, number> = {};
+  const fire = (name: string) => (fired[name] = (fired[name] ?? 0) + 1);
+  const matches = (methods: string[] | undefined, method: string) => !methods || methods.includes(method);
+
+  const forward = async (request: JsonRpcRequest): Promise<unknown> => {
+    const response = await fetch(upstream, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+    });
+    return response.json();
+  };
+
+  const handle = async (request: JsonRpcRequest): Promise<unknown> => {
+    const error = (message: string) => ({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message } });
+    if (plan.delayMs && matches(plan.delayMethods, request.method)) {
+      fire('delay');
+      await new Promise((resolve) => setTimeout(resolve, plan.delayMs));
+    }
+    if (plan.errorRate && matches(plan.errorMethods, request.method) && random() < plan.errorRate) {
+      fire('error');
+      return error('injected fault: upstream unavailable');
+    }
+    if (request.method === 'eth_sendRawTransaction') {
+      if (plan.loseSends && plan.loseSends > 0) {
+        plan.loseSends--;
+        fire('lost_send');
+        // The hash of the signed bytes, as a node would answer, without the node ever seeing them.
+        const { keccak256 } = await import('viem');
+        return { jsonrpc: '2.0', id: request.id, result: keccak256(request.params![0] as `0x${string}`) };
+      }
+      if (plan.failAfterSends && plan.failAfterSends > 0) {
+        plan.failAfterSends--;
+        fire('fail_after_send');
+        await forward(request);
+        return error('injected fault: timed out waiting for the node');
+      }
+    }
+    if (
+      plan.missingReceiptRate &&
+      (request.method === 'eth_getTransactionReceipt' || request.method === 'eth_getTransactionByHash') &&
+      random() < plan.missingReceiptRate
+    ) {
+      fire('missing_receipt');
+      return { jsonrpc: '2.0', id: request.id, result: null };
+    }
+    const answer = (await forward(request)) as { result?: unknown };
+    if (request.method === 'eth_blockNumber' && plan.staleBlocks && typeof answer.result === 'string') {
+      fire('stale_block');
+      const behind = BigInt(answer.result) - BigInt(plan.staleBlocks);
+      return { ...answer, result: `0x${(behind > 0n ? behind : 0n).toString(16)}` };
+    }
+    return answer;
+  };
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcRequest | JsonRpcRequest[];
+        const answer = Array.isArray(body) ? await Promise.all(body.map(handle)) : await handle(body);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(answer));
+      } catch (error) {
+        res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end(error instanceof Error ? error.message : String(error));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    inject(next) {
+      plan = { ...next };
+      fired = {};
+    },
+    counts: () => ({ ...fired }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
