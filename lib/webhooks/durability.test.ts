@@ -31,7 +31,7 @@ import { charges, webhookDeliveries, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { callRoute, newMerchant, testCharge, type TestMerchant } from '@/test/fixtures';
 import { startWebhookReceiver, waitFor, type ReceivedWebhook, type WebhookReceiver } from '@/test/webhook-receiver';
-import { CLAIM_LEASE_MS } from './attempt-delivery';
+import { CLAIM_LEASE_MS } from './claim-deliveries';
 import { DELIVERY_QUEUE } from './jobs';
 import { PGBOSS_SCHEMA } from './queue';
 
