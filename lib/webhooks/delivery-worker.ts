@@ -2,7 +2,7 @@
  * The delivery worker of a process: takes `webhook-delivery` jobs from pg-boss in batches, claims their
  * attempts in one statement per batch, sends each over the endpoint's keep-alive pool, and records
  * what finished — outcomes, next attempts, released events and the jobs' completion — in one
- * transaction per batch (ADR 0013). pg-boss still stores, hands out (SKIP LOCKED), expires and retries
+ * transaction per batch (ADR 0018). pg-boss still stores, hands out (SKIP LOCKED), expires and retries
  * the jobs; this loop replaces `boss.work()`, which fetches, runs and completes one batch at a time per
  * loop (a slow endpoint's job would hold the others of its batch) and completes each job on its own
  * connection, outside the transaction that records it.

@@ -23,7 +23,7 @@ import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@/test/webh
 import { attemptDelivery, DeliveryClaimedError, requeueStuckDeliveries } from './attempt-delivery';
 import { emitPaymentFailed } from './emit';
 import { DELIVERY_QUEUE, runningBoss } from './jobs';
-import { startWebhookQueue, stopWebhookQueue } from './queue';
+import { PER_ENDPOINT_CONCURRENCY, startWebhookQueue, stopWebhookQueue } from './queue';
 import { relayWebhookEvents } from './relay';
 import { MAX_DELIVERY_ATTEMPTS } from './retry-schedule';
 import { rotateWebhookSecret } from './rotate-webhook-secret';
@@ -490,7 +490,7 @@ describe("per-charge order: a charge's events reach each endpoint in sequence or
     expect(rows.filter((d) => d.eventId === canceled).map((d) => d.status)).toEqual(['succeeded']);
   });
 
-  it("an event relayed before an earlier one of its charge (another relayer holds that one) waits for it", async () => {
+  it('an event relayed before an earlier one of its charge (another relayer holds that one) waits for it', async () => {
     const hook = await receiver();
     const { merchant, endpointId } = await merchantWithEndpoint(hook.url);
     const chargeId = await newCharge(merchant);
@@ -542,7 +542,7 @@ describe('per-endpoint concurrency cap', () => {
       const other = await merchantWithEndpoint(fast.url);
       for (let i = 0; i < 6; i++) await newCharge(slow.merchant);
       await relayAll();
-      await waitFor(() => open >= 2, { what: 'the slow endpoint to be busy' });
+      await waitFor(() => open >= PER_ENDPOINT_CONCURRENCY, { what: 'the slow endpoint to be busy' });
 
       const started = Date.now();
       await newCharge(other.merchant);
@@ -554,7 +554,8 @@ describe('per-endpoint concurrency cap', () => {
         what: "the slow endpoint's six deliveries",
         timeoutMs: 12_000,
       });
-      expect(mostOpen).toBe(2);
+      expect(PER_ENDPOINT_CONCURRENCY).toBe(2);
+      expect(mostOpen).toBe(PER_ENDPOINT_CONCURRENCY);
     } finally {
       slowServer.closeAllConnections();
       await new Promise((resolve) => slowServer.close(resolve));

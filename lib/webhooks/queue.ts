@@ -7,7 +7,7 @@
  * Several processes may run this at once: pg-boss hands each job to one worker (SKIP LOCKED), the relay
  * locks the events it takes (SKIP LOCKED), and each attempt is claimed on its row (claim-deliveries.ts).
  *
- * No waiting on timers on the way of an event (ADR 0013): the relay runs when PostgreSQL notifies
+ * No waiting on timers on the way of an event (ADR 0018): the relay runs when PostgreSQL notifies
  * `webhook_events` (a trigger on the outbox, at the commit of the emitting transaction; the timer stays
  * as a fallback), and the delivery worker fetches the moment the relay or a recording committed jobs in
  * this process (delivery-worker.ts). Each process runs at most DELIVERY_CONCURRENCY attempts at once, at
