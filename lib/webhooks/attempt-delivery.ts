@@ -70,10 +70,7 @@ export async function attemptDelivery(deliveryId: string, options: AttemptOption
 }
 
 /** Signs and POSTs a claimed attempt (no database work); an attempt to a disabled endpoint is canceled unsent. */
-export async function sendAttempt(
-  claimed: ClaimedDelivery,
-  options: AttemptOptions & { agent?: http.Agent } = {},
-): Promise<SentAttempt> {
+export async function sendAttempt(claimed: ClaimedDelivery, options: AttemptOptions & { agent?: http.Agent } = {}): Promise<SentAttempt> {
   const { endpoint } = claimed;
   if (!endpoint.enabled) return { claimed, canceled: true };
   const body = JSON.stringify(claimed.payload);

@@ -165,7 +165,12 @@ function planOutcome(sent: SentAttempt, attemptedAt: Date, retryDelay: (attempt:
   if (result.ok) {
     return { sent, values: { ...logged, status: 'succeeded' }, outcome: { kind: 'succeeded', status: result.status }, isFinal: true };
   }
-  const failure = { ...logged, status: 'failed' as const, error_code: result.code, error_message: result.message.slice(0, ERROR_MESSAGE_CHARS) };
+  const failure = {
+    ...logged,
+    status: 'failed' as const,
+    error_code: result.code,
+    error_message: result.message.slice(0, ERROR_MESSAGE_CHARS),
+  };
   if (result.status === 410) {
     return { sent, values: failure, outcome: { kind: 'endpoint_disabled', status: 410 }, isFinal: true };
   }
