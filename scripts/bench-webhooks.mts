@@ -1,42 +1,40 @@
 /**
- * `npm run bench:webhooks`: webhook delivery end to end on this machine — deliveries per second and the
- * latency from the commit of a charge state change to the receiver's receipt, first with a healthy
- * receiver, then with one that answers 500 to 30% of requests at random.
+ * `npm run bench:webhooks`: webhook delivery end to end on this machine, measured against the aims of
+ * issue 17 and printed side by side with the figures measured before the delivery chains (ADR 0018).
  *
- * Starts its own embedded PostgreSQL (a fresh cluster in a temporary directory, deleted afterwards; no
- * chains) and applies the migrations. Each run has its own merchant and test-mode endpoint, pointing at a
- * receiver on 127.0.0.1 that checks every Standard Webhooks signature, and:
- *  - starts the real relay and pg-boss workers (lib/webhooks/queue.ts) IN THIS PROCESS — one worker
- *    process's worth: 10 attempts in flight, at most 2 per endpoint — with production settings;
- *  - produces the events in a second process (this script with --produce, standing in for the app)
- *    through the real emission path: createCharge (charge.created) and transitionCharge
- *    (charge.processing, charge.succeeded) on real charges, 25 charges (75 events) per transaction, as
- *    fast as it can, while the workers deliver;
- *  - waits until every event has a succeeded delivery (and the receiver acknowledged its webhook-id).
- * Latency = the receiver's receipt of the request it answered 2xx − the commit of the event's
- * transaction (Date.now() in each process, one machine clock); an event that failed first includes its
- * retries. The producer commits faster than one worker process delivers to one endpoint (2 attempts at a
- * time), so a queue builds up and the latencies are mostly time spent in it: they say how long a burst of
- * N events takes to reach the merchant, not what one event costs on an idle system (about the relay's
- * 1 s interval, ADR 0006).
+ * Starts its own embedded PostgreSQL (a fresh cluster in a temporary directory, deleted afterwards) and a
+ * local POLYGON_AMOY node (the test-mode charges' chain: createCharge refuses chains nothing serves; no
+ * watcher runs), applies the migrations, and runs three phases, each with 5 new merchants × 4 test-mode endpoints (20 endpoints), one
+ * receiver on 127.0.0.1 per endpoint that checks every Standard Webhooks signature:
+ *  1. load: a producer process (standing in for the app) commits charge events through the real emission
+ *     path — createCharge (charge.created), transitionCharge (charge.processing, charge.succeeded) — at
+ *     `--rate` deliveries per second (events/s × 4 endpoints) for `--seconds`, while ONE worker process
+ *     (this script with --work: startWebhookQueue with production settings) delivers;
+ *  2. the same with one endpoint's receiver answering 500 to `--failure-rate` of its requests; the worker
+ *     gets the production retry schedule ÷ 1000 (5 ms, 300 ms, 1.8 s, 7.2 s, …) through
+ *     startWebhookQueue({ attempt: { retryDelay } }), since the real 5 s / 5 min / 30 min would take hours.
+ *     The receiver fails one webhook-id at most 4 times in a row, so no event uses up its 10 attempts;
+ *  3. peak: `--peak-events` events committed with no worker running, then one worker process started;
+ *     deliveries/s = deliveries ÷ (last receipt − the worker's queue started).
+ * Latency = the receiver's receipt of the request it answered 2xx − the producer's Date.now() right after
+ * COMMIT of the event's transaction (one machine clock). Every phase checks: each event reached each
+ * endpoint of its merchant exactly once (webhook-ids counted at the receivers and succeeded rows in the
+ * database), a charge's events reached each endpoint in sequence order, every signature valid.
+ * CPU per delivery: utime + stime of the worker process and of every PostgreSQL process (/proc), as
+ * `bench:api` measures; for the load phases PostgreSQL's figure includes committing the events.
  *
- * The failing run injects a shorter retry schedule — the production delays ÷ 1000 (5 ms, 300 ms, 1.8 s,
- * 7.2 s, …) — through startWebhookQueue({ attempt: { retryDelay } }), the option the tests use; the real
- * 5 s / 5 min / 30 min delays would make it take hours. The receiver fails one webhook-id at most 4
- * times in a row: with independent 30% failures, 0.3^10 × 10,000 ≈ 6% of runs would see one event use
- * up all 10 attempts (the endpoint then turns failing — delivery.test.ts covers that path).
+ *   npm run bench:webhooks -- [--rate 250] [--seconds 30] [--peak-events 4000] [--failure-rate 0.3] [--seed 42]
  *
- *   npm run bench:webhooks -- [--events 10000] [--failure-rate 0.3] [--seed 42]
- *
- * Progress goes to stderr, the table and the verdict to stdout. Exit code 0 when every event of both
- * runs was delivered with a valid signature, 1 otherwise.
+ * Progress goes to stderr, the tables to stdout. Exit code 0 when every phase delivered every event
+ * exactly once, in order, with valid signatures (the latency and throughput aims are reported, not
+ * enforced: on a shared machine they say as much about the neighbours), 1 otherwise.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -53,67 +51,205 @@ import { resetEnvCache } from '@/lib/env';
 import { startStack, type Stack } from '@/lib/infra/stack';
 import { createMerchant } from '@/lib/merchants/create-merchant';
 import { createWebhookEndpoint } from '@/lib/webhooks/create-webhook-endpoint';
-import { startWebhookQueue, stopWebhookQueue, type WebhookQueueOptions } from '@/lib/webhooks/queue';
+import { startWebhookQueue, stopWebhookQueue } from '@/lib/webhooks/queue';
 import { nextAttemptDelay } from '@/lib/webhooks/retry-schedule';
 import { createWebhookEndpointBodySchema } from '@/lib/webhooks/schemas';
 
 const { values: args } = parseArgs({
   options: {
-    events: { type: 'string', default: '10000' },
+    rate: { type: 'string', default: '250' },
+    seconds: { type: 'string', default: '30' },
+    'peak-events': { type: 'string', default: '4000' },
     'failure-rate': { type: 'string', default: '0.3' },
     seed: { type: 'string', default: '42' },
     help: { type: 'boolean', short: 'h', default: false },
-    // The producer process (see produceEvents): spawned by this script, not for people.
+    // The child processes (see produceEvents and runWorker): spawned by this script, not for people.
     produce: { type: 'boolean', default: false },
-    'merchant-id': { type: 'string' },
-    'api-key-id': { type: 'string' },
+    work: { type: 'boolean', default: false },
+    merchants: { type: 'string' },
+    events: { type: 'string' },
+    'events-per-second': { type: 'string' },
+    'retry-divisor': { type: 'string' },
   },
 });
+const USAGE = 'usage: npm run bench:webhooks -- [--rate 250] [--seconds 30] [--peak-events 4000] [--failure-rate 0.3] [--seed 42]';
 if (args.help) {
-  console.log('usage: npm run bench:webhooks -- [--events 10000] [--failure-rate 0.3] [--seed 42]');
+  console.log(USAGE);
   process.exit(0);
 }
-const EVENTS = Number(args.events);
-const FAILURE_RATE = Number(args['failure-rate']);
-const SEED = Number(args.seed);
-if (!Number.isInteger(EVENTS) || EVENTS < 1 || EVENTS > 1_000_000) usage('--events must be an integer from 1 to 1000000');
-if (!(FAILURE_RATE >= 0 && FAILURE_RATE < 1)) usage('--failure-rate must be at least 0 and below 1');
-if (!Number.isInteger(SEED)) usage('--seed must be an integer');
 
 function usage(message: string): never {
-  console.error(message);
+  console.error(`${message}\n${USAGE}`);
   process.exit(2);
 }
 
-const CHARGES_PER_TRANSACTION = 25;
+const MERCHANTS = 5;
+const ENDPOINTS_PER_MERCHANT = 4;
+/** Events per transaction when the producer runs flat out (the peak phase's backlog). */
+const EVENTS_PER_FLAT_OUT_TRANSACTION = 75;
+/** The load producer commits what is due every this many ms. */
+const PRODUCER_TICK_MS = 50;
 /** The failing receiver answers 2xx to a webhook-id after this many 500s in a row (see the header). */
 const MAX_FAILURES_PER_EVENT = 4;
-/** Production delays ÷ this, for the failing run. */
+/** Production retry delays ÷ this, for the failing phase. */
 const RETRY_SCHEDULE_DIVISOR = 1000;
-const RUN_TIMEOUT_MS = 150_000;
+const DRAIN_TIMEOUT_MS = 180_000;
 const PROGRESS_EVERY_MS = 5_000;
+const CLOCK_TICK_MS = 10; // USER_HZ = 100 on Linux
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------------
-// The receiver
+// Child process: the worker
 
-interface Receipt {
-  /** Date.now() of the first request answered 2xx. */
-  at: number;
-  chargeId: string;
-  acknowledged: number;
+if (args.work) {
+  const divisor = args['retry-divisor'] ? Number(args['retry-divisor']) : undefined;
+  await startWebhookQueue(
+    divisor
+      ? {
+          attempt: {
+            retryDelay: (attempt) => {
+              const delay = nextAttemptDelay(attempt);
+              return delay === null ? null : Math.round(delay / divisor);
+            },
+          },
+        }
+      : {},
+  );
+  process.stdout.write(`${JSON.stringify({ ready: Date.now() })}\n`);
+  const keepAlive = setInterval(() => {}, 60_000);
+  process.once('SIGTERM', () => {
+    clearInterval(keepAlive);
+    void stopWebhookQueue({ timeoutMs: 5_000 })
+      .then(() => closeDb())
+      .finally(() => process.exit(0));
+  });
 }
 
-interface Receiver {
-  url: string;
-  secret: string | undefined;
+// ---------------------------------------------------------------------------------------------
+// Child process: the producer
+
+const CHARGE_INPUT = createChargeBodySchema.parse({
+  chargeData: {
+    symbol: 'POL',
+    chain: 'POLYGON',
+    tokenAddress: '0x0000000000000000000000000000000000000000',
+    items: [{ name: 'Gem', amount: '0.1', quantity: 1 }],
+  },
+  isTest: true,
+});
+
+/** One line of the producer's stdout: a committed transaction's events, as `chargeId/type`. */
+interface CommitLine {
+  committedAt: number;
+  events: string[];
+}
+
+/**
+ * Commits `count` events round-robin over the merchants, each merchant's charges going created →
+ * processing → succeeded: at `eventsPerSecond` (what is due every PRODUCER_TICK_MS, one transaction), or
+ * flat out in transactions of EVENTS_PER_FLAT_OUT_TRANSACTION when it is 0. A process of its own, so
+ * that its CPU work (deposit-address derivation above all) does not stall the worker or the receivers.
+ */
+async function produceEvents({
+  merchantPairs,
+  count,
+  eventsPerSecond,
+}: {
+  merchantPairs: string[];
+  count: number;
+  eventsPerSecond: number;
+}) {
+  const contexts: ApiContext[] = [];
+  for (const pair of merchantPairs) {
+    const [merchantId, apiKeyId] = pair.split(':') as [string, string];
+    const [apiKey] = await getDb().select().from(apiKeys).where(eq(apiKeys.id, apiKeyId));
+    const [merchant] = await getDb().select().from(merchants).where(eq(merchants.id, merchantId));
+    contexts.push({ merchant: merchant!, apiKey: apiKey!, actor: `api_key:${apiKeyId}`, requestId: 'bench' });
+  }
+  const open: ({ chargeId: string; next: 'processing' | 'succeeded' } | undefined)[] = contexts.map(() => undefined);
+  let produced = 0;
+  let turn = 0;
+  const started = Date.now();
+  while (produced < count) {
+    let due =
+      eventsPerSecond > 0
+        ? Math.min(count, Math.floor(((Date.now() - started) / 1000) * eventsPerSecond) + 1) - produced
+        : EVENTS_PER_FLAT_OUT_TRANSACTION;
+    due = Math.min(due, count - produced);
+    if (due > 0) {
+      const events: string[] = [];
+      await getDb().transaction(async (tx) => {
+        for (let i = 0; i < due; i++) {
+          const m = turn++ % contexts.length;
+          const ctx = contexts[m]!;
+          const current = open[m];
+          if (!current) {
+            const { chargeId } = await createCharge({ ctx: { ...ctx, tx }, input: CHARGE_INPUT });
+            open[m] = { chargeId, next: 'processing' };
+            events.push(`${chargeId}/charge.created`);
+          } else {
+            await transitionCharge(tx, { chargeId: current.chargeId, to: current.next, actor: ctx.actor });
+            events.push(`${current.chargeId}/charge.${current.next}`);
+            open[m] = current.next === 'processing' ? { chargeId: current.chargeId, next: 'succeeded' } : undefined;
+          }
+        }
+      });
+      produced += due;
+      process.stdout.write(`${JSON.stringify({ committedAt: Date.now(), events } satisfies CommitLine)}\n`);
+    }
+    if (eventsPerSecond > 0) await sleep(PRODUCER_TICK_MS);
+  }
+  await closeDb();
+}
+
+if (args.produce) {
+  await produceEvents({
+    merchantPairs: (args.merchants ?? '').split(','),
+    count: Number(args.events),
+    eventsPerSecond: Number(args['events-per-second'] ?? 0),
+  });
+  process.exit(0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The main process from here on (the worker child stays in its keep-alive above).
+
+const RATE = Number(args.rate);
+const SECONDS = Number(args.seconds);
+const PEAK_EVENTS = Number(args['peak-events']);
+const FAILURE_RATE = Number(args['failure-rate']);
+const SEED = Number(args.seed);
+if (!args.work) {
+  if (!(RATE >= 4 && RATE <= 10_000)) usage('--rate must be from 4 to 10000 deliveries per second');
+  if (!(SECONDS >= 1 && SECONDS <= 600)) usage('--seconds must be from 1 to 600');
+  if (!Number.isInteger(PEAK_EVENTS) || PEAK_EVENTS < 0 || PEAK_EVENTS > 100_000)
+    usage('--peak-events must be an integer from 0 to 100000');
+  if (!(FAILURE_RATE >= 0 && FAILURE_RATE < 1)) usage('--failure-rate must be at least 0 and below 1');
+  if (!Number.isInteger(SEED)) usage('--seed must be an integer');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Receivers
+
+interface Receipt {
+  endpoint: number;
+  key: string;
+  sequence: number;
+  at: number;
+}
+
+interface Receivers {
+  urls: string[];
+  secrets: string[];
+  /** Ordered by arrival: the first 2xx answer per (endpoint, webhook-id). */
+  receipts: Receipt[];
+  /** 2xx answers per `endpoint/webhook-id`. */
+  acknowledged: Map<string, number>;
   requests: number;
-  /** Date.now() of the last request. */
-  lastRequestAt: number;
   injectedFailures: number;
   badSignatures: number;
-  receipts: Map<string, Receipt>;
   close: () => Promise<void>;
 }
 
@@ -129,418 +265,589 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-async function startReceiver({ failureRate, random }: { failureRate: number; random: () => number }): Promise<Receiver> {
+/** One HTTP server per endpoint; `failing` endpoints answer 500 to FAILURE_RATE of their requests. */
+async function startReceivers(count: number, failing: ReadonlySet<number>): Promise<Receivers> {
+  const random = seededRandom(SEED);
   const failures = new Map<string, number>();
-  let verifier: Webhook | undefined;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      receiver.requests++;
-      receiver.lastRequestAt = Date.now();
-      const body = Buffer.concat(chunks).toString('utf8');
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
-      let event: { id: string; data: { charge: { id: string } } };
-      try {
-        verifier ??= new Webhook(receiver.secret!);
-        event = verifier.verify(body, headers) as typeof event;
-      } catch {
-        receiver.badSignatures++;
-        res.writeHead(400).end('bad signature');
-        return;
-      }
-      const failed = failures.get(event.id) ?? 0;
-      if (failureRate > 0 && failed < MAX_FAILURES_PER_EVENT && random() < failureRate) {
-        failures.set(event.id, failed + 1);
-        receiver.injectedFailures++;
-        res.writeHead(500).end('injected failure');
-        return;
-      }
-      const receipt = receiver.receipts.get(event.id);
-      if (receipt) receipt.acknowledged++;
-      else receiver.receipts.set(event.id, { at: Date.now(), chargeId: event.data.charge.id, acknowledged: 1 });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const receiver: Receiver = {
-    url: `http://127.0.0.1:${port}/hooks/chargeport`,
-    secret: undefined,
+  const servers: http.Server[] = [];
+  const verifiers: (Webhook | undefined)[] = [];
+  const receivers: Receivers = {
+    urls: [],
+    secrets: [],
+    receipts: [],
+    acknowledged: new Map(),
     requests: 0,
-    lastRequestAt: 0,
     injectedFailures: 0,
     badSignatures: 0,
-    receipts: new Map(),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.closeAllConnections();
+              server.close(() => resolve());
+            }),
+        ),
+      );
+    },
   };
-  return receiver;
+  for (let index = 0; index < count; index++) {
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        receivers.requests++;
+        const body = Buffer.concat(chunks).toString('utf8');
+        const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
+        let event: { id: string; type: string; sequence: number; data: { charge: { id: string } } };
+        try {
+          const verifier = (verifiers[index] ??= new Webhook(receivers.secrets[index]!));
+          event = verifier.verify(body, headers) as typeof event;
+        } catch {
+          receivers.badSignatures++;
+          res.writeHead(400).end('bad signature');
+          return;
+        }
+        const id = `${index}/${event.id}`;
+        const failed = failures.get(id) ?? 0;
+        if (failing.has(index) && failed < MAX_FAILURES_PER_EVENT && random() < FAILURE_RATE) {
+          failures.set(id, failed + 1);
+          receivers.injectedFailures++;
+          res.writeHead(500).end('injected failure');
+          return;
+        }
+        const seen = receivers.acknowledged.get(id) ?? 0;
+        receivers.acknowledged.set(id, seen + 1);
+        if (seen === 0)
+          receivers.receipts.push({
+            endpoint: index,
+            key: `${event.data.charge.id}/${event.type}`,
+            sequence: event.sequence,
+            at: Date.now(),
+          });
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    receivers.urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/chargeport`);
+  }
+  return receivers;
 }
 
 // ---------------------------------------------------------------------------------------------
-// One run
+// CPU (as bench:api: utime + stime from /proc)
 
-interface RunFigures {
+function processTicks(pid: number): { ticks: number; name: string } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ticks: Number(fields[11]) + Number(fields[12]), name };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The PostgreSQL processes: the postmaster and its children (backends come and go; a new one counts from 0). */
+function postgresPids(): number[] {
+  const postmaster = stack?.embeddedDatabase?.pid;
+  if (!postmaster) return [];
+  const pids = [postmaster];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) pids.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return pids;
+}
+
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  return { busy: total - (fields[3] ?? 0) - (fields[4] ?? 0), total };
+}
+
+interface CpuUse {
+  /** ms of CPU time. */
+  workerMs: number;
+  postgresMs: number;
+  /** Busy share of the whole machine during the phase, % of all cores. */
+  machineBusyPercent: number;
+}
+
+function cpuMeter(workerPid: number): () => CpuUse {
+  const sum = (pids: number[], before?: Map<number, number>) => {
+    const now = new Map<number, number>();
+    for (const pid of pids) {
+      const ticks = processTicks(pid)?.ticks;
+      if (ticks !== undefined) now.set(pid, ticks - (before?.get(pid) ?? 0));
+    }
+    return now;
+  };
+  const workerBefore = processTicks(workerPid)?.ticks ?? 0;
+  const postgresBefore = sum(postgresPids());
+  const machineBefore = machineTicks();
+  return () => {
+    const machineAfter = machineTicks();
+    const postgres = [...sum(postgresPids(), postgresBefore).values()].reduce((a, b) => a + b, 0);
+    const total = machineAfter.total - machineBefore.total;
+    return {
+      workerMs: ((processTicks(workerPid)?.ticks ?? workerBefore) - workerBefore) * CLOCK_TICK_MS,
+      postgresMs: postgres * CLOCK_TICK_MS,
+      machineBusyPercent: total > 0 ? Math.round(((machineAfter.busy - machineBefore.busy) / total) * 100) : 0,
+    };
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+
+const children = new Set<ChildProcess>();
+
+function spawnSelf(extra: string[], onLine: (line: string) => void): { child: ChildProcess; exited: Promise<void> } {
+  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', fileURLToPath(import.meta.url), ...extra], {
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  createInterface({ input: child.stdout! }).on('line', onLine);
+  const exited = new Promise<void>((resolve, reject) => {
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      if (code === 0) resolve();
+      else reject(new Error(`${extra[0]} process failed (${signal ?? `exit ${code}`}):\n${stderr.trim()}`));
+    });
+  });
+  return { child, exited };
+}
+
+async function startWorker(retryDivisor?: number): Promise<{ child: ChildProcess; readyAt: number; stop: () => Promise<void> }> {
+  let ready: (at: number) => void;
+  const readyAt = new Promise<number>((resolve) => (ready = resolve));
+  const { child, exited } = spawnSelf(['--work', ...(retryDivisor ? ['--retry-divisor', String(retryDivisor)] : [])], (line) => {
+    ready((JSON.parse(line) as { ready: number }).ready);
+  });
+  const at = await Promise.race([readyAt, exited.then(() => Promise.reject(new Error('the worker exited before it started')))]);
+  return {
+    child,
+    readyAt: at,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function runProducer(merchantPairs: string[], count: number, eventsPerSecond: number, committedAt: Map<string, number>): Promise<void> {
+  return spawnSelf(
+    ['--produce', '--merchants', merchantPairs.join(','), '--events', String(count), '--events-per-second', String(eventsPerSecond)],
+    (line) => {
+      const { committedAt: at, events } = JSON.parse(line) as CommitLine;
+      for (const key of events) committedAt.set(key, at);
+    },
+  ).exited;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A phase
+
+interface Latencies {
+  count: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+interface PhaseFigures {
   name: string;
   events: number;
-  produceSeconds: number;
-  /** Events with a succeeded delivery row. */
-  delivered: number;
-  /** Unique webhook-ids the receiver answered 2xx. */
+  deliveries: number;
   received: number;
+  /** Deliveries without a succeeded row in the database. */
   undelivered: number;
+  producerPerSecond: number;
   deliveriesPerSecond: number;
-  attemptsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  attempts: number;
-  firstAttemptFailures: number;
-  requests: number;
+  latency: Latencies;
+  /** Healthy and failing endpoints apart (the failing phase). */
+  healthyLatency?: Latencies;
+  failingLatency?: Latencies;
+  /** Retries: claimed − scheduled, ms. */
+  retryLateness?: Latencies;
+  retries: number;
   injectedFailures: number;
   duplicates: number;
+  outOfOrder: number;
   badSignatures: number;
-  wallSeconds: number;
+  cpu: CpuUse;
+  cpuMsPerDelivery: { worker: number; postgres: number };
   timedOut: boolean;
 }
 
-/** A merchant with a test key, as the API would see it (createCharge's ctx). */
-async function newMerchantContext(name: string): Promise<ApiContext> {
-  const { merchant, keys } = await createMerchant({ email: `bench-${randomBytes(4).toString('hex')}@bench.example`, name, verified: true });
-  const testKeyId = keys.find((key) => key.mode === 'test')!.id;
-  const [apiKey] = await getDb().select().from(apiKeys).where(eq(apiKeys.id, testKeyId));
-  const [row] = await getDb().select().from(merchants).where(eq(merchants.id, merchant.id));
-  return { merchant: row!, apiKey: apiKey!, actor: `api_key:${testKeyId}`, requestId: 'bench' };
+function latencies(values: number[]): Latencies {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number) =>
+    sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]! : Number.NaN;
+  return { count: sorted.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted.at(-1) ?? Number.NaN };
 }
 
-const CHARGE_INPUT = createChargeBodySchema.parse({
-  chargeData: {
-    symbol: 'POL',
-    chain: 'POLYGON',
-    tokenAddress: '0x0000000000000000000000000000000000000000',
-    items: [{ name: 'Gem', amount: '0.1', quantity: 1 }],
-  },
-  isTest: true,
-});
-
-/** One line of the producer's stdout: a committed transaction. */
-interface CommitLine {
-  /** Date.now() right after COMMIT returned. */
-  committedAt: number;
-  chargeIds: string[];
-}
-
-/**
- * The producer process (`--produce`), standing in for the app: commits `count` charge state changes
- * (charge.created, .processing, .succeeded per charge) in transactions of CHARGES_PER_TRANSACTION
- * charges and prints one CommitLine per transaction. A process of its own, so that its CPU work
- * (deposit-address derivation above all) does not stall the workers' event loop.
- */
-async function produceEvents({ merchantId, apiKeyId, count }: { merchantId: string; apiKeyId: string; count: number }): Promise<void> {
-  const [apiKey] = await getDb().select().from(apiKeys).where(eq(apiKeys.id, apiKeyId));
-  const [merchant] = await getDb().select().from(merchants).where(eq(merchants.id, merchantId));
-  const ctx: ApiContext = { merchant: merchant!, apiKey: apiKey!, actor: `api_key:${apiKeyId}`, requestId: 'bench' };
-  let produced = 0;
-  while (produced < count) {
-    const chargeIds: string[] = [];
-    await getDb().transaction(async (tx) => {
-      for (let i = 0; i < CHARGES_PER_TRANSACTION && produced < count; i++) {
-        const { chargeId } = await createCharge({ ctx: { ...ctx, tx }, input: CHARGE_INPUT });
-        chargeIds.push(chargeId);
-        produced++;
-        for (const to of ['processing', 'succeeded'] as const) {
-          if (produced === count) break;
-          await transitionCharge(tx, { chargeId, to, actor: ctx.actor });
-          produced++;
-        }
-      }
+async function newMerchants(phase: string): Promise<{ pairs: string[]; merchantIds: string[] }> {
+  const pairs: string[] = [];
+  const merchantIds: string[] = [];
+  for (let m = 0; m < MERCHANTS; m++) {
+    const { merchant, keys } = await createMerchant({
+      email: `bench-${randomBytes(4).toString('hex')}@bench.example`,
+      name: `Bench ${phase} ${m + 1}`,
+      verified: true,
     });
-    process.stdout.write(`${JSON.stringify({ committedAt: Date.now(), chargeIds } satisfies CommitLine)}\n`);
+    pairs.push(`${merchant.id}:${keys.find((key) => key.mode === 'test')!.id}`);
+    merchantIds.push(merchant.id);
   }
-  await closeDb();
+  return { pairs, merchantIds };
 }
 
-/** Runs the producer process; records each charge's commit time as its lines arrive. */
-function runProducer({ ctx, committedAt }: { ctx: ApiContext; committedAt: Map<string, number> }): Promise<void> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=react-server',
-      '--import',
-      'tsx',
-      fileURLToPath(import.meta.url),
-      '--produce',
-      '--merchant-id',
-      ctx.merchant.id,
-      '--api-key-id',
-      ctx.apiKey.id,
-      '--events',
-      String(EVENTS),
-    ],
-    {
-      env: process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  producers.add(child);
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const { committedAt: at, chargeIds } = JSON.parse(line) as CommitLine;
-    for (const chargeId of chargeIds) committedAt.set(chargeId, at);
-  });
-  return new Promise((resolve, reject) => {
-    child.on('exit', (code, signal) => {
-      producers.delete(child);
-      if (code === 0) resolve();
-      else reject(new Error(`the producer failed (${signal ?? `exit ${code}`}):\n${stderr.trim()}`));
-    });
-  });
-}
-
-const producers = new Set<ChildProcess>();
-
-async function deliveryCounts(endpointId: string, merchantId: string) {
-  const [row] = await getDb().execute<{ attempts: number; first_failed: number; succeeded_events: number; undelivered: number }>(sql`
-    select
-      (select count(*)::int from webhook_deliveries where endpoint_id = ${endpointId}) as attempts,
-      (select count(*)::int from webhook_deliveries where endpoint_id = ${endpointId} and attempt = 1 and status = 'failed') as first_failed,
-      (select count(distinct event_id)::int from webhook_deliveries where endpoint_id = ${endpointId} and status = 'succeeded') as succeeded_events,
-      (select count(*)::int from webhook_events e where e.merchant_id = ${merchantId}
-         and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.endpoint_id = ${endpointId} and d.status = 'succeeded')) as undelivered`);
-  return row!;
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
-}
-
-async function runBench({
+async function runPhase({
   name,
-  failureRate,
-  queue,
+  eventsPerSecond,
+  events,
+  failing,
 }: {
   name: string;
-  failureRate: number;
-  queue: WebhookQueueOptions;
-}): Promise<RunFigures> {
-  const ctx = await newMerchantContext(`Bench ${name}`);
-  const receiver = await startReceiver({ failureRate, random: seededRandom(SEED) });
+  eventsPerSecond: number;
+  events: number;
+  failing: boolean;
+}): Promise<PhaseFigures> {
+  const { pairs, merchantIds } = await newMerchants(name);
+  const endpointCount = MERCHANTS * ENDPOINTS_PER_MERCHANT;
+  const failingEndpoints = new Set(failing ? [0] : []);
+  const receivers = await startReceivers(endpointCount, failingEndpoints);
+  const endpointIds: string[] = [];
+  const deliveries = events * ENDPOINTS_PER_MERCHANT;
   try {
-    const { endpoint, secret } = await createWebhookEndpoint({
-      owner: { merchantId: ctx.merchant.id, mode: 'test' },
-      input: createWebhookEndpointBodySchema.parse({ url: receiver.url }),
-    });
-    receiver.secret = secret;
-    await startWebhookQueue(queue);
-
-    log(`${name}: producing ${EVENTS.toLocaleString('en')} events (a separate process) while the workers deliver`);
+    for (let e = 0; e < endpointCount; e++) {
+      const { endpoint, secret } = await createWebhookEndpoint({
+        owner: { merchantId: merchantIds[Math.floor(e / ENDPOINTS_PER_MERCHANT)]!, mode: 'test' },
+        input: createWebhookEndpointBodySchema.parse({ url: receivers.urls[e] }),
+      });
+      receivers.secrets.push(secret);
+      endpointIds.push(endpoint.id);
+    }
     const committedAt = new Map<string, number>();
-    const started = Date.now();
-    await runProducer({ ctx, committedAt });
+    const peak = eventsPerSecond === 0;
+    let worker: Awaited<ReturnType<typeof startWorker>>;
+    let meter: () => CpuUse;
+    let startedAt: number;
+    if (peak) {
+      log(`${name}: committing ${events.toLocaleString('en')} events with no worker running`);
+      await runProducer(pairs, events, 0, committedAt);
+      worker = await startWorker();
+      meter = cpuMeter(worker.child.pid!);
+      startedAt = worker.readyAt;
+      log(`${name}: worker started; delivering ${deliveries.toLocaleString('en')}`);
+    } else {
+      worker = await startWorker(failing ? RETRY_SCHEDULE_DIVISOR : undefined);
+      meter = cpuMeter(worker.child.pid!);
+      log(
+        `${name}: committing ${events.toLocaleString('en')} events at ${eventsPerSecond.toFixed(1)}/s (${deliveries.toLocaleString('en')} deliveries)`,
+      );
+      await runProducer(pairs, events, eventsPerSecond, committedAt);
+      startedAt = Math.min(...committedAt.values());
+    }
     const firstCommit = Math.min(...committedAt.values());
     const lastCommit = Math.max(...committedAt.values());
-    // From the first commit: the producer's start-up (tsx) is not production.
-    const produceSeconds = (lastCommit - firstCommit) / 1000;
-    log(
-      `${name}: ${EVENTS.toLocaleString('en')} events committed in ${produceSeconds.toFixed(1)} s; ${receiver.receipts.size.toLocaleString('en')} delivered so far`,
-    );
 
-    let counts = await deliveryCounts(endpoint.id, ctx.merchant.id);
-    let lastProgress = Date.now();
+    const drainStarted = Date.now();
+    let lastProgress = drainStarted;
     let timedOut = false;
-    while (counts.undelivered > 0 || receiver.receipts.size < EVENTS) {
-      if (Date.now() - started > RUN_TIMEOUT_MS) {
+    while (receivers.receipts.length < deliveries) {
+      if (Date.now() - drainStarted > DRAIN_TIMEOUT_MS) {
         timedOut = true;
         break;
       }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      counts = await deliveryCounts(endpoint.id, ctx.merchant.id);
+      await sleep(50);
       if (Date.now() - lastProgress > PROGRESS_EVERY_MS) {
         lastProgress = Date.now();
-        log(
-          `${name}: ${counts.succeeded_events.toLocaleString('en')}/${EVENTS.toLocaleString('en')} delivered, ${((lastProgress - started) / 1000).toFixed(0)} s`,
-        );
+        log(`${name}: ${receivers.receipts.length.toLocaleString('en')}/${deliveries.toLocaleString('en')} delivered`);
       }
     }
-    await stopWebhookQueue();
-    counts = await deliveryCounts(endpoint.id, ctx.merchant.id);
+    const cpu = meter();
+    await worker.stop();
 
-    const latencies: number[] = [];
-    let lastReceipt = firstCommit;
-    let duplicates = 0;
-    for (const receipt of receiver.receipts.values()) {
-      latencies.push(receipt.at - committedAt.get(receipt.chargeId)!);
-      lastReceipt = Math.max(lastReceipt, receipt.at);
-      duplicates += receipt.acknowledged - 1;
+    const lastReceipt = Math.max(...receivers.receipts.map((r) => r.at));
+    const all: number[] = [];
+    const healthy: number[] = [];
+    const failingOnes: number[] = [];
+    const lastSequence = new Map<string, number>();
+    let outOfOrder = 0;
+    for (const receipt of receivers.receipts) {
+      const latency = receipt.at - committedAt.get(receipt.key)!;
+      all.push(latency);
+      (failingEndpoints.has(receipt.endpoint) ? failingOnes : healthy).push(latency);
+      const chain = `${receipt.endpoint}/${receipt.key.split('/')[0]}`;
+      if (receipt.sequence <= (lastSequence.get(chain) ?? 0)) outOfOrder++;
+      lastSequence.set(chain, receipt.sequence);
     }
-    latencies.sort((a, b) => a - b);
+    const db = getDb();
+    const ids = sql.join(
+      endpointIds.map((id) => sql`${id}`),
+      sql`, `,
+    );
+    const [counts] = await db.execute<{ undelivered: number; duplicate_rows: number; retries: number }>(sql`
+      select
+        (select count(*)::int from webhook_events e join webhook_endpoints p on p.merchant_id = e.merchant_id
+           where p.id in (${ids})
+           and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.endpoint_id = p.id and d.status = 'succeeded')) as undelivered,
+        (select count(*)::int from (select 1 from webhook_deliveries where endpoint_id in (${ids})
+           and status = 'succeeded' group by event_id, endpoint_id having count(*) > 1) dup) as duplicate_rows,
+        (select count(*)::int from webhook_deliveries where endpoint_id in (${ids}) and attempt > 1) as retries`);
+    let retryLateness: Latencies | undefined;
+    if (failing) {
+      const rows = await db.execute<{ lateness_ms: number }>(sql`
+        select extract(epoch from (claimed_at - scheduled_at)) * 1000 as lateness_ms from webhook_deliveries
+        where endpoint_id = ${endpointIds[0]!} and attempt > 1 and claimed_at is not null`);
+      retryLateness = latencies(rows.map((row) => Number(row.lateness_ms)));
+    }
+    // A receiver's second 2xx for a webhook-id, and a second succeeded row in the database, are duplicates.
+    let duplicates = counts!.duplicate_rows;
+    for (const count of receivers.acknowledged.values()) duplicates += count - 1;
     return {
       name,
-      events: EVENTS,
-      produceSeconds,
-      delivered: counts.succeeded_events,
-      received: receiver.receipts.size,
-      undelivered: counts.undelivered,
-      deliveriesPerSecond: receiver.receipts.size / ((lastReceipt - firstCommit) / 1000),
-      attemptsPerSecond: receiver.requests / ((receiver.lastRequestAt - firstCommit) / 1000),
-      p50Ms: percentile(latencies, 0.5),
-      p99Ms: percentile(latencies, 0.99),
-      maxMs: latencies.at(-1) ?? Number.NaN,
-      attempts: counts.attempts,
-      firstAttemptFailures: counts.first_failed,
-      requests: receiver.requests,
-      injectedFailures: receiver.injectedFailures,
+      events,
+      deliveries,
+      received: receivers.receipts.length,
+      undelivered: counts!.undelivered,
+      producerPerSecond: peak
+        ? Number.NaN
+        : ((committedAt.size - 1) * ENDPOINTS_PER_MERCHANT) / Math.max(0.001, (lastCommit - firstCommit) / 1000),
+      deliveriesPerSecond: receivers.receipts.length / Math.max(0.001, (lastReceipt - startedAt) / 1000),
+      latency: latencies(all),
+      ...(failing ? { healthyLatency: latencies(healthy), failingLatency: latencies(failingOnes), retryLateness } : {}),
+      retries: counts!.retries,
+      injectedFailures: receivers.injectedFailures,
       duplicates,
-      badSignatures: receiver.badSignatures,
-      wallSeconds: (Date.now() - started) / 1000,
+      outOfOrder,
+      badSignatures: receivers.badSignatures,
+      cpu,
+      cpuMsPerDelivery: {
+        worker: cpu.workerMs / Math.max(1, receivers.receipts.length),
+        postgres: cpu.postgresMs / Math.max(1, receivers.receipts.length),
+      },
       timedOut,
     };
   } finally {
-    await stopWebhookQueue();
-    await receiver.close();
+    await receivers.close();
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Output
 
-const integer = (n: number) => Math.round(n).toLocaleString('en');
-const duration = (ms: number) => (Number.isNaN(ms) ? '-' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`);
+const integer = (n: number) => (Number.isNaN(n) ? '-' : Math.round(n).toLocaleString('en'));
+const seconds = (ms: number) => (Number.isNaN(ms) ? '-' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`);
 
-function printTable(runs: RunFigures[]): void {
-  const rows: [string, ...string[]][] = [
-    ['events committed', ...runs.map((r) => integer(r.events))],
-    ['  producer, events/s', ...runs.map((r) => integer(r.events / r.produceSeconds))],
-    ['received (unique webhook-id, 2xx)', ...runs.map((r) => integer(r.received))],
-    ['succeeded (events, in the database)', ...runs.map((r) => integer(r.delivered))],
-    ['undelivered', ...runs.map((r) => integer(r.undelivered))],
-    ['deliveries/s (first commit → last receipt)', ...runs.map((r) => integer(r.deliveriesPerSecond))],
-    ['attempts/s (requests received)', ...runs.map((r) => integer(r.attemptsPerSecond))],
-    ['latency p50, commit → receipt', ...runs.map((r) => duration(r.p50Ms))],
-    ['latency p99', ...runs.map((r) => duration(r.p99Ms))],
-    ['latency max', ...runs.map((r) => duration(r.maxMs))],
-    ['attempts (delivery rows)', ...runs.map((r) => integer(r.attempts))],
-    ['first-attempt failures', ...runs.map((r) => integer(r.firstAttemptFailures))],
-    ['requests received / answered 500', ...runs.map((r) => `${integer(r.requests)} / ${integer(r.injectedFailures)}`)],
-    ['duplicate 2xx receipts', ...runs.map((r) => integer(r.duplicates))],
-    ['bad signatures', ...runs.map((r) => integer(r.badSignatures))],
-    ['wall time', ...runs.map((r) => `${r.wallSeconds.toFixed(1)} s`)],
-  ];
-  const header = ['', ...runs.map((r) => r.name)];
+function printTable(title: string, header: string[], rows: string[][]): void {
   const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   console.log('');
-  console.log(
-    `Webhook delivery: ${integer(EVENTS)} events per run, one endpoint; relay + pg-boss workers in this process ` +
-      `(10 attempts in flight, ≤ 2 per endpoint), ${availableParallelism()} cores`,
-  );
+  console.log(title);
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows) console.log(line(row));
-  console.log('');
-  console.log(
-    `Failing run: the receiver answers 500 at random to ${Math.round(FAILURE_RATE * 100)}% of requests (seed ${SEED}), at most ${MAX_FAILURES_PER_EVENT} times in a row per webhook-id;`,
-  );
-  console.log(
-    `retry delays = production schedule ÷ ${RETRY_SCHEDULE_DIVISOR} (5 ms, 300 ms, 1.8 s, 7.2 s, …), injected via startWebhookQueue({ attempt: { retryDelay } }).`,
-  );
-  if (runs.some((r) => r.events / r.produceSeconds > r.deliveriesPerSecond)) {
-    console.log('The producer outpaced delivery to the one endpoint (≤ 2 attempts in flight per endpoint per worker process):');
-    console.log('latencies include the queue that built up behind it.');
-  }
 }
 
-function verdict(runs: RunFigures[]): boolean {
-  const lost = runs.reduce((sum, r) => sum + Math.max(r.undelivered, r.events - r.delivered, r.events - r.received), 0);
-  const bad = runs.reduce((sum, r) => sum + r.badSignatures, 0);
-  const ok = lost === 0 && bad === 0 && !runs.some((r) => r.timedOut);
-  const summary = runs.map((r) => `${r.name} ${integer(r.deliveriesPerSecond)}/s, p99 ${duration(r.p99Ms)}`).join('; ');
+function report(load: PhaseFigures, failing: PhaseFigures, peak: PhaseFigures | undefined): boolean {
+  const [one, five, fifteen] = loadavg().map((n) => n.toFixed(2));
   console.log('');
   console.log(
-    ok
-      ? `PASS: all ${integer(EVENTS)} events of each run delivered, signatures valid (${summary}).`
-      : `FAIL: ${integer(lost)} events undelivered${bad ? `, ${integer(bad)} bad signatures` : ''}${runs.some((r) => r.timedOut) ? `, a run hit the ${RUN_TIMEOUT_MS / 1000} s limit` : ''} (${summary}).`,
+    `Webhook delivery, ${MERCHANTS} merchants × ${ENDPOINTS_PER_MERCHANT} endpoints, one worker process (startWebhookQueue, production settings), ` +
+      `${availableParallelism()} cores, load average ${one} ${five} ${fifteen}`,
   );
-  return ok;
+  const failingName = `${Math.round(FAILURE_RATE * 100)}% failing`;
+  printTable(
+    'Against issue 17 (before: 3 merchants × 5 endpoints, 300 charges canceled at 50/s = 250 deliveries/s offered, cancel response → receipt; bench: one endpoint)',
+    [
+      '',
+      'before (issue 17)',
+      'aim',
+      `load ${integer(RATE)}/s × ${SECONDS} s`,
+      `${failingName}: healthy endpoints`,
+      `${failingName}: failing endpoint`,
+      'peak (backlog)',
+    ],
+    [
+      [
+        'deliveries',
+        '1,500',
+        `${integer(RATE * SECONDS)}`,
+        integer(load.deliveries),
+        integer(failing.healthyLatency!.count),
+        integer(failing.failingLatency!.count),
+        integer(peak?.deliveries ?? Number.NaN),
+      ],
+      [
+        'deliveries offered/s (producer)',
+        '250',
+        `${integer(RATE)}`,
+        integer(load.producerPerSecond),
+        integer(failing.producerPerSecond),
+        '',
+        '-',
+      ],
+      [
+        'deliveries/s',
+        '127–170 (bench 136)',
+        `≥ ${integer(RATE)}; peak ≥ 1,000`,
+        integer(load.deliveriesPerSecond),
+        integer(failing.deliveriesPerSecond),
+        '',
+        integer(peak?.deliveriesPerSecond ?? Number.NaN),
+      ],
+      [
+        'commit → receipt p50',
+        '2.8–5.4 s (bench 24.6 s)',
+        '',
+        seconds(load.latency.p50),
+        seconds(failing.healthyLatency!.p50),
+        seconds(failing.failingLatency!.p50),
+        seconds(peak?.latency.p50 ?? Number.NaN),
+      ],
+      [
+        'commit → receipt p95',
+        '3.1–5.8 s',
+        '≤ 2 s',
+        seconds(load.latency.p95),
+        seconds(failing.healthyLatency!.p95),
+        seconds(failing.failingLatency!.p95),
+        seconds(peak?.latency.p95 ?? Number.NaN),
+      ],
+      [
+        'commit → receipt p99',
+        '-',
+        '≤ 5 s',
+        seconds(load.latency.p99),
+        seconds(failing.healthyLatency!.p99),
+        seconds(failing.failingLatency!.p99),
+        seconds(peak?.latency.p99 ?? Number.NaN),
+      ],
+      [
+        'commit → receipt max',
+        '-',
+        '',
+        seconds(load.latency.max),
+        seconds(failing.healthyLatency!.max),
+        seconds(failing.failingLatency!.max),
+        seconds(peak?.latency.max ?? Number.NaN),
+      ],
+    ],
+  );
+  const phases = [load, failing, ...(peak ? [peak] : [])];
+  printTable(
+    'Correctness and cost',
+    ['', ...phases.map((p) => p.name)],
+    [
+      ['delivered (receipts / expected)', ...phases.map((p) => `${integer(p.received)} / ${integer(p.deliveries)}`)],
+      ['undelivered (database)', ...phases.map((p) => integer(p.undelivered))],
+      ['duplicate webhook-ids (receivers + database)', ...phases.map((p) => integer(p.duplicates))],
+      ['out of sequence order (per charge, endpoint)', ...phases.map((p) => integer(p.outOfOrder))],
+      ['bad signatures', ...phases.map((p) => integer(p.badSignatures))],
+      ['answered 500 / retries (delivery rows)', ...phases.map((p) => `${integer(p.injectedFailures)} / ${integer(p.retries)}`)],
+      [
+        'retry start − scheduled time p50 / p99 / max',
+        ...phases.map((p) =>
+          p.retryLateness ? `${seconds(p.retryLateness.p50)} / ${seconds(p.retryLateness.p99)} / ${seconds(p.retryLateness.max)}` : '-',
+        ),
+      ],
+      ['CPU ms per delivery, worker process', ...phases.map((p) => p.cpuMsPerDelivery.worker.toFixed(2))],
+      ['CPU ms per delivery, PostgreSQL', ...phases.map((p) => `${p.cpuMsPerDelivery.postgres.toFixed(2)}${p === peak ? '' : '*'}`)],
+      ['machine busy during the phase', ...phases.map((p) => `${p.cpu.machineBusyPercent} %`)],
+    ],
+  );
+  console.log('* includes committing the events (the producer runs during the load phases; in the peak phase it ran before).');
+  console.log(
+    `Failing endpoint: 500 at random to ${Math.round(FAILURE_RATE * 100)}% of requests (seed ${SEED}), at most ${MAX_FAILURES_PER_EVENT} times in a row per webhook-id; ` +
+      `retry delays = production schedule ÷ ${RETRY_SCHEDULE_DIVISOR} (5 ms, 300 ms, 1.8 s, …).`,
+  );
+
+  const wrong = phases.filter(
+    (p) => p.timedOut || p.undelivered > 0 || p.received < p.deliveries || p.duplicates > 0 || p.outOfOrder > 0 || p.badSignatures > 0,
+  );
+  const aims = [
+    ['load p95 ≤ 2 s', load.latency.p95 <= 2000],
+    ['load p99 ≤ 5 s', load.latency.p99 <= 5000],
+    [`load keeps up (≥ 95% of ${integer(RATE)}/s)`, load.deliveriesPerSecond >= 0.95 * Math.min(RATE, load.producerPerSecond)],
+    ['failing: healthy endpoints p95 ≤ 2 s', failing.healthyLatency!.p95 <= 2000],
+    ...(peak ? [['peak ≥ 1,000/s', peak.deliveriesPerSecond >= 1000] as const] : []),
+  ] as const;
+  console.log('');
+  console.log(`aims: ${aims.map(([label, met]) => `${met ? 'met' : 'MISSED'}: ${label}`).join('; ')}`);
+  console.log(
+    wrong.length === 0
+      ? 'PASS: every event reached every endpoint of its merchant exactly once, in sequence order, with a valid signature.'
+      : `FAIL: ${wrong.map((p) => p.name).join(', ')} lost, duplicated or reordered deliveries (see the table)${wrong.some((p) => p.timedOut) ? `, or hit the ${DRAIN_TIMEOUT_MS / 1000} s limit` : ''}.`,
+  );
+  return wrong.length === 0;
 }
 
 // ---------------------------------------------------------------------------------------------
 
-if (args.produce) {
-  await produceEvents({ merchantId: args['merchant-id']!, apiKeyId: args['api-key-id']!, count: EVENTS });
-  process.exit(0);
-}
-
-const dataDir = mkdtempSync(path.join(tmpdir(), 'chargeport-bench-webhooks-'));
+const dataDir = args.work ? '' : mkdtempSync(path.join(tmpdir(), 'chargeport-bench-webhooks-'));
 let stack: Stack | undefined;
 
 async function cleanUp(): Promise<void> {
-  for (const child of producers) child.kill('SIGKILL');
-  await stopWebhookQueue({ timeoutMs: 2_000 }).catch(() => {});
+  for (const child of children) child.kill('SIGKILL');
   await closeDb().catch(() => {});
   await stack?.stop().catch(() => {});
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    log(`${signal}: stopping`);
-    void cleanUp().finally(() => process.exit(130));
-  });
-}
+if (!args.work) {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: stopping`);
+      void cleanUp().finally(() => process.exit(130));
+    });
+  }
 
-let passed = false;
-try {
-  log('starting embedded PostgreSQL and a local POLYGON node, applying migrations');
-  // The charges are on POLYGON, which must be served (createCharge refuses chains nothing watches): a
-  // local node stands in for it. No watcher runs here; only webhook delivery is measured.
-  stack = await startStack({ dataDir, env: {}, chains: ['POLYGON'], persistent: false });
-  // This process is the app: its own database, throwaway secrets, loopback endpoints allowed, nothing
-  // leaves the machine (no chain RPC but the local node, no price feed).
-  const secret = () => randomBytes(32).toString('base64');
-  Object.assign(process.env, {
-    DATABASE_URL: stack.databaseUrl,
-    DATA_DIR: dataDir,
-    AUTH_SECRET: secret(),
-    PIN_PEPPER: secret(),
-    WALLET_MASTER_KEY: secret(),
-    WALLET_MASTER_KEYS_PREVIOUS: '',
-    DEPOSIT_HD_SEED: secret(),
-    WEBHOOKS_ALLOW_LOOPBACK: 'true',
-    PRICE_FEED_URL: '',
-    LOG_LEVEL: 'warn',
-  });
-  for (const name of Object.keys(process.env)) if (name.startsWith('RPC_URL_')) process.env[name] = '';
-  Object.assign(process.env, { RPC_URL_POLYGON: stack.env.RPC_URL_POLYGON, LOCAL_CHAINS: stack.env.LOCAL_CHAINS });
-  resetEnvCache();
+  let passed = false;
+  try {
+    log('starting embedded PostgreSQL and a local POLYGON_AMOY node, applying migrations');
+    stack = await startStack({ dataDir, env: {}, chains: ['POLYGON_AMOY'], persistent: false });
+    // This process and its children are the app: their own database, throwaway secrets, loopback
+    // endpoints allowed, nothing leaves the machine (no chain RPC but the local node, no price feed).
+    const secret = () => randomBytes(32).toString('base64');
+    Object.assign(process.env, {
+      DATABASE_URL: stack.databaseUrl,
+      DATA_DIR: dataDir,
+      AUTH_SECRET: secret(),
+      PIN_PEPPER: secret(),
+      WALLET_MASTER_KEY: secret(),
+      WALLET_MASTER_KEYS_PREVIOUS: '',
+      DEPOSIT_HD_SEED: secret(),
+      WEBHOOKS_ALLOW_LOOPBACK: 'true',
+      PRICE_FEED_URL: '',
+      LOG_LEVEL: 'warn',
+    });
+    for (const name of Object.keys(process.env)) if (name.startsWith('RPC_URL_')) process.env[name] = '';
+    Object.assign(process.env, stack.env, { LOCAL_CHAIN_NODES: 'true' });
+    resetEnvCache();
 
-  const runs: RunFigures[] = [];
-  runs.push(await runBench({ name: 'healthy', failureRate: 0, queue: {} }));
-  runs.push(
-    await runBench({
-      name: `${Math.round(FAILURE_RATE * 100)}% failing`,
-      failureRate: FAILURE_RATE,
-      queue: {
-        attempt: {
-          retryDelay: (attempt) => {
-            const delay = nextAttemptDelay(attempt);
-            return delay === null ? null : Math.round(delay / RETRY_SCHEDULE_DIVISOR);
-          },
-        },
-      },
-    }),
-  );
-  printTable(runs);
-  passed = verdict(runs);
-} catch (error) {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-} finally {
-  await cleanUp();
+    const eventsPerSecond = RATE / ENDPOINTS_PER_MERCHANT;
+    const loadEvents = Math.round(eventsPerSecond * SECONDS);
+    const load = await runPhase({ name: 'load', eventsPerSecond, events: loadEvents, failing: false });
+    const failing = await runPhase({ name: 'failing', eventsPerSecond, events: loadEvents, failing: true });
+    const peak = PEAK_EVENTS > 0 ? await runPhase({ name: 'peak', eventsPerSecond: 0, events: PEAK_EVENTS, failing: false }) : undefined;
+    passed = report(load, failing, peak);
+  } catch (error) {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  } finally {
+    await cleanUp();
+  }
+  process.exit(passed ? 0 : 1);
 }
-process.exit(passed ? 0 : 1);

@@ -59,6 +59,8 @@ export function WebhookEndpointsTable({ endpoints }: { endpoints: WebhookEndpoin
 }
 
 const STATUS_STYLES = {
+  // Waits for an earlier event of its charge to this endpoint.
+  held: 'text-amber-700',
   pending: 'text-slate-600',
   sending: 'text-sky-700',
   succeeded: 'text-emerald-700',
@@ -148,7 +150,7 @@ export function DeliveryLog({
               <td className="py-3 pr-2 align-top text-xs">{delivery.durationMs === null ? '—' : `${delivery.durationMs} ms`}</td>
               <td className="py-3 pr-2 align-top text-xs text-slate-600">{dateTime(delivery.nextAttemptAt)}</td>
               <td className="py-3 align-top">
-                {canResend && delivery.status !== 'pending' && delivery.status !== 'sending' && (
+                {canResend && delivery.status !== 'held' && delivery.status !== 'pending' && delivery.status !== 'sending' && (
                   <ResendButton endpointId={endpointId} eventId={delivery.eventId} />
                 )}
               </td>

@@ -25,7 +25,7 @@ export interface NewChargeRows {
     reference: string | null;
     watchUntil: Date;
   };
-  outbox: { id: string; type: string; payload: unknown; createdAt: Date };
+  outbox: { id: string; type: string; sequence: number; payload: unknown; createdAt: Date };
 }
 
 /** A template literal's parts, to run the same statement through postgres.js or drizzle. */
@@ -73,8 +73,8 @@ function insertChargeStatement(rows: NewChargeRows) {
         ${depositAddress.derivationIndex}::integer, ${depositAddress.reference}::text, ${depositAddress.watchUntil.toISOString()}::timestamptz, ${charge.createdAt.toISOString()}::timestamptz
       from new_charge
     ), outbox as (
-      insert into webhook_events (id, merchant_id, mode, type, charge_id, payload, created_at)
-      select ${outbox.id}::text, ${charge.merchantId}::text, ${charge.mode}::api_key_mode, ${outbox.type}::text, id,
+      insert into webhook_events (id, merchant_id, mode, type, charge_id, sequence, payload, created_at)
+      select ${outbox.id}::text, ${charge.merchantId}::text, ${charge.mode}::api_key_mode, ${outbox.type}::text, id, ${outbox.sequence}::integer,
         ${JSON.stringify(outbox.payload)}::json, ${outbox.createdAt.toISOString()}::timestamptz
       from new_charge
     )

@@ -9,6 +9,7 @@ import { charges, outboundTransfers, refunds, webhookEvents } from '@/lib/db/sch
 import { listChargePayments } from '@/lib/charges/get-charge';
 import { serializeCharge } from '@/lib/charges/serialize';
 import { newId } from '@/lib/ids';
+import { nextEventSequence } from '@/lib/webhooks/emit';
 import type { WebhookEventType } from '@/lib/webhooks/event-types';
 import { serializeRefund } from './list-refunds';
 
@@ -25,11 +26,14 @@ export async function emitRefundEvent(
   if (!row) throw new Error(`refund ${input.refundId} does not exist`);
   const id = newId('webhookEvent');
   const createdAt = new Date();
+  // Numbered with the charge's own events: a refund's events reach an endpoint in order with them.
+  const sequence = await nextEventSequence(tx, row.charge.id);
   const payload = {
     id,
     object: 'event' as const,
     type: input.type,
     mode: row.charge.mode,
+    sequence,
     createdAt: createdAt.toISOString(),
     data: {
       charge: serializeCharge(row.charge, undefined, await listChargePayments(tx, row.charge.id)),
@@ -42,6 +46,7 @@ export async function emitRefundEvent(
     mode: row.charge.mode,
     type: input.type,
     chargeId: row.charge.id,
+    sequence,
     payload,
     createdAt,
   });

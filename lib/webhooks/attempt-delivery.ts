@@ -1,6 +1,7 @@
 /**
- * One delivery attempt: claim the row, sign, POST, record, schedule what follows. What the pg-boss
- * worker runs for each `webhook-delivery` job (queue.ts), and what tests call directly.
+ * One delivery attempt: claim the row, sign, POST, record, schedule what follows. The worker
+ * (queue.ts) runs the same steps for a batch of pg-boss jobs at a time — claimDeliveries,
+ * sendAttempt for each, recordOutcomes — and tests call attemptDelivery for one.
  *
  * At-least-once without double delivery of an attempt:
  *  - pg-boss hands a job to one worker (SKIP LOCKED), but may hand it out again (the worker died, the
@@ -10,7 +11,8 @@
  *    and sends nothing. Only a worker that dies mid-request causes a resend, after the lease — that is
  *    the "at least once" every receiver must tolerate (the webhook-id stays the same for dedup).
  *  - The outcome is recorded only if the claim is still ours (`claimed_at` unchanged), together with the
- *    next attempt's row and job, or the endpoint's new status, in one transaction.
+ *    next attempt's row and job, or the endpoint's new status, and the release of the charge's next
+ *    event to this endpoint, in one transaction (record-outcomes.ts).
  *  - No database transaction is open during the HTTP request.
  *
  * Outcomes: 2xx → succeeded (a failing endpoint becomes active again). 410 → the endpoint is disabled,
@@ -18,28 +20,25 @@
  * schedule (retry-schedule.ts); after the last one the endpoint is marked failing and the merchant is
  * e-mailed (a durable job, once per active → failing change).
  */
-import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
 import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
-import { getDb, type DbOrTx } from '@/lib/db/client';
-import { webhookDeliveries, webhookEndpoints, webhookEvents, type WebhookDeliveryRow } from '@/lib/db/schema';
+import { getDb } from '@/lib/db/client';
+import { webhookDeliveries } from '@/lib/db/schema';
 import { env } from '@/lib/env';
-import { newId } from '@/lib/ids';
-import { enqueueDeliveries, enqueueFailingNotice } from './jobs';
-import { nextAttemptDelay } from './retry-schedule';
+import { claimDeliveries, type ClaimedDelivery } from './claim-deliveries';
+import { enqueueDeliveries } from './jobs';
+import { recordOutcomes, type SentAttempt } from './record-outcomes';
 import { signingSecretsOf } from './secrets';
 import { signWebhook } from './signing';
-import { DEFAULT_DELIVERY_TIMEOUT_MS, deliverWebhookRequest, type DeliveryResult } from './ssrf-guard';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, deliverWebhookRequest } from './ssrf-guard';
 
-/** A claim older than this is taken over: well above the 10 s request budget plus recording. */
-export const CLAIM_LEASE_MS = 60_000;
 /** Bytes of the endpoint's answer kept in the delivery log. */
 const RESPONSE_BODY_BYTES = 2048;
-const ERROR_MESSAGE_CHARS = 500;
 
 export type AttemptOutcome =
   | { kind: 'succeeded'; status: number }
   | { kind: 'failed'; code: string; status?: number; nextAttemptAt: Date | null; endpointFailing: boolean }
-  | { kind: 'endpoint_disabled'; status: number }
+  | { kind: 'endpoint_disabled'; status: 410 }
   /** Not sent: the endpoint was disabled (or deleted) before this attempt. */
   | { kind: 'canceled' }
   /** Nothing to do: the row is gone or already finished (a duplicate job). */
@@ -60,41 +59,22 @@ export interface AttemptOptions {
   timeoutMs?: number;
 }
 
+/** Claims, sends and records one attempt (tests; the worker does the same per batch). */
 export async function attemptDelivery(deliveryId: string, options: AttemptOptions = {}): Promise<AttemptOutcome> {
-  const db = getDb();
-  const claimedAt = new Date();
-  const [claimed] = await db
-    .update(webhookDeliveries)
-    .set({ status: 'sending', claimedAt })
-    .where(
-      and(
-        eq(webhookDeliveries.id, deliveryId),
-        or(
-          eq(webhookDeliveries.status, 'pending'),
-          and(eq(webhookDeliveries.status, 'sending'), lt(webhookDeliveries.claimedAt, new Date(claimedAt.getTime() - CLAIM_LEASE_MS))),
-        ),
-      ),
-    )
-    .returning();
-  if (!claimed) {
-    const [row] = await db.select({ status: webhookDeliveries.status }).from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
-    if (row?.status === 'sending') throw new DeliveryClaimedError(`delivery ${deliveryId} is being sent by another worker`);
-    return { kind: 'skipped' };
-  }
+  const { claimed, busy } = await claimDeliveries([deliveryId]);
+  if (busy.length) throw new DeliveryClaimedError(`delivery ${deliveryId} is being sent by another worker`);
+  const [attempt] = claimed;
+  if (!attempt) return { kind: 'skipped' };
+  const [outcome] = await recordOutcomes([await sendAttempt(attempt, options)], options);
+  return outcome!;
+}
 
-  const [target] = await db
-    .select({ endpoint: webhookEndpoints, payload: webhookEvents.payload, eventId: webhookEvents.id })
-    .from(webhookEndpoints)
-    .innerJoin(webhookEvents, eq(webhookEvents.id, claimed.eventId))
-    .where(eq(webhookEndpoints.id, claimed.endpointId));
-  if (!target || !target.endpoint.enabled) {
-    await finish(claimed, claimedAt, { status: 'canceled', errorCode: 'endpoint_disabled', attemptedAt: new Date() });
-    return { kind: 'canceled' };
-  }
-  const { endpoint } = target;
-
-  const body = JSON.stringify(target.payload);
-  const headers = signWebhook({ secret: signingSecretsOf(endpoint), id: target.eventId, timestamp: new Date(), body });
+/** Signs and POSTs a claimed attempt (no database work); an attempt to a disabled endpoint is canceled unsent. */
+export async function sendAttempt(claimed: ClaimedDelivery, options: AttemptOptions & { agent?: http.Agent } = {}): Promise<SentAttempt> {
+  const { endpoint } = claimed;
+  if (!endpoint.enabled) return { claimed, canceled: true };
+  const body = JSON.stringify(claimed.payload);
+  const headers = signWebhook({ secret: signingSecretsOf(endpoint), id: claimed.delivery.eventId, timestamp: new Date(), body });
   const result = await deliverWebhookRequest({
     url: endpoint.url,
     mode: endpoint.mode,
@@ -104,110 +84,9 @@ export async function attemptDelivery(deliveryId: string, options: AttemptOption
     maxBodyBytes: RESPONSE_BODY_BYTES,
     allowLoopback: env().WEBHOOKS_ALLOW_LOOPBACK,
     ...(options.ca ? { ca: options.ca } : {}),
+    ...(options.agent ? { agent: options.agent } : {}),
   });
-  return recordOutcome({ claimed, claimedAt, endpointId: endpoint.id, result, options });
-}
-
-async function recordOutcome({
-  claimed,
-  claimedAt,
-  endpointId,
-  result,
-  options,
-}: {
-  claimed: WebhookDeliveryRow;
-  claimedAt: Date;
-  endpointId: string;
-  result: DeliveryResult;
-  options: AttemptOptions;
-}): Promise<AttemptOutcome> {
-  const attemptedAt = new Date();
-  const logged = {
-    attemptedAt,
-    responseStatus: result.status ?? null,
-    responseBody: result.ok || result.bodySnippet !== undefined ? storableText(result.bodySnippet ?? '') : null,
-    durationMs: result.durationMs,
-  };
-  return getDb().transaction(async (tx) => {
-    if (result.ok) {
-      if (!(await finish(claimed, claimedAt, { ...logged, status: 'succeeded' }, tx))) return { kind: 'superseded' as const };
-      await tx
-        .update(webhookEndpoints)
-        .set({ status: 'active', failingSince: null })
-        .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.status, 'failing')));
-      return { kind: 'succeeded' as const, status: result.status };
-    }
-
-    const failure = {
-      ...logged,
-      status: 'failed' as const,
-      errorCode: result.code,
-      errorMessage: result.message.slice(0, ERROR_MESSAGE_CHARS),
-    };
-    if (result.status === 410) {
-      if (!(await finish(claimed, claimedAt, failure, tx))) return { kind: 'superseded' as const };
-      await tx
-        .update(webhookEndpoints)
-        .set({
-          enabled: false,
-          status: 'disabled',
-          disabledReason: `The endpoint answered 410 Gone on ${attemptedAt.toISOString()}; enable it again once it accepts events.`,
-        })
-        .where(eq(webhookEndpoints.id, endpointId));
-      return { kind: 'endpoint_disabled' as const, status: 410 };
-    }
-
-    const delay = (options.retryDelay ?? nextAttemptDelay)(claimed.attempt);
-    const nextAttemptAt = delay === null ? null : new Date(attemptedAt.getTime() + delay);
-    if (!(await finish(claimed, claimedAt, { ...failure, nextAttemptAt }, tx))) return { kind: 'superseded' as const };
-    let endpointFailing = false;
-    if (nextAttemptAt) {
-      const next = await tx
-        .insert(webhookDeliveries)
-        .values({
-          id: newId('webhookDelivery'),
-          eventId: claimed.eventId,
-          endpointId,
-          attempt: claimed.attempt + 1,
-          status: 'pending',
-          scheduledAt: nextAttemptAt,
-          jobId: randomUUID(),
-        })
-        .onConflictDoNothing()
-        .returning();
-      await enqueueDeliveries(tx, next);
-    } else {
-      // Retries used up. Only the change active → failing e-mails, so a merchant hears of it once.
-      const flipped = await tx
-        .update(webhookEndpoints)
-        .set({ status: 'failing', failingSince: attemptedAt })
-        .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.status, 'active')))
-        .returning({ id: webhookEndpoints.id });
-      if (flipped.length) await enqueueFailingNotice(tx, endpointId);
-      endpointFailing = true;
-    }
-    return { kind: 'failed' as const, code: result.code, status: result.status, nextAttemptAt, endpointFailing };
-  });
-}
-
-/** Records the end of our claim; false when the claim is no longer ours. */
-async function finish(
-  claimed: WebhookDeliveryRow,
-  claimedAt: Date,
-  values: Partial<typeof webhookDeliveries.$inferInsert>,
-  tx: DbOrTx = getDb(),
-): Promise<boolean> {
-  const updated = await tx
-    .update(webhookDeliveries)
-    .set(values)
-    .where(and(eq(webhookDeliveries.id, claimed.id), eq(webhookDeliveries.status, 'sending'), eq(webhookDeliveries.claimedAt, claimedAt)))
-    .returning({ id: webhookDeliveries.id });
-  return updated.length === 1;
-}
-
-/** PostgreSQL text cannot hold NUL; an endpoint's answer is whatever it sent. */
-function storableText(text: string): string {
-  return text.replace(/\u0000/g, '');
+  return { claimed, result };
 }
 
 /**

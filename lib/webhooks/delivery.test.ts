@@ -2,9 +2,11 @@
  * Webhook delivery end to end: real PostgreSQL, real pg-boss (schema `pgboss`), receivers on
  * 127.0.0.1 (test-mode endpoints may use loopback). The outbox relay is called by the tests (its
  * timer is parked) so each step is deterministic; the pg-boss workers run as in production, except
- * that the retry schedule is shortened to 0 ms (same number of attempts) and the request timeout to 2 s.
+ * that the retry schedule is shortened to 0 ms (same number of attempts) and the request timeout to 4 s.
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +23,7 @@ import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@/test/webh
 import { attemptDelivery, DeliveryClaimedError, requeueStuckDeliveries } from './attempt-delivery';
 import { emitPaymentFailed } from './emit';
 import { DELIVERY_QUEUE, runningBoss } from './jobs';
-import { startWebhookQueue, stopWebhookQueue } from './queue';
+import { PER_ENDPOINT_CONCURRENCY, startWebhookQueue, stopWebhookQueue } from './queue';
 import { relayWebhookEvents } from './relay';
 import { MAX_DELIVERY_ATTEMPTS } from './retry-schedule';
 import { rotateWebhookSecret } from './rotate-webhook-secret';
@@ -32,8 +34,9 @@ const receivers: WebhookReceiver[] = [];
 beforeAll(async () => {
   await startWebhookQueue({
     relayIntervalMs: 60 * 60_000,
+    relayOnNotify: false,
     pollingIntervalSeconds: 0.5,
-    attempt: { retryDelay: (attempt) => (attempt < MAX_DELIVERY_ATTEMPTS ? 0 : null), timeoutMs: 2_000 },
+    attempt: { retryDelay: (attempt) => (attempt < MAX_DELIVERY_ATTEMPTS ? 0 : null), timeoutMs: 4_000 },
   });
 });
 
@@ -131,14 +134,15 @@ describe('emission is part of the state change', () => {
     await relayAll();
     const deliveries = await deliveriesOf(endpointId);
     expect(deliveries.map((d) => [d.eventId, d.attempt]).sort()).toEqual(events.map((event) => [event.id, 1]).sort());
-    for (const delivery of deliveries) {
-      const jobs = await runningBoss().findJobs(DELIVERY_QUEUE, { id: delivery.jobId! });
-      expect(jobs.map((job) => job.data)).toEqual([{ deliveryId: delivery.id }]);
-    }
+    // The first event's delivery has its job; the second waits for it (per-charge order) — it may
+    // already have been released if the worker was quick.
+    const first = deliveries.find((d) => d.eventId === events[0]!.id)!;
+    const jobs = await runningBoss().findJobs(DELIVERY_QUEUE, { id: first.jobId! });
+    expect(jobs.map((job) => job.data)).toEqual([{ deliveryId: first.id }]);
     expect((await eventsOf(chargeId)).every((event) => event.relayedAt !== null)).toBe(true);
 
     await waitFor(() => hook.received.length >= 2, { what: 'two deliveries' });
-    expect(hook.received.map((r) => JSON.parse(r.body).type).sort()).toEqual(['charge.created', 'charge.processing']);
+    expect(hook.received.map((r) => JSON.parse(r.body).type)).toEqual(['charge.created', 'charge.processing']);
   });
 });
 
@@ -392,4 +396,169 @@ describe('delivery', () => {
     expect(slow.received.length).toBeLessThanOrEqual(2);
     await deleteWebhookEndpoint({ owner: { merchantId: stuck.merchant.id, mode: 'test' }, endpointId: stuck.endpointId });
   });
+});
+
+/** The event ids of a charge in sequence order, and the webhook-ids a receiver got (every request, in order). */
+async function eventIdsOf(chargeId: string): Promise<string[]> {
+  return (await getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, chargeId)).orderBy(asc(webhookEvents.sequence))).map(
+    (event) => event.id,
+  );
+}
+const idsReceived = (hook: WebhookReceiver) => hook.received.map((r) => r.headers['webhook-id']!);
+const typeOf = (hook: WebhookReceiver, index: number) => JSON.parse(hook.received[index]!.body).type as string;
+
+describe('sequence numbers', () => {
+  it("number a charge's events 1, 2, 3… in the payload and the row, payment.failed's included, in commit order with no gap after a rollback", async () => {
+    const hook = await receiver();
+    const { merchant } = await merchantWithEndpoint(hook.url);
+    const chargeId = await newCharge(merchant);
+    await transition(chargeId, 'processing');
+    const attempt = { id: newId('outboundTransfer'), chain: 'POLYGON_AMOY', txHash: null, reason: 'reverted' };
+    // A rolled-back emission gives its number back.
+    await expect(
+      getDb().transaction(async (tx) => {
+        await emitPaymentFailed(tx, { chargeId, attempt });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    // Two emitters at once: the second waits for the first's commit and takes the next number.
+    await Promise.all([
+      getDb().transaction((tx) => emitPaymentFailed(tx, { chargeId, attempt })),
+      getDb().transaction((tx) => emitPaymentFailed(tx, { chargeId, attempt })),
+    ]);
+    await transition(chargeId, 'succeeded');
+
+    const events = await eventsOf(chargeId);
+    expect(events.map((event) => event.sequence).sort()).toEqual([1, 2, 3, 4, 5]);
+    for (const event of events) expect((event.payload as { sequence: number }).sequence).toBe(event.sequence);
+    const byType = Object.fromEntries(events.map((event) => [event.type, event.sequence]));
+    expect(byType).toMatchObject({ 'charge.created': 1, 'charge.processing': 2, 'charge.succeeded': 5 });
+
+    await relayAll();
+    await waitFor(() => hook.received.length >= 5, { what: 'five deliveries' });
+    expect(hook.received.map((r) => JSON.parse(r.body).sequence)).toEqual([1, 2, 3, 4, 5]);
+  });
+});
+
+describe("per-charge order: a charge's events reach each endpoint in sequence order", () => {
+  it('a later event waits (held) while an earlier one is retrying, and goes once it is delivered', async () => {
+    // charge.created fails three times, slowly; everything else is taken at once.
+    let createdFailures = 0;
+    const hook = await receiver((index) => {
+      if (typeOf(hook, index) !== 'charge.created' || createdFailures >= 3) return 200;
+      createdFailures++;
+      return 500;
+    });
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url);
+    const chargeId = await newCharge(merchant);
+    await transition(chargeId, 'processing', 'succeeded');
+    const [created, processing, succeeded] = await eventIdsOf(chargeId);
+    await relayAll();
+
+    await waitFor(async () => (await deliveriesOf(endpointId)).some((d) => d.eventId === created && d.status === 'failed'), {
+      what: 'a failed first attempt',
+    });
+    const whileRetrying = await deliveriesOf(endpointId);
+    expect(whileRetrying.filter((d) => d.eventId !== created).map((d) => [d.eventId, d.status])).toEqual(
+      expect.arrayContaining([
+        [processing, 'held'],
+        [succeeded, 'held'],
+      ]),
+    );
+
+    await waitFor(async () => (await deliveriesOf(endpointId)).filter((d) => d.status === 'succeeded').length === 3, {
+      what: 'the retries and the two later events',
+    });
+    expect(idsReceived(hook)).toEqual([created, created, created, created, processing, succeeded]);
+  });
+
+  it('after the earlier event used up its retries, the later one goes', async () => {
+    const hook = await receiver((index) => (typeOf(hook, index) === 'charge.created' ? 500 : 200));
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url);
+    const chargeId = await newCharge(merchant);
+    await transition(chargeId, 'canceled');
+    const [created, canceled] = await eventIdsOf(chargeId);
+    await relayAll();
+
+    await waitFor(async () => (await deliveriesOf(endpointId)).some((d) => d.eventId === canceled && d.status === 'succeeded'), {
+      what: 'every attempt, then the later event',
+      timeoutMs: 15_000,
+    });
+    expect(idsReceived(hook)).toEqual([...Array<string>(MAX_DELIVERY_ATTEMPTS).fill(created!), canceled]);
+    const rows = await deliveriesOf(endpointId);
+    expect(rows.filter((d) => d.eventId === created).every((d) => d.status === 'failed')).toBe(true);
+    expect(rows.filter((d) => d.eventId === canceled).map((d) => d.status)).toEqual(['succeeded']);
+  });
+
+  it('an event relayed before an earlier one of its charge (another relayer holds that one) waits for it', async () => {
+    const hook = await receiver();
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url);
+    const chargeId = await newCharge(merchant);
+    await transition(chargeId, 'canceled');
+    const [created, canceled] = await eventIdsOf(chargeId);
+
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    // Another relayer's transaction holds charge.created (its batch), as SKIP LOCKED would leave it.
+    const other = getDb().transaction(async (tx) => {
+      await tx.select().from(webhookEvents).where(eq(webhookEvents.id, created!)).for('update');
+      locked();
+      await held;
+    });
+    await isLocked;
+    await relayAll();
+    expect((await deliveriesOf(endpointId)).map((d) => [d.eventId, d.status])).toEqual([[canceled, 'held']]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hook.received).toHaveLength(0);
+
+    release();
+    await other;
+    await relayAll();
+    await waitFor(() => hook.received.length >= 2, { what: 'both events' });
+    expect(idsReceived(hook)).toEqual([created, canceled]);
+  });
+});
+
+describe('per-endpoint concurrency cap', () => {
+  it('a receiver taking 2 s per request gets no more than 2 requests at once; another endpoint is served meanwhile', async () => {
+    let open = 0;
+    let mostOpen = 0;
+    const slowServer = http.createServer((req, res) => {
+      open++;
+      mostOpen = Math.max(mostOpen, open);
+      req.resume();
+      setTimeout(() => {
+        open--;
+        res.writeHead(200).end('ok');
+      }, 2_000);
+    });
+    await new Promise<void>((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
+    const slowUrl = `http://127.0.0.1:${(slowServer.address() as AddressInfo).port}/hooks`;
+    try {
+      const fast = await receiver();
+      const slow = await merchantWithEndpoint(slowUrl);
+      const other = await merchantWithEndpoint(fast.url);
+      for (let i = 0; i < 6; i++) await newCharge(slow.merchant);
+      await relayAll();
+      await waitFor(() => open >= PER_ENDPOINT_CONCURRENCY, { what: 'the slow endpoint to be busy' });
+
+      const started = Date.now();
+      await newCharge(other.merchant);
+      await relayAll();
+      await waitFor(() => fast.received.length >= 1, { what: "the other endpoint's delivery", timeoutMs: 1_500 });
+      expect(Date.now() - started).toBeLessThan(1_000);
+
+      await waitFor(async () => (await deliveriesOf(slow.endpointId)).filter((d) => d.status === 'succeeded').length === 6, {
+        what: "the slow endpoint's six deliveries",
+        timeoutMs: 12_000,
+      });
+      expect(PER_ENDPOINT_CONCURRENCY).toBe(2);
+      expect(mostOpen).toBe(PER_ENDPOINT_CONCURRENCY);
+    } finally {
+      slowServer.closeAllConnections();
+      await new Promise((resolve) => slowServer.close(resolve));
+    }
+  }, 30_000);
 });

@@ -31,7 +31,7 @@ import { charges, webhookDeliveries, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { callRoute, newMerchant, testCharge, type TestMerchant } from '@/test/fixtures';
 import { startWebhookReceiver, waitFor, type ReceivedWebhook, type WebhookReceiver } from '@/test/webhook-receiver';
-import { CLAIM_LEASE_MS } from './attempt-delivery';
+import { CLAIM_LEASE_MS } from './claim-deliveries';
 import { DELIVERY_QUEUE } from './jobs';
 import { PGBOSS_SCHEMA } from './queue';
 
@@ -207,7 +207,8 @@ describe('kill -9 between a state change and its delivery', () => {
     expect(await deliveriesOf(eventIds)).toEqual([]);
 
     // The first worker relays everything, delivers three events, then hangs on two requests
-    // (two attempts per endpoint at a time): it is killed mid-request with the rest still queued.
+    // (two attempts per endpoint at a time): it is killed mid-request with the rest still queued —
+    // pending, or held behind an earlier event of their charge (per-charge order).
     const first = startWorker('worker 1');
     await waitFor(async () => receiver.received.length >= 5 && (await statusCounts(eventIds)).succeeded === 3, {
       what: 'the first worker to deliver 3 events and hang on 2',
@@ -220,7 +221,8 @@ describe('kill -9 between a state change and its delivery', () => {
     await kill(first);
 
     expect((await eventsOf([a!, b!, c!, d!])).every((event) => event.relayedAt !== null)).toBe(true);
-    expect(await statusCounts(eventIds)).toEqual({ succeeded: 3, sending: 2, pending: 3 });
+    const { succeeded, sending, pending = 0, held = 0, ...other } = await statusCounts(eventIds);
+    expect({ succeeded, sending, queued: pending + held, other }).toEqual({ succeeded: 3, sending: 2, queued: 3, other: {} });
     expect(receiver.received).toHaveLength(5);
     const interrupted = [...HUNG_REQUESTS].map((index) => receiver.received[index]!.headers['webhook-id']!);
     const claimedIds = (await deliveriesOf(eventIds)).filter((d) => d.status === 'sending').map((d) => d.eventId);
@@ -255,6 +257,12 @@ describe('kill -9 between a state change and its delivery', () => {
     expect(timesReceived.size).toBe(events.length);
     expect(eventIds.filter((id) => timesReceived.get(id) !== 1).sort()).toEqual([...interrupted].sort());
     expect(interrupted.map((id) => timesReceived.get(id))).toEqual([2, 2]);
+    // Each charge's events arrived in their order (first receipts), across the kill.
+    for (const chargeId of [a!, b!, c!, d!]) {
+      const ofCharge = events.filter((event) => event.chargeId === chargeId).map((event) => event.id);
+      const firstReceipts = [...new Set(requests.map((r) => r.headers['webhook-id']!).filter((id) => ofCharge.includes(id)))];
+      expect(firstReceipts).toEqual(ofCharge);
+    }
 
     await kill(second);
   }, 60_000);

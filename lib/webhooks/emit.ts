@@ -12,10 +12,14 @@
  *
  * The payload is built now and frozen: retries and GET /api/events show the charge as it was right
  * after this change, not as it is when a retry happens to run.
+ *
+ * Every event of a charge carries its `sequence`: 1 for charge.created, then +1 per event in commit
+ * order (nextEventSequence). Deliveries to an endpoint follow it (release-deliveries.ts), and a
+ * receiver can use it to ignore an event older than one it already applied.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
-import { charges, webhookEvents, type ChargeRow, type PaymentRow } from '@/lib/db/schema';
+import { charges, webhookEvents, webhookEventSequences, type ChargeRow, type PaymentRow } from '@/lib/db/schema';
 import { listChargePayments } from '@/lib/charges/get-charge';
 import { serializeCharge } from '@/lib/charges/serialize';
 import { newId } from '@/lib/ids';
@@ -36,9 +40,28 @@ export async function emitChargeEvent(
   input: { charge: ChargeRow; type: WebhookEventType; payments?: readonly PaymentRow[]; paymentAttempt?: FailedPaymentAttempt },
 ): Promise<EmittedEvent> {
   const payments = input.payments ?? (await listChargePayments(tx, input.charge.id));
-  const row = chargeEventRow({ ...input, payments });
+  const sequence = await nextEventSequence(tx, input.charge.id);
+  const row = chargeEventRow({ ...input, payments, sequence });
   await tx.insert(webhookEvents).values(row);
   return { id: row.id, type: row.type as WebhookEventType };
+}
+
+/**
+ * The next sequence number of a charge's events, taken in `tx`. The counter row stays locked until `tx`
+ * ends, so a concurrent emitter for the same charge waits and gets the number after ours: numbers
+ * follow commit order, with no gap (a rollback returns the number). A charge's first counter row starts
+ * after its events so far (charge.created is numbered 1 by createCharge without a counter row).
+ */
+export async function nextEventSequence(tx: DbOrTx, chargeId: string): Promise<number> {
+  const [row] = await tx
+    .insert(webhookEventSequences)
+    .values({
+      chargeId,
+      lastSequence: sql`(select coalesce(max(${webhookEvents.sequence}), 0) + 1 from ${webhookEvents} where ${webhookEvents.chargeId} = ${chargeId})`,
+    })
+    .onConflictDoUpdate({ target: webhookEventSequences.chargeId, set: { lastSequence: sql`${webhookEventSequences.lastSequence} + 1` } })
+    .returning({ sequence: webhookEventSequences.lastSequence });
+  return row!.sequence;
 }
 
 /** The outbox row of a charge event, for a caller that inserts it itself (createCharge's single statement). */
@@ -48,8 +71,11 @@ export function chargeEventRow(input: {
   payments: readonly PaymentRow[];
   paymentAttempt?: FailedPaymentAttempt;
   createdAt?: Date;
-}): typeof webhookEvents.$inferInsert & { id: string; payload: WebhookEventPayload; createdAt: Date } {
+  /** Default 1: the first event of a new charge (charge.created). */
+  sequence?: number;
+}): typeof webhookEvents.$inferInsert & { id: string; payload: WebhookEventPayload; createdAt: Date; sequence: number } {
   const { charge, type } = input;
+  const sequence = input.sequence ?? 1;
   const id = newId('webhookEvent');
   const createdAt = input.createdAt ?? new Date();
   const payload: WebhookEventPayload = {
@@ -57,13 +83,14 @@ export function chargeEventRow(input: {
     object: 'event',
     type,
     mode: charge.mode,
+    sequence,
     createdAt: createdAt.toISOString(),
     data: {
       charge: serializeCharge(charge, undefined, input.payments),
       ...(input.paymentAttempt ? { paymentAttempt: input.paymentAttempt } : {}),
     },
   };
-  return { id, merchantId: charge.merchantId, mode: charge.mode, type, chargeId: charge.id, payload, createdAt };
+  return { id, merchantId: charge.merchantId, mode: charge.mode, type, chargeId: charge.id, sequence, payload, createdAt };
 }
 
 /**

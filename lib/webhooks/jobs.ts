@@ -24,7 +24,7 @@ export interface FailingNoticeJobData {
   endpointId: string;
 }
 
-const globalForBoss = globalThis as unknown as { __chargeportWebhookBoss?: PgBoss };
+const globalForBoss = globalThis as unknown as { __chargeportWebhookBoss?: PgBoss; __chargeportDeliveryWake?: () => void };
 
 export function setRunningBoss(boss: PgBoss | undefined): void {
   globalForBoss.__chargeportWebhookBoss = boss;
@@ -40,6 +40,19 @@ export function runningBoss(): PgBoss {
   return boss;
 }
 
+/** Set by the delivery worker of this process (delivery-worker.ts) while it runs. */
+export function setDeliveryWorkerWake(wake: (() => void) | undefined): void {
+  globalForBoss.__chargeportDeliveryWake = wake;
+}
+
+/**
+ * Tells this process's delivery worker that jobs were enqueued and committed, so it fetches now
+ * instead of at its next poll. Call after the commit: before it, the fetch would find nothing.
+ */
+export function wakeDeliveryWorker(): void {
+  globalForBoss.__chargeportDeliveryWake?.();
+}
+
 export function isBossRunning(): boolean {
   return globalForBoss.__chargeportWebhookBoss !== undefined;
 }
@@ -47,7 +60,8 @@ export function isBossRunning(): boolean {
 /** Enqueues one job per delivery row, in `tx`; `group` = the endpoint, so one endpoint holds few workers. */
 export async function enqueueDeliveries(
   tx: DbOrTx,
-  deliveries: readonly { id: string; endpointId: string; scheduledAt: Date; jobId: string | null }[],
+  /** `scheduledAt` absent: due now. */
+  deliveries: readonly { id: string; endpointId: string; scheduledAt?: Date; jobId: string | null }[],
 ): Promise<void> {
   if (deliveries.length === 0) return;
   const now = Date.now();
@@ -58,7 +72,7 @@ export async function enqueueDeliveries(
       data: { deliveryId: delivery.id } satisfies DeliveryJobData,
       // Due now: no startAfter, so pg-boss uses the database's now and wakes a worker (NOTIFY) at
       // commit. An app-clock "now" a few ms past the transaction's now() would count as deferred.
-      ...(delivery.scheduledAt.getTime() > now ? { startAfter: delivery.scheduledAt } : {}),
+      ...(delivery.scheduledAt && delivery.scheduledAt.getTime() > now ? { startAfter: delivery.scheduledAt } : {}),
       group: { id: delivery.endpointId },
     })),
     { db: fromDrizzle(tx, sql) },

@@ -1,61 +1,51 @@
 /**
  * Starts and stops webhook delivery in a process: pg-boss on DATABASE_URL (its own schema `pgboss`,
- * created and migrated by pg-boss on start), the workers, the outbox relay and the stuck-delivery sweep.
- * lib/jobs/background-jobs.ts calls it from instrumentation.ts (RUN_JOBS_IN_WEB) and scripts/worker.mts.
+ * created and migrated by pg-boss on start), the delivery worker, the outbox relay and the
+ * stuck-delivery sweep. lib/jobs/background-jobs.ts calls it from instrumentation.ts (RUN_JOBS_IN_WEB)
+ * and scripts/worker.mts.
  *
  * Several processes may run this at once: pg-boss hands each job to one worker (SKIP LOCKED), the relay
- * locks the events it takes (SKIP LOCKED), and each attempt is claimed on its row (attempt-delivery.ts).
+ * locks the events it takes (SKIP LOCKED), and each attempt is claimed on its row (claim-deliveries.ts).
  *
- * Head-of-line blocking: a slow or dead endpoint costs at most the 10 s timeout per attempt, and its
- * jobs carry the endpoint as their pg-boss group with `localGroupConcurrency`, so in each process at
- * most GROUP_CONCURRENCY attempts to one endpoint run at once — the other DELIVERY_CONCURRENCY − 2 slots
- * keep serving everyone else, whatever that endpoint's backlog. (pg-boss's database-wide
- * `groupConcurrency` is not exact under concurrent fetches — two fetches can both see a free slot — and
- * the two options exclude each other; the per-process bound is exact and is what protects the others.)
- * A failing endpoint's retries wait for their time (5 s, 5 min, …) in the queue without holding a
- * worker. The delivery queue has its own partition table.
- *
- * Draining a backlog: after each job a pg-boss fetch loop waits out its polling interval (2 s) unless
- * NOTIFY wakes it or it is in burst mode — without burst, 10 loops send at most ~5 attempts/s per
- * process once new jobs stop arriving (one endpoint got 1.5/s in `npm run bench:webhooks`). Burst mode
- * (`burstWhenReadyExceeds`) makes a loop fetch again at once while its fetches return a job and the
- * queue's cached ready count says more are waiting; that count is refreshed by pg-boss's supervisor and
- * queue cache, every STATS_INTERVAL_SECONDS here instead of pg-boss's 60 s, so a backlog switches the
- * loops to burst within about two intervals. (Batches with `burstWhenBatchFull` would react at once, but
- * a batch keeps its jobs' endpoint slots until its slowest job ends, so a hung endpoint would hold
- * other endpoints' slots too.)
+ * No waiting on timers on the way of an event (ADR 0018): the relay runs when PostgreSQL notifies
+ * `webhook_events` (a trigger on the outbox, at the commit of the emitting transaction; the timer stays
+ * as a fallback), and the delivery worker fetches the moment the relay or a recording committed jobs in
+ * this process (delivery-worker.ts). Each process runs at most DELIVERY_CONCURRENCY attempts at once, at
+ * most PER_ENDPOINT_CONCURRENCY to one endpoint, so a slow or dead endpoint (10 s timeout per attempt)
+ * cannot starve the others; a failing endpoint's retries wait for their time (5 s, 5 min, …) in the
+ * queue without holding a slot. The delivery queue has its own partition table.
  */
 import { PgBoss, type Job } from 'pg-boss';
+import { listenForNotifications, type NotificationListener } from '@/lib/db/client';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
-import { attemptDelivery, DeliveryClaimedError, requeueStuckDeliveries, type AttemptOptions } from './attempt-delivery';
-import {
-  DELIVERY_QUEUE,
-  FAILING_NOTICE_QUEUE,
-  isBossRunning,
-  setRunningBoss,
-  type DeliveryJobData,
-  type FailingNoticeJobData,
-} from './jobs';
+import { requeueStuckDeliveries, type AttemptOptions } from './attempt-delivery';
+import { startDeliveryWorker, type DeliveryWorker } from './delivery-worker';
+import { closeEndpointAgents } from './endpoint-agents';
+import { DELIVERY_QUEUE, FAILING_NOTICE_QUEUE, isBossRunning, setRunningBoss, type FailingNoticeJobData } from './jobs';
 import { notifyFailingEndpoint } from './notify-failing-endpoint';
 import { relayWaitingDeliveries, relayWebhookEvents } from './relay';
 
 export const PGBOSS_SCHEMA = 'pgboss';
 /** Attempts in flight per process. */
-const DELIVERY_CONCURRENCY = 10;
-/** Attempts in flight per endpoint, per process. */
-const GROUP_CONCURRENCY = 2;
-/** How often pg-boss refreshes the queue's ready count (burst mode, see the header). */
-const STATS_INTERVAL_SECONDS = 5;
-const RELAY_INTERVAL_MS = 1_000;
+const DELIVERY_CONCURRENCY = 64;
+/** Attempts in flight per endpoint, per process: what a slow receiver gets at most. */
+export const PER_ENDPOINT_CONCURRENCY = 2;
+const SUPERVISE_INTERVAL_SECONDS = 5;
+/** The relay's fallback timer; it normally runs on the outbox's notification. */
+const RELAY_INTERVAL_MS = 5_000;
 const STUCK_SWEEP_INTERVAL_MS = 5 * 60_000;
+/** The channel the outbox trigger (and a dashboard resend) notifies (drizzle/0030_ordered_webhook_chains.sql). */
+const OUTBOX_CHANNEL = 'webhook_events';
 
 export interface WebhookQueueOptions {
-  /** How often the outbox relay looks for new events. */
+  /** How often the outbox relay looks for new events without being notified. */
   relayIntervalMs?: number;
+  /** false: the relay runs on its timer only (tests that relay by hand). Default true. */
+  relayOnNotify?: boolean;
   /** Passed to every attempt (tests: a shorter retry schedule, a test CA). */
   attempt?: AttemptOptions;
-  /** Seconds between polls of an idle worker (LISTEN/NOTIFY wakes it at once when available). */
+  /** Seconds between fetches of an idle delivery worker (retries whose time has come, other processes' jobs). */
   pollingIntervalSeconds?: number;
   /**
    * false: start pg-boss for enqueueing only — no workers, relay or sweep. For tests that run attempts
@@ -68,6 +58,8 @@ interface Running {
   boss: PgBoss;
   timers: NodeJS.Timeout[];
   inFlight: Set<Promise<unknown>>;
+  worker?: DeliveryWorker;
+  stopped: boolean;
 }
 
 const globalForQueue = globalThis as unknown as { __chargeportWebhookQueue?: Promise<Running> };
@@ -95,17 +87,16 @@ async function start(options: WebhookQueueOptions): Promise<Running> {
     useListenNotify: true,
     // No cron schedules are used.
     schedule: false,
-    // The ready count behind burst mode (see the header); also expires a dead worker's jobs sooner.
-    superviseIntervalSeconds: STATS_INTERVAL_SECONDS,
-    monitorIntervalSeconds: STATS_INTERVAL_SECONDS,
-    queueCacheIntervalSeconds: STATS_INTERVAL_SECONDS,
+    // Expires a dead worker's jobs within seconds of their 60 s limit.
+    superviseIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
+    monitorIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
   });
   boss.on('error', (error) => log.error('job queue error', { error }));
   await boss.start();
   try {
     const deliveryQueue = {
       // pg-boss's own retries cover crashes and database errors around an attempt (not HTTP failures:
-      // those are recorded and rescheduled on the webhook schedule by attemptDelivery).
+      // those are recorded and rescheduled on the webhook schedule by recordOutcomes).
       retryLimit: 20,
       retryDelay: 5,
       retryBackoff: true,
@@ -125,46 +116,31 @@ async function start(options: WebhookQueueOptions): Promise<Running> {
     });
     setRunningBoss(boss);
 
-    const running: Running = { boss, timers: [], inFlight: new Set() };
+    const running: Running = { boss, timers: [], inFlight: new Set(), stopped: false };
     if (options.work === false) return running;
-    // Also the backstop while NOTIFY is active: it is what picks up retries whose time has come.
-    const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 2;
+    const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 1;
+    running.worker = startDeliveryWorker({
+      boss,
+      concurrency: DELIVERY_CONCURRENCY,
+      perEndpoint: PER_ENDPOINT_CONCURRENCY,
+      pollingIntervalMs: pollingIntervalSeconds * 1000,
+      ...(options.attempt ? { attempt: options.attempt } : {}),
+    });
     const polling = { pollingIntervalSeconds, notifyPollingIntervalSeconds: pollingIntervalSeconds };
-    await boss.work<DeliveryJobData>(
-      DELIVERY_QUEUE,
-      {
-        batchSize: 1,
-        localConcurrency: DELIVERY_CONCURRENCY,
-        localGroupConcurrency: GROUP_CONCURRENCY,
-        // Fetch again at once while jobs are waiting (see the header).
-        burstWhenReadyExceeds: 1,
-        ...polling,
-      },
-      async (jobs: Job<DeliveryJobData>[]) => {
-        for (const job of jobs) await runAttempt(job.data.deliveryId, options.attempt);
-      },
-    );
     await boss.work<FailingNoticeJobData>(FAILING_NOTICE_QUEUE, { batchSize: 1, ...polling }, async (jobs: Job<FailingNoticeJobData>[]) => {
       for (const job of jobs) await notifyFailingEndpoint(job.data.endpointId);
     });
 
-    running.timers.push(every(running, 'relay-webhook-events', options.relayIntervalMs ?? RELAY_INTERVAL_MS, relayAll));
+    const relay = coalesced(running, 'relay-webhook-events', relayAll);
+    if (options.relayOnNotify !== false) listenToOutbox(relay);
+    relay();
+    running.timers.push(every(running, 'relay-webhook-events', options.relayIntervalMs ?? RELAY_INTERVAL_MS, relay));
     running.timers.push(every(running, 'requeue-stuck-webhook-deliveries', STUCK_SWEEP_INTERVAL_MS, () => requeueStuckDeliveries()));
-    log.info('webhook queue started', { queue: DELIVERY_QUEUE, concurrency: DELIVERY_CONCURRENCY, perEndpoint: GROUP_CONCURRENCY });
+    log.info('webhook queue started', { queue: DELIVERY_QUEUE, concurrency: DELIVERY_CONCURRENCY, perEndpoint: PER_ENDPOINT_CONCURRENCY });
     return running;
   } catch (error) {
     setRunningBoss(undefined);
     await boss.stop({ graceful: false, close: true }).catch(() => {});
-    throw error;
-  }
-}
-
-async function runAttempt(deliveryId: string, options: AttemptOptions | undefined): Promise<void> {
-  try {
-    await attemptDelivery(deliveryId, options);
-  } catch (error) {
-    // Rethrown either way: pg-boss retries the job later (a claim held elsewhere may be a dead worker's).
-    if (!(error instanceof DeliveryClaimedError)) log.error('webhook attempt failed', { deliveryId, error });
     throw error;
   }
 }
@@ -182,12 +158,39 @@ async function relayAll(): Promise<number> {
   }
 }
 
-function every(running: Running, name: string, everyMs: number, task: () => Promise<unknown>): NodeJS.Timeout {
+/**
+ * A task that runs at most once at a time: called while it runs, it runs once more right after (a
+ * notification during a relay pass may be for an event that pass did not see).
+ */
+function coalesced(running: Running, name: string, task: () => Promise<unknown>): () => void {
+  let current: Promise<void> | undefined;
+  let again = false;
+  return () => {
+    if (running.stopped) return;
+    if (current) {
+      again = true;
+      return;
+    }
+    current = (async () => {
+      do {
+        again = false;
+        await task().catch((error: unknown) => log.error('job failed', { job: name, error }));
+      } while (again && !running.stopped);
+    })().finally(() => {
+      running.inFlight.delete(current!);
+      current = undefined;
+    });
+    running.inFlight.add(current);
+  };
+}
+
+function every(running: Running, name: string, everyMs: number, task: () => unknown): NodeJS.Timeout {
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return;
     busy = true;
-    const run = task()
+    const run = Promise.resolve()
+      .then(task)
       .catch((error: unknown) => log.error('job failed', { job: name, error }))
       .finally(() => {
         busy = false;
@@ -199,6 +202,27 @@ function every(running: Running, name: string, everyMs: number, task: () => Prom
   return timer;
 }
 
+/**
+ * One LISTEN connection per process for the outbox channel, kept across queue restarts (closeDb()
+ * ends it); `onEvent` is the running queue's relay. It also runs when LISTEN (re)starts: events
+ * committed while it was not listening were not notified.
+ */
+const globalForOutbox = globalThis as unknown as { __chargeportOutboxListener?: { listener: NotificationListener; onEvent?: () => void } };
+
+function listenToOutbox(onEvent: (() => void) | undefined): void {
+  let current = globalForOutbox.__chargeportOutboxListener;
+  if (onEvent && (!current || current.listener.closed)) {
+    const state: { listener?: NotificationListener; onEvent?: () => void } = {};
+    state.listener = listenForNotifications(OUTBOX_CHANNEL, {
+      onNotification: () => state.onEvent?.(),
+      onListening: () => state.onEvent?.(),
+      onLost: () => {},
+    });
+    current = globalForOutbox.__chargeportOutboxListener = state as { listener: NotificationListener; onEvent?: () => void };
+  }
+  if (current) current.onEvent = onEvent;
+}
+
 /** Stops the timers, lets in-flight work finish (up to `timeoutMs`), and closes pg-boss's pool. */
 export async function stopWebhookQueue({ timeoutMs = 15_000 }: { timeoutMs?: number } = {}): Promise<void> {
   const pending = globalForQueue.__chargeportWebhookQueue;
@@ -206,9 +230,13 @@ export async function stopWebhookQueue({ timeoutMs = 15_000 }: { timeoutMs?: num
   globalForQueue.__chargeportWebhookQueue = undefined;
   const running = await pending.catch(() => undefined);
   if (!running) return;
+  running.stopped = true;
+  listenToOutbox(undefined);
   for (const timer of running.timers) clearInterval(timer);
+  await running.worker?.stop(timeoutMs);
   await Promise.allSettled([...running.inFlight]);
   await running.boss.stop({ graceful: true, timeout: timeoutMs, close: true });
+  closeEndpointAgents();
   setRunningBoss(undefined);
   log.info('webhook queue stopped');
 }

@@ -1,13 +1,20 @@
 /**
  * The outbox relay: turns committed webhook events into deliveries. In one transaction it locks a
  * batch of unrelayed events (FOR UPDATE SKIP LOCKED: several instances relay side by side, each event
- * is taken by one), inserts attempt 1 for every endpoint subscribed at the time of the event, enqueues
- * one pg-boss job per delivery in the same transaction, and stamps `relayed_at`. Either all of it
+ * is taken by one), inserts attempt 1 for every endpoint subscribed at the time of the event, stamps
+ * `relayed_at`, and enqueues the pg-boss jobs of the deliveries that may go now. Either all of it
  * commits or none: an event is relayed exactly once.
  *
+ * A charge's deliveries are inserted `held` and released in sequence order (release-deliveries.ts),
+ * under the chain locks of the batch's charges; events without a charge (none today but test events,
+ * which skip the relay) go out at once.
+ *
+ * When: queue.ts runs the relay when PostgreSQL notifies `webhook_events` (a trigger on the outbox,
+ * sent at the commit of each transaction that emitted) and every few seconds as a fallback.
+ *
  * Who receives an event is decided by the endpoints as they are now (enabled, subscribed to the type,
- * same merchant and mode) and created no later than the event — the relay normally runs within a
- * second of the change, and an endpoint added after the event does not get it.
+ * same merchant and mode) and created no later than the event — the relay normally runs within
+ * milliseconds of the change, and an endpoint added after the event does not get it.
  */
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
@@ -15,7 +22,8 @@ import { getDb } from '@/lib/db/client';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { isSubscribed } from './event-types';
-import { enqueueDeliveries } from './jobs';
+import { enqueueDeliveries, wakeDeliveryWorker } from './jobs';
+import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
 
 const RELAY_BATCH_SIZE = 200;
 
@@ -28,7 +36,7 @@ const RELAY_BATCH_SIZE = 200;
  * the scan; pending rows are few.
  */
 export async function relayWaitingDeliveries({ limit = RELAY_BATCH_SIZE }: { limit?: number } = {}): Promise<number> {
-  return getDb().transaction(async (tx) => {
+  const queued = await getDb().transaction(async (tx) => {
     const waiting = await tx
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
@@ -50,17 +58,21 @@ export async function relayWaitingDeliveries({ limit = RELAY_BATCH_SIZE }: { lim
     await enqueueDeliveries(tx, queued);
     return queued.length;
   });
+  if (queued > 0) wakeDeliveryWorker();
+  return queued;
 }
 
 /** Relays one batch; returns how many events it took (0 when the outbox is empty). */
 export async function relayWebhookEvents({ limit = RELAY_BATCH_SIZE }: { limit?: number } = {}): Promise<number> {
-  return getDb().transaction(async (tx) => {
+  const relayed = await getDb().transaction(async (tx) => {
     const events = await tx
       .select({
         id: webhookEvents.id,
         merchantId: webhookEvents.merchantId,
         mode: webhookEvents.mode,
         type: webhookEvents.type,
+        chargeId: webhookEvents.chargeId,
+        sequence: webhookEvents.sequence,
         createdAt: webhookEvents.createdAt,
       })
       .from(webhookEvents)
@@ -69,6 +81,8 @@ export async function relayWebhookEvents({ limit = RELAY_BATCH_SIZE }: { limit?:
       .limit(limit)
       .for('update', { skipLocked: true });
     if (events.length === 0) return 0;
+    const chargeIds = events.flatMap((event) => (event.chargeId ? [event.chargeId] : []));
+    await lockChargeChains(tx, chargeIds);
 
     const merchantIds = [...new Set(events.map((event) => event.merchantId))];
     const endpoints = await tx
@@ -96,15 +110,21 @@ export async function relayWebhookEvents({ limit = RELAY_BATCH_SIZE }: { limit?:
           id: newId('webhookDelivery'),
           eventId: event.id,
           endpointId: endpoint.id,
+          chargeId: event.chargeId,
+          eventSequence: event.sequence,
           attempt: 1,
-          status: 'pending' as const,
+          // A charge's delivery waits for its turn (released below); anything else goes at once.
+          status: event.chargeId ? ('held' as const) : ('pending' as const),
           scheduledAt: now,
-          jobId: randomUUID(),
+          jobId: event.chargeId ? null : randomUUID(),
         })),
     );
     if (deliveries.length) {
       const inserted = await tx.insert(webhookDeliveries).values(deliveries).onConflictDoNothing().returning();
-      await enqueueDeliveries(tx, inserted);
+      await enqueueDeliveries(
+        tx,
+        inserted.filter((delivery) => delivery.status === 'pending'),
+      );
     }
     await tx
       .update(webhookEvents)
@@ -115,6 +135,10 @@ export async function relayWebhookEvents({ limit = RELAY_BATCH_SIZE }: { limit?:
           events.map((event) => event.id),
         ),
       );
+    // After the stamp: an event of this batch no longer counts as an earlier one still in the outbox.
+    await releaseNextDeliveries(tx, chargeIds);
     return events.length;
   });
+  if (relayed > 0) wakeDeliveryWorker();
+  return relayed;
 }

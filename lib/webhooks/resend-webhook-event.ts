@@ -9,9 +9,13 @@
  *    is refused (its outcome is about to be logged).
  *  - If the resend fails, the retry schedule continues from its attempt number; past the last one of
  *    the schedule (MAX_DELIVERY_ATTEMPTS) no retry follows.
- *  - The row has no job yet: the relay gives it one within a second (relayWaitingDeliveries, ADR 0007).
+ *  - An event still waiting for an earlier event of its charge (held, release-deliveries.ts) cannot be
+ *    resent: it goes out in its turn. A resend belongs to its charge's chain like any attempt: the
+ *    charge's later events wait for it (it replaces the attempt they were waiting for).
+ *  - The row has no job yet: the relay gives it one (relayWaitingDeliveries, ADR 0007), woken at commit
+ *    by the same notification as for new events.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookDeliveries, type WebhookDeliveryRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
@@ -43,6 +47,13 @@ export async function resendWebhookEvent({
     await tx.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(ofEvent).for('update');
     const attempts = await tx.select().from(webhookDeliveries).where(ofEvent);
     if (attempts.length === 0) throw new AppError('not_found', `Event ${eventId} was never sent to this endpoint.`, { param: 'eventId' });
+    if (attempts.some((attempt) => attempt.status === 'held')) {
+      throw new AppError(
+        'invalid_request',
+        'This event waits for an earlier event of its charge to be delivered to this endpoint; it is sent in its turn.',
+        { param: 'eventId' },
+      );
+    }
     if (attempts.some((attempt) => attempt.status === 'sending')) {
       throw new AppError(
         'invalid_request',
@@ -64,12 +75,16 @@ export async function resendWebhookEvent({
         id: newId('webhookDelivery'),
         eventId,
         endpointId: endpoint.id,
+        chargeId: attempts[0]!.chargeId,
+        eventSequence: attempts[0]!.eventSequence,
         attempt: Math.max(...attempts.map((attempt) => attempt.attempt)) + 1,
         status: 'pending',
         scheduledAt: now,
         jobId: null,
       })
       .returning();
+    // Wakes the relay at commit (relay.ts listens on the outbox's channel).
+    await tx.execute(sql`select pg_notify('webhook_events', '')`);
     return delivery!;
   });
 }

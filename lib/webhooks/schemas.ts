@@ -144,6 +144,11 @@ export const webhookEventSchema = z
     object: z.literal('event'),
     type: webhookEventTypeSchema,
     mode: z.enum(API_KEY_MODES),
+    sequence: z.number().int().min(1).meta({
+      description:
+        "The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed and refund.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.",
+      example: 3,
+    }),
     createdAt: z.string(),
     // data.charge: the charge as it was right after the change; data.paymentAttempt: payment.failed only;
     // data.refund: refund.* only.

@@ -29,14 +29,32 @@ export function openWebhookSecret(endpointId: string, stored: string): string {
   return open(key, stored.slice(separator + 1), aadFor(endpointId), context).toString('utf8');
 }
 
+/**
+ * Secrets opened for signing, by endpoint and sealed value (a rotation seals a new value, so it is never
+ * served stale): opening one per attempt — AES-GCM and a key lookup — added up at hundreds a second.
+ */
+const openedForSigning = new Map<string, string>();
+const OPENED_KEPT = 1_000;
+
+function openForSigning(endpointId: string, sealed: string): string {
+  const key = `${endpointId}:${sealed}`;
+  let secret = openedForSigning.get(key);
+  if (secret === undefined) {
+    if (openedForSigning.size >= OPENED_KEPT) openedForSigning.clear();
+    secret = openWebhookSecret(endpointId, sealed);
+    openedForSigning.set(key, secret);
+  }
+  return secret;
+}
+
 /** Every secret that signs now, newest first: the current one, and the previous one during its overlap. */
 export function signingSecretsOf(
   endpoint: { id: string; signingSecret: string; previousSigningSecret: string | null; previousSecretExpiresAt: Date | null },
   now: Date = new Date(),
 ): string[] {
-  const secrets = [openWebhookSecret(endpoint.id, endpoint.signingSecret)];
+  const secrets = [openForSigning(endpoint.id, endpoint.signingSecret)];
   if (endpoint.previousSigningSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
-    secrets.push(openWebhookSecret(endpoint.id, endpoint.previousSigningSecret));
+    secrets.push(openForSigning(endpoint.id, endpoint.previousSigningSecret));
   }
   return secrets;
 }

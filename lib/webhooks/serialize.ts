@@ -21,7 +21,11 @@ export function serializeWebhookEndpoint(row: WebhookEndpointRow, now: Date = ne
   };
 }
 
-/** An event as GET /api/events returns it: the payload frozen when it happened, exactly as delivered. */
+/**
+ * An event as GET /api/events returns it: the payload frozen when it happened, exactly as delivered.
+ * An event from before sequence numbers has its number from the row (the migration numbered it).
+ */
 export function serializeWebhookEvent(row: WebhookEventRow): WebhookEventPayload {
-  return row.payload as WebhookEventPayload;
+  const payload = row.payload as WebhookEventPayload;
+  return payload.sequence === undefined && row.sequence !== null ? { ...payload, sequence: row.sequence } : payload;
 }

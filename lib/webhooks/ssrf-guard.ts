@@ -18,7 +18,11 @@
  * - redirects are never followed: a 3xx is a failed delivery (`redirect_not_followed`); following one
  *   would send the signed body to a URL nobody checked;
  * - one total timeout covers DNS, connect, TLS, the answer and its body; only the first
- *   `maxBodyBytes` of the answer are read (kept for the delivery log), then the connection is closed.
+ *   `maxBodyBytes` of the answer are read (kept for the delivery log); an answer longer than that, or
+ *   cut short, closes the connection;
+ * - a caller may pass a keep-alive agent of the endpoint's own (endpoint-agents.ts): a new socket still
+ *   connects only to the addresses checked for this request, and a reused one is connected to an address
+ *   checked when it was opened (the checks are about the address, which does not change class).
  *
  * Address classes come from ipaddr.js: anything whose range is not `unicast` is refused (private,
  * loopback, linkLocal, carrierGradeNat, uniqueLocal, unspecified, multicast, broadcast, reserved,
@@ -90,6 +94,8 @@ export interface DeliverWebhookRequestInput {
   ca?: string;
   /** See TargetPolicy; default true. */
   allowLoopback?: boolean;
+  /** A keep-alive agent of this endpoint's own (default: a fresh connection per request). */
+  agent?: http.Agent;
 }
 
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
@@ -293,8 +299,8 @@ function sendPinned({
     path: `${url.pathname}${url.search}`,
     method: 'POST',
     headers,
-    // A fresh connection per delivery: nothing pooled under this name can be reused.
-    agent: false,
+    // The endpoint's own pool, or a fresh connection: never a pool shared with other URLs.
+    agent: input.agent ?? false,
     lookup: pinnedLookup(host, addresses),
     signal,
     ...(input.ca === undefined ? {} : { ca: input.ca }),
@@ -332,9 +338,10 @@ function readAnswer(response: http.IncomingMessage, maxBodyBytes: number, settle
   const location = response.headers.location;
   const chunks: Buffer[] = [];
   let kept = 0;
+  const answered = () => settle({ kind: 'answered', status, bodySnippet: Buffer.concat(chunks).toString('utf8'), address, location });
   const finish = () => {
-    settle({ kind: 'answered', status, bodySnippet: Buffer.concat(chunks).toString('utf8'), address, location });
-    // A large or endless answer must not hold the worker.
+    answered();
+    // A large or endless answer must not hold the worker: the connection is closed, not reused.
     response.destroy();
   };
   response.on('data', (chunk: Buffer) => {
@@ -345,7 +352,8 @@ function readAnswer(response: http.IncomingMessage, maxBodyBytes: number, settle
     }
     if (kept >= maxBodyBytes) finish();
   });
-  response.on('end', finish);
+  // Read to its end: a keep-alive socket goes back to the endpoint's pool.
+  response.on('end', answered);
   // The status is known: a body cut short (timeout, reset) still counts as this answer.
   response.on('error', finish);
   response.on('close', finish);

@@ -70,6 +70,12 @@ export const webhookEvents = pgTable(
     type: text('type').notNull(),
     chargeId: text('charge_id').references(() => charges.id),
     /**
+     * The event's place among its charge's events: 1 for charge.created, +1 for each later event of the
+     * charge (refunds and payment.failed included), in commit order (webhook_event_sequences). Also in the
+     * payload (`sequence`). Null for events without a charge (webhook.test).
+     */
+    sequence: integer('sequence'),
+    /**
      * The exact event object sent to endpoints and returned by GET /api/events, built in the
      * state-change transaction. `json`, not `jsonb`: keeps the key order a reader expects.
      */
@@ -81,8 +87,9 @@ export const webhookEvents = pgTable(
   (table) => [
     // GET /api/events: a merchant's events of one mode, newest first, paged by (created_at, id).
     index('webhook_events_merchant_mode_created_idx').on(table.merchantId, table.mode, table.createdAt.desc(), table.id.desc()),
-    // The dashboard's charge page: the events (and so the deliveries) of one charge.
-    index('webhook_events_charge_idx').on(table.chargeId),
+    // The dashboard's charge page: the events (and so the deliveries) of one charge; the relay's
+    // "is an earlier event of this charge still unrelayed" and the next sequence number of a charge.
+    index('webhook_events_charge_sequence_idx').on(table.chargeId, table.sequence),
     // The relay polls only the outbox, which is empty almost all the time.
     index('webhook_events_unrelayed_idx')
       .on(table.createdAt)
@@ -93,11 +100,24 @@ export const webhookEvents = pgTable(
 export type WebhookEventRow = typeof webhookEvents.$inferSelect;
 
 /**
- * pending: scheduled (a pg-boss job will run it at `scheduledAt`). sending: claimed by a worker
+ * The last sequence number given to an event of each charge (lib/webhooks/emit.ts). Its row is the
+ * lock that orders a charge's events: an emitter increments it in its transaction, so a second one
+ * waits for the first to commit and gets the next number.
+ */
+export const webhookEventSequences = pgTable('webhook_event_sequences', {
+  chargeId: text('charge_id')
+    .primaryKey()
+    .references(() => charges.id),
+  lastSequence: integer('last_sequence').notNull(),
+});
+
+/**
+ * held: waits for an earlier event of the same charge to this endpoint (delivered or out of retries,
+ * lib/webhooks/release-deliveries.ts); no job yet. pending: scheduled (a pg-boss job will run it at `scheduledAt`). sending: claimed by a worker
  * (`claimedAt`), the request may be in flight. succeeded / failed: the outcome of this attempt.
  * canceled: not sent, the endpoint was disabled meanwhile.
  */
-export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed', 'canceled'] as const;
+export const WEBHOOK_DELIVERY_STATUSES = ['held', 'pending', 'sending', 'succeeded', 'failed', 'canceled'] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 export const webhookDeliveryStatus = pgEnum('webhook_delivery_status', WEBHOOK_DELIVERY_STATUSES);
 
@@ -112,6 +132,12 @@ export const webhookDeliveries = pgTable(
     endpointId: text('endpoint_id')
       .notNull()
       .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    /**
+     * The event's charge and sequence, copied from the event: a charge's deliveries to one endpoint form
+     * a chain released in sequence order (null: an event without a charge, never held).
+     */
+    chargeId: text('charge_id'),
+    eventSequence: integer('event_sequence'),
     /** 1 … MAX_DELIVERY_ATTEMPTS (lib/webhooks/retry-schedule.ts). */
     attempt: integer('attempt').notNull(),
     status: webhookDeliveryStatus('status').notNull().default('pending'),
@@ -142,6 +168,11 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_open_idx')
       .on(table.scheduledAt)
       .where(sql`${table.status} in ('pending', 'sending')`),
+    // The chains of a charge's deliveries (held / open ones only): what to release next, what blocks it.
+    // Written with NOT IN so the migration that adds 'held' does not use the new value in its transaction.
+    index('webhook_deliveries_chain_idx')
+      .on(table.endpointId, table.chargeId, table.eventSequence)
+      .where(sql`${table.status} not in ('succeeded', 'failed', 'canceled')`),
   ],
 );
 

@@ -467,6 +467,11 @@ export interface components {
             type: components["schemas"]["WebhookEventType"];
             /** @enum {string} */
             mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed and refund.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
             createdAt: string;
             data: {
                 charge: components["schemas"]["Charge"];

@@ -1,0 +1,226 @@
+/**
+ * The delivery worker of a process: takes `webhook-delivery` jobs from pg-boss in batches, claims their
+ * attempts in one statement per batch, sends each over the endpoint's keep-alive pool, and records
+ * what finished — outcomes, next attempts, released events and the jobs' completion — in one
+ * transaction per batch (ADR 0018). pg-boss still stores, hands out (SKIP LOCKED), expires and retries
+ * the jobs; this loop replaces `boss.work()`, which fetches, runs and completes one batch at a time per
+ * loop (a slow endpoint's job would hold the others of its batch) and completes each job on its own
+ * connection, outside the transaction that records it.
+ *
+ * Per-endpoint cap: each fetch asks pg-boss for jobs of endpoints with fewer than `perEndpoint` active
+ * jobs (`groupConcurrency`, the endpoint is the job's group), and a job stays active until the
+ * transaction that records its outcome commits. One fetch runs at a time in a process, so within a
+ * process an endpoint never has more than `perEndpoint` attempts in flight, however slow it is, and
+ * the other endpoints keep the remaining slots. (Fetches of several processes can overlap and each
+ * see a free slot: across N processes the bound is N × perEndpoint.)
+ *
+ * When it fetches: at once while jobs come back and slots are free; woken when the relay or a
+ * recording enqueued jobs in this process (wakeDeliveryWorker, jobs.ts) or a slot freed up; otherwise
+ * every `pollingIntervalMs` (retries whose time has come, jobs enqueued by other processes).
+ */
+import { sql } from 'drizzle-orm';
+import { fromDrizzle, type Job, type PgBoss } from 'pg-boss';
+import { log } from '@/lib/log';
+import { sendAttempt, type AttemptOptions } from './attempt-delivery';
+import { claimDeliveries } from './claim-deliveries';
+import { endpointAgent } from './endpoint-agents';
+import { DELIVERY_QUEUE, setDeliveryWorkerWake, type DeliveryJobData } from './jobs';
+import { recordOutcomes, type SentAttempt } from './record-outcomes';
+
+/** Jobs fetched per statement, at most. */
+const FETCH_BATCH = 50;
+/** Outcomes recorded per transaction, at most. */
+const RECORD_BATCH = 250;
+/** A failed recording is tried again this many times before its jobs are left to expire. */
+const RECORD_TRIES = 3;
+
+export interface DeliveryWorkerOptions {
+  boss: PgBoss;
+  /** Attempts in flight in this process (fetched and not yet recorded). */
+  concurrency: number;
+  /** Attempts in flight per endpoint. */
+  perEndpoint: number;
+  pollingIntervalMs: number;
+  attempt?: AttemptOptions;
+}
+
+export interface DeliveryWorker {
+  /** Stops fetching, waits for the attempts in flight to be sent and recorded (up to `timeoutMs`). */
+  stop(timeoutMs: number): Promise<void>;
+}
+
+type DeliveryJob = Job<DeliveryJobData>;
+
+interface Finished {
+  job: DeliveryJob;
+  /** null: nothing was sent (a duplicate or finished attempt): only the job completes. */
+  sent: SentAttempt | null;
+}
+
+export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const { boss, concurrency, perEndpoint, pollingIntervalMs } = options;
+  let stopped = false;
+  /** Jobs fetched and not yet completed or failed. */
+  let active = 0;
+  let woken = false;
+  let wakeSleeper: (() => void) | undefined;
+  const sending = new Set<Promise<void>>();
+  const toRecord: Finished[] = [];
+  let recording: Promise<void> | undefined;
+
+  const wake = () => {
+    woken = true;
+    wakeSleeper?.();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (woken || stopped) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeSleeper = undefined;
+        resolve();
+      }
+      wakeSleeper = done;
+    });
+
+  async function fetchLoop(): Promise<void> {
+    while (!stopped) {
+      const room = concurrency - active;
+      if (room <= 0) {
+        await sleep(pollingIntervalMs);
+        woken = false;
+        continue;
+      }
+      woken = false;
+      let jobs: DeliveryJob[];
+      try {
+        jobs = await boss.fetch<DeliveryJobData>(DELIVERY_QUEUE, { batchSize: Math.min(room, FETCH_BATCH), groupConcurrency: perEndpoint });
+      } catch (error) {
+        if (!stopped) log.error('webhook job fetch failed', { error });
+        await sleep(pollingIntervalMs);
+        continue;
+      }
+      if (jobs.length === 0) {
+        await sleep(pollingIntervalMs);
+        continue;
+      }
+      active += jobs.length;
+      await runJobs(jobs);
+    }
+  }
+
+  /** Claims the batch and starts its requests; returns once they are under way. */
+  async function runJobs(jobs: DeliveryJob[]): Promise<void> {
+    const jobOf = new Map<string, DeliveryJob>();
+    const duplicates: DeliveryJob[] = [];
+    for (const job of jobs) {
+      if (jobOf.has(job.data.deliveryId)) duplicates.push(job);
+      else jobOf.set(job.data.deliveryId, job);
+    }
+    let claim: Awaited<ReturnType<typeof claimDeliveries>>;
+    try {
+      claim = await claimDeliveries([...jobOf.keys()]);
+    } catch (error) {
+      log.error('claiming webhook attempts failed', { error });
+      await failJobs(jobs, 'claim failed');
+      return;
+    }
+    // A fresh claim elsewhere may be a dead worker's: pg-boss retries the job after its delay.
+    await failJobs(
+      claim.busy.map((id) => jobOf.get(id)!),
+      'the attempt is being sent by another worker',
+    );
+    finish([...duplicates, ...claim.skipped.map((id) => jobOf.get(id)!)].map((job) => ({ job, sent: null })));
+    for (const claimed of claim.claimed) {
+      const job = jobOf.get(claimed.delivery.id)!;
+      const agent = endpointAgent(claimed.endpoint.id, claimed.endpoint.url, perEndpoint);
+      const send: Promise<void> = sendAttempt(claimed, { ...options.attempt, agent })
+        .then((sent) => finish([{ job, sent }]))
+        .catch((error: unknown) => {
+          // sendAttempt does not throw for HTTP outcomes; this is a bug or a bad secret. The claim
+          // lapses and pg-boss retries the job.
+          log.error('webhook attempt failed', { deliveryId: claimed.delivery.id, error });
+          return failJobs([job], 'attempt failed');
+        })
+        .finally(() => sending.delete(send));
+      sending.add(send);
+    }
+  }
+
+  async function failJobs(jobs: DeliveryJob[], message: string): Promise<void> {
+    if (jobs.length === 0) return;
+    try {
+      await boss.fail(
+        DELIVERY_QUEUE,
+        jobs.map((job) => ({ id: job.id, retryCount: job.retryCount })),
+        { message },
+      );
+    } catch (error) {
+      log.error('failing webhook jobs failed', { error });
+    }
+    active -= jobs.length;
+    wake();
+  }
+
+  function finish(finished: Finished[]): void {
+    if (finished.length === 0) return;
+    toRecord.push(...finished);
+    recording ??= recordLoop().finally(() => {
+      recording = undefined;
+      // Pushed after the loop's last check.
+      if (toRecord.length) finish([]);
+    });
+  }
+
+  /** One transaction at a time; whatever finished meanwhile goes into the next. */
+  async function recordLoop(): Promise<void> {
+    while (toRecord.length) {
+      const batch = toRecord.splice(0, RECORD_BATCH);
+      await recordBatch(batch);
+      active -= batch.length;
+      wake();
+    }
+  }
+
+  async function recordBatch(batch: Finished[]): Promise<void> {
+    const sent = batch.flatMap((item) => (item.sent ? [item.sent] : []));
+    const jobs = batch.map((item) => ({ id: item.job.id, retryCount: item.job.retryCount }));
+    for (let tryNumber = 1; ; tryNumber++) {
+      try {
+        await recordOutcomes(sent, {
+          ...(options.attempt?.retryDelay ? { retryDelay: options.attempt.retryDelay } : {}),
+          inTransaction: async (tx) => {
+            await boss.complete(DELIVERY_QUEUE, jobs, null, { db: fromDrizzle(tx, sql) });
+          },
+        });
+        return;
+      } catch (error) {
+        if (tryNumber >= RECORD_TRIES) {
+          // The jobs stay active until pg-boss expires and retries them; the claims lapse after the
+          // lease and the attempts go out again (receivers deduplicate on webhook-id).
+          log.error('recording webhook attempts failed', { attempts: batch.length, error });
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50 * tryNumber));
+      }
+    }
+  }
+
+  setDeliveryWorkerWake(wake);
+  const loop = fetchLoop().catch((error: unknown) => log.error('webhook delivery worker stopped', { error }));
+
+  return {
+    async stop(timeoutMs) {
+      stopped = true;
+      setDeliveryWorkerWake(undefined);
+      wake();
+      const drained = (async () => {
+        await loop;
+        await Promise.allSettled([...sending]);
+        while (recording) await recording;
+      })();
+      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+    },
+  };
+}
