@@ -1,0 +1,34 @@
+/**
+ * `fulfilment.succeeded` / `fulfilment.failed`, recorded in the transaction of the change like every
+ * event (lib/webhooks/emit.ts): data.fulfilment as it is after the change, data.charge the charge.
+ */
+import { eq } from 'drizzle-orm';
+import { listChargePayments } from '@/lib/charges/get-charge';
+import { serializeCharge } from '@/lib/charges/serialize';
+import type { DbOrTx } from '@/lib/db/client';
+import { charges, fulfilments, webhookEvents } from '@/lib/db/schema';
+import { newId } from '@/lib/ids';
+import type { WebhookEventType } from '@/lib/webhooks/event-types';
+import type { WebhookEventPayload } from '@/lib/webhooks/schemas';
+import { loadFulfilment } from './serialize';
+
+export async function emitFulfilmentEvent(
+  tx: DbOrTx,
+  input: { fulfilmentId: string; type: Extract<WebhookEventType, `fulfilment.${string}`> },
+): Promise<void> {
+  const fulfilment = await loadFulfilment(tx, input.fulfilmentId);
+  if (!fulfilment) throw new Error(`fulfilment ${input.fulfilmentId} does not exist`);
+  const [row] = await tx.select({ charge: charges }).from(fulfilments).innerJoin(charges, eq(charges.id, fulfilments.chargeId)).where(eq(fulfilments.id, input.fulfilmentId));
+  const charge = row!.charge;
+  const id = newId('webhookEvent');
+  const createdAt = new Date();
+  const payload: WebhookEventPayload = {
+    id,
+    object: 'event',
+    type: input.type,
+    mode: charge.mode,
+    createdAt: createdAt.toISOString(),
+    data: { charge: serializeCharge(charge, undefined, await listChargePayments(tx, charge.id)), fulfilment },
+  };
+  await tx.insert(webhookEvents).values({ id, merchantId: charge.merchantId, mode: charge.mode, type: input.type, chargeId: charge.id, payload, createdAt });
+}
