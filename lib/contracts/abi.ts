@@ -77,7 +77,9 @@ export function parseUploadedAbi(text: string): AbiFunction[] {
     try {
       toFunctionSelector(fn);
     } catch {
-      throw new AppError('invalid_abi', `The ABI’s function ${fn.name} has a parameter type that is not a Solidity type.`, { param: 'abi' });
+      throw new AppError('invalid_abi', `The ABI’s function ${fn.name} has a parameter type that is not a Solidity type.`, {
+        param: 'abi',
+      });
     }
   }
   if (!functions.length) throw new AppError('invalid_abi', 'The ABI has no functions.', { param: 'abi' });

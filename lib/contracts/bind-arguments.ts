@@ -81,7 +81,9 @@ export function checkBindings(fn: AbiFunction, bindings: ArgumentBinding[]): voi
       try {
         convert(param, binding.value);
       } catch (error) {
-        throw new AppError('argument_not_bindable', `${paramName(param, index)}: ${(error as Error).message}`, { param: `bindings.${index}` });
+        throw new AppError('argument_not_bindable', `${paramName(param, index)}: ${(error as Error).message}`, {
+          param: `bindings.${index}`,
+        });
       }
     }
   });
@@ -123,7 +125,8 @@ export function bindArguments(input: {
 function rawValue(binding: ArgumentBinding, charge: Pick<ChargeRow, 'items' | 'metadata' | 'toAddress'>, recipient: string | null): string {
   switch (binding.source) {
     case 'recipient':
-      if (!recipient) throw new Error('the charge has no toAddress and its payer cannot be told (several senders); set toAddress on such charges');
+      if (!recipient)
+        throw new Error('the charge has no toAddress and its payer cannot be told (several senders); set toAddress on such charges');
       return recipient;
     case 'quantity':
       return String(charge.items.reduce((sum, item) => sum + item.quantity, 0));

@@ -18,7 +18,11 @@ export async function emitFulfilmentEvent(
 ): Promise<void> {
   const fulfilment = await loadFulfilment(tx, input.fulfilmentId);
   if (!fulfilment) throw new Error(`fulfilment ${input.fulfilmentId} does not exist`);
-  const [row] = await tx.select({ charge: charges }).from(fulfilments).innerJoin(charges, eq(charges.id, fulfilments.chargeId)).where(eq(fulfilments.id, input.fulfilmentId));
+  const [row] = await tx
+    .select({ charge: charges })
+    .from(fulfilments)
+    .innerJoin(charges, eq(charges.id, fulfilments.chargeId))
+    .where(eq(fulfilments.id, input.fulfilmentId));
   const charge = row!.charge;
   const id = newId('webhookEvent');
   const createdAt = new Date();
@@ -30,5 +34,7 @@ export async function emitFulfilmentEvent(
     createdAt: createdAt.toISOString(),
     data: { charge: serializeCharge(charge, undefined, await listChargePayments(tx, charge.id)), fulfilment },
   };
-  await tx.insert(webhookEvents).values({ id, merchantId: charge.merchantId, mode: charge.mode, type: input.type, chargeId: charge.id, payload, createdAt });
+  await tx
+    .insert(webhookEvents)
+    .values({ id, merchantId: charge.merchantId, mode: charge.mode, type: input.type, chargeId: charge.id, payload, createdAt });
 }

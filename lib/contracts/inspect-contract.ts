@@ -43,7 +43,11 @@ export function chainClient(chain: ChainName): PublicClient {
   return client;
 }
 
-export async function inspectContract(input: { chain: ChainName; address: Address; uploadedAbi?: AbiFunction[] }): Promise<InspectedContract> {
+export async function inspectContract(input: {
+  chain: ChainName;
+  address: Address;
+  uploadedAbi?: AbiFunction[];
+}): Promise<InspectedContract> {
   const client = chainClient(input.chain);
   const chainName = CHAINS[input.chain].displayName;
   const unreachable = () => new AppError('chain_unavailable', `${chainName} is not reachable right now. Try again shortly.`);

@@ -35,15 +35,44 @@ export async function listContracts(input: { userId: string; merchantId: string;
 }
 
 /** Pauses or resumes a rule (a paused rule arms no fulfilment for charges that succeed meanwhile). */
-export async function setRuleEnabled(input: { userId: string; merchantId: string; mode: ApiKeyMode; ruleId: string; enabled: boolean }): Promise<void> {
+export async function setRuleEnabled(input: {
+  userId: string;
+  merchantId: string;
+  mode: ApiKeyMode;
+  ruleId: string;
+  enabled: boolean;
+}): Promise<void> {
   await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'contracts.manage' });
     const [rule] = await tx
       .update(fulfilmentRules)
       .set({ enabled: input.enabled })
-      .where(and(eq(fulfilmentRules.id, input.ruleId), eq(fulfilmentRules.merchantId, input.merchantId), eq(fulfilmentRules.mode, input.mode)))
+      .where(
+        and(eq(fulfilmentRules.id, input.ruleId), eq(fulfilmentRules.merchantId, input.merchantId), eq(fulfilmentRules.mode, input.mode)),
+      )
       .returning({ id: fulfilmentRules.id });
     if (!rule) throw new AppError('not_found', `No fulfilment rule ${input.ruleId}.`);
-    await recordAudit(tx, { actor, action: input.enabled ? 'fulfilment_rule.enable' : 'fulfilment_rule.disable', targetId: rule.id, mode: input.mode });
+    await recordAudit(tx, {
+      actor,
+      action: input.enabled ? 'fulfilment_rule.enable' : 'fulfilment_rule.disable',
+      targetId: rule.id,
+      mode: input.mode,
+    });
   });
+}
+
+/** The rules of a merchant's mode, for the charge page's "Fulfil now" (the member was authorised by the page). */
+export async function listChargeRules(input: { merchantId: string; mode: ApiKeyMode }): Promise<{ id: string; label: string }[]> {
+  const rows = await getDb()
+    .select({
+      id: fulfilmentRules.id,
+      fn: fulfilmentRules.functionSignature,
+      address: merchantContracts.address,
+      chain: merchantContracts.chain,
+    })
+    .from(fulfilmentRules)
+    .innerJoin(merchantContracts, eq(merchantContracts.id, fulfilmentRules.contractId))
+    .where(and(eq(fulfilmentRules.merchantId, input.merchantId), eq(fulfilmentRules.mode, input.mode)))
+    .orderBy(asc(fulfilmentRules.createdAt));
+  return rows.map((row) => ({ id: row.id, label: `${row.fn} on ${row.chain} ${row.address}` }));
 }

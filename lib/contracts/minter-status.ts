@@ -23,7 +23,10 @@ const viewsAbi = parseAbi([
   'function owner() view returns (address)',
 ]);
 
-export async function readMinterStatus(contract: Pick<MerchantContractRow, 'chain' | 'address' | 'interfaces'>, wallet: string): Promise<MinterStatus> {
+export async function readMinterStatus(
+  contract: Pick<MerchantContractRow, 'chain' | 'address' | 'interfaces'>,
+  wallet: string,
+): Promise<MinterStatus> {
   const address = contract.address as Address;
   const account = getAddress(wallet);
   let client;
@@ -34,7 +37,8 @@ export async function readMinterStatus(contract: Pick<MerchantContractRow, 'chai
   }
   const read = <T>(call: () => Promise<T>) => call().catch(() => undefined);
   const role =
-    (await read(() => client.readContract({ address, abi: viewsAbi, functionName: 'MINTER_ROLE' }))) ?? keccak256(stringToHex('MINTER_ROLE'));
+    (await read(() => client.readContract({ address, abi: viewsAbi, functionName: 'MINTER_ROLE' }))) ??
+    keccak256(stringToHex('MINTER_ROLE'));
   const hasRole = await read(() => client.readContract({ address, abi: viewsAbi, functionName: 'hasRole', args: [role, account] }));
   if (hasRole !== undefined || contract.interfaces.includes('access_control')) {
     return {
@@ -47,7 +51,11 @@ export async function readMinterStatus(contract: Pick<MerchantContractRow, 'chai
   if (isMinter !== undefined) return { mechanism: 'is_minter', held: isMinter, howToGrant: `Make ${account} a minter of the contract.` };
   const owner = await read(() => client.readContract({ address, abi: viewsAbi, functionName: 'owner' }));
   if (owner !== undefined) {
-    return { mechanism: 'owner', held: getAddress(owner) === account, howToGrant: `Transfer the contract’s ownership to ${account}, or give it a minter role.` };
+    return {
+      mechanism: 'owner',
+      held: getAddress(owner) === account,
+      howToGrant: `Transfer the contract’s ownership to ${account}, or give it a minter role.`,
+    };
   }
   return { mechanism: 'unknown', held: null, howToGrant: `Allow ${account} to call the rule’s function.` };
 }

@@ -31,7 +31,9 @@ export async function registerContract(input: {
   const { chain, label } = parsed.data;
   const info = CHAINS[chain];
   if (info.family !== 'evm') {
-    throw new AppError('unsupported_chain', `Contracts can be registered on EVM networks; ${info.displayName} is not one.`, { param: 'chain' });
+    throw new AppError('unsupported_chain', `Contracts can be registered on EVM networks; ${info.displayName} is not one.`, {
+      param: 'chain',
+    });
   }
   if (info.isTestnet !== (input.mode === 'test')) {
     throw new AppError(
@@ -66,7 +68,15 @@ export async function registerContract(input: {
     };
     const [row] = await tx
       .insert(merchantContracts)
-      .values({ id: newId('merchantContract'), merchantId: input.merchantId, mode: input.mode, chain, address, createdBy: `member:${input.userId}`, ...values })
+      .values({
+        id: newId('merchantContract'),
+        merchantId: input.merchantId,
+        mode: input.mode,
+        chain,
+        address,
+        createdBy: `member:${input.userId}`,
+        ...values,
+      })
       .onConflictDoUpdate({
         target: [merchantContracts.merchantId, merchantContracts.mode, merchantContracts.chain, merchantContracts.address],
         set: { ...values, updatedAt: new Date() },

@@ -51,12 +51,21 @@ export async function retryFulfilment(input: MemberInput & { fulfilmentId: strin
       type: 'charge.fulfilment_retried',
       data: { fulfilmentId: row.id, previousFailure: row.failureReason },
     });
-    await recordAudit(tx, { actor, action: 'fulfilment.retry', targetId: row.id, mode: input.mode, data: { chargeId: row.chargeId }, ip: input.ip });
+    await recordAudit(tx, {
+      actor,
+      action: 'fulfilment.retry',
+      targetId: row.id,
+      mode: input.mode,
+      data: { chargeId: row.chargeId },
+      ip: input.ip,
+    });
   });
   return startFulfilment(input.fulfilmentId);
 }
 
-export async function fulfilChargeNow(input: MemberInput & { chargeId: string; ruleId: string }): Promise<{ fulfilmentId: string; outcome: StartOutcome }> {
+export async function fulfilChargeNow(
+  input: MemberInput & { chargeId: string; ruleId: string },
+): Promise<{ fulfilmentId: string; outcome: StartOutcome }> {
   const fulfilmentId = newId('fulfilment');
   await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'contracts.manage' });
@@ -66,13 +75,17 @@ export async function fulfilChargeNow(input: MemberInput & { chargeId: string; r
       .where(and(eq(charges.id, input.chargeId), eq(charges.merchantId, input.merchantId), eq(charges.mode, input.mode)));
     if (!charge) throw new AppError('not_found', `No charge ${input.chargeId}.`, { param: 'chargeId' });
     if (charge.status !== 'succeeded') {
-      throw new AppError('invalid_request', `This charge is ${charge.status}: only succeeded charges are fulfilled.`, { param: 'chargeId' });
+      throw new AppError('invalid_request', `This charge is ${charge.status}: only succeeded charges are fulfilled.`, {
+        param: 'chargeId',
+      });
     }
     const [rule] = await tx
       .select({ rule: fulfilmentRules, contract: merchantContracts })
       .from(fulfilmentRules)
       .innerJoin(merchantContracts, eq(merchantContracts.id, fulfilmentRules.contractId))
-      .where(and(eq(fulfilmentRules.id, input.ruleId), eq(fulfilmentRules.merchantId, input.merchantId), eq(fulfilmentRules.mode, input.mode)));
+      .where(
+        and(eq(fulfilmentRules.id, input.ruleId), eq(fulfilmentRules.merchantId, input.merchantId), eq(fulfilmentRules.mode, input.mode)),
+      );
     if (!rule) throw new AppError('not_found', `No fulfilment rule ${input.ruleId} in this mode.`, { param: 'ruleId' });
     if (rule.contract.chain !== charge.chain) {
       throw new AppError(

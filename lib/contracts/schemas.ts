@@ -19,11 +19,7 @@ export const argumentBindingSchema = z.discriminatedUnion('source', [
   z.object({ source: z.literal('item'), field: z.enum(['name', 'quantity', 'amount']) }),
   z.object({
     source: z.literal('metadata'),
-    key: z
-      .string()
-      .trim()
-      .min(1, 'name the metadata key')
-      .max(40, 'metadata keys are at most 40 characters'),
+    key: z.string().trim().min(1, 'name the metadata key').max(40, 'metadata keys are at most 40 characters'),
   }),
   z.object({ source: z.literal('value'), value: z.string().max(500) }),
 ]);

@@ -16,14 +16,7 @@
  * for the merchant's retry.
  */
 import { and, eq, lte, sql } from 'drizzle-orm';
-import {
-  BaseError,
-  ContractFunctionRevertedError,
-  encodeFunctionData,
-  parseAbi,
-  type Address,
-  type PublicClient,
-} from 'viem';
+import { BaseError, ContractFunctionRevertedError, encodeFunctionData, parseAbi, type Address, type PublicClient } from 'viem';
 import { CHAINS, nativeToken, type ChainName } from '@/lib/chains/registry';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
@@ -266,5 +259,8 @@ export async function recordFulfilmentEnd(
       ...(outcome.reason ? { reason: outcome.reason } : {}),
     },
   });
-  await emitFulfilmentEvent(tx, { fulfilmentId: row.id, type: outcome.status === 'succeeded' ? 'fulfilment.succeeded' : 'fulfilment.failed' });
+  await emitFulfilmentEvent(tx, {
+    fulfilmentId: row.id,
+    type: outcome.status === 'succeeded' ? 'fulfilment.succeeded' : 'fulfilment.failed',
+  });
 }

@@ -36,7 +36,10 @@ export const merchantContracts = pgTable(
     symbol: text('symbol'),
     decimals: integer('decimals'),
     /** Detected interfaces: erc165, erc721, erc1155, erc1155_metadata, erc721_metadata, access_control, erc20. */
-    interfaces: text('interfaces').array().notNull().default(sql`'{}'::text[]`),
+    interfaces: text('interfaces')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** State-changing functions a rule may call: from the uploaded ABI, or the known ones found in the bytecode. */
     functions: jsonb('functions').$type<AbiFunction[]>().notNull(),
     /** The ABI the merchant uploaded, when they did. */
@@ -79,7 +82,10 @@ export const fulfilmentRules = pgTable(
     functionSignature: text('function_signature').notNull(),
     functionAbi: jsonb('function_abi').$type<AbiFunction>().notNull(),
     bindings: jsonb('bindings').$type<ArgumentBinding[]>().notNull(),
-    requiredMetadataKeys: text('required_metadata_keys').array().notNull().default(sql`'{}'::text[]`),
+    requiredMetadataKeys: text('required_metadata_keys')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     enabled: boolean('enabled').notNull().default(true),
     createdBy: text('created_by').notNull(),
     ...timestamps,
