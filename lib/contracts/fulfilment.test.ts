@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { and, eq } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import gameItemsArtifact from '@/lib/chains/artifacts/GameItems.json' with { type: 'json' };
 import nativeForwarderArtifact from '@/lib/chains/artifacts/NativeForwarder.json' with { type: 'json' };
@@ -137,7 +137,8 @@ function runScript(script: string, args: string[]): Promise<{ signal: NodeJS.Sig
   return new Promise((resolve) => child.on('exit', (_code, signal) => resolve({ signal, output })));
 }
 
-beforeAll(async () => {
+// A merchant per test: a merchant's rules apply to all its charges.
+beforeEach(async () => {
   merchant = await newMerchant();
   developer = await newUser();
   await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: developer, role: 'developer' });
@@ -276,7 +277,7 @@ describe('fulfilling a succeeded charge', () => {
     expect(event!.payload).toMatchObject({
       type: 'fulfilment.succeeded',
       data: {
-        charge: { chargeId },
+        charge: { id: chargeId, status: 'succeeded' },
         fulfilment: {
           status: 'succeeded',
           function: 'mint(address,uint256,uint256)',
