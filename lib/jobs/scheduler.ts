@@ -21,6 +21,7 @@ import { pollSolana } from '@/lib/payments/solana/watch-solana';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { convertSwapFunding } from '@/lib/swap/convert-swap-funding';
 import { startDueFulfilments } from '@/lib/contracts/start-fulfilments';
+import { payChargesFromDeliveredOrders } from '@/lib/onramp/pay-charge-from-order';
 import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
 
 interface Task {
@@ -41,6 +42,8 @@ const TASKS: Task[] = [
   { name: 'convert-swap-funding', everyMs: 5_000, run: () => convertSwapFunding() },
   // Contracts tab: succeeded charges' fulfilments (armed by the database) become contract calls of the engine.
   { name: 'start-fulfilments', everyMs: 3_000, run: () => startDueFulfilments() },
+  // Card payments below the provider's minimum: the delivered minimum pays its charge from the buyer's wallet.
+  { name: 'pay-charges-from-orders', everyMs: 3_000, run: () => payChargesFromDeliveredOrders() },
   { name: 'fail-underpaid-charges', everyMs: 10_000, run: () => getDb().transaction((tx) => failUnderpaidCharges(tx)) },
   // One watcher per EVM chain that has an RPC URL (configured or local).
   ...EVM_CHAIN_NAMES.map((chain): Task => ({
