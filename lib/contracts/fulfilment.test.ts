@@ -11,6 +11,7 @@ import { createPublicClient, createWalletClient, erc20Abi, http, type Address, t
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import gameBadgesArtifact from '@/lib/chains/artifacts/GameBadges.json' with { type: 'json' };
 import gameItemsArtifact from '@/lib/chains/artifacts/GameItems.json' with { type: 'json' };
 import nativeForwarderArtifact from '@/lib/chains/artifacts/NativeForwarder.json' with { type: 'json' };
 import { CHAINS } from '@/lib/chains/registry';
@@ -59,6 +60,15 @@ async function deployGameItems(minter?: Address): Promise<Address> {
     args: ['Demo items', 'ITEM', 'https://game.example/items/{id}.json', localMinterAccount.address],
   });
   if (minter) await grantMinter(address, minter);
+  return address;
+}
+
+/** A GameBadges ERC-721 (safeMint(to), ids from 1) at a fresh address; `minter` gets MINTER_ROLE. */
+async function deployGameBadges(minter: Address): Promise<Address> {
+  const address = await plant(gameBadgesArtifact.deployedBytecode);
+  await send(localMinterAccount, { address, abi: gameBadgesArtifact.abi, functionName: 'initialize', args: [localMinterAccount.address] });
+  const role = (await client().readContract({ address, abi: gameBadgesArtifact.abi, functionName: 'MINTER_ROLE' })) as Hex;
+  await send(localMinterAccount, { address, abi: gameBadgesArtifact.abi, functionName: 'grantRole', args: [role, minter] });
   return address;
 }
 
@@ -159,6 +169,38 @@ describe('registering a contract', () => {
     const after = await listContracts(live());
     expect(after.serviceWallet).toBe(serviceWallet);
     expect(after.contracts.find((c) => c.id === row.id)!.minter.held).toBe(true);
+  });
+
+  it('reads an ERC-721 by its ERC-165 interfaces; a safeMint(to) rule mints one token to the payer', async () => {
+    const badges = await deployGameBadges(serviceWallet);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: badges } });
+    expect(contract).toMatchObject({ kind: 'erc721', name: 'Game badges', symbol: 'BADGE', decimals: null, hasUploadedAbi: false });
+    expect(contract.interfaces).toEqual(expect.arrayContaining(['erc165', 'erc721', 'erc721_metadata', 'access_control']));
+    expect(contract.functions.map((fn) => `${fn.name}(${fn.inputs.map((i) => i.type).join(',')})`)).toEqual(['safeMint(address)']);
+    expect((await listContracts(live())).contracts.find((c) => c.id === contract.id)!.minter).toMatchObject({ held: true });
+
+    const unbindable = await appError(
+      createFulfilmentRule({
+        ...live(),
+        values: { contractId: contract.id, function: 'safeMint(address)', bindings: [{ source: 'quantity' }] },
+      }),
+    );
+    expect(unbindable).toMatchObject({ code: 'argument_not_bindable', param: 'bindings.0' });
+    await createFulfilmentRule({
+      ...live(),
+      values: { contractId: contract.id, function: 'safeMint(address)', bindings: [{ source: 'recipient' }] },
+    });
+
+    const payer = await freshPayer();
+    const chargeId = await createCharge({ items: [{ name: 'Founder badge', amount: '1', quantity: 1 }] });
+    await payOnChain(chargeId, payer, 1_000_000n);
+    await settleCharge(chargeId);
+    const [done] = await runUntilSettled(chargeId);
+    expect(done).toMatchObject({ status: 'succeeded', recipient: payer.address, args: [payer.address] });
+    const read = (functionName: string, args: unknown[]) =>
+      client().readContract({ address: badges, abi: gameBadgesArtifact.abi, functionName, args });
+    expect(await read('balanceOf', [payer.address])).toBe(1n);
+    expect(await read('ownerOf', [1n])).toBe(payer.address);
   });
 
   it('reads an ERC-20’s name, symbol and decimals', async () => {
