@@ -2,7 +2,8 @@
  * Arguments of a rule's function, bound from a succeeded charge:
  *
  *   recipient          the charge's toAddress, else the address that paid it        → address
- *   quantity           the total quantity of the charge's items                     → uint / int
+ *   quantity           the total quantity of the charge's items (1 for a charge      → uint / int
+ *                      without items: one purchase, never a mint of 0)
  *   item.<field>       a field of the charge's item (name, quantity, amount); a      → uint / int / string
  *                      charge with several items cannot say which one is meant
  *   metadata.<key>     a value of the charge's metadata (createCharge `metadata`)    → any simple type
@@ -129,7 +130,7 @@ function rawValue(binding: ArgumentBinding, charge: Pick<ChargeRow, 'items' | 'm
         throw new Error('the charge has no toAddress and its payer cannot be told (several senders); set toAddress on such charges');
       return recipient;
     case 'quantity':
-      return String(charge.items.reduce((sum, item) => sum + item.quantity, 0));
+      return charge.items.length ? String(charge.items.reduce((sum, item) => sum + item.quantity, 0)) : '1';
     case 'item': {
       if (charge.items.length !== 1) {
         throw new Error(
