@@ -433,5 +433,5 @@ describe('fulfilling a succeeded charge', () => {
       .from(outboundTransfers)
       .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'fulfilment')));
     expect(calls).toHaveLength(1);
-  });
+  }, 90_000); // spawns worker processes: slow on a loaded 2-core machine
 });
