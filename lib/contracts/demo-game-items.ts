@@ -16,7 +16,7 @@ import { createFulfilmentRule } from './create-rule';
 import { registerContract } from './register-contract';
 
 /** A fixed address nobody holds a key for (as the swap on-ramp's local contracts). */
-export const DEMO_GAME_ITEMS_ADDRESS: Address = getAddress(slice(keccak256(stringToHex('chargeport:local-polygon:GameItems')), 12));
+const DEMO_GAME_ITEMS_ADDRESS: Address = getAddress(slice(keccak256(stringToHex('chargeport:local-polygon:GameItems')), 12));
 
 export async function provisionDemoGameItems(input: { url: string }): Promise<Address> {
   const transport = http(input.url);

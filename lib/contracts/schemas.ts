@@ -11,9 +11,8 @@ export const registerContractInputSchema = z.object({
   /** The ABI JSON, for contracts Chargeport does not recognise (or to offer all of their functions). */
   abi: z.string().max(600_000).optional(),
 });
-export type RegisterContractInput = z.infer<typeof registerContractInputSchema>;
 
-export const argumentBindingSchema = z.discriminatedUnion('source', [
+const argumentBindingSchema = z.discriminatedUnion('source', [
   z.object({ source: z.literal('recipient') }),
   z.object({ source: z.literal('quantity') }),
   z.object({ source: z.literal('item'), field: z.enum(['name', 'quantity', 'amount']) }),
@@ -30,7 +29,6 @@ export const createRuleInputSchema = z.object({
   function: z.string().trim().min(1, 'Choose the function to call.').max(500),
   bindings: z.array(argumentBindingSchema).max(16),
 });
-export type CreateRuleInput = z.infer<typeof createRuleInputSchema>;
 
 export const fulfilmentSchema = z
   .object({

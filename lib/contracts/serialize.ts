@@ -13,7 +13,7 @@ import {
 } from '@/lib/db/schema';
 import type { FulfilmentResource } from './schemas';
 
-export function serializeFulfilment(
+function serializeFulfilment(
   row: FulfilmentRow,
   rule: Pick<FulfilmentRuleRow, 'functionSignature'>,
   contract: Pick<MerchantContractRow, 'chain' | 'address'>,

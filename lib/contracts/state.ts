@@ -19,7 +19,7 @@ const TRANSITIONS: Readonly<Record<FulfilmentStatus, readonly FulfilmentStatus[]
   failed: ['pending'],
 };
 
-export function canTransition(from: FulfilmentStatus, to: FulfilmentStatus): boolean {
+function canTransition(from: FulfilmentStatus, to: FulfilmentStatus): boolean {
   return TRANSITIONS[from].includes(to);
 }
 

@@ -46,7 +46,7 @@ import { emitPaymentFailed } from '@/lib/webhooks/emit';
 export type OrderPaymentOutcome = 'submitted' | 'not_delivered' | 'not_payable' | 'busy';
 
 /** Completed charge_minimum orders whose delivery is confirmed on chain and that have not paid their charge yet. */
-export async function ordersReadyToPay(limit = 20): Promise<string[]> {
+async function ordersReadyToPay(limit = 20): Promise<string[]> {
   const rows = await getDb()
     .select({ id: onrampOrders.id })
     .from(onrampOrders)
@@ -85,7 +85,7 @@ export async function payChargeFromOrder(orderId: string): Promise<OrderPaymentO
 }
 
 /** Step 1: check, read the chain, then record under the locks (nothing is broadcast here). */
-export async function recordOrderPayment(orderId: string): Promise<{ outcome: OrderPaymentOutcome; recorded?: RecordedTransfer }> {
+async function recordOrderPayment(orderId: string): Promise<{ outcome: OrderPaymentOutcome; recorded?: RecordedTransfer }> {
   const [order] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, orderId));
   if (
     !order ||
