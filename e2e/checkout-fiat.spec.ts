@@ -95,10 +95,19 @@ test.describe('paying a charge by card through an on-ramp provider', () => {
     request,
     baseURL,
   }) => {
-    await signUpAndSignIn(page, uniqueEmail('card-minimum'));
     const merchant = createVerifiedMerchant('Small Items Studio');
     const charge = await createUsdcCharge(request, merchant.liveKey, '4.99');
     await inCountry(context, baseURL, 'US');
+
+    // A guest is told the rest needs an account of theirs, and is sent to sign in and back here.
+    await page.goto(charge.paymentUrl);
+    await page.getByTestId('fiat-methods').getByTestId('fiat-provider-moonpay').getByRole('radio').check();
+    const signIn = page.getByTestId('buy-minimum-sign-in');
+    await expect(signIn).toHaveText('sign in or create an account');
+    expect(decodeURIComponent((await signIn.getAttribute('href'))!)).toContain(`callbackUrl=/checkout/${charge.chargeId}`);
+    await expect(page.getByRole('button', { name: 'Buy the minimum with MoonPay' })).toBeDisabled();
+
+    await signUpAndSignIn(page, uniqueEmail('card-minimum'));
     await page.goto(charge.paymentUrl);
 
     // The provider's minimum is said, and what buying it means, before anything is bought.
