@@ -1,6 +1,8 @@
 import { expect, test, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
+import { signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant } from './admin';
 import { POLYGON_USDC } from './chain';
+import { uniqueEmail } from './outbox';
 
 async function createUsdcCharge(request: APIRequestContext, liveKey: string, amount: string) {
   const response = await request.post('/api/createCharge', {
@@ -44,7 +46,7 @@ async function payByCard(providerPage: Page, number: string) {
 }
 
 test.describe('paying a charge by card through an on-ramp provider', () => {
-  test('the provider delivers to the charge and the checkout completes; a provider whose minimum is too high says why', async ({
+  test('the provider delivers to the charge and the checkout completes; a provider whose minimum is higher says so', async ({
     page,
     context,
     request,
@@ -57,8 +59,9 @@ test.describe('paying a charge by card through an on-ramp provider', () => {
 
     const fiat = page.getByTestId('fiat-methods');
     await expect(fiat.getByTestId('fiat-provider-moonpay')).toContainText('from $20');
-    await expect(fiat.getByTestId('fiat-provider-transak')).toContainText('minimum purchase is $30, more than this payment');
-    await expect(fiat.getByTestId('fiat-provider-transak').getByRole('radio')).toBeDisabled();
+    // Transak's minimum is above the amount due: it offers its minimum instead (the journey below).
+    await expect(fiat.getByTestId('fiat-provider-transak')).toContainText('minimum $30, more than this payment');
+    await expect(fiat.getByTestId('fiat-provider-transak').getByRole('radio')).toBeEnabled();
 
     const providerPage = await startCardPayment(page, context, 'moonpay');
     await expect(providerPage.getByTestId('sandbox-token-amount')).toHaveText('25 USDC');
@@ -85,5 +88,63 @@ test.describe('paying a charge by card through an on-ramp provider', () => {
     }).toPass({ timeout: 20_000 });
     await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'pending');
     await expect(page.getByTestId('fiat-methods').getByRole('button', { name: 'Continue to Transak' })).toBeVisible();
+  });
+
+  test('below the provider’s minimum: a $4.99 charge is paid from the $20 minimum bought by card, and the rest is on the wallet’s Home', async ({
+    page,
+    context,
+    request,
+    baseURL,
+  }) => {
+    const merchant = createVerifiedMerchant('Small Items Studio');
+    const charge = await createUsdcCharge(request, merchant.liveKey, '4.99');
+    await inCountry(context, baseURL, 'US');
+
+    // A guest is told the rest needs an account of theirs, and is sent to sign in and back here.
+    await page.goto(charge.paymentUrl);
+    await page.getByTestId('fiat-methods').getByTestId('fiat-provider-moonpay').getByRole('radio').check();
+    const signIn = page.getByTestId('buy-minimum-sign-in');
+    await expect(signIn).toHaveText('sign in or create an account');
+    expect(decodeURIComponent((await signIn.getAttribute('href'))!)).toContain(`callbackUrl=/checkout/${charge.chargeId}`);
+    await expect(page.getByRole('button', { name: 'Buy the minimum with MoonPay' })).toBeDisabled();
+
+    await signUpAndSignIn(page, uniqueEmail('card-minimum'));
+    await page.goto(charge.paymentUrl);
+
+    // The provider's minimum is said, and what buying it means, before anything is bought.
+    const fiat = page.getByTestId('fiat-methods');
+    const moonpay = fiat.getByTestId('fiat-provider-moonpay');
+    await expect(moonpay).toContainText('minimum $20, more than this payment');
+    await moonpay.getByRole('radio').check();
+    const offer = fiat.getByTestId('buy-minimum');
+    await expect(offer).toContainText('MoonPay’s minimum purchase is $20, more than this payment.');
+    await expect(offer).toContainText('4.99 USDC pays this charge');
+    const remainder = (await offer.getByTestId('buy-minimum-remainder').textContent())!.trim();
+    expect(remainder).toMatch(/^\d+(\.\d+)? USDC$/);
+    const remainderAmount = remainder.split(' ')[0]!;
+    const minimum = (await offer.textContent())!.match(/Buy the minimum instead: ([\d.]+) USDC/)![1]!;
+    expect(Number(remainderAmount)).toBeGreaterThan(14);
+
+    const opened = context.waitForEvent('page');
+    await fiat.getByRole('button', { name: 'Buy the minimum with MoonPay' }).click();
+    const providerPage = await opened;
+    await providerPage.waitForURL(/\/sandbox-provider\/pay\//);
+    await expect(providerPage.getByTestId('sandbox-token-amount')).toHaveText(`${minimum} USDC`);
+    await payByCard(providerPage, '4242 4242 4242 4242');
+    await expect(providerPage.getByText(/tokens are on the way/i)).toBeVisible({ timeout: 20_000 });
+
+    // The minimum reaches the buyer's wallet, which pays the charge once; the checkout completes.
+    await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'succeeded', { timeout: 45_000 });
+
+    // The rest stays in the buyer's balance: on the wallet's Home.
+    await page.goto('/wallet');
+    const usdc = page
+      .locator('[data-testid="chain-balances"][data-chain="POLYGON"]')
+      .first()
+      .locator('[data-testid="token-row"][data-symbol="USDC"]');
+    await expect(async () => {
+      await page.reload();
+      await expect(usdc.getByTestId('token-amount')).toHaveText(remainderAmount, { timeout: 1_000 });
+    }).toPass({ timeout: 30_000 });
   });
 });

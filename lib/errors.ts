@@ -55,6 +55,15 @@ export const ERROR_STATUS = {
   refund_exceeds_refundable: 422,
   refund_destination_required: 422,
   refund_not_possible: 409,
+  contract_not_found: 422,
+  abi_required: 422,
+  invalid_abi: 422,
+  contract_exists: 409,
+  function_not_found: 422,
+  argument_not_bindable: 422,
+  contract_chain_mismatch: 422,
+  fulfilment_exists: 409,
+  fulfilment_not_retryable: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -52,6 +52,9 @@ const ID_PREFIXES = {
   onrampOrder: 'ord',
   onrampOrderEvent: 'oev',
   onrampWebhookReceipt: 'owr',
+  merchantContract: 'mct',
+  fulfilmentRule: 'ffr',
+  fulfilment: 'ful',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -105,6 +105,16 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
     say(`No demo charge: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
   });
+  // The Contracts tab's demo: a game-items ERC-1155 on the local POLYGON node, registered with a mint rule.
+  const polygonNode = stack.localChains.find((node) => node.chain === 'POLYGON');
+  const gameItems = polygonNode
+    ? await import('@/lib/contracts/demo-game-items')
+        .then(({ provisionDemoGameItems }) => provisionDemoGameItems({ url: polygonNode.url }))
+        .catch((error: unknown) => {
+          say(`No demo game items: ${error instanceof Error ? error.message : String(error)}`);
+          return undefined;
+        })
+    : undefined;
   await closeDb();
   const consumerEvm = consumerWallets.find((wallet) => wallet.family === 'evm');
   if (consumerEvm) {
@@ -121,6 +131,10 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   );
   say(`  (sign in at ${appUrl}/signin; codes arrive in ${appUrl}/dev/mailbox)`);
   if (demoCharge) say(`Demo charge, ready to pay: ${demoCharge.paymentUrl}`);
+  if (gameItems) {
+    say(`Demo game items (ERC-1155) on the local POLYGON node: ${gameItems}`);
+    say("  on the demo merchant's Contracts tab: a succeeded charge with metadata.itemId mints that item to the payer");
+  }
   if (stack.localChains.length) {
     say(`Demo payer wallet on the local chains: ${localDemoPayerAccount.address}`);
     say(`  (anvil's well-known dev account #1; import its key into a browser wallet to pay test charges)`);

@@ -5,6 +5,7 @@ import { payWithFiatAction, type FiatPayState } from '@/app/checkout/[chargeId]/
 import { Button } from '@/components/ui/button';
 import { FIAT_METHOD_LABELS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 import type { FiatPaymentOption } from '@/lib/onramp/fiat-payment-options';
+import type { MinimumPurchasePreview } from '@/lib/onramp/pay-charge-with-fiat';
 
 export interface FiatOrderStatus {
   status: string;
@@ -12,12 +13,17 @@ export interface FiatOrderStatus {
   amount: string;
   failureReason: string | null;
   checkoutUrl: string | null;
+  purpose: string;
+  chargePaymentError: string | null;
 }
 
 /**
  * "Pay with card, bank transfer, Apple Pay or Google Pay": the on-ramp providers serving the consumer's
  * country for this token. The provider delivers the amount due to the charge's deposit address, so the
- * live status above completes the charge like any other payment.
+ * live status above completes the charge like any other payment. Below a provider's minimum the buyer
+ * sees the minimum and what stays in their Chargeport balance before buying it (ADR 0019): signed in,
+ * the order buys the minimum into their wallet, which pays the charge; otherwise they sign in or create
+ * an account first.
  */
 export function FiatMethods({
   chargeId,
@@ -26,6 +32,10 @@ export function FiatMethods({
   countryName,
   tokenLabel,
   latestOrder,
+  minimumPreviews = {},
+  due,
+  signedIn = false,
+  signInUrl,
 }: {
   chargeId: string;
   popupOrigin?: string;
@@ -33,6 +43,11 @@ export function FiatMethods({
   countryName: string;
   tokenLabel: string;
   latestOrder?: FiatOrderStatus;
+  minimumPreviews?: Record<string, MinimumPurchasePreview | undefined>;
+  /** The amount due with its symbol ("4.99 USDC"). */
+  due?: string;
+  signedIn?: boolean;
+  signInUrl?: string;
 }) {
   const available = options.filter((option) => option.available);
   const [chosenProviderId, setProviderId] = useState<string>();
@@ -44,6 +59,9 @@ export function FiatMethods({
   const [state, setState] = useState<FiatPayState>({});
   const [pending, startTransition] = useTransition();
   const [popupBlocked, setPopupBlocked] = useState(false);
+  const buyMinimum = provider?.buyMinimum;
+  const preview = provider ? minimumPreviews[provider.providerId] : undefined;
+  const symbol = due?.split(' ')[1] ?? '';
 
   // The provider's tab opens on the click itself (a window opened after an await is blocked as a popup),
   // and is pointed at the provider's screen once the order exists.
@@ -111,7 +129,13 @@ export function FiatMethods({
                 <span>
                   <span className="font-medium">{option.providerName}</span>
                   {option.available ? (
-                    <span className="text-slate-500"> · from ${option.minimumUsd}</span>
+                    <span className="text-slate-500">
+                      {' '}
+                      ·{' '}
+                      {option.buyMinimum
+                        ? `minimum $${option.buyMinimum.minimumUsd}, more than this payment`
+                        : `from $${option.minimumUsd}`}
+                    </span>
                   ) : (
                     <span className="block text-xs">{option.reason}</span>
                   )}
@@ -139,8 +163,39 @@ export function FiatMethods({
                   </label>
                 ))}
               </div>
-              <Button type="submit" disabled={pending || !method}>
-                {pending ? 'Opening…' : `Continue to ${provider.providerName}`}
+              {buyMinimum && (
+                <div className="rounded-lg bg-amber-50 p-3 text-sm text-amber-950 ring-1 ring-amber-200" data-testid="buy-minimum">
+                  <p>
+                    {provider.providerName}&rsquo;s minimum purchase is ${buyMinimum.minimumUsd}, more than this payment.{' '}
+                    {preview ? (
+                      <>
+                        Buy the minimum instead: <strong>{`${preview.minimumCrypto} ${symbol}`}</strong> for{' '}
+                        {`${preview.total} ${preview.fiatCurrency}`} (fees included). <strong>{due}</strong> pays this charge and{' '}
+                        <strong data-testid="buy-minimum-remainder">{`${preview.remainder} ${symbol}`}</strong> stays in your Chargeport
+                        balance.
+                      </>
+                    ) : (
+                      <>Buy the minimum instead: this charge is paid from it and the rest stays in your Chargeport balance.</>
+                    )}
+                  </p>
+                  {!signedIn && (
+                    <p className="mt-2">
+                      The rest is kept in your own Chargeport wallet, so{' '}
+                      <a href={signInUrl} className="font-semibold underline underline-offset-4" data-testid="buy-minimum-sign-in">
+                        sign in or create an account
+                      </a>{' '}
+                      first.
+                    </p>
+                  )}
+                </div>
+              )}
+              {buyMinimum && signedIn && <input type="hidden" name="buyMinimum" value="true" />}
+              <Button type="submit" disabled={pending || !method || (!!buyMinimum && !signedIn)}>
+                {pending
+                  ? 'Opening…'
+                  : buyMinimum
+                    ? `Buy the minimum with ${provider.providerName}`
+                    : `Continue to ${provider.providerName}`}
               </Button>
             </>
           )}
@@ -171,7 +226,19 @@ function LatestOrder({ order }: { order: FiatOrderStatus }) {
   if (order.status === 'pending') {
     return (
       <p role="status" className="text-sm text-slate-700" data-testid="fiat-order-pending">
-        {order.providerName} received your payment; {order.amount} is on its way.
+        {order.providerName} received your payment; {order.amount} is on its way
+        {order.purpose === 'charge_minimum' ? ' to your Chargeport wallet, which then pays this charge' : ''}.
+      </p>
+    );
+  }
+  if (order.purpose === 'charge_minimum' && order.status === 'completed') {
+    return order.chargePaymentError ? (
+      <p role="alert" className="text-sm text-rose-700" data-testid="fiat-order-failed">
+        {order.amount} arrived in your Chargeport wallet but could not pay this charge: {order.chargePaymentError} It stays in your balance.
+      </p>
+    ) : (
+      <p role="status" className="text-sm text-slate-700" data-testid="fiat-order-delivered">
+        {order.amount} arrived in your Chargeport wallet; this charge is being paid from it.
       </p>
     );
   }

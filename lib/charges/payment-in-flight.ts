@@ -11,14 +11,16 @@
  *    charge has taken over its USDC (the conversion job is about to swap it);
  *  - fiat: an `onramp_orders` row of purpose `charge_payment`, `created` (until its start window
  *    closes) or `pending` (the provider has the money) — or `completed` while its delivery transaction
- *    has not yet been counted.
+ *    has not yet been counted; of purpose `charge_minimum` (the provider's minimum, delivered to the
+ *    buyer's wallet), likewise, and `completed` until its balance payment of the charge is recorded (from
+ *    then on that payment is the one in flight) or it has given up (`charge_payment_error`).
  *
  * While one is in flight: expiry waits (at most IN_FLIGHT_HOLD_MS past expiresAt), cancel is refused,
  * the checkout shows no way to pay, and no other payment method may start (one method at a time). Each
  * check runs after the charge's row lock is taken, so a method that commits its row under that lock is
  * always seen by the next holder.
  */
-import { and, eq, exists, gt, inArray, isNotNull, notExists, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, eq, exists, gt, inArray, isNotNull, isNull, notExists, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import { charges, onrampOrders, onrampProviders, outboundTransfers, payments, swapExecutions, type ChargeRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
@@ -82,7 +84,7 @@ function swapCondition(chargeId: ChargeRef): SQL {
 function orderCondition(chargeId: ChargeRef, now: Date): SQL {
   return and(
     eq(onrampOrders.chargeId, chargeId),
-    inArray(onrampOrders.purpose, ['charge_payment', 'swap_funding']),
+    inArray(onrampOrders.purpose, ['charge_payment', 'swap_funding', 'charge_minimum']),
     or(
       eq(onrampOrders.status, 'pending'),
       and(eq(onrampOrders.status, 'created'), gt(onrampOrders.expiresAt, now)),
@@ -91,6 +93,12 @@ function orderCondition(chargeId: ChargeRef, now: Date): SQL {
         eq(onrampOrders.purpose, 'charge_payment'),
         isNotNull(onrampOrders.deliveryTxHash),
         notCounted(onrampOrders.chargeId, onrampOrders.deliveryTxHash),
+      ),
+      and(
+        eq(onrampOrders.status, 'completed'),
+        eq(onrampOrders.purpose, 'charge_minimum'),
+        isNull(onrampOrders.chargeTransferId),
+        isNull(onrampOrders.chargePaymentError),
       ),
       and(
         eq(onrampOrders.status, 'completed'),

@@ -21,6 +21,8 @@ import { expireDueOnrampOrders } from '@/lib/onramp/orders/expire-orders';
 import { pollSolana } from '@/lib/payments/solana/watch-solana';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { convertSwapFunding } from '@/lib/swap/convert-swap-funding';
+import { startDueFulfilments } from '@/lib/contracts/start-fulfilments';
+import { payChargesFromDeliveredOrders } from '@/lib/onramp/pay-charge-from-order';
 import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
 
 interface Task {
@@ -39,6 +41,10 @@ const TASKS: Task[] = [
   { name: 'sweep-deposits', everyMs: 5_000, run: sweepDueCharges },
   // Swap on-ramp: settle swaps in flight, then swap on-ramped USDC at PZP charges' deposit addresses.
   { name: 'convert-swap-funding', everyMs: 5_000, run: () => convertSwapFunding() },
+  // Contracts tab: succeeded charges' fulfilments (armed by the database) become contract calls of the engine.
+  { name: 'start-fulfilments', everyMs: 3_000, run: () => startDueFulfilments() },
+  // Card payments below the provider's minimum: the delivered minimum pays its charge from the buyer's wallet.
+  { name: 'pay-charges-from-orders', everyMs: 3_000, run: () => payChargesFromDeliveredOrders() },
   { name: 'fail-underpaid-charges', everyMs: 10_000, run: () => getDb().transaction((tx) => failUnderpaidCharges(tx)) },
   // One watcher per EVM chain that has an RPC URL (configured or local).
   ...EVM_CHAIN_NAMES.map((chain): Task => ({

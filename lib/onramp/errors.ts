@@ -13,6 +13,7 @@ export type OnrampErrorCode =
   | 'settles_after_expiry'
   | 'provider_error'
   | 'order_not_found'
+  | 'unauthenticated'
   | 'rate_limited';
 
 const STATUS: Record<OnrampErrorCode, number> = {
@@ -26,6 +27,7 @@ const STATUS: Record<OnrampErrorCode, number> = {
   settles_after_expiry: 422,
   provider_error: 502,
   order_not_found: 404,
+  unauthenticated: 401,
   rate_limited: 429,
 };
 

@@ -1,23 +1,27 @@
 /**
  * Paying a charge with fiat: an on-ramp order for the amount still due, delivered by the provider to
- * the charge's own deposit address. From there it is a payment like any other: the chain watcher sees
+ * the charge's own deposit address. Below the provider's minimum (a $4.99 game purchase, a $20 card
+ * minimum), the buyer may buy the minimum instead (`buyMinimum`, signed in): the order is for the
+ * minimum, delivered to the buyer's own service wallet, which pays the charge once the delivery is
+ * confirmed; the rest stays in the buyer's balance (pay-charge-from-order.ts, ADR 0019). From there it is a payment like any other: the chain watcher sees
  * it arrive and settles the charge. If the provider reports the purchase failed, the order's webhook
  * handling emits `payment.failed` and the charge stays payable (orders/apply-provider-webhook.ts).
  * One method at a time: while a balance payment or a swap of the charge is in flight, the order is
  * refused with 409 payment_in_progress (lib/charges/payment-in-flight.ts).
  */
-import { and, desc, eq } from 'drizzle-orm';
-import { type ChainName } from '@/lib/chains/registry';
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, onrampOrders, onrampProviders } from '@/lib/db/schema';
 import { checkoutBaseUrl } from '@/lib/env';
 import { formatAmount } from '@/lib/money';
+import { listWallets } from '@/lib/wallets/list-wallets';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { OnrampError } from './errors';
 import type { FiatMethod } from './fiat-methods';
 import { placeOnrampOrder, type PlacedOrder } from './orders/place-order';
-import { usdRate } from './quotes';
+import { quoteOnramp, tokenOn, usdRate } from './quotes';
 import { valueInCents } from './fiat-math';
 
 export async function payChargeWithFiat(input: {
@@ -28,6 +32,8 @@ export async function payChargeWithFiat(input: {
   userId?: string | null;
   /** Where the provider sends the buyer back (the checkout, keeping popup mode). */
   returnPath?: string;
+  /** The buyer accepted, on the checkout, to buy the provider's minimum when the amount due is below it. */
+  buyMinimum?: boolean;
 }): Promise<PlacedOrder> {
   const [charge] = await getDb().select().from(charges).where(eq(charges.id, input.chargeId));
   if (!charge) throw new OnrampError('invalid_request', 'This charge does not exist.');
@@ -41,6 +47,34 @@ export async function payChargeWithFiat(input: {
   const token = tokenOfCharge(charge);
   const due = status.due;
   if (due === '0') throw new OnrampError('invalid_request', 'Nothing is left to pay on this charge.');
+  const redirectUrl = `${checkoutBaseUrl()}${input.returnPath ?? `/checkout/${charge.id}`}`;
+  if (input.buyMinimum) {
+    // Into the buyer's own wallet, which then pays the charge: so the buyer must be someone with a wallet.
+    if (!input.userId)
+      throw new OnrampError(
+        'unauthenticated',
+        'Sign in (or create an account) to buy the minimum: the rest is kept in your Chargeport balance.',
+      );
+    if (CHAINS[charge.chain as ChainName].family !== 'evm')
+      throw new OnrampError('invalid_request', 'Buying the minimum is available on EVM chains only.');
+    const wallet = (await listWallets(input.userId)).find((w) => w.family === 'evm');
+    if (!wallet) throw new OnrampError('invalid_wallet', 'Your account has no EVM wallet.');
+    return placeOnrampOrder({
+      purpose: 'charge_minimum',
+      chargeId: charge.id,
+      userId: input.userId,
+      providerId: input.providerId,
+      paymentMethod: input.paymentMethod,
+      country: input.country,
+      chain: charge.chain as ChainName,
+      tokenSymbol: token.symbol,
+      walletAddress: wallet.address,
+      walletLabel: 'Your Chargeport wallet',
+      cryptoAmount: due,
+      acceptMinimum: true,
+      redirectUrl,
+    });
+  }
   return placeOnrampOrder({
     purpose: 'charge_payment',
     chargeId: charge.id,
@@ -54,7 +88,7 @@ export async function payChargeWithFiat(input: {
     walletLabel: null,
     cryptoAmount: due,
     acceptMinimum: false,
-    redirectUrl: `${checkoutBaseUrl()}${input.returnPath ?? `/checkout/${charge.id}`}`,
+    redirectUrl,
   });
 }
 
@@ -80,12 +114,59 @@ export async function latestFiatOrder(chargeId: string) {
       cryptoBaseUnits: onrampOrders.cryptoBaseUnits,
       tokenDecimals: onrampOrders.tokenDecimals,
       tokenSymbol: onrampOrders.tokenSymbol,
+      purpose: onrampOrders.purpose,
+      chargePaymentError: onrampOrders.chargePaymentError,
     })
     .from(onrampOrders)
     .innerJoin(onrampProviders, eq(onrampProviders.id, onrampOrders.providerId))
-    .where(and(eq(onrampOrders.chargeId, chargeId), eq(onrampOrders.purpose, 'charge_payment')))
+    .where(and(eq(onrampOrders.chargeId, chargeId), inArray(onrampOrders.purpose, ['charge_payment', 'charge_minimum'])))
     .orderBy(desc(onrampOrders.createdAt))
     .limit(1);
   if (!row) return undefined;
   return { ...row, amount: `${formatAmount(row.cryptoBaseUnits, row.tokenDecimals)} ${row.tokenSymbol}` };
+}
+
+export interface MinimumPurchasePreview {
+  /** The provider's minimum, in USD, and in tokens of the charge. */
+  minimumFiat: string;
+  minimumCrypto: string;
+  /** What the purchase costs, fees included, in the provider's currency. */
+  total: string;
+  fiatCurrency: string;
+  /** What stays in the buyer's balance after the charge is paid. */
+  remainder: string;
+}
+
+/** What buying the provider's minimum for a charge means, shown before the buyer buys it (a quote, not a promise). */
+export async function minimumPurchasePreview(input: {
+  providerId: string;
+  paymentMethod: FiatMethod;
+  country: string;
+  chain: ChainName;
+  tokenSymbol: string;
+  due: string;
+}): Promise<MinimumPurchasePreview | undefined> {
+  const base = {
+    providerId: input.providerId,
+    country: input.country,
+    chain: input.chain,
+    tokenSymbol: input.tokenSymbol,
+    paymentMethod: input.paymentMethod,
+  };
+  try {
+    const requested = await quoteOnramp({ ...base, amount: { kind: 'crypto', value: input.due } });
+    if (!requested.belowMinimum) return undefined;
+    const minimum = await quoteOnramp({ ...base, amount: { kind: 'crypto', value: requested.minimum.crypto } });
+    const decimals = tokenOn(input.chain, input.tokenSymbol)!.decimals;
+    const remainder = BigInt(minimum.cryptoBaseUnits) - BigInt(requested.cryptoBaseUnits);
+    return {
+      minimumFiat: requested.minimum.fiat,
+      minimumCrypto: minimum.cryptoAmount,
+      total: minimum.total,
+      fiatCurrency: minimum.fiatCurrency,
+      remainder: formatAmount(remainder > 0n ? remainder : 0n, decimals),
+    };
+  } catch {
+    return undefined;
+  }
 }

@@ -23,7 +23,8 @@ export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
  * balance_payment: consumer's service wallet → deposit address; sweep: deposit address → payee;
  * gas_topup: the gas tank pays the exact gas a transfer needs (a platform cost); withdrawal: merchant
  * wallet → external address; wallet_send: a user's wallet → any address; refund: back to a payer;
- * swap_approve / swap: the swap on-ramp's router calls.
+ * swap_approve / swap: the swap on-ramp's router calls; fulfilment: a merchant's service wallet calls its
+ * game contract when a charge succeeds (lib/contracts/, a 0-value contract call).
  */
 export const TRANSFER_PURPOSES = [
   'balance_payment',
@@ -34,6 +35,7 @@ export const TRANSFER_PURPOSES = [
   'refund',
   'swap_approve',
   'swap',
+  'fulfilment',
 ] as const;
 export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
 

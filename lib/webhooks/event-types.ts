@@ -6,7 +6,10 @@
  * do not change the status (charge.payment_submitted, charge.sweep_submitted, charge.overpaid,
  * charge.late_payment) are not webhooks. `payment.failed` reports a failed payment attempt (a
  * balance payment whose transfer failed) while the charge itself may still be paid. `refund.*` follow a
- * refund (lib/refunds/): created, then succeeded or failed once its transfer ends.
+ * refund (lib/refunds/): created, then succeeded or failed once its transfer ends. `fulfilment.*` follow
+ * a fulfilment rule carried out for a succeeded charge (lib/contracts/): succeeded once its contract call
+ * is confirmed, failed when it reverted or could not be made (the merchant may retry; a retry that
+ * succeeds sends `fulfilment.succeeded`).
  */
 import type { ChargeStatus } from '@/lib/charges/state';
 
@@ -21,6 +24,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'refund.created',
   'refund.succeeded',
   'refund.failed',
+  'fulfilment.succeeded',
+  'fulfilment.failed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

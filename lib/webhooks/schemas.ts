@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { refundSchema } from '@/lib/refunds/schemas';
+import { fulfilmentSchema } from '@/lib/contracts/schemas';
 import { chargeSchema } from '@/lib/charges/schemas';
 import { API_KEY_MODES } from '@/lib/db/schema/api-keys';
 import { WEBHOOK_ENDPOINT_STATUSES } from '@/lib/db/schema/webhooks';
@@ -151,8 +152,13 @@ export const webhookEventSchema = z
     }),
     createdAt: z.string(),
     // data.charge: the charge as it was right after the change; data.paymentAttempt: payment.failed only;
-    // data.refund: refund.* only.
-    data: z.object({ charge: chargeSchema, paymentAttempt: failedPaymentAttemptSchema.optional(), refund: refundSchema.optional() }),
+    // data.refund: refund.* only; data.fulfilment: fulfilment.* only.
+    data: z.object({
+      charge: chargeSchema,
+      paymentAttempt: failedPaymentAttemptSchema.optional(),
+      refund: refundSchema.optional(),
+      fulfilment: fulfilmentSchema.optional(),
+    }),
   })
   .meta({ id: 'WebhookEvent', description: 'The body of a webhook, and an entry of GET /api/events.' });
 export type WebhookEventPayload = z.infer<typeof webhookEventSchema>;

@@ -29,6 +29,8 @@ describe('GET /api/openapi.json', () => {
       'charge.failed',
       'charge.processing',
       'charge.succeeded',
+      'fulfilment.failed',
+      'fulfilment.succeeded',
       'payment.failed',
       'refund.created',
       'refund.failed',

@@ -19,15 +19,18 @@ const fiatPaySchema = z.object({
   providerId: z.string().min(1).max(32),
   paymentMethod: z.enum(FIAT_METHODS),
   popupOrigin: z.string().max(512).optional(),
+  /** Sent by the form only when it showed the provider's minimum and what stays in the balance. */
+  buyMinimum: z.literal('true').optional(),
 });
 
-/** The checkout's card / bank / Apple Pay / Google Pay: places the fiat order and returns the provider's screen. */
+/** The checkout's card / bank / Apple Pay / Google Pay: places the fiat order (for the provider's minimum when the buyer accepted it) and returns the provider's screen. */
 export async function payWithFiatAction(_state: FiatPayState, form: FormData): Promise<FiatPayState> {
   const parsed = fiatPaySchema.safeParse({
     chargeId: form.get('chargeId'),
     providerId: form.get('providerId'),
     paymentMethod: form.get('paymentMethod'),
     popupOrigin: form.get('popupOrigin') ?? undefined,
+    buyMinimum: form.get('buyMinimum') ?? undefined,
   });
   if (!parsed.success) return { error: { code: 'invalid_request', message: 'Choose a provider and a payment method.' } };
   const [requestHeaders, cookieJar, user] = await Promise.all([headers(), cookies(), getSessionUser().catch(() => undefined)]);
@@ -42,6 +45,7 @@ export async function payWithFiatAction(_state: FiatPayState, form: FormData): P
       country,
       userId: user?.id ?? null,
       returnPath: checkoutPath(parsed.data.chargeId, popupOrigin),
+      buyMinimum: parsed.data.buyMinimum === 'true',
     });
     return { checkoutUrl: placed.checkoutUrl, orderId: placed.orderId };
   } catch (error) {

@@ -20,7 +20,7 @@ import { loadCheckoutView } from '@/lib/charges/checkout-view';
 import { COUNTRY_COOKIE, countryFromRequest, countryOptions } from '@/lib/geo/country';
 import { formatAmount, parseAmount } from '@/lib/money';
 import { fiatPaymentOptions } from '@/lib/onramp/fiat-payment-options';
-import { dueUsdCents, latestFiatOrder } from '@/lib/onramp/pay-charge-with-fiat';
+import { dueUsdCents, latestFiatOrder, minimumPurchasePreview } from '@/lib/onramp/pay-charge-with-fiat';
 import { approximateUsd, formatUsd } from '@/lib/pricing/usd-value';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { listWallets } from '@/lib/wallets/list-wallets';
@@ -76,10 +76,30 @@ export default async function CheckoutPage({
           tokenSymbol: view.token.symbol,
           ...(dueCents !== undefined ? { dueUsdCents: dueCents } : {}),
           expiresAt: new Date(view.expiresAt),
+          // Below a provider's minimum, the minimum can go to the buyer's wallet, which pays the charge (ADR 0019).
+          canBuyMinimum: chain.family === 'evm',
         })
       : [],
     payable ? latestFiatOrder(view.id) : undefined,
   ]);
+
+  const minimumPreviews = Object.fromEntries(
+    await Promise.all(
+      fiatOptions
+        .filter((option) => option.buyMinimum && option.methods[0])
+        .map(async (option) => [
+          option.providerId,
+          await minimumPurchasePreview({
+            providerId: option.providerId,
+            paymentMethod: option.methods[0]!,
+            country,
+            chain: view.chain,
+            tokenSymbol: view.token.symbol,
+            due: status?.due ?? view.total,
+          }),
+        ]),
+    ),
+  );
 
   let balance: { text: string; enough: boolean; shortfall: string; walletAddress: string } | undefined;
   if (payable && !isPartPaid && user?.emailVerifiedAt) {
@@ -276,6 +296,10 @@ export default async function CheckoutPage({
                       countryName={countries.find((c) => c.code === country)?.name ?? country}
                       tokenLabel={`${view.token.symbol} on ${view.chainName}`}
                       {...(fiatOrder ? { latestOrder: fiatOrder } : {})}
+                      minimumPreviews={minimumPreviews}
+                      due={due}
+                      signedIn={!!user?.emailVerifiedAt}
+                      signInUrl={`/signin?callbackUrl=${encodeURIComponent(checkoutPath(view.id, popupOrigin))}`}
                     />
 
                     {status.status === 'pending' && (view.cancelUrl || popupOrigin) && (

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, numeric, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { baseUnits, timestamps } from './columns';
 import { charges } from './charges';
+import { outboundTransfers } from './payments';
 import { users } from './users';
 
 /**
@@ -26,9 +27,12 @@ export const onrampOrderStatus = pgEnum('onramp_order_status', ONRAMP_ORDER_STAT
 
 /**
  * wallet_topup: tokens for a wallet (the on-ramp page); charge_payment: the checkout's card/bank method,
- * delivered to the charge's deposit address; swap_funding: USDC bought to be swapped into a charge's token.
+ * delivered to the charge's deposit address; swap_funding: USDC bought to be swapped into a charge's token;
+ * charge_minimum: the checkout's card/bank method below the provider's minimum — the minimum is delivered
+ * to the buyer's own service wallet, which then pays the charge from it (lib/onramp/pay-charge-from-order.ts,
+ * ADR 0019); the rest stays in the buyer's balance.
  */
-export const ONRAMP_ORDER_PURPOSES = ['wallet_topup', 'charge_payment', 'swap_funding'] as const;
+export const ONRAMP_ORDER_PURPOSES = ['wallet_topup', 'charge_payment', 'swap_funding', 'charge_minimum'] as const;
 export type OnrampOrderPurpose = (typeof ONRAMP_ORDER_PURPOSES)[number];
 export const onrampOrderPurpose = pgEnum('onramp_order_purpose', ONRAMP_ORDER_PURPOSES);
 
@@ -68,6 +72,10 @@ export const onrampOrders = pgTable(
     failureReason: text('failure_reason'),
     deliveredBaseUnits: baseUnits('delivered_base_units'),
     deliveryTxHash: text('delivery_tx_hash'),
+    /** charge_minimum: the balance payment of the charge made from this order's delivery (once: set with it). */
+    chargeTransferId: text('charge_transfer_id').references(() => outboundTransfers.id),
+    /** charge_minimum: why the delivery could not pay the charge (it stays in the buyer's balance). */
+    chargePaymentError: text('charge_payment_error'),
     /** The provider's checkout link (some are single-use and short-lived). */
     checkoutUrl: text('checkout_url'),
     /** A created order nobody started by then expires. */
@@ -81,6 +89,7 @@ export const onrampOrders = pgTable(
     index('onramp_orders_user_idx').on(table.userId, table.createdAt.desc()),
     index('onramp_orders_wallet_idx').on(table.walletAddress, table.createdAt.desc()),
     index('onramp_orders_charge_idx').on(table.chargeId),
+    uniqueIndex('onramp_orders_charge_transfer_idx').on(table.chargeTransferId),
     index('onramp_orders_open_idx')
       .on(table.expiresAt)
       .where(sql`${table.status} in ('created', 'pending')`),

@@ -452,6 +452,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "fulfilment.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * fulfilment.succeeded event
+         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_fulfilment_succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "fulfilment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * fulfilment.failed event
+         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_fulfilment_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -477,10 +517,11 @@ export interface components {
                 charge: components["schemas"]["Charge"];
                 paymentAttempt?: components["schemas"]["FailedPaymentAttempt"];
                 refund?: components["schemas"]["Refund"];
+                fulfilment?: components["schemas"]["Fulfilment"];
             };
         };
         /** @enum {string} */
-        WebhookEventType: "charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed";
+        WebhookEventType: "charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed";
         Charge: {
             id: string;
             /** @enum {string} */
@@ -609,6 +650,35 @@ export interface components {
                 transactionHash?: string;
             }[];
             createdAt: string;
+        };
+        /** @description A fulfilment rule carried out for a succeeded charge (dashboard → Contracts). */
+        Fulfilment: {
+            /** @example ful_4Vd9TQ1aQm2xA7bC3dE5fG */
+            id: string;
+            /** @enum {string} */
+            object: "fulfilment";
+            chargeId: string;
+            ruleId: string;
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description pending: about to be sent; submitted: the contract call is on its way; succeeded: it is confirmed on chain; failed: it reverted or could not be made (nothing was minted; the dashboard can retry).
+             * @enum {string}
+             */
+            status: "pending" | "submitted" | "succeeded" | "failed";
+            chain: string;
+            contractAddress: string;
+            /** @example mint(address,uint256,uint256) */
+            function: string;
+            /** @description Who the call delivers to: the charge’s toAddress, else the payer. */
+            recipient: string | null;
+            /** @description The arguments the call was made with, as text. */
+            args: string[] | null;
+            transactionHash: string | null;
+            failureReason: string | null;
+            attempts: number;
+            createdAt: string;
+            updatedAt: string;
         };
         CreateChargeResponse: {
             data: components["schemas"]["CreateChargeResult"];
@@ -760,8 +830,8 @@ export interface components {
              * @example https://game.example/webhooks/chargeport
              */
             url: string;
-            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.succeeded, refund.failed, or "*" for every type (also types added later). */
-            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "*")[];
+            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.succeeded, refund.failed, fulfilment.succeeded, fulfilment.failed, or "*" for every type (also types added later). */
+            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed" | "*")[];
             description?: string;
             enabled?: boolean;
         };
@@ -812,8 +882,8 @@ export interface components {
              * @example https://game.example/webhooks/chargeport
              */
             url?: string;
-            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.succeeded, refund.failed, or "*" for every type (also types added later). */
-            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "*")[];
+            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.succeeded, refund.failed, fulfilment.succeeded, fulfilment.failed, or "*" for every type (also types added later). */
+            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed" | "*")[];
             description?: string | null;
             /** @description false pauses deliveries; true resumes them (also after a 410 disabled the endpoint). */
             enabled?: boolean;
@@ -2225,6 +2295,50 @@ export interface operations {
         };
     };
     webhook_refund_failed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_fulfilment_succeeded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_fulfilment_failed: {
         parameters: {
             query?: never;
             header?: never;

@@ -5,6 +5,7 @@ import { formError, type FormState } from '@/lib/auth/form-state';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { currentMemberActor } from '@/lib/merchants/member-actor';
 import { refundFromDashboard } from '@/lib/refunds/refund-from-dashboard';
+import { fulfilChargeNow, retryFulfilment } from '@/lib/contracts/retry-fulfilment';
 
 export async function refundChargeAction(_state: FormState, form: FormData): Promise<FormState> {
   const values = {
@@ -28,3 +29,41 @@ export async function refundChargeAction(_state: FormState, form: FormData): Pro
     return formError(error, values);
   }
 }
+
+export async function retryFulfilmentAction(_state: FormState, form: FormData): Promise<FormState> {
+  const chargeId = String(form.get('chargeId') ?? '');
+  try {
+    const outcome = await retryFulfilment({
+      ...(await currentMemberActor()),
+      mode: await dashboardMode(),
+      fulfilmentId: String(form.get('fulfilmentId') ?? ''),
+    });
+    revalidatePath(`/dashboard/charges/${chargeId}`);
+    return { notice: FULFILMENT_NOTICE[outcome] };
+  } catch (error) {
+    return formError(error);
+  }
+}
+
+export async function fulfilChargeAction(_state: FormState, form: FormData): Promise<FormState> {
+  const chargeId = String(form.get('chargeId') ?? '');
+  try {
+    const { outcome } = await fulfilChargeNow({
+      ...(await currentMemberActor()),
+      mode: await dashboardMode(),
+      chargeId,
+      ruleId: String(form.get('ruleId') ?? ''),
+    });
+    revalidatePath(`/dashboard/charges/${chargeId}`);
+    return { notice: FULFILMENT_NOTICE[outcome] };
+  } catch (error) {
+    return formError(error);
+  }
+}
+
+const FULFILMENT_NOTICE = {
+  submitted: 'Sent: the contract call is on its way.',
+  failed: 'It failed again: see the reason below.',
+  postponed: 'The network is not reachable right now; it is tried again shortly.',
+  busy: 'It is already being sent.',
+} as const;

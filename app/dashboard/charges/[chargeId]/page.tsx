@@ -2,8 +2,12 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound, redirect } from 'next/navigation';
 import { ChargeDetails } from '@/components/dashboard/charge-details';
+import { FulfilmentsSection } from '@/components/dashboard/fulfilments-section';
 import { RefundsSection } from '@/components/dashboard/refunds-section';
 import { requireUser } from '@/lib/auth/session';
+import { listChargeRules } from '@/lib/contracts/list-contracts';
+import { listChargeFulfilments } from '@/lib/contracts/serialize';
+import { getDb } from '@/lib/db/client';
 import { getChargeForDashboard } from '@/lib/charges/get-dashboard-charge';
 import { isAppError } from '@/lib/errors';
 import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
@@ -14,7 +18,7 @@ import { listRefunds } from '@/lib/refunds/list-refunds';
 
 export const metadata: Metadata = { title: 'Charge' };
 
-/** One charge: items, totals, payments with transaction links, the timeline, its webhook deliveries and its refunds. */
+/** One charge: items, totals, payments with transaction links, the timeline, its webhook deliveries, refunds and fulfilments. */
 export default async function ChargePage({ params }: { params: Promise<{ chargeId: string }> }) {
   const { chargeId } = await params;
   const user = await requireUser({ returnTo: `/dashboard/charges/${encodeURIComponent(chargeId)}` });
@@ -40,6 +44,13 @@ export default async function ChargePage({ params }: { params: Promise<{ chargeI
         refunds={await listRefunds({ merchantId: membership.merchant.id, mode, chargeId: details.charge.id })}
         canRefund={roleAllows(membership.role, 'charges.refund')}
         requestId={newRefundRequestId()}
+      />
+      <FulfilmentsSection
+        chargeId={details.charge.id}
+        isSucceeded={details.charge.status === 'succeeded'}
+        fulfilments={await listChargeFulfilments(getDb(), { merchantId: membership.merchant.id, mode, chargeId: details.charge.id })}
+        rules={await listChargeRules({ merchantId: membership.merchant.id, mode })}
+        canManage={roleAllows(membership.role, 'contracts.manage')}
       />
     </main>
   );

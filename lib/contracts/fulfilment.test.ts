@@ -1,0 +1,437 @@
+/**
+ * The Contracts tab end to end on the local Polygon node: a real ERC-1155 (contracts/GameItems.sol,
+ * OpenZeppelin AccessControl) is registered, a rule binds mint(to, id, amount) to the charge, a charge is
+ * paid on chain, and the item is minted to the payer exactly once — by the job and the transaction
+ * engine, also when the worker is killed between the payment and the mint, or between recording the
+ * mint and broadcasting it.
+ */
+import { spawn } from 'node:child_process';
+import { and, eq } from 'drizzle-orm';
+import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import gameBadgesArtifact from '@/lib/chains/artifacts/GameBadges.json' with { type: 'json' };
+import gameItemsArtifact from '@/lib/chains/artifacts/GameItems.json' with { type: 'json' };
+import nativeForwarderArtifact from '@/lib/chains/artifacts/NativeForwarder.json' with { type: 'json' };
+import { CHAINS } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { chargeEvents, charges, depositAddresses, fulfilments, merchantMembers, outboundTransfers, webhookEvents } from '@/lib/db/schema';
+import { rpcUrl } from '@/lib/env';
+import { fundLocalWallet, localMinterAccount } from '@/lib/infra/local-chain';
+import { pollChain } from '@/lib/payments/watch-chain';
+import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { appError, newUser } from '@/test/accounts';
+import { callRoute, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
+import { createFulfilmentRule } from './create-rule';
+import { listContracts } from './list-contracts';
+import { registerContract } from './register-contract';
+import { fulfilChargeNow, retryFulfilment } from './retry-fulfilment';
+import { startDueFulfilments } from './start-fulfilments';
+
+const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
+const url = () => rpcUrl('POLYGON')!;
+const client = () => createPublicClient({ transport: http(url()) });
+const send = async (account: ReturnType<typeof privateKeyToAccount> | typeof localMinterAccount, call: Record<string, unknown>) => {
+  const wallet = createWalletClient({ account, transport: http(url()) });
+  const hash = await wallet.writeContract({ ...call, chain: null } as never);
+  await client().waitForTransactionReceipt({ hash });
+};
+
+let merchant: TestMerchant;
+let developer: string;
+let serviceWallet: Address;
+const live = () => ({ userId: developer, merchantId: merchant.id, mode: 'live' as const });
+
+async function plant(bytecode: string): Promise<Address> {
+  const address = privateKeyToAccount(generatePrivateKey()).address;
+  await client().request({ method: 'anvil_setCode' as never, params: [address, bytecode] as never });
+  return address;
+}
+
+/** A GameItems ERC-1155 at a fresh address; `minter` gets MINTER_ROLE. */
+async function deployGameItems(minter?: Address): Promise<Address> {
+  const address = await plant(gameItemsArtifact.deployedBytecode);
+  await send(localMinterAccount, {
+    address,
+    abi: gameItemsArtifact.abi,
+    functionName: 'initialize',
+    args: ['Demo items', 'ITEM', 'https://game.example/items/{id}.json', localMinterAccount.address],
+  });
+  if (minter) await grantMinter(address, minter);
+  return address;
+}
+
+/** A GameBadges ERC-721 (safeMint(to), ids from 1) at a fresh address; `minter` gets MINTER_ROLE. */
+async function deployGameBadges(minter: Address): Promise<Address> {
+  const address = await plant(gameBadgesArtifact.deployedBytecode);
+  await send(localMinterAccount, { address, abi: gameBadgesArtifact.abi, functionName: 'initialize', args: [localMinterAccount.address] });
+  const role = (await client().readContract({ address, abi: gameBadgesArtifact.abi, functionName: 'MINTER_ROLE' })) as Hex;
+  await send(localMinterAccount, { address, abi: gameBadgesArtifact.abi, functionName: 'grantRole', args: [role, minter] });
+  return address;
+}
+
+async function grantMinter(contract: Address, account: Address): Promise<void> {
+  const role = (await client().readContract({ address: contract, abi: gameItemsArtifact.abi, functionName: 'MINTER_ROLE' })) as Hex;
+  await send(localMinterAccount, { address: contract, abi: gameItemsArtifact.abi, functionName: 'grantRole', args: [role, account] });
+}
+
+const itemBalance = async (contract: Address, owner: Address, id: bigint) =>
+  (await client().readContract({ address: contract, abi: gameItemsArtifact.abi, functionName: 'balanceOf', args: [owner, id] })) as bigint;
+
+async function freshPayer() {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await fundLocalWallet({ chain: 'POLYGON', url: url(), address: account.address });
+  return account;
+}
+
+async function createCharge(chargeData: Record<string, unknown>): Promise<string> {
+  const res = await callRoute(createChargeRoute, {
+    apiKey: merchant.liveKey!,
+    body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, ...chargeData } },
+  });
+  expect(res.status, JSON.stringify(res.json)).toBe(200);
+  return res.json.data.chargeId;
+}
+
+/** Pays the charge by a plain ERC-20 transfer from `payer` (no watcher pass). */
+async function payOnChain(chargeId: string, payer: ReturnType<typeof privateKeyToAccount>, amount: bigint): Promise<void> {
+  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
+  await send(payer, { address: USDC.address, abi: erc20Abi, functionName: 'transfer', args: [deposit!.address, amount] });
+}
+
+async function chargeStatus(chargeId: string) {
+  const [row] = await getDb().select({ status: charges.status }).from(charges).where(eq(charges.id, chargeId));
+  return row!.status;
+}
+
+async function settleCharge(chargeId: string): Promise<void> {
+  for (let i = 0; i < 40 && (await chargeStatus(chargeId)) !== 'succeeded'; i++) {
+    await pollChain('POLYGON');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(await chargeStatus(chargeId)).toBe('succeeded');
+}
+
+async function fulfilmentsOf(chargeId: string) {
+  return getDb().select().from(fulfilments).where(eq(fulfilments.chargeId, chargeId));
+}
+
+/** Runs the job and the engine until the charge's fulfilments end. */
+async function runUntilSettled(chargeId: string) {
+  for (let i = 0; i < 60; i++) {
+    await startDueFulfilments();
+    await reconcileTransfers({ ignoreSchedule: true });
+    const rows = await fulfilmentsOf(chargeId);
+    if (rows.length && rows.every((row) => row.status === 'succeeded' || row.status === 'failed')) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`fulfilments of ${chargeId} did not settle: ${JSON.stringify(await fulfilmentsOf(chargeId))}`);
+}
+
+const mintRule = (contractId: string) => ({
+  contractId,
+  function: 'mint(address,uint256,uint256)',
+  bindings: [{ source: 'recipient' }, { source: 'metadata', key: 'itemId' }, { source: 'quantity' }],
+});
+
+function runScript(script: string, args: string[]): Promise<{ signal: NodeJS.Signals | null; output: string }> {
+  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', script, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => child.on('exit', (_code, signal) => resolve({ signal, output })));
+}
+
+// A merchant per test: a merchant's rules apply to all its charges.
+beforeEach(async () => {
+  merchant = await newMerchant();
+  developer = await newUser();
+  await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: developer, role: 'developer' });
+  serviceWallet = (await ensureMerchantWallets(getDb(), merchant.id)).find((w) => w.family === 'evm')!.address as Address;
+});
+
+describe('registering a contract', () => {
+  it('reads an ERC-1155 on chain: its interfaces, name, mint function, and whether the service wallet may mint', async () => {
+    const address = await deployGameItems();
+    const row = await registerContract({ ...live(), values: { chain: 'POLYGON', address: address.toLowerCase() } });
+    expect(row).toMatchObject({ kind: 'erc1155', name: 'Demo items', symbol: 'ITEM', address, chain: 'POLYGON', mode: 'live' });
+    expect(row.interfaces).toEqual(expect.arrayContaining(['erc165', 'erc1155', 'erc1155_metadata', 'access_control']));
+    expect(row.functions.map((fn) => `${fn.name}(${fn.inputs.map((i) => i.type).join(',')})`)).toEqual(['mint(address,uint256,uint256)']);
+
+    const before = (await listContracts(live())).contracts.find((c) => c.id === row.id)!;
+    expect(before.minter).toMatchObject({ mechanism: 'access_control', held: false });
+    await grantMinter(address, serviceWallet);
+    const after = await listContracts(live());
+    expect(after.serviceWallet).toBe(serviceWallet);
+    expect(after.contracts.find((c) => c.id === row.id)!.minter.held).toBe(true);
+  });
+
+  it('reads an ERC-721 by its ERC-165 interfaces; a safeMint(to) rule mints one token to the payer', async () => {
+    const badges = await deployGameBadges(serviceWallet);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: badges } });
+    expect(contract).toMatchObject({ kind: 'erc721', name: 'Game badges', symbol: 'BADGE', decimals: null, hasUploadedAbi: false });
+    expect(contract.interfaces).toEqual(expect.arrayContaining(['erc165', 'erc721', 'erc721_metadata', 'access_control']));
+    expect(contract.functions.map((fn) => `${fn.name}(${fn.inputs.map((i) => i.type).join(',')})`)).toEqual(['safeMint(address)']);
+    expect((await listContracts(live())).contracts.find((c) => c.id === contract.id)!.minter).toMatchObject({ held: true });
+
+    const unbindable = await appError(
+      createFulfilmentRule({
+        ...live(),
+        values: { contractId: contract.id, function: 'safeMint(address)', bindings: [{ source: 'quantity' }] },
+      }),
+    );
+    expect(unbindable).toMatchObject({ code: 'argument_not_bindable', param: 'bindings.0' });
+    await createFulfilmentRule({
+      ...live(),
+      values: { contractId: contract.id, function: 'safeMint(address)', bindings: [{ source: 'recipient' }] },
+    });
+
+    const payer = await freshPayer();
+    const chargeId = await createCharge({ items: [{ name: 'Founder badge', amount: '1', quantity: 1 }] });
+    await payOnChain(chargeId, payer, 1_000_000n);
+    await settleCharge(chargeId);
+    const [done] = await runUntilSettled(chargeId);
+    expect(done).toMatchObject({ status: 'succeeded', recipient: payer.address, args: [payer.address] });
+    const read = (functionName: string, args: unknown[]) =>
+      client().readContract({ address: badges, abi: gameBadgesArtifact.abi, functionName, args });
+    expect(await read('balanceOf', [payer.address])).toBe(1n);
+    expect(await read('ownerOf', [1n])).toBe(payer.address);
+  });
+
+  it('reads an ERC-20’s name, symbol and decimals', async () => {
+    const row = await registerContract({ ...live(), values: { chain: 'POLYGON', address: USDC.address } });
+    expect(row).toMatchObject({ kind: 'erc20', symbol: 'USDC', decimals: 6 });
+  });
+
+  it('refuses an address with no code, an unrecognised contract without ABI, a network of the other mode', async () => {
+    const empty = privateKeyToAccount(generatePrivateKey()).address;
+    const noCode = await appError(registerContract({ ...live(), values: { chain: 'POLYGON', address: empty } }));
+    expect(noCode).toMatchObject({ code: 'contract_not_found', status: 422, param: 'address' });
+    expect(noCode.message).toContain('has no contract code on Polygon');
+
+    const forwarder = await plant(nativeForwarderArtifact.deployedBytecode);
+    const unknown = await appError(registerContract({ ...live(), values: { chain: 'POLYGON', address: forwarder } }));
+    expect(unknown).toMatchObject({ code: 'abi_required', param: 'abi' });
+    const withAbi = await registerContract({
+      ...live(),
+      values: { chain: 'POLYGON', address: forwarder, abi: JSON.stringify(nativeForwarderArtifact.abi) },
+    });
+    expect(withAbi).toMatchObject({ kind: 'other', hasUploadedAbi: true });
+    expect(withAbi.functions.length).toBeGreaterThan(0);
+
+    const badAbi = await appError(
+      registerContract({ ...live(), values: { chain: 'POLYGON', address: forwarder, abi: '{"not":"an abi"' } }),
+    );
+    expect(badAbi).toMatchObject({ code: 'invalid_abi', status: 422 });
+    const testnet = await appError(registerContract({ ...live(), values: { chain: 'POLYGON_AMOY', address: forwarder } }));
+    expect(testnet).toMatchObject({ code: 'unsupported_chain', param: 'chain' });
+    const garbled = await appError(registerContract({ ...live(), values: { chain: 'POLYGON', address: '0x1234' } }));
+    expect(garbled).toMatchObject({ code: 'invalid_address' });
+  });
+
+  it('a viewer cannot register', async () => {
+    const viewer = await newUser();
+    await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: viewer, role: 'viewer' });
+    const error = await appError(registerContract({ ...live(), userId: viewer, values: { chain: 'POLYGON', address: USDC.address } }));
+    expect(error.code).toBe('forbidden');
+  });
+});
+
+describe('fulfilment rules', () => {
+  it('refuses a function the contract does not have and arguments that cannot be bound', async () => {
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: await deployGameItems() } });
+    const rule = (values: Record<string, unknown>) => createFulfilmentRule({ ...live(), values: { contractId: contract.id, ...values } });
+
+    const missing = await appError(rule({ function: 'burn(address,uint256,uint256)', bindings: [] }));
+    expect(missing).toMatchObject({ code: 'function_not_found', param: 'function' });
+    expect(missing.message).toContain('not in the contract’s code');
+    const overload = await appError(
+      rule({ function: 'mint(address,uint256)', bindings: [{ source: 'recipient' }, { source: 'quantity' }] }),
+    );
+    expect(overload.message).toContain('mint(address,uint256,uint256)');
+
+    const count = await appError(rule({ function: 'mint(address,uint256,uint256)', bindings: [{ source: 'recipient' }] }));
+    expect(count).toMatchObject({ code: 'argument_not_bindable', param: 'bindings' });
+    const wrongType = await appError(
+      rule({
+        function: 'mint(address,uint256,uint256)',
+        bindings: [{ source: 'quantity' }, { source: 'quantity' }, { source: 'quantity' }],
+      }),
+    );
+    expect(wrongType).toMatchObject({ code: 'argument_not_bindable', param: 'bindings.0' });
+    expect(wrongType.message).toContain('to (address) cannot take the quantity');
+    const badValue = await appError(
+      rule({
+        function: 'mint(address,uint256,uint256)',
+        bindings: [{ source: 'recipient' }, { source: 'value', value: 'sword' }, { source: 'quantity' }],
+      }),
+    );
+    expect(badValue).toMatchObject({ code: 'argument_not_bindable', param: 'bindings.1' });
+    expect(badValue.message).toContain('is not a whole number');
+  });
+});
+
+describe('fulfilling a succeeded charge', () => {
+  it('mints the item to the payer exactly once, with the timeline and fulfilment.succeeded', async () => {
+    const items = await deployGameItems(serviceWallet);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
+    const rule = await createFulfilmentRule({ ...live(), values: mintRule(contract.id) });
+    expect(rule.requiredMetadataKeys).toEqual(['itemId']);
+
+    const payer = await freshPayer();
+    const chargeId = await createCharge({ items: [{ name: 'Sword', amount: '1', quantity: 2 }], metadata: { itemId: '7' } });
+    // A charge without the metadata key the rule reads is not the rule's business.
+    const otherId = await createCharge({ items: [{ name: 'Gold', amount: '1', quantity: 1 }] });
+    await payOnChain(chargeId, payer, 2_000_000n);
+    await payOnChain(otherId, payer, 1_000_000n);
+    await settleCharge(chargeId);
+    await settleCharge(otherId);
+    // Armed by the database in the transaction that made the charge succeed, before any job ran.
+    expect(await fulfilmentsOf(chargeId)).toMatchObject([{ ruleId: rule.id, status: 'pending', transferId: null }]);
+    expect(await fulfilmentsOf(otherId)).toEqual([]);
+
+    const [done] = await runUntilSettled(chargeId);
+    expect(done).toMatchObject({ status: 'succeeded', recipient: payer.address, args: [payer.address, '7', '2'], attempts: 1 });
+    expect(await itemBalance(items, payer.address, 7n)).toBe(2n);
+
+    // More passes of the job and the engine change nothing.
+    await startDueFulfilments();
+    await reconcileTransfers({ ignoreSchedule: true });
+    expect(await itemBalance(items, payer.address, 7n)).toBe(2n);
+    const calls = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'fulfilment')));
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ fromAddress: serviceWallet, callTo: items, amountBaseUnits: 0n, status: 'confirmed' });
+
+    const timeline = (await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId))).map((e) => e.type);
+    expect(timeline).toEqual(expect.arrayContaining(['charge.fulfilment_submitted', 'charge.fulfilled']));
+    const [event] = await getDb()
+      .select()
+      .from(webhookEvents)
+      .where(and(eq(webhookEvents.chargeId, chargeId), eq(webhookEvents.type, 'fulfilment.succeeded')));
+    expect(event!.payload).toMatchObject({
+      type: 'fulfilment.succeeded',
+      data: {
+        charge: { id: chargeId, status: 'succeeded' },
+        fulfilment: {
+          status: 'succeeded',
+          function: 'mint(address,uint256,uint256)',
+          recipient: payer.address,
+          transactionHash: calls[0]!.txHash,
+        },
+      },
+    });
+  });
+
+  it('without the minter role: failed with the reason and nothing sent; after the grant, Retry mints once', async () => {
+    const items = await deployGameItems();
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
+    await createFulfilmentRule({ ...live(), values: mintRule(contract.id) });
+    const payer = await freshPayer();
+    const chargeId = await createCharge({ items: [{ name: 'Shield', amount: '1', quantity: 1 }], metadata: { itemId: '3' } });
+    await payOnChain(chargeId, payer, 1_000_000n);
+    await settleCharge(chargeId);
+
+    const [failed] = await runUntilSettled(chargeId);
+    expect(failed!.status).toBe('failed');
+    expect(failed!.failureReason).toContain(`the service wallet ${serviceWallet} lacks the role`);
+    expect(failed!.transferId).toBeNull();
+    const [failedEvent] = await getDb()
+      .select()
+      .from(webhookEvents)
+      .where(and(eq(webhookEvents.chargeId, chargeId), eq(webhookEvents.type, 'fulfilment.failed')));
+    expect(failedEvent!.payload).toMatchObject({ data: { fulfilment: { status: 'failed', failureReason: failed!.failureReason } } });
+
+    await grantMinter(items, serviceWallet);
+    await retryFulfilment({ ...live(), fulfilmentId: failed!.id });
+    const [retried] = await runUntilSettled(chargeId);
+    expect(retried).toMatchObject({ status: 'succeeded', attempts: 2 });
+    expect(await itemBalance(items, payer.address, 3n)).toBe(1n);
+    const again = await appError(retryFulfilment({ ...live(), fulfilmentId: failed!.id }));
+    expect(again).toMatchObject({ code: 'fulfilment_not_retryable', status: 409 });
+  });
+
+  it('fulfil now: refuses a charge paid on another network than the contract, and a second fulfilment by the same rule', async () => {
+    serveChainsWithoutNode('BSC');
+    const items = await deployGameItems(serviceWallet);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
+    const rule = await createFulfilmentRule({
+      ...live(),
+      values: {
+        contractId: contract.id,
+        function: 'mint(address,uint256,uint256)',
+        bindings: [{ source: 'recipient' }, { source: 'value', value: '1' }, { source: 'quantity' }],
+      },
+    });
+    const bsc = await callRoute(createChargeRoute, {
+      apiKey: merchant.liveKey!,
+      body: { chargeData: { symbol: 'BNB', chain: 'BSC', tokenAddress: '0x0000000000000000000000000000000000000000', amount: '0.01' } },
+    });
+    const bscChargeId = bsc.json.data.chargeId as string;
+    await getDb().update(charges).set({ status: 'processing' }).where(eq(charges.id, bscChargeId));
+    await getDb().update(charges).set({ status: 'succeeded' }).where(eq(charges.id, bscChargeId));
+    expect(await fulfilmentsOf(bscChargeId)).toEqual([]); // a POLYGON rule is not armed for a BSC charge
+    const mismatch = await appError(fulfilChargeNow({ ...live(), chargeId: bscChargeId, ruleId: rule.id }));
+    expect(mismatch).toMatchObject({ code: 'contract_chain_mismatch', status: 422 });
+    expect(mismatch.message).toContain('on Polygon, and this charge was paid on BNB Smart Chain');
+
+    const payer = await freshPayer();
+    const chargeId = await createCharge({ items: [{ name: 'Bow', amount: '1', quantity: 1 }] });
+    await payOnChain(chargeId, payer, 1_000_000n);
+    await settleCharge(chargeId);
+    await runUntilSettled(chargeId);
+    const twice = await appError(fulfilChargeNow({ ...live(), chargeId, ruleId: rule.id }));
+    expect(twice).toMatchObject({ code: 'fulfilment_exists', status: 409 });
+    expect(await itemBalance(items, payer.address, 1n)).toBe(1n);
+  });
+
+  it('kill -9 between the charge succeeding and the job, and between recording the mint and its broadcast: minted once', async () => {
+    const items = await deployGameItems(serviceWallet);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
+    await createFulfilmentRule({ ...live(), values: mintRule(contract.id) });
+    const payer = await freshPayer();
+    const chargeId = await createCharge({ items: [{ name: 'Potion', amount: '1', quantity: 5 }], metadata: { itemId: '42' } });
+    await payOnChain(chargeId, payer, 5_000_000n);
+
+    // A worker makes the charge succeed and dies at once: the fulfilment exists, nothing of it ran.
+    for (let i = 0; i < 10 && (await chargeStatus(chargeId)) !== 'succeeded'; i++) {
+      const watcher = await runScript('test/settle-charge-then-die.mts', ['POLYGON']);
+      expect(watcher.signal, watcher.output).toBe('SIGKILL');
+    }
+    expect(await chargeStatus(chargeId)).toBe('succeeded');
+    const [armed] = await fulfilmentsOf(chargeId);
+    expect(armed).toMatchObject({ status: 'pending', transferId: null });
+
+    // A worker records the mint and dies before broadcasting it.
+    const worker = await runScript('test/record-fulfilment-then-die.mts', [armed!.id]);
+    expect(worker.signal, worker.output).toBe('SIGKILL');
+    expect(worker.output).toContain('recorded: submitted');
+    const [recorded] = await fulfilmentsOf(chargeId);
+    expect(recorded).toMatchObject({ status: 'submitted' });
+    const [transfer] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, recorded!.transferId!));
+    expect(transfer!.status).toBe('signed');
+    expect(
+      await client()
+        .getTransactionReceipt({ hash: transfer!.txHash as Hex })
+        .catch(() => null),
+    ).toBeNull();
+    expect(await itemBalance(items, payer.address, 42n)).toBe(0n);
+
+    // Another process's job finds nothing to start; the engine broadcasts the recorded bytes.
+    const [done] = await runUntilSettled(chargeId);
+    expect(done).toMatchObject({ status: 'succeeded', transferId: transfer!.id, attempts: 1 });
+    expect(await itemBalance(items, payer.address, 42n)).toBe(5n);
+    const calls = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'fulfilment')));
+    expect(calls).toHaveLength(1);
+  }, 90_000); // spawns worker processes: slow on a loaded 2-core machine
+});
