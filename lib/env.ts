@@ -56,8 +56,22 @@ const envSchema = z.object({
     .default(64 * 1024),
   /** Connections in this process's PostgreSQL pool. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
-  /** Run background jobs (charge expiry, …) in the web process. Set false when a separate worker runs them. */
+  /** Connections in the pool of a jobs process (`npm run worker`, and the worker `npm start` starts). */
+  WORKER_DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(5),
+  /** A statement running longer is cancelled by PostgreSQL (0 = no limit). Migrations and backups are not bound by it. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** A transaction left idle this long is ended by PostgreSQL, releasing its locks (0 = no limit). */
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
+  /**
+   * Run background jobs (charge expiry, …) in the web process. Set false when a separate worker runs them;
+   * `npm start` sets it false for its web server and starts a worker beside it.
+   */
   RUN_JOBS_IN_WEB: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
+  /** `npm start` also starts one worker process (`npm run worker`). false on web instances when workers run elsewhere. */
+  START_WORKER: z
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),

@@ -1,21 +1,23 @@
 /**
  * `npm run worker`: runs the background jobs (charge expiry, clean-ups, webhook delivery) without
- * serving HTTP. At scale, run web instances with RUN_JOBS_IN_WEB=false and one or more of these against
+ * serving HTTP. At scale, run web instances with RUN_JOBS_IN_WEB=false (`npm start`: START_WORKER=false too) and one or more of these against
  * the same DATABASE_URL; PostgreSQL row locks and pg-boss keep the jobs from doing any work twice.
  */
 import { existsSync } from 'node:fs';
 import { env } from '@/lib/env';
-import { closeDb } from '@/lib/db/client';
+import { closeDb, selectJobsPool } from '@/lib/db/client';
 import { startBackgroundJobs, stopBackgroundJobs } from '@/lib/jobs/background-jobs';
 import { redactConsole } from '@/lib/log';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 redactConsole();
+selectJobsPool();
 if (!env().DATABASE_URL) {
   console.error("npm run worker needs DATABASE_URL (the web instances' database).");
   process.exit(1);
 }
 await startBackgroundJobs();
+console.log(`[chargeport] worker ${process.pid}: background jobs started`);
 // The scheduler's timers are unref'd; keep this process alive until told to stop.
 const keepAlive = setInterval(() => {}, 60_000);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
