@@ -76,6 +76,10 @@ const envSchema = z.object({
     .default('true')
     .transform((value) => value === 'true'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** Bearer token of GET /api/metrics (Prometheus). Unset: the endpoint answers 404. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 24`)').optional(),
+  /** A worker serves its own metrics on this port (GET /metrics, same token). Unset: none. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /**
    * Reverse proxies in front of the app that append to X-Forwarded-For (lib/http/client-ip.ts). 0: the
    * socket's peer is the client and forwarded headers are ignored.

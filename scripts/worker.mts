@@ -4,6 +4,8 @@
  * the same DATABASE_URL; PostgreSQL row locks and pg-boss keep the jobs from doing any work twice.
  */
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { metricsResponse } from '@/lib/metrics/render-metrics';
 import { env } from '@/lib/env';
 import { closeDb, selectJobsPool } from '@/lib/db/client';
 import { startBackgroundJobs, stopBackgroundJobs } from '@/lib/jobs/background-jobs';
@@ -17,12 +19,23 @@ if (!env().DATABASE_URL) {
   process.exit(1);
 }
 await startBackgroundJobs();
+const metricsPort = env().WORKER_METRICS_PORT;
+// The worker's own counters (payments seen, webhook deliveries, reconciliation) for Prometheus to scrape.
+const metricsServer = metricsPort
+  ? createServer((request, response) => {
+      if (request.method !== 'GET' || request.url !== '/metrics') return void response.writeHead(404).end();
+      void metricsResponse(request.headers.authorization ?? null).then(async (answer) => {
+        response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(await answer.text());
+      });
+    }).listen(metricsPort)
+  : undefined;
 console.log(`[chargeport] worker ${process.pid}: background jobs started`);
 // The scheduler's timers are unref'd; keep this process alive until told to stop.
 const keepAlive = setInterval(() => {}, 60_000);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     clearInterval(keepAlive);
+    metricsServer?.close();
     await stopBackgroundJobs();
     await closeDb();
     process.exit(0);

@@ -29,6 +29,7 @@ import { nextAttemptDelay } from './retry-schedule';
 import { signingSecretsOf } from './secrets';
 import { signWebhook } from './signing';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, deliverWebhookRequest, type DeliveryResult } from './ssrf-guard';
+import { observeWebhookDelivery } from '@/lib/metrics/metrics';
 
 /** A claim older than this is taken over: well above the 10 s request budget plus recording. */
 export const CLAIM_LEASE_MS = 60_000;
@@ -122,6 +123,7 @@ async function recordOutcome({
   options: AttemptOptions;
 }): Promise<AttemptOutcome> {
   const attemptedAt = new Date();
+  observeWebhookDelivery(result.ok ? 'succeeded' : 'failed', result.durationMs);
   const logged = {
     attemptedAt,
     responseStatus: result.status ?? null,
