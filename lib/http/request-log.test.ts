@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { resetEnvCache } from '@/lib/env';
 import { metrics } from '@/lib/metrics/metrics';
 import { noteRequestMerchant, recordRequests, routeOf } from './request-log';
 
@@ -12,6 +13,8 @@ let server: Server;
 let base: string;
 
 beforeAll(async () => {
+  process.env.LOG_LEVEL = 'info'; // the suite's is error; request lines are info
+  resetEnvCache();
   recordRequests();
   server = createServer((request, response) => {
     // As withApiKey does, after an await: the request's context survives async work.

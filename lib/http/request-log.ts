@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino from 'pino';
+import { env } from '@/lib/env';
 import { scrubText } from '@/lib/log';
 import { metrics } from '@/lib/metrics/metrics';
 
@@ -59,12 +60,14 @@ export function recordRequests(): void {
     const context = contexts.get(request);
     if (!context) return;
     contexts.delete(request);
+    const isLogged = isInfoLogged();
     const seconds = Number(process.hrtime.bigint() - context.startedAt) / 1e9;
     const method = request.method ?? 'GET';
     const route = routeOf(request.url ?? '/');
     const status = response.statusCode;
     metrics().httpRequestDuration.observe({ method, route, status: String(status) }, seconds);
     const answered = response.getHeader('x-request-id');
+    if (!isLogged) return;
     logger.info(
       {
         method,
@@ -77,6 +80,15 @@ export function recordRequests(): void {
       'request',
     );
   });
+}
+
+/** Request lines are info: LOG_LEVEL=warn or error leaves them out. */
+function isInfoLogged(): boolean {
+  try {
+    return ['debug', 'info'].includes(env().LOG_LEVEL);
+  } catch {
+    return true; // configuration errors are reported elsewhere
+  }
 }
 
 /** Called by withApiKey once the key is known: the request's log line names its merchant. */
