@@ -5,6 +5,9 @@ export async function register(): Promise<void> {
   // printed (Next.js prints errors that escape a request) carries a credential (lib/log.ts).
   const { recordPeerAddresses } = await import('@/lib/http/peer-address');
   recordPeerAddresses();
+  // One structured line per request, and the request-duration metrics (lib/http/request-log.ts).
+  const { recordRequests } = await import('@/lib/http/request-log');
+  recordRequests();
   const { redactConsole } = await import('@/lib/log');
   redactConsole();
   const { env } = await import('@/lib/env');

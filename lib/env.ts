@@ -56,12 +56,30 @@ const envSchema = z.object({
     .default(64 * 1024),
   /** Connections in this process's PostgreSQL pool. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
-  /** Run background jobs (charge expiry, …) in the web process. Set false when a separate worker runs them. */
+  /** Connections in the pool of a jobs process (`npm run worker`, and the worker `npm start` starts). */
+  WORKER_DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(5),
+  /** A statement running longer is cancelled by PostgreSQL (0 = no limit). Migrations and backups are not bound by it. */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** A transaction left idle this long is ended by PostgreSQL, releasing its locks (0 = no limit). */
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(60_000),
+  /**
+   * Run background jobs (charge expiry, …) in the web process. Set false when a separate worker runs them;
+   * `npm start` sets it false for its web server and starts a worker beside it.
+   */
   RUN_JOBS_IN_WEB: z
     .enum(['true', 'false'])
     .default('true')
     .transform((value) => value === 'true'),
+  /** `npm start` also starts one worker process (`npm run worker`). false on web instances when workers run elsewhere. */
+  START_WORKER: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** Bearer token of GET /api/metrics (Prometheus). Unset: the endpoint answers 404. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 24`)').optional(),
+  /** A worker serves its own metrics on this port (GET /metrics, same token). Unset: none. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /**
    * Reverse proxies in front of the app that append to X-Forwarded-For (lib/http/client-ip.ts). 0: the
    * socket's peer is the client and forwarded headers are ignored.

@@ -1,6 +1,7 @@
 /**
  * `npm run dev` / `npm start`: starts the embedded services the configuration leaves out
  * (lib/infra/stack.ts), then Next.js (`next dev` or `next start`) with their URLs in its environment.
+ * In production it also starts one worker (scripts/worker.mts) and runs the web server without jobs.
  * `dev` also seeds the demo merchant and prints its keys; production never seeds.
  *
  * Local chain nodes start for EVM chains without an RPC URL in development, and in production only with
@@ -8,7 +9,7 @@
  * to the tsx wrapper that runs it — stops Next.js, then the chains and PostgreSQL, each forced with SIGKILL
  * when it does not stop in time; if this process itself is killed, the reaper (lib/infra/reaper.ts) does it.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv, ConfigError } from '@/lib/env';
@@ -152,50 +153,70 @@ writeRuntimeInfo(dataDir, {
   localRpcUrls: Object.fromEntries(startedStack.localChains.map((node) => [node.chain, node.url])),
 });
 
+// Production: background jobs run in a worker process beside the web server, each with its own pool.
+const startsWorker = isProduction && config.START_WORKER;
 const nextBin = path.resolve('node_modules/.bin/next');
 // Own process group, so stopping it also stops next-server's children.
-const next = spawn(nextBin, [mode, '--port', String(port)], { env: childEnv, stdio: 'inherit', detached: true });
+const next = spawn(nextBin, [mode, '--port', String(port)], {
+  env: startsWorker ? { ...childEnv, RUN_JOBS_IN_WEB: 'false' } : childEnv,
+  stdio: 'inherit',
+  detached: true,
+});
+const worker = startsWorker
+  ? spawn(path.resolve('node_modules/.bin/tsx'), ['--conditions=react-server', 'scripts/worker.mts'], {
+      env: childEnv,
+      stdio: 'inherit',
+      detached: true,
+    })
+  : undefined;
 const reaper = startReaper({
   watchPid: process.pid,
   pids: [startedStack.embeddedDatabase?.pid, ...startedStack.localChains.map((node) => node.process.pid)].filter(
     (pid): pid is number => pid !== undefined,
   ),
-  processGroups: next.pid ? [next.pid] : [],
+  processGroups: [next.pid, worker?.pid].filter((pid): pid is number => pid !== undefined),
 });
 say(`${mode === 'dev' ? 'Development' : 'Production'} server: ${appUrl}`);
 say(`  API:       ${appUrl}/api/createCharge   (reference: ${appUrl}/docs/api)`);
 say(`  Health:    ${appUrl}/api/health   (probes: /api/health/live, /api/health/ready)`);
+if (worker) say(`Worker: background jobs run in process ${worker.pid ?? '?'}, not in the web server (START_WORKER=false: none)`);
+else if (isProduction)
+  say('No worker started (START_WORKER=false): run `npm run worker` beside this instance, or set RUN_JOBS_IN_WEB=true.');
 
 const NEXT_STOP_GRACE_MS = 10_000;
 /** Past this, whatever still runs is killed and the launcher exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 30_000;
 let stopping = false;
 
-function killNextGroup(signal: NodeJS.Signals): void {
+function killGroup(child: ChildProcess | undefined, signal: NodeJS.Signals): void {
   try {
-    if (next.pid) process.kill(-next.pid, signal);
+    if (child?.pid) process.kill(-child.pid, signal);
   } catch {
     // already gone
   }
 }
+const killNextGroup = (signal: NodeJS.Signals) => killGroup(next, signal);
 
-async function stopNext(): Promise<void> {
-  if (next.exitCode !== null || next.signalCode !== null) return killNextGroup('SIGKILL'); // stragglers of its group
-  const exited = new Promise((resolve) => next.once('exit', resolve));
-  killNextGroup('SIGTERM');
-  const timer = setTimeout(() => killNextGroup('SIGKILL'), NEXT_STOP_GRACE_MS);
+/** SIGTERM to the child's process group, SIGKILL after the grace period and for stragglers of its group. */
+async function stopGroup(child: ChildProcess | undefined): Promise<void> {
+  if (!child) return;
+  if (child.exitCode !== null || child.signalCode !== null) return killGroup(child, 'SIGKILL');
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  killGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => killGroup(child, 'SIGKILL'), NEXT_STOP_GRACE_MS);
   await exited;
   clearTimeout(timer);
-  killNextGroup('SIGKILL');
+  killGroup(child, 'SIGKILL');
 }
 
 async function shutdown(code: number, reason: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  say(`Stopping (${reason}): Next.js, then the local chains and PostgreSQL`);
+  say(`Stopping (${reason}): Next.js and the worker, then the local chains and PostgreSQL`);
   setTimeout(() => {
     console.error(`[chargeport] still stopping after ${SHUTDOWN_DEADLINE_MS / 1000} s: killing what is left`);
     killNextGroup('SIGKILL');
+    killGroup(worker, 'SIGKILL');
     for (const pid of [startedStack.embeddedDatabase?.pid, ...startedStack.localChains.map((node) => node.process.pid)]) {
       try {
         if (pid) process.kill(pid, 'SIGKILL');
@@ -207,8 +228,8 @@ async function shutdown(code: number, reason: string): Promise<void> {
     reaper.dismiss();
     process.exit(1);
   }, SHUTDOWN_DEADLINE_MS).unref();
-  // Next.js first (it uses the database and the chains), then everything else in parallel.
-  await stopNext().catch(() => {});
+  // Next.js and the worker first (they use the database and the chains), then everything else in parallel.
+  await Promise.all([stopGroup(next), stopGroup(worker)]).catch(() => {});
   await startedStack.stop();
   removeRuntimeInfo(dataDir);
   reaper.dismiss();
@@ -219,6 +240,8 @@ for (const signal of STOP_SIGNALS) {
   process.on(signal, () => void shutdown(0, signal));
 }
 next.on('exit', (code, signal) => void shutdown(code ?? 0, `Next.js exited (${signal ?? `code ${code}`})`));
+// A dead worker would leave payments undetected and webhooks undelivered: stop, so a supervisor restarts it all.
+worker?.on('exit', (code, signal) => void shutdown(1, `the worker exited (${signal ?? `code ${code}`})`));
 watchTsxWrapper();
 
 /** A stop signal came while starting: stop what is up and leave before starting Next.js. */

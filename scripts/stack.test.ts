@@ -1,5 +1,5 @@
 /**
- * The launcher in production starts no local chain node and seeds no demo data.
+ * The launcher in production starts no local chain node, seeds no demo data and runs the jobs in a worker.
  *
  * The launcher (`npm run dev`) stops every process it started — the anvil nodes, PostgreSQL and Next.js —
  * whether the signal reaches the tsx wrapper (what `npm run dev` runs) or the launcher process itself, when
@@ -128,7 +128,7 @@ async function expectAllGone(dataDir: string, withinMs: number): Promise<void> {
 }
 
 describe.skipIf(process.platform !== 'linux')('the launcher in production', () => {
-  it('starts no local chain node and seeds no demo data; it says which chains are not served and where the data lives', async () => {
+  it('starts no local chain node and seeds no demo data, runs the jobs in one worker; it says which chains are not served and where the data lives', async () => {
     // `dev` with NODE_ENV=production: the launcher decides as `npm start` does, without needing a build.
     const run = await launchDev({
       NODE_ENV: 'production',
@@ -148,6 +148,12 @@ describe.skipIf(process.platform !== 'linux')('the launcher in production', () =
     expect(output).toContain('README, "Backups"');
     expect(output).toContain('no demo data is seeded');
     expect(output).not.toMatch(/Demo merchant|cp_test_Demo|cp_live_Demo/);
+    // The jobs run in a worker process of their own, stopped with the rest below.
+    expect(output).toMatch(/Worker: background jobs run in process \d+/);
+    const deadline = Date.now() + 60_000;
+    while (!/worker \d+: background jobs started/.test(run.output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    expect(run.output()).toMatch(/worker \d+: background jobs started/);
+    expect(processesOf(run.dataDir).map(describeProcess).join('\n')).toMatch(/scripts\/worker\.mts/);
     const runtime = JSON.parse(readFileSync(path.join(run.dataDir, 'runtime.json'), 'utf8')) as { embeddedDatabaseUrl: string };
     const sql = postgres(runtime.embeddedDatabaseUrl, { max: 1, onnotice: () => {} });
     try {

@@ -1,26 +1,41 @@
 /**
  * `npm run worker`: runs the background jobs (charge expiry, clean-ups, webhook delivery) without
- * serving HTTP. At scale, run web instances with RUN_JOBS_IN_WEB=false and one or more of these against
+ * serving HTTP. At scale, run web instances with RUN_JOBS_IN_WEB=false (`npm start`: START_WORKER=false too) and one or more of these against
  * the same DATABASE_URL; PostgreSQL row locks and pg-boss keep the jobs from doing any work twice.
  */
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { metricsResponse } from '@/lib/metrics/render-metrics';
 import { env } from '@/lib/env';
-import { closeDb } from '@/lib/db/client';
+import { closeDb, selectJobsPool } from '@/lib/db/client';
 import { startBackgroundJobs, stopBackgroundJobs } from '@/lib/jobs/background-jobs';
 import { redactConsole } from '@/lib/log';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 redactConsole();
+selectJobsPool();
 if (!env().DATABASE_URL) {
   console.error("npm run worker needs DATABASE_URL (the web instances' database).");
   process.exit(1);
 }
 await startBackgroundJobs();
+const metricsPort = env().WORKER_METRICS_PORT;
+// The worker's own counters (payments seen, webhook deliveries, reconciliation) for Prometheus to scrape.
+const metricsServer = metricsPort
+  ? createServer((request, response) => {
+      if (request.method !== 'GET' || request.url !== '/metrics') return void response.writeHead(404).end();
+      void metricsResponse(request.headers.authorization ?? null).then(async (answer) => {
+        response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(await answer.text());
+      });
+    }).listen(metricsPort)
+  : undefined;
+console.log(`[chargeport] worker ${process.pid}: background jobs started`);
 // The scheduler's timers are unref'd; keep this process alive until told to stop.
 const keepAlive = setInterval(() => {}, 60_000);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     clearInterval(keepAlive);
+    metricsServer?.close();
     await stopBackgroundJobs();
     await closeDb();
     process.exit(0);

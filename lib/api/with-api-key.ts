@@ -9,6 +9,7 @@ import type { ApiContext } from './context';
 import { withCorsHeaders } from './cors';
 import { consumeApiRateLimit } from './rate-limit';
 import { fail } from './respond';
+import { noteRequestMerchant } from '@/lib/http/request-log';
 
 type RouteParams = { params: Promise<Record<string, string>> };
 type ApiHandler = (request: Request, ctx: ApiContext, params: Record<string, string>) => Promise<Response>;
@@ -27,6 +28,7 @@ export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {})
     let response: Response;
     try {
       const { merchant, apiKey } = await authenticateApiKey(request.headers.get('x-api-key'));
+      noteRequestMerchant(merchant.id);
       if (apiKey.kind === 'publishable' && !options.allowPublishable) {
         throw new AppError('key_not_permitted', 'Publishable keys can only create and read charges. Use a secret key from your server.');
       }

@@ -33,7 +33,8 @@ import { chainNotServedReason, isChainServed } from '@/lib/chains/served';
 import { minimumChargeOf } from '@/lib/chains/registry';
 import type { ApiContext } from '@/lib/api/context';
 import { env } from '@/lib/env';
-import { AppError } from '@/lib/errors';
+import { AppError, isAppError } from '@/lib/errors';
+import { metrics } from '@/lib/metrics/metrics';
 import { newId } from '@/lib/ids';
 import { MAX_BASE_UNITS, formatAmount, parseAmount, sumLineTotals, type ParseAmountResult } from '@/lib/money';
 import type { CreateChargeBody } from './schemas';
@@ -50,7 +51,18 @@ export interface CreateChargeResult {
   paymentUrl: string;
 }
 
-export async function createCharge({ ctx, input }: { ctx: ApiContext; input: CreateChargeBody }): Promise<CreateChargeResult> {
+export async function createCharge(args: { ctx: ApiContext; input: CreateChargeBody }): Promise<CreateChargeResult> {
+  try {
+    const result = await buildCharge(args);
+    metrics().chargesCreated.inc({ outcome: 'created' });
+    return result;
+  } catch (error) {
+    metrics().chargesCreated.inc({ outcome: isAppError(error) ? error.code : 'internal_error' });
+    throw error;
+  }
+}
+
+async function buildCharge({ ctx, input }: { ctx: ApiContext; input: CreateChargeBody }): Promise<CreateChargeResult> {
   const { chargeData } = input;
   const mode = resolveMode(ctx, input);
   const chain = resolveChain(chargeData.chain, mode);

@@ -6,7 +6,7 @@
 import 'server-only';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres, { type Sql } from 'postgres';
-import { env } from '@/lib/env';
+import { env, type Env } from '@/lib/env';
 import * as schema from './schema';
 
 export type Database = PostgresJsDatabase<typeof schema>;
@@ -20,7 +20,27 @@ interface DbHandle {
   listeners: Sql[];
 }
 
-const globalForDb = globalThis as unknown as { __chargeportDb?: DbHandle };
+const globalForDb = globalThis as unknown as { __chargeportDb?: DbHandle; __chargeportDbRole?: 'web' | 'jobs' };
+
+/**
+ * Makes this process's pool the jobs pool (its own size, its own application_name). Called by
+ * scripts/worker.mts before anything connects: web and jobs never share a pool, so a burst of job work
+ * cannot take the connections requests wait for.
+ */
+export function selectJobsPool(): void {
+  globalForDb.__chargeportDbRole = 'jobs';
+}
+
+/**
+ * Session settings every pooled connection starts with: a runaway statement is cancelled, and a
+ * transaction left open (a bug, a hung await) is ended instead of holding its row locks forever.
+ */
+function sessionSettings(config: Env): Record<string, string> {
+  return {
+    statement_timeout: String(config.DATABASE_STATEMENT_TIMEOUT_MS),
+    idle_in_transaction_session_timeout: String(config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS),
+  };
+}
 
 function connect(): DbHandle {
   const url = env().DATABASE_URL;
@@ -29,11 +49,12 @@ function connect(): DbHandle {
       'DATABASE_URL is not set. Start the app with `npm run dev` / `npm start` (they start an embedded PostgreSQL), or set DATABASE_URL.',
     );
   }
+  const isJobs = globalForDb.__chargeportDbRole === 'jobs';
   const sql = postgres(url, {
-    max: env().DATABASE_POOL_SIZE,
+    max: isJobs ? env().WORKER_DATABASE_POOL_SIZE : env().DATABASE_POOL_SIZE,
     onnotice: () => {},
     // NUMERIC stays a string on the wire; drizzle's bigint mode turns it into bigint.
-    connection: { application_name: 'chargeport' },
+    connection: { application_name: isJobs ? 'chargeport-jobs' : 'chargeport', ...sessionSettings(env()) },
   });
   return { sql, db: drizzle(sql, { schema }), listeners: [] };
 }

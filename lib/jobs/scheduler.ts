@@ -12,6 +12,7 @@ import { deleteExpiredApiRateLimits } from '@/lib/api/rate-limit';
 import { CHAIN_NAMES, CHAINS, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { rpcUrl } from '@/lib/env';
 import { log } from '@/lib/log';
+import { metrics } from '@/lib/metrics/metrics';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { reconcileAndReport } from '@/lib/ledger/reconcile-chains';
 import { sweepDueCharges } from '@/lib/payments/sweep-deposits';
@@ -24,6 +25,12 @@ import { convertSwapFunding } from '@/lib/swap/convert-swap-funding';
 import { startDueFulfilments } from '@/lib/contracts/start-fulfilments';
 import { payChargesFromDeliveredOrders } from '@/lib/onramp/pay-charge-from-order';
 import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
+
+/** The watchers' recorded payments, for chargeport_payments_seen_total. */
+function countPayments(chain: string, recorded: number): number {
+  if (recorded > 0) metrics().paymentsSeen.inc({ chain }, recorded);
+  return recorded;
+}
 
 interface Task {
   name: string;
@@ -50,7 +57,7 @@ const TASKS: Task[] = [
   ...EVM_CHAIN_NAMES.map((chain): Task => ({
     name: `watch-${chain}`,
     everyMs: 2_000,
-    run: async () => (rpcUrl(chain) ? ((await pollChain(chain))?.recorded ?? 0) : 0),
+    run: async () => countPayments(chain, rpcUrl(chain) ? ((await pollChain(chain))?.recorded ?? 0) : 0),
   })),
   // Transfers into users' service wallets, for the wallet's Activity: one indexer per EVM chain with an RPC.
   ...EVM_CHAIN_NAMES.map((chain): Task => ({
@@ -63,7 +70,7 @@ const TASKS: Task[] = [
   ...CHAIN_NAMES.filter((chain) => CHAINS[chain].family === 'solana').map((chain): Task => ({
     name: `watch-${chain}`,
     everyMs: 2_000,
-    run: async () => (rpcUrl(chain) ? ((await pollSolana(chain))?.recorded ?? 0) : 0),
+    run: async () => countPayments(chain, rpcUrl(chain) ? ((await pollSolana(chain))?.recorded ?? 0) : 0),
   })),
   // The ledger against the chains: every difference is logged as an error (lib/ledger).
   { name: 'reconcile-ledger', everyMs: 10 * 60_000, run: () => reconcileAndReport() },

@@ -23,6 +23,7 @@ import { formatAmount } from '@/lib/money';
 import { gasTankAddress } from '@/lib/transactions/gas-tank';
 import { IN_FLIGHT_STATUSES } from '@/lib/transactions/state';
 import { expectedBalances, type ExpectedBalance } from './expected-balances';
+import { metrics } from '@/lib/metrics/metrics';
 
 interface Discrepancy {
   chain: ChainName;
@@ -172,6 +173,7 @@ async function balanceAt(client: PublicClient, address: string, token: string, b
 export async function reconcileAndReport(): Promise<number> {
   let total = 0;
   for (const result of await reconcileChains()) {
+    if (!result.error) metrics().reconciliationDiscrepancies.set({ chain: result.chain }, result.discrepancies.length);
     if (result.error) log.warn('reconciliation skipped a chain', { chain: result.chain, reason: result.error });
     for (const d of result.discrepancies) {
       total++;

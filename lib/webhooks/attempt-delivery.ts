@@ -30,6 +30,7 @@ import { enqueueDeliveries } from './jobs';
 import { recordOutcomes, type SentAttempt } from './record-outcomes';
 import { signingSecretsOf } from './secrets';
 import { signWebhook } from './signing';
+import { observeWebhookDelivery } from '@/lib/metrics/metrics';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, deliverWebhookRequest } from './ssrf-guard';
 
 /** Bytes of the endpoint's answer kept in the delivery log. */
@@ -86,6 +87,7 @@ export async function sendAttempt(claimed: ClaimedDelivery, options: AttemptOpti
     ...(options.ca ? { ca: options.ca } : {}),
     ...(options.agent ? { agent: options.agent } : {}),
   });
+  observeWebhookDelivery(result.ok ? 'succeeded' : 'failed', result.durationMs);
   return { claimed, result };
 }
 

@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# Chargeport images (README, "Containers"). Two targets from one build:
+#   app    the standalone Next.js server (`node server.js`): web traffic only, jobs off
+#   tools  the full tree: `npm run worker`, `npm run db:migrate`, `npm run admin -- …`
+# Migrations are a separate command (compose.yaml's `migrate` service), never run by the web containers.
+ARG NODE_VERSION=22
+
+FROM node:${NODE_VERSION}-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# `npm install` honours the lockfile; `npm ci` refuses the platform packages the lockfile leaves out.
+RUN npm install --no-audit --no-fund
+
+FROM deps AS build
+COPY . .
+ENV NEXT_TELEMETRY_DISABLED=1
+RUN node_modules/.bin/next build
+
+FROM build AS tools
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1
+RUN groupadd --system chargeport && useradd --system --gid chargeport --home-dir /app chargeport \
+  && chown -R chargeport:chargeport /app
+USER chargeport
+CMD ["npm", "run", "worker"]
+
+FROM node:${NODE_VERSION}-bookworm-slim AS app
+WORKDIR /app
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 HOSTNAME=0.0.0.0 RUN_JOBS_IN_WEB=false
+RUN groupadd --system chargeport && useradd --system --gid chargeport --no-create-home chargeport
+COPY --from=build --chown=chargeport:chargeport /app/.next/standalone ./
+COPY --from=build --chown=chargeport:chargeport /app/.next/static ./.next/static
+USER chargeport
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:3000/api/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "server.js"]
