@@ -55,6 +55,8 @@ export const ERROR_STATUS = {
   refund_exceeds_refundable: 422,
   refund_destination_required: 422,
   refund_not_possible: 409,
+  invalid_access_token: 401,
+  insufficient_scope: 403,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
