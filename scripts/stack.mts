@@ -100,6 +100,8 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   const { seedDemoData, createDemoCharge, DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE } = await import('@/lib/merchants/seed-demo');
   const { closeDb } = await import('@/lib/db/client');
   const { consumerWallets } = await seedDemoData();
+  const { seedDemoOAuthApp } = await import('@/lib/oauth/seed-demo-app');
+  const demoApp = await seedDemoOAuthApp();
   // On POLYGON: with LOCAL_CHAIN_NODES=false and no RPC_URL_POLYGON there is none (chain_not_configured).
   const demoCharge = await createDemoCharge().catch((error: unknown) => {
     say(`No demo charge: ${error instanceof Error ? error.message : String(error)}`);
@@ -121,6 +123,7 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   );
   say(`  (sign in at ${appUrl}/signin; codes arrive in ${appUrl}/dev/mailbox)`);
   if (demoCharge) say(`Demo charge, ready to pay: ${demoCharge.paymentUrl}`);
+  say(`Demo OAuth app (Sign in with Chargeport): client id ${demoApp.clientId}; try it on ${appUrl}/examples/pay`);
   if (stack.localChains.length) {
     say(`Demo payer wallet on the local chains: ${localDemoPayerAccount.address}`);
     say(`  (anvil's well-known dev account #1; import its key into a browser wallet to pay test charges)`);
