@@ -21,6 +21,7 @@ import { ensureDevSecrets } from '@/lib/infra/dev-secrets';
 import { startReaper } from '@/lib/infra/reaper';
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/lib/infra/runtime-file';
 import { startStack, type Stack } from '@/lib/infra/stack';
+import { startIdentityStandIns, STAND_IN_PROVIDERS } from '@/lib/infra/identity-stand-ins';
 
 const mode = process.argv[2];
 if (mode !== 'dev' && mode !== 'start') {
@@ -80,7 +81,19 @@ if (isProduction && stack.embeddedDatabase) {
   say('  Back it up, and escrow DEPOSIT_HD_SEED and WALLET_MASTER_KEY: README, "Backups".');
 }
 const devSecrets = mode === 'dev' && !isProduction ? ensureDevSecrets(dataDir, process.env) : {};
-const childEnv: NodeJS.ProcessEnv = { ...process.env, ...stack.env, ...devSecrets, PORT: String(port), APP_URL: appUrl };
+// "Continue with Google / Apple" on `npm run dev` without credentials: local stand-ins (never in production).
+const standInProviders = STAND_IN_PROVIDERS.filter((name) => !config[name === 'google' ? 'GOOGLE_CLIENT_ID' : 'APPLE_CLIENT_ID']);
+const identityStandIns =
+  mode === 'dev' && !isProduction && standInProviders.length ? await startIdentityStandIns({ appUrl, providers: standInProviders }) : undefined;
+if (identityStandIns) say(`Sign-in stand-ins for ${standInProviders.join(' and ')} (local OpenID providers): ${identityStandIns.url}`);
+const childEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  ...stack.env,
+  ...devSecrets,
+  ...identityStandIns?.env,
+  PORT: String(port),
+  APP_URL: appUrl,
+};
 if (childEnv.DEPOSIT_HD_SEED && stack.localChains.length) {
   // The gas tank pays fees for balance payments and sweeps; on local chains it is funded here.
   const gasTank = gasTankAccountFromSeed(childEnv.DEPOSIT_HD_SEED).address;
@@ -198,7 +211,7 @@ async function shutdown(code: number, reason: string): Promise<void> {
   }, SHUTDOWN_DEADLINE_MS).unref();
   // Next.js first (it uses the database and the chains), then everything else in parallel.
   await stopNext().catch(() => {});
-  await startedStack.stop();
+  await Promise.all([startedStack.stop(), identityStandIns?.stop()]);
   removeRuntimeInfo(dataDir);
   reaper.dismiss();
   process.exit(code);
