@@ -8,6 +8,8 @@
  *   key revoke <keyId>
  *   wallets rotate-master-key                          re-seal wallet data keys under WALLET_MASTER_KEY
  *   gas-tank status                                    the gas tank's address, balances and gas spent per chain
+ *   oauth signing-keys                                 the OpenID provider's signing keys and their state
+ *   oauth rotate-signing-key                           a new signing key; the old ones stay published until their ID tokens expire
  *
  * Add --json for machine-readable output. Works against DATABASE_URL, the embedded database of a
  * running `npm run dev`/`npm start`, or starts the embedded database itself.
@@ -25,7 +27,9 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   key create <merchantId> --mode test|live [--publishable]
   key revoke <keyId>
   wallets rotate-master-key
-  gas-tank status`;
+  gas-tank status
+  oauth signing-keys
+  oauth rotate-signing-key`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -140,6 +144,29 @@ try {
           ].join('\n'),
         );
         if (result.failed.length) process.exitCode = 1;
+        break;
+      }
+      case 'oauth signing-keys': {
+        const { listSigningKeys } = await import('@/lib/oauth/signing-keys');
+        const keys = await listSigningKeys();
+        output(
+          { keys },
+          keys.length
+            ? keys.map((k) => `${k.kid}  ${k.state.padEnd(9)} created ${k.createdAt.toISOString()}${k.publishedUntil ? `, published until ${k.publishedUntil.toISOString()}` : ''}`).join('\n')
+            : 'No signing key yet: the first request to the OpenID provider creates one.',
+        );
+        break;
+      }
+      case 'oauth rotate-signing-key': {
+        const { rotateSigningKey } = await import('@/lib/oauth/signing-keys');
+        const result = await rotateSigningKey();
+        output(
+          result,
+          [
+            `New signing key ${result.kid}; running servers switch to it within 30 s.`,
+            ...result.retired.map((k) => `  retired ${k.kid}: stays in the JWKS until ${k.publishedUntil.toISOString()} (its last ID tokens expire)`),
+          ].join('\n'),
+        );
         break;
       }
       case 'gas-tank status': {
