@@ -46,7 +46,7 @@ async function grantFor(userId: string, clientId: string): Promise<{ grantId: st
   const grant = new provider.Grant({ accountId: userId, clientId });
   grant.addOIDCScope('openid email payments');
   const grantId = await grant.save();
-  const token = await new provider.AccessToken({ accountId: userId, client: await provider.Client.find(clientId), grantId, scope: 'openid email payments' }).save();
+  const token = await new provider.AccessToken({ accountId: userId, client: (await provider.Client.find(clientId))!, grantId, scope: 'openid email payments' }).save();
   return { grantId, token };
 }
 

@@ -53,7 +53,7 @@ async function accessToken(input: { userId: string; clientId: string; scope: str
   grant.addOIDCScope(input.scope);
   const grantId = await grant.save();
   const client = await provider.Client.find(input.clientId);
-  const token = new provider.AccessToken({ accountId: input.userId, client, grantId, scope: input.scope, gty: 'authorization_code' });
+  const token = new provider.AccessToken({ accountId: input.userId, client: client!, grantId, scope: input.scope, gty: 'authorization_code' });
   return token.save();
 }
 
