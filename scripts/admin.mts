@@ -152,7 +152,12 @@ try {
         output(
           { keys },
           keys.length
-            ? keys.map((k) => `${k.kid}  ${k.state.padEnd(9)} created ${k.createdAt.toISOString()}${k.publishedUntil ? `, published until ${k.publishedUntil.toISOString()}` : ''}`).join('\n')
+            ? keys
+                .map(
+                  (k) =>
+                    `${k.kid}  ${k.state.padEnd(9)} created ${k.createdAt.toISOString()}${k.publishedUntil ? `, published until ${k.publishedUntil.toISOString()}` : ''}`,
+                )
+                .join('\n')
             : 'No signing key yet: the first request to the OpenID provider creates one.',
         );
         break;
@@ -164,7 +169,9 @@ try {
           result,
           [
             `New signing key ${result.kid}; running servers switch to it within 30 s.`,
-            ...result.retired.map((k) => `  retired ${k.kid}: stays in the JWKS until ${k.publishedUntil.toISOString()} (its last ID tokens expire)`),
+            ...result.retired.map(
+              (k) => `  retired ${k.kid}: stays in the JWKS until ${k.publishedUntil.toISOString()} (its last ID tokens expire)`,
+            ),
           ].join('\n'),
         );
         break;

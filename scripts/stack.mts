@@ -84,7 +84,9 @@ const devSecrets = mode === 'dev' && !isProduction ? ensureDevSecrets(dataDir, p
 // "Continue with Google / Apple" on `npm run dev` without credentials: local stand-ins (never in production).
 const standInProviders = STAND_IN_PROVIDERS.filter((name) => !config[name === 'google' ? 'GOOGLE_CLIENT_ID' : 'APPLE_CLIENT_ID']);
 const identityStandIns =
-  mode === 'dev' && !isProduction && standInProviders.length ? await startIdentityStandIns({ appUrl, providers: standInProviders }) : undefined;
+  mode === 'dev' && !isProduction && standInProviders.length
+    ? await startIdentityStandIns({ appUrl, providers: standInProviders })
+    : undefined;
 if (identityStandIns) say(`Sign-in stand-ins for ${standInProviders.join(' and ')} (local OpenID providers): ${identityStandIns.url}`);
 const childEnv: NodeJS.ProcessEnv = {
   ...process.env,

@@ -31,7 +31,11 @@ export function ConnectedApps({ apps }: { apps: ConnectedApp[] }) {
       ) : (
         <ul className="mt-3 flex flex-col gap-2">
           {apps.map((app) => (
-            <li key={app.clientId} data-testid="connected-app" className="flex flex-wrap items-start justify-between gap-3 rounded-xl bg-white p-4 ring-1 ring-slate-200">
+            <li
+              key={app.clientId}
+              data-testid="connected-app"
+              className="flex flex-wrap items-start justify-between gap-3 rounded-xl bg-white p-4 ring-1 ring-slate-200"
+            >
               <div className="text-sm">
                 <p className="font-medium">
                   {app.name} <span className="font-normal text-slate-500">by {app.merchantName}</span>
@@ -46,9 +50,15 @@ export function ConnectedApps({ apps }: { apps: ConnectedApp[] }) {
                 action={revoke}
                 fields={{ clientId: app.clientId }}
                 disabled={pending}
-                trigger={{ label: 'Remove access', accessibleName: `Remove access of ${app.name}`, className: 'min-h-8 px-2 text-xs text-rose-700' }}
+                trigger={{
+                  label: 'Remove access',
+                  accessibleName: `Remove access of ${app.name}`,
+                  className: 'min-h-8 px-2 text-xs text-rose-700',
+                }}
                 title={`Remove ${app.name}'s access?`}
-                description={<p>The app is signed out of your Chargeport account at once. Signing in to it again asks for your consent again.</p>}
+                description={
+                  <p>The app is signed out of your Chargeport account at once. Signing in to it again asks for your consent again.</p>
+                }
                 confirmLabel="Remove access"
               />
             </li>

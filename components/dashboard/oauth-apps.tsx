@@ -23,11 +23,17 @@ function Credentials({ created }: { created: NonNullable<OAuthAppFormState['crea
         {created.clientSecret ? 'Copy the client secret now: it will not be shown again.' : `${created.name} is registered.`}
       </p>
       <p className="mt-1 text-xs">
-        Client id: <span className="break-all font-mono" data-testid="new-client-id">{created.clientId}</span>
+        Client id:{' '}
+        <span className="break-all font-mono" data-testid="new-client-id">
+          {created.clientId}
+        </span>
       </p>
       {created.clientSecret && (
         <p className="mt-1 text-xs">
-          Client secret: <span className="break-all font-mono" data-testid="new-client-secret">{created.clientSecret}</span>
+          Client secret:{' '}
+          <span className="break-all font-mono" data-testid="new-client-secret">
+            {created.clientSecret}
+          </span>
         </p>
       )}
     </div>
@@ -44,7 +50,15 @@ export function RegisterOAuthAppForm() {
       </h2>
       {state.created && <Credentials created={state.created} />}
       <form action={action} className="flex flex-col gap-3">
-        <Field label="Name" name="name" required maxLength={60} defaultValue={state.values?.name} placeholder="Pixel Quest" error={error?.param === 'name' ? error.message : undefined} />
+        <Field
+          label="Name"
+          name="name"
+          required
+          maxLength={60}
+          defaultValue={state.values?.name}
+          placeholder="Pixel Quest"
+          error={error?.param === 'name' ? error.message : undefined}
+        />
         <Field
           label="Logo URL (optional)"
           name="logoUrl"
@@ -69,8 +83,8 @@ export function RegisterOAuthAppForm() {
             className="rounded-lg border border-slate-300 px-3 py-2 font-mono text-sm"
           />
           <p id="redirect-uris-hint" className="text-xs text-slate-500">
-            https, http://localhost while developing, or your app&apos;s own scheme. Games without a browser use the device flow and need none
-            of them to work, but one is required.
+            https, http://localhost while developing, or your app&apos;s own scheme. Games without a browser use the device flow and need
+            none of them to work, but one is required.
           </p>
           {error?.param?.startsWith('redirectUris') && (
             <p role="alert" className="text-sm text-rose-700">
@@ -125,13 +139,18 @@ export function OAuthApps({ apps, users, canManage }: { apps: OAuthAppListing[];
         </p>
       )}
       {apps.map((app) => (
-        <article key={app.clientId} data-testid="oauth-app" data-client-id={app.clientId} className="rounded-xl bg-white p-5 ring-1 ring-slate-200">
+        <article
+          key={app.clientId}
+          data-testid="oauth-app"
+          data-client-id={app.clientId}
+          className="rounded-xl bg-white p-5 ring-1 ring-slate-200"
+        >
           <div className="flex flex-wrap items-start justify-between gap-3">
             <div>
               <h2 className="font-semibold">{app.name}</h2>
               <p className="text-xs text-slate-500">
-                {app.clientType === 'public' ? 'Public (PKCE)' : app.hasSecret ? 'Confidential' : 'Confidential — secret revoked'} · registered{' '}
-                {date(app.createdAt)}
+                {app.clientType === 'public' ? 'Public (PKCE)' : app.hasSecret ? 'Confidential' : 'Confidential — secret revoked'} ·
+                registered {date(app.createdAt)}
               </p>
               <p className="mt-2 text-xs">
                 Client id: <span className="break-all font-mono">{app.clientId}</span>
@@ -159,9 +178,15 @@ export function OAuthApps({ apps, users, canManage }: { apps: OAuthAppListing[];
                     action={revokeSecret}
                     fields={{ clientId: app.clientId }}
                     disabled={busy}
-                    trigger={{ label: 'Revoke secret', accessibleName: `Revoke the secret of ${app.name}`, className: 'min-h-8 px-2 text-xs text-rose-700' }}
+                    trigger={{
+                      label: 'Revoke secret',
+                      accessibleName: `Revoke the secret of ${app.name}`,
+                      className: 'min-h-8 px-2 text-xs text-rose-700',
+                    }}
                     title={`Revoke the secret of “${app.name}”?`}
-                    description={<p>Your server can no longer exchange codes or refresh tokens until you roll a new secret. Users stay connected.</p>}
+                    description={
+                      <p>Your server can no longer exchange codes or refresh tokens until you roll a new secret. Users stay connected.</p>
+                    }
                     confirmLabel="Revoke secret"
                   />
                 )}
@@ -173,7 +198,8 @@ export function OAuthApps({ apps, users, canManage }: { apps: OAuthAppListing[];
                   title={`Revoke “${app.name}”?`}
                   description={
                     <p>
-                      Every user is signed out of it at once and its tokens stop working; sign-in with its client id fails. This cannot be undone.
+                      Every user is signed out of it at once and its tokens stop working; sign-in with its client id fails. This cannot be
+                      undone.
                     </p>
                   }
                   confirmLabel="Revoke app"

@@ -60,7 +60,14 @@ export function GameShop({ baseUrl, defaultApiKey, defaultClientId }: { baseUrl:
       return new Chargeport({
         apiKey: apiKey.trim(),
         baseUrl,
-        ...(clientId.trim() ? { signIn: { clientId: clientId.trim(), redirectUri: `${typeof window === "undefined" ? baseUrl : window.location.origin}/examples/pay/callback` } } : {}),
+        ...(clientId.trim()
+          ? {
+              signIn: {
+                clientId: clientId.trim(),
+                redirectUri: `${typeof window === 'undefined' ? baseUrl : window.location.origin}/examples/pay/callback`,
+              },
+            }
+          : {}),
       });
     } catch {
       return undefined;
@@ -150,7 +157,9 @@ export function GameShop({ baseUrl, defaultApiKey, defaultClientId }: { baseUrl:
               <ul className="mt-1 text-xs text-slate-600" data-testid="player-balances">
                 {player.balances.wallets
                   .flatMap((wallet) => wallet.chains)
-                  .flatMap((chain) => chain.tokens.filter((token) => token.baseUnits && token.baseUnits !== '0').map((token) => ({ chain, token })))
+                  .flatMap((chain) =>
+                    chain.tokens.filter((token) => token.baseUnits && token.baseUnits !== '0').map((token) => ({ chain, token })),
+                  )
                   .map(({ chain, token }) => (
                     <li key={`${chain.chain}:${token.tokenAddress}`}>
                       {token.amount} {token.symbol} on {chain.displayName}

@@ -24,11 +24,12 @@ export function ConfirmPaymentForm({
 }) {
   const [state, action, pending] = useActionState<ConfirmPaymentState, FormData>(confirmPaymentRequestAction, {});
   const outcome = state.outcome ?? (request.status === 'confirmed' ? { kind: 'paid' as const, txHash: request.txHash ?? '' } : undefined);
+  const settled = outcome !== undefined;
   useEffect(() => {
-    if (!outcome || !isPopup) return;
+    if (!settled || !isPopup) return;
     const timer = window.setTimeout(() => window.close(), POPUP_CLOSE_DELAY_MS);
     return () => window.clearTimeout(timer);
-  }, [outcome, isPopup]);
+  }, [settled, isPopup]);
   const header = (
     <div>
       <p className="text-sm font-semibold uppercase tracking-wide text-brand-600">Chargeport</p>
@@ -45,8 +46,14 @@ export function ConfirmPaymentForm({
     return (
       <>
         {header}
-        <p role="status" data-testid="payment-request-outcome" data-status="paid" className="rounded-lg bg-emerald-50 p-4 text-sm text-emerald-900">
-          Payment sent. {request.appName} will see it confirmed in a moment{isPopup ? '; this window closes by itself.' : ': go back to it.'}
+        <p
+          role="status"
+          data-testid="payment-request-outcome"
+          data-status="paid"
+          className="rounded-lg bg-emerald-50 p-4 text-sm text-emerald-900"
+        >
+          Payment sent. {request.appName} will see it confirmed in a moment
+          {isPopup ? '; this window closes by itself.' : ': go back to it.'}
           {outcome.txHash && <span className="mt-1 block break-all font-mono text-xs">{outcome.txHash}</span>}
         </p>
       </>
@@ -85,7 +92,9 @@ export function ConfirmPaymentForm({
       </ul>
       <form action={action} className="flex flex-col gap-3" noValidate>
         <input type="hidden" name="requestId" value={request.id} />
-        <p className="text-sm text-slate-600">Paid from your Chargeport balance. Type your PIN here, on Chargeport — never in a game or app.</p>
+        <p className="text-sm text-slate-600">
+          Paid from your Chargeport balance. Type your PIN here, on Chargeport — never in a game or app.
+        </p>
         <PinField label="PIN" name="pin" error={state.error?.message} autoFocus />
         <div className="flex flex-wrap justify-end gap-2">
           <Button type="submit" name="decision" value="decline" variant="secondary" disabled={pending}>

@@ -93,7 +93,9 @@ export async function startIdentityStandIns(options: {
         accounts.set(accountId, { email, name: form.get('name')?.trim() || email.split('@')[0]! });
         return provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
       }
-      return void res.writeHead(400, { 'content-type': 'text/html; charset=utf-8' }).end(signInPage(name, details.uid, 'Enter an e-mail address.'));
+      return void res
+        .writeHead(400, { 'content-type': 'text/html; charset=utf-8' })
+        .end(signInPage(name, details.uid, 'Enter an e-mail address.'));
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(signInPage(name, details.uid));
   }

@@ -25,8 +25,6 @@ export function clientMetadataOf(client: OAuthClient): ClientMetadata {
     token_endpoint_auth_method: isConfidential ? 'client_secret_basic' : 'none',
     // A confidential app whose secret was revoked cannot authenticate until it rolls a new one: no
     // one knows the random value that stands in for its secret.
-    ...(isConfidential
-      ? { client_secret: client.sealedSecret ? openClientSecret(client.id, client.sealedSecret) : randomBase62(43) }
-      : {}),
+    ...(isConfidential ? { client_secret: client.sealedSecret ? openClientSecret(client.id, client.sealedSecret) : randomBase62(43) } : {}),
   };
 }

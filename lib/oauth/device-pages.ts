@@ -69,7 +69,11 @@ export async function userCodeConfirmPage(
 /** Step 3 (after sign-in and consent): done. */
 export async function deviceSuccessPage(ctx: KoaContextWithOIDC): Promise<void> {
   const app = escapeHtml(ctx.oidc.client?.clientName ?? 'the app');
-  page(ctx, 'Device connected', `<h1>You are signed in to ${app}</h1><p>Go back to your device: it continues on its own. You can close this page.</p>`);
+  page(
+    ctx,
+    'Device connected',
+    `<h1>You are signed in to ${app}</h1><p>Go back to your device: it continues on its own. You can close this page.</p>`,
+  );
 }
 
 /** Errors of the provider's own endpoints shown to a person (a bad authorization request, an aborted device code). */

@@ -10,8 +10,7 @@ import { merchants, oauthClients, oidcPayloads, users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { knownScopes, type OAuthScope } from './scopes';
 
-const activeGrant = () =>
-  and(eq(oidcPayloads.model, 'Grant'), or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now()`)));
+const activeGrant = () => and(eq(oidcPayloads.model, 'Grant'), or(isNull(oidcPayloads.expiresAt), gt(oidcPayloads.expiresAt, sql`now()`)));
 
 /** The newest live grant of this account for this app. */
 export async function findGrantIdOf(input: { accountId: string; clientId: string }): Promise<string | undefined> {
@@ -59,7 +58,15 @@ export async function listConnectedApps(userId: string): Promise<ConnectedApp[]>
     const known = byClient.get(row.clientId);
     const scopes = scopesOf(row.payload);
     if (known) known.scopes = [...new Set([...known.scopes, ...scopes])];
-    else byClient.set(row.clientId, { clientId: row.clientId, name: row.name, logoUrl: row.logoUrl, merchantName: row.merchantName, scopes, connectedAt: row.createdAt });
+    else
+      byClient.set(row.clientId, {
+        clientId: row.clientId,
+        name: row.name,
+        logoUrl: row.logoUrl,
+        merchantName: row.merchantName,
+        scopes,
+        connectedAt: row.createdAt,
+      });
   }
   return [...byClient.values()];
 }
@@ -107,7 +114,8 @@ export async function listAppUsers(clientId: string, limit = 100): Promise<AppUs
     .limit(limit);
   const byUser = new Map<string, AppUser>();
   for (const row of rows) {
-    if (!byUser.has(row.userId)) byUser.set(row.userId, { userId: row.userId, email: row.email, scopes: scopesOf(row.payload), connectedAt: row.createdAt });
+    if (!byUser.has(row.userId))
+      byUser.set(row.userId, { userId: row.userId, email: row.email, scopes: scopesOf(row.payload), connectedAt: row.createdAt });
   }
   return [...byUser.values()];
 }

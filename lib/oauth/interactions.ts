@@ -29,7 +29,10 @@ export interface AuthorizationStep {
 
 type Interaction = Awaited<ReturnType<Awaited<ReturnType<typeof getProvider>>['interactionDetails']>>;
 
-async function interactionOf(uid: string, cookieHeader: string): Promise<{ interaction: Interaction; provider: Awaited<ReturnType<typeof getProvider>> }> {
+async function interactionOf(
+  uid: string,
+  cookieHeader: string,
+): Promise<{ interaction: Interaction; provider: Awaited<ReturnType<typeof getProvider>> }> {
   const provider = await getProvider();
   const headers = new Headers({ cookie: cookieHeader });
   const req = nodeRequest({ method: 'GET', url: interactionPath(uid), headers });
@@ -39,7 +42,10 @@ async function interactionOf(uid: string, cookieHeader: string): Promise<{ inter
     return { interaction, provider };
   } catch (error) {
     if (error instanceof errors.SessionNotFound) {
-      throw new AppError('not_found', 'This sign-in request has expired or was opened in another browser. Go back to the app and start again.');
+      throw new AppError(
+        'not_found',
+        'This sign-in request has expired or was opened in another browser. Go back to the app and start again.',
+      );
     }
     throw error;
   }
@@ -56,7 +62,10 @@ export async function loadAuthorizationStep(input: { uid: string; cookieHeader: 
     .where(eq(oauthClients.id, clientId));
   if (!row) throw new AppError('not_found', 'This app no longer exists.');
   const details = interaction.prompt.details as { missingOIDCScope?: string[] };
-  const asked = interaction.prompt.name === 'consent' && details.missingOIDCScope ? details.missingOIDCScope.join(' ') : String(interaction.params.scope ?? '');
+  const asked =
+    interaction.prompt.name === 'consent' && details.missingOIDCScope
+      ? details.missingOIDCScope.join(' ')
+      : String(interaction.params.scope ?? '');
   const redirectUri = typeof interaction.params.redirect_uri === 'string' ? URL.parse(interaction.params.redirect_uri) : null;
   return {
     uid: interaction.uid,
@@ -81,16 +90,24 @@ export async function approveConsent(input: { uid: string; cookieHeader: string;
   const { interaction, provider } = await interactionOf(input.uid, input.cookieHeader);
   if (interaction.prompt.name !== 'consent') throw new AppError('invalid_request', 'Nothing to consent to at this step.');
   if (interaction.session?.accountId !== input.userId) {
-    throw new AppError('forbidden', 'You are signed in as another account than the one this request was started with. Start again from the app.');
+    throw new AppError(
+      'forbidden',
+      'You are signed in as another account than the one this request was started with. Start again from the app.',
+    );
   }
   const clientId = String(interaction.params.client_id);
   const grant = interaction.grantId
     ? ((await provider.Grant.find(interaction.grantId)) ?? new provider.Grant({ accountId: input.userId, clientId }))
     : new provider.Grant({ accountId: input.userId, clientId });
-  const details = interaction.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+  const details = interaction.prompt.details as {
+    missingOIDCScope?: string[];
+    missingOIDCClaims?: string[];
+    missingResourceScopes?: Record<string, string[]>;
+  };
   if (details.missingOIDCScope) grant.addOIDCScope(details.missingOIDCScope.join(' '));
   if (details.missingOIDCClaims) grant.addOIDCClaims(details.missingOIDCClaims);
-  for (const [indicator, scopes] of Object.entries(details.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+  for (const [indicator, scopes] of Object.entries(details.missingResourceScopes ?? {}))
+    grant.addResourceScope(indicator, scopes.join(' '));
   const grantId = await grant.save();
   interaction.result = { ...interaction.lastSubmission, consent: { grantId } };
   await interaction.save(interaction.exp - Math.floor(Date.now() / 1000));

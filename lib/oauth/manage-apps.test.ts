@@ -35,7 +35,10 @@ const oidc = (path: string, init?: RequestInit) => handleOidcRequest(new Request
 async function authenticates(clientId: string, secret: string): Promise<boolean> {
   const res = await oidc('/oidc/token/introspection', {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+    },
     body: 'token=nothing',
   });
   return res.status === 200;
@@ -46,7 +49,13 @@ async function grantFor(userId: string, clientId: string): Promise<{ grantId: st
   const grant = new provider.Grant({ accountId: userId, clientId });
   grant.addOIDCScope('openid email payments');
   const grantId = await grant.save();
-  const token = await new provider.AccessToken({ accountId: userId, client: (await provider.Client.find(clientId))!, grantId, scope: 'openid email payments' }).save();
+  const token = await new provider.AccessToken({
+    accountId: userId,
+    client: (await provider.Client.find(clientId))!,
+    grantId,
+    scope: 'openid email payments',
+    gty: 'authorization_code',
+  }).save();
   return { grantId, token };
 }
 
@@ -56,13 +65,20 @@ describe('registering apps', () => {
       registerOAuthApp({ ...owner, app: { name: 'App', redirectUris: ['https://a.example/cb'], clientType: 'public', ...app } });
     await expect(register({ name: '  ' })).rejects.toMatchObject({ code: 'invalid_request', param: 'name' });
     await expect(register({ redirectUris: [] })).rejects.toMatchObject({ code: 'invalid_request', param: 'redirectUris' });
-    await expect(register({ redirectUris: ['http://evil.example/cb'] })).rejects.toMatchObject({ param: 'redirectUris.0', message: expect.stringContaining('https') });
+    await expect(register({ redirectUris: ['http://evil.example/cb'] })).rejects.toMatchObject({
+      param: 'redirectUris.0',
+      message: expect.stringContaining('https'),
+    });
     await expect(register({ redirectUris: ['https://a.example/cb#frag'] })).rejects.toMatchObject({ param: 'redirectUris.0' });
     await expect(register({ redirectUris: ['javascript:alert(1)'] })).rejects.toMatchObject({ param: 'redirectUris.0' });
     await expect(register({ logoUrl: 'http://a.example/logo.png' })).rejects.toMatchObject({ param: 'logoUrl' });
     // Loopback http and an app scheme are fine.
-    await expect(register({ redirectUris: ['http://localhost:8080/cb', 'com.pixelquest.game:/callback'] })).resolves.toMatchObject({ clientId: expect.stringMatching(/^cpapp_/) });
-    await expect(registerOAuthApp({ ...viewer, app: { name: 'Nope', redirectUris: ['https://a.example/cb'], clientType: 'public' } })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(register({ redirectUris: ['http://localhost:8080/cb', 'com.pixelquest.game:/callback'] })).resolves.toMatchObject({
+      clientId: expect.stringMatching(/^cpapp_/),
+    });
+    await expect(
+      registerOAuthApp({ ...viewer, app: { name: 'Nope', redirectUris: ['https://a.example/cb'], clientType: 'public' } }),
+    ).rejects.toMatchObject({ code: 'forbidden' });
   });
 
   it('shows a confidential secret once, stores it sealed, rolls and revokes it', async () => {
@@ -86,13 +102,18 @@ describe('registering apps', () => {
   });
 
   it('lists users, lets a user remove access, and revoking the app ends every token', async () => {
-    const { clientId } = await registerOAuthApp({ ...owner, app: { name: 'Game', redirectUris: ['https://a.example/cb'], clientType: 'public' } });
+    const { clientId } = await registerOAuthApp({
+      ...owner,
+      app: { name: 'Game', redirectUris: ['https://a.example/cb'], clientType: 'public' },
+    });
     const alice = await newUser();
     const bob = await newUser();
     const aliceGrant = await grantFor(alice, clientId);
     const bobGrant = await grantFor(bob, clientId);
     expect((await listAppUsers(clientId)).map((user) => user.userId).sort()).toEqual([alice, bob].sort());
-    expect((await listConnectedApps(alice)).map((app) => [app.clientId, app.scopes])).toEqual([[clientId, ['openid', 'email', 'payments']]]);
+    expect((await listConnectedApps(alice)).map((app) => [app.clientId, app.scopes])).toEqual([
+      [clientId, ['openid', 'email', 'payments']],
+    ]);
     expect((await listOAuthApps(owner)).find((app) => app.clientId === clientId)?.userCount).toBe(2);
 
     const provider = await getProvider();
@@ -129,7 +150,10 @@ describe('signing keys', () => {
     expect(after.map((key) => key.kid)).toContain(before[0]!.kid);
 
     // Past publishedUntil the old key leaves.
-    await getDb().update(oidcSigningKeys).set({ publishedUntil: new Date(now.getTime() - 1000) }).where(eq(oidcSigningKeys.id, before[0]!.kid));
+    await getDb()
+      .update(oidcSigningKeys)
+      .set({ publishedUntil: new Date(now.getTime() - 1000) })
+      .where(eq(oidcSigningKeys.id, before[0]!.kid));
     (globalThis as { __chargeportOidc?: unknown }).__chargeportOidc = undefined;
     expect((await jwks()).map((key) => key.kid)).not.toContain(before[0]!.kid);
   });
@@ -148,6 +172,8 @@ describe('signing keys', () => {
       response_types_supported: ['code'],
     });
     expect(doc.scopes_supported).toEqual(expect.arrayContaining(['openid', 'email', 'profile', 'wallet:read', 'payments']));
-    expect(doc.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']));
+    expect(doc.grant_types_supported).toEqual(
+      expect.arrayContaining(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']),
+    );
   });
 });

@@ -55,7 +55,8 @@ export async function registerOAuthApp(input: Actor & { app: RegisterOAuthAppInp
       .select({ value: count() })
       .from(oauthClients)
       .where(and(eq(oauthClients.merchantId, input.merchantId), isNull(oauthClients.revokedAt)));
-    if (existing >= MAX_APPS_PER_MERCHANT) throw new AppError('invalid_request', `At most ${MAX_APPS_PER_MERCHANT} apps per merchant: revoke one first.`);
+    if (existing >= MAX_APPS_PER_MERCHANT)
+      throw new AppError('invalid_request', `At most ${MAX_APPS_PER_MERCHANT} apps per merchant: revoke one first.`);
     const clientId = `cpapp_${randomBase62(22)}`;
     const secret = app.clientType === 'confidential' ? newClientSecret() : undefined;
     await tx.insert(oauthClients).values({
@@ -68,7 +69,13 @@ export async function registerOAuthApp(input: Actor & { app: RegisterOAuthAppInp
       sealedSecret: secret ? sealClientSecret(clientId, secret) : null,
       secretCreatedAt: secret ? new Date() : null,
     });
-    await recordAudit(tx, { actor, action: 'oauth_app.create', targetId: clientId, data: { name: app.name, clientType: app.clientType }, ip: input.ip });
+    await recordAudit(tx, {
+      actor,
+      action: 'oauth_app.create',
+      targetId: clientId,
+      data: { name: app.name, clientType: app.clientType },
+      ip: input.ip,
+    });
     return { clientId, ...(secret ? { clientSecret: secret } : {}) };
   });
 }
@@ -111,7 +118,8 @@ export async function rollOAuthAppSecret(input: Actor & { clientId: string }): P
   return getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'oauth_apps.manage' });
     const app = await appOfMerchant(tx, input.merchantId, input.clientId);
-    if (app.clientType !== 'confidential') throw new AppError('invalid_request', 'A public app has no secret: it signs users in with PKCE alone.', { param: 'clientId' });
+    if (app.clientType !== 'confidential')
+      throw new AppError('invalid_request', 'A public app has no secret: it signs users in with PKCE alone.', { param: 'clientId' });
     const secret = newClientSecret();
     await tx
       .update(oauthClients)

@@ -48,7 +48,9 @@ export function runNodeHandler(handler: NodeHandler, req: IncomingMessage): Prom
   const chunks: Buffer[] = [];
   const collect = (chunk: unknown, encoding?: unknown) => {
     if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
+    chunks.push(
+      Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'),
+    );
   };
   return new Promise<Response>((resolve, reject) => {
     res.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
@@ -69,7 +71,7 @@ export function runNodeHandler(handler: NodeHandler, req: IncomingMessage): Prom
 }
 
 /** The captured headers and body as a Fetch API response. */
-export function toResponse(res: ServerResponse, chunks: Buffer[]): Response {
+function toResponse(res: ServerResponse, chunks: Buffer[]): Response {
   const headers = new Headers();
   for (const [name, value] of Object.entries(res.getHeaders())) {
     if (value === undefined || name === 'content-length') continue;

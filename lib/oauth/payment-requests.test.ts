@@ -53,7 +53,13 @@ async function accessToken(input: { userId: string; clientId: string; scope: str
   grant.addOIDCScope(input.scope);
   const grantId = await grant.save();
   const client = await provider.Client.find(input.clientId);
-  const token = new provider.AccessToken({ accountId: input.userId, client: client!, grantId, scope: input.scope, gty: 'authorization_code' });
+  const token = new provider.AccessToken({
+    accountId: input.userId,
+    client: client!,
+    grantId,
+    scope: input.scope,
+    gty: 'authorization_code',
+  });
   return token.save();
 }
 
@@ -111,7 +117,12 @@ describe('the in-app pay API', () => {
     const created = await callRoute(createRequestRoute, { headers: bearer(token), body: { chargeId } });
     expect(created.status).toBe(201);
     const request = created.json.data;
-    expect(request).toMatchObject({ chargeId, status: 'pending', chargeStatus: 'pending', verificationUri: 'http://localhost:3999/oauth/pay' });
+    expect(request).toMatchObject({
+      chargeId,
+      status: 'pending',
+      chargeStatus: 'pending',
+      verificationUri: 'http://localhost:3999/oauth/pay',
+    });
     expect(request.verificationUriComplete).toBe(`http://localhost:3999/oauth/pay?user_code=${request.userCode}`);
     expect(normaliseUserCode(request.userCode.toLowerCase().replace('-', ' '))).toBe(request.userCode);
     // Asking again returns the same pending request.
@@ -120,10 +131,14 @@ describe('the in-app pay API', () => {
 
     // Another account cannot confirm it, even with its own PIN.
     const stranger = await consumer({ funded: true });
-    await expect(confirmPaymentRequest({ requestId: request.id, userId: stranger.userId, pin: PIN })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(confirmPaymentRequest({ requestId: request.id, userId: stranger.userId, pin: PIN })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
     expect((await findPaymentRequestByCode({ userCode: request.userCode, userId: stranger.userId })).isForThisUser).toBe(false);
     // A wrong PIN pays nothing and leaves the request pending.
-    await expect(confirmPaymentRequest({ requestId: request.id, userId: player.userId, pin: '111111' })).rejects.toMatchObject({ code: 'pin_incorrect' });
+    await expect(confirmPaymentRequest({ requestId: request.id, userId: player.userId, pin: '111111' })).rejects.toMatchObject({
+      code: 'pin_incorrect',
+    });
     expect((await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId))).length).toBe(0);
 
     const [first, second] = await Promise.all([
@@ -148,6 +163,8 @@ describe('the in-app pay API', () => {
     const chargeId = await usdcCharge(merchant);
     const { data } = (await callRoute(createRequestRoute, { headers: bearer(token), body: { chargeId } })).json;
     await declinePaymentRequest({ requestId: data.id, userId: player.userId });
-    await expect(confirmPaymentRequest({ requestId: data.id, userId: player.userId, pin: PIN })).rejects.toMatchObject({ code: 'charge_not_payable' });
+    await expect(confirmPaymentRequest({ requestId: data.id, userId: player.userId, pin: PIN })).rejects.toMatchObject({
+      code: 'charge_not_payable',
+    });
   });
 });

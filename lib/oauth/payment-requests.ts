@@ -28,7 +28,7 @@ import type { AccessTokenContext } from './authenticate-access-token';
 /** How long a request can be confirmed (never past the charge's own expiry). */
 const REQUEST_TTL_MS = 10 * 60 * 1000;
 /** Seconds between an app's polls. */
-export const POLL_INTERVAL_SECONDS = 2;
+const POLL_INTERVAL_SECONDS = 2;
 /** RFC 8628's base-20 alphabet: no vowels (no words), no look-alikes. */
 const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 
@@ -77,16 +77,24 @@ function viewOf(request: OAuthPaymentRequest, chargeStatus: string, now = new Da
   };
 }
 
-export async function createPaymentRequest(input: { ctx: AccessTokenContext; chargeId: string }, now = new Date()): Promise<PaymentRequestView> {
+export async function createPaymentRequest(
+  input: { ctx: AccessTokenContext; chargeId: string },
+  now = new Date(),
+): Promise<PaymentRequestView> {
   const { ctx } = input;
   const [charge] = await getDb()
     .select({ id: charges.id, merchantId: charges.merchantId, status: charges.status, expiresAt: charges.expiresAt })
     .from(charges)
     .where(eq(charges.id, input.chargeId));
   // Another merchant's charge looks exactly like no charge: a token pays its own merchant's charges only.
-  if (!charge || charge.merchantId !== ctx.merchantId) throw new AppError('not_found', `No charge ${input.chargeId} of this app's merchant.`, { param: 'chargeId' });
+  if (!charge || charge.merchantId !== ctx.merchantId)
+    throw new AppError('not_found', `No charge ${input.chargeId} of this app's merchant.`, { param: 'chargeId' });
   if (charge.status !== 'pending' || charge.expiresAt <= now) {
-    throw new AppError('charge_not_payable', `This charge is ${charge.status === 'pending' ? 'expired' : charge.status} and cannot be paid.`, { param: 'chargeId' });
+    throw new AppError(
+      'charge_not_payable',
+      `This charge is ${charge.status === 'pending' ? 'expired' : charge.status} and cannot be paid.`,
+      { param: 'chargeId' },
+    );
   }
   // The same app asking again for the same user and charge gets the pending request back (a retry, a second click).
   const [pending] = await getDb()
@@ -107,7 +115,14 @@ export async function createPaymentRequest(input: { ctx: AccessTokenContext; cha
     try {
       const [created] = await getDb()
         .insert(oauthPaymentRequests)
-        .values({ id: `opr_${randomBase62(22)}`, clientId: ctx.clientId, userId: ctx.userId, chargeId: charge.id, userCode: newUserCode(), expiresAt })
+        .values({
+          id: `opr_${randomBase62(22)}`,
+          clientId: ctx.clientId,
+          userId: ctx.userId,
+          chargeId: charge.id,
+          userCode: newUserCode(),
+          expiresAt,
+        })
         .returning();
       return viewOf(created!, charge.status, now);
     } catch (error) {
@@ -147,9 +162,13 @@ export interface PaymentRequestForUser {
 }
 
 /** What the verification page shows for a code: the app, the merchant, and whether this user may confirm it. */
-export async function findPaymentRequestByCode(input: { userCode: string; userId: string }, now = new Date()): Promise<PaymentRequestForUser> {
+export async function findPaymentRequestByCode(
+  input: { userCode: string; userId: string },
+  now = new Date(),
+): Promise<PaymentRequestForUser> {
   const code = normaliseUserCode(input.userCode);
-  if (!code) throw new AppError('invalid_request', 'Enter the 8-letter code your game or app shows, like BCDF-GHJK.', { param: 'userCode' });
+  if (!code)
+    throw new AppError('invalid_request', 'Enter the 8-letter code your game or app shows, like BCDF-GHJK.', { param: 'userCode' });
   const rows = await getDb()
     .select({ request: oauthPaymentRequests, appName: oauthClients.name, merchantName: merchants.name })
     .from(oauthPaymentRequests)
@@ -157,7 +176,11 @@ export async function findPaymentRequestByCode(input: { userCode: string; userId
     .innerJoin(merchants, eq(merchants.id, oauthClients.merchantId))
     .where(eq(oauthPaymentRequests.userCode, code));
   // The user's own request first (codes are unique only while pending), then the newest.
-  const row = rows.sort((a, b) => Number(b.request.userId === input.userId) - Number(a.request.userId === input.userId) || b.request.createdAt.getTime() - a.request.createdAt.getTime())[0];
+  const row = rows.sort(
+    (a, b) =>
+      Number(b.request.userId === input.userId) - Number(a.request.userId === input.userId) ||
+      b.request.createdAt.getTime() - a.request.createdAt.getTime(),
+  )[0];
   if (!row) throw new AppError('not_found', 'No payment with this code: check it on your device.', { param: 'userCode' });
   return {
     id: row.request.id,
@@ -176,7 +199,10 @@ export async function findPaymentRequestByCode(input: { userCode: string; userId
  * A wrong PIN leaves the request pending (the PIN's own lockout applies); a repeat after success
  * returns the same transfer (payFromBalance is idempotent for the same payer).
  */
-export async function confirmPaymentRequest(input: { requestId: string; userId: string; pin: string }, now = new Date()): Promise<{ txHash: string }> {
+export async function confirmPaymentRequest(
+  input: { requestId: string; userId: string; pin: string },
+  now = new Date(),
+): Promise<{ txHash: string }> {
   const request = await requestOfUser(input.requestId, input.userId);
   const status = effectiveStatus(request, now);
   if (status === 'confirmed' && request.txHash) return { txHash: request.txHash };
@@ -191,7 +217,8 @@ export async function confirmPaymentRequest(input: { requestId: string; userId: 
 
 export async function declinePaymentRequest(input: { requestId: string; userId: string }, now = new Date()): Promise<void> {
   const request = await requestOfUser(input.requestId, input.userId);
-  if (effectiveStatus(request, now) !== 'pending') throw new AppError('charge_not_payable', 'This payment request can no longer be declined.');
+  if (effectiveStatus(request, now) !== 'pending')
+    throw new AppError('charge_not_payable', 'This payment request can no longer be declined.');
   await getDb()
     .update(oauthPaymentRequests)
     .set({ status: 'declined', decidedAt: now })
@@ -202,7 +229,10 @@ async function requestOfUser(requestId: string, userId: string): Promise<OAuthPa
   const [request] = await getDb().select().from(oauthPaymentRequests).where(eq(oauthPaymentRequests.id, requestId));
   if (!request) throw new AppError('not_found', 'No such payment request.');
   if (request.userId !== userId) {
-    throw new AppError('forbidden', 'This payment was requested for another Chargeport account: sign in with the account you use in the app.');
+    throw new AppError(
+      'forbidden',
+      'This payment was requested for another Chargeport account: sign in with the account you use in the app.',
+    );
   }
   return request;
 }

@@ -11,7 +11,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
  * A redirect URI: https; http on a loopback host (development, desktop apps); or a private-use scheme
  * in reverse-domain form for native apps and games (RFC 8252: com.studio.game:/callback). No fragment.
  */
-export const redirectUriSchema = z
+const redirectUriSchema = z
   .string()
   .trim()
   .max(500)
@@ -50,7 +50,8 @@ export const paymentRequestSchema = z
     id: z.string().meta({ example: 'opr_4fR…' }),
     chargeId: z.string(),
     status: z.enum(['pending', 'confirmed', 'declined', 'expired']).meta({
-      description: 'pending until the user confirms with the PIN (confirmed: the payment is on its way) or declines; expired after expiresAt',
+      description:
+        'pending until the user confirms with the PIN (confirmed: the payment is on its way) or declines; expired after expiresAt',
     }),
     chargeStatus: z.string().meta({ description: "The charge's own status: succeeded once the payment is confirmed on chain" }),
     userCode: z.string().meta({ example: 'BCDF-GHJK', description: 'For games: show it with verificationUri' }),

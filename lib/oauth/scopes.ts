@@ -13,7 +13,7 @@ export const SCOPE_DESCRIPTIONS: Record<OAuthScope, string> = {
   payments: "Ask you to pay this merchant's charges from your balance — each payment still needs your PIN, typed on Chargeport",
 };
 
-export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 export const OAUTH_GRANT_TYPES = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT] as const;
 
 /** The scopes of a space-separated `scope` string that Chargeport knows, in canonical order. */

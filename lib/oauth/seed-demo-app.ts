@@ -14,8 +14,17 @@ export const DEMO_OAUTH_APP_ID = 'cpapp_DemoPixelQuestApp00000';
 export async function seedDemoOAuthApp(): Promise<{ clientId: string; redirectUri: string }> {
   if (process.env.NODE_ENV === 'production') throw new Error('refusing to seed demo data in production');
   const redirectUri = `${env().APP_URL.replace(/\/+$/, '')}/examples/pay/callback`;
-  const values = { id: DEMO_OAUTH_APP_ID, merchantId: DEMO_MERCHANT.id, name: 'Pixel Quest (demo)', redirectUris: [redirectUri], clientType: 'public' as const };
+  const values = {
+    id: DEMO_OAUTH_APP_ID,
+    merchantId: DEMO_MERCHANT.id,
+    name: 'Pixel Quest (demo)',
+    redirectUris: [redirectUri],
+    clientType: 'public' as const,
+  };
   // The port may change between runs: the redirect URI follows APP_URL.
-  await getDb().insert(oauthClients).values(values).onConflictDoUpdate({ target: oauthClients.id, set: { redirectUris: [redirectUri], revokedAt: null } });
+  await getDb()
+    .insert(oauthClients)
+    .values(values)
+    .onConflictDoUpdate({ target: oauthClients.id, set: { redirectUris: [redirectUri], revokedAt: null } });
   return { clientId: DEMO_OAUTH_APP_ID, redirectUri };
 }

@@ -65,7 +65,9 @@ export async function rotateSigningKey(now = new Date()): Promise<{ kid: string;
 }
 
 /** For the admin CLI: every key with its state. */
-export async function listSigningKeys(now = new Date()): Promise<{ kid: string; state: 'signing' | 'published' | 'expired'; createdAt: Date; publishedUntil: Date | null }[]> {
+export async function listSigningKeys(
+  now = new Date(),
+): Promise<{ kid: string; state: 'signing' | 'published' | 'expired'; createdAt: Date; publishedUntil: Date | null }[]> {
   const rows = await getDb().select().from(oidcSigningKeys).orderBy(desc(oidcSigningKeys.createdAt));
   return rows.map((row) => ({
     kid: row.id,
@@ -104,4 +106,3 @@ function openPrivateJwk(kid: string, stored: string): Record<string, unknown> {
   const key = masterKeyById(stored.slice(0, separator), context);
   return JSON.parse(open(key, stored.slice(separator + 1), aadFor(kid), context).toString('utf8')) as Record<string, unknown>;
 }
-

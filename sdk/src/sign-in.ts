@@ -40,7 +40,15 @@ export interface WalletBalances {
       displayName: string;
       isTestnet: boolean;
       status: 'ok' | 'not_connected' | 'unreachable';
-      tokens: { symbol: string; name: string; tokenAddress: string; isNative: boolean; baseUnits: string | null; amount: string | null; usd?: string }[];
+      tokens: {
+        symbol: string;
+        name: string;
+        tokenAddress: string;
+        isNative: boolean;
+        baseUnits: string | null;
+        amount: string | null;
+        usd?: string;
+      }[];
     }[];
   }[];
   totalUsd: string;
@@ -117,11 +125,14 @@ export class SignInSession {
       }).toString();
       popup.location.replace(authorize.href);
       const answer = await waitForRedirect(popup, this.#config.redirectUri);
-      if (answer.get('state') !== state) throw sdkError('sign_in_failed', 'The sign-in answer does not belong to this request (state mismatch).');
+      if (answer.get('state') !== state)
+        throw sdkError('sign_in_failed', 'The sign-in answer does not belong to this request (state mismatch).');
       const iss = answer.get('iss');
-      if (iss !== null && iss !== new URL(this.#baseUrl).origin) throw sdkError('sign_in_failed', `The sign-in answer came from another issuer (${iss}).`);
+      if (iss !== null && iss !== new URL(this.#baseUrl).origin)
+        throw sdkError('sign_in_failed', `The sign-in answer came from another issuer (${iss}).`);
       const error = answer.get('error');
-      if (error) throw sdkError(error === 'access_denied' ? 'sign_in_canceled' : 'sign_in_failed', answer.get('error_description') ?? error);
+      if (error)
+        throw sdkError(error === 'access_denied' ? 'sign_in_canceled' : 'sign_in_failed', answer.get('error_description') ?? error);
       const code = answer.get('code');
       if (!code) throw sdkError('sign_in_failed', 'The sign-in answer has no code.');
       await this.#tokenRequest({
@@ -152,8 +163,14 @@ export class SignInSession {
 
   async getUser(): Promise<ChargeportUser> {
     const response = await this.#authorized(new URL('/oidc/me', this.#baseUrl).href, { method: 'GET' });
-    const body = (await response.json().catch(() => undefined)) as (ChargeportUser & { error?: string; error_description?: string }) | undefined;
-    if (!response.ok || !body?.sub) throw sdkError(body?.error ?? 'invalid_response', body?.error_description ?? `userinfo answered HTTP ${response.status}`, response.status);
+    const body = (await response.json().catch(() => undefined)) as
+      (ChargeportUser & { error?: string; error_description?: string }) | undefined;
+    if (!response.ok || !body?.sub)
+      throw sdkError(
+        body?.error ?? 'invalid_response',
+        body?.error_description ?? `userinfo answered HTTP ${response.status}`,
+        response.status,
+      );
     return body;
   }
 
@@ -192,9 +209,11 @@ export class SignInSession {
       method,
       ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     });
-    const envelope = (await response.json().catch(() => undefined)) as { data?: unknown; error?: { code: string; message: string; param?: string } | null } | undefined;
+    const envelope = (await response.json().catch(() => undefined)) as
+      { data?: unknown; error?: { code: string; message: string; param?: string } | null } | undefined;
     if (envelope?.error) throw new ChargeportError({ status: response.status, ...envelope.error });
-    if (!response.ok || !envelope || !('data' in envelope)) throw sdkError('invalid_response', `Chargeport answered HTTP ${response.status}`, response.status);
+    if (!response.ok || !envelope || !('data' in envelope))
+      throw sdkError('invalid_response', `Chargeport answered HTTP ${response.status}`, response.status);
     return envelope.data;
   }
 
@@ -210,7 +229,10 @@ export class SignInSession {
       await this.#tokenRequest({ grant_type: 'refresh_token', refresh_token: session.refreshToken, client_id: this.#config.clientId });
       session = this.#session!;
     }
-    return this.#fetch(url, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${session.accessToken}` } });
+    return this.#fetch(url, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string> | undefined), authorization: `Bearer ${session.accessToken}` },
+    });
   }
 
   async #tokenRequest(params: Record<string, string>): Promise<void> {
@@ -222,7 +244,11 @@ export class SignInSession {
     const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     if (!response.ok || typeof body.access_token !== 'string') {
       if (params.grant_type === 'refresh_token') this.#setSession(undefined);
-      throw sdkError(params.grant_type === 'refresh_token' ? 'not_signed_in' : 'sign_in_failed', String(body.error_description ?? body.error ?? `token endpoint answered HTTP ${response.status}`), response.status);
+      throw sdkError(
+        params.grant_type === 'refresh_token' ? 'not_signed_in' : 'sign_in_failed',
+        String(body.error_description ?? body.error ?? `token endpoint answered HTTP ${response.status}`),
+        response.status,
+      );
     }
     this.#setSession({
       accessToken: body.access_token,

@@ -14,7 +14,9 @@ export default async function ConfirmPaymentPage({ searchParams }: { searchParam
   const { user_code: userCode, popup } = await searchParams;
   const query = new URLSearchParams({ ...(userCode ? { user_code: userCode } : {}), ...(popup ? { popup } : {}) }).toString();
   const user = await requireUser({ returnTo: `/oauth/pay${query ? `?${query}` : ''}` });
-  const frame = (body: React.ReactNode) => <main className="mx-auto flex min-h-dvh max-w-md flex-col justify-center gap-5 px-4 py-10">{body}</main>;
+  const frame = (body: React.ReactNode) => (
+    <main className="mx-auto flex min-h-dvh max-w-md flex-col justify-center gap-5 px-4 py-10">{body}</main>
+  );
   const codeForm = (error?: string) => (
     <form method="get" className="flex flex-col gap-3">
       <h1 className="text-xl font-semibold">Confirm a payment</h1>
@@ -49,8 +51,8 @@ export default async function ConfirmPaymentPage({ searchParams }: { searchParam
   if (!request.isForThisUser) {
     return frame(
       <p role="alert" className="text-rose-700">
-        This payment was requested for another Chargeport account. You are signed in as {user.email}: sign out and sign in with the
-        account you use in {request.appName}.
+        This payment was requested for another Chargeport account. You are signed in as {user.email}: sign out and sign in with the account
+        you use in {request.appName}.
       </p>,
     );
   }

@@ -72,7 +72,9 @@ export const oidcPayloads = pgTable(
     index('oidc_payloads_user_code_idx').on(table.model, table.userCode),
     index('oidc_payloads_uid_idx').on(table.model, table.uid),
     // Connected apps (per account) and the OAuth tab's users (per client) read grants.
-    index('oidc_payloads_grants_idx').on(table.clientId, table.accountId).where(sql`${table.model} = 'Grant'`),
+    index('oidc_payloads_grants_idx')
+      .on(table.clientId, table.accountId)
+      .where(sql`${table.model} = 'Grant'`),
     // The sweep deletes what expired.
     index('oidc_payloads_expires_idx').on(table.expiresAt),
   ],
@@ -127,7 +129,9 @@ export const oauthPaymentRequests = pgTable(
   },
   (table) => [
     // A user code names one request while it can still be confirmed.
-    uniqueIndex('oauth_payment_requests_user_code_idx').on(table.userCode).where(sql`${table.status} = 'pending'`),
+    uniqueIndex('oauth_payment_requests_user_code_idx')
+      .on(table.userCode)
+      .where(sql`${table.status} = 'pending'`),
     index('oauth_payment_requests_charge_idx').on(table.chargeId),
   ],
 );

@@ -15,7 +15,11 @@ const METHOD_LABELS = { email: 'E-mail code', google: 'Google', apple: 'Apple', 
 
 export default async function ProfilePage() {
   const user = await requireUser({ returnTo: '/account/profile' });
-  const [identities, membership, connectedApps] = await Promise.all([listIdentities(user.id), findMerchantOfUser(user.id), listConnectedApps(user.id)]);
+  const [identities, membership, connectedApps] = await Promise.all([
+    listIdentities(user.id),
+    findMerchantOfUser(user.id),
+    listConnectedApps(user.id),
+  ]);
   return (
     <div className="flex max-w-xl flex-col gap-8">
       <section>

@@ -24,8 +24,8 @@ export default async function OAuthPage() {
       <div>
         <h1 className="text-xl font-semibold">OAuth</h1>
         <p className="mt-1 max-w-3xl text-sm text-slate-600">
-          Let players sign in to your game or app with their Chargeport account, see their balances, and pay your charges without leaving
-          it (they confirm each payment with their PIN on Chargeport). Chargeport is a standard OpenID provider: issuer{' '}
+          Let players sign in to your game or app with their Chargeport account, see their balances, and pay your charges without leaving it
+          (they confirm each payment with their PIN on Chargeport). Chargeport is a standard OpenID provider: issuer{' '}
           <code className="font-mono text-xs">{env().APP_URL}</code>, discovery at{' '}
           <code className="font-mono text-xs">/.well-known/openid-configuration</code>. Scopes: <code>openid</code>, <code>email</code>,{' '}
           <code>profile</code>, <code>wallet:read</code>, <code>payments</code>.

@@ -10,7 +10,7 @@ import { getPaymentRequest } from '@/lib/oauth/payment-requests';
 export async function GET(request: Request, { params }: { params: Promise<Record<string, string>> }): Promise<Response> {
   try {
     const ctx = await authenticateAccessToken(request, 'payments');
-    return withCorsHeaders(ok(await getPaymentRequest({ ctx, id: (await params).requestId ?? "" })));
+    return withCorsHeaders(ok(await getPaymentRequest({ ctx, id: (await params).requestId ?? '' })));
   } catch (error) {
     return withCorsHeaders(fail(error, randomUUID()));
   }
