@@ -138,6 +138,7 @@ function configuration(
     pkce: { required: () => false },
     features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/${name}/interaction/${interaction.uid}` },
+    ttl: { AccessToken: 3600, AuthorizationCode: 60, Grant: 3600, IdToken: 3600, Interaction: 3600, Session: 3600 },
     cookies: {
       keys: [randomBytes(32).toString('base64url')],
       names: { session: `${name}-standin.session`, interaction: `${name}-standin.interaction`, resume: `${name}-standin.resume` },
