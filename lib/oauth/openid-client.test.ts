@@ -12,9 +12,9 @@ import { merchantMembers } from '@/lib/db/schema';
 import { getDb } from '@/lib/db/client';
 import { createUser, findUserById } from '@/lib/accounts/users';
 import { newUser, uniqueEmail } from '@/test/accounts';
+import { ISSUER, OidcBrowser as Browser, signInAndConsent } from '@/test/oidc-browser';
 import { newMerchant } from '@/test/fixtures';
 import { handleOidcRequest } from './handle-oidc-request';
-import { approveConsent, completeLogin, loadAuthorizationStep } from './interactions';
 import { registerOAuthApp } from './manage-apps';
 
 const session = vi.hoisted(() => ({ userId: undefined as string | undefined }));
@@ -22,52 +22,7 @@ vi.mock('@/lib/auth/session', () => ({
   getSessionUser: async () => (session.userId ? findUserById(session.userId) : undefined),
 }));
 
-const ISSUER = 'http://localhost:3999';
 const REDIRECT_URI = 'http://localhost:8080/callback';
-
-/** A browser's cookie jar, enough for the provider's interaction and session cookies. */
-class Browser {
-  private readonly cookies = new Map<string, string>();
-  get cookieHeader(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-  }
-  async request(url: string, init: { method?: string; body?: string } = {}): Promise<Response> {
-    const headers = new Headers({ cookie: this.cookieHeader });
-    if (init.body) headers.set('content-type', 'application/x-www-form-urlencoded');
-    const res = await handleOidcRequest(new Request(new URL(url, ISSUER), { method: init.method ?? 'GET', headers, body: init.body }));
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair!.indexOf('=');
-      const value = pair!.slice(at + 1);
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(pair!.slice(0, at));
-      else this.cookies.set(pair!.slice(0, at), value);
-    }
-    return res;
-  }
-}
-
-const uidOf = (location: string) => /\/oauth\/authorize\/([\w-]+)$/.exec(location)?.[1];
-
-/** The person's part: sign in to Chargeport, then allow the app; returns where the provider finally sends the browser. */
-async function signInAndConsent(browser: Browser, start: Response, userId: string): Promise<Response> {
-  let res = start;
-  for (let step = 0; step < 6; step += 1) {
-    const location = res.headers.get('location');
-    if (res.status >= 400) throw new Error(`provider answered ${res.status}: ${await res.text()}`);
-    if (!location) return res;
-    const uid = uidOf(new URL(location, ISSUER).pathname);
-    if (!uid) {
-      if (!location.startsWith(ISSUER) && !location.startsWith('/')) return res;
-      res = await browser.request(location);
-      continue;
-    }
-    const input = { uid, cookieHeader: browser.cookieHeader, userId };
-    const { prompt } = await loadAuthorizationStep(input);
-    const returnTo = prompt === 'login' ? await completeLogin(input) : await approveConsent(input);
-    res = await browser.request(returnTo);
-  }
-  throw new Error('too many steps');
-}
 
 let userId: string;
 let email: string;
