@@ -18,6 +18,7 @@ import { createHmac } from 'node:crypto';
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { findUserById } from '@/lib/accounts/users';
 import { env, requireSecret } from '@/lib/env';
+import { log } from '@/lib/log';
 import { PostgresAdapter } from './adapter';
 import { deviceSuccessPage, errorPage, userCodeConfirmPage, userCodeInputPage, OIDC_PAGE_CSP } from './device-pages';
 import { findGrantIdOf } from './grants';
@@ -79,6 +80,8 @@ function buildProvider(issuer: string, keys: Awaited<ReturnType<typeof loadSigni
   const provider = new Provider(issuer, configuration(keys));
   // X-Forwarded-* are set by handle-oidc-request.ts from APP_URL and the trusted client IP, never passed through.
   provider.proxy = true;
+  // oidc-provider answers "server_error" without detail; the cause goes to the log.
+  provider.on('server_error', (ctx, error) => log.error('oidc provider error', { path: ctx.path, error }));
   provider.use(async (ctx, next) => {
     ctx.set('content-security-policy', OIDC_PAGE_CSP);
     await next();
