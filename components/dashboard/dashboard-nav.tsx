@@ -12,6 +12,7 @@ const TABS = [
   { href: '/dashboard/settings/linked-accounts', label: 'Linked Accounts' },
   { href: '/dashboard/settings/members', label: 'Members' },
   { href: '/dashboard/settings/tokens', label: 'Tokens' },
+  { href: '/dashboard/settings/oauth', label: 'OAuth' },
   { href: '/dashboard/settings/contracts', label: 'Contracts' },
   { href: '/dashboard/settings/profile', label: 'Profile' },
   { href: '/dashboard/settings/audit-log', label: 'Audit log' },

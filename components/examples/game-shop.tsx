@@ -3,11 +3,24 @@
  * The example merchant of /examples/pay: pick an item, Buy creates a charge with a publishable key
  * and pays it in the Chargeport popup with `pay()`; this page never navigates. A real shop is on
  * its own origin and confirms the payment on its server before delivering (see sdk/README.md).
+ *
+ * With an OAuth app's client id, "Sign in with Chargeport" signs the player in (PKCE popup), shows
+ * their e-mail and balances, and Buy then pays from their balance: the PIN is typed in Chargeport's
+ * popup, never on this page.
  */
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
-import { Chain, Chargeport, ChargeportError, redirectToCheckout, type CreateChargeResult, type PayResult } from '@/sdk/src/index';
+import {
+  Chain,
+  Chargeport,
+  ChargeportError,
+  redirectToCheckout,
+  type ChargeportUser,
+  type CreateChargeResult,
+  type PayResult,
+  type WalletBalances,
+} from '@/sdk/src/index';
 
 /** Test charges take the test network's native token; POL works with live keys on Polygon too. */
 const NATIVE_TOKEN = '0x0000000000000000000000000000000000000000';
@@ -33,17 +46,51 @@ const OUTCOME_TEXT: Record<PayResult['status'], (item: Item) => string> = {
   dismissed: () => 'You closed the payment window before paying.',
 };
 
-export function GameShop({ baseUrl, defaultApiKey }: { baseUrl: string; defaultApiKey: string }) {
+export function GameShop({ baseUrl, defaultApiKey, defaultClientId }: { baseUrl: string; defaultApiKey: string; defaultClientId: string }) {
   const [apiKey, setApiKey] = useState(defaultApiKey);
+  const [clientId, setClientId] = useState(defaultClientId);
   const [selected, setSelected] = useState<Item>(ITEMS[0]);
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
+  const [player, setPlayer] = useState<{ user: ChargeportUser; balances?: WalletBalances }>();
+  const [signInError, setSignInError] = useState<string>();
+
+  // One client per key and app: it keeps the signed-in session for this tab.
+  const chargeport = useMemo(() => {
+    try {
+      return new Chargeport({
+        apiKey: apiKey.trim(),
+        baseUrl,
+        ...(clientId.trim()
+          ? {
+              signIn: {
+                clientId: clientId.trim(),
+                redirectUri: `${typeof window === 'undefined' ? baseUrl : window.location.origin}/examples/pay/callback`,
+              },
+            }
+          : {}),
+      });
+    } catch {
+      return undefined;
+    }
+  }, [apiKey, clientId, baseUrl]);
+
+  async function signIn() {
+    setSignInError(undefined);
+    try {
+      const user = await chargeport!.signIn();
+      setPlayer({ user });
+      setPlayer({ user, balances: await chargeport!.getBalances().catch(() => undefined) });
+    } catch (error) {
+      setSignInError(error instanceof Error ? error.message : String(error));
+    }
+  }
 
   // Runs in the click handler itself: pay() must open its window before any await, or the browser
   // blocks it. So the charge is created inside pay(), which takes the promise.
   async function buy(item: Item) {
     let charge: Promise<CreateChargeResult> | undefined;
     try {
-      const chargeport = new Chargeport({ apiKey: apiKey.trim(), baseUrl });
+      if (!chargeport) throw new Error('Enter a publishable key first.');
       charge = chargeport.createCharge({
         chain: Chain.POLYGON,
         symbol: 'POL',
@@ -82,6 +129,59 @@ export function GameShop({ baseUrl, defaultApiKey }: { baseUrl: string; defaultA
         spellCheck={false}
         hint={defaultApiKey ? 'The demo key that `npm run dev` seeded.' : 'A publishable key of your merchant account (cp_pub_…).'}
       />
+
+      <section aria-labelledby="sign-in-heading" className="flex flex-col gap-3 rounded-2xl bg-white p-5 shadow-sm ring-1 ring-slate-200">
+        <h2 id="sign-in-heading" className="font-semibold">
+          Sign in with Chargeport (optional)
+        </h2>
+        <p className="text-sm text-slate-600">
+          Signed in, Buy pays from the player&apos;s Chargeport balance: a Chargeport window shows the purchase and asks for the PIN. The
+          app&apos;s redirect URI is <code className="font-mono text-xs">/examples/pay/callback</code> on this origin.
+        </p>
+        <Field
+          label="OAuth client id"
+          name="clientId"
+          value={clientId}
+          onChange={(event) => setClientId(event.target.value)}
+          placeholder="cpapp_…"
+          autoComplete="off"
+          spellCheck={false}
+          hint={defaultClientId ? 'The demo app that `npm run dev` seeded.' : 'A public app registered on the dashboard’s OAuth tab.'}
+        />
+        {player ? (
+          <div data-testid="player" className="text-sm">
+            <p>
+              Signed in as <strong data-testid="player-email">{player.user.email ?? player.user.sub}</strong>
+            </p>
+            {player.balances && (
+              <ul className="mt-1 text-xs text-slate-600" data-testid="player-balances">
+                {player.balances.wallets
+                  .flatMap((wallet) => wallet.chains)
+                  .flatMap((chain) =>
+                    chain.tokens.filter((token) => token.baseUnits && token.baseUnits !== '0').map((token) => ({ chain, token })),
+                  )
+                  .map(({ chain, token }) => (
+                    <li key={`${chain.chain}:${token.tokenAddress}`}>
+                      {token.amount} {token.symbol} on {chain.displayName}
+                    </li>
+                  ))}
+              </ul>
+            )}
+            <Button variant="secondary" className="mt-2" onClick={() => void chargeport?.signOut().then(() => setPlayer(undefined))}>
+              Sign out
+            </Button>
+          </div>
+        ) : (
+          <Button variant="secondary" className="self-start" disabled={!chargeport || !clientId.trim()} onClick={() => void signIn()}>
+            Sign in with Chargeport
+          </Button>
+        )}
+        {signInError && (
+          <p role="alert" className="text-sm text-rose-700">
+            {signInError}
+          </p>
+        )}
+      </section>
 
       <fieldset className="grid gap-3 sm:grid-cols-3">
         <legend className="mb-2 text-sm font-medium text-slate-800">Pick an item</legend>

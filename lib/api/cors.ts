@@ -1,6 +1,7 @@
 /**
  * CORS for the routes a browser may call with a publishable key (createCharge, GET a charge): the
- * merchant's page calls them from its own origin with the x-api-key header, so any origin is allowed.
+ * merchant's page calls them from its own origin with the x-api-key header (or an OAuth access token as
+ * Authorization: Bearer, /api/oauth/*), so any origin is allowed.
  * No cookies are involved (no Allow-Credentials): the key in the header is the only credential, and
  * a publishable key can only create and read charges that pay its merchant.
  */
@@ -9,7 +10,7 @@
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, OPTIONS',
-  'access-control-allow-headers': 'content-type, x-api-key, idempotency-key, x-request-id',
+  'access-control-allow-headers': 'content-type, x-api-key, idempotency-key, x-request-id, authorization',
   'access-control-expose-headers': 'x-request-id, retry-after, idempotent-replayed',
   // Browsers cap this (Chrome at 2 hours); 10 minutes keeps a changed policy from lingering.
   'access-control-max-age': '600',

@@ -28,6 +28,7 @@ import {
   webhookEventSchema,
 } from '@/lib/webhooks/schemas';
 import { WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/event-types';
+import { createPaymentRequestSchema, paymentRequestSchema } from '@/lib/oauth/schemas';
 
 const envelope = <T extends z.ZodType>(data: T, id: string) => z.object({ data, error: z.null() }).meta({ id });
 const errorEnvelope = z.object({ data: z.null(), error: errorSchema }).meta({ id: 'ErrorResponse' });
@@ -147,6 +148,7 @@ export function buildOpenApiDocument(serverUrl: string) {
 
   registerRefundPaths(registry, security);
   registerWebhookPaths(registry, security);
+  registerOAuthPaths(registry, serverUrl);
 
   const healthJson = (schema: z.ZodType) => ({ 'application/json': { schema } });
   registry.registerPath({
@@ -387,4 +389,90 @@ function registerWebhookPaths(registry: OpenAPIRegistry, security: { ApiKey: nev
       responses: { 200: { description: 'Any 2xx: delivered.' } },
     });
   }
+}
+
+/**
+ * What an app calls with a "Sign in with Chargeport" access token (Authorization: Bearer), not an API
+ * key: the user's balances and in-app pay. The OpenID endpoints themselves are described by discovery.
+ */
+function registerOAuthPaths(registry: OpenAPIRegistry, serverUrl: string) {
+  registry.registerComponent('securitySchemes', 'ChargeportOAuth', {
+    type: 'openIdConnect',
+    openIdConnectUrl: `${serverUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`,
+    description:
+      'An access token from "Sign in with Chargeport" (authorization code with PKCE, or the device flow), sent as `Authorization: Bearer <token>`.',
+  });
+  const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+  const TOKEN_ERRORS = ['invalid_access_token', 'insufficient_scope', 'rate_limited', 'internal_error'] as const;
+  const walletHome = z
+    .object({
+      wallets: z.array(
+        z.object({
+          id: z.string(),
+          family: z.string().meta({ example: 'evm' }),
+          address: z.string(),
+          chains: z.array(
+            z.object({
+              chain: z.string().meta({ example: 'POLYGON' }),
+              displayName: z.string(),
+              isTestnet: z.boolean(),
+              status: z.enum(['ok', 'not_connected', 'unreachable']),
+              tokens: z.array(
+                z.object({
+                  symbol: z.string(),
+                  name: z.string(),
+                  tokenAddress: z.string(),
+                  isNative: z.boolean(),
+                  baseUnits: z.string().nullable().meta({ description: 'Base units as a decimal string; null when unreadable' }),
+                  amount: z.string().nullable().meta({ example: '12.5' }),
+                  usd: z.string().optional().meta({ example: '12.50' }),
+                }),
+              ),
+            }),
+          ),
+        }),
+      ),
+      totalUsd: z.string().meta({ example: '1234.56' }),
+      isTotalPartial: z.boolean(),
+    })
+    .meta({ id: 'WalletBalances' });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/oauth/balances',
+    operationId: 'getOAuthBalances',
+    summary: "The signed-in user's addresses and balances",
+    description: 'Needs the `wallet:read` scope.',
+    security: [{ ChargeportOAuth: ['wallet:read'] }],
+    responses: {
+      200: { description: 'Wallets, per chain and token.', content: json(envelope(walletHome, 'WalletBalancesResponse')) },
+      ...errorResponses([...TOKEN_ERRORS]),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/oauth/payment-requests',
+    operationId: 'createPaymentRequest',
+    summary: "Ask the signed-in user to pay one of this app's merchant's charges",
+    description:
+      "Needs the `payments` scope. The user confirms with the PIN on Chargeport, never in the app: open `verificationUriComplete` in a popup (web), or show `userCode` and `verificationUri` (games, devices). Poll the request until `status` leaves pending. Another merchant's charge answers not_found. Asking again for the same charge returns the pending request.",
+    security: [{ ChargeportOAuth: ['payments'] }],
+    request: { body: { required: true, content: json(createPaymentRequestSchema) } },
+    responses: {
+      201: { description: 'The pending request.', content: json(envelope(paymentRequestSchema, 'PaymentRequestResponse')) },
+      ...errorResponses([...TOKEN_ERRORS, 'invalid_request', 'not_found', 'charge_not_payable']),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/oauth/payment-requests/{requestId}',
+    operationId: 'getPaymentRequest',
+    summary: 'A payment request (poll every `interval` seconds)',
+    description: 'Needs the `payments` scope; only the app and user that created it see it.',
+    security: [{ ChargeportOAuth: ['payments'] }],
+    request: { params: z.object({ requestId: z.string().meta({ example: 'opr_4fR…' }) }) },
+    responses: {
+      200: { description: 'The request.', content: json(envelope(paymentRequestSchema, 'PaymentRequestResponse')) },
+      ...errorResponses([...TOKEN_ERRORS, 'not_found']),
+    },
+  });
 }

@@ -6,6 +6,7 @@
 import { lt } from 'drizzle-orm';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { deleteExpiredIdempotencyKeys } from '@/lib/api/idempotency';
+import { sweepExpiredOidcPayloads } from '@/lib/oauth/adapter';
 import { getDb } from '@/lib/db/client';
 import { rateLimits } from '@/lib/db/schema';
 import { deleteExpiredApiRateLimits } from '@/lib/api/rate-limit';
@@ -75,6 +76,8 @@ const TASKS: Task[] = [
   // The ledger against the chains: every difference is logged as an error (lib/ledger).
   { name: 'reconcile-ledger', everyMs: 10 * 60_000, run: () => reconcileAndReport() },
   { name: 'delete-expired-idempotency-keys', everyMs: 60 * 60_000, run: () => deleteExpiredIdempotencyKeys() },
+  // The OpenID provider's expired codes, tokens, sessions and interactions (lib/oauth/adapter.ts).
+  { name: 'sweep-expired-oidc-payloads', everyMs: 60 * 60_000, run: () => sweepExpiredOidcPayloads() },
   {
     name: 'delete-expired-rate-limits',
     everyMs: 10 * 60_000,

@@ -4,7 +4,7 @@
  *
  *   owner      everything, including members' roles, withdrawals and the audit log
  *   admin      everything but owners' seats, withdrawals and the audit log
- *   developer  API keys, webhooks, tokens, contracts and fulfilment rules; reads the rest
+ *   developer  API keys, webhooks, tokens, OAuth apps, contracts and fulfilment rules; reads the rest
  *   viewer     reads
  */
 import { and, eq } from 'drizzle-orm';
@@ -19,6 +19,7 @@ const PERMISSIONS = {
   'api_keys.manage': ['owner', 'admin', 'developer'],
   'webhooks.manage': ['owner', 'admin', 'developer'],
   'tokens.manage': ['owner', 'admin', 'developer'],
+  'oauth_apps.manage': ['owner', 'admin', 'developer'],
   'contracts.manage': ['owner', 'admin', 'developer'],
   'profile.manage': ['owner', 'admin'],
   'members.manage': ['owner', 'admin'],

@@ -7,6 +7,7 @@
  */
 import { ChargeportError } from './errors.ts';
 import { pay, type PayResult, type PayTarget } from './pay.ts';
+import { SignInSession, type ChargeportUser, type SignInConfig, type WalletBalances } from './sign-in.ts';
 import type { Charge, CreateChargeParams, CreateChargeRequest, CreateChargeResult } from './types.ts';
 
 /** The part of `fetch` the SDK uses; the global `fetch` fits, and so does any wrapper of it. */
@@ -27,6 +28,11 @@ export interface ChargeportOptions {
    * there. Set this only for a browser-like environment that is really a trusted server.
    */
   dangerouslyAllowSecretKeyInBrowser?: boolean;
+  /**
+   * "Sign in with Chargeport" (browser): your OAuth app's client id and a redirect URI of this origin
+   * (dashboard → OAuth). Enables `signIn()`, `getUser()`, `getBalances()` and in-app `pay()`.
+   */
+  signIn?: SignInConfig;
 }
 
 export interface CreateChargeOptions {
@@ -46,6 +52,7 @@ export class Chargeport {
   readonly baseUrl: string;
   readonly #apiKey: string;
   readonly #fetch: FetchLike;
+  readonly #signIn: SignInSession | undefined;
 
   constructor(options: ChargeportOptions) {
     const url = new URL(options.baseUrl);
@@ -68,6 +75,42 @@ export class Chargeport {
     } else {
       throw new TypeError('No global fetch in this environment: pass options.fetch');
     }
+    this.#signIn = options.signIn ? new SignInSession(this.baseUrl, options.signIn, this.#fetch) : undefined;
+  }
+
+  /** Whether a user is signed in with Chargeport in this tab (see `signIn`). */
+  get isSignedIn(): boolean {
+    return this.#signIn?.isSignedIn ?? false;
+  }
+
+  /**
+   * Signs the user in with their Chargeport account in a popup (authorization code + PKCE) and
+   * resolves with the user. Call it in a click handler. Needs the `signIn` option.
+   *
+   * @throws {ChargeportError} `popup_blocked`, `sign_in_canceled` (closed, or consent refused), `sign_in_failed`.
+   */
+  signIn(): Promise<ChargeportUser> {
+    return this.#signInSession().signIn();
+  }
+
+  /** Signs out of this app: the refresh token is revoked and the session forgotten. */
+  signOut(): Promise<void> {
+    return this.#signInSession().signOut();
+  }
+
+  /** The signed-in user (OpenID userinfo: `sub`, and `email` with the `email` scope). */
+  getUser(): Promise<ChargeportUser> {
+    return this.#signInSession().getUser();
+  }
+
+  /** The signed-in user's wallet addresses and balances per chain (`wallet:read` scope). */
+  getBalances(): Promise<WalletBalances> {
+    return this.#signInSession().getBalances();
+  }
+
+  #signInSession(): SignInSession {
+    if (!this.#signIn) throw new TypeError('Pass the signIn option ({ clientId, redirectUri }) to use "Sign in with Chargeport"');
+    return this.#signIn;
   }
 
   /**
@@ -100,7 +143,11 @@ export class Chargeport {
   }
 
   /**
-   * Opens the hosted checkout of a charge in a popup over this page and resolves with the outcome,
+   * When a user is signed in (`signIn`) with the `payments` scope, the charge is paid from their
+   * Chargeport balance instead: a Chargeport popup shows what the charge buys and asks for the PIN
+   * (never typed into this page), and the result is the charge's final status.
+   *
+   * Otherwise: opens the hosted checkout of a charge in a popup over this page and resolves with the outcome,
    * `{ chargeId, status }`; the page never navigates. Call it directly in the click handler; to
    * create the charge in the same click, pass the promise: `pay(chargeport.createCharge(params))`.
    *
@@ -112,6 +159,8 @@ export class Chargeport {
    *   `payment_in_progress`, or the error of a `createCharge` promise passed in.
    */
   pay(target: PayTarget): Promise<PayResult> {
+    // Signed in with the `payments` scope: pay from the user's balance, confirmed with the PIN in a Chargeport popup.
+    if (this.#signIn?.isSignedIn && this.#signIn.hasScope('payments')) return this.#signIn.pay(target);
     return pay(target, { baseUrl: this.baseUrl, lookupStatus: async (chargeId) => (await this.getCharge(chargeId)).status });
   }
 

@@ -11,6 +11,7 @@ export type { ChargeportErrorInit, SdkErrorCode } from './errors.ts';
 export { Chain } from './chain.ts';
 export { pay } from './pay.ts';
 export type { PayOptions, PayResult, PayStatus, PayTarget } from './pay.ts';
+export type { ChargeportUser, SignInConfig, WalletBalances } from './sign-in.ts';
 export { verifyWebhook } from './webhooks.ts';
 export type { VerifyWebhookOptions, WebhookErrorCode, WebhookHeadersInit } from './webhooks.ts';
 export { CHECKOUT_MESSAGE_TYPE } from './checkout-message.ts';

@@ -17,6 +17,9 @@ describe('GET /api/openapi.json', () => {
         '/api/health',
         '/api/health/live',
         '/api/health/ready',
+        '/api/oauth/balances',
+        '/api/oauth/payment-requests',
+        '/api/oauth/payment-requests/{requestId}',
         '/api/webhook-endpoints',
         '/api/webhook-endpoints/{endpointId}',
         '/api/webhook-endpoints/{endpointId}/rotate-secret',
@@ -38,6 +41,10 @@ describe('GET /api/openapi.json', () => {
     ]);
     expect(doc.components.schemas.WebhookEvent.properties.data.properties.charge).toEqual({ $ref: '#/components/schemas/Charge' });
     expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    // In-app pay is called with a "Sign in with Chargeport" access token, never an API key.
+    expect(doc.components.securitySchemes.ChargeportOAuth).toMatchObject({ type: 'openIdConnect' });
+    expect(doc.paths['/api/oauth/payment-requests'].post.security).toEqual([{ ChargeportOAuth: ['payments'] }]);
+    expect(doc.paths['/api/oauth/balances'].get.security).toEqual([{ ChargeportOAuth: ['wallet:read'] }]);
     const request = doc.components.schemas.CreateChargeRequest;
     expect(request.required).toEqual(['chargeData']);
     expect(Object.keys(request.properties).sort()).toEqual(['chargeData', 'isDirectTransfer', 'isTest']);

@@ -18,3 +18,4 @@ export * from './swaps';
 export * from './refunds';
 export * from './scanner';
 export * from './contracts';
+export * from './oauth';

@@ -190,6 +190,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/oauth/balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's addresses and balances
+         * @description Needs the `wallet:read` scope.
+         */
+        get: operations["getOAuthBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/payment-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the signed-in user to pay one of this app's merchant's charges
+         * @description Needs the `payments` scope. The user confirms with the PIN on Chargeport, never in the app: open `verificationUriComplete` in a popup (web), or show `userCode` and `verificationUri` (games, devices). Poll the request until `status` leaves pending. Another merchant's charge answers not_found. Asking again for the same charge returns the pending request.
+         */
+        post: operations["createPaymentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/payment-requests/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment request (poll every `interval` seconds)
+         * @description Needs the `payments` scope; only the app and user that created it see it.
+         */
+        get: operations["getPaymentRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -916,6 +976,71 @@ export interface components {
             object: "list";
             data: components["schemas"]["WebhookEvent"][];
             has_more: boolean;
+        };
+        WalletBalancesResponse: {
+            data: components["schemas"]["WalletBalances"];
+            error: null;
+        };
+        WalletBalances: {
+            wallets: {
+                id: string;
+                /** @example evm */
+                family: string;
+                address: string;
+                chains: {
+                    /** @example POLYGON */
+                    chain: string;
+                    displayName: string;
+                    isTestnet: boolean;
+                    /** @enum {string} */
+                    status: "ok" | "not_connected" | "unreachable";
+                    tokens: {
+                        symbol: string;
+                        name: string;
+                        tokenAddress: string;
+                        isNative: boolean;
+                        /** @description Base units as a decimal string; null when unreadable */
+                        baseUnits: string | null;
+                        /** @example 12.5 */
+                        amount: string | null;
+                        /** @example 12.50 */
+                        usd?: string;
+                    }[];
+                }[];
+            }[];
+            /** @example 1234.56 */
+            totalUsd: string;
+            isTotalPartial: boolean;
+        };
+        PaymentRequestResponse: {
+            data: components["schemas"]["PaymentRequest"];
+            error: null;
+        };
+        PaymentRequest: {
+            /** @example opr_4fR… */
+            id: string;
+            chargeId: string;
+            /**
+             * @description pending until the user confirms with the PIN (confirmed: the payment is on its way) or declines; expired after expiresAt
+             * @enum {string}
+             */
+            status: "pending" | "confirmed" | "declined" | "expired";
+            /** @description The charge's own status: succeeded once the payment is confirmed on chain */
+            chargeStatus: string;
+            /**
+             * @description For games: show it with verificationUri
+             * @example BCDF-GHJK
+             */
+            userCode: string;
+            /** @example https://pay.example.com/oauth/pay */
+            verificationUri: string;
+            /** @description verificationUri with the code; the web SDK opens it in a popup */
+            verificationUriComplete: string;
+            /** @description ISO 8601 */
+            expiresAt: string;
+            /** @description Seconds to wait between polls */
+            interval: number;
+            txHash: string | null;
         };
         Health: {
             /** @enum {string} */
@@ -1991,6 +2116,218 @@ export interface operations {
             };
             /** @description error.code: key_not_permitted */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOAuthBalances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Wallets, per chain and token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletBalancesResponse"];
+                };
+            };
+            /** @description error.code: invalid_access_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: insufficient_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createPaymentRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    chargeId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The pending request. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequestResponse"];
+                };
+            };
+            /** @description error.code: invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: invalid_access_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: insufficient_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: charge_not_payable */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getPaymentRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequestResponse"];
+                };
+            };
+            /** @description error.code: invalid_access_token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: insufficient_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

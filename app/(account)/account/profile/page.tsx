@@ -2,10 +2,12 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { signOutEverywhereAction } from '@/app/(auth)/actions';
 import { BecomeMerchantForm } from '@/components/account/become-merchant-form';
+import { ConnectedApps } from '@/components/account/connected-apps';
 import { Button } from '@/components/ui/button';
 import { listIdentities } from '@/lib/accounts/users';
 import { requireUser } from '@/lib/auth/session';
 import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { listConnectedApps } from '@/lib/oauth/grants';
 
 export const metadata: Metadata = { title: 'Profile' };
 
@@ -13,7 +15,11 @@ const METHOD_LABELS = { email: 'E-mail code', google: 'Google', apple: 'Apple', 
 
 export default async function ProfilePage() {
   const user = await requireUser({ returnTo: '/account/profile' });
-  const [identities, membership] = await Promise.all([listIdentities(user.id), findMerchantOfUser(user.id)]);
+  const [identities, membership, connectedApps] = await Promise.all([
+    listIdentities(user.id),
+    findMerchantOfUser(user.id),
+    listConnectedApps(user.id),
+  ]);
   return (
     <div className="flex max-w-xl flex-col gap-8">
       <section>
@@ -45,6 +51,7 @@ export default async function ProfilePage() {
           </>
         )}
       </section>
+      <ConnectedApps apps={connectedApps} />
       <section>
         <h2 className="text-lg font-semibold">Sessions</h2>
         <p className="mt-1 text-sm text-slate-600">Signed in on a device you no longer have? Sign out everywhere.</p>

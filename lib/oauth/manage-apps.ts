@@ -1,0 +1,164 @@
+/**
+ * The dashboard's OAuth tab: a merchant's apps for "Sign in with Chargeport". Each action is checked
+ * against the member's role (`oauth_apps.manage`) and audited in its transaction.
+ *
+ *  - A confidential app's secret is shown once (at registration or roll) and stored sealed.
+ *  - Rolling replaces the secret at once; revoking the secret leaves the app unable to authenticate
+ *    until a new one is rolled (its tokens stay valid); revoking the app deletes its grants and every
+ *    token, so each user's access ends at once, and the provider no longer knows its client id.
+ */
+import 'server-only';
+import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import { recordAudit } from '@/lib/audit/record-audit';
+import { getDb, type DbOrTx } from '@/lib/db/client';
+import { oauthClients, oidcPayloads, type OAuthClient, type OAuthClientType } from '@/lib/db/schema';
+import { AppError } from '@/lib/errors';
+import { randomBase62 } from '@/lib/ids';
+import { authorizeMember } from '@/lib/merchants/permissions';
+import { zodToAppError } from '@/lib/api/respond';
+import { newClientSecret, sealClientSecret } from './client-secret';
+import { listAppUsers, revokeGrantsWhere, type AppUser } from './grants';
+import { registerOAuthAppSchema, type RegisterOAuthAppInput } from './schemas';
+
+interface Actor {
+  userId: string;
+  merchantId: string;
+  ip?: string | null;
+}
+
+export interface OAuthAppListing {
+  clientId: string;
+  name: string;
+  logoUrl: string | null;
+  redirectUris: string[];
+  clientType: OAuthClientType;
+  hasSecret: boolean;
+  userCount: number;
+  createdAt: Date;
+}
+
+/** An app and, for a confidential one, its secret (shown once). */
+export interface RegisteredApp {
+  clientId: string;
+  clientSecret?: string;
+}
+
+const MAX_APPS_PER_MERCHANT = 50;
+
+export async function registerOAuthApp(input: Actor & { app: RegisterOAuthAppInput }): Promise<RegisteredApp> {
+  const parsed = registerOAuthAppSchema.safeParse(input.app);
+  if (!parsed.success) throw zodToAppError(parsed.error);
+  const app = parsed.data;
+  return getDb().transaction(async (tx) => {
+    const actor = await authorizeMember(tx, { ...input, permission: 'oauth_apps.manage' });
+    const [{ value: existing } = { value: 0 }] = await tx
+      .select({ value: count() })
+      .from(oauthClients)
+      .where(and(eq(oauthClients.merchantId, input.merchantId), isNull(oauthClients.revokedAt)));
+    if (existing >= MAX_APPS_PER_MERCHANT)
+      throw new AppError('invalid_request', `At most ${MAX_APPS_PER_MERCHANT} apps per merchant: revoke one first.`);
+    const clientId = `cpapp_${randomBase62(22)}`;
+    const secret = app.clientType === 'confidential' ? newClientSecret() : undefined;
+    await tx.insert(oauthClients).values({
+      id: clientId,
+      merchantId: input.merchantId,
+      name: app.name,
+      logoUrl: app.logoUrl ?? null,
+      redirectUris: [...new Set(app.redirectUris)],
+      clientType: app.clientType,
+      sealedSecret: secret ? sealClientSecret(clientId, secret) : null,
+      secretCreatedAt: secret ? new Date() : null,
+    });
+    await recordAudit(tx, {
+      actor,
+      action: 'oauth_app.create',
+      targetId: clientId,
+      data: { name: app.name, clientType: app.clientType },
+      ip: input.ip,
+    });
+    return { clientId, ...(secret ? { clientSecret: secret } : {}) };
+  });
+}
+
+export async function listOAuthApps(input: Actor): Promise<OAuthAppListing[]> {
+  await authorizeMember(getDb(), { ...input, permission: 'dashboard.view' });
+  const rows = await getDb()
+    .select()
+    .from(oauthClients)
+    .where(and(eq(oauthClients.merchantId, input.merchantId), isNull(oauthClients.revokedAt)))
+    .orderBy(asc(oauthClients.createdAt));
+  const counts = await getDb()
+    .select({ clientId: oidcPayloads.clientId, users: count() })
+    .from(oidcPayloads)
+    .innerJoin(oauthClients, eq(oauthClients.id, oidcPayloads.clientId))
+    .where(and(eq(oidcPayloads.model, 'Grant'), eq(oauthClients.merchantId, input.merchantId)))
+    .groupBy(oidcPayloads.clientId);
+  const usersOf = new Map(counts.map((row) => [row.clientId, row.users]));
+  return rows.map((row) => ({
+    clientId: row.id,
+    name: row.name,
+    logoUrl: row.logoUrl,
+    redirectUris: row.redirectUris,
+    clientType: row.clientType,
+    hasSecret: row.sealedSecret !== null,
+    userCount: usersOf.get(row.id) ?? 0,
+    createdAt: row.createdAt,
+  }));
+}
+
+/** The app's users, for a member who may see the dashboard. */
+export async function listOAuthAppUsers(input: Actor & { clientId: string }): Promise<AppUser[]> {
+  await authorizeMember(getDb(), { ...input, permission: 'dashboard.view' });
+  await appOfMerchant(getDb(), input.merchantId, input.clientId);
+  return listAppUsers(input.clientId);
+}
+
+/** A new secret for a confidential app; the old one stops working at once. */
+export async function rollOAuthAppSecret(input: Actor & { clientId: string }): Promise<RegisteredApp> {
+  return getDb().transaction(async (tx) => {
+    const actor = await authorizeMember(tx, { ...input, permission: 'oauth_apps.manage' });
+    const app = await appOfMerchant(tx, input.merchantId, input.clientId);
+    if (app.clientType !== 'confidential')
+      throw new AppError('invalid_request', 'A public app has no secret: it signs users in with PKCE alone.', { param: 'clientId' });
+    const secret = newClientSecret();
+    await tx
+      .update(oauthClients)
+      .set({ sealedSecret: sealClientSecret(app.id, secret), secretCreatedAt: new Date() })
+      .where(eq(oauthClients.id, app.id));
+    await recordAudit(tx, { actor, action: 'oauth_app.roll_secret', targetId: app.id, ip: input.ip });
+    return { clientId: app.id, clientSecret: secret };
+  });
+}
+
+/** The secret stops working; the app cannot use its token endpoint until a new secret is rolled. */
+export async function revokeOAuthAppSecret(input: Actor & { clientId: string }): Promise<void> {
+  await getDb().transaction(async (tx) => {
+    const actor = await authorizeMember(tx, { ...input, permission: 'oauth_apps.manage' });
+    const app = await appOfMerchant(tx, input.merchantId, input.clientId);
+    if (!app.sealedSecret) throw new AppError('invalid_request', 'This app has no secret to revoke.', { param: 'clientId' });
+    await tx.update(oauthClients).set({ sealedSecret: null, secretCreatedAt: null }).where(eq(oauthClients.id, app.id));
+    await recordAudit(tx, { actor, action: 'oauth_app.revoke_secret', targetId: app.id, ip: input.ip });
+  });
+}
+
+/** The app is gone: the provider no longer knows it, and every user's grant and token of it is deleted. */
+export async function revokeOAuthApp(input: Actor & { clientId: string }): Promise<void> {
+  await getDb().transaction(async (tx) => {
+    const actor = await authorizeMember(tx, { ...input, permission: 'oauth_apps.manage' });
+    const app = await appOfMerchant(tx, input.merchantId, input.clientId);
+    await tx.update(oauthClients).set({ revokedAt: new Date(), sealedSecret: null }).where(eq(oauthClients.id, app.id));
+    await recordAudit(tx, { actor, action: 'oauth_app.revoke', targetId: app.id, data: { name: app.name }, ip: input.ip });
+  });
+  await revokeGrantsWhere(eq(oidcPayloads.clientId, input.clientId));
+  // Tokens of grants already gone (or never granted: device codes in flight) go too.
+  await getDb().delete(oidcPayloads).where(eq(oidcPayloads.clientId, input.clientId));
+}
+
+async function appOfMerchant(tx: DbOrTx, merchantId: string, clientId: string): Promise<OAuthClient> {
+  const [app] = await tx
+    .select()
+    .from(oauthClients)
+    .where(and(eq(oauthClients.id, clientId), eq(oauthClients.merchantId, merchantId), isNull(oauthClients.revokedAt)));
+  if (!app) throw new AppError('not_found', `No app ${clientId} on this merchant.`, { param: 'clientId' });
+  return app;
+}

@@ -1,0 +1,150 @@
+/**
+ * The C# game SDK (sdk/csharp) compiled with Mono's mcs and run against the app served on loopback:
+ * the app's own route handlers behind a real HTTP server, on real PostgreSQL and the local Polygon
+ * node. The C# program signs in by the device flow, reads the user and balances, refreshes, is refused
+ * another merchant's charge, pays through the device-style confirmation and polls the charge; this
+ * side plays the player on Chargeport (enters the code, allows, types the PIN).
+ * Needs `mcs` and `mono` (Debian: mono-mcs, mono-runtime, libmono-system-net-http4.0-cil; .ci/run installs them).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { setPin } from '@/lib/accounts/pin';
+import { createUser, findUserById } from '@/lib/accounts/users';
+import { CHAINS } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { merchantMembers } from '@/lib/db/schema';
+import { rpcUrl } from '@/lib/env';
+import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { handleOidcRequest } from '@/lib/oauth/handle-oidc-request';
+import { registerOAuthApp } from '@/lib/oauth/manage-apps';
+import { confirmPaymentRequest, findPaymentRequestByCode } from '@/lib/oauth/payment-requests';
+import { listWallets } from '@/lib/wallets/list-wallets';
+import { newUser, uniqueEmail } from '@/test/accounts';
+import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { approveDeviceCode } from '@/test/oidc-browser';
+import { GET as chargeStatusRoute } from '@/app/api/checkout/[chargeId]/status/route';
+import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { GET as balancesRoute } from '@/app/api/oauth/balances/route';
+import { GET as getRequestRoute } from '@/app/api/oauth/payment-requests/[requestId]/route';
+import { POST as createRequestRoute } from '@/app/api/oauth/payment-requests/route';
+
+const session = vi.hoisted(() => ({ userId: undefined as string | undefined }));
+vi.mock('@/lib/auth/session', () => ({
+  getSessionUser: async () => (session.userId ? findUserById(session.userId) : undefined),
+}));
+
+const SDK_DIR = path.resolve(import.meta.dirname, '../csharp');
+const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
+const PIN = '583920';
+
+let server: Server;
+let baseUrl: string;
+
+/** The app's routes the SDK calls, behind a real HTTP server. */
+async function dispatch(req: IncomingMessage): Promise<Response> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+  const method = req.method ?? 'GET';
+  const url = new URL(req.url ?? '/', baseUrl);
+  const request = new Request(url, { method, headers, body: ['GET', 'HEAD'].includes(method) ? undefined : Buffer.concat(chunks) });
+  const { pathname } = url;
+  if (pathname.startsWith('/oidc/') || pathname.startsWith('/.well-known/')) return handleOidcRequest(request);
+  if (pathname === '/api/oauth/balances') return balancesRoute(request);
+  if (pathname === '/api/oauth/payment-requests') return createRequestRoute(request);
+  const requestPath = /^\/api\/oauth\/payment-requests\/([^/]+)$/.exec(pathname);
+  if (requestPath) return getRequestRoute(request, { params: Promise.resolve({ requestId: decodeURIComponent(requestPath[1]!) }) });
+  const statusPath = /^\/api\/checkout\/([^/]+)\/status$/.exec(pathname);
+  if (statusPath) return chargeStatusRoute(request, { params: Promise.resolve({ chargeId: decodeURIComponent(statusPath[1]!) }) });
+  return new Response('not found', { status: 404 });
+}
+
+async function usdcCharge(of: TestMerchant): Promise<string> {
+  const res = await callRoute(createChargeRoute, {
+    apiKey: of.liveKey,
+    body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount: '0.75' } },
+  });
+  return res.json.data.chargeId;
+}
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    void dispatch(req)
+      .then(async (response) => {
+        res.writeHead(response.status, Object.fromEntries(response.headers));
+        res.end(Buffer.from(await response.arrayBuffer()));
+      })
+      .catch((error: unknown) => res.writeHead(500).end(String(error)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function compile(): string {
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'chargeport-csharp-')), 'SdkTest.exe');
+  const sources = [
+    ...readdirSync(path.join(SDK_DIR, 'src')).map((file) => path.join(SDK_DIR, 'src', file)),
+    path.join(SDK_DIR, 'tests', 'SdkTest.cs'),
+  ].filter((file) => file.endsWith('.cs'));
+  const result = spawnSync('mcs', ['-langversion:7.2', '-warnaserror+', '-r:System.Net.Http.dll', `-out:${out}`, ...sources], {
+    encoding: 'utf8',
+  });
+  if (result.error) throw new Error(`mcs is not installed (Debian: apt-get install mono-mcs mono-runtime): ${result.error.message}`);
+  if (result.status !== 0) throw new Error(`mcs failed:\n${result.stdout}${result.stderr}`);
+  return out;
+}
+
+describe('C# game SDK', () => {
+  it('device-flow sign-in, user, balances, refresh, pay with the PIN on Chargeport, charge status', { timeout: 90_000 }, async () => {
+    const exe = compile();
+    const merchant = await newMerchant({ name: 'Pixel Quest' });
+    const owner = await newUser();
+    await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: owner, role: 'owner' });
+    const { clientId } = await registerOAuthApp({
+      userId: owner,
+      merchantId: merchant.id,
+      app: { name: 'Pixel Quest', redirectUris: ['com.pixelquest.game:/callback'], clientType: 'public' },
+    });
+    const email = uniqueEmail('player');
+    const player = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
+    await setPin({ userId: player.id, pin: PIN, confirm: PIN });
+    const evm = (await listWallets(player.id)).find((w) => w.family === 'evm')!;
+    await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: evm.address as Hex });
+    session.userId = player.id;
+    const chargeId = await usdcCharge(merchant);
+    const foreignChargeId = await usdcCharge(await newMerchant({ name: 'Other Studio' }));
+
+    const child = spawn('mono', [exe, baseUrl, clientId, chargeId, foreignChargeId], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
+    const lines: string[] = [];
+    for await (const line of createInterface({ input: child.stdout })) {
+      lines.push(line);
+      const [word, arg] = line.split(' ');
+      if (word === 'SIGN-IN') expect((await approveDeviceCode(arg!, player.id)).status).toBe(200);
+      if (word === 'PAY') {
+        const found = await findPaymentRequestByCode({ userCode: arg!, userId: player.id });
+        await confirmPaymentRequest({ requestId: found.id, userId: player.id, pin: PIN });
+      }
+    }
+    const code = await new Promise<number | null>((resolve) =>
+      child.exitCode === null ? child.once('exit', (exitCode) => resolve(exitCode)) : resolve(child.exitCode),
+    );
+    expect({ code, stderr, last: lines.at(-1) }).toMatchObject({ code: 0, last: 'OK' });
+    expect(lines).toContain(`USER ${player.id} ${email} True`);
+    expect(lines.find((l) => l.startsWith('ADDRESSES'))).toContain(evm.address);
+    expect(lines.find((l) => l.startsWith('USDC '))).toMatch(/^USDC \d+(\.\d+)? \d+$/);
+    expect(lines).toContain('FOREIGN 404 not_found');
+    expect(lines.find((l) => l.startsWith('PAID'))).toMatch(/^PAID confirmed 0x[0-9a-f]{64}$/);
+    expect(lines.find((l) => l.startsWith('CHARGE'))).toMatch(/^CHARGE (pending|succeeded)$/);
+  });
+});
