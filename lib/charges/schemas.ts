@@ -142,12 +142,10 @@ export type CreateChargeBody = z.infer<typeof createChargeBodySchema>;
 
 export const createChargeResultSchema = z
   .object({
-    paymentUrl: z
-      .url()
-      .meta({
-        description: 'The hosted checkout for this charge: send the buyer here.',
-        example: 'https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG',
-      }),
+    paymentUrl: z.url().meta({
+      description: 'The hosted checkout for this charge: send the buyer here.',
+      example: 'https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG',
+    }),
     chargeId: z.string().meta({ example: 'ch_4Vd9TQ1aQm2xA7bC3dE5fG' }),
   })
   .meta({ id: 'CreateChargeResult' });
