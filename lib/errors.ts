@@ -81,7 +81,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   pin_not_set: 'Paying from balance: the account has no PIN yet',
   pin_incorrect: 'Paying from balance: wrong PIN',
   email_not_verified: 'Account pages: the e-mail address is not verified yet',
-  forbidden: "Dashboard: the member's role may not do this",
+  forbidden: "Dashboard: the member's role may not do this; test helpers on a server that turned them off",
   not_found:
     "No such charge (refund, endpoint, event) for this key's merchant and mode, or no such API route (any path under `/api` that no route serves)",
   method_not_allowed: 'The route exists but not with this method; `Allow` lists the methods it takes',

@@ -658,7 +658,7 @@ function registerTestHelperPaths(registry: OpenAPIRegistry) {
       tags: [TAGS.testHelpers],
       summary: 'Pay a test charge',
       description:
-        "Makes the test-network payment of a test charge from a funded sandbox payer: a real transfer into the charge's deposit address on the test network (on a local development chain, the demo payer), which the chain watcher then sees like any payment — the charge goes `processing`, then `succeeded`, and your webhooks are sent. Pays what is still due, or `amount` (less → the charge stays underpaid; more → overpaid). Test keys and test charges only: a production key gets 403 `test_key_required`. A test network for which this server has no funded payer (`TEST_HELPERS_PAYER_KEY`) answers 503 `service_unavailable`.",
+        "Makes the test-network payment of a test charge from a funded sandbox payer: a real transfer into the charge's deposit address on the test network (on a local development chain, the demo payer), which the chain watcher then sees like any payment — the charge goes `processing`, then `succeeded`, and your webhooks are sent. Pays what is still due, or `amount` (less → the charge stays underpaid; more → overpaid). Test keys and test charges only: a production key gets 403 `test_key_required`; a server that turned the helpers off (`TEST_HELPERS_ENABLED=false`, the default in production) answers 403 `forbidden`. A test network for which this server has no funded payer (`TEST_HELPERS_PAYER_KEY`) answers 503 `service_unavailable`.",
       security: SECRET,
       request: {
         params: chargeIdParam,
@@ -685,6 +685,7 @@ function registerTestHelperPaths(registry: OpenAPIRegistry) {
           ...SECRET_KEY_ERRORS,
           ...BODY_ERRORS,
           'test_key_required',
+          'forbidden',
           'not_found',
           'charge_not_payable',
           'invalid_amount',

@@ -261,7 +261,7 @@ export const streamEventsQuerySchema = z
       .meta({ description: 'Seconds before the server ends the stream (1–3600); reconnect with the last event id.' }),
   })
   .strict();
-export type StreamEventsQuery = z.infer<typeof streamEventsQuerySchema>;
+type StreamEventsQuery = z.infer<typeof streamEventsQuerySchema>;
 
 export const webhookEventListSchema = z
   .object({ object: z.literal('list'), data: z.array(webhookEventSchema), has_more: z.boolean() })
