@@ -244,7 +244,7 @@ function registerChargePaths(registry: OpenAPIRegistry) {
       tags: [TAGS.charges],
       summary: 'Create a charge',
       description:
-        "Creates a charge for the merchant that owns the key and returns `{ chargeId, paymentUrl }`: send the buyer to `paymentUrl`, the hosted checkout (or open it with the web SDK's `pay()`). A test key makes test charges (on the chain's test network, native token only); a production key makes live charges. Price in tokens (`items` or `amount`) or in US dollars (`pricing`). Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser but cannot set toAddress or isDirectTransfer.",
+        "Creates a charge for the merchant that owns the key and returns `{ data: { chargeId, paymentUrl }, error: null }` (200), nothing more — read the charge with GET /api/charges/{chargeId}: send the buyer to `paymentUrl`, the hosted checkout (or open it with the web SDK's `pay()`). A test key makes test charges (on the chain's test network, native token only); a production key makes live charges. Price in tokens (`items` or `amount`) or in US dollars (`pricing`). Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser but cannot set toAddress or isDirectTransfer.",
       security: SECRET_OR_PUBLISHABLE,
       request: {
         headers: idempotencyHeader('Same key + same body → the same response again (kept ≥ 24 h); same key + other body → 409.'),

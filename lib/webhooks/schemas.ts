@@ -261,7 +261,6 @@ export const streamEventsQuerySchema = z
       .meta({ description: 'Seconds before the server ends the stream (1–3600); reconnect with the last event id.' }),
   })
   .strict();
-type StreamEventsQuery = z.infer<typeof streamEventsQuerySchema>;
 
 export const webhookEventListSchema = z
   .object({ object: z.literal('list'), data: z.array(webhookEventSchema), has_more: z.boolean() })
