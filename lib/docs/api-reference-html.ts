@@ -8,7 +8,7 @@
  */
 import { pageContentSecurityPolicy } from '@/lib/http/security-headers';
 
-export const REDOC_SCRIPT_PATH = '/docs/api/redoc.standalone.js';
+const REDOC_SCRIPT_PATH = '/docs/api/redoc.standalone.js';
 
 const REDOC_OPTIONS = {
   hideDownloadButton: false,
