@@ -9,7 +9,14 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['lib/**/*.test.ts', 'test/**/*.test.ts', 'app/**/*.test.ts', 'scripts/**/*.test.ts', 'sdk/test/**/*.test.ts'],
+    include: [
+      'lib/**/*.test.ts',
+      'test/**/*.test.ts',
+      'app/**/*.test.ts',
+      'scripts/**/*.test.ts',
+      'sdk/test/**/*.test.ts',
+      'sdk/node/test/**/*.test.ts',
+    ],
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/setup-env.ts'],
     testTimeout: 30_000,
