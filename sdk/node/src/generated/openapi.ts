@@ -3,6431 +3,6335 @@
  * Do not edit by hand: change the zod schemas in lib/ and regenerate.
  */
 export interface paths {
-  '/api/createCharge': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/createCharge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a charge
+         * @description Creates a charge for the merchant that owns the key and returns `{ data: { chargeId, paymentUrl }, error: null }` (200), nothing more — read the charge with GET /api/charges/{chargeId}: send the buyer to `paymentUrl`, the hosted checkout (or open it with the web SDK's `pay()`). A test key makes test charges (on the chain's test network, native token only); a production key makes live charges. Price in tokens (`items` or `amount`) or in US dollars (`pricing`). Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser but cannot set toAddress or isDirectTransfer.
+         */
+        post: operations["createCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Create a charge
-     * @description Creates a charge for the merchant that owns the key and returns `{ data: { chargeId, paymentUrl }, error: null }` (200), nothing more — read the charge with GET /api/charges/{chargeId}: send the buyer to `paymentUrl`, the hosted checkout (or open it with the web SDK's `pay()`). A test key makes test charges (on the chain's test network, native token only); a production key makes live charges. Price in tokens (`items` or `amount`) or in US dollars (`pricing`). Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser but cannot set toAddress or isDirectTransfer.
-     */
-    post: operations['createCharge'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/charges/{chargeId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/charges/{chargeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a charge
+         * @description One charge of the key's merchant and mode, with its timeline and payments. Other merchants' charges are 404.
+         */
+        get: operations["getCharge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Retrieve a charge
-     * @description One charge of the key's merchant and mode, with its timeline and payments. Other merchants' charges are 404.
-     */
-    get: operations['getCharge'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/charges': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List charges
+         * @description The key's charges, newest first. Page with `starting_after` = the last id of the previous page while `has_more` is true (the Node SDK's `charges.list()` does it for you).
+         */
+        get: operations["listCharges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * List charges
-     * @description The key's charges, newest first. Page with `starting_after` = the last id of the previous page while `has_more` is true (the Node SDK's `charges.list()` does it for you).
-     */
-    get: operations['listCharges'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/charges/{chargeId}/cancel': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/charges/{chargeId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending charge
+         * @description Only a `pending` charge with no payment in flight can be canceled; its checkout stops offering ways to pay.
+         */
+        post: operations["cancelCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Cancel a pending charge
-     * @description Only a `pending` charge with no payment in flight can be canceled; its checkout stops offering ways to pay.
-     */
-    post: operations['cancelCharge'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/charges/{chargeId}/refunds': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/charges/{chargeId}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a charge's refunds
+         * @description The refunds of a charge, oldest first, and what can still be refunded.
+         */
+        get: operations["listRefunds"];
+        put?: never;
+        /**
+         * Refund a charge
+         * @description Refunds (part of) what a charge received — over- and late payments included — back to the address that paid (or `toAddress`). Paid from the charge's deposit address before its sweep, from your merchant wallet after it; the network fee is covered. The refund is `pending`, then `submitted`, then `succeeded` or `failed` (webhooks refund.created, refund.succeeded, refund.failed). Send an Idempotency-Key header to retry safely: the same key is the same refund.
+         */
+        post: operations["createRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * List a charge's refunds
-     * @description The refunds of a charge, oldest first, and what can still be refunded.
-     */
-    get: operations['listRefunds'];
-    put?: never;
-    /**
-     * Refund a charge
-     * @description Refunds (part of) what a charge received — over- and late payments included — back to the address that paid (or `toAddress`). Paid from the charge's deposit address before its sweep, from your merchant wallet after it; the network fee is covered. The refund is `pending`, then `submitted`, then `succeeded` or `failed` (webhooks refund.created, refund.succeeded, refund.failed). Send an Idempotency-Key header to retry safely: the same key is the same refund.
-     */
-    post: operations['createRefund'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/webhook-endpoints': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The key's endpoints (its merchant and mode), oldest first.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Creates an endpoint in the key's mode and returns it with its signing secret (`whsec_…`), shown only in this response. Live endpoints must be https:// to a public address. Deliveries are signed the Standard Webhooks way (see Webhooks above).
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * List webhook endpoints
-     * @description The key's endpoints (its merchant and mode), oldest first.
-     */
-    get: operations['listWebhookEndpoints'];
-    put?: never;
-    /**
-     * Create a webhook endpoint
-     * @description Creates an endpoint in the key's mode and returns it with its signing secret (`whsec_…`), shown only in this response. Live endpoints must be https:// to a public address. Deliveries are signed the Standard Webhooks way (see Webhooks above).
-     */
-    post: operations['createWebhookEndpoint'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/webhook-endpoints/{endpointId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/webhook-endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a webhook endpoint
+         * @description One endpoint of the key’s merchant and mode (never its secret).
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deliveries to it stop at once; its delivery log goes with it.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Changes its URL, event types, description or enabled flag. Enabling an endpoint that a 410 answer disabled makes it active again.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
     };
-    /**
-     * Retrieve a webhook endpoint
-     * @description One endpoint of the key’s merchant and mode (never its secret).
-     */
-    get: operations['getWebhookEndpoint'];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a webhook endpoint
-     * @description Deliveries to it stop at once; its delivery log goes with it.
-     */
-    delete: operations['deleteWebhookEndpoint'];
-    options?: never;
-    head?: never;
-    /**
-     * Update a webhook endpoint
-     * @description Changes its URL, event types, description or enabled flag. Enabling an endpoint that a 410 answer disabled makes it active again.
-     */
-    patch: operations['updateWebhookEndpoint'];
-    trace?: never;
-  };
-  '/api/webhook-endpoints/{endpointId}/rotate-secret': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/webhook-endpoints/{endpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's signing secret
+         * @description Returns a new secret, shown only in this response. The previous secret keeps signing next to it for `overlapHours` (default 24), so every delivery meanwhile carries both signatures.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Rotate a webhook endpoint's signing secret
-     * @description Returns a new secret, shown only in this response. The previous secret keeps signing next to it for `overlapHours` (default 24), so every delivery meanwhile carries both signatures.
-     */
-    post: operations['rotateWebhookSecret'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/events': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Every webhook event of the key's merchant and mode, newest first, exactly as delivered, whether or not an endpoint received it: reconcile missed deliveries from here. Page with `starting_after` = the last id of the previous page while `has_more` is true.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * List events
-     * @description Every webhook event of the key's merchant and mode, newest first, exactly as delivered, whether or not an endpoint received it: reconcile missed deliveries from here. Page with `starting_after` = the last id of the previous page while `has_more` is true.
-     */
-    get: operations['listEvents'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/events/stream': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events (server-sent events)
+         * @description The key's events as they happen, as a `text/event-stream`: one message per event (`id` = the event id, `event` = its type, `data` = the event exactly as delivered to webhooks), oldest first, and a `: keep-alive` comment every 15 s. Without a cursor the stream starts with events created after the request; with `Last-Event-ID` (browsers' EventSource sends it on reconnect) or `starting_after`, with the events after that one. The server ends the stream after `max_seconds` (default 300): reconnect with the last id and nothing is lost. Secret keys only, the key's mode only. This is what `npx chargeport listen` reads.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Stream events (server-sent events)
-     * @description The key's events as they happen, as a `text/event-stream`: one message per event (`id` = the event id, `event` = its type, `data` = the event exactly as delivered to webhooks), oldest first, and a `: keep-alive` comment every 15 s. Without a cursor the stream starts with events created after the request; with `Last-Event-ID` (browsers' EventSource sends it on reconnect) or `starting_after`, with the events after that one. The server ends the stream after `max_seconds` (default 300): reconnect with the last id and nothing is lost. Secret keys only, the key's mode only. This is what `npx chargeport listen` reads.
-     */
-    get: operations['streamEvents'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/test_helpers/charges/{chargeId}/pay': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/test_helpers/charges/{chargeId}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a test charge
+         * @description Makes the test-network payment of a test charge from a funded sandbox payer: a real transfer into the charge's deposit address on the test network (on a local development chain, the demo payer), which the chain watcher then sees like any payment — the charge goes `processing`, then `succeeded`, and your webhooks are sent. Pays what is still due, or `amount` (less → the charge stays underpaid; more → overpaid). Test keys and test charges only: a production key gets 403 `test_key_required`; a server that turned the helpers off (`TEST_HELPERS_ENABLED=false`, the default in production) answers 403 `forbidden`. A test network for which this server has no funded payer (`TEST_HELPERS_PAYER_KEY`) answers 503 `service_unavailable`.
+         */
+        post: operations["payTestCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Pay a test charge
-     * @description Makes the test-network payment of a test charge from a funded sandbox payer: a real transfer into the charge's deposit address on the test network (on a local development chain, the demo payer), which the chain watcher then sees like any payment — the charge goes `processing`, then `succeeded`, and your webhooks are sent. Pays what is still due, or `amount` (less → the charge stays underpaid; more → overpaid). Test keys and test charges only: a production key gets 403 `test_key_required`; a server that turned the helpers off (`TEST_HELPERS_ENABLED=false`, the default in production) answers 403 `forbidden`. A test network for which this server has no funded payer (`TEST_HELPERS_PAYER_KEY`) answers 503 `service_unavailable`.
-     */
-    post: operations['payTestCharge'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/health': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service health (full report)
+         * @description Readiness, each chain (ok, unreachable or not_configured, and its watcher's lag in blocks), the job queue's depth and the age of the oldest webhook work waiting. 200 while the instance can serve, also when a chain is unreachable (status degraded); 503 when it cannot (status down).
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Service health (full report)
-     * @description Readiness, each chain (ok, unreachable or not_configured, and its watcher's lag in blocks), the job queue's depth and the age of the oldest webhook work waiting. 200 while the instance can serve, also when a chain is unreachable (status degraded); 503 when it cannot (status down).
-     */
-    get: operations['getHealth'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/health/ready': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description For load balancers: the database answers and every migration is applied. Chains are not checked.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Readiness probe
-     * @description For load balancers: the database answers and every migration is applied. Chains are not checked.
-     */
-    get: operations['getReadiness'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/health/live': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description The process answers; nothing else is checked.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Liveness probe
-     * @description The process answers; nothing else is checked.
-     */
-    get: operations['getLiveness'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export interface webhooks {
-  'charge.created': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "charge.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * charge.created
+         * @description A charge was created (its status is `pending`).
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.created` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_charge_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * charge.created
-     * @description A charge was created (its status is `pending`).
-     *
-     *     POSTed to each enabled endpoint subscribed to `charge.created` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
-     */
-    post: operations['webhook_charge_created'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'charge.processing': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "charge.processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * charge.processing
+         * @description A first payment of the charge was seen on chain; it is confirming.
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.processing` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_charge_processing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * charge.processing
-     * @description A first payment of the charge was seen on chain; it is confirming.
-     *
-     *     POSTed to each enabled endpoint subscribed to `charge.processing` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
-     */
-    post: operations['webhook_charge_processing'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'charge.succeeded': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "charge.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * charge.succeeded
+         * @description The confirmed payments cover the charge: deliver the purchase (check `data.charge.amount`).
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.succeeded` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_charge_succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * charge.succeeded
-     * @description The confirmed payments cover the charge: deliver the purchase (check `data.charge.amount`).
-     *
-     *     POSTed to each enabled endpoint subscribed to `charge.succeeded` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
-     */
-    post: operations['webhook_charge_succeeded'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'charge.failed': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "charge.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * charge.failed
+         * @description The charge expired underpaid: what arrived is kept for a refund.
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.failed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_charge_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * charge.failed
-     * @description The charge expired underpaid: what arrived is kept for a refund.
-     *
-     *     POSTed to each enabled endpoint subscribed to `charge.failed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
-     */
-    post: operations['webhook_charge_failed'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'charge.expired': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "charge.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * charge.expired
+         * @description The charge expired without any payment.
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.expired` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_charge_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * charge.expired
-     * @description The charge expired without any payment.
-     *
-     *     POSTed to each enabled endpoint subscribed to `charge.expired` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
-     */
-    post: operations['webhook_charge_expired'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'charge.canceled': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "charge.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * charge.canceled
+         * @description The charge was canceled (by you, or by the buyer at the checkout).
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.canceled` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_charge_canceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * charge.canceled
-     * @description The charge was canceled (by you, or by the buyer at the checkout).
-     *
-     *     POSTed to each enabled endpoint subscribed to `charge.canceled` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
-     */
-    post: operations['webhook_charge_canceled'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'payment.failed': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.failed
+         * @description An attempt to pay the charge failed (a balance payment's transfer, a card order); the charge may still be paid another way. `data.paymentAttempt` says which.
+         *
+         *     POSTed to each enabled endpoint subscribed to `payment.failed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_payment_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * payment.failed
-     * @description An attempt to pay the charge failed (a balance payment's transfer, a card order); the charge may still be paid another way. `data.paymentAttempt` says which.
-     *
-     *     POSTed to each enabled endpoint subscribed to `payment.failed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
-     */
-    post: operations['webhook_payment_failed'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'refund.created': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "refund.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.created
+         * @description A refund was recorded (`data.refund`, status `pending`).
+         *
+         *     POSTed to each enabled endpoint subscribed to `refund.created` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_refund_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * refund.created
-     * @description A refund was recorded (`data.refund`, status `pending`).
-     *
-     *     POSTed to each enabled endpoint subscribed to `refund.created` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
-     */
-    post: operations['webhook_refund_created'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'refund.succeeded': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "refund.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.succeeded
+         * @description A refund was confirmed on chain (`data.refund.transactionHash`).
+         *
+         *     POSTed to each enabled endpoint subscribed to `refund.succeeded` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_refund_succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * refund.succeeded
-     * @description A refund was confirmed on chain (`data.refund.transactionHash`).
-     *
-     *     POSTed to each enabled endpoint subscribed to `refund.succeeded` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
-     */
-    post: operations['webhook_refund_succeeded'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  'refund.failed': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "refund.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.failed
+         * @description A refund moved nothing; the amount is refundable again (`data.refund.failureReason`).
+         *
+         *     POSTed to each enabled endpoint subscribed to `refund.failed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_refund_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * refund.failed
-     * @description A refund moved nothing; the amount is refundable again (`data.refund.failureReason`).
-     *
-     *     POSTed to each enabled endpoint subscribed to `refund.failed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
-     */
-    post: operations['webhook_refund_failed'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export interface components {
-  schemas: {
-    /** @description A charge was created (its status is `pending`). */
-    ChargeCreatedEvent: {
-      /**
-       * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
-       * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
-       */
-      id: string;
-      /** @enum {string} */
-      object: 'event';
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'charge.created';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      data: {
-        /** @description The charge as it was right after the change. */
-        charge: {
-          id: string;
-          /** @enum {string} */
-          object: 'charge';
-          /** @enum {string} */
-          mode: 'test' | 'live';
-          status: components['schemas']['ChargeStatus'];
-          /** @enum {string} */
-          chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-          token: {
-            symbol: string;
-            address: string;
-            decimals: number;
-          };
-          /** @description Total in whole tokens, exact decimal text. */
-          amount: string;
-          /** @description Total in the token's base units (integer text). */
-          amountBaseUnits: string;
-          items: {
-            name: string;
-            image?: string;
-            amount: string;
-            quantity: number;
-            lineTotal: string;
-          }[];
-          /** @enum {string} */
-          destination: 'merchant_wallet' | 'to_address' | 'direct_transfer';
-          toAddress: string | null;
-          isDirectTransfer: boolean;
-          successUrl: string | null;
-          cancelUrl: string | null;
-          metadata: {
-            [key: string]: string;
-          };
-          /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
-          pricing: {
+    schemas: {
+        /** @description A charge was created (its status is `pending`). */
+        ChargeCreatedEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
             /** @enum {string} */
-            currency: 'USD';
+            object: "event";
             /**
-             * @description The price asked, in US dollars.
-             * @example 4.99
-             */
-            amount: string;
-            /**
-             * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
-             * @example 0.2345
-             */
-            rate: string;
-            /**
-             * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            rateSource: 'par' | 'price_feed';
-            /**
-             * Format: date-time
-             * @description When the rate was fetched (for par: when the charge was created).
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            rateAt: string;
-          } | null;
-          /**
-           * Format: uri
-           * @description The hosted checkout of the charge.
-           * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
-           */
-          paymentUrl: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          expiresAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          createdAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          updatedAt: string;
-          /** @description Every status change, oldest first (single-charge responses only). */
-          timeline?: {
-            status: components['schemas']['ChargeStatus'];
-            type: string;
-            /**
-             * Format: date-time
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            at: string;
-          }[];
-          /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
-          payments?: components['schemas']['ChargePayment'][];
-        };
-      };
-    };
-    /** @enum {string} */
-    ChargeStatus: 'pending' | 'processing' | 'succeeded' | 'failed' | 'expired' | 'canceled';
-    /** @description A transfer seen on chain into the charge's deposit address. */
-    ChargePayment: {
-      id: string;
-      /** @enum {string} */
-      chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-      /** @description The transaction that paid into the charge's deposit address. */
-      txHash: string;
-      fromAddress: string;
-      /** @description Whole tokens, exact decimal text. */
-      amount: string;
-      amountBaseUnits: string;
-      /**
-       * @description pending: seen, confirming; confirmed: counted; dropped: left the chain (reorg).
-       * @enum {string}
-       */
-      status: 'pending' | 'confirmed' | 'dropped';
-      /** @description Arrived after the charge expired, failed or was canceled: recorded for refund, not counted. */
-      isLate: boolean;
-      blockNumber: string;
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-    };
-    /** @description A first payment of the charge was seen on chain; it is confirming. */
-    ChargeProcessingEvent: {
-      /**
-       * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
-       * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
-       */
-      id: string;
-      /** @enum {string} */
-      object: 'event';
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'charge.processing';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      data: {
-        /** @description The charge as it was right after the change. */
-        charge: {
-          id: string;
-          /** @enum {string} */
-          object: 'charge';
-          /** @enum {string} */
-          mode: 'test' | 'live';
-          status: components['schemas']['ChargeStatus'];
-          /** @enum {string} */
-          chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-          token: {
-            symbol: string;
-            address: string;
-            decimals: number;
-          };
-          /** @description Total in whole tokens, exact decimal text. */
-          amount: string;
-          /** @description Total in the token's base units (integer text). */
-          amountBaseUnits: string;
-          items: {
-            name: string;
-            image?: string;
-            amount: string;
-            quantity: number;
-            lineTotal: string;
-          }[];
-          /** @enum {string} */
-          destination: 'merchant_wallet' | 'to_address' | 'direct_transfer';
-          toAddress: string | null;
-          isDirectTransfer: boolean;
-          successUrl: string | null;
-          cancelUrl: string | null;
-          metadata: {
-            [key: string]: string;
-          };
-          /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
-          pricing: {
+            type: "charge.created";
             /** @enum {string} */
-            currency: 'USD';
-            /**
-             * @description The price asked, in US dollars.
-             * @example 4.99
-             */
-            amount: string;
-            /**
-             * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
-             * @example 0.2345
-             */
-            rate: string;
-            /**
-             * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
-             * @enum {string}
-             */
-            rateSource: 'par' | 'price_feed';
-            /**
-             * Format: date-time
-             * @description When the rate was fetched (for par: when the charge was created).
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            rateAt: string;
-          } | null;
-          /**
-           * Format: uri
-           * @description The hosted checkout of the charge.
-           * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
-           */
-          paymentUrl: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          expiresAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          createdAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          updatedAt: string;
-          /** @description Every status change, oldest first (single-charge responses only). */
-          timeline?: {
-            status: components['schemas']['ChargeStatus'];
-            type: string;
+            mode: "test" | "live";
             /**
              * Format: date-time
              * @example 2026-03-01T12:00:00.000Z
              */
-            at: string;
-          }[];
-          /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
-          payments?: components['schemas']['ChargePayment'][];
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+            };
         };
-      };
-    };
-    /** @description The confirmed payments cover the charge: deliver the purchase (check `data.charge.amount`). */
-    ChargeSucceededEvent: {
-      /**
-       * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
-       * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
-       */
-      id: string;
-      /** @enum {string} */
-      object: 'event';
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'charge.succeeded';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      data: {
-        /** @description The charge as it was right after the change. */
-        charge: {
-          id: string;
-          /** @enum {string} */
-          object: 'charge';
-          /** @enum {string} */
-          mode: 'test' | 'live';
-          status: components['schemas']['ChargeStatus'];
-          /** @enum {string} */
-          chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-          token: {
-            symbol: string;
-            address: string;
-            decimals: number;
-          };
-          /** @description Total in whole tokens, exact decimal text. */
-          amount: string;
-          /** @description Total in the token's base units (integer text). */
-          amountBaseUnits: string;
-          items: {
-            name: string;
-            image?: string;
-            amount: string;
-            quantity: number;
-            lineTotal: string;
-          }[];
-          /** @enum {string} */
-          destination: 'merchant_wallet' | 'to_address' | 'direct_transfer';
-          toAddress: string | null;
-          isDirectTransfer: boolean;
-          successUrl: string | null;
-          cancelUrl: string | null;
-          metadata: {
-            [key: string]: string;
-          };
-          /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
-          pricing: {
-            /** @enum {string} */
-            currency: 'USD';
-            /**
-             * @description The price asked, in US dollars.
-             * @example 4.99
-             */
-            amount: string;
-            /**
-             * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
-             * @example 0.2345
-             */
-            rate: string;
-            /**
-             * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
-             * @enum {string}
-             */
-            rateSource: 'par' | 'price_feed';
-            /**
-             * Format: date-time
-             * @description When the rate was fetched (for par: when the charge was created).
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            rateAt: string;
-          } | null;
-          /**
-           * Format: uri
-           * @description The hosted checkout of the charge.
-           * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
-           */
-          paymentUrl: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          expiresAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          createdAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          updatedAt: string;
-          /** @description Every status change, oldest first (single-charge responses only). */
-          timeline?: {
-            status: components['schemas']['ChargeStatus'];
-            type: string;
-            /**
-             * Format: date-time
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            at: string;
-          }[];
-          /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
-          payments?: components['schemas']['ChargePayment'][];
-        };
-      };
-    };
-    /** @description The charge expired underpaid: what arrived is kept for a refund. */
-    ChargeFailedEvent: {
-      /**
-       * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
-       * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
-       */
-      id: string;
-      /** @enum {string} */
-      object: 'event';
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'charge.failed';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      data: {
-        /** @description The charge as it was right after the change. */
-        charge: {
-          id: string;
-          /** @enum {string} */
-          object: 'charge';
-          /** @enum {string} */
-          mode: 'test' | 'live';
-          status: components['schemas']['ChargeStatus'];
-          /** @enum {string} */
-          chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-          token: {
-            symbol: string;
-            address: string;
-            decimals: number;
-          };
-          /** @description Total in whole tokens, exact decimal text. */
-          amount: string;
-          /** @description Total in the token's base units (integer text). */
-          amountBaseUnits: string;
-          items: {
-            name: string;
-            image?: string;
-            amount: string;
-            quantity: number;
-            lineTotal: string;
-          }[];
-          /** @enum {string} */
-          destination: 'merchant_wallet' | 'to_address' | 'direct_transfer';
-          toAddress: string | null;
-          isDirectTransfer: boolean;
-          successUrl: string | null;
-          cancelUrl: string | null;
-          metadata: {
-            [key: string]: string;
-          };
-          /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
-          pricing: {
-            /** @enum {string} */
-            currency: 'USD';
-            /**
-             * @description The price asked, in US dollars.
-             * @example 4.99
-             */
-            amount: string;
-            /**
-             * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
-             * @example 0.2345
-             */
-            rate: string;
-            /**
-             * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
-             * @enum {string}
-             */
-            rateSource: 'par' | 'price_feed';
-            /**
-             * Format: date-time
-             * @description When the rate was fetched (for par: when the charge was created).
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            rateAt: string;
-          } | null;
-          /**
-           * Format: uri
-           * @description The hosted checkout of the charge.
-           * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
-           */
-          paymentUrl: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          expiresAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          createdAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          updatedAt: string;
-          /** @description Every status change, oldest first (single-charge responses only). */
-          timeline?: {
-            status: components['schemas']['ChargeStatus'];
-            type: string;
-            /**
-             * Format: date-time
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            at: string;
-          }[];
-          /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
-          payments?: components['schemas']['ChargePayment'][];
-        };
-      };
-    };
-    /** @description The charge expired without any payment. */
-    ChargeExpiredEvent: {
-      /**
-       * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
-       * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
-       */
-      id: string;
-      /** @enum {string} */
-      object: 'event';
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'charge.expired';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      data: {
-        /** @description The charge as it was right after the change. */
-        charge: {
-          id: string;
-          /** @enum {string} */
-          object: 'charge';
-          /** @enum {string} */
-          mode: 'test' | 'live';
-          status: components['schemas']['ChargeStatus'];
-          /** @enum {string} */
-          chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-          token: {
-            symbol: string;
-            address: string;
-            decimals: number;
-          };
-          /** @description Total in whole tokens, exact decimal text. */
-          amount: string;
-          /** @description Total in the token's base units (integer text). */
-          amountBaseUnits: string;
-          items: {
-            name: string;
-            image?: string;
-            amount: string;
-            quantity: number;
-            lineTotal: string;
-          }[];
-          /** @enum {string} */
-          destination: 'merchant_wallet' | 'to_address' | 'direct_transfer';
-          toAddress: string | null;
-          isDirectTransfer: boolean;
-          successUrl: string | null;
-          cancelUrl: string | null;
-          metadata: {
-            [key: string]: string;
-          };
-          /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
-          pricing: {
-            /** @enum {string} */
-            currency: 'USD';
-            /**
-             * @description The price asked, in US dollars.
-             * @example 4.99
-             */
-            amount: string;
-            /**
-             * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
-             * @example 0.2345
-             */
-            rate: string;
-            /**
-             * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
-             * @enum {string}
-             */
-            rateSource: 'par' | 'price_feed';
-            /**
-             * Format: date-time
-             * @description When the rate was fetched (for par: when the charge was created).
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            rateAt: string;
-          } | null;
-          /**
-           * Format: uri
-           * @description The hosted checkout of the charge.
-           * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
-           */
-          paymentUrl: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          expiresAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          createdAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          updatedAt: string;
-          /** @description Every status change, oldest first (single-charge responses only). */
-          timeline?: {
-            status: components['schemas']['ChargeStatus'];
-            type: string;
-            /**
-             * Format: date-time
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            at: string;
-          }[];
-          /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
-          payments?: components['schemas']['ChargePayment'][];
-        };
-      };
-    };
-    /** @description The charge was canceled (by you, or by the buyer at the checkout). */
-    ChargeCanceledEvent: {
-      /**
-       * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
-       * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
-       */
-      id: string;
-      /** @enum {string} */
-      object: 'event';
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'charge.canceled';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      data: {
-        /** @description The charge as it was right after the change. */
-        charge: {
-          id: string;
-          /** @enum {string} */
-          object: 'charge';
-          /** @enum {string} */
-          mode: 'test' | 'live';
-          status: components['schemas']['ChargeStatus'];
-          /** @enum {string} */
-          chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-          token: {
-            symbol: string;
-            address: string;
-            decimals: number;
-          };
-          /** @description Total in whole tokens, exact decimal text. */
-          amount: string;
-          /** @description Total in the token's base units (integer text). */
-          amountBaseUnits: string;
-          items: {
-            name: string;
-            image?: string;
-            amount: string;
-            quantity: number;
-            lineTotal: string;
-          }[];
-          /** @enum {string} */
-          destination: 'merchant_wallet' | 'to_address' | 'direct_transfer';
-          toAddress: string | null;
-          isDirectTransfer: boolean;
-          successUrl: string | null;
-          cancelUrl: string | null;
-          metadata: {
-            [key: string]: string;
-          };
-          /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
-          pricing: {
-            /** @enum {string} */
-            currency: 'USD';
-            /**
-             * @description The price asked, in US dollars.
-             * @example 4.99
-             */
-            amount: string;
-            /**
-             * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
-             * @example 0.2345
-             */
-            rate: string;
-            /**
-             * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
-             * @enum {string}
-             */
-            rateSource: 'par' | 'price_feed';
-            /**
-             * Format: date-time
-             * @description When the rate was fetched (for par: when the charge was created).
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            rateAt: string;
-          } | null;
-          /**
-           * Format: uri
-           * @description The hosted checkout of the charge.
-           * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
-           */
-          paymentUrl: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          expiresAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          createdAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          updatedAt: string;
-          /** @description Every status change, oldest first (single-charge responses only). */
-          timeline?: {
-            status: components['schemas']['ChargeStatus'];
-            type: string;
-            /**
-             * Format: date-time
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            at: string;
-          }[];
-          /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
-          payments?: components['schemas']['ChargePayment'][];
-        };
-      };
-    };
-    /** @description An attempt to pay the charge failed (a balance payment's transfer, a card order); the charge may still be paid another way. `data.paymentAttempt` says which. */
-    PaymentFailedEvent: {
-      /**
-       * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
-       * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
-       */
-      id: string;
-      /** @enum {string} */
-      object: 'event';
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'payment.failed';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      data: {
-        /** @description The charge as it was right after the change. */
-        charge: {
-          id: string;
-          /** @enum {string} */
-          object: 'charge';
-          /** @enum {string} */
-          mode: 'test' | 'live';
-          status: components['schemas']['ChargeStatus'];
-          /** @enum {string} */
-          chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-          token: {
-            symbol: string;
-            address: string;
-            decimals: number;
-          };
-          /** @description Total in whole tokens, exact decimal text. */
-          amount: string;
-          /** @description Total in the token's base units (integer text). */
-          amountBaseUnits: string;
-          items: {
-            name: string;
-            image?: string;
-            amount: string;
-            quantity: number;
-            lineTotal: string;
-          }[];
-          /** @enum {string} */
-          destination: 'merchant_wallet' | 'to_address' | 'direct_transfer';
-          toAddress: string | null;
-          isDirectTransfer: boolean;
-          successUrl: string | null;
-          cancelUrl: string | null;
-          metadata: {
-            [key: string]: string;
-          };
-          /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
-          pricing: {
-            /** @enum {string} */
-            currency: 'USD';
-            /**
-             * @description The price asked, in US dollars.
-             * @example 4.99
-             */
-            amount: string;
-            /**
-             * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
-             * @example 0.2345
-             */
-            rate: string;
-            /**
-             * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
-             * @enum {string}
-             */
-            rateSource: 'par' | 'price_feed';
-            /**
-             * Format: date-time
-             * @description When the rate was fetched (for par: when the charge was created).
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            rateAt: string;
-          } | null;
-          /**
-           * Format: uri
-           * @description The hosted checkout of the charge.
-           * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
-           */
-          paymentUrl: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          expiresAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          createdAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          updatedAt: string;
-          /** @description Every status change, oldest first (single-charge responses only). */
-          timeline?: {
-            status: components['schemas']['ChargeStatus'];
-            type: string;
-            /**
-             * Format: date-time
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            at: string;
-          }[];
-          /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
-          payments?: components['schemas']['ChargePayment'][];
-        };
-        paymentAttempt: components['schemas']['FailedPaymentAttempt'];
-      };
-    };
-    FailedPaymentAttempt: {
-      /** @description The transfer (otx_…) or fiat on-ramp order (ord_…) that failed. */
-      id: string;
-      /**
-       * @description balance: a payment from the consumer's service wallet; fiat: a card / bank / wallet-pay purchase through an on-ramp provider.
-       * @enum {string}
-       */
-      method?: 'balance' | 'fiat';
-      chain: string;
-      txHash: string | null;
-      reason: string;
-    };
-    /** @description A refund was recorded (`data.refund`, status `pending`). */
-    RefundCreatedEvent: {
-      /**
-       * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
-       * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
-       */
-      id: string;
-      /** @enum {string} */
-      object: 'event';
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'refund.created';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      data: {
-        /** @description The charge as it was right after the change. */
-        charge: {
-          id: string;
-          /** @enum {string} */
-          object: 'charge';
-          /** @enum {string} */
-          mode: 'test' | 'live';
-          status: components['schemas']['ChargeStatus'];
-          /** @enum {string} */
-          chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-          token: {
-            symbol: string;
-            address: string;
-            decimals: number;
-          };
-          /** @description Total in whole tokens, exact decimal text. */
-          amount: string;
-          /** @description Total in the token's base units (integer text). */
-          amountBaseUnits: string;
-          items: {
-            name: string;
-            image?: string;
-            amount: string;
-            quantity: number;
-            lineTotal: string;
-          }[];
-          /** @enum {string} */
-          destination: 'merchant_wallet' | 'to_address' | 'direct_transfer';
-          toAddress: string | null;
-          isDirectTransfer: boolean;
-          successUrl: string | null;
-          cancelUrl: string | null;
-          metadata: {
-            [key: string]: string;
-          };
-          /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
-          pricing: {
-            /** @enum {string} */
-            currency: 'USD';
-            /**
-             * @description The price asked, in US dollars.
-             * @example 4.99
-             */
-            amount: string;
-            /**
-             * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
-             * @example 0.2345
-             */
-            rate: string;
-            /**
-             * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
-             * @enum {string}
-             */
-            rateSource: 'par' | 'price_feed';
-            /**
-             * Format: date-time
-             * @description When the rate was fetched (for par: when the charge was created).
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            rateAt: string;
-          } | null;
-          /**
-           * Format: uri
-           * @description The hosted checkout of the charge.
-           * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
-           */
-          paymentUrl: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          expiresAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          createdAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          updatedAt: string;
-          /** @description Every status change, oldest first (single-charge responses only). */
-          timeline?: {
-            status: components['schemas']['ChargeStatus'];
-            type: string;
-            /**
-             * Format: date-time
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            at: string;
-          }[];
-          /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
-          payments?: components['schemas']['ChargePayment'][];
-        };
-        refund: components['schemas']['Refund'];
-      };
-    };
-    Refund: {
-      /** @example rf_4Vd9TQ1aQm2xA7bC3dE5fG */
-      id: string;
-      /** @enum {string} */
-      object: 'refund';
-      chargeId: string;
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      /**
-       * @description pending: recorded, not yet sent; submitted: sent to the network; succeeded: confirmed at the chain’s depth; failed: nothing was moved (the funds stay refundable).
-       * @enum {string}
-       */
-      status: 'pending' | 'submitted' | 'succeeded' | 'failed';
-      /** @enum {string} */
-      chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-      token: {
-        symbol: string;
-        address: string;
-        decimals: number;
-      };
-      /**
-       * @description Whole tokens, exact decimal text.
-       * @example 4.99
-       */
-      amount: string;
-      /**
-       * @description In the token's base units (integer text).
-       * @example 4990000
-       */
-      amountBaseUnits: string;
-      destination: string;
-      /**
-       * @description Where the funds were paid from: the charge’s deposit address (before its sweep) or your merchant wallet (after it).
-       * @enum {string}
-       */
-      source: 'deposit_address' | 'merchant_wallet';
-      reason: string | null;
-      transactionHash: string | null;
-      failureReason: string | null;
-      timeline: {
         /** @enum {string} */
-        status: 'pending' | 'submitted' | 'succeeded' | 'failed';
-        /**
-         * Format: date-time
-         * @example 2026-03-01T12:00:00.000Z
-         */
-        at: string;
-        transactionHash?: string;
-      }[];
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-    };
-    /** @description A refund was confirmed on chain (`data.refund.transactionHash`). */
-    RefundSucceededEvent: {
-      /**
-       * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
-       * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
-       */
-      id: string;
-      /** @enum {string} */
-      object: 'event';
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'refund.succeeded';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      data: {
-        /** @description The charge as it was right after the change. */
-        charge: {
-          id: string;
-          /** @enum {string} */
-          object: 'charge';
-          /** @enum {string} */
-          mode: 'test' | 'live';
-          status: components['schemas']['ChargeStatus'];
-          /** @enum {string} */
-          chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-          token: {
-            symbol: string;
-            address: string;
-            decimals: number;
-          };
-          /** @description Total in whole tokens, exact decimal text. */
-          amount: string;
-          /** @description Total in the token's base units (integer text). */
-          amountBaseUnits: string;
-          items: {
-            name: string;
-            image?: string;
-            amount: string;
-            quantity: number;
-            lineTotal: string;
-          }[];
-          /** @enum {string} */
-          destination: 'merchant_wallet' | 'to_address' | 'direct_transfer';
-          toAddress: string | null;
-          isDirectTransfer: boolean;
-          successUrl: string | null;
-          cancelUrl: string | null;
-          metadata: {
-            [key: string]: string;
-          };
-          /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
-          pricing: {
+        ChargeStatus: "pending" | "processing" | "succeeded" | "failed" | "expired" | "canceled";
+        /** @description A transfer seen on chain into the charge's deposit address. */
+        ChargePayment: {
+            id: string;
             /** @enum {string} */
-            currency: 'USD';
+            chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+            /** @description The transaction that paid into the charge's deposit address. */
+            txHash: string;
+            fromAddress: string;
+            /** @description Whole tokens, exact decimal text. */
+            amount: string;
+            amountBaseUnits: string;
             /**
-             * @description The price asked, in US dollars.
+             * @description pending: seen, confirming; confirmed: counted; dropped: left the chain (reorg).
+             * @enum {string}
+             */
+            status: "pending" | "confirmed" | "dropped";
+            /** @description Arrived after the charge expired, failed or was canceled: recorded for refund, not counted. */
+            isLate: boolean;
+            blockNumber: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+        };
+        /** @description A first payment of the charge was seen on chain; it is confirming. */
+        ChargeProcessingEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "charge.processing";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+            };
+        };
+        /** @description The confirmed payments cover the charge: deliver the purchase (check `data.charge.amount`). */
+        ChargeSucceededEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "charge.succeeded";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+            };
+        };
+        /** @description The charge expired underpaid: what arrived is kept for a refund. */
+        ChargeFailedEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "charge.failed";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+            };
+        };
+        /** @description The charge expired without any payment. */
+        ChargeExpiredEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "charge.expired";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+            };
+        };
+        /** @description The charge was canceled (by you, or by the buyer at the checkout). */
+        ChargeCanceledEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "charge.canceled";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+            };
+        };
+        /** @description An attempt to pay the charge failed (a balance payment's transfer, a card order); the charge may still be paid another way. `data.paymentAttempt` says which. */
+        PaymentFailedEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.failed";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                paymentAttempt: components["schemas"]["FailedPaymentAttempt"];
+            };
+        };
+        FailedPaymentAttempt: {
+            /** @description The transfer (otx_…) or fiat on-ramp order (ord_…) that failed. */
+            id: string;
+            /**
+             * @description balance: a payment from the consumer's service wallet; fiat: a card / bank / wallet-pay purchase through an on-ramp provider.
+             * @enum {string}
+             */
+            method?: "balance" | "fiat";
+            chain: string;
+            txHash: string | null;
+            reason: string;
+        };
+        /** @description A refund was recorded (`data.refund`, status `pending`). */
+        RefundCreatedEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.created";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                refund: components["schemas"]["Refund"];
+            };
+        };
+        Refund: {
+            /** @example rf_4Vd9TQ1aQm2xA7bC3dE5fG */
+            id: string;
+            /** @enum {string} */
+            object: "refund";
+            chargeId: string;
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description pending: recorded, not yet sent; submitted: sent to the network; succeeded: confirmed at the chain’s depth; failed: nothing was moved (the funds stay refundable).
+             * @enum {string}
+             */
+            status: "pending" | "submitted" | "succeeded" | "failed";
+            /** @enum {string} */
+            chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+            token: {
+                symbol: string;
+                address: string;
+                decimals: number;
+            };
+            /**
+             * @description Whole tokens, exact decimal text.
              * @example 4.99
              */
             amount: string;
             /**
-             * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
-             * @example 0.2345
+             * @description In the token's base units (integer text).
+             * @example 4990000
              */
-            rate: string;
+            amountBaseUnits: string;
+            destination: string;
             /**
-             * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+             * @description Where the funds were paid from: the charge’s deposit address (before its sweep) or your merchant wallet (after it).
              * @enum {string}
              */
-            rateSource: 'par' | 'price_feed';
-            /**
-             * Format: date-time
-             * @description When the rate was fetched (for par: when the charge was created).
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            rateAt: string;
-          } | null;
-          /**
-           * Format: uri
-           * @description The hosted checkout of the charge.
-           * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
-           */
-          paymentUrl: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          expiresAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          createdAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          updatedAt: string;
-          /** @description Every status change, oldest first (single-charge responses only). */
-          timeline?: {
-            status: components['schemas']['ChargeStatus'];
-            type: string;
+            source: "deposit_address" | "merchant_wallet";
+            reason: string | null;
+            transactionHash: string | null;
+            failureReason: string | null;
+            timeline: {
+                /** @enum {string} */
+                status: "pending" | "submitted" | "succeeded" | "failed";
+                /**
+                 * Format: date-time
+                 * @example 2026-03-01T12:00:00.000Z
+                 */
+                at: string;
+                transactionHash?: string;
+            }[];
             /**
              * Format: date-time
              * @example 2026-03-01T12:00:00.000Z
              */
-            at: string;
-          }[];
-          /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
-          payments?: components['schemas']['ChargePayment'][];
+            createdAt: string;
         };
-        refund: components['schemas']['Refund'];
-      };
-    };
-    /** @description A refund moved nothing; the amount is refundable again (`data.refund.failureReason`). */
-    RefundFailedEvent: {
-      /**
-       * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
-       * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
-       */
-      id: string;
-      /** @enum {string} */
-      object: 'event';
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'refund.failed';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      data: {
-        /** @description The charge as it was right after the change. */
-        charge: {
-          id: string;
-          /** @enum {string} */
-          object: 'charge';
-          /** @enum {string} */
-          mode: 'test' | 'live';
-          status: components['schemas']['ChargeStatus'];
-          /** @enum {string} */
-          chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-          token: {
-            symbol: string;
-            address: string;
-            decimals: number;
-          };
-          /** @description Total in whole tokens, exact decimal text. */
-          amount: string;
-          /** @description Total in the token's base units (integer text). */
-          amountBaseUnits: string;
-          items: {
-            name: string;
-            image?: string;
-            amount: string;
-            quantity: number;
-            lineTotal: string;
-          }[];
-          /** @enum {string} */
-          destination: 'merchant_wallet' | 'to_address' | 'direct_transfer';
-          toAddress: string | null;
-          isDirectTransfer: boolean;
-          successUrl: string | null;
-          cancelUrl: string | null;
-          metadata: {
-            [key: string]: string;
-          };
-          /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
-          pricing: {
+        /** @description A refund was confirmed on chain (`data.refund.transactionHash`). */
+        RefundSucceededEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
             /** @enum {string} */
-            currency: 'USD';
+            object: "event";
             /**
-             * @description The price asked, in US dollars.
-             * @example 4.99
-             */
-            amount: string;
-            /**
-             * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
-             * @example 0.2345
-             */
-            rate: string;
-            /**
-             * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+             * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            rateSource: 'par' | 'price_feed';
-            /**
-             * Format: date-time
-             * @description When the rate was fetched (for par: when the charge was created).
-             * @example 2026-03-01T12:00:00.000Z
-             */
-            rateAt: string;
-          } | null;
-          /**
-           * Format: uri
-           * @description The hosted checkout of the charge.
-           * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
-           */
-          paymentUrl: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          expiresAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          createdAt: string;
-          /**
-           * Format: date-time
-           * @example 2026-03-01T12:00:00.000Z
-           */
-          updatedAt: string;
-          /** @description Every status change, oldest first (single-charge responses only). */
-          timeline?: {
-            status: components['schemas']['ChargeStatus'];
-            type: string;
+            type: "refund.succeeded";
+            /** @enum {string} */
+            mode: "test" | "live";
             /**
              * Format: date-time
              * @example 2026-03-01T12:00:00.000Z
              */
-            at: string;
-          }[];
-          /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
-          payments?: components['schemas']['ChargePayment'][];
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                refund: components["schemas"]["Refund"];
+            };
         };
-        refund: components['schemas']['Refund'];
-      };
-    };
-    /** @description Success: `data` is set, `error` is null. */
-    CreateChargeResponse: {
-      data: components['schemas']['CreateChargeResult'];
-      error: null;
-    };
-    CreateChargeResult: {
-      /**
-       * Format: uri
-       * @description The hosted checkout for this charge: send the buyer here.
-       * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
-       */
-      paymentUrl: string;
-      /** @example ch_4Vd9TQ1aQm2xA7bC3dE5fG */
-      chargeId: string;
-    };
-    /** @description Failure: `data` is null, `error` says what went wrong. */
-    ErrorResponse: {
-      data: null;
-      error: components['schemas']['Error'];
-    };
-    Error: {
-      code: components['schemas']['ErrorCode'];
-      message: string;
-      /** @description Dotted path of the offending field. */
-      param?: string;
-    };
-    /**
-     * @description Stable machine-readable code: the closed list of lib/errors.ts (README, "Error codes"). New codes may be added.
-     * @enum {string}
-     */
-    ErrorCode:
-      | 'invalid_request'
-      | 'invalid_json'
-      | 'missing_api_key'
-      | 'invalid_api_key'
-      | 'test_key_required'
-      | 'live_key_required'
-      | 'verification_required'
-      | 'key_not_permitted'
-      | 'unauthenticated'
-      | 'code_incorrect'
-      | 'code_expired'
-      | 'pin_not_set'
-      | 'pin_incorrect'
-      | 'email_not_verified'
-      | 'forbidden'
-      | 'not_found'
-      | 'method_not_allowed'
-      | 'idempotency_conflict'
-      | 'charge_not_cancelable'
-      | 'payment_in_progress'
-      | 'account_exists'
-      | 'use_other_sign_in'
-      | 'pin_locked'
-      | 'payload_too_large'
-      | 'unsupported_media_type'
-      | 'unsupported_chain'
-      | 'chain_not_configured'
-      | 'unsupported_token'
-      | 'invalid_address'
-      | 'amount_mismatch'
-      | 'invalid_amount'
-      | 'rate_limited'
-      | 'code_attempts_exceeded'
-      | 'internal_error'
-      | 'service_unavailable'
-      | 'pin_too_simple'
-      | 'pin_already_set'
-      | 'pin_disabled'
-      | 'phone_in_use'
-      | 'phone_not_linked'
-      | 'charge_not_payable'
-      | 'insufficient_balance'
-      | 'chain_unavailable'
-      | 'invalid_webhook_url'
-      | 'webhook_endpoint_limit'
-      | 'gas_sponsorship_limit'
-      | 'gas_tank_empty'
-      | 'amount_below_minimum'
-      | 'refund_exceeds_refundable'
-      | 'refund_destination_required'
-      | 'refund_not_possible'
-      | 'price_unavailable';
-    CreateChargeRequest: {
-      chargeData: components['schemas']['ChargeData'];
-      /** @description true: a test charge on the chain's test network; needs a test key. */
-      isTest?: boolean;
-      /** @description true: tokens go to chargeData.toAddress; needs a production key of a verified merchant. */
-      isDirectTransfer?: boolean;
-    };
-    /** @description What the charge is for. Give `items`, or `amount` alone (token amounts), or `pricing` (US dollars, optionally with `items` priced in USD). */
-    ChargeData: {
-      symbol: string;
-      /**
-       * @description Chain name in upper case: POLYGON, POLYGON_AMOY, BSC, BSC_TESTNET, DFK, DFK_TESTNET, SOLANA, SOLANA_DEVNET.
-       * @example POLYGON
-       */
-      chain: string;
-      /** @description Token contract (EVM) or mint (Solana). Native coin: the all-zero address on EVM, the wrapped-SOL mint on Solana. */
-      tokenAddress: string;
-      successUrl?: string;
-      cancelUrl?: string;
-      items?: components['schemas']['ChargeItem'][];
-      /**
-       * @description A positive decimal amount in whole tokens, as a number or a string; at most as many fractional digits as the token has.
-       * @example 12.5
-       */
-      amount?: string | number;
-      pricing?: components['schemas']['PricingRequest'];
-      toAddress?: string;
-      /** @description Your own key/value pairs (order id, user id, …), returned with the charge and in webhooks. */
-      metadata?: {
-        [key: string]: string;
-      };
-    };
-    /** @description One line of the purchase: unit price in tokens and quantity. */
-    ChargeItem: {
-      name: string;
-      image?: string;
-      /**
-       * @description A positive decimal amount in whole tokens, as a number or a string; at most as many fractional digits as the token has.
-       * @example 12.5
-       */
-      amount: string | number;
-      quantity: number;
-    };
-    /** @description Price the charge in US dollars instead of token amounts: at creation the amount is converted to the token with the token's current USD rate (stablecoins at par), rounded up to the token's smallest unit, and the rate is recorded on the charge and locked for its lifetime. With `items`, their `amount`s are USD unit prices that must add up to `pricing.amount`. Not with `chargeData.amount`. Refused with `price_unavailable` when the token has no fresh rate. */
-    PricingRequest: {
-      /**
-       * @description Only USD for now.
-       * @enum {string}
-       */
-      currency: 'USD';
-      /**
-       * @description The price in US dollars, at most 2 fractional digits (cents), as a string or a number.
-       * @example 4.99
-       */
-      amount: string | number;
-    };
-    /** @description Success: `data` is set, `error` is null. */
-    ChargeResponse: {
-      data: components['schemas']['Charge'];
-      error: null;
-    };
-    Charge: {
-      id: string;
-      /** @enum {string} */
-      object: 'charge';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      status: components['schemas']['ChargeStatus'];
-      /** @enum {string} */
-      chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-      token: {
-        symbol: string;
-        address: string;
-        decimals: number;
-      };
-      /** @description Total in whole tokens, exact decimal text. */
-      amount: string;
-      /** @description Total in the token's base units (integer text). */
-      amountBaseUnits: string;
-      items: {
-        name: string;
-        image?: string;
-        amount: string;
-        quantity: number;
-        lineTotal: string;
-      }[];
-      /** @enum {string} */
-      destination: 'merchant_wallet' | 'to_address' | 'direct_transfer';
-      toAddress: string | null;
-      isDirectTransfer: boolean;
-      successUrl: string | null;
-      cancelUrl: string | null;
-      metadata: {
-        [key: string]: string;
-      };
-      /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
-      pricing: {
-        /** @enum {string} */
-        currency: 'USD';
+        /** @description A refund moved nothing; the amount is refundable again (`data.refund.failureReason`). */
+        RefundFailedEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.failed";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                refund: components["schemas"]["Refund"];
+            };
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        CreateChargeResponse: {
+            data: components["schemas"]["CreateChargeResult"];
+            error: null;
+        };
+        CreateChargeResult: {
+            /**
+             * Format: uri
+             * @description The hosted checkout for this charge: send the buyer here.
+             * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            paymentUrl: string;
+            /** @example ch_4Vd9TQ1aQm2xA7bC3dE5fG */
+            chargeId: string;
+        };
+        /** @description Failure: `data` is null, `error` says what went wrong. */
+        ErrorResponse: {
+            data: null;
+            error: components["schemas"]["Error"];
+        };
+        Error: {
+            code: components["schemas"]["ErrorCode"];
+            message: string;
+            /** @description Dotted path of the offending field. */
+            param?: string;
+        };
         /**
-         * @description The price asked, in US dollars.
-         * @example 4.99
-         */
-        amount: string;
-        /**
-         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
-         * @example 0.2345
-         */
-        rate: string;
-        /**
-         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+         * @description Stable machine-readable code: the closed list of lib/errors.ts (README, "Error codes"). New codes may be added.
          * @enum {string}
          */
-        rateSource: 'par' | 'price_feed';
-        /**
-         * Format: date-time
-         * @description When the rate was fetched (for par: when the charge was created).
-         * @example 2026-03-01T12:00:00.000Z
-         */
-        rateAt: string;
-      } | null;
-      /**
-       * Format: uri
-       * @description The hosted checkout of the charge.
-       * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
-       */
-      paymentUrl: string;
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      expiresAt: string;
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      updatedAt: string;
-      /** @description Every status change, oldest first (single-charge responses only). */
-      timeline?: {
-        status: components['schemas']['ChargeStatus'];
-        type: string;
-        /**
-         * Format: date-time
-         * @example 2026-03-01T12:00:00.000Z
-         */
-        at: string;
-      }[];
-      /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
-      payments?: components['schemas']['ChargePayment'][];
+        ErrorCode: "invalid_request" | "invalid_json" | "missing_api_key" | "invalid_api_key" | "test_key_required" | "live_key_required" | "verification_required" | "key_not_permitted" | "unauthenticated" | "code_incorrect" | "code_expired" | "pin_not_set" | "pin_incorrect" | "email_not_verified" | "forbidden" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "charge_not_cancelable" | "payment_in_progress" | "account_exists" | "use_other_sign_in" | "pin_locked" | "payload_too_large" | "unsupported_media_type" | "unsupported_chain" | "chain_not_configured" | "unsupported_token" | "invalid_address" | "amount_mismatch" | "invalid_amount" | "rate_limited" | "code_attempts_exceeded" | "internal_error" | "service_unavailable" | "pin_too_simple" | "pin_already_set" | "pin_disabled" | "phone_in_use" | "phone_not_linked" | "charge_not_payable" | "insufficient_balance" | "chain_unavailable" | "invalid_webhook_url" | "webhook_endpoint_limit" | "gas_sponsorship_limit" | "gas_tank_empty" | "amount_below_minimum" | "refund_exceeds_refundable" | "refund_destination_required" | "refund_not_possible" | "price_unavailable";
+        CreateChargeRequest: {
+            chargeData: components["schemas"]["ChargeData"];
+            /** @description true: a test charge on the chain's test network; needs a test key. */
+            isTest?: boolean;
+            /** @description true: tokens go to chargeData.toAddress; needs a production key of a verified merchant. */
+            isDirectTransfer?: boolean;
+        };
+        /** @description What the charge is for. Give `items`, or `amount` alone (token amounts), or `pricing` (US dollars, optionally with `items` priced in USD). */
+        ChargeData: {
+            symbol: string;
+            /**
+             * @description Chain name in upper case: POLYGON, POLYGON_AMOY, BSC, BSC_TESTNET, DFK, DFK_TESTNET, SOLANA, SOLANA_DEVNET.
+             * @example POLYGON
+             */
+            chain: string;
+            /** @description Token contract (EVM) or mint (Solana). Native coin: the all-zero address on EVM, the wrapped-SOL mint on Solana. */
+            tokenAddress: string;
+            successUrl?: string;
+            cancelUrl?: string;
+            items?: components["schemas"]["ChargeItem"][];
+            /**
+             * @description A positive decimal amount in whole tokens, as a number or a string; at most as many fractional digits as the token has.
+             * @example 12.5
+             */
+            amount?: string | number;
+            pricing?: components["schemas"]["PricingRequest"];
+            toAddress?: string;
+            /** @description Your own key/value pairs (order id, user id, …), returned with the charge and in webhooks. */
+            metadata?: {
+                [key: string]: string;
+            };
+        };
+        /** @description One line of the purchase: unit price in tokens and quantity. */
+        ChargeItem: {
+            name: string;
+            image?: string;
+            /**
+             * @description A positive decimal amount in whole tokens, as a number or a string; at most as many fractional digits as the token has.
+             * @example 12.5
+             */
+            amount: string | number;
+            quantity: number;
+        };
+        /** @description Price the charge in US dollars instead of token amounts: at creation the amount is converted to the token with the token's current USD rate (stablecoins at par), rounded up to the token's smallest unit, and the rate is recorded on the charge and locked for its lifetime. With `items`, their `amount`s are USD unit prices that must add up to `pricing.amount`. Not with `chargeData.amount`. Refused with `price_unavailable` when the token has no fresh rate. */
+        PricingRequest: {
+            /**
+             * @description Only USD for now.
+             * @enum {string}
+             */
+            currency: "USD";
+            /**
+             * @description The price in US dollars, at most 2 fractional digits (cents), as a string or a number.
+             * @example 4.99
+             */
+            amount: string | number;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        ChargeResponse: {
+            data: components["schemas"]["Charge"];
+            error: null;
+        };
+        Charge: {
+            id: string;
+            /** @enum {string} */
+            object: "charge";
+            /** @enum {string} */
+            mode: "test" | "live";
+            status: components["schemas"]["ChargeStatus"];
+            /** @enum {string} */
+            chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+            token: {
+                symbol: string;
+                address: string;
+                decimals: number;
+            };
+            /** @description Total in whole tokens, exact decimal text. */
+            amount: string;
+            /** @description Total in the token's base units (integer text). */
+            amountBaseUnits: string;
+            items: {
+                name: string;
+                image?: string;
+                amount: string;
+                quantity: number;
+                lineTotal: string;
+            }[];
+            /** @enum {string} */
+            destination: "merchant_wallet" | "to_address" | "direct_transfer";
+            toAddress: string | null;
+            isDirectTransfer: boolean;
+            successUrl: string | null;
+            cancelUrl: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+            pricing: {
+                /** @enum {string} */
+                currency: "USD";
+                /**
+                 * @description The price asked, in US dollars.
+                 * @example 4.99
+                 */
+                amount: string;
+                /**
+                 * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                 * @example 0.2345
+                 */
+                rate: string;
+                /**
+                 * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                 * @enum {string}
+                 */
+                rateSource: "par" | "price_feed";
+                /**
+                 * Format: date-time
+                 * @description When the rate was fetched (for par: when the charge was created).
+                 * @example 2026-03-01T12:00:00.000Z
+                 */
+                rateAt: string;
+            } | null;
+            /**
+             * Format: uri
+             * @description The hosted checkout of the charge.
+             * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            paymentUrl: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            updatedAt: string;
+            /** @description Every status change, oldest first (single-charge responses only). */
+            timeline?: {
+                status: components["schemas"]["ChargeStatus"];
+                type: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-03-01T12:00:00.000Z
+                 */
+                at: string;
+            }[];
+            /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+            payments?: components["schemas"]["ChargePayment"][];
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        ChargeListResponse: {
+            data: components["schemas"]["ChargeList"];
+            error: null;
+        };
+        ChargeList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Charge"][];
+            has_more: boolean;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        CanceledChargeResponse: {
+            data: components["schemas"]["Charge"];
+            error: null;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        RefundResponse: {
+            data: components["schemas"]["Refund"];
+            error: null;
+        };
+        CreateRefundRequest: {
+            /**
+             * @description How much to refund, in whole tokens of the charge. Default: everything still refundable (what the charge received, over- and late payments included, minus earlier refunds).
+             * @example 4.99
+             */
+            amount?: string | number;
+            /**
+             * @description Where to send the refund. Default: the address the refunded funds came from (for a balance payment, the consumer’s Chargeport wallet). Required when the payer was a contract (a smart-contract wallet or an exchange).
+             * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
+             */
+            toAddress?: string;
+            /** @description Free text kept with the refund (yours, not shown to the payer). */
+            reason?: string;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        RefundListResponse: {
+            data: components["schemas"]["RefundList"];
+            error: null;
+        };
+        RefundList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Refund"][];
+            /** @description What can still be refunded now (received − refunded); part of it may have left Chargeport (direct transfers). */
+            refundable: {
+                amount: string;
+                amountBaseUnits: string;
+            };
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        WebhookEndpointWithSecretResponse: {
+            data: components["schemas"]["WebhookEndpointWithSecret"];
+            error: null;
+        };
+        WebhookEndpointWithSecret: {
+            /** @example we_4Vd9TQ1aQm2xA7bC3dE5fG */
+            id: string;
+            /** @enum {string} */
+            object: "webhook_endpoint";
+            /** @enum {string} */
+            mode: "test" | "live";
+            url: string;
+            description: string | null;
+            eventTypes: string[];
+            enabled: boolean;
+            /**
+             * @description active; failing: an event used up its retries (you were e-mailed), back to active on the next success; disabled: it answered 410 Gone.
+             * @enum {string}
+             */
+            status: "active" | "failing" | "disabled";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            failingSince: string | null;
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation: until when the previous secret still signs.
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            previousSecretExpiresAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            updatedAt: string;
+            /** @description The signing secret (whsec_…). Shown only in this response: store it now. */
+            secret: string;
+        };
+        CreateWebhookEndpointRequest: {
+            /**
+             * @description Where events are POSTed. Live endpoints: https:// to a public address. Test endpoints may use http:// (and localhost where the deployment allows it).
+             * @example https://game.example/webhooks/chargeport
+             */
+            url: string;
+            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.succeeded, refund.failed, or "*" for every type (also types added later). */
+            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "*")[];
+            description?: string;
+            enabled?: boolean;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        WebhookEndpointListResponse: {
+            data: components["schemas"]["WebhookEndpointList"];
+            error: null;
+        };
+        WebhookEndpointList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["WebhookEndpoint"][];
+            has_more: boolean;
+        };
+        WebhookEndpoint: {
+            /** @example we_4Vd9TQ1aQm2xA7bC3dE5fG */
+            id: string;
+            /** @enum {string} */
+            object: "webhook_endpoint";
+            /** @enum {string} */
+            mode: "test" | "live";
+            url: string;
+            description: string | null;
+            eventTypes: string[];
+            enabled: boolean;
+            /**
+             * @description active; failing: an event used up its retries (you were e-mailed), back to active on the next success; disabled: it answered 410 Gone.
+             * @enum {string}
+             */
+            status: "active" | "failing" | "disabled";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            failingSince: string | null;
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @description After a rotation: until when the previous secret still signs.
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            previousSecretExpiresAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        WebhookEndpointResponse: {
+            data: components["schemas"]["WebhookEndpoint"];
+            error: null;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        UpdatedWebhookEndpointResponse: {
+            data: components["schemas"]["WebhookEndpoint"];
+            error: null;
+        };
+        UpdateWebhookEndpointRequest: {
+            /**
+             * @description Where events are POSTed. Live endpoints: https:// to a public address. Test endpoints may use http:// (and localhost where the deployment allows it).
+             * @example https://game.example/webhooks/chargeport
+             */
+            url?: string;
+            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.succeeded, refund.failed, or "*" for every type (also types added later). */
+            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "*")[];
+            description?: string | null;
+            /** @description false pauses deliveries; true resumes them (also after a 410 disabled the endpoint). */
+            enabled?: boolean;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        DeletedWebhookEndpointResponse: {
+            data: components["schemas"]["DeletedWebhookEndpoint"];
+            error: null;
+        };
+        DeletedWebhookEndpoint: {
+            id: string;
+            /** @enum {string} */
+            object: "webhook_endpoint";
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        RotatedWebhookSecretResponse: {
+            data: components["schemas"]["WebhookEndpointWithSecret"];
+            error: null;
+        };
+        RotateWebhookSecretRequest: {
+            /** @description Hours the current secret keeps signing next to the new one (default 24; 0 = stop at once). */
+            overlapHours?: number;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        WebhookEventListResponse: {
+            data: components["schemas"]["WebhookEventList"];
+            error: null;
+        };
+        WebhookEventList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["WebhookEvent"][];
+            has_more: boolean;
+        };
+        /** @description The body of a webhook, and an entry of GET /api/events: one payload per `type`. */
+        WebhookEvent: components["schemas"]["ChargeCreatedEvent"] | components["schemas"]["ChargeProcessingEvent"] | components["schemas"]["ChargeSucceededEvent"] | components["schemas"]["ChargeFailedEvent"] | components["schemas"]["ChargeExpiredEvent"] | components["schemas"]["ChargeCanceledEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"];
+        /** @enum {string} */
+        WebhookEventType: "charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed";
+        /** @description Success: `data` is set, `error` is null. */
+        TestPaymentResponse: {
+            data: components["schemas"]["TestPayment"];
+            error: null;
+        };
+        /** @description A transfer made by the sandbox payer; the chain watcher credits it like any payment. */
+        TestPayment: {
+            /** @enum {string} */
+            object: "test_payment";
+            chargeId: string;
+            /**
+             * @description The test network the transfer was made on.
+             * @enum {string}
+             */
+            chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+            /** @description The mined transfer into the deposit address. */
+            txHash: string;
+            /** @description The sandbox payer. */
+            fromAddress: string;
+            /** @description The charge's deposit address. */
+            toAddress: string;
+            /** @description Whole tokens, exact decimal text. */
+            amount: string;
+            amountBaseUnits: string;
+        };
+        PayTestChargeRequest: {
+            /**
+             * @description How much to pay, in whole tokens. Default: what is still due. Less leaves the charge underpaid (it fails at expiry); more overpays it.
+             * @example 0.1
+             */
+            amount?: string | number;
+        };
+        Health: {
+            /** @enum {string} */
+            status: "ok" | "degraded" | "down";
+            /** @enum {string} */
+            db: "ok" | "unreachable";
+            /** @enum {string} */
+            migrations: "applied" | "pending" | "unknown";
+            chains: {
+                POLYGON?: components["schemas"]["ChainHealth"];
+                POLYGON_AMOY?: components["schemas"]["ChainHealth"];
+                BSC?: components["schemas"]["ChainHealth"];
+                BSC_TESTNET?: components["schemas"]["ChainHealth"];
+                DFK?: components["schemas"]["ChainHealth"];
+                DFK_TESTNET?: components["schemas"]["ChainHealth"];
+                SOLANA?: components["schemas"]["ChainHealth"];
+                SOLANA_DEVNET?: components["schemas"]["ChainHealth"];
+            };
+            queue: {
+                queued: number | null;
+                ready: number | null;
+            };
+            webhooks: {
+                oldestDueDeliverySeconds: number | null;
+                oldestUnrelayedEventSeconds: number | null;
+            };
+        };
+        ChainHealth: {
+            /** @enum {string} */
+            status: "ok" | "unreachable" | "not_configured";
+            head: number | null;
+            cursor: number | null;
+            lagBlocks: number | null;
+        };
+        Readiness: {
+            /** @enum {string} */
+            status: "ready" | "not_ready";
+            /** @enum {string} */
+            db: "ok" | "unreachable";
+            /** @enum {string} */
+            migrations: "applied" | "pending" | "unknown";
+        };
+        Liveness: {
+            /** @enum {string} */
+            status: "ok";
+        };
     };
-    /** @description Success: `data` is set, `error` is null. */
-    ChargeListResponse: {
-      data: components['schemas']['ChargeList'];
-      error: null;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: {
+        /** @description The id of this request (also in error messages of 500s): quote it to support. */
+        RequestId: string;
+        /** @description Seconds to wait before the next request with this key. */
+        RetryAfter: number;
+        /** @description `true` when this answer is the stored answer to an earlier request with the same Idempotency-Key. */
+        IdempotentReplayed: "true";
     };
-    ChargeList: {
-      /** @enum {string} */
-      object: 'list';
-      data: components['schemas']['Charge'][];
-      has_more: boolean;
-    };
-    /** @description Success: `data` is set, `error` is null. */
-    CanceledChargeResponse: {
-      data: components['schemas']['Charge'];
-      error: null;
-    };
-    /** @description Success: `data` is set, `error` is null. */
-    RefundResponse: {
-      data: components['schemas']['Refund'];
-      error: null;
-    };
-    CreateRefundRequest: {
-      /**
-       * @description How much to refund, in whole tokens of the charge. Default: everything still refundable (what the charge received, over- and late payments included, minus earlier refunds).
-       * @example 4.99
-       */
-      amount?: string | number;
-      /**
-       * @description Where to send the refund. Default: the address the refunded funds came from (for a balance payment, the consumer’s Chargeport wallet). Required when the payer was a contract (a smart-contract wallet or an exchange).
-       * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
-       */
-      toAddress?: string;
-      /** @description Free text kept with the refund (yours, not shown to the payer). */
-      reason?: string;
-    };
-    /** @description Success: `data` is set, `error` is null. */
-    RefundListResponse: {
-      data: components['schemas']['RefundList'];
-      error: null;
-    };
-    RefundList: {
-      /** @enum {string} */
-      object: 'list';
-      data: components['schemas']['Refund'][];
-      /** @description What can still be refunded now (received − refunded); part of it may have left Chargeport (direct transfers). */
-      refundable: {
-        amount: string;
-        amountBaseUnits: string;
-      };
-    };
-    /** @description Success: `data` is set, `error` is null. */
-    WebhookEndpointWithSecretResponse: {
-      data: components['schemas']['WebhookEndpointWithSecret'];
-      error: null;
-    };
-    WebhookEndpointWithSecret: {
-      /** @example we_4Vd9TQ1aQm2xA7bC3dE5fG */
-      id: string;
-      /** @enum {string} */
-      object: 'webhook_endpoint';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      url: string;
-      description: string | null;
-      eventTypes: string[];
-      enabled: boolean;
-      /**
-       * @description active; failing: an event used up its retries (you were e-mailed), back to active on the next success; disabled: it answered 410 Gone.
-       * @enum {string}
-       */
-      status: 'active' | 'failing' | 'disabled';
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      failingSince: string | null;
-      disabledReason: string | null;
-      /**
-       * Format: date-time
-       * @description After a rotation: until when the previous secret still signs.
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      previousSecretExpiresAt: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      updatedAt: string;
-      /** @description The signing secret (whsec_…). Shown only in this response: store it now. */
-      secret: string;
-    };
-    CreateWebhookEndpointRequest: {
-      /**
-       * @description Where events are POSTed. Live endpoints: https:// to a public address. Test endpoints may use http:// (and localhost where the deployment allows it).
-       * @example https://game.example/webhooks/chargeport
-       */
-      url: string;
-      /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.succeeded, refund.failed, or "*" for every type (also types added later). */
-      eventTypes?: (
-        | 'charge.created'
-        | 'charge.processing'
-        | 'charge.succeeded'
-        | 'charge.failed'
-        | 'charge.expired'
-        | 'charge.canceled'
-        | 'payment.failed'
-        | 'refund.created'
-        | 'refund.succeeded'
-        | 'refund.failed'
-        | '*'
-      )[];
-      description?: string;
-      enabled?: boolean;
-    };
-    /** @description Success: `data` is set, `error` is null. */
-    WebhookEndpointListResponse: {
-      data: components['schemas']['WebhookEndpointList'];
-      error: null;
-    };
-    WebhookEndpointList: {
-      /** @enum {string} */
-      object: 'list';
-      data: components['schemas']['WebhookEndpoint'][];
-      has_more: boolean;
-    };
-    WebhookEndpoint: {
-      /** @example we_4Vd9TQ1aQm2xA7bC3dE5fG */
-      id: string;
-      /** @enum {string} */
-      object: 'webhook_endpoint';
-      /** @enum {string} */
-      mode: 'test' | 'live';
-      url: string;
-      description: string | null;
-      eventTypes: string[];
-      enabled: boolean;
-      /**
-       * @description active; failing: an event used up its retries (you were e-mailed), back to active on the next success; disabled: it answered 410 Gone.
-       * @enum {string}
-       */
-      status: 'active' | 'failing' | 'disabled';
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      failingSince: string | null;
-      disabledReason: string | null;
-      /**
-       * Format: date-time
-       * @description After a rotation: until when the previous secret still signs.
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      previousSecretExpiresAt: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @example 2026-03-01T12:00:00.000Z
-       */
-      updatedAt: string;
-    };
-    /** @description Success: `data` is set, `error` is null. */
-    WebhookEndpointResponse: {
-      data: components['schemas']['WebhookEndpoint'];
-      error: null;
-    };
-    /** @description Success: `data` is set, `error` is null. */
-    UpdatedWebhookEndpointResponse: {
-      data: components['schemas']['WebhookEndpoint'];
-      error: null;
-    };
-    UpdateWebhookEndpointRequest: {
-      /**
-       * @description Where events are POSTed. Live endpoints: https:// to a public address. Test endpoints may use http:// (and localhost where the deployment allows it).
-       * @example https://game.example/webhooks/chargeport
-       */
-      url?: string;
-      /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.succeeded, refund.failed, or "*" for every type (also types added later). */
-      eventTypes?: (
-        | 'charge.created'
-        | 'charge.processing'
-        | 'charge.succeeded'
-        | 'charge.failed'
-        | 'charge.expired'
-        | 'charge.canceled'
-        | 'payment.failed'
-        | 'refund.created'
-        | 'refund.succeeded'
-        | 'refund.failed'
-        | '*'
-      )[];
-      description?: string | null;
-      /** @description false pauses deliveries; true resumes them (also after a 410 disabled the endpoint). */
-      enabled?: boolean;
-    };
-    /** @description Success: `data` is set, `error` is null. */
-    DeletedWebhookEndpointResponse: {
-      data: components['schemas']['DeletedWebhookEndpoint'];
-      error: null;
-    };
-    DeletedWebhookEndpoint: {
-      id: string;
-      /** @enum {string} */
-      object: 'webhook_endpoint';
-      /** @enum {boolean} */
-      deleted: true;
-    };
-    /** @description Success: `data` is set, `error` is null. */
-    RotatedWebhookSecretResponse: {
-      data: components['schemas']['WebhookEndpointWithSecret'];
-      error: null;
-    };
-    RotateWebhookSecretRequest: {
-      /** @description Hours the current secret keeps signing next to the new one (default 24; 0 = stop at once). */
-      overlapHours?: number;
-    };
-    /** @description Success: `data` is set, `error` is null. */
-    WebhookEventListResponse: {
-      data: components['schemas']['WebhookEventList'];
-      error: null;
-    };
-    WebhookEventList: {
-      /** @enum {string} */
-      object: 'list';
-      data: components['schemas']['WebhookEvent'][];
-      has_more: boolean;
-    };
-    /** @description The body of a webhook, and an entry of GET /api/events: one payload per `type`. */
-    WebhookEvent:
-      | components['schemas']['ChargeCreatedEvent']
-      | components['schemas']['ChargeProcessingEvent']
-      | components['schemas']['ChargeSucceededEvent']
-      | components['schemas']['ChargeFailedEvent']
-      | components['schemas']['ChargeExpiredEvent']
-      | components['schemas']['ChargeCanceledEvent']
-      | components['schemas']['PaymentFailedEvent']
-      | components['schemas']['RefundCreatedEvent']
-      | components['schemas']['RefundSucceededEvent']
-      | components['schemas']['RefundFailedEvent'];
-    /** @enum {string} */
-    WebhookEventType:
-      | 'charge.created'
-      | 'charge.processing'
-      | 'charge.succeeded'
-      | 'charge.failed'
-      | 'charge.expired'
-      | 'charge.canceled'
-      | 'payment.failed'
-      | 'refund.created'
-      | 'refund.succeeded'
-      | 'refund.failed';
-    /** @description Success: `data` is set, `error` is null. */
-    TestPaymentResponse: {
-      data: components['schemas']['TestPayment'];
-      error: null;
-    };
-    /** @description A transfer made by the sandbox payer; the chain watcher credits it like any payment. */
-    TestPayment: {
-      /** @enum {string} */
-      object: 'test_payment';
-      chargeId: string;
-      /**
-       * @description The test network the transfer was made on.
-       * @enum {string}
-       */
-      chain: 'POLYGON' | 'POLYGON_AMOY' | 'BSC' | 'BSC_TESTNET' | 'DFK' | 'DFK_TESTNET' | 'SOLANA' | 'SOLANA_DEVNET';
-      /** @description The mined transfer into the deposit address. */
-      txHash: string;
-      /** @description The sandbox payer. */
-      fromAddress: string;
-      /** @description The charge's deposit address. */
-      toAddress: string;
-      /** @description Whole tokens, exact decimal text. */
-      amount: string;
-      amountBaseUnits: string;
-    };
-    PayTestChargeRequest: {
-      /**
-       * @description How much to pay, in whole tokens. Default: what is still due. Less leaves the charge underpaid (it fails at expiry); more overpays it.
-       * @example 0.1
-       */
-      amount?: string | number;
-    };
-    Health: {
-      /** @enum {string} */
-      status: 'ok' | 'degraded' | 'down';
-      /** @enum {string} */
-      db: 'ok' | 'unreachable';
-      /** @enum {string} */
-      migrations: 'applied' | 'pending' | 'unknown';
-      chains: {
-        POLYGON?: components['schemas']['ChainHealth'];
-        POLYGON_AMOY?: components['schemas']['ChainHealth'];
-        BSC?: components['schemas']['ChainHealth'];
-        BSC_TESTNET?: components['schemas']['ChainHealth'];
-        DFK?: components['schemas']['ChainHealth'];
-        DFK_TESTNET?: components['schemas']['ChainHealth'];
-        SOLANA?: components['schemas']['ChainHealth'];
-        SOLANA_DEVNET?: components['schemas']['ChainHealth'];
-      };
-      queue: {
-        queued: number | null;
-        ready: number | null;
-      };
-      webhooks: {
-        oldestDueDeliverySeconds: number | null;
-        oldestUnrelayedEventSeconds: number | null;
-      };
-    };
-    ChainHealth: {
-      /** @enum {string} */
-      status: 'ok' | 'unreachable' | 'not_configured';
-      head: number | null;
-      cursor: number | null;
-      lagBlocks: number | null;
-    };
-    Readiness: {
-      /** @enum {string} */
-      status: 'ready' | 'not_ready';
-      /** @enum {string} */
-      db: 'ok' | 'unreachable';
-      /** @enum {string} */
-      migrations: 'applied' | 'pending' | 'unknown';
-    };
-    Liveness: {
-      /** @enum {string} */
-      status: 'ok';
-    };
-  };
-  responses: never;
-  parameters: never;
-  requestBodies: never;
-  headers: {
-    /** @description The id of this request (also in error messages of 500s): quote it to support. */
-    RequestId: string;
-    /** @description Seconds to wait before the next request with this key. */
-    RetryAfter: number;
-    /** @description `true` when this answer is the stored answer to an earlier request with the same Idempotency-Key. */
-    IdempotentReplayed: 'true';
-  };
-  pathItems: never;
+    pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  createCharge: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Same key + same body → the same response again (kept ≥ 24 h); same key + other body → 409. */
-        'Idempotency-Key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateChargeRequest'];
-      };
-    };
-    responses: {
-      /** @description Charge created: its id and the hosted checkout URL (`paymentUrl`). */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG"
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['CreateChargeResponse'];
-        };
-      };
-      /** @description error.code: `invalid_request`, `invalid_json` */
-      400: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "invalid_request",
-           *         "message": "chargeData.symbol: is required",
-           *         "param": "chargeData.symbol"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `test_key_required`, `live_key_required`, `verification_required`, `key_not_permitted` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "test_key_required",
-           *         "message": "Test helpers work with test API keys (cp_test_…) only."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `idempotency_conflict` */
-      409: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "idempotency_conflict",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `payload_too_large` */
-      413: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "payload_too_large",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `unsupported_media_type` */
-      415: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `unsupported_chain`, `chain_not_configured`, `unsupported_token`, `invalid_address`, `invalid_amount`, `amount_mismatch`, `price_unavailable` */
-      422: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "unsupported_chain",
-           *         "message": "Unknown chain \"ETHEREUM\". Supported chains: POLYGON, POLYGON_AMOY, BSC, BSC_TESTNET, DFK, DFK_TESTNET, SOLANA, SOLANA_DEVNET.",
-           *         "param": "chargeData.chain"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getCharge: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description A charge id (ch_…). */
-        chargeId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The charge. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "object": "charge",
-           *         "mode": "live",
-           *         "status": "succeeded",
-           *         "chain": "POLYGON",
-           *         "token": {
-           *           "symbol": "USDC",
-           *           "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-           *           "decimals": 6
-           *         },
-           *         "amount": "4.99",
-           *         "amountBaseUnits": "4990000",
-           *         "items": [
-           *           {
-           *             "name": "Gem pack",
-           *             "image": "https://game.example/gems.png",
-           *             "amount": "4.99",
-           *             "quantity": 1,
-           *             "lineTotal": "4.99"
-           *           }
-           *         ],
-           *         "destination": "merchant_wallet",
-           *         "toAddress": null,
-           *         "isDirectTransfer": false,
-           *         "successUrl": "https://game.example/success",
-           *         "cancelUrl": "https://game.example/cancel",
-           *         "metadata": {
-           *           "orderId": "1001"
-           *         },
-           *         "pricing": null,
-           *         "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "expiresAt": "2026-03-01T13:00:00.000Z",
-           *         "createdAt": "2026-03-01T12:00:00.000Z",
-           *         "updatedAt": "2026-03-01T12:03:10.000Z",
-           *         "timeline": [
-           *           {
-           *             "status": "pending",
-           *             "type": "charge.pending",
-           *             "at": "2026-03-01T12:00:00.000Z"
-           *           },
-           *           {
-           *             "status": "processing",
-           *             "type": "charge.processing",
-           *             "at": "2026-03-01T12:02:58.000Z"
-           *           },
-           *           {
-           *             "status": "succeeded",
-           *             "type": "charge.succeeded",
-           *             "at": "2026-03-01T12:03:10.000Z"
-           *           }
-           *         ],
-           *         "payments": [
-           *           {
-           *             "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
-           *             "chain": "POLYGON",
-           *             "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
-           *             "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-           *             "amount": "4.99",
-           *             "amountBaseUnits": "4990000",
-           *             "status": "confirmed",
-           *             "isLate": false,
-           *             "blockNumber": "68123456",
-           *             "createdAt": "2026-03-01T12:02:58.000Z"
-           *           }
-           *         ]
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['ChargeResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `not_found` */
-      404: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "not_found",
-           *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  listCharges: {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description A charge id: return charges created before it. */
-        starting_after?: string;
-        status?: components['schemas']['ChargeStatus'];
-        /** @description Must match the key's mode; keys only see their own mode. */
-        mode?: 'test' | 'live';
-        /** @description Only charges created at or after this time. */
-        created_gte?: string;
-        /** @description Only charges created before this time. */
-        created_lt?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of charges. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "object": "list",
-           *         "data": [
-           *           {
-           *             "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *             "object": "charge",
-           *             "mode": "live",
-           *             "status": "pending",
-           *             "chain": "POLYGON",
-           *             "token": {
-           *               "symbol": "USDC",
-           *               "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-           *               "decimals": 6
-           *             },
-           *             "amount": "4.99",
-           *             "amountBaseUnits": "4990000",
-           *             "items": [
-           *               {
-           *                 "name": "Gem pack",
-           *                 "image": "https://game.example/gems.png",
-           *                 "amount": "4.99",
-           *                 "quantity": 1,
-           *                 "lineTotal": "4.99"
-           *               }
-           *             ],
-           *             "destination": "merchant_wallet",
-           *             "toAddress": null,
-           *             "isDirectTransfer": false,
-           *             "successUrl": "https://game.example/success",
-           *             "cancelUrl": "https://game.example/cancel",
-           *             "metadata": {
-           *               "orderId": "1001"
-           *             },
-           *             "pricing": null,
-           *             "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *             "expiresAt": "2026-03-01T13:00:00.000Z",
-           *             "createdAt": "2026-03-01T12:00:00.000Z",
-           *             "updatedAt": "2026-03-01T12:00:00.000Z"
-           *           }
-           *         ],
-           *         "has_more": false
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['ChargeListResponse'];
-        };
-      };
-      /** @description error.code: `invalid_request` */
-      400: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "invalid_request",
-           *         "message": "chargeData.symbol: is required",
-           *         "param": "chargeData.symbol"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted`, `test_key_required`, `live_key_required` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  cancelCharge: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description A charge id (ch_…). */
-        chargeId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The canceled charge. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "object": "charge",
-           *         "mode": "live",
-           *         "status": "canceled",
-           *         "chain": "POLYGON",
-           *         "token": {
-           *           "symbol": "USDC",
-           *           "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-           *           "decimals": 6
-           *         },
-           *         "amount": "4.99",
-           *         "amountBaseUnits": "4990000",
-           *         "items": [
-           *           {
-           *             "name": "Gem pack",
-           *             "image": "https://game.example/gems.png",
-           *             "amount": "4.99",
-           *             "quantity": 1,
-           *             "lineTotal": "4.99"
-           *           }
-           *         ],
-           *         "destination": "merchant_wallet",
-           *         "toAddress": null,
-           *         "isDirectTransfer": false,
-           *         "successUrl": "https://game.example/success",
-           *         "cancelUrl": "https://game.example/cancel",
-           *         "metadata": {
-           *           "orderId": "1001"
-           *         },
-           *         "pricing": null,
-           *         "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "expiresAt": "2026-03-01T13:00:00.000Z",
-           *         "createdAt": "2026-03-01T12:00:00.000Z",
-           *         "updatedAt": "2026-03-01T12:00:00.000Z"
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['CanceledChargeResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `not_found` */
-      404: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "not_found",
-           *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `charge_not_cancelable`, `payment_in_progress` */
-      409: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "charge_not_cancelable",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  listRefunds: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description A charge id (ch_…). */
-        chargeId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The refunds. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "object": "list",
-           *         "data": [
-           *           {
-           *             "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *             "object": "refund",
-           *             "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *             "mode": "live",
-           *             "status": "pending",
-           *             "chain": "POLYGON",
-           *             "token": {
-           *               "symbol": "USDC",
-           *               "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-           *               "decimals": 6
-           *             },
-           *             "amount": "4.99",
-           *             "amountBaseUnits": "4990000",
-           *             "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-           *             "source": "merchant_wallet",
-           *             "reason": "Customer request",
-           *             "transactionHash": null,
-           *             "failureReason": null,
-           *             "timeline": [
-           *               {
-           *                 "status": "pending",
-           *                 "at": "2026-03-02T09:00:00.000Z"
-           *               }
-           *             ],
-           *             "createdAt": "2026-03-02T09:00:00.000Z"
-           *           }
-           *         ],
-           *         "refundable": {
-           *           "amount": "0",
-           *           "amountBaseUnits": "0"
-           *         }
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['RefundListResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `not_found` */
-      404: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "not_found",
-           *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  createRefund: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Same key → the same refund; same key with another amount or destination → 409. */
-        'Idempotency-Key'?: string;
-      };
-      path: {
-        /** @description A charge id (ch_…). */
-        chargeId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        /**
-         * @example {
-         *       "amount": "4.99",
-         *       "reason": "Customer request"
-         *     }
-         */
-        'application/json': components['schemas']['CreateRefundRequest'];
-      };
-    };
-    responses: {
-      /** @description The refund. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "object": "refund",
-           *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "mode": "live",
-           *         "status": "pending",
-           *         "chain": "POLYGON",
-           *         "token": {
-           *           "symbol": "USDC",
-           *           "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-           *           "decimals": 6
-           *         },
-           *         "amount": "4.99",
-           *         "amountBaseUnits": "4990000",
-           *         "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-           *         "source": "merchant_wallet",
-           *         "reason": "Customer request",
-           *         "transactionHash": null,
-           *         "failureReason": null,
-           *         "timeline": [
-           *           {
-           *             "status": "pending",
-           *             "at": "2026-03-02T09:00:00.000Z"
-           *           }
-           *         ],
-           *         "createdAt": "2026-03-02T09:00:00.000Z"
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['RefundResponse'];
-        };
-      };
-      /** @description error.code: `invalid_request`, `invalid_json` */
-      400: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "invalid_request",
-           *         "message": "chargeData.symbol: is required",
-           *         "param": "chargeData.symbol"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `not_found` */
-      404: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "not_found",
-           *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `refund_not_possible`, `idempotency_conflict` */
-      409: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "refund_not_possible",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `payload_too_large` */
-      413: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "payload_too_large",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `unsupported_media_type` */
-      415: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `invalid_amount`, `invalid_address`, `refund_exceeds_refundable`, `refund_destination_required`, `insufficient_balance` */
-      422: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "invalid_amount",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited`, `gas_sponsorship_limit` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `gas_tank_empty`, `chain_unavailable` */
-      503: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "gas_tank_empty",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  listWebhookEndpoints: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The endpoints. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "object": "list",
-           *         "data": [
-           *           {
-           *             "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *             "object": "webhook_endpoint",
-           *             "mode": "live",
-           *             "url": "https://game.example/webhooks/chargeport",
-           *             "description": "Production receiver",
-           *             "eventTypes": [
-           *               "charge.succeeded",
-           *               "refund.succeeded"
-           *             ],
-           *             "enabled": true,
-           *             "status": "active",
-           *             "failingSince": null,
-           *             "disabledReason": null,
-           *             "previousSecretExpiresAt": null,
-           *             "createdAt": "2026-03-01T12:00:00.000Z",
-           *             "updatedAt": "2026-03-01T12:00:00.000Z"
-           *           }
-           *         ],
-           *         "has_more": false
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['WebhookEndpointListResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  createWebhookEndpoint: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "url": "https://game.example/webhooks/chargeport",
-         *       "eventTypes": [
-         *         "charge.succeeded",
-         *         "refund.succeeded"
-         *       ],
-         *       "description": "Production receiver"
-         *     }
-         */
-        'application/json': components['schemas']['CreateWebhookEndpointRequest'];
-      };
-    };
-    responses: {
-      /** @description The endpoint and its secret. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "object": "webhook_endpoint",
-           *         "mode": "live",
-           *         "url": "https://game.example/webhooks/chargeport",
-           *         "description": "Production receiver",
-           *         "eventTypes": [
-           *           "charge.succeeded",
-           *           "refund.succeeded"
-           *         ],
-           *         "enabled": true,
-           *         "status": "active",
-           *         "failingSince": null,
-           *         "disabledReason": null,
-           *         "previousSecretExpiresAt": null,
-           *         "createdAt": "2026-03-01T12:00:00.000Z",
-           *         "updatedAt": "2026-03-01T12:00:00.000Z",
-           *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8Yp2y7K4qnw="
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['WebhookEndpointWithSecretResponse'];
-        };
-      };
-      /** @description error.code: `invalid_request`, `invalid_json`, `invalid_webhook_url` */
-      400: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "invalid_request",
-           *         "message": "chargeData.symbol: is required",
-           *         "param": "chargeData.symbol"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `webhook_endpoint_limit` */
-      409: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "webhook_endpoint_limit",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `payload_too_large` */
-      413: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "payload_too_large",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `unsupported_media_type` */
-      415: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getWebhookEndpoint: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description A webhook endpoint id (we_…). */
-        endpointId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The endpoint. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "object": "webhook_endpoint",
-           *         "mode": "live",
-           *         "url": "https://game.example/webhooks/chargeport",
-           *         "description": "Production receiver",
-           *         "eventTypes": [
-           *           "charge.succeeded",
-           *           "refund.succeeded"
-           *         ],
-           *         "enabled": true,
-           *         "status": "active",
-           *         "failingSince": null,
-           *         "disabledReason": null,
-           *         "previousSecretExpiresAt": null,
-           *         "createdAt": "2026-03-01T12:00:00.000Z",
-           *         "updatedAt": "2026-03-01T12:00:00.000Z"
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['WebhookEndpointResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `not_found` */
-      404: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "not_found",
-           *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  deleteWebhookEndpoint: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description A webhook endpoint id (we_…). */
-        endpointId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Deleted. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "object": "webhook_endpoint",
-           *         "deleted": true
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['DeletedWebhookEndpointResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `not_found` */
-      404: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "not_found",
-           *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  updateWebhookEndpoint: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description A webhook endpoint id (we_…). */
-        endpointId: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "enabled": false
-         *     }
-         */
-        'application/json': components['schemas']['UpdateWebhookEndpointRequest'];
-      };
-    };
-    responses: {
-      /** @description The updated endpoint. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "object": "webhook_endpoint",
-           *         "mode": "live",
-           *         "url": "https://game.example/webhooks/chargeport",
-           *         "description": "Production receiver",
-           *         "eventTypes": [
-           *           "charge.succeeded",
-           *           "refund.succeeded"
-           *         ],
-           *         "enabled": false,
-           *         "status": "active",
-           *         "failingSince": null,
-           *         "disabledReason": null,
-           *         "previousSecretExpiresAt": null,
-           *         "createdAt": "2026-03-01T12:00:00.000Z",
-           *         "updatedAt": "2026-03-01T12:00:00.000Z"
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['UpdatedWebhookEndpointResponse'];
-        };
-      };
-      /** @description error.code: `invalid_request`, `invalid_json`, `invalid_webhook_url` */
-      400: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "invalid_request",
-           *         "message": "chargeData.symbol: is required",
-           *         "param": "chargeData.symbol"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `not_found` */
-      404: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "not_found",
-           *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `payload_too_large` */
-      413: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "payload_too_large",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `unsupported_media_type` */
-      415: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  rotateWebhookSecret: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description A webhook endpoint id (we_…). */
-        endpointId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        /**
-         * @example {
-         *       "overlapHours": 24
-         *     }
-         */
-        'application/json': components['schemas']['RotateWebhookSecretRequest'];
-      };
-    };
-    responses: {
-      /** @description The endpoint and its new secret. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "object": "webhook_endpoint",
-           *         "mode": "live",
-           *         "url": "https://game.example/webhooks/chargeport",
-           *         "description": "Production receiver",
-           *         "eventTypes": [
-           *           "charge.succeeded",
-           *           "refund.succeeded"
-           *         ],
-           *         "enabled": true,
-           *         "status": "active",
-           *         "failingSince": null,
-           *         "disabledReason": null,
-           *         "previousSecretExpiresAt": "2026-03-02T12:00:00.000Z",
-           *         "createdAt": "2026-03-01T12:00:00.000Z",
-           *         "updatedAt": "2026-03-01T12:00:00.000Z",
-           *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8Yp2y7K4qnw="
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['RotatedWebhookSecretResponse'];
-        };
-      };
-      /** @description error.code: `invalid_request`, `invalid_json` */
-      400: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "invalid_request",
-           *         "message": "chargeData.symbol: is required",
-           *         "param": "chargeData.symbol"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `not_found` */
-      404: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "not_found",
-           *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `payload_too_large` */
-      413: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "payload_too_large",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `unsupported_media_type` */
-      415: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  listEvents: {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description An event id: return events created before it. */
-        starting_after?: string;
-        type?: components['schemas']['WebhookEventType'];
-        /** @description Only events created at or after this time. */
-        created_gte?: string;
-        /** @description Only events created before this time. */
-        created_lt?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of events. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "object": "list",
-           *         "data": [
-           *           {
-           *             "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *             "object": "event",
-           *             "type": "charge.succeeded",
-           *             "mode": "live",
-           *             "createdAt": "2026-03-01T12:03:10.000Z",
-           *             "data": {
-           *               "charge": {
-           *                 "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *                 "object": "charge",
-           *                 "mode": "live",
-           *                 "status": "succeeded",
-           *                 "chain": "POLYGON",
-           *                 "token": {
-           *                   "symbol": "USDC",
-           *                   "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-           *                   "decimals": 6
-           *                 },
-           *                 "amount": "4.99",
-           *                 "amountBaseUnits": "4990000",
-           *                 "items": [
-           *                   {
-           *                     "name": "Gem pack",
-           *                     "image": "https://game.example/gems.png",
-           *                     "amount": "4.99",
-           *                     "quantity": 1,
-           *                     "lineTotal": "4.99"
-           *                   }
-           *                 ],
-           *                 "destination": "merchant_wallet",
-           *                 "toAddress": null,
-           *                 "isDirectTransfer": false,
-           *                 "successUrl": "https://game.example/success",
-           *                 "cancelUrl": "https://game.example/cancel",
-           *                 "metadata": {
-           *                   "orderId": "1001"
-           *                 },
-           *                 "pricing": null,
-           *                 "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *                 "expiresAt": "2026-03-01T13:00:00.000Z",
-           *                 "createdAt": "2026-03-01T12:00:00.000Z",
-           *                 "updatedAt": "2026-03-01T12:03:10.000Z",
-           *                 "payments": [
-           *                   {
-           *                     "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
-           *                     "chain": "POLYGON",
-           *                     "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
-           *                     "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-           *                     "amount": "4.99",
-           *                     "amountBaseUnits": "4990000",
-           *                     "status": "confirmed",
-           *                     "isLate": false,
-           *                     "blockNumber": "68123456",
-           *                     "createdAt": "2026-03-01T12:02:58.000Z"
-           *                   }
-           *                 ]
-           *               }
-           *             }
-           *           }
-           *         ],
-           *         "has_more": false
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['WebhookEventListResponse'];
-        };
-      };
-      /** @description error.code: `invalid_request` */
-      400: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "invalid_request",
-           *         "message": "chargeData.symbol: is required",
-           *         "param": "chargeData.symbol"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  streamEvents: {
-    parameters: {
-      query?: {
-        /** @description Start with the events after this event id (the `Last-Event-ID` header does the same). Default: events from now on. */
-        starting_after?: string;
-        /** @description Comma-separated event types to stream (default: all). */
-        types?: string;
-        /** @description Seconds before the server ends the stream (1–3600); reconnect with the last event id. */
-        max_seconds?: number;
-      };
-      header?: {
-        /** @description Resume after this event id. */
-        'Last-Event-ID'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The stream. Each `data:` line is one WebhookEvent as JSON. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example id: wevt_4Vd9TQ1aQm2xA7bC3dE5fG
-           *     event: charge.succeeded
-           *     data: {"id":"wevt_4Vd9TQ1aQm2xA7bC3dE5fG","object":"event","type":"charge.succeeded","mode":"live","createdAt":"2026-03-01T12:03:10.000Z","data":{"charge":{"id":"ch_4Vd9TQ1aQm2xA7bC3dE5fG","object":"charge","mode":"live","status":"succeeded","chain":"POLYGON","token":{"symbol":"USDC","address":"0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359","decimals":6},"amount":"4.99","amountBaseUnits":"4990000","items":[{"name":"Gem pack","image":"https://game.example/gems.png","amount":"4.99","quantity":1,"lineTotal":"4.99"}],"destination":"merchant_wallet","toAddress":null,"isDirectTransfer":false,"successUrl":"https://game.example/success","cancelUrl":"https://game.example/cancel","metadata":{"orderId":"1001"},"pricing":null,"paymentUrl":"https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG","expiresAt":"2026-03-01T13:00:00.000Z","createdAt":"2026-03-01T12:00:00.000Z","updatedAt":"2026-03-01T12:03:10.000Z","payments":[{"id":"pay_7Hk2LmN4pQ6rS8tU0vW2xY","chain":"POLYGON","txHash":"0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7","fromAddress":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","amount":"4.99","amountBaseUnits":"4990000","status":"confirmed","isLate":false,"blockNumber":"68123456","createdAt":"2026-03-01T12:02:58.000Z"}]}}}
-           */
-          'text/event-stream': string;
-        };
-      };
-      /** @description error.code: `invalid_request` */
-      400: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "invalid_request",
-           *         "message": "chargeData.symbol: is required",
-           *         "param": "chargeData.symbol"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  payTestCharge: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Same key → the same payment again, never a second transfer. */
-        'Idempotency-Key'?: string;
-      };
-      path: {
-        /** @description A charge id (ch_…). */
-        chargeId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        /**
-         * @example {
-         *       "amount": "0.1"
-         *     }
-         */
-        'application/json': components['schemas']['PayTestChargeRequest'];
-      };
-    };
-    responses: {
-      /** @description The transfer was mined; the watcher settles the charge within seconds. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": {
-           *         "object": "test_payment",
-           *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-           *         "chain": "POLYGON_AMOY",
-           *         "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
-           *         "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-           *         "toAddress": "0x2546BcD3c84621e976D8185a91A922aE77ECEc30",
-           *         "amount": "0.3",
-           *         "amountBaseUnits": "300000000000000000"
-           *       },
-           *       "error": null
-           *     }
-           */
-          'application/json': components['schemas']['TestPaymentResponse'];
-        };
-      };
-      /** @description error.code: `invalid_request`, `invalid_json` */
-      400: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "invalid_request",
-           *         "message": "chargeData.symbol: is required",
-           *         "param": "chargeData.symbol"
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `missing_api_key`, `invalid_api_key` */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "missing_api_key",
-           *         "message": "Send your API key in the x-api-key header."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `key_not_permitted`, `test_key_required`, `forbidden` */
-      403: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "key_not_permitted",
-           *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `not_found` */
-      404: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "not_found",
-           *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `charge_not_payable`, `idempotency_conflict` */
-      409: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "charge_not_payable",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `payload_too_large` */
-      413: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "payload_too_large",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `unsupported_media_type` */
-      415: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "unsupported_media_type",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `invalid_amount` */
-      422: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "invalid_amount",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `rate_limited` */
-      429: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          'Retry-After': components['headers']['RetryAfter'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "rate_limited",
-           *         "message": "Too many requests for this API key: retry after 3 seconds."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `internal_error` */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "internal_error",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description error.code: `service_unavailable`, `chain_unavailable` */
-      503: {
-        headers: {
-          'x-request-id': components['headers']['RequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "data": null,
-           *       "error": {
-           *         "code": "service_unavailable",
-           *         "message": "See the error table."
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  getHealth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Serving: status ok or degraded. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "status": "ok",
-           *       "db": "ok",
-           *       "migrations": "applied",
-           *       "chains": {
-           *         "POLYGON": {
-           *           "status": "ok",
-           *           "head": 68123456,
-           *           "cursor": 68123455,
-           *           "lagBlocks": 1
-           *         },
-           *         "SOLANA": {
-           *           "status": "not_configured",
-           *           "head": null,
-           *           "cursor": null,
-           *           "lagBlocks": null
-           *         }
-           *       },
-           *       "queue": {
-           *         "queued": 0,
-           *         "ready": 0
-           *       },
-           *       "webhooks": {
-           *         "oldestDueDeliverySeconds": null,
-           *         "oldestUnrelayedEventSeconds": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Health'];
-        };
-      };
-      /** @description Not serving: status down (database unreachable or migrations pending). */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "status": "down",
-           *       "db": "unreachable",
-           *       "migrations": "unknown",
-           *       "chains": {
-           *         "POLYGON": {
-           *           "status": "ok",
-           *           "head": 68123456,
-           *           "cursor": 68123455,
-           *           "lagBlocks": 1
-           *         },
-           *         "SOLANA": {
-           *           "status": "not_configured",
-           *           "head": null,
-           *           "cursor": null,
-           *           "lagBlocks": null
-           *         }
-           *       },
-           *       "queue": {
-           *         "queued": 0,
-           *         "ready": 0
-           *       },
-           *       "webhooks": {
-           *         "oldestDueDeliverySeconds": null,
-           *         "oldestUnrelayedEventSeconds": null
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['Health'];
-        };
-      };
-    };
-  };
-  getReadiness: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Ready. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "status": "ready",
-           *       "db": "ok",
-           *       "migrations": "applied"
-           *     }
-           */
-          'application/json': components['schemas']['Readiness'];
-        };
-      };
-      /** @description Not ready. */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "status": "not_ready",
-           *       "db": "ok",
-           *       "migrations": "pending"
-           *     }
-           */
-          'application/json': components['schemas']['Readiness'];
-        };
-      };
-    };
-  };
-  getLiveness: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Alive. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "status": "ok"
-           *     }
-           */
-          'application/json': components['schemas']['Liveness'];
-        };
-      };
-    };
-  };
-  webhook_charge_created: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id: the same on every retry. Deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
-        'webhook-timestamp': string;
-        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *       "object": "event",
-         *       "type": "charge.created",
-         *       "mode": "live",
-         *       "createdAt": "2026-03-01T12:00:00.000Z",
-         *       "data": {
-         *         "charge": {
-         *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "charge",
-         *           "mode": "live",
-         *           "status": "pending",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "items": [
-         *             {
-         *               "name": "Gem pack",
-         *               "image": "https://game.example/gems.png",
-         *               "amount": "4.99",
-         *               "quantity": 1,
-         *               "lineTotal": "4.99"
-         *             }
-         *           ],
-         *           "destination": "merchant_wallet",
-         *           "toAddress": null,
-         *           "isDirectTransfer": false,
-         *           "successUrl": "https://game.example/success",
-         *           "cancelUrl": "https://game.example/cancel",
-         *           "metadata": {
-         *             "orderId": "1001"
-         *           },
-         *           "pricing": null,
-         *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "expiresAt": "2026-03-01T13:00:00.000Z",
-         *           "createdAt": "2026-03-01T12:00:00.000Z",
-         *           "updatedAt": "2026-03-01T12:00:00.000Z",
-         *           "payments": []
-         *         }
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['ChargeCreatedEvent'];
-      };
-    };
-    responses: {
-      /** @description Any 2xx: delivered. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: Chargeport disables the endpoint and stops delivering. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  webhook_charge_processing: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id: the same on every retry. Deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
-        'webhook-timestamp': string;
-        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *       "object": "event",
-         *       "type": "charge.processing",
-         *       "mode": "live",
-         *       "createdAt": "2026-03-01T12:03:10.000Z",
-         *       "data": {
-         *         "charge": {
-         *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "charge",
-         *           "mode": "live",
-         *           "status": "processing",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "items": [
-         *             {
-         *               "name": "Gem pack",
-         *               "image": "https://game.example/gems.png",
-         *               "amount": "4.99",
-         *               "quantity": 1,
-         *               "lineTotal": "4.99"
-         *             }
-         *           ],
-         *           "destination": "merchant_wallet",
-         *           "toAddress": null,
-         *           "isDirectTransfer": false,
-         *           "successUrl": "https://game.example/success",
-         *           "cancelUrl": "https://game.example/cancel",
-         *           "metadata": {
-         *             "orderId": "1001"
-         *           },
-         *           "pricing": null,
-         *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "expiresAt": "2026-03-01T13:00:00.000Z",
-         *           "createdAt": "2026-03-01T12:00:00.000Z",
-         *           "updatedAt": "2026-03-01T12:03:10.000Z",
-         *           "payments": [
-         *             {
-         *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
-         *               "chain": "POLYGON",
-         *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
-         *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-         *               "amount": "4.99",
-         *               "amountBaseUnits": "4990000",
-         *               "status": "confirmed",
-         *               "isLate": false,
-         *               "blockNumber": "68123456",
-         *               "createdAt": "2026-03-01T12:02:58.000Z"
-         *             }
-         *           ]
-         *         }
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['ChargeProcessingEvent'];
-      };
-    };
-    responses: {
-      /** @description Any 2xx: delivered. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: Chargeport disables the endpoint and stops delivering. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  webhook_charge_succeeded: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id: the same on every retry. Deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
-        'webhook-timestamp': string;
-        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *       "object": "event",
-         *       "type": "charge.succeeded",
-         *       "mode": "live",
-         *       "createdAt": "2026-03-01T12:03:10.000Z",
-         *       "data": {
-         *         "charge": {
-         *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "charge",
-         *           "mode": "live",
-         *           "status": "succeeded",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "items": [
-         *             {
-         *               "name": "Gem pack",
-         *               "image": "https://game.example/gems.png",
-         *               "amount": "4.99",
-         *               "quantity": 1,
-         *               "lineTotal": "4.99"
-         *             }
-         *           ],
-         *           "destination": "merchant_wallet",
-         *           "toAddress": null,
-         *           "isDirectTransfer": false,
-         *           "successUrl": "https://game.example/success",
-         *           "cancelUrl": "https://game.example/cancel",
-         *           "metadata": {
-         *             "orderId": "1001"
-         *           },
-         *           "pricing": null,
-         *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "expiresAt": "2026-03-01T13:00:00.000Z",
-         *           "createdAt": "2026-03-01T12:00:00.000Z",
-         *           "updatedAt": "2026-03-01T12:03:10.000Z",
-         *           "payments": [
-         *             {
-         *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
-         *               "chain": "POLYGON",
-         *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
-         *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-         *               "amount": "4.99",
-         *               "amountBaseUnits": "4990000",
-         *               "status": "confirmed",
-         *               "isLate": false,
-         *               "blockNumber": "68123456",
-         *               "createdAt": "2026-03-01T12:02:58.000Z"
-         *             }
-         *           ]
-         *         }
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['ChargeSucceededEvent'];
-      };
-    };
-    responses: {
-      /** @description Any 2xx: delivered. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: Chargeport disables the endpoint and stops delivering. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  webhook_charge_failed: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id: the same on every retry. Deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
-        'webhook-timestamp': string;
-        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *       "object": "event",
-         *       "type": "charge.failed",
-         *       "mode": "live",
-         *       "createdAt": "2026-03-01T12:03:10.000Z",
-         *       "data": {
-         *         "charge": {
-         *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "charge",
-         *           "mode": "live",
-         *           "status": "failed",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "items": [
-         *             {
-         *               "name": "Gem pack",
-         *               "image": "https://game.example/gems.png",
-         *               "amount": "4.99",
-         *               "quantity": 1,
-         *               "lineTotal": "4.99"
-         *             }
-         *           ],
-         *           "destination": "merchant_wallet",
-         *           "toAddress": null,
-         *           "isDirectTransfer": false,
-         *           "successUrl": "https://game.example/success",
-         *           "cancelUrl": "https://game.example/cancel",
-         *           "metadata": {
-         *             "orderId": "1001"
-         *           },
-         *           "pricing": null,
-         *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "expiresAt": "2026-03-01T13:00:00.000Z",
-         *           "createdAt": "2026-03-01T12:00:00.000Z",
-         *           "updatedAt": "2026-03-01T12:03:10.000Z",
-         *           "payments": []
-         *         }
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['ChargeFailedEvent'];
-      };
-    };
-    responses: {
-      /** @description Any 2xx: delivered. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: Chargeport disables the endpoint and stops delivering. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  webhook_charge_expired: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id: the same on every retry. Deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
-        'webhook-timestamp': string;
-        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *       "object": "event",
-         *       "type": "charge.expired",
-         *       "mode": "live",
-         *       "createdAt": "2026-03-01T12:03:10.000Z",
-         *       "data": {
-         *         "charge": {
-         *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "charge",
-         *           "mode": "live",
-         *           "status": "expired",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "items": [
-         *             {
-         *               "name": "Gem pack",
-         *               "image": "https://game.example/gems.png",
-         *               "amount": "4.99",
-         *               "quantity": 1,
-         *               "lineTotal": "4.99"
-         *             }
-         *           ],
-         *           "destination": "merchant_wallet",
-         *           "toAddress": null,
-         *           "isDirectTransfer": false,
-         *           "successUrl": "https://game.example/success",
-         *           "cancelUrl": "https://game.example/cancel",
-         *           "metadata": {
-         *             "orderId": "1001"
-         *           },
-         *           "pricing": null,
-         *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "expiresAt": "2026-03-01T13:00:00.000Z",
-         *           "createdAt": "2026-03-01T12:00:00.000Z",
-         *           "updatedAt": "2026-03-01T12:03:10.000Z",
-         *           "payments": []
-         *         }
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['ChargeExpiredEvent'];
-      };
-    };
-    responses: {
-      /** @description Any 2xx: delivered. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: Chargeport disables the endpoint and stops delivering. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  webhook_charge_canceled: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id: the same on every retry. Deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
-        'webhook-timestamp': string;
-        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *       "object": "event",
-         *       "type": "charge.canceled",
-         *       "mode": "live",
-         *       "createdAt": "2026-03-01T12:03:10.000Z",
-         *       "data": {
-         *         "charge": {
-         *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "charge",
-         *           "mode": "live",
-         *           "status": "canceled",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "items": [
-         *             {
-         *               "name": "Gem pack",
-         *               "image": "https://game.example/gems.png",
-         *               "amount": "4.99",
-         *               "quantity": 1,
-         *               "lineTotal": "4.99"
-         *             }
-         *           ],
-         *           "destination": "merchant_wallet",
-         *           "toAddress": null,
-         *           "isDirectTransfer": false,
-         *           "successUrl": "https://game.example/success",
-         *           "cancelUrl": "https://game.example/cancel",
-         *           "metadata": {
-         *             "orderId": "1001"
-         *           },
-         *           "pricing": null,
-         *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "expiresAt": "2026-03-01T13:00:00.000Z",
-         *           "createdAt": "2026-03-01T12:00:00.000Z",
-         *           "updatedAt": "2026-03-01T12:03:10.000Z",
-         *           "payments": []
-         *         }
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['ChargeCanceledEvent'];
-      };
-    };
-    responses: {
-      /** @description Any 2xx: delivered. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: Chargeport disables the endpoint and stops delivering. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  webhook_payment_failed: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id: the same on every retry. Deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
-        'webhook-timestamp': string;
-        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *       "object": "event",
-         *       "type": "payment.failed",
-         *       "mode": "live",
-         *       "createdAt": "2026-03-01T12:03:10.000Z",
-         *       "data": {
-         *         "charge": {
-         *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "charge",
-         *           "mode": "live",
-         *           "status": "pending",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "items": [
-         *             {
-         *               "name": "Gem pack",
-         *               "image": "https://game.example/gems.png",
-         *               "amount": "4.99",
-         *               "quantity": 1,
-         *               "lineTotal": "4.99"
-         *             }
-         *           ],
-         *           "destination": "merchant_wallet",
-         *           "toAddress": null,
-         *           "isDirectTransfer": false,
-         *           "successUrl": "https://game.example/success",
-         *           "cancelUrl": "https://game.example/cancel",
-         *           "metadata": {
-         *             "orderId": "1001"
-         *           },
-         *           "pricing": null,
-         *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "expiresAt": "2026-03-01T13:00:00.000Z",
-         *           "createdAt": "2026-03-01T12:00:00.000Z",
-         *           "updatedAt": "2026-03-01T12:00:00.000Z",
-         *           "payments": []
-         *         },
-         *         "paymentAttempt": {
-         *           "id": "otx_3Jk5Mn7Pq9Rs1Tu3Vw5Xy7",
-         *           "method": "balance",
-         *           "chain": "POLYGON",
-         *           "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
-         *           "reason": "transaction reverted"
-         *         }
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['PaymentFailedEvent'];
-      };
-    };
-    responses: {
-      /** @description Any 2xx: delivered. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: Chargeport disables the endpoint and stops delivering. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  webhook_refund_created: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id: the same on every retry. Deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
-        'webhook-timestamp': string;
-        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *       "object": "event",
-         *       "type": "refund.created",
-         *       "mode": "live",
-         *       "createdAt": "2026-03-01T12:03:10.000Z",
-         *       "data": {
-         *         "charge": {
-         *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "charge",
-         *           "mode": "live",
-         *           "status": "succeeded",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "items": [
-         *             {
-         *               "name": "Gem pack",
-         *               "image": "https://game.example/gems.png",
-         *               "amount": "4.99",
-         *               "quantity": 1,
-         *               "lineTotal": "4.99"
-         *             }
-         *           ],
-         *           "destination": "merchant_wallet",
-         *           "toAddress": null,
-         *           "isDirectTransfer": false,
-         *           "successUrl": "https://game.example/success",
-         *           "cancelUrl": "https://game.example/cancel",
-         *           "metadata": {
-         *             "orderId": "1001"
-         *           },
-         *           "pricing": null,
-         *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "expiresAt": "2026-03-01T13:00:00.000Z",
-         *           "createdAt": "2026-03-01T12:00:00.000Z",
-         *           "updatedAt": "2026-03-01T12:03:10.000Z",
-         *           "payments": [
-         *             {
-         *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
-         *               "chain": "POLYGON",
-         *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
-         *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-         *               "amount": "4.99",
-         *               "amountBaseUnits": "4990000",
-         *               "status": "confirmed",
-         *               "isLate": false,
-         *               "blockNumber": "68123456",
-         *               "createdAt": "2026-03-01T12:02:58.000Z"
-         *             }
-         *           ]
-         *         },
-         *         "refund": {
-         *           "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "refund",
-         *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "mode": "live",
-         *           "status": "pending",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-         *           "source": "merchant_wallet",
-         *           "reason": "Customer request",
-         *           "transactionHash": null,
-         *           "failureReason": null,
-         *           "timeline": [
-         *             {
-         *               "status": "pending",
-         *               "at": "2026-03-02T09:00:00.000Z"
-         *             }
-         *           ],
-         *           "createdAt": "2026-03-02T09:00:00.000Z"
-         *         }
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['RefundCreatedEvent'];
-      };
-    };
-    responses: {
-      /** @description Any 2xx: delivered. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: Chargeport disables the endpoint and stops delivering. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  webhook_refund_succeeded: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id: the same on every retry. Deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
-        'webhook-timestamp': string;
-        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *       "object": "event",
-         *       "type": "refund.succeeded",
-         *       "mode": "live",
-         *       "createdAt": "2026-03-01T12:03:10.000Z",
-         *       "data": {
-         *         "charge": {
-         *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "charge",
-         *           "mode": "live",
-         *           "status": "succeeded",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "items": [
-         *             {
-         *               "name": "Gem pack",
-         *               "image": "https://game.example/gems.png",
-         *               "amount": "4.99",
-         *               "quantity": 1,
-         *               "lineTotal": "4.99"
-         *             }
-         *           ],
-         *           "destination": "merchant_wallet",
-         *           "toAddress": null,
-         *           "isDirectTransfer": false,
-         *           "successUrl": "https://game.example/success",
-         *           "cancelUrl": "https://game.example/cancel",
-         *           "metadata": {
-         *             "orderId": "1001"
-         *           },
-         *           "pricing": null,
-         *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "expiresAt": "2026-03-01T13:00:00.000Z",
-         *           "createdAt": "2026-03-01T12:00:00.000Z",
-         *           "updatedAt": "2026-03-01T12:03:10.000Z",
-         *           "payments": [
-         *             {
-         *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
-         *               "chain": "POLYGON",
-         *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
-         *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-         *               "amount": "4.99",
-         *               "amountBaseUnits": "4990000",
-         *               "status": "confirmed",
-         *               "isLate": false,
-         *               "blockNumber": "68123456",
-         *               "createdAt": "2026-03-01T12:02:58.000Z"
-         *             }
-         *           ]
-         *         },
-         *         "refund": {
-         *           "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "refund",
-         *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "mode": "live",
-         *           "status": "succeeded",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-         *           "source": "merchant_wallet",
-         *           "reason": "Customer request",
-         *           "transactionHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
-         *           "failureReason": null,
-         *           "timeline": [
-         *             {
-         *               "status": "pending",
-         *               "at": "2026-03-02T09:00:00.000Z"
-         *             }
-         *           ],
-         *           "createdAt": "2026-03-02T09:00:00.000Z"
-         *         }
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['RefundSucceededEvent'];
-      };
-    };
-    responses: {
-      /** @description Any 2xx: delivered. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: Chargeport disables the endpoint and stops delivering. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-    };
-  };
-  webhook_refund_failed: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description The event id: the same on every retry. Deduplicate on it. */
-        'webhook-id': string;
-        /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
-        'webhook-timestamp': string;
-        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
-        'webhook-signature': string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        /**
-         * @example {
-         *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *       "object": "event",
-         *       "type": "refund.failed",
-         *       "mode": "live",
-         *       "createdAt": "2026-03-01T12:03:10.000Z",
-         *       "data": {
-         *         "charge": {
-         *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "charge",
-         *           "mode": "live",
-         *           "status": "succeeded",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "items": [
-         *             {
-         *               "name": "Gem pack",
-         *               "image": "https://game.example/gems.png",
-         *               "amount": "4.99",
-         *               "quantity": 1,
-         *               "lineTotal": "4.99"
-         *             }
-         *           ],
-         *           "destination": "merchant_wallet",
-         *           "toAddress": null,
-         *           "isDirectTransfer": false,
-         *           "successUrl": "https://game.example/success",
-         *           "cancelUrl": "https://game.example/cancel",
-         *           "metadata": {
-         *             "orderId": "1001"
-         *           },
-         *           "pricing": null,
-         *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "expiresAt": "2026-03-01T13:00:00.000Z",
-         *           "createdAt": "2026-03-01T12:00:00.000Z",
-         *           "updatedAt": "2026-03-01T12:03:10.000Z",
-         *           "payments": [
-         *             {
-         *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
-         *               "chain": "POLYGON",
-         *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
-         *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-         *               "amount": "4.99",
-         *               "amountBaseUnits": "4990000",
-         *               "status": "confirmed",
-         *               "isLate": false,
-         *               "blockNumber": "68123456",
-         *               "createdAt": "2026-03-01T12:02:58.000Z"
-         *             }
-         *           ]
-         *         },
-         *         "refund": {
-         *           "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "object": "refund",
-         *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
-         *           "mode": "live",
-         *           "status": "failed",
-         *           "chain": "POLYGON",
-         *           "token": {
-         *             "symbol": "USDC",
-         *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
-         *             "decimals": 6
-         *           },
-         *           "amount": "4.99",
-         *           "amountBaseUnits": "4990000",
-         *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-         *           "source": "merchant_wallet",
-         *           "reason": "Customer request",
-         *           "transactionHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
-         *           "failureReason": "execution reverted",
-         *           "timeline": [
-         *             {
-         *               "status": "pending",
-         *               "at": "2026-03-02T09:00:00.000Z"
-         *             }
-         *           ],
-         *           "createdAt": "2026-03-02T09:00:00.000Z"
-         *         }
-         *       }
-         *     }
-         */
-        'application/json': components['schemas']['RefundFailedEvent'];
-      };
-    };
-    responses: {
-      /** @description Any 2xx: delivered. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Gone: Chargeport disables the endpoint and stops delivering. */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
+    createCharge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key + same body → the same response again (kept ≥ 24 h); same key + other body → 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChargeRequest"];
+            };
+        };
+        responses: {
+            /** @description Charge created: its id and the hosted checkout URL (`paymentUrl`). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateChargeResponse"];
+                };
+            };
+            /** @description error.code: `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `test_key_required`, `live_key_required`, `verification_required`, `key_not_permitted` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "test_key_required",
+                     *         "message": "Test helpers work with test API keys (cp_test_…) only."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `idempotency_conflict` */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "idempotency_conflict",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `payload_too_large` */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `unsupported_chain`, `chain_not_configured`, `unsupported_token`, `invalid_address`, `invalid_amount`, `amount_mismatch`, `price_unavailable` */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_chain",
+                     *         "message": "Unknown chain \"ETHEREUM\". Supported chains: POLYGON, POLYGON_AMOY, BSC, BSC_TESTNET, DFK, DFK_TESTNET, SOLANA, SOLANA_DEVNET.",
+                     *         "param": "chargeData.chain"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getCharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A charge id (ch_…). */
+                chargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The charge. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "charge",
+                     *         "mode": "live",
+                     *         "status": "succeeded",
+                     *         "chain": "POLYGON",
+                     *         "token": {
+                     *           "symbol": "USDC",
+                     *           "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *           "decimals": 6
+                     *         },
+                     *         "amount": "4.99",
+                     *         "amountBaseUnits": "4990000",
+                     *         "items": [
+                     *           {
+                     *             "name": "Gem pack",
+                     *             "image": "https://game.example/gems.png",
+                     *             "amount": "4.99",
+                     *             "quantity": 1,
+                     *             "lineTotal": "4.99"
+                     *           }
+                     *         ],
+                     *         "destination": "merchant_wallet",
+                     *         "toAddress": null,
+                     *         "isDirectTransfer": false,
+                     *         "successUrl": "https://game.example/success",
+                     *         "cancelUrl": "https://game.example/cancel",
+                     *         "metadata": {
+                     *           "orderId": "1001"
+                     *         },
+                     *         "pricing": null,
+                     *         "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "expiresAt": "2026-03-01T13:00:00.000Z",
+                     *         "createdAt": "2026-03-01T12:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T12:03:10.000Z",
+                     *         "timeline": [
+                     *           {
+                     *             "status": "pending",
+                     *             "type": "charge.pending",
+                     *             "at": "2026-03-01T12:00:00.000Z"
+                     *           },
+                     *           {
+                     *             "status": "processing",
+                     *             "type": "charge.processing",
+                     *             "at": "2026-03-01T12:02:58.000Z"
+                     *           },
+                     *           {
+                     *             "status": "succeeded",
+                     *             "type": "charge.succeeded",
+                     *             "at": "2026-03-01T12:03:10.000Z"
+                     *           }
+                     *         ],
+                     *         "payments": [
+                     *           {
+                     *             "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                     *             "chain": "POLYGON",
+                     *             "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                     *             "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *             "amount": "4.99",
+                     *             "amountBaseUnits": "4990000",
+                     *             "status": "confirmed",
+                     *             "isLate": false,
+                     *             "blockNumber": "68123456",
+                     *             "createdAt": "2026-03-01T12:02:58.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChargeResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listCharges: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description A charge id: return charges created before it. */
+                starting_after?: string;
+                status?: components["schemas"]["ChargeStatus"];
+                /** @description Must match the key's mode; keys only see their own mode. */
+                mode?: "test" | "live";
+                /** @description Only charges created at or after this time. */
+                created_gte?: string;
+                /** @description Only charges created before this time. */
+                created_lt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of charges. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "object": "list",
+                     *         "data": [
+                     *           {
+                     *             "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "object": "charge",
+                     *             "mode": "live",
+                     *             "status": "pending",
+                     *             "chain": "POLYGON",
+                     *             "token": {
+                     *               "symbol": "USDC",
+                     *               "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *               "decimals": 6
+                     *             },
+                     *             "amount": "4.99",
+                     *             "amountBaseUnits": "4990000",
+                     *             "items": [
+                     *               {
+                     *                 "name": "Gem pack",
+                     *                 "image": "https://game.example/gems.png",
+                     *                 "amount": "4.99",
+                     *                 "quantity": 1,
+                     *                 "lineTotal": "4.99"
+                     *               }
+                     *             ],
+                     *             "destination": "merchant_wallet",
+                     *             "toAddress": null,
+                     *             "isDirectTransfer": false,
+                     *             "successUrl": "https://game.example/success",
+                     *             "cancelUrl": "https://game.example/cancel",
+                     *             "metadata": {
+                     *               "orderId": "1001"
+                     *             },
+                     *             "pricing": null,
+                     *             "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "expiresAt": "2026-03-01T13:00:00.000Z",
+                     *             "createdAt": "2026-03-01T12:00:00.000Z",
+                     *             "updatedAt": "2026-03-01T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "has_more": false
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChargeListResponse"];
+                };
+            };
+            /** @description error.code: `invalid_request` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted`, `test_key_required`, `live_key_required` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    cancelCharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A charge id (ch_…). */
+                chargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled charge. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "charge",
+                     *         "mode": "live",
+                     *         "status": "canceled",
+                     *         "chain": "POLYGON",
+                     *         "token": {
+                     *           "symbol": "USDC",
+                     *           "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *           "decimals": 6
+                     *         },
+                     *         "amount": "4.99",
+                     *         "amountBaseUnits": "4990000",
+                     *         "items": [
+                     *           {
+                     *             "name": "Gem pack",
+                     *             "image": "https://game.example/gems.png",
+                     *             "amount": "4.99",
+                     *             "quantity": 1,
+                     *             "lineTotal": "4.99"
+                     *           }
+                     *         ],
+                     *         "destination": "merchant_wallet",
+                     *         "toAddress": null,
+                     *         "isDirectTransfer": false,
+                     *         "successUrl": "https://game.example/success",
+                     *         "cancelUrl": "https://game.example/cancel",
+                     *         "metadata": {
+                     *           "orderId": "1001"
+                     *         },
+                     *         "pricing": null,
+                     *         "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "expiresAt": "2026-03-01T13:00:00.000Z",
+                     *         "createdAt": "2026-03-01T12:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T12:00:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CanceledChargeResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `charge_not_cancelable`, `payment_in_progress` */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "charge_not_cancelable",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A charge id (ch_…). */
+                chargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refunds. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "object": "list",
+                     *         "data": [
+                     *           {
+                     *             "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "object": "refund",
+                     *             "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "mode": "live",
+                     *             "status": "pending",
+                     *             "chain": "POLYGON",
+                     *             "token": {
+                     *               "symbol": "USDC",
+                     *               "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *               "decimals": 6
+                     *             },
+                     *             "amount": "4.99",
+                     *             "amountBaseUnits": "4990000",
+                     *             "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *             "source": "merchant_wallet",
+                     *             "reason": "Customer request",
+                     *             "transactionHash": null,
+                     *             "failureReason": null,
+                     *             "timeline": [
+                     *               {
+                     *                 "status": "pending",
+                     *                 "at": "2026-03-02T09:00:00.000Z"
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-03-02T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "refundable": {
+                     *           "amount": "0",
+                     *           "amountBaseUnits": "0"
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RefundListResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key → the same refund; same key with another amount or destination → 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A charge id (ch_…). */
+                chargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "4.99",
+                 *       "reason": "Customer request"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateRefundRequest"];
+            };
+        };
+        responses: {
+            /** @description The refund. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "refund",
+                     *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "mode": "live",
+                     *         "status": "pending",
+                     *         "chain": "POLYGON",
+                     *         "token": {
+                     *           "symbol": "USDC",
+                     *           "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *           "decimals": 6
+                     *         },
+                     *         "amount": "4.99",
+                     *         "amountBaseUnits": "4990000",
+                     *         "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *         "source": "merchant_wallet",
+                     *         "reason": "Customer request",
+                     *         "transactionHash": null,
+                     *         "failureReason": null,
+                     *         "timeline": [
+                     *           {
+                     *             "status": "pending",
+                     *             "at": "2026-03-02T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-03-02T09:00:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RefundResponse"];
+                };
+            };
+            /** @description error.code: `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `refund_not_possible`, `idempotency_conflict` */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "refund_not_possible",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `payload_too_large` */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `invalid_amount`, `invalid_address`, `refund_exceeds_refundable`, `refund_destination_required`, `insufficient_balance` */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_amount",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited`, `gas_sponsorship_limit` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `gas_tank_empty`, `chain_unavailable` */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "gas_tank_empty",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "object": "list",
+                     *         "data": [
+                     *           {
+                     *             "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "object": "webhook_endpoint",
+                     *             "mode": "live",
+                     *             "url": "https://game.example/webhooks/chargeport",
+                     *             "description": "Production receiver",
+                     *             "eventTypes": [
+                     *               "charge.succeeded",
+                     *               "refund.succeeded"
+                     *             ],
+                     *             "enabled": true,
+                     *             "status": "active",
+                     *             "failingSince": null,
+                     *             "disabledReason": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-03-01T12:00:00.000Z",
+                     *             "updatedAt": "2026-03-01T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "has_more": false
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointListResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://game.example/webhooks/chargeport",
+                 *       "eventTypes": [
+                 *         "charge.succeeded",
+                 *         "refund.succeeded"
+                 *       ],
+                 *       "description": "Production receiver"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint and its secret. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "webhook_endpoint",
+                     *         "mode": "live",
+                     *         "url": "https://game.example/webhooks/chargeport",
+                     *         "description": "Production receiver",
+                     *         "eventTypes": [
+                     *           "charge.succeeded",
+                     *           "refund.succeeded"
+                     *         ],
+                     *         "enabled": true,
+                     *         "status": "active",
+                     *         "failingSince": null,
+                     *         "disabledReason": null,
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-03-01T12:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T12:00:00.000Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8Yp2y7K4qnw="
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
+                };
+            };
+            /** @description error.code: `invalid_request`, `invalid_json`, `invalid_webhook_url` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `webhook_endpoint_limit` */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "webhook_endpoint_limit",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `payload_too_large` */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint id (we_…). */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "webhook_endpoint",
+                     *         "mode": "live",
+                     *         "url": "https://game.example/webhooks/chargeport",
+                     *         "description": "Production receiver",
+                     *         "eventTypes": [
+                     *           "charge.succeeded",
+                     *           "refund.succeeded"
+                     *         ],
+                     *         "enabled": true,
+                     *         "status": "active",
+                     *         "failingSince": null,
+                     *         "disabledReason": null,
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-03-01T12:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T12:00:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint id (we_…). */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "webhook_endpoint",
+                     *         "deleted": true
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedWebhookEndpointResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint id (we_…). */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated endpoint. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "webhook_endpoint",
+                     *         "mode": "live",
+                     *         "url": "https://game.example/webhooks/chargeport",
+                     *         "description": "Production receiver",
+                     *         "eventTypes": [
+                     *           "charge.succeeded",
+                     *           "refund.succeeded"
+                     *         ],
+                     *         "enabled": false,
+                     *         "status": "active",
+                     *         "failingSince": null,
+                     *         "disabledReason": null,
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-03-01T12:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T12:00:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UpdatedWebhookEndpointResponse"];
+                };
+            };
+            /** @description error.code: `invalid_request`, `invalid_json`, `invalid_webhook_url` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `payload_too_large` */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A webhook endpoint id (we_…). */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlapHours": 24
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateWebhookSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint and its new secret. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "webhook_endpoint",
+                     *         "mode": "live",
+                     *         "url": "https://game.example/webhooks/chargeport",
+                     *         "description": "Production receiver",
+                     *         "eventTypes": [
+                     *           "charge.succeeded",
+                     *           "refund.succeeded"
+                     *         ],
+                     *         "enabled": true,
+                     *         "status": "active",
+                     *         "failingSince": null,
+                     *         "disabledReason": null,
+                     *         "previousSecretExpiresAt": "2026-03-02T12:00:00.000Z",
+                     *         "createdAt": "2026-03-01T12:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T12:00:00.000Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8Yp2y7K4qnw="
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RotatedWebhookSecretResponse"];
+                };
+            };
+            /** @description error.code: `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `payload_too_large` */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description An event id: return events created before it. */
+                starting_after?: string;
+                type?: components["schemas"]["WebhookEventType"];
+                /** @description Only events created at or after this time. */
+                created_gte?: string;
+                /** @description Only events created before this time. */
+                created_lt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "object": "list",
+                     *         "data": [
+                     *           {
+                     *             "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "object": "event",
+                     *             "type": "charge.succeeded",
+                     *             "mode": "live",
+                     *             "createdAt": "2026-03-01T12:03:10.000Z",
+                     *             "data": {
+                     *               "charge": {
+                     *                 "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *                 "object": "charge",
+                     *                 "mode": "live",
+                     *                 "status": "succeeded",
+                     *                 "chain": "POLYGON",
+                     *                 "token": {
+                     *                   "symbol": "USDC",
+                     *                   "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *                   "decimals": 6
+                     *                 },
+                     *                 "amount": "4.99",
+                     *                 "amountBaseUnits": "4990000",
+                     *                 "items": [
+                     *                   {
+                     *                     "name": "Gem pack",
+                     *                     "image": "https://game.example/gems.png",
+                     *                     "amount": "4.99",
+                     *                     "quantity": 1,
+                     *                     "lineTotal": "4.99"
+                     *                   }
+                     *                 ],
+                     *                 "destination": "merchant_wallet",
+                     *                 "toAddress": null,
+                     *                 "isDirectTransfer": false,
+                     *                 "successUrl": "https://game.example/success",
+                     *                 "cancelUrl": "https://game.example/cancel",
+                     *                 "metadata": {
+                     *                   "orderId": "1001"
+                     *                 },
+                     *                 "pricing": null,
+                     *                 "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *                 "expiresAt": "2026-03-01T13:00:00.000Z",
+                     *                 "createdAt": "2026-03-01T12:00:00.000Z",
+                     *                 "updatedAt": "2026-03-01T12:03:10.000Z",
+                     *                 "payments": [
+                     *                   {
+                     *                     "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                     *                     "chain": "POLYGON",
+                     *                     "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                     *                     "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *                     "amount": "4.99",
+                     *                     "amountBaseUnits": "4990000",
+                     *                     "status": "confirmed",
+                     *                     "isLate": false,
+                     *                     "blockNumber": "68123456",
+                     *                     "createdAt": "2026-03-01T12:02:58.000Z"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "has_more": false
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEventListResponse"];
+                };
+            };
+            /** @description error.code: `invalid_request` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Start with the events after this event id (the `Last-Event-ID` header does the same). Default: events from now on. */
+                starting_after?: string;
+                /** @description Comma-separated event types to stream (default: all). */
+                types?: string;
+                /** @description Seconds before the server ends the stream (1–3600); reconnect with the last event id. */
+                max_seconds?: number;
+            };
+            header?: {
+                /** @description Resume after this event id. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream. Each `data:` line is one WebhookEvent as JSON. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id: wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+                     *     event: charge.succeeded
+                     *     data: {"id":"wevt_4Vd9TQ1aQm2xA7bC3dE5fG","object":"event","type":"charge.succeeded","mode":"live","createdAt":"2026-03-01T12:03:10.000Z","data":{"charge":{"id":"ch_4Vd9TQ1aQm2xA7bC3dE5fG","object":"charge","mode":"live","status":"succeeded","chain":"POLYGON","token":{"symbol":"USDC","address":"0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359","decimals":6},"amount":"4.99","amountBaseUnits":"4990000","items":[{"name":"Gem pack","image":"https://game.example/gems.png","amount":"4.99","quantity":1,"lineTotal":"4.99"}],"destination":"merchant_wallet","toAddress":null,"isDirectTransfer":false,"successUrl":"https://game.example/success","cancelUrl":"https://game.example/cancel","metadata":{"orderId":"1001"},"pricing":null,"paymentUrl":"https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG","expiresAt":"2026-03-01T13:00:00.000Z","createdAt":"2026-03-01T12:00:00.000Z","updatedAt":"2026-03-01T12:03:10.000Z","payments":[{"id":"pay_7Hk2LmN4pQ6rS8tU0vW2xY","chain":"POLYGON","txHash":"0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7","fromAddress":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","amount":"4.99","amountBaseUnits":"4990000","status":"confirmed","isLate":false,"blockNumber":"68123456","createdAt":"2026-03-01T12:02:58.000Z"}]}}}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description error.code: `invalid_request` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    payTestCharge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key → the same payment again, never a second transfer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A charge id (ch_…). */
+                chargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": "0.1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayTestChargeRequest"];
+            };
+        };
+        responses: {
+            /** @description The transfer was mined; the watcher settles the charge within seconds. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "object": "test_payment",
+                     *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "chain": "POLYGON_AMOY",
+                     *         "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                     *         "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *         "toAddress": "0x2546BcD3c84621e976D8185a91A922aE77ECEc30",
+                     *         "amount": "0.3",
+                     *         "amountBaseUnits": "300000000000000000"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestPaymentResponse"];
+                };
+            };
+            /** @description error.code: `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `key_not_permitted`, `test_key_required`, `forbidden` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `charge_not_payable`, `idempotency_conflict` */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "charge_not_payable",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `payload_too_large` */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `invalid_amount` */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_amount",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `service_unavailable`, `chain_unavailable` */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Serving: status ok or degraded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "db": "ok",
+                     *       "migrations": "applied",
+                     *       "chains": {
+                     *         "POLYGON": {
+                     *           "status": "ok",
+                     *           "head": 68123456,
+                     *           "cursor": 68123455,
+                     *           "lagBlocks": 1
+                     *         },
+                     *         "SOLANA": {
+                     *           "status": "not_configured",
+                     *           "head": null,
+                     *           "cursor": null,
+                     *           "lagBlocks": null
+                     *         }
+                     *       },
+                     *       "queue": {
+                     *         "queued": 0,
+                     *         "ready": 0
+                     *       },
+                     *       "webhooks": {
+                     *         "oldestDueDeliverySeconds": null,
+                     *         "oldestUnrelayedEventSeconds": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Not serving: status down (database unreachable or migrations pending). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "down",
+                     *       "db": "unreachable",
+                     *       "migrations": "unknown",
+                     *       "chains": {
+                     *         "POLYGON": {
+                     *           "status": "ok",
+                     *           "head": 68123456,
+                     *           "cursor": 68123455,
+                     *           "lagBlocks": 1
+                     *         },
+                     *         "SOLANA": {
+                     *           "status": "not_configured",
+                     *           "head": null,
+                     *           "cursor": null,
+                     *           "lagBlocks": null
+                     *         }
+                     *       },
+                     *       "queue": {
+                     *         "queued": 0,
+                     *         "ready": 0
+                     *       },
+                     *       "webhooks": {
+                     *         "oldestDueDeliverySeconds": null,
+                     *         "oldestUnrelayedEventSeconds": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "db": "ok",
+                     *       "migrations": "applied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description Not ready. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "not_ready",
+                     *       "db": "ok",
+                     *       "migrations": "pending"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+        };
+    };
+    webhook_charge_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.created",
+                 *       "mode": "live",
+                 *       "createdAt": "2026-03-01T12:00:00.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "pending",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:00:00.000Z",
+                 *           "payments": []
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_charge_processing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.processing",
+                 *       "mode": "live",
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "processing",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeProcessingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_charge_succeeded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.succeeded",
+                 *       "mode": "live",
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeSucceededEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_charge_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.failed",
+                 *       "mode": "live",
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "failed",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": []
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_charge_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.expired",
+                 *       "mode": "live",
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "expired",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": []
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_charge_canceled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.canceled",
+                 *       "mode": "live",
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "canceled",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": []
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeCanceledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_payment_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "payment.failed",
+                 *       "mode": "live",
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "pending",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:00:00.000Z",
+                 *           "payments": []
+                 *         },
+                 *         "paymentAttempt": {
+                 *           "id": "otx_3Jk5Mn7Pq9Rs1Tu3Vw5Xy7",
+                 *           "method": "balance",
+                 *           "chain": "POLYGON",
+                 *           "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *           "reason": "transaction reverted"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "refund.created",
+                 *       "mode": "live",
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "refund": {
+                 *           "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "refund",
+                 *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "mode": "live",
+                 *           "status": "pending",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *           "source": "merchant_wallet",
+                 *           "reason": "Customer request",
+                 *           "transactionHash": null,
+                 *           "failureReason": null,
+                 *           "timeline": [
+                 *             {
+                 *               "status": "pending",
+                 *               "at": "2026-03-02T09:00:00.000Z"
+                 *             }
+                 *           ],
+                 *           "createdAt": "2026-03-02T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_succeeded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "refund.succeeded",
+                 *       "mode": "live",
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "refund": {
+                 *           "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "refund",
+                 *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *           "source": "merchant_wallet",
+                 *           "reason": "Customer request",
+                 *           "transactionHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *           "failureReason": null,
+                 *           "timeline": [
+                 *             {
+                 *               "status": "pending",
+                 *               "at": "2026-03-02T09:00:00.000Z"
+                 *             }
+                 *           ],
+                 *           "createdAt": "2026-03-02T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundSucceededEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "refund.failed",
+                 *       "mode": "live",
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "refund": {
+                 *           "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "refund",
+                 *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "mode": "live",
+                 *           "status": "failed",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *           "source": "merchant_wallet",
+                 *           "reason": "Customer request",
+                 *           "transactionHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *           "failureReason": "execution reverted",
+                 *           "timeline": [
+                 *             {
+                 *               "status": "pending",
+                 *               "at": "2026-03-02T09:00:00.000Z"
+                 *             }
+                 *           ],
+                 *           "createdAt": "2026-03-02T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
     };
-  };
 }
