@@ -215,7 +215,7 @@ export function buildOpenApiDocument(serverUrl: string) {
       { name: TAGS.endpoints, description: 'Where Chargeport POSTs your events, each signed with the endpoint’s secret.' },
       {
         name: TAGS.events,
-        description: 'Every event of your mode, to reconcile missed deliveries or stream them live (`chargeport listen`).',
+        description: 'Every event of your mode, to reconcile missed deliveries or stream them live (`GET /api/events/stream`).',
       },
       {
         name: TAGS.testHelpers,
@@ -617,7 +617,7 @@ function registerEventPaths(registry: OpenAPIRegistry) {
       tags: [TAGS.events],
       summary: 'Stream events (server-sent events)',
       description:
-        "The key's events as they happen, as a `text/event-stream`: one message per event (`id` = the event id, `event` = its type, `data` = the event exactly as delivered to webhooks), oldest first, and a `: keep-alive` comment every 15 s. Without a cursor the stream starts with events created after the request; with `Last-Event-ID` (browsers' EventSource sends it on reconnect) or `starting_after`, with the events after that one. The server ends the stream after `max_seconds` (default 300): reconnect with the last id and nothing is lost. Secret keys only, the key's mode only. This is what `npx chargeport listen` reads.",
+        "The key's events as they happen, as a `text/event-stream`: one message per event (`id` = the event id, `event` = its type, `data` = the event exactly as delivered to webhooks), oldest first, and a `: keep-alive` comment every 15 s. Without a cursor the stream starts with events created after the request; with `Last-Event-ID` (browsers' EventSource sends it on reconnect) or `starting_after`, with the events after that one. The server ends the stream after `max_seconds` (default 300): reconnect with the last id and nothing is lost. Secret keys only, the key's mode only.",
       security: SECRET,
       request: {
         query: streamEventsQuerySchema,
@@ -797,7 +797,7 @@ function registerWebhooks(registry: OpenAPIRegistry) {
           410: { description: 'Gone: Chargeport disables the endpoint and stops delivering.' },
         },
         samples: {
-          curl: `# Replay a delivery to your local receiver with the CLI instead:\nnpx chargeport listen --api-key $CHARGEPORT_TEST_KEY --forward-to http://localhost:4000/webhooks`,
+          curl: `# Watch your test events live instead of receiving them:\ncurl -N $CHARGEPORT_URL/api/events/stream -H "x-api-key: $CHARGEPORT_TEST_KEY"`,
           node: `import { Chargeport } from '@chargeport/node';\nconst chargeport = new Chargeport({ apiKey: process.env.CHARGEPORT_SECRET_KEY });\n\n// Express: keep the raw body (express.raw({ type: 'application/json' })).\napp.post('/webhooks/chargeport', (req, res) => {\n  const event = chargeport.webhooks.constructEvent(req.body, req.headers, process.env.CHARGEPORT_WEBHOOK_SECRET);\n  if (event.type === '${type}') {\n    // event.data is typed for ${type}\n  }\n  res.sendStatus(204);\n});`,
         },
       }),
@@ -857,6 +857,6 @@ Any Standard Webhooks library works too. Answer 2xx within 10 seconds; anything 
 
 ## On your laptop
 
-\`npx chargeport listen --api-key cp_test_… --forward-to http://localhost:4000/webhooks\` streams your test events (\`GET /api/events/stream\`) and forwards each one to your local server, signed with a local secret it prints. \`npx chargeport trigger charge.succeeded\` creates a test charge and pays it (\`POST /api/test_helpers/charges/{chargeId}/pay\`), so real events flow.
+Test-mode endpoints may target \`http://localhost\` (outside production). To drive events without a wallet, create a test charge and pay it with \`POST /api/test_helpers/charges/{chargeId}/pay\`; to watch them live without a public URL, read \`GET /api/events/stream\` (\`chargeport.events.stream()\` in the Node SDK).
 `;
 }

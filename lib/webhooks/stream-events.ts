@@ -1,5 +1,5 @@
 /**
- * The owner's events as server-sent events (GET /api/events/stream), for `chargeport listen` and any
+ * The owner's events as server-sent events (GET /api/events/stream), for the Node SDK's `events.stream()` and any
  * merchant tool that wants events live without a public webhook URL.
  *
  * It polls webhook_events (the outbox every event is written to in its state change's transaction), so

@@ -208,7 +208,7 @@ export interface paths {
         };
         /**
          * Stream events (server-sent events)
-         * @description The key's events as they happen, as a `text/event-stream`: one message per event (`id` = the event id, `event` = its type, `data` = the event exactly as delivered to webhooks), oldest first, and a `: keep-alive` comment every 15 s. Without a cursor the stream starts with events created after the request; with `Last-Event-ID` (browsers' EventSource sends it on reconnect) or `starting_after`, with the events after that one. The server ends the stream after `max_seconds` (default 300): reconnect with the last id and nothing is lost. Secret keys only, the key's mode only. This is what `npx chargeport listen` reads.
+         * @description The key's events as they happen, as a `text/event-stream`: one message per event (`id` = the event id, `event` = its type, `data` = the event exactly as delivered to webhooks), oldest first, and a `: keep-alive` comment every 15 s. Without a cursor the stream starts with events created after the request; with `Last-Event-ID` (browsers' EventSource sends it on reconnect) or `starting_after`, with the events after that one. The server ends the stream after `max_seconds` (default 300): reconnect with the last id and nothing is lost. Secret keys only, the key's mode only.
          */
         get: operations["streamEvents"];
         put?: never;

@@ -1,4 +1,4 @@
-// GET /api/events/stream — the key's events as server-sent events, live (what `chargeport listen` reads).
+// GET /api/events/stream — the key's events as server-sent events, live.
 import { parseOrThrow, searchParamsObject } from '@/lib/api/parse';
 import { methodsNotAllowed } from '@/lib/api/methods';
 import { withApiKey } from '@/lib/api/with-api-key';
