@@ -8,6 +8,8 @@
  * - `payment_in_progress`: `pay()` was called while another payment window was open;
  * - `invalid_webhook_signature` / `invalid_webhook_payload` / `invalid_webhook_secret`: `verifyWebhook()` refused a request.
  */
+import type { components } from './generated/openapi.ts';
+
 export type SdkErrorCode =
   | 'invalid_response'
   | 'network_error'
@@ -18,10 +20,13 @@ export type SdkErrorCode =
   | 'invalid_webhook_payload'
   | 'invalid_webhook_secret';
 
+/** The API's stable error codes (generated from the OpenAPI document's ErrorCode enum). */
+export type ApiErrorCode = components['schemas']['ErrorCode'];
+
 export interface ChargeportErrorInit {
   /** HTTP status of the answer; 0 when there was none. */
   status: number;
-  code: string;
+  code: ApiErrorCode | SdkErrorCode;
   message: string;
   param?: string;
   requestId?: string;
@@ -34,7 +39,7 @@ export class ChargeportError extends Error {
   /** HTTP status of the answer; 0 when there was none (network error, refused before sending). */
   readonly status: number;
   /** The API's stable `error.code` (e.g. `unsupported_chain`) or an {@link SdkErrorCode}. */
-  readonly code: string;
+  readonly code: ApiErrorCode | SdkErrorCode;
   /** Dotted path of the offending field, e.g. `chargeData.chain`, when a field is at fault. */
   readonly param?: string;
   /** The `x-request-id` of the answer: quote it to support. */
