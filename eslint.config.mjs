@@ -63,6 +63,8 @@ export default defineConfig([
     '.data/**',
     'node_modules/**',
     'sdk/dist/**',
+    'sdk/node/dist/**',
+    'sdk/node/node_modules/**',
     'sdk/node_modules/**',
     'next-env.d.ts',
     'test-results/**',

@@ -29,8 +29,8 @@ export function proxy(request: NextRequest): NextResponse {
 export const config = {
   matcher: [
     {
-      // /oidc and /.well-known: the OpenID provider sets its own policy (lib/oauth/device-pages.ts).
-      source: '/((?!api/|oidc/|\\.well-known/|_next/static|_next/image|favicon.ico).*)',
+      // /oidc and /.well-known: the OpenID provider sets its own policy (lib/oauth/device-pages.ts); /docs/api its own (Redoc).
+      source: '/((?!api/|docs/api|oidc/|\\.well-known/|_next/static|_next/image|favicon.ico).*)',
       missing: [
         { type: 'header', key: 'next-router-prefetch' },
         { type: 'header', key: 'purpose', value: 'prefetch' },

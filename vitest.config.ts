@@ -9,7 +9,14 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['lib/**/*.test.ts', 'test/**/*.test.ts', 'app/**/*.test.ts', 'scripts/**/*.test.ts', 'sdk/test/**/*.test.ts'],
+    include: [
+      'lib/**/*.test.ts',
+      'test/**/*.test.ts',
+      'app/**/*.test.ts',
+      'scripts/**/*.test.ts',
+      'sdk/test/**/*.test.ts',
+      'sdk/node/test/**/*.test.ts',
+    ],
     // The fault-injection suite runs on its own (npm run test:faults, its own step of npm test).
     exclude: ['**/node_modules/**', 'test/faults/**'],
     globalSetup: ['test/global-setup.ts'],

@@ -97,8 +97,9 @@ test.describe('the production stack', () => {
   test('serves the API reference built from the OpenAPI document', async ({ page }) => {
     await page.goto('/docs/api');
     await expect(page.getByRole('heading', { name: 'Chargeport API' })).toBeVisible();
-    await expect(page.locator('#createCharge')).toContainText('/api/createCharge');
-    await expect(page.locator('#errors')).toContainText('idempotency_conflict');
+    // Redoc, served from the app: the operations and the error table of the description.
+    await expect(page.locator('[id="operation/createCharge"]')).toContainText('/api/createCharge');
+    await expect(page.locator('[id="section/Responses-and-errors"]')).toContainText('idempotency_conflict');
   });
 });
 

@@ -32,6 +32,11 @@ describe('configuration', () => {
     };
     expect(parseEnv(production).WEBHOOKS_ALLOW_LOOPBACK).toBe(false);
     expect(parseEnv({ ...production, WEBHOOKS_ALLOW_LOOPBACK: 'true' }).WEBHOOKS_ALLOW_LOOPBACK).toBe(true);
+    // The test helpers follow the same default: off in production unless turned on.
+    expect(parseEnv({}).TEST_HELPERS_ENABLED).toBe(true);
+    expect(parseEnv(production).TEST_HELPERS_ENABLED).toBe(false);
+    expect(parseEnv({ ...production, TEST_HELPERS_ENABLED: 'true' }).TEST_HELPERS_ENABLED).toBe(true);
+    expect(() => parseEnv({ TEST_HELPERS_PAYER_KEY: '0x1234' })).toThrow(/TEST_HELPERS_PAYER_KEY/);
   });
 
   it('starts local chain nodes by default outside production only; in production LOCAL_CHAINS needs LOCAL_CHAIN_NODES=true', () => {

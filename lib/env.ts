@@ -240,18 +240,38 @@ const envSchema = z.object({
   GAS_TANK_DAILY_TOPUPS_PER_MERCHANT: z.coerce.number().int().min(0).default(5_000),
   /** Transactions the gas tank pays for one paying user (balance payments, swaps) per 24 hours. */
   GAS_TANK_DAILY_TOPUPS_PER_USER: z.coerce.number().int().min(0).default(50),
+  /**
+   * Private key (0x + 64 hex) of a funded wallet on the EVM test networks, for the test helpers
+   * (POST /api/test_helpers/charges/{id}/pay) on a real test network. Local development chains use the
+   * demo payer instead. Unset: test-helper payments on real test networks answer 503. Test networks only.
+   */
+  /** The test helpers (/api/test_helpers/…, test keys only). Defaults to on outside production. */
+  TEST_HELPERS_ENABLED: z.enum(['true', 'false']).optional(),
+  TEST_HELPERS_PAYER_KEY: z
+    .string()
+    .trim()
+    .transform((value) => value || undefined)
+    .pipe(
+      z
+        .string()
+        .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key')
+        .optional(),
+    )
+    .optional(),
   ...rpcEnvEntries,
 });
 
 type ParsedEnv = z.infer<typeof envSchema>;
 
-export type Env = Omit<ParsedEnv, 'WEBHOOKS_ALLOW_LOOPBACK' | 'ONRAMP_SANDBOX' | 'LOCAL_CHAIN_NODES'> & {
+export type Env = Omit<ParsedEnv, 'WEBHOOKS_ALLOW_LOOPBACK' | 'ONRAMP_SANDBOX' | 'LOCAL_CHAIN_NODES' | 'TEST_HELPERS_ENABLED'> & {
   /** Resolved: the variable when set, else true outside production. */
   WEBHOOKS_ALLOW_LOOPBACK: boolean;
   /** Resolved: the variable when set, else true outside production. */
   ONRAMP_SANDBOX: boolean;
   /** Resolved: the variable when set, else true outside production. */
   LOCAL_CHAIN_NODES: boolean;
+  /** Resolved: the variable when set, else true outside production. */
+  TEST_HELPERS_ENABLED: boolean;
 } & Partial<Record<`RPC_URL_${ChainName}`, string>>;
 
 /** RPC_URL_POLYGON, RPC_URL_SOLANA_DEVNET, … */
@@ -287,7 +307,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       );
     }
   }
-  const { WEBHOOKS_ALLOW_LOOPBACK, ONRAMP_SANDBOX, LOCAL_CHAIN_NODES, ...rest } = result.data;
+  const { WEBHOOKS_ALLOW_LOOPBACK, ONRAMP_SANDBOX, LOCAL_CHAIN_NODES, TEST_HELPERS_ENABLED, ...rest } = result.data;
   const localChainNodes = LOCAL_CHAIN_NODES === undefined ? result.data.NODE_ENV !== 'production' : LOCAL_CHAIN_NODES === 'true';
   if (result.data.LOCAL_CHAINS.length && !localChainNodes) {
     // LOCAL_CHAINS lowers confirmations to 1: only ever for nodes the launcher started on purpose.
@@ -302,6 +322,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
       WEBHOOKS_ALLOW_LOOPBACK === undefined ? result.data.NODE_ENV !== 'production' : WEBHOOKS_ALLOW_LOOPBACK === 'true',
     ONRAMP_SANDBOX: ONRAMP_SANDBOX === undefined ? result.data.NODE_ENV !== 'production' : ONRAMP_SANDBOX === 'true',
     LOCAL_CHAIN_NODES: localChainNodes,
+    TEST_HELPERS_ENABLED: TEST_HELPERS_ENABLED === undefined ? result.data.NODE_ENV !== 'production' : TEST_HELPERS_ENABLED === 'true',
   } as Env;
 }
 

@@ -66,10 +66,88 @@ export const ERROR_STATUS = {
   fulfilment_not_retryable: 409,
   invalid_access_token: 401,
   insufficient_scope: 403,
+  price_unavailable: 422,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/**
+ * When each code happens, for the README's error table (scripts/error-table.mts writes it) and the
+ * OpenAPI document's ErrorCode enum. A `Record` over every code: a new code without a line here does
+ * not compile.
+ */
+export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
+  invalid_request: 'A field is missing, malformed, out of bounds or unknown (`param` names it)',
+  invalid_json: 'The body is empty or not JSON',
+  missing_api_key: 'No `x-api-key` header',
+  invalid_api_key: 'The key is malformed, unknown or revoked',
+  test_key_required: '`isTest: true` (or `mode=test`) with a production key; test helpers (`/api/test_helpers/…`) with a production key',
+  live_key_required: '`isTest: false`, a direct transfer, or `mode=live` with a test key',
+  verification_required: 'Direct transfer (or production key) for a merchant without business verification',
+  key_not_permitted: 'A publishable key used for something only secret keys may do',
+  unauthenticated: 'Account pages: not signed in',
+  code_incorrect: 'Account pages: the one-time code is wrong',
+  code_expired: 'Account pages: the one-time code has expired; ask for a new one',
+  pin_not_set: 'Paying from balance: the account has no PIN yet',
+  pin_incorrect: 'Paying from balance: wrong PIN',
+  email_not_verified: 'Account pages: the e-mail address is not verified yet',
+  forbidden: "Dashboard: the member's role may not do this; test helpers on a server that turned them off",
+  not_found:
+    "No such charge (refund, endpoint, event) for this key's merchant and mode, or no such API route (any path under `/api` that no route serves)",
+  method_not_allowed: 'The route exists but not with this method; `Allow` lists the methods it takes',
+  idempotency_conflict: '`Idempotency-Key` reused with a different request',
+  charge_not_cancelable: 'Cancel on a charge that is no longer `pending`',
+  payment_in_progress:
+    'Cancel (or a second payment method) while a payment of the charge is in flight; the message says which and what happens next',
+  account_exists: 'Sign-up: an account with this e-mail address exists; sign in instead',
+  use_other_sign_in: 'Sign-in: this account signs in another way (the message says which)',
+  pin_locked: 'Too many wrong PINs: locked for a while',
+  payload_too_large: 'Body over `API_MAX_BODY_BYTES`',
+  unsupported_media_type: 'A body that is not `application/json`',
+  unsupported_chain: 'Chain not in the registry, or a test network with a production key',
+  chain_not_configured:
+    'The chain (or the test network a test charge runs on) has no RPC URL on this server, so nothing would watch it; the message names the variable to set',
+  unsupported_token: 'No such token on the chain, symbol mismatch, or a non-native token in a test charge',
+  invalid_address: "`tokenAddress` / `toAddress` is not an address of the chain's family",
+  amount_mismatch: "`amount` differs from the items' total (or the items' USD prices differ from `pricing.amount`)",
+  invalid_amount: 'Zero, too many fractional digits for the token (or more than cents for USD), or too large',
+  rate_limited: 'Over the per-key rate limit; see `Retry-After`',
+  code_attempts_exceeded: 'Account pages: too many wrong codes; ask for a new one',
+  internal_error: 'Our fault; the message carries the request id to quote, nothing else',
+  service_unavailable:
+    'A dependency is not available: e.g. a test-helper payment on a test network for which this server has no funded payer',
+  pin_too_simple: 'Setting a PIN: too simple (a run or a repeated digit)',
+  pin_already_set: 'Setting a PIN: one is set already; change it instead',
+  pin_disabled: 'Paying from balance: PIN payments are turned off for the account',
+  phone_in_use: 'Linking a phone: another account has it',
+  phone_not_linked: 'Phone sign-in or unlinking: no phone is linked',
+  charge_not_payable: 'Paying a charge that is no longer payable (paid, canceled, expired or failed)',
+  insufficient_balance: 'Paying from balance, withdrawing or refunding: not enough funds',
+  chain_unavailable: 'The chain node did not answer; retry later',
+  invalid_webhook_url:
+    'Webhook URL refused: live mode needs `https://` to a public address (private, loopback, link-local and metadata addresses, and names resolving to them, are refused)',
+  webhook_endpoint_limit: 'Already 16 webhook endpoints in this mode',
+  gas_sponsorship_limit: "The gas tank's daily limit for this merchant or payer is reached; retry tomorrow",
+  gas_tank_empty: 'The gas tank cannot pay the network fee right now; the operator is alerted',
+  amount_below_minimum: "An on-ramp purchase below the provider's minimum for the method",
+  refund_exceeds_refundable: 'The refund is larger than what the charge can still refund',
+  refund_destination_required: 'The payer was a contract (smart-contract wallet, exchange): give `toAddress`',
+  refund_not_possible: 'The charge has nothing refundable, or its funds cannot be moved from here (direct transfer)',
+  price_unavailable:
+    '`chargeData.pricing` in USD for a token without a fresh USD rate (none from the price feed in the last 15 minutes); stablecoins are always at par',
+  contract_not_found: 'Contracts tab: no contract code at that address on that network',
+  abi_required: 'Contracts tab: the contract is not a recognised ERC-20/721/1155; upload its ABI',
+  invalid_abi: 'Contracts tab: the uploaded ABI is not a JSON ABI array',
+  contract_exists: 'Contracts tab: that contract is already registered',
+  function_not_found: 'Contracts tab: the rule names a function the contract does not have',
+  argument_not_bindable: 'Contracts tab: an argument of the function cannot be bound from the charge',
+  contract_chain_mismatch: "Contracts tab: the rule's contract is on another network than the charge",
+  fulfilment_exists: 'Contracts tab: the charge already has a fulfilment for that rule',
+  fulfilment_not_retryable: 'Contracts tab: only a failed fulfilment can be retried',
+  invalid_access_token: 'In-app API: the `Authorization: Bearer` access token is missing, expired or revoked',
+  insufficient_scope: 'In-app API: the access token lacks the scope the call needs (`wallet:read`, `payments`)',
+};
 
 export interface ErrorBody {
   code: ErrorCode;

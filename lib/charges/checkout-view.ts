@@ -26,6 +26,8 @@ export interface CheckoutView {
   expiresAt: string;
   successUrl: string | null;
   cancelUrl: string | null;
+  /** A charge priced in US dollars: the price and the rate locked at creation. */
+  pricing: { usd: string; rate: string; rateSource: 'par' | 'price_feed' } | null;
 }
 
 export async function loadCheckoutView(chargeId: string, now = new Date()): Promise<CheckoutView | undefined> {
@@ -60,5 +62,6 @@ export async function loadCheckoutView(chargeId: string, now = new Date()): Prom
     expiresAt: charge.expiresAt.toISOString(),
     successUrl: charge.successUrl,
     cancelUrl: charge.cancelUrl,
+    pricing: charge.pricing ? { usd: charge.pricing.amount, rate: charge.pricing.rate, rateSource: charge.pricing.rateSource } : null,
   };
 }

@@ -52,13 +52,14 @@ function insertChargeStatement(rows: NewChargeRows) {
     with new_charge as (
       insert into charges (
         id, merchant_id, api_key_id, mode, chain, token_symbol, token_address, token_decimals, total_base_units,
-        items, destination, to_address, is_direct_transfer, success_url, cancel_url, metadata, status, expires_at,
+        items, destination, to_address, is_direct_transfer, success_url, cancel_url, metadata, pricing, status, expires_at,
         created_at, updated_at
       ) values (
         ${charge.id}, ${charge.merchantId}, ${charge.apiKeyId}, ${charge.mode}, ${charge.chain}, ${charge.tokenSymbol},
         ${charge.tokenAddress}, ${charge.tokenDecimals}, ${charge.totalBaseUnits.toString()}::numeric,
         ${JSON.stringify(charge.items)}::jsonb, ${charge.destination}, ${charge.toAddress}, ${charge.isDirectTransfer},
-        ${charge.successUrl}, ${charge.cancelUrl}, ${JSON.stringify(charge.metadata)}::jsonb, ${charge.status}, ${charge.expiresAt.toISOString()}::timestamptz,
+        ${charge.successUrl}, ${charge.cancelUrl}, ${JSON.stringify(charge.metadata)}::jsonb,
+        ${charge.pricing === null ? null : JSON.stringify(charge.pricing)}::jsonb, ${charge.status}, ${charge.expiresAt.toISOString()}::timestamptz,
         ${charge.createdAt.toISOString()}::timestamptz, ${charge.updatedAt.toISOString()}::timestamptz
       )
       returning id

@@ -10,6 +10,10 @@ import { CHAIN_NAMES } from '@/lib/chains/registry';
 import { PAYMENT_STATUSES } from '@/lib/db/schema/payments';
 import { CHARGE_STATUSES } from './state';
 import { cleanDisplayText } from '@/lib/text';
+import { ERROR_CODES } from '@/lib/errors';
+
+/** An ISO 8601 timestamp in UTC, as every response writes dates (`Date.toISOString()`). */
+export const timestampSchema = z.iso.datetime().meta({ example: '2026-03-01T12:00:00.000Z' });
 
 export const LIMITS = {
   items: 100,
@@ -79,6 +83,22 @@ const metadataSchema = z
   .refine((record) => Object.keys(record).length <= LIMITS.metadataKeys, `must have at most ${LIMITS.metadataKeys} keys`)
   .meta({ description: 'Your own key/value pairs (order id, user id, …), returned with the charge and in webhooks.' });
 
+/** `chargeData.pricing`: the price in US dollars, converted to the token at creation (lib/pricing/convert-usd.ts). */
+const pricingRequestSchema = z
+  .object({
+    currency: z.literal('USD').meta({ description: 'Only USD for now.' }),
+    amount: decimalAmountSchema.meta({
+      description: 'The price in US dollars, at most 2 fractional digits (cents), as a string or a number.',
+      example: '4.99',
+    }),
+  })
+  .strict()
+  .meta({
+    id: 'PricingRequest',
+    description:
+      "Price the charge in US dollars instead of token amounts: at creation the amount is converted to the token with the token's current USD rate (stablecoins at par), rounded up to the token's smallest unit, and the rate is recorded on the charge and locked for its lifetime. With `items`, their `amount`s are USD unit prices that must add up to `pricing.amount`. Not with `chargeData.amount`. Refused with `price_unavailable` when the token has no fresh rate.",
+  });
+
 const chargeDataSchema = z
   .object({
     symbol: z.string().trim().min(1, 'is required').max(LIMITS.symbolLength),
@@ -95,11 +115,16 @@ const chargeDataSchema = z
     cancelUrl: httpUrl.optional(),
     items: z.array(chargeItemSchema).max(LIMITS.items, `must have at most ${LIMITS.items} items`).optional(),
     amount: decimalAmountSchema.optional(),
+    pricing: pricingRequestSchema.optional(),
     toAddress: z.string().trim().min(1).max(LIMITS.addressLength).optional(),
     metadata: metadataSchema.optional(),
   })
   .strict()
-  .meta({ id: 'ChargeData' });
+  .meta({
+    id: 'ChargeData',
+    description:
+      'What the charge is for. Give `items`, or `amount` alone (token amounts), or `pricing` (US dollars, optionally with `items` priced in USD).',
+  });
 
 export const createChargeBodySchema = z
   .object({
@@ -117,14 +142,22 @@ export type CreateChargeBody = z.infer<typeof createChargeBodySchema>;
 
 export const createChargeResultSchema = z
   .object({
-    paymentUrl: z.url().meta({ description: 'The hosted checkout for this charge.' }),
+    paymentUrl: z.url().meta({
+      description: 'The hosted checkout for this charge: send the buyer here.',
+      example: 'https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG',
+    }),
     chargeId: z.string().meta({ example: 'ch_4Vd9TQ1aQm2xA7bC3dE5fG' }),
   })
   .meta({ id: 'CreateChargeResult' });
 
+const errorCodeSchema = z.enum(ERROR_CODES).meta({
+  id: 'ErrorCode',
+  description: 'Stable machine-readable code: the closed list of lib/errors.ts (README, "Error codes"). New codes may be added.',
+});
+
 export const errorSchema = z
   .object({
-    code: z.string().meta({ description: 'Stable machine-readable code; see the error table.' }),
+    code: errorCodeSchema,
     message: z.string(),
     param: z.string().optional().meta({ description: 'Dotted path of the offending field.' }),
   })
@@ -147,11 +180,26 @@ const chargePaymentSchema = z
       .boolean()
       .meta({ description: 'Arrived after the charge expired, failed or was canceled: recorded for refund, not counted.' }),
     blockNumber: z.string(),
-    createdAt: z.string(),
+    createdAt: timestampSchema,
   })
   .meta({ id: 'ChargePayment', description: "A transfer seen on chain into the charge's deposit address." });
 
 export type ChargePaymentResource = z.infer<typeof chargePaymentSchema>;
+
+const chargePricingSchema = z
+  .object({
+    currency: z.literal('USD'),
+    amount: z.string().meta({ description: 'The price asked, in US dollars.', example: '4.99' }),
+    rate: z.string().meta({
+      description: "US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).",
+      example: '0.2345',
+    }),
+    rateSource: z
+      .enum(['par', 'price_feed'])
+      .meta({ description: 'par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.' }),
+    rateAt: timestampSchema.meta({ description: 'When the rate was fetched (for par: when the charge was created).' }),
+  })
+  .meta({ id: 'ChargePricing', description: 'How a USD price became the token amount: the rate recorded at creation.' });
 
 export const chargeSchema = z
   .object({
@@ -178,12 +226,15 @@ export const chargeSchema = z
     successUrl: z.string().nullable(),
     cancelUrl: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
-    paymentUrl: z.string(),
-    expiresAt: z.string(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    pricing: chargePricingSchema.nullable().meta({ description: 'Set when the charge was priced in US dollars (`chargeData.pricing`).' }),
+    paymentUrl: z
+      .url()
+      .meta({ description: 'The hosted checkout of the charge.', example: 'https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG' }),
+    expiresAt: timestampSchema,
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
     timeline: z
-      .array(z.object({ status: chargeStatusSchema, type: z.string(), at: z.string() }))
+      .array(z.object({ status: chargeStatusSchema, type: z.string(), at: timestampSchema }))
       .optional()
       .meta({ description: 'Every status change, oldest first (single-charge responses only).' }),
     payments: z.array(chargePaymentSchema).optional().meta({
@@ -200,8 +251,14 @@ export const listChargesQuerySchema = z
     starting_after: z.string().optional().meta({ description: 'A charge id: return charges created before it.' }),
     status: chargeStatusSchema.optional(),
     mode: z.enum(['test', 'live']).optional().meta({ description: "Must match the key's mode; keys only see their own mode." }),
-    created_gte: z.coerce.date().optional(),
-    created_lt: z.coerce.date().optional(),
+    created_gte: z.coerce
+      .date()
+      .optional()
+      .meta({ type: 'string', format: 'date-time', description: 'Only charges created at or after this time.' }),
+    created_lt: z.coerce
+      .date()
+      .optional()
+      .meta({ type: 'string', format: 'date-time', description: 'Only charges created before this time.' }),
   })
   .strict();
 

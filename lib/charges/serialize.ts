@@ -36,6 +36,7 @@ export function serializeCharge(row: ChargeRow, events?: readonly ChargeEventRow
     successUrl: row.successUrl,
     cancelUrl: row.cancelUrl,
     metadata: row.metadata,
+    pricing: row.pricing,
     paymentUrl: paymentUrlFor(row.id),
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),

@@ -1,7 +1,7 @@
 /** Refunds on the wire: the request of POST /api/charges/{chargeId}/refunds and the refund object it returns. */
 import { z } from 'zod';
 import { CHAIN_NAMES } from '@/lib/chains/registry';
-import { decimalAmountSchema } from '@/lib/charges/schemas';
+import { decimalAmountSchema, timestampSchema } from '@/lib/charges/schemas';
 
 export const createRefundBodySchema = z
   .object({
@@ -45,8 +45,8 @@ export const refundSchema = z
     reason: z.string().nullable(),
     transactionHash: z.string().nullable(),
     failureReason: z.string().nullable(),
-    timeline: z.array(z.object({ status: z.enum(REFUND_STATUSES), at: z.string(), transactionHash: z.string().optional() })),
-    createdAt: z.string(),
+    timeline: z.array(z.object({ status: z.enum(REFUND_STATUSES), at: timestampSchema, transactionHash: z.string().optional() })),
+    createdAt: timestampSchema,
   })
   .meta({ id: 'Refund' });
 export type RefundResource = z.infer<typeof refundSchema>;

@@ -13,6 +13,8 @@ const OPENAPI_SERVER_URL = 'http://localhost:3000';
 export const GENERATED_FILES = {
   openapiJson: 'sdk/openapi.json',
   openapiTypes: 'sdk/src/generated/openapi.ts',
+  // The same types for the server SDK (@chargeport/node), which ships on its own.
+  nodeOpenapiTypes: 'sdk/node/src/generated/openapi.ts',
 } as const;
 
 const TYPES_HEADER = [
@@ -26,6 +28,7 @@ const TYPES_HEADER = [
 export interface GeneratedFiles {
   openapiJson: string;
   openapiTypes: string;
+  nodeOpenapiTypes: string;
 }
 
 export async function renderGeneratedFiles(): Promise<GeneratedFiles> {
@@ -34,5 +37,5 @@ export async function renderGeneratedFiles(): Promise<GeneratedFiles> {
   const openapiJson = `${JSON.stringify(document, null, 2)}\n`;
   const ast = await openapiTS(JSON.parse(openapiJson) as OpenAPI3, { silent: true });
   const openapiTypes = `${TYPES_HEADER}${astToString(ast)}`;
-  return { openapiJson, openapiTypes };
+  return { openapiJson, openapiTypes, nodeOpenapiTypes: openapiTypes };
 }

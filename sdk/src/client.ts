@@ -5,7 +5,7 @@
  * Failures follow the spec's reading order: the `error` member of the answer first, then a status
  * other than 200; anything that is not the API's JSON envelope is `invalid_response`.
  */
-import { ChargeportError } from './errors.ts';
+import { ChargeportError, type ApiErrorCode } from './errors.ts';
 import { pay, type PayResult, type PayTarget } from './pay.ts';
 import { SignInSession, type ChargeportUser, type SignInConfig, type WalletBalances } from './sign-in.ts';
 import type { Charge, CreateChargeParams, CreateChargeRequest, CreateChargeResult } from './types.ts';
@@ -231,7 +231,8 @@ async function readEnvelope(response: Response): Promise<unknown> {
     if (hasStringFields(error, ['code', 'message'])) {
       throw new ChargeportError({
         status: response.status,
-        code: error.code,
+        // The API's contract: error.code is one of its ErrorCode values.
+        code: error.code as ApiErrorCode,
         message: error.message,
         ...(typeof error.param === 'string' ? { param: error.param } : {}),
         requestId,

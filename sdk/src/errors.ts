@@ -6,8 +6,11 @@
  * - `secret_key_in_browser`: a secret key was given to the client in a browser;
  * - `popup_blocked`: `pay()` could not open the checkout window;
  * - `payment_in_progress`: `pay()` was called while another payment window was open;
- * - `invalid_webhook_signature` / `invalid_webhook_payload` / `invalid_webhook_secret`: `verifyWebhook()` refused a request.
+ * - `invalid_webhook_signature` / `invalid_webhook_payload` / `invalid_webhook_secret`: `verifyWebhook()` refused a request;
+ * - `not_signed_in` / `sign_in_canceled` / `sign_in_failed`: "Sign in with Chargeport" (`signIn()`) did not give a session.
  */
+import type { components } from './generated/openapi.ts';
+
 export type SdkErrorCode =
   | 'invalid_response'
   | 'network_error'
@@ -16,12 +19,18 @@ export type SdkErrorCode =
   | 'payment_in_progress'
   | 'invalid_webhook_signature'
   | 'invalid_webhook_payload'
-  | 'invalid_webhook_secret';
+  | 'invalid_webhook_secret'
+  | 'not_signed_in'
+  | 'sign_in_canceled'
+  | 'sign_in_failed';
+
+/** The API's stable error codes (generated from the OpenAPI document's ErrorCode enum). */
+export type ApiErrorCode = components['schemas']['ErrorCode'];
 
 export interface ChargeportErrorInit {
   /** HTTP status of the answer; 0 when there was none. */
   status: number;
-  code: string;
+  code: ApiErrorCode | SdkErrorCode;
   message: string;
   param?: string;
   requestId?: string;
@@ -34,7 +43,7 @@ export class ChargeportError extends Error {
   /** HTTP status of the answer; 0 when there was none (network error, refused before sending). */
   readonly status: number;
   /** The API's stable `error.code` (e.g. `unsupported_chain`) or an {@link SdkErrorCode}. */
-  readonly code: string;
+  readonly code: ApiErrorCode | SdkErrorCode;
   /** Dotted path of the offending field, e.g. `chargeData.chain`, when a field is at fault. */
   readonly param?: string;
   /** The `x-request-id` of the answer: quote it to support. */

@@ -7,7 +7,7 @@
 export { Chargeport, createClient, redirectToCheckout } from './client.ts';
 export type { ChargeportOptions, CreateChargeOptions, FetchLike } from './client.ts';
 export { ChargeportError, isChargeportError } from './errors.ts';
-export type { ChargeportErrorInit, SdkErrorCode } from './errors.ts';
+export type { ApiErrorCode, ChargeportErrorInit, SdkErrorCode } from './errors.ts';
 export { Chain } from './chain.ts';
 export { pay } from './pay.ts';
 export type { PayOptions, PayResult, PayStatus, PayTarget } from './pay.ts';

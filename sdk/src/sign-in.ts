@@ -9,7 +9,7 @@
  * this origin; that page may be empty: the SDK reads the answer from the popup once it lands there.
  */
 import { FINAL_CHECKOUT_STATUSES, resolveCheckout, type CheckoutRef } from './checkout-message.ts';
-import { ChargeportError } from './errors.ts';
+import { ChargeportError, type ApiErrorCode, type SdkErrorCode } from './errors.ts';
 import type { PayResult, PayTarget } from './pay.ts';
 
 export interface SignInConfig {
@@ -167,8 +167,8 @@ export class SignInSession {
       (ChargeportUser & { error?: string; error_description?: string }) | undefined;
     if (!response.ok || !body?.sub)
       throw sdkError(
-        body?.error ?? 'invalid_response',
-        body?.error_description ?? `userinfo answered HTTP ${response.status}`,
+        response.status === 401 ? 'not_signed_in' : 'invalid_response',
+        body?.error_description ?? body?.error ?? `userinfo answered HTTP ${response.status}`,
         response.status,
       );
     return body;
@@ -210,7 +210,7 @@ export class SignInSession {
       ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     });
     const envelope = (await response.json().catch(() => undefined)) as
-      { data?: unknown; error?: { code: string; message: string; param?: string } | null } | undefined;
+      { data?: unknown; error?: { code: ApiErrorCode; message: string; param?: string } | null } | undefined;
     if (envelope?.error) throw new ChargeportError({ status: response.status, ...envelope.error });
     if (!response.ok || !envelope || !('data' in envelope))
       throw sdkError('invalid_response', `Chargeport answered HTTP ${response.status}`, response.status);
@@ -278,7 +278,7 @@ function readStored(key: string): StoredSession | undefined {
   }
 }
 
-function sdkError(code: string, message: string, status = 0): ChargeportError {
+function sdkError(code: SdkErrorCode, message: string, status = 0): ChargeportError {
   return new ChargeportError({ status, code, message });
 }
 

@@ -1,6 +1,7 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import type { ErrorCode } from '@/lib/errors';
 import { NATIVE_EVM, POLYGON_USDC, newMerchant, newPublishableKey, type TestMerchant } from '@/test/fixtures';
-import { Chargeport, ChargeportError, isChargeportError, type FetchLike } from '../src/index';
+import { Chargeport, ChargeportError, isChargeportError, type ApiErrorCode, type FetchLike, type SdkErrorCode } from '../src/index';
 import { TEST_BASE_URL, routeFetch } from './route-fetch';
 
 let merchant: TestMerchant;
@@ -145,5 +146,13 @@ describe('secret keys in a browser', () => {
 
   it('accepts a secret key on a server (no window)', () => {
     expect(() => new Chargeport({ apiKey: 'cp_live_abc', baseUrl: TEST_BASE_URL })).not.toThrow();
+  });
+});
+
+describe('typed error codes', () => {
+  it("ChargeportError.code is exactly the API's ErrorCode table plus the SDK's own codes (checked by tsc)", () => {
+    expectTypeOf<ApiErrorCode>().toEqualTypeOf<ErrorCode>();
+    expectTypeOf<ChargeportError['code']>().toEqualTypeOf<ErrorCode | SdkErrorCode>();
+    expect(new ChargeportError({ status: 409, code: 'idempotency_conflict', message: 'x' }).code).toBe('idempotency_conflict');
   });
 });

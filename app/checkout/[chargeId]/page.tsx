@@ -179,8 +179,16 @@ export default async function CheckoutPage({
               {view.total} {view.token.symbol}
             </span>
           </div>
+          {view.pricing && (
+            <p className="mt-1 text-right text-sm text-slate-700" data-testid="usd-price">
+              Price {formatUsd(usdCentsText(view.pricing.usd))} ·{' '}
+              {view.pricing.rateSource === 'par'
+                ? `1 ${view.token.symbol} = $1 (stablecoin)`
+                : `1 ${view.token.symbol} = $${view.pricing.rate}, locked when the charge was created`}
+            </p>
+          )}
           <p className="mt-1 text-right text-sm text-slate-500">
-            {usd && (
+            {usd && !view.pricing && (
               <>
                 <span data-testid="usd-value">≈ {formatUsd(usd)}</span>
                 {' · '}
@@ -332,4 +340,10 @@ export default async function CheckoutPage({
 function baseUnitsOf(amount: string, decimals: number): bigint {
   const parsed = parseAmount(amount, decimals);
   return parsed.ok ? parsed.baseUnits : 0n;
+}
+
+/** "4.9" → "4.90": formatUsd wants cents. */
+function usdCentsText(amount: string): string {
+  const [whole, fraction = ''] = amount.split('.');
+  return `${whole}.${fraction.padEnd(2, '0')}`;
 }

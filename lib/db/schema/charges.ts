@@ -22,6 +22,21 @@ export interface StoredChargeItem {
   lineTotalBaseUnits: string;
 }
 
+/**
+ * A charge priced in US dollars (chargeData.pricing): the price asked and the rate that turned it into
+ * `total_base_units` at creation. Recorded once, never recomputed: the rate is locked for the charge's
+ * lifetime. Decimal text throughout (never a float).
+ */
+export interface StoredChargePricing {
+  currency: 'USD';
+  amount: string;
+  /** US dollars per whole token. */
+  rate: string;
+  rateSource: 'par' | 'price_feed';
+  /** ISO time the rate was fetched (par: the charge's creation). */
+  rateAt: string;
+}
+
 export const charges = pgTable(
   'charges',
   {
@@ -45,6 +60,7 @@ export const charges = pgTable(
     successUrl: text('success_url'),
     cancelUrl: text('cancel_url'),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
+    pricing: jsonb('pricing').$type<StoredChargePricing>(),
     status: chargeStatus('status').notNull().default('pending'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     ...timestamps,

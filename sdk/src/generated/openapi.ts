@@ -14,7 +14,7 @@ export interface paths {
         put?: never;
         /**
          * Create a charge
-         * @description Creates a charge for the merchant that owns the key and returns its hosted-checkout URL. A test key makes test charges (on the chain's test network, native token only); a production key makes live charges. Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser but cannot set toAddress or isDirectTransfer.
+         * @description Creates a charge for the merchant that owns the key and returns `{ data: { chargeId, paymentUrl }, error: null }` (200), nothing more — read the charge with GET /api/charges/{chargeId}: send the buyer to `paymentUrl`, the hosted checkout (or open it with the web SDK's `pay()`). A test key makes test charges (on the chain's test network, native token only); a production key makes live charges. Price in tokens (`items` or `amount`) or in US dollars (`pricing`). Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser but cannot set toAddress or isDirectTransfer.
          */
         post: operations["createCharge"];
         delete?: never;
@@ -32,7 +32,7 @@ export interface paths {
         };
         /**
          * Retrieve a charge
-         * @description One charge of the key's merchant and mode, with its timeline. Other merchants' charges are 404.
+         * @description One charge of the key's merchant and mode, with its timeline and payments. Other merchants' charges are 404.
          */
         get: operations["getCharge"];
         put?: never;
@@ -52,7 +52,7 @@ export interface paths {
         };
         /**
          * List charges
-         * @description The key's charges, newest first. Page with `starting_after` = the last id of the previous page while `has_more` is true.
+         * @description The key's charges, newest first. Page with `starting_after` = the last id of the previous page while `has_more` is true (the Node SDK's `charges.list()` does it for you).
          */
         get: operations["listCharges"];
         put?: never;
@@ -72,7 +72,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a pending charge */
+        /**
+         * Cancel a pending charge
+         * @description Only a `pending` charge with no payment in flight can be canceled; its checkout stops offering ways to pay.
+         */
         post: operations["cancelCharge"];
         delete?: never;
         options?: never;
@@ -95,7 +98,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a charge
-         * @description Refunds (part of) what a charge received — over- and late payments included — back to the address that paid (or `toAddress`). Paid from the charge's deposit address before its sweep, from your merchant wallet after it; the network fee is covered. The refund is `pending`, then `submitted`, then `succeeded` or `failed` (webhooks refund.created, refund.succeeded, refund.failed). Send an Idempotency-Key header to retry safely: the same key is the same refund. Secret keys only.
+         * @description Refunds (part of) what a charge received — over- and late payments included — back to the address that paid (or `toAddress`). Paid from the charge's deposit address before its sweep, from your merchant wallet after it; the network fee is covered. The refund is `pending`, then `submitted`, then `succeeded` or `failed` (webhooks refund.created, refund.succeeded, refund.failed). Send an Idempotency-Key header to retry safely: the same key is the same refund.
          */
         post: operations["createRefund"];
         delete?: never;
@@ -119,7 +122,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Creates an endpoint in the key's mode and returns it with its signing secret (`whsec_…`), shown only in this response. Live endpoints must be https:// to a public address. Deliveries are signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature headers).
+         * @description Creates an endpoint in the key's mode and returns it with its signing secret (`whsec_…`), shown only in this response. Live endpoints must be https:// to a public address. Deliveries are signed the Standard Webhooks way (see Webhooks above).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -135,11 +138,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve a webhook endpoint */
+        /**
+         * Retrieve a webhook endpoint
+         * @description One endpoint of the key’s merchant and mode (never its secret).
+         */
         get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
-        /** Delete a webhook endpoint */
+        /**
+         * Delete a webhook endpoint
+         * @description Deliveries to it stop at once; its delivery log goes with it.
+         */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
@@ -178,10 +187,110 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List webhook events
+         * List events
          * @description Every webhook event of the key's merchant and mode, newest first, exactly as delivered, whether or not an endpoint received it: reconcile missed deliveries from here. Page with `starting_after` = the last id of the previous page while `has_more` is true.
          */
         get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream events (server-sent events)
+         * @description The key's events as they happen, as a `text/event-stream`: one message per event (`id` = the event id, `event` = its type, `data` = the event exactly as delivered to webhooks), oldest first, and a `: keep-alive` comment every 15 s. Without a cursor the stream starts with events created after the request; with `Last-Event-ID` (browsers' EventSource sends it on reconnect) or `starting_after`, with the events after that one. The server ends the stream after `max_seconds` (default 300): reconnect with the last id and nothing is lost. Secret keys only, the key's mode only.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/test_helpers/charges/{chargeId}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a test charge
+         * @description Makes the test-network payment of a test charge from a funded sandbox payer: a real transfer into the charge's deposit address on the test network (on a local development chain, the demo payer), which the chain watcher then sees like any payment — the charge goes `processing`, then `succeeded`, and your webhooks are sent. Pays what is still due, or `amount` (less → the charge stays underpaid; more → overpaid). Test keys and test charges only: a production key gets 403 `test_key_required`; a server that turned the helpers off (`TEST_HELPERS_ENABLED=false`, the default in production) answers 403 `forbidden`. A test network for which this server has no funded payer (`TEST_HELPERS_PAYER_KEY`) answers 503 `service_unavailable`.
+         */
+        post: operations["payTestCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service health (full report)
+         * @description Readiness, each chain (ok, unreachable or not_configured, and its watcher's lag in blocks), the job queue's depth and the age of the oldest webhook work waiting. 200 while the instance can serve, also when a chain is unreachable (status degraded); 503 when it cannot (status down).
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description For load balancers: the database answers and every migration is applied. Chains are not checked.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description The process answers; nothing else is checked.
+         */
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -250,66 +359,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/health": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Service health (full report)
-         * @description Readiness, each chain (ok, unreachable or not_configured, and its watcher's lag in blocks), the job queue's depth and the age of the oldest webhook work waiting. 200 while the instance can serve, also when a chain is unreachable (status degraded); 503 when it cannot (status down).
-         */
-        get: operations["getHealth"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/health/ready": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Readiness probe
-         * @description For load balancers: the database answers and every migration is applied. Chains are not checked.
-         */
-        get: operations["getReadiness"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/health/live": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Liveness probe
-         * @description The process answers; nothing else is checked.
-         */
-        get: operations["getLiveness"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export interface webhooks {
     "charge.created": {
@@ -322,8 +371,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * charge.created event
-         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         * charge.created
+         * @description A charge was created (its status is `pending`).
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.created` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_charge_created"];
         delete?: never;
@@ -342,8 +393,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * charge.processing event
-         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         * charge.processing
+         * @description A first payment of the charge was seen on chain; it is confirming.
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.processing` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_charge_processing"];
         delete?: never;
@@ -362,8 +415,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * charge.succeeded event
-         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         * charge.succeeded
+         * @description The confirmed payments cover the charge: deliver the purchase (check `data.charge.amount`).
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.succeeded` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_charge_succeeded"];
         delete?: never;
@@ -382,8 +437,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * charge.failed event
-         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         * charge.failed
+         * @description The charge expired underpaid: what arrived is kept for a refund.
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.failed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_charge_failed"];
         delete?: never;
@@ -402,8 +459,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * charge.expired event
-         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         * charge.expired
+         * @description The charge expired without any payment.
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.expired` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_charge_expired"];
         delete?: never;
@@ -422,8 +481,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * charge.canceled event
-         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         * charge.canceled
+         * @description The charge was canceled (by you, or by the buyer at the checkout).
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.canceled` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_charge_canceled"];
         delete?: never;
@@ -442,8 +503,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * payment.failed event
-         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         * payment.failed
+         * @description An attempt to pay the charge failed (a balance payment's transfer, a card order); the charge may still be paid another way. `data.paymentAttempt` says which.
+         *
+         *     POSTed to each enabled endpoint subscribed to `payment.failed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_payment_failed"];
         delete?: never;
@@ -462,8 +525,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * refund.created event
-         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         * refund.created
+         * @description A refund was recorded (`data.refund`, status `pending`).
+         *
+         *     POSTed to each enabled endpoint subscribed to `refund.created` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_refund_created"];
         delete?: never;
@@ -482,8 +547,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * refund.succeeded event
-         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         * refund.succeeded
+         * @description A refund was confirmed on chain (`data.refund.transactionHash`).
+         *
+         *     POSTed to each enabled endpoint subscribed to `refund.succeeded` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_refund_succeeded"];
         delete?: never;
@@ -502,8 +569,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * refund.failed event
-         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         * refund.failed
+         * @description A refund moved nothing; the amount is refundable again (`data.refund.failureReason`).
+         *
+         *     POSTed to each enabled endpoint subscribed to `refund.failed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_refund_failed"];
         delete?: never;
@@ -522,8 +591,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * fulfilment.succeeded event
-         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         * fulfilment.succeeded
+         * @description A Contracts-tab rule was carried out for the succeeded charge (`data.fulfilment`: rule, contract, function, bound `args`, `recipient`, `transactionHash`).
+         *
+         *     POSTed to each enabled endpoint subscribed to `fulfilment.succeeded` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_fulfilment_succeeded"];
         delete?: never;
@@ -542,8 +613,10 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * fulfilment.failed event
-         * @description POSTed to each enabled endpoint subscribed to this type, signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         * fulfilment.failed
+         * @description A Contracts-tab rule could not be carried out (`data.fulfilment.failureReason`); Retry it from the charge page.
+         *
+         *     POSTed to each enabled endpoint subscribed to `fulfilment.failed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_fulfilment_failed"];
         delete?: never;
@@ -555,8 +628,8 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description The body of a webhook, and an entry of GET /api/events. */
-        WebhookEvent: {
+        /** @description A charge was created (its status is `pending`). */
+        ChargeCreatedEvent: {
             /**
              * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
              * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
@@ -564,70 +637,120 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "event";
-            type: components["schemas"]["WebhookEventType"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "charge.created";
             /** @enum {string} */
             mode: "test" | "live";
             /**
-             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed and refund.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
              * @example 3
              */
             sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
             createdAt: string;
             data: {
-                charge: components["schemas"]["Charge"];
-                paymentAttempt?: components["schemas"]["FailedPaymentAttempt"];
-                refund?: components["schemas"]["Refund"];
-                fulfilment?: components["schemas"]["Fulfilment"];
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
             };
-        };
-        /** @enum {string} */
-        WebhookEventType: "charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed";
-        Charge: {
-            id: string;
-            /** @enum {string} */
-            object: "charge";
-            /** @enum {string} */
-            mode: "test" | "live";
-            status: components["schemas"]["ChargeStatus"];
-            /** @enum {string} */
-            chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
-            token: {
-                symbol: string;
-                address: string;
-                decimals: number;
-            };
-            /** @description Total in whole tokens, exact decimal text. */
-            amount: string;
-            /** @description Total in the token's base units (integer text). */
-            amountBaseUnits: string;
-            items: {
-                name: string;
-                image?: string;
-                amount: string;
-                quantity: number;
-                lineTotal: string;
-            }[];
-            /** @enum {string} */
-            destination: "merchant_wallet" | "to_address" | "direct_transfer";
-            toAddress: string | null;
-            isDirectTransfer: boolean;
-            successUrl: string | null;
-            cancelUrl: string | null;
-            metadata: {
-                [key: string]: string;
-            };
-            paymentUrl: string;
-            expiresAt: string;
-            createdAt: string;
-            updatedAt: string;
-            /** @description Every status change, oldest first (single-charge responses only). */
-            timeline?: {
-                status: components["schemas"]["ChargeStatus"];
-                type: string;
-                at: string;
-            }[];
-            /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
-            payments?: components["schemas"]["ChargePayment"][];
         };
         /** @enum {string} */
         ChargeStatus: "pending" | "processing" | "succeeded" | "failed" | "expired" | "canceled";
@@ -650,7 +773,756 @@ export interface components {
             /** @description Arrived after the charge expired, failed or was canceled: recorded for refund, not counted. */
             isLate: boolean;
             blockNumber: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
             createdAt: string;
+        };
+        /** @description A first payment of the charge was seen on chain; it is confirming. */
+        ChargeProcessingEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "charge.processing";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+            };
+        };
+        /** @description The confirmed payments cover the charge: deliver the purchase (check `data.charge.amount`). */
+        ChargeSucceededEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "charge.succeeded";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+            };
+        };
+        /** @description The charge expired underpaid: what arrived is kept for a refund. */
+        ChargeFailedEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "charge.failed";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+            };
+        };
+        /** @description The charge expired without any payment. */
+        ChargeExpiredEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "charge.expired";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+            };
+        };
+        /** @description The charge was canceled (by you, or by the buyer at the checkout). */
+        ChargeCanceledEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "charge.canceled";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+            };
+        };
+        /** @description An attempt to pay the charge failed (a balance payment's transfer, a card order); the charge may still be paid another way. `data.paymentAttempt` says which. */
+        PaymentFailedEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payment.failed";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                paymentAttempt: components["schemas"]["FailedPaymentAttempt"];
+            };
         };
         FailedPaymentAttempt: {
             /** @description The transfer (otx_…) or fiat on-ramp order (ord_…) that failed. */
@@ -663,6 +1535,131 @@ export interface components {
             chain: string;
             txHash: string | null;
             reason: string;
+        };
+        /** @description A refund was recorded (`data.refund`, status `pending`). */
+        RefundCreatedEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.created";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                refund: components["schemas"]["Refund"];
+            };
         };
         Refund: {
             /** @example rf_4Vd9TQ1aQm2xA7bC3dE5fG */
@@ -706,10 +1703,393 @@ export interface components {
             timeline: {
                 /** @enum {string} */
                 status: "pending" | "submitted" | "succeeded" | "failed";
+                /**
+                 * Format: date-time
+                 * @example 2026-03-01T12:00:00.000Z
+                 */
                 at: string;
                 transactionHash?: string;
             }[];
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
             createdAt: string;
+        };
+        /** @description A refund was confirmed on chain (`data.refund.transactionHash`). */
+        RefundSucceededEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.succeeded";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                refund: components["schemas"]["Refund"];
+            };
+        };
+        /** @description A refund moved nothing; the amount is refundable again (`data.refund.failureReason`). */
+        RefundFailedEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.failed";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                refund: components["schemas"]["Refund"];
+            };
+        };
+        /** @description A Contracts-tab rule was carried out for the succeeded charge (`data.fulfilment`: rule, contract, function, bound `args`, `recipient`, `transactionHash`). */
+        FulfilmentSucceededEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "fulfilment.succeeded";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                fulfilment: components["schemas"]["Fulfilment"];
+            };
         };
         /** @description A fulfilment rule carried out for a succeeded charge (dashboard → Contracts). */
         Fulfilment: {
@@ -740,6 +2120,132 @@ export interface components {
             createdAt: string;
             updatedAt: string;
         };
+        /** @description A Contracts-tab rule could not be carried out (`data.fulfilment.failureReason`); Retry it from the charge page. */
+        FulfilmentFailedEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "fulfilment.failed";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                fulfilment: components["schemas"]["Fulfilment"];
+            };
+        };
+        /** @description Success: `data` is set, `error` is null. */
         CreateChargeResponse: {
             data: components["schemas"]["CreateChargeResult"];
             error: null;
@@ -747,23 +2253,29 @@ export interface components {
         CreateChargeResult: {
             /**
              * Format: uri
-             * @description The hosted checkout for this charge.
+             * @description The hosted checkout for this charge: send the buyer here.
+             * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
              */
             paymentUrl: string;
             /** @example ch_4Vd9TQ1aQm2xA7bC3dE5fG */
             chargeId: string;
         };
+        /** @description Failure: `data` is null, `error` says what went wrong. */
         ErrorResponse: {
             data: null;
             error: components["schemas"]["Error"];
         };
         Error: {
-            /** @description Stable machine-readable code; see the error table. */
-            code: string;
+            code: components["schemas"]["ErrorCode"];
             message: string;
             /** @description Dotted path of the offending field. */
             param?: string;
         };
+        /**
+         * @description Stable machine-readable code: the closed list of lib/errors.ts (README, "Error codes"). New codes may be added.
+         * @enum {string}
+         */
+        ErrorCode: "invalid_request" | "invalid_json" | "missing_api_key" | "invalid_api_key" | "test_key_required" | "live_key_required" | "verification_required" | "key_not_permitted" | "unauthenticated" | "code_incorrect" | "code_expired" | "pin_not_set" | "pin_incorrect" | "email_not_verified" | "forbidden" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "charge_not_cancelable" | "payment_in_progress" | "account_exists" | "use_other_sign_in" | "pin_locked" | "payload_too_large" | "unsupported_media_type" | "unsupported_chain" | "chain_not_configured" | "unsupported_token" | "invalid_address" | "amount_mismatch" | "invalid_amount" | "rate_limited" | "code_attempts_exceeded" | "internal_error" | "service_unavailable" | "pin_too_simple" | "pin_already_set" | "pin_disabled" | "phone_in_use" | "phone_not_linked" | "charge_not_payable" | "insufficient_balance" | "chain_unavailable" | "invalid_webhook_url" | "webhook_endpoint_limit" | "gas_sponsorship_limit" | "gas_tank_empty" | "amount_below_minimum" | "refund_exceeds_refundable" | "refund_destination_required" | "refund_not_possible" | "contract_not_found" | "abi_required" | "invalid_abi" | "contract_exists" | "function_not_found" | "argument_not_bindable" | "contract_chain_mismatch" | "fulfilment_exists" | "fulfilment_not_retryable" | "invalid_access_token" | "insufficient_scope" | "price_unavailable";
         CreateChargeRequest: {
             chargeData: components["schemas"]["ChargeData"];
             /** @description true: a test charge on the chain's test network; needs a test key. */
@@ -771,6 +2283,7 @@ export interface components {
             /** @description true: tokens go to chargeData.toAddress; needs a production key of a verified merchant. */
             isDirectTransfer?: boolean;
         };
+        /** @description What the charge is for. Give `items`, or `amount` alone (token amounts), or `pricing` (US dollars, optionally with `items` priced in USD). */
         ChargeData: {
             symbol: string;
             /**
@@ -788,6 +2301,7 @@ export interface components {
              * @example 12.5
              */
             amount?: string | number;
+            pricing?: components["schemas"]["PricingRequest"];
             toAddress?: string;
             /** @description Your own key/value pairs (order id, user id, …), returned with the charge and in webhooks. */
             metadata?: {
@@ -805,10 +2319,119 @@ export interface components {
             amount: string | number;
             quantity: number;
         };
+        /** @description Price the charge in US dollars instead of token amounts: at creation the amount is converted to the token with the token's current USD rate (stablecoins at par), rounded up to the token's smallest unit, and the rate is recorded on the charge and locked for its lifetime. With `items`, their `amount`s are USD unit prices that must add up to `pricing.amount`. Not with `chargeData.amount`. Refused with `price_unavailable` when the token has no fresh rate. */
+        PricingRequest: {
+            /**
+             * @description Only USD for now.
+             * @enum {string}
+             */
+            currency: "USD";
+            /**
+             * @description The price in US dollars, at most 2 fractional digits (cents), as a string or a number.
+             * @example 4.99
+             */
+            amount: string | number;
+        };
+        /** @description Success: `data` is set, `error` is null. */
         ChargeResponse: {
             data: components["schemas"]["Charge"];
             error: null;
         };
+        Charge: {
+            id: string;
+            /** @enum {string} */
+            object: "charge";
+            /** @enum {string} */
+            mode: "test" | "live";
+            status: components["schemas"]["ChargeStatus"];
+            /** @enum {string} */
+            chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+            token: {
+                symbol: string;
+                address: string;
+                decimals: number;
+            };
+            /** @description Total in whole tokens, exact decimal text. */
+            amount: string;
+            /** @description Total in the token's base units (integer text). */
+            amountBaseUnits: string;
+            items: {
+                name: string;
+                image?: string;
+                amount: string;
+                quantity: number;
+                lineTotal: string;
+            }[];
+            /** @enum {string} */
+            destination: "merchant_wallet" | "to_address" | "direct_transfer";
+            toAddress: string | null;
+            isDirectTransfer: boolean;
+            successUrl: string | null;
+            cancelUrl: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+            pricing: {
+                /** @enum {string} */
+                currency: "USD";
+                /**
+                 * @description The price asked, in US dollars.
+                 * @example 4.99
+                 */
+                amount: string;
+                /**
+                 * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                 * @example 0.2345
+                 */
+                rate: string;
+                /**
+                 * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                 * @enum {string}
+                 */
+                rateSource: "par" | "price_feed";
+                /**
+                 * Format: date-time
+                 * @description When the rate was fetched (for par: when the charge was created).
+                 * @example 2026-03-01T12:00:00.000Z
+                 */
+                rateAt: string;
+            } | null;
+            /**
+             * Format: uri
+             * @description The hosted checkout of the charge.
+             * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            paymentUrl: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            updatedAt: string;
+            /** @description Every status change, oldest first (single-charge responses only). */
+            timeline?: {
+                status: components["schemas"]["ChargeStatus"];
+                type: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-03-01T12:00:00.000Z
+                 */
+                at: string;
+            }[];
+            /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+            payments?: components["schemas"]["ChargePayment"][];
+        };
+        /** @description Success: `data` is set, `error` is null. */
         ChargeListResponse: {
             data: components["schemas"]["ChargeList"];
             error: null;
@@ -819,10 +2442,12 @@ export interface components {
             data: components["schemas"]["Charge"][];
             has_more: boolean;
         };
+        /** @description Success: `data` is set, `error` is null. */
         CanceledChargeResponse: {
             data: components["schemas"]["Charge"];
             error: null;
         };
+        /** @description Success: `data` is set, `error` is null. */
         RefundResponse: {
             data: components["schemas"]["Refund"];
             error: null;
@@ -841,6 +2466,7 @@ export interface components {
             /** @description Free text kept with the refund (yours, not shown to the payer). */
             reason?: string;
         };
+        /** @description Success: `data` is set, `error` is null. */
         RefundListResponse: {
             data: components["schemas"]["RefundList"];
             error: null;
@@ -855,6 +2481,7 @@ export interface components {
                 amountBaseUnits: string;
             };
         };
+        /** @description Success: `data` is set, `error` is null. */
         WebhookEndpointWithSecretResponse: {
             data: components["schemas"]["WebhookEndpointWithSecret"];
             error: null;
@@ -875,11 +2502,27 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "failing" | "disabled";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
             failingSince: string | null;
             disabledReason: string | null;
-            /** @description After a rotation: until when the previous secret still signs. */
+            /**
+             * Format: date-time
+             * @description After a rotation: until when the previous secret still signs.
+             * @example 2026-03-01T12:00:00.000Z
+             */
             previousSecretExpiresAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
             updatedAt: string;
             /** @description The signing secret (whsec_…). Shown only in this response: store it now. */
             secret: string;
@@ -895,6 +2538,7 @@ export interface components {
             description?: string;
             enabled?: boolean;
         };
+        /** @description Success: `data` is set, `error` is null. */
         WebhookEndpointListResponse: {
             data: components["schemas"]["WebhookEndpointList"];
             error: null;
@@ -921,17 +2565,35 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "failing" | "disabled";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
             failingSince: string | null;
             disabledReason: string | null;
-            /** @description After a rotation: until when the previous secret still signs. */
+            /**
+             * Format: date-time
+             * @description After a rotation: until when the previous secret still signs.
+             * @example 2026-03-01T12:00:00.000Z
+             */
             previousSecretExpiresAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
             updatedAt: string;
         };
+        /** @description Success: `data` is set, `error` is null. */
         WebhookEndpointResponse: {
             data: components["schemas"]["WebhookEndpoint"];
             error: null;
         };
+        /** @description Success: `data` is set, `error` is null. */
         UpdatedWebhookEndpointResponse: {
             data: components["schemas"]["WebhookEndpoint"];
             error: null;
@@ -948,6 +2610,7 @@ export interface components {
             /** @description false pauses deliveries; true resumes them (also after a 410 disabled the endpoint). */
             enabled?: boolean;
         };
+        /** @description Success: `data` is set, `error` is null. */
         DeletedWebhookEndpointResponse: {
             data: components["schemas"]["DeletedWebhookEndpoint"];
             error: null;
@@ -959,6 +2622,7 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
         };
+        /** @description Success: `data` is set, `error` is null. */
         RotatedWebhookSecretResponse: {
             data: components["schemas"]["WebhookEndpointWithSecret"];
             error: null;
@@ -967,6 +2631,7 @@ export interface components {
             /** @description Hours the current secret keeps signing next to the new one (default 24; 0 = stop at once). */
             overlapHours?: number;
         };
+        /** @description Success: `data` is set, `error` is null. */
         WebhookEventListResponse: {
             data: components["schemas"]["WebhookEventList"];
             error: null;
@@ -977,70 +2642,41 @@ export interface components {
             data: components["schemas"]["WebhookEvent"][];
             has_more: boolean;
         };
-        WalletBalancesResponse: {
-            data: components["schemas"]["WalletBalances"];
+        /** @description The body of a webhook, and an entry of GET /api/events: one payload per `type`. */
+        WebhookEvent: components["schemas"]["ChargeCreatedEvent"] | components["schemas"]["ChargeProcessingEvent"] | components["schemas"]["ChargeSucceededEvent"] | components["schemas"]["ChargeFailedEvent"] | components["schemas"]["ChargeExpiredEvent"] | components["schemas"]["ChargeCanceledEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["FulfilmentSucceededEvent"] | components["schemas"]["FulfilmentFailedEvent"];
+        /** @enum {string} */
+        WebhookEventType: "charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed";
+        /** @description Success: `data` is set, `error` is null. */
+        TestPaymentResponse: {
+            data: components["schemas"]["TestPayment"];
             error: null;
         };
-        WalletBalances: {
-            wallets: {
-                id: string;
-                /** @example evm */
-                family: string;
-                address: string;
-                chains: {
-                    /** @example POLYGON */
-                    chain: string;
-                    displayName: string;
-                    isTestnet: boolean;
-                    /** @enum {string} */
-                    status: "ok" | "not_connected" | "unreachable";
-                    tokens: {
-                        symbol: string;
-                        name: string;
-                        tokenAddress: string;
-                        isNative: boolean;
-                        /** @description Base units as a decimal string; null when unreadable */
-                        baseUnits: string | null;
-                        /** @example 12.5 */
-                        amount: string | null;
-                        /** @example 12.50 */
-                        usd?: string;
-                    }[];
-                }[];
-            }[];
-            /** @example 1234.56 */
-            totalUsd: string;
-            isTotalPartial: boolean;
-        };
-        PaymentRequestResponse: {
-            data: components["schemas"]["PaymentRequest"];
-            error: null;
-        };
-        PaymentRequest: {
-            /** @example opr_4fR… */
-            id: string;
+        /** @description A transfer made by the sandbox payer; the chain watcher credits it like any payment. */
+        TestPayment: {
+            /** @enum {string} */
+            object: "test_payment";
             chargeId: string;
             /**
-             * @description pending until the user confirms with the PIN (confirmed: the payment is on its way) or declines; expired after expiresAt
+             * @description The test network the transfer was made on.
              * @enum {string}
              */
-            status: "pending" | "confirmed" | "declined" | "expired";
-            /** @description The charge's own status: succeeded once the payment is confirmed on chain */
-            chargeStatus: string;
+            chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+            /** @description The mined transfer into the deposit address. */
+            txHash: string;
+            /** @description The sandbox payer. */
+            fromAddress: string;
+            /** @description The charge's deposit address. */
+            toAddress: string;
+            /** @description Whole tokens, exact decimal text. */
+            amount: string;
+            amountBaseUnits: string;
+        };
+        PayTestChargeRequest: {
             /**
-             * @description For games: show it with verificationUri
-             * @example BCDF-GHJK
+             * @description How much to pay, in whole tokens. Default: what is still due. Less leaves the charge underpaid (it fails at expiry); more overpays it.
+             * @example 0.1
              */
-            userCode: string;
-            /** @example https://pay.example.com/oauth/pay */
-            verificationUri: string;
-            /** @description verificationUri with the code; the web SDK opens it in a popup */
-            verificationUriComplete: string;
-            /** @description ISO 8601 */
-            expiresAt: string;
-            /** @description Seconds to wait between polls */
-            interval: number;
-            txHash: string | null;
+            amount?: string | number;
         };
         Health: {
             /** @enum {string} */
@@ -1087,11 +2723,85 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
+        /** @description Success: `data` is set, `error` is null. */
+        WalletBalancesResponse: {
+            data: components["schemas"]["WalletBalances"];
+            error: null;
+        };
+        WalletBalances: {
+            wallets: {
+                id: string;
+                /** @example evm */
+                family: string;
+                address: string;
+                chains: {
+                    /** @example POLYGON */
+                    chain: string;
+                    displayName: string;
+                    isTestnet: boolean;
+                    /** @enum {string} */
+                    status: "ok" | "not_connected" | "unreachable";
+                    tokens: {
+                        symbol: string;
+                        name: string;
+                        tokenAddress: string;
+                        isNative: boolean;
+                        /** @description Base units as a decimal string; null when unreadable */
+                        baseUnits: string | null;
+                        /** @example 12.5 */
+                        amount: string | null;
+                        /** @example 12.50 */
+                        usd?: string;
+                    }[];
+                }[];
+            }[];
+            /** @example 1234.56 */
+            totalUsd: string;
+            isTotalPartial: boolean;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        PaymentRequestResponse: {
+            data: components["schemas"]["PaymentRequest"];
+            error: null;
+        };
+        PaymentRequest: {
+            /** @example opr_4fR… */
+            id: string;
+            chargeId: string;
+            /**
+             * @description pending until the user confirms with the PIN (confirmed: the payment is on its way) or declines; expired after expiresAt
+             * @enum {string}
+             */
+            status: "pending" | "confirmed" | "declined" | "expired";
+            /** @description The charge's own status: succeeded once the payment is confirmed on chain */
+            chargeStatus: string;
+            /**
+             * @description For games: show it with verificationUri
+             * @example BCDF-GHJK
+             */
+            userCode: string;
+            /** @example https://pay.example.com/oauth/pay */
+            verificationUri: string;
+            /** @description verificationUri with the code; the web SDK opens it in a popup */
+            verificationUriComplete: string;
+            /** @description ISO 8601 */
+            expiresAt: string;
+            /** @description Seconds to wait between polls */
+            interval: number;
+            txHash: string | null;
+        };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The id of this request (also in error messages of 500s): quote it to support. */
+        RequestId: string;
+        /** @description Seconds to wait before the next request with this key. */
+        RetryAfter: number;
+        /** @description `true` when this answer is the stored answer to an earlier request with the same Idempotency-Key. */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1112,93 +2822,197 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Charge created. */
+            /** @description Charge created: its id and the hosted checkout URL (`paymentUrl`). */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreateChargeResponse"];
                 };
             };
-            /** @description error.code: invalid_request, invalid_json */
+            /** @description error.code: `invalid_request`, `invalid_json` */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: test_key_required, live_key_required, verification_required, key_not_permitted */
+            /** @description error.code: `test_key_required`, `live_key_required`, `verification_required`, `key_not_permitted` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "test_key_required",
+                     *         "message": "Test helpers work with test API keys (cp_test_…) only."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: idempotency_conflict */
+            /** @description error.code: `idempotency_conflict` */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "idempotency_conflict",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: payload_too_large */
+            /** @description error.code: `payload_too_large` */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: unsupported_media_type */
+            /** @description error.code: `unsupported_media_type` */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: unsupported_chain, chain_not_configured, unsupported_token, invalid_address, invalid_amount, amount_mismatch */
+            /** @description error.code: `unsupported_chain`, `chain_not_configured`, `unsupported_token`, `invalid_address`, `invalid_amount`, `amount_mismatch`, `price_unavailable` */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_chain",
+                     *         "message": "Unknown chain \"ETHEREUM\". Supported chains: POLYGON, POLYGON_AMOY, BSC, BSC_TESTNET, DFK, DFK_TESTNET, SOLANA, SOLANA_DEVNET.",
+                     *         "param": "chargeData.chain"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1209,6 +3023,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A charge id (ch_…). */
                 chargeId: string;
             };
             cookie?: never;
@@ -1218,45 +3033,159 @@ export interface operations {
             /** @description The charge. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "charge",
+                     *         "mode": "live",
+                     *         "status": "succeeded",
+                     *         "chain": "POLYGON",
+                     *         "token": {
+                     *           "symbol": "USDC",
+                     *           "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *           "decimals": 6
+                     *         },
+                     *         "amount": "4.99",
+                     *         "amountBaseUnits": "4990000",
+                     *         "items": [
+                     *           {
+                     *             "name": "Gem pack",
+                     *             "image": "https://game.example/gems.png",
+                     *             "amount": "4.99",
+                     *             "quantity": 1,
+                     *             "lineTotal": "4.99"
+                     *           }
+                     *         ],
+                     *         "destination": "merchant_wallet",
+                     *         "toAddress": null,
+                     *         "isDirectTransfer": false,
+                     *         "successUrl": "https://game.example/success",
+                     *         "cancelUrl": "https://game.example/cancel",
+                     *         "metadata": {
+                     *           "orderId": "1001"
+                     *         },
+                     *         "pricing": null,
+                     *         "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "expiresAt": "2026-03-01T13:00:00.000Z",
+                     *         "createdAt": "2026-03-01T12:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T12:03:10.000Z",
+                     *         "timeline": [
+                     *           {
+                     *             "status": "pending",
+                     *             "type": "charge.pending",
+                     *             "at": "2026-03-01T12:00:00.000Z"
+                     *           },
+                     *           {
+                     *             "status": "processing",
+                     *             "type": "charge.processing",
+                     *             "at": "2026-03-01T12:02:58.000Z"
+                     *           },
+                     *           {
+                     *             "status": "succeeded",
+                     *             "type": "charge.succeeded",
+                     *             "at": "2026-03-01T12:03:10.000Z"
+                     *           }
+                     *         ],
+                     *         "payments": [
+                     *           {
+                     *             "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                     *             "chain": "POLYGON",
+                     *             "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                     *             "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *             "amount": "4.99",
+                     *             "amountBaseUnits": "4990000",
+                     *             "status": "confirmed",
+                     *             "isLate": false,
+                     *             "blockNumber": "68123456",
+                     *             "createdAt": "2026-03-01T12:02:58.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChargeResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: not_found */
+            /** @description error.code: `not_found` */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1271,8 +3200,10 @@ export interface operations {
                 status?: components["schemas"]["ChargeStatus"];
                 /** @description Must match the key's mode; keys only see their own mode. */
                 mode?: "test" | "live";
-                created_gte?: string | null;
-                created_lt?: string | null;
+                /** @description Only charges created at or after this time. */
+                created_gte?: string;
+                /** @description Only charges created before this time. */
+                created_lt?: string;
             };
             header?: never;
             path?: never;
@@ -1283,54 +3214,154 @@ export interface operations {
             /** @description A page of charges. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "object": "list",
+                     *         "data": [
+                     *           {
+                     *             "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "object": "charge",
+                     *             "mode": "live",
+                     *             "status": "pending",
+                     *             "chain": "POLYGON",
+                     *             "token": {
+                     *               "symbol": "USDC",
+                     *               "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *               "decimals": 6
+                     *             },
+                     *             "amount": "4.99",
+                     *             "amountBaseUnits": "4990000",
+                     *             "items": [
+                     *               {
+                     *                 "name": "Gem pack",
+                     *                 "image": "https://game.example/gems.png",
+                     *                 "amount": "4.99",
+                     *                 "quantity": 1,
+                     *                 "lineTotal": "4.99"
+                     *               }
+                     *             ],
+                     *             "destination": "merchant_wallet",
+                     *             "toAddress": null,
+                     *             "isDirectTransfer": false,
+                     *             "successUrl": "https://game.example/success",
+                     *             "cancelUrl": "https://game.example/cancel",
+                     *             "metadata": {
+                     *               "orderId": "1001"
+                     *             },
+                     *             "pricing": null,
+                     *             "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "expiresAt": "2026-03-01T13:00:00.000Z",
+                     *             "createdAt": "2026-03-01T12:00:00.000Z",
+                     *             "updatedAt": "2026-03-01T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "has_more": false
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ChargeListResponse"];
                 };
             };
-            /** @description error.code: invalid_request */
+            /** @description error.code: `invalid_request` */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: key_not_permitted, test_key_required, live_key_required */
+            /** @description error.code: `key_not_permitted`, `test_key_required`, `live_key_required` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1341,6 +3372,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A charge id (ch_…). */
                 chargeId: string;
             };
             cookie?: never;
@@ -1350,63 +3382,166 @@ export interface operations {
             /** @description The canceled charge. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "charge",
+                     *         "mode": "live",
+                     *         "status": "canceled",
+                     *         "chain": "POLYGON",
+                     *         "token": {
+                     *           "symbol": "USDC",
+                     *           "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *           "decimals": 6
+                     *         },
+                     *         "amount": "4.99",
+                     *         "amountBaseUnits": "4990000",
+                     *         "items": [
+                     *           {
+                     *             "name": "Gem pack",
+                     *             "image": "https://game.example/gems.png",
+                     *             "amount": "4.99",
+                     *             "quantity": 1,
+                     *             "lineTotal": "4.99"
+                     *           }
+                     *         ],
+                     *         "destination": "merchant_wallet",
+                     *         "toAddress": null,
+                     *         "isDirectTransfer": false,
+                     *         "successUrl": "https://game.example/success",
+                     *         "cancelUrl": "https://game.example/cancel",
+                     *         "metadata": {
+                     *           "orderId": "1001"
+                     *         },
+                     *         "pricing": null,
+                     *         "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "expiresAt": "2026-03-01T13:00:00.000Z",
+                     *         "createdAt": "2026-03-01T12:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T12:00:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["CanceledChargeResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: key_not_permitted */
+            /** @description error.code: `key_not_permitted` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: not_found */
+            /** @description error.code: `not_found` */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: charge_not_cancelable, payment_in_progress */
+            /** @description error.code: `charge_not_cancelable`, `payment_in_progress` */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "charge_not_cancelable",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1417,6 +3552,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A charge id (ch_…). */
                 chargeId: string;
             };
             cookie?: never;
@@ -1426,54 +3562,147 @@ export interface operations {
             /** @description The refunds. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "object": "list",
+                     *         "data": [
+                     *           {
+                     *             "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "object": "refund",
+                     *             "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "mode": "live",
+                     *             "status": "pending",
+                     *             "chain": "POLYGON",
+                     *             "token": {
+                     *               "symbol": "USDC",
+                     *               "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *               "decimals": 6
+                     *             },
+                     *             "amount": "4.99",
+                     *             "amountBaseUnits": "4990000",
+                     *             "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *             "source": "merchant_wallet",
+                     *             "reason": "Customer request",
+                     *             "transactionHash": null,
+                     *             "failureReason": null,
+                     *             "timeline": [
+                     *               {
+                     *                 "status": "pending",
+                     *                 "at": "2026-03-02T09:00:00.000Z"
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-03-02T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "refundable": {
+                     *           "amount": "0",
+                     *           "amountBaseUnits": "0"
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["RefundListResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: key_not_permitted */
+            /** @description error.code: `key_not_permitted` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: not_found */
+            /** @description error.code: `not_found` */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1487,12 +3716,19 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description A charge id (ch_…). */
                 chargeId: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "4.99",
+                 *       "reason": "Customer request"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateRefundRequest"];
             };
         };
@@ -1500,90 +3736,254 @@ export interface operations {
             /** @description The refund. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "refund",
+                     *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "mode": "live",
+                     *         "status": "pending",
+                     *         "chain": "POLYGON",
+                     *         "token": {
+                     *           "symbol": "USDC",
+                     *           "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *           "decimals": 6
+                     *         },
+                     *         "amount": "4.99",
+                     *         "amountBaseUnits": "4990000",
+                     *         "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *         "source": "merchant_wallet",
+                     *         "reason": "Customer request",
+                     *         "transactionHash": null,
+                     *         "failureReason": null,
+                     *         "timeline": [
+                     *           {
+                     *             "status": "pending",
+                     *             "at": "2026-03-02T09:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-03-02T09:00:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["RefundResponse"];
                 };
             };
-            /** @description error.code: invalid_request, invalid_json */
+            /** @description error.code: `invalid_request`, `invalid_json` */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: key_not_permitted */
+            /** @description error.code: `key_not_permitted` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: not_found */
+            /** @description error.code: `not_found` */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: refund_not_possible, idempotency_conflict */
+            /** @description error.code: `refund_not_possible`, `idempotency_conflict` */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "refund_not_possible",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: invalid_amount, invalid_address, refund_exceeds_refundable, refund_destination_required, insufficient_balance */
+            /** @description error.code: `payload_too_large` */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `invalid_amount`, `invalid_address`, `refund_exceeds_refundable`, `refund_destination_required`, `insufficient_balance` */
             422: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_amount",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited, gas_sponsorship_limit */
+            /** @description error.code: `rate_limited`, `gas_sponsorship_limit` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: gas_tank_empty, chain_unavailable */
+            /** @description error.code: `gas_tank_empty`, `chain_unavailable` */
             503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "gas_tank_empty",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1601,45 +4001,116 @@ export interface operations {
             /** @description The endpoints. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "object": "list",
+                     *         "data": [
+                     *           {
+                     *             "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "object": "webhook_endpoint",
+                     *             "mode": "live",
+                     *             "url": "https://game.example/webhooks/chargeport",
+                     *             "description": "Production receiver",
+                     *             "eventTypes": [
+                     *               "charge.succeeded",
+                     *               "refund.succeeded"
+                     *             ],
+                     *             "enabled": true,
+                     *             "status": "active",
+                     *             "failingSince": null,
+                     *             "disabledReason": null,
+                     *             "previousSecretExpiresAt": null,
+                     *             "createdAt": "2026-03-01T12:00:00.000Z",
+                     *             "updatedAt": "2026-03-01T12:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "has_more": false
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointListResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: key_not_permitted */
+            /** @description error.code: `key_not_permitted` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1654,6 +4125,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://game.example/webhooks/chargeport",
+                 *       "eventTypes": [
+                 *         "charge.succeeded",
+                 *         "refund.succeeded"
+                 *       ],
+                 *       "description": "Production receiver"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
             };
         };
@@ -1661,81 +4142,188 @@ export interface operations {
             /** @description The endpoint and its secret. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "webhook_endpoint",
+                     *         "mode": "live",
+                     *         "url": "https://game.example/webhooks/chargeport",
+                     *         "description": "Production receiver",
+                     *         "eventTypes": [
+                     *           "charge.succeeded",
+                     *           "refund.succeeded"
+                     *         ],
+                     *         "enabled": true,
+                     *         "status": "active",
+                     *         "failingSince": null,
+                     *         "disabledReason": null,
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-03-01T12:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T12:00:00.000Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8Yp2y7K4qnw="
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
                 };
             };
-            /** @description error.code: invalid_request, invalid_json, invalid_webhook_url */
+            /** @description error.code: `invalid_request`, `invalid_json`, `invalid_webhook_url` */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: key_not_permitted */
+            /** @description error.code: `key_not_permitted` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: webhook_endpoint_limit */
+            /** @description error.code: `webhook_endpoint_limit` */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "webhook_endpoint_limit",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: payload_too_large */
+            /** @description error.code: `payload_too_large` */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: unsupported_media_type */
+            /** @description error.code: `unsupported_media_type` */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1746,6 +4334,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A webhook endpoint id (we_…). */
                 endpointId: string;
             };
             cookie?: never;
@@ -1755,54 +4344,129 @@ export interface operations {
             /** @description The endpoint. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "webhook_endpoint",
+                     *         "mode": "live",
+                     *         "url": "https://game.example/webhooks/chargeport",
+                     *         "description": "Production receiver",
+                     *         "eventTypes": [
+                     *           "charge.succeeded",
+                     *           "refund.succeeded"
+                     *         ],
+                     *         "enabled": true,
+                     *         "status": "active",
+                     *         "failingSince": null,
+                     *         "disabledReason": null,
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-03-01T12:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T12:00:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: key_not_permitted */
+            /** @description error.code: `key_not_permitted` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: not_found */
+            /** @description error.code: `not_found` */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1813,6 +4477,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A webhook endpoint id (we_…). */
                 endpointId: string;
             };
             cookie?: never;
@@ -1822,54 +4487,116 @@ export interface operations {
             /** @description Deleted. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "webhook_endpoint",
+                     *         "deleted": true
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeletedWebhookEndpointResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: key_not_permitted */
+            /** @description error.code: `key_not_permitted` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: not_found */
+            /** @description error.code: `not_found` */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1880,12 +4607,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A webhook endpoint id (we_…). */
                 endpointId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
             };
         };
@@ -1893,81 +4626,187 @@ export interface operations {
             /** @description The updated endpoint. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "webhook_endpoint",
+                     *         "mode": "live",
+                     *         "url": "https://game.example/webhooks/chargeport",
+                     *         "description": "Production receiver",
+                     *         "eventTypes": [
+                     *           "charge.succeeded",
+                     *           "refund.succeeded"
+                     *         ],
+                     *         "enabled": false,
+                     *         "status": "active",
+                     *         "failingSince": null,
+                     *         "disabledReason": null,
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-03-01T12:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T12:00:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["UpdatedWebhookEndpointResponse"];
                 };
             };
-            /** @description error.code: invalid_request, invalid_json, invalid_webhook_url */
+            /** @description error.code: `invalid_request`, `invalid_json`, `invalid_webhook_url` */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: key_not_permitted */
+            /** @description error.code: `key_not_permitted` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: not_found */
+            /** @description error.code: `not_found` */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: payload_too_large */
+            /** @description error.code: `payload_too_large` */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: unsupported_media_type */
+            /** @description error.code: `unsupported_media_type` */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -1978,12 +4817,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A webhook endpoint id (we_…). */
                 endpointId: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "overlapHours": 24
+                 *     }
+                 */
                 "application/json": components["schemas"]["RotateWebhookSecretRequest"];
             };
         };
@@ -1991,81 +4836,188 @@ export interface operations {
             /** @description The endpoint and its new secret. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "we_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "object": "webhook_endpoint",
+                     *         "mode": "live",
+                     *         "url": "https://game.example/webhooks/chargeport",
+                     *         "description": "Production receiver",
+                     *         "eventTypes": [
+                     *           "charge.succeeded",
+                     *           "refund.succeeded"
+                     *         ],
+                     *         "enabled": true,
+                     *         "status": "active",
+                     *         "failingSince": null,
+                     *         "disabledReason": null,
+                     *         "previousSecretExpiresAt": "2026-03-02T12:00:00.000Z",
+                     *         "createdAt": "2026-03-01T12:00:00.000Z",
+                     *         "updatedAt": "2026-03-01T12:00:00.000Z",
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8Yp2y7K4qnw="
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["RotatedWebhookSecretResponse"];
                 };
             };
-            /** @description error.code: invalid_request, invalid_json */
+            /** @description error.code: `invalid_request`, `invalid_json` */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: key_not_permitted */
+            /** @description error.code: `key_not_permitted` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: not_found */
+            /** @description error.code: `not_found` */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: payload_too_large */
+            /** @description error.code: `payload_too_large` */
             413: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: unsupported_media_type */
+            /** @description error.code: `unsupported_media_type` */
             415: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2078,8 +5030,10 @@ export interface operations {
                 /** @description An event id: return events created before it. */
                 starting_after?: string;
                 type?: components["schemas"]["WebhookEventType"];
-                created_gte?: string | null;
-                created_lt?: string | null;
+                /** @description Only events created at or after this time. */
+                created_gte?: string;
+                /** @description Only events created before this time. */
+                created_lt?: string;
             };
             header?: never;
             path?: never;
@@ -2090,266 +5044,574 @@ export interface operations {
             /** @description A page of events. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "object": "list",
+                     *         "data": [
+                     *           {
+                     *             "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "object": "event",
+                     *             "type": "charge.succeeded",
+                     *             "mode": "live",
+                     *             "sequence": 3,
+                     *             "createdAt": "2026-03-01T12:03:10.000Z",
+                     *             "data": {
+                     *               "charge": {
+                     *                 "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *                 "object": "charge",
+                     *                 "mode": "live",
+                     *                 "status": "succeeded",
+                     *                 "chain": "POLYGON",
+                     *                 "token": {
+                     *                   "symbol": "USDC",
+                     *                   "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *                   "decimals": 6
+                     *                 },
+                     *                 "amount": "4.99",
+                     *                 "amountBaseUnits": "4990000",
+                     *                 "items": [
+                     *                   {
+                     *                     "name": "Gem pack",
+                     *                     "image": "https://game.example/gems.png",
+                     *                     "amount": "4.99",
+                     *                     "quantity": 1,
+                     *                     "lineTotal": "4.99"
+                     *                   }
+                     *                 ],
+                     *                 "destination": "merchant_wallet",
+                     *                 "toAddress": null,
+                     *                 "isDirectTransfer": false,
+                     *                 "successUrl": "https://game.example/success",
+                     *                 "cancelUrl": "https://game.example/cancel",
+                     *                 "metadata": {
+                     *                   "orderId": "1001"
+                     *                 },
+                     *                 "pricing": null,
+                     *                 "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *                 "expiresAt": "2026-03-01T13:00:00.000Z",
+                     *                 "createdAt": "2026-03-01T12:00:00.000Z",
+                     *                 "updatedAt": "2026-03-01T12:03:10.000Z",
+                     *                 "payments": [
+                     *                   {
+                     *                     "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                     *                     "chain": "POLYGON",
+                     *                     "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                     *                     "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *                     "amount": "4.99",
+                     *                     "amountBaseUnits": "4990000",
+                     *                     "status": "confirmed",
+                     *                     "isLate": false,
+                     *                     "blockNumber": "68123456",
+                     *                     "createdAt": "2026-03-01T12:02:58.000Z"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "has_more": false
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEventListResponse"];
                 };
             };
-            /** @description error.code: invalid_request */
+            /** @description error.code: `invalid_request` */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: missing_api_key, invalid_api_key */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: key_not_permitted */
+            /** @description error.code: `key_not_permitted` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    getOAuthBalances: {
+    streamEvents: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description Start with the events after this event id (the `Last-Event-ID` header does the same). Default: events from now on. */
+                starting_after?: string;
+                /** @description Comma-separated event types to stream (default: all). */
+                types?: string;
+                /** @description Seconds before the server ends the stream (1–3600); reconnect with the last event id. */
+                max_seconds?: number;
+            };
+            header?: {
+                /** @description Resume after this event id. */
+                "Last-Event-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Wallets, per chain and token. */
+            /** @description The stream. Each `data:` line is one WebhookEvent as JSON. */
             200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WalletBalancesResponse"];
+                    /**
+                     * @example id: wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+                     *     event: charge.succeeded
+                     *     data: {"id":"wevt_4Vd9TQ1aQm2xA7bC3dE5fG","object":"event","type":"charge.succeeded","mode":"live","sequence":3,"createdAt":"2026-03-01T12:03:10.000Z","data":{"charge":{"id":"ch_4Vd9TQ1aQm2xA7bC3dE5fG","object":"charge","mode":"live","status":"succeeded","chain":"POLYGON","token":{"symbol":"USDC","address":"0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359","decimals":6},"amount":"4.99","amountBaseUnits":"4990000","items":[{"name":"Gem pack","image":"https://game.example/gems.png","amount":"4.99","quantity":1,"lineTotal":"4.99"}],"destination":"merchant_wallet","toAddress":null,"isDirectTransfer":false,"successUrl":"https://game.example/success","cancelUrl":"https://game.example/cancel","metadata":{"orderId":"1001"},"pricing":null,"paymentUrl":"https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG","expiresAt":"2026-03-01T13:00:00.000Z","createdAt":"2026-03-01T12:00:00.000Z","updatedAt":"2026-03-01T12:03:10.000Z","payments":[{"id":"pay_7Hk2LmN4pQ6rS8tU0vW2xY","chain":"POLYGON","txHash":"0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7","fromAddress":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","amount":"4.99","amountBaseUnits":"4990000","status":"confirmed","isLate":false,"blockNumber":"68123456","createdAt":"2026-03-01T12:02:58.000Z"}]}}}
+                     */
+                    "text/event-stream": string;
                 };
             };
-            /** @description error.code: invalid_access_token */
+            /** @description error.code: `invalid_request` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: insufficient_scope */
+            /** @description error.code: `key_not_permitted` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };
     };
-    createPaymentRequest: {
+    payTestCharge: {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description Same key → the same payment again, never a second transfer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A charge id (ch_…). */
+                chargeId: string;
+            };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": {
-                    chargeId: string;
-                };
+                /**
+                 * @example {
+                 *       "amount": "0.1"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayTestChargeRequest"];
             };
         };
         responses: {
-            /** @description The pending request. */
-            201: {
+            /** @description The transfer was mined; the watcher settles the charge within seconds. */
+            200: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentRequestResponse"];
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "object": "test_payment",
+                     *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "chain": "POLYGON_AMOY",
+                     *         "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                     *         "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                     *         "toAddress": "0x2546BcD3c84621e976D8185a91A922aE77ECEc30",
+                     *         "amount": "0.3",
+                     *         "amountBaseUnits": "300000000000000000"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestPaymentResponse"];
                 };
             };
-            /** @description error.code: invalid_request */
+            /** @description error.code: `invalid_request`, `invalid_json` */
             400: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: invalid_access_token */
+            /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "missing_api_key",
+                     *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: insufficient_scope */
+            /** @description error.code: `key_not_permitted`, `test_key_required`, `forbidden` */
             403: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "key_not_permitted",
+                     *         "message": "Publishable keys can only create and read charges. Use a secret key from your server."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: not_found */
+            /** @description error.code: `not_found` */
             404: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: charge_not_payable */
+            /** @description error.code: `charge_not_payable`, `idempotency_conflict` */
             409: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "charge_not_payable",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: rate_limited */
+            /** @description error.code: `payload_too_large` */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `invalid_amount` */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_amount",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
             429: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: internal_error */
+            /** @description error.code: `internal_error` */
             500: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-        };
-    };
-    getPaymentRequest: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                requestId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The request. */
-            200: {
+            /** @description error.code: `service_unavailable`, `chain_unavailable` */
+            503: {
                 headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PaymentRequestResponse"];
-                };
-            };
-            /** @description error.code: invalid_access_token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description error.code: insufficient_scope */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description error.code: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description error.code: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description error.code: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
@@ -2370,6 +5632,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "db": "ok",
+                     *       "migrations": "applied",
+                     *       "chains": {
+                     *         "POLYGON": {
+                     *           "status": "ok",
+                     *           "head": 68123456,
+                     *           "cursor": 68123455,
+                     *           "lagBlocks": 1
+                     *         },
+                     *         "SOLANA": {
+                     *           "status": "not_configured",
+                     *           "head": null,
+                     *           "cursor": null,
+                     *           "lagBlocks": null
+                     *         }
+                     *       },
+                     *       "queue": {
+                     *         "queued": 0,
+                     *         "ready": 0
+                     *       },
+                     *       "webhooks": {
+                     *         "oldestDueDeliverySeconds": null,
+                     *         "oldestUnrelayedEventSeconds": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Health"];
                 };
             };
@@ -2379,6 +5670,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "down",
+                     *       "db": "unreachable",
+                     *       "migrations": "unknown",
+                     *       "chains": {
+                     *         "POLYGON": {
+                     *           "status": "ok",
+                     *           "head": 68123456,
+                     *           "cursor": 68123455,
+                     *           "lagBlocks": 1
+                     *         },
+                     *         "SOLANA": {
+                     *           "status": "not_configured",
+                     *           "head": null,
+                     *           "cursor": null,
+                     *           "lagBlocks": null
+                     *         }
+                     *       },
+                     *       "queue": {
+                     *         "queued": 0,
+                     *         "ready": 0
+                     *       },
+                     *       "webhooks": {
+                     *         "oldestDueDeliverySeconds": null,
+                     *         "oldestUnrelayedEventSeconds": null
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Health"];
                 };
             };
@@ -2399,6 +5719,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "db": "ok",
+                     *       "migrations": "applied"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
@@ -2408,6 +5735,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "not_ready",
+                     *       "db": "ok",
+                     *       "migrations": "pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
@@ -2428,12 +5762,148 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Liveness"];
                 };
             };
         };
     };
-    webhook_charge_created: {
+    getOAuthBalances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Wallets, per chain and token. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "wallets": [
+                     *           {
+                     *             "id": "wal_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *             "family": "evm",
+                     *             "address": "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+                     *             "chains": [
+                     *               {
+                     *                 "chain": "POLYGON",
+                     *                 "displayName": "Polygon",
+                     *                 "isTestnet": false,
+                     *                 "status": "ok",
+                     *                 "tokens": [
+                     *                   {
+                     *                     "symbol": "USDC",
+                     *                     "name": "USD Coin",
+                     *                     "tokenAddress": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                     *                     "isNative": false,
+                     *                     "baseUnits": "12500000",
+                     *                     "amount": "12.5",
+                     *                     "usd": "12.50"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WalletBalancesResponse"];
+                };
+            };
+            /** @description error.code: `invalid_access_token` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_access_token",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `insufficient_scope` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createPaymentRequest: {
         parameters: {
             query?: never;
             header?: never;
@@ -2442,12 +5912,402 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                /**
+                 * @example {
+                 *       "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG"
+                 *     }
+                 */
+                "application/json": {
+                    chargeId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The pending request. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "opr_4fRq9TQ1aQm2xA7bC3dE5f",
+                     *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "status": "pending",
+                     *         "chargeStatus": "pending",
+                     *         "userCode": "BCDF-GHJK",
+                     *         "verificationUri": "https://pay.example.com/oauth/pay",
+                     *         "verificationUriComplete": "https://pay.example.com/oauth/pay?code=BCDF-GHJK",
+                     *         "expiresAt": "2026-11-24T12:10:00.000Z",
+                     *         "interval": 2,
+                     *         "txHash": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentRequestResponse"];
+                };
+            };
+            /** @description error.code: `invalid_request`, `invalid_json` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `invalid_access_token` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_access_token",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `insufficient_scope` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `charge_not_payable` */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "charge_not_payable",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getPaymentRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "opr_4fRq9TQ1aQm2xA7bC3dE5f",
+                     *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "status": "confirmed",
+                     *         "chargeStatus": "pending",
+                     *         "userCode": "BCDF-GHJK",
+                     *         "verificationUri": "https://pay.example.com/oauth/pay",
+                     *         "verificationUriComplete": "https://pay.example.com/oauth/pay?code=BCDF-GHJK",
+                     *         "expiresAt": "2026-11-24T12:10:00.000Z",
+                     *         "interval": 2,
+                     *         "txHash": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentRequestResponse"];
+                };
+            };
+            /** @description error.code: `invalid_access_token` */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_access_token",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `insufficient_scope` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    webhook_charge_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.created",
+                 *       "mode": "live",
+                 *       "sequence": 1,
+                 *       "createdAt": "2026-03-01T12:00:00.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "pending",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:00:00.000Z",
+                 *           "payments": []
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeCreatedEvent"];
             };
         };
         responses: {
             /** @description Any 2xx: delivered. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2458,18 +6318,101 @@ export interface operations {
     webhook_charge_processing: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.processing",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "processing",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeProcessingEvent"];
             };
         };
         responses: {
             /** @description Any 2xx: delivered. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2480,18 +6423,101 @@ export interface operations {
     webhook_charge_succeeded: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.succeeded",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeSucceededEvent"];
             };
         };
         responses: {
             /** @description Any 2xx: delivered. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2502,18 +6528,88 @@ export interface operations {
     webhook_charge_failed: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.failed",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "failed",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": []
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeFailedEvent"];
             };
         };
         responses: {
             /** @description Any 2xx: delivered. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2524,18 +6620,88 @@ export interface operations {
     webhook_charge_expired: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.expired",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "expired",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": []
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeExpiredEvent"];
             };
         };
         responses: {
             /** @description Any 2xx: delivered. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2546,18 +6712,88 @@ export interface operations {
     webhook_charge_canceled: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.canceled",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "canceled",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": []
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeCanceledEvent"];
             };
         };
         responses: {
             /** @description Any 2xx: delivered. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2568,18 +6804,95 @@ export interface operations {
     webhook_payment_failed: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "payment.failed",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "pending",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:00:00.000Z",
+                 *           "payments": []
+                 *         },
+                 *         "paymentAttempt": {
+                 *           "id": "otx_3Jk5Mn7Pq9Rs1Tu3Vw5Xy7",
+                 *           "method": "balance",
+                 *           "chain": "POLYGON",
+                 *           "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *           "reason": "transaction reverted"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentFailedEvent"];
             };
         };
         responses: {
             /** @description Any 2xx: delivered. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2590,18 +6903,128 @@ export interface operations {
     webhook_refund_created: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "refund.created",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "refund": {
+                 *           "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "refund",
+                 *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "mode": "live",
+                 *           "status": "pending",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *           "source": "merchant_wallet",
+                 *           "reason": "Customer request",
+                 *           "transactionHash": null,
+                 *           "failureReason": null,
+                 *           "timeline": [
+                 *             {
+                 *               "status": "pending",
+                 *               "at": "2026-03-02T09:00:00.000Z"
+                 *             }
+                 *           ],
+                 *           "createdAt": "2026-03-02T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundCreatedEvent"];
             };
         };
         responses: {
             /** @description Any 2xx: delivered. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2612,18 +7035,128 @@ export interface operations {
     webhook_refund_succeeded: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "refund.succeeded",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "refund": {
+                 *           "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "refund",
+                 *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *           "source": "merchant_wallet",
+                 *           "reason": "Customer request",
+                 *           "transactionHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *           "failureReason": null,
+                 *           "timeline": [
+                 *             {
+                 *               "status": "pending",
+                 *               "at": "2026-03-02T09:00:00.000Z"
+                 *             }
+                 *           ],
+                 *           "createdAt": "2026-03-02T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundSucceededEvent"];
             };
         };
         responses: {
             /** @description Any 2xx: delivered. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2634,18 +7167,128 @@ export interface operations {
     webhook_refund_failed: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "refund.failed",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "refund": {
+                 *           "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "refund",
+                 *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "mode": "live",
+                 *           "status": "failed",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *           "source": "merchant_wallet",
+                 *           "reason": "Customer request",
+                 *           "transactionHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *           "failureReason": "execution reverted",
+                 *           "timeline": [
+                 *             {
+                 *               "status": "pending",
+                 *               "at": "2026-03-02T09:00:00.000Z"
+                 *             }
+                 *           ],
+                 *           "createdAt": "2026-03-02T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundFailedEvent"];
             };
         };
         responses: {
             /** @description Any 2xx: delivered. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2656,13 +7299,104 @@ export interface operations {
     webhook_fulfilment_succeeded: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "fulfilment.succeeded",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "fulfilment": {
+                 *           "id": "ful_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "fulfilment",
+                 *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "ruleId": "frl_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "contractAddress": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                 *           "function": "mint(address,uint256,uint256)",
+                 *           "recipient": "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+                 *           "args": [
+                 *             "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+                 *             "1001",
+                 *             "1"
+                 *           ],
+                 *           "transactionHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *           "failureReason": null,
+                 *           "attempts": 1,
+                 *           "createdAt": "2026-03-01T12:03:10.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FulfilmentSucceededEvent"];
             };
         };
         responses: {
@@ -2673,23 +7407,142 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     webhook_fulfilment_failed: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "fulfilment.failed",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "fulfilment": {
+                 *           "id": "ful_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "fulfilment",
+                 *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "ruleId": "frl_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "mode": "live",
+                 *           "status": "failed",
+                 *           "chain": "POLYGON",
+                 *           "contractAddress": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                 *           "function": "mint(address,uint256,uint256)",
+                 *           "recipient": "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+                 *           "args": [
+                 *             "0x8ba1f109551bD432803012645Ac136ddd64DBA72",
+                 *             "1001",
+                 *             "1"
+                 *           ],
+                 *           "transactionHash": null,
+                 *           "failureReason": "execution reverted: AccessControl: missing role",
+                 *           "attempts": 1,
+                 *           "createdAt": "2026-03-01T12:03:10.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["FulfilmentFailedEvent"];
             };
         };
         responses: {
             /** @description Any 2xx: delivered. */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,1 @@
+ALTER TABLE "charges" ADD COLUMN "pricing" jsonb;

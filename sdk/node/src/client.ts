@@ -1,0 +1,232 @@
+/**
+ * The Chargeport server SDK. Every POST carries an Idempotency-Key (generated unless given) that its
+ * retries reuse, so a retried create never makes a second charge, refund or endpoint. Retries: network
+ * errors, timeouts, 429 (after Retry-After) and 5xx, with exponential back-off and jitter.
+ */
+import { randomUUID } from 'node:crypto';
+import { ChargeportError, type ErrorCode } from './errors.ts';
+import type { components } from './generated/openapi.ts';
+import { constructEvent, type WebhookEvent } from './webhooks.ts';
+
+type Schemas = components['schemas'];
+export type Charge = Schemas['Charge'];
+export type Refund = Schemas['Refund'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
+export type StoredWebhookEvent = Schemas['WebhookEvent'];
+
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface ChargeportOptions {
+  /** A secret key: `cp_test_…` or `cp_live_…`. */
+  apiKey: string;
+  /** Default `https://api.chargeport.example`; your deployment's URL. */
+  baseUrl?: string;
+  /** Per attempt. Default 30 s. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number;
+  /** Default global fetch. */
+  fetch?: FetchLike;
+}
+
+export interface RequestOptions {
+  /** Replaces the generated Idempotency-Key of a POST (use your own id to dedupe across processes). */
+  idempotencyKey?: string;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class Chargeport {
+  readonly charges;
+  readonly refunds;
+  readonly webhookEndpoints;
+  readonly events;
+  readonly testHelpers;
+  readonly webhooks = { constructEvent };
+  readonly #apiKey: string;
+  readonly #baseUrl: string;
+  readonly #timeoutMs: number;
+  readonly #maxRetries: number;
+  readonly #fetch: FetchLike;
+
+  constructor(options: ChargeportOptions) {
+    if (!options.apiKey)
+      throw new ChargeportError({ status: 0, code: 'missing_api_key', message: 'apiKey is required (cp_test_… or cp_live_…).' });
+    this.#apiKey = options.apiKey;
+    this.#baseUrl = (options.baseUrl ?? 'https://api.chargeport.example').replace(/\/+$/, '');
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#maxRetries = options.maxRetries ?? 2;
+    this.#fetch = options.fetch ?? ((url, init) => fetch(url, init));
+    const id = encodeURIComponent;
+    this.charges = {
+      create: (body: Schemas['CreateChargeRequest'], options?: RequestOptions) =>
+        this.request<Schemas['CreateChargeResult']>('POST', '/api/createCharge', { body, ...options }),
+      retrieve: (chargeId: string) => this.request<Charge>('GET', `/api/charges/${id(chargeId)}`),
+      /** Every charge matching `query` (`status`, `mode`, `created_gte`, …), newest first, fetching page after page: `for await`. */
+      list: (query: Query = {}) => this.#paginate<Charge>('/api/charges', query),
+      /** One page (`limit`, `starting_after`, …). */
+      listPage: (query: Query = {}) => this.request<Schemas['ChargeList']>('GET', '/api/charges', { query }),
+      cancel: (chargeId: string, options?: RequestOptions) =>
+        this.request<Charge>('POST', `/api/charges/${id(chargeId)}/cancel`, { body: {}, ...options }),
+    };
+    this.refunds = {
+      create: (chargeId: string, body: Schemas['CreateRefundRequest'] = {}, options?: RequestOptions) =>
+        this.request<Refund>('POST', `/api/charges/${id(chargeId)}/refunds`, { body, ...options }),
+      list: (chargeId: string) => this.request<Schemas['RefundList']>('GET', `/api/charges/${id(chargeId)}/refunds`),
+    };
+    this.webhookEndpoints = {
+      create: (body: Schemas['CreateWebhookEndpointRequest'], options?: RequestOptions) =>
+        this.request<WebhookEndpointWithSecret>('POST', '/api/webhook-endpoints', { body, ...options }),
+      retrieve: (endpointId: string) => this.request<WebhookEndpoint>('GET', `/api/webhook-endpoints/${id(endpointId)}`),
+      list: () => this.request<Schemas['WebhookEndpointList']>('GET', '/api/webhook-endpoints'),
+      update: (endpointId: string, body: Schemas['UpdateWebhookEndpointRequest']) =>
+        this.request<WebhookEndpoint>('PATCH', `/api/webhook-endpoints/${id(endpointId)}`, { body }),
+      delete: (endpointId: string) => this.request<Schemas['DeletedWebhookEndpoint']>('DELETE', `/api/webhook-endpoints/${id(endpointId)}`),
+      rotateSecret: (endpointId: string, body: Schemas['RotateWebhookSecretRequest'] = {}, options?: RequestOptions) =>
+        this.request<WebhookEndpointWithSecret>('POST', `/api/webhook-endpoints/${id(endpointId)}/rotate-secret`, { body, ...options }),
+    };
+    this.events = {
+      /** Every stored event matching `query` (`type`, `created_gte`, …), newest first, page after page: `for await`. */
+      list: (query: Query = {}) => this.#paginate<StoredWebhookEvent>('/api/events', query),
+      listPage: (query: Query = {}) => this.request<Schemas['WebhookEventList']>('GET', '/api/events', { query }),
+      /** The key's events live (GET /api/events/stream, server-sent events), reconnecting after the last id until `signal` aborts. */
+      stream: (options: { signal?: AbortSignal; type?: string; startingAfter?: string } = {}) => this.#stream(options),
+    };
+    this.testHelpers = {
+      /** Test keys only: the server pays the test charge on its test network (POST /api/test_helpers/…/pay). */
+      payCharge: (chargeId: string, body: Schemas['PayTestChargeRequest'] = {}, options?: RequestOptions) =>
+        this.request<Schemas['TestPayment']>('POST', `/api/test_helpers/charges/${id(chargeId)}/pay`, { body, ...options }),
+    };
+  }
+
+  async *#stream(options: { signal?: AbortSignal; type?: string; startingAfter?: string }): AsyncGenerator<WebhookEvent> {
+    let lastId = options.startingAfter;
+    while (!options.signal?.aborted) {
+      const url = new URL(`${this.#baseUrl}/api/events/stream`);
+      if (options.type) url.searchParams.set('type', options.type);
+      if (lastId) url.searchParams.set('starting_after', lastId);
+      let response: Response;
+      try {
+        response = await this.#fetch(url.toString(), {
+          headers: { 'x-api-key': this.#apiKey, accept: 'text/event-stream' },
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+      } catch (cause) {
+        if (options.signal?.aborted) return;
+        throw new ChargeportError({ status: 0, code: 'network_error', message: `Could not reach ${url.origin}.`, cause });
+      }
+      if (!response.ok || !response.body) {
+        const envelope = (await response.json().catch(() => null)) as { error?: { code: ErrorCode; message: string } } | null;
+        throw new ChargeportError({
+          status: response.status,
+          code: envelope?.error?.code ?? 'invalid_response',
+          message: envelope?.error?.message ?? `The event stream answered HTTP ${response.status}.`,
+        });
+      }
+      const decoder = new TextDecoder();
+      let buffer = '';
+      try {
+        const reader = response.body.getReader();
+        for (let read = await reader.read(); !read.done; read = await reader.read()) {
+          buffer += decoder.decode(read.value, { stream: true });
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const message = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = message
+              .split('\n')
+              .filter((line) => line.startsWith('data:'))
+              .map((line) => line.slice(5).trimStart())
+              .join('\n');
+            if (!data) continue;
+            const event = JSON.parse(data) as WebhookEvent;
+            lastId = event.id;
+            yield event;
+          }
+        }
+      } catch (cause) {
+        if (options.signal?.aborted) return;
+        throw new ChargeportError({ status: 0, code: 'network_error', message: 'The event stream broke off.', cause });
+      }
+    }
+  }
+
+  async *#paginate<T extends { id: string }>(path: string, query: Query): AsyncGenerator<T> {
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.request<{ data: T[]; has_more: boolean }>('GET', path, { query: { ...query, starting_after: after } });
+      yield* page.data;
+      const last = page.data.at(-1);
+      if (!page.has_more || !last) return;
+      after = last.id;
+    }
+  }
+
+  /** One API call: the envelope's `data`, or a ChargeportError. */
+  async request<T>(method: string, path: string, options: { body?: unknown; query?: Query; idempotencyKey?: string } = {}): Promise<T> {
+    const url = new URL(this.#baseUrl + path);
+    for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = { 'x-api-key': this.#apiKey, accept: 'application/json' };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+
+    for (let attempt = 0; ; attempt++) {
+      const canRetry = attempt < this.#maxRetries;
+      let response: Response;
+      try {
+        response = await this.#fetch(url.toString(), { method, headers, body, signal: AbortSignal.timeout(this.#timeoutMs) });
+      } catch (cause) {
+        const timedOut = cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError');
+        if (canRetry) {
+          await sleep(backoff(attempt));
+          continue;
+        }
+        throw new ChargeportError({
+          status: 0,
+          code: timedOut ? 'timeout' : 'network_error',
+          message: timedOut ? `No answer from ${url.origin} within ${this.#timeoutMs} ms.` : `Could not reach ${url.origin}.`,
+          cause,
+        });
+      }
+      const requestId = response.headers.get('x-request-id') ?? undefined;
+      if ((response.status === 429 || response.status >= 500) && canRetry) {
+        const retryAfter = Number(response.headers.get('retry-after'));
+        await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 60) * 1000 : backoff(attempt));
+        continue;
+      }
+      let envelope: { data: T | null; error: { code: ErrorCode; message: string; param?: string } | null };
+      try {
+        envelope = (await response.json()) as typeof envelope;
+      } catch (cause) {
+        throw new ChargeportError({
+          status: response.status,
+          code: 'invalid_response',
+          message: `The answer (HTTP ${response.status}) is not the API's JSON.`,
+          requestId,
+          cause,
+        });
+      }
+      if (envelope.error) {
+        throw new ChargeportError({ status: response.status, requestId, ...envelope.error });
+      }
+      if (!response.ok || envelope.data === null || envelope.data === undefined) {
+        throw new ChargeportError({
+          status: response.status,
+          code: 'invalid_response',
+          message: `Unexpected answer (HTTP ${response.status}).`,
+          requestId,
+        });
+      }
+      return envelope.data;
+    }
+  }
+}
+
+/** 0.5 s, 1 s, 2 s … (max 8 s), ±25 % jitter. */
+function backoff(attempt: number): number {
+  return Math.min(8_000, 500 * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+}

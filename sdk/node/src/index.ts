@@ -1,0 +1,14 @@
+export { Chargeport } from './client.ts';
+export type {
+  Charge,
+  ChargeportOptions,
+  FetchLike,
+  Refund,
+  RequestOptions,
+  StoredWebhookEvent,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+} from './client.ts';
+export { ChargeportError } from './errors.ts';
+export type { ErrorCode, SdkErrorCode } from './errors.ts';
+export type { WebhookEvent, WebhookHeaders } from './webhooks.ts';

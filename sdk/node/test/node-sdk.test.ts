@@ -1,0 +1,160 @@
+/**
+ * @chargeport/node against the real route handlers and PostgreSQL: charges (auto-pagination, cancel),
+ * refunds, webhook endpoints, events, test helpers; idempotency keys reused across retries (one charge
+ * however often the network fails), back-off on 503, timeouts and typed errors; constructEvent against
+ * signatures made by the Standard Webhooks reference library.
+ */
+import { Webhook } from 'standardwebhooks';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newMerchant, storedCounts, type TestMerchant } from '@/test/fixtures';
+import { Chargeport, ChargeportError, type FetchLike, type WebhookEvent } from '../src/index';
+import { TEST_BASE_URL, routeFetch } from './route-fetch';
+
+const NATIVE = '0x0000000000000000000000000000000000000000';
+const testCharge = (amount = '0.1') => ({
+  chargeData: { chain: 'POLYGON' as const, symbol: 'POL', tokenAddress: NATIVE, amount },
+  isTest: true,
+});
+let merchant: TestMerchant;
+const client = (fetch: FetchLike = routeFetch().fetch, options: { maxRetries?: number; timeoutMs?: number } = {}) =>
+  new Chargeport({ apiKey: merchant.testKey, baseUrl: TEST_BASE_URL, fetch, ...options });
+
+beforeAll(async () => {
+  merchant = await newMerchant({ verified: true });
+});
+
+const caught = async (promise: Promise<unknown>): Promise<ChargeportError> => {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ChargeportError);
+  return error as ChargeportError;
+};
+
+describe('@chargeport/node', () => {
+  it('creates, retrieves, lists every page of and cancels charges; POSTs carry an idempotency key', async () => {
+    const { fetch, requests } = routeFetch();
+    const chargeport = client(fetch);
+    const created = [];
+    for (let i = 0; i < 3; i++) created.push(await chargeport.charges.create(testCharge()));
+    expect(created[0]!.paymentUrl).toContain(`/checkout/${created[0]!.chargeId}`);
+    expect(requests.filter((r) => r.method === 'POST').every((r) => (r.headers.get('idempotency-key') ?? '').length > 10)).toBe(true);
+
+    const charge = await chargeport.charges.retrieve(created[0]!.chargeId);
+    expect(charge).toMatchObject({ id: created[0]!.chargeId, status: 'pending', amount: '0.1' });
+
+    const seen: string[] = [];
+    for await (const listed of chargeport.charges.list({ limit: 1, mode: 'test' })) seen.push(listed.id);
+    expect(seen.slice(0, 3)).toEqual(created.map((c) => c.chargeId).reverse());
+    expect(requests.filter((r) => new URL(r.url).pathname === '/api/charges').length).toBeGreaterThanOrEqual(3);
+
+    const canceled = await chargeport.charges.cancel(created[1]!.chargeId);
+    expect(canceled.status).toBe('canceled');
+  });
+
+  it('retries network errors and 503 with the same idempotency key: one charge, however often the network failed', async () => {
+    const { fetch: real } = routeFetch();
+    const keys: string[] = [];
+    let calls = 0;
+    const flaky: FetchLike = async (url, init) => {
+      calls++;
+      keys.push(new Headers(init.headers).get('idempotency-key')!);
+      if (calls === 1) throw new TypeError('fetch failed');
+      const response = await real(url, init);
+      // The first real answer is lost on the way back: the server made the charge, the client saw a 503.
+      if (calls === 2) return new Response('{"data":null,"error":{"code":"service_unavailable","message":"x"}}', { status: 503 });
+      return response;
+    };
+    const before = await storedCounts(merchant.id);
+    const created = await client(flaky, { maxRetries: 3 }).charges.create(testCharge());
+    expect(calls).toBe(3);
+    expect(new Set(keys).size).toBe(1);
+    expect((await storedCounts(merchant.id)).charges).toBe(before.charges + 1);
+    expect(created.chargeId).toMatch(/^ch_/);
+  });
+
+  it('typed errors: the API code, status, param and request id; timeouts and unreachable servers', async () => {
+    const error = await caught(
+      client().charges.create({ chargeData: { ...testCharge().chargeData, chain: 'ETHEREUM' as 'POLYGON' }, isTest: true }),
+    );
+    expect(error).toMatchObject({ status: 422, code: 'unsupported_chain', param: 'chargeData.chain' });
+    expect(error.requestId).toBeTruthy();
+
+    const missing = await caught(client().charges.retrieve('ch_doesnotexist'));
+    expect(missing).toMatchObject({ status: 404, code: 'not_found' });
+
+    const hanging: FetchLike = (_url, init) =>
+      new Promise((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(init.signal!.reason as Error)));
+    const timeout = await caught(client(hanging, { maxRetries: 1, timeoutMs: 50 }).charges.retrieve('ch_x'));
+    expect(timeout).toMatchObject({ status: 0, code: 'timeout' });
+
+    const down: FetchLike = () => Promise.reject(new TypeError('fetch failed'));
+    expect(await caught(client(down, { maxRetries: 0 }).charges.retrieve('ch_x'))).toMatchObject({ status: 0, code: 'network_error' });
+  });
+
+  it('webhook endpoints, events and refunds', async () => {
+    const chargeport = client();
+    const endpoint = await chargeport.webhookEndpoints.create({ url: 'http://localhost:4000/webhooks', eventTypes: ['charge.succeeded'] });
+    expect(endpoint.secret).toMatch(/^whsec_/);
+    expect((await chargeport.webhookEndpoints.retrieve(endpoint.id)).url).toBe('http://localhost:4000/webhooks');
+    expect((await chargeport.webhookEndpoints.list()).data.map((e) => e.id)).toContain(endpoint.id);
+    expect((await chargeport.webhookEndpoints.update(endpoint.id, { enabled: false })).enabled).toBe(false);
+    expect((await chargeport.webhookEndpoints.delete(endpoint.id)).deleted).toBe(true);
+
+    const { chargeId } = await chargeport.charges.create(testCharge());
+    const events: WebhookEvent['type'][] = [];
+    for await (const event of chargeport.events.list({ type: 'charge.created', limit: 2 })) {
+      if (event.data.charge.id === chargeId) events.push(event.type);
+      if (events.length) break;
+    }
+    expect(events).toEqual(['charge.created']);
+
+    const refunds = await chargeport.refunds.list(chargeId);
+    expect(refunds.data).toEqual([]);
+    const refused = await caught(chargeport.refunds.create(chargeId, { amount: '0.1' }));
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+  });
+
+  it('constructEvent: a typed event from a valid signature; tampered, stale or unsigned deliveries are refused', () => {
+    const secret = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
+    const body = JSON.stringify({
+      id: 'evt_1',
+      type: 'charge.succeeded',
+      createdAt: new Date().toISOString(),
+      mode: 'test',
+      data: { charge: { id: 'ch_1' } },
+    });
+    const now = new Date();
+    const headers = {
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign('evt_1', now, body),
+    };
+    const chargeport = client();
+    const event = chargeport.webhooks.constructEvent(body, headers, secret);
+    expect(event.type).toBe('charge.succeeded');
+    if (event.type === 'charge.succeeded') expect(event.data.charge.id).toBe('ch_1');
+    // Rotation: any of several secrets may match; a Headers object works too.
+    expect(chargeport.webhooks.constructEvent(Buffer.from(body), new Headers(headers), ['whsec_b3RoZXI=', secret]).id).toBe('evt_1');
+
+    const refusal = (f: () => unknown) => {
+      try {
+        f();
+      } catch (error) {
+        return (error as ChargeportError).code;
+      }
+      return 'accepted';
+    };
+    expect(refusal(() => chargeport.webhooks.constructEvent(body.replace('ch_1', 'ch_2'), headers, secret))).toBe(
+      'invalid_webhook_signature',
+    );
+    expect(refusal(() => chargeport.webhooks.constructEvent(body, headers, secret, { now: new Date(now.getTime() + 10 * 60_000) }))).toBe(
+      'invalid_webhook_signature',
+    );
+    expect(refusal(() => chargeport.webhooks.constructEvent(body, { ...headers, 'webhook-signature': undefined }, secret))).toBe(
+      'invalid_webhook_signature',
+    );
+    expect(refusal(() => chargeport.webhooks.constructEvent(body, headers, 'not-a-secret'))).toBe('invalid_webhook_secret');
+  });
+});
