@@ -55,6 +55,16 @@ export const ERROR_STATUS = {
   refund_exceeds_refundable: 422,
   refund_destination_required: 422,
   refund_not_possible: 409,
+  step_up_required: 403,
+  step_up_failed: 403,
+  two_factor_required: 403,
+  second_factor_required: 401,
+  withdrawal_held: 409,
+  origin_not_allowed: 403,
+  redirect_not_allowed: 403,
+  open_charge_limit: 429,
+  sms_country_not_allowed: 422,
+  email_already_verified: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -17,3 +17,4 @@ export * from './sandbox-provider';
 export * from './swaps';
 export * from './refunds';
 export * from './scanner';
+export * from './two-factor';
