@@ -5,6 +5,7 @@ import { formError, type FormState } from '@/lib/auth/form-state';
 import { createKeyForMember, revokeKeyForMember, rollKeyForMember, type RollOverlapHours } from '@/lib/api-keys/manage-api-keys';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { currentMemberActor } from '@/lib/merchants/member-actor';
+import { stepUpFromForm } from '@/lib/accounts/step-up-form';
 
 export interface KeyFormState extends FormState {
   /** The new key's plaintext: shown once, never stored. */
@@ -17,7 +18,7 @@ export async function createKeyAction(_state: KeyFormState, form: FormData): Pro
   const name = String(form.get('name') ?? '');
   const kind = form.get('kind') === 'publishable' ? 'publishable' : 'secret';
   try {
-    const created = await createKeyForMember({ ...(await actor()), mode: await dashboardMode(), kind, name });
+    const created = await createKeyForMember({ ...(await actor()), mode: await dashboardMode(), kind, name, stepUp: stepUpFromForm(form) });
     revalidatePath('/dashboard/settings/api-keys');
     return { created: { name, plaintext: created.plaintext } };
   } catch (error) {
@@ -31,6 +32,7 @@ export async function rollKeyAction(_state: KeyFormState, form: FormData): Promi
       ...(await actor()),
       keyId: String(form.get('keyId') ?? ''),
       overlapHours: Number(form.get('overlapHours')) as RollOverlapHours,
+      stepUp: stepUpFromForm(form),
     });
     revalidatePath('/dashboard/settings/api-keys');
     return { created: { name: 'Rolled key', plaintext: created.plaintext } };
