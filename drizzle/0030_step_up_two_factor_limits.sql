@@ -45,4 +45,9 @@ CREATE INDEX "passkeys_user_idx" ON "passkeys" USING btree ("user_id");--> state
 CREATE INDEX "recovery_codes_user_idx" ON "recovery_codes" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "charges_open_idx" ON "charges" USING btree ("merchant_id","mode","api_key_id") WHERE "charges"."status" = 'pending';--> statement-breakpoint
 CREATE INDEX "verification_codes_target_idx" ON "verification_codes" USING btree ("target","created_at");--> statement-breakpoint
-CREATE UNIQUE INDEX "merchant_members_one_merchant_per_user_idx" ON "merchant_members" USING btree ("user_id");
+CREATE UNIQUE INDEX "merchant_members_one_merchant_per_user_idx" ON "merchant_members" USING btree ("user_id");--> statement-breakpoint
+-- Allowed origins decide what a publishable key may do: a change must reach every instance's credential cache (0019).
+DROP TRIGGER "api_keys_credentials_changed" ON "api_keys";--> statement-breakpoint
+CREATE TRIGGER "api_keys_credentials_changed" AFTER UPDATE ON "api_keys" FOR EACH ROW
+  WHEN ((OLD.merchant_id, OLD.mode, OLD.kind, OLD.name, OLD.hash, OLD.revoked_at, OLD.allowed_origins, OLD.allowed_redirect_origins) IS DISTINCT FROM (NEW.merchant_id, NEW.mode, NEW.kind, NEW.name, NEW.hash, NEW.revoked_at, NEW.allowed_origins, NEW.allowed_redirect_origins))
+  EXECUTE FUNCTION "notify_credentials_changed"();
