@@ -20,6 +20,9 @@ export async function createApiKey(input: {
   mode: ApiKeyMode;
   kind?: ApiKeyKind;
   name?: string;
+  /** Publishable keys: the browser origins and redirect origins they allow (lib/api-keys/publishable-origins.ts). */
+  allowedOrigins?: string[];
+  allowedRedirectOrigins?: string[];
   tx?: DbOrTx;
 }): Promise<CreatedApiKey> {
   const db = input.tx ?? getDb();
@@ -44,6 +47,8 @@ export async function createApiKey(input: {
     name: input.name ?? (kind === 'publishable' ? 'Publishable' : 'Default'),
     hash: material.hash,
     displayPrefix: material.displayPrefix,
+    allowedOrigins: kind === 'publishable' ? (input.allowedOrigins ?? []) : [],
+    allowedRedirectOrigins: kind === 'publishable' ? (input.allowedRedirectOrigins ?? []) : [],
   });
   return { id, mode: input.mode, kind, plaintext: material.plaintext };
 }

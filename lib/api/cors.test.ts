@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GET as getChargeRoute, OPTIONS as getChargePreflight } from '@/app/api/charges/[chargeId]/route';
 import { GET as listChargesRoute } from '@/app/api/charges/route';
 import { POST as createChargeRoute, OPTIONS as createChargePreflight } from '@/app/api/createCharge/route';
+import { createApiKey } from '@/lib/api-keys/create-api-key';
 import { hashApiKey } from '@/lib/api-keys/key-material';
 import { forgetMerchantCredentials } from '@/lib/api-keys/credential-cache';
 import { getDb } from '@/lib/db/client';
@@ -91,7 +92,7 @@ describe('publishable keys and their allowed origins', () => {
   });
 
   it('a new publishable key allows no origin until the dashboard adds one', async () => {
-    const fresh = await newPublishableKey(merchantId, 'live');
+    const fresh = (await createApiKey({ merchantId, mode: 'live', kind: 'publishable' })).plaintext;
     const refused = await callRoute(createChargeRoute, { apiKey: fresh, body: usdcCharge({ successUrl: undefined, cancelUrl: undefined }), headers: { origin: SHOP } });
     expect(refused.json.error?.code).toBe('origin_not_allowed');
   });
@@ -128,8 +129,7 @@ describe('charges of publishable keys send buyers back only to allowed redirect 
   });
 
   it('none allowed by default: any redirect URL is refused; without one the charge is created', async () => {
-    const fresh = await newPublishableKey(merchantId, 'live');
-    await allowOrigins(fresh, { allowedOrigins: [SHOP] });
+    const fresh = (await createApiKey({ merchantId, mode: 'live', kind: 'publishable', allowedOrigins: [SHOP] })).plaintext;
     const refused = await callRoute(createChargeRoute, { apiKey: fresh, body: usdcCharge(), headers: { origin: SHOP } });
     expect(refused.json.error).toMatchObject({ code: 'redirect_not_allowed', param: 'chargeData.successUrl' });
     const created = await callRoute(createChargeRoute, {
