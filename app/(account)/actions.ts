@@ -25,7 +25,6 @@ async function clientIp(): Promise<string | null> {
   return clientIpFrom(await headers());
 }
 
-
 export async function startEmailChangeAction(_state: FormState, form: FormData): Promise<FormState> {
   const values = { newEmail: field(form, 'newEmail') };
   try {

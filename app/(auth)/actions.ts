@@ -189,7 +189,10 @@ export async function passkeySignInOptionsAction(): Promise<{ options?: unknown;
 }
 
 /** Sign-in, second step with a passkey: the browser's assertion. */
-export async function passkeySignInAction(input: { response: string; callbackUrl?: string }): Promise<{ error?: string; redirectTo?: string }> {
+export async function passkeySignInAction(input: {
+  response: string;
+  callbackUrl?: string;
+}): Promise<{ error?: string; redirectTo?: string }> {
   let ticket: string;
   try {
     const userId = await getSecondFactorPendingUserId();

@@ -70,7 +70,8 @@ export async function confirmEmailChange(input: { userId: string; newEmail: stri
   }
   await getDb().transaction(async (tx) => {
     const owner = await findUserByEmail(input.newEmail, tx);
-    if (owner && owner.id !== input.userId) throw new AppError('code_incorrect', 'These codes are no longer valid. Start again.', { param: 'newCode' });
+    if (owner && owner.id !== input.userId)
+      throw new AppError('code_incorrect', 'These codes are no longer valid. Start again.', { param: 'newCode' });
     await tx
       .update(users)
       .set({ email: input.newEmail, emailVerifiedAt: new Date() })

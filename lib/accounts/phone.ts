@@ -90,10 +90,12 @@ export async function startPhoneLink(input: {
   }
   await assertPhoneFree(getDb(), input.userId, phoneE164);
   const budget = await consumeSmsBudget({ userId: input.userId, ip: input.ip ?? null, phoneE164 });
-  const { code, expiresAt } = await issueCode({ purpose: 'link_phone', target: phoneE164, userId: input.userId }).catch(async (error: unknown) => {
-    await budget.refund();
-    throw error;
-  });
+  const { code, expiresAt } = await issueCode({ purpose: 'link_phone', target: phoneE164, userId: input.userId }).catch(
+    async (error: unknown) => {
+      await budget.refund();
+      throw error;
+    },
+  );
   await sendSms({ to: phoneE164, text: codeSmsText(code) });
   return { phoneE164, expiresAt };
 }

@@ -19,7 +19,14 @@ type Limiters = { user: RateLimiterDrizzle; ip: RateLimiterDrizzle; country: Rat
 const globalForLimiters = globalThis as unknown as { __chargeportSmsLimiters?: Limiters };
 
 function limiter(keyPrefix: string, points: number): RateLimiterDrizzle {
-  return new RateLimiterDrizzle({ storeClient: getDb(), schema: rateLimits, keyPrefix, points, duration: 3600, clearExpiredByTimeout: false });
+  return new RateLimiterDrizzle({
+    storeClient: getDb(),
+    schema: rateLimits,
+    keyPrefix,
+    points,
+    duration: 3600,
+    clearExpiredByTimeout: false,
+  });
 }
 
 function limiters(): Limiters {
@@ -41,7 +48,11 @@ export function resetSmsLimiters(): void {
  * Throws sms_country_not_allowed or rate_limited; otherwise counts one SMS to `phoneE164`. Returns
  * `refund` for when the SMS is not sent after all (the code's own resend throttle refused it).
  */
-export async function consumeSmsBudget(input: { userId: string; ip: string | null; phoneE164: string }): Promise<{ refund: () => Promise<void> }> {
+export async function consumeSmsBudget(input: {
+  userId: string;
+  ip: string | null;
+  phoneE164: string;
+}): Promise<{ refund: () => Promise<void> }> {
   const parsed = parsePhoneNumberFromString(input.phoneE164);
   const allowed = env().SMS_ALLOWED_COUNTRIES;
   if (allowed && (!parsed?.country || !allowed.includes(parsed.country))) {

@@ -26,6 +26,9 @@ export async function verifyStepUp(input: { userId: string; proof: StepUpProof; 
     if (await verifyPasskeyAssertion({ userId: input.userId, ceremony: 'step_up', response: input.proof.passkeyResponse })) return;
     throw new AppError('step_up_failed', 'The passkey did not confirm it is you. Try again, or enter your PIN.', { param: 'pin' });
   }
-  if (!input.proof.pin) throw new AppError('step_up_required', 'Confirm with your PIN (or a passkey): this change needs more than a session.', { param: 'pin' });
+  if (!input.proof.pin)
+    throw new AppError('step_up_required', 'Confirm with your PIN (or a passkey): this change needs more than a session.', {
+      param: 'pin',
+    });
   await verifyPin({ userId: input.userId, pin: input.proof.pin, tx: input.tx });
 }

@@ -214,7 +214,9 @@ describe('the daily cap of wrong codes per address', () => {
     const refused = await appError(consumeCode({ purpose: 'signin', target, code: fresh.code, now: at }));
     expect(refused).toMatchObject({ code: 'code_attempts_exceeded', message: expect.stringMatching(/today/) });
     // The right code was not used up by the refusal: nothing was checked.
-    const [row] = (await rows(target)).filter((r) => r.codeHash === hmacHex(derivedKey('verification-codes'), `signin\n${target}\n${fresh.code}`));
+    const [row] = (await rows(target)).filter(
+      (r) => r.codeHash === hmacHex(derivedKey('verification-codes'), `signin\n${target}\n${fresh.code}`),
+    );
     expect(row!.consumedAt).toBeNull();
     expect(last).not.toBe('');
   });

@@ -20,9 +20,13 @@ async function requireNoVerifiedEmail(userId: string): Promise<void> {
   const [user] = await getDb().select({ verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, userId));
   if (!user) throw new AppError('unauthenticated', 'Your session has ended. Sign in again.');
   if (user.verifiedAt) {
-    throw new AppError('email_already_verified', 'This account already has a verified e-mail. Change it under Account → Profile (with your PIN).', {
-      param: 'email',
-    });
+    throw new AppError(
+      'email_already_verified',
+      'This account already has a verified e-mail. Change it under Account → Profile (with your PIN).',
+      {
+        param: 'email',
+      },
+    );
   }
 }
 

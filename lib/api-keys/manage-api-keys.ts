@@ -22,7 +22,7 @@ import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
 import { requireSecondFactor } from '@/lib/accounts/two-factor/second-factor';
 import { notifyOwners } from '@/lib/merchants/notify-owners';
 import { authorizeMember } from '@/lib/merchants/permissions';
-import { createApiKey, type CreatedApiKey } from './create-api-key';
+import { assertMayIssueLiveKeys, createApiKey, type CreatedApiKey } from './create-api-key';
 import { forgetMerchantCredentials } from './credential-cache';
 
 const ROLL_OVERLAPS_HOURS = [0, 1, 24, 168] as const;
@@ -38,6 +38,9 @@ export interface ApiKeyListing {
   lastUsedAt: Date | null;
   /** Set for a revoked key, or in the future for a rolled key still in its overlap. */
   expiresAt: Date | null;
+  /** Publishable keys: the browser origins (CORS) and the redirect origins of their charges. */
+  allowedOrigins: string[];
+  allowedRedirectOrigins: string[];
 }
 
 interface Actor {
@@ -65,13 +68,20 @@ export async function listApiKeys(input: Actor & { mode: ApiKeyMode }, now = new
 
 /** A production key needs the second factor enrolled and a step-up; checked before anything is written. */
 async function confirmProductionKey(input: Actor & { stepUp?: StepUpProof }): Promise<void> {
-  await authorizeMember(getDb(), { ...input, permission: 'api_keys.manage' });
+  const { merchant } = await authorizeMember(getDb(), { ...input, permission: 'api_keys.manage' });
+  assertMayIssueLiveKeys(merchant);
   await requireSecondFactor(input.userId, 'create production keys');
   await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {} });
 }
 
 async function notifyNewProductionKey(input: Actor, what: string): Promise<void> {
-  await notifyOwners({ merchantId: input.merchantId, actorUserId: input.userId, ip: input.ip, subject: 'new production API key', text: what });
+  await notifyOwners({
+    merchantId: input.merchantId,
+    actorUserId: input.userId,
+    ip: input.ip,
+    subject: 'new production API key',
+    text: what,
+  });
 }
 
 export async function createKeyForMember(
@@ -115,7 +125,8 @@ export async function rollKeyForMember(
     .transaction(async (tx) => {
       const actor = await authorizeMember(tx, { ...input, permission: 'api_keys.manage' });
       const old = await liveKeyOfMerchant(tx, input.merchantId, input.keyId, now);
-      if (old.mode === 'live' && current?.mode !== 'live') throw new AppError('not_found', `No active key ${input.keyId}.`, { param: 'keyId' });
+      if (old.mode === 'live' && current?.mode !== 'live')
+        throw new AppError('not_found', `No active key ${input.keyId}.`, { param: 'keyId' });
       const created = await createApiKey({ merchantId: input.merchantId, mode: old.mode, kind: old.kind, name: old.name, tx });
       const expiresAt = new Date(now.getTime() + input.overlapHours * 3_600_000);
       await tx.update(apiKeys).set({ revokedAt: expiresAt, updatedAt: now }).where(eq(apiKeys.id, old.id));
@@ -130,7 +141,8 @@ export async function rollKeyForMember(
       return created;
     })
     .finally(() => forgetMerchantCredentials(input.merchantId));
-  if (created.mode === 'live') await notifyNewProductionKey(input, `The production key “${current!.name}” was rolled: a new key replaces it.`);
+  if (created.mode === 'live')
+    await notifyNewProductionKey(input, `The production key “${current!.name}” was rolled: a new key replaces it.`);
   return created;
 }
 
@@ -190,6 +202,8 @@ function toListing(row: ApiKey): ApiKeyListing {
     kind: row.kind,
     mode: row.mode,
     displayPrefix: row.displayPrefix,
+    allowedOrigins: row.allowedOrigins,
+    allowedRedirectOrigins: row.allowedRedirectOrigins,
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
     expiresAt: row.revokedAt,

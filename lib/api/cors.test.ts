@@ -20,7 +20,10 @@ let secretKey: string;
 let chargeId: string;
 
 async function allowOrigins(key: string, origins: { allowedOrigins?: string[]; allowedRedirectOrigins?: string[] }) {
-  await getDb().update(apiKeys).set(origins).where(eq(apiKeys.hash, hashApiKey(key)));
+  await getDb()
+    .update(apiKeys)
+    .set(origins)
+    .where(eq(apiKeys.hash, hashApiKey(key)));
   forgetMerchantCredentials(merchantId);
 }
 
@@ -57,8 +60,16 @@ describe('CORS preflight', () => {
 
 describe('publishable keys and their allowed origins', () => {
   it.each([
-    ['createCharge, 200', () => callRoute(createChargeRoute, { apiKey: publishableKey, body: usdcCharge(), headers: { origin: SHOP } }), 200],
-    ['createCharge, 400 on bad JSON', () => callRoute(createChargeRoute, { apiKey: publishableKey, body: '{', headers: { origin: SHOP } }), 400],
+    [
+      'createCharge, 200',
+      () => callRoute(createChargeRoute, { apiKey: publishableKey, body: usdcCharge(), headers: { origin: SHOP } }),
+      200,
+    ],
+    [
+      'createCharge, 400 on bad JSON',
+      () => callRoute(createChargeRoute, { apiKey: publishableKey, body: '{', headers: { origin: SHOP } }),
+      400,
+    ],
     [
       'createCharge, 403 toAddress with a publishable key',
       () =>
@@ -81,19 +92,31 @@ describe('publishable keys and their allowed origins', () => {
 
   it('another origin is refused with 403 origin_not_allowed, gets no CORS grant, and nothing is stored', async () => {
     const before = await storedCounts(merchantId);
-    const refused = await callRoute(createChargeRoute, { apiKey: publishableKey, body: usdcCharge(), headers: { origin: 'https://evil.example' } });
+    const refused = await callRoute(createChargeRoute, {
+      apiKey: publishableKey,
+      body: usdcCharge(),
+      headers: { origin: 'https://evil.example' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.json.error).toMatchObject({ code: 'origin_not_allowed' });
     expect(refused.json.error?.message).toContain('https://evil.example');
     expect(refused.headers.has('access-control-allow-origin')).toBe(false);
     expect(await storedCounts(merchantId)).toEqual(before);
-    const read = await callRoute(getChargeRoute, { apiKey: publishableKey, params: { chargeId }, headers: { origin: 'https://evil.example' } });
+    const read = await callRoute(getChargeRoute, {
+      apiKey: publishableKey,
+      params: { chargeId },
+      headers: { origin: 'https://evil.example' },
+    });
     expect(read.status).toBe(403);
   });
 
   it('a new publishable key allows no origin until the dashboard adds one', async () => {
     const fresh = (await createApiKey({ merchantId, mode: 'live', kind: 'publishable' })).plaintext;
-    const refused = await callRoute(createChargeRoute, { apiKey: fresh, body: usdcCharge({ successUrl: undefined, cancelUrl: undefined }), headers: { origin: SHOP } });
+    const refused = await callRoute(createChargeRoute, {
+      apiKey: fresh,
+      body: usdcCharge({ successUrl: undefined, cancelUrl: undefined }),
+      headers: { origin: SHOP },
+    });
     expect(refused.json.error?.code).toBe('origin_not_allowed');
   });
 
@@ -121,7 +144,11 @@ describe('charges of publishable keys send buyers back only to allowed redirect 
       [{ successUrl: 'https://phish.example/ok' }, 'chargeData.successUrl'],
       [{ cancelUrl: 'https://phish.example/back' }, 'chargeData.cancelUrl'],
     ] as const) {
-      const refused = await callRoute(createChargeRoute, { apiKey: publishableKey, body: usdcCharge(overrides), headers: { origin: SHOP } });
+      const refused = await callRoute(createChargeRoute, {
+        apiKey: publishableKey,
+        body: usdcCharge(overrides),
+        headers: { origin: SHOP },
+      });
       expect(refused.status).toBe(403);
       expect(refused.json.error).toMatchObject({ code: 'redirect_not_allowed', param });
     }
@@ -141,7 +168,10 @@ describe('charges of publishable keys send buyers back only to allowed redirect 
   });
 
   it('secret keys are not bound by them', async () => {
-    const created = await callRoute(createChargeRoute, { apiKey: secretKey, body: usdcCharge({ successUrl: 'https://anywhere.example/ok' }) });
+    const created = await callRoute(createChargeRoute, {
+      apiKey: secretKey,
+      body: usdcCharge({ successUrl: 'https://anywhere.example/ok' }),
+    });
     expect(created.status).toBe(200);
   });
 });

@@ -98,7 +98,11 @@ function buildConfig(): NextAuthConfig {
         return checkSessionClaims(token);
       },
       session({ session, token }) {
-        session.user = { ...session.user, id: token.sub!, secondFactorPending: secondFactorStateOf(token) === 'pending' } as typeof session.user;
+        session.user = {
+          ...session.user,
+          id: token.sub!,
+          secondFactorPending: secondFactorStateOf(token) === 'pending',
+        } as typeof session.user;
         return session;
       },
     },

@@ -59,7 +59,8 @@ export async function insertCharge(db: DbOrTx, rows: NewChargeRows): Promise<voi
   const [row] = inserted as unknown as { id: string | null; open_merchant: number; open_publishable: number }[];
   if (row?.id) return;
   if (row && row.open_merchant >= rows.openCaps.merchant) throw new OpenChargeCapReached('merchant');
-  if (row && rows.openCaps.publishable !== null && row.open_publishable >= rows.openCaps.publishable) throw new OpenChargeCapReached('publishable');
+  if (row && rows.openCaps.publishable !== null && row.open_publishable >= rows.openCaps.publishable)
+    throw new OpenChargeCapReached('publishable');
   throw new Error(`charge ${rows.charge.id} was not inserted`);
 }
 

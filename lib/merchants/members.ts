@@ -42,6 +42,8 @@ interface Actor {
 /** Roles whose seats are ownership: inviting or promoting into them needs a step-up, and owners hear of every change. */
 const PRIVILEGED_ROLES: readonly MemberRole[] = ['owner', 'admin'];
 const isPrivileged = (role: MemberRole) => PRIVILEGED_ROLES.includes(role);
+/** owner > admin > the rest: a change to a higher seat is a promotion. */
+const rank = (role: MemberRole) => (role === 'owner' ? 2 : role === 'admin' ? 1 : 0);
 
 export interface MemberListing {
   userId: string;
@@ -191,9 +193,12 @@ export async function acceptInvitation(
         membership.merchantId === invitation.merchantId ? 'You are already a member.' : 'This account already belongs to another merchant.',
       );
     }
-    await tx
-      .insert(merchantMembers)
-      .values({ merchantId: invitation.merchantId, userId: input.userId, role: invitation.role, ownerSince: invitation.role === 'owner' ? now : null });
+    await tx.insert(merchantMembers).values({
+      merchantId: invitation.merchantId,
+      userId: input.userId,
+      role: invitation.role,
+      ownerSince: invitation.role === 'owner' ? now : null,
+    });
     await tx.update(merchantInvitations).set({ acceptedAt: now }).where(eq(merchantInvitations.id, invitation.id));
     const actor = await authorizeMember(tx, { userId: input.userId, merchantId: invitation.merchantId, permission: 'dashboard.view' });
     await recordAudit(tx, { actor, action: 'member.join', targetId: invitation.id, data: { role: invitation.role }, ip: input.ip });
@@ -219,7 +224,7 @@ export async function changeMemberRole(input: Actor & { memberUserId: string; ro
     requireOwnerFor(actor, role, 'make');
     requireOwnerFor(actor, target.role, 'change');
     if (target.role === 'owner' && role !== 'owner') await requireAnotherOwner(tx, input.merchantId);
-    if (isPrivileged(role) && role !== target.role) await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, tx });
+    if (isPrivileged(role) && rank(role) > rank(target.role)) await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, tx });
     await tx
       .update(merchantMembers)
       .set({ role, ownerSince: role !== 'owner' ? null : target.role === 'owner' ? target.ownerSince : new Date() })

@@ -12,7 +12,13 @@ import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { sendEmail } from '@/lib/notifications/send-email';
 
-export async function notifyOwners(input: { merchantId: string; actorUserId: string | null; subject: string; text: string; ip?: string | null }): Promise<void> {
+export async function notifyOwners(input: {
+  merchantId: string;
+  actorUserId: string | null;
+  subject: string;
+  text: string;
+  ip?: string | null;
+}): Promise<void> {
   try {
     const owners = await getDb()
       .select({ email: users.email, merchantName: merchants.name })
@@ -20,7 +26,9 @@ export async function notifyOwners(input: { merchantId: string; actorUserId: str
       .innerJoin(users, eq(users.id, merchantMembers.userId))
       .innerJoin(merchants, eq(merchants.id, merchantMembers.merchantId))
       .where(and(eq(merchantMembers.merchantId, input.merchantId), eq(merchantMembers.role, 'owner')));
-    const [actor] = input.actorUserId ? await getDb().select({ email: users.email }).from(users).where(eq(users.id, input.actorUserId)) : [];
+    const [actor] = input.actorUserId
+      ? await getDb().select({ email: users.email }).from(users).where(eq(users.id, input.actorUserId))
+      : [];
     const by = input.actorUserId ? `by ${actor?.email ?? input.actorUserId}` : 'with an API key';
     for (const owner of owners) {
       if (!owner.email) continue;

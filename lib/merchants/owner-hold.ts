@@ -13,7 +13,11 @@ import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 
 /** Until when the member's withdrawals are held, or null. */
-export async function withdrawalHeldUntil(db: DbOrTx, input: { merchantId: string; userId: string }, now = new Date()): Promise<Date | null> {
+export async function withdrawalHeldUntil(
+  db: DbOrTx,
+  input: { merchantId: string; userId: string },
+  now = new Date(),
+): Promise<Date | null> {
   const [member] = await db
     .select({ role: merchantMembers.role, ownerSince: merchantMembers.ownerSince })
     .from(merchantMembers)

@@ -18,6 +18,7 @@ import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
 import { authorizeMember } from '@/lib/merchants/permissions';
 import { notifyWebhookEndpointChange, type EndpointChange } from './notify-endpoint-change';
 import { createWebhookEndpoint } from './create-webhook-endpoint';
+import { acceptEndpointUrl } from './endpoint-url';
 import { deleteWebhookEndpoint } from './delete-webhook-endpoint';
 import { getWebhookEndpoint, type WebhookOwner } from './get-webhook-endpoint';
 import { listWebhookDeliveries, type DeliveryLogEntry } from './list-deliveries';
@@ -102,44 +103,59 @@ export async function listWebhookDeliveriesForMember(
 export async function createWebhookEndpointForMember(
   actor: WebhookActor & { input: CreateWebhookEndpointBody },
 ): Promise<WebhookEndpointResource> {
-  return audited(actor, async (tx) => {
-    const { endpoint } = await createWebhookEndpoint({ owner: ownerOf(actor), input: actor.input, db: tx });
-    return {
-      result: serializeWebhookEndpoint(endpoint),
-      audit: {
-        action: 'webhook_endpoint.create',
-        targetId: endpoint.id,
-        data: { url: endpoint.url, eventTypes: endpoint.eventTypes, enabled: endpoint.enabled },
-      },
-      url: endpoint.url,
-    };
-  }, 'created');
+  // A mistyped URL is refused before the step-up: it must not cost a PIN attempt.
+  acceptEndpointUrl(actor.input.url, actor.mode);
+  return audited(
+    actor,
+    async (tx) => {
+      const { endpoint } = await createWebhookEndpoint({ owner: ownerOf(actor), input: actor.input, db: tx });
+      return {
+        result: serializeWebhookEndpoint(endpoint),
+        audit: {
+          action: 'webhook_endpoint.create',
+          targetId: endpoint.id,
+          data: { url: endpoint.url, eventTypes: endpoint.eventTypes, enabled: endpoint.enabled },
+        },
+        url: endpoint.url,
+      };
+    },
+    'created',
+  );
 }
 
 export async function updateWebhookEndpointForMember(
   actor: WebhookActor & { endpointId: string; input: UpdateWebhookEndpointBody },
 ): Promise<WebhookEndpointResource> {
-  return audited(actor, async (tx) => {
-    const endpoint = await updateWebhookEndpoint({ owner: ownerOf(actor), endpointId: actor.endpointId, input: actor.input, db: tx });
-    return {
-      result: serializeWebhookEndpoint(endpoint),
-      // What was asked for (the new values), not the secret: there is none in an update.
-      audit: { action: 'webhook_endpoint.update', targetId: endpoint.id, data: { ...actor.input } },
-      url: endpoint.url,
-    };
-  }, 'updated');
+  if (actor.input.url !== undefined) acceptEndpointUrl(actor.input.url, actor.mode);
+  return audited(
+    actor,
+    async (tx) => {
+      const endpoint = await updateWebhookEndpoint({ owner: ownerOf(actor), endpointId: actor.endpointId, input: actor.input, db: tx });
+      return {
+        result: serializeWebhookEndpoint(endpoint),
+        // What was asked for (the new values), not the secret: there is none in an update.
+        audit: { action: 'webhook_endpoint.update', targetId: endpoint.id, data: { ...actor.input } },
+        url: endpoint.url,
+      };
+    },
+    'updated',
+  );
 }
 
 export async function deleteWebhookEndpointForMember(actor: WebhookActor & { endpointId: string }): Promise<void> {
-  await audited(actor, async (tx) => {
-    const endpoint = await getWebhookEndpoint({ owner: ownerOf(actor), endpointId: actor.endpointId, db: tx });
-    await deleteWebhookEndpoint({ owner: ownerOf(actor), endpointId: endpoint.id, db: tx });
-    return {
-      result: undefined,
-      audit: { action: 'webhook_endpoint.delete', targetId: endpoint.id, data: { url: endpoint.url } },
-      url: endpoint.url,
-    };
-  }, 'deleted');
+  await audited(
+    actor,
+    async (tx) => {
+      const endpoint = await getWebhookEndpoint({ owner: ownerOf(actor), endpointId: actor.endpointId, db: tx });
+      await deleteWebhookEndpoint({ owner: ownerOf(actor), endpointId: endpoint.id, db: tx });
+      return {
+        result: undefined,
+        audit: { action: 'webhook_endpoint.delete', targetId: endpoint.id, data: { url: endpoint.url } },
+        url: endpoint.url,
+      };
+    },
+    'deleted',
+  );
 }
 
 export async function revealWebhookSecretForMember(
@@ -158,25 +174,29 @@ export async function rotateWebhookSecretForMember(
   if (!SECRET_OVERLAPS_HOURS.includes(actor.overlapHours)) {
     throw new AppError('invalid_request', `The overlap is one of ${SECRET_OVERLAPS_HOURS.join(', ')} hours.`, { param: 'overlapHours' });
   }
-  return audited(actor, async (tx) => {
-    const { endpoint, secret } = await rotateWebhookSecret({
-      owner: ownerOf(actor),
-      endpointId: actor.endpointId,
-      overlapHours: actor.overlapHours,
-      now,
-      db: tx,
-    });
-    const previousSecretExpiresAt = serializeWebhookEndpoint(endpoint, now).previousSecretExpiresAt;
-    return {
-      result: { secret, previousSecretExpiresAt },
-      audit: {
-        action: 'webhook_endpoint.rotate_secret',
-        targetId: endpoint.id,
-        data: { overlapHours: actor.overlapHours, previousSecretExpiresAt },
-      },
-      url: endpoint.url,
-    };
-  }, 'secret rotated');
+  return audited(
+    actor,
+    async (tx) => {
+      const { endpoint, secret } = await rotateWebhookSecret({
+        owner: ownerOf(actor),
+        endpointId: actor.endpointId,
+        overlapHours: actor.overlapHours,
+        now,
+        db: tx,
+      });
+      const previousSecretExpiresAt = serializeWebhookEndpoint(endpoint, now).previousSecretExpiresAt;
+      return {
+        result: { secret, previousSecretExpiresAt },
+        audit: {
+          action: 'webhook_endpoint.rotate_secret',
+          targetId: endpoint.id,
+          data: { overlapHours: actor.overlapHours, previousSecretExpiresAt },
+        },
+        url: endpoint.url,
+      };
+    },
+    'secret rotated',
+  );
 }
 
 export async function sendTestWebhookEventForMember(

@@ -66,7 +66,10 @@ export async function listPasskeys(userId: string): Promise<Passkey[]> {
   return getDb().select().from(passkeys).where(eq(passkeys.userId, userId)).orderBy(asc(passkeys.createdAt));
 }
 
-export async function passkeyRegistrationOptions(input: { userId: string; userName: string }): Promise<PublicKeyCredentialCreationOptionsJSON> {
+export async function passkeyRegistrationOptions(input: {
+  userId: string;
+  userName: string;
+}): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const existing = await listPasskeys(input.userId);
   const options = await generateRegistrationOptions({
     rpName: 'Chargeport',
@@ -144,7 +147,11 @@ export async function passkeyAssertionOptions(input: {
 }
 
 /** Checks an assertion made with options from passkeyAssertionOptions; false when it does not prove the account. */
-export async function verifyPasskeyAssertion(input: { userId: string; ceremony: 'sign_in' | 'step_up'; response: unknown }): Promise<boolean> {
+export async function verifyPasskeyAssertion(input: {
+  userId: string;
+  ceremony: 'sign_in' | 'step_up';
+  response: unknown;
+}): Promise<boolean> {
   const response = parseResponse<AuthenticationResponseJSON>(input.response);
   const [key] = await getDb()
     .select()
@@ -158,7 +165,12 @@ export async function verifyPasskeyAssertion(input: { userId: string; ceremony: 
       expectedChallenge: consumeChallenge(input.userId, input.ceremony),
       expectedOrigin: origin,
       expectedRPID: rpID,
-      credential: { id: key.credentialId, publicKey: Buffer.from(key.publicKey, 'base64url'), counter: key.counter, transports: key.transports },
+      credential: {
+        id: key.credentialId,
+        publicKey: Buffer.from(key.publicKey, 'base64url'),
+        counter: key.counter,
+        transports: key.transports,
+      },
       requireUserVerification: true,
     });
     if (!verification.verified) return false;

@@ -31,12 +31,14 @@ export async function renewRecoveryCodes(userId: string, db: DbOrTx = getDb()): 
     return `${raw.slice(0, 5)}-${raw.slice(5)}`;
   });
   await db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
-  await db.insert(recoveryCodes).values(codes.map((code) => ({ id: newId('recoveryCode'), userId, codeHash: hashRecoveryCode(userId, code) })));
+  await db
+    .insert(recoveryCodes)
+    .values(codes.map((code) => ({ id: newId('recoveryCode'), userId, codeHash: hashRecoveryCode(userId, code) })));
   return codes;
 }
 
 /** Uses one code up; false when it is unknown or already used. */
-export async function useRecoveryCode(input: { userId: string; code: string }): Promise<boolean> {
+export async function redeemRecoveryCode(input: { userId: string; code: string }): Promise<boolean> {
   if (canonical(input.code).length !== 10) return false;
   const [used] = await getDb()
     .update(recoveryCodes)

@@ -12,7 +12,7 @@ import { getDb } from '@/lib/db/client';
 import { passkeys, users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { verifyPasskeyAssertion } from './passkeys';
-import { countUnusedRecoveryCodes, useRecoveryCode } from './recovery-codes';
+import { countUnusedRecoveryCodes, redeemRecoveryCode } from './recovery-codes';
 import { verifyTotpCode } from './totp';
 
 export interface SecondFactors {
@@ -44,7 +44,8 @@ export async function requireSecondFactor(userId: string, what: string): Promise
   );
 }
 
-export type SecondFactorProof = { method: 'totp'; code: string } | { method: 'recovery'; code: string } | { method: 'passkey'; response: unknown };
+export type SecondFactorProof =
+  { method: 'totp'; code: string } | { method: 'recovery'; code: string } | { method: 'passkey'; response: unknown };
 
 /** The second step of sign-in; throws code_incorrect when the proof does not hold. */
 export async function verifySecondFactor(userId: string, proof: SecondFactorProof): Promise<void> {
@@ -55,7 +56,7 @@ export async function verifySecondFactor(userId: string, proof: SecondFactorProo
         param: 'code',
       });
     case 'recovery':
-      if (await useRecoveryCode({ userId, code: proof.code })) return;
+      if (await redeemRecoveryCode({ userId, code: proof.code })) return;
       throw new AppError('code_incorrect', 'That recovery code is not right or was already used.', { param: 'recoveryCode' });
     case 'passkey':
       if (await verifyPasskeyAssertion({ userId, ceremony: 'sign_in', response: proof.response })) return;

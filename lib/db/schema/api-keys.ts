@@ -30,8 +30,14 @@ export const apiKeys = pgTable(
      * server too), and the origins its charges may send buyers back to (successUrl / cancelUrl). Empty:
      * none (lib/api/publishable-origins.ts).
      */
-    allowedOrigins: text('allowed_origins').array().notNull().default(sql`'{}'::text[]`),
-    allowedRedirectOrigins: text('allowed_redirect_origins').array().notNull().default(sql`'{}'::text[]`),
+    allowedOrigins: text('allowed_origins')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    allowedRedirectOrigins: text('allowed_redirect_origins')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
     ...timestamps,

@@ -77,7 +77,10 @@ export async function passkeyRegistrationOptionsAction(): Promise<{ options?: un
   }
 }
 
-export async function registerPasskeyAction(input: { name: string; response: string }): Promise<{ error?: string; recoveryCodes?: string[] }> {
+export async function registerPasskeyAction(input: {
+  name: string;
+  response: string;
+}): Promise<{ error?: string; recoveryCodes?: string[] }> {
   try {
     const user = await requireUserForAction();
     await registerPasskey({ userId: user.id, name: input.name, response: input.response });

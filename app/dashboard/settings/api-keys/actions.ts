@@ -6,6 +6,7 @@ import { createKeyForMember, revokeKeyForMember, rollKeyForMember, type RollOver
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { currentMemberActor } from '@/lib/merchants/member-actor';
 import { stepUpFromForm } from '@/lib/accounts/step-up-form';
+import { setPublishableKeyOrigins } from '@/lib/api-keys/publishable-origins';
 
 export interface KeyFormState extends FormState {
   /** The new key's plaintext: shown once, never stored. */
@@ -50,6 +51,21 @@ export async function revokeKeyAction(_state: KeyFormState, form: FormData): Pro
     });
     revalidatePath('/dashboard/settings/api-keys');
     return { notice: 'Key revoked.' };
+  } catch (error) {
+    return formError(error);
+  }
+}
+
+export async function setOriginsAction(_state: KeyFormState, form: FormData): Promise<KeyFormState> {
+  try {
+    await setPublishableKeyOrigins({
+      ...(await actor()),
+      keyId: String(form.get('keyId') ?? ''),
+      allowedOrigins: String(form.get('allowedOrigins') ?? ''),
+      allowedRedirectOrigins: String(form.get('allowedRedirectOrigins') ?? ''),
+    });
+    revalidatePath('/dashboard/settings/api-keys');
+    return { notice: 'Origins saved.' };
   } catch (error) {
     return formError(error);
   }
