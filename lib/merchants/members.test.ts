@@ -86,6 +86,15 @@ describe('members', () => {
     expect(owners.filter((m) => m.role === 'owner')).toHaveLength(1);
   });
 
+  it('a user belongs to at most one merchant: the database refuses a second seat', async () => {
+    const other = await newMerchant();
+    await expect(
+      getDb().insert(merchantMembers).values({ merchantId: other.id, userId: people.viewer!, role: 'owner' }),
+    ).rejects.toMatchObject({
+      cause: { constraint_name: 'merchant_members_one_merchant_per_user_idx' },
+    });
+  });
+
   it('an owner removes a member, who then loses access', async () => {
     await removeMember({ ...as('owner'), memberUserId: people.developer! });
     await expect(listMembers(as('developer'))).rejects.toMatchObject({ code: 'forbidden' });
