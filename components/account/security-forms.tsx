@@ -45,12 +45,13 @@ export function TotpSection({ enabled }: { enabled: boolean }) {
   const [started, start, starting] = useActionState<SecurityFormState, FormData>(startTotpAction, {});
   const [confirmed, confirm, confirming] = useActionState<SecurityFormState, FormData>(confirmTotpAction, {});
   const [removed, remove, removing] = useActionState<SecurityFormState, FormData>(removeTotpAction, {});
-  if (enabled) {
+  if (enabled || confirmed.recoveryCodes || confirmed.notice) {
     return (
       <form action={remove} className="flex flex-col gap-3">
         <p className="text-sm" data-testid="totp-enabled">
           Authenticator app: on.
         </p>
+        {confirmed.notice && <Notice tone="success">{confirmed.notice}</Notice>}
         <RecoveryCodes codes={confirmed.recoveryCodes} />
         <StepUpFields />
         <Button type="submit" variant="secondary" disabled={removing}>

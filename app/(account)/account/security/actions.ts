@@ -30,7 +30,8 @@ export interface SecurityFormState extends FormState {
 async function afterFactorAdded(userId: string): Promise<string[] | undefined> {
   const codes = (await countUnusedRecoveryCodes(userId)) === 0 ? await renewRecoveryCodes(userId) : undefined;
   await endOtherSessions(userId);
-  revalidatePath(PAGE);
+  // No revalidatePath here: the page would re-render in this request with the old (now revoked)
+  // session cookie and sign the user out. The form shows the new state itself.
   return codes;
 }
 
