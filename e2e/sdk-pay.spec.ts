@@ -23,7 +23,6 @@ let publishableKey: string;
 test.beforeAll(async ({ baseURL }) => {
   if (!existsSync(path.join(SDK_DIST, 'pay.js'))) throw new Error('sdk/dist is missing or stale: run `npm run sdk:build` first');
   merchant = createVerifiedMerchant('Pixel Quest');
-  publishableKey = admin<{ key: { key: string } }>('key', 'create', merchant.merchantId, '--mode', 'live', '--publishable').key.key;
   server = createServer((request, response) => {
     void serveMerchantSite(request.url ?? '/', { publishableKey, chargeportUrl: baseURL! }).then(({ status, type, body }) => {
       response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
@@ -32,6 +31,21 @@ test.beforeAll(async ({ baseURL }) => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   merchantOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The key allows the shop's origin (and ours, for /examples/pay) and sends buyers back to the shop only.
+  publishableKey = admin<{ key: { key: string } }>(
+    'key',
+    'create',
+    merchant.merchantId,
+    '--mode',
+    'live',
+    '--publishable',
+    '--allowed-origin',
+    merchantOrigin,
+    '--allowed-origin',
+    new URL(baseURL!).origin,
+    '--redirect-origin',
+    'https://pixelquest.example',
+  ).key.key;
 });
 
 test.afterAll(async () => {

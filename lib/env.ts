@@ -109,6 +109,31 @@ const envSchema = z.object({
     .transform((value) => (value === undefined ? undefined : value === 'true')),
   /** Sign-in / code requests allowed per client IP per 10 minutes. */
   AUTH_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(30),
+  /** Wrong one-time codes accepted per e-mail address or phone number over 24 hours (then none until the day has passed). */
+  CODE_WRONG_PER_DAY: z.coerce.number().int().min(5).default(20),
+  /** SMS codes per account per hour, per client IP per hour, and per country calling code per hour (against SMS pumping). */
+  SMS_PER_USER_PER_HOUR: z.coerce.number().int().min(1).default(5),
+  SMS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).default(10),
+  SMS_PER_COUNTRY_PER_HOUR: z.coerce.number().int().min(1).default(200),
+  /** Countries (ISO 3166 alpha-2, comma-separated) whose numbers may receive SMS. Unset: all. */
+  SMS_ALLOWED_COUNTRIES: z
+    .string()
+    .optional()
+    .transform((value) => {
+      const list = (value ?? '')
+        .split(',')
+        .map((code) => code.trim().toUpperCase())
+        .filter(Boolean);
+      return list.length ? list : undefined;
+    })
+    .pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'must be two-letter country codes such as FR,DE,US')).optional()),
+  /** Hours a newly added owner (invited as owner, or promoted) waits before withdrawing. 0: no hold. */
+  OWNER_WITHDRAWAL_HOLD_HOURS: z.coerce.number().int().min(0).max(720).default(48),
+  /** Open (pending) charges one merchant may have per mode, and of those, created with publishable keys. */
+  MAX_OPEN_CHARGES_PER_MERCHANT: z.coerce.number().int().min(1).default(10_000),
+  MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT: z.coerce.number().int().min(1).default(1_000),
+  /** Requests per minute one client IP may make with one publishable key. */
+  PUBLISHABLE_KEY_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(60),
 
   // Accounts and secrets. Required in production; in development the launcher generates them once
   // into $DATA_DIR/dev-secrets.json so they stay the same across restarts.

@@ -67,6 +67,16 @@ export const ERROR_STATUS = {
   invalid_access_token: 401,
   insufficient_scope: 403,
   price_unavailable: 422,
+  step_up_required: 403,
+  step_up_failed: 403,
+  two_factor_required: 403,
+  second_factor_required: 401,
+  withdrawal_held: 409,
+  origin_not_allowed: 403,
+  redirect_not_allowed: 403,
+  open_charge_limit: 429,
+  sms_country_not_allowed: 422,
+  email_already_verified: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -147,6 +157,18 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   fulfilment_not_retryable: 'Contracts tab: only a failed fulfilment can be retried',
   invalid_access_token: 'In-app API: the `Authorization: Bearer` access token is missing, expired or revoked',
   insufficient_scope: 'In-app API: the access token lacks the scope the call needs (`wallet:read`, `payments`)',
+  step_up_required:
+    'Dashboard: this action (owners and admins, withdrawals, key exports, production keys, live webhooks) needs your PIN or a passkey',
+  step_up_failed: 'Dashboard: the PIN or passkey given for this action was wrong',
+  two_factor_required:
+    'Dashboard: owners of a verified merchant enrol a second factor (authenticator app or passkey) before production keys or withdrawals',
+  second_factor_required: 'Signing in: this account needs its second factor (authenticator code, passkey or recovery code)',
+  withdrawal_held: 'Withdrawals by an owner added less than OWNER_WITHDRAWAL_HOLD_HOURS ago are held until the time the message gives',
+  origin_not_allowed: 'A publishable key used from an origin outside its allowed origins (dashboard → API keys)',
+  redirect_not_allowed: "`successUrl` / `cancelUrl` of a publishable-key charge outside the key's allowed redirect origins",
+  open_charge_limit: 'Too many open (pending) charges for this merchant and mode: let some expire or cancel them',
+  sms_country_not_allowed: 'Phone number: SMS codes are not sent to that country (SMS_ALLOWED_COUNTRIES)',
+  email_already_verified: 'Sign-in-with-Ethereum accounts: the e-mail is verified already; change it from the profile instead',
 };
 
 export interface ErrorBody {

@@ -49,6 +49,8 @@ const ID_PREFIXES = {
   webhookDelivery: 'wdl',
   auditEntry: 'aud',
   invitation: 'inv',
+  passkey: 'pk',
+  recoveryCode: 'rc',
   onrampOrder: 'ord',
   onrampOrderEvent: 'oev',
   onrampWebhookReceipt: 'owr',

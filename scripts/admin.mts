@@ -4,7 +4,7 @@
  *   merchant create --email E --name N [--verified]   new merchant; prints its keys once
  *   merchant verify <merchantId>                       business verification done
  *   merchant list
- *   key create <merchantId> --mode test|live [--publishable]
+ *   key create <merchantId> --mode test|live [--publishable [--allowed-origin URL]… [--redirect-origin URL]…]
  *   key revoke <keyId>
  *   wallets rotate-master-key                          re-seal wallet data keys under WALLET_MASTER_KEY
  *   gas-tank status                                    the gas tank's address, balances and gas spent per chain
@@ -25,7 +25,7 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   merchant create --email E --name N [--verified]
   merchant verify <merchantId>
   merchant list
-  key create <merchantId> --mode test|live [--publishable]
+  key create <merchantId> --mode test|live [--publishable [--allowed-origin URL]… [--redirect-origin URL]…]
   key revoke <keyId>
   wallets rotate-master-key
   gas-tank status
@@ -41,6 +41,8 @@ const { values, positionals } = parseArgs({
     verified: { type: 'boolean', default: false },
     mode: { type: 'string' },
     publishable: { type: 'boolean', default: false },
+    'allowed-origin': { type: 'string', multiple: true, default: [] },
+    'redirect-origin': { type: 'string', multiple: true, default: [] },
     json: { type: 'boolean', default: false },
     chain: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -119,7 +121,14 @@ try {
         if (!target) usageError('key create needs a merchant id');
         if (values.mode !== 'test' && values.mode !== 'live') usageError('key create needs --mode test or --mode live');
         const { createApiKey } = await import('@/lib/api-keys/create-api-key');
-        const key = await createApiKey({ merchantId: target, mode: values.mode, kind: values.publishable ? 'publishable' : 'secret' });
+        const { parseOrigins } = await import('@/lib/api-keys/publishable-origins');
+        const key = await createApiKey({
+          merchantId: target,
+          mode: values.mode,
+          kind: values.publishable ? 'publishable' : 'secret',
+          allowedOrigins: parseOrigins(values['allowed-origin'].join(' '), 'allowed-origin'),
+          allowedRedirectOrigins: parseOrigins(values['redirect-origin'].join(' '), 'redirect-origin'),
+        });
         output(
           { key: { id: key.id, mode: key.mode, kind: key.kind, key: key.plaintext } },
           `Key ${key.id} (${key.kind}, ${key.mode}): ${key.plaintext}\nShown only now; it is stored as a hash.`,

@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import { generate } from 'otplib';
 import { setPin } from '@/lib/accounts/pin';
+import { confirmTotpEnrolment, startTotpEnrolment } from '@/lib/accounts/two-factor/totp';
 import { getDb } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
@@ -56,4 +58,12 @@ export function lastSmsCode(phone: string): string {
   const code = /^Your Chargeport code is (\d{6})\. It expires in 10 minutes\.$/.exec(message?.text ?? '')?.[1];
   if (!code) throw new Error(`no code SMS to ${phone}: ${message?.text}`);
   return code;
+}
+
+/** Turns on an authenticator app for the account (as the Security page does); returns a code generator. */
+export async function enrolTotp(userId: string): Promise<{ secret: string; code: () => Promise<string> }> {
+  const { secret } = await startTotpEnrolment({ userId, label: 'test' });
+  const code = () => generate({ secret });
+  await confirmTotpEnrolment({ userId, code: await code() });
+  return { secret, code };
 }

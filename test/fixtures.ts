@@ -30,8 +30,24 @@ export async function newMerchant(options: { verified?: boolean; name?: string }
   };
 }
 
-export async function newPublishableKey(merchantId: string, mode: 'test' | 'live' = 'test'): Promise<string> {
-  return (await createApiKey({ merchantId, mode, kind: 'publishable' })).plaintext;
+/**
+ * A publishable key that may send buyers back to the fixtures' https://game.example (successUrl /
+ * cancelUrl of usdcCharge and testCharge); no browser origin unless given.
+ */
+export async function newPublishableKey(
+  merchantId: string,
+  mode: 'test' | 'live' = 'test',
+  origins: { allowedOrigins?: string[]; allowedRedirectOrigins?: string[] } = {},
+): Promise<string> {
+  return (
+    await createApiKey({
+      merchantId,
+      mode,
+      kind: 'publishable',
+      allowedOrigins: origins.allowedOrigins ?? [],
+      allowedRedirectOrigins: origins.allowedRedirectOrigins ?? ['https://game.example'],
+    })
+  ).plaintext;
 }
 
 type Handler = (request: Request, route: { params: Promise<Record<string, string>> }) => Promise<Response>;

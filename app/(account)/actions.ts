@@ -12,8 +12,47 @@ import { requireUserForAction } from '@/lib/auth/session';
 import { becomeMerchant } from '@/lib/merchants/become-merchant';
 import { exportPrivateKey } from '@/lib/wallets/export-private-key';
 import { clientIpFrom } from '@/lib/http/client-ip';
+import { confirmEmailChange, startEmailChange } from '@/lib/accounts/change-email';
+import { emailSchema } from '@/lib/accounts/email';
+import { stepUpFromForm } from '@/lib/accounts/step-up-form';
+import { consumeAuthRateLimit } from '@/lib/auth/rate-limit';
+import { endOtherSessions } from '@/lib/auth/renew-session';
+import { AppError } from '@/lib/errors';
 
 const field = (form: FormData, name: string) => String(form.get(name) ?? '').trim();
+
+async function clientIp(): Promise<string | null> {
+  return clientIpFrom(await headers());
+}
+
+export async function startEmailChangeAction(_state: FormState, form: FormData): Promise<FormState> {
+  const values = { newEmail: field(form, 'newEmail') };
+  try {
+    const user = await requireUserForAction();
+    const parsed = emailSchema.safeParse(values.newEmail);
+    if (!parsed.success) throw new AppError('invalid_request', 'Enter the new e-mail address.', { param: 'newEmail' });
+    await consumeAuthRateLimit({ ip: (await clientIp()) ?? 'local', address: parsed.data });
+    await startEmailChange({ userId: user.id, newEmail: parsed.data, stepUp: stepUpFromForm(form) });
+    return { values: { newEmail: parsed.data }, notice: `We sent a code to ${parsed.data} and one to your current address. Enter both.` };
+  } catch (error) {
+    return formError(error, values);
+  }
+}
+
+export async function confirmEmailChangeAction(_state: FormState, form: FormData): Promise<FormState> {
+  const values = { newEmail: field(form, 'newEmail') };
+  try {
+    const user = await requireUserForAction();
+    const parsed = emailSchema.safeParse(values.newEmail);
+    if (!parsed.success) throw new AppError('invalid_request', 'Enter the new e-mail address.', { param: 'newEmail' });
+    await consumeAuthRateLimit({ ip: (await clientIp()) ?? 'local', address: parsed.data });
+    await confirmEmailChange({ userId: user.id, newEmail: parsed.data, newCode: field(form, 'newCode'), oldCode: field(form, 'oldCode') });
+    await endOtherSessions(user.id);
+  } catch (error) {
+    return formError(error, values);
+  }
+  redirect('/account/profile?email=changed');
+}
 
 export async function setPinAction(_state: FormState, form: FormData): Promise<FormState> {
   try {
@@ -32,7 +71,8 @@ export async function changePinAction(_state: FormState, form: FormData): Promis
   try {
     const user = await requireUserForAction();
     await changePin({ userId: user.id, oldPin: field(form, 'oldPin'), pin: field(form, 'pin'), confirm: field(form, 'confirm') });
-    return { notice: 'Your PIN is changed.' };
+    await endOtherSessions(user.id);
+    return { notice: 'Your PIN is changed. Your other sessions were signed out.' };
   } catch (error) {
     return formError(error);
   }
@@ -43,7 +83,7 @@ export async function startPhoneLinkAction(_state: FormState, form: FormData): P
   try {
     const user = await requireUserForAction();
     const pin = field(form, 'pin');
-    const { phoneE164 } = await startPhoneLink({ userId: user.id, phone: values.phone, pin: pin || undefined });
+    const { phoneE164 } = await startPhoneLink({ userId: user.id, phone: values.phone, pin: pin || undefined, ip: await clientIp() });
     return { values: { phone: phoneE164 }, notice: `We sent a code to ${phoneE164}.` };
   } catch (error) {
     return formError(error, values);
@@ -55,6 +95,7 @@ export async function confirmPhoneLinkAction(_state: FormState, form: FormData):
   try {
     const user = await requireUserForAction();
     await confirmPhoneLink({ userId: user.id, phone: values.phone, code: field(form, 'code') });
+    await endOtherSessions(user.id);
   } catch (error) {
     return formError(error, values);
   }
@@ -65,6 +106,7 @@ export async function unlinkPhoneAction(_state: FormState, form: FormData): Prom
   try {
     const user = await requireUserForAction();
     await unlinkPhone({ userId: user.id, pin: field(form, 'pin') });
+    await endOtherSessions(user.id);
   } catch (error) {
     return formError(error);
   }
@@ -74,7 +116,7 @@ export async function unlinkPhoneAction(_state: FormState, form: FormData): Prom
 export async function requestPinResetAction(_state: FormState, _form: FormData): Promise<FormState> {
   try {
     const user = await requireUserForAction();
-    await requestPinResetCode({ userId: user.id });
+    await requestPinResetCode({ userId: user.id, ip: await clientIp() });
     return { notice: 'We sent a code to your phone.' };
   } catch (error) {
     return formError(error);
@@ -85,6 +127,7 @@ export async function resetPinAction(_state: FormState, form: FormData): Promise
   try {
     const user = await requireUserForAction();
     await resetPinWithPhone({ userId: user.id, code: field(form, 'code'), pin: field(form, 'pin'), confirm: field(form, 'confirm') });
+    await endOtherSessions(user.id);
   } catch (error) {
     return formError(error);
   }
@@ -103,6 +146,7 @@ export async function exportKeyAction(_state: ExportState, form: FormData): Prom
       userId: user.id,
       walletId: field(form, 'walletId'),
       pin: field(form, 'pin'),
+      passkeyResponse: field(form, 'passkeyResponse') || undefined,
       ip: clientIpFrom(list),
       userAgent: list.get('user-agent'),
     });

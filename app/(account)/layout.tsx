@@ -8,6 +8,7 @@ import { getSessionUser } from '@/lib/auth/session';
 const NAV = [
   { href: '/account/wallets', label: 'Wallets' },
   { href: '/account/pin', label: 'PIN' },
+  { href: '/account/security', label: 'Security' },
   { href: '/account/phone', label: 'Phone' },
 ];
 

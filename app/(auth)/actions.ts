@@ -13,10 +13,12 @@ import { hasPin } from '@/lib/accounts/pin';
 import { completeEmailVerification, startEmailVerification } from '@/lib/accounts/verify-email';
 import { signIn, signOut } from '@/lib/auth/auth';
 import { formError, type FormState } from '@/lib/auth/form-state';
-import { consumeAuthRateLimit } from '@/lib/auth/rate-limit';
+import { consumeAuthRateLimit, forgiveAuthRateLimit } from '@/lib/auth/rate-limit';
 import { createSignInTicket } from '@/lib/auth/sign-in-ticket';
 import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
-import { getSessionUser, requireUserForAction } from '@/lib/auth/session';
+import { getSecondFactorPendingUserId, getSessionUser, requireUserForAction } from '@/lib/auth/session';
+import { passkeyAssertionOptions } from '@/lib/accounts/two-factor/passkeys';
+import { hasSecondFactor, verifySecondFactor } from '@/lib/accounts/two-factor/second-factor';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { clientIpFrom } from '@/lib/http/client-ip';
@@ -96,11 +98,14 @@ export async function confirmSignInCode(_state: FormState, form: FormData): Prom
   try {
     const email = parseField(emailSchema, form.get('email'), 'email', 'E-mail');
     const code = parseField(codeSchema, form.get('code'), 'code', 'Code');
-    await consumeAuthRateLimit({ ip: await clientIp(), address: email });
+    const ip = await clientIp();
+    await consumeAuthRateLimit({ ip, address: email });
     const { userId } = await completeEmailSignIn({ email, code });
+    await forgiveAuthRateLimit({ ip, address: email });
     ticket = createSignInTicket(userId);
     // Spec rule 5: after the first login the user is prompted to set a PIN.
     if (!(await hasPin(userId))) redirectTo = `/account/pin?next=${encodeURIComponent(redirectTo)}`;
+    if (await hasSecondFactor(userId)) redirectTo = `/signin/two-factor?callbackUrl=${encodeURIComponent(redirectTo)}`;
   } catch (error) {
     return formError(error, values);
   }
@@ -133,23 +138,74 @@ export async function getSiweNonce(): Promise<string> {
 export async function signInWithSiwe(input: { message: string; signature: string }): Promise<{ error?: string; redirectTo?: string }> {
   const appUrl = new URL(env().APP_URL);
   let ticket: string;
+  let userId: string;
   try {
     await consumeAuthRateLimit({ ip: await clientIp() });
-    const { userId } = await signInWithEthereum({ ...input, domain: appUrl.host, origin: appUrl.origin });
+    ({ userId } = await signInWithEthereum({ ...input, domain: appUrl.host, origin: appUrl.origin }));
     ticket = createSignInTicket(userId);
   } catch (error) {
     if (error instanceof AppError) return { error: error.message };
     throw error;
   }
   await signIn('ticket', { ticket, redirect: false });
-  // An Ethereum account verifies an e-mail before anything else (spec rule 2).
-  const user = await getSessionUserAfterSignIn();
-  return { redirectTo: user === 'verified' ? '/wallet' : '/verify-email' };
+  // The second factor first, if the account has one; an Ethereum account then verifies an e-mail
+  // before anything else (spec rule 2).
+  if (await hasSecondFactor(userId)) return { redirectTo: '/signin/two-factor' };
+  const user = await getSessionUser().catch(() => undefined);
+  return { redirectTo: user?.emailVerifiedAt ? '/wallet' : '/verify-email' };
 }
 
-async function getSessionUserAfterSignIn(): Promise<'verified' | 'unverified'> {
-  const user = await getSessionUser().catch(() => undefined);
-  return user?.emailVerifiedAt ? 'verified' : 'unverified';
+/** Sign-in, second step: a code from the authenticator app, or a recovery code. */
+export async function confirmSecondFactorAction(_state: FormState, form: FormData): Promise<FormState> {
+  const redirectTo = safeReturnPath(form.get('callbackUrl'));
+  let ticket: string;
+  try {
+    const userId = await getSecondFactorPendingUserId();
+    if (!userId) throw new AppError('unauthenticated', 'Your sign-in has ended. Sign in again.');
+    await consumeAuthRateLimit({ ip: await clientIp(), address: `2fa:${userId}` });
+    const recoveryCode = String(form.get('recoveryCode') ?? '').trim();
+    await verifySecondFactor(
+      userId,
+      recoveryCode ? { method: 'recovery', code: recoveryCode } : { method: 'totp', code: String(form.get('code') ?? '').trim() },
+    );
+    ticket = createSignInTicket(userId, { secondFactorPassed: true });
+  } catch (error) {
+    return formError(error);
+  }
+  await signIn('ticket', { ticket, redirectTo });
+  return {};
+}
+
+/** Sign-in, second step with a passkey: the options for the browser. */
+export async function passkeySignInOptionsAction(): Promise<{ options?: unknown; error?: string }> {
+  const userId = await getSecondFactorPendingUserId();
+  if (!userId) return { error: 'Your sign-in has ended. Sign in again.' };
+  try {
+    return { options: await passkeyAssertionOptions({ userId, ceremony: 'sign_in' }) };
+  } catch (error) {
+    if (error instanceof AppError) return { error: error.message };
+    throw error;
+  }
+}
+
+/** Sign-in, second step with a passkey: the browser's assertion. */
+export async function passkeySignInAction(input: {
+  response: string;
+  callbackUrl?: string;
+}): Promise<{ error?: string; redirectTo?: string }> {
+  let ticket: string;
+  try {
+    const userId = await getSecondFactorPendingUserId();
+    if (!userId) throw new AppError('unauthenticated', 'Your sign-in has ended. Sign in again.');
+    await consumeAuthRateLimit({ ip: await clientIp(), address: `2fa:${userId}` });
+    await verifySecondFactor(userId, { method: 'passkey', response: input.response });
+    ticket = createSignInTicket(userId, { secondFactorPassed: true });
+  } catch (error) {
+    if (error instanceof AppError) return { error: error.message };
+    throw error;
+  }
+  await signIn('ticket', { ticket, redirect: false });
+  return { redirectTo: safeReturnPath(input.callbackUrl ?? null) };
 }
 
 export async function requestEmailVerificationCode(_state: FormState, form: FormData): Promise<FormState> {

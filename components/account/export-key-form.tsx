@@ -3,7 +3,7 @@
 import { useActionState, useRef } from 'react';
 import { exportKeyAction, type ExportState } from '@/app/(account)/actions';
 import { Button } from '@/components/ui/button';
-import { PinField } from './pin-fields';
+import { StepUpFields } from './step-up-fields';
 
 /** The PIN entry dialog of a key export; the key is shown once, with a warning, inside the dialog. */
 export function ExportKeyButton({ walletId, label }: { walletId: string; label: string }) {
@@ -37,7 +37,7 @@ export function ExportKeyButton({ walletId, label }: { walletId: string; label: 
         ) : (
           <form action={action} className="mt-4 flex flex-col gap-4" noValidate>
             <input type="hidden" name="walletId" value={walletId} />
-            <PinField label="Your PIN" name="pin" autoFocus error={state.error?.message} />
+            <StepUpFields error={state.error?.message} />
             <div className="flex gap-2">
               <Button type="button" variant="ghost" onClick={() => dialog.current?.close()}>
                 Cancel

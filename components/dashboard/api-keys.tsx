@@ -1,10 +1,17 @@
 'use client';
 
 import { useActionState } from 'react';
-import { createKeyAction, revokeKeyAction, rollKeyAction, type KeyFormState } from '@/app/dashboard/settings/api-keys/actions';
+import {
+  createKeyAction,
+  revokeKeyAction,
+  rollKeyAction,
+  setOriginsAction,
+  type KeyFormState,
+} from '@/app/dashboard/settings/api-keys/actions';
 import { Button } from '@/components/ui/button';
 import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
+import { StepUpFields } from '@/components/account/step-up-fields';
 import type { ApiKeyListing } from '@/lib/api-keys/manage-api-keys';
 
 const dateTime = (value: Date | null) =>
@@ -22,7 +29,8 @@ function NewKey({ created, testId = 'new-key' }: { created: NonNullable<KeyFormS
   );
 }
 
-export function CreateKeyForm() {
+/** Production keys need a step-up (PIN or passkey): its fields show in live mode only. */
+export function CreateKeyForm({ live }: { live: boolean }) {
   const [state, action, pending] = useActionState<KeyFormState, FormData>(createKeyAction, {});
   return (
     <section aria-labelledby="create-key-heading" className="flex max-w-md flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200">
@@ -49,6 +57,7 @@ export function CreateKeyForm() {
             <input type="radio" name="kind" value="publishable" defaultChecked={state.values?.kind === 'publishable'} /> Publishable
           </label>
         </fieldset>
+        {live && <StepUpFields error={state.error?.param === 'pin' ? state.error.message : undefined} />}
         <Button type="submit" disabled={pending}>
           {pending ? 'Creating…' : 'Create key'}
         </Button>
@@ -121,6 +130,7 @@ function ApiKeyRow({
         {apiKey.name}
         <span className="ml-2 rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600">{apiKey.kind}</span>
         {apiKey.expiresAt && <p className="text-xs text-amber-700">Rolled: stops working {dateTime(apiKey.expiresAt)}</p>}
+        {apiKey.kind === 'publishable' && <KeyOrigins apiKey={apiKey} canManage={canManage} />}
       </td>
       <td className="py-3 align-top font-mono text-xs">{apiKey.displayPrefix}…</td>
       <td className="hidden py-3 align-top text-slate-600 sm:table-cell">{dateTime(apiKey.createdAt)}</td>
@@ -132,6 +142,22 @@ function ApiKeyRow({
           <div className="flex flex-col items-end gap-2">
             <form action={roll} className="flex items-center gap-2 whitespace-nowrap">
               <input type="hidden" name="keyId" value={apiKey.id} />
+              {apiKey.mode === 'live' && (
+                <>
+                  <label className="sr-only" htmlFor={`roll-pin-${apiKey.id}`}>
+                    Your PIN
+                  </label>
+                  <input
+                    id={`roll-pin-${apiKey.id}`}
+                    name="pin"
+                    type="password"
+                    inputMode="numeric"
+                    autoComplete="off"
+                    placeholder="PIN"
+                    className="w-20 rounded border border-slate-300 px-1 py-1 text-xs"
+                  />
+                </>
+              )}
               <label className="sr-only" htmlFor={`overlap-${apiKey.id}`}>
                 Old key keeps working for
               </label>
@@ -180,5 +206,43 @@ function ApiKeyRow({
         )}
       </td>
     </tr>
+  );
+}
+
+/** A publishable key is public: it works only from its allowed origins, and its charges redirect only to its redirect origins. */
+function KeyOrigins({ apiKey, canManage }: { apiKey: ApiKeyListing; canManage: boolean }) {
+  const [state, action, pending] = useActionState<KeyFormState, FormData>(setOriginsAction, {});
+  if (!canManage) {
+    return (
+      <p className="text-xs text-slate-600">
+        Origins: {apiKey.allowedOrigins.join(', ') || 'none'}; redirects: {apiKey.allowedRedirectOrigins.join(', ') || 'none'}
+      </p>
+    );
+  }
+  return (
+    <form action={action} className="mt-2 flex flex-col gap-1 text-xs" aria-label={`Origins of ${apiKey.name}`}>
+      <input type="hidden" name="keyId" value={apiKey.id} />
+      <label className="flex flex-col gap-1">
+        Allowed origins (your site, e.g. https://shop.example)
+        <input
+          name="allowedOrigins"
+          defaultValue={apiKey.allowedOrigins.join(' ')}
+          className="rounded border border-slate-300 px-1 py-1 font-mono"
+        />
+      </label>
+      <label className="flex flex-col gap-1">
+        Allowed redirect origins (successUrl / cancelUrl)
+        <input
+          name="allowedRedirectOrigins"
+          defaultValue={apiKey.allowedRedirectOrigins.join(' ')}
+          className="rounded border border-slate-300 px-1 py-1 font-mono"
+        />
+      </label>
+      <Button type="submit" variant="secondary" className="min-h-8 self-start px-2 text-xs" disabled={pending}>
+        Save origins
+      </Button>
+      {state.error && <span className="text-rose-700">{state.error.message}</span>}
+      {state.notice && <span className="text-emerald-700">{state.notice}</span>}
+    </form>
   );
 }

@@ -5,6 +5,7 @@ import { changeRoleAction, inviteMemberAction, removeMemberAction, revokeInvitat
 import { Button } from '@/components/ui/button';
 import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
+import { StepUpFields } from '@/components/account/step-up-fields';
 import type { FormState } from '@/lib/auth/form-state';
 import type { MemberRole } from '@/lib/merchants/permissions';
 
@@ -59,6 +60,7 @@ export function InviteMemberForm({ roles }: { roles: readonly MemberRole[] }) {
           ))}
         </select>
       </label>
+      <StepUpFields label="Your PIN (to invite an owner or admin)" error={state.error?.param === 'pin' ? state.error.message : undefined} />
       <Button type="submit" disabled={pending}>
         {pending ? 'Sending…' : 'Send invitation'}
       </Button>
@@ -99,6 +101,15 @@ export function MemberRow(props: {
                 </option>
               ))}
             </select>
+            <input
+              name="pin"
+              type="password"
+              inputMode="numeric"
+              autoComplete="off"
+              placeholder="PIN"
+              aria-label="Your PIN (to make someone an owner or admin)"
+              className="w-20 rounded border border-slate-300 px-1 py-1 text-xs"
+            />
             <Button type="submit" variant="secondary" className="min-h-8 px-2 text-xs" disabled={changing}>
               Save
             </Button>

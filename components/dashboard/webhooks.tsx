@@ -14,6 +14,7 @@ import {
 import { Button } from '@/components/ui/button';
 import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
+import { StepUpFields } from '@/components/account/step-up-fields';
 import type { FormState } from '@/lib/auth/form-state';
 import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/event-types';
 import type { WebhookEndpointResource } from '@/lib/webhooks/schemas';
@@ -65,9 +66,10 @@ function EventTypeChoices({ selected, error }: { selected: readonly string[]; er
 
 const fieldError = (state: FormState, param: string) => (state.error?.param === param ? state.error.message : undefined);
 
-export function CreateEndpointForm() {
+/** `live`: live-mode endpoint changes need a step-up (PIN or passkey). */
+export function CreateEndpointForm({ live }: { live: boolean }) {
   const [state, action, pending] = useActionState<FormState, FormData>(createEndpointAction, {});
-  const other = state.error && !['url', 'description', 'eventTypes'].includes(state.error.param ?? '');
+  const other = state.error && !['url', 'description', 'eventTypes', 'pin'].includes(state.error.param ?? '');
   return (
     <section
       aria-labelledby="create-endpoint-heading"
@@ -97,6 +99,7 @@ export function CreateEndpointForm() {
           selected={state.values?.eventTypes ? state.values.eventTypes.split(',').filter(Boolean) : [ALL_EVENT_TYPES]}
           error={fieldError(state, 'eventTypes')}
         />
+        {live && <StepUpFields error={fieldError(state, 'pin')} />}
         <Button type="submit" disabled={pending}>
           {pending ? 'Adding…' : 'Add endpoint'}
         </Button>
@@ -106,7 +109,7 @@ export function CreateEndpointForm() {
   );
 }
 
-export function EditEndpointForm({ endpoint }: { endpoint: WebhookEndpointResource }) {
+export function EditEndpointForm({ endpoint, live }: { endpoint: WebhookEndpointResource; live: boolean }) {
   const [state, action, pending] = useActionState<FormState, FormData>(updateEndpointAction, {});
   return (
     <form action={action} className="flex flex-col gap-4" aria-label="Edit endpoint">
@@ -123,11 +126,12 @@ export function EditEndpointForm({ endpoint }: { endpoint: WebhookEndpointResour
       <label className="flex items-center gap-2 text-sm">
         <input type="checkbox" name="enabled" defaultChecked={endpoint.enabled} /> Enabled (unchecked: no events are sent)
       </label>
+      {live && <StepUpFields error={fieldError(state, 'pin')} />}
       <div className="flex items-center gap-3">
         <Button type="submit" disabled={pending}>
           {pending ? 'Saving…' : 'Save'}
         </Button>
-        {!['url', 'description', 'eventTypes'].includes(state.error?.param ?? '') && <Outcome state={state} />}
+        {!['url', 'description', 'eventTypes', 'pin'].includes(state.error?.param ?? '') && <Outcome state={state} />}
       </div>
     </form>
   );
@@ -206,7 +210,7 @@ export function SendTestEventButton({ endpointId, disabled }: { endpointId: stri
   );
 }
 
-export function DeleteEndpointButton({ endpointId }: { endpointId: string }) {
+export function DeleteEndpointButton({ endpointId, live }: { endpointId: string; live: boolean }) {
   const [state, action, pending] = useActionState<FormState, FormData>(deleteEndpointAction, {});
   return (
     <div className="flex flex-col gap-2">
@@ -222,6 +226,7 @@ export function DeleteEndpointButton({ endpointId }: { endpointId: string }) {
           </p>
         }
         confirmLabel="Delete endpoint"
+        extra={live ? <StepUpFields /> : undefined}
       />
       <Outcome state={state} />
     </div>

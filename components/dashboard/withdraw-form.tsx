@@ -2,17 +2,28 @@
 
 import { useActionState } from 'react';
 import { withdrawAction } from '@/app/dashboard/balances/actions';
-import { PinField } from '@/components/account/pin-fields';
+import { StepUpFields } from '@/components/account/step-up-fields';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import type { FormState } from '@/lib/auth/form-state';
 
-/** `withdrawalId` is the withdrawal's idempotency id: a double submit or a retry is one withdrawal; the page hands out a new one after each. */
-export function WithdrawForm({ tokens, withdrawalId }: { tokens: { value: string; label: string }[]; withdrawalId: string }) {
+/**
+ * `withdrawalId` is the withdrawal's idempotency id: a double submit or a retry is one withdrawal; the page hands out a new one after each.
+ * `heldUntil`: the new-owner hold (lib/merchants/owner-hold.ts), shown instead of a form that would be refused.
+ */
+export function WithdrawForm({
+  tokens,
+  withdrawalId,
+  heldUntil,
+}: {
+  tokens: { value: string; label: string }[];
+  withdrawalId: string;
+  heldUntil?: string;
+}) {
   const [state, action, pending] = useActionState<FormState, FormData>(withdrawAction, {});
   const errorFor = (param: string) => (state.error?.param === param ? state.error.message : undefined);
-  const general = state.error && !['amount', 'toAddress'].includes(state.error.param ?? '') ? state.error.message : undefined;
+  const general = state.error && !['amount', 'toAddress', 'pin'].includes(state.error.param ?? '') ? state.error.message : undefined;
   return (
     <form
       action={action}
@@ -23,6 +34,14 @@ export function WithdrawForm({ tokens, withdrawalId }: { tokens: { value: string
         Withdraw
       </h2>
       <input type="hidden" name="withdrawalId" value={withdrawalId} />
+      {heldUntil && (
+        <Notice tone="error">
+          <span data-testid="withdrawal-hold">
+            You became an owner recently: your withdrawals are held until {new Date(heldUntil).toLocaleString()}. The other owners were
+            told.
+          </span>
+        </Notice>
+      )}
       {state.notice && <Notice tone="success">{state.notice}</Notice>}
       {general && <Notice tone="error">{general}</Notice>}
       <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
@@ -50,8 +69,8 @@ export function WithdrawForm({ tokens, withdrawalId }: { tokens: { value: string
         error={errorFor('toAddress')}
         placeholder="0x…"
       />
-      <PinField label="Your PIN" name="pin" />
-      <Button type="submit" disabled={pending}>
+      <StepUpFields error={errorFor('pin')} />
+      <Button type="submit" disabled={pending || Boolean(heldUntil)}>
         {pending ? 'Sending…' : 'Withdraw'}
       </Button>
     </form>

@@ -20,6 +20,7 @@ export function ConfirmAction({
   description,
   confirmLabel,
   typeToConfirm,
+  extra,
   disabled,
 }: {
   /** The form action that does the destructive thing. */
@@ -31,6 +32,8 @@ export function ConfirmAction({
   description: ReactNode;
   confirmLabel: string;
   typeToConfirm?: { accepted: string[]; label: string };
+  /** More fields of the form (a step-up, say). */
+  extra?: ReactNode;
   disabled?: boolean;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -75,6 +78,7 @@ export function ConfirmAction({
           {Object.entries(fields).map(([name, value]) => (
             <input key={name} type="hidden" name={name} value={value} />
           ))}
+          {extra}
           {typeToConfirm && (
             <div className="flex flex-col gap-1.5">
               <label htmlFor={`${id}-confirm`} className="text-sm font-medium text-slate-800">

@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { authIdentities, users, verificationCodes, wallets } from '@/lib/db/schema';
-import { latestCode, uniqueEmail } from '@/test/accounts';
+import { readOutbox } from '@/lib/notifications/outbox';
+import { appError, latestCode, uniqueEmail } from '@/test/accounts';
 import { completeEmailSignIn, completeEmailSignUp, startEmailSignIn, startEmailSignUp } from './email-sign-up';
 import { signInWithOidc } from './oidc-sign-in';
 import { findUserByEmail } from './users';
@@ -62,23 +63,43 @@ describe('e-mail sign-up and sign-in (spec account rules 1, 3, 4)', () => {
     expect(await findUserByEmail(email)).toBeUndefined();
   });
 
-  it('signing up twice with the same e-mail is refused with a pointer to sign-in', async () => {
+  it('signing up again with a registered e-mail answers as for a new one; the mailbox is told to sign in', async () => {
     const email = uniqueEmail();
     await signUp(email);
-    await expect(startEmailSignUp({ email })).rejects.toMatchObject({ code: 'account_exists' });
+    await allowNextCode(email);
+    const answer = await startEmailSignUp({ email });
+    expect(answer.expiresAt).toBeInstanceOf(Date);
+    const [mail] = readOutbox('email', email);
+    expect(mail!.subject).toBe('You already have a Chargeport account');
+    expect(mail!.text).toMatch(/Sign in instead/);
+    expect(mail!.text).not.toMatch(/\b\d{6}\b/);
   });
 
-  it('signing in with an unknown e-mail says to sign up', async () => {
-    await expect(startEmailSignIn({ email: uniqueEmail() })).rejects.toMatchObject({ code: 'not_found', message: /Sign up/ });
+  it('answers are neutral: an unknown address gets the same answer as a real account, and its mailbox is told to sign up', async () => {
+    const unknown = uniqueEmail();
+    const known = uniqueEmail();
+    await signUp(known);
+    await allowNextCode(known);
+    const forUnknown = await startEmailSignIn({ email: unknown });
+    const forKnown = await startEmailSignIn({ email: known });
+    expect(Object.keys(forUnknown)).toEqual(Object.keys(forKnown));
+    expect(readOutbox('email', unknown)[0]!.text).toMatch(/no account uses it\. Sign up instead/);
+    // Guessing codes for an unknown address answers exactly as for a known one: "wrong, N tries left".
+    const wrongUnknown = await appError(completeEmailSignIn({ email: unknown, code: '000000' }));
+    const wrongKnown = await appError(completeEmailSignIn({ email: known, code: latestCode(known) === '000000' ? '111111' : '000000' }));
+    expect([wrongUnknown.code, wrongUnknown.message]).toEqual([wrongKnown.code, wrongKnown.message]);
+    // And the resend throttle is the same too.
+    expect((await appError(startEmailSignIn({ email: unknown }))).code).toBe((await appError(startEmailSignIn({ email: known }))).code);
   });
 
-  it('rule 4: the e-mail sign-in refuses a Google account and says what to do; sign-up then adds e-mail sign-in', async () => {
+  it('rule 4: the e-mail sign-in of a Google account is not refused on the page; the mailbox says what to do; sign-up then adds e-mail sign-in', async () => {
     const email = uniqueEmail('google');
     const { userId } = await signInWithOidc({ provider: 'google', subject: `g-${email}`, email, emailVerified: true });
-    await expect(startEmailSignIn({ email })).rejects.toMatchObject({
-      code: 'use_other_sign_in',
-      message: expect.stringMatching(/created with Google.*add e-mail sign-in.*sign-up/),
-    });
+    await startEmailSignIn({ email });
+    expect(readOutbox('email', email)[0]!.text).toMatch(/created with Google.*add e-mail sign-in.*sign-up/s);
+    // The code issued meanwhile was never sent and signs no one in.
+    await expect(completeEmailSignIn({ email, code: '123456' })).rejects.toMatchObject({ code: 'code_incorrect' });
+    await allowNextCode(email);
     // Adding e-mail sign-in through the sign-up flow: the code proves the address, the account stays the same.
     await startEmailSignUp({ email });
     const result = await completeEmailSignUp({ email, code: latestCode(email) });

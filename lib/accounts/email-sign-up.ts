@@ -5,10 +5,14 @@
  *  3. after registration the user must log in again, which needs a new code: completing sign-up
  *     never opens a session;
  *  4. the e-mail sign-in does not open an account created with Google, Apple or Ethereum: the user
- *     is told to use that method, or to add e-mail sign-in through the sign-up flow first (which
- *     adds the e-mail identity to that account once the code proves the address).
+ *     is told (by e-mail) to use that method, or to add e-mail sign-in through the sign-up flow first
+ *     (which adds the e-mail identity to that account once the code proves the address).
+ *
+ * Answers never tell whether an address has an account or how it signs in: what differs goes to the
+ * mailbox, which only its owner reads.
  */
 import { getDb } from '@/lib/db/client';
+import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { sendEmail } from '@/lib/notifications/send-email';
 import { consumeCode, issueCode } from './verification-codes';
@@ -16,15 +20,23 @@ import { addIdentity, createUser, findUserByEmail, listIdentities } from './user
 
 const METHOD_NAMES = { google: 'Google', apple: 'Apple', ethereum: 'Sign in with Ethereum', email: 'e-mail' } as const;
 
+/**
+ * Neutral: the answer is the same whether or not the address has an account (no enumeration). An
+ * address that already signs in by e-mail gets a note saying so instead of a code; a code is still
+ * issued (never sent) so that the throttles and the wrong-code answers are the same too.
+ */
 export async function startEmailSignUp({ email }: { email: string }): Promise<{ expiresAt: Date }> {
   const existing = await findUserByEmail(email);
-  if (existing) {
-    const identities = await listIdentities(existing.id);
-    if (identities.some((identity) => identity.provider === 'email')) {
-      throw new AppError('account_exists', 'An account with this e-mail already exists. Sign in instead.', { param: 'email' });
-    }
-  }
+  const hasEmailSignIn = existing !== undefined && (await listIdentities(existing.id)).some((identity) => identity.provider === 'email');
   const { code, expiresAt } = await issueCode({ purpose: 'signup', target: email });
+  if (hasEmailSignIn) {
+    await sendEmail({
+      to: email,
+      subject: 'You already have a Chargeport account',
+      text: `Someone (perhaps you) asked to sign up with this address, but it already has a Chargeport account. Sign in instead: ${env().APP_URL}/signin\n\nIf it was not you, ignore this e-mail: nothing changed.`,
+    });
+    return { expiresAt };
+  }
   await sendEmail({
     to: email,
     subject: `${code} is your Chargeport sign-up code`,
@@ -47,19 +59,32 @@ export async function completeEmailSignUp({ email, code }: { email: string; code
   });
 }
 
+/**
+ * Neutral like sign-up: an address without an account, or whose account signs in another way (spec
+ * rule 4), gets an e-mail saying so — the answer on the page is the same as for a real code, and a
+ * code is issued (never sent) so throttles and wrong-code answers match.
+ */
 export async function startEmailSignIn({ email }: { email: string }): Promise<{ expiresAt: Date }> {
   const user = await findUserByEmail(email);
-  if (!user) throw new AppError('not_found', 'No account uses this e-mail. Sign up first.', { param: 'email' });
-  const identities = await listIdentities(user.id);
-  if (!identities.some((identity) => identity.provider === 'email')) {
-    const method = METHOD_NAMES[user.signUpMethod];
-    throw new AppError(
-      'use_other_sign_in',
-      `This account was created with ${method}. Continue with ${method}, or add e-mail sign-in to it through sign-up first.`,
-      { param: 'email' },
-    );
+  const hasEmailSignIn = user !== undefined && (await listIdentities(user.id)).some((identity) => identity.provider === 'email');
+  const { code, expiresAt } = await issueCode({ purpose: 'signin', target: email, userId: hasEmailSignIn ? user.id : undefined });
+  if (!user) {
+    await sendEmail({
+      to: email,
+      subject: 'Sign in to Chargeport',
+      text: `Someone (perhaps you) asked to sign in to Chargeport with this address, but no account uses it. Sign up instead: ${env().APP_URL}/signup\n\nIf it was not you, ignore this e-mail.`,
+    });
+    return { expiresAt };
   }
-  const { code, expiresAt } = await issueCode({ purpose: 'signin', target: email, userId: user.id });
+  if (!hasEmailSignIn) {
+    const method = METHOD_NAMES[user.signUpMethod];
+    await sendEmail({
+      to: email,
+      subject: 'Sign in to Chargeport',
+      text: `Your Chargeport account was created with ${method}: continue with ${method} at ${env().APP_URL}/signin, or add e-mail sign-in to it through sign-up first (${env().APP_URL}/signup).\n\nIf it was not you, ignore this e-mail.`,
+    });
+    return { expiresAt };
+  }
   await sendEmail({
     to: email,
     subject: `${code} is your Chargeport sign-in code`,
@@ -69,8 +94,8 @@ export async function startEmailSignIn({ email }: { email: string }): Promise<{ 
 }
 
 export async function completeEmailSignIn({ email, code }: { email: string; code: string }): Promise<{ userId: string }> {
-  await consumeCode({ purpose: 'signin', target: email, code });
-  const user = await findUserByEmail(email);
-  if (!user) throw new AppError('not_found', 'No account uses this e-mail. Sign up first.', { param: 'email' });
-  return { userId: user.id };
+  const { userId } = await consumeCode({ purpose: 'signin', target: email, code });
+  // A code issued for an address without e-mail sign-in carries no account: it never signs anyone in.
+  if (!userId) throw new AppError('code_incorrect', 'That code is not right. Ask for a new code.', { param: 'code' });
+  return { userId };
 }

@@ -13,6 +13,7 @@ import { users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
 import { codeSmsText, verifyPin } from './pin';
+import { consumeSmsBudget } from './sms-limits';
 import { consumeCode, issueCode } from './verification-codes';
 
 /** Number types that cannot receive an SMS (max metadata tells them apart). */
@@ -71,6 +72,8 @@ export async function startPhoneLink(input: {
   phone: string;
   defaultCountry?: string;
   pin?: string;
+  /** The client's IP, for the per-IP SMS limit. */
+  ip?: string | null;
 }): Promise<{ phoneE164: string; expiresAt: Date }> {
   const phoneE164 = normalisePhone(input.phone, input.defaultCountry);
   const [user] = await getDb()
@@ -86,7 +89,13 @@ export async function startPhoneLink(input: {
     await verifyPin({ userId: input.userId, pin: input.pin });
   }
   await assertPhoneFree(getDb(), input.userId, phoneE164);
-  const { code, expiresAt } = await issueCode({ purpose: 'link_phone', target: phoneE164, userId: input.userId });
+  const budget = await consumeSmsBudget({ userId: input.userId, ip: input.ip ?? null, phoneE164 });
+  const { code, expiresAt } = await issueCode({ purpose: 'link_phone', target: phoneE164, userId: input.userId }).catch(
+    async (error: unknown) => {
+      await budget.refund();
+      throw error;
+    },
+  );
   await sendSms({ to: phoneE164, text: codeSmsText(code) });
   return { phoneE164, expiresAt };
 }

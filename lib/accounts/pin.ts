@@ -22,6 +22,7 @@ import { users } from '@/lib/db/schema';
 import { requireSecret } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
+import { consumeSmsBudget } from './sms-limits';
 import { CODE_TTL_MS, consumeCode, issueCode } from './verification-codes';
 
 const PIN_LENGTH = 6;
@@ -316,9 +317,15 @@ async function linkedPhoneOrThrow(userId: string): Promise<string> {
 }
 
 /** Sends a 'reset_pin' code by SMS to the account's linked phone (throttled like every code). */
-export async function requestPinResetCode(input: { userId: string; now?: Date }): Promise<{ expiresAt: Date }> {
+export async function requestPinResetCode(input: { userId: string; ip?: string | null; now?: Date }): Promise<{ expiresAt: Date }> {
   const phone = await linkedPhoneOrThrow(input.userId);
-  const { code, expiresAt } = await issueCode({ purpose: 'reset_pin', target: phone, userId: input.userId, now: input.now });
+  const budget = await consumeSmsBudget({ userId: input.userId, ip: input.ip ?? null, phoneE164: phone });
+  const { code, expiresAt } = await issueCode({ purpose: 'reset_pin', target: phone, userId: input.userId, now: input.now }).catch(
+    async (error: unknown) => {
+      await budget.refund();
+      throw error;
+    },
+  );
   await sendSms({ to: phone, text: codeSmsText(code) });
   return { expiresAt };
 }

@@ -4,7 +4,7 @@ import { requireSecret } from '@/lib/env';
 
 const cache = new Map<string, Buffer>();
 
-export function derivedKey(purpose: 'verification-codes'): Buffer {
+export function derivedKey(purpose: 'verification-codes' | 'recovery-codes'): Buffer {
   const secret = requireSecret('AUTH_SECRET');
   const cacheKey = `${purpose}:${secret}`;
   let key = cache.get(cacheKey);

@@ -169,3 +169,55 @@ describe('consumeCode', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });
 });
+
+describe('limits that do not punish the honest user', () => {
+  it('a code that was used does not throttle the next request: signing out and in again asks at once', async () => {
+    const target = newTarget();
+    const now = new Date();
+    const first = await issueCode({ purpose: 'signin', target, now });
+    await consumeCode({ purpose: 'signin', target, code: first.code, now: later(now, 5 * SECOND) });
+    // Ten seconds later: a new code, not "ask again in 50 s".
+    const second = await issueCode({ purpose: 'signin', target, now: later(now, 10 * SECOND) });
+    expect(second.code).toMatch(/^\d{6}$/);
+    // An unused code still throttles a retry.
+    expect((await appError(issueCode({ purpose: 'signin', target, now: later(now, 20 * SECOND) }))).code).toBe('rate_limited');
+  });
+
+  it('ten sign-ins in an hour, each code used, are never refused', async () => {
+    const target = newTarget();
+    const start = new Date();
+    for (let i = 0; i < 12; i++) {
+      const at = later(start, i * 2 * MINUTE);
+      const { code } = await issueCode({ purpose: 'signin', target, now: at });
+      await consumeCode({ purpose: 'signin', target, code, now: later(at, SECOND) });
+    }
+  });
+});
+
+describe('the daily cap of wrong codes per address', () => {
+  it('after 20 wrong codes in 24 hours, even a fresh code is refused until the day has passed', async () => {
+    const target = newTarget();
+    const start = new Date();
+    let at = start;
+    let wrong = 0;
+    let last = '';
+    while (wrong < 20) {
+      // A fresh code every 5 wrong tries (each code dies after 5), 2 minutes apart: no resend throttle.
+      at = later(at, 2 * MINUTE);
+      last = (await issueCode({ purpose: 'signin', target, now: at })).code;
+      for (let i = 0; i < 5 && wrong < 20; i++, wrong++) {
+        await appError(consumeCode({ purpose: 'signin', target, code: otherThan(last), now: at }));
+      }
+    }
+    at = later(at, 2 * MINUTE);
+    const fresh = await issueCode({ purpose: 'signin', target, now: at });
+    const refused = await appError(consumeCode({ purpose: 'signin', target, code: fresh.code, now: at }));
+    expect(refused).toMatchObject({ code: 'code_attempts_exceeded', message: expect.stringMatching(/today/) });
+    // The right code was not used up by the refusal: nothing was checked.
+    const [row] = (await rows(target)).filter(
+      (r) => r.codeHash === hmacHex(derivedKey('verification-codes'), `signin\n${target}\n${fresh.code}`),
+    );
+    expect(row!.consumedAt).toBeNull();
+    expect(last).not.toBe('');
+  });
+});

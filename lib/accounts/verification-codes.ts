@@ -4,13 +4,17 @@
  *  - random (CSPRNG), single use, valid 10 minutes;
  *  - stored as HMAC-SHA256 keyed with a secret derived from AUTH_SECRET (a 6-digit code under a plain
  *    hash falls to a million guesses; without the key a database dump gives nothing);
- *  - at most 5 wrong tries per code, then it is dead and a new one must be requested;
- *  - re-sending is throttled: one code per purpose and address per 60 s, and 10 per hour.
+ *  - at most 5 wrong tries per code, then it is dead and a new one must be requested; and at most
+ *    CODE_WRONG_PER_DAY wrong codes per address over 24 hours, whatever the purpose (new codes do not
+ *    buy new guesses);
+ *  - re-sending is throttled: one code per purpose and address per 60 s, and 10 per hour. A code that
+ *    was used (the user signed in with it) does not count: asking for the next one is not a retry.
  *
  * Only the latest code for a purpose and address counts: issuing a new one voids the older ones.
  */
 import { randomInt } from 'node:crypto';
 import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { env } from '@/lib/env';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { verificationCodes, type CodePurpose } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
@@ -21,6 +25,7 @@ export const CODE_TTL_MS = 10 * 60_000;
 const CODE_MAX_ATTEMPTS = 5;
 const CODE_RESEND_INTERVAL_MS = 60_000;
 const CODE_MAX_PER_HOUR = 10;
+const DAY_MS = 24 * 3_600_000;
 
 function hashCode(purpose: CodePurpose, target: string, code: string): string {
   return hmacHex(derivedKey('verification-codes'), `${purpose}\n${target}\n${code}`);
@@ -43,6 +48,7 @@ export async function issueCode(input: {
         eq(verificationCodes.purpose, input.purpose),
         eq(verificationCodes.target, input.target),
         gt(verificationCodes.createdAt, new Date(now.getTime() - 60 * 60_000)),
+        isNull(verificationCodes.consumedAt),
       ),
     )
     .orderBy(desc(verificationCodes.createdAt));
@@ -93,6 +99,11 @@ export async function consumeCode(input: {
       .for('update');
     if (!latest || latest.consumedAt || latest.expiresAt <= now) return { kind: 'expired' as const };
     if (latest.attempts >= CODE_MAX_ATTEMPTS) return { kind: 'exhausted' as const };
+    const [today] = await tx
+      .select({ wrong: sql<number>`coalesce(sum(${verificationCodes.attempts}), 0)`.mapWith(Number) })
+      .from(verificationCodes)
+      .where(and(eq(verificationCodes.target, input.target), gt(verificationCodes.createdAt, new Date(now.getTime() - DAY_MS))));
+    if (today!.wrong >= env().CODE_WRONG_PER_DAY) return { kind: 'daily_cap' as const };
     const matches = /^\d{6}$/.test(input.code) && equalHex(latest.codeHash, hashCode(input.purpose, input.target, input.code));
     if (!matches) {
       await tx
@@ -117,6 +128,11 @@ export async function consumeCode(input: {
       });
     case 'exhausted':
       throw new AppError('code_attempts_exceeded', 'Too many wrong codes. Ask for a new code.', { param: 'code' });
+    case 'daily_cap':
+      throw new AppError('code_attempts_exceeded', 'Too many wrong codes for this address today. Try again tomorrow.', {
+        param: 'code',
+        headers: { 'retry-after': String(DAY_MS / 1000) },
+      });
     case 'expired':
       throw new AppError('code_expired', 'This code has expired or was already used. Ask for a new code.', { param: 'code' });
   }

@@ -2,7 +2,9 @@ import { and, eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, type MemberRole } from '@/lib/db/schema';
-import { newUser } from '@/test/accounts';
+import { enrolTotp, newUser } from '@/test/accounts';
+
+const PIN = '739104';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { verifyMerchant } from '@/lib/merchants/verify-merchant';
 import { authenticateApiKey } from './authenticate-api-key';
@@ -14,7 +16,7 @@ const members: Partial<Record<MemberRole, string>> = {};
 beforeEach(async () => {
   merchant = await newMerchant({ verified: false });
   for (const role of ['owner', 'admin', 'developer', 'viewer'] as const) {
-    members[role] = await newUser();
+    members[role] = await newUser({ pin: PIN });
     await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: members[role]!, role });
   }
 });
@@ -84,7 +86,8 @@ describe('API keys in the dashboard', () => {
 
   it('a production key is revoked only with its name or "revoke" typed; nothing changes without it', async () => {
     await verifyMerchant(merchant.id);
-    const live = await createKeyForMember({ ...as('owner'), mode: 'live', kind: 'secret', name: 'Prod server' });
+    await enrolTotp(members.owner!);
+    const live = await createKeyForMember({ ...as('owner'), mode: 'live', kind: 'secret', name: 'Prod server', stepUp: { pin: PIN } });
     for (const confirmation of [undefined, '', 'Prod', 'yes']) {
       await expect(revokeKeyForMember({ ...as('owner'), keyId: live.id, confirmation })).rejects.toMatchObject({
         code: 'invalid_request',
@@ -95,7 +98,7 @@ describe('API keys in the dashboard', () => {
     expect((await authenticateApiKey(live.plaintext)).apiKey.id).toBe(live.id);
     await revokeKeyForMember({ ...as('owner'), keyId: live.id, confirmation: ' Prod server ' });
     await expect(authenticateApiKey(live.plaintext)).rejects.toMatchObject({ code: 'invalid_api_key' });
-    const another = await createKeyForMember({ ...as('owner'), mode: 'live', kind: 'publishable', name: 'Web' });
+    const another = await createKeyForMember({ ...as('owner'), mode: 'live', kind: 'publishable', name: 'Web', stepUp: { pin: PIN } });
     await revokeKeyForMember({ ...as('owner'), keyId: another.id, confirmation: 'REVOKE' });
     await expect(authenticateApiKey(another.plaintext)).rejects.toMatchObject({ code: 'invalid_api_key' });
   });

@@ -10,14 +10,19 @@
  *  - The test key cannot be left without a working secret key: revoking the last one is refused
  *    (roll it instead), so the "test key always" promise holds.
  *  - Revoking a production key needs its name or "revoke" typed (revokeKeyForMember).
+ *  - A new production key (created or rolled) needs the member's PIN or a passkey (step-up) and
+ *    two-factor sign-in turned on, and every owner is e-mailed: a production key moves real money.
  */
 import { and, asc, eq, gt, isNull, ne, or } from 'drizzle-orm';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb } from '@/lib/db/client';
 import { apiKeys, type ApiKey, type ApiKeyKind, type ApiKeyMode } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
+import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
+import { requireSecondFactor } from '@/lib/accounts/two-factor/second-factor';
+import { notifyOwners } from '@/lib/merchants/notify-owners';
 import { authorizeMember } from '@/lib/merchants/permissions';
-import { createApiKey, type CreatedApiKey } from './create-api-key';
+import { assertMayIssueLiveKeys, createApiKey, type CreatedApiKey } from './create-api-key';
 import { forgetMerchantCredentials } from './credential-cache';
 
 const ROLL_OVERLAPS_HOURS = [0, 1, 24, 168] as const;
@@ -33,6 +38,9 @@ export interface ApiKeyListing {
   lastUsedAt: Date | null;
   /** Set for a revoked key, or in the future for a rolled key still in its overlap. */
   expiresAt: Date | null;
+  /** Publishable keys: the browser origins (CORS) and the redirect origins of their charges. */
+  allowedOrigins: string[];
+  allowedRedirectOrigins: string[];
 }
 
 interface Actor {
@@ -58,11 +66,32 @@ export async function listApiKeys(input: Actor & { mode: ApiKeyMode }, now = new
   return rows.map(toListing);
 }
 
-export async function createKeyForMember(input: Actor & { mode: ApiKeyMode; kind: ApiKeyKind; name: string }): Promise<CreatedApiKey> {
+/** A production key needs the second factor enrolled and a step-up; checked before anything is written. */
+async function confirmProductionKey(input: Actor & { stepUp?: StepUpProof }): Promise<void> {
+  const { merchant } = await authorizeMember(getDb(), { ...input, permission: 'api_keys.manage' });
+  assertMayIssueLiveKeys(merchant);
+  await requireSecondFactor(input.userId, 'create production keys');
+  await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {} });
+}
+
+async function notifyNewProductionKey(input: Actor, what: string): Promise<void> {
+  await notifyOwners({
+    merchantId: input.merchantId,
+    actorUserId: input.userId,
+    ip: input.ip,
+    subject: 'new production API key',
+    text: what,
+  });
+}
+
+export async function createKeyForMember(
+  input: Actor & { mode: ApiKeyMode; kind: ApiKeyKind; name: string; stepUp?: StepUpProof },
+): Promise<CreatedApiKey> {
   const name = input.name.trim();
   if (!name || name.length > 60)
     throw new AppError('invalid_request', 'Give the key a name of 1 to 60 characters, e.g. "Game server".', { param: 'name' });
-  return getDb().transaction(async (tx) => {
+  if (input.mode === 'live') await confirmProductionKey(input);
+  const key = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'api_keys.manage' });
     const created = await createApiKey({ merchantId: input.merchantId, mode: input.mode, kind: input.kind, name, tx });
     await recordAudit(tx, {
@@ -75,19 +104,29 @@ export async function createKeyForMember(input: Actor & { mode: ApiKeyMode; kind
     });
     return created;
   });
+  if (input.mode === 'live') await notifyNewProductionKey(input, `A production ${input.kind} key named “${name}” was created.`);
+  return key;
 }
 
 export async function rollKeyForMember(
-  input: Actor & { keyId: string; overlapHours: RollOverlapHours },
+  input: Actor & { keyId: string; overlapHours: RollOverlapHours; stepUp?: StepUpProof },
   now = new Date(),
 ): Promise<CreatedApiKey> {
   if (!ROLL_OVERLAPS_HOURS.includes(input.overlapHours)) {
     throw new AppError('invalid_request', `The overlap is one of ${ROLL_OVERLAPS_HOURS.join(', ')} hours.`, { param: 'overlapHours' });
   }
-  return getDb()
+  const [current] = await getDb()
+    .select({ mode: apiKeys.mode, name: apiKeys.name })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, input.keyId), eq(apiKeys.merchantId, input.merchantId)));
+  // Checked again under the lock below; a key of another merchant is not_found there.
+  if (current?.mode === 'live') await confirmProductionKey(input);
+  const created = await getDb()
     .transaction(async (tx) => {
       const actor = await authorizeMember(tx, { ...input, permission: 'api_keys.manage' });
       const old = await liveKeyOfMerchant(tx, input.merchantId, input.keyId, now);
+      if (old.mode === 'live' && current?.mode !== 'live')
+        throw new AppError('not_found', `No active key ${input.keyId}.`, { param: 'keyId' });
       const created = await createApiKey({ merchantId: input.merchantId, mode: old.mode, kind: old.kind, name: old.name, tx });
       const expiresAt = new Date(now.getTime() + input.overlapHours * 3_600_000);
       await tx.update(apiKeys).set({ revokedAt: expiresAt, updatedAt: now }).where(eq(apiKeys.id, old.id));
@@ -102,6 +141,9 @@ export async function rollKeyForMember(
       return created;
     })
     .finally(() => forgetMerchantCredentials(input.merchantId));
+  if (created.mode === 'live')
+    await notifyNewProductionKey(input, `The production key “${current!.name}” was rolled: a new key replaces it.`);
+  return created;
 }
 
 /**
@@ -160,6 +202,8 @@ function toListing(row: ApiKey): ApiKeyListing {
     kind: row.kind,
     mode: row.mode,
     displayPrefix: row.displayPrefix,
+    allowedOrigins: row.allowedOrigins,
+    allowedRedirectOrigins: row.allowedRedirectOrigins,
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
     expiresAt: row.revokedAt,

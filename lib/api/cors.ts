@@ -1,14 +1,19 @@
 /**
  * CORS for the routes a browser may call with a publishable key (createCharge, GET a charge): the
- * merchant's page calls them from its own origin with the x-api-key header (or an OAuth access token as
- * Authorization: Bearer, /api/oauth/*), so any origin is allowed.
- * No cookies are involved (no Allow-Credentials): the key in the header is the only credential, and
- * a publishable key can only create and read charges that pay its merchant.
+ * merchant's page calls them from its own origin with the x-api-key header.
+ *
+ *  - The preflight carries no key, so it cannot know the key's allowed origins: it answers for the
+ *    origin that asks (Vary: Origin). The request itself is then checked on the server (withApiKey:
+ *    a publishable key used from an origin it does not allow → 403 origin_not_allowed, nothing done).
+ *  - An answer grants its origin only when the key allows that origin; otherwise the browser cannot
+ *    read it (errors before the key is known included).
+ *  - No cookies are involved (no Allow-Credentials): the key in the header is the only credential.
+ *  - The in-app routes (/api/oauth/*) take an OAuth access token (Authorization: Bearer) instead: the
+ *    token is the credential, so their answers grant any origin (`*`).
  */
 
-/** Sent on every answer of such a route (so a browser can read errors too) and on the preflight. */
-export const CORS_HEADERS: Readonly<Record<string, string>> = {
-  'access-control-allow-origin': '*',
+/** Sent with every grant and on the preflight. */
+const CORS_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-methods': 'GET, POST, OPTIONS',
   'access-control-allow-headers': 'content-type, x-api-key, idempotency-key, x-request-id, authorization',
   'access-control-expose-headers': 'x-request-id, retry-after, idempotent-replayed',
@@ -17,12 +22,22 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** The OPTIONS handler of such a route: `export const OPTIONS = corsPreflight;`. */
-export function corsPreflight(): Response {
-  return new Response(null, { status: 204, headers: CORS_HEADERS });
+export function corsPreflight(request?: Request): Response {
+  const origin = request?.headers.get('origin');
+  const headers = new Headers(CORS_HEADERS);
+  headers.set('access-control-allow-origin', origin ?? '*');
+  headers.set('vary', 'Origin');
+  return new Response(null, { status: 204, headers });
 }
 
-/** Adds the CORS headers to an answer (in place) and returns it. */
-export function withCorsHeaders(response: Response): Response {
+/** For answers whose credential is a bearer token, not a key with allowed origins (the in-app routes). */
+export const ANY_ORIGIN = '*';
+
+/** Grants `origin` (an origin the request's publishable key allows) on the answer, in place; null grants nothing. */
+export function withCorsHeaders(response: Response, origin: string | null): Response {
+  response.headers.append('vary', 'Origin');
+  if (origin === null) return response;
   for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
+  response.headers.set('access-control-allow-origin', origin);
   return response;
 }

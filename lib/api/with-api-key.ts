@@ -1,12 +1,17 @@
 /**
  * Route wrapper for merchant API calls: authenticates x-api-key, applies the per-key rate limit,
  * checks what the key's kind may do, builds the ApiContext, and turns any error into the envelope.
+ * Publishable keys (public by design) are also held to their allowed origins and a per-IP limit
+ * (lib/api-keys/publishable-origins.ts, publishable-ip-limit.ts); CORS grants only an allowed origin.
  */
 import { randomUUID } from 'node:crypto';
 import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
 import { AppError } from '@/lib/errors';
 import type { ApiContext } from './context';
 import { withCorsHeaders } from './cors';
+import { assertOriginAllowed } from '@/lib/api-keys/publishable-origins';
+import { clientIpFrom } from '@/lib/http/client-ip';
+import { consumePublishableIpLimit } from './publishable-ip-limit';
 import { consumeApiRateLimit } from './rate-limit';
 import { fail } from './respond';
 import { noteRequestMerchant } from '@/lib/http/request-log';
@@ -26,11 +31,18 @@ export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {})
   return async (request: Request, route?: RouteParams): Promise<Response> => {
     const requestId = request.headers.get('x-request-id')?.slice(0, 64) || randomUUID();
     let response: Response;
+    let corsOrigin: string | null = null;
     try {
       const { merchant, apiKey } = await authenticateApiKey(request.headers.get('x-api-key'));
       noteRequestMerchant(merchant.id);
       if (apiKey.kind === 'publishable' && !options.allowPublishable) {
         throw new AppError('key_not_permitted', 'Publishable keys can only create and read charges. Use a secret key from your server.');
+      }
+      if (apiKey.kind === 'publishable') {
+        const origin = request.headers.get('origin');
+        assertOriginAllowed(apiKey, origin);
+        corsOrigin = origin;
+        await consumePublishableIpLimit(apiKey.id, clientIpFrom(request.headers));
       }
       await consumeApiRateLimit(apiKey.id);
       const ctx: ApiContext = { merchant, apiKey, actor: `api_key:${apiKey.id}`, requestId };
@@ -39,6 +51,6 @@ export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {})
       response = fail(error, requestId);
     }
     response.headers.set('x-request-id', requestId);
-    return options.allowPublishable ? withCorsHeaders(response) : response;
+    return options.allowPublishable ? withCorsHeaders(response, corsOrigin) : response;
   };
 }

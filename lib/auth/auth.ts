@@ -6,7 +6,9 @@
  *    sign-in-ticket.ts) and Google / Apple (OIDC), each offered only when configured;
  *  - JWT sessions in `__Host-` cookies (Secure, HttpOnly, SameSite=Lax, Path=/);
  *  - idle lifetime 12 h (refreshed every 15 min of use), absolute lifetime 7 days from sign-in;
- *  - "sign out everywhere" bumps users.session_version: older tokens are refused on their next use.
+ *  - "sign out everywhere" bumps users.session_version: older tokens are refused on their next use;
+ *  - an account with a second factor gets a "pending" session from its first method, and a full one
+ *    from the second step (lib/accounts/two-factor/second-factor.ts).
  */
 import NextAuth, { type NextAuthConfig } from 'next-auth';
 import Apple from 'next-auth/providers/apple';
@@ -15,7 +17,7 @@ import Google from 'next-auth/providers/google';
 import { signInWithOidc } from '@/lib/accounts/oidc-sign-in';
 import { env, requireSecret } from '@/lib/env';
 import { isAppError } from '@/lib/errors';
-import { SESSION_IDLE_SECONDS, checkSessionClaims, issueSessionClaims } from './session-token';
+import { SESSION_IDLE_SECONDS, checkSessionClaims, issueSessionClaims, secondFactorStateOf } from './session-token';
 import { readSignInTicket } from './sign-in-ticket';
 
 const secureCookie = (name: string, sameSite: 'lax' | 'none' = 'lax') => ({
@@ -40,8 +42,8 @@ function buildConfig(): NextAuthConfig {
       name: 'Chargeport',
       credentials: { ticket: {} },
       authorize: async (credentials) => {
-        const userId = typeof credentials?.ticket === 'string' ? readSignInTicket(credentials.ticket) : undefined;
-        return userId ? { id: userId } : null;
+        const ticket = typeof credentials?.ticket === 'string' ? readSignInTicket(credentials.ticket) : undefined;
+        return ticket ? ({ id: ticket.userId, secondFactorPassed: ticket.secondFactorPassed } as { id: string }) : null;
       },
     }),
   ];
@@ -87,12 +89,20 @@ function buildConfig(): NextAuthConfig {
         }
       },
       async jwt({ token, user }) {
-        // A fresh token at every sign-in: new start of the absolute lifetime, current session version.
-        if (user) return issueSessionClaims((user as { chargeportUserId?: string }).chargeportUserId ?? user.id!);
+        // A fresh token at every sign-in: new start of the absolute lifetime, current session version,
+        // and the second factor pending unless this sign-in passed it (a ticket from the second step).
+        if (user) {
+          const signedIn = user as { chargeportUserId?: string; secondFactorPassed?: boolean };
+          return issueSessionClaims(signedIn.chargeportUserId ?? user.id!, { secondFactorPassed: signedIn.secondFactorPassed === true });
+        }
         return checkSessionClaims(token);
       },
       session({ session, token }) {
-        session.user = { ...session.user, id: token.sub! };
+        session.user = {
+          ...session.user,
+          id: token.sub!,
+          secondFactorPending: secondFactorStateOf(token) === 'pending',
+        } as typeof session.user;
         return session;
       },
     },

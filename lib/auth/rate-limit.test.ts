@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomBase62 } from '@/lib/ids';
-import { consumeAuthRateLimit } from './rate-limit';
+import { consumeAuthRateLimit, forgiveAuthRateLimit } from './rate-limit';
 
 describe('sign-in and code rate limits', () => {
   it('allow 10 requests per address per 10 minutes, then refuse with a wait', async () => {
@@ -21,5 +21,18 @@ describe('sign-in and code rate limits', () => {
     await expect(consumeAuthRateLimit({ ip, address: `late-${randomBase62(6)}@example.test` })).rejects.toMatchObject({
       code: 'rate_limited',
     });
+  });
+
+  it('a successful sign-in starts the address count again: signing out and in five times in a row is never throttled', async () => {
+    const address = `honest-${randomBase62(8)}@example.test`;
+    const ip = `192.0.2.${randomBase62(6)}`;
+    for (let round = 0; round < 8; round++) {
+      // One sign-in: ask for a code, then enter it.
+      await consumeAuthRateLimit({ ip, address });
+      await consumeAuthRateLimit({ ip, address });
+      await forgiveAuthRateLimit({ ip, address });
+    }
+    // Without the forgiveness the address would have been refused after the 5th round.
+    await expect(consumeAuthRateLimit({ ip, address })).resolves.toBeUndefined();
   });
 });

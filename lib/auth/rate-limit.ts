@@ -46,3 +46,12 @@ export async function consumeAuthRateLimit({ ip, address }: { ip: string; addres
     throw rejection;
   }
 }
+
+/**
+ * A sign-in that succeeded: the address's count starts again and the IP gets back what the flow
+ * spent, so an honest user signing out and in again is not throttled as if retrying.
+ */
+export async function forgiveAuthRateLimit({ ip, address }: { ip: string; address: string }): Promise<void> {
+  await limiters().address.delete(address);
+  await limiters().ip.reward(ip, 2);
+}

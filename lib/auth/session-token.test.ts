@@ -16,7 +16,7 @@ describe('session tokens', () => {
   it('are accepted within the absolute lifetime and refused after it', async () => {
     const userId = await newUserId();
     const now = Date.now();
-    const claims = (await issueSessionClaims(userId, now))!;
+    const claims = (await issueSessionClaims(userId, {}, now))!;
     expect(await checkSessionClaims(claims, now + 60_000)).toEqual(claims);
     expect(await checkSessionClaims(claims, now + (SESSION_ABSOLUTE_SECONDS + 1) * 1000)).toBeNull();
   });
@@ -38,8 +38,8 @@ describe('session tokens', () => {
 describe('sign-in tickets', () => {
   it('carry the user id for 30 s, signed; a tampered or late ticket is refused', () => {
     const now = Date.now();
-    const ticket = createSignInTicket('usr_abc', now);
-    expect(readSignInTicket(ticket, now + 1000)).toBe('usr_abc');
+    const ticket = createSignInTicket('usr_abc', {}, now);
+    expect(readSignInTicket(ticket, now + 1000)).toEqual({ userId: 'usr_abc', secondFactorPassed: false });
     expect(readSignInTicket(ticket, now + 31_000)).toBeUndefined();
     expect(readSignInTicket(ticket.replace('usr_abc', 'usr_xyz'), now)).toBeUndefined();
     expect(readSignInTicket('garbage', now)).toBeUndefined();

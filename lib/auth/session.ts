@@ -7,19 +7,30 @@ import type { User } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { auth } from './auth';
 
+/** The signed-in user; a session still waiting for its second factor is no one yet. */
 export async function getSessionUser(): Promise<User | undefined> {
   const session = await auth();
   const id = session?.user?.id;
-  return id ? findUserById(id) : undefined;
+  if (!id || (session.user as { secondFactorPending?: boolean }).secondFactorPending) return undefined;
+  return findUserById(id);
+}
+
+/** The account of a session that passed its first sign-in method and waits for the second factor. */
+export async function getSecondFactorPendingUserId(): Promise<string | undefined> {
+  const session = await auth();
+  const user = session?.user as { id?: string; secondFactorPending?: boolean } | undefined;
+  return user?.id && user.secondFactorPending ? user.id : undefined;
 }
 
 /**
- * The signed-in user, or a redirect to sign-in. An account without a verified e-mail (Sign in with
- * Ethereum) is sent to verify one first: it is not usable before (spec rule 2).
+ * The signed-in user, or a redirect to sign-in (or to its second step). An account without a
+ * verified e-mail (Sign in with Ethereum) is sent to verify one first: it is not usable before (spec rule 2).
  */
 export async function requireUser(options: { returnTo?: string; allowUnverifiedEmail?: boolean } = {}): Promise<User> {
   const user = await getSessionUser();
-  if (!user) redirect(`/signin${options.returnTo ? `?callbackUrl=${encodeURIComponent(options.returnTo)}` : ''}`);
+  const query = options.returnTo ? `?callbackUrl=${encodeURIComponent(options.returnTo)}` : '';
+  if (!user && (await getSecondFactorPendingUserId())) redirect(`/signin/two-factor${query}`);
+  if (!user) redirect(`/signin${query}`);
   if (!user.emailVerifiedAt && !options.allowUnverifiedEmail) redirect('/verify-email');
   return user;
 }

@@ -15,7 +15,10 @@
  *    with items, their amounts are USD unit prices adding up to pricing.amount. No fresh rate → price_unavailable.
  *  - isDirectTransfer needs toAddress, a production key and a verified merchant.
  *  - toAddress without isDirectTransfer: deliver-to-wallet charge (tokens end at toAddress).
- *  - publishable keys may not route funds elsewhere (no toAddress, no direct transfer).
+ *  - publishable keys may not route funds elsewhere (no toAddress, no direct transfer), and may send
+ *    buyers back only to the key's allowed redirect origins (none by default → redirect_not_allowed).
+ *  - open (pending) charges are capped per merchant and mode (MAX_OPEN_CHARGES_PER_MERCHANT), and
+ *    those of publishable keys lower (MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT) → open_charge_limit.
  *  - the charge belongs to the key's merchant; nothing from the body decides ownership.
  */
 import { getDb } from '@/lib/db/client';
@@ -41,7 +44,8 @@ import { metrics } from '@/lib/metrics/metrics';
 import { newId } from '@/lib/ids';
 import { MAX_BASE_UNITS, formatAmount, parseAmount, sumLineTotals, type ParseAmountResult } from '@/lib/money';
 import type { CreateChargeBody } from './schemas';
-import { insertCharge } from './insert-charge';
+import { OpenChargeCapReached, insertCharge } from './insert-charge';
+import { assertRedirectAllowed } from '@/lib/api-keys/publishable-origins';
 import { paymentUrlFor } from './serialize';
 import { newDepositAddress } from '@/lib/payments/deposit-addresses';
 import { merchantTokenRule } from '@/lib/merchants/tokens';
@@ -75,6 +79,8 @@ async function buildCharge({ ctx, input }: { ctx: ApiContext; input: CreateCharg
   const chain = resolveChain(chargeData.chain, mode);
   const token = await resolveToken(ctx, chain, chargeData.symbol, chargeData.tokenAddress, mode);
   const { destination, toAddress } = resolveDestination(ctx, input, chain);
+  assertRedirectAllowed(ctx.apiKey, chargeData.successUrl, 'chargeData.successUrl');
+  assertRedirectAllowed(ctx.apiKey, chargeData.cancelUrl, 'chargeData.cancelUrl');
   const now = new Date();
   const usdRate = chargeData.pricing ? await resolveUsdRate(ctx, chain, token, chargeData, now) : undefined;
   const { items, totalBaseUnits } = usdRate ? resolveUsdAmounts(chargeData, token, usdRate) : resolveAmounts(chargeData, token);
@@ -117,12 +123,27 @@ async function buildCharge({ ctx, input }: { ctx: ApiContext; input: CreateCharg
   const db = ctx.tx ?? getDb();
   // The charge, its first timeline event, its deposit address and the charge.created outbox row
   // (fanned out to endpoints by the relay): one statement, all or nothing.
-  await insertCharge(db, {
-    charge,
-    event: { id: newId('chargeEvent'), type: 'charge.pending', actor: ctx.actor, data: { requestId: ctx.requestId } },
-    depositAddress: await newDepositAddress(db, { id: chargeId, chain: chain.name, expiresAt }),
-    outbox: chargeEventRow({ charge, type: 'charge.created', payments: [], createdAt: now }),
-  });
+  const config = env();
+  try {
+    await insertCharge(db, {
+      charge,
+      event: { id: newId('chargeEvent'), type: 'charge.pending', actor: ctx.actor, data: { requestId: ctx.requestId } },
+      depositAddress: await newDepositAddress(db, { id: chargeId, chain: chain.name, expiresAt }),
+      outbox: chargeEventRow({ charge, type: 'charge.created', payments: [], createdAt: now }),
+      openCaps: {
+        merchant: config.MAX_OPEN_CHARGES_PER_MERCHANT,
+        publishable: ctx.apiKey.kind === 'publishable' ? config.MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT : null,
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof OpenChargeCapReached)) throw error;
+    const cap = error.scope === 'merchant' ? config.MAX_OPEN_CHARGES_PER_MERCHANT : config.MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT;
+    throw new AppError(
+      'open_charge_limit',
+      `This merchant already has ${cap} open ${mode} charges${error.scope === 'publishable' ? ' created with publishable keys' : ''}, the most allowed. Cancel unused ones or wait for them to expire.`,
+      { headers: { 'retry-after': '60' } },
+    );
+  }
   return { chargeId, paymentUrl: paymentUrlFor(chargeId) };
 }
 

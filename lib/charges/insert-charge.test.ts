@@ -44,6 +44,7 @@ function rowsFor(overrides: Partial<ChargeRow> = {}, depositAddress = `0x${rando
   };
   return {
     charge,
+    openCaps: { merchant: 10_000, publishable: null },
     event: { id: newId('chargeEvent'), type: 'charge.pending', actor: 'api_key:test', data: { requestId: 'req-1' } },
     depositAddress: {
       id: newId('depositAddress'),

@@ -4,6 +4,8 @@ import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, users, type MemberRole } from '@/lib/db/schema';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { newUser, userRow } from '@/test/accounts';
+
+const PIN = '739104';
 import { newMerchant } from '@/test/fixtures';
 import { acceptInvitation, changeMemberRole, INVITATION_TTL_MS, inviteMember, listMembers, removeMember } from './members';
 
@@ -13,7 +15,7 @@ const people: Partial<Record<MemberRole, string>> = {};
 beforeEach(async () => {
   merchantId = (await newMerchant()).id;
   for (const role of ['owner', 'admin', 'developer', 'viewer'] as const) {
-    people[role] = await newUser();
+    people[role] = await newUser({ pin: PIN });
     await getDb().insert(merchantMembers).values({ merchantId, userId: people[role]!, role });
   }
 });
@@ -74,7 +76,7 @@ describe('members', () => {
       code: 'invalid_request',
     });
     await expect(removeMember({ ...as('owner'), memberUserId: people.owner! })).rejects.toMatchObject({ code: 'invalid_request' });
-    await changeMemberRole({ ...as('owner'), memberUserId: people.admin!, role: 'owner' });
+    await changeMemberRole({ ...as('owner'), memberUserId: people.admin!, role: 'owner', stepUp: { pin: PIN } });
     const results = await Promise.allSettled([
       changeMemberRole({ ...as('owner'), memberUserId: people.admin!, role: 'viewer' }),
       changeMemberRole({ userId: people.admin!, merchantId, memberUserId: people.owner!, role: 'viewer' }),
@@ -82,6 +84,15 @@ describe('members', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const owners = await getDb().select().from(merchantMembers).where(eq(merchantMembers.merchantId, merchantId));
     expect(owners.filter((m) => m.role === 'owner')).toHaveLength(1);
+  });
+
+  it('a user belongs to at most one merchant: the database refuses a second seat', async () => {
+    const other = await newMerchant();
+    await expect(
+      getDb().insert(merchantMembers).values({ merchantId: other.id, userId: people.viewer!, role: 'owner' }),
+    ).rejects.toMatchObject({
+      cause: { constraint_name: 'merchant_members_one_merchant_per_user_idx' },
+    });
   });
 
   it('an owner removes a member, who then loses access', async () => {

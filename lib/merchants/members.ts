@@ -8,8 +8,13 @@
  *    before any change that could remove the last one;
  *  - an invitation is for one address, once, for 7 days; its link carries a random token of which only
  *    the SHA-256 is stored; inviting the same address again replaces the open invitation;
- *  - an account belongs to one merchant (the dashboard shows one), so accepting from an account that
- *    already is a member elsewhere is refused with the reason.
+ *  - an account belongs to one merchant (the dashboard shows one; a unique index holds it), so
+ *    accepting from an account that already is a member elsewhere is refused with the reason;
+ *  - inviting or promoting an owner or admin needs the actor's PIN or a passkey (step-up): a stolen
+ *    session alone cannot seat a new owner, who would then withdraw;
+ *  - every owner is e-mailed when an owner or admin is invited, joins, changes role or is removed;
+ *  - someone made an owner by another member gets `owner_since`, which holds their withdrawals
+ *    (owner-hold.ts); a removed member's sessions all end.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';
@@ -21,6 +26,9 @@ import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { sendEmail } from '@/lib/notifications/send-email';
+import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
+import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
+import { notifyOwners } from './notify-owners';
 import { authorizeMember, type AuthorizedMember } from './permissions';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
@@ -30,6 +38,12 @@ interface Actor {
   merchantId: string;
   ip?: string | null;
 }
+
+/** Roles whose seats are ownership: inviting or promoting into them needs a step-up, and owners hear of every change. */
+const PRIVILEGED_ROLES: readonly MemberRole[] = ['owner', 'admin'];
+const isPrivileged = (role: MemberRole) => PRIVILEGED_ROLES.includes(role);
+/** owner > admin > the rest: a change to a higher seat is a promotion. */
+const rank = (role: MemberRole) => (role === 'owner' ? 2 : role === 'admin' ? 1 : 0);
 
 export interface MemberListing {
   userId: string;
@@ -86,7 +100,10 @@ export async function listMembers(input: Actor, now = new Date()): Promise<{ mem
 }
 
 /** Invites `email` as `role`; e-mails the link. Returns the invitation id (the token only travels by e-mail). */
-export async function inviteMember(input: Actor & { email: string; role: string }, now = new Date()): Promise<{ invitationId: string }> {
+export async function inviteMember(
+  input: Actor & { email: string; role: string; stepUp?: StepUpProof },
+  now = new Date(),
+): Promise<{ invitationId: string }> {
   const email = emailSchema.safeParse(input.email);
   if (!email.success) throw new AppError('invalid_request', 'Enter the e-mail address of the person to invite.', { param: 'email' });
   const role = parseRole(input.role);
@@ -94,6 +111,7 @@ export async function inviteMember(input: Actor & { email: string; role: string 
   const { invitationId, merchantName } = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'members.manage' });
     requireOwnerFor(actor, role, 'invite');
+    if (isPrivileged(role)) await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, tx });
     const [existing] = await tx
       .select({ userId: users.id })
       .from(merchantMembers)
@@ -124,6 +142,15 @@ export async function inviteMember(input: Actor & { email: string; role: string 
     await recordAudit(tx, { actor, action: 'member.invite', targetId: id, data: { email: email.data, role }, ip: input.ip });
     return { invitationId: id, merchantName: actor.merchant.name };
   });
+  if (isPrivileged(role)) {
+    await notifyOwners({
+      merchantId: input.merchantId,
+      actorUserId: input.userId,
+      ip: input.ip,
+      subject: `${email.data} invited as ${role}`,
+      text: `${email.data} was invited to join ${merchantName} as ${role}.`,
+    });
+  }
   await sendEmail({
     to: email.data,
     subject: `Join ${merchantName} on Chargeport`,
@@ -146,7 +173,7 @@ export async function acceptInvitation(
   input: { userId: string; token: string; ip?: string | null },
   now = new Date(),
 ): Promise<{ merchantId: string; role: MemberRole }> {
-  return getDb().transaction(async (tx) => {
+  const accepted = await getDb().transaction(async (tx) => {
     const [invitation] = await tx
       .select()
       .from(merchantInvitations)
@@ -166,25 +193,41 @@ export async function acceptInvitation(
         membership.merchantId === invitation.merchantId ? 'You are already a member.' : 'This account already belongs to another merchant.',
       );
     }
-    await tx.insert(merchantMembers).values({ merchantId: invitation.merchantId, userId: input.userId, role: invitation.role });
+    await tx.insert(merchantMembers).values({
+      merchantId: invitation.merchantId,
+      userId: input.userId,
+      role: invitation.role,
+      ownerSince: invitation.role === 'owner' ? now : null,
+    });
     await tx.update(merchantInvitations).set({ acceptedAt: now }).where(eq(merchantInvitations.id, invitation.id));
     const actor = await authorizeMember(tx, { userId: input.userId, merchantId: invitation.merchantId, permission: 'dashboard.view' });
     await recordAudit(tx, { actor, action: 'member.join', targetId: invitation.id, data: { role: invitation.role }, ip: input.ip });
-    return { merchantId: invitation.merchantId, role: invitation.role };
+    return { merchantId: invitation.merchantId, role: invitation.role, email: invitation.email };
   });
+  if (isPrivileged(accepted.role)) {
+    await notifyOwners({
+      merchantId: accepted.merchantId,
+      actorUserId: input.userId,
+      ip: input.ip,
+      subject: `${accepted.email} joined as ${accepted.role}`,
+      text: `${accepted.email} accepted the invitation and is now ${accepted.role}.`,
+    });
+  }
+  return { merchantId: accepted.merchantId, role: accepted.role };
 }
 
-export async function changeMemberRole(input: Actor & { memberUserId: string; role: string }): Promise<void> {
+export async function changeMemberRole(input: Actor & { memberUserId: string; role: string; stepUp?: StepUpProof }): Promise<void> {
   const role = parseRole(input.role);
-  await getDb().transaction(async (tx) => {
+  const from = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'members.manage' });
     const target = await lockedMember(tx, input.merchantId, input.memberUserId);
     requireOwnerFor(actor, role, 'make');
     requireOwnerFor(actor, target.role, 'change');
     if (target.role === 'owner' && role !== 'owner') await requireAnotherOwner(tx, input.merchantId);
+    if (isPrivileged(role) && rank(role) > rank(target.role)) await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, tx });
     await tx
       .update(merchantMembers)
-      .set({ role })
+      .set({ role, ownerSince: role !== 'owner' ? null : target.role === 'owner' ? target.ownerSince : new Date() })
       .where(and(eq(merchantMembers.merchantId, input.merchantId), eq(merchantMembers.userId, input.memberUserId)));
     await recordAudit(tx, {
       actor,
@@ -193,11 +236,26 @@ export async function changeMemberRole(input: Actor & { memberUserId: string; ro
       data: { from: target.role, to: role },
       ip: input.ip,
     });
+    return target.role;
   });
+  if (from !== role && (isPrivileged(from) || isPrivileged(role))) {
+    await notifyOwners({
+      merchantId: input.merchantId,
+      actorUserId: input.userId,
+      ip: input.ip,
+      subject: `${await emailOf(input.memberUserId)} is now ${role}`,
+      text: `The role of ${await emailOf(input.memberUserId)} changed from ${from} to ${role}.`,
+    });
+  }
+}
+
+async function emailOf(userId: string): Promise<string> {
+  const [row] = await getDb().select({ email: users.email }).from(users).where(eq(users.id, userId));
+  return row?.email ?? userId;
 }
 
 export async function removeMember(input: Actor & { memberUserId: string }): Promise<void> {
-  await getDb().transaction(async (tx) => {
+  const removedRole = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'members.manage' });
     const target = await lockedMember(tx, input.merchantId, input.memberUserId);
     requireOwnerFor(actor, target.role, 'remove');
@@ -205,8 +263,21 @@ export async function removeMember(input: Actor & { memberUserId: string }): Pro
     await tx
       .delete(merchantMembers)
       .where(and(eq(merchantMembers.merchantId, input.merchantId), eq(merchantMembers.userId, input.memberUserId)));
+    // Their sessions carried this merchant's dashboard: they all end.
+    await revokeAllSessions(input.memberUserId, tx);
     await recordAudit(tx, { actor, action: 'member.remove', targetId: input.memberUserId, data: { role: target.role }, ip: input.ip });
+    return target.role;
   });
+  if (isPrivileged(removedRole)) {
+    const email = await emailOf(input.memberUserId);
+    await notifyOwners({
+      merchantId: input.merchantId,
+      actorUserId: input.userId,
+      ip: input.ip,
+      subject: `${email} (${removedRole}) was removed`,
+      text: `${email}, ${removedRole}, no longer belongs to this merchant.`,
+    });
+  }
 }
 
 export async function revokeInvitation(input: Actor & { invitationId: string }, now = new Date()): Promise<void> {

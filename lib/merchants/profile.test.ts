@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
 import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, merchants } from '@/lib/db/schema';
-import { newUser } from '@/test/accounts';
+import { enrolTotp, newUser } from '@/test/accounts';
 import { callRoute, newMerchant, usdcCharge, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { createKeyForMember } from '@/lib/api-keys/manage-api-keys';
@@ -17,7 +17,8 @@ let developer: string;
 
 beforeEach(async () => {
   merchant = await newMerchant();
-  owner = await newUser();
+  owner = await newUser({ pin: '739104' });
+  await enrolTotp(owner);
   developer = await newUser();
   await getDb()
     .insert(merchantMembers)
@@ -81,7 +82,7 @@ describe('renaming a verified merchant flags it for re-review', () => {
     expect(entry!.data).toMatchObject({ name: { from: 'Test Studio', to: 'Renamed Studio' }, reviewRequired: true });
 
     await expect(
-      createKeyForMember({ userId: owner, merchantId: merchant.id, mode: 'live', kind: 'secret', name: 'New' }),
+      createKeyForMember({ userId: owner, merchantId: merchant.id, mode: 'live', kind: 'secret', name: 'New', stepUp: { pin: '739104' } }),
     ).rejects.toMatchObject({
       code: 'verification_required',
       message: expect.stringContaining('name changed'),
@@ -98,7 +99,7 @@ describe('renaming a verified merchant flags it for re-review', () => {
     await verifyMerchant(merchant.id);
     expect((await row()).reviewRequiredAt).toBeNull();
     await expect(
-      createKeyForMember({ userId: owner, merchantId: merchant.id, mode: 'live', kind: 'secret', name: 'New' }),
+      createKeyForMember({ userId: owner, merchantId: merchant.id, mode: 'live', kind: 'secret', name: 'New', stepUp: { pin: '739104' } }),
     ).resolves.toMatchObject({
       plaintext: expect.stringMatching(/^cp_live_/),
     });

@@ -52,6 +52,7 @@ export async function seedDemoData(): Promise<DemoSeed> {
     .insert(merchants)
     .values({ ...DEMO_MERCHANT, verifiedAt: new Date() })
     .onConflictDoNothing();
+  const appOrigin = new URL(env().APP_URL).origin;
   for (const key of Object.values(DEMO_KEYS)) {
     await db
       .insert(apiKeys)
@@ -63,6 +64,8 @@ export async function seedDemoData(): Promise<DemoSeed> {
         name: 'Demo',
         hash: hashApiKey(key.plaintext),
         displayPrefix: key.plaintext.slice(0, key.plaintext.lastIndexOf('_') + 5),
+        // The demo shop (/examples/pay) runs on this app's origin and returns buyers there.
+        ...(key.kind === 'publishable' ? { allowedOrigins: [appOrigin], allowedRedirectOrigins: [appOrigin] } : {}),
       })
       .onConflictDoNothing();
   }

@@ -7,7 +7,7 @@ import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, outboundTransfers, wallets } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/lib/infra/local-chain';
-import { newUser } from '@/test/accounts';
+import { enrolTotp, newUser } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { withdrawFromMerchantWallet } from './withdraw';
@@ -25,6 +25,8 @@ const usdcOf = (address: Hex) =>
 beforeEach(async () => {
   merchantId = (await newMerchant()).id;
   owner = await newUser({ pin: PIN });
+  // A verified merchant's owner withdraws only with two-factor sign-in on.
+  await enrolTotp(owner);
   admin = await newUser({ pin: PIN });
   await getDb()
     .insert(merchantMembers)

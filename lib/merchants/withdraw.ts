@@ -1,8 +1,10 @@
 /**
  * Withdraw from the merchant's service wallet to an external address (the Balances tab).
  *
- *  - Owners only ('funds.withdraw'), confirmed with the owner's own PIN (attempt-limited like every
- *    PIN check), on a network of the dashboard's mode (test networks in test mode).
+ *  - Owners only ('funds.withdraw'), confirmed with the owner's own PIN or a passkey (step-up; PINs
+ *    attempt-limited like every PIN check), on a network of the dashboard's mode (test networks in
+ *    test mode). For a verified merchant the owner must have two-factor sign-in turned on; an owner
+ *    added by another member waits OWNER_WITHDRAWAL_HOLD_HOURS (owner-hold.ts). Every owner is e-mailed.
  *  - Exact amounts: parsed with the token's decimals, checked against the on-chain balance.
  *  - The gas tank covers the fee if the wallet holds no native coin (recorded as platform cost).
  *  - Like every transfer the service sends, it is signed and recorded before it is broadcast, and the
@@ -11,7 +13,8 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { getAddress, isAddress } from 'viem';
-import { verifyPin } from '@/lib/accounts/pin';
+import { verifyStepUp } from '@/lib/accounts/step-up';
+import { requireSecondFactor } from '@/lib/accounts/two-factor/second-factor';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
@@ -25,6 +28,8 @@ import { recordTransfer } from '@/lib/transactions/record-transfer';
 import { accountFromKey } from '@/lib/transactions/signers';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { openWalletKey } from '@/lib/wallets/envelope';
+import { notifyOwners } from './notify-owners';
+import { requireNoWithdrawalHold } from './owner-hold';
 import { authorizeMember } from './permissions';
 import { chainsOfMode } from './tokens';
 
@@ -43,7 +48,9 @@ export interface WithdrawalInput {
   tokenAddress: string;
   amount: string;
   toAddress: string;
-  pin: string;
+  pin?: string;
+  /** A passkey assertion (JSON) instead of the PIN. */
+  passkeyResponse?: string;
   /** Idempotency id from the form (newWithdrawalId); a retry with the same id returns the first withdrawal. */
   withdrawalId?: string;
   ip?: string | null;
@@ -75,8 +82,10 @@ export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promis
   }
   const withdrawalId = input.withdrawalId ?? newWithdrawalId();
 
-  await authorizeMember(getDb(), { ...input, permission: 'funds.withdraw' });
-  await verifyPin({ userId: input.userId, pin: input.pin });
+  const member = await authorizeMember(getDb(), { ...input, permission: 'funds.withdraw' });
+  if (member.merchant.verifiedAt) await requireSecondFactor(input.userId, 'withdraw');
+  await requireNoWithdrawalHold(getDb(), input);
+  await verifyStepUp({ userId: input.userId, proof: { pin: input.pin, passkeyResponse: input.passkeyResponse } });
 
   const wallet = (await ensureMerchantWallets(getDb(), input.merchantId)).find((w) => w.family === 'evm')!;
   const prepared = await prepareTransfer({
@@ -119,6 +128,16 @@ export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promis
     return result;
   });
 
-  if (!recorded.replayed) await submitTransfer(recorded);
+  if (!recorded.replayed) {
+    await submitTransfer(recorded);
+    await notifyOwners({
+      merchantId: input.merchantId,
+      actorUserId: input.userId,
+      ip: input.ip,
+      subject: `withdrawal of ${formatAmount(amount.baseUnits, token.decimals)} ${token.symbol}`,
+      text: `${formatAmount(amount.baseUnits, token.decimals)} ${token.symbol} (${input.mode} mode) were withdrawn on ${chain} to ${toAddress}.
+Transaction: ${recorded.transfer.txHash}`,
+    });
+  }
   return { transferId: recorded.transfer.id, txHash: recorded.transfer.txHash };
 }

@@ -2,14 +2,14 @@
  * Export a wallet's private key — the one place a key leaves the server:
  *
  *  - only the owner: another account's wallet (or an unknown id) is not_found, before any PIN check;
- *  - PIN required: verifyPin refuses a missing/malformed PIN, counts wrong ones and locks (in its own
- *    transaction, so a wrong PIN is recorded even though the export fails);
+ *  - PIN (or a passkey) required: verifyStepUp refuses a missing/malformed PIN, counts wrong ones and
+ *    locks (in its own transaction, so a wrong PIN is recorded even though the export fails);
  *  - the decrypted key is checked against the stored address before it is handed out;
  *  - the export is recorded (time, IP, user agent) before the key is returned, so no key is returned
  *    unrecorded; the key itself is returned once and never logged or stored in clear.
  */
 import { and, desc, eq } from 'drizzle-orm';
-import { verifyPin } from '@/lib/accounts/pin';
+import { verifyStepUp } from '@/lib/accounts/step-up';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { walletExports, wallets, type WalletFamily } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
@@ -21,7 +21,9 @@ import { WalletKeyError } from './master-keys';
 export interface ExportPrivateKeyInput {
   userId: string;
   walletId: string;
-  pin: string;
+  pin?: string;
+  /** A passkey assertion (JSON) instead of the PIN. */
+  passkeyResponse?: string;
   ip: string | null;
   userAgent: string | null;
 }
@@ -41,7 +43,7 @@ export async function exportPrivateKey(input: ExportPrivateKeyInput): Promise<Ex
     .where(and(eq(wallets.id, input.walletId), eq(wallets.userId, input.userId)));
   if (!wallet) throw new AppError('not_found', `No wallet ${input.walletId} in this account.`, { param: 'walletId' });
 
-  await verifyPin({ userId: input.userId, pin: input.pin });
+  await verifyStepUp({ userId: input.userId, proof: { pin: input.pin, passkeyResponse: input.passkeyResponse } });
 
   const raw = openWalletKey(wallet);
   try {

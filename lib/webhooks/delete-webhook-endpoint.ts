@@ -16,10 +16,10 @@ export async function deleteWebhookEndpoint({
   endpointId: string;
   /** The caller's transaction, if any (a savepoint is used inside it). */
   db?: DbOrTx;
-}): Promise<{ id: string }> {
+}): Promise<{ id: string; url: string }> {
   return db.transaction(async (tx) => {
     const endpoint = await getWebhookEndpoint({ owner, endpointId, db: tx, forUpdate: true });
     await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
-    return { id: endpoint.id };
+    return { id: endpoint.id, url: endpoint.url };
   });
 }

@@ -6,13 +6,19 @@
  *  - Reading (endpoints, the delivery log) needs `dashboard.view`; everything else `webhooks.manage`.
  *  - Revealing a secret is a change for these purposes: it needs `webhooks.manage` and is audited.
  *  - Audit entries never hold a secret.
+ *  - In live mode, creating, changing, deleting an endpoint or rotating its secret needs the member's
+ *    PIN or a passkey (step-up), and every owner is e-mailed (notify-endpoint-change.ts): a live
+ *    endpoint decides where payment events go.
  */
 import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import type { ApiKeyMode } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
+import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
 import { authorizeMember } from '@/lib/merchants/permissions';
+import { notifyWebhookEndpointChange, type EndpointChange } from './notify-endpoint-change';
 import { createWebhookEndpoint } from './create-webhook-endpoint';
+import { acceptEndpointUrl } from './endpoint-url';
 import { deleteWebhookEndpoint } from './delete-webhook-endpoint';
 import { getWebhookEndpoint, type WebhookOwner } from './get-webhook-endpoint';
 import { listWebhookDeliveries, type DeliveryLogEntry } from './list-deliveries';
@@ -35,21 +41,42 @@ export interface WebhookActor {
   /** The dashboard's test/live switch: only this mode's endpoints exist for the call. */
   mode: ApiKeyMode;
   ip?: string | null;
+  /** The PIN or a passkey: required for live-mode endpoint changes. */
+  stepUp?: StepUpProof;
 }
 
 const ownerOf = (actor: WebhookActor): WebhookOwner => ({ merchantId: actor.merchantId, mode: actor.mode });
 
-/** Runs `change` in one transaction with the role check and its audit entry. */
+/**
+ * Runs `change` in one transaction with the role check and its audit entry. With `notify` (an
+ * endpoint change), a live-mode change needs a step-up first and the owners hear of it after commit.
+ */
 async function audited<T>(
   actor: WebhookActor,
-  change: (tx: DbOrTx) => Promise<{ result: T; audit: { action: string; targetId: string; data?: Record<string, unknown> } }>,
+  change: (tx: DbOrTx) => Promise<{ result: T; audit: { action: string; targetId: string; data?: Record<string, unknown> }; url?: string }>,
+  notify?: EndpointChange,
 ): Promise<T> {
-  return getDb().transaction(async (tx) => {
+  if (notify && actor.mode === 'live') {
+    await authorizeMember(getDb(), { userId: actor.userId, merchantId: actor.merchantId, permission: 'webhooks.manage' });
+    await verifyStepUp({ userId: actor.userId, proof: actor.stepUp ?? {} });
+  }
+  const { result, audit, url } = await getDb().transaction(async (tx) => {
     const member = await authorizeMember(tx, { userId: actor.userId, merchantId: actor.merchantId, permission: 'webhooks.manage' });
-    const { result, audit } = await change(tx);
-    await recordAudit(tx, { actor: member, ...audit, mode: actor.mode, ip: actor.ip });
-    return result;
+    const outcome = await change(tx);
+    await recordAudit(tx, { actor: member, ...outcome.audit, mode: actor.mode, ip: actor.ip });
+    return outcome;
   });
+  if (notify) {
+    await notifyWebhookEndpointChange({
+      merchantId: actor.merchantId,
+      mode: actor.mode,
+      actorUserId: actor.userId,
+      ip: actor.ip,
+      change: notify,
+      endpoint: { id: audit.targetId, url: url ?? '' },
+    });
+  }
+  return result;
 }
 
 async function authorizeReader(actor: WebhookActor): Promise<void> {
@@ -76,38 +103,59 @@ export async function listWebhookDeliveriesForMember(
 export async function createWebhookEndpointForMember(
   actor: WebhookActor & { input: CreateWebhookEndpointBody },
 ): Promise<WebhookEndpointResource> {
-  return audited(actor, async (tx) => {
-    const { endpoint } = await createWebhookEndpoint({ owner: ownerOf(actor), input: actor.input, db: tx });
-    return {
-      result: serializeWebhookEndpoint(endpoint),
-      audit: {
-        action: 'webhook_endpoint.create',
-        targetId: endpoint.id,
-        data: { url: endpoint.url, eventTypes: endpoint.eventTypes, enabled: endpoint.enabled },
-      },
-    };
-  });
+  // A mistyped URL is refused before the step-up: it must not cost a PIN attempt.
+  acceptEndpointUrl(actor.input.url, actor.mode);
+  return audited(
+    actor,
+    async (tx) => {
+      const { endpoint } = await createWebhookEndpoint({ owner: ownerOf(actor), input: actor.input, db: tx });
+      return {
+        result: serializeWebhookEndpoint(endpoint),
+        audit: {
+          action: 'webhook_endpoint.create',
+          targetId: endpoint.id,
+          data: { url: endpoint.url, eventTypes: endpoint.eventTypes, enabled: endpoint.enabled },
+        },
+        url: endpoint.url,
+      };
+    },
+    'created',
+  );
 }
 
 export async function updateWebhookEndpointForMember(
   actor: WebhookActor & { endpointId: string; input: UpdateWebhookEndpointBody },
 ): Promise<WebhookEndpointResource> {
-  return audited(actor, async (tx) => {
-    const endpoint = await updateWebhookEndpoint({ owner: ownerOf(actor), endpointId: actor.endpointId, input: actor.input, db: tx });
-    return {
-      result: serializeWebhookEndpoint(endpoint),
-      // What was asked for (the new values), not the secret: there is none in an update.
-      audit: { action: 'webhook_endpoint.update', targetId: endpoint.id, data: { ...actor.input } },
-    };
-  });
+  if (actor.input.url !== undefined) acceptEndpointUrl(actor.input.url, actor.mode);
+  return audited(
+    actor,
+    async (tx) => {
+      const endpoint = await updateWebhookEndpoint({ owner: ownerOf(actor), endpointId: actor.endpointId, input: actor.input, db: tx });
+      return {
+        result: serializeWebhookEndpoint(endpoint),
+        // What was asked for (the new values), not the secret: there is none in an update.
+        audit: { action: 'webhook_endpoint.update', targetId: endpoint.id, data: { ...actor.input } },
+        url: endpoint.url,
+      };
+    },
+    'updated',
+  );
 }
 
 export async function deleteWebhookEndpointForMember(actor: WebhookActor & { endpointId: string }): Promise<void> {
-  await audited(actor, async (tx) => {
-    const endpoint = await getWebhookEndpoint({ owner: ownerOf(actor), endpointId: actor.endpointId, db: tx });
-    await deleteWebhookEndpoint({ owner: ownerOf(actor), endpointId: endpoint.id, db: tx });
-    return { result: undefined, audit: { action: 'webhook_endpoint.delete', targetId: endpoint.id, data: { url: endpoint.url } } };
-  });
+  await audited(
+    actor,
+    async (tx) => {
+      const endpoint = await getWebhookEndpoint({ owner: ownerOf(actor), endpointId: actor.endpointId, db: tx });
+      await deleteWebhookEndpoint({ owner: ownerOf(actor), endpointId: endpoint.id, db: tx });
+      return {
+        result: undefined,
+        audit: { action: 'webhook_endpoint.delete', targetId: endpoint.id, data: { url: endpoint.url } },
+        url: endpoint.url,
+      };
+    },
+    'deleted',
+  );
 }
 
 export async function revealWebhookSecretForMember(
@@ -126,24 +174,29 @@ export async function rotateWebhookSecretForMember(
   if (!SECRET_OVERLAPS_HOURS.includes(actor.overlapHours)) {
     throw new AppError('invalid_request', `The overlap is one of ${SECRET_OVERLAPS_HOURS.join(', ')} hours.`, { param: 'overlapHours' });
   }
-  return audited(actor, async (tx) => {
-    const { endpoint, secret } = await rotateWebhookSecret({
-      owner: ownerOf(actor),
-      endpointId: actor.endpointId,
-      overlapHours: actor.overlapHours,
-      now,
-      db: tx,
-    });
-    const previousSecretExpiresAt = serializeWebhookEndpoint(endpoint, now).previousSecretExpiresAt;
-    return {
-      result: { secret, previousSecretExpiresAt },
-      audit: {
-        action: 'webhook_endpoint.rotate_secret',
-        targetId: endpoint.id,
-        data: { overlapHours: actor.overlapHours, previousSecretExpiresAt },
-      },
-    };
-  });
+  return audited(
+    actor,
+    async (tx) => {
+      const { endpoint, secret } = await rotateWebhookSecret({
+        owner: ownerOf(actor),
+        endpointId: actor.endpointId,
+        overlapHours: actor.overlapHours,
+        now,
+        db: tx,
+      });
+      const previousSecretExpiresAt = serializeWebhookEndpoint(endpoint, now).previousSecretExpiresAt;
+      return {
+        result: { secret, previousSecretExpiresAt },
+        audit: {
+          action: 'webhook_endpoint.rotate_secret',
+          targetId: endpoint.id,
+          data: { overlapHours: actor.overlapHours, previousSecretExpiresAt },
+        },
+        url: endpoint.url,
+      };
+    },
+    'secret rotated',
+  );
 }
 
 export async function sendTestWebhookEventForMember(

@@ -9,11 +9,13 @@ import { ownerOf } from '@/lib/webhooks/get-webhook-endpoint';
 import { listWebhookEndpoints } from '@/lib/webhooks/list-webhook-endpoints';
 import { createWebhookEndpointBodySchema } from '@/lib/webhooks/schemas';
 import { serializeWebhookEndpoint } from '@/lib/webhooks/serialize';
+import { notifyWebhookEndpointChange } from '@/lib/webhooks/notify-endpoint-change';
 import { methodsNotAllowed } from '@/lib/api/methods';
 
 export const POST = withApiKey(async (request, ctx) => {
   const input = parseOrThrow(createWebhookEndpointBodySchema, await readJsonBody(request));
   const { endpoint, secret } = await createWebhookEndpoint({ owner: ownerOf(ctx), input });
+  await notifyWebhookEndpointChange({ ...ownerOf(ctx), actorUserId: null, change: 'created', endpoint });
   return ok({ ...serializeWebhookEndpoint(endpoint), secret });
 });
 

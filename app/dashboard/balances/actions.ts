@@ -5,6 +5,7 @@ import { formError, type FormState } from '@/lib/auth/form-state';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { currentMemberActor } from '@/lib/merchants/member-actor';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
+import { stepUpFromForm } from '@/lib/accounts/step-up-form';
 
 export async function withdrawAction(_state: FormState, form: FormData): Promise<FormState> {
   const [chain, tokenAddress] = String(form.get('token') ?? '').split(':');
@@ -21,7 +22,7 @@ export async function withdrawAction(_state: FormState, form: FormData): Promise
       tokenAddress: tokenAddress ?? '',
       amount: values.amount,
       toAddress: values.toAddress,
-      pin: String(form.get('pin') ?? ''),
+      ...stepUpFromForm(form),
       withdrawalId: String(form.get('withdrawalId') ?? ''),
     });
     revalidatePath('/dashboard/balances');

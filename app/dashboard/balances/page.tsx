@@ -9,6 +9,7 @@ import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { withBalances } from '@/lib/merchants/linked-accounts';
 import { authorizeMember, roleAllows } from '@/lib/merchants/permissions';
 import { chainsOfMode } from '@/lib/merchants/tokens';
+import { withdrawalHeldUntil } from '@/lib/merchants/owner-hold';
 import { newWithdrawalId } from '@/lib/merchants/withdraw';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { DataTable } from '@/components/ui/data-table';
@@ -29,6 +30,7 @@ export default async function BalancesPage() {
   const wallet = await withBalances(evmWallet, evmChains);
   const canWithdraw = roleAllows(membership.role, 'funds.withdraw');
   const stranded = await listStrandedFunds({ merchantId: membership.merchant.id, mode });
+  const heldUntil = canWithdraw ? await withdrawalHeldUntil(getDb(), { merchantId: membership.merchant.id, userId: user.id }) : null;
   return (
     <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
       <div>
@@ -86,6 +88,7 @@ export default async function BalancesPage() {
       {canWithdraw ? (
         <WithdrawForm
           withdrawalId={newWithdrawalId()}
+          heldUntil={heldUntil?.toISOString()}
           tokens={evmChains.flatMap((chain) =>
             CHAINS[chain].tokens.map((token) => ({
               value: `${chain}:${token.address}`,

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns';
 import { merchants } from './merchants';
@@ -24,6 +25,19 @@ export const apiKeys = pgTable(
     name: text('name').notNull().default('Default'),
     hash: text('hash').notNull(),
     displayPrefix: text('display_prefix').notNull(),
+    /**
+     * Publishable keys only: the browser origins allowed to call with the key (CORS, checked on the
+     * server too), and the origins its charges may send buyers back to (successUrl / cancelUrl). Empty:
+     * none (lib/api/publishable-origins.ts).
+     */
+    allowedOrigins: text('allowed_origins')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    allowedRedirectOrigins: text('allowed_redirect_origins')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
     ...timestamps,

@@ -72,6 +72,10 @@ export const charges = pgTable(
     index('charges_pending_expiry_idx')
       .on(table.expiresAt)
       .where(sql`${table.status} in ('pending', 'processing')`),
+    // The cap on open charges counts a merchant's pending charges of a mode (and those of its publishable keys).
+    index('charges_open_idx')
+      .on(table.merchantId, table.mode, table.apiKeyId)
+      .where(sql`${table.status} = 'pending'`),
   ],
 );
 

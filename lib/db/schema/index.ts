@@ -19,3 +19,4 @@ export * from './refunds';
 export * from './scanner';
 export * from './contracts';
 export * from './oauth';
+export * from './two-factor';

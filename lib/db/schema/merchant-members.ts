@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants';
 import { users } from './users';
 
@@ -18,9 +18,19 @@ export const merchantMembers = pgTable(
       .notNull()
       .references(() => users.id),
     role: memberRole('role').notNull(),
+    /**
+     * When another member made this one an owner (invitation as owner, or promotion): withdrawals wait
+     * OWNER_WITHDRAWAL_HOLD_HOURS from then (lib/merchants/owner-hold.ts). Null for the founding owner.
+     */
+    ownerSince: timestamp('owner_since', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (table) => [primaryKey({ columns: [table.merchantId, table.userId] }), index('merchant_members_user_idx').on(table.userId)],
+  (table) => [
+    primaryKey({ columns: [table.merchantId, table.userId] }),
+    // An account belongs to one merchant (the dashboard shows one): the database holds it, so two
+    // concurrent acceptances or sign-ups cannot put a user in two merchants.
+    uniqueIndex('merchant_members_one_merchant_per_user_idx').on(table.userId),
+  ],
 );
 
 /**

@@ -29,6 +29,12 @@ export const users = pgTable(
     phoneVerifiedAt: timestamp('phone_verified_at', { withTimezone: true, mode: 'date' }),
     /** Bumped by "sign out everywhere": session tokens carrying an older version are refused. */
     sessionVersion: integer('session_version').notNull().default(0),
+    /** Authenticator-app (TOTP) secret, sealed with a key derived from AUTH_SECRET (lib/accounts/two-factor/totp.ts). */
+    totpSecret: text('totp_secret'),
+    /** Set once the first code from the app proved it is set up; null while an enrolment is pending. */
+    totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true, mode: 'date' }),
+    /** The time step of the last code accepted: a code is never accepted twice (replay). */
+    totpLastStep: integer('totp_last_step'),
     ...timestamps,
   },
   (table) => [uniqueIndex('users_email_idx').on(table.email)],
@@ -55,7 +61,8 @@ export const authIdentities = pgTable(
   ],
 );
 
-export const CODE_PURPOSES = ['signup', 'signin', 'verify_email', 'link_phone', 'reset_pin'] as const;
+/** change_email goes to the new address, change_email_old to the current one: both are needed to change it. */
+export const CODE_PURPOSES = ['signup', 'signin', 'verify_email', 'link_phone', 'reset_pin', 'change_email', 'change_email_old'] as const;
 export type CodePurpose = (typeof CODE_PURPOSES)[number];
 export const codePurpose = pgEnum('code_purpose', CODE_PURPOSES);
 
@@ -77,8 +84,12 @@ export const verificationCodes = pgTable(
     consumedAt: timestamp('consumed_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  // The latest code for a purpose and target is what a user enters.
-  (table) => [index('verification_codes_lookup_idx').on(table.purpose, table.target, table.createdAt)],
+  (table) => [
+    // The latest code for a purpose and target is what a user enters.
+    index('verification_codes_lookup_idx').on(table.purpose, table.target, table.createdAt),
+    // The daily cap of wrong codes counts an address's codes of the last 24 hours, whatever their purpose.
+    index('verification_codes_target_idx').on(table.target, table.createdAt),
+  ],
 );
 
 /** Sign-in-with-Ethereum nonces: issued by the server, accepted once, short-lived. */

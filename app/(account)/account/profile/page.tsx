@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { signOutEverywhereAction } from '@/app/(auth)/actions';
 import { BecomeMerchantForm } from '@/components/account/become-merchant-form';
 import { ConnectedApps } from '@/components/account/connected-apps';
+import { EmailChangeForm } from '@/components/account/email-change-form';
 import { Button } from '@/components/ui/button';
 import { listIdentities } from '@/lib/accounts/users';
 import { requireUser } from '@/lib/auth/session';
@@ -33,6 +34,12 @@ export default async function ProfilePage() {
           <dd>{user.phoneE164 ?? 'not linked'}</dd>
         </dl>
       </section>
+      {user.emailVerifiedAt && (
+        <section className="flex flex-col gap-3 rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200">
+          <h2 className="text-lg font-semibold">Change e-mail</h2>
+          <EmailChangeForm />
+        </section>
+      )}
       <section className="rounded-xl bg-white p-5 shadow-sm ring-1 ring-slate-200">
         <h2 className="text-lg font-semibold">Merchant account</h2>
         {membership ? (

@@ -2,7 +2,7 @@
 // to pay one of its merchant's charges; the user confirms with the PIN on Chargeport (lib/oauth/payment-requests.ts).
 import { randomUUID } from 'node:crypto';
 import { readJsonBody } from '@/lib/api/body';
-import { corsPreflight, withCorsHeaders } from '@/lib/api/cors';
+import { ANY_ORIGIN, corsPreflight, withCorsHeaders } from '@/lib/api/cors';
 import { methodsNotAllowed } from '@/lib/api/methods';
 import { parseOrThrow } from '@/lib/api/parse';
 import { fail, ok } from '@/lib/api/respond';
@@ -14,9 +14,9 @@ export async function POST(request: Request): Promise<Response> {
   try {
     const ctx = await authenticateAccessToken(request, 'payments');
     const { chargeId } = parseOrThrow(createPaymentRequestSchema, await readJsonBody(request));
-    return withCorsHeaders(ok(await createPaymentRequest({ ctx, chargeId }), { status: 201 }));
+    return withCorsHeaders(ok(await createPaymentRequest({ ctx, chargeId }), { status: 201 }), ANY_ORIGIN);
   } catch (error) {
-    return withCorsHeaders(fail(error, randomUUID()));
+    return withCorsHeaders(fail(error, randomUUID()), ANY_ORIGIN);
   }
 }
 

@@ -10,6 +10,7 @@ import { getWebhookEndpoint, ownerOf } from '@/lib/webhooks/get-webhook-endpoint
 import { updateWebhookEndpointBodySchema } from '@/lib/webhooks/schemas';
 import { serializeWebhookEndpoint } from '@/lib/webhooks/serialize';
 import { updateWebhookEndpoint } from '@/lib/webhooks/update-webhook-endpoint';
+import { notifyWebhookEndpointChange } from '@/lib/webhooks/notify-endpoint-change';
 import { methodsNotAllowed } from '@/lib/api/methods';
 
 export const GET = withApiKey(async (_request, ctx, params) => {
@@ -20,11 +21,13 @@ export const GET = withApiKey(async (_request, ctx, params) => {
 export const PATCH = withApiKey(async (request, ctx, params) => {
   const input = parseOrThrow(updateWebhookEndpointBodySchema, await readJsonBody(request));
   const endpoint = await updateWebhookEndpoint({ owner: ownerOf(ctx), endpointId: params.endpointId ?? '', input });
+  await notifyWebhookEndpointChange({ ...ownerOf(ctx), actorUserId: null, change: 'updated', endpoint });
   return ok(serializeWebhookEndpoint(endpoint));
 });
 
 export const DELETE = withApiKey(async (_request, ctx, params) => {
-  const { id } = await deleteWebhookEndpoint({ owner: ownerOf(ctx), endpointId: params.endpointId ?? '' });
+  const { id, url } = await deleteWebhookEndpoint({ owner: ownerOf(ctx), endpointId: params.endpointId ?? '' });
+  await notifyWebhookEndpointChange({ ...ownerOf(ctx), actorUserId: null, change: 'deleted', endpoint: { id, url } });
   return ok({ id, object: 'webhook_endpoint', deleted: true });
 });
 

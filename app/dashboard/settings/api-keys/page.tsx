@@ -43,7 +43,7 @@ export default async function ApiKeysPage() {
               Your business name changed after verification: new production keys wait until support reviews it. The keys above keep working.
             </p>
           ) : canManage ? (
-            <CreateKeyForm />
+            <CreateKeyForm live={mode === 'live'} />
           ) : (
             <p className="text-sm text-slate-600" data-testid="keys-read-only">
               Your role ({membership.role}) can see keys but not create, roll or revoke them.

@@ -3,6 +3,7 @@
 import { revalidatePath } from 'next/cache';
 import { formError, type FormState } from '@/lib/auth/form-state';
 import { currentMemberActor } from '@/lib/merchants/member-actor';
+import { stepUpFromForm } from '@/lib/accounts/step-up-form';
 import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from '@/lib/merchants/members';
 
 const PAGE = '/dashboard/settings/members';
@@ -11,7 +12,7 @@ export async function inviteMemberAction(_state: FormState, form: FormData): Pro
   const email = String(form.get('email') ?? '');
   const role = String(form.get('role') ?? '');
   try {
-    await inviteMember({ ...(await currentMemberActor()), email, role });
+    await inviteMember({ ...(await currentMemberActor()), email, role, stepUp: stepUpFromForm(form) });
     revalidatePath(PAGE);
     return { notice: `Invitation sent to ${email.trim().toLowerCase()}.` };
   } catch (error) {
@@ -25,6 +26,7 @@ export async function changeRoleAction(_state: FormState, form: FormData): Promi
       ...(await currentMemberActor()),
       memberUserId: String(form.get('userId') ?? ''),
       role: String(form.get('role') ?? ''),
+      stepUp: stepUpFromForm(form),
     });
     revalidatePath(PAGE);
     return { notice: 'Role changed.' };

@@ -6,6 +6,7 @@ import { parseOrThrow } from '@/lib/api/parse';
 import { formError, type FormState } from '@/lib/auth/form-state';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { currentMemberActor } from '@/lib/merchants/member-actor';
+import { stepUpFromForm } from '@/lib/accounts/step-up-form';
 import {
   createWebhookEndpointForMember,
   deleteWebhookEndpointForMember,
@@ -28,8 +29,9 @@ export interface SecretFormState extends FormState {
   rotated?: boolean;
 }
 
-async function actor() {
-  return { ...(await currentMemberActor()), mode: await dashboardMode() };
+/** The member, the dashboard's mode, and the PIN or passkey the form carries (live endpoint changes need one). */
+async function actor(form?: FormData) {
+  return { ...(await currentMemberActor()), mode: await dashboardMode(), ...(form ? { stepUp: stepUpFromForm(form) } : {}) };
 }
 
 /** The form's fields as the endpoint schemas take them ("*" wins over single types). */
@@ -47,7 +49,7 @@ export async function createEndpointAction(_state: FormState, form: FormData): P
   let endpointId: string;
   try {
     const input = parseOrThrow(createWebhookEndpointBodySchema, fields);
-    endpointId = (await createWebhookEndpointForMember({ ...(await actor()), input })).id;
+    endpointId = (await createWebhookEndpointForMember({ ...(await actor(form)), input })).id;
   } catch (error) {
     return formError(error, { url: fields.url, description: fields.description, eventTypes: fields.eventTypes.join(',') });
   }
@@ -59,7 +61,7 @@ export async function updateEndpointAction(_state: FormState, form: FormData): P
   const endpointId = String(form.get('endpointId') ?? '');
   try {
     const input = parseOrThrow(updateWebhookEndpointBodySchema, { ...endpointFields(form), enabled: form.get('enabled') === 'on' });
-    await updateWebhookEndpointForMember({ ...(await actor()), endpointId, input });
+    await updateWebhookEndpointForMember({ ...(await actor(form)), endpointId, input });
     revalidatePath(pageOf(endpointId));
     return { notice: 'Endpoint saved.' };
   } catch (error) {
@@ -69,7 +71,7 @@ export async function updateEndpointAction(_state: FormState, form: FormData): P
 
 export async function deleteEndpointAction(_state: FormState, form: FormData): Promise<FormState> {
   try {
-    await deleteWebhookEndpointForMember({ ...(await actor()), endpointId: String(form.get('endpointId') ?? '') });
+    await deleteWebhookEndpointForMember({ ...(await actor(form)), endpointId: String(form.get('endpointId') ?? '') });
   } catch (error) {
     return formError(error);
   }
@@ -93,7 +95,7 @@ export async function rotateSecretAction(_state: SecretFormState, form: FormData
   const endpointId = String(form.get('endpointId') ?? '');
   try {
     const { secret, previousSecretExpiresAt } = await rotateWebhookSecretForMember({
-      ...(await actor()),
+      ...(await actor(form)),
       endpointId,
       overlapHours: Number(form.get('overlapHours')) as SecretOverlapHours,
     });

@@ -31,7 +31,7 @@ export default async function WebhooksPage() {
       </div>
       <WebhookEndpointsTable endpoints={endpoints} />
       {canManage ? (
-        <CreateEndpointForm />
+        <CreateEndpointForm live={mode === 'live'} />
       ) : (
         <p className="text-sm text-slate-600" data-testid="webhooks-read-only">
           Your role ({membership.role}) can see endpoints and their delivery logs but not change them.

@@ -8,6 +8,7 @@ import { ownerOf } from '@/lib/webhooks/get-webhook-endpoint';
 import { rotateWebhookSecret } from '@/lib/webhooks/rotate-webhook-secret';
 import { rotateWebhookSecretBodySchema } from '@/lib/webhooks/schemas';
 import { serializeWebhookEndpoint } from '@/lib/webhooks/serialize';
+import { notifyWebhookEndpointChange } from '@/lib/webhooks/notify-endpoint-change';
 import { methodsNotAllowed } from '@/lib/api/methods';
 
 export const POST = withApiKey(async (request, ctx, params) => {
@@ -17,6 +18,7 @@ export const POST = withApiKey(async (request, ctx, params) => {
     endpointId: params.endpointId ?? '',
     overlapHours: input.overlapHours,
   });
+  await notifyWebhookEndpointChange({ ...ownerOf(ctx), actorUserId: null, change: 'secret rotated', endpoint });
   return ok({ ...serializeWebhookEndpoint(endpoint), secret });
 });
 

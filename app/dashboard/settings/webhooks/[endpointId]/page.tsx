@@ -71,7 +71,7 @@ export default async function WebhookEndpointPage({
             <h2 id="endpoint-settings" className="font-semibold">
               Settings
             </h2>
-            <EditEndpointForm endpoint={endpoint} />
+            <EditEndpointForm endpoint={endpoint} live={mode === 'live'} />
           </section>
           <section aria-labelledby="endpoint-secret" className="flex max-w-xl flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200">
             <h2 id="endpoint-secret" className="font-semibold">
@@ -85,7 +85,7 @@ export default async function WebhookEndpointPage({
           </section>
           <section aria-label="Endpoint actions" className="flex flex-wrap items-start gap-3">
             <SendTestEventButton endpointId={endpoint.id} disabled={!endpoint.enabled} />
-            <DeleteEndpointButton endpointId={endpoint.id} />
+            <DeleteEndpointButton endpointId={endpoint.id} live={mode === 'live'} />
           </section>
         </>
       ) : (
