@@ -145,16 +145,22 @@ try {
       case 'wallets rotate-master-key': {
         const { rotateMasterKey } = await import('@/lib/wallets/rotate-master-key');
         const result = await rotateMasterKey();
-        const stillOnOldKeys = result.failed.length + result.webhookSecrets.failed.length + result.providerTokens.failed.length > 0;
+        const stillOnOldKeys =
+          result.failed.length +
+            result.webhookSecrets.failed.length +
+            result.providerTokens.failed.length +
+            result.signingKeys.failed.length >
+          0;
         output(
           result,
           [
-            `Current master key: ${result.masterKeyId}. Wallets re-sealed ${result.resealed}, already current ${result.skipped}; webhook secrets re-sealed ${result.webhookSecrets.resealed}; provider tokens re-sealed ${result.providerTokens.resealed}.`,
+            `Current master key: ${result.masterKeyId}. Wallets re-sealed ${result.resealed}, already current ${result.skipped}; webhook secrets re-sealed ${result.webhookSecrets.resealed}; provider tokens re-sealed ${result.providerTokens.resealed}; OpenID signing keys re-sealed ${result.signingKeys.resealed}.`,
             ...result.failed.map((f) => `  could not open wallet ${f.walletId} (${f.masterKeyId}): ${f.reason}`),
             ...result.webhookSecrets.failed.map(
               (f) => `  could not open the signing secret of webhook endpoint ${f.endpointId}: ${f.reason}`,
             ),
             ...result.providerTokens.failed.map((f) => `  could not open the access token of ${f.providerId}: ${f.reason}`),
+            ...result.signingKeys.failed.map((f) => `  could not open the OpenID signing key ${f.kid}: ${f.reason}`),
             stillOnOldKeys
               ? 'These still use an old key: add the missing keys to WALLET_MASTER_KEYS_PREVIOUS and run again.'
               : 'Everything is sealed with the current key: the previous keys can be removed from WALLET_MASTER_KEYS_PREVIOUS.',

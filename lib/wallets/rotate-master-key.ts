@@ -3,8 +3,8 @@
  * WALLET_MASTER_KEYS_PREVIOUS, deploy, run rotateMasterKey() until it reports nothing failed and nothing
  * left on an old key, then remove the old key. Everything sealed with the master key is re-sealed:
  * wallets' data keys (private-key ciphertexts never change, so a row is either on the old or on the new
- * master key and opens with the ring in both states), webhook signing secrets (current and previous), and
- * on-ramp providers' access tokens.
+ * master key and opens with the ring in both states), webhook signing secrets (current and previous),
+ * on-ramp providers' access tokens, and the OpenID provider's signing keys.
  *
  * Each wallet is re-sealed in its own short transaction under FOR UPDATE SKIP LOCKED: several runs can go
  * at once (each row is handled by one of them), and a failure leaves every row done so far committed.
@@ -12,6 +12,7 @@
 import { and, asc, eq, gt, isNotNull, ne, notLike, or } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { onrampAccessTokens, wallets, webhookEndpoints } from '@/lib/db/schema';
+import { resealSigningKeys } from '@/lib/oauth/signing-keys';
 import { resealProviderToken } from '@/lib/onramp/providers/transak-credentials';
 import { openWebhookSecret, sealWebhookSecret } from '@/lib/webhooks/secrets';
 import { log } from '@/lib/log';
@@ -30,6 +31,8 @@ export interface RotateMasterKeyResult {
   webhookSecrets: { resealed: number; failed: { endpointId: string; reason: string }[] };
   /** On-ramp providers' access tokens re-sealed, and those that could not be opened. */
   providerTokens: { resealed: number; failed: { providerId: string; reason: string }[] };
+  /** The OpenID provider's signing keys re-sealed, and those that could not be opened. */
+  signingKeys: { resealed: number; failed: { kid: string; reason: string }[] };
 }
 
 export async function rotateMasterKey({ batchSize = 100 }: { batchSize?: number } = {}): Promise<RotateMasterKeyResult> {
@@ -42,6 +45,7 @@ export async function rotateMasterKey({ batchSize = 100 }: { batchSize?: number 
     failed: [],
     webhookSecrets: { resealed: 0, failed: [] },
     providerTokens: { resealed: 0, failed: [] },
+    signingKeys: { resealed: 0, failed: [] },
   };
   // Walk by id so rows that fail (and stay on an old key) are passed once, not retried forever.
   let after = '';
@@ -76,6 +80,7 @@ export async function rotateMasterKey({ batchSize = 100 }: { batchSize?: number 
   }
   result.webhookSecrets = await resealWebhookSecrets(current);
   result.providerTokens = await resealProviderTokens(current);
+  result.signingKeys = await resealSigningKeys();
   if (result.failed.length) {
     // Field names avoid "key": lib/log.ts redacts those, and these ids are not secret.
     log.warn('wallet master-key rotation left wallets on old keys', {

@@ -6,7 +6,7 @@ import { privateKeyToAddress } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { users, wallets, webhookEndpoints, type WalletRow } from '@/lib/db/schema';
+import { oidcSigningKeys, users, wallets, webhookEndpoints, type WalletRow } from '@/lib/db/schema';
 import { sealWebhookSecret, signingSecretsOf } from '@/lib/webhooks/secrets';
 import { newMerchant } from '@/test/fixtures';
 import { resetEnvCache } from '@/lib/env';
@@ -252,6 +252,43 @@ describe('master key rotation', () => {
       useMasterKeys(ownKey, [newKey]);
       await rotateMasterKey();
       useMasterKeys(ownKey);
+    }
+  });
+
+  it("re-seals the OpenID provider's signing keys too: they still open once the old key is removed", async () => {
+    // A retired, unpublished key (other files' providers never load it), sealed as lib/oauth/signing-keys.ts seals.
+    const kid = `sk_${randomBase62(16)}`;
+    const aad = Buffer.from(JSON.stringify(['chargeport.oidc-signing-key.v1', kid]), 'utf8');
+    const privateJwk = Buffer.from(JSON.stringify({ kty: 'RSA', kid, d: 'secret-part' }), 'utf8');
+    const past = new Date(Date.now() - 60_000);
+    await getDb()
+      .insert(oidcSigningKeys)
+      .values({
+        id: kid,
+        alg: 'RS256',
+        sealedPrivateJwk: `${masterKeyIdOf(ownKey)}:${seal(ownKey, privateJwk, aad)}`,
+        publicJwk: { kty: 'RSA', kid },
+        retiredAt: past,
+        publishedUntil: past,
+      });
+    const newKey = randomBytes(32);
+    useMasterKeys(newKey, [ownKey]);
+    try {
+      const result = await rotateMasterKey();
+      expect(result.signingKeys.failed.map((f) => f.kid)).not.toContain(kid);
+      expect(result.signingKeys.resealed).toBeGreaterThanOrEqual(1);
+      const [row] = await getDb().select().from(oidcSigningKeys).where(eq(oidcSigningKeys.id, kid));
+      const [keyId, sealed] = [
+        row!.sealedPrivateJwk.slice(0, row!.sealedPrivateJwk.indexOf(':')),
+        row!.sealedPrivateJwk.slice(row!.sealedPrivateJwk.indexOf(':') + 1),
+      ];
+      expect(keyId).toBe(masterKeyIdOf(newKey));
+      expect(open(newKey, sealed, aad, 'the test signing key').toString('utf8')).toBe(privateJwk.toString('utf8'));
+    } finally {
+      useMasterKeys(ownKey, [newKey]);
+      await rotateMasterKey();
+      useMasterKeys(ownKey);
+      await getDb().delete(oidcSigningKeys).where(eq(oidcSigningKeys.id, kid));
     }
   });
 
