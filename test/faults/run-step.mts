@@ -9,6 +9,7 @@ import { closeDb } from '@/lib/db/client';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-deposits';
+import { swapHeldFunds } from '@/lib/swap/swap-held-funds';
 import { createRefund } from '@/lib/refunds/create-refund';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { sendFromWallet } from '@/lib/wallets/send';
@@ -26,6 +27,8 @@ async function run(step: Step): Promise<unknown> {
       return (await createRefund({ ctx: step.ctx, chargeId: step.chargeId, body: {}, idempotencyKey: step.idempotencyKey })).refund;
     case 'sweep':
       return sweepCharge(step.chargeId);
+    case 'swap':
+      return swapHeldFunds(step.input);
     case 'reconcile': {
       let handled = 0;
       for (let round = 0; round < step.rounds; round++) {

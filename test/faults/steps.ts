@@ -2,6 +2,7 @@
 import type { WithdrawalInput } from '@/lib/merchants/withdraw';
 import type { RefundContext } from '@/lib/refunds/create-refund';
 import type { SendRequest } from '@/lib/wallets/send';
+import type { swapHeldFunds } from '@/lib/swap/swap-held-funds';
 
 export type Step =
   | { op: 'pay'; userId: string; chargeId: string; pin: string }
@@ -9,4 +10,5 @@ export type Step =
   | { op: 'send'; input: SendRequest & { userId: string; sendId: string; pin: string } }
   | { op: 'refund'; ctx: RefundContext; chargeId: string; idempotencyKey: string }
   | { op: 'sweep'; chargeId: string }
+  | { op: 'swap'; input: Parameters<typeof swapHeldFunds>[0] }
   | { op: 'reconcile'; rounds: number; pauseMs: number };
