@@ -97,6 +97,8 @@ export default defineConfig({
         // Every journey signs in from 127.0.0.1: the per-IP limit would stop the suite, not an attacker.
         AUTH_RATE_LIMIT_PER_IP: '100000',
         ONRAMP_ORDERS_PER_IP: '100000',
+        SMS_PER_IP_PER_HOUR: '100000',
+        PUBLISHABLE_KEY_RATE_LIMIT_PER_IP: '100000',
         // "Google" is the OIDC provider on loopback (e2e/oidc-server.mts).
         GOOGLE_CLIENT_ID: 'chargeport-e2e',
         GOOGLE_CLIENT_SECRET: 'chargeport-e2e-secret',

@@ -11,4 +11,6 @@ Object.assign(process.env, stackEnv, {
   APP_URL: 'http://localhost:3999',
   LOG_LEVEL: 'error',
   RUN_JOBS_IN_WEB: 'false',
+  // Every test sends from one address (or none): per-IP SMS limits would trip across files. lib/accounts/sms-limits.test.ts sets its own.
+  SMS_PER_IP_PER_HOUR: '100000',
 });

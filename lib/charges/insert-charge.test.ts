@@ -90,7 +90,7 @@ describe("insertCharge (createCharge's single statement)", () => {
     const [outbox] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, rows.charge.id));
     expect(outbox).toEqual({ ...rows.outbox, relayedAt: null });
     // The payload keeps its key order (json, not jsonb) and the exact amount.
-    expect(Object.keys(outbox!.payload)).toEqual(['id', 'object', 'type', 'mode', 'createdAt', 'data']);
+    expect(Object.keys(outbox!.payload)).toEqual(['id', 'object', 'type', 'mode', 'sequence', 'createdAt', 'data']);
     expect(JSON.stringify(outbox!.payload)).toContain('"amountBaseUnits":"123456789012345678901234567890"');
   });
 

@@ -73,6 +73,7 @@ describe('GET /api/openapi.json', () => {
     expect(doc.components.securitySchemes).toEqual({
       SecretKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
       PublishableKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
+      ChargeportOAuth: expect.objectContaining({ type: 'openIdConnect' }),
     });
     for (const [path, method, op] of operations(doc)) {
       if (path.startsWith('/api/oauth/')) continue; // a "Sign in with Chargeport" access token: checked above
@@ -188,7 +189,13 @@ describe('GET /api/openapi.json', () => {
       const payload = schemas[ref.split('/').pop()!];
       expect(payload.properties.type, type).toMatchObject({ enum: [type] });
       expect(Object.keys(payload.properties.data.properties).sort(), type).toEqual(
-        type === 'payment.failed' ? ['charge', 'paymentAttempt'] : type.startsWith('refund.') ? ['charge', 'refund'] : ['charge'],
+        type === 'payment.failed'
+          ? ['charge', 'paymentAttempt']
+          : type.startsWith('refund.')
+            ? ['charge', 'refund']
+            : type.startsWith('fulfilment.')
+              ? ['charge', 'fulfilment']
+              : ['charge'],
       );
       expect(payload.properties.data.required, type).toEqual(Object.keys(payload.properties.data.properties));
       expect(post.parameters.map((p: any) => `${p.in}:${p.name}`).sort(), type).toEqual([
