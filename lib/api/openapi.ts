@@ -967,6 +967,8 @@ function registerOAuthPaths(registry: OpenAPIRegistry, serverUrl: string) {
               ],
             },
           ],
+          totalUsd: '12.50',
+          isTotalPartial: false,
         }),
         ...errorResponses([...TOKEN_ERRORS]),
       },

@@ -5816,7 +5816,9 @@ export interface operations {
                      *               }
                      *             ]
                      *           }
-                     *         ]
+                     *         ],
+                     *         "totalUsd": "12.50",
+                     *         "isTotalPartial": false
                      *       },
                      *       "error": null
                      *     }
