@@ -39,7 +39,7 @@ import { newSendId, sendFromWallet } from '@/lib/wallets/send';
 import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import type { CrashPoint } from '@/lib/crash-points';
-import { uniqueEmail } from '@/test/accounts';
+import { enrolTotp, uniqueEmail } from '@/test/accounts';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
@@ -87,6 +87,7 @@ beforeAll(async () => {
   merchant = await newMerchant({ verified: true });
   ownerId = (await newConsumer('0')).userId;
   await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: ownerId, role: 'owner' });
+  await enrolTotp(ownerId); // owners of a verified merchant withdraw only with a second factor enrolled
   merchantWallet = (await ensureMerchantWallets(getDb(), merchant.id)).find((w) => w.family === 'evm')!.address as Address;
   await sendFrom(funder, merchantWallet, parseEther('500'));
   await settle();
