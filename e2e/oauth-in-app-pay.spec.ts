@@ -28,7 +28,17 @@ test('merchant registers an app; the player signs in, consents and pays a charge
       select m.merchant_id from merchant_members m join users u on u.id = m.user_id where u.email = ${ownerEmail}`;
     return row!.merchant_id;
   });
-  const publishableKey = admin<{ key: { key: string } }>('key', 'create', merchantId, '--mode', 'test', '--publishable').key.key;
+  // The example shop is served by Chargeport itself here: its origin is the key's allowed origin.
+  const publishableKey = admin<{ key: { key: string } }>(
+    'key',
+    'create',
+    merchantId,
+    '--mode',
+    'test',
+    '--publishable',
+    '--allowed-origin',
+    new URL(baseURL!).origin,
+  ).key.key;
 
   await page.goto('/dashboard/settings/oauth');
   await page.getByLabel('Name', { exact: true }).fill('Pixel Quest');

@@ -25,7 +25,7 @@ import {
 /** Test charges take the test network's native token; POL works with live keys on Polygon too. */
 const NATIVE_TOKEN = '0x0000000000000000000000000000000000000000';
 const ITEMS = [
-  { sku: 'gems-100', name: 'Pouch of 100 gems', price: '0.05', emoji: '💎' },
+  { sku: 'gems-100', name: 'Pouch of 100 gems', price: '0.15', emoji: '💎' },
   { sku: 'dragon-skin', name: 'Dragon skin', price: '0.2', emoji: '🐉' },
   { sku: 'season-pass', name: 'Season pass', price: '1', emoji: '🎟️' },
 ] as const;
