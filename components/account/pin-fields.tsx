@@ -1,7 +1,20 @@
 import { Field } from '@/components/ui/field';
 
 /** A 6-digit PIN input: masked, numeric keypad on phones, never autofilled as a password. */
-export function PinField({ label, name, error, autoFocus }: { label: string; name: string; error?: string; autoFocus?: boolean }) {
+export function PinField({
+  label,
+  name,
+  error,
+  autoFocus,
+  optional = false,
+}: {
+  label: string;
+  name: string;
+  error?: string;
+  autoFocus?: boolean;
+  /** Needed only for some choices of the form (the server says when): the browser must not insist. */
+  optional?: boolean;
+}) {
   return (
     <Field
       label={label}
@@ -11,7 +24,7 @@ export function PinField({ label, name, error, autoFocus }: { label: string; nam
       autoComplete="off"
       pattern="[0-9]{6}"
       maxLength={6}
-      required
+      required={!optional}
       autoFocus={autoFocus}
       error={error}
     />

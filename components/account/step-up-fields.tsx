@@ -10,7 +10,7 @@ import { PinField } from './pin-fields';
  * of their passkeys instead. The passkey's assertion travels in the hidden `passkeyResponse` field
  * with the rest of the form; the server checks it like the PIN.
  */
-export function StepUpFields({ label = 'Your PIN', error }: { label?: string; error?: string }) {
+export function StepUpFields({ label = 'Your PIN', error, optional = false }: { label?: string; error?: string; optional?: boolean }) {
   const [response, setResponse] = useState('');
   const [problem, setProblem] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -48,7 +48,7 @@ export function StepUpFields({ label = 'Your PIN', error }: { label?: string; er
   }
   return (
     <div className="flex flex-col gap-1.5">
-      <PinField label={label} name="pin" error={error ?? problem} />
+      <PinField label={label} name="pin" error={error ?? problem} optional={optional} />
       <button type="button" className="self-start text-sm text-brand-700 underline" onClick={usePasskey} disabled={busy}>
         {busy ? 'Waiting for your passkey…' : 'Use a passkey instead'}
       </button>

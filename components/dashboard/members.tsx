@@ -60,7 +60,11 @@ export function InviteMemberForm({ roles }: { roles: readonly MemberRole[] }) {
           ))}
         </select>
       </label>
-      <StepUpFields label="Your PIN (to invite an owner or admin)" error={state.error?.param === 'pin' ? state.error.message : undefined} />
+      <StepUpFields
+        optional
+        label="Your PIN (to invite an owner or admin)"
+        error={state.error?.param === 'pin' ? state.error.message : undefined}
+      />
       <Button type="submit" disabled={pending}>
         {pending ? 'Sending…' : 'Send invitation'}
       </Button>
