@@ -33,7 +33,7 @@ export function FulfilmentsSection({
   return (
     <section
       aria-labelledby="section-fulfilments"
-      className="flex flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200"
+      className="flex min-w-0 flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200"
       data-testid="fulfilments"
     >
       <h2 id="section-fulfilments" className="font-semibold">
