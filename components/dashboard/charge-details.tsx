@@ -9,7 +9,11 @@ import { formatUsd, multiplyToCents } from '@/lib/pricing/usd-value';
 function Section({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
   const id = `section-${title.toLowerCase().replaceAll(/[^a-z]+/g, '-')}`;
   return (
-    <section aria-labelledby={id} className="flex min-w-0 flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200" data-testid={testId}>
+    <section
+      aria-labelledby={id}
+      className="flex min-w-0 flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200"
+      data-testid={testId}
+    >
       <h2 id={id} className="font-semibold">
         {title}
       </h2>
