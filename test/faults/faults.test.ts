@@ -11,7 +11,6 @@
  * with the chain, and the ledger reconciles to the unit (lib/ledger). The table of outcomes is printed
  * and written to .data/test-results/faults.md.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, http, parseEther, type Address, type Hex, type PublicClient } from 'viem';
@@ -44,6 +43,7 @@ import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { startRpcFaultProxy, type FaultPlan, type RpcFaultProxy } from './rpc-fault-proxy';
+import { runStep } from './spawn-step';
 import type { Step } from './steps';
 
 const CHAIN = 'DFK_TESTNET' as const;
@@ -201,34 +201,6 @@ async function retried<T>(action: () => Promise<T>, attempts = 60): Promise<T> {
 // ---------------------------------------------------------------------------------------------------------
 // Processes that die: the app or worker killed with SIGKILL at a crash point
 // ---------------------------------------------------------------------------------------------------------
-
-interface StepRun {
-  killed: boolean;
-  output: { ok: boolean; result?: unknown; code?: string | null; message?: string } | null;
-}
-
-function runStep(step: Step, crashAt?: CrashPoint): Promise<StepRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=react-server', '--import', 'tsx', 'test/faults/run-step.mts', JSON.stringify(step)],
-      {
-        env: { ...process.env, CHARGEPORT_CRASH_AT: crashAt ?? '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      const line = stdout.split('\n').find((l) => l.startsWith('{"ok"'));
-      if (!line && signal !== 'SIGKILL') reject(new Error(`step ${step.op} exited ${code}: ${stderr.slice(-2000)}`));
-      else resolve({ killed: signal === 'SIGKILL', output: line ? JSON.parse(line) : null });
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Scenarios and their audit

@@ -6,7 +6,6 @@
  * the payee got it once after the sweep, the consumer paid exactly one swap's input, the charge
  * succeeded, and the ledger reconciles.
  */
-import { spawn } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import { parseUnits, type Address, type PublicClient } from 'viem';
@@ -24,7 +23,7 @@ import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
 import type { CrashPoint } from '@/lib/crash-points';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { BSC_USDC, PZP, balanceOf, chargeStatus, createPzpCharge, fundedConsumer, startSwapTestChain } from '@/test/swap';
-import type { Step } from './steps';
+import { runStep } from './spawn-step';
 
 const PIN = '583920';
 let node: LocalChainNode;
@@ -58,25 +57,6 @@ async function jobsOnce(): Promise<void> {
   await pollIncomingTransfers('BSC', { client }).catch(() => null);
 }
 
-function runStep(step: Step, crashAt: CrashPoint): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=react-server', '--import', 'tsx', 'test/faults/run-step.mts', JSON.stringify(step)],
-      {
-        env: { ...process.env, CHARGEPORT_CRASH_AT: crashAt },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code, signal) =>
-      signal === 'SIGKILL' ? resolve(true) : code === 0 ? resolve(false) : reject(new Error(stderr.slice(-2000))),
-    );
-  });
-}
-
 describe('swap on-ramp: the app killed mid-swap (SIGKILL)', () => {
   for (const point of ['transfer.recorded', 'transfer.sent'] as const satisfies CrashPoint[]) {
     it(`dies at ${point}; the consumer presses Pay again: one swap, the PZP due once, the ledger reconciles`, async () => {
@@ -88,7 +68,7 @@ describe('swap on-ramp: the app killed mid-swap (SIGKILL)', () => {
       const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
       const input = { userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: quote.amountInMaxBaseUnits, country: 'DE' };
 
-      expect(await runStep({ op: 'swap', input }, point)).toBe(true);
+      expect((await runStep({ op: 'swap', input }, point)).killed).toBe(true);
       const again = await swapHeldFunds(input);
 
       for (let i = 0; i < 12 && (await chargeStatus(chargeId)) !== 'succeeded'; i++) await jobsOnce();
