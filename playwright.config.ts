@@ -20,6 +20,20 @@ const E2E_APPLE_SECRET = 'chargeport-e2e-apple-secret';
 /** The sandbox on-ramp provider's partner key on the e2e stack (journeys create sessions with it). */
 export const E2E_SANDBOX_PROVIDER_SECRET = 'e2e-sandbox-provider-secret-0123456789abcdef';
 
+/** The specs that also run at phone width: what a player or buyer does, often on a phone. */
+const PHONE_SPECS = [
+  'accounts.spec.ts',
+  'apple-sign-in.spec.ts',
+  'charge-checkout.spec.ts',
+  'checkout-*.spec.ts',
+  'oauth-in-app-pay.spec.ts',
+  'onramp.spec.ts',
+  'sandbox-provider.spec.ts',
+  'sdk-pay.spec.ts',
+  'swap-onramp.spec.ts',
+  'wallet.spec.ts',
+].map((name) => `**/${name}`);
+
 export default defineConfig({
   testDir: 'e2e',
   fullyParallel: false,
@@ -46,28 +60,37 @@ export default defineConfig({
   },
   projects: [
     { name: 'desktop', use: { ...devices['Desktop Chrome'], channel: undefined } },
-    { name: 'phone', use: { viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true } },
+    {
+      name: 'phone',
+      // The consumer's journeys (sign-up, checkout, on-ramp, wallet, in-app pay) on a 375 px phone. The
+      // dashboard, headers and bundle-size specs do not depend on the viewport and run on desktop only.
+      testMatch: PHONE_SPECS,
+      use: { viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true },
+    },
   ],
   webServer: [
     {
       command: 'node_modules/.bin/tsx e2e/solana-node.mts',
       url: `http://127.0.0.1:${E2E_SOLANA_PORT}/`,
       reuseExistingServer: false,
-      timeout: 30_000,
+      timeout: 90_000,
+      stdout: 'pipe',
       env: { SOLANA_RPC_PORT: String(E2E_SOLANA_PORT) },
     },
     {
       command: 'node_modules/.bin/tsx --conditions=react-server scripts/identity-stand-ins.mts',
-      url: `http://localhost:${E2E_APPLE_PORT}/apple/.well-known/openid-configuration`,
+      url: `http://127.0.0.1:${E2E_APPLE_PORT}/apple/.well-known/openid-configuration`,
       reuseExistingServer: false,
-      timeout: 30_000,
+      timeout: 90_000,
+      stdout: 'pipe',
       env: { PORT: String(E2E_APPLE_PORT), APP_URL: E2E_BASE_URL, STAND_IN_PROVIDERS: 'apple', STAND_IN_CLIENT_SECRET: E2E_APPLE_SECRET },
     },
     {
       command: 'node_modules/.bin/tsx e2e/oidc-server.mts',
-      url: `http://localhost:${E2E_OIDC_PORT}/.well-known/openid-configuration`,
+      url: `http://127.0.0.1:${E2E_OIDC_PORT}/.well-known/openid-configuration`,
       reuseExistingServer: false,
-      timeout: 30_000,
+      timeout: 90_000,
+      stdout: 'pipe',
       env: { OIDC_PORT: String(E2E_OIDC_PORT) },
     },
     {
