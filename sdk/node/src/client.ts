@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { ChargeportError, type ErrorCode } from './errors.ts';
 import type { components } from './generated/openapi.ts';
-import { constructEvent, type WebhookEvent } from './webhooks.ts';
+import { constructEvent, signWebhook, type WebhookEvent } from './webhooks.ts';
 
 type Schemas = components['schemas'];
 export type Charge = Schemas['Charge'];
@@ -37,6 +37,14 @@ export interface RequestOptions {
 
 type Query = Record<string, string | number | undefined>;
 
+export interface StreamOptions {
+  signal?: AbortSignal;
+  /** Only these event types (e.g. `['charge.succeeded']`); default all. */
+  types?: readonly WebhookEvent['type'][];
+  /** Resume after this event id; default: events from now on. */
+  startingAfter?: string;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Chargeport {
@@ -45,7 +53,7 @@ export class Chargeport {
   readonly webhookEndpoints;
   readonly events;
   readonly testHelpers;
-  readonly webhooks = { constructEvent };
+  readonly webhooks = { constructEvent, signWebhook };
   readonly #apiKey: string;
   readonly #baseUrl: string;
   readonly #timeoutMs: number;
@@ -92,8 +100,11 @@ export class Chargeport {
       /** Every stored event matching `query` (`type`, `created_gte`, …), newest first, page after page: `for await`. */
       list: (query: Query = {}) => this.#paginate<StoredWebhookEvent>('/api/events', query),
       listPage: (query: Query = {}) => this.request<Schemas['WebhookEventList']>('GET', '/api/events', { query }),
-      /** The key's events live (GET /api/events/stream, server-sent events), reconnecting after the last id until `signal` aborts. */
-      stream: (options: { signal?: AbortSignal; type?: string; startingAfter?: string } = {}) => this.#stream(options),
+      /**
+       * The key's events live (GET /api/events/stream, server-sent events) from now on, or after
+       * `startingAfter`; only `types` if given. Reconnects after the last id until `signal` aborts.
+       */
+      stream: (options: StreamOptions = {}) => this.#stream(options),
     };
     this.testHelpers = {
       /** Test keys only: the server pays the test charge on its test network (POST /api/test_helpers/…/pay). */
@@ -102,11 +113,11 @@ export class Chargeport {
     };
   }
 
-  async *#stream(options: { signal?: AbortSignal; type?: string; startingAfter?: string }): AsyncGenerator<WebhookEvent> {
+  async *#stream(options: StreamOptions): AsyncGenerator<WebhookEvent> {
     let lastId = options.startingAfter;
     while (!options.signal?.aborted) {
       const url = new URL(`${this.#baseUrl}/api/events/stream`);
-      if (options.type) url.searchParams.set('type', options.type);
+      if (options.types?.length) url.searchParams.set('types', options.types.join(','));
       if (lastId) url.searchParams.set('starting_after', lastId);
       let response: Response;
       try {

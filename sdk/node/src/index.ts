@@ -6,6 +6,7 @@ export type {
   Refund,
   RequestOptions,
   StoredWebhookEvent,
+  StreamOptions,
   WebhookEndpoint,
   WebhookEndpointWithSecret,
 } from './client.ts';

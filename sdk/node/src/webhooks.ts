@@ -24,6 +24,24 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
 const refuse = (code: 'invalid_webhook_signature' | 'invalid_webhook_payload' | 'invalid_webhook_secret', message: string) =>
   new ChargeportError({ status: 0, code, message });
 
+/**
+ * The Standard Webhooks headers for `body`, signed with `secret` (`whsec_…`): what Chargeport sends,
+ * for your own tests of a webhook handler, and what `chargeport listen` forwards with.
+ */
+export function signWebhook(
+  body: string,
+  secret: string,
+  options: { id: string; timestamp?: Date },
+): { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string } {
+  if (!/^whsec_[A-Za-z0-9+/]+=*$/.test(secret))
+    throw refuse('invalid_webhook_secret', 'The secret must be the endpoint secret, whsec_<base64>.');
+  const timestamp = String(Math.floor((options.timestamp ?? new Date()).getTime() / 1000));
+  const signature = createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
+    .update(`${options.id}.${timestamp}.${body}`)
+    .digest('base64');
+  return { 'webhook-id': options.id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+}
+
 export function constructEvent(
   body: string | Buffer,
   headers: WebhookHeaders,

@@ -4,8 +4,16 @@
  * however often the network fails), back-off on 503, timeouts and typed errors; constructEvent against
  * signatures made by the Standard Webhooks reference library.
  */
+import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
+import { createPublicClient, http, parseEther, type Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { getDb } from '@/lib/db/client';
+import { charges } from '@/lib/db/schema';
+import { rpcUrl } from '@/lib/env';
+import { pollChain } from '@/lib/payments/watch-chain';
+import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { newMerchant, storedCounts, type TestMerchant } from '@/test/fixtures';
 import { Chargeport, ChargeportError, type FetchLike, type WebhookEvent } from '../src/index';
 import { TEST_BASE_URL, routeFetch } from './route-fetch';
@@ -115,6 +123,59 @@ describe('@chargeport/node', () => {
     const refused = await caught(chargeport.refunds.create(chargeId, { amount: '0.1' }));
     expect(refused.status).toBeGreaterThanOrEqual(400);
   });
+
+  it('events.stream: the events after a given one, live, only the types asked for', async () => {
+    const chargeport = client();
+    const first = await chargeport.charges.create(testCharge());
+    const second = await chargeport.charges.create(testCharge());
+    let after: string | undefined;
+    for await (const event of chargeport.events.list({ type: 'charge.created', limit: 5 }))
+      if (event.data.charge.id === first.chargeId) {
+        after = event.id;
+        break;
+      }
+    expect(after).toBeDefined();
+
+    const controller = new AbortController();
+    const stream = chargeport.events.stream({ types: ['charge.canceled'], startingAfter: after!, signal: controller.signal });
+    await chargeport.charges.cancel(second.chargeId);
+    await chargeport.charges.cancel(first.chargeId);
+    const seen: string[] = [];
+    for await (const event of stream) {
+      if (event.type !== 'charge.canceled') throw new Error(`the stream sent ${event.type}, which was not asked for`);
+      if ([first.chargeId, second.chargeId].includes(event.data.charge.id)) seen.push(event.data.charge.id);
+      if (seen.length === 2) controller.abort();
+    }
+    expect(seen).toEqual([second.chargeId, first.chargeId]);
+  });
+
+  it('refunds a paid test charge: one refund however often the call is retried, and it reaches the payer on chain', async () => {
+    const chargeport = client();
+    const { chargeId } = await chargeport.charges.create(testCharge('0.3'));
+    await chargeport.testHelpers.payCharge(chargeId);
+    const statusOf = async () => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status;
+    for (let i = 0; i < 40 && (await statusOf()) !== 'succeeded'; i++) await pollChain('POLYGON_AMOY');
+    expect(await statusOf()).toBe('succeeded');
+
+    const to: Address = privateKeyToAccount(generatePrivateKey()).address;
+    const idempotencyKey = `refund-${chargeId}`;
+    const refund = await chargeport.refunds.create(chargeId, { amount: '0.1', toAddress: to, reason: 'player asked' }, { idempotencyKey });
+    expect(refund).toMatchObject({ chargeId, amount: '0.1', amountBaseUnits: parseEther('0.1').toString() });
+    const retried = await chargeport.refunds.create(chargeId, { amount: '0.1', toAddress: to, reason: 'player asked' }, { idempotencyKey });
+    expect(retried.id).toBe(refund.id);
+    const listed = await chargeport.refunds.list(chargeId);
+    expect(listed.data.map((r) => r.id)).toEqual([refund.id]);
+    expect(listed.refundable.amount).toBe('0.2');
+
+    const refundStatus = async () => (await chargeport.refunds.list(chargeId)).data[0]!.status;
+    for (let i = 0; i < 20 && (await refundStatus()) !== 'succeeded'; i++) {
+      await reconcileTransfers({ ignoreSchedule: true });
+      await pollChain('POLYGON_AMOY');
+    }
+    expect(await refundStatus()).toBe('succeeded');
+    const amoy = createPublicClient({ transport: http(rpcUrl('POLYGON_AMOY')!) });
+    expect(await amoy.getBalance({ address: to })).toBe(parseEther('0.1'));
+  }, 60_000);
 
   it('constructEvent: a typed event from a valid signature; tampered, stale or unsigned deliveries are refused', () => {
     const secret = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;

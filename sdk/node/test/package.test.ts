@@ -82,5 +82,9 @@ describe('@chargeport/node as an installed package', () => {
       project,
     );
     expect(imported.trim()).toBe('function function');
-  }, 120_000);
+
+    // The `chargeport` command is installed with it (npx chargeport listen …).
+    const usage = run(path.join(project, 'node_modules/.bin/chargeport'), ['--help'], project);
+    expect(usage).toContain('chargeport listen  --forward-to <url>');
+  }, 240_000);
 });

@@ -8,6 +8,7 @@ import { GET as listRefunds, POST as createRefund } from '@/app/api/charges/[cha
 import { GET as listCharges } from '@/app/api/charges/route';
 import { POST as createCharge } from '@/app/api/createCharge/route';
 import { GET as listEvents } from '@/app/api/events/route';
+import { GET as streamEvents } from '@/app/api/events/stream/route';
 import { POST as payTestCharge } from '@/app/api/test_helpers/charges/[chargeId]/pay/route';
 import { POST as rotateSecret } from '@/app/api/webhook-endpoints/[endpointId]/rotate-secret/route';
 import { DELETE as deleteEndpoint, GET as getEndpoint, PATCH as updateEndpoint } from '@/app/api/webhook-endpoints/[endpointId]/route';
@@ -24,6 +25,7 @@ const ROUTES: [string, RegExp, Handler, string?][] = [
   ['GET', /^\/api\/charges\/([^/]+)\/refunds$/, listRefunds, 'chargeId'],
   ['POST', /^\/api\/charges\/([^/]+)\/refunds$/, createRefund, 'chargeId'],
   ['GET', /^\/api\/events$/, listEvents],
+  ['GET', /^\/api\/events\/stream$/, streamEvents],
   ['POST', /^\/api\/test_helpers\/charges\/([^/]+)\/pay$/, payTestCharge, 'chargeId'],
   ['GET', /^\/api\/webhook-endpoints$/, listEndpoints],
   ['POST', /^\/api\/webhook-endpoints$/, createEndpoint],
