@@ -96,7 +96,8 @@ test.describe('the production stack', () => {
 
   test('serves the API reference built from the OpenAPI document', async ({ page }) => {
     await page.goto('/docs/api');
-    await expect(page.getByRole('heading', { name: 'Chargeport API' })).toBeVisible();
+    // Redoc renders the whole document in the browser: seconds on a busy machine.
+    await expect(page.getByRole('heading', { name: 'Chargeport API' })).toBeVisible({ timeout: 30_000 });
     // Redoc, served from the app: the operations and the error table of the description.
     await expect(page.locator('[id="operation/createCharge"]')).toContainText('/api/createCharge');
     await expect(page.locator('[id="section/Responses-and-errors"]')).toContainText('idempotency_conflict');
