@@ -521,6 +521,23 @@ describe("per-charge order: a charge's events reach each endpoint in sequence or
   });
 });
 
+describe('one endpoint that keeps up', () => {
+  it('receives the events of many charges in commit order, one after another as they are committed', async () => {
+    const hook = await receiver();
+    const { merchant } = await merchantWithEndpoint(hook.url);
+    const committed: string[] = [];
+    for (let i = 0; i < 15; i++) {
+      const chargeId = await newCharge(merchant);
+      committed.push(...(await eventIdsOf(chargeId)));
+      // The relay runs on NOTIFY in production; the events come 50 ms apart, slower than the receiver takes them.
+      await relayAll();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await waitFor(() => hook.received.length >= committed.length, { what: 'all fifteen deliveries', timeoutMs: 15_000 });
+    expect(idsReceived(hook)).toEqual(committed);
+  }, 30_000);
+});
+
 describe('per-endpoint concurrency cap', () => {
   it('a receiver taking 2 s per request gets no more than 2 requests at once; another endpoint is served meanwhile', async () => {
     let open = 0;
