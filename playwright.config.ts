@@ -37,7 +37,8 @@ const PHONE_SPECS = [
 export default defineConfig({
   testDir: 'e2e',
   fullyParallel: false,
-  workers: 1,
+  // Two spec files at a time (tests within a file stay in order): the journeys mostly wait on blocks and polls.
+  workers: Number(process.env.E2E_WORKERS ?? 2),
   retries: 0,
   timeout: 60_000,
   reporter: [['list'], ['json', { outputFile: '.data/test-results/playwright.json' }]],

@@ -21,6 +21,7 @@ const STARTUP_TIMEOUT_MS = 150_000;
 interface Launched {
   wrapper: ChildProcess;
   dataDir: string;
+  port: number;
   output: () => string;
 }
 
@@ -71,7 +72,7 @@ async function launchDev(extraEnv: Record<string, string> = {}): Promise<Launche
   let output = '';
   wrapper.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   wrapper.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const run = { wrapper, dataDir, output: () => output };
+  const run = { wrapper, dataDir, port, output: () => output };
   launched.push(run);
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   while (!/Ready in/.test(output)) {
@@ -168,12 +169,19 @@ describe.skipIf(process.platform !== 'linux')('the launcher in production', () =
 });
 
 describe.skipIf(process.platform !== 'linux')('the launcher stops what it started', () => {
-  it('SIGTERM to the tsx wrapper stops Next.js, PostgreSQL and the anvil nodes, even a node that ignores SIGTERM', async () => {
+  it('SIGTERM to the tsx wrapper stops Next.js, PostgreSQL, the anvil nodes and the sign-in stand-ins, even a node that ignores SIGTERM', async () => {
     const run = await launchDev();
     const running = processesOf(run.dataDir).map(describeProcess).join('\n');
     expect(running).toMatch(/anvil/);
     expect(running).toMatch(/postgres/);
     expect(running).toMatch(/next/);
+    // Without Google or Apple credentials, "Continue with Google / Apple" signs in through the local stand-ins.
+    const standIns = /Sign-in stand-ins for google and apple \(local OpenID providers\): (http:\/\/\S+)/.exec(run.output())?.[1];
+    expect(standIns, run.output()).toBeDefined();
+    const discovery = (await (await fetch(`${standIns}/google/.well-known/openid-configuration`)).json()) as { issuer: string };
+    expect(discovery.issuer).toBe(`${standIns}/google`);
+    const providers = (await (await fetch(`http://localhost:${run.port}/api/auth/providers`)).json()) as Record<string, unknown>;
+    expect(Object.keys(providers)).toEqual(expect.arrayContaining(['google', 'apple']));
     // A child that will not stop: a stopped process leaves SIGTERM pending; only SIGKILL ends it.
     const [stuck] = anvilPids(run.dataDir);
     process.kill(stuck!, 'SIGSTOP');
@@ -181,6 +189,7 @@ describe.skipIf(process.platform !== 'linux')('the launcher stops what it starte
     run.wrapper.kill('SIGTERM');
     await expectAllGone(run.dataDir, 40_000);
     expect(run.wrapper.exitCode ?? run.wrapper.signalCode).not.toBeNull();
+    await expect(fetch(`${standIns}/google/.well-known/openid-configuration`)).rejects.toThrow();
   }, 240_000);
 
   it('SIGINT to the launcher process itself stops everything', async () => {
