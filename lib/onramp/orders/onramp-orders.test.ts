@@ -11,7 +11,7 @@ import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, onrampOrderEvents, onrampOrders, webhookEvents } from '@/lib/db/schema';
 import { signSandboxWebhook } from '@/lib/onramp/providers/sandbox';
 import { callRoute, newMerchant, usdcCharge } from '@/test/fixtures';
-import { isOnrampError, type OnrampError } from '../errors';
+import { isAppError, type AppError } from '@/lib/errors';
 import { payChargeWithFiat } from '../pay-charge-with-fiat';
 import { quoteOnramp } from '../quotes';
 import { offeredProviders } from '../registry/query';
@@ -63,14 +63,14 @@ beforeEach(() => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-async function expectOnrampError(promise: Promise<unknown>, code: string): Promise<OnrampError> {
+async function expectOnrampError(promise: Promise<unknown>, code: string): Promise<AppError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(isOnrampError(error), String(error)).toBe(true);
-  expect((error as OnrampError).code).toBe(code);
-  return error as OnrampError;
+  expect(isAppError(error), String(error)).toBe(true);
+  expect((error as AppError).code).toBe(code);
+  return error as AppError;
 }
 
 function sandboxWebhook(data: Record<string, unknown>, options: { secret?: string; at?: number } = {}) {
