@@ -451,4 +451,21 @@ describe('expiry', () => {
     const late = sandboxWebhook({ orderId: 'ses_late', partnerOrderId: placed.orderId, status: 'COMPLETED' });
     expect((await applyProviderWebhook('sandbox', late)).outcome).toBe('unchanged');
   });
+
+  it('leaves an order the provider already moved (pending) to the provider: pending → expired is not a transition', async () => {
+    const placed = await placeOnrampOrder({
+      providerId: 'moonpay',
+      paymentMethod: 'card',
+      country: 'US',
+      chain: 'POLYGON',
+      tokenSymbol: 'USDC',
+      walletAddress: WALLET,
+      cryptoAmount: '25',
+    });
+    const started = sandboxWebhook({ orderId: 'ses_started', partnerOrderId: placed.orderId, status: 'PROCESSING', walletAddress: WALLET });
+    expect((await applyProviderWebhook('sandbox', started)).outcome).toBe('applied');
+    expect((await orderRow(placed.orderId)).status).toBe('pending');
+    await expireDueOnrampOrders(new Date(Date.now() + 31 * 60_000));
+    expect((await orderRow(placed.orderId)).status).toBe('pending');
+  });
 });
