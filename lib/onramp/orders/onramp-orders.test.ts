@@ -63,7 +63,7 @@ beforeEach(() => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-async function expectOnrampError(promise: Promise<unknown>, code: string): Promise<AppError> {
+async function expectAppError(promise: Promise<unknown>, code: string): Promise<AppError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
@@ -188,7 +188,7 @@ describe('quotes', () => {
   });
 
   it('refuses a provider that cannot serve the request, a bad amount, and a token without a price', async () => {
-    await expectOnrampError(
+    await expectAppError(
       quoteOnramp({
         providerId: 'transak',
         country: 'US',
@@ -199,7 +199,7 @@ describe('quotes', () => {
       }),
       'provider_unavailable',
     );
-    await expectOnrampError(
+    await expectAppError(
       quoteOnramp({
         providerId: 'moonpay',
         country: 'US',
@@ -210,7 +210,7 @@ describe('quotes', () => {
       }),
       'invalid_amount',
     );
-    await expectOnrampError(
+    await expectAppError(
       quoteOnramp({
         providerId: 'moonpay',
         country: 'US',
@@ -237,7 +237,7 @@ describe('placing an order', () => {
       walletLabel: 'Acme Games',
       cryptoAmount: '5',
     };
-    const refused = await expectOnrampError(placeOnrampOrder(input), 'below_minimum');
+    const refused = await expectAppError(placeOnrampOrder(input), 'below_minimum');
     expect(refused.details).toEqual({ minimumFiat: '20.00', minimumCrypto: '20' });
     expect(refused.message).toContain('$20.00 (20 USDC)');
     expect(await getDb().select().from(onrampOrders).where(eq(onrampOrders.walletAddress, wallet))).toHaveLength(0);
@@ -270,7 +270,7 @@ describe('placing an order', () => {
   });
 
   it('refuses an address that is not one of the chain', async () => {
-    await expectOnrampError(
+    await expectAppError(
       placeOnrampOrder({
         providerId: 'moonpay',
         paymentMethod: 'card',
@@ -286,7 +286,7 @@ describe('placing an order', () => {
 
   it('a provider that refuses the order leaves it failed with the reason', async () => {
     sessionStatus = 503;
-    await expectOnrampError(
+    await expectAppError(
       placeOnrampOrder({
         providerId: 'moonpay',
         paymentMethod: 'card',
@@ -424,7 +424,7 @@ describe('provider webhooks', () => {
     expect(charge!.status).toBe('pending');
     // A charge below every minimum cannot be paid by card: the provider says so instead of overcharging.
     const small = await callRoute(createChargeRoute, { apiKey: merchant.liveKey, body: usdcCharge() });
-    await expectOnrampError(
+    await expectAppError(
       payChargeWithFiat({ chargeId: small.json.data.chargeId, providerId: 'moonpay', paymentMethod: 'card', country: 'US' }),
       'below_minimum',
     );
