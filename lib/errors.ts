@@ -1,7 +1,13 @@
 /**
  * One error type for the whole product. Each code has one HTTP status; the table below is the
- * documented list (README "Error codes"). Messages say what to fix; `param` names the offending
- * field as a dotted path when there is one.
+ * documented list (README "Error codes", the OpenAPI ErrorCode enum). Messages say what to fix; `param`
+ * names the offending field as a dotted path when there is one.
+ *
+ * Status rule: 400 when the request is malformed (missing field, wrong type, not parseable); 422 when
+ * it is well-formed but cannot be processed as asked (a token the chain lacks, an amount with too many
+ * decimals, a provider that does not sell this); 409 when it conflicts with the current state of a
+ * resource; 502/503 when a dependency failed. Provider-internal errors (OnrampProviderError,
+ * SandboxApiError) keep their own codes and are mapped to these before they reach a caller.
  */
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -77,6 +83,14 @@ export const ERROR_STATUS = {
   open_charge_limit: 429,
   sms_country_not_allowed: 422,
   email_already_verified: 409,
+  invalid_wallet: 422,
+  provider_unavailable: 422,
+  quote_unavailable: 503,
+  below_minimum: 422,
+  settles_after_expiry: 422,
+  provider_error: 502,
+  swap_unavailable: 422,
+  slippage_exceeded: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -140,7 +154,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   webhook_endpoint_limit: 'Already 16 webhook endpoints in this mode',
   gas_sponsorship_limit: "The gas tank's daily limit for this merchant or payer is reached; retry tomorrow",
   gas_tank_empty: 'The gas tank cannot pay the network fee right now; the operator is alerted',
-  amount_below_minimum: "An on-ramp purchase below the provider's minimum for the method",
+  amount_below_minimum: "A charge amount below the token's smallest charge (dust), or an amount under a minimum the message names",
   refund_exceeds_refundable: 'The refund is larger than what the charge can still refund',
   refund_destination_required: 'The payer was a contract (smart-contract wallet, exchange): give `toAddress`',
   refund_not_possible: 'The charge has nothing refundable, or its funds cannot be moved from here (direct transfer)',
@@ -169,12 +183,23 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   open_charge_limit: 'Too many open (pending) charges for this merchant and mode: let some expire or cancel them',
   sms_country_not_allowed: 'Phone number: SMS codes are not sent to that country (SMS_ALLOWED_COUNTRIES)',
   email_already_verified: 'Sign-in-with-Ethereum accounts: the e-mail is verified already; change it from the profile instead',
+  invalid_wallet: 'On-ramp: the wallet address is not an address of the chain, or the account has no wallet on it',
+  provider_unavailable:
+    'On-ramp: the provider is not offered here, or does not sell this token or take this payment method; choose another',
+  quote_unavailable: 'On-ramp and swaps: no price right now (no fresh USD rate, or the exchange cannot quote); retry shortly',
+  below_minimum: "On-ramp: a purchase below the provider's minimum for the method; `details` carries `minimumFiat` and `minimumCrypto`",
+  settles_after_expiry: 'On-ramp: the payment method can take longer to deliver than the charge has left before it expires',
+  provider_error: 'On-ramp: the provider refused to start the purchase; the message gives its reason',
+  swap_unavailable: 'Swap funding: not offered for this pair, country or provider; the message says why',
+  slippage_exceeded: 'Swap funding: the price moved past the maximum you accepted; get a new quote',
 };
 
 export interface ErrorBody {
   code: ErrorCode;
   message: string;
   param?: string;
+  /** Structured facts a client can act on, e.g. the minimum of `below_minimum`. */
+  details?: Record<string, string>;
 }
 
 export class AppError extends Error {
@@ -183,12 +208,18 @@ export class AppError extends Error {
   readonly param?: string;
   /** Extra response headers, e.g. Retry-After on rate_limited. */
   readonly headers?: Record<string, string>;
+  readonly details?: Record<string, string>;
 
-  constructor(code: ErrorCode, message: string, options: { param?: string; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { param?: string; headers?: Record<string, string>; details?: Record<string, string> } = {},
+  ) {
     super(message);
     this.code = code;
     this.param = options.param;
     this.headers = options.headers;
+    this.details = options.details;
   }
 
   get status(): number {
@@ -196,9 +227,12 @@ export class AppError extends Error {
   }
 
   toBody(): ErrorBody {
-    return this.param === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, param: this.param };
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.param === undefined ? {} : { param: this.param }),
+      ...(this.details === undefined ? {} : { details: this.details }),
+    };
   }
 }
 

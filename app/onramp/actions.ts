@@ -6,13 +6,12 @@
  */
 import { cookies, headers } from 'next/headers';
 import { z } from 'zod';
+import { actionError } from '@/lib/action-error';
 import { getSessionUser } from '@/lib/auth/session';
 import { CHAIN_NAMES, CHAINS } from '@/lib/chains/registry';
 import { env } from '@/lib/env';
 import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
-import { log } from '@/lib/log';
 import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
-import { isOnrampError } from '@/lib/onramp/errors';
 import { placeOnrampOrder } from '@/lib/onramp/orders/place-order';
 import { consumeOnrampRateLimit } from '@/lib/onramp/rate-limit';
 import { clientIpFrom } from '@/lib/http/client-ip';
@@ -81,9 +80,11 @@ export async function placeOnrampOrderAction(input: PlaceOrderInput): Promise<Pl
     });
     return { data: { orderId: placed.orderId, checkoutUrl: placed.checkoutUrl, checkoutKind: placed.checkoutKind } };
   } catch (error) {
-    if (isOnrampError(error))
-      return { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
-    log.error('placing an on-ramp order failed', { error });
-    return { error: { code: 'internal_error', message: 'The order could not be placed. Try again in a moment.' } };
+    return {
+      error: actionError(error, {
+        log: 'placing an on-ramp order failed',
+        message: 'The order could not be placed. Try again in a moment.',
+      }),
+    };
   }
 }

@@ -1,4 +1,4 @@
-import { isAppError } from '@/lib/errors';
+import { actionError } from '@/lib/action-error';
 
 /** What a form's server action returns: the error to show next to the field, and the values to keep. */
 export interface FormState {
@@ -10,6 +10,6 @@ export interface FormState {
 
 /** Turns a domain error into form state; anything else (including Next's redirects) is rethrown. */
 export function formError(error: unknown, values?: Record<string, string>): FormState {
-  if (isAppError(error)) return { error: { message: error.message, param: error.param, code: error.code }, values };
-  throw error;
+  const { message, param, code } = actionError(error);
+  return { error: { message, param, code }, values };
 }

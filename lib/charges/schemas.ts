@@ -160,6 +160,10 @@ export const errorSchema = z
     code: errorCodeSchema,
     message: z.string(),
     param: z.string().optional().meta({ description: 'Dotted path of the offending field.' }),
+    details: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({ description: 'Structured facts a client can act on, e.g. the minimum of `below_minimum`.' }),
   })
   .meta({ id: 'Error' });
 

@@ -4,7 +4,7 @@ import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
 import { createApiKey } from '@/lib/api-keys/create-api-key';
 import { createUser } from '@/lib/accounts/users';
 import { getDb } from '@/lib/db/client';
-import { merchantMembers, merchants } from '@/lib/db/schema';
+import { auditLog, merchantMembers, merchants } from '@/lib/db/schema';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { uniqueEmail } from '@/test/accounts';
 import { becomeMerchant, findMerchantOfUser, requestBusinessVerification } from './become-merchant';
@@ -31,12 +31,31 @@ describe('an account becomes a merchant (spec rules 6–7)', () => {
     const user = await newUser();
     const { merchant } = await becomeMerchant({ userId: user.id, businessName: 'Verify Me' });
     await expect(createApiKey({ merchantId: merchant.id, mode: 'live' })).rejects.toMatchObject({ code: 'verification_required' });
-    await requestBusinessVerification({ merchantId: merchant.id });
+    await requestBusinessVerification({ ctx: { userId: user.id, merchantId: merchant.id } });
     const [requested] = await getDb().select().from(merchants).where(eq(merchants.id, merchant.id));
     expect(requested!.verificationRequestedAt).not.toBeNull();
     expect(readOutbox('email', 'support@chargeport.local')[0]?.text).toContain(`merchant verify ${merchant.id}`);
     await verifyMerchant(merchant.id);
     expect((await createApiKey({ merchantId: merchant.id, mode: 'live' })).plaintext).toMatch(/^cp_live_/);
+  });
+
+  it('a verification request authorizes its member and commits with its audit row; a viewer changes nothing', async () => {
+    const owner = await newUser();
+    const { merchant } = await becomeMerchant({ userId: owner.id, businessName: 'Audited Shop' });
+    const viewer = await newUser();
+    await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: viewer.id, role: 'viewer' });
+    await expect(requestBusinessVerification({ ctx: { userId: viewer.id, merchantId: merchant.id } })).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    const auditOf = () => getDb().select().from(auditLog).where(eq(auditLog.merchantId, merchant.id));
+    const [untouched] = await getDb().select().from(merchants).where(eq(merchants.id, merchant.id));
+    expect(untouched!.verificationRequestedAt).toBeNull();
+    expect(await auditOf()).toHaveLength(0);
+
+    await requestBusinessVerification({ ctx: { userId: owner.id, merchantId: merchant.id, ip: '203.0.113.7' } });
+    expect(await auditOf()).toMatchObject([
+      { action: 'merchant.request_verification', actorUserId: owner.id, actorRole: 'owner', ip: '203.0.113.7' },
+    ]);
   });
 
   it('refuses a second merchant for the same account, and a bad business name', async () => {

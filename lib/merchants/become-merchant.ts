@@ -11,7 +11,9 @@ import { createApiKey, type CreatedApiKey } from '@/lib/api-keys/create-api-key'
 import { getDb } from '@/lib/db/client';
 import { merchantMembers, merchants, users, type MemberRole, type Merchant } from '@/lib/db/schema';
 import { env } from '@/lib/env';
+import { recordAudit } from '@/lib/audit/record-audit';
 import { AppError } from '@/lib/errors';
+import { authorizeMember } from './permissions';
 import { newId } from '@/lib/ids';
 import { sendEmail } from '@/lib/notifications/send-email';
 import { cleanDisplayText } from '@/lib/text';
@@ -56,14 +58,26 @@ export async function becomeMerchant({ userId, businessName }: { userId: string;
   });
 }
 
-/** "Request verification" from the dashboard Profile tab: recorded, and support is told. */
-export async function requestBusinessVerification({ merchantId }: { merchantId: string }): Promise<Merchant> {
-  const [merchant] = await getDb()
-    .update(merchants)
-    .set({ verificationRequestedAt: new Date() })
-    .where(eq(merchants.id, merchantId))
-    .returning();
-  if (!merchant) throw new AppError('not_found', `No merchant ${merchantId}.`);
+/**
+ * "Request verification" from the dashboard Profile tab: the member must be allowed to manage the
+ * profile; the request and its audit row commit together, and support is told after the commit.
+ */
+export async function requestBusinessVerification({
+  ctx,
+}: {
+  ctx: { userId: string; merchantId: string; ip?: string | null };
+}): Promise<Merchant> {
+  const merchant = await getDb().transaction(async (tx) => {
+    const actor = await authorizeMember(tx, { userId: ctx.userId, merchantId: ctx.merchantId, permission: 'profile.manage' });
+    const [updated] = await tx
+      .update(merchants)
+      .set({ verificationRequestedAt: new Date() })
+      .where(eq(merchants.id, ctx.merchantId))
+      .returning();
+    if (!updated) throw new AppError('not_found', `No merchant ${ctx.merchantId}.`);
+    await recordAudit(tx, { actor, action: 'merchant.request_verification', ip: ctx.ip ?? null });
+    return updated;
+  });
   if (!merchant.verifiedAt) {
     await sendEmail({
       to: env().SUPPORT_EMAIL,

@@ -18,7 +18,7 @@ import { checkoutBaseUrl } from '@/lib/env';
 import { formatAmount } from '@/lib/money';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
-import { OnrampError } from './errors';
+import { AppError } from '@/lib/errors';
 import type { FiatMethod } from './fiat-methods';
 import { placeOnrampOrder, type PlacedOrder } from './orders/place-order';
 import { quoteOnramp, tokenOn, usdRate } from './quotes';
@@ -36,29 +36,29 @@ export async function payChargeWithFiat(input: {
   buyMinimum?: boolean;
 }): Promise<PlacedOrder> {
   const [charge] = await getDb().select().from(charges).where(eq(charges.id, input.chargeId));
-  if (!charge) throw new OnrampError('invalid_request', 'This charge does not exist.');
+  if (!charge) throw new AppError('invalid_request', 'This charge does not exist.');
   // Pending, or processing with something still due (underpaid): the order buys only what is due.
   // The order is recorded under the charge's row lock, which checks again (place-order.ts).
   if ((charge.status !== 'pending' && charge.status !== 'processing') || charge.expiresAt <= new Date())
-    throw new OnrampError('invalid_request', 'This charge can no longer be paid.');
+    throw new AppError('invalid_request', 'This charge can no longer be paid.');
   const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
   const status = await loadCheckoutStatus(charge.id);
-  if (!deposit || !status) throw new OnrampError('invalid_request', 'This charge has no deposit address.');
+  if (!deposit || !status) throw new AppError('invalid_request', 'This charge has no deposit address.');
   const token = tokenOfCharge(charge);
   const due = status.due;
-  if (due === '0') throw new OnrampError('invalid_request', 'Nothing is left to pay on this charge.');
+  if (due === '0') throw new AppError('invalid_request', 'Nothing is left to pay on this charge.');
   const redirectUrl = `${checkoutBaseUrl()}${input.returnPath ?? `/checkout/${charge.id}`}`;
   if (input.buyMinimum) {
     // Into the buyer's own wallet, which then pays the charge: so the buyer must be someone with a wallet.
     if (!input.userId)
-      throw new OnrampError(
+      throw new AppError(
         'unauthenticated',
         'Sign in (or create an account) to buy the minimum: the rest is kept in your Chargeport balance.',
       );
     if (CHAINS[charge.chain as ChainName].family !== 'evm')
-      throw new OnrampError('invalid_request', 'Buying the minimum is available on EVM chains only.');
+      throw new AppError('invalid_request', 'Buying the minimum is available on EVM chains only.');
     const wallet = (await listWallets(input.userId)).find((w) => w.family === 'evm');
-    if (!wallet) throw new OnrampError('invalid_wallet', 'Your account has no EVM wallet.');
+    if (!wallet) throw new AppError('invalid_wallet', 'Your account has no EVM wallet.');
     return placeOnrampOrder({
       purpose: 'charge_minimum',
       chargeId: charge.id,

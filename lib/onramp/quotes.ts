@@ -13,7 +13,7 @@ import { usdPrices } from '@/lib/db/schema';
 import { formatAmount, parseAmount } from '@/lib/money';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import { PRICE_MAX_AGE_MS } from '@/lib/pricing/usd-value';
-import { OnrampError } from './errors';
+import { AppError } from '@/lib/errors';
 import { baseUnitsForCents, centsToText, parseFiat, percentOfCents, toCents, valueInCents } from './fiat-math';
 import { methodFact, orderCurrency } from './registry/facts';
 import { providerWithAdapter, unavailableReason } from './registry/query';
@@ -66,20 +66,20 @@ export async function usdRate(token: TokenInfo, now = new Date()): Promise<strin
 
 export async function quoteOnramp(input: OnrampQuoteInput, now = new Date()): Promise<OnrampQuoteView> {
   const provider = await providerWithAdapter(input.providerId);
-  if (!provider) throw new OnrampError('provider_unavailable', 'This provider is not offered here.');
+  if (!provider) throw new AppError('provider_unavailable', 'This provider is not offered here.');
   const { facts, adapter } = provider;
   const reason = unavailableReason(facts, adapter, input);
-  if (reason) throw new OnrampError('provider_unavailable', `${reason}. Choose another provider.`);
+  if (reason) throw new AppError('provider_unavailable', `${reason}. Choose another provider.`);
   const method = methodFact(facts, input.paymentMethod, input.country);
   if (!method || !adapter.supportsPaymentMethod(input.paymentMethod, orderCurrency(facts))) {
-    throw new OnrampError('provider_unavailable', `${facts.displayName} does not offer this payment method here. Choose another method.`);
+    throw new AppError('provider_unavailable', `${facts.displayName} does not offer this payment method here. Choose another method.`);
   }
   const token = tokenOn(input.chain, input.tokenSymbol)!;
   const rate = await usdRate(token, now);
-  if (!rate) throw new OnrampError('quote_unavailable', `No current USD price for ${token.symbol}; try again in a few minutes.`);
+  if (!rate) throw new AppError('quote_unavailable', `No current USD price for ${token.symbol}; try again in a few minutes.`);
 
   const baseUnits = requestedBaseUnits(input.amount, token, rate);
-  if (baseUnits <= 0n) throw new OnrampError('invalid_amount', 'Enter an amount greater than zero.');
+  if (baseUnits <= 0n) throw new AppError('invalid_amount', 'Enter an amount greater than zero.');
   const minimumCents = toCents(method.minimumUsd);
   const minimumBaseUnits = baseUnitsForCents(minimumCents, token.decimals, rate, 'up');
   return priceOf(baseUnits, {
@@ -98,11 +98,11 @@ export async function quoteOnramp(input: OnrampQuoteInput, now = new Date()): Pr
 function requestedBaseUnits(amount: OnrampQuoteInput['amount'], token: TokenInfo, rate: string): bigint {
   if (amount.kind === 'crypto') {
     const parsed = parseAmount(amount.value.trim(), token.decimals);
-    if (!parsed.ok) throw new OnrampError('invalid_amount', `Enter a ${token.symbol} amount with at most ${token.decimals} decimals.`);
+    if (!parsed.ok) throw new AppError('invalid_amount', `Enter a ${token.symbol} amount with at most ${token.decimals} decimals.`);
     return parsed.baseUnits;
   }
   const cents = parseFiat(amount.value);
-  if (cents === undefined) throw new OnrampError('invalid_amount', 'Enter a USD amount such as 25 or 25.50.');
+  if (cents === undefined) throw new AppError('invalid_amount', 'Enter a USD amount such as 25 or 25.50.');
   return baseUnitsForCents(cents, token.decimals, rate);
 }
 

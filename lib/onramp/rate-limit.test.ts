@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { resetEnvCache } from '@/lib/env';
-import { isOnrampError } from './errors';
+import { isAppError } from '@/lib/errors';
 import { consumeOnrampRateLimit, resetOnrampRateLimiters } from './rate-limit';
 
 afterEach(() => {
@@ -18,9 +18,9 @@ describe('on-ramp rate limits per client IP', () => {
     await consumeOnrampRateLimit('orders', ip);
     await consumeOnrampRateLimit('orders', ip);
     const error = await consumeOnrampRateLimit('orders', ip).catch((e: unknown) => e);
-    expect(isOnrampError(error) && error.code).toBe('rate_limited');
-    expect(isOnrampError(error) && error.status).toBe(429);
-    expect(Number(isOnrampError(error) && error.details?.retryAfter)).toBeGreaterThan(0);
+    expect(isAppError(error) && error.code).toBe('rate_limited');
+    expect(isAppError(error) && error.status).toBe(429);
+    expect(Number(isAppError(error) && error.details?.retryAfter)).toBeGreaterThan(0);
     await expect(consumeOnrampRateLimit('orders', `203.0.113.${Math.floor(Math.random() * 250)}`)).resolves.toBeUndefined();
     // Quotes have their own, larger budget.
     await expect(consumeOnrampRateLimit('quotes', ip)).resolves.toBeUndefined();

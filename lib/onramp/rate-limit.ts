@@ -7,7 +7,7 @@ import { RateLimiterDrizzle, RateLimiterRes } from 'rate-limiter-flexible';
 import { getDb } from '@/lib/db/client';
 import { rateLimits } from '@/lib/db/schema';
 import { env } from '@/lib/env';
-import { OnrampError } from './errors';
+import { AppError } from '@/lib/errors';
 
 const globalForLimiters = globalThis as unknown as {
   __chargeportOnrampLimiters?: { orders: RateLimiterDrizzle; quotes: RateLimiterDrizzle };
@@ -36,17 +36,17 @@ function limiters() {
   return globalForLimiters.__chargeportOnrampLimiters;
 }
 
-/** Throws OnrampError `rate_limited` (429) with the wait in `details.retryAfter` once the IP's budget is spent. */
+/** Throws AppError `rate_limited` (429) with the wait in `details.retryAfter` once the IP's budget is spent. */
 export async function consumeOnrampRateLimit(kind: 'orders' | 'quotes', ip: string | null): Promise<void> {
   try {
     await limiters()[kind].consume(ip ?? 'unknown');
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) {
       const wait = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new OnrampError(
+      throw new AppError(
         'rate_limited',
         `Too many ${kind === 'orders' ? 'purchases started' : 'price requests'} from your network. Try again in ${wait < 60 ? `${wait} s` : `${Math.ceil(wait / 60)} min`}.`,
-        { retryAfter: String(wait) },
+        { details: { retryAfter: String(wait) }, headers: { 'retry-after': String(wait) } },
       );
     }
     throw rejection;

@@ -26,7 +26,6 @@ import { isAppError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
 import { depositAccount } from '@/lib/payments/deposit-addresses';
-import { isSwapError } from './errors';
 import { newSwapExecutionId, signAndRecordSwap, submitSwap, type SignedSwap } from './execute-swap';
 import { liveSwapOf, payableSwapCharge } from './swap-charge';
 import { configuredSwapPairs } from './swap-pairs';
@@ -121,7 +120,7 @@ export async function convertChargeFunding(chargeId: string, now = new Date()): 
         slippageBps: env().SWAP_SLIPPAGE_BPS,
       });
     } catch (error) {
-      if (isSwapError(error)) return { outcome: 'quote_unavailable' };
+      if (isAppError(error) && error.code === 'quote_unavailable') return { outcome: 'quote_unavailable' };
       throw error;
     }
     const fmt = (units: bigint) => `${formatAmount(units, pair.funding.decimals)} ${pair.funding.symbol}`;

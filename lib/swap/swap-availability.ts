@@ -12,7 +12,7 @@
 import { CHAINS } from '@/lib/chains/registry';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import { countryName, offeredProviders, type OfferedProvider } from '@/lib/onramp/registry/query';
-import { SwapError } from './errors';
+import { AppError } from '@/lib/errors';
 import { swapPairFor, type SwapPair } from './swap-pairs';
 
 export interface SwapProviderOption {
@@ -79,15 +79,15 @@ export async function swapAvailability(
 
 /** The on-ramp branch's provider must be one that supports the chain in the buyer's country. */
 export function assertSwapProvider(availability: SwapAvailability, providerId: string): SwapPair {
-  if (!availability.available) throw new SwapError('swap_unavailable', availability.reason);
+  if (!availability.available) throw new AppError('swap_unavailable', availability.reason);
   const offer = availability.onramp.providers.find((p) => p.providerId === providerId);
-  if (!availability.onramp.available) throw new SwapError('swap_unavailable', availability.onramp.reason!);
-  if (!offer?.available) throw new SwapError('swap_unavailable', offer?.reason ?? `Unknown provider "${providerId}".`);
+  if (!availability.onramp.available) throw new AppError('swap_unavailable', availability.onramp.reason!);
+  if (!offer?.available) throw new AppError('swap_unavailable', offer?.reason ?? `Unknown provider "${providerId}".`);
   return availability.pair;
 }
 
 /** The held-funds branch: only the location rule applies. */
 export function assertSwapOffered(availability: SwapAvailability): SwapPair {
-  if (!availability.available) throw new SwapError('swap_unavailable', availability.reason);
+  if (!availability.available) throw new AppError('swap_unavailable', availability.reason);
   return availability.pair;
 }

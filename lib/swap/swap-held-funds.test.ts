@@ -8,7 +8,7 @@ import { localDemoPayerAccount, type LocalChainNode } from '@/lib/infra/local-ch
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { appError } from '@/test/accounts';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
-import { SwapError } from './errors';
+import { AppError } from '@/lib/errors';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { quoteHeldFundsSwap, swapHeldFunds } from './swap-held-funds';
 import {
@@ -40,14 +40,14 @@ afterAll(async () => {
 
 const recipient = (): Address => privateKeyToAccount(generatePrivateKey()).address;
 
-async function swapError(call: Promise<unknown>): Promise<SwapError> {
+async function swapError(call: Promise<unknown>): Promise<AppError> {
   try {
     await call;
   } catch (error) {
-    if (error instanceof SwapError) return error;
+    if (error instanceof AppError) return error;
     throw error;
   }
-  throw new Error('expected a SwapError');
+  throw new Error('expected an AppError');
 }
 
 describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {

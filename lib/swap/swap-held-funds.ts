@@ -25,7 +25,6 @@ import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { accountFromKey } from '@/lib/transactions/signers';
 import { openWalletKey } from '@/lib/wallets/envelope';
-import { SwapError } from './errors';
 import { signAndRecordSwap, submitSwap } from './execute-swap';
 import { swapQuoteView, type SwapQuoteView } from './quote-view';
 import { assertSwapOffered, swapAvailability } from './swap-availability';
@@ -103,7 +102,7 @@ export async function swapHeldFunds(raw: z.input<typeof swapHeldFundsInputSchema
     const accepted = BigInt(input.maxAmountIn);
     const fmt = (units: bigint) => `${formatAmount(units, pair.funding.decimals)} ${pair.funding.symbol}`;
     if (quote.amountIn > accepted) {
-      throw new SwapError(
+      throw new AppError(
         'slippage_exceeded',
         `The price moved: the swap now needs ${fmt(quote.amountIn)}, more than the ${fmt(accepted)} you accepted. Get a new quote.`,
       );

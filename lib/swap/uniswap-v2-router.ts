@@ -11,7 +11,7 @@
  */
 import { encodeFunctionData, erc20Abi, parseAbi, type Address, type Hex, type PublicClient } from 'viem';
 import { maxInputWithSlippage } from './constant-product';
-import { SwapError } from './errors';
+import { AppError } from '@/lib/errors';
 
 /** The Router02 functions the service calls, with their real signatures. */
 export const uniswapV2Router02Abi = parseAbi([
@@ -52,7 +52,7 @@ export async function quoteExactOut(
       args: [input.amountOut, input.path],
     });
   } catch {
-    throw new SwapError(
+    throw new AppError(
       'quote_unavailable',
       'The exchange cannot quote this swap right now (no pool, not enough liquidity, or the network is unreachable). Try again shortly.',
     );

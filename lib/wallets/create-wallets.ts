@@ -22,7 +22,14 @@ type WalletOwner = { userId: string } | { merchantId: string };
 async function createWallets(tx: DbOrTx, owner: WalletOwner): Promise<CreatedWallet[]> {
   const ownerColumn = 'userId' in owner ? wallets.userId : wallets.merchantId;
   const ownerId = 'userId' in owner ? owner.userId : owner.merchantId;
-  for (const family of WALLET_FAMILIES) {
+  const existing = () =>
+    tx.select({ id: wallets.id, family: wallets.family, address: wallets.address }).from(wallets).where(eq(ownerColumn, ownerId));
+  // Read first: pages and verbs call this on every use, and an owner with its wallets needs no key
+  // generation and no write (a read-only transaction can call it).
+  let rows = await existing();
+  const missing = WALLET_FAMILIES.filter((family) => !rows.some((row) => row.family === family));
+  if (missing.length === 0) return WALLET_FAMILIES.map((family) => rows.find((row) => row.family === family)!);
+  for (const family of missing) {
     const id = newId('wallet');
     const generated = generateWalletKey(family);
     const sealed = sealWalletKey({ id, family, address: generated.address }, generated.privateKey);
@@ -32,10 +39,7 @@ async function createWallets(tx: DbOrTx, owner: WalletOwner): Promise<CreatedWal
       .values({ id, ...owner, family, address: generated.address, ...sealed })
       .onConflictDoNothing({ target: [ownerColumn, wallets.family] });
   }
-  const rows = await tx
-    .select({ id: wallets.id, family: wallets.family, address: wallets.address })
-    .from(wallets)
-    .where(eq(ownerColumn, ownerId));
+  rows = await existing();
   return WALLET_FAMILIES.map((family) => rows.find((row) => row.family === family)!);
 }
 

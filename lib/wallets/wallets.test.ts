@@ -11,7 +11,7 @@ import { sealWebhookSecret, signingSecretsOf } from '@/lib/webhooks/secrets';
 import { newMerchant } from '@/test/fixtures';
 import { resetEnvCache } from '@/lib/env';
 import { newId, randomBase62 } from '@/lib/ids';
-import { createWalletsForUser } from './create-wallets';
+import { createWalletsForUser, ensureMerchantWallets } from './create-wallets';
 import { openWalletKey, sealWalletKey } from './envelope';
 import { formatPrivateKey, generateWalletKey } from './generate-keys';
 import { listWallets } from './list-wallets';
@@ -85,6 +85,15 @@ describe('createWalletsForUser', () => {
     expect(again.map((w) => w.id).sort()).toEqual(rows.map((r) => r.id).sort());
     const byId = (x: WalletRow, y: WalletRow) => x.id.localeCompare(y.id);
     expect((await walletRows([userId])).sort(byId)).toEqual([...rows].sort(byId));
+  });
+
+  it('an owner that has its wallets is only read (the Balances page calls this on every view): it runs in a read-only transaction', async () => {
+    const merchant = await newMerchant();
+    const created = await getDb().transaction((tx) => ensureMerchantWallets(tx, merchant.id));
+    const read = await getDb().transaction((tx) => ensureMerchantWallets(tx, merchant.id), { accessMode: 'read only' });
+    expect(read).toEqual(created);
+    const { userId } = await newUserWithWallets();
+    await expect(getDb().transaction((tx) => createWalletsForUser(tx, userId), { accessMode: 'read only' })).resolves.toHaveLength(2);
   });
 
   it('commits with the caller: a rolled-back sign-up leaves no wallets', async () => {

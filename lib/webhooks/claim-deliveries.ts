@@ -4,9 +4,10 @@
  * under a claim older than the lease (its worker is presumed dead): `→ sending`, `claimed_at` = ours,
  * in one guarded UPDATE, so of two jobs for the same attempt only one sends (attempt-delivery.ts).
  */
-import { and, eq, inArray, lt, or } from 'drizzle-orm';
+import { and, eq, inArray, lt, ne, or } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { webhookDeliveries, webhookEndpoints, webhookEvents, type WebhookDeliveryRow, type WebhookEndpointRow } from '@/lib/db/schema';
+import { deliveryStatusesLeadingTo } from './state';
 
 /** A claim older than this is taken over: well above the 10 s request budget plus recording. */
 export const CLAIM_LEASE_MS = 60_000;
@@ -38,10 +39,9 @@ export async function claimDeliveries(deliveryIds: readonly string[], claimedAt:
     .where(
       and(
         inArray(webhookDeliveries.id, ids),
-        or(
-          eq(webhookDeliveries.status, 'pending'),
-          and(eq(webhookDeliveries.status, 'sending'), lt(webhookDeliveries.claimedAt, new Date(claimedAt.getTime() - CLAIM_LEASE_MS))),
-        ),
+        inArray(webhookDeliveries.status, deliveryStatusesLeadingTo('sending')),
+        // sending → sending only once the other worker's lease ran out
+        or(ne(webhookDeliveries.status, 'sending'), lt(webhookDeliveries.claimedAt, new Date(claimedAt.getTime() - CLAIM_LEASE_MS))),
       ),
     )
     .returning();

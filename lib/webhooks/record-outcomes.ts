@@ -22,6 +22,7 @@ import type { ClaimedDelivery } from './claim-deliveries';
 import { enqueueDeliveries, enqueueFailingNotice } from './jobs';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
 import { nextAttemptDelay } from './retry-schedule';
+import { canDeliveryTransition } from './state';
 import type { DeliveryResult } from './ssrf-guard';
 
 const ERROR_MESSAGE_CHARS = 500;
@@ -60,6 +61,11 @@ interface Plan {
 export async function recordOutcomes(sent: readonly SentAttempt[], options: RecordOptions = {}): Promise<AttemptOutcome[]> {
   const attemptedAt = new Date();
   const plans = sent.map((attempt) => planOutcome(attempt, attemptedAt, options.retryDelay ?? nextAttemptDelay));
+  // The UPDATE below is guarded by `status = 'sending'`: every outcome must be a move the table allows from there.
+  for (const plan of plans) {
+    if (!canDeliveryTransition('sending', plan.values.status))
+      throw new Error(`delivery sending → ${plan.values.status} is not a transition`);
+  }
   return getDb().transaction(async (tx) => {
     const recordedIds = new Set<string>();
     if (plans.length) {

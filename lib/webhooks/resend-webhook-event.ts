@@ -68,6 +68,7 @@ export async function resendWebhookEvent({
         .update(webhookDeliveries)
         .set({ status: 'canceled', errorCode: 'replaced_by_resend', errorMessage: 'Replaced by a resend from the dashboard.' })
         .where(and(inArray(webhookDeliveries.id, waiting), eq(webhookDeliveries.status, 'pending')));
+      // pending → canceled (lib/webhooks/state.ts); a delivery claimed meanwhile is left to finish
     }
     const [delivery] = await tx
       .insert(webhookDeliveries)

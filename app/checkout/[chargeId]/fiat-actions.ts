@@ -4,13 +4,11 @@ import { z } from 'zod';
 import { getSessionUser } from '@/lib/auth/session';
 import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
 import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
-import { isAppError } from '@/lib/errors';
-import { isOnrampError } from '@/lib/onramp/errors';
+import { actionError } from '@/lib/action-error';
 import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
 import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
 import { consumeOnrampRateLimit } from '@/lib/onramp/rate-limit';
 import { clientIpFrom } from '@/lib/http/client-ip';
-import { log } from '@/lib/log';
 
 export type FiatPayState = { checkoutUrl?: string; orderId?: string; error?: { code: string; message: string } };
 
@@ -49,8 +47,12 @@ export async function payWithFiatAction(_state: FiatPayState, form: FormData): P
     });
     return { checkoutUrl: placed.checkoutUrl, orderId: placed.orderId };
   } catch (error) {
-    if (isOnrampError(error) || isAppError(error)) return { error: { code: error.code, message: error.message } };
-    log.error('fiat payment could not start', { chargeId: parsed.data.chargeId, error });
-    return { error: { code: 'internal_error', message: 'The payment could not start. Try again in a moment.' } };
+    return {
+      error: actionError(error, {
+        log: 'fiat payment could not start',
+        context: { chargeId: parsed.data.chargeId },
+        message: 'The payment could not start. Try again in a moment.',
+      }),
+    };
   }
 }

@@ -3,14 +3,11 @@
 // each parses its input, takes identity and location from the session and request, calls one lib/swap verb.
 import { cookies, headers } from 'next/headers';
 import { getSessionUser, requireUserForAction } from '@/lib/auth/session';
-import { isAppError } from '@/lib/errors';
+import { actionError as toActionError } from '@/lib/action-error';
 import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
-import { log } from '@/lib/log';
 import { FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-methods';
-import { isOnrampError } from '@/lib/onramp/errors';
 import { consumeOnrampRateLimit } from '@/lib/onramp/rate-limit';
 import { clientIpFrom } from '@/lib/http/client-ip';
-import { isSwapError } from '@/lib/swap/errors';
 import { placeSwapFundingOrder, quoteSwapFunding, type SwapFundingQuote } from '@/lib/swap/place-swap-funding-order';
 import { quoteHeldFundsSwap, swapHeldFunds, type HeldFundsQuote } from '@/lib/swap/swap-held-funds';
 import { loadSwapProgress, type SwapProgress } from '@/lib/swap/swap-progress';
@@ -25,10 +22,7 @@ export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: Action
 
 /** Domain errors become their code and message; anything else is logged and answered generically. */
 function actionError(error: unknown): ActionError {
-  if (isAppError(error) || isSwapError(error)) return { code: error.code, message: error.message };
-  if (isOnrampError(error)) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
-  log.error('swap on-ramp action failed', { error });
-  return { code: 'internal_error', message: 'Something went wrong on our side. Try again in a moment.' };
+  return toActionError(error, { log: 'swap on-ramp action failed', message: 'Something went wrong on our side. Try again in a moment.' });
 }
 
 async function run<T>(work: () => Promise<T>): Promise<ActionResult<T>> {

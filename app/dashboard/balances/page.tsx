@@ -1,13 +1,10 @@
 import type { Metadata } from 'next';
-import { redirect } from 'next/navigation';
 import { WithdrawForm } from '@/components/dashboard/withdraw-form';
-import { requireUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { withBalances } from '@/lib/merchants/linked-accounts';
-import { authorizeMember, roleAllows } from '@/lib/merchants/permissions';
+import { roleAllows } from '@/lib/merchants/permissions';
 import { chainsOfMode } from '@/lib/merchants/tokens';
 import { withdrawalHeldUntil } from '@/lib/merchants/owner-hold';
 import { newWithdrawalId } from '@/lib/merchants/withdraw';
@@ -15,15 +12,13 @@ import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { DataTable } from '@/components/ui/data-table';
 import Link from 'next/link';
 import { listStrandedFunds } from '@/lib/refunds/stranded-funds';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Balances' };
 
 /** The merchant's service wallet balances on the mode's networks, and withdrawals (owners, with their PIN). */
 export default async function BalancesPage() {
-  const user = await requireUser({ returnTo: '/dashboard/balances' });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
-  await authorizeMember(getDb(), { userId: user.id, merchantId: membership.merchant.id, permission: 'dashboard.view' });
+  const { user, membership } = await requireMember({ returnTo: '/dashboard/balances', permission: 'dashboard.view' });
   const mode = await dashboardMode();
   const evmChains = chainsOfMode(mode).filter((chain) => CHAINS[chain].family === 'evm');
   const evmWallet = (await ensureMerchantWallets(getDb(), membership.merchant.id)).find((w) => w.family === 'evm')!;

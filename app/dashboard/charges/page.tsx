@@ -1,22 +1,18 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { redirect } from 'next/navigation';
 import { ChargeFilters } from '@/components/dashboard/charge-filters';
 import { ChargesTable } from '@/components/dashboard/charges-table';
-import { requireUser } from '@/lib/auth/session';
 import { dashboardChargeQueryString, parseDashboardChargeQuery, type DashboardChargeFilters } from '@/lib/charges/dashboard-filters';
 import { listChargesForDashboard, type DashboardChargeListItem } from '@/lib/charges/list-dashboard-charges';
 import { isAppError } from '@/lib/errors';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Charges' };
 
 /** The mode's charges, newest first: filters (a GET form), pages by cursor, and a CSV export of the same filters. */
 export default async function ChargesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const user = await requireUser({ returnTo: '/dashboard/charges' });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
+  const { user, membership } = await requireMember({ returnTo: '/dashboard/charges' });
   const mode = await dashboardMode();
   const parsed = parseDashboardChargeQuery(await searchParams);
   const filters: DashboardChargeFilters = parsed.ok ? parsed.filters : {};

@@ -1,25 +1,29 @@
 /** Background job: created orders nobody started in time expire (several instances: SKIP LOCKED). */
-import { and, eq, inArray, lte } from 'drizzle-orm';
+import { and, inArray, lte } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { onrampOrderEvents, onrampOrders } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
+import { statusesLeadingTo } from './state';
 
 export async function expireDueOnrampOrders(now = new Date(), batch = 100): Promise<number> {
   return getDb().transaction(async (tx) => {
     const due = await tx
-      .select({ id: onrampOrders.id })
+      .select({ id: onrampOrders.id, status: onrampOrders.status })
       .from(onrampOrders)
-      .where(and(eq(onrampOrders.status, 'created'), lte(onrampOrders.expiresAt, now)))
+      .where(and(inArray(onrampOrders.status, statusesLeadingTo('expired')), lte(onrampOrders.expiresAt, now)))
       .limit(batch)
       .for('update', { skipLocked: true });
     if (!due.length) return 0;
     const ids = due.map((row) => row.id);
-    await tx.update(onrampOrders).set({ status: 'expired' }).where(inArray(onrampOrders.id, ids));
+    await tx
+      .update(onrampOrders)
+      .set({ status: 'expired' })
+      .where(and(inArray(onrampOrders.id, ids), inArray(onrampOrders.status, statusesLeadingTo('expired'))));
     await tx.insert(onrampOrderEvents).values(
-      ids.map((orderId) => ({
+      due.map(({ id: orderId, status: fromStatus }) => ({
         id: newId('onrampOrderEvent'),
         orderId,
-        fromStatus: 'created' as const,
+        fromStatus,
         toStatus: 'expired' as const,
         source: 'system:expiry',
       })),

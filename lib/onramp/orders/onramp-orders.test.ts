@@ -11,7 +11,7 @@ import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, onrampOrderEvents, onrampOrders, webhookEvents } from '@/lib/db/schema';
 import { signSandboxWebhook } from '@/lib/onramp/providers/sandbox';
 import { callRoute, newMerchant, usdcCharge } from '@/test/fixtures';
-import { isOnrampError, type OnrampError } from '../errors';
+import { isAppError, type AppError } from '@/lib/errors';
 import { payChargeWithFiat } from '../pay-charge-with-fiat';
 import { quoteOnramp } from '../quotes';
 import { offeredProviders } from '../registry/query';
@@ -63,14 +63,14 @@ beforeEach(() => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-async function expectOnrampError(promise: Promise<unknown>, code: string): Promise<OnrampError> {
+async function expectAppError(promise: Promise<unknown>, code: string): Promise<AppError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(isOnrampError(error), String(error)).toBe(true);
-  expect((error as OnrampError).code).toBe(code);
-  return error as OnrampError;
+  expect(isAppError(error), String(error)).toBe(true);
+  expect((error as AppError).code).toBe(code);
+  return error as AppError;
 }
 
 function sandboxWebhook(data: Record<string, unknown>, options: { secret?: string; at?: number } = {}) {
@@ -188,7 +188,7 @@ describe('quotes', () => {
   });
 
   it('refuses a provider that cannot serve the request, a bad amount, and a token without a price', async () => {
-    await expectOnrampError(
+    await expectAppError(
       quoteOnramp({
         providerId: 'transak',
         country: 'US',
@@ -199,7 +199,7 @@ describe('quotes', () => {
       }),
       'provider_unavailable',
     );
-    await expectOnrampError(
+    await expectAppError(
       quoteOnramp({
         providerId: 'moonpay',
         country: 'US',
@@ -210,7 +210,7 @@ describe('quotes', () => {
       }),
       'invalid_amount',
     );
-    await expectOnrampError(
+    await expectAppError(
       quoteOnramp({
         providerId: 'moonpay',
         country: 'US',
@@ -237,7 +237,7 @@ describe('placing an order', () => {
       walletLabel: 'Acme Games',
       cryptoAmount: '5',
     };
-    const refused = await expectOnrampError(placeOnrampOrder(input), 'below_minimum');
+    const refused = await expectAppError(placeOnrampOrder(input), 'below_minimum');
     expect(refused.details).toEqual({ minimumFiat: '20.00', minimumCrypto: '20' });
     expect(refused.message).toContain('$20.00 (20 USDC)');
     expect(await getDb().select().from(onrampOrders).where(eq(onrampOrders.walletAddress, wallet))).toHaveLength(0);
@@ -270,7 +270,7 @@ describe('placing an order', () => {
   });
 
   it('refuses an address that is not one of the chain', async () => {
-    await expectOnrampError(
+    await expectAppError(
       placeOnrampOrder({
         providerId: 'moonpay',
         paymentMethod: 'card',
@@ -286,7 +286,7 @@ describe('placing an order', () => {
 
   it('a provider that refuses the order leaves it failed with the reason', async () => {
     sessionStatus = 503;
-    await expectOnrampError(
+    await expectAppError(
       placeOnrampOrder({
         providerId: 'moonpay',
         paymentMethod: 'card',
@@ -424,7 +424,7 @@ describe('provider webhooks', () => {
     expect(charge!.status).toBe('pending');
     // A charge below every minimum cannot be paid by card: the provider says so instead of overcharging.
     const small = await callRoute(createChargeRoute, { apiKey: merchant.liveKey, body: usdcCharge() });
-    await expectOnrampError(
+    await expectAppError(
       payChargeWithFiat({ chargeId: small.json.data.chargeId, providerId: 'moonpay', paymentMethod: 'card', country: 'US' }),
       'below_minimum',
     );
@@ -450,5 +450,22 @@ describe('expiry', () => {
     // A provider update after expiry changes nothing.
     const late = sandboxWebhook({ orderId: 'ses_late', partnerOrderId: placed.orderId, status: 'COMPLETED' });
     expect((await applyProviderWebhook('sandbox', late)).outcome).toBe('unchanged');
+  });
+
+  it('leaves an order the provider already moved (pending) to the provider: pending → expired is not a transition', async () => {
+    const placed = await placeOnrampOrder({
+      providerId: 'moonpay',
+      paymentMethod: 'card',
+      country: 'US',
+      chain: 'POLYGON',
+      tokenSymbol: 'USDC',
+      walletAddress: WALLET,
+      cryptoAmount: '25',
+    });
+    const started = sandboxWebhook({ orderId: 'ses_started', partnerOrderId: placed.orderId, status: 'PROCESSING', walletAddress: WALLET });
+    expect((await applyProviderWebhook('sandbox', started)).outcome).toBe('applied');
+    expect((await orderRow(placed.orderId)).status).toBe('pending');
+    await expireDueOnrampOrders(new Date(Date.now() + 31 * 60_000));
+    expect((await orderRow(placed.orderId)).status).toBe('pending');
   });
 });

@@ -6,7 +6,7 @@
  * The order row exists before the provider hears of it, so even its fastest webhook finds the order.
  * A provider that refuses the order leaves it `failed` with the reason, never half-made.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { CHAINS, CHAIN_NAMES, isValidAddress, normalizeAddress } from '@/lib/chains/registry';
 import { lockChargeForPayment } from '@/lib/charges/payment-in-flight';
@@ -18,7 +18,8 @@ import { log } from '@/lib/log';
 import { parseAmount } from '@/lib/money';
 import { FIAT_METHOD_LABELS, FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 import { isOnrampProviderError } from '@/lib/onramp/providers/errors';
-import { OnrampError } from '@/lib/onramp/errors';
+import { AppError } from '@/lib/errors';
+import { statusesLeadingTo } from './state';
 import { priceOf, quoteOnramp, tokenOn, type OnrampQuoteView } from '@/lib/onramp/quotes';
 import { methodFact, orderCurrency, type ProviderFacts } from '@/lib/onramp/registry/facts';
 import { providerWithAdapter } from '@/lib/onramp/registry/query';
@@ -62,13 +63,13 @@ function orderPageUrl(orderId: string): string {
 export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date()): Promise<PlacedOrder> {
   const parsed = placeOrderInputSchema.safeParse(rawInput);
   if (!parsed.success)
-    throw new OnrampError('invalid_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+    throw new AppError('invalid_request', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   const input = parsed.data;
   const chain = CHAINS[input.chain];
   const token = tokenOn(input.chain, input.tokenSymbol);
-  if (!token) throw new OnrampError('unsupported_token', `${input.tokenSymbol} is not a token of ${chain.displayName}.`);
+  if (!token) throw new AppError('unsupported_token', `${input.tokenSymbol} is not a token of ${chain.displayName}.`);
   if (!isValidAddress(chain.family, input.walletAddress)) {
-    throw new OnrampError('invalid_wallet', `${input.walletAddress} is not a valid ${chain.displayName} address.`);
+    throw new AppError('invalid_wallet', `${input.walletAddress} is not a valid ${chain.displayName} address.`);
   }
   const walletAddress = normalizeAddress(chain.family, input.walletAddress);
 
@@ -86,10 +87,10 @@ export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date
   let quote = requested;
   if (requested.belowMinimum) {
     if (!input.acceptMinimum) {
-      throw new OnrampError(
+      throw new AppError(
         'below_minimum',
         `The minimum purchase here is $${requested.minimum.fiat} (${requested.minimum.crypto} ${token.symbol}).`,
-        { minimumFiat: requested.minimum.fiat, minimumCrypto: requested.minimum.crypto },
+        { details: { minimumFiat: requested.minimum.fiat, minimumCrypto: requested.minimum.crypto } },
       );
     }
     quote = await minimumQuote(input, requested, now);
@@ -162,7 +163,12 @@ export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date
     const reason = isOnrampProviderError(error) ? error.message : 'The provider could not start the purchase.';
     log.warn('on-ramp provider refused an order', { orderId, providerId: facts.id, error });
     await getDb().transaction(async (tx) => {
-      await tx.update(onrampOrders).set({ status: 'failed', failureReason: reason }).where(eq(onrampOrders.id, orderId));
+      const [failed] = await tx
+        .update(onrampOrders)
+        .set({ status: 'failed', failureReason: reason })
+        .where(and(eq(onrampOrders.id, orderId), inArray(onrampOrders.status, statusesLeadingTo('failed'))))
+        .returning({ id: onrampOrders.id });
+      if (!failed) return; // a provider update got there first: it decides the outcome
       await tx.insert(onrampOrderEvents).values({
         id: newId('onrampOrderEvent'),
         orderId,
@@ -172,7 +178,7 @@ export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date
         data: { reason },
       });
     });
-    throw new OnrampError(
+    throw new AppError(
       'provider_error',
       `${facts.displayName} could not start the purchase: ${reason} Try again or choose another provider.`,
     );
@@ -194,7 +200,7 @@ function assertSettlesBeforeExpiry(input: {
   if (!method) return; // quoteOnramp already refused a method the provider does not offer here
   const minutesLeft = Math.floor((input.expiresAt.getTime() - input.now.getTime()) / 60_000);
   if (method.settlementMinutes <= minutesLeft) return;
-  throw new OnrampError(
+  throw new AppError(
     'settles_after_expiry',
     `${FIAT_METHOD_LABELS[input.paymentMethod]} through ${input.facts.displayName} can take up to ${durationText(method.settlementMinutes)} to deliver, and this charge expires in ${durationText(Math.max(minutesLeft, 0))}. Choose a faster method, such as a card, or pay from a wallet.`,
   );

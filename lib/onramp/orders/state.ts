@@ -9,14 +9,24 @@
  * Provider updates only move an order forward: a late or duplicated "pending" after "completed"
  * changes nothing, and an order that has ended never changes again.
  */
-import type { OnrampOrderStatusName } from '@/lib/db/schema';
+import { ONRAMP_ORDER_STATUSES, type OnrampOrderStatusName } from '@/lib/db/schema';
 
 export type { OnrampOrderStatusName };
 
-const RANK: Record<OnrampOrderStatusName, number> = { created: 0, pending: 1, completed: 2, failed: 2, expired: 2 };
+const TRANSITIONS: Readonly<Record<OnrampOrderStatusName, readonly OnrampOrderStatusName[]>> = {
+  created: ['pending', 'completed', 'failed', 'expired'],
+  pending: ['completed', 'failed'],
+  completed: [],
+  failed: [],
+  expired: [],
+};
 
 /** Whether an order in `from` may move to `to`. */
 export function canTransition(from: OnrampOrderStatusName, to: OnrampOrderStatusName): boolean {
-  if (to === 'expired') return from === 'created';
-  return RANK[to] > RANK[from];
+  return TRANSITIONS[from].includes(to);
+}
+
+/** Statuses from which `to` can be reached in one step (for guarded UPDATE … WHERE status IN (…)). */
+export function statusesLeadingTo(to: OnrampOrderStatusName): OnrampOrderStatusName[] {
+  return ONRAMP_ORDER_STATUSES.filter((from) => canTransition(from, to));
 }

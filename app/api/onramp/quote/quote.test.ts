@@ -45,10 +45,10 @@ describe('GET /api/onramp/quote — happy', () => {
 
 describe('GET /api/onramp/quote — errors', () => {
   it.each([
-    [{ ...QUOTE, provider: 'transak', token: 'POL' }, 409, 'provider_unavailable', 'Transak does not sell POL on Polygon'],
-    [{ ...QUOTE, chain: 'DFK', token: 'JEWEL' }, 409, 'provider_unavailable', 'MoonPay does not support DFK Chain'],
-    [{ ...QUOTE, amount: '1.1234567' }, 400, 'invalid_amount', 'at most 6 decimals'],
-    [{ ...QUOTE, amount_kind: 'usd', amount: '1.234' }, 400, 'invalid_amount', 'USD amount'],
+    [{ ...QUOTE, provider: 'transak', token: 'POL' }, 422, 'provider_unavailable', 'Transak does not sell POL on Polygon'],
+    [{ ...QUOTE, chain: 'DFK', token: 'JEWEL' }, 422, 'provider_unavailable', 'MoonPay does not support DFK Chain'],
+    [{ ...QUOTE, amount: '1.1234567' }, 422, 'invalid_amount', 'at most 6 decimals'],
+    [{ ...QUOTE, amount_kind: 'usd', amount: '1.234' }, 422, 'invalid_amount', 'USD amount'],
   ])('%o → %i %s', async (query, status, code, message) => {
     const res = await quote(query);
     expect(res.status).toBe(status);
@@ -73,7 +73,7 @@ describe('GET /api/onramp/quote — errors', () => {
 describe('GET /api/onramp/quote — the buyer’s country', () => {
   it('the chosen country (cookie) decides, before the edge geolocation', async () => {
     const res = await quote(QUOTE, { cookie: 'other=1; cp_country=RU', 'cf-ipcountry': 'US' });
-    expect(res.status).toBe(409);
+    expect(res.status).toBe(422);
     expect(res.json.error!.message).toContain('MoonPay does not serve Russia');
   });
 

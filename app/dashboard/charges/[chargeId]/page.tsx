@@ -1,29 +1,26 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { notFound, redirect } from 'next/navigation';
+import { notFound } from 'next/navigation';
 import { ChargeDetails } from '@/components/dashboard/charge-details';
 import { FulfilmentsSection } from '@/components/dashboard/fulfilments-section';
 import { RefundsSection } from '@/components/dashboard/refunds-section';
-import { requireUser } from '@/lib/auth/session';
 import { listChargeRules } from '@/lib/contracts/list-contracts';
 import { listChargeFulfilments } from '@/lib/contracts/serialize';
 import { getDb } from '@/lib/db/client';
 import { getChargeForDashboard } from '@/lib/charges/get-dashboard-charge';
 import { isAppError } from '@/lib/errors';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { newRefundRequestId } from '@/lib/refunds/create-refund';
 import { listRefunds } from '@/lib/refunds/list-refunds';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Charge' };
 
 /** One charge: items, totals, payments with transaction links, the timeline, its webhook deliveries, refunds and fulfilments. */
 export default async function ChargePage({ params }: { params: Promise<{ chargeId: string }> }) {
   const { chargeId } = await params;
-  const user = await requireUser({ returnTo: `/dashboard/charges/${encodeURIComponent(chargeId)}` });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
+  const { user, membership } = await requireMember({ returnTo: `/dashboard/charges/${encodeURIComponent(chargeId)}` });
   const mode = await dashboardMode();
   const details = await getChargeForDashboard({ userId: user.id, merchantId: membership.merchant.id, mode, chargeId }).catch(
     (error: unknown) => {

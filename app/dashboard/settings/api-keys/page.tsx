@@ -1,19 +1,15 @@
 import type { Metadata } from 'next';
-import { redirect } from 'next/navigation';
 import { ApiKeysTable, CreateKeyForm } from '@/components/dashboard/api-keys';
 import { listApiKeys } from '@/lib/api-keys/manage-api-keys';
-import { requireUser } from '@/lib/auth/session';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { verificationStatus } from '@/lib/merchants/verification';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'API Keys' };
 
 export default async function ApiKeysPage() {
-  const user = await requireUser({ returnTo: '/dashboard/settings/api-keys' });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
+  const { user, membership } = await requireMember({ returnTo: '/dashboard/settings/api-keys' });
   const mode = await dashboardMode();
   const keys = await listApiKeys({ userId: user.id, merchantId: membership.merchant.id, mode });
   const canManage = roleAllows(membership.role, 'api_keys.manage');

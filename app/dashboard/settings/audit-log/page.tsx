@@ -1,18 +1,14 @@
 import type { Metadata } from 'next';
-import { redirect } from 'next/navigation';
 import { listAuditLog } from '@/lib/audit/record-audit';
-import { requireUser } from '@/lib/auth/session';
 import { getDb } from '@/lib/db/client';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { authorizeMember } from '@/lib/merchants/permissions';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Audit log' };
 
 /** Every mutating dashboard action, newest first. Owners only (checked on the server). */
 export default async function AuditLogPage() {
-  const user = await requireUser({ returnTo: '/dashboard/settings/audit-log' });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
+  const { user, membership } = await requireMember({ returnTo: '/dashboard/settings/audit-log' });
   if (membership.role !== 'owner') {
     return (
       <main className="mx-auto max-w-5xl px-4 py-8">

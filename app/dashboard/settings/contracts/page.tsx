@@ -1,24 +1,20 @@
 import type { Metadata } from 'next';
-import { redirect } from 'next/navigation';
 import { ContractCard, RegisterContractForm } from '@/components/dashboard/contracts';
-import { requireUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
 import { isChainServed } from '@/lib/chains/served';
 import { signatureOf } from '@/lib/contracts/abi';
 import { describeBinding } from '@/lib/contracts/bind-arguments';
 import { listContracts } from '@/lib/contracts/list-contracts';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { chainsOfMode } from '@/lib/merchants/tokens';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Contracts' };
 
 /** Settings → Contracts: the game's contracts, what Chargeport read of them, and the rules that mint when a charge succeeds. */
 export default async function ContractsPage() {
-  const user = await requireUser({ returnTo: '/dashboard/settings/contracts' });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
+  const { user, membership } = await requireMember({ returnTo: '/dashboard/settings/contracts' });
   const mode = await dashboardMode();
   const overview = await listContracts({ userId: user.id, merchantId: membership.merchant.id, mode });
   const canManage = roleAllows(membership.role, 'contracts.manage');

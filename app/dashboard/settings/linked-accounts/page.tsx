@@ -1,10 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { redirect } from 'next/navigation';
-import { requireUser } from '@/lib/auth/session';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { loadLinkedAccounts, type WalletWithBalances } from '@/lib/merchants/linked-accounts';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Linked accounts' };
 
@@ -32,9 +30,7 @@ function Wallet({ wallet, testId }: { wallet: WalletWithBalances; testId: string
 }
 
 export default async function LinkedAccountsPage() {
-  const user = await requireUser({ returnTo: '/dashboard/settings/linked-accounts' });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
+  const { user, membership } = await requireMember({ returnTo: '/dashboard/settings/linked-accounts' });
   const mode = await dashboardMode();
   const linked = await loadLinkedAccounts({ userId: user.id, merchantId: membership.merchant.id, mode });
   return (

@@ -1,18 +1,14 @@
 import type { Metadata } from 'next';
-import { redirect } from 'next/navigation';
 import { InvitationRow, InviteMemberForm, MemberRow } from '@/components/dashboard/members';
-import { requireUser } from '@/lib/auth/session';
 import { MEMBER_ROLES } from '@/lib/db/schema';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { listMembers } from '@/lib/merchants/members';
 import { roleAllows } from '@/lib/merchants/permissions';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Members' };
 
 export default async function MembersPage() {
-  const user = await requireUser({ returnTo: '/dashboard/settings/members' });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
+  const { user, membership } = await requireMember({ returnTo: '/dashboard/settings/members' });
   const { members, invitations } = await listMembers({ userId: user.id, merchantId: membership.merchant.id });
   const canManage = roleAllows(membership.role, 'members.manage');
   // Admins manage everyone but owners; only owners hand out the owner role.

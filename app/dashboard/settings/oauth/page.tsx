@@ -1,18 +1,14 @@
 import type { Metadata } from 'next';
-import { redirect } from 'next/navigation';
 import { OAuthApps, RegisterOAuthAppForm } from '@/components/dashboard/oauth-apps';
-import { requireUser } from '@/lib/auth/session';
 import { env } from '@/lib/env';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { listOAuthAppUsers, listOAuthApps } from '@/lib/oauth/manage-apps';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'OAuth' };
 
 export default async function OAuthPage() {
-  const user = await requireUser({ returnTo: '/dashboard/settings/oauth' });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
+  const { user, membership } = await requireMember({ returnTo: '/dashboard/settings/oauth' });
   const actor = { userId: user.id, merchantId: membership.merchant.id };
   const apps = await listOAuthApps(actor);
   const users = Object.fromEntries(

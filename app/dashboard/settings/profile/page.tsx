@@ -1,18 +1,14 @@
 import type { Metadata } from 'next';
-import { redirect } from 'next/navigation';
 import { ProfileForm } from '@/components/dashboard/profile-form';
 import { RequestVerificationButton } from '@/components/dashboard/request-verification-button';
-import { requireUser } from '@/lib/auth/session';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { VERIFICATION_STATUS_LABELS, verificationStatus } from '@/lib/merchants/verification';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Profile' };
 
 export default async function ProfilePage() {
-  const user = await requireUser({ returnTo: '/dashboard/settings/profile' });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
+  const { membership } = await requireMember({ returnTo: '/dashboard/settings/profile' });
   const { merchant } = membership;
   const canEdit = roleAllows(membership.role, 'profile.manage');
   return (

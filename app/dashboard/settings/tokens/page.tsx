@@ -1,21 +1,17 @@
 import type { Metadata } from 'next';
-import { redirect } from 'next/navigation';
 import { AddCustomTokenForm, TokenToggle } from '@/components/dashboard/tokens';
-import { requireUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
 import { isChainServed } from '@/lib/chains/served';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { chainsOfMode, listAcceptedTokens } from '@/lib/merchants/tokens';
 import { DataTable } from '@/components/ui/data-table';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Tokens' };
 
 export default async function TokensPage() {
-  const user = await requireUser({ returnTo: '/dashboard/settings/tokens' });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
+  const { user, membership } = await requireMember({ returnTo: '/dashboard/settings/tokens' });
   const mode = await dashboardMode();
   const tokens = await listAcceptedTokens({ userId: user.id, merchantId: membership.merchant.id, mode });
   const canManage = roleAllows(membership.role, 'tokens.manage');

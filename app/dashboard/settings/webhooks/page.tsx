@@ -1,19 +1,15 @@
 import type { Metadata } from 'next';
-import { redirect } from 'next/navigation';
 import { WebhookEndpointsTable } from '@/components/dashboard/webhook-endpoints';
 import { CreateEndpointForm } from '@/components/dashboard/webhooks';
-import { requireUser } from '@/lib/auth/session';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { listWebhookEndpointsForMember } from '@/lib/webhooks/manage-webhooks';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Webhooks' };
 
 export default async function WebhooksPage() {
-  const user = await requireUser({ returnTo: '/dashboard/settings/webhooks' });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
+  const { user, membership } = await requireMember({ returnTo: '/dashboard/settings/webhooks' });
   const mode = await dashboardMode();
   const endpoints = await listWebhookEndpointsForMember({ userId: user.id, merchantId: membership.merchant.id, mode });
   const canManage = roleAllows(membership.role, 'webhooks.manage');

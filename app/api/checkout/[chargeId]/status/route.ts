@@ -1,12 +1,14 @@
 // GET /api/checkout/{chargeId}/status — the hosted checkout's live status (public: the id is the capability).
+import { ok } from '@/lib/api/respond';
+import { withPublic } from '@/lib/api/with-public';
+import { AppError } from '@/lib/errors';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { methodsNotAllowed } from '@/lib/api/methods';
 
-export async function GET(_request: Request, { params }: { params: Promise<{ chargeId: string }> }): Promise<Response> {
-  const { chargeId } = await params;
+export const GET = withPublic(async (_request, _ctx, { chargeId = '' }) => {
   const status = /^ch_[0-9A-Za-z]{22}$/.test(chargeId) ? await loadCheckoutStatus(chargeId) : undefined;
-  if (!status) return Response.json({ data: null, error: { code: 'not_found', message: `No charge ${chargeId}.` } }, { status: 404 });
-  return Response.json({ data: status, error: null }, { headers: { 'cache-control': 'no-store' } });
-}
+  if (!status) throw new AppError('not_found', `No charge ${chargeId.slice(0, 64)}.`);
+  return ok(status);
+});
 
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed('GET');

@@ -1,14 +1,13 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { notFound, redirect } from 'next/navigation';
+import { notFound } from 'next/navigation';
 import { DeliveryLog, EndpointStatusBadge, dateTime } from '@/components/dashboard/webhook-endpoints';
 import { DeleteEndpointButton, EditEndpointForm, SendTestEventButton, SigningSecret } from '@/components/dashboard/webhooks';
-import { requireUser } from '@/lib/auth/session';
 import { isAppError } from '@/lib/errors';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { getWebhookEndpointForMember, listWebhookDeliveriesForMember } from '@/lib/webhooks/manage-webhooks';
+import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Webhook endpoint' };
 
@@ -24,9 +23,7 @@ export default async function WebhookEndpointPage({
   const { endpointId } = await params;
   const { event, before } = await searchParams;
   const here = `${LIST}/${endpointId}`;
-  const user = await requireUser({ returnTo: here });
-  const membership = await findMerchantOfUser(user.id);
-  if (!membership) redirect('/dashboard');
+  const { user, membership } = await requireMember({ returnTo: here });
   const mode = await dashboardMode();
   const actor = { userId: user.id, merchantId: membership.merchant.id, mode, endpointId };
   let endpoint, log;
