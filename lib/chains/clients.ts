@@ -1,8 +1,22 @@
-import { createPublicClient, http, type PublicClient } from 'viem';
-import { CHAINS, type ChainName } from './registry';
+import { createPublicClient, http, type PublicClient, type Transport } from 'viem';
+import { assertNoTransactionOpen } from '@/lib/db/transaction-scope';
 import { env, rpcUrl } from '@/lib/env';
+import { log } from '@/lib/log';
+import { CHAINS, type ChainName } from './registry';
 
 const clients = new Map<string, PublicClient>();
+
+/** A transport whose every request first checks that no database transaction is open (lib/db/transaction-scope.ts). */
+export function outsideTransactions(transport: Transport): Transport {
+  return (params) => {
+    const inner = transport(params);
+    const request: typeof inner.request = (args, options) => {
+      assertNoTransactionOpen(`RPC ${args.method}`, (error) => log.error('chain request inside a database transaction', { error }));
+      return inner.request(args, options);
+    };
+    return { ...inner, request };
+  };
+}
 
 /** A viem client for the chain's configured (or local) RPC; undefined when the chain has none. */
 export function publicClientFor(chain: ChainName): PublicClient | undefined {
@@ -11,7 +25,7 @@ export function publicClientFor(chain: ChainName): PublicClient | undefined {
   const key = `${chain}:${url}`;
   let client = clients.get(key);
   if (!client) {
-    client = createPublicClient({ transport: http(url, { timeout: 10_000, retryCount: 1 }) });
+    client = createPublicClient({ transport: outsideTransactions(http(url, { timeout: 10_000, retryCount: 1 })) });
     clients.set(key, client);
   }
   return client;
