@@ -35,7 +35,7 @@ import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { assertNoTransactionOpen } from '@/lib/db/transaction-scope';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
-import { rpcUrl } from '@/lib/env';
+import { rpcUrls } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { settleCharge } from '../settle-charge';
@@ -53,13 +53,37 @@ export type SolanaRpc = Rpc<SolanaRpcApiMainnet>;
 
 const rpcs = new Map<string, SolanaRpc>();
 
-/** The configured cluster's RPC (RPC_URL_SOLANA / _DEVNET); undefined when the chain has none. */
+/**
+ * The configured cluster's RPC (RPC_URL_SOLANA / _DEVNET); undefined when the chain has none. Several
+ * comma-separated URLs fail over in order: a request that gets no answer from one (down, timeout, HTTP
+ * error) goes to the next; an answer, error or not, is final.
+ */
 export function solanaRpcFor(chain: ChainName): SolanaRpc | undefined {
-  const url = rpcUrl(chain);
-  if (!url || CHAINS[chain].family !== 'solana') return undefined;
-  let rpc = rpcs.get(url);
-  if (!rpc) rpcs.set(url, (rpc = createSolanaRpcFromTransport(outsideTransactionsTransport(createDefaultRpcTransport({ url })))));
+  const urls = rpcUrls(chain);
+  if (!urls.length || CHAINS[chain].family !== 'solana') return undefined;
+  const key = urls.join(',');
+  let rpc = rpcs.get(key);
+  if (!rpc) {
+    const transport = failoverTransport(urls.map((url) => createDefaultRpcTransport({ url })));
+    rpcs.set(key, (rpc = createSolanaRpcFromTransport(outsideTransactionsTransport(transport))));
+  }
   return rpc;
+}
+
+function failoverTransport(transports: RpcTransport[]): RpcTransport {
+  const transport = async (request: Parameters<RpcTransport>[0]) => {
+    let failure: unknown;
+    for (const next of transports) {
+      try {
+        return await next(request);
+      } catch (error) {
+        if (request.signal?.aborted) throw error;
+        failure = error;
+      }
+    }
+    throw failure;
+  };
+  return transport as RpcTransport;
 }
 
 /** A transport whose every request first checks that no database transaction is open (lib/db/transaction-scope.ts). */
