@@ -29,6 +29,7 @@ test.describe('the standalone server', () => {
   let output = '';
 
   test.beforeAll(async () => {
+    test.setTimeout(90_000);
     // As the Dockerfile does: the standalone folder does not include the static assets.
     cpSync('.next/static', path.join(STANDALONE, '.next/static'), { recursive: true });
     if (existsSync('public')) cpSync('public', path.join(STANDALONE, 'public'), { recursive: true });
@@ -61,6 +62,9 @@ test.describe('the standalone server', () => {
         WALLET_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
         DEPOSIT_HD_SEED: Buffer.alloc(32, 11).toString('base64'),
         PRICE_FEED_URL: '',
+        // Sign-in codes to the dev outbox, as on the e2e stack (production requires a real sender otherwise).
+        ALLOW_DEV_OUTBOX: 'true',
+        SMS_PROVIDER: 'dev',
       },
     });
     server.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
