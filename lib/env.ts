@@ -14,13 +14,35 @@ const optionalUrl = z
   .pipe(z.url({ protocol: /^(https?|wss?|postgres(ql)?)$/ }).optional())
   .optional();
 
+const rpcEndpoint = z.url({ protocol: /^(https?|wss?)$/ });
+/** One RPC URL, or several separated by commas: the first is used, the next ones when it fails (lib/chains/clients.ts). */
+const optionalUrlList = z
+  .string()
+  .transform((value) => {
+    const parts = value
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '');
+    return parts.length ? parts.join(',') : undefined;
+  })
+  .pipe(
+    z
+      .string()
+      .refine(
+        (value) => value.split(',').every((part) => rpcEndpoint.safeParse(part).success),
+        'must be a URL, or several URLs separated by commas (tried in that order)',
+      )
+      .optional(),
+  )
+  .optional();
+
 const base64Key = z
   .string()
   .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64 (e.g. `openssl rand -base64 32`)');
 
-const rpcEnvEntries = Object.fromEntries(CHAIN_NAMES.map((chain) => [rpcEnvName(chain), optionalUrl])) as Record<
+const rpcEnvEntries = Object.fromEntries(CHAIN_NAMES.map((chain) => [rpcEnvName(chain), optionalUrlList])) as Record<
   string,
-  typeof optionalUrl
+  typeof optionalUrlList
 >;
 
 const envSchema = z.object({
@@ -376,6 +398,12 @@ export function checkoutBaseUrl(): string {
   return (config.CHECKOUT_URL ?? config.APP_URL).replace(/\/+$/, '');
 }
 
+/** The chain's RPC URLs in order of preference (RPC_URL_<CHAIN>, comma-separated); empty when it has none. */
+export function rpcUrls(chain: ChainName): string[] {
+  return env()[rpcEnvName(chain)]?.split(',') ?? [];
+}
+
+/** The chain's first RPC URL (tools that talk to one node); undefined when it has none. */
 export function rpcUrl(chain: ChainName): string | undefined {
-  return env()[rpcEnvName(chain)];
+  return rpcUrls(chain)[0];
 }

@@ -59,6 +59,18 @@ describe('log redaction', () => {
     expect(output).toContain('HTTP request failed');
   });
 
+  it("with several RPC URLs (failover), each one's key is taken out", async () => {
+    const INFURA_KEY = 'iNfUrAkEy9876543210fedcbaQRS';
+    process.env.RPC_URL_POLYGON = `${RPC_URL},https://polygon-mainnet.infura.io/v3/${INFURA_KEY}`;
+    resetEnvCache();
+    const output = await captureOutput(() =>
+      log.error('both failed', { first: RPC_URL, second: `https://polygon-mainnet.infura.io/v3/${INFURA_KEY}` }),
+    );
+    expect(output).not.toContain(ALCHEMY_KEY);
+    expect(output).not.toContain(INFURA_KEY);
+    expect(output).toContain('polygon-mainnet.infura.io/[redacted]');
+  });
+
   it('also scrubs an error whose cause carries the URL, and the message itself', async () => {
     const error = new Error('sweep failed', { cause: await viemErrorFor(RPC_URL) });
     const output = await captureOutput(() => log.warn(`retrying ${RPC_URL}`, { error }));

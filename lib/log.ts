@@ -44,17 +44,17 @@ function configuredSecretUrls(): { text: string; replacement: string }[] {
   if (config === secretUrlsFor) return secretUrls;
   const found: { text: string; replacement: string }[] = [];
   for (const chain of CHAIN_NAMES) {
-    const configured = config[rpcEnvName(chain)];
-    if (!configured) continue;
-    try {
-      const url = new URL(configured);
-      if ((url.pathname === '/' || url.pathname === '') && !url.search) continue;
-      const replacement = `${url.protocol}//${url.host}/${REDACTED}`;
-      found.push({ text: configured, replacement }, { text: url.href, replacement });
-      // Quoted elsewhere without the origin (a path in a message), or with a trailing slash dropped.
-      if (url.pathname.length > 1) found.push({ text: `${url.pathname}${url.search}`.replace(/\/$/, ''), replacement: `/${REDACTED}` });
-    } catch {
-      // not a URL: env validation reports it
+    for (const configured of config[rpcEnvName(chain)]?.split(',') ?? []) {
+      try {
+        const url = new URL(configured);
+        if ((url.pathname === '/' || url.pathname === '') && !url.search) continue;
+        const replacement = `${url.protocol}//${url.host}/${REDACTED}`;
+        found.push({ text: configured, replacement }, { text: url.href, replacement });
+        // Quoted elsewhere without the origin (a path in a message), or with a trailing slash dropped.
+        if (url.pathname.length > 1) found.push({ text: `${url.pathname}${url.search}`.replace(/\/$/, ''), replacement: `/${REDACTED}` });
+      } catch {
+        // not a URL: env validation reports it
+      }
     }
   }
   secretUrls = found.filter((entry) => entry.text.length >= 4).sort((a, b) => b.text.length - a.text.length);

@@ -11,11 +11,14 @@
  *   reconcile [--chain C]                              ledger vs chain: every address whose balance differs, with its charges
  *   oauth signing-keys                                 the OpenID provider's signing keys and their state
  *   oauth rotate-signing-key                           a new signing key; the old ones stay published until their ID tokens expire
+ *   backup [file]                                      the data, to a file (default $DATA_DIR/backups/…); prints where
+ *   restore <file> [--force]                           the data from a backup; --force to replace a database holding data
  *
  * Add --json for machine-readable output. Works against DATABASE_URL, the embedded database of a
  * running `npm run dev`/`npm start`, or starts the embedded database itself.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { withAdminDatabase } from './lib/admin-database.mts';
 
@@ -31,7 +34,9 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   gas-tank status
   reconcile [--chain C]
   oauth signing-keys
-  oauth rotate-signing-key`;
+  oauth rotate-signing-key
+  backup [file]
+  restore <file> [--force]`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -45,6 +50,7 @@ const { values, positionals } = parseArgs({
     'redirect-origin': { type: 'string', multiple: true, default: [] },
     json: { type: 'boolean', default: false },
     chain: { type: 'string' },
+    force: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -69,8 +75,31 @@ if (values.help || !noun) {
 
 try {
   await withAdminDatabase(async () => {
-    const command = `${noun} ${verb ?? ''}`.trim();
+    const command = noun === 'backup' || noun === 'restore' ? noun : `${noun} ${verb ?? ''}`.trim();
     switch (command) {
+      case 'backup': {
+        const { backupDatabase } = await import('./lib/backup.mts');
+        const directory = path.resolve(process.env.DATA_DIR ?? '.data', 'backups');
+        const file = path.resolve(verb ?? path.join(directory, `chargeport-${new Date().toISOString().replace(/[:.]/g, '-')}.backup.gz`));
+        mkdirSync(path.dirname(file), { recursive: true });
+        const summary = await backupDatabase(process.env.DATABASE_URL!, file);
+        output({ backup: summary }, `Backup written to ${summary.file} (${summary.tables} tables, ${summary.rows} rows).`);
+        break;
+      }
+      case 'restore': {
+        if (!verb) usageError('restore needs the backup file');
+        const { RestoreRefused, restoreDatabase } = await import('./lib/backup.mts');
+        try {
+          const summary = await restoreDatabase(process.env.DATABASE_URL!, path.resolve(verb), { force: values.force });
+          output({ restore: summary }, `Restored ${summary.rows} rows of ${summary.tables} tables from ${summary.file}.`);
+        } catch (error) {
+          if (!(error instanceof RestoreRefused)) throw error;
+          if (asJson) console.error(JSON.stringify({ error: { code: 'restore_refused', message: error.message } }));
+          else console.error(`error: ${error.message}`);
+          process.exitCode = 1;
+        }
+        break;
+      }
       case 'merchant create': {
         if (!values.email || !values.name) usageError('merchant create needs --email and --name');
         const { createMerchant } = await import('@/lib/merchants/create-merchant');

@@ -19,6 +19,7 @@ import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { typ
 import nativeForwarderArtifact from '@/lib/chains/artifacts/NativeForwarder.json' with { type: 'json' };
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { localMinterAccount, type LocalChainNode } from '@/lib/infra/local-chain';
+import { outsideTransactions } from '@/lib/chains/clients';
 
 export interface Anvil {
   client: PublicClient;
@@ -56,7 +57,8 @@ export function anvilFor(node: LocalChainNode, chainName: ChainName): Anvil {
     nativeCurrency: { name: info.tokens[0]!.name, symbol: info.tokens[0]!.symbol, decimals: 18 },
     rpcUrls: { default: { http: [node.url] } },
   });
-  const transport = http(node.url);
+  // Guarded like the app's clients: a chain request inside a database transaction fails the test.
+  const transport = outsideTransactions(http(node.url));
   const client = createPublicClient({ chain, transport }) as PublicClient;
   const request = (method: string, params: unknown[]) => client.request({ method: method as never, params: params as never });
   const walletOf = (account: Account) => createWalletClient({ account, chain, transport });

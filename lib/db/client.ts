@@ -8,6 +8,7 @@ import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres, { type Sql } from 'postgres';
 import { env, type Env } from '@/lib/env';
 import * as schema from './schema';
+import { runInTransactionScope } from './transaction-scope';
 
 export type Database = PostgresJsDatabase<typeof schema>;
 /** A transaction or the database itself: domain verbs accept either through ctx.tx. */
@@ -56,7 +57,12 @@ function connect(): DbHandle {
     // NUMERIC stays a string on the wire; drizzle's bigint mode turns it into bigint.
     connection: { application_name: isJobs ? 'chargeport-jobs' : 'chargeport', ...sessionSettings(env()) },
   });
-  return { sql, db: drizzle(sql, { schema }), listeners: [] };
+  const db = drizzle(sql, { schema });
+  // Chain clients refuse requests inside this scope (./transaction-scope.ts); savepoints (tx.transaction) run inside it.
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((callback, config) =>
+    transaction((tx) => runInTransactionScope(() => callback(tx)), config)) as Database['transaction'];
+  return { sql, db, listeners: [] };
 }
 
 /** One pool per process (kept on globalThis so Next's dev reloads do not open new pools). */

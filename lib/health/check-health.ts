@@ -10,7 +10,7 @@ import { and, eq, inArray, isNull, lte, min } from 'drizzle-orm';
 import { CHAIN_NAMES, CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb, getSql } from '@/lib/db/client';
 import { scannerCursors, webhookDeliveries, webhookEvents } from '@/lib/db/schema';
-import { rpcUrl } from '@/lib/env';
+import { rpcUrls } from '@/lib/env';
 import { PGBOSS_SCHEMA } from '@/lib/webhooks/queue';
 import { checkReadiness, withTimeout } from './check-readiness';
 import type { ChainHealth, HealthReport } from './schemas';
@@ -96,8 +96,17 @@ async function probeChainsCached(): Promise<Record<ChainName, ChainProbe>> {
 }
 
 async function probeChain(chain: ChainName): Promise<ChainProbe> {
-  const url = rpcUrl(chain);
-  if (!url) return { status: 'not_configured', head: null };
+  const urls = rpcUrls(chain);
+  if (!urls.length) return { status: 'not_configured', head: null };
+  // Several URLs fail over (lib/chains/clients.ts): the chain is reachable when one of them answers.
+  for (const url of urls) {
+    const probe = await probeUrl(chain, url);
+    if (probe.status === 'ok') return probe;
+  }
+  return { status: 'unreachable', head: null };
+}
+
+async function probeUrl(chain: ChainName, url: string): Promise<ChainProbe> {
   const isEvm = CHAINS[chain].family === 'evm';
   try {
     const response = await fetch(url, {

@@ -12,6 +12,7 @@ import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { failUnderpaidCharges } from './settle-charge';
 import { pollChain, watchedAddresses } from './watch-chain';
+import { outsideTransactions } from '@/lib/chains/clients';
 
 // A private BSC node for this file: re-organisations made here cannot disturb other test files.
 let node: LocalChainNode;
@@ -23,7 +24,7 @@ const payer = () => createWalletClient({ account: localDemoPayerAccount, transpo
 beforeAll(async () => {
   node = await startLocalChain({ chain: 'BSC' });
   await provisionLocalChain({ chain: 'BSC', url: node.url });
-  client = createPublicClient({ transport: http(node.url) });
+  client = createPublicClient({ transport: outsideTransactions(http(node.url)) });
   process.env.RPC_URL_BSC = node.url;
   process.env.LOCAL_CHAINS = 'BSC,POLYGON,POLYGON_AMOY';
   resetEnvCache();

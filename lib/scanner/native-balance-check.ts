@@ -12,7 +12,17 @@ import { BALANCE_CHANGE_LOG_INDEX, type BalanceWatch, type ObservedTransfer } fr
 
 const CHECKS_AT_ONCE = 8;
 
-export async function findBalanceCredits<Target>(
+/** A watched address whose balance at the window's end is above what was recorded there when the chain was read. */
+export interface BalanceRise<Target> {
+  address: string;
+  target: Target;
+  balance: bigint;
+  /** The first block of the window already holding `balance`. */
+  header: BlockHeader;
+}
+
+/** Step 1, before the poll's transaction: the chain reads. */
+export async function findBalanceRises<Target>(
   client: PublicClient,
   {
     watches,
@@ -20,8 +30,8 @@ export async function findBalanceCredits<Target>(
     to,
     headerAt,
   }: { watches: readonly BalanceWatch<Target>[]; from: bigint; to: bigint; headerAt: (number: bigint) => Promise<BlockHeader> },
-): Promise<{ transfer: ObservedTransfer; target: Target }[]> {
-  const credits: { transfer: ObservedTransfer; target: Target }[] = [];
+): Promise<BalanceRise<Target>[]> {
+  const rises: BalanceRise<Target>[] = [];
   for (let i = 0; i < watches.length; i += CHECKS_AT_ONCE) {
     const batch = watches.slice(i, i + CHECKS_AT_ONCE);
     const found = await Promise.all(
@@ -37,22 +47,37 @@ export async function findBalanceCredits<Target>(
           if ((await client.getBalance({ address, blockNumber: middle })) >= balance) high = middle;
           else low = middle + 1n;
         }
-        const header = await headerAt(low);
-        const transfer: ObservedTransfer = {
-          txHash: `balance:${header.hash}:${watch.address}`,
-          logIndex: BALANCE_CHANGE_LOG_INDEX,
-          fromAddress: '',
-          toAddress: watch.address,
-          tokenAddress: EVM_NATIVE_TOKEN_ADDRESS,
-          amountBaseUnits: balance - watch.recorded,
-          blockNumber: header.number,
-          blockHash: header.hash,
-          blockTime: header.time,
-        };
-        return { transfer, target: watch.target };
+        return { address: watch.address, target: watch.target, balance, header: await headerAt(low) };
       }),
     );
-    for (const credit of found) if (credit) credits.push(credit);
+    for (const rise of found) if (rise) rises.push(rise);
   }
-  return credits;
+  return rises;
+}
+
+/**
+ * Step 2, in the poll's transaction after the window's transfers are recorded: what is still unexplained
+ * by what is recorded now (`watches` read in the transaction) is credited.
+ */
+export function balanceCredits<Target>(
+  rises: readonly BalanceRise<Target>[],
+  watches: readonly BalanceWatch<Target>[],
+): { transfer: ObservedTransfer; target: Target }[] {
+  const recorded = new Map(watches.map((watch) => [watch.address.toLowerCase(), watch.recorded]));
+  return rises.flatMap(({ address, target, balance, header }) => {
+    const explained = recorded.get(address.toLowerCase());
+    if (explained === undefined || balance <= explained) return [];
+    const transfer: ObservedTransfer = {
+      txHash: `balance:${header.hash}:${address}`,
+      logIndex: BALANCE_CHANGE_LOG_INDEX,
+      fromAddress: '',
+      toAddress: address,
+      tokenAddress: EVM_NATIVE_TOKEN_ADDRESS,
+      amountBaseUnits: balance - explained,
+      blockNumber: header.number,
+      blockHash: header.hash,
+      blockTime: header.time,
+    };
+    return [{ transfer, target }];
+  });
 }

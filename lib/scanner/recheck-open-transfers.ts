@@ -1,13 +1,14 @@
 /**
  * Re-checks the chain's pending transfers (only those: a partial index, so the cost follows what is open,
  * not the history): confirms the deep enough, and follows the ones whose block left the chain — waiting
- * while their transaction is re-included ahead, dropping them only after re-checks (./state.ts).
+ * while their transaction is re-included ahead, dropping them only after re-checks (./state.ts). The chain
+ * is read before the poll's transaction (observeOpenTransfers), the decisions written in it.
  */
 import { BlockNotFoundError, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex, type PublicClient } from 'viem';
 import type { ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
 import { decideRecheck, type OnChainSighting } from './state';
-import type { TransferStore } from './types';
+import type { StoredTransfer, TransferStore } from './types';
 
 export interface RecheckResult {
   confirmed: number;
@@ -15,35 +16,78 @@ export interface RecheckResult {
   owners: Set<string>;
 }
 
-export async function recheckOpenTransfers<Target>(
-  tx: DbOrTx,
+/** What the chain said about one open transfer, read before the poll's transaction. */
+interface Sighting {
+  blockNumber: bigint;
+  blockHash: string;
+  sighting: OnChainSighting;
+}
+
+/**
+ * Step 1, before the poll's transaction: where the chain has each open transfer (by row id). Only rows
+ * whose block is not among `knownHashes` cost RPC calls.
+ */
+export async function observeOpenTransfers(
   client: PublicClient,
+  open: readonly StoredTransfer[],
   {
-    chain,
-    store,
     latest,
     scannedThrough,
-    confirmations,
     knownHashes,
   }: {
-    chain: ChainName;
-    store: TransferStore<Target>;
     latest: bigint;
     /** The last block scanned (the cursor after this poll): a re-inclusion at or below it was seen by the scan. */
     scannedThrough: bigint;
-    confirmations: number;
     /** Canonical hashes already read this poll. */
-    knownHashes: Map<bigint, string>;
+    knownHashes: ReadonlyMap<bigint, string>;
   },
-): Promise<RecheckResult> {
-  const result: RecheckResult = { confirmed: 0, dropped: 0, owners: new Set() };
-  const open = await store.open(tx, chain);
+): Promise<Map<string, Sighting>> {
+  const sightings = new Map<string, Sighting>();
   const canonical = new Map<bigint, string | null>(knownHashes);
   for (const row of open) {
     if (!canonical.has(row.blockNumber))
       canonical.set(row.blockNumber, row.blockNumber <= latest ? await canonicalHash(client, row.blockNumber) : null);
     const sighting: OnChainSighting =
       canonical.get(row.blockNumber) === row.blockHash ? { kind: 'in_block' } : await locateTransaction(client, row.txHash, scannedThrough);
+    sightings.set(row.id, { blockNumber: row.blockNumber, blockHash: row.blockHash, sighting });
+  }
+  return sightings;
+}
+
+/**
+ * Step 2, in the poll's transaction after the window's writes: decides each open transfer from what was
+ * seen. A row in a block read this poll is in its block; a row that moved or appeared since step 1 (and is
+ * not in such a block) waits for the next poll.
+ */
+export async function recheckOpenTransfers<Target>(
+  tx: DbOrTx,
+  {
+    chain,
+    store,
+    latest,
+    confirmations,
+    knownHashes,
+    sightings,
+  }: {
+    chain: ChainName;
+    store: TransferStore<Target>;
+    latest: bigint;
+    confirmations: number;
+    knownHashes: ReadonlyMap<bigint, string>;
+    sightings: ReadonlyMap<string, Sighting>;
+  },
+): Promise<RecheckResult> {
+  const result: RecheckResult = { confirmed: 0, dropped: 0, owners: new Set() };
+  const open = await store.open(tx, chain);
+  for (const row of open) {
+    const seen = sightings.get(row.id);
+    const sighting: OnChainSighting | undefined =
+      knownHashes.get(row.blockNumber) === row.blockHash
+        ? { kind: 'in_block' }
+        : seen && seen.blockNumber === row.blockNumber && seen.blockHash === row.blockHash
+          ? seen.sighting
+          : undefined;
+    if (!sighting) continue;
     const decision = decideRecheck({
       blockNumber: row.blockNumber,
       missingSinceBlock: row.missingSinceBlock,

@@ -1,6 +1,8 @@
 /**
  * The block scanner of one EVM chain for one consumer (the charge watcher, the wallet-activity indexer).
- * Each poll, in one transaction holding the (consumer, chain) advisory lock:
+ * Each poll reads the chain first (no database transaction is open during an RPC call: one would hold its
+ * locks for as long as the node takes), then writes in one short transaction holding the (consumer,
+ * chain) advisory lock, and only if the cursor is still the one it read from (else another poller did it):
  *
  *  1. checks that the cursor's block is still canonical; if not (a re-organisation), rewinds to the newest
  *     checkpoint still on the chain (the fork base) and scans again from there;
@@ -13,6 +15,8 @@
  *     followed, missing ones dropped after re-checks;
  *  6. stores the cursor, with the time up to which every block is scanned (charge expiry waits for it);
  *  7. lets the consumer settle what changed (in the same transaction).
+ *
+ * Steps 1, 2, 4 and 5's reads happen before the transaction; 3, 5's decisions, 6 and 7 in it.
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { BlockNotFoundError, type PublicClient } from 'viem';
@@ -23,11 +27,11 @@ import { getDb } from '@/lib/db/client';
 import { outboundTransfers } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { log } from '@/lib/log';
-import { advanceScannedUntil, findForkBase, loadCursor, saveCursor } from './cursor';
+import { advanceScannedUntil, findForkBase, loadCursor, saveCursor, type ScannerCursor } from './cursor';
 import { traceModeOf } from './internal-transfers';
-import { findBalanceCredits } from './native-balance-check';
+import { balanceCredits, findBalanceRises, type BalanceRise } from './native-balance-check';
 import { headerOf, readWindow, type BlockHeader, type RawTransfer } from './read-window';
-import { recheckOpenTransfers } from './recheck-open-transfers';
+import { observeOpenTransfers, recheckOpenTransfers } from './recheck-open-transfers';
 import { recordTransfers } from './record-transfers';
 import type { ObservedTransfer, ScanConsumer } from './types';
 
@@ -64,25 +68,73 @@ export async function scanChain<Target extends { address: string }>(
   chain: ChainName,
   options: ScanOptions,
 ): Promise<ScanResult | null> {
+  const cursor = await loadCursor(getDb(), chain, consumer.name);
+  const observation = await observeChain(consumer, chain, cursor, options);
+  if (!observation) return { ...emptyResult(chain), reorg: true };
   return getDb().transaction(async (tx) => {
     const [lock] = await tx.execute<{ locked: boolean }>(
       sql`select pg_try_advisory_xact_lock(hashtextextended(${`${consumer.lockName}:${chain}`}, 0)) as locked`,
     );
     if (!lock?.locked) return null;
-    return scanLocked(tx, consumer, chain, options);
+    // Another poller moved the cursor while this one read the chain: its poll counts, this one's reads are stale.
+    if (!isSameCursor(cursor, await loadCursor(tx, chain, consumer.name))) return null;
+    return writeObservation(tx, consumer, chain, cursor, observation);
   });
 }
 
-async function scanLocked<Target extends { address: string }>(
-  tx: DbOrTx,
+const emptyResult = (chain: ChainName): ScanResult => ({
+  chain,
+  scanned: null,
+  recorded: 0,
+  confirmed: 0,
+  dropped: 0,
+  reorg: false,
+  owners: new Set(),
+});
+
+function isSameCursor(read: ScannerCursor | undefined, now: ScannerCursor | undefined): boolean {
+  if (!read || !now) return read === now;
+  return (
+    read.lastBlock === now.lastBlock && read.lastBlockHash === now.lastBlockHash && read.updatedAt.getTime() === now.updatedAt.getTime()
+  );
+}
+
+/** Everything a poll learns from the chain, read before its transaction opens. */
+interface Observation<Target> {
+  now: Date;
+  latest: bigint;
+  confirmations: number;
+  reorg: boolean;
+  /** The window scanned and what it found; absent when nothing is above the cursor. */
+  window?: {
+    from: bigint;
+    to: bigint;
+    toHash: string;
+    scannedUntil: Date;
+    found: { transfer: ObservedTransfer; target: Target }[];
+    /** Native balances above what was recorded (no traces): credited in the transaction for what is still unexplained. */
+    rises: BalanceRise<Target>[];
+  };
+  /** Nothing above the cursor, which is the head: every block stamped before this is scanned. */
+  atHead: Date;
+  knownHashes: Map<bigint, string>;
+  sightings: Awaited<ReturnType<typeof observeOpenTransfers>>;
+}
+
+/**
+ * Steps 1–5's chain reads (database reads through the pool, no transaction). Undefined when the chain
+ * changed while it was read: nothing is written, the next poll starts over.
+ */
+async function observeChain<Target extends { address: string }>(
   consumer: ScanConsumer<Target>,
   chain: ChainName,
+  cursor: ScannerCursor | undefined,
   { client, now = new Date(), confirmations = requiredConfirmations(chain) }: ScanOptions,
-): Promise<ScanResult> {
+): Promise<Observation<Target> | undefined> {
+  const db = getDb();
   const pollStartedAt = now;
   const latest = await client.getBlockNumber({ cacheTime: 0 });
-  const cursor = await loadCursor(tx, chain, consumer.name);
-  const result: ScanResult = { chain, scanned: null, recorded: 0, confirmed: 0, dropped: 0, reorg: false, owners: new Set() };
+  let reorg = false;
 
   let from = cursor ? cursor.lastBlock + 1n : latest > INITIAL_LOOKBACK ? latest - INITIAL_LOOKBACK : 0n;
   const knownHashes = new Map<bigint, string>();
@@ -94,7 +146,7 @@ async function scanLocked<Target extends { address: string }>(
     if (block?.hash === cursor.lastBlockHash) {
       knownHashes.set(cursor.lastBlock, block.hash);
     } else {
-      result.reorg = true;
+      reorg = true;
       const base = await findForkBase(client, cursor.checkpoints);
       if (base === undefined) {
         // Deeper than every checkpoint (or another chain behind the RPC): start again as a new cursor would.
@@ -109,17 +161,15 @@ async function scanLocked<Target extends { address: string }>(
   const headSlack = env().LOCAL_CHAINS.includes(chain) ? HEAD_SLACK_MS.local : HEAD_SLACK_MS.remote;
   const atHead = new Date(pollStartedAt.getTime() - headSlack);
   let scannedThrough = from - 1n;
+  let window: Observation<Target>['window'];
   if (from <= latest) {
-    const assets = await consumer.watchedAssets(tx, chain, now);
+    const assets = await consumer.watchedAssets(db, chain, now);
     const span = assets.native ? consumer.blocksPerPoll : consumer.blocksPerPoll * 5n;
     const to = latest - from + 1n > span ? from + span - 1n : latest;
     const toHeader = headerOf(await client.getBlock({ blockNumber: to }));
     const traceMode = assets.native ? await traceModeOf(client) : 'none';
     const read = await readWindow(client, { from, to, toHash: toHeader.hash, erc20s: assets.erc20s, native: assets.native, traceMode });
-    if (!read) {
-      // The chain changed while it was read: nothing is written, the next poll starts over.
-      return { ...result, reorg: true };
-    }
+    if (!read) return undefined;
     const headers = read.headers;
     headers.set(to, toHeader);
     const headerAt = async (number: bigint): Promise<BlockHeader> => {
@@ -130,43 +180,69 @@ async function scanLocked<Target extends { address: string }>(
       return header;
     };
 
-    const found = await matchTransfers(tx, client, consumer, chain, now, read.transfers, headerAt);
-    if (!found) return { ...result, reorg: true };
-    const recorded = await recordTransfers(tx, chain, consumer.store, found);
-    result.recorded += recorded.recorded;
-    for (const owner of recorded.owners) result.owners.add(owner);
-
-    if (assets.native && traceMode === 'none' && consumer.balanceWatches) {
-      const credits = await findBalanceCredits(client, { watches: await consumer.balanceWatches(tx, chain, now), from, to, headerAt });
-      const credited = await recordTransfers(tx, chain, consumer.store, credits);
-      result.recorded += credited.recorded;
-      for (const owner of credited.owners) result.owners.add(owner);
-    }
-
+    const found = await matchTransfers(db, client, consumer, chain, now, read.transfers, headerAt);
+    if (!found) return undefined;
+    const rises =
+      assets.native && traceMode === 'none' && consumer.balanceWatches
+        ? await findBalanceRises(client, { watches: await consumer.balanceWatches(db, chain, now), from, to, headerAt })
+        : [];
     for (const header of headers.values()) knownHashes.set(header.number, header.hash);
-    await saveCursor(tx, {
-      chain,
-      consumer: consumer.name,
-      previous: cursor,
+    window = {
       from,
       to,
       toHash: toHeader.hash,
       scannedUntil: to === latest && atHead > toHeader.time ? atHead : toHeader.time,
-    });
-    result.scanned = { from, to };
+      found,
+      rises,
+    };
     scannedThrough = to;
-  } else if (cursor && !result.reorg) {
-    // Nothing above the cursor, which is the head: every block stamped before now is scanned.
-    await advanceScannedUntil(tx, cursor, atHead);
   }
 
-  const rechecked = await recheckOpenTransfers(tx, client, {
+  const sightings = await observeOpenTransfers(client, await consumer.store.open(db, chain), { latest, scannedThrough, knownHashes });
+  return { now, latest, confirmations, reorg, ...(window ? { window } : {}), atHead, knownHashes, sightings };
+}
+
+/** Steps 3–7: the poll's writes, in one short transaction holding the lock, the cursor unchanged since it was read. */
+async function writeObservation<Target extends { address: string }>(
+  tx: DbOrTx,
+  consumer: ScanConsumer<Target>,
+  chain: ChainName,
+  cursor: ScannerCursor | undefined,
+  observation: Observation<Target>,
+): Promise<ScanResult> {
+  const result: ScanResult = { ...emptyResult(chain), reorg: observation.reorg };
+  const { window } = observation;
+  if (window) {
+    const recorded = await recordTransfers(tx, chain, consumer.store, window.found);
+    result.recorded += recorded.recorded;
+    for (const owner of recorded.owners) result.owners.add(owner);
+    if (window.rises.length && consumer.balanceWatches) {
+      const credits = balanceCredits(window.rises, await consumer.balanceWatches(tx, chain, observation.now));
+      const credited = await recordTransfers(tx, chain, consumer.store, credits);
+      result.recorded += credited.recorded;
+      for (const owner of credited.owners) result.owners.add(owner);
+    }
+    await saveCursor(tx, {
+      chain,
+      consumer: consumer.name,
+      previous: cursor,
+      from: window.from,
+      to: window.to,
+      toHash: window.toHash,
+      scannedUntil: window.scannedUntil,
+    });
+    result.scanned = { from: window.from, to: window.to };
+  } else if (cursor && !observation.reorg) {
+    await advanceScannedUntil(tx, cursor, observation.atHead);
+  }
+
+  const rechecked = await recheckOpenTransfers(tx, {
     chain,
     store: consumer.store,
-    latest,
-    scannedThrough,
-    confirmations,
-    knownHashes,
+    latest: observation.latest,
+    confirmations: observation.confirmations,
+    knownHashes: observation.knownHashes,
+    sightings: observation.sightings,
   });
   result.confirmed = rechecked.confirmed;
   result.dropped = rechecked.dropped;

@@ -19,17 +19,17 @@ import { erc20Abi, type Address } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { IN_FLIGHT_HOLD_MS, findPaymentsInFlight } from '@/lib/charges/payment-in-flight';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
-import { getDb } from '@/lib/db/client';
-import { charges, swapExecutions } from '@/lib/db/schema';
+import { getDb, type DbOrTx } from '@/lib/db/client';
+import { charges, swapExecutions, type ChargeRow } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { isAppError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
 import { depositAccount } from '@/lib/payments/deposit-addresses';
-import { newSwapExecutionId, signAndRecordSwap, submitSwap, type SignedSwap } from './execute-swap';
+import { newSwapExecutionId, prepareSwap, recordSwap, submitSwap, type PreparedSwap, type SignedSwap } from './execute-swap';
 import { liveSwapOf, payableSwapCharge } from './swap-charge';
 import { configuredSwapPairs } from './swap-pairs';
-import { quoteExactOut } from './uniswap-v2-router';
+import { quoteExactOut, type ExactOutQuote } from './uniswap-v2-router';
 
 /** After a refused attempt (the pool moved past the funds held), wait this long before quoting again. */
 export const RETRY_AFTER_MS = 60_000;
@@ -81,51 +81,94 @@ export async function chargesAwaitingConversion(now = new Date(), limit = 50): P
   return rows.map((row) => row.id);
 }
 
-/** One charge: swap the USDC at its deposit address into the PZP it still needs, if it holds enough. */
+type ConvertibleCheck = { outcome: ConversionOutcome } | { swapCharge: Awaited<ReturnType<typeof payableSwapCharge>> };
+
+/** Whether the charge may be converted now (read with or without its row lock). */
+async function checkConvertible(tx: DbOrTx, charge: ChargeRow, now: Date): Promise<ConvertibleCheck> {
+  // One payment method at a time: not while a balance payment or a card payment of the charge is in flight.
+  const inFlight = await findPaymentsInFlight(tx, charge.id, now);
+  if (inFlight.some((payment) => payment.method !== 'swap')) return { outcome: 'other_payment_in_flight' };
+  // USDC bought by the charge's funding order is converted even if the charge's time ran out meanwhile:
+  // expiry waits for that order (lib/charges/payment-in-flight.ts).
+  const isFundingInFlight = inFlight.some((payment) => payment.method === 'swap' && payment.providerName !== null);
+  let swapCharge;
+  try {
+    swapCharge = await payableSwapCharge(tx, charge, now, { allowOverdue: isFundingInFlight });
+  } catch (error) {
+    if (isAppError(error)) return { outcome: 'not_convertible' };
+    throw error;
+  }
+  if (await liveSwapOf(tx, charge.id)) return { outcome: 'already_converting' };
+  return { swapCharge };
+}
+
+/** What the chain says, read before any transaction: a swap ready to record, or the reason the funds fall short. */
+type ConversionPlan =
+  | { outcome: ConversionOutcome }
+  | { due: bigint; depositAddress: string; held: bigint; shortBy?: { quote: ExactOutQuote }; prepared?: PreparedSwap };
+
+async function planConversion(chargeId: string, now: Date): Promise<ConversionPlan> {
+  const [charge] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
+  if (!charge) return { outcome: 'busy' };
+  const checked = await checkConvertible(getDb(), charge, now);
+  if ('outcome' in checked) return checked;
+  const { pair, depositAddress, depositIndex, due } = checked.swapCharge;
+  const client = publicClientFor(pair.chain);
+  if (!client) return { outcome: 'chain_unavailable' };
+  const held = await client.readContract({
+    address: pair.funding.address as Address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [depositAddress],
+  });
+  if (held === 0n) return { outcome: 'no_funding' };
+
+  let quote;
+  try {
+    quote = await quoteExactOut(client, {
+      router: pair.router,
+      path: [pair.funding.address as Address, pair.target.address as Address],
+      amountOut: due,
+      slippageBps: env().SWAP_SLIPPAGE_BPS,
+    });
+  } catch (error) {
+    if (isAppError(error) && error.code === 'quote_unavailable') return { outcome: 'quote_unavailable' };
+    throw error;
+  }
+  if (quote.amountIn > held) return { due, depositAddress, held, shortBy: { quote } };
+
+  const account = depositAccount(depositIndex);
+  if (account.address !== depositAddress) {
+    // DEPOSIT_HD_SEED is not the seed this address came from: signing would move nothing.
+    log.error('deposit key does not match its address; check DEPOSIT_HD_SEED', { chargeId: charge.id, address: depositAddress });
+    return { outcome: 'not_convertible' };
+  }
+  const amountInMax = held < quote.amountInMax ? held : quote.amountInMax;
+  const prepared = await prepareSwap({ pair, client, account, recipient: depositAddress, quote, amountInMax, now });
+  return { due, depositAddress, held, prepared };
+}
+
+/**
+ * One charge: swap the USDC at its deposit address into the PZP it still needs, if it holds enough. The
+ * chain is read first (no transaction open); the charge is then locked (SKIP LOCKED), re-checked, and the
+ * attempt recorded in one short transaction — or nothing, if the charge changed meanwhile (the next pass
+ * reads again).
+ */
 export async function convertChargeFunding(chargeId: string, now = new Date()): Promise<ConversionOutcome> {
+  const plan = await planConversion(chargeId, now);
+  if ('outcome' in plan) return plan.outcome;
   const step = await getDb().transaction(async (tx): Promise<{ outcome: ConversionOutcome; swap?: SignedSwap }> => {
     const [charge] = await tx.select().from(charges).where(eq(charges.id, chargeId)).for('update', { skipLocked: true });
     if (!charge) return { outcome: 'busy' };
-    // One payment method at a time: not while a balance payment or a card payment of the charge is in flight.
-    const inFlight = await findPaymentsInFlight(tx, charge.id, now);
-    if (inFlight.some((payment) => payment.method !== 'swap')) return { outcome: 'other_payment_in_flight' };
-    // USDC bought by the charge's funding order is converted even if the charge's time ran out meanwhile:
-    // expiry waits for that order (lib/charges/payment-in-flight.ts).
-    const isFundingInFlight = inFlight.some((payment) => payment.method === 'swap' && payment.providerName !== null);
-    let swapCharge;
-    try {
-      swapCharge = await payableSwapCharge(tx, charge, now, { allowOverdue: isFundingInFlight });
-    } catch (error) {
-      if (isAppError(error)) return { outcome: 'not_convertible' };
-      throw error;
-    }
-    if (await liveSwapOf(tx, charge.id)) return { outcome: 'already_converting' };
-    const { pair, depositAddress, depositIndex, due } = swapCharge;
-    const client = publicClientFor(pair.chain);
-    if (!client) return { outcome: 'chain_unavailable' };
-    const held = await client.readContract({
-      address: pair.funding.address as Address,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [depositAddress],
-    });
-    if (held === 0n) return { outcome: 'no_funding' };
+    const checked = await checkConvertible(tx, charge, now);
+    if ('outcome' in checked) return checked;
+    const { pair, due, depositAddress } = checked.swapCharge;
+    if (due !== plan.due || depositAddress !== plan.depositAddress) return { outcome: 'busy' };
 
-    let quote;
-    try {
-      quote = await quoteExactOut(client, {
-        router: pair.router,
-        path: [pair.funding.address as Address, pair.target.address as Address],
-        amountOut: due,
-        slippageBps: env().SWAP_SLIPPAGE_BPS,
-      });
-    } catch (error) {
-      if (isAppError(error) && error.code === 'quote_unavailable') return { outcome: 'quote_unavailable' };
-      throw error;
-    }
-    const fmt = (units: bigint) => `${formatAmount(units, pair.funding.decimals)} ${pair.funding.symbol}`;
-    if (quote.amountIn > held) {
-      const reason = `the pool now asks ${fmt(quote.amountIn)} for ${formatAmount(due, pair.target.decimals)} ${pair.target.symbol}; the deposit address holds ${fmt(held)}`;
+    if (plan.shortBy) {
+      const { quote } = plan.shortBy;
+      const fmt = (units: bigint) => `${formatAmount(units, pair.funding.decimals)} ${pair.funding.symbol}`;
+      const reason = `the pool now asks ${fmt(quote.amountIn)} for ${formatAmount(due, pair.target.decimals)} ${pair.target.symbol}; the deposit address holds ${fmt(plan.held)}`;
       await tx.insert(swapExecutions).values({
         id: newSwapExecutionId(),
         chargeId: charge.id,
@@ -139,7 +182,7 @@ export async function convertChargeFunding(chargeId: string, now = new Date()): 
         tokenOut: pair.target.address,
         amountOut: due,
         quotedAmountIn: quote.amountIn,
-        amountInMax: held,
+        amountInMax: plan.held,
         slippageBps: quote.slippageBps,
         deadline: now,
         status: 'failed',
@@ -156,25 +199,12 @@ export async function convertChargeFunding(chargeId: string, now = new Date()): 
       return { outcome: 'insufficient_funding' };
     }
 
-    const account = depositAccount(depositIndex);
-    if (account.address !== depositAddress) {
-      // DEPOSIT_HD_SEED is not the seed this address came from: signing would move nothing.
-      log.error('deposit key does not match its address; check DEPOSIT_HD_SEED', { chargeId: charge.id, address: depositAddress });
-      return { outcome: 'not_convertible' };
-    }
-    const amountInMax = held < quote.amountInMax ? held : quote.amountInMax;
-    const swap = await signAndRecordSwap(tx, {
+    const prepared = plan.prepared!;
+    const swap = await recordSwap(tx, prepared, {
       chargeId: charge.id,
       branch: 'onramp_conversion',
       userId: null,
       gasSponsor: { merchantId: charge.merchantId },
-      pair,
-      client,
-      account,
-      recipient: depositAddress,
-      quote,
-      amountInMax,
-      now,
     });
     await recordChargeEvent(tx, {
       chargeId: charge.id,
@@ -187,9 +217,9 @@ export async function convertChargeFunding(chargeId: string, now = new Date()): 
         swapExecutionId: swap.execution.id,
         txHash: swap.execution.swapTxHash,
         tokenIn: pair.funding.address,
-        fundingHeldBaseUnits: held.toString(),
+        fundingHeldBaseUnits: plan.held.toString(),
         amountOutBaseUnits: due.toString(),
-        amountInMaxBaseUnits: amountInMax.toString(),
+        amountInMaxBaseUnits: prepared.amountInMax.toString(),
       },
     });
     return { outcome: 'submitted', swap };

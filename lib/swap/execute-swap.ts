@@ -19,7 +19,7 @@ import { charges, swapExecutions, type OutboundTransferRow, type SwapExecutionRo
 import { randomBase62 } from '@/lib/ids';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import type { GasSponsor } from '@/lib/transactions/gas-sponsorship';
-import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
+import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
 import type { TransferOutcome } from '@/lib/transactions/purpose-hooks';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { swapStatusesLeadingTo, type SwapBranch } from './state';
@@ -36,29 +36,32 @@ export interface SignedSwap {
   transfers: RecordedTransfer[];
 }
 
-/** Step 1, in the caller's transaction (which should hold the charge's row lock). */
-export async function signAndRecordSwap(
-  tx: DbOrTx,
-  input: {
-    chargeId: string;
-    branch: SwapBranch;
-    userId: string | null;
-    /** Whose daily gas cap pays the fees when the sender is short (the payer, or the charge's merchant). */
-    gasSponsor: GasSponsor;
-    pair: SwapPair;
-    client: PublicClient;
-    account: PrivateKeyAccount;
-    recipient: Address;
-    quote: ExactOutQuote;
-    /** The most input to sign for (≤ quote.amountInMax; the caller caps it by what the payer accepted or holds). */
-    amountInMax: bigint;
-    now?: Date;
-  },
-): Promise<SignedSwap> {
+/** What the chain says before a swap is recorded: the router calls and each transfer's gas, fees and balances. */
+export interface PreparedSwap {
+  pair: SwapPair;
+  account: PrivateKeyAccount;
+  recipient: Address;
+  quote: ExactOutQuote;
+  amountInMax: bigint;
+  deadline: bigint;
+  approve?: PreparedTransfer;
+  swap: PreparedTransfer;
+}
+
+/** Step 1, BEFORE any database transaction: the RPC reads (allowance, gas estimates, fees, nonces). */
+export async function prepareSwap(input: {
+  pair: SwapPair;
+  client: PublicClient;
+  account: PrivateKeyAccount;
+  recipient: Address;
+  quote: ExactOutQuote;
+  /** The most input to sign for (≤ quote.amountInMax; the caller caps it by what the payer accepted or holds). */
+  amountInMax: bigint;
+  now?: Date;
+}): Promise<PreparedSwap> {
   const { pair, client, account, quote } = input;
   const from = account.address;
-  const now = input.now ?? new Date();
-  const deadline = swapDeadline(now);
+  const deadline = swapDeadline(input.now ?? new Date());
   const calls = await buildExactOutSwap(client, {
     from,
     router: pair.router,
@@ -68,9 +71,8 @@ export async function signAndRecordSwap(
     recipient: input.recipient,
     deadline,
   });
-  const transfers: RecordedTransfer[] = [];
-  const record = async (purpose: 'swap_approve' | 'swap', call: { to: Address; data: `0x${string}`; gas: bigint }, amount: bigint) => {
-    const prepared = await prepareTransfer({
+  const prepare = (call: { to: Address; data: `0x${string}`; gas: bigint }, amount: bigint) =>
+    prepareTransfer({
       chain: pair.chain,
       from,
       spend: { token: pair.funding, amount, recipient: input.recipient },
@@ -78,8 +80,38 @@ export async function signAndRecordSwap(
       gas: call.gas,
       gasSponsored: true,
     });
+  // The approval moves no value; the swap may take up to amountInMax of the funding token.
+  const approve = calls.approve ? await prepare(calls.approve, 0n) : undefined;
+  const swap = await prepare(calls.swap, input.amountInMax);
+  return {
+    pair,
+    account,
+    recipient: input.recipient,
+    quote,
+    amountInMax: input.amountInMax,
+    deadline,
+    swap,
+    ...(approve ? { approve } : {}),
+  };
+}
+
+/** Step 2, in the caller's transaction (which should hold the charge's row lock): signs and records, no RPC. */
+export async function recordSwap(
+  tx: DbOrTx,
+  prepared: PreparedSwap,
+  input: {
+    chargeId: string;
+    branch: SwapBranch;
+    userId: string | null;
+    /** Whose daily gas cap pays the fees when the sender is short (the payer, or the charge's merchant). */
+    gasSponsor: GasSponsor;
+  },
+): Promise<SignedSwap> {
+  const { pair, account, quote } = prepared;
+  const transfers: RecordedTransfer[] = [];
+  const record = async (purpose: 'swap_approve' | 'swap', transfer: PreparedTransfer) => {
     const recorded = await recordTransfer(tx, {
-      prepared,
+      prepared: transfer,
       signer: account,
       purpose,
       chargeId: input.chargeId,
@@ -89,9 +121,8 @@ export async function signAndRecordSwap(
     transfers.push(recorded);
     return recorded.transfer;
   };
-  // The approval moves no value; the swap may take up to amountInMax of the funding token.
-  const approve = calls.approve ? await record('swap_approve', calls.approve, 0n) : undefined;
-  const swap = await record('swap', calls.swap, input.amountInMax);
+  const approve = prepared.approve ? await record('swap_approve', prepared.approve) : undefined;
+  const swap = await record('swap', prepared.swap);
 
   const [execution] = await tx
     .insert(swapExecutions)
@@ -102,15 +133,15 @@ export async function signAndRecordSwap(
       userId: input.userId,
       chain: pair.chain,
       router: pair.router,
-      fromAddress: from,
-      recipient: input.recipient,
+      fromAddress: account.address,
+      recipient: prepared.recipient,
       tokenIn: pair.funding.address,
       tokenOut: pair.target.address,
       amountOut: quote.amountOut,
       quotedAmountIn: quote.amountIn,
-      amountInMax: input.amountInMax,
+      amountInMax: prepared.amountInMax,
       slippageBps: quote.slippageBps,
-      deadline: new Date(Number(deadline) * 1000),
+      deadline: new Date(Number(prepared.deadline) * 1000),
       approveTransferId: approve?.id ?? null,
       swapTransferId: swap.id,
       swapTxHash: swap.txHash,

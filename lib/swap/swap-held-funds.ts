@@ -4,9 +4,10 @@
  *
  *  - quoteHeldFundsSwap: what is shown first — PZP out (the amount due), USDC the pool asks now, the
  *    most USDC the swap may take (+ slippage limit), the price and the payer's balance.
- *  - swapHeldFunds: PIN first; then, under the charge's row lock, a fresh quote. If the pool moved so
- *    that it now asks more than the maximum the payer saw, the swap is refused (`slippage_exceeded`) and
- *    nothing is written. Otherwise approve + swapTokensForExactTokens are signed with that maximum and
+ *  - swapHeldFunds: PIN first; then a fresh quote and the swap's transfers prepared (RPC, no transaction
+ *    open), re-checked under the charge's row lock before anything is recorded. If the pool moved so
+ *    that it now asks more than the maximum the payer saw (or the amount due changed), the swap is
+ *    refused (`slippage_exceeded`) and nothing is written. Otherwise approve + swapTokensForExactTokens are signed with that maximum and
  *    recorded before broadcast (execute-swap.ts), gas comes from the gas tank, and the timeline says so.
  *    One swap per charge: a double click gets the first swap back.
  */
@@ -19,13 +20,13 @@ import { CHAINS } from '@/lib/chains/registry';
 import { assertNoOtherPaymentInFlight } from '@/lib/charges/payment-in-flight';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
-import { charges, wallets } from '@/lib/db/schema';
+import { charges, wallets, type SwapExecutionRow } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { accountFromKey } from '@/lib/transactions/signers';
 import { openWalletKey } from '@/lib/wallets/envelope';
-import { signAndRecordSwap, submitSwap } from './execute-swap';
+import { prepareSwap, recordSwap, submitSwap, type PreparedSwap } from './execute-swap';
 import { swapQuoteView, type SwapQuoteView } from './quote-view';
 import { assertSwapOffered, swapAvailability } from './swap-availability';
 import { liveSwapOf, payableSwapCharge } from './swap-charge';
@@ -82,57 +83,27 @@ export async function swapHeldFunds(raw: z.input<typeof swapHeldFundsInputSchema
   const availability = await swapAvailability({ country: input.country, ...(await chargeToken(input.chargeId)) });
   assertSwapOffered(availability);
 
-  const signed = await getDb().transaction(async (tx) => {
-    const { charge, pair, due, wallet, walletRow, depositAddress } = await loadForUser(tx, input, { lock: true });
-    const existing = await liveSwapOf(tx, charge.id);
-    if (existing) {
-      if (existing.userId === input.userId && existing.branch === 'held_funds')
-        return { swapExecutionId: existing.id, txHash: existing.swapTxHash!, isNew: false as const };
-      throw new AppError('charge_not_payable', 'This charge is already being paid by a swap.');
-    }
-    await assertNoOtherPaymentInFlight(tx, charge.id, 'swap');
+  // The chain is read first (quote, balance, gas, nonces), with no transaction open; then one short
+  // transaction re-checks under the charge's row lock and records.
+  const seen = await loadForUser(getDb(), input);
+  const earlier = await liveSwapOf(getDb(), seen.charge.id);
+  if (earlier) return existingSwapFor(earlier, input.userId);
+  await assertNoOtherPaymentInFlight(getDb(), seen.charge.id, 'swap');
+  const prepared = await prepareHeldFundsSwap(seen, BigInt(input.maxAmountIn));
 
-    const client = requireClient(pair.chain);
-    const quote = await quoteExactOut(client, {
-      router: pair.router,
-      path: [pair.funding.address as Address, pair.target.address as Address],
-      amountOut: due,
-      slippageBps: env().SWAP_SLIPPAGE_BPS,
-    });
-    const accepted = BigInt(input.maxAmountIn);
-    const fmt = (units: bigint) => `${formatAmount(units, pair.funding.decimals)} ${pair.funding.symbol}`;
-    if (quote.amountIn > accepted) {
-      throw new AppError(
-        'slippage_exceeded',
-        `The price moved: the swap now needs ${fmt(quote.amountIn)}, more than the ${fmt(accepted)} you accepted. Get a new quote.`,
-      );
+  const signed = await getDb().transaction(async (tx) => {
+    const { charge, due } = await loadForUser(tx, input, { lock: true });
+    const existing = await liveSwapOf(tx, charge.id);
+    if (existing) return { ...existingSwapFor(existing, input.userId), isNew: false as const };
+    await assertNoOtherPaymentInFlight(tx, charge.id, 'swap');
+    if (due !== seen.due) {
+      throw new AppError('slippage_exceeded', 'The amount due changed while the swap was being prepared. Get a new quote.');
     }
-    const balance = await client.readContract({
-      address: pair.funding.address as Address,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [wallet],
-    });
-    if (balance < quote.amountIn) {
-      throw new AppError(
-        'insufficient_balance',
-        `Your wallet holds ${fmt(balance)} on ${CHAINS[pair.chain].displayName}; this swap needs ${fmt(quote.amountIn)}. Top up first.`,
-      );
-    }
-    // Never more than the payer accepted, the slippage limit above the fresh quote, or what the wallet holds.
-    const amountInMax = [accepted, quote.amountInMax, balance].reduce((a, b) => (a < b ? a : b));
-    const account = accountFromKey(openWalletKey(walletRow));
-    const swap = await signAndRecordSwap(tx, {
+    const swap = await recordSwap(tx, prepared, {
       chargeId: charge.id,
       branch: 'held_funds',
       userId: input.userId,
       gasSponsor: { userId: input.userId },
-      pair,
-      client,
-      account,
-      recipient: depositAddress,
-      quote,
-      amountInMax,
     });
     await recordChargeEvent(tx, {
       chargeId: charge.id,
@@ -144,10 +115,10 @@ export async function swapHeldFunds(raw: z.input<typeof swapHeldFundsInputSchema
         method: 'swap_held_funds',
         swapExecutionId: swap.execution.id,
         txHash: swap.execution.swapTxHash,
-        from: wallet,
-        tokenIn: pair.funding.address,
+        from: seen.wallet,
+        tokenIn: prepared.pair.funding.address,
         amountOutBaseUnits: due.toString(),
-        amountInMaxBaseUnits: amountInMax.toString(),
+        amountInMaxBaseUnits: prepared.amountInMax.toString(),
       },
     });
     return { swapExecutionId: swap.execution.id, txHash: swap.execution.swapTxHash!, isNew: true as const, swap };
@@ -155,6 +126,46 @@ export async function swapHeldFunds(raw: z.input<typeof swapHeldFundsInputSchema
 
   if (signed.isNew) await submitSwap(signed.swap);
   return { swapExecutionId: signed.swapExecutionId, txHash: signed.txHash };
+}
+
+/** A double click gets the first swap back; another payer's (or branch's) swap makes the charge unpayable. */
+function existingSwapFor(existing: SwapExecutionRow, userId: string): HeldFundsSwap {
+  if (existing.userId === userId && existing.branch === 'held_funds') return { swapExecutionId: existing.id, txHash: existing.swapTxHash! };
+  throw new AppError('charge_not_payable', 'This charge is already being paid by a swap.');
+}
+
+/** A fresh quote within what the payer accepted, their balance, and the swap's transfers prepared (RPC only). */
+async function prepareHeldFundsSwap(seen: Awaited<ReturnType<typeof loadForUser>>, accepted: bigint): Promise<PreparedSwap> {
+  const { pair, due, wallet, walletRow, depositAddress } = seen;
+  const client = requireClient(pair.chain);
+  const quote = await quoteExactOut(client, {
+    router: pair.router,
+    path: [pair.funding.address as Address, pair.target.address as Address],
+    amountOut: due,
+    slippageBps: env().SWAP_SLIPPAGE_BPS,
+  });
+  const fmt = (units: bigint) => `${formatAmount(units, pair.funding.decimals)} ${pair.funding.symbol}`;
+  if (quote.amountIn > accepted) {
+    throw new AppError(
+      'slippage_exceeded',
+      `The price moved: the swap now needs ${fmt(quote.amountIn)}, more than the ${fmt(accepted)} you accepted. Get a new quote.`,
+    );
+  }
+  const balance = await client.readContract({
+    address: pair.funding.address as Address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [wallet],
+  });
+  if (balance < quote.amountIn) {
+    throw new AppError(
+      'insufficient_balance',
+      `Your wallet holds ${fmt(balance)} on ${CHAINS[pair.chain].displayName}; this swap needs ${fmt(quote.amountIn)}. Top up first.`,
+    );
+  }
+  // Never more than the payer accepted, the slippage limit above the fresh quote, or what the wallet holds.
+  const amountInMax = [accepted, quote.amountInMax, balance].reduce((a, b) => (a < b ? a : b));
+  return prepareSwap({ pair, client, account: accountFromKey(openWalletKey(walletRow)), recipient: depositAddress, quote, amountInMax });
 }
 
 async function chargeToken(chargeId: string): Promise<{ chain: string; tokenAddress: string }> {

@@ -16,7 +16,7 @@ import { loadCheckoutStatus } from '../checkout-status';
 import { parseSolanaPayTransferRequest } from './solana-pay-uri';
 import type { ReferencedTransfersRpc } from './find-transfers';
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
-import { pollSolana } from './watch-solana';
+import { outsideTransactionsTransport, pollSolana } from './watch-solana';
 
 let merchant: TestMerchant;
 let ledger: LiteSvmLedger;
@@ -30,7 +30,8 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   ledger = new LiteSvmLedger(new LiteSVM());
-  rpc = createSolanaRpcFromTransport(ledger.transport);
+  // Guarded like the configured RPC: a request inside a database transaction fails the test.
+  rpc = createSolanaRpcFromTransport(outsideTransactionsTransport(ledger.transport));
   payer = await fundedWallet(ledger.svm, 10n);
 });
 
@@ -205,11 +206,13 @@ describe('Solana Pay charges', () => {
     }
     ledger.finalizeThrough();
     let isFailing = true;
-    const flaky = createSolanaRpcFromTransport(async (request) => {
-      const { method, params } = request.payload as { method: string; params: unknown[] };
-      if (isFailing && method === 'getSignaturesForAddress' && params[0] === failing.address) throw new Error('HTTP 502 from the RPC');
-      return ledger.transport(request);
-    });
+    const flaky = createSolanaRpcFromTransport(
+      outsideTransactionsTransport(async (request) => {
+        const { method, params } = request.payload as { method: string; params: unknown[] };
+        if (isFailing && method === 'getSignaturesForAddress' && params[0] === failing.address) throw new Error('HTTP 502 from the RPC');
+        return ledger.transport(request);
+      }),
+    );
     expect(await pollSolana('SOLANA', { rpc: flaky })).not.toBeNull();
     expect(await statusOf(healthy.chargeId)).toBe('succeeded');
     expect(await statusOf(failing.chargeId)).toBe('pending');

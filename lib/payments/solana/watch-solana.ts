@@ -16,17 +16,26 @@
  *
  * Each search keeps its own cursor on the deposit address row (`reference_cursor`, `receive_cursor`):
  * the newest signature up to which everything is finalized and handled, so a poll lists only what is
- * newer. Each deposit address is polled in its own savepoint: an RPC error (or anything else) for one
- * charge is logged and skipped, and the others' payments and cursors still commit. Per-cluster advisory
- * lock, as on EVM.
+ * newer. Each deposit address is searched first (RPC, no transaction open), then its findings are
+ * written in a short transaction of its own, under a per-address advisory lock and only if its cursors are
+ * still the ones searched from (else another poller got there first): an RPC error (or anything else) for
+ * one charge is logged and skipped, and the others' payments and cursors still commit.
  */
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
-import { address, createSolanaRpc, type Rpc, type SolanaRpcApiMainnet } from '@solana/kit';
+import {
+  address,
+  createDefaultRpcTransport,
+  createSolanaRpcFromTransport,
+  type Rpc,
+  type RpcTransport,
+  type SolanaRpcApiMainnet,
+} from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda } from '@solana-program/token';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
+import { assertNoTransactionOpen } from '@/lib/db/transaction-scope';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
-import { rpcUrl } from '@/lib/env';
+import { rpcUrls } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { settleCharge } from '../settle-charge';
@@ -44,13 +53,49 @@ export type SolanaRpc = Rpc<SolanaRpcApiMainnet>;
 
 const rpcs = new Map<string, SolanaRpc>();
 
-/** The configured cluster's RPC (RPC_URL_SOLANA / _DEVNET); undefined when the chain has none. */
+/**
+ * The configured cluster's RPC (RPC_URL_SOLANA / _DEVNET); undefined when the chain has none. Several
+ * comma-separated URLs fail over in order: a request that gets no answer from one (down, timeout, HTTP
+ * error) goes to the next; an answer, error or not, is final.
+ */
 export function solanaRpcFor(chain: ChainName): SolanaRpc | undefined {
-  const url = rpcUrl(chain);
-  if (!url || CHAINS[chain].family !== 'solana') return undefined;
-  let rpc = rpcs.get(url);
-  if (!rpc) rpcs.set(url, (rpc = createSolanaRpc(url)));
+  const urls = rpcUrls(chain);
+  if (!urls.length || CHAINS[chain].family !== 'solana') return undefined;
+  const key = urls.join(',');
+  let rpc = rpcs.get(key);
+  if (!rpc) {
+    const transport = failoverTransport(urls.map((url) => createDefaultRpcTransport({ url })));
+    rpcs.set(key, (rpc = createSolanaRpcFromTransport(outsideTransactionsTransport(transport))));
+  }
   return rpc;
+}
+
+function failoverTransport(transports: RpcTransport[]): RpcTransport {
+  const transport = async (request: Parameters<RpcTransport>[0]) => {
+    let failure: unknown;
+    for (const next of transports) {
+      try {
+        return await next(request);
+      } catch (error) {
+        if (request.signal?.aborted) throw error;
+        failure = error;
+      }
+    }
+    throw failure;
+  };
+  return transport as RpcTransport;
+}
+
+/** A transport whose every request first checks that no database transaction is open (lib/db/transaction-scope.ts). */
+export function outsideTransactionsTransport<Transport extends RpcTransport>(transport: Transport): Transport {
+  const guarded = (request: Parameters<RpcTransport>[0]) => {
+    const { method } = request.payload as { method?: string };
+    assertNoTransactionOpen(`Solana RPC ${method ?? 'request'}`, (error) =>
+      log.error('chain request inside a database transaction', { error }),
+    );
+    return transport(request);
+  };
+  return guarded as Transport;
 }
 
 /**
@@ -72,48 +117,56 @@ export async function pollSolana(
   const rpc = options.rpc ?? solanaRpcFor(chain);
   if (!rpc) return null;
   const now = options.now ?? new Date();
-  return getDb().transaction(async (tx) => {
-    const [lock] = await tx.execute<{ locked: boolean }>(
-      sql`select pg_try_advisory_xact_lock(hashtextextended(${`chain-watcher:${chain}`}, 0)) as locked`,
-    );
-    if (!lock?.locked) return null;
-    const watched = await tx
-      .select({
-        id: depositAddresses.id,
-        chargeId: depositAddresses.chargeId,
-        address: depositAddresses.address,
-        reference: depositAddresses.reference,
-        referenceCursor: depositAddresses.referenceCursor,
-        receiveCursor: depositAddresses.receiveCursor,
-        tokenAddress: charges.tokenAddress,
-      })
-      .from(depositAddresses)
-      .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
-      .where(and(eq(depositAddresses.chain, chain), gt(depositAddresses.watchUntil, now)));
-    const native = CHAINS[chain].tokens.find((t) => t.isNative)!;
-    const touched = new Set<string>();
-    let recorded = 0;
+  const watched = await getDb()
+    .select({
+      id: depositAddresses.id,
+      chargeId: depositAddresses.chargeId,
+      address: depositAddresses.address,
+      reference: depositAddresses.reference,
+      referenceCursor: depositAddresses.referenceCursor,
+      receiveCursor: depositAddresses.receiveCursor,
+      tokenAddress: charges.tokenAddress,
+    })
+    .from(depositAddresses)
+    .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
+    .where(and(eq(depositAddresses.chain, chain), gt(depositAddresses.watchUntil, now)));
+  const native = CHAINS[chain].tokens.find((t) => t.isNative)!;
+  let recorded = 0;
+  let settled = 0;
 
-    for (const deposit of watched) {
-      try {
-        // A savepoint: a failure here undoes this deposit's writes only.
-        const outcome = await tx.transaction((sp) =>
-          pollDeposit(sp, rpc, {
-            chain,
-            now,
-            deposit,
-            splToken: deposit.tokenAddress === native.address ? undefined : deposit.tokenAddress,
-          }),
-        );
-        recorded += outcome.recorded;
-        if (outcome.isTouched) touched.add(deposit.chargeId);
-      } catch (error) {
-        log.warn('solana watcher: skipped a deposit address this poll', { chain, chargeId: deposit.chargeId, error });
-      }
+  for (const deposit of watched) {
+    try {
+      const splToken = deposit.tokenAddress === native.address ? undefined : deposit.tokenAddress;
+      // Payments already there when the search began: only those can be found gone by it.
+      const knownBefore = await getDb().select({ id: payments.id }).from(payments).where(eq(payments.chargeId, deposit.chargeId));
+      const searches = await searchDeposit(rpc, { deposit, splToken });
+      const outcome = await getDb().transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`chain-watcher:${chain}:${deposit.id}`}, 0))`);
+        const [current] = await tx
+          .select({ referenceCursor: depositAddresses.referenceCursor, receiveCursor: depositAddresses.receiveCursor })
+          .from(depositAddresses)
+          .where(eq(depositAddresses.id, deposit.id));
+        // Another poller moved the cursors after this one read them: it searched later, its findings count.
+        if (current?.referenceCursor !== deposit.referenceCursor || current.receiveCursor !== deposit.receiveCursor) {
+          return { recorded: 0, isTouched: false };
+        }
+        const written = await recordDeposit(tx, {
+          chain,
+          now,
+          deposit,
+          searches,
+          knownBefore: new Set(knownBefore.map((row) => row.id)),
+        });
+        if (written.isTouched) await settleCharge(tx, deposit.chargeId);
+        return written;
+      });
+      recorded += outcome.recorded;
+      if (outcome.isTouched) settled++;
+    } catch (error) {
+      log.warn('solana watcher: skipped a deposit address this poll', { chain, chargeId: deposit.chargeId, error });
     }
-    for (const chargeId of touched) await settleCharge(tx, chargeId);
-    return { chain, watched: watched.length, recorded, settled: touched.size };
-  });
+  }
+  return { chain, watched: watched.length, recorded, settled };
 }
 
 interface WatchedDeposit {
@@ -126,13 +179,13 @@ interface WatchedDeposit {
   tokenAddress: string;
 }
 
-/** One deposit address: both searches from their cursors, payments recorded or dropped, cursors moved. */
-async function pollDeposit(
-  tx: DbOrTx,
+type Search = Awaited<ReturnType<typeof findReferencedTransfers>>;
+
+/** One deposit address, before any transaction: both searches from their cursors (RPC only). */
+async function searchDeposit(
   rpc: ReferencedTransfersRpc,
-  input: { chain: ChainName; now: Date; deposit: WatchedDeposit; splToken: string | undefined },
-): Promise<{ recorded: number; isTouched: boolean }> {
-  const { chain, now, deposit, splToken } = input;
+  { deposit, splToken }: { deposit: WatchedDeposit; splToken: string | undefined },
+): Promise<{ byReference?: Search; byReceiver: Search }> {
   const receiving = splToken
     ? (await findAssociatedTokenPda({ owner: address(deposit.address), mint: address(splToken), tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0]
     : deposit.address;
@@ -149,6 +202,22 @@ async function pollDeposit(
     listAddress: receiving,
     ...(deposit.receiveCursor ? { untilSignature: deposit.receiveCursor } : {}),
   });
+  return { byReceiver, ...(byReference ? { byReference } : {}) };
+}
+
+/** One deposit address, in its transaction: payments recorded or dropped, cursors moved. */
+async function recordDeposit(
+  tx: DbOrTx,
+  input: {
+    chain: ChainName;
+    now: Date;
+    deposit: WatchedDeposit;
+    searches: { byReference?: Search; byReceiver: Search };
+    knownBefore: ReadonlySet<string>;
+  },
+): Promise<{ recorded: number; isTouched: boolean }> {
+  const { chain, now, deposit } = input;
+  const { byReference, byReceiver } = input.searches;
   const searches = byReference ? [byReference, byReceiver] : [byReceiver];
 
   const transfers = new Map(searches.flatMap((found) => found.transfers).map((transfer) => [transfer.signature, transfer]));
@@ -184,12 +253,13 @@ async function pollDeposit(
   }
 
   // Pending payments the cluster no longer lists were on a fork that lost. (A pending payment is never
-  // behind a cursor: cursors only pass finalized signatures.)
+  // behind a cursor: cursors only pass finalized signatures; one recorded after the search began is
+  // not judged by it.)
   const listed = new Set([
     ...transfers.keys(),
     ...searches.flatMap((found) => found.rejected.filter((r) => r.reason === 'not_found').map((r) => r.signature)),
   ]);
-  const gone = known.filter((p) => p.status === 'pending' && !listed.has(p.txHash));
+  const gone = known.filter((p) => p.status === 'pending' && input.knownBefore.has(p.id) && !listed.has(p.txHash));
   if (gone.length && searches.every((found) => found.isComplete)) {
     await tx
       .update(payments)
