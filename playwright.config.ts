@@ -18,6 +18,8 @@ const E2E_SOLANA_PORT = E2E_OIDC_PORT + 2;
 const E2E_APPLE_PORT = E2E_OIDC_PORT + 3;
 const E2E_APPLE_SECRET = 'chargeport-e2e-apple-secret';
 /** The sandbox on-ramp provider's partner key on the e2e stack (journeys create sessions with it). */
+/** The header standing in for the CDN's geolocation (cf-ipcountry in production behind Cloudflare). */
+export const E2E_COUNTRY_HEADER = 'x-e2e-country';
 export const E2E_SANDBOX_PROVIDER_SECRET = 'e2e-sandbox-provider-secret-0123456789abcdef';
 
 /** The specs that also run at phone width: what a player or buyer does, often on a phone. */
@@ -137,6 +139,9 @@ export default defineConfig({
         // NODE_ENV=production defaults the sandbox on-ramp provider off; the on-ramp journeys buy through it.
         ONRAMP_SANDBOX: 'true',
         SANDBOX_PROVIDER_SECRET: E2E_SANDBOX_PROVIDER_SECRET,
+        // The CDN's geolocation header the compliance rules trust (lib/geo/compliance-country.ts): the
+        // journeys send it as a CDN in front of the app would.
+        COMPLIANCE_COUNTRY_HEADER: E2E_COUNTRY_HEADER,
       },
       stdout: 'pipe',
       gracefulShutdown: { signal: 'SIGTERM', timeout: 15_000 },

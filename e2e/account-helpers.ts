@@ -28,18 +28,21 @@ export async function signUpAndSignIn(page: Page, email: string, pin = '482915')
  * factor for production keys and withdrawals). Returns a generator of codes `ahead` seconds from now: a
  * code is accepted once, so a later sign-in uses the next time step.
  */
-export async function enrolAuthenticatorApp(page: Page): Promise<{ codeAhead: (seconds: number) => Promise<string> }> {
+export async function enrolAuthenticatorApp(
+  page: Page,
+): Promise<{ codeAhead: (seconds: number) => Promise<string>; recoveryCodes: string[] }> {
   await page.goto('/account/security');
   await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
   const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
   await page.getByLabel('Code from the app').fill(await generate({ secret }));
   await page.getByRole('button', { name: 'Turn on' }).click();
-  // Known issue: the action renews the session cookie, and Next.js re-renders the page with the old
-  // (revoked) one, which shows /signin although the browser holds a valid new session.
-  await page.waitForLoadState('networkidle');
-  await page.goto('/account/security');
+  // The action renews this session (the others end): the page stays, signed in, and shows the codes once.
   await expect(page.getByTestId('totp-enabled')).toBeVisible();
-  return { codeAhead: (seconds) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + seconds }) };
+  const recoveryCodes = await page.getByTestId('recovery-codes').locator('li').allTextContents();
+  expect(recoveryCodes.length).toBeGreaterThan(0);
+  await page.reload();
+  await expect(page.getByTestId('totp-enabled')).toBeVisible();
+  return { codeAhead: (seconds) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + seconds }), recoveryCodes };
 }
 
 /** The identity the loopback OIDC provider ("Google") signs in next. */

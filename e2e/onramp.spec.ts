@@ -44,7 +44,9 @@ test.describe('on-ramp', () => {
     await expect(chains).toHaveCount(1);
     await expect(page.getByRole('radio', { name: 'Polygon' })).toBeChecked();
     await expect(page.getByTestId('tokens').getByRole('radio', { name: 'USDC' })).toBeChecked();
-    await expect(page.getByTestId('destination')).toContainText('Deliver to Acme Games');
+    // A merchant's wallet is an external one; its label is the link's word, shown as unverified.
+    await expect(page.getByTestId('destination')).toContainText('Deliver to an external wallet');
+    await expect(page.getByTestId('destination-merchant-label')).toHaveText(/Labelled “Acme Games” by the link \(unverified/);
     await expect(page.getByTestId('destination-address')).toHaveText(`· ${wallet.slice(0, 6)}…${wallet.slice(-4)}`);
     await expect(page.getByRole('combobox', { name: 'Your location (country)' })).toHaveValue('US');
 

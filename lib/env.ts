@@ -122,6 +122,23 @@ const envSchema = z.object({
     )
     .optional(),
   /**
+   * The CDN header that carries the client's country as the edge geolocated it (e.g. cf-ipcountry,
+   * x-vercel-ip-country): the location compliance rules use (lib/geo/compliance-country.ts). Unset: the
+   * location is unknown and location-restricted flows (the swap on-ramp) are not offered.
+   */
+  COMPLIANCE_COUNTRY_HEADER: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .transform((value) => value || undefined)
+    .pipe(
+      z
+        .string()
+        .regex(/^[a-z0-9-]+$/, 'must be a header name such as cf-ipcountry')
+        .optional(),
+    )
+    .optional(),
+  /**
    * `npm run dev` seeds the demo merchant (public, fixed keys) only into the embedded or a loopback
    * database; true seeds into any DATABASE_URL, false never seeds (lib/merchants/demo-seed-guard.ts).
    */

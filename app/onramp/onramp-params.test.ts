@@ -43,7 +43,7 @@ describe('on-ramp link parameters', () => {
 
   it('a valid wallet becomes the destination (checksummed), with its label', () => {
     const params = parseOnrampParams({ chain: 'POLYGON', token: 'USDC', wallet: EVM.toLowerCase(), wallet_label: 'Acme Games' });
-    expect(params.wallet).toEqual({ address: EVM, family: 'evm', label: 'Acme Games' });
+    expect(params.wallet).toEqual({ address: EVM, family: 'evm', label: 'Acme Games', rawLabel: 'Acme Games' });
     expect(params.walletError).toBeUndefined();
   });
 

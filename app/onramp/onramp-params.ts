@@ -1,6 +1,6 @@
 /**
  * The on-ramp link's query parameters (spec "Hosted checkout and on-ramp site"): chain, token, wallet,
- * wallet_label. A merchant builds these links for its players, so every value is untrusted: unknown
+ * wallet_label, and optionally merchant + signature (a signed label, lib/onramp/link-signature.ts). A merchant builds these links for its players, so every value is untrusted: unknown
  * chains and tokens fall back to the unrestricted page with a message, an address that is not valid for
  * the chain is refused (nothing can be bought for it), and the label is display text only.
  */
@@ -33,8 +33,17 @@ export interface OnrampParams {
   defaultChain: ChainName;
   /** Canonical registry symbol of the preselected token on `defaultChain`. */
   defaultToken: string;
-  /** The link's destination, valid for every chain in `chains`. */
-  wallet?: { address: string; family: ChainFamily; label: string | null };
+  /**
+   * The link's destination, valid for every chain in `chains`; `label` cleaned for display, `rawLabel`
+   * as the link carries it (what a signature covers), `signature` when the link is signed.
+   */
+  wallet?: {
+    address: string;
+    family: ChainFamily;
+    label: string | null;
+    rawLabel: string | null;
+    signature?: { merchantId: string; value: string };
+  };
   /** Set when the link's wallet is not an address of the chain: the page refuses to buy for it. */
   walletError?: string;
   /** Why part of the link was ignored, for the buyer. */
@@ -122,7 +131,16 @@ export function parseOnrampParams(query: SearchParams): OnrampParams {
     } else if (!family) {
       walletError = `“${echo(walletParam)}” is not a valid wallet address on any chain offered here, so nothing can be bought for it. Ask for a new link, or buy for your own wallet instead.`;
     } else {
-      wallet = { address: normalizeAddress(family, walletParam), family, label: cleanWalletLabel(first(query.wallet_label)) };
+      const rawLabel = first(query.wallet_label) ?? null;
+      const merchantId = first(query.merchant);
+      const signature = first(query.signature);
+      wallet = {
+        address: normalizeAddress(family, walletParam),
+        family,
+        label: cleanWalletLabel(rawLabel ?? undefined),
+        rawLabel,
+        ...(merchantId && signature && rawLabel ? { signature: { merchantId, value: signature } } : {}),
+      };
       // The address decides the family: only chains where it can receive are offered.
       chains = chains.filter((name) => CHAINS[name].family === family);
       if (CHAINS[defaultChain].family !== family) {
@@ -135,13 +153,23 @@ export function parseOnrampParams(query: SearchParams): OnrampParams {
   return { chains, defaultChain, defaultToken: defaultToken ?? defaultTokenOf(defaultChain), wallet, walletError, notices };
 }
 
-/** The link again, for "Try again" and sign-in return paths: only the four parameters, encoded. */
-export function onrampHref(params: { chain?: string; token?: string; wallet?: string; walletLabel?: string | null }): string {
+/** The link again, for "Try again" and sign-in return paths: only its parameters, encoded. */
+export function onrampHref(params: {
+  chain?: string;
+  token?: string;
+  wallet?: string;
+  walletLabel?: string | null;
+  signature?: { merchantId: string; value: string };
+}): string {
   const query = new URLSearchParams();
   if (params.chain) query.set('chain', params.chain);
   if (params.token) query.set('token', params.token);
   if (params.wallet) query.set('wallet', params.wallet);
   if (params.wallet && params.walletLabel) query.set('wallet_label', params.walletLabel);
+  if (params.wallet && params.walletLabel && params.signature) {
+    query.set('merchant', params.signature.merchantId);
+    query.set('signature', params.signature.value);
+  }
   const text = query.toString();
   return text ? `/onramp?${text}` : '/onramp';
 }

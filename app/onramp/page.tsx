@@ -8,7 +8,9 @@ import { getSessionUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
 import { COUNTRY_COOKIE, countryFromRequest, countryOptions } from '@/lib/geo/country';
 import { offeredProviders, type OfferedProvider } from '@/lib/onramp/registry/query';
+import { verifiedLinkMerchantName } from '@/lib/merchants/onramp-link-key';
 import { listWallets } from '@/lib/wallets/list-wallets';
+import { linkDestination } from './link-destination';
 import { onrampHref, parseOnrampParams, type SearchParams } from './onramp-params';
 
 export const metadata: Metadata = { title: 'Buy crypto' };
@@ -30,12 +32,23 @@ export default async function OnrampPage({ searchParams }: { searchParams: Promi
     chain: restricted,
     token: restricted ? params.defaultToken : undefined,
     wallet: params.wallet?.address,
-    walletLabel: params.wallet?.label,
+    walletLabel: params.wallet?.rawLabel,
+    signature: params.wallet?.signature,
   });
 
   let destination: OnrampDestination;
   if (params.wallet) {
-    destination = { kind: 'link', address: params.wallet.address, label: params.wallet.label };
+    const { signature, rawLabel } = params.wallet;
+    const [own, verifiedBy] = await Promise.all([
+      user?.emailVerifiedAt ? listWallets(user.id) : [],
+      signature && rawLabel
+        ? verifiedLinkMerchantName(
+            { merchantId: signature.merchantId, wallet: params.wallet.address, walletLabel: rawLabel },
+            signature.value,
+          )
+        : null,
+    ]);
+    destination = linkDestination({ wallet: params.wallet, ownAddresses: own.map((wallet) => wallet.address), verifiedBy });
   } else if (user?.emailVerifiedAt) {
     const wallets = await listWallets(user.id);
     destination = { kind: 'own', wallets: Object.fromEntries(wallets.map((wallet) => [wallet.family, wallet.address])) };

@@ -11,6 +11,7 @@ export async function SwapOnrampSection({
   chain,
   tokenAddress,
   country,
+  complianceCountry,
   signedIn,
   popupOrigin,
 }: {
@@ -18,12 +19,17 @@ export async function SwapOnrampSection({
   chain: string;
   tokenAddress: string;
   country: string;
+  /** The server-side location the "not in the United States" rule uses (lib/geo/compliance-country.ts). */
+  complianceCountry: string | null;
   signedIn: boolean;
   popupOrigin?: string;
 }) {
   const pair = swapPairFor(chain, tokenAddress);
   if (!pair) return null;
-  const [availability, progress] = await Promise.all([swapAvailability({ country, chain, tokenAddress }), loadSwapProgress(chargeId)]);
+  const [availability, progress] = await Promise.all([
+    swapAvailability({ country, complianceCountry, chain, tokenAddress }),
+    loadSwapProgress(chargeId),
+  ]);
   return (
     <SwapOnrampPanel
       chargeId={chargeId}

@@ -148,8 +148,15 @@ describe('step-up and two-factor for money and ownership', () => {
     );
     expect(badUrl.code).not.toBe('pin_incorrect');
     expect(await endpoints()).toHaveLength(0);
+    const coOwner = await newUser();
+    await seat(coOwner, 'owner');
+    const coOwnerMails = async () =>
+      readOutbox('email', (await userRow(coOwner)).email!).filter((mail) => /live webhook endpoint created/.test(mail.subject ?? ''));
     await createWebhookEndpointForMember({ userId: owner, merchantId, mode: 'live', input, stepUp: { pin: PIN } });
+    // Every owner hears of a live endpoint change, not only the one who made it.
+    expect(await coOwnerMails()).toHaveLength(1);
     await createWebhookEndpointForMember({ userId: owner, merchantId, mode: 'test', input });
+    expect(await coOwnerMails()).toHaveLength(1);
     expect(await endpoints()).toHaveLength(2);
   });
 });

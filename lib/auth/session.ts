@@ -1,15 +1,33 @@
 /**
  * Who is signed in, for pages and server actions. Every protected page calls one of these at the top.
  */
+import { cookies, headers } from 'next/headers';
+import type { Session } from 'next-auth';
 import { redirect } from 'next/navigation';
 import { findUserById } from '@/lib/accounts/users';
 import type { User } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { auth } from './auth';
 
+/**
+ * The session of this request, read from `cookies()` rather than next-auth's default `headers()`: a
+ * server action that renews the session (lib/auth/renew-session.ts) sets a new cookie, and Next.js
+ * re-renders the page in the same response with `cookies()` updated but the request's Cookie header
+ * unchanged. Reading the header there found the old, revoked token and signed the user out.
+ */
+async function currentSession(): Promise<Session | null> {
+  const [requestHeaders, jar] = await Promise.all([headers(), cookies()]);
+  const withCurrentCookies = new Headers(requestHeaders);
+  withCurrentCookies.set('cookie', jar.toString());
+  // next-auth's "API route" form of auth(): the session for the given request headers; a renewed
+  // cookie it would set is dropped, as auth() in a server component drops it.
+  const sessionFor = auth as unknown as (request: { headers: Headers }, response: { headers: Headers }) => Promise<Session | null>;
+  return sessionFor({ headers: withCurrentCookies }, { headers: new Headers() });
+}
+
 /** The signed-in user; a session still waiting for its second factor is no one yet. */
 export async function getSessionUser(): Promise<User | undefined> {
-  const session = await auth();
+  const session = await currentSession();
   const id = session?.user?.id;
   if (!id || (session.user as { secondFactorPending?: boolean }).secondFactorPending) return undefined;
   return findUserById(id);
@@ -17,7 +35,7 @@ export async function getSessionUser(): Promise<User | undefined> {
 
 /** The account of a session that passed its first sign-in method and waits for the second factor. */
 export async function getSecondFactorPendingUserId(): Promise<string | undefined> {
-  const session = await auth();
+  const session = await currentSession();
   const user = session?.user as { id?: string; secondFactorPending?: boolean } | undefined;
   return user?.id && user.secondFactorPending ? user.id : undefined;
 }

@@ -7,6 +7,7 @@ import { newUser, userRow } from '@/test/accounts';
 
 const PIN = '739104';
 import { newMerchant } from '@/test/fixtures';
+import { checkSessionClaims, issueSessionClaims } from '@/lib/auth/session-token';
 import { acceptInvitation, changeMemberRole, INVITATION_TTL_MS, inviteMember, listMembers, removeMember } from './members';
 
 let merchantId: string;
@@ -100,5 +101,14 @@ describe('members', () => {
     await expect(listMembers(as('developer'))).rejects.toMatchObject({ code: 'forbidden' });
     const [user] = await getDb().select().from(users).where(eq(users.id, people.developer!));
     expect(user).toBeDefined();
+  });
+
+  it("removal ends the removed member's sessions; the acting owner's session stays", async () => {
+    const removedSession = (await issueSessionClaims(people.viewer!))!;
+    const ownerSession = (await issueSessionClaims(people.owner!))!;
+    expect(await checkSessionClaims(removedSession)).not.toBeNull();
+    await removeMember({ ...as('owner'), memberUserId: people.viewer! });
+    expect(await checkSessionClaims(removedSession)).toBeNull();
+    expect(await checkSessionClaims(ownerSession)).not.toBeNull();
   });
 });

@@ -7,7 +7,8 @@ import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, outboundTransfers, wallets } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/lib/infra/local-chain';
-import { enrolTotp, newUser } from '@/test/accounts';
+import { readOutbox } from '@/lib/notifications/outbox';
+import { enrolTotp, newUser, userRow } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { withdrawFromMerchantWallet } from './withdraw';
@@ -69,6 +70,18 @@ describe('withdrawals from the merchant wallet', () => {
       .from(auditLog)
       .where(and(eq(auditLog.merchantId, merchantId), eq(auditLog.action, 'funds.withdraw')));
     expect(audit!.data).toMatchObject({ amount: '12.345678', token: 'USDC', toAddress: destination, txHash });
+  });
+
+  it('every owner is e-mailed about a withdrawal, not only the one who made it; admins are not', async () => {
+    const coOwner = await newUser();
+    await getDb().insert(merchantMembers).values({ merchantId, userId: coOwner, role: 'owner' });
+    const destination = privateKeyToAccount(generatePrivateKey()).address;
+    await withdraw({ toAddress: destination });
+    const mailsAbout = async (userId: string) =>
+      readOutbox('email', (await userRow(userId)).email!).filter((mail) => mail.text.includes(destination));
+    expect(await mailsAbout(owner)).toHaveLength(1);
+    expect(await mailsAbout(coOwner)).toHaveLength(1);
+    expect(await mailsAbout(admin)).toHaveLength(0);
   });
 
   it('refuses admins, wrong PINs, bad amounts and addresses, test networks in live mode, and more than the balance — sending nothing', async () => {

@@ -70,7 +70,7 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
 
     const placed: unknown[] = [];
     const order = await placeSwapFundingOrder(
-      { chargeId, userId: null, providerId: 'transak', paymentMethod: 'card', country: 'DE' },
+      { chargeId, userId: null, providerId: 'transak', paymentMethod: 'card', country: 'DE', complianceCountry: 'DE' },
       {
         placeOnrampOrder: async (input) => (
           placed.push(input),
@@ -101,7 +101,7 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
 
     // MoonPay does not sell USDC on BSC (registry facts): refused with the reason; nothing placed.
     const refused = await placeSwapFundingOrder(
-      { chargeId, providerId: 'moonpay', paymentMethod: 'card', country: 'DE' },
+      { chargeId, providerId: 'moonpay', paymentMethod: 'card', country: 'DE', complianceCountry: 'DE' },
       {
         placeOnrampOrder: async () => {
           throw new Error('must not be called');
@@ -112,9 +112,13 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
       code: 'swap_unavailable',
       message: expect.stringContaining('only Transak supports BNB Smart Chain in Germany'),
     });
-    const us = await placeSwapFundingOrder({ chargeId, providerId: 'transak', paymentMethod: 'card', country: 'US' }).catch(
-      (e: Error) => e,
-    );
+    const us = await placeSwapFundingOrder({
+      chargeId,
+      providerId: 'transak',
+      paymentMethod: 'card',
+      country: 'US',
+      complianceCountry: 'US',
+    }).catch((e: Error) => e);
     expect(us).toMatchObject({ code: 'swap_unavailable', message: expect.stringContaining('not available in the United States') });
   });
 
@@ -157,7 +161,14 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
       return realFetch(input, init);
     });
     try {
-      const placed = await placeSwapFundingOrder({ chargeId, userId: null, providerId: 'transak', paymentMethod: 'card', country: 'DE' });
+      const placed = await placeSwapFundingOrder({
+        chargeId,
+        userId: null,
+        providerId: 'transak',
+        paymentMethod: 'card',
+        country: 'DE',
+        complianceCountry: 'DE',
+      });
       const [order] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, placed.orderId));
       expect(order).toMatchObject({
         purpose: 'swap_funding',
@@ -285,7 +296,14 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
     stubSandboxProvider();
     let orderId: string;
     try {
-      ({ orderId } = await placeSwapFundingOrder({ chargeId, userId: null, providerId: 'transak', paymentMethod: 'card', country: 'DE' }));
+      ({ orderId } = await placeSwapFundingOrder({
+        chargeId,
+        userId: null,
+        providerId: 'transak',
+        paymentMethod: 'card',
+        country: 'DE',
+        complianceCountry: 'DE',
+      }));
     } finally {
       vi.restoreAllMocks();
     }

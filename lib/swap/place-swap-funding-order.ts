@@ -78,6 +78,11 @@ export const placeSwapFundingOrderSchema = z.object({
   providerId: z.string().min(1).max(40),
   paymentMethod: z.enum(FIAT_METHODS),
   country: z.string().regex(/^[A-Z]{2}$/),
+  /** The server-side location (lib/geo/compliance-country.ts); null: unknown. */
+  complianceCountry: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .nullable(),
   acceptMinimum: z.boolean().default(false),
 });
 
@@ -93,7 +98,12 @@ export async function placeSwapFundingOrder(
   const input = parsed.data;
   const { charge, swapCharge } = await loadPayable(input.chargeId);
   const pair = assertSwapProvider(
-    await swapAvailability({ country: input.country, chain: charge.chain, tokenAddress: charge.tokenAddress }),
+    await swapAvailability({
+      country: input.country,
+      complianceCountry: input.complianceCountry,
+      chain: charge.chain,
+      tokenAddress: charge.tokenAddress,
+    }),
     input.providerId,
   );
   if (await liveSwapOf(getDb(), charge.id)) throw new AppError('charge_not_payable', 'This charge is already being paid by a swap.');

@@ -5,6 +5,7 @@ import { callRoute, newMerchant, serveChainsWithoutNode } from '@/test/fixtures'
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
 import { assertSwapOffered, assertSwapProvider, swapAvailability } from './swap-availability';
+import { complianceCountryFrom } from '@/lib/geo/compliance-country';
 import { switchToPrivateDatabase } from '@/test/private-database';
 
 const PZP = LOCAL_SWAP_ADDRESSES.pzp;
@@ -39,14 +40,14 @@ afterEach(() => {
 
 describe('swap on-ramp availability (provider registry facts)', () => {
   it('is refused in the United States, with the reason to show', async () => {
-    const result = await swapAvailability({ country: 'US', chain: 'BSC', tokenAddress: PZP });
+    const result = await swapAvailability({ country: 'US', complianceCountry: 'US', chain: 'BSC', tokenAddress: PZP });
     expect(result).toMatchObject({ available: false, code: 'united_states' });
     expect(!result.available && result.reason).toContain('not available in the United States');
     expect(() => assertSwapOffered(result)).toThrow(/not available in the United States/);
   });
 
   it('outside the United States offers the one provider that sells USDC on BSC there; the others say why not', async () => {
-    const result = await swapAvailability({ country: 'DE', chain: 'BSC', tokenAddress: PZP.toLowerCase() });
+    const result = await swapAvailability({ country: 'DE', complianceCountry: 'DE', chain: 'BSC', tokenAddress: PZP.toLowerCase() });
     if (!result.available) throw new Error(result.reason);
     expect(result.pair.target.symbol).toBe('PZP');
     expect(result.onramp.available).toBe(true);
@@ -59,7 +60,7 @@ describe('swap on-ramp availability (provider registry facts)', () => {
   });
 
   it('where no provider sells USDC on BSC, only the held-funds branch remains', async () => {
-    const result = await swapAvailability({ country: 'CN', chain: 'BSC', tokenAddress: PZP });
+    const result = await swapAvailability({ country: 'CN', complianceCountry: 'CN', chain: 'BSC', tokenAddress: PZP });
     if (!result.available) throw new Error(result.reason);
     expect(result.onramp).toMatchObject({
       available: false,
@@ -69,13 +70,24 @@ describe('swap on-ramp availability (provider registry facts)', () => {
     expect(assertSwapOffered(result).target.symbol).toBe('PZP');
   });
 
+  it('the US rule reads the server-side location: a non-US selector does not unlock it, an unknown location refuses', async () => {
+    const selectorSaysGermany = await swapAvailability({ country: 'DE', complianceCountry: 'US', chain: 'BSC', tokenAddress: PZP });
+    expect(selectorSaysGermany).toMatchObject({ available: false, code: 'united_states' });
+    const unknown = await swapAvailability({ country: 'DE', complianceCountry: null, chain: 'BSC', tokenAddress: PZP });
+    expect(unknown).toMatchObject({ available: false, code: 'location_unknown' });
+    expect(() => assertSwapOffered(unknown)).toThrow(/could not confirm where you are/);
+    // The selector still picks the providers: a US visitor abroad choosing Germany sees Germany's.
+    const abroad = await swapAvailability({ country: 'DE', complianceCountry: 'FR', chain: 'BSC', tokenAddress: PZP });
+    expect(abroad.available && abroad.onramp.providers.find((p) => p.providerId === 'transak')?.available).toBe(true);
+  });
+
   it('is only for the configured pairs', async () => {
     const usdt = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDT')!.address;
-    expect(await swapAvailability({ country: 'DE', chain: 'BSC', tokenAddress: usdt })).toMatchObject({
+    expect(await swapAvailability({ country: 'DE', complianceCountry: 'DE', chain: 'BSC', tokenAddress: usdt })).toMatchObject({
       available: false,
       code: 'not_a_swap_pair',
     });
-    expect(await swapAvailability({ country: 'DE', chain: 'POLYGON', tokenAddress: PZP })).toMatchObject({
+    expect(await swapAvailability({ country: 'DE', complianceCountry: 'DE', chain: 'POLYGON', tokenAddress: PZP })).toMatchObject({
       available: false,
       code: 'not_a_swap_pair',
     });
@@ -110,5 +122,29 @@ describe('createCharge and the swap pair token', () => {
     resetEnvCache();
     const unconfigured = await callRoute(createChargeRoute, { apiKey: merchant.liveKey!, body });
     expect(unconfigured.json.error).toMatchObject({ code: 'unsupported_token', param: 'chargeData.tokenAddress' });
+  });
+});
+
+describe('the server-side location (COMPLIANCE_COUNTRY_HEADER)', () => {
+  afterEach(() => {
+    delete process.env.COMPLIANCE_COUNTRY_HEADER;
+    resetEnvCache();
+  });
+  const request = (entries: Record<string, string>) => new Headers(entries);
+
+  it('is unknown unless the header is configured: a client-sent CDN header is ignored', () => {
+    delete process.env.COMPLIANCE_COUNTRY_HEADER;
+    resetEnvCache();
+    expect(complianceCountryFrom(request({ 'cf-ipcountry': 'DE', 'x-vercel-ip-country': 'DE' }))).toBeNull();
+  });
+
+  it('with the header configured, only that header counts, and only a known country code', () => {
+    process.env.COMPLIANCE_COUNTRY_HEADER = 'CF-IPCountry';
+    resetEnvCache();
+    expect(complianceCountryFrom(request({ 'cf-ipcountry': 'us' }))).toBe('US');
+    expect(complianceCountryFrom(request({ 'x-vercel-ip-country': 'DE' }))).toBeNull();
+    // Cloudflare answers XX / T1 when it cannot tell: unknown.
+    expect(complianceCountryFrom(request({ 'cf-ipcountry': 'XX' }))).toBeNull();
+    expect(complianceCountryFrom(request({ 'cf-ipcountry': 'T1' }))).toBeNull();
   });
 });

@@ -2,7 +2,10 @@
  * Whether the swap on-ramp is offered for a charge, and why not (spec, "Token on-ramp"):
  *
  *  1. only for the configured (token, chain) pairs — PZP on BNB Smart Chain (swap-pairs.ts);
- *  2. only outside the United States — for both branches: the flow as a whole is not offered there;
+ *  2. only outside the United States — for both branches: the flow as a whole is not offered there. The
+ *     rule reads `complianceCountry`, the server-side location (lib/geo/compliance-country.ts); an
+ *     unknown location is treated as possibly the United States (not offered). `country` (the buyer's
+ *     selector) only picks the providers listed;
  *  3. the on-ramp branch only with a provider that sells the funding token (USDC) on that chain in the
  *     buyer's country — from the provider registry (offeredProviders), which today leaves exactly one
  *     outside the United States. The others are listed, unavailable, with the reason to show.
@@ -25,7 +28,7 @@ export interface SwapProviderOption {
 }
 
 export type SwapAvailability =
-  | { available: false; code: 'not_a_swap_pair' | 'united_states'; reason: string }
+  | { available: false; code: 'not_a_swap_pair' | 'united_states' | 'location_unknown'; reason: string }
   | {
       available: true;
       pair: SwapPair;
@@ -33,7 +36,7 @@ export type SwapAvailability =
     };
 
 export async function swapAvailability(
-  input: { country: string; chain: string; tokenAddress: string },
+  input: { country: string; complianceCountry: string | null; chain: string; tokenAddress: string },
   deps: { offeredProviders?: (query: { country: string; chain: 'BSC'; tokenSymbol: string }) => Promise<OfferedProvider[]> } = {},
 ): Promise<SwapAvailability> {
   const pair = swapPairFor(input.chain, input.tokenAddress);
@@ -41,11 +44,18 @@ export async function swapAvailability(
     return { available: false, code: 'not_a_swap_pair', reason: 'The swap on-ramp is only offered for PZP on BNB Smart Chain.' };
   }
   const country = input.country.toUpperCase();
-  if (country === 'US') {
+  if (input.complianceCountry === null) {
+    return {
+      available: false,
+      code: 'location_unknown',
+      reason: `Swapping into ${pair.target.symbol} is not available here: it is not offered in the United States, and we could not confirm where you are. Pay with ${pair.target.symbol} you already hold.`,
+    };
+  }
+  if (input.complianceCountry.toUpperCase() === 'US') {
     return {
       available: false,
       code: 'united_states',
-      reason: `Swapping into ${pair.target.symbol} is not available in the United States: no on-ramp provider serves ${CHAINS[pair.chain].displayName} there. Change your location if you are elsewhere, or pay with ${pair.target.symbol} you already hold.`,
+      reason: `Swapping into ${pair.target.symbol} is not available in the United States: no on-ramp provider serves ${CHAINS[pair.chain].displayName} there. Pay with ${pair.target.symbol} you already hold.`,
     };
   }
   const query = deps.offeredProviders ?? offeredProviders;

@@ -56,7 +56,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     const toAddress = recipient();
     const { chargeId, deposit } = await createPzpCharge(merchant, '250', toAddress);
 
-    const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE' });
+    const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
     expect(quote).toMatchObject({ targetSymbol: 'PZP', fundingSymbol: 'USDC', amountOut: '250', slippageBps: 100, enough: true });
     expect(BigInt(quote.amountInMaxBaseUnits)).toBe((parseUnits(quote.amountIn, 18) * 10_100n + 9_999n) / 10_000n);
     const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
@@ -67,6 +67,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
       pin: PIN,
       maxAmountIn: quote.amountInMaxBaseUnits,
       country: 'DE',
+      complianceCountry: 'DE',
     });
     expect((await client.waitForTransactionReceipt({ hash: txHash as Hex })).status).toBe('success');
     await reconcileTransfers({ ignoreSchedule: true });
@@ -102,10 +103,17 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
   it('a wrong PIN changes nothing', async () => {
     const consumer = await fundedConsumer(node.url, PIN);
     const { chargeId, deposit } = await createPzpCharge(merchant, '10', recipient());
-    const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE' });
+    const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
     const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
     const error = await appError(
-      swapHeldFunds({ userId: consumer.userId, chargeId, pin: '111111', maxAmountIn: quote.amountInMaxBaseUnits, country: 'DE' }),
+      swapHeldFunds({
+        userId: consumer.userId,
+        chargeId,
+        pin: '111111',
+        maxAmountIn: quote.amountInMaxBaseUnits,
+        country: 'DE',
+        complianceCountry: 'DE',
+      }),
     );
     expect(error.code).toBe('pin_incorrect');
     expect(await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId))).toHaveLength(0);
@@ -118,12 +126,19 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
   it('refuses when the pool moved past the maximum the payer accepted: nothing is signed or sent', async () => {
     const consumer = await fundedConsumer(node.url, PIN);
     const { chargeId, deposit } = await createPzpCharge(merchant, '1000', recipient());
-    const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE' });
+    const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
     // Someone buys 2% of the pool's USDC worth of PZP: more than the 1% slippage limit.
     await buyPzpElsewhere(client, node.url, parseUnits('1000', 18));
     const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
     const error = await swapError(
-      swapHeldFunds({ userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: quote.amountInMaxBaseUnits, country: 'DE' }),
+      swapHeldFunds({
+        userId: consumer.userId,
+        chargeId,
+        pin: PIN,
+        maxAmountIn: quote.amountInMaxBaseUnits,
+        country: 'DE',
+        complianceCountry: 'DE',
+      }),
     );
     expect(error.code).toBe('slippage_exceeded');
     expect(error.message).toContain(`more than the ${quote.amountInMax} USDC you accepted`);
@@ -132,7 +147,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     expect(await balanceOf(client, PZP, deposit)).toBe(0n);
 
     // A fresh quote reflects the new price, and with it the swap goes through.
-    const fresh = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE' });
+    const fresh = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
     expect(BigInt(fresh.amountInMaxBaseUnits)).toBeGreaterThan(BigInt(quote.amountInMaxBaseUnits));
     const { txHash } = await swapHeldFunds({
       userId: consumer.userId,
@@ -140,6 +155,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
       pin: PIN,
       maxAmountIn: fresh.amountInMaxBaseUnits,
       country: 'DE',
+      complianceCountry: 'DE',
     });
     expect((await client.waitForTransactionReceipt({ hash: txHash as Hex })).status).toBe('success');
     expect(await balanceOf(client, PZP, deposit)).toBe(parseUnits('1000', 18));
@@ -148,8 +164,15 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
   it('swaps once: a double submission gets the first swap back', async () => {
     const consumer = await fundedConsumer(node.url, PIN);
     const { chargeId } = await createPzpCharge(merchant, '5', recipient());
-    const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE' });
-    const input = { userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: quote.amountInMaxBaseUnits, country: 'DE' };
+    const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
+    const input = {
+      userId: consumer.userId,
+      chargeId,
+      pin: PIN,
+      maxAmountIn: quote.amountInMaxBaseUnits,
+      country: 'DE',
+      complianceCountry: 'DE',
+    };
     const [first, second] = await Promise.all([swapHeldFunds(input), swapHeldFunds(input)]);
     expect(second.swapExecutionId).toBe(first.swapExecutionId);
     expect(await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId))).toHaveLength(1);
@@ -158,12 +181,19 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
   it('is not offered in the United States', async () => {
     const consumer = await fundedConsumer(node.url, PIN);
     const { chargeId } = await createPzpCharge(merchant, '5', recipient());
-    const refused = await swapError(quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'US' }));
+    const refused = await swapError(quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'US', complianceCountry: 'US' }));
     expect(refused.code).toBe('swap_unavailable');
     expect(refused.message).toContain('not available in the United States');
-    const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'FR' });
+    const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'FR', complianceCountry: 'FR' });
     const error = await swapError(
-      swapHeldFunds({ userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: quote.amountInMaxBaseUnits, country: 'US' }),
+      swapHeldFunds({
+        userId: consumer.userId,
+        chargeId,
+        pin: PIN,
+        maxAmountIn: quote.amountInMaxBaseUnits,
+        country: 'US',
+        complianceCountry: 'US',
+      }),
     );
     expect(error.code).toBe('swap_unavailable');
     expect(await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId))).toHaveLength(0);
@@ -185,9 +215,16 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     });
     for (let round = 0; round < 2; round++) {
       const { chargeId } = await createPzpCharge(merchant, '3', recipient());
-      const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE' });
+      const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
       const swap = () =>
-        swapHeldFunds({ userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: quote.amountInMaxBaseUnits, country: 'DE' });
+        swapHeldFunds({
+          userId: consumer.userId,
+          chargeId,
+          pin: PIN,
+          maxAmountIn: quote.amountInMaxBaseUnits,
+          country: 'DE',
+          complianceCountry: 'DE',
+        });
       const balance = () => payFromBalance({ userId: consumer.userId, chargeId, pin: PIN });
       const results = await Promise.allSettled(round ? [balance(), swap()] : [swap(), balance()]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);

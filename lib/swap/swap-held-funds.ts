@@ -39,9 +39,21 @@ export interface HeldFundsQuote extends SwapQuoteView {
   enough: boolean;
 }
 
-export async function quoteHeldFundsSwap(input: { userId: string; chargeId: string; country: string }): Promise<HeldFundsQuote> {
+export async function quoteHeldFundsSwap(input: {
+  userId: string;
+  chargeId: string;
+  country: string;
+  complianceCountry: string | null;
+}): Promise<HeldFundsQuote> {
   const { charge, pair, due, wallet } = await loadForUser(getDb(), input);
-  assertSwapOffered(await swapAvailability({ country: input.country, chain: charge.chain, tokenAddress: charge.tokenAddress }));
+  assertSwapOffered(
+    await swapAvailability({
+      country: input.country,
+      complianceCountry: input.complianceCountry,
+      chain: charge.chain,
+      tokenAddress: charge.tokenAddress,
+    }),
+  );
   const client = requireClient(pair.chain);
   const quote = await quoteExactOut(client, {
     router: pair.router,
@@ -65,6 +77,11 @@ export const swapHeldFundsInputSchema = z.object({
   /** The most input the payer accepted: the quote's amountInMax, in base units. */
   maxAmountIn: z.string().regex(/^[1-9]\d{0,77}$/, 'must be a positive whole number of base units'),
   country: z.string().regex(/^[A-Z]{2}$/),
+  /** The server-side location (lib/geo/compliance-country.ts); null: unknown. */
+  complianceCountry: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .nullable(),
 });
 
 export interface HeldFundsSwap {
@@ -80,7 +97,11 @@ export async function swapHeldFunds(raw: z.input<typeof swapHeldFundsInputSchema
   }
   const input = parsed.data;
   await verifyPin({ userId: input.userId, pin: input.pin });
-  const availability = await swapAvailability({ country: input.country, ...(await chargeToken(input.chargeId)) });
+  const availability = await swapAvailability({
+    country: input.country,
+    complianceCountry: input.complianceCountry,
+    ...(await chargeToken(input.chargeId)),
+  });
   assertSwapOffered(availability);
 
   // The chain is read first (quote, balance, gas, nonces), with no transaction open; then one short

@@ -64,9 +64,16 @@ describe('swap on-ramp: the app killed mid-swap (SIGKILL)', () => {
       await jobsOnce(); // the consumer's USDC arrives on the record
       const payee = privateKeyToAccount(generatePrivateKey()).address as Address;
       const { chargeId, deposit } = await createPzpCharge(merchant, '250', payee);
-      const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE' });
+      const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
       const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
-      const input = { userId: consumer.userId, chargeId, pin: PIN, maxAmountIn: quote.amountInMaxBaseUnits, country: 'DE' };
+      const input = {
+        userId: consumer.userId,
+        chargeId,
+        pin: PIN,
+        maxAmountIn: quote.amountInMaxBaseUnits,
+        country: 'DE',
+        complianceCountry: 'DE',
+      };
 
       expect((await runStep({ op: 'swap', input }, point)).killed).toBe(true);
       const again = await swapHeldFunds(input);

@@ -17,6 +17,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
+import { complianceCountryFrom } from '@/lib/geo/compliance-country';
 import { COUNTRY_COOKIE, countryFromRequest, countryOptions } from '@/lib/geo/country';
 import { formatAmount, parseAmount } from '@/lib/money';
 import { fiatPaymentOptions } from '@/lib/onramp/fiat-payment-options';
@@ -293,6 +294,7 @@ export default async function CheckoutPage({
                       chain={view.chain}
                       tokenAddress={view.token.address}
                       country={country}
+                      complianceCountry={complianceCountryFrom(requestHeaders)}
                       signedIn={!!user?.emailVerifiedAt}
                       {...(popupOrigin ? { popupOrigin } : {})}
                     />

@@ -4,6 +4,7 @@
 import { cookies, headers } from 'next/headers';
 import { getSessionUser, requireUserForAction } from '@/lib/auth/session';
 import { actionError as toActionError } from '@/lib/action-error';
+import { complianceCountryFrom } from '@/lib/geo/compliance-country';
 import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
 import { FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 import { consumeOnrampRateLimit } from '@/lib/onramp/rate-limit';
@@ -33,10 +34,16 @@ async function run<T>(work: () => Promise<T>): Promise<ActionResult<T>> {
   }
 }
 
-/** The location the checkout shows (cookie, edge headers, language): the same rule as the page. */
-async function requestCountry(): Promise<string> {
+/**
+ * The location the checkout shows (cookie, edge headers, language: the same rule as the page), which
+ * picks providers, and the server-side one the compliance rules use (never the buyer's selector).
+ */
+async function requestLocation(): Promise<{ country: string; complianceCountry: string | null }> {
   const [requestHeaders, cookieJar] = await Promise.all([headers(), cookies()]);
-  return countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value).country;
+  return {
+    country: countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value).country,
+    complianceCountry: complianceCountryFrom(requestHeaders),
+  };
 }
 
 const fiatMethod = (value: string): FiatMethod | undefined =>
@@ -46,7 +53,7 @@ const fiatMethod = (value: string): FiatMethod | undefined =>
 export async function quoteHeldFundsAction(chargeId: string): Promise<ActionResult<HeldFundsQuote>> {
   return run(async () => {
     const user = await requireUserForAction();
-    return quoteHeldFundsSwap({ userId: user.id, chargeId: String(chargeId), country: await requestCountry() });
+    return quoteHeldFundsSwap({ userId: user.id, chargeId: String(chargeId), ...(await requestLocation()) });
   });
 }
 
@@ -64,7 +71,7 @@ export async function swapHeldFundsAction(_state: SwapHeldFundsState, form: Form
       chargeId: String(form.get('chargeId') ?? ''),
       pin: String(form.get('pin') ?? ''),
       maxAmountIn: String(form.get('maxAmountIn') ?? ''),
-      country: await requestCountry(),
+      ...(await requestLocation()),
     });
   });
   return result.ok ? { txHash: result.data.txHash } : { error: result.error };
@@ -81,7 +88,7 @@ export async function quoteSwapFundingAction(input: {
       chargeId: String(input.chargeId),
       providerId: String(input.providerId),
       paymentMethod: fiatMethod(String(input.paymentMethod)),
-      country: await requestCountry(),
+      country: (await requestLocation()).country,
     }),
   );
 }
@@ -102,7 +109,7 @@ export async function placeSwapFundingOrderAction(input: {
       providerId: String(input.providerId),
       // Checked against the payment methods by the verb's schema.
       paymentMethod: String(input.paymentMethod) as FiatMethod,
-      country: await requestCountry(),
+      ...(await requestLocation()),
       acceptMinimum: input.acceptMinimum === true,
     });
     return { orderId: order.orderId, checkoutUrl: order.checkoutUrl, checkoutKind: order.checkoutKind, fundingAmount: order.fundingAmount };

@@ -20,6 +20,12 @@ export const merchants = pgTable('merchants', {
   logoUrl: text('logo_url'),
   /** Where consumers write about a purchase; shown on receipts and the checkout. */
   supportEmail: text('support_email'),
+  /**
+   * The key that signs on-ramp links (lib/onramp/link-signature.ts), sealed under the wallet master key
+   * as "<masterKeyId>:<sealed>" (it must be read back to check signatures). Null: links are unsigned.
+   */
+  onrampLinkKey: text('onramp_link_key'),
+  onrampLinkKeyCreatedAt: timestamp('onramp_link_key_created_at', { withTimezone: true, mode: 'date' }),
   ...timestamps,
 });
 

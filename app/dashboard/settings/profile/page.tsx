@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { OnrampLinkKeyForm } from '@/components/dashboard/onramp-link-key-form';
 import { ProfileForm } from '@/components/dashboard/profile-form';
 import { RequestVerificationButton } from '@/components/dashboard/request-verification-button';
 import { roleAllows } from '@/lib/merchants/permissions';
@@ -33,6 +34,17 @@ export default async function ProfilePage() {
           keys and direct transfers (its existing keys keep working).
         </p>
         {!merchant.verifiedAt && canEdit && <RequestVerificationButton requested={merchant.verificationRequestedAt !== null} />}
+      </section>
+      <section className="flex max-w-md flex-col gap-2" aria-labelledby="onramp-links-heading">
+        <h2 id="onramp-links-heading" className="font-semibold">
+          On-ramp links
+        </h2>
+        <p className="text-sm text-slate-600">
+          Sign your on-ramp links with this key (HMAC-SHA256, see the README) and buyers see your wallet label as verified. Unsigned labels
+          are shown as unverified. Your merchant id: <code>{merchant.id}</code>.{' '}
+          {merchant.onrampLinkKeyCreatedAt ? `Key created ${merchant.onrampLinkKeyCreatedAt.toISOString().slice(0, 10)}.` : 'No key yet.'}
+        </p>
+        <OnrampLinkKeyForm hasKey={merchant.onrampLinkKey !== null} canEdit={canEdit} />
       </section>
     </main>
   );
