@@ -112,7 +112,11 @@ test.describe('phone and PIN recovery', () => {
 
     const phone = `+3361${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
     await page.goto('/account/phone');
-    await page.getByLabel('Phone number').fill(phone);
+    // Typed as dialled in France (the chosen country): linked in E.164.
+    await page.getByLabel('Country').selectOption('FR');
+    await page
+      .getByLabel('Phone number')
+      .fill(`0${phone.slice(3, 4)} ${phone.slice(4, 6)} ${phone.slice(6, 8)} ${phone.slice(8, 10)} ${phone.slice(10)}`);
     await page.getByLabel('Your PIN').fill('482915');
     await page.getByRole('button', { name: 'Send code' }).click();
     const linkCode = await waitForCode(phone, { channel: 'sms' });

@@ -8,6 +8,7 @@ import { redirect } from 'next/navigation';
 import { changePin, requestPinResetCode, resetPinWithPhone, setPin } from '@/lib/accounts/pin';
 import { confirmPhoneLink, startPhoneLink, unlinkPhone } from '@/lib/accounts/phone';
 import { formError, type FormState } from '@/lib/auth/form-state';
+import { safeReturnPath } from '@/lib/auth/return-path';
 import { requireUserForAction } from '@/lib/auth/session';
 import { becomeMerchant } from '@/lib/merchants/become-merchant';
 import { exportPrivateKey } from '@/lib/wallets/export-private-key';
@@ -17,6 +18,7 @@ import { emailSchema } from '@/lib/accounts/email';
 import { stepUpFromForm } from '@/lib/accounts/step-up-form';
 import { consumeAuthRateLimit } from '@/lib/auth/rate-limit';
 import { endOtherSessions } from '@/lib/auth/renew-session';
+import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 
 const field = (form: FormData, name: string) => String(form.get(name) ?? '').trim();
@@ -62,7 +64,7 @@ export async function setPinAction(_state: FormState, form: FormData): Promise<F
     return formError(error);
   }
   const next = field(form, 'next');
-  const target = new URL(next.startsWith('/') && !next.startsWith('//') ? next : '/wallet', 'http://local');
+  const target = new URL(safeReturnPath(next, { appUrl: env().APP_URL }), 'http://local');
   target.searchParams.set('pin', 'set');
   redirect(`${target.pathname}${target.search}`);
 }
@@ -79,12 +81,19 @@ export async function changePinAction(_state: FormState, form: FormData): Promis
 }
 
 export async function startPhoneLinkAction(_state: FormState, form: FormData): Promise<FormState> {
-  const values = { phone: field(form, 'phone') };
+  const values = { phone: field(form, 'phone'), country: field(form, 'country') };
   try {
     const user = await requireUserForAction();
     const pin = field(form, 'pin');
-    const { phoneE164 } = await startPhoneLink({ userId: user.id, phone: values.phone, pin: pin || undefined, ip: await clientIp() });
-    return { values: { phone: phoneE164 }, notice: `We sent a code to ${phoneE164}.` };
+    const country = field(form, 'country');
+    const { phoneE164 } = await startPhoneLink({
+      userId: user.id,
+      phone: values.phone,
+      defaultCountry: country || undefined,
+      pin: pin || undefined,
+      ip: await clientIp(),
+    });
+    return { values: { phone: phoneE164, country: values.country }, notice: `We sent a code to ${phoneE164}.` };
   } catch (error) {
     return formError(error, values);
   }

@@ -14,6 +14,7 @@ import { completeEmailVerification, startEmailVerification } from '@/lib/account
 import { signIn, signOut } from '@/lib/auth/auth';
 import { formError, type FormState } from '@/lib/auth/form-state';
 import { consumeAuthRateLimit, forgiveAuthRateLimit } from '@/lib/auth/rate-limit';
+import { safeReturnPath } from '@/lib/auth/return-path';
 import { createSignInTicket } from '@/lib/auth/sign-in-ticket';
 import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
 import { getSecondFactorPendingUserId, getSessionUser, requireUserForAction } from '@/lib/auth/session';
@@ -43,15 +44,14 @@ async function clientIp(): Promise<string> {
   return clientIpFrom(list) ?? 'local';
 }
 
-/** Only same-site paths: an open redirect would let a link send a fresh session elsewhere. */
-function safeReturnPath(value: FormDataEntryValue | null): string {
-  const path = typeof value === 'string' ? value : '';
-  return path.startsWith('/') && !path.startsWith('//') ? path : '/wallet';
+/** Only same-origin paths (lib/auth/return-path.ts): an open redirect would send a fresh session elsewhere. */
+function returnPath(value: FormDataEntryValue | null | undefined): string {
+  return safeReturnPath(value, { appUrl: env().APP_URL });
 }
 
 export async function requestSignUpCode(_state: FormState, form: FormData): Promise<FormState> {
   const values = { email: String(form.get('email') ?? '') };
-  const callbackUrl = safeReturnPath(form.get('callbackUrl'));
+  const callbackUrl = returnPath(form.get('callbackUrl'));
   try {
     const email = parseField(emailSchema, form.get('email'), 'email', 'E-mail');
     await consumeAuthRateLimit({ ip: await clientIp(), address: email });
@@ -74,7 +74,7 @@ export async function confirmSignUpCode(_state: FormState, form: FormData): Prom
     return formError(error, values);
   }
   // Spec rule 3: registration never signs in; the user logs in again with a new code.
-  const callbackUrl = safeReturnPath(form.get('callbackUrl'));
+  const callbackUrl = returnPath(form.get('callbackUrl'));
   redirect(`/signin?email=${encodeURIComponent(values.email)}&registered=1&callbackUrl=${encodeURIComponent(callbackUrl)}`);
 }
 
@@ -88,13 +88,13 @@ export async function requestSignInCode(_state: FormState, form: FormData): Prom
   } catch (error) {
     return formError(error, values);
   }
-  redirect(`/signin/code?email=${encodeURIComponent(values.email)}&callbackUrl=${encodeURIComponent(safeReturnPath(values.callbackUrl))}`);
+  redirect(`/signin/code?email=${encodeURIComponent(values.email)}&callbackUrl=${encodeURIComponent(returnPath(values.callbackUrl))}`);
 }
 
 export async function confirmSignInCode(_state: FormState, form: FormData): Promise<FormState> {
   const values = { email: String(form.get('email') ?? '') };
   let ticket: string;
-  let redirectTo = safeReturnPath(form.get('callbackUrl'));
+  let redirectTo = returnPath(form.get('callbackUrl'));
   try {
     const email = parseField(emailSchema, form.get('email'), 'email', 'E-mail');
     const code = parseField(codeSchema, form.get('code'), 'code', 'Code');
@@ -157,7 +157,7 @@ export async function signInWithSiwe(input: { message: string; signature: string
 
 /** Sign-in, second step: a code from the authenticator app, or a recovery code. */
 export async function confirmSecondFactorAction(_state: FormState, form: FormData): Promise<FormState> {
-  const redirectTo = safeReturnPath(form.get('callbackUrl'));
+  const redirectTo = returnPath(form.get('callbackUrl'));
   let ticket: string;
   try {
     const userId = await getSecondFactorPendingUserId();
@@ -205,7 +205,7 @@ export async function passkeySignInAction(input: {
     throw error;
   }
   await signIn('ticket', { ticket, redirect: false });
-  return { redirectTo: safeReturnPath(input.callbackUrl ?? null) };
+  return { redirectTo: returnPath(input.callbackUrl) };
 }
 
 export async function requestEmailVerificationCode(_state: FormState, form: FormData): Promise<FormState> {
@@ -249,5 +249,5 @@ export async function signOutEverywhereAction(): Promise<void> {
 export async function signInWithProvider(form: FormData): Promise<void> {
   const provider = String(form.get('provider'));
   if (provider !== 'google' && provider !== 'apple') throw new AppError('invalid_request', 'Unknown sign-in provider.');
-  await signIn(provider, { redirectTo: safeReturnPath(form.get('callbackUrl')) });
+  await signIn(provider, { redirectTo: returnPath(form.get('callbackUrl')) });
 }

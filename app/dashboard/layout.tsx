@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { DashboardNav } from '@/components/dashboard/dashboard-nav';
+import { Logo } from '@/components/ui/logo';
 import { requireUser } from '@/lib/auth/session';
 import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
@@ -20,9 +21,13 @@ export default async function DashboardLayout({ children }: { children: ReactNod
       )}
       <header className="border-b border-slate-200 bg-white">
         <div className="mx-auto flex max-w-5xl flex-wrap items-center justify-between gap-3 px-4 py-3">
-          <p className="font-semibold" data-testid="dashboard-merchant">
-            {membership.merchant.name}
-          </p>
+          <div className="flex min-w-0 items-center gap-3">
+            <Logo href="/dashboard" />
+            <span aria-hidden="true" className="h-5 w-px bg-slate-300" />
+            <p className="truncate font-semibold" data-testid="dashboard-merchant">
+              {membership.merchant.name}
+            </p>
+          </div>
           <form action={setDashboardModeAction} className="flex items-center gap-2 text-sm">
             <span className="text-slate-600">Mode</span>
             <div role="group" aria-label="Test or live mode" className="inline-flex overflow-hidden rounded-lg ring-1 ring-slate-300">

@@ -12,9 +12,22 @@ import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { CodeField } from '@/components/ui/code-field';
 import { Field } from '@/components/ui/field';
+import { PHONE_EXAMPLE } from '@/lib/accounts/phone-example';
 import { PinField, errorFor } from './pin-fields';
 
-export function LinkPhoneForm({ needsPin }: { needsPin: boolean }) {
+/**
+ * The number as the user writes it: international ("+1 415 555 0100") or as dialled in the chosen country
+ * ("(415) 555-0100" with United States); the server parses it (lib/accounts/phone.ts) and answers in E.164.
+ */
+export function LinkPhoneForm({
+  needsPin,
+  country,
+  countries,
+}: {
+  needsPin: boolean;
+  country: string;
+  countries: { code: string; name: string }[];
+}) {
   const [started, startAction, starting] = useActionState(startPhoneLinkAction, {});
   const [confirmed, confirmAction, confirming] = useActionState(confirmPhoneLinkAction, {});
   const phone = started.values?.phone;
@@ -23,13 +36,27 @@ export function LinkPhoneForm({ needsPin }: { needsPin: boolean }) {
   return (
     <div className="flex flex-col gap-6">
       <form action={startAction} className="flex flex-col gap-4" noValidate>
+        <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+          Country
+          <select
+            name="country"
+            defaultValue={started.values?.country ?? country}
+            className="min-h-11 w-full min-w-0 rounded-lg border border-slate-300 bg-white px-3 text-base"
+          >
+            {countries.map((option) => (
+              <option key={option.code} value={option.code}>
+                {option.name}
+              </option>
+            ))}
+          </select>
+        </label>
         <Field
           label="Phone number"
           name="phone"
           type="tel"
           autoComplete="tel"
-          placeholder="+44 7700 900123"
-          hint="With the country code. We send a code by SMS."
+          placeholder={PHONE_EXAMPLE}
+          hint={`As you dial it in that country, or with its country code (${PHONE_EXAMPLE}). We send a code by SMS.`}
           defaultValue={phone}
           required
           error={errorFor(started, 'phone', fields)}

@@ -24,7 +24,7 @@ export function ProviderButtons({ google, apple, callbackUrl }: { google: boolea
 
 export function Divider() {
   return (
-    <div className="my-5 flex items-center gap-3 text-xs uppercase tracking-wide text-slate-400" aria-hidden>
+    <div className="my-5 flex items-center gap-3 text-xs uppercase tracking-wide text-slate-500" aria-hidden>
       <span className="h-px flex-1 bg-slate-200" /> or <span className="h-px flex-1 bg-slate-200" />
     </div>
   );

@@ -29,7 +29,8 @@ export interface ContractView {
 }
 
 const KIND_LABEL: Record<string, string> = { erc1155: 'ERC-1155', erc721: 'ERC-721', erc20: 'ERC-20', other: 'Contract (from its ABI)' };
-const selectClass = 'min-h-11 rounded-lg border border-slate-300 bg-white px-3 text-base';
+// Full width and allowed to shrink: a long option (a function signature) must not widen the page on a phone.
+const selectClass = 'min-h-11 w-full min-w-0 max-w-full rounded-lg border border-slate-300 bg-white px-3 text-base';
 
 export function RegisterContractForm({ chains }: { chains: string[] }) {
   const [state, action, pending] = useActionState<FormState, FormData>(registerContractAction, {});
@@ -38,7 +39,7 @@ export function RegisterContractForm({ chains }: { chains: string[] }) {
   return (
     <form
       action={action}
-      className="flex max-w-xl flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200"
+      className="flex min-w-0 max-w-xl flex-col gap-3 rounded-xl bg-white p-4 ring-1 ring-slate-200 sm:p-5"
       aria-labelledby="register-heading"
     >
       <h2 id="register-heading" className="font-semibold">
@@ -81,7 +82,7 @@ export function RegisterContractForm({ chains }: { chains: string[] }) {
           rows={3}
           defaultValue={state.values?.abi}
           aria-invalid={errorFor('abi') ? true : undefined}
-          className="rounded-lg border border-slate-300 p-2 font-mono text-xs"
+          className="w-full min-w-0 rounded-lg border border-slate-300 p-2 font-mono text-xs"
           placeholder='[{"type":"function","name":"mint",…}]'
         />
         {errorFor('abi') && (
@@ -101,7 +102,7 @@ export function ContractCard({ contract, canManage }: { contract: ContractView; 
   const { minter } = contract;
   return (
     <section
-      className="flex flex-col gap-3 rounded-xl bg-white p-5 ring-1 ring-slate-200"
+      className="flex min-w-0 flex-col gap-3 rounded-xl bg-white p-4 ring-1 ring-slate-200 sm:p-5"
       data-testid="contract"
       aria-label={contract.address}
     >
@@ -115,20 +116,20 @@ export function ContractCard({ contract, canManage }: { contract: ContractView; 
       </div>
       <dl className="grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[10rem_1fr]">
         <dt className="text-slate-500">Found</dt>
-        <dd data-testid="contract-kind">
+        <dd data-testid="contract-kind" className="break-words">
           {KIND_LABEL[contract.kind] ?? contract.kind}
           {contract.decimals !== null && `, ${contract.decimals} decimals`}
           {contract.interfaces.length > 0 && <span className="text-slate-500"> · {contract.interfaces.join(', ')}</span>}
         </dd>
         <dt className="text-slate-500">Callable functions</dt>
-        <dd className="font-mono text-xs" data-testid="contract-functions">
+        <dd className="font-mono text-xs break-all" data-testid="contract-functions">
           {contract.functions.length
             ? contract.functions.map((fn) => fn.signature).join(', ')
             : 'none found — upload the ABI, or type the signature in a rule'}
           {contract.hasUploadedAbi && <span className="font-sans text-slate-500"> (from the uploaded ABI)</span>}
         </dd>
         <dt className="text-slate-500">Service wallet may mint</dt>
-        <dd data-testid="minter-status">
+        <dd data-testid="minter-status" className="break-words">
           {minter.held === true ? (
             <span className="font-medium text-emerald-700">Yes</span>
           ) : minter.held === false ? (
@@ -142,8 +143,8 @@ export function ContractCard({ contract, canManage }: { contract: ContractView; 
       {contract.rules.length ? (
         <ul className="flex flex-col gap-2 text-sm">
           {contract.rules.map((rule) => (
-            <li key={rule.id} className="flex flex-wrap items-center gap-x-3" data-testid="fulfilment-rule">
-              <span className="font-mono text-xs">{rule.function}</span>
+            <li key={rule.id} className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1" data-testid="fulfilment-rule">
+              <span className="font-mono text-xs break-all">{rule.function}</span>
               <span className="text-slate-600">with {rule.bindings.join(', ') || 'no arguments'}</span>
               <RuleToggle ruleId={rule.id} enabled={rule.enabled} canManage={canManage} />
             </li>
@@ -223,7 +224,11 @@ function AddRuleForm({ contract }: { contract: ContractView }) {
     return { source };
   });
   return (
-    <form action={action} className="flex flex-col gap-3 border-t border-slate-200 pt-3" aria-label={`Add a rule to ${contract.address}`}>
+    <form
+      action={action}
+      className="flex min-w-0 flex-col gap-3 border-t border-slate-200 pt-3"
+      aria-label={`Add a rule to ${contract.address}`}
+    >
       <input type="hidden" name="contractId" value={contract.id} />
       <input type="hidden" name="bindings" value={JSON.stringify(bindings)} />
       <input type="hidden" name="function" value={chosen === OTHER ? typed : chosen} />
@@ -251,8 +256,8 @@ function AddRuleForm({ contract }: { contract: ContractView }) {
         const source = sources[keyOf(index)] ?? defaultSource(input.type, index);
         const needsText = source === 'metadata' || source === 'value';
         return (
-          <div key={keyOf(index)} className="flex flex-wrap items-end gap-2 text-sm">
-            <label className="flex flex-col gap-1">
+          <div key={keyOf(index)} className="flex min-w-0 flex-col gap-2 text-sm sm:flex-row sm:flex-wrap sm:items-end">
+            <label className="flex min-w-0 flex-col gap-1">
               <span className="font-mono text-xs">
                 {input.name || `arg ${index + 1}`} ({input.type})
               </span>
@@ -278,7 +283,7 @@ function AddRuleForm({ contract }: { contract: ContractView }) {
                     ? `Metadata key for ${input.name || `argument ${index + 1}`}`
                     : `Value of ${input.name || `argument ${index + 1}`}`
                 }
-                className="min-h-11 rounded-lg border border-slate-300 px-3"
+                className="min-h-11 w-full min-w-0 rounded-lg border border-slate-300 px-3 sm:w-auto"
                 placeholder={source === 'metadata' ? 'itemId' : 'value'}
               />
             )}

@@ -1,10 +1,13 @@
 import type { ReactNode } from 'react';
+import { Logo } from './logo';
 
 /** The centred card of the account pages, in the checkout's visual language. */
 export function AuthCard({ title, subtitle, children }: { title: string; subtitle?: ReactNode; children: ReactNode }) {
   return (
     <main className="mx-auto flex min-h-dvh max-w-md flex-col justify-center px-4 py-10">
-      <p className="mb-6 text-center text-lg font-semibold tracking-tight text-slate-900">Chargeport</p>
+      <div className="mb-6 flex justify-center text-lg">
+        <Logo />
+      </div>
       <section className="rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200 sm:p-8">
         <h1 className="text-xl font-semibold">{title}</h1>
         {subtitle && <div className="mt-1 text-sm text-slate-600">{subtitle}</div>}

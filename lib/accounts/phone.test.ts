@@ -6,6 +6,7 @@ import { AppError } from '@/lib/errors';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { appError, lastSmsCode, newUser, randomMobile, userRow } from '@/test/accounts';
 import { confirmPhoneLink, normalisePhone, startPhoneLink, unlinkPhone } from './phone';
+import { PHONE_EXAMPLE } from './phone-example';
 
 const PIN = '482916';
 const WRONG = '519273';
@@ -20,6 +21,14 @@ describe('normalisePhone', () => {
     ['+1 415-555-2671', 'FR', '+14155552671'],
     ['+49 151 23456789', undefined, '+4915123456789'],
     ['+44 7911 123456', undefined, '+447911123456'],
+    // The form's own example, and the ways people write a US number (issue 19).
+    [PHONE_EXAMPLE, undefined, '+14155550100'],
+    ['+1 (415) 555-0100', undefined, '+14155550100'],
+    ['(415) 555-0100', 'US', '+14155550100'],
+    ['415.555.0100', 'us', '+14155550100'],
+    ['+1 415 555 0100', 'GB', '+14155550100'], // the +code wins over the chosen country
+    ['001 415 555 0100', 'FR', '+14155550100'], // dialled from France with the international prefix
+    ['07911 123456', 'GB', '+447911123456'],
   ])('%s (default country %s) → %s', (input, country, e164) => {
     expect(normalisePhone(input, country)).toBe(e164);
   });
@@ -29,6 +38,8 @@ describe('normalisePhone', () => {
     ['phone', undefined],
     ['12345', undefined],
     ['06 12 34 56 78', undefined], // national format without a country
+    ['(415) 555-0100', undefined], // the same: no +code and no country chosen
+    ['+44 7700 900123', undefined], // the old placeholder: a drama number, in no allocated range
     ['+1 555 0100', undefined], // too short
     ['+1 211 555 0123', undefined], // no such area code
     ['+33 7 00 00 00 00', undefined], // right length, unassigned range

@@ -12,6 +12,7 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
+import { PHONE_EXAMPLE } from './phone-example';
 import { codeSmsText, verifyPin } from './pin';
 import { consumeSmsBudget } from './sms-limits';
 import { consumeCode, issueCode } from './verification-codes';
@@ -37,7 +38,7 @@ export function normalisePhone(phone: string, defaultCountry?: string): string {
   }
   const parsed = typeof phone === 'string' ? parsePhoneNumberFromString(phone, country) : undefined;
   if (!parsed || !parsed.isValid() || parsed.ext) {
-    throw new AppError('invalid_request', 'That is not a valid phone number. Enter it with its country code, e.g. +33 6 12 34 56 78.', {
+    throw new AppError('invalid_request', `That is not a valid phone number. Enter it with its country code, e.g. ${PHONE_EXAMPLE}.`, {
       param: 'phone',
     });
   }

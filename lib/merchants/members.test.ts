@@ -1,13 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { auditLog, merchantMembers, users, type MemberRole } from '@/lib/db/schema';
+import { auditLog, merchantMembers, merchants, users, type MemberRole } from '@/lib/db/schema';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { newUser, userRow } from '@/test/accounts';
 
 const PIN = '739104';
 import { newMerchant } from '@/test/fixtures';
 import { checkSessionClaims, issueSessionClaims } from '@/lib/auth/session-token';
+import { describeInvitation } from './describe-invitation';
 import { acceptInvitation, changeMemberRole, INVITATION_TTL_MS, inviteMember, listMembers, removeMember } from './members';
 
 let merchantId: string;
@@ -36,6 +37,15 @@ describe('members', () => {
     const token = invitedToken(email!);
     const listed = await listMembers(as('viewer'));
     expect(listed.invitations.map((i) => [i.email, i.role])).toEqual([[email, 'developer']]);
+    // The link, opened before signing in, says who invited which address to which merchant.
+    const [merchant] = await getDb().select({ name: merchants.name }).from(merchants).where(eq(merchants.id, merchantId));
+    expect(await describeInvitation(token)).toEqual({
+      merchantName: merchant!.name,
+      role: 'developer',
+      email,
+      invitedBy: (await userRow(people.admin!)).email,
+    });
+    expect(await describeInvitation('not-a-token')).toBeUndefined();
 
     const stranger = await newUser();
     await expect(acceptInvitation({ userId: stranger, token })).rejects.toMatchObject({
@@ -44,6 +54,7 @@ describe('members', () => {
     });
     expect(await acceptInvitation({ userId: invitee, token })).toEqual({ merchantId, role: 'developer' });
     await expect(acceptInvitation({ userId: invitee, token })).rejects.toMatchObject({ code: 'not_found' });
+    expect(await describeInvitation(token)).toBeUndefined();
     expect((await listMembers(as('owner'))).members.find((m) => m.userId === invitee)?.role).toBe('developer');
     const joins = await getDb().select().from(auditLog).where(eq(auditLog.actorUserId, invitee));
     expect(joins.map((e) => e.action)).toEqual(['member.join']);

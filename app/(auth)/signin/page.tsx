@@ -5,6 +5,7 @@ import { EmailForm } from '@/components/auth/email-form';
 import { Divider, ProviderButtons } from '@/components/auth/provider-buttons';
 import { AuthCard, Notice } from '@/components/ui/card';
 import { oidcProvidersConfigured } from '@/lib/auth/auth';
+import { withReturn } from '../return-link';
 
 export const metadata: Metadata = { title: 'Sign in' };
 export const dynamic = 'force-dynamic';
@@ -29,7 +30,10 @@ export default async function SignInPage({
       subtitle={
         <>
           New here?{' '}
-          <Link href="/signup" className="font-medium text-brand-600 underline underline-offset-4">
+          <Link
+            href={withReturn('/signup', params.callbackUrl, params.email)}
+            className="font-medium text-brand-600 underline underline-offset-4"
+          >
             Create an account
           </Link>
         </>

@@ -128,7 +128,7 @@ export default async function CheckoutPage({
         <span className="text-sm font-semibold text-slate-700">Chargeport</span>
         <LocationSelector country={country} options={countries} />
       </header>
-      <main className="mx-auto grid max-w-4xl gap-6 px-4 py-6 md:grid-cols-[1fr_22rem] md:py-10">
+      <main className="mx-auto grid max-w-4xl grid-cols-1 gap-6 px-4 py-6 md:grid-cols-[minmax(0,1fr)_22rem] md:py-10">
         <section aria-labelledby="order-heading" className="rounded-2xl bg-white p-6 shadow-sm ring-1 ring-slate-200">
           <div className="flex items-center gap-3">
             {view.merchantLogoUrl && (
@@ -331,7 +331,7 @@ export default async function CheckoutPage({
               Payments on {view.chainName} are not available on this service right now. Do not send funds for this charge.
             </p>
           )}
-          <p className="mt-auto text-xs text-slate-400">Charge {view.id}</p>
+          <p className="mt-auto text-xs text-slate-500">Charge {view.id}</p>
         </aside>
       </main>
     </div>

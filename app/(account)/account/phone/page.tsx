@@ -1,13 +1,17 @@
 import type { Metadata } from 'next';
+import { cookies, headers } from 'next/headers';
 import { LinkPhoneForm, UnlinkPhoneForm } from '@/components/account/phone-forms';
 import { Notice } from '@/components/ui/card';
 import { requireUser } from '@/lib/auth/session';
+import { COUNTRY_COOKIE, countryFromRequest, countryOptions } from '@/lib/geo/country';
 
 export const metadata: Metadata = { title: 'Phone' };
 
 export default async function PhonePage({ searchParams }: { searchParams: Promise<{ linked?: string; unlinked?: string }> }) {
   const user = await requireUser({ returnTo: '/account/phone' });
-  const params = await searchParams;
+  const [params, requestHeaders, cookieJar] = await Promise.all([searchParams, headers(), cookies()]);
+  // The country the number is dialled in when it has no +code: where the user appears to be, changeable.
+  const { country } = countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value);
   return (
     <section className="max-w-md">
       <h1 className="text-2xl font-semibold">Phone</h1>
@@ -26,7 +30,7 @@ export default async function PhonePage({ searchParams }: { searchParams: Promis
             <UnlinkPhoneForm />
           </div>
         ) : (
-          <LinkPhoneForm needsPin={user.pinHash !== null} />
+          <LinkPhoneForm needsPin={user.pinHash !== null} country={country} countries={countryOptions()} />
         )}
       </div>
     </section>

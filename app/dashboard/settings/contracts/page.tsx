@@ -20,16 +20,16 @@ export default async function ContractsPage() {
   const canManage = roleAllows(membership.role, 'contracts.manage');
   const chains = chainsOfMode(mode).filter((chain) => CHAINS[chain].family === 'evm' && isChainServed(chain));
   return (
-    <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
+    <main className="mx-auto flex max-w-5xl min-w-0 flex-col gap-6 px-4 py-8">
       <div>
         <h1 className="text-xl font-semibold">Contracts ({mode})</h1>
         <p className="mt-1 text-sm text-slate-600">
           Register your game’s contracts and say what to call when a charge succeeds — for example, mint the item bought to the player.
           Calls are made by your service wallet through Chargeport’s transaction engine, once per charge and rule; you receive{' '}
-          <code>fulfilment.succeeded</code> or <code>fulfilment.failed</code>.
+          <code className="break-all">fulfilment.succeeded</code> or <code className="break-all">fulfilment.failed</code>.
         </p>
       </div>
-      <section className="rounded-xl bg-white p-5 ring-1 ring-slate-200" aria-labelledby="service-wallet-heading">
+      <section className="rounded-xl bg-white p-4 ring-1 ring-slate-200 sm:p-5" aria-labelledby="service-wallet-heading">
         <h2 id="service-wallet-heading" className="font-semibold">
           Your service wallet
         </h2>
@@ -37,7 +37,8 @@ export default async function ContractsPage() {
           {overview.serviceWallet}
         </p>
         <p className="mt-1 text-sm text-slate-600">
-          Grant this address the minter role on your contracts (for OpenZeppelin AccessControl: <code>grantRole(MINTER_ROLE, address)</code>
+          Grant this address the minter role on your contracts (for OpenZeppelin AccessControl:{' '}
+          <code className="break-all">grantRole(MINTER_ROLE, address)</code>
           ). Network fees are paid by Chargeport’s gas tank when the wallet holds no native coin, within your daily limit.
         </p>
       </section>

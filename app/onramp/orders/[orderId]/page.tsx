@@ -49,7 +49,7 @@ export default async function OnrampOrderPage({
           embed={query.view === 'embed'}
           popupBlocked={query.popup === 'blocked'}
         />
-        <p className="text-xs text-slate-400">Order {order.id}</p>
+        <p className="text-xs text-slate-500">Order {order.id}</p>
       </main>
     </div>
   );
