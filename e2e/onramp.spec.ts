@@ -62,7 +62,7 @@ test.describe('on-ramp', () => {
     await expect(details).toContainText('1 USDC = $1.00');
     await expect(page.getByTestId('quote-provider-fee')).toHaveText('$1.99');
     await expect(page.getByTestId('quote-network-fee')).toHaveText('$0.01');
-    await expect(page.getByTestId('quote-arrives')).toContainText(`50 USDC on Polygon at ${wallet.slice(0, 6)}…`);
+    await expect(page.getByTestId('quote-arrives')).toContainText(`50.00 USDC on Polygon at ${wallet.slice(0, 6)}…`);
     await expect(details.getByTestId('expiry-countdown')).toContainText('Expires in');
 
     // The USD toggle keeps the same purchase; another provider re-prices it.
@@ -120,7 +120,7 @@ test.describe('on-ramp', () => {
     await below.getByRole('button', { name: 'Buy the minimum (30 USDC)' }).click();
     await (await popup).close();
     await expect(page).toHaveURL(/\/onramp\/orders\/ord_[0-9A-Za-z]{22}$/);
-    await expect(page.getByTestId('order-amount')).toHaveText('30 USDC');
+    await expect(page.getByTestId('order-amount')).toHaveText('30.00 USDC');
     await expect(page.getByTestId('raised-to-minimum')).toContainText(
       'You asked for 5 USDC; Transak’s minimum purchase made this order 30 USDC',
     );
