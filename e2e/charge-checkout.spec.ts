@@ -32,10 +32,19 @@ test.describe('a merchant creates a charge and the consumer opens its paymentUrl
     const items = page.getByTestId('items').locator('li');
     await expect(items).toHaveCount(2);
     await expect(items.nth(0)).toContainText('Dragon skin');
-    await expect(items.nth(0)).toContainText('3 × 0.1 USDC');
-    await expect(items.nth(0)).toContainText('0.3 USDC');
-    await expect(items.nth(1)).toContainText('2.5 USDC');
-    await expect(page.getByTestId('total')).toHaveText('2.8 USDC');
+    // Stablecoin amounts read like money: with cents (lib/format-amount.ts).
+    await expect(items.nth(0)).toContainText('3 × 0.10 USDC');
+    await expect(items.nth(0)).toContainText('0.30 USDC');
+    await expect(items.nth(1)).toContainText('2.50 USDC');
+    await expect(page.getByTestId('total')).toHaveText('2.80 USDC');
+    // The merchant's images do not load here: a placeholder tile, not a broken-image icon.
+    await expect(items.nth(0).getByTestId('item-image-placeholder')).toBeVisible();
+    await expect(page.getByTestId('item-image')).toHaveCount(0);
+    // Not signed in: the wallet is the suggested way to pay, with the address and the exact amount to copy.
+    await expect(page.getByRole('tab', { name: 'Crypto wallet' })).toHaveAttribute('aria-selected', 'true');
+    await expect(page.getByTestId('copy-address')).toBeVisible();
+    await expect(page.getByTestId('copy-amount')).toBeVisible();
+    await expect(page.getByTestId('walletconnect')).toHaveCount(0);
     await expect(page.getByTestId('chain')).toHaveText('Polygon');
     await expect(page.getByTestId('charge-status')).toHaveAttribute('data-status', 'pending');
     await expect(page.getByTestId('test-banner')).toHaveCount(0);

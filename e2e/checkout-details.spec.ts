@@ -34,6 +34,7 @@ test.describe('checkout details', () => {
     const selector = page.getByRole('combobox', { name: 'Your location (country)' });
     await expect(selector).toHaveValue('DE');
     // In Germany both providers sell USDC on Polygon; Transak also takes bank transfers there.
+    await page.getByRole('tab', { name: 'Card or bank' }).click();
     const fiat = page.getByTestId('fiat-methods');
     await expect(fiat.getByTestId('fiat-provider-moonpay').getByRole('radio')).toBeEnabled();
     await fiat.getByTestId('fiat-provider-transak').getByRole('radio').check();
@@ -59,10 +60,45 @@ test.describe('checkout details', () => {
     const walletAddress = (await page.getByTestId('wallet-address').first().textContent())!.trim();
 
     await page.goto(charge.paymentUrl);
-    await expect(page.getByTestId('balance')).toHaveText('0 USDC');
-    await expect(page.getByTestId('top-up')).toContainText('12.5 USDC more is needed');
+    // Not enough balance: the wallet stays the suggested way, the balance one click away.
+    await expect(page.getByRole('tab', { name: 'Crypto wallet' })).toHaveAttribute('aria-selected', 'true');
+    await page.getByRole('tab', { name: 'Balance' }).click();
+    await expect(page.getByTestId('balance')).toHaveText('0.00 USDC');
+    await expect(page.getByTestId('top-up')).toContainText('12.50 USDC more is needed');
     await expect(page.getByTestId('top-up-address')).toHaveText(walletAddress);
     await expect(page.getByLabel('PIN')).toHaveCount(0);
+    // "Buy it with a card" only where a provider serves the buyer: in Germany yes, in Cuba none does.
+    await page.getByRole('combobox', { name: 'Your location (country)' }).selectOption('DE');
+    await page.getByRole('tab', { name: 'Balance' }).click();
+    await expect(page.getByTestId('top-up-onramp')).toBeVisible();
+    await page.getByRole('combobox', { name: 'Your location (country)' }).selectOption('CU');
+    await expect(page.getByTestId('fiat-methods')).toContainText('MoonPay does not serve Cuba');
+    await page.getByRole('tab', { name: 'Balance' }).click();
+    await expect(page.getByTestId('top-up')).toBeVisible();
+    await expect(page.getByTestId('top-up-onramp')).toHaveCount(0);
+  });
+
+  test('signed in without a PIN: the balance tab says to set one and links back, instead of a top-up notice', async ({ page, request }) => {
+    const merchant = createVerifiedMerchant('Pinless Games');
+    const charge = await createCharge(request, merchant.liveKey, {
+      symbol: 'USDC',
+      chain: 'POLYGON',
+      tokenAddress: POLYGON_USDC,
+      amount: '3',
+    });
+    const email = uniqueEmail('pinless');
+    await signUpAndSignIn(page, email, '482915');
+    await withE2eDatabase((sql) => sql`update users set pin_hash = null where email = ${email}`);
+
+    await page.goto(charge.paymentUrl);
+    await page.getByRole('tab', { name: 'Balance' }).click();
+    await expect(page.getByTestId('set-pin')).toContainText('your account has none yet');
+    await expect(page.getByRole('link', { name: 'Set a PIN, then come back to pay' })).toHaveAttribute(
+      'href',
+      `/account/pin?next=${encodeURIComponent(`/checkout/${charge.chargeId}`)}`,
+    );
+    await expect(page.getByTestId('top-up')).toHaveCount(0);
+    await expect(page.getByTestId('balance')).toHaveCount(0);
   });
 
   test('a Solana charge offers a Solana Pay transfer request (no EVM wallet button)', async ({ page, request }) => {

@@ -26,8 +26,14 @@ async function inCountry(context: BrowserContext, baseURL: string | undefined, c
   await context.addCookies([{ name: 'cp_country', value: country, url: baseURL! }]);
 }
 
+/** Opens the checkout's card tab (a wallet is the suggested way for a guest). */
+async function openCardTab(page: Page) {
+  await page.getByRole('tab', { name: 'Card or bank' }).click();
+}
+
 /** Chooses the provider and card on the checkout and returns the provider's screen, opened in a new tab. */
 async function startCardPayment(page: Page, context: BrowserContext, provider: string): Promise<Page> {
+  await openCardTab(page);
   const fiat = page.getByTestId('fiat-methods');
   await fiat.getByTestId(`fiat-provider-${provider}`).getByRole('radio').check();
   const opened = context.waitForEvent('page');
@@ -56,6 +62,7 @@ test.describe('paying a charge by card through an on-ramp provider', () => {
     const charge = await createUsdcCharge(request, merchant.liveKey, '25');
     await inCountry(context, baseURL, 'US');
     await page.goto(charge.paymentUrl);
+    await openCardTab(page);
 
     const fiat = page.getByTestId('fiat-methods');
     await expect(fiat.getByTestId('fiat-provider-moonpay')).toContainText('from $20');
@@ -86,6 +93,10 @@ test.describe('paying a charge by card through an on-ramp provider', () => {
       await page.reload();
       await expect(page.getByTestId('fiat-order-failed')).toContainText('Transak payment failed', { timeout: 1_000 });
     }).toPass({ timeout: 20_000 });
+    // The provider's code in words, never as it is.
+    await expect(page.getByTestId('fiat-order-failed')).toContainText('Your card was declined.');
+    await expect(page.getByTestId('fiat-order-failed')).not.toContainText('card_declined');
+    await openCardTab(page);
     await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'pending');
     await expect(page.getByTestId('fiat-methods').getByRole('button', { name: 'Continue to Transak' })).toBeVisible();
   });
@@ -102,6 +113,7 @@ test.describe('paying a charge by card through an on-ramp provider', () => {
 
     // A guest is told the rest needs an account of theirs, and is sent to sign in and back here.
     await page.goto(charge.paymentUrl);
+    await openCardTab(page);
     await page.getByTestId('fiat-methods').getByTestId('fiat-provider-moonpay').getByRole('radio').check();
     const signIn = page.getByTestId('buy-minimum-sign-in');
     await expect(signIn).toHaveText('sign in or create an account');
@@ -110,6 +122,7 @@ test.describe('paying a charge by card through an on-ramp provider', () => {
 
     await signUpAndSignIn(page, uniqueEmail('card-minimum'));
     await page.goto(charge.paymentUrl);
+    await openCardTab(page);
 
     // The provider's minimum is said, and what buying it means, before anything is bought.
     const fiat = page.getByTestId('fiat-methods');

@@ -34,6 +34,8 @@ test.describe('paying a charge on the local chain', () => {
     await fundOnPolygon(evmAddress!.trim());
 
     await page.goto(charge.paymentUrl);
+    // Enough balance: paying from it is the suggested way.
+    await expect(page.getByRole('tab', { name: 'Balance' })).toHaveAttribute('aria-selected', 'true');
     await expect(page.getByTestId('balance')).toContainText('USDC');
     await page.getByLabel('PIN').fill('482915');
     await page.getByRole('button', { name: 'Pay 3.75 USDC', exact: true }).click();
@@ -54,7 +56,10 @@ test.describe('paying a charge on the local chain', () => {
     await expect(page.getByRole('img', { name: 'QR code of the payment request' })).toBeVisible();
 
     await sendUsdcFromOutside(deposit, '1');
-    await expect(page.getByTestId('amount-due')).toContainText('still due 1.5 USDC', { timeout: 20_000 });
+    await expect(page.getByTestId('amount-due')).toContainText('still due 1.50 USDC', { timeout: 20_000 });
+    // The local node stands in for Polygon: polygonscan would not know the transaction, so no link to it.
+    await expect(page.getByTestId('live-status')).toContainText('confirmations');
+    await expect(page.getByTestId('view-transaction')).toHaveCount(0);
     await sendUsdcFromOutside(deposit, '1.5');
     await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'succeeded', { timeout: 20_000 });
     await expect(page.getByText('Paid. You can close this page.')).toBeVisible();

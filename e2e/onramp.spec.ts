@@ -64,7 +64,7 @@ test.describe('on-ramp', () => {
     await expect(details).toContainText('1 USDC = $1.00');
     await expect(page.getByTestId('quote-provider-fee')).toHaveText('$1.99');
     await expect(page.getByTestId('quote-network-fee')).toHaveText('$0.01');
-    await expect(page.getByTestId('quote-arrives')).toContainText(`50 USDC on Polygon at ${wallet.slice(0, 6)}…`);
+    await expect(page.getByTestId('quote-arrives')).toContainText(`50.00 USDC on Polygon at ${wallet.slice(0, 6)}…`);
     await expect(details.getByTestId('expiry-countdown')).toContainText('Expires in');
 
     // The USD toggle keeps the same purchase; another provider re-prices it.
@@ -122,9 +122,9 @@ test.describe('on-ramp', () => {
     await below.getByRole('button', { name: 'Buy the minimum (30 USDC)' }).click();
     await (await popup).close();
     await expect(page).toHaveURL(/\/onramp\/orders\/ord_[0-9A-Za-z]{22}$/);
-    await expect(page.getByTestId('order-amount')).toHaveText('30 USDC');
+    await expect(page.getByTestId('order-amount')).toHaveText('30.00 USDC');
     await expect(page.getByTestId('raised-to-minimum')).toContainText(
-      'You asked for 5 USDC; Transak’s minimum purchase made this order 30 USDC',
+      'You asked for 5.00 USDC; Transak’s minimum purchase made this order 30.00 USDC',
     );
     await expect(page.getByTestId('order-status')).toHaveAttribute('data-status', 'created');
     await expect(page.getByTestId('order-status')).toContainText('Waiting for payment at Transak');
@@ -141,7 +141,7 @@ test.describe('on-ramp', () => {
 
     // The order page follows the provider's webhooks without a reload.
     await expect(page.getByTestId('order-status')).toHaveAttribute('data-status', 'completed', { timeout: 45_000 });
-    await expect(page.getByTestId('order-arrived')).toHaveText('50 USDC arrived on Polygon.');
+    await expect(page.getByTestId('order-arrived')).toHaveText('50.00 USDC arrived on Polygon.');
     await expect(page.getByTestId('delivery-tx')).toContainText('Transaction 0x');
     await expect(page.getByTestId('order-timeline')).toContainText('Tokens delivered');
 
@@ -174,7 +174,7 @@ test.describe('on-ramp', () => {
     const entry = page.locator('[data-testid="activity-item"][data-kind="onramp"]');
     await expect(entry).toHaveCount(1);
     await expect(entry).toHaveAttribute('data-status', 'completed');
-    await expect(entry.getByTestId('activity-amount')).toContainText('40 USDC');
+    await expect(entry.getByTestId('activity-amount')).toContainText('+40.00 USDC');
     await page.goto('/wallet');
     const usdc = page
       .locator('[data-testid="chain-balances"][data-chain="POLYGON"]')
@@ -182,7 +182,7 @@ test.describe('on-ramp', () => {
       .locator('[data-testid="token-row"][data-symbol="USDC"]');
     await expect(async () => {
       await page.reload();
-      await expect(usdc.getByTestId('token-amount')).toHaveText('40', { timeout: 1_000 });
+      await expect(usdc.getByTestId('token-amount')).toHaveText('40.00', { timeout: 1_000 });
     }).toPass({ timeout: 30_000 });
   });
 

@@ -145,10 +145,12 @@ test.describe('pay() from a merchant page on another site', () => {
     );
     // Signing in from the popup comes back to the popup checkout, not to a plain page.
     const { pathname, search } = new URL(popup.url());
+    await popup.getByRole('tab', { name: 'Balance' }).click();
     await expect(popup.getByRole('link', { name: 'Sign in to pay from your Chargeport balance' })).toHaveAttribute(
       'href',
       `/signin?callbackUrl=${encodeURIComponent(pathname + search)}`,
     );
+    await popup.getByRole('tab', { name: 'Crypto wallet' }).click();
     const deposit = (await popup.getByTestId('deposit-address').textContent())!.trim();
     await sendUsdcFromOutside(deposit, '2');
     await expect(popup.getByTestId('live-status')).toHaveAttribute('data-status', 'succeeded', { timeout: 20_000 });

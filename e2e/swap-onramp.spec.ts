@@ -75,11 +75,15 @@ test.describe('swap on-ramp (PZP on BNB Smart Chain)', () => {
     const wallet = (await page.getByTestId('top-up-address').textContent())!.trim();
     await sendBscUsdc(wallet, '25');
 
+    await page.getByRole('tab', { name: 'With USDC' }).click();
     const panel = page.getByTestId('swap-onramp');
     await expect(panel).toBeVisible();
-    // The on-ramp branch offers the provider that supports BSC here; the other says why not.
+    // One choice: buy with card, or pay with USDC held. The card branch offers the provider that supports BSC here; the other says why not.
+    await panel.getByTestId('swap-choice-card').click();
     await expect(page.getByTestId('swap-provider-moonpay')).toContainText('only Transak supports BNB Smart Chain in Germany');
     await expect(page.getByTestId('swap-provider-transak')).toBeVisible();
+    await expect(panel.getByRole('button', { name: 'Get a quote' })).toBeHidden();
+    await panel.getByTestId('swap-choice-held').click();
 
     await panel.getByRole('button', { name: 'Get a quote' }).click();
     const quote = page.getByTestId('swap-held-quote');
@@ -87,11 +91,16 @@ test.describe('swap on-ramp (PZP on BNB Smart Chain)', () => {
     await expect(quote.getByTestId('swap-amount-out')).toHaveText('40 PZP');
     await expect(quote).toContainText('USDC per PZP');
     await expect(quote).toContainText('1%');
-    await expect(page.getByTestId('swap-usdc-balance')).toHaveText('25 USDC');
+    await expect(page.getByTestId('swap-usdc-balance')).toHaveText('25.00 USDC');
+    // The details keep the exact maximum; the button rounds it up to cents, never below it.
     const max = (await quote.getByTestId('swap-amount-in-max').textContent())!.trim();
+    expect(max).toMatch(/^\d+\.\d+ USDC$/);
+    const [whole, fraction = ''] = max.split(' ')[0]!.split('.');
+    const cents = BigInt(whole + fraction.slice(0, 2).padEnd(2, '0')) + (/[1-9]/.test(fraction.slice(2)) ? 1n : 0n);
+    const shown = `${cents / 100n}.${String(cents % 100n).padStart(2, '0')} USDC`;
 
     await page.getByLabel('PIN to swap').fill('482915');
-    await page.getByRole('button', { name: `Swap at most ${max} and pay` }).click();
+    await page.getByRole('button', { name: `Swap at most ${shown} and pay` }).click();
     // Sent: the form says so, or — once the page sees the swap in flight — every way to pay gives way to its progress.
     await expect(page.getByTestId('swap-sent').or(page.getByTestId('payment-in-flight'))).toBeVisible({ timeout: 20_000 });
     await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'succeeded', { timeout: 30_000 });
@@ -112,6 +121,7 @@ test.describe('swap on-ramp (PZP on BNB Smart Chain)', () => {
     await context.setExtraHTTPHeaders({ [E2E_COUNTRY_HEADER]: 'US' });
     await context.addCookies([{ name: 'cp_country', value: 'DE', url: baseURL! }]);
     await page.goto(charge.paymentUrl);
+    await page.getByRole('tab', { name: 'With USDC' }).click();
     await expect(page.getByTestId('swap-unavailable')).toContainText('not available in the United States');
     await expect(page.getByRole('button', { name: 'Get a quote' })).toHaveCount(0);
   });

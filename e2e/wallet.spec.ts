@@ -31,7 +31,7 @@ test.describe('wallet website', () => {
     const polygon = page.locator('[data-testid="chain-balances"][data-chain="POLYGON"]').first();
     const usdc = polygon.locator('[data-testid="token-row"][data-symbol="USDC"]');
     await untilShown(page, async () => {
-      await expect(usdc.getByTestId('token-amount')).toHaveText('25.5', { timeout: 1_000 });
+      await expect(usdc.getByTestId('token-amount')).toHaveText('25.50', { timeout: 1_000 });
     });
     await expect(usdc.getByTestId('token-usd')).toHaveText('≈ $25.50');
     await expect(polygon.locator('[data-testid="token-row"][data-symbol="POL"]').getByTestId('token-amount')).toHaveText('1');
@@ -46,7 +46,7 @@ test.describe('wallet website', () => {
     await expect(page).toHaveURL(/\/wallet\/activity$/);
     const received = page.locator('[data-testid="activity-item"][data-kind="received"]');
     await untilShown(page, async () => {
-      await expect(received.filter({ hasText: '+25.5 USDC' })).toHaveCount(1, { timeout: 1_000 });
+      await expect(received.filter({ hasText: '+25.50 USDC' })).toHaveCount(1, { timeout: 1_000 });
     });
     await expect(received.filter({ hasText: '+1 POL' })).toHaveCount(1);
     await expect(received.first()).toContainText('from 0x7099…79C8');

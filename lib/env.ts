@@ -53,6 +53,21 @@ const envSchema = z.object({
   APP_URL: z.url().default('http://localhost:3000'),
   /** Base of the hosted checkout (defaults to APP_URL). */
   CHECKOUT_URL: optionalUrl,
+  /**
+   * WalletConnect Cloud project id: the checkout offers WalletConnect (phone wallets by QR code) beside the
+   * browser wallet. Unset: no WalletConnect button. Read at request time, so no rebuild is needed.
+   */
+  WALLETCONNECT_PROJECT_ID: z
+    .string()
+    .trim()
+    .transform((value) => (value === '' ? undefined : value))
+    .pipe(
+      z
+        .string()
+        .regex(/^[0-9a-f]{32}$/i, 'must be the 32-character project id from WalletConnect Cloud (cloud.reown.com)')
+        .optional(),
+    )
+    .optional(),
   /** Data directory of the embedded services (PostgreSQL cluster, local chain state, runtime file). */
   DATA_DIR: z.string().default('.data'),
   /** Minutes a charge stays payable. */

@@ -23,6 +23,7 @@ import { startReaper } from '@/lib/infra/reaper';
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/lib/infra/runtime-file';
 import { startStack, type Stack } from '@/lib/infra/stack';
 import { startIdentityStandIns, STAND_IN_PROVIDERS } from '@/lib/infra/identity-stand-ins';
+import { LOCAL_SWAP_ADDRESSES } from '@/lib/swap/local-swap-deployment';
 
 const mode = process.argv[2];
 if (mode !== 'dev' && mode !== 'start') {
@@ -119,7 +120,7 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   const { seedDemoOAuthApp } = await import('@/lib/oauth/seed-demo-app');
   const demoApp = await seedDemoOAuthApp();
   // On POLYGON: with LOCAL_CHAIN_NODES=false and no RPC_URL_POLYGON there is none (chain_not_configured).
-  const demoCharge = await createDemoCharge().catch((error: unknown) => {
+  const demoCharge = await createDemoCharge(appUrl).catch((error: unknown) => {
     say(`No demo charge: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
   });
@@ -148,7 +149,11 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
     `Demo consumer: ${DEMO_PEOPLE.consumer.email}, PIN ${DEMO_PEOPLE.consumer.pin}; service wallet ${consumerEvm?.address ?? '-'} funded on the local chains`,
   );
   say(`  (sign in at ${appUrl}/signin; codes arrive in ${appUrl}/dev/mailbox)`);
-  if (demoCharge) say(`Demo charge, ready to pay: ${demoCharge.paymentUrl}`);
+  if (demoCharge) say(`Demo charge, ready to pay: ${demoCharge.paymentUrl}  (paid or canceled, it returns to ${appUrl}/)`);
+  // The swap on-ramp's token: merchants need its address for createCharge (symbol PZP, chain BSC).
+  const pzpAddress =
+    config.PZP_BSC_TOKEN_ADDRESS ?? (stack.localChains.some((node) => node.chain === 'BSC') ? LOCAL_SWAP_ADDRESSES.pzp : undefined);
+  if (pzpAddress) say(`PZP on BNB Smart Chain (swap on-ramp): tokenAddress ${pzpAddress}  (createCharge: symbol PZP, chain BSC)`);
   if (gameItems) {
     say(`Demo game items (ERC-1155) on the local POLYGON node: ${gameItems}`);
     say("  on the demo merchant's Contracts tab: a succeeded charge with metadata.itemId mints that item to the payer");

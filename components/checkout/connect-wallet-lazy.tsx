@@ -3,7 +3,7 @@
 import dynamic from 'next/dynamic';
 import { useState } from 'react';
 import { Button } from '@/components/ui/button';
-import type { ConnectWalletPay } from './connect-wallet-pay';
+import type { ConnectWalletPay, WalletKind } from './connect-wallet-pay';
 
 type Props = Omit<Parameters<typeof ConnectWalletPay>[0], 'autoStart'>;
 
@@ -19,11 +19,18 @@ const ConnectWalletPanel = dynamic(() => import('./connect-wallet-panel'), {
 });
 
 export function ConnectWalletLazy(props: Props) {
-  const [open, setOpen] = useState(false);
-  if (open) return <ConnectWalletPanel {...props} autoStart />;
+  const [open, setOpen] = useState<WalletKind>();
+  if (open) return <ConnectWalletPanel {...props} autoStart={open} />;
   return (
-    <Button type="button" variant="secondary" onClick={() => setOpen(true)}>
-      Connect wallet and pay {props.label}
-    </Button>
+    <div className="flex flex-col gap-2">
+      <Button type="button" variant="secondary" onClick={() => setOpen('injected')}>
+        Connect wallet and pay {props.label}
+      </Button>
+      {props.walletConnectProjectId && (
+        <Button type="button" variant="secondary" onClick={() => setOpen('walletConnect')} data-testid="walletconnect">
+          Pay with WalletConnect
+        </Button>
+      )}
+    </div>
   );
 }

@@ -5,9 +5,12 @@ import { erc20Abi, type Hex } from 'viem';
 import { injected, useConnect, useSendTransaction, useSwitchChain, useWriteContract } from 'wagmi';
 import { Button } from '@/components/ui/button';
 
+export type WalletKind = 'injected' | 'walletConnect';
+
 /**
- * "Connect wallet": the browser wallet (wagmi's injected connector) switches to the charge's chain and
- * sends the exact amount to the deposit address in one click. The chain watcher does the rest.
+ * "Connect wallet": the browser wallet (wagmi's injected connector), or a phone wallet through
+ * WalletConnect when the server has a project id, switches to the charge's chain and sends the exact
+ * amount to the deposit address in one click. The chain watcher does the rest.
  */
 export function ConnectWalletPay(props: {
   chainId: number;
@@ -16,8 +19,10 @@ export function ConnectWalletPay(props: {
   isNative: boolean;
   amountBaseUnits: string;
   label: string;
-  /** Start paying at once (the lazy loader already had the click). */
-  autoStart?: boolean;
+  /** WalletConnect Cloud project id; null: no WalletConnect button. */
+  walletConnectProjectId: string | null;
+  /** Start paying at once with this wallet (the lazy loader already had the click). */
+  autoStart?: WalletKind;
 }) {
   const { connectAsync } = useConnect();
   const { switchChainAsync } = useSwitchChain();
@@ -25,14 +30,19 @@ export function ConnectWalletPay(props: {
   const { writeContractAsync } = useWriteContract();
   const [state, setState] = useState<{ busy?: boolean; error?: string; txHash?: string }>({});
 
-  async function pay() {
-    if (!('ethereum' in window)) {
+  async function pay(kind: WalletKind) {
+    if (kind === 'injected' && !('ethereum' in window)) {
       setState({ error: 'No browser wallet found. Use the address or QR code instead.' });
       return;
     }
     setState({ busy: true });
     try {
-      const { chainId } = await connectAsync({ connector: injected() });
+      const connector =
+        kind === 'walletConnect' && props.walletConnectProjectId
+          ? // WalletConnect's SDK is large: fetched only when the payer picks it.
+            (await import('wagmi/connectors/walletConnect')).walletConnect({ projectId: props.walletConnectProjectId, showQrModal: true })
+          : injected();
+      const { chainId } = await connectAsync({ connector });
       if (chainId !== props.chainId) await switchChainAsync({ chainId: props.chainId });
       const amount = BigInt(props.amountBaseUnits);
       const txHash = props.isNative
@@ -55,7 +65,7 @@ export function ConnectWalletPay(props: {
   useEffect(() => {
     if (!props.autoStart || started.current) return;
     started.current = true;
-    void pay();
+    void pay(props.autoStart);
     // Once, on mount: the click that loaded this component.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
@@ -68,10 +78,15 @@ export function ConnectWalletPay(props: {
     );
   }
   return (
-    <div className="flex flex-col gap-1">
-      <Button type="button" variant="secondary" onClick={pay} disabled={state.busy}>
+    <div className="flex flex-col gap-2">
+      <Button type="button" variant="secondary" onClick={() => pay('injected')} disabled={state.busy}>
         {state.busy ? 'Confirm in your wallet…' : `Connect wallet and pay ${props.label}`}
       </Button>
+      {props.walletConnectProjectId && (
+        <Button type="button" variant="secondary" onClick={() => pay('walletConnect')} disabled={state.busy} data-testid="walletconnect">
+          Pay with WalletConnect
+        </Button>
+      )}
       {state.error && (
         <p role="alert" className="text-sm text-rose-700">
           {state.error}

@@ -2,7 +2,9 @@
 
 import { useState, useTransition, type FormEvent } from 'react';
 import { payWithFiatAction, type FiatPayState } from '@/app/checkout/[chargeId]/fiat-actions';
+import { Amount } from '@/components/ui/amount';
 import { Button } from '@/components/ui/button';
+import { formatFiat } from '@/lib/format-amount';
 import { FIAT_METHOD_LABELS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 import type { FiatPaymentOption } from '@/lib/onramp/fiat-payment-options';
 import type { MinimumPurchasePreview } from '@/lib/onramp/pay-charge-with-fiat';
@@ -34,6 +36,7 @@ export function FiatMethods({
   latestOrder,
   minimumPreviews = {},
   due,
+  symbol,
   signedIn = false,
   signInUrl,
 }: {
@@ -44,8 +47,9 @@ export function FiatMethods({
   tokenLabel: string;
   latestOrder?: FiatOrderStatus;
   minimumPreviews?: Record<string, MinimumPurchasePreview | undefined>;
-  /** The amount due with its symbol ("4.99 USDC"). */
-  due?: string;
+  /** The amount due, exact decimal text ("4.99"), in `symbol`. */
+  due: string;
+  symbol: string;
   signedIn?: boolean;
   signInUrl?: string;
 }) {
@@ -61,7 +65,6 @@ export function FiatMethods({
   const [popupBlocked, setPopupBlocked] = useState(false);
   const buyMinimum = provider?.buyMinimum;
   const preview = provider ? minimumPreviews[provider.providerId] : undefined;
-  const symbol = due?.split(' ')[1] ?? '';
 
   // The provider's tab opens on the click itself (a window opened after an await is blocked as a popup),
   // and is pointed at the provider's screen once the order exists.
@@ -83,7 +86,7 @@ export function FiatMethods({
   }
 
   return (
-    <section aria-labelledby="fiat-heading" className="flex flex-col gap-3 border-t border-slate-200 pt-4" data-testid="fiat-methods">
+    <section aria-labelledby="fiat-heading" className="flex flex-col gap-3" data-testid="fiat-methods">
       <h2 id="fiat-heading" className="text-sm font-semibold">
         Pay with card, bank transfer, Apple Pay or Google Pay
       </h2>
@@ -133,8 +136,8 @@ export function FiatMethods({
                       {' '}
                       ·{' '}
                       {option.buyMinimum
-                        ? `minimum $${option.buyMinimum.minimumUsd}, more than this payment`
-                        : `from $${option.minimumUsd}`}
+                        ? `minimum ${formatUsdText(option.buyMinimum.minimumUsd)}, more than this payment`
+                        : `from ${formatUsdText(option.minimumUsd)}`}
                     </span>
                   ) : (
                     <span className="block text-xs">{option.reason}</span>
@@ -149,7 +152,7 @@ export function FiatMethods({
                 {provider.methods.map((m) => (
                   <label
                     key={m}
-                    className={`cursor-pointer rounded-lg px-3 py-1.5 text-sm ring-1 ${method === m ? 'bg-brand-50 ring-brand-600' : 'ring-slate-300'}`}
+                    className={`cursor-pointer rounded-lg px-3 py-1.5 text-sm ring-1 has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-brand-600 ${method === m ? 'bg-brand-50 ring-brand-600' : 'ring-slate-300'}`}
                   >
                     <input
                       type="radio"
@@ -166,13 +169,14 @@ export function FiatMethods({
               {buyMinimum && (
                 <div className="rounded-lg bg-amber-50 p-3 text-sm text-amber-950 ring-1 ring-amber-200" data-testid="buy-minimum">
                   <p>
-                    {provider.providerName}&rsquo;s minimum purchase is ${buyMinimum.minimumUsd}, more than this payment.{' '}
+                    {provider.providerName}&rsquo;s minimum purchase is {formatUsdText(buyMinimum.minimumUsd)}, more than this payment.{' '}
                     {preview ? (
                       <>
-                        Buy the minimum instead: <strong>{`${preview.minimumCrypto} ${symbol}`}</strong> for{' '}
-                        {`${preview.total} ${preview.fiatCurrency}`} (fees included). <strong>{due}</strong> pays this charge and{' '}
-                        <strong data-testid="buy-minimum-remainder">{`${preview.remainder} ${symbol}`}</strong> stays in your Chargeport
-                        balance.
+                        Buy the minimum instead: <Amount value={preview.minimumCrypto} symbol={symbol} exact className="font-semibold" />{' '}
+                        for {formatFiat(preview.total, preview.fiatCurrency)} (fees included).{' '}
+                        <Amount value={due} symbol={symbol} exact className="font-semibold" /> pays this charge and{' '}
+                        <Amount value={preview.remainder} symbol={symbol} exact className="font-semibold" testId="buy-minimum-remainder" />{' '}
+                        stays in your Chargeport balance.
                       </>
                     ) : (
                       <>Buy the minimum instead: this charge is paid from it and the rest stays in your Chargeport balance.</>
@@ -218,7 +222,7 @@ function LatestOrder({ order }: { order: FiatOrderStatus }) {
   if (order.status === 'failed') {
     return (
       <p role="alert" className="text-sm text-rose-700" data-testid="fiat-order-failed">
-        Your {order.providerName} payment failed{order.failureReason ? `: ${order.failureReason}` : ''}. Nothing was charged to this order;
+        Your {order.providerName} payment failed.{order.failureReason ? ` ${order.failureReason}` : ''} Nothing was charged to this order;
         try again or pay another way.
       </p>
     );
@@ -253,4 +257,10 @@ function LatestOrder({ order }: { order: FiatOrderStatus }) {
     );
   }
   return null;
+}
+
+/** "20" → "$20", "20.5" → "$20.50": providers' minimums are whole dollars most of the time. */
+function formatUsdText(amount: string): string {
+  const text = formatFiat(amount, 'USD');
+  return text.endsWith('.00') ? text.slice(0, -3) : text;
 }

@@ -3,6 +3,7 @@
 import { useEffect } from 'react';
 import { checkoutMessage } from '@/lib/charges/checkout-popup';
 import { useLiveCheckout } from './checkout-live';
+import { Amount } from '@/components/ui/amount';
 import { StatusBadge } from './status-badge';
 
 /** Long enough to read "Paid" before the window goes. */
@@ -35,13 +36,18 @@ export function LiveStatus({ popupOrigin }: { popupOrigin?: string }) {
   }, [popupOrigin, status]);
 
   return (
-    <div className="flex min-h-24 flex-col gap-2" aria-live="polite" data-testid="live-status" data-status={status.status}>
+    <div
+      className="flex min-w-0 flex-1 flex-col items-start gap-2"
+      aria-live="polite"
+      data-testid="live-status"
+      data-status={status.status}
+    >
       <StatusBadge status={status.status} />
       {status.status === 'processing' && status.due !== '0' && (
         <p className="text-sm text-slate-700" data-testid="amount-due">
-          Received {status.received} {status.symbol}; still due{' '}
+          Received <Amount value={status.received} symbol={status.symbol} />; still due{' '}
           <strong>
-            {status.due} {status.symbol}
+            <Amount value={status.due} symbol={status.symbol} />
           </strong>
           .
         </p>
@@ -68,15 +74,15 @@ export function LiveStatus({ popupOrigin }: { popupOrigin?: string }) {
         .filter((p) => !p.isLate)
         .map((payment) => (
           <p key={payment.txHash} className="text-xs text-slate-600">
-            {payment.amount} {status.symbol} ·{' '}
+            <Amount value={payment.amount} symbol={status.symbol} /> ·{' '}
             {payment.status === 'dropped'
               ? 'removed from the chain, waiting'
               : `${Math.min(payment.confirmations, payment.required)}/${payment.required} confirmations`}
             {payment.explorerUrl && (
               <>
                 {' · '}
-                <a href={payment.explorerUrl} target="_blank" rel="noreferrer" className="underline">
-                  view
+                <a href={payment.explorerUrl} target="_blank" rel="noreferrer" className="underline" data-testid="view-transaction">
+                  View transaction
                 </a>
               </>
             )}

@@ -9,7 +9,9 @@ import {
   type SwapHeldFundsState,
 } from '@/app/checkout/[chargeId]/swap-actions';
 import { PinField } from '@/components/account/pin-fields';
+import { Amount } from '@/components/ui/amount';
 import { Button } from '@/components/ui/button';
+import { formatTokenAmount } from '@/lib/format-amount';
 import type { HeldFundsQuote } from '@/lib/swap/swap-held-funds';
 import { SwapQuoteDetails, useAgeSeconds } from './swap-quote-details';
 
@@ -52,10 +54,7 @@ export function SwapHeldFundsForm({ chargeId, signInHref, signedIn }: { chargeId
     <div className="flex flex-col gap-3">
       {quote && (
         <p className="text-sm text-slate-600">
-          Your balance:{' '}
-          <span className="font-mono" data-testid="swap-usdc-balance">
-            {quote.balance} {quote.fundingSymbol}
-          </span>
+          Your balance: <Amount value={quote.balance} symbol={quote.fundingSymbol} className="font-mono" testId="swap-usdc-balance" />
         </p>
       )}
       {quoteError && (
@@ -81,13 +80,14 @@ export function SwapHeldFundsForm({ chargeId, signInHref, signedIn }: { chargeId
                 ? 'Swapping…'
                 : age >= STALE_AFTER_S
                   ? 'Quote expired: refresh it'
-                  : `Swap at most ${quote.amountInMax} ${quote.fundingSymbol} and pay`}
+                  : `Swap at most ${formatTokenAmount(quote.amountInMax, quote.fundingSymbol, { rounding: 'up' })} and pay`}
             </Button>
           </form>
         ) : (
           <p role="alert" className="text-sm text-rose-700" data-testid="swap-not-enough">
-            Not enough {quote.fundingSymbol}: this swap may take up to {quote.amountInMax} {quote.fundingSymbol}; your wallet holds{' '}
-            {quote.balance}.
+            Not enough {quote.fundingSymbol}: this swap may take up to{' '}
+            <Amount value={quote.amountInMax} symbol={quote.fundingSymbol} roundUp />; your wallet holds{' '}
+            <Amount value={quote.balance} symbol={quote.fundingSymbol} />.
           </p>
         ))}
     </div>

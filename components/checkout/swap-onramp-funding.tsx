@@ -7,7 +7,9 @@ import {
   swapProgressAction,
   type ActionError,
 } from '@/app/checkout/[chargeId]/swap-actions';
+import { Amount } from '@/components/ui/amount';
 import { Button } from '@/components/ui/button';
+import { formatFiat, formatTokenAmount } from '@/lib/format-amount';
 import { FIAT_METHOD_LABELS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 import type { SwapFundingQuote } from '@/lib/swap/place-swap-funding-order';
 import type { SwapProviderOption } from '@/lib/swap/swap-availability';
@@ -109,7 +111,7 @@ export function SwapOnrampFunding({
             <span>
               {option.displayName}
               {option.available ? (
-                <span className="text-slate-500"> (from ${option.minimumUsd})</span>
+                <span className="text-slate-500"> (from {formatFiat(option.minimumUsd, 'USD')})</span>
               ) : (
                 <span className="block text-xs">{option.reason}</span>
               )}
@@ -141,22 +143,23 @@ export function SwapOnrampFunding({
           <p className="text-sm text-slate-700">
             Buy{' '}
             <strong className="font-mono">
-              {quote.fundingAmount} {quote.swap.fundingSymbol}
+              <Amount value={quote.fundingAmount} symbol={quote.swap.fundingSymbol} roundUp />
             </strong>
             {quote.onramp && (
               <>
                 {' '}
-                for about <strong>${quote.onramp.total}</strong> (fees included)
+                for about <strong className="whitespace-nowrap">{formatFiat(quote.onramp.total, 'USD')}</strong> (fees included)
               </>
             )}
-            : enough for {quote.swap.amountOut} {quote.swap.targetSymbol} at the current price with the slippage limit.{' '}
-            {quote.swap.fundingSymbol} the swap does not use stays with the charge, for a refund.
+            : enough for <Amount value={quote.swap.amountOut} symbol={quote.swap.targetSymbol} /> at the current price with the slippage
+            limit. {quote.swap.fundingSymbol} the swap does not use stays with the charge, for a refund.
           </p>
           {quote.onrampError && <p className="text-sm text-rose-700">{quote.onrampError}</p>}
           {quote.onramp?.belowMinimum && (
             <p className="text-sm text-amber-800">
-              Below {provider?.displayName}&apos;s minimum of ${quote.onramp.minimum.fiat} ({quote.onramp.minimum.crypto}{' '}
-              {quote.swap.fundingSymbol}).
+              Below {provider?.displayName}&apos;s minimum of {formatFiat(quote.onramp.minimum.fiat, 'USD')} (
+              <Amount value={quote.onramp.minimum.crypto} symbol={quote.swap.fundingSymbol} roundUp />
+              ).
             </p>
           )}
           <SwapQuoteDetails quote={quote.swap} testId="swap-funding-swap-quote" />
@@ -167,7 +170,8 @@ export function SwapOnrampFunding({
           <p>{error.message}</p>
           {error.code === 'below_minimum' && error.details?.minimumCrypto && (
             <Button type="button" variant="secondary" onClick={() => buy(true)} disabled={placing}>
-              Buy the minimum ({error.details.minimumCrypto} {quote?.swap.fundingSymbol ?? 'USDC'}) instead
+              Buy the minimum ({formatTokenAmount(error.details.minimumCrypto, quote?.swap.fundingSymbol ?? 'USDC', { rounding: 'up' })})
+              instead
             </Button>
           )}
         </div>

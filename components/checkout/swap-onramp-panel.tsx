@@ -1,5 +1,6 @@
 import type { SwapProviderOption } from '@/lib/swap/swap-availability';
 import type { SwapProgress } from '@/lib/swap/swap-progress';
+import { SwapChoice } from './swap-choice';
 import { SwapHeldFundsForm } from './swap-held-funds-form';
 import { SwapOnrampFunding } from './swap-onramp-funding';
 
@@ -28,9 +29,9 @@ export function SwapOnrampPanel({
   progress: SwapProgress | null;
 }) {
   return (
-    <section aria-labelledby="swap-heading" className="flex flex-col gap-3 border-t border-slate-200 pt-4" data-testid="swap-onramp">
+    <section aria-labelledby="swap-heading" className="flex flex-col gap-3" data-testid="swap-onramp">
       <h2 id="swap-heading" className="text-sm font-semibold">
-        Swap on-ramp: pay in {targetSymbol} with {fundingSymbol}
+        Pay in {targetSymbol} with {fundingSymbol}
       </h2>
       {unavailableReason ? (
         <p role="status" className="rounded-lg bg-amber-50 p-3 text-sm text-amber-900" data-testid="swap-unavailable">
@@ -42,22 +43,28 @@ export function SwapOnrampPanel({
             {fundingSymbol} on {chainName} is swapped on a decentralised exchange into exactly the {targetSymbol} this charge needs. You see
             the price first; the swap never takes more than the maximum shown.
           </p>
-          <div className="flex flex-col gap-2">
-            <h3 className="text-sm font-medium">Pay with {fundingSymbol} you hold</h3>
-            <SwapHeldFundsForm chargeId={chargeId} signedIn={heldFunds.signedIn} signInHref={heldFunds.signInHref} />
-          </div>
-          <div className="flex flex-col gap-2 border-t border-slate-100 pt-3">
-            <h3 className="text-sm font-medium">
-              Buy {fundingSymbol} with card, converted to {targetSymbol}
-            </h3>
-            {onramp.available ? (
-              <SwapOnrampFunding chargeId={chargeId} providers={onramp.providers} initialProgress={progress} />
-            ) : (
-              <p role="status" className="text-sm text-slate-600" data-testid="swap-onramp-unavailable">
-                {onramp.reason}
-              </p>
-            )}
-          </div>
+          <SwapChoice
+            options={[
+              {
+                id: 'held',
+                label: `Pay with ${fundingSymbol} you hold`,
+                hint: `From your Chargeport wallet on ${chainName}`,
+                content: <SwapHeldFundsForm chargeId={chargeId} signedIn={heldFunds.signedIn} signInHref={heldFunds.signInHref} />,
+              },
+              {
+                id: 'card',
+                label: 'Buy with card',
+                hint: `${fundingSymbol} bought for you, converted to ${targetSymbol}`,
+                content: onramp.available ? (
+                  <SwapOnrampFunding chargeId={chargeId} providers={onramp.providers} initialProgress={progress} />
+                ) : (
+                  <p role="status" className="text-sm text-slate-600" data-testid="swap-onramp-unavailable">
+                    {onramp.reason}
+                  </p>
+                ),
+              },
+            ]}
+          />
         </>
       )}
     </section>

@@ -1,6 +1,7 @@
 'use client';
 
 import { useEffect, useState } from 'react';
+import { Amount } from '@/components/ui/amount';
 import type { SwapQuoteView } from '@/lib/swap/quote-view';
 
 /** Seconds since `iso`, ticking: the quote's age, so the payer sees how fresh the price is. */
@@ -14,27 +15,27 @@ export function useAgeSeconds(iso: string | undefined): number {
   return iso ? Math.max(0, Math.floor((now - new Date(iso).getTime()) / 1000)) : 0;
 }
 
-/** The swap quote as a list: what arrives, what it may cost at most, price, slippage limit, age. */
+/** The swap quote as a list: what arrives, what it may cost at most, price, slippage limit, age. Exact amounts: this is the detail. */
 export function SwapQuoteDetails({ quote, testId }: { quote: SwapQuoteView; testId: string }) {
   const age = useAgeSeconds(quote.quotedAt);
   const percent = `${(quote.slippageBps / 100).toFixed(quote.slippageBps % 100 === 0 ? 0 : 2)}%`;
   return (
-    <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 rounded-lg bg-slate-50 p-3 text-sm" data-testid={testId}>
+    <dl className="grid min-w-0 grid-cols-[auto_1fr] gap-x-3 gap-y-1 rounded-lg bg-slate-50 p-3 text-sm" data-testid={testId}>
       <dt className="text-slate-500">You get</dt>
-      <dd className="text-right font-mono" data-testid="swap-amount-out">
-        {quote.amountOut} {quote.targetSymbol}
+      <dd className="text-right font-mono">
+        <Amount value={quote.amountOut} symbol={quote.targetSymbol} exact testId="swap-amount-out" />
       </dd>
       <dt className="text-slate-500">You pay</dt>
       <dd className="text-right font-mono">
-        ≈ {quote.amountIn} {quote.fundingSymbol}
+        ≈ <Amount value={quote.amountIn} symbol={quote.fundingSymbol} exact />
       </dd>
       <dt className="text-slate-500">At most</dt>
-      <dd className="text-right font-mono" data-testid="swap-amount-in-max">
-        {quote.amountInMax} {quote.fundingSymbol}
+      <dd className="text-right font-mono">
+        <Amount value={quote.amountInMax} symbol={quote.fundingSymbol} exact testId="swap-amount-in-max" />
       </dd>
       <dt className="text-slate-500">Price</dt>
       <dd className="text-right font-mono">
-        {quote.price} {quote.fundingSymbol} per {quote.targetSymbol}
+        <Amount value={quote.price} symbol={quote.fundingSymbol} exact /> per {quote.targetSymbol}
       </dd>
       <dt className="text-slate-500">Slippage limit</dt>
       <dd className="text-right">{percent}</dd>

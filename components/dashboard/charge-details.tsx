@@ -3,6 +3,7 @@ import { ChargeStatusBadge, formatUtc } from '@/components/dashboard/charges-tab
 import { CHAINS, explorerTxUrl, findToken, type ChainName } from '@/lib/chains/registry';
 import type { DashboardCharge } from '@/lib/charges/get-dashboard-charge';
 import { formatAmount } from '@/lib/money';
+import { Amount } from '@/components/ui/amount';
 import { fundingOf } from '@/lib/payments/settle-charge';
 import { formatUsd, multiplyToCents } from '@/lib/pricing/usd-value';
 
@@ -40,7 +41,7 @@ export function ChargeDetails({ details }: { details: DashboardCharge }) {
   const { charge, events, payments, deliveries } = details;
   const chain = CHAINS[charge.chain as ChainName];
   const token = chain ? findToken(chain, charge.tokenAddress) : undefined;
-  const amount = (baseUnits: bigint) => `${formatAmount(baseUnits, charge.tokenDecimals)} ${charge.tokenSymbol}`;
+  const amount = (baseUnits: bigint) => <Amount value={formatAmount(baseUnits, charge.tokenDecimals)} symbol={charge.tokenSymbol} />;
   const received = fundingOf(payments).confirmed;
   const metadata = Object.entries(charge.metadata);
   return (

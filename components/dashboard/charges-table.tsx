@@ -1,3 +1,4 @@
+import { Amount } from '@/components/ui/amount';
 import Link from 'next/link';
 import type { DashboardChargeListItem } from '@/lib/charges/list-dashboard-charges';
 import type { ChargeStatus } from '@/lib/charges/state';
@@ -52,7 +53,7 @@ export function ChargesTable({ charges, testId = 'charges' }: { charges: Dashboa
             <ChargeStatusBadge status={charge.status} />
           </td>
           <td className="whitespace-nowrap py-2 pr-3 text-right tabular-nums">
-            {charge.amount} {charge.tokenSymbol}
+            <Amount value={charge.amount} symbol={charge.tokenSymbol} />
           </td>
           <td className="whitespace-nowrap py-2 pr-3 text-slate-600">{charge.chainDisplayName}</td>
           <td className="whitespace-nowrap py-2 pr-3 text-slate-600">{formatUtc(charge.createdAt)}</td>

@@ -1,12 +1,14 @@
 'use client';
 
+import { Amount } from '@/components/ui/amount';
 import { FIAT_METHOD_LABELS } from '@/lib/onramp/fiat-methods';
 import Link from 'next/link';
 import { useEffect, useState } from 'react';
 import type { OnrampOrderStatusName } from '@/lib/onramp/orders/state';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import type { OnrampOrderView } from '@/lib/onramp/orders/get-order';
-import { formatFiat, shortAddress } from './format';
+import { formatFiat } from '@/lib/format-amount';
+import { shortAddress } from './format';
 
 const POLL_MS = 2500;
 const TERMINAL: readonly OnrampOrderStatusName[] = ['completed', 'failed', 'expired'];
@@ -74,7 +76,6 @@ export function OrderLive({
   }, [isFinal, initial.id]);
 
   const style = STATUS_LABELS[order.status];
-  const amount = `${order.deliveredAmount ?? order.cryptoAmount} ${order.tokenSymbol}`;
 
   return (
     <div className="flex flex-col gap-5">
@@ -117,13 +118,14 @@ export function OrderLive({
         )}
         {order.status === 'pending' && (
           <p className="text-lg font-semibold">
-            Payment received, tokens on the way: {order.cryptoAmount} {order.tokenSymbol} to {shortAddress(order.walletAddress)}.
+            Payment received, tokens on the way: <Amount value={order.cryptoAmount} symbol={order.tokenSymbol} /> to{' '}
+            {shortAddress(order.walletAddress)}.
           </p>
         )}
         {order.status === 'completed' && (
           <>
             <p className="text-lg font-semibold" data-testid="order-arrived">
-              {amount} arrived on {order.chainName}.
+              <Amount value={order.deliveredAmount ?? order.cryptoAmount} symbol={order.tokenSymbol} /> arrived on {order.chainName}.
             </p>
             {order.deliveryTxHash &&
               (order.explorerUrl ? (
@@ -180,14 +182,14 @@ export function OrderLive({
         </h2>
         {order.raisedToMinimum && (
           <p className="mt-3 rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-950 ring-1 ring-amber-200" data-testid="raised-to-minimum">
-            You asked for {order.requestedAmount} {order.tokenSymbol}; {order.providerName}&rsquo;s minimum purchase made this order{' '}
-            {order.cryptoAmount} {order.tokenSymbol}.
+            You asked for <Amount value={order.requestedAmount} symbol={order.tokenSymbol} />; {order.providerName}&rsquo;s minimum purchase
+            made this order <Amount value={order.cryptoAmount} symbol={order.tokenSymbol} />.
           </p>
         )}
         <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
           <dt className="text-slate-600">Buying</dt>
-          <dd className="text-right font-mono tabular-nums" data-testid="order-amount">
-            {order.cryptoAmount} {order.tokenSymbol}
+          <dd className="text-right font-mono">
+            <Amount value={order.cryptoAmount} symbol={order.tokenSymbol} testId="order-amount" />
           </dd>
           <dt className="text-slate-600">Chain</dt>
           <dd className="text-right">{order.chainName}</dd>

@@ -1,7 +1,7 @@
 import { FIAT_METHOD_LABELS } from '@/lib/onramp/fiat-methods';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import type { OfferedProvider } from '@/lib/onramp/registry/query';
-import { formatFiat } from './format';
+import { formatFiat } from '@/lib/format-amount';
 
 /**
  * The providers for the chosen chain and token in the buyer's country, best first. One that cannot

@@ -1,9 +1,10 @@
 'use client';
 
+import { Amount } from '@/components/ui/amount';
 import { useId, useState } from 'react';
 import { ExpiryCountdown } from '@/components/checkout/expiry-countdown';
 import type { OnrampQuoteView } from '@/lib/onramp/quotes';
-import { formatFiat } from './format';
+import { formatFiat } from '@/lib/format-amount';
 import type { ScheduledState } from './quote-scheduler';
 import { QuoteFailure } from './quote-request';
 
@@ -51,10 +52,7 @@ export function QuotePanel({ state, arrivesAt, hint }: { state: ScheduledState<O
             </span>
           </div>
           <p className="text-right text-sm text-slate-600">
-            for{' '}
-            <span data-testid="quote-receive">
-              {quote.cryptoAmount} {quote.tokenSymbol}
-            </span>
+            for <Amount value={quote.cryptoAmount} symbol={quote.tokenSymbol} testId="quote-receive" />
           </p>
           <button
             type="button"
@@ -81,10 +79,7 @@ export function QuotePanel({ state, arrivesAt, hint }: { state: ScheduledState<O
               </dd>
               <dt className="text-slate-600">You receive</dt>
               <dd className="text-right" data-testid="quote-arrives">
-                <span className="font-mono tabular-nums">
-                  {quote.cryptoAmount} {quote.tokenSymbol}
-                </span>{' '}
-                {arrivesAt}
+                <Amount value={quote.cryptoAmount} symbol={quote.tokenSymbol} className="font-mono" /> {arrivesAt}
               </dd>
               <dt className="text-slate-600">Quote</dt>
               <dd className="text-right text-slate-600">

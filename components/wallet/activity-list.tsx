@@ -1,3 +1,4 @@
+import { formatExactTokenAmount, formatTokenAmount } from '@/lib/format-amount';
 import Link from 'next/link';
 import type { ActivityItem } from '@/lib/wallets/activity';
 import { StatusPill } from './status-pill';
@@ -22,9 +23,13 @@ export function ActivityList({ items }: { items: ActivityItem[] }) {
             <p className="flex items-center gap-2 text-sm font-medium">
               {item.title} <StatusPill status={item.status} label={item.statusLabel} />
             </p>
-            <p className="font-mono text-sm tabular-nums break-all" data-testid="activity-amount">
+            <p
+              className="font-mono text-sm whitespace-nowrap tabular-nums"
+              title={formatExactTokenAmount(item.amount, item.tokenSymbol)}
+              data-testid="activity-amount"
+            >
               {INCOMING.has(item.kind) ? '+' : '−'}
-              {item.amount} {item.tokenSymbol}
+              {formatTokenAmount(item.amount, item.tokenSymbol)}
             </p>
           </div>
           <p className="text-xs text-slate-600">

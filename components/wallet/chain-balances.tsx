@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { formatExactTokenAmount, formatTokenNumber } from '@/lib/format-amount';
 import { formatUsd } from '@/lib/pricing/usd-value';
 import type { HomeChain } from '@/lib/wallets/wallet-balances';
 
@@ -29,9 +30,20 @@ export function ChainBalances({ chain, address, canSend }: { chain: HomeChain; a
                 <p className="text-sm font-medium">
                   {token.symbol} <span className="font-normal text-slate-500">{token.name}</span>
                 </p>
-                <p className="font-mono text-sm tabular-nums break-all" data-testid="token-amount">
-                  {token.amount ?? 'unavailable'}
-                </p>
+                {token.amount === null ? (
+                  <p className="font-mono text-sm text-slate-500" data-testid="token-amount">
+                    unavailable
+                  </p>
+                ) : (
+                  // Rounded for the token (never 18 decimals of POL); every digit on hover.
+                  <p
+                    className="font-mono text-sm whitespace-nowrap tabular-nums"
+                    title={formatExactTokenAmount(token.amount, token.symbol)}
+                    data-testid="token-amount"
+                  >
+                    {formatTokenNumber(token.amount, token.symbol)}
+                  </p>
+                )}
               </div>
               {token.usd !== undefined && (
                 <p className="text-sm text-slate-600 tabular-nums" data-testid="token-usd">

@@ -50,7 +50,7 @@ import { paymentUrlFor } from './serialize';
 import { newDepositAddress } from '@/lib/payments/deposit-addresses';
 import { merchantTokenRule } from '@/lib/merchants/tokens';
 import { chargeEventRow } from '@/lib/webhooks/emit';
-import { swapPairToken } from '@/lib/swap/swap-pairs';
+import { configuredSwapPairs, swapPairToken } from '@/lib/swap/swap-pairs';
 import { isVerifiedForLive } from '@/lib/merchants/verification';
 import { currentUsdRate, usdCentsToBaseUnits, type UsdRate } from '@/lib/pricing/convert-usd';
 
@@ -222,7 +222,11 @@ async function resolveToken(
     );
   }
   if (!token) {
-    const known = chain.tokens.map((t) => `${t.symbol} (${t.address})`).join(', ');
+    // The swap on-ramp's tokens (PZP) too: a merchant looking for PZP's address finds it here.
+    const swapTokens = configuredSwapPairs()
+      .filter((pair) => pair.chain === chain.name)
+      .map((pair) => pair.target);
+    const known = [...chain.tokens, ...swapTokens].map((t) => `${t.symbol} (${t.address})`).join(', ');
     throw new AppError('unsupported_token', `No known token at ${tokenAddress} on ${chain.name}. Known tokens: ${known}.`, {
       param: 'chargeData.tokenAddress',
     });

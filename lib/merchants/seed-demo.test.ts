@@ -6,6 +6,7 @@ import { resetEnvCache } from '@/lib/env';
 import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
 import { verifyPin } from '@/lib/accounts/pin';
 import { findUserByEmail } from '@/lib/accounts/users';
+import { loadCheckoutView } from '@/lib/charges/checkout-view';
 import { DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE, createDemoCharge, seedDemoData } from './seed-demo';
 import { findMerchantOfUser } from './become-merchant';
 import { demoSeedRefusal } from './demo-seed-guard';
@@ -35,10 +36,15 @@ describe('development seed', () => {
     await expect(verifyPin({ userId: consumer!.id, pin: DEMO_PEOPLE.consumer.pin })).resolves.toBeUndefined();
   });
 
-  it('creates a ready-to-pay demo charge with a checkout link', async () => {
+  it('creates a ready-to-pay demo charge with a checkout link that redirects back when paid or canceled', async () => {
     await seedDemoData();
-    const { chargeId, paymentUrl } = await createDemoCharge();
+    const { chargeId, paymentUrl } = await createDemoCharge('http://localhost:3999');
     expect(paymentUrl).toBe(`http://localhost:3999/checkout/${chargeId}`);
+    const view = await loadCheckoutView(chargeId);
+    expect(view).toMatchObject({
+      successUrl: 'http://localhost:3999/?demo_charge=paid',
+      cancelUrl: 'http://localhost:3999/?demo_charge=canceled',
+    });
   });
 
   it('refuses to run in production', async () => {

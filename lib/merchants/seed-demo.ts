@@ -78,7 +78,8 @@ export async function seedDemoData(): Promise<DemoSeed> {
 }
 
 /** A fresh live USDC charge of the demo merchant on (local) Polygon, for the newcomer to pay at once. */
-export async function createDemoCharge(): Promise<{ chargeId: string; paymentUrl: string }> {
+/** The demo charge the launcher prints: paid or canceled, the checkout sends the payer back to the app's home page. */
+export async function createDemoCharge(appUrl: string): Promise<{ chargeId: string; paymentUrl: string }> {
   const db = getDb();
   const [merchant] = await db.select().from(merchants).where(eq(merchants.id, DEMO_MERCHANT.id));
   const [apiKey] = await db.select().from(apiKeys).where(eq(apiKeys.id, DEMO_KEYS.live.id));
@@ -90,6 +91,8 @@ export async function createDemoCharge(): Promise<{ chargeId: string; paymentUrl
         chain: 'POLYGON',
         tokenAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
         items: [{ name: 'Starter gem pack', amount: '4.99', quantity: 1 }],
+        successUrl: `${appUrl}/?demo_charge=paid`,
+        cancelUrl: `${appUrl}/?demo_charge=canceled`,
       },
     },
   });

@@ -16,6 +16,7 @@ import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, onrampOrders, onrampProviders } from '@/lib/db/schema';
 import { checkoutBaseUrl } from '@/lib/env';
 import { formatAmount } from '@/lib/money';
+import { failureMessage } from './failure-message';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { AppError } from '@/lib/errors';
@@ -123,7 +124,12 @@ export async function latestFiatOrder(chargeId: string) {
     .orderBy(desc(onrampOrders.createdAt))
     .limit(1);
   if (!row) return undefined;
-  return { ...row, amount: `${formatAmount(row.cryptoBaseUnits, row.tokenDecimals)} ${row.tokenSymbol}` };
+  // The provider's code (`card_declined`) in words: the buyer never reads a raw code.
+  return {
+    ...row,
+    failureReason: failureMessage(row.failureReason),
+    amount: `${formatAmount(row.cryptoBaseUnits, row.tokenDecimals)} ${row.tokenSymbol}`,
+  };
 }
 
 export interface MinimumPurchasePreview {

@@ -5,7 +5,8 @@
  * `payable` turns false. Public by charge id (the id is the capability the paymentUrl carries).
  */
 import { asc, eq } from 'drizzle-orm';
-import { CHAINS, explorerTxUrl, type ChainName } from '@/lib/chains/registry';
+import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import { explorerLink } from '@/lib/chains/explorer-link';
 import { publicClientFor, requiredConfirmations } from '@/lib/chains/clients';
 import type { ChargeStatus } from '@/lib/charges/state';
 import { getDb } from '@/lib/db/client';
@@ -89,7 +90,7 @@ export async function loadCheckoutStatus(chargeId: string, now = new Date()): Pr
             ? confirmationsOf(p.blockNumber, latest)
             : 0,
       required,
-      explorerUrl: explorerTxUrl(chain, p.txHash),
+      explorerUrl: explorerLink(chain.name, p.txHash),
       isLate: p.isLate,
     })),
     payable,

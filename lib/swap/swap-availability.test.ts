@@ -123,6 +123,18 @@ describe('createCharge and the swap pair token', () => {
     const unconfigured = await callRoute(createChargeRoute, { apiKey: merchant.liveKey!, body });
     expect(unconfigured.json.error).toMatchObject({ code: 'unsupported_token', param: 'chargeData.tokenAddress' });
   });
+
+  it("an unknown token on BSC is refused with the known tokens listed, PZP's address among them", async () => {
+    serveChainsWithoutNode('BSC');
+    const merchant = await newMerchant({ verified: true });
+    const unknown = await callRoute(createChargeRoute, {
+      apiKey: merchant.liveKey!,
+      body: { chargeData: { symbol: 'XYZ', chain: 'BSC', tokenAddress: '0x000000000000000000000000000000000000dEaD', amount: '1' } },
+    });
+    expect(unknown.json.error).toMatchObject({ code: 'unsupported_token', param: 'chargeData.tokenAddress' });
+    expect(unknown.json.error?.message).toContain(`PZP (${PZP})`);
+    expect(unknown.json.error?.message).toContain('USDC (0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d)');
+  });
 });
 
 describe('the server-side location (COMPLIANCE_COUNTRY_HEADER)', () => {

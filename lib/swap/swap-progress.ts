@@ -6,7 +6,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { erc20Abi, type Address } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
-import { CHAINS, explorerTxUrl } from '@/lib/chains/registry';
+import { explorerLink } from '@/lib/chains/explorer-link';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, onrampOrders, onrampProviders, swapExecutions } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
@@ -68,7 +68,7 @@ export async function loadSwapProgress(chargeId: string, now = new Date()): Prom
   const swap = latestSwap && {
     status: latestSwap.status,
     txHash: latestSwap.swapTxHash,
-    explorerUrl: latestSwap.swapTxHash ? (explorerTxUrl(CHAINS[pair.chain], latestSwap.swapTxHash) ?? null) : null,
+    explorerUrl: explorerLink(pair.chain, latestSwap.swapTxHash) ?? null,
     amountOut: fmtOut(latestSwap.amountOut),
     amountIn: latestSwap.amountIn === null ? null : fmtIn(latestSwap.amountIn),
     error: latestSwap.error,

@@ -15,9 +15,9 @@
  * through its own index, then merged. Amounts are exact decimal text.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { CHAINS, findToken, isChainName, explorerTxUrl, type ChainName } from '@/lib/chains/registry';
+import { explorerLink } from '@/lib/chains/explorer-link';
+import { CHAINS, findToken, isChainName, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { listWallets } from './list-wallets';
@@ -52,12 +52,6 @@ export interface ActivityItem {
 }
 
 const CURSOR_PATTERN = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)~([A-Za-z0-9_-]{1,100})$/;
-
-/** The block explorer's page of a transaction, except on chains served by a local development node (the explorer would not know it). */
-export function explorerLink(chain: string, txHash: string | null): string | undefined {
-  if (!txHash || !isChainName(chain) || env().LOCAL_CHAINS.includes(chain)) return undefined;
-  return explorerTxUrl(CHAINS[chain], txHash);
-}
 
 interface ActivityRow extends Record<string, unknown> {
   kind: ActivityKind;

@@ -45,7 +45,7 @@ import { inFlightOf } from '@/lib/transactions/sender-ledger';
 import { accountFromKey } from '@/lib/transactions/signers';
 import { isOpen } from '@/lib/transactions/state';
 import { approximateUsd } from '@/lib/pricing/usd-value';
-import { explorerLink } from './activity';
+import { explorerLink } from '@/lib/chains/explorer-link';
 import { openWalletKey } from './envelope';
 import { cachedBalance, forgetBalances, isChainConnected } from './wallet-balances';
 

@@ -1,9 +1,10 @@
 /** The order page's view of an order: anyone with the (unguessable) order link may read it, like a receipt. */
 import { asc, eq } from 'drizzle-orm';
-import { CHAINS, explorerTxUrl, type ChainName } from '@/lib/chains/registry';
+import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import { explorerLink } from '@/lib/chains/explorer-link';
+import { failureMessage } from '@/lib/onramp/failure-message';
 import { getDb } from '@/lib/db/client';
 import { onrampOrderEvents, onrampOrders, onrampProviders, type OnrampOrderStatusName } from '@/lib/db/schema';
-import { env } from '@/lib/env';
 import { formatAmount } from '@/lib/money';
 
 export interface OnrampOrderView {
@@ -46,8 +47,6 @@ export async function getOnrampOrderView(orderId: string): Promise<OnrampOrderVi
     .where(eq(onrampOrderEvents.orderId, orderId))
     .orderBy(asc(onrampOrderEvents.createdAt));
   const chain = CHAINS[order.chain as ChainName];
-  // Local development chains carry the main network's id but not its explorer.
-  const isLocal = env().LOCAL_CHAINS.includes(order.chain);
   return {
     id: order.id,
     status: order.status,
@@ -65,8 +64,8 @@ export async function getOnrampOrderView(orderId: string): Promise<OnrampOrderVi
     fiatCurrency: order.fiatCurrency,
     paymentMethod: order.paymentMethod,
     deliveryTxHash: order.deliveryTxHash,
-    explorerUrl: order.deliveryTxHash && !isLocal ? (explorerTxUrl(chain, order.deliveryTxHash) ?? null) : null,
-    failureReason: order.failureReason,
+    explorerUrl: explorerLink(order.chain, order.deliveryTxHash) ?? null,
+    failureReason: failureMessage(order.failureReason),
     checkoutUrl: order.status === 'created' ? order.checkoutUrl : null,
     chargeId: order.chargeId,
     createdAt: order.createdAt.toISOString(),

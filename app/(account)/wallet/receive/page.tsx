@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import QRCode from 'qrcode';
-import { CopyButton } from '@/components/wallet/copy-button';
+import { CopyButton } from '@/components/ui/copy-button';
 import { requireUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
 import { listWallets } from '@/lib/wallets/list-wallets';
