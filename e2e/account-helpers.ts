@@ -4,9 +4,18 @@ import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { E2E_OIDC_PORT } from '../playwright.config';
 import { waitForCode } from './outbox';
 
-/** Signs up and signs in with e-mail codes, then sets the PIN: a ready account on /wallet. */
-export async function signUpAndSignIn(page: Page, email: string, pin = '482915'): Promise<void> {
-  await page.goto('/signup');
+/**
+ * Signs up and signs in with e-mail codes, then sets the PIN: a ready account on /wallet. With
+ * `fromCurrentPage`, the sign-up form is already open (reached with a return address) and the journey
+ * must land on `landsOn` instead.
+ */
+export async function signUpAndSignIn(
+  page: Page,
+  email: string,
+  pin = '482915',
+  options: { fromCurrentPage?: boolean; landsOn?: RegExp } = {},
+): Promise<void> {
+  if (!options.fromCurrentPage) await page.goto('/signup');
   await page.getByLabel('E-mail').fill(email);
   await page.getByRole('button', { name: 'Send me a code' }).click();
   const first = await waitForCode(email);
@@ -20,7 +29,7 @@ export async function signUpAndSignIn(page: Page, email: string, pin = '482915')
   await page.getByLabel('New PIN (6 digits)').fill(pin);
   await page.getByLabel('Repeat the PIN').fill(pin);
   await page.getByRole('button', { name: 'Set PIN' }).click();
-  await expect(page).toHaveURL(/\/wallet/);
+  await expect(page).toHaveURL(options.landsOn ?? /\/wallet/);
 }
 
 /**

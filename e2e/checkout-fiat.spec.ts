@@ -120,8 +120,13 @@ test.describe('paying a charge by card through an on-ramp provider', () => {
     expect(decodeURIComponent((await signIn.getAttribute('href'))!)).toContain(`callbackUrl=/checkout/${charge.chargeId}`);
     await expect(page.getByRole('button', { name: 'Buy the minimum with MoonPay' })).toBeDisabled();
 
-    await signUpAndSignIn(page, uniqueEmail('card-minimum'));
-    await page.goto(charge.paymentUrl);
+    // The account is created on the way: sign-up keeps the return address, and the buyer lands back here.
+    await signIn.click();
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await signUpAndSignIn(page, uniqueEmail('card-minimum'), undefined, {
+      fromCurrentPage: true,
+      landsOn: new RegExp(`/checkout/${charge.chargeId}`),
+    });
     await openCardTab(page);
 
     // The provider's minimum is said, and what buying it means, before anything is bought.

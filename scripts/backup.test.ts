@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callRoute, newMerchant, usdcCharge } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { switchToPrivateDatabase } from '@/test/private-database';
 
 const run = promisify(execFile);
 
@@ -19,6 +20,9 @@ async function admin(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code:
     return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
   }
 }
+
+// A database of its own: the backup holds this test's rows, not the whole suite's.
+beforeAll(() => switchToPrivateDatabase('backup'));
 
 const fresh = `restore_${Date.now()}`;
 const freshUrl = () => {
