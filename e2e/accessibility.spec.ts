@@ -110,7 +110,8 @@ test.describe('accessibility, phone layout and screenshots', () => {
     await expect(page.getByTestId('charge-status')).toBeVisible();
     await checkPage(page, 'checkout-open');
 
-    // Every control reached by Tab shows a ring, the payment-method chips included.
+    // Every control reached by Tab shows a ring, the payment-method chips (in the card tab) included.
+    await page.getByRole('tab', { name: 'Card or bank' }).click();
     const { seen, bare } = await controlsWithoutFocusRing(page, 40);
     expect(seen.some((control) => control.includes('[name=paymentMethod]'))).toBe(true);
     expect(bare).toEqual([]);

@@ -154,7 +154,7 @@ export default async function CheckoutPage({
               Payments on {view.chainName} are not available on this service right now. Do not send funds for this charge.
             </p>
           )}
-          <p className="mt-auto break-all text-xs text-slate-400">Charge {view.id}</p>
+          <p className="mt-auto break-all text-xs text-slate-500">Charge {view.id}</p>
         </aside>
       </main>
     </div>
