@@ -3,8 +3,12 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
-import { POLYGON_USDC, sendUsdcFromOutside } from './chain';
+import { sendUsdcFromOutside } from './chain';
 import { uniqueEmail } from './outbox';
+import { createUsdcCharge as createUsdcChargeWith } from './charges';
+
+const createUsdcCharge = (request: APIRequestContext, liveKey: string, amount: string) =>
+  createUsdcChargeWith(request, liveKey, amount, { itemName: 'Founders season pass with the golden lantern skin and 1,200 gems' });
 
 /**
  * Checked by machines (issue 19): every main page has no serious or critical axe violation (WCAG 2.1 A/AA
@@ -44,24 +48,6 @@ async function visit(page: Page, path: string, name: string, options?: { screens
   await page.goto(path);
   await expect(page.locator('h1').first()).toBeVisible();
   await checkPage(page, name, options);
-}
-
-async function createUsdcCharge(request: APIRequestContext, liveKey: string, amount: string) {
-  const response = await request.post('/api/createCharge', {
-    headers: { 'x-api-key': liveKey },
-    data: {
-      chargeData: {
-        symbol: 'USDC',
-        chain: 'POLYGON',
-        tokenAddress: POLYGON_USDC,
-        amount,
-        cancelUrl: 'https://shop.example/cancel',
-        items: [{ name: 'Founders season pass with the golden lantern skin and 1,200 gems', amount, quantity: 1 }],
-      },
-    },
-  });
-  expect(response.status()).toBe(200);
-  return (await response.json()).data as { chargeId: string; paymentUrl: string };
 }
 
 /**

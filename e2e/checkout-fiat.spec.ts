@@ -1,26 +1,12 @@
 import { expect, test, type APIRequestContext, type BrowserContext, type Page } from '@playwright/test';
 import { signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant } from './admin';
-import { POLYGON_USDC } from './chain';
-import { uniqueEmail } from './outbox';
 
-async function createUsdcCharge(request: APIRequestContext, liveKey: string, amount: string) {
-  const response = await request.post('/api/createCharge', {
-    headers: { 'x-api-key': liveKey },
-    data: {
-      chargeData: {
-        symbol: 'USDC',
-        chain: 'POLYGON',
-        tokenAddress: POLYGON_USDC,
-        amount,
-        cancelUrl: 'https://shop.example/cancel',
-        items: [{ name: 'Season pass', amount, quantity: 1 }],
-      },
-    },
-  });
-  expect(response.status()).toBe(200);
-  return (await response.json()).data as { chargeId: string; paymentUrl: string };
-}
+import { uniqueEmail } from './outbox';
+import { createUsdcCharge as createUsdcChargeWith } from './charges';
+
+const createUsdcCharge = (request: APIRequestContext, liveKey: string, amount: string) =>
+  createUsdcChargeWith(request, liveKey, amount, { itemName: 'Season pass' });
 
 async function inCountry(context: BrowserContext, baseURL: string | undefined, country: string) {
   await context.addCookies([{ name: 'cp_country', value: country, url: baseURL! }]);

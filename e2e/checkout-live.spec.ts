@@ -1,28 +1,11 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { localDemoPayerAccount } from '@/lib/infra/local-chain';
 import { installAnvilWallet } from './account-helpers';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
 import { POLYGON_USDC, polygonRpc, sendUsdcFromOutside } from './chain';
-
-async function createUsdcCharge(request: APIRequestContext, liveKey: string, amount: string) {
-  const response = await request.post('/api/createCharge', {
-    headers: { 'x-api-key': liveKey },
-    data: {
-      chargeData: {
-        symbol: 'USDC',
-        chain: 'POLYGON',
-        tokenAddress: POLYGON_USDC,
-        amount,
-        cancelUrl: 'https://shop.example/cancel',
-        items: [{ name: 'Gem pack', amount, quantity: 1 }],
-      },
-    },
-  });
-  expect(response.status()).toBe(200);
-  return (await response.json()).data as { chargeId: string; paymentUrl: string };
-}
+import { createUsdcCharge } from './charges';
 
 /** Every way to pay the open checkout offers, and its countdown. */
 function waysToPay(page: Page) {

@@ -4,25 +4,10 @@ import { installAnvilWallet, signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
 import { POLYGON_USDC, fundOnPolygon, polygonRpc, sendUsdcFromOutside } from './chain';
 import { uniqueEmail } from './outbox';
+import { createUsdcCharge as createUsdcChargeWith } from './charges';
 
-async function createUsdcCharge(request: APIRequestContext, liveKey: string, amount: string, successUrl?: string) {
-  const response = await request.post('/api/createCharge', {
-    headers: { 'x-api-key': liveKey },
-    data: {
-      chargeData: {
-        symbol: 'USDC',
-        chain: 'POLYGON',
-        tokenAddress: POLYGON_USDC,
-        amount,
-        ...(successUrl ? { successUrl } : {}),
-        cancelUrl: 'https://shop.example/cancel',
-        items: [{ name: 'Gem pack', amount, quantity: 1 }],
-      },
-    },
-  });
-  expect(response.status()).toBe(200);
-  return (await response.json()).data as { chargeId: string; paymentUrl: string };
-}
+const createUsdcCharge = (request: APIRequestContext, liveKey: string, amount: string, successUrl?: string) =>
+  createUsdcChargeWith(request, liveKey, amount, successUrl ? { successUrl } : {});
 
 test.describe('paying a charge on the local chain', () => {
   test('a signed-in consumer pays from balance with the PIN and lands on successUrl', async ({ page, request, baseURL }) => {

@@ -5,32 +5,16 @@
  * PIN on Chargeport's pay page). Skipped with a reason where Mono is not installed (.ci/run installs it).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { compileCsharpSdkTest } from '@/test/compile-csharp-sdk';
 import { expect, test, type Page } from '@playwright/test';
 import { signUpAndSignIn } from './account-helpers';
 import { admin, createVerifiedMerchant, withE2eDatabase } from './admin';
 import { POLYGON_USDC, fundOnPolygon, sendUsdcFromOutside } from './chain';
 import { uniqueEmail } from './outbox';
 
-const SDK_DIR = path.resolve(import.meta.dirname, '../sdk/csharp');
 const PIN = '482915';
 const monoInstalled = spawnSync('mcs', ['--version']).status === 0 && spawnSync('mono', ['--version']).status === 0;
-
-function compile(): string {
-  const out = path.join(mkdtempSync(path.join(tmpdir(), 'chargeport-csharp-e2e-')), 'SdkTest.exe');
-  const sources = [
-    ...readdirSync(path.join(SDK_DIR, 'src')).map((file) => path.join(SDK_DIR, 'src', file)),
-    path.join(SDK_DIR, 'tests', 'SdkTest.cs'),
-  ].filter((file) => file.endsWith('.cs'));
-  const result = spawnSync('mcs', ['-langversion:7.2', '-warnaserror+', '-r:System.Net.Http.dll', `-out:${out}`, ...sources], {
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`mcs failed:\n${result.stdout}${result.stderr}`);
-  return out;
-}
 
 async function usdcCharge(baseURL: string, liveKey: string): Promise<string> {
   const res = await fetch(`${baseURL}/api/createCharge`, {
@@ -58,7 +42,7 @@ test('a game on the C# SDK signs the player in by the device flow and pays a liv
 }) => {
   test.skip(!monoInstalled, 'Mono (mcs, mono) is not installed: apt-get install mono-mcs mono-runtime libmono-system-net-http4.0-cil');
   test.setTimeout(180_000);
-  const exe = compile();
+  const exe = compileCsharpSdkTest();
 
   // The studio registers its game as a public OAuth app.
   const ownerEmail = uniqueEmail('csharp-owner');

@@ -10,8 +10,12 @@ import { expect, test, type APIRequestContext, type BrowserContext } from '@play
 import { localDemoPayerAccount } from '@/lib/infra/local-chain';
 import { installAnvilWallet, signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant } from './admin';
-import { POLYGON_USDC, polygonRpc } from './chain';
+import { polygonRpc } from './chain';
 import { uniqueEmail } from './outbox';
+import { createUsdcCharge as createUsdcChargeWith } from './charges';
+
+const createUsdcCharge = (request: APIRequestContext, liveKey: string, amount: string) =>
+  createUsdcChargeWith(request, liveKey, amount, { itemImage: 'https://shop.example/gem.png', cancelUrl: null });
 
 /** Records every CSP / Permissions-Policy violation in the context's pages (popups included). */
 async function watchPolicyViolations(context: BrowserContext): Promise<string[]> {
@@ -29,23 +33,6 @@ async function watchPolicyViolations(context: BrowserContext): Promise<string[]>
     if (/Content Security Policy|Permissions-Policy|Refused to/i.test(message.text())) violations.push(`console: ${message.text()}`);
   });
   return violations;
-}
-
-async function createUsdcCharge(request: APIRequestContext, liveKey: string, amount: string) {
-  const response = await request.post('/api/createCharge', {
-    headers: { 'x-api-key': liveKey },
-    data: {
-      chargeData: {
-        symbol: 'USDC',
-        chain: 'POLYGON',
-        tokenAddress: POLYGON_USDC,
-        amount,
-        items: [{ name: 'Gem pack', image: 'https://shop.example/gem.png', amount, quantity: 1 }],
-      },
-    },
-  });
-  expect(response.status()).toBe(200);
-  return (await response.json()).data as { chargeId: string; paymentUrl: string };
 }
 
 const nonceOf = (policy: string) => /'nonce-([^']+)'/.exec(policy)?.[1];

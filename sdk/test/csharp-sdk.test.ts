@@ -6,13 +6,11 @@
  * side plays the player on Chargeport (enters the code, allows, types the PIN).
  * Needs `mcs` and `mono` (Debian: mono-mcs, mono-runtime, libmono-system-net-http4.0-cil; .ci/run installs them).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { compileCsharpSdkTest } from '@/test/compile-csharp-sdk';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { setPin } from '@/lib/accounts/pin';
@@ -40,7 +38,6 @@ vi.mock('@/lib/auth/session', () => ({
   getSessionUser: async () => (session.userId ? findUserById(session.userId) : undefined),
 }));
 
-const SDK_DIR = path.resolve(import.meta.dirname, '../csharp');
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '583920';
 
@@ -89,23 +86,9 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-function compile(): string {
-  const out = path.join(mkdtempSync(path.join(tmpdir(), 'chargeport-csharp-')), 'SdkTest.exe');
-  const sources = [
-    ...readdirSync(path.join(SDK_DIR, 'src')).map((file) => path.join(SDK_DIR, 'src', file)),
-    path.join(SDK_DIR, 'tests', 'SdkTest.cs'),
-  ].filter((file) => file.endsWith('.cs'));
-  const result = spawnSync('mcs', ['-langversion:7.2', '-warnaserror+', '-r:System.Net.Http.dll', `-out:${out}`, ...sources], {
-    encoding: 'utf8',
-  });
-  if (result.error) throw new Error(`mcs is not installed (Debian: apt-get install mono-mcs mono-runtime): ${result.error.message}`);
-  if (result.status !== 0) throw new Error(`mcs failed:\n${result.stdout}${result.stderr}`);
-  return out;
-}
-
 describe('C# game SDK', () => {
   it('device-flow sign-in, user, balances, refresh, pay with the PIN on Chargeport, charge status', { timeout: 90_000 }, async () => {
-    const exe = compile();
+    const exe = compileCsharpSdkTest();
     const merchant = await newMerchant({ name: 'Pixel Quest' });
     const owner = await newUser();
     await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: owner, role: 'owner' });
