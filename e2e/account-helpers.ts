@@ -16,6 +16,9 @@ export async function signUpAndSignIn(
   options: { fromCurrentPage?: boolean; landsOn?: RegExp } = {},
 ): Promise<void> {
   if (!options.fromCurrentPage) await page.goto('/signup');
+  // The sign-in page has the same field and button: type only once the sign-up form is the one shown.
+  await expect(page).toHaveURL(/\/signup/);
+  await expect(page.getByRole('heading', { name: 'Create your account' })).toBeVisible();
   await page.getByLabel('E-mail').fill(email);
   await page.getByRole('button', { name: 'Send me a code' }).click();
   const first = await waitForCode(email);
