@@ -17,7 +17,7 @@ import { confirmEmailChange, startEmailChange } from '@/lib/accounts/change-emai
 import { emailSchema } from '@/lib/accounts/email';
 import { stepUpFromForm } from '@/lib/accounts/step-up-form';
 import { consumeAuthRateLimit } from '@/lib/auth/rate-limit';
-import { endOtherSessions } from '@/lib/auth/renew-session';
+import { renewThisSession } from '@/lib/auth/renew-session';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 
@@ -49,7 +49,7 @@ export async function confirmEmailChangeAction(_state: FormState, form: FormData
     if (!parsed.success) throw new AppError('invalid_request', 'Enter the new e-mail address.', { param: 'newEmail' });
     await consumeAuthRateLimit({ ip: (await clientIp()) ?? 'local', address: parsed.data });
     await confirmEmailChange({ userId: user.id, newEmail: parsed.data, newCode: field(form, 'newCode'), oldCode: field(form, 'oldCode') });
-    await endOtherSessions(user.id);
+    await renewThisSession(user.id);
   } catch (error) {
     return formError(error, values);
   }
@@ -73,7 +73,7 @@ export async function changePinAction(_state: FormState, form: FormData): Promis
   try {
     const user = await requireUserForAction();
     await changePin({ userId: user.id, oldPin: field(form, 'oldPin'), pin: field(form, 'pin'), confirm: field(form, 'confirm') });
-    await endOtherSessions(user.id);
+    await renewThisSession(user.id);
     return { notice: 'Your PIN is changed. Your other sessions were signed out.' };
   } catch (error) {
     return formError(error);
@@ -104,7 +104,7 @@ export async function confirmPhoneLinkAction(_state: FormState, form: FormData):
   try {
     const user = await requireUserForAction();
     await confirmPhoneLink({ userId: user.id, phone: values.phone, code: field(form, 'code') });
-    await endOtherSessions(user.id);
+    await renewThisSession(user.id);
   } catch (error) {
     return formError(error, values);
   }
@@ -115,7 +115,7 @@ export async function unlinkPhoneAction(_state: FormState, form: FormData): Prom
   try {
     const user = await requireUserForAction();
     await unlinkPhone({ userId: user.id, pin: field(form, 'pin') });
-    await endOtherSessions(user.id);
+    await renewThisSession(user.id);
   } catch (error) {
     return formError(error);
   }
@@ -136,7 +136,7 @@ export async function resetPinAction(_state: FormState, form: FormData): Promise
   try {
     const user = await requireUserForAction();
     await resetPinWithPhone({ userId: user.id, code: field(form, 'code'), pin: field(form, 'pin'), confirm: field(form, 'confirm') });
-    await endOtherSessions(user.id);
+    await renewThisSession(user.id);
   } catch (error) {
     return formError(error);
   }

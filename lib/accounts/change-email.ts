@@ -17,6 +17,7 @@ import { authIdentities, users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { sendEmail } from '@/lib/notifications/send-email';
 import { maskEmail } from './email';
+import { endAllSessions } from './revoke-sessions';
 import { verifyStepUp, type StepUpProof } from './step-up';
 import { findUserByEmail, findUserById } from './users';
 import { consumeCode, issueCode } from './verification-codes';
@@ -74,7 +75,8 @@ export async function confirmEmailChange(input: { userId: string; newEmail: stri
       throw new AppError('code_incorrect', 'These codes are no longer valid. Start again.', { param: 'newCode' });
     await tx
       .update(users)
-      .set({ email: input.newEmail, emailVerifiedAt: new Date() })
+      // The old address no longer signs in: every session ends with the change (issue 14).
+      .set({ email: input.newEmail, emailVerifiedAt: new Date(), ...endAllSessions })
       .where(and(eq(users.id, input.userId), eq(users.email, current)));
     // The e-mail sign-in method follows the address.
     await tx

@@ -13,6 +13,7 @@ import { users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
 import { PHONE_EXAMPLE } from './phone-example';
+import { endAllSessions } from './revoke-sessions';
 import { codeSmsText, verifyPin } from './pin';
 import { consumeSmsBudget } from './sms-limits';
 import { consumeCode, issueCode } from './verification-codes';
@@ -122,7 +123,8 @@ export async function confirmPhoneLink(input: {
     await assertPhoneFree(tx, input.userId, phoneE164);
     const [updated] = await tx
       .update(users)
-      .set({ phoneE164, phoneVerifiedAt: input.now ?? new Date() })
+      // A new phone can reset the PIN: every session ends with the change (issue 14).
+      .set({ phoneE164, phoneVerifiedAt: input.now ?? new Date(), ...endAllSessions })
       .where(eq(users.id, input.userId))
       .returning({ id: users.id });
     if (!updated) throw new AppError('not_found', `No account ${input.userId}.`);
@@ -138,6 +140,9 @@ export async function unlinkPhone(input: { userId: string; pin: string }): Promi
   if (!user.phoneE164) throw new AppError('phone_not_linked', 'No phone is linked to this account.');
   await getDb().transaction(async (tx) => {
     await verifyPin({ userId: input.userId, pin: input.pin, tx });
-    await tx.update(users).set({ phoneE164: null, phoneVerifiedAt: null }).where(eq(users.id, input.userId));
+    await tx
+      .update(users)
+      .set({ phoneE164: null, phoneVerifiedAt: null, ...endAllSessions })
+      .where(eq(users.id, input.userId));
   });
 }

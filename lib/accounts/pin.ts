@@ -22,6 +22,7 @@ import { users } from '@/lib/db/schema';
 import { requireSecret } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
+import { endAllSessions } from './revoke-sessions';
 import { consumeSmsBudget } from './sms-limits';
 import { CODE_TTL_MS, consumeCode, issueCode } from './verification-codes';
 
@@ -252,7 +253,8 @@ export async function changePin(input: { userId: string; oldPin: string; pin: st
   const pinHash = await hashPin(input.pin);
   const [updated] = await getDb()
     .update(users)
-    .set({ pinHash, pinSetAt: input.now ?? new Date(), pinFailedAttempts: 0, pinLockedUntil: null, pinDisabledAt: null })
+    // Every session ends with the old PIN (issue 14); the action renews the one that made the change.
+    .set({ pinHash, pinSetAt: input.now ?? new Date(), pinFailedAttempts: 0, pinLockedUntil: null, pinDisabledAt: null, ...endAllSessions })
     .where(and(eq(users.id, input.userId), eq(users.pinHash, verifiedHash), isNull(users.pinDisabledAt)))
     .returning({ id: users.id });
   if (!updated) throw new AppError('pin_incorrect', 'The PIN was changed meanwhile. Enter the current PIN.', { param: 'oldPin' });
@@ -344,7 +346,8 @@ export async function resetPinWithPhone(input: { userId: string; code: string; p
   const pinHash = await hashPin(input.pin);
   const [updated] = await getDb()
     .update(users)
-    .set({ pinHash, pinSetAt: input.now ?? new Date(), pinFailedAttempts: 0, pinLockedUntil: null, pinDisabledAt: null })
+    // A reset is what someone who took the phone would do: every session ends (issue 14).
+    .set({ pinHash, pinSetAt: input.now ?? new Date(), pinFailedAttempts: 0, pinLockedUntil: null, pinDisabledAt: null, ...endAllSessions })
     .where(and(eq(users.id, input.userId), eq(users.phoneE164, phone), isNotNull(users.phoneVerifiedAt)))
     .returning({ id: users.id });
   if (!updated) throw new AppError('phone_not_linked', 'The phone was unlinked meanwhile: the PIN was not reset.');
