@@ -133,6 +133,8 @@ export async function addCustomToken(input: Actor & { chain: string; address: st
   if (info.tokens.some((t) => t.address.toLowerCase() === address.toLowerCase())) {
     throw new AppError('invalid_request', `${address} is already a supported token on ${chain}.`, { param: 'address' });
   }
+  // The role first: a viewer must not make us call the chain (checked again in the transaction).
+  await authorizeMember(getDb(), { ...input, permission: 'tokens.manage' });
   const contract = await readErc20(chain, getAddress(address));
   return getDb()
     .transaction(async (tx) => {
