@@ -243,7 +243,7 @@ const callForm = (fn: (...args: never[]) => Promise<unknown>, fields: Record<str
   (fn as unknown as FormAction)({} as never, formOf(fields));
 
 const CROSS_SITE_ACTIONS =
-  'Next.js refuses a server action whose Origin is not the host before the action runs (its own check, in the server, not in the function called here); session cookies are SameSite=Lax';
+  'Next.js refuses a server action whose Origin is not the host before it runs, in the server (not in the function called here): e2e/server-action-origin.spec.ts replays a real action post from another origin (refused, nothing returned) and from ours (works); session cookies are SameSite=Lax';
 const OWN_ACCOUNT = 'acts on the signed-in account only: no merchant, no id of another account in the form';
 const NO_MODE = 'has no test/live mode';
 const NO_ROLE = 'not a merchant action: no member role involved';
@@ -409,12 +409,16 @@ const ROUTES: Record<string, Row> = {
     'the buyer’s own balance pays any open charge by design (no merchant side); the session guard is withSession → requireUserForAction, the same guard as the actions below',
   ),
   'GET /api/oauth/balances': coveredBy(
-    'an OAuth access token of one user, scope wallet:read: lib/oauth/*.test.ts refuse a missing, expired or out-of-scope token',
+    'an OAuth access token of one user (withAccessToken, scope wallet:read); the wrapper refuses a missing, unknown or out-of-scope token in lib/oauth/payment-requests.test.ts',
   ),
   'OPTIONS /api/oauth/balances': publicRow(CORS_PREFLIGHT),
-  'POST /api/oauth/payment-requests': coveredBy('an OAuth access token of one user, scope payments: lib/oauth/*.test.ts'),
+  'POST /api/oauth/payment-requests': coveredBy(
+    'an OAuth access token of one user (withAccessToken, scope payments): lib/oauth/payment-requests.test.ts refuses no token, an unknown one, one without the scope, and another merchant’s charge',
+  ),
   'OPTIONS /api/oauth/payment-requests': publicRow(CORS_PREFLIGHT),
-  'GET /api/oauth/payment-requests/[requestId]': coveredBy('an OAuth access token of one user, scope payments: lib/oauth/*.test.ts'),
+  'GET /api/oauth/payment-requests/[requestId]': coveredBy(
+    'an OAuth access token of one user (withAccessToken, scope payments): lib/oauth/payment-requests.test.ts refuses no token, an unknown one, one without the scope, and another merchant’s charge',
+  ),
   'OPTIONS /api/oauth/payment-requests/[requestId]': publicRow(CORS_PREFLIGHT),
   // Public by design.
   'GET /api/checkout/[chargeId]/status': publicRow(
