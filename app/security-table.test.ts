@@ -75,9 +75,10 @@ function routeMethods(): string[] {
     });
 }
 
-/** `file#name` for every function exported by a 'use server' file (app/ and lib/). */
+/** `file#name` for every function exported by a 'use server' file (app/, components/ and lib/). */
 function serverActions(): string[] {
-  return [...walk(path.join(ROOT, 'app')), ...walk(path.join(ROOT, 'lib'))]
+  return ['app', 'components', 'lib']
+    .flatMap((dir) => walk(path.join(ROOT, dir)))
     .filter((file) => /\.tsx?$/.test(file) && !file.endsWith('.test.ts'))
     .flatMap((file) => {
       const source = readFileSync(file, 'utf8');
