@@ -659,9 +659,10 @@ const ACTIONS: Record<string, Row> = {
     scopeNa: 'the wallet is looked up among the signed-in user’s own (lib/wallets/export-private-key.ts: not_found otherwise)',
   }),
   ...Object.fromEntries(
-    (['startTotpAction', 'confirmTotpAction', 'removeTotpAction', 'removePasskeyAction', 'renewRecoveryCodesAction'] as const).map(
-      (name) => [`app/(account)/account/security/actions.ts#${name}`, actionRow(security, name, {})],
-    ),
+    (['startTotpAction', 'confirmTotpAction', 'removeTotpAction', 'renewRecoveryCodesAction'] as const).map((name) => [
+      `app/(account)/account/security/actions.ts#${name}`,
+      actionRow(security, name, {}),
+    ]),
   ),
   ...Object.fromEntries(
     (['passkeyRegistrationOptionsAction', 'stepUpPasskeyOptionsAction'] as const).map((name) => [
@@ -673,11 +674,12 @@ const ACTIONS: Record<string, Row> = {
     call: objectArg({ name: 'Evil key', response: '{}' }),
     noSessionCode: 'message: Your session has ended. Sign in again.',
   }),
-  'app/(account)/account/profile/connected-apps-actions.ts#revokeConnectedAppAction': actionRow(
-    connectedApps,
-    'revokeConnectedAppAction',
-    {},
-  ),
+  'app/(account)/account/security/actions.ts#removePasskeyAction': actionRow(security, 'removePasskeyAction', {
+    scopeNa: 'the passkey is deleted only among the signed-in user’s own (lib/accounts/two-factor/passkeys.ts: not_found otherwise)',
+  }),
+  'app/(account)/account/profile/connected-apps-actions.ts#revokeConnectedAppAction': actionRow(connectedApps, 'revokeConnectedAppAction', {
+    scopeNa: 'only the signed-in user’s own grants to the app are revoked (lib/oauth/grants.ts: by client and account)',
+  }),
   'app/(account)/wallet/send/actions.ts#sendAction': actionRow(send, 'sendAction', {}),
   'app/invitations/[token]/actions.ts#acceptInvitationAction': actionRow(
     () => import('./invitations/[token]/actions'),
