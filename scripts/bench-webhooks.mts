@@ -23,7 +23,10 @@
  * CPU per delivery: utime + stime of the worker process and of every PostgreSQL process (/proc), as
  * `bench:api` measures; for the load phases PostgreSQL's figure includes committing the events.
  *
- *   npm run bench:webhooks -- [--rate 250] [--seconds 30] [--peak-events 4000] [--failure-rate 0.3] [--seed 42]
+ *   npm run bench:webhooks -- [--rate 250] [--seconds 30] [--peak-events 4000] [--failure-rate 0.3] [--seed 42] [--workers 1]
+ *
+ * `--workers N` runs N worker processes side by side in every phase (as `npm run worker` processes share
+ * the queue at scale); their CPU is added up.
  *
  * Progress goes to stderr, the tables to stdout. Exit code 0 when every phase delivered every event
  * exactly once, in order, with valid signatures (the latency and throughput aims are reported, not
@@ -62,6 +65,7 @@ const { values: args } = parseArgs({
     'peak-events': { type: 'string', default: '4000' },
     'failure-rate': { type: 'string', default: '0.3' },
     seed: { type: 'string', default: '42' },
+    workers: { type: 'string', default: '1' },
     help: { type: 'boolean', short: 'h', default: false },
     // The child processes (see produceEvents and runWorker): spawned by this script, not for people.
     produce: { type: 'boolean', default: false },
@@ -72,7 +76,8 @@ const { values: args } = parseArgs({
     'retry-divisor': { type: 'string' },
   },
 });
-const USAGE = 'usage: npm run bench:webhooks -- [--rate 250] [--seconds 30] [--peak-events 4000] [--failure-rate 0.3] [--seed 42]';
+const USAGE =
+  'usage: npm run bench:webhooks -- [--rate 250] [--seconds 30] [--peak-events 4000] [--failure-rate 0.3] [--seed 42] [--workers 1]';
 if (args.help) {
   console.log(USAGE);
   process.exit(0);
@@ -221,6 +226,7 @@ const SECONDS = Number(args.seconds);
 const PEAK_EVENTS = Number(args['peak-events']);
 const FAILURE_RATE = Number(args['failure-rate']);
 const SEED = Number(args.seed);
+const WORKERS = Number(args.workers);
 if (!args.work) {
   if (!(RATE >= 4 && RATE <= 10_000)) usage('--rate must be from 4 to 10000 deliveries per second');
   if (!(SECONDS >= 1 && SECONDS <= 600)) usage('--seconds must be from 1 to 600');
@@ -228,6 +234,7 @@ if (!args.work) {
     usage('--peak-events must be an integer from 0 to 100000');
   if (!(FAILURE_RATE >= 0 && FAILURE_RATE < 1)) usage('--failure-rate must be at least 0 and below 1');
   if (!Number.isInteger(SEED)) usage('--seed must be an integer');
+  if (!Number.isInteger(WORKERS) || WORKERS < 1 || WORKERS > 16) usage('--workers must be an integer from 1 to 16');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -380,7 +387,7 @@ interface CpuUse {
   machineBusyPercent: number;
 }
 
-function cpuMeter(workerPid: number): () => CpuUse {
+function cpuMeter(workerPids: number[]): () => CpuUse {
   const sum = (pids: number[], before?: Map<number, number>) => {
     const now = new Map<number, number>();
     for (const pid of pids) {
@@ -389,7 +396,7 @@ function cpuMeter(workerPid: number): () => CpuUse {
     }
     return now;
   };
-  const workerBefore = processTicks(workerPid)?.ticks ?? 0;
+  const workersBefore = sum(workerPids);
   const postgresBefore = sum(postgresPids());
   const machineBefore = machineTicks();
   return () => {
@@ -397,7 +404,7 @@ function cpuMeter(workerPid: number): () => CpuUse {
     const postgres = [...sum(postgresPids(), postgresBefore).values()].reduce((a, b) => a + b, 0);
     const total = machineAfter.total - machineBefore.total;
     return {
-      workerMs: ((processTicks(workerPid)?.ticks ?? workerBefore) - workerBefore) * CLOCK_TICK_MS,
+      workerMs: [...sum(workerPids, workersBefore).values()].reduce((a, b) => a + b, 0) * CLOCK_TICK_MS,
       postgresMs: postgres * CLOCK_TICK_MS,
       machineBusyPercent: total > 0 ? Math.round(((machineAfter.busy - machineBefore.busy) / total) * 100) : 0,
     };
@@ -441,6 +448,18 @@ async function startWorker(retryDivisor?: number): Promise<{ child: ChildProcess
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
+    },
+  };
+}
+
+/** `--workers` worker processes side by side (they share the queue as `npm run worker` processes do). */
+async function startWorkers(retryDivisor?: number): Promise<{ pids: number[]; readyAt: number; stop: () => Promise<void> }> {
+  const workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker(retryDivisor)));
+  return {
+    pids: workers.map((worker) => worker.child.pid!),
+    readyAt: Math.min(...workers.map((worker) => worker.readyAt)),
+    stop: async () => {
+      await Promise.all(workers.map((worker) => worker.stop()));
     },
   };
 }
@@ -541,19 +560,19 @@ async function runPhase({
     }
     const committedAt = new Map<string, number>();
     const peak = eventsPerSecond === 0;
-    let worker: Awaited<ReturnType<typeof startWorker>>;
+    let worker: Awaited<ReturnType<typeof startWorkers>>;
     let meter: () => CpuUse;
     let startedAt: number;
     if (peak) {
       log(`${name}: committing ${events.toLocaleString('en')} events with no worker running`);
       await runProducer(pairs, events, 0, committedAt);
-      worker = await startWorker();
-      meter = cpuMeter(worker.child.pid!);
+      worker = await startWorkers();
+      meter = cpuMeter(worker.pids);
       startedAt = worker.readyAt;
-      log(`${name}: worker started; delivering ${deliveries.toLocaleString('en')}`);
+      log(`${name}: ${WORKERS === 1 ? 'worker' : `${WORKERS} workers`} started; delivering ${deliveries.toLocaleString('en')}`);
     } else {
-      worker = await startWorker(failing ? RETRY_SCHEDULE_DIVISOR : undefined);
-      meter = cpuMeter(worker.child.pid!);
+      worker = await startWorkers(failing ? RETRY_SCHEDULE_DIVISOR : undefined);
+      meter = cpuMeter(worker.pids);
       log(
         `${name}: committing ${events.toLocaleString('en')} events at ${eventsPerSecond.toFixed(1)}/s (${deliveries.toLocaleString('en')} deliveries)`,
       );
@@ -666,7 +685,7 @@ function report(load: PhaseFigures, failing: PhaseFigures, peak: PhaseFigures | 
   const [one, five, fifteen] = loadavg().map((n) => n.toFixed(2));
   console.log('');
   console.log(
-    `Webhook delivery, ${MERCHANTS} merchants × ${ENDPOINTS_PER_MERCHANT} endpoints, one worker process (startWebhookQueue, production settings), ` +
+    `Webhook delivery, ${MERCHANTS} merchants × ${ENDPOINTS_PER_MERCHANT} endpoints, ${WORKERS === 1 ? 'one worker process' : `${WORKERS} worker processes`} (startWebhookQueue, production settings), ` +
       `${availableParallelism()} cores, load average ${one} ${five} ${fifteen}`,
   );
   const failingName = `${Math.round(FAILURE_RATE * 100)}% failing`;
@@ -764,7 +783,10 @@ function report(load: PhaseFigures, failing: PhaseFigures, peak: PhaseFigures | 
           p.retryLateness ? `${seconds(p.retryLateness.p50)} / ${seconds(p.retryLateness.p99)} / ${seconds(p.retryLateness.max)}` : '-',
         ),
       ],
-      ['CPU ms per delivery, worker process', ...phases.map((p) => p.cpuMsPerDelivery.worker.toFixed(2))],
+      [
+        `CPU ms per delivery, worker process${WORKERS === 1 ? '' : 'es (together)'}`,
+        ...phases.map((p) => p.cpuMsPerDelivery.worker.toFixed(2)),
+      ],
       ['CPU ms per delivery, PostgreSQL', ...phases.map((p) => `${p.cpuMsPerDelivery.postgres.toFixed(2)}${p === peak ? '' : '*'}`)],
       ['machine busy during the phase', ...phases.map((p) => `${p.cpu.machineBusyPercent} %`)],
     ],
@@ -783,7 +805,7 @@ function report(load: PhaseFigures, failing: PhaseFigures, peak: PhaseFigures | 
     ['load p99 ≤ 5 s', load.latency.p99 <= 5000],
     [`load keeps up (≥ 95% of ${integer(RATE)}/s)`, load.deliveriesPerSecond >= 0.95 * Math.min(RATE, load.producerPerSecond)],
     ['failing: healthy endpoints p95 ≤ 2 s', failing.healthyLatency!.p95 <= 2000],
-    ...(peak ? [['peak ≥ 1,000/s', peak.deliveriesPerSecond >= 1000] as const] : []),
+    ...(peak ? [[`peak ≥ 1,000/s${WORKERS === 1 ? '' : ` (with ${WORKERS} workers)`}`, peak.deliveriesPerSecond >= 1000] as const] : []),
   ] as const;
   console.log('');
   console.log(`aims: ${aims.map(([label, met]) => `${met ? 'met' : 'MISSED'}: ${label}`).join('; ')}`);
