@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Chargeport images (README, "Containers"). Two targets from one build:
+# Chargeport images (docs/operations.md, "Containers"). Two targets from one build:
 #   app    the standalone Next.js server (`node server.js`): web traffic only, jobs off
 #   tools  the full tree: `npm run worker`, `npm run db:migrate`, `npm run admin -- …`
 # Migrations are a separate command (compose.yaml's `migrate` service), never run by the web containers.

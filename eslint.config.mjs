@@ -11,6 +11,9 @@ import drizzle from 'eslint-plugin-drizzle';
  *   foundation  lib/*.ts, lib/db/, lib/chains/: used by every domain, so it imports none of them
  *               (a schema may read its domain's status list from that domain's pure state.ts)
  *   test/       test support: imported by tests only
+ *   lib/sandbox-provider/ Sandpiper Pay, the sandbox on-ramp provider: beside the on-ramp, not in it. The
+ *               on-ramp reaches it over HTTP like any provider (its adapter's configuration,
+ *               lib/onramp/providers/sandbox-binding.ts); it shares only the adapter's wire protocol.
  *
  * `no-restricted-imports` options do not merge across config objects, so each group lists every
  * restriction that applies to it.
@@ -27,6 +30,16 @@ const DATABASE = {
 const DOMAINS = {
   group: ['@/lib/*/**', '!@/lib/db/**', '!@/lib/chains/**', '!@/lib/**/state'],
   message: 'Foundation modules (lib/*.ts, lib/db, lib/chains) import no domain; a schema may import its domain’s state.ts.',
+};
+
+const SANDBOX_PROVIDER = {
+  group: ['@/lib/sandbox-provider', '@/lib/sandbox-provider/**'],
+  message:
+    'The sandbox provider is reached over HTTP like any provider (configure it in lib/onramp/providers/sandbox-binding.ts); only its app/ routes, pages and the dev stack import it.',
+};
+const ONRAMP_INTERNALS = {
+  regex: '^@/lib/onramp/(?!providers/(?:sandbox|types)$)',
+  message: 'The sandbox provider stands outside the on-ramp: it shares only the wire protocol (lib/onramp/providers/sandbox.ts, types.ts).',
 };
 
 const restrict = (...patterns) => ['error', { patterns }];
@@ -50,7 +63,10 @@ export default defineConfig([
       'no-restricted-imports': restrict(TEST_SUPPORT),
     },
   },
-  { files: ['lib/**'], rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, APP_OR_COMPONENTS) } },
+  { files: ['lib/**'], rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, APP_OR_COMPONENTS, SANDBOX_PROVIDER) } },
+  { files: ['lib/sandbox-provider/**'], rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, APP_OR_COMPONENTS, ONRAMP_INTERNALS) } },
+  // The dev stack funds the sandbox provider's treasury on the local chains.
+  { files: ['lib/infra/**'], rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, APP_OR_COMPONENTS) } },
   {
     files: ['lib/*.ts', 'lib/db/schema/**', 'lib/db/client.ts', 'lib/chains/**'],
     ignores: TEST_FILES,

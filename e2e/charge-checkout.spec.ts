@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
+import { merchantApi, TEST_POL } from './api';
 
 test.describe('a merchant creates a charge and the consumer opens its paymentUrl', () => {
   test('live USDC charge: the checkout shows the merchant, items and the exact total', async ({ page, request }) => {
@@ -86,21 +87,10 @@ test.describe('the production stack', () => {
 
   test('expires lapsed charges in the background, with nobody looking', async ({ request }) => {
     const merchant = createVerifiedMerchant('Expiry Studio');
-    const created = await request.post('/api/createCharge', {
-      headers: { 'x-api-key': merchant.testKey },
-      data: { chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: '0x0000000000000000000000000000000000000000', amount: 1 } },
-    });
-    const { chargeId } = (await created.json()).data;
+    const api = merchantApi(request, merchant.testKey);
+    const { chargeId } = await api.createCharge({ chargeData: { ...TEST_POL, amount: 1 } });
     await withE2eDatabase((sql) => sql`update charges set expires_at = now() - interval '1 second' where id = ${chargeId}`);
-    await expect
-      .poll(
-        async () => {
-          const res = await request.get(`/api/charges/${chargeId}`, { headers: { 'x-api-key': merchant.testKey } });
-          return (await res.json()).data.status;
-        },
-        { timeout: 30_000, intervals: [1000] },
-      )
-      .toBe('expired');
+    await expect.poll(async () => (await api.getCharge(chargeId)).status, { timeout: 30_000, intervals: [1000] }).toBe('expired');
   });
 
   test('serves the API reference built from the OpenAPI document', async ({ page }) => {
@@ -115,24 +105,12 @@ test.describe('the production stack', () => {
 
 test("the checkout's Cancel cancels the pending charge and returns to cancelUrl", async ({ page, request, baseURL }) => {
   const merchant = createVerifiedMerchant('Cancel Studio');
-  const created = await request.post('/api/createCharge', {
-    headers: { 'x-api-key': merchant.testKey },
-    data: {
-      chargeData: {
-        symbol: 'POL',
-        chain: 'POLYGON',
-        tokenAddress: '0x0000000000000000000000000000000000000000',
-        amount: 1,
-        cancelUrl: `${baseURL}/?canceled=1`,
-      },
-    },
-  });
-  const { chargeId, paymentUrl } = (await created.json()).data;
+  const api = merchantApi(request, merchant.testKey);
+  const { chargeId, paymentUrl } = await api.createCharge({ chargeData: { ...TEST_POL, amount: 1, cancelUrl: `${baseURL}/?canceled=1` } });
   await page.goto(paymentUrl);
   await page.getByRole('button', { name: 'Cancel and return to Cancel Studio' }).click();
   await expect(page).toHaveURL(/\?canceled=1/);
-  const charge = await request.get(`/api/charges/${chargeId}`, { headers: { 'x-api-key': merchant.testKey } });
-  const body = await charge.json();
-  expect(body.data.status).toBe('canceled');
-  expect(body.data.timeline.map((t: { status: string }) => t.status)).toEqual(['pending', 'canceled']);
+  const charge = await api.getCharge(chargeId);
+  expect(charge.status).toBe('canceled');
+  expect(charge.timeline?.map((t) => t.status)).toEqual(['pending', 'canceled']);
 });

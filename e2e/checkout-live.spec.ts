@@ -4,6 +4,7 @@ import { PNG } from 'pngjs';
 import { localDemoPayerAccount } from '@/lib/infra/local-chain';
 import { installAnvilWallet } from './account-helpers';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
+import { merchantApi } from './api';
 import { POLYGON_USDC, polygonRpc, sendUsdcFromOutside } from './chain';
 import { createUsdcCharge } from './charges';
 
@@ -46,8 +47,7 @@ test.describe('the open checkout stops asking for money the moment the charge cl
     const merchant = createVerifiedMerchant('Live Cancel Studio');
     const charge = await createUsdcCharge(request, merchant.liveKey, '25');
     await openCheckout(page, charge.paymentUrl);
-    const canceled = await request.post(`/api/charges/${charge.chargeId}/cancel`, { headers: { 'x-api-key': merchant.liveKey } });
-    expect(canceled.status()).toBe(200);
+    await merchantApi(request, merchant.liveKey).cancelCharge(charge.chargeId);
     await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'canceled', { timeout: 15_000 });
     await expectNoWayToPay(page);
     await expect(page.getByTestId('not-payable')).toHaveText('This charge can no longer be paid.');

@@ -3,10 +3,9 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import { parseCsv } from '@/test/parse-csv';
 import { signUpAndSignIn } from './account-helpers';
 import { withE2eDatabase } from './admin';
+import { merchantApi, TEST_POL } from './api';
 import { sendNativeFromOutside } from './chain';
 import { uniqueEmail } from './outbox';
-
-const NATIVE = '0x0000000000000000000000000000000000000000';
 
 /** Wide tables scroll inside their own box: the page itself never scrolls sideways (375 px phone included). */
 async function expectNoPageOverflow(page: Page): Promise<void> {
@@ -20,13 +19,12 @@ async function expectNoPageOverflow(page: Page): Promise<void> {
   expect(overflow).toEqual({ by: 0, wide: [] });
 }
 
-async function createTestCharge(request: APIRequestContext, testKey: string, chargeData: Record<string, unknown>): Promise<string> {
-  const response = await request.post('/api/createCharge', {
-    headers: { 'x-api-key': testKey },
-    data: { chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: NATIVE, ...chargeData }, isTest: true },
-  });
-  expect(response.status()).toBe(200);
-  return (await response.json()).data.chargeId as string;
+async function createTestCharge(
+  request: APIRequestContext,
+  testKey: string,
+  chargeData: { amount?: string; items?: { name: string; amount: string; quantity: number }[]; metadata?: Record<string, string> },
+): Promise<string> {
+  return (await merchantApi(request, testKey).createCharge({ chargeData: { ...TEST_POL, ...chargeData }, isTest: true })).chargeId;
 }
 
 test('Charges tab and Overview: test charges listed, filtered, paid on the local chain, exported as CSV; live mode shows none of them', async ({
@@ -46,7 +44,8 @@ test('Charges tab and Overview: test charges listed, filtered, paid on the local
     metadata: { orderId: 'e2e-open', note: '=1+1, "quoted"' },
   });
   const canceled = await createTestCharge(request, testKey, { amount: '1', metadata: { orderId: 'e2e-canceled' } });
-  expect((await request.post(`/api/charges/${canceled}/cancel`, { headers: { 'x-api-key': testKey } })).status()).toBe(200);
+  const api = merchantApi(request, testKey);
+  await api.cancelCharge(canceled);
 
   // Pay the first one from an outside wallet on the local Amoy node; the watcher settles it.
   const [deposit] = await withE2eDatabase(
@@ -54,7 +53,7 @@ test('Charges tab and Overview: test charges listed, filtered, paid on the local
   );
   const txHash = await sendNativeFromOutside('POLYGON_AMOY', deposit!.address, '0.25');
   await expect
-    .poll(async () => (await (await request.get(`/api/charges/${paid}`, { headers: { 'x-api-key': testKey } })).json()).data.status, {
+    .poll(async () => (await api.getCharge(paid)).status, {
       timeout: 30_000,
     })
     .toBe('succeeded');

@@ -1,6 +1,6 @@
 /**
  * One error type for the whole product. Each code has one HTTP status; the table below is the
- * documented list (README "Error codes", the OpenAPI ErrorCode enum). Messages say what to fix; `param`
+ * documented list (docs/api.md "Error codes", the OpenAPI ErrorCode enum). Messages say what to fix; `param`
  * names the offending field as a dotted path when there is one.
  *
  * Status rule: 400 when the request is malformed (missing field, wrong type, not parseable); 422 when
@@ -97,7 +97,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 /**
- * When each code happens, for the README's error table (scripts/error-table.mts writes it) and the
+ * When each code happens, for the error table of docs/api.md (scripts/error-table.mts writes it) and the
  * OpenAPI document's ErrorCode enum. A `Record` over every code: a new code without a line here does
  * not compile.
  */

@@ -80,7 +80,7 @@ for (const line of chainPlan.messages) {
 }
 if (isProduction && stack.embeddedDatabase) {
   say(`Production data lives in the embedded PostgreSQL cluster at ${stack.embeddedDatabase.clusterDir}.`);
-  say('  Back it up, and escrow DEPOSIT_HD_SEED and WALLET_MASTER_KEY: README, "Backups".');
+  say('  Back it up, and escrow DEPOSIT_HD_SEED and WALLET_MASTER_KEY: docs/operations.md, "Backups".');
 }
 const devSecrets = mode === 'dev' && !isProduction ? ensureDevSecrets(dataDir, process.env) : {};
 // "Continue with Google / Apple" on `npm run dev` without credentials: local stand-ins (never in production).

@@ -146,7 +146,7 @@ describe.skipIf(process.platform !== 'linux')('the launcher in production', () =
     expect(output).toContain('Not served (no RPC URL): POLYGON_AMOY, SOLANA, SOLANA_DEVNET.');
     expect(output).toContain('RPC_URL_POLYGON_AMOY, RPC_URL_SOLANA, RPC_URL_SOLANA_DEVNET');
     expect(output).toContain(`Production data lives in the embedded PostgreSQL cluster at ${run.dataDir}/pg.`);
-    expect(output).toContain('README, "Backups"');
+    expect(output).toContain('docs/operations.md, "Backups"');
     expect(output).toContain('no demo data is seeded');
     expect(output).not.toMatch(/Demo merchant|cp_test_Demo|cp_live_Demo/);
     // The jobs run in a worker process of their own, stopped with the rest below.

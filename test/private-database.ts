@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { closeDb } from '@/lib/db/client';
-import { runMigrations } from '@/lib/db/migrate';
+import { runMigrations } from '@/lib/db/run-migrations';
 import { resetEnvCache } from '@/lib/env';
 import { randomBase62 } from '@/lib/ids';
 

@@ -17,7 +17,7 @@ import { confirmEmailChange, startEmailChange } from '@/lib/accounts/change-emai
 import { emailSchema } from '@/lib/accounts/email';
 import { stepUpFromForm } from '@/lib/accounts/step-up-form';
 import { consumeAuthRateLimit } from '@/lib/auth/rate-limit';
-import { renewThisSession } from '@/lib/auth/renew-session';
+import { renewThisSession } from '@/lib/auth/end-other-sessions';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 

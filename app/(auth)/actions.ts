@@ -1,7 +1,8 @@
 'use server';
 /**
- * Server actions of the sign-up / sign-in pages. Each parses the form, calls one domain verb, and
- * either redirects to the next step or returns the error to show next to the field.
+ * Server actions of the sign-up / sign-in pages. Each parses its input, calls one domain verb, and
+ * either redirects to the next step or answers the error through `actionError` (lib/action-error.ts):
+ * forms get `FormState` (`formError`), the wallet and passkey buttons `ActionResult` (`{ data }` or `{ error }`).
  */
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
@@ -20,6 +21,7 @@ import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
 import { getSecondFactorPendingUserId, getSessionUser, requireUserForAction } from '@/lib/auth/session';
 import { passkeyAssertionOptions } from '@/lib/accounts/two-factor/passkeys';
 import { hasSecondFactor, verifySecondFactor } from '@/lib/accounts/two-factor/second-factor';
+import { actionResult, type ActionResult } from '@/lib/action-error';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { clientIpFrom } from '@/lib/http/client-ip';
@@ -42,6 +44,13 @@ function parseField<T>(schema: z.ZodType<T>, value: FormDataEntryValue | null, p
 async function clientIp(): Promise<string> {
   const list = await headers();
   return clientIpFrom(list) ?? 'local';
+}
+
+/** The account waiting for its second factor; a session that is not (any more) is told to sign in again. */
+async function secondFactorPendingUserId(): Promise<string> {
+  const userId = await getSecondFactorPendingUserId();
+  if (!userId) throw new AppError('unauthenticated', 'Your sign-in has ended. Sign in again.');
+  return userId;
 }
 
 /** Only same-origin paths (lib/auth/return-path.ts): an open redirect would send a fresh session elsewhere. */
@@ -129,30 +138,26 @@ export async function resendCode(_state: FormState, form: FormData): Promise<For
 }
 
 /** Sign in with Ethereum, step 1: a fresh server nonce for the message to sign. */
-export async function getSiweNonce(): Promise<string> {
-  await consumeAuthRateLimit({ ip: await clientIp() });
-  return issueSiweNonce();
+export async function getSiweNonce(): Promise<ActionResult<{ nonce: string }>> {
+  return actionResult(async () => {
+    await consumeAuthRateLimit({ ip: await clientIp() });
+    return { nonce: await issueSiweNonce() };
+  });
 }
 
 /** Sign in with Ethereum, step 2: verify the signed message and open a session. */
-export async function signInWithSiwe(input: { message: string; signature: string }): Promise<{ error?: string; redirectTo?: string }> {
-  const appUrl = new URL(env().APP_URL);
-  let ticket: string;
-  let userId: string;
-  try {
+export async function signInWithSiwe(input: { message: string; signature: string }): Promise<ActionResult<{ redirectTo: string }>> {
+  return actionResult(async () => {
+    const appUrl = new URL(env().APP_URL);
     await consumeAuthRateLimit({ ip: await clientIp() });
-    ({ userId } = await signInWithEthereum({ ...input, domain: appUrl.host, origin: appUrl.origin }));
-    ticket = createSignInTicket(userId);
-  } catch (error) {
-    if (error instanceof AppError) return { error: error.message };
-    throw error;
-  }
-  await signIn('ticket', { ticket, redirect: false });
-  // The second factor first, if the account has one; an Ethereum account then verifies an e-mail
-  // before anything else (spec rule 2).
-  if (await hasSecondFactor(userId)) return { redirectTo: '/signin/two-factor' };
-  const user = await getSessionUser().catch(() => undefined);
-  return { redirectTo: user?.emailVerifiedAt ? '/wallet' : '/verify-email' };
+    const { userId } = await signInWithEthereum({ ...input, domain: appUrl.host, origin: appUrl.origin });
+    await signIn('ticket', { ticket: createSignInTicket(userId), redirect: false });
+    // The second factor first, if the account has one; an Ethereum account then verifies an e-mail
+    // before anything else (spec rule 2).
+    if (await hasSecondFactor(userId)) return { redirectTo: '/signin/two-factor' };
+    const user = await getSessionUser().catch(() => undefined);
+    return { redirectTo: user?.emailVerifiedAt ? '/wallet' : '/verify-email' };
+  });
 }
 
 /** Sign-in, second step: a code from the authenticator app, or a recovery code. */
@@ -160,8 +165,7 @@ export async function confirmSecondFactorAction(_state: FormState, form: FormDat
   const redirectTo = returnPath(form.get('callbackUrl'));
   let ticket: string;
   try {
-    const userId = await getSecondFactorPendingUserId();
-    if (!userId) throw new AppError('unauthenticated', 'Your sign-in has ended. Sign in again.');
+    const userId = await secondFactorPendingUserId();
     await consumeAuthRateLimit({ ip: await clientIp(), address: `2fa:${userId}` });
     const recoveryCode = String(form.get('recoveryCode') ?? '').trim();
     await verifySecondFactor(
@@ -177,35 +181,24 @@ export async function confirmSecondFactorAction(_state: FormState, form: FormDat
 }
 
 /** Sign-in, second step with a passkey: the options for the browser. */
-export async function passkeySignInOptionsAction(): Promise<{ options?: unknown; error?: string }> {
-  const userId = await getSecondFactorPendingUserId();
-  if (!userId) return { error: 'Your sign-in has ended. Sign in again.' };
-  try {
-    return { options: await passkeyAssertionOptions({ userId, ceremony: 'sign_in' }) };
-  } catch (error) {
-    if (error instanceof AppError) return { error: error.message };
-    throw error;
-  }
+export async function passkeySignInOptionsAction(): Promise<ActionResult<{ options: unknown }>> {
+  return actionResult(async () => ({
+    options: await passkeyAssertionOptions({ userId: await secondFactorPendingUserId(), ceremony: 'sign_in' }),
+  }));
 }
 
 /** Sign-in, second step with a passkey: the browser's assertion. */
 export async function passkeySignInAction(input: {
   response: string;
   callbackUrl?: string;
-}): Promise<{ error?: string; redirectTo?: string }> {
-  let ticket: string;
-  try {
-    const userId = await getSecondFactorPendingUserId();
-    if (!userId) throw new AppError('unauthenticated', 'Your sign-in has ended. Sign in again.');
+}): Promise<ActionResult<{ redirectTo: string }>> {
+  return actionResult(async () => {
+    const userId = await secondFactorPendingUserId();
     await consumeAuthRateLimit({ ip: await clientIp(), address: `2fa:${userId}` });
     await verifySecondFactor(userId, { method: 'passkey', response: input.response });
-    ticket = createSignInTicket(userId, { secondFactorPassed: true });
-  } catch (error) {
-    if (error instanceof AppError) return { error: error.message };
-    throw error;
-  }
-  await signIn('ticket', { ticket, redirect: false });
-  return { redirectTo: returnPath(input.callbackUrl) };
+    await signIn('ticket', { ticket: createSignInTicket(userId, { secondFactorPassed: true }), redirect: false });
+    return { redirectTo: returnPath(input.callbackUrl) };
+  });
 }
 
 export async function requestEmailVerificationCode(_state: FormState, form: FormData): Promise<FormState> {

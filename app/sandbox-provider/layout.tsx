@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { SandpiperFrame } from '@/components/sandbox-provider/brand';
-import { isSandboxProviderEnabled } from '@/lib/onramp/sandbox-provider/config';
+import { isSandboxProviderEnabled } from '@/lib/sandbox-provider/config';
 
 // The sandbox provider's pages carry its own name, not Chargeport's.
 export const metadata: Metadata = { title: { absolute: 'Sandpiper Pay (sandbox)' }, robots: { index: false } };

@@ -23,7 +23,12 @@ export function SiweButton() {
     try {
       const { accounts, chainId } = await connectAsync({ connector: injected() });
       const address = accounts[0]!;
-      const nonce = await getSiweNonce();
+      const issued = await getSiweNonce();
+      if (issued.error) {
+        setError(issued.error.message);
+        return;
+      }
+      const nonce = issued.data.nonce;
       const message = createSiweMessage({
         address,
         chainId,
@@ -36,8 +41,8 @@ export function SiweButton() {
       });
       const signature = await signMessageAsync({ message, account: address });
       const result = await signInWithSiwe({ message, signature });
-      if (result.error) setError(result.error);
-      else window.location.assign(result.redirectTo ?? '/wallet');
+      if (result.error) setError(result.error.message);
+      else window.location.assign(result.data.redirectTo);
     } catch (cause) {
       setError(
         cause instanceof Error && /reject|denied/i.test(cause.message)

@@ -19,12 +19,13 @@ export function TwoFactorForm({ callbackUrl }: { callbackUrl?: string }) {
     setBusy(true);
     setProblem(undefined);
     try {
-      const { options, error } = await passkeySignInOptionsAction();
-      if (!options) throw new Error(error ?? 'No passkey is available.');
-      const assertion = await startAuthentication({ optionsJSON: options as Parameters<typeof startAuthentication>[0]['optionsJSON'] });
+      const offered = await passkeySignInOptionsAction();
+      if (offered.error) throw new Error(offered.error.message);
+      const optionsJSON = offered.data.options as Parameters<typeof startAuthentication>[0]['optionsJSON'];
+      const assertion = await startAuthentication({ optionsJSON });
       const outcome = await passkeySignInAction({ response: JSON.stringify(assertion), callbackUrl });
-      if (outcome.error) throw new Error(outcome.error);
-      window.location.assign(outcome.redirectTo ?? '/');
+      if (outcome.error) throw new Error(outcome.error.message);
+      window.location.assign(outcome.data.redirectTo);
     } catch (failure) {
       setProblem(failure instanceof Error ? failure.message : 'The passkey did not answer.');
     } finally {

@@ -5,7 +5,7 @@ import { rollOnrampLinkKeyAction, type OnrampLinkKeyState } from '@/app/dashboar
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 
-/** Dashboard → Profile → On-ramp links: create or roll the key that signs on-ramp links (README, "On-ramp"). */
+/** Dashboard → Profile → On-ramp links: create or roll the key that signs on-ramp links (docs/api.md, "On-ramp"). */
 export function OnrampLinkKeyForm({ hasKey, canEdit }: { hasKey: boolean; canEdit: boolean }) {
   const [state, action, pending] = useActionState<OnrampLinkKeyState, FormData>(rollOnrampLinkKeyAction, {});
   return (

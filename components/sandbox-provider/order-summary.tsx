@@ -1,4 +1,4 @@
-import type { PaymentScreen } from '@/lib/onramp/sandbox-provider/payment-screen';
+import type { PaymentScreen } from '@/lib/sandbox-provider/payment-screen';
 import { Panel } from './brand';
 
 export function OrderSummary({ screen }: { screen: PaymentScreen }) {

@@ -2,8 +2,8 @@
 
 import { useActionState, useId, useState, type FormEvent, type InputHTMLAttributes } from 'react';
 import { sandboxPayAction, type SandboxPayState } from '@/app/sandbox-provider/pay/[sessionId]/actions';
-import type { SandboxPaymentMethod } from '@/lib/onramp/sandbox-provider/schemas';
-import { TEST_CARDS, validateCard, type CardField, type CardFieldErrors } from '@/lib/onramp/sandbox-provider/card';
+import type { SandboxPaymentMethod } from '@/lib/sandbox-provider/schemas';
+import { TEST_CARDS, validateCard, type CardField, type CardFieldErrors } from '@/lib/sandbox-provider/card';
 import { Panel } from './brand';
 import { PaymentFailed, PaymentReceived, ReturnLink } from './outcome';
 

@@ -59,7 +59,7 @@ export async function startEmailChange(input: { userId: string; newEmail: string
   return { expiresAt: toNew.expiresAt };
 }
 
-/** Both codes; then the address changes. The caller ends the other sessions (lib/auth/renew-session.ts). */
+/** Both codes; then the address changes. The caller ends the other sessions (lib/auth/end-other-sessions.ts). */
 export async function confirmEmailChange(input: { userId: string; newEmail: string; newCode: string; oldCode: string }): Promise<void> {
   const current = await currentEmailOf(input.userId);
   const fromOld = await consumeCode({ purpose: 'change_email_old', target: current, code: input.oldCode }).catch((error: unknown) => {

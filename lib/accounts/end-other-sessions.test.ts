@@ -1,7 +1,7 @@
 /**
  * Issue 14: a PIN change or reset, a phone change (link or unlink) and an e-mail change end every
  * session of the account with the same write (the action then renews the one that made the change,
- * lib/auth/renew-session.ts). Each verb is checked on its own, so removing the revocation from any one of
+ * lib/auth/end-other-sessions.ts). Each verb is checked on its own, so removing the revocation from any one of
  * them fails here; a refused attempt ends nothing.
  */
 import { eq } from 'drizzle-orm';

@@ -5,13 +5,13 @@ import { ERROR_CODES, ERROR_STATUS } from '@/lib/errors';
 import { README_ERROR_TABLE_END, README_ERROR_TABLE_START, errorTableMarkdown } from './error-table';
 import { renderReadmeWithErrorTable } from './readme-error-table';
 
-const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
+const readme = readFileSync(path.resolve(import.meta.dirname, '../../docs/api.md'), 'utf8');
 
-describe("the README's error table", () => {
+describe('the error table of docs/api.md', () => {
   it('is the one generated from lib/errors.ts (else run `npm run docs:errors` and commit)', async () => {
     expect(readme).toContain(README_ERROR_TABLE_START);
     expect(readme).toContain(README_ERROR_TABLE_END);
-    expect((await renderReadmeWithErrorTable(readme)) === readme, 'README.md error table is stale: run `npm run docs:errors`').toBe(true);
+    expect((await renderReadmeWithErrorTable(readme)) === readme, 'docs/api.md error table is stale: run `npm run docs:errors`').toBe(true);
   });
 
   it('lists every code once with its HTTP status', () => {

@@ -1,7 +1,7 @@
 /**
  * The error table as Markdown, from the table the code uses (ERROR_STATUS and ERROR_DESCRIPTIONS in
  * lib/errors.ts): the OpenAPI document's description carries it, and `npm run docs:errors` writes it
- * into the README between its markers (error-table.test.ts fails when the README differs).
+ * into docs/api.md between its markers (error-table.test.ts fails when that file differs).
  */
 import { ERROR_CODES, ERROR_DESCRIPTIONS, ERROR_STATUS } from '@/lib/errors';
 
@@ -19,6 +19,6 @@ export function errorTableMarkdown(): string {
 export function replaceReadmeErrorTable(readme: string, table: string): string {
   const start = readme.indexOf(README_ERROR_TABLE_START);
   const end = readme.indexOf(README_ERROR_TABLE_END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${README_ERROR_TABLE_START} … ${README_ERROR_TABLE_END}`);
+  if (start < 0 || end < start) throw new Error(`docs/api.md lacks the markers ${README_ERROR_TABLE_START} … ${README_ERROR_TABLE_END}`);
   return `${readme.slice(0, start + README_ERROR_TABLE_START.length)}\n\n${table}\n\n${readme.slice(end)}`;
 }

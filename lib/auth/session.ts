@@ -11,7 +11,7 @@ import { auth } from './auth';
 
 /**
  * The session of this request, read from `cookies()` rather than next-auth's default `headers()`: a
- * server action that renews the session (lib/auth/renew-session.ts) sets a new cookie, and Next.js
+ * server action that renews the session (lib/auth/end-other-sessions.ts) sets a new cookie, and Next.js
  * re-renders the page in the same response with `cookies()` updated but the request's Cookie header
  * unchanged. Reading the header there found the old, revoked token and signed the user out.
  */

@@ -3,7 +3,7 @@
  * address and its `charge.created` outbox event — in ONE statement: data-modifying CTEs are one
  * atomic statement in PostgreSQL (all rows or none, foreign keys checked at its end), so createCharge
  * needs no BEGIN/COMMIT and makes one round trip instead of six. On this machine a round trip costs
- * more CPU than everything else createCharge does (README, "Benchmarks").
+ * more CPU than everything else createCharge does (docs/development.md, benchmarks).
  *
  * The column lists follow lib/db/schema (charges, charge_events, deposit_addresses, webhook_events);
  * insert-charge.test.ts reads the rows back through drizzle, so a schema change that this statement

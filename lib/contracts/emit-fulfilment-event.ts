@@ -11,7 +11,7 @@ import { newId } from '@/lib/ids';
 import { nextEventSequence } from '@/lib/webhooks/emit';
 import type { WebhookEventType } from '@/lib/webhooks/event-types';
 import type { WebhookEventPayload } from '@/lib/webhooks/schemas';
-import { loadFulfilment } from './serialize';
+import { loadFulfilment } from './load-fulfilment';
 
 export async function emitFulfilmentEvent(
   tx: DbOrTx,

@@ -7,9 +7,9 @@
 import path from 'node:path';
 import { EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
 import { rpcEnvName } from '@/lib/env';
-import { runMigrations } from '@/lib/db/migrate';
+import { runMigrations } from '@/lib/db/run-migrations';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
-import { sandboxProviderAccount } from '@/lib/onramp/sandbox-provider/account';
+import { sandboxProviderAccount } from '@/lib/sandbox-provider/account';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from './local-chain';
 
 export interface Stack {

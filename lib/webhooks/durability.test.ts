@@ -26,7 +26,7 @@ import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { POST as createEndpointRoute } from '@/app/api/webhook-endpoints/route';
 import { transitionCharge } from '@/lib/charges/transition-charge';
 import { closeDb, getDb } from '@/lib/db/client';
-import { runMigrations } from '@/lib/db/migrate';
+import { runMigrations } from '@/lib/db/run-migrations';
 import { charges, webhookDeliveries, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { callRoute, newMerchant, testCharge, type TestMerchant } from '@/test/fixtures';

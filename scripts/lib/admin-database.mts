@@ -4,7 +4,7 @@
  * command. Migrations are applied in the last two cases (DATABASE_URL too: it is idempotent).
  */
 import path from 'node:path';
-import { runMigrations } from '@/lib/db/migrate';
+import { runMigrations } from '@/lib/db/run-migrations';
 import { readRuntimeInfo } from '@/lib/infra/runtime-file';
 import { startStack } from '@/lib/infra/stack';
 

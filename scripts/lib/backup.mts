@@ -8,7 +8,7 @@
  * migrations (withAdminDatabase did), checks the backup's newest migration is among them, empties the
  * tables and copies the rows back with triggers and foreign-key checks off (session_replication_role =
  * replica: needs a superuser, which the embedded cluster's user is), then moves each sequence past its
- * column's largest value. The pg-boss queue schema is not included (docs: README "Backups").
+ * column's largest value. The pg-boss queue schema is not included (docs/operations.md, "Backups").
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';

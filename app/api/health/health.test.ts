@@ -10,7 +10,7 @@ import postgres from 'postgres';
 import { createPublicClient, http } from 'viem';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { closeDb, getDb } from '@/lib/db/client';
-import { runMigrations } from '@/lib/db/migrate';
+import { runMigrations } from '@/lib/db/run-migrations';
 import { scannerCursors, webhookDeliveries, webhookEndpoints, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { clearHealthCache } from '@/lib/health/check-health';

@@ -2,7 +2,7 @@ import { index, integer, numeric, pgEnum, pgTable, text, timestamp } from 'drizz
 import { baseUnits, timestamps } from './columns';
 
 /**
- * The sandbox on-ramp provider's own state (lib/onramp/sandbox-provider). It plays a separate company,
+ * The sandbox on-ramp provider's own state (lib/sandbox-provider). It plays a separate company,
  * so nothing here references Chargeport's tables: the partner's order id is plain text, as a real
  * provider would store it.
  */

@@ -1,5 +1,5 @@
 /**
- * Sandpiper Pay, the sandbox on-ramp provider (served on loopback by lib/onramp/sandbox-provider and
+ * Sandpiper Pay, the sandbox on-ramp provider (served on loopback by lib/sandbox-provider and
  * app/sandbox-provider): to the on-ramp it is one more provider, reached over HTTP like the others.
  *
  * Protocol ({origin} is where the provider runs, APP_URL in development and tests):

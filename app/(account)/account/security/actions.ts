@@ -13,7 +13,7 @@ import { renewRecoveryCodes, countUnusedRecoveryCodes, deleteRecoveryCodes } fro
 import { hasSecondFactor } from '@/lib/accounts/two-factor/second-factor';
 import { confirmTotpEnrolment, removeTotp, startTotpEnrolment } from '@/lib/accounts/two-factor/totp';
 import { formError, type FormState } from '@/lib/auth/form-state';
-import { endOtherSessions } from '@/lib/auth/renew-session';
+import { endOtherSessions } from '@/lib/auth/end-other-sessions';
 import { requireUserForAction } from '@/lib/auth/session';
 import { AppError } from '@/lib/errors';
 

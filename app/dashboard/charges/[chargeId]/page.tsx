@@ -5,7 +5,7 @@ import { ChargeDetails } from '@/components/dashboard/charge-details';
 import { FulfilmentsSection } from '@/components/dashboard/fulfilments-section';
 import { RefundsSection } from '@/components/dashboard/refunds-section';
 import { listChargeRules } from '@/lib/contracts/list-contracts';
-import { listChargeFulfilments } from '@/lib/contracts/serialize';
+import { listChargeFulfilments } from '@/lib/contracts/load-fulfilment';
 import { getDb } from '@/lib/db/client';
 import { getChargeForDashboard } from '@/lib/charges/get-dashboard-charge';
 import { isAppError } from '@/lib/errors';

@@ -1,11 +1,11 @@
 'use server';
 import { after } from 'next/server';
-import type { CardFieldErrors } from '@/lib/onramp/sandbox-provider/card';
-import { isSandboxProviderEnabled } from '@/lib/onramp/sandbox-provider/config';
-import { isSandboxApiError } from '@/lib/onramp/sandbox-provider/errors';
-import { fulfilSession } from '@/lib/onramp/sandbox-provider/fulfil-session';
-import { answerAuthentication, payWithCard, payWithoutCard, type PaymentResult } from '@/lib/onramp/sandbox-provider/pay-session';
-import { failureMessage } from '@/lib/onramp/sandbox-provider/payment-screen';
+import type { CardFieldErrors } from '@/lib/sandbox-provider/card';
+import { isSandboxProviderEnabled } from '@/lib/sandbox-provider/config';
+import { isSandboxApiError } from '@/lib/sandbox-provider/errors';
+import { fulfilSession } from '@/lib/sandbox-provider/fulfil-session';
+import { answerAuthentication, payWithCard, payWithoutCard, type PaymentResult } from '@/lib/sandbox-provider/pay-session';
+import { failureMessage } from '@/lib/sandbox-provider/payment-screen';
 
 export interface SandboxPayState {
   status: 'idle' | 'authentication_required' | 'paid' | 'failed' | 'invalid' | 'error';

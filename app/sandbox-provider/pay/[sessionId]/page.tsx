@@ -4,7 +4,7 @@ import { Panel } from '@/components/sandbox-provider/brand';
 import { OrderSummary } from '@/components/sandbox-provider/order-summary';
 import { PaymentFailed, PaymentReceived, ReturnLink } from '@/components/sandbox-provider/outcome';
 import { PaymentForm } from '@/components/sandbox-provider/payment-form';
-import { loadPaymentScreen } from '@/lib/onramp/sandbox-provider/payment-screen';
+import { loadPaymentScreen } from '@/lib/sandbox-provider/payment-screen';
 
 export default async function SandboxPaymentPage({ params }: { params: Promise<{ sessionId: string }> }) {
   const { sessionId } = await params;
