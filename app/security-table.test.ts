@@ -708,14 +708,8 @@ const ACTIONS: Record<string, Row> = {
 
   // Signing in and out.
   'app/(auth)/actions.ts#confirmSecondFactorAction': actionRow(auth, 'confirmSecondFactorAction', {}),
-  'app/(auth)/actions.ts#passkeySignInOptionsAction': actionRow(auth, 'passkeySignInOptionsAction', {
-    call: noArgs,
-    noSessionCode: 'message: Your sign-in has ended. Sign in again.',
-  }),
-  'app/(auth)/actions.ts#passkeySignInAction': actionRow(auth, 'passkeySignInAction', {
-    call: objectArg({ response: '{}' }),
-    noSessionCode: 'message: Your sign-in has ended. Sign in again.',
-  }),
+  'app/(auth)/actions.ts#passkeySignInOptionsAction': actionRow(auth, 'passkeySignInOptionsAction', { call: noArgs }),
+  'app/(auth)/actions.ts#passkeySignInAction': actionRow(auth, 'passkeySignInAction', { call: objectArg({ response: '{}' }) }),
   'app/(auth)/actions.ts#requestEmailVerificationCode': actionRow(auth, 'requestEmailVerificationCode', {}),
   'app/(auth)/actions.ts#confirmEmailVerification': actionRow(auth, 'confirmEmailVerification', {}),
   'app/(auth)/actions.ts#signOutEverywhereAction': actionRow(auth, 'signOutEverywhereAction', { call: noArgs }),
