@@ -17,6 +17,9 @@ export function proxy(request: NextRequest): NextResponse {
     isDevelopment: process.env.NODE_ENV === 'development',
     // Behind a TLS-terminating proxy, Next.js takes the scheme from X-Forwarded-Proto.
     upgradeInsecureRequests: request.nextUrl.protocol === 'https:',
+    // Only the checkout offers WalletConnect. Read here, not through lib/env (server-only, and it validates
+    // every variable): lib/env checks this one's format when the checkout renders the button.
+    walletConnect: request.nextUrl.pathname.startsWith('/checkout/') && Boolean(process.env.WALLETCONNECT_PROJECT_ID?.trim()),
   });
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set('x-nonce', nonce);

@@ -2,10 +2,31 @@
 
 import { useEffect, useRef, useState } from 'react';
 import { erc20Abi, type Hex } from 'viem';
-import { injected, useConnect, useSendTransaction, useSwitchChain, useWriteContract } from 'wagmi';
+import { http, injected, useConnect, useSendTransaction, useSwitchChain, useWriteContract, type CreateConnectorFn } from 'wagmi';
 import { Button } from '@/components/ui/button';
 
 export type WalletKind = 'injected' | 'walletConnect';
+
+/**
+ * wagmi's WalletConnect connector (its SDK is large: fetched only when the payer picks it). wagmi hands
+ * it the config's RPC URLs for reads, and our chains have none (a browser wallet brings its own; see
+ * lib/chains/wagmi-config.ts): without this the connector throws UrlRequiredError before the QR code.
+ * Reads go through WalletConnect's RPC, as its provider does when given no URL.
+ */
+async function walletConnectConnector(projectId: string): Promise<CreateConnectorFn> {
+  const { walletConnect } = await import('wagmi/connectors/walletConnect');
+  const create = walletConnect({ projectId, showQrModal: true });
+  return (config) =>
+    create({
+      ...config,
+      transports: Object.fromEntries(
+        config.chains.map((chain) => [
+          chain.id,
+          http(`https://rpc.walletconnect.org/v1/?chainId=eip155:${chain.id}&projectId=${projectId}`),
+        ]),
+      ),
+    });
+}
 
 /**
  * "Connect wallet": the browser wallet (wagmi's injected connector), or a phone wallet through
@@ -38,10 +59,7 @@ export function ConnectWalletPay(props: {
     setState({ busy: true });
     try {
       const connector =
-        kind === 'walletConnect' && props.walletConnectProjectId
-          ? // WalletConnect's SDK is large: fetched only when the payer picks it.
-            (await import('wagmi/connectors/walletConnect')).walletConnect({ projectId: props.walletConnectProjectId, showQrModal: true })
-          : injected();
+        kind === 'walletConnect' && props.walletConnectProjectId ? await walletConnectConnector(props.walletConnectProjectId) : injected();
       const { chainId } = await connectAsync({ connector });
       if (chainId !== props.chainId) await switchChainAsync({ chainId: props.chainId });
       const amount = BigInt(props.amountBaseUnits);
@@ -56,6 +74,8 @@ export function ConnectWalletPay(props: {
           });
       setState({ txHash });
     } catch (cause) {
+      // The payer reads a sentence; the console keeps the wallet's own error for whoever helps them.
+      console.error('Wallet payment failed', cause);
       const message = cause instanceof Error ? cause.message : '';
       setState({ error: /reject|denied/i.test(message) ? 'The wallet declined the payment.' : 'The wallet could not send the payment.' });
     }

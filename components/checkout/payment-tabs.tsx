@@ -27,9 +27,11 @@ export function PaymentTabs({ tabs }: { tabs: PaymentTab[] }) {
     document.getElementById(`${baseId}-tab-${next.id}`)?.focus();
   }
 
+  // Tabs as wide as their labels (not equal thirds): "Crypto wallet" stays on one line beside "Balance"
+  // on a desktop; on a phone a label wraps only when the three cannot fit.
   return (
     <div className="flex flex-col gap-4">
-      <div role="tablist" aria-label="Ways to pay" className="grid auto-cols-fr grid-flow-col gap-1 rounded-xl bg-slate-100 p-1">
+      <div role="tablist" aria-label="Ways to pay" className="flex gap-1 rounded-xl bg-slate-100 p-1">
         {tabs.map((tab, index) => {
           const isSelected = tab.id === selected;
           return (
@@ -44,7 +46,7 @@ export function PaymentTabs({ tabs }: { tabs: PaymentTab[] }) {
               onClick={() => setSelected(tab.id)}
               onKeyDown={(event) => onKeyDown(event, index)}
               data-testid={`tab-${tab.id}`}
-              className={`min-h-10 rounded-lg px-2 text-sm font-medium leading-tight focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 ${
+              className={`min-h-10 flex-auto rounded-lg px-2 text-sm text-balance font-medium leading-tight focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 ${
                 isSelected ? 'bg-white text-slate-900 shadow-sm' : 'text-slate-600 hover:text-slate-900'
               }`}
             >

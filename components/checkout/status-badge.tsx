@@ -12,7 +12,11 @@ const STYLES: Record<ChargeStatus, { label: string; className: string }> = {
 export function StatusBadge({ status }: { status: ChargeStatus }) {
   const style = STYLES[status];
   return (
-    <span data-testid="charge-status" data-status={status} className={`rounded-full px-3 py-1 text-sm font-medium ${style.className}`}>
+    <span
+      data-testid="charge-status"
+      data-status={status}
+      className={`whitespace-nowrap rounded-full px-3 py-1 text-sm font-medium ${style.className}`}
+    >
       {style.label}
     </span>
   );

@@ -40,6 +40,7 @@ export function ChargesTable({ charges, testId = 'charges' }: { charges: Dashboa
       ]}
       minWidthClass="min-w-[40rem]"
       testId={testId}
+      label="Charges"
       relative={false}
     >
       {charges.map((charge) => (

@@ -38,6 +38,7 @@ export function WebhookEndpointsTable({ endpoints }: { endpoints: WebhookEndpoin
       columns={[{ label: 'Endpoint' }, { label: 'Events' }, { label: 'Status' }, { label: 'Created' }]}
       minWidthClass="min-w-[40rem]"
       testId="webhook-endpoints"
+      label="Webhook endpoints"
     >
       {endpoints.map((endpoint) => (
         <tr key={endpoint.id} data-testid="webhook-endpoint-row" data-endpoint-id={endpoint.id}>

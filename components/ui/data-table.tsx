@@ -9,22 +9,27 @@ export interface DataTableColumn {
 /**
  * The dashboard's table frame: horizontal scroll on narrow screens, the header row, divided body rows.
  * `minWidthClass` is a literal Tailwind class (e.g. "min-w-[40rem]") so Tailwind sees it in the caller.
+ * The scrolling frame is a named, focusable region: on a phone a table of plain text (balances) must
+ * still scroll by keyboard (axe scrollable-region-focusable, WCAG 2.1.1).
  */
 export function DataTable({
   columns,
+  label,
   minWidthClass,
   testId,
   relative = true,
   children,
 }: {
   columns: readonly DataTableColumn[];
+  /** What the table lists, for screen readers ("Balances"). */
+  label: string;
   minWidthClass: string;
   testId?: string;
   relative?: boolean;
   children: ReactNode;
 }) {
   return (
-    <div className={relative ? 'relative overflow-x-auto' : 'overflow-x-auto'}>
+    <div className={relative ? 'relative overflow-x-auto' : 'overflow-x-auto'} role="region" aria-label={label} tabIndex={0}>
       <table className={`w-full ${minWidthClass} text-left text-sm`} data-testid={testId}>
         <thead className="text-slate-500">
           <tr>

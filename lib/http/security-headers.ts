@@ -19,6 +19,33 @@ const PROVIDER_FRAME_ORIGINS = [
 
 const providers = PROVIDER_FRAME_ORIGINS.map((origin) => `"${origin}"`).join(' ');
 
+/**
+ * What WalletConnect's SDK and its QR modal (Reown AppKit) reach from the checkout when
+ * WALLETCONNECT_PROJECT_ID is set (docs.reown.com, "Content Security Policy"): the relay (a WebSocket),
+ * its RPC, wallet list, Verify and analytics APIs, and the modal's font. Without a project id none of it.
+ */
+const WALLETCONNECT_CONNECT_ORIGINS = [
+  'wss://relay.walletconnect.org',
+  'wss://relay.walletconnect.com',
+  'https://relay.walletconnect.org',
+  'https://relay.walletconnect.com',
+  'https://rpc.walletconnect.org',
+  'https://rpc.walletconnect.com',
+  'https://api.web3modal.org',
+  'https://api.web3modal.com',
+  'https://pulse.walletconnect.org',
+  'https://pulse.walletconnect.com',
+  'https://verify.walletconnect.org',
+  'https://verify.walletconnect.com',
+];
+const WALLETCONNECT_FRAME_ORIGINS = [
+  'https://verify.walletconnect.org',
+  'https://verify.walletconnect.com',
+  'https://secure.walletconnect.org',
+  'https://secure.walletconnect.com',
+];
+const WALLETCONNECT_FONT_ORIGINS = ['https://fonts.reown.com'];
+
 /** Features no page of ours uses; the provider widgets may ask for the camera (KYC) and payments. */
 const PERMISSIONS_POLICY = [
   `camera=(${providers})`,
@@ -52,17 +79,26 @@ export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 
  * Next.js's chunks); styles too, except in development, where the dev overlay injects its own.
  * Images may come from any https origin: merchants' logos and item images are theirs.
  */
-export function pageContentSecurityPolicy(options: { nonce: string; isDevelopment: boolean; upgradeInsecureRequests: boolean }): string {
+export function pageContentSecurityPolicy(options: {
+  nonce: string;
+  isDevelopment: boolean;
+  upgradeInsecureRequests: boolean;
+  /** A checkout page with WALLETCONNECT_PROJECT_ID set: WalletConnect's SDK must reach the relay and style its modal. */
+  walletConnect?: boolean;
+}): string {
   const { nonce, isDevelopment } = options;
+  const extra = (origins: readonly string[]) => (options.walletConnect ? ` ${origins.join(' ')}` : '');
   const directives = [
     "default-src 'self'",
     // React needs eval in development only, to rebuild server error stacks.
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${isDevelopment ? " 'unsafe-eval'" : ''}`,
-    `style-src 'self' ${isDevelopment ? "'unsafe-inline'" : `'nonce-${nonce}'`}`,
+    // AppKit's QR modal (WalletConnect) sets inline styles it cannot give our nonce; without them the QR
+    // code fills the screen as loose dots. Only on the checkout and only with a project id (proxy.ts).
+    `style-src 'self' ${isDevelopment || options.walletConnect ? "'unsafe-inline'" : `'nonce-${nonce}'`}`,
     "img-src 'self' data: blob: https:",
-    "font-src 'self'",
-    "connect-src 'self'",
-    `frame-src ${PROVIDER_FRAME_ORIGINS.join(' ')}`,
+    `font-src 'self'${extra(WALLETCONNECT_FONT_ORIGINS)}`,
+    `connect-src 'self'${extra(WALLETCONNECT_CONNECT_ORIGINS)}`,
+    `frame-src ${PROVIDER_FRAME_ORIGINS.join(' ')}${extra(WALLETCONNECT_FRAME_ORIGINS)}`,
     "frame-ancestors 'none'",
     "form-action 'self'",
     "base-uri 'none'",

@@ -39,6 +39,7 @@ export default async function BalancesPage() {
         columns={[{ label: 'Network' }, { label: 'Token' }, { label: 'Balance', className: 'py-2 text-right font-medium' }]}
         minWidthClass="min-w-[24rem]"
         testId="balances"
+        label="Balances"
       >
         {wallet.balances.map((balance) => (
           <tr key={`${balance.chain}:${balance.symbol}`} data-testid="balance-row">
@@ -64,6 +65,7 @@ export default async function BalancesPage() {
               columns={[{ label: 'Charge' }, { label: 'Why' }, { label: 'Amount', className: 'py-2 text-right font-medium' }]}
               minWidthClass="min-w-[28rem]"
               testId="stranded-funds-table"
+              label="Funds awaiting refund"
             >
               {stranded.map((row) => (
                 <tr key={row.chargeId} data-testid="stranded-row">

@@ -36,6 +36,7 @@ export default async function TokensPage() {
         ]}
         minWidthClass="min-w-[34rem]"
         testId="tokens"
+        label="Tokens"
       >
         {tokens.map((token) => (
           <tr key={`${token.chain}:${token.address}`} data-testid="token-row">
