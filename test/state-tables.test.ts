@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { CHARGE_STATUSES, canTransition as canChargeTransition } from '@/lib/charges/state';
 import { FULFILMENT_STATUSES, statusesLeadingTo as fulfilmentStatusesLeadingTo } from '@/lib/contracts/state';
-import { ONRAMP_ORDER_STATUSES, WEBHOOK_DELIVERY_STATUSES } from '@/lib/db/schema';
+import { ONRAMP_ORDER_STATUSES, PAYMENT_STATUSES, WEBHOOK_DELIVERY_STATUSES } from '@/lib/db/schema';
 import { canTransition as canOrderTransition, statusesLeadingTo as orderStatusesLeadingTo } from '@/lib/onramp/orders/state';
+import { canPaymentTransition, paymentStatusesLeadingTo } from '@/lib/payments/state';
 import { SWAP_EXECUTION_STATUSES, swapStatusesLeadingTo } from '@/lib/swap/state';
 import { TRANSFER_STATUSES, canTransition as canTransferTransition } from '@/lib/transactions/state';
 import { canDeliveryTransition, deliveryStatusesLeadingTo } from '@/lib/webhooks/state';
@@ -46,6 +47,12 @@ describe('status machines: every allowed transition is allowed, every other is r
       },
       canChargeTransition,
     );
+  });
+
+  it('payments (transfers seen on chain into a deposit address)', () => {
+    const expected = { pending: ['confirmed', 'dropped'], confirmed: ['pending'], dropped: ['pending', 'confirmed'] } as const;
+    expectMachine(PAYMENT_STATUSES, expected, canPaymentTransition);
+    expectMachine(PAYMENT_STATUSES, expected, allowedFrom(paymentStatusesLeadingTo));
   });
 
   it('transfers (lib/transactions)', () => {

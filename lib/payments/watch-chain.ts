@@ -17,6 +17,7 @@ import { newId } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
 import { settleCharge } from './settle-charge';
+import { transitionPayments } from './transition-payments';
 
 export interface PollResult {
   chain: ChainName;
@@ -88,15 +89,17 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
       return row?.chargeId;
     },
     async relocate(tx, id, location) {
-      const moved = location.blockHash === undefined ? {} : { status: 'pending' as const, missingSinceBlock: null };
       await tx
         .update(payments)
-        .set({ ...location, ...moved })
+        .set({ ...location, ...(location.blockHash === undefined ? {} : { missingSinceBlock: null }) })
         .where(eq(payments.id, id));
+      // In another block (re-included, or found again): pending there, confirmed afresh.
+      if (location.blockHash !== undefined) await transitionPayments(tx, { ids: [id], to: 'pending' });
     },
     open: (tx, chain) => openPayments(tx, chain),
-    async update(tx, ids, patch) {
-      await tx.update(payments).set(patch).where(inArray(payments.id, ids));
+    async update(tx, ids, { status, ...patch }) {
+      if (status) await transitionPayments(tx, { ids, to: status, patch });
+      else await tx.update(payments).set(patch).where(inArray(payments.id, ids));
     },
   } satisfies TransferStore<WatchedDeposit>,
   async balanceWatches(tx, chain, now) {

@@ -79,7 +79,7 @@ export async function createRefund(input: {
   }
   const scope = `refund:${ctx.merchantId}:${ctx.mode}`;
   const key = input.idempotencyKey ?? newRefundRequestId();
-  const replay = await findReplay(scope, key, input);
+  const replay = await findReplay(getDb(), scope, key, input);
   if (replay) return { refund: replay, replayed: true };
 
   const amount = parseRequestedAmount(input.body.amount, token.decimals, token.symbol);
@@ -96,6 +96,9 @@ export async function createRefund(input: {
 
   const created = await getDb().transaction(async (tx) => {
     const locked = await chargeOf(tx, ctx, charge.id, { lock: true });
+    // The same request on another instance held the lock first: its refund is the answer (not "nothing left").
+    const raced = await findReplay(tx, scope, key, input);
+    if (raced) return { raced };
     // Re-checked under the lock: a refund or sweep that committed meanwhile is counted.
     const now = planRefund(await chargeFunds(tx, locked), plan.amount, { symbol: token.symbol, decimals: token.decimals });
     if (now.source !== plan.source) throw new AppError('refund_not_possible', 'The charge’s funds just moved. Try again.');
@@ -136,6 +139,7 @@ export async function createRefund(input: {
     await input.onRecorded?.(tx, { id: refundId, amountBaseUnits: plan.amount, destination, txHash: recorded.transfer.txHash });
     return { recorded, refundId };
   });
+  if (created.raced) return { refund: created.raced, replayed: true };
   if (!created.recorded.replayed) await submitTransfer(created.recorded, { waitForGasMs: 0 });
   const refund = await getRefund(getDb(), { merchantId: ctx.merchantId, mode: ctx.mode, refundId: created.refundId });
   return { refund: refund!, replayed: created.recorded.replayed };
@@ -277,17 +281,18 @@ async function sourceWallet(
 
 /** A retried request: the refund its idempotency id already made (409 if the retry asks for something else). */
 async function findReplay(
+  db: DbOrTx,
   scope: string,
   key: string,
   input: { ctx: RefundContext; body: CreateRefundBody },
 ): Promise<RefundResource | undefined> {
-  const [existing] = await getDb()
+  const [existing] = await db
     .select({ refundId: refunds.id, amount: refunds.amountBaseUnits, destination: refunds.destination })
     .from(refunds)
     .innerJoin(outboundTransfers, eq(outboundTransfers.id, refunds.transferId))
     .where(and(eq(outboundTransfers.idempotencyScope, scope), eq(outboundTransfers.idempotencyKey, key)));
   if (!existing) return undefined;
-  const refund = (await getRefund(getDb(), { merchantId: input.ctx.merchantId, mode: input.ctx.mode, refundId: existing.refundId }))!;
+  const refund = (await getRefund(db, { merchantId: input.ctx.merchantId, mode: input.ctx.mode, refundId: existing.refundId }))!;
   const { toAddress, amount } = input.body;
   const requested = amount === undefined ? undefined : parseAmount(amount, refund.token.decimals);
   const sameAmount = requested === undefined || (requested.ok && requested.baseUnits === existing.amount);

@@ -21,7 +21,7 @@
  * still the ones searched from (else another poller got there first): an RPC error (or anything else) for
  * one charge is logged and skipped, and the others' payments and cursors still commit.
  */
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import {
   address,
   createDefaultRpcTransport,
@@ -39,6 +39,7 @@ import { rpcUrls } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { settleCharge } from '../settle-charge';
+import { transitionPayments } from '../transition-payments';
 import { findReferencedTransfers, type ReferencedTransfersRpc } from './find-transfers';
 
 export interface SolanaPollResult {
@@ -152,7 +153,6 @@ export async function pollSolana(
         }
         const written = await recordDeposit(tx, {
           chain,
-          now,
           deposit,
           searches,
           knownBefore: new Set(knownBefore.map((row) => row.id)),
@@ -210,13 +210,12 @@ async function recordDeposit(
   tx: DbOrTx,
   input: {
     chain: ChainName;
-    now: Date;
     deposit: WatchedDeposit;
     searches: { byReference?: Search; byReceiver: Search };
     knownBefore: ReadonlySet<string>;
   },
 ): Promise<{ recorded: number; isTouched: boolean }> {
-  const { chain, now, deposit } = input;
+  const { chain, deposit } = input;
   const { byReference, byReceiver } = input.searches;
   const searches = byReference ? [byReference, byReceiver] : [byReceiver];
 
@@ -228,6 +227,11 @@ async function recordDeposit(
     const status = transfer.confirmationStatus === 'finalized' ? ('confirmed' as const) : ('pending' as const);
     const existing = known.find((p) => p.txHash === transfer.signature);
     if (existing && (existing.status === status || existing.status === 'confirmed')) continue;
+    if (existing) {
+      await transitionPayments(tx, { ids: [existing.id], to: status, patch: { blockNumber: transfer.slot } });
+      isTouched = true;
+      continue;
+    }
     await tx
       .insert(payments)
       .values({
@@ -244,11 +248,8 @@ async function recordDeposit(
         blockHash: '',
         status,
       })
-      .onConflictDoUpdate({
-        target: [payments.chain, payments.txHash, payments.logIndex],
-        set: { status, blockNumber: transfer.slot, updatedAt: now },
-      });
-    if (!existing) recorded++;
+      .onConflictDoNothing();
+    recorded++;
     isTouched = true;
   }
 
@@ -261,15 +262,7 @@ async function recordDeposit(
   ]);
   const gone = known.filter((p) => p.status === 'pending' && input.knownBefore.has(p.id) && !listed.has(p.txHash));
   if (gone.length && searches.every((found) => found.isComplete)) {
-    await tx
-      .update(payments)
-      .set({ status: 'dropped', updatedAt: now })
-      .where(
-        inArray(
-          payments.id,
-          gone.map((p) => p.id),
-        ),
-      );
+    await transitionPayments(tx, { ids: gone.map((p) => p.id), to: 'dropped' });
     isTouched = true;
   }
 

@@ -174,6 +174,15 @@ describe('refunds', () => {
     expect(await getDb().select().from(refunds).where(eq(refunds.chargeId, chargeId))).toHaveLength(1);
   });
 
+  it('the same refund asked twice at once (two instances) is one refund: both answers carry it', async () => {
+    const { chargeId } = await paidByBalance('2');
+    const headers = { 'Idempotency-Key': `refund-race-${chargeId}` };
+    const answers = await Promise.all([refund(chargeId, {}, headers), refund(chargeId, {}, headers)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    expect(answers[0]!.json.data.id).toBe(answers[1]!.json.data.id);
+    expect(await getDb().select().from(refunds).where(eq(refunds.chargeId, chargeId))).toHaveLength(1);
+  });
+
   it('funds that went to a toAddress have left Chargeport: 409 refund_not_possible', async () => {
     const recipient = privateKeyToAccount(generatePrivateKey()).address;
     const consumer = await fundedConsumer();

@@ -1,0 +1,34 @@
+import 'server-only';
+import { and, inArray, ne } from 'drizzle-orm';
+import type { DbOrTx } from '@/lib/db/client';
+import { payments, type PaymentStatus } from '@/lib/db/schema';
+import { IllegalPaymentTransitionError, paymentStatusesLeadingTo } from './state';
+
+/**
+ * Moves payments to `to` (with `patch` written alongside), the only way a payment's status changes. Rows already
+ * in `to` are left as they are; a row in a status from which `to` is not reachable throws
+ * IllegalPaymentTransitionError (and the caller's transaction rolls back: nothing half-written).
+ * Returns the ids that changed status.
+ */
+export async function transitionPayments(
+  tx: DbOrTx,
+  input: { ids: readonly string[]; to: PaymentStatus; patch?: { missingSinceBlock?: bigint | null; blockNumber?: bigint } },
+): Promise<string[]> {
+  const { ids, to, patch = {} } = input;
+  if (!ids.length) return [];
+  const moved = await tx
+    .update(payments)
+    .set({ ...patch, status: to })
+    .where(and(inArray(payments.id, [...ids]), inArray(payments.status, paymentStatusesLeadingTo(to))))
+    .returning({ id: payments.id });
+  if (moved.length < ids.length) {
+    const movedIds = new Set(moved.map((row) => row.id));
+    const refused = await tx
+      .select({ id: payments.id, status: payments.status })
+      .from(payments)
+      .where(and(inArray(payments.id, [...ids]), ne(payments.status, to)));
+    const illegal = refused.find((row) => !movedIds.has(row.id));
+    if (illegal) throw new IllegalPaymentTransitionError(illegal.id, illegal.status, to);
+  }
+  return moved.map((row) => row.id);
+}
