@@ -43,7 +43,7 @@ process.env.MAX_OPEN_CHARGES_PER_MERCHANT ??= '100000000';
 process.env.WALLET_MASTER_KEY ??= Buffer.alloc(32, 7).toString('base64');
 process.env.DEPOSIT_HD_SEED ??= Buffer.alloc(32, 5).toString('base64');
 
-const { runMigrations } = await import('@/lib/db/migrate');
+const { runMigrations } = await import('@/lib/db/run-migrations');
 const { getDb, getSql, closeDb } = await import('@/lib/db/client');
 const { createMerchant } = await import('@/lib/merchants/create-merchant');
 const { openPayments, watchedAddresses } = await import('@/lib/payments/watch-chain');
