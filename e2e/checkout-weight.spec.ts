@@ -9,7 +9,9 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { createVerifiedMerchant } from './admin';
 
-const BUDGET_KB = 250;
+// Issue 19 measured 140.5 KB before the checkout rework (tabs, copy buttons, the amount formatter) and
+// 148.1 KB after it: the budget sits just above, so a new dependency on the first load shows up here.
+const BUDGET_KB = 160;
 
 test('the checkout\'s first-load JavaScript stays within its budget; wallet code loads only on "Connect wallet"', async ({
   page,
