@@ -1,10 +1,11 @@
-import { and, asc, eq, lte, not, or } from 'drizzle-orm';
+import { and, asc, lte, not, or } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { charges } from '@/lib/db/schema';
 import { log } from '@/lib/log';
 import { scannedPast } from '@/lib/scanner/scanned-past';
 import { IN_FLIGHT_HOLD_MS, findPaymentsInFlight, paymentInFlightExists } from './payment-in-flight';
 import { transitionCharge } from './transition-charge';
+import { statusIs } from '@/lib/db/status-literal';
 
 /**
  * Expire pending charges whose expiresAt has passed. Runs in the background (lib/jobs) so expiry
@@ -28,7 +29,7 @@ export async function expireDueCharges({ now = new Date(), batchSize = 200 } = {
       .from(charges)
       .where(
         and(
-          eq(charges.status, 'pending'),
+          statusIs(charges.status, 'pending'),
           lte(charges.expiresAt, now),
           scannedPast('charges', charges.chain, charges.expiresAt),
           or(lte(charges.expiresAt, holdEnded), not(paymentInFlightExists(charges.id, now))),

@@ -33,6 +33,7 @@ import { bindArguments } from './bind-arguments';
 import { emitFulfilmentEvent } from './emit-fulfilment-event';
 import { chainClient } from './inspect-contract';
 import { statusesLeadingTo } from './state';
+import { statusIs } from '@/lib/db/status-literal';
 
 /** A network that could not be reached is tried again after this long. */
 const POSTPONE_MS = 30_000;
@@ -53,7 +54,7 @@ export async function startDueFulfilments(now = new Date(), limit = 20): Promise
   const due = await getDb()
     .select({ id: fulfilments.id })
     .from(fulfilments)
-    .where(and(eq(fulfilments.status, 'pending'), lte(fulfilments.nextAttemptAt, now)))
+    .where(and(statusIs(fulfilments.status, 'pending'), lte(fulfilments.nextAttemptAt, now)))
     .orderBy(fulfilments.nextAttemptAt)
     .limit(limit);
   let submitted = 0;

@@ -6,7 +6,7 @@
  * Chain probes are cached a few seconds, so a monitoring or load-balancer probe cannot flood the nodes; the
  * database figures are read on every call (each one indexed: small whatever the history).
  */
-import { and, eq, inArray, isNull, lte, min } from 'drizzle-orm';
+import { and, eq, isNull, lte, min } from 'drizzle-orm';
 import { CHAIN_NAMES, CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb, getSql } from '@/lib/db/client';
 import { scannerCursors, webhookDeliveries, webhookEvents } from '@/lib/db/schema';
@@ -14,6 +14,7 @@ import { rpcUrls } from '@/lib/env';
 import { PGBOSS_SCHEMA } from '@/lib/webhooks/queue';
 import { checkReadiness, withTimeout } from './check-readiness';
 import type { ChainHealth, HealthReport } from './schemas';
+import { statusIs } from '@/lib/db/status-literal';
 
 const CHAIN_CHECK_TTL_MS = 5_000;
 const TIMEOUT_MS = 2_000;
@@ -58,7 +59,7 @@ async function readFigures() {
       db
         .select({ oldest: min(webhookDeliveries.scheduledAt) })
         .from(webhookDeliveries)
-        .where(and(inArray(webhookDeliveries.status, ['pending', 'sending']), lte(webhookDeliveries.scheduledAt, now))),
+        .where(and(statusIs(webhookDeliveries.status, 'pending', 'sending'), lte(webhookDeliveries.scheduledAt, now))),
       // Matches webhook_events_unrelayed_idx.
       db
         .select({ oldest: min(webhookEvents.createdAt) })

@@ -18,6 +18,7 @@ import { scanChain } from '@/lib/scanner/scan-chain';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
 import { settleCharge } from './settle-charge';
 import { transitionPayments } from './transition-payments';
+import { statusIs } from '@/lib/db/status-literal';
 
 export interface PollResult {
   chain: ChainName;
@@ -134,7 +135,7 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
 
 /** What each poll re-checks: only the chain's pending payments, through payments_pending_idx. */
 export function openPayments(tx: DbOrTx, chain: ChainName) {
-  return selectPayments(tx, and(eq(payments.chain, chain), eq(payments.status, 'pending')));
+  return selectPayments(tx, and(eq(payments.chain, chain), statusIs(payments.status, 'pending')));
 }
 
 function selectPayments(tx: DbOrTx, where: ReturnType<typeof and>) {

@@ -22,6 +22,7 @@ import { randomBase62 } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
 import { forgetBalances } from './wallet-balances';
+import { statusIs } from '@/lib/db/status-literal';
 
 export interface IncomingPollResult {
   chain: ChainName;
@@ -100,7 +101,7 @@ const walletsConsumer = (lookupBatch: number): ScanConsumer<ServiceWallet> => ({
 
 /** What each poll re-checks: only the chain's pending transfers, through wallet_incoming_transfers_pending_idx. */
 export function openIncomingTransfers(tx: DbOrTx, chain: ChainName) {
-  return selectTransfers(tx, and(eq(walletIncomingTransfers.chain, chain), eq(walletIncomingTransfers.status, 'pending')));
+  return selectTransfers(tx, and(eq(walletIncomingTransfers.chain, chain), statusIs(walletIncomingTransfers.status, 'pending')));
 }
 
 /** EVM service wallets (users' and merchants') among `recipients` (EIP-55), by lower-case address: wallets_address_idx, batch by batch. */

@@ -21,7 +21,7 @@
  * e-mailed (a durable job, once per active → failing change).
  */
 import type http from 'node:http';
-import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, inArray, lt, or, sql } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { webhookDeliveries } from '@/lib/db/schema';
 import { env } from '@/lib/env';
@@ -32,6 +32,7 @@ import { signingSecretsOf } from './secrets';
 import { signWebhook } from './signing';
 import { observeWebhookDelivery } from '@/lib/metrics/metrics';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, deliverWebhookRequest } from './ssrf-guard';
+import { statusIs } from '@/lib/db/status-literal';
 
 /** Bytes of the endpoint's answer kept in the delivery log. */
 const RESPONSE_BODY_BYTES = 2048;
@@ -107,8 +108,8 @@ export async function requeueStuckDeliveries({
       .from(webhookDeliveries)
       .where(
         or(
-          and(eq(webhookDeliveries.status, 'pending'), lt(webhookDeliveries.scheduledAt, cutoff)),
-          and(eq(webhookDeliveries.status, 'sending'), lt(webhookDeliveries.claimedAt, cutoff)),
+          and(statusIs(webhookDeliveries.status, 'pending'), lt(webhookDeliveries.scheduledAt, cutoff)),
+          and(statusIs(webhookDeliveries.status, 'sending'), lt(webhookDeliveries.claimedAt, cutoff)),
         ),
       )
       .limit(limit)

@@ -24,6 +24,7 @@ import { newId } from '@/lib/ids';
 import { isSubscribed } from './event-types';
 import { enqueueDeliveries, wakeDeliveryWorker } from './jobs';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
+import { statusIs } from '@/lib/db/status-literal';
 
 const RELAY_BATCH_SIZE = 200;
 
@@ -40,7 +41,7 @@ export async function relayWaitingDeliveries({ limit = RELAY_BATCH_SIZE }: { lim
     const waiting = await tx
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.status, 'pending'), isNull(webhookDeliveries.jobId)))
+      .where(and(statusIs(webhookDeliveries.status, 'pending'), isNull(webhookDeliveries.jobId)))
       .orderBy(asc(webhookDeliveries.scheduledAt))
       .limit(limit)
       .for('update', { skipLocked: true });
