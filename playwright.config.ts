@@ -12,6 +12,13 @@ export const E2E_BASE_URL = `http://localhost:${PORT}`;
 export const E2E_DATA_DIR = path.join(tmpdir(), `chargeport-e2e-${PORT}`);
 /** The OIDC provider standing in for Google (e2e/oidc-server.mts); its control port is the next one. */
 export const E2E_OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 3211);
+/** Fixed secrets of the throwaway e2e stack: every process of it (the admin CLI included) shares them. */
+export const E2E_SECRETS = {
+  AUTH_SECRET: 'e2e-auth-secret-0123456789abcdefghijklmnopq',
+  PIN_PEPPER: 'e2e-pin-pepper-0123456789abcdefghijklmnopqr',
+  WALLET_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
+  DEPOSIT_HD_SEED: Buffer.alloc(32, 11).toString('base64'),
+};
 /** The Solana cluster of the stack (e2e/solana-node.mts): SOLANA is served, SOLANA_DEVNET is not. */
 const E2E_SOLANA_PORT = E2E_OIDC_PORT + 2;
 /** The Apple sign-in stand-in (lib/infra/identity-stand-ins.ts), as `npm run dev` runs it. */
@@ -110,11 +117,7 @@ export default defineConfig({
         // A production build never starts local chains on its own: the journeys pay on local anvil nodes.
         LOCAL_CHAIN_NODES: 'true',
         RPC_URL_SOLANA: `http://127.0.0.1:${E2E_SOLANA_PORT}`,
-        // Fixed secrets for the throwaway e2e stack only.
-        AUTH_SECRET: 'e2e-auth-secret-0123456789abcdefghijklmnopq',
-        PIN_PEPPER: 'e2e-pin-pepper-0123456789abcdefghijklmnopqr',
-        WALLET_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-        DEPOSIT_HD_SEED: Buffer.alloc(32, 11).toString('base64'),
+        ...E2E_SECRETS,
         // Codes go to the dev outbox ($DATA_DIR/outbox), where the journeys read them.
         ALLOW_DEV_OUTBOX: 'true',
         // No internet here: no price feed (stablecoins still show their USD value).

@@ -6,16 +6,18 @@
  * killing an instance mid-load loses no charge (the client retries with the same keys through the balancer).
  * The e2e stack's own web process and worker run beside them: more instances, the same guarantees.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { E2E_DATA_DIR } from '../playwright.config';
-import { admin, withE2eDatabase } from './admin';
-import { sendNativeFromOutside } from './chain';
+import { E2E_DATA_DIR, E2E_SECRETS } from '../playwright.config';
+import { signUpAndSignIn } from './account-helpers';
+import { admin, createVerifiedMerchant, withE2eDatabase } from './admin';
+import { fundOnPolygon, sendNativeFromOutside } from './chain';
+import { uniqueEmail } from './outbox';
 
 const STANDALONE = path.resolve('.next/standalone');
 const SERVER = path.join(STANDALONE, 'server.js');
@@ -49,42 +51,13 @@ function stackEnv(appUrl: string): Record<string, string | undefined> {
     ...Object.fromEntries(Object.entries(runtime.localRpcUrls).map(([chain, url]) => [`RPC_URL_${chain}`, url])),
     LOCAL_CHAINS: Object.keys(runtime.localRpcUrls).join(','),
     LOCAL_CHAIN_NODES: 'true',
-    // The e2e stack's throwaway secrets (playwright.config.ts): every process of one deployment shares them.
-    AUTH_SECRET: 'e2e-auth-secret-0123456789abcdefghijklmnopq',
-    PIN_PEPPER: 'e2e-pin-pepper-0123456789abcdefghijklmnopqr',
-    WALLET_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-    DEPOSIT_HD_SEED: Buffer.alloc(32, 11).toString('base64'),
+    // The e2e stack's throwaway secrets: every process of one deployment shares them.
+    ...E2E_SECRETS,
     PRICE_FEED_URL: '',
     ALLOW_DEV_OUTBOX: 'true',
     SMS_PROVIDER: 'dev',
     WEBHOOKS_ALLOW_LOOPBACK: 'true',
   };
-}
-
-/**
- * A verified merchant made by the admin CLI with the deployment's WALLET_MASTER_KEY (e2e/admin.ts's CLI would
- * seal its wallet under the data dir's development key, which these instances do not hold: refunds sign with it).
- */
-function createVerifiedMerchant(name: string): { merchantId: string; testKey: string; liveKey: string } {
-  const { WALLET_MASTER_KEY, DEPOSIT_HD_SEED } = stackEnv('');
-  const out = execFileSync(
-    'node_modules/.bin/tsx',
-    [
-      '--conditions=react-server',
-      'scripts/admin.mts',
-      'merchant',
-      'create',
-      '--email',
-      `owner+${Date.now()}@scale.example`,
-      '--name',
-      name,
-      '--verified',
-      '--json',
-    ],
-    { env: { ...process.env, DATA_DIR: E2E_DATA_DIR, DATABASE_URL: '', WALLET_MASTER_KEY, DEPOSIT_HD_SEED }, encoding: 'utf8' },
-  );
-  const created = JSON.parse(out) as { merchant: { id: string }; testKey: { key: string }; liveKey: { key: string } };
-  return { merchantId: created.merchant.id, testKey: created.testKey.key, liveKey: created.liveKey.key };
 }
 
 interface Proc {
@@ -114,7 +87,7 @@ async function waitFor(proc: Proc, isReady: () => Promise<boolean>, timeoutMs = 
   }
 }
 
-const isReady = (base: string) => async () => (await fetch(`${base}/api/health/ready`)).ok;
+const isReady = (base: string) => async () => (await fetchFresh(`${base}/api/health/ready`)).ok;
 
 function stop(proc: Proc | undefined, signal: NodeJS.Signals = 'SIGTERM'): void {
   if (proc?.child.pid && proc.child.exitCode === null && proc.child.signalCode === null) {
@@ -166,8 +139,22 @@ async function startReceiver(): Promise<{ url: string; events: { path: string; t
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, events, close: () => server.close() };
 }
 
+/**
+ * fetch, sent once more when the instance closed a kept-alive connection just as it was reused ("other side
+ * closed": the request was never read), as HTTP clients do. Seen between tests, after the idle timeout.
+ */
+async function fetchFresh(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return fetch(url, init);
+    throw error;
+  }
+}
+
 async function post(url: string, apiKey: string, body: unknown, idempotencyKey?: string): Promise<{ status: number; json: any }> {
-  const response = await fetch(url, {
+  const response = await fetchFresh(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
     body: JSON.stringify(body),
@@ -304,9 +291,55 @@ test.describe('two instances and a worker behind HAProxy', () => {
     }
   });
 
+  test('a balance payment asked of both instances at once is made once, and swept to the merchant once', async ({ page }) => {
+    test.setTimeout(120_000);
+    const merchant = createVerifiedMerchant('Scale Balance Studio');
+    const charge = await post(`${lb}/api/createCharge`, merchant.liveKey, { chargeData: { ...USDC, amount: '2.5' } });
+    expect(charge.status, JSON.stringify(charge.json)).toBe(200);
+    const chargeId: string = charge.json.data.chargeId;
+
+    // A consumer of the same deployment (one database, one AUTH_SECRET): signed in once, funded.
+    await signUpAndSignIn(page, uniqueEmail('scale-payer'), '482915');
+    await fundOnPolygon((await page.getByTestId('wallet-address').first().textContent())!.trim());
+    const cookie = (await page.context().cookies()).map(({ name, value }) => `${name}=${value}`).join('; ');
+
+    // The same click arriving at both instances at once (a double submit split by the balancer).
+    const answers = await Promise.all(
+      instances.map((base) =>
+        fetchFresh(`${base}/api/charges/${chargeId}/pay`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', cookie, origin: lb },
+          body: JSON.stringify({ pin: '482915' }),
+        }).then(async (response) => ({ status: response.status, json: (await response.json()) as any })),
+      ),
+    );
+    const paid = answers.filter((answer) => answer.status === 200);
+    expect(paid.length, JSON.stringify(answers)).toBeGreaterThanOrEqual(1);
+    // The other one gets the same transfer back, or is told a payment is already in flight.
+    for (const answer of answers) {
+      if (answer.status === 200) expect(answer.json.data.transferId).toBe(paid[0]!.json.data.transferId);
+      else expect(answer.status, JSON.stringify(answer.json)).toBe(409);
+    }
+
+    const counts = () =>
+      withE2eDatabase(
+        async (sql) =>
+          (
+            await sql<{ payments: number; sweeps: number; status: string }[]>`select
+              (select count(*)::int from outbound_transfers where charge_id = ${chargeId} and purpose = 'balance_payment') as payments,
+              (select count(*)::int from outbound_transfers where charge_id = ${chargeId} and purpose = 'sweep') as sweeps,
+              (select status from charges where id = ${chargeId}) as status`
+          )[0]!,
+      );
+    // Two sweepers race for it here (this worker and the e2e stack's own): the charge row lock lets one through.
+    await expect.poll(counts, { timeout: 90_000 }).toMatchObject({ payments: 1, sweeps: 1, status: 'succeeded' });
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await counts()).toMatchObject({ payments: 1, sweeps: 1, status: 'succeeded' });
+  });
+
   test('a revoked API key is refused by both instances within a second', async () => {
     const merchant = createVerifiedMerchant('Scale Revocation Studio');
-    const ask = (base: string) => fetch(`${base}/api/charges`, { headers: { 'x-api-key': merchant.liveKey } }).then((r) => r.status);
+    const ask = (base: string) => fetchFresh(`${base}/api/charges`, { headers: { 'x-api-key': merchant.liveKey } }).then((r) => r.status);
     // Each instance has seen (and cached) the key.
     expect(await Promise.all(instances.map(ask))).toEqual([200, 200]);
     const [key] = await withE2eDatabase(
