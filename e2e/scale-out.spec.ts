@@ -2,7 +2,8 @@
  * Scale-out, proven: two production app instances (the standalone server, jobs off) and one `npm run worker`
  * behind HAProxy, on the e2e stack's PostgreSQL and local chains (LOCAL_CHAIN_NODES=true). Each thing that
  * must happen once happens once across instances: charges per Idempotency-Key, a payment's success and its
- * webhook per endpoint, a refund and its transfer; a revoked key stops working everywhere within a second; and
+ * webhook per endpoint, a refund and its transfer, a balance payment and its sweep; a revoked key stops
+ * working everywhere within a second; and
  * killing an instance mid-load loses no charge (the client retries with the same keys through the balancer).
  * The e2e stack's own web process and worker run beside them: more instances, the same guarantees.
  */
