@@ -32,6 +32,10 @@ async function genericPlan(query: { toSQL(): { sql: string; params: unknown[] } 
   });
 }
 
+/** The partial indexes whose condition is on the status: a plan may pick either, depending on the statistics. */
+const DELIVERY_STATUS_INDEXES = /webhook_deliveries_(open|chain)_idx/;
+const CHARGE_STATUS_INDEXES = /charges_(pending_expiry|open)_idx/;
+
 const waitingDeliveries = (condition: SQL | undefined) =>
   getDb()
     .select({ id: webhookDeliveries.id })
@@ -42,8 +46,8 @@ const waitingDeliveries = (condition: SQL | undefined) =>
 
 describe('statusIs', () => {
   it('lets a generic plan use the partial index, where a status parameter does not', async () => {
-    expect(await genericPlan(waitingDeliveries(eq(webhookDeliveries.status, 'pending')))).not.toContain('webhook_deliveries_open_idx');
-    expect(await genericPlan(waitingDeliveries(statusIs(webhookDeliveries.status, 'pending')))).toContain('webhook_deliveries_open_idx');
+    expect(await genericPlan(waitingDeliveries(eq(webhookDeliveries.status, 'pending')))).not.toMatch(DELIVERY_STATUS_INDEXES);
+    expect(await genericPlan(waitingDeliveries(statusIs(webhookDeliveries.status, 'pending')))).toMatch(DELIVERY_STATUS_INDEXES);
   });
 
   it('covers the polls: health’s open deliveries, expiry, the scanner’s open payments, due fulfilments', async () => {
@@ -76,8 +80,8 @@ describe('statusIs', () => {
           .where(and(statusIs(fulfilments.status, 'pending'), lte(fulfilments.nextAttemptAt, now))),
       ),
     };
-    expect(plans.openDeliveries).toContain('webhook_deliveries_open_idx');
-    expect(plans.expiry).toContain('charges_pending_expiry_idx');
+    expect(plans.openDeliveries).toMatch(DELIVERY_STATUS_INDEXES);
+    expect(plans.expiry).toMatch(CHARGE_STATUS_INDEXES);
     expect(plans.openPayments).toContain('payments_pending_idx');
     expect(plans.dueFulfilments).toContain('fulfilments_due_idx');
   });
