@@ -1,9 +1,9 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { createWalletClient, erc20Abi, http, parseUnits, type Address, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, onrampOrders, swapExecutions } from '@/lib/db/schema';
+import { chargeEvents, charges, onrampOrders, scannerCursors, swapExecutions } from '@/lib/db/schema';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { stubSandboxProvider } from '@/test/sandbox-provider-stub';
 import { applyProviderWebhook } from '@/lib/onramp/orders/apply-provider-webhook';
@@ -333,9 +333,19 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
   it('an overdue charge without a funding order of its own is not converted (USDC sent to it after expiry stays for refund)', async () => {
     const { chargeId, deposit } = await createPzpCharge(merchant, '40', recipient());
     await deliverUsdc(deposit, parseUnits('10', 18));
+    // Expiry waits until the scanner has seen past expiresAt (lateness by block time): put it before what
+    // the earlier tests' watcher scanned, or the charge rightly stays pending until the next scan.
+    const [{ chain }] = (await getDb().select({ chain: charges.chain }).from(charges).where(eq(charges.id, chargeId))) as [
+      { chain: string },
+    ];
+    const [cursor] = await getDb()
+      .select({ scannedUntil: scannerCursors.scannedUntil })
+      .from(scannerCursors)
+      .where(and(eq(scannerCursors.consumer, 'charges'), eq(scannerCursors.chain, chain)));
+    const scannedUntil = cursor?.scannedUntil?.getTime() ?? Date.now();
     await getDb()
       .update(charges)
-      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .set({ expiresAt: new Date(Math.min(Date.now(), scannedUntil) - 1000) })
       .where(eq(charges.id, chargeId));
     expect(await convertChargeFunding(chargeId)).toBe('not_convertible');
     await expireDueCharges();
