@@ -8,16 +8,16 @@
  * The e2e stack's own web process and worker run beside them: more instances, the same guarantees.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { E2E_DATA_DIR, E2E_SECRETS } from '../playwright.config';
 import { signUpAndSignIn } from './account-helpers';
 import { admin, createVerifiedMerchant, withE2eDatabase } from './admin';
 import { fundOnPolygon, sendNativeFromOutside } from './chain';
+import { productionInstanceEnv } from './standalone-server';
 import { uniqueEmail } from './outbox';
 
 const STANDALONE = path.resolve('.next/standalone');
@@ -37,28 +37,7 @@ async function port(offset: number): Promise<number> {
 }
 
 function stackEnv(appUrl: string): Record<string, string | undefined> {
-  const runtime = JSON.parse(readFileSync(path.join(E2E_DATA_DIR, 'runtime.json'), 'utf8')) as {
-    embeddedDatabaseUrl: string;
-    localRpcUrls: Record<string, string>;
-  };
-  return {
-    PATH: process.env.PATH,
-    NODE_ENV: 'production',
-    NEXT_TELEMETRY_DISABLED: '1',
-    APP_URL: appUrl,
-    RUN_JOBS_IN_WEB: 'false',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: runtime.embeddedDatabaseUrl,
-    ...Object.fromEntries(Object.entries(runtime.localRpcUrls).map(([chain, url]) => [`RPC_URL_${chain}`, url])),
-    LOCAL_CHAINS: Object.keys(runtime.localRpcUrls).join(','),
-    LOCAL_CHAIN_NODES: 'true',
-    // The e2e stack's throwaway secrets: every process of one deployment shares them.
-    ...E2E_SECRETS,
-    PRICE_FEED_URL: '',
-    ALLOW_DEV_OUTBOX: 'true',
-    SMS_PROVIDER: 'dev',
-    WEBHOOKS_ALLOW_LOOPBACK: 'true',
-  };
+  return { ...productionInstanceEnv(appUrl), WEBHOOKS_ALLOW_LOOPBACK: 'true' };
 }
 
 interface Proc {
@@ -167,8 +146,10 @@ async function post(url: string, apiKey: string, body: unknown, idempotencyKey?:
 async function createChargeWithRetries(base: string, apiKey: string, key: string): Promise<{ chargeId: string; attempts: number }> {
   for (let attempt = 1; attempt <= 40; attempt++) {
     const answer = await post(`${base}/api/createCharge`, apiKey, { chargeData: { ...USDC, amount: '1.25' } }, key).catch(() => undefined);
-    if (answer && answer.status === 200) return { chargeId: answer.json.data.chargeId, attempts: attempt };
-    if (answer && answer.status < 500) throw new Error(`createCharge ${key}: ${answer.status} ${JSON.stringify(answer.json)}`);
+    // A 200 whose body was cut off by the kill is no answer either: ask again with the same key.
+    if (answer?.status === 200 && answer.json?.data) return { chargeId: answer.json.data.chargeId, attempts: attempt };
+    if (answer && answer.status >= 400 && answer.status < 500)
+      throw new Error(`createCharge ${key}: ${answer.status} ${JSON.stringify(answer.json)}`);
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
   throw new Error(`createCharge ${key}: no answer after 40 attempts`);

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { E2E_DATA_DIR } from '../playwright.config';
+import { E2E_DATA_DIR, E2E_SECRETS } from '../playwright.config';
 
 const STANDALONE = path.resolve('.next/standalone');
 export const STANDALONE_SERVER = path.join(STANDALONE, 'server.js');
@@ -13,6 +13,34 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/**
+ * The environment of one more production process of the e2e deployment (jobs off): its database, its local
+ * chains and its secrets, so it shares the e2e stack's data and sessions.
+ */
+export function productionInstanceEnv(appUrl: string): Record<string, string | undefined> {
+  const runtime = JSON.parse(readFileSync(path.join(E2E_DATA_DIR, 'runtime.json'), 'utf8')) as {
+    embeddedDatabaseUrl: string;
+    localRpcUrls: Record<string, string>;
+  };
+  return {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    NEXT_TELEMETRY_DISABLED: '1',
+    APP_URL: appUrl,
+    RUN_JOBS_IN_WEB: 'false',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: runtime.embeddedDatabaseUrl,
+    ...Object.fromEntries(Object.entries(runtime.localRpcUrls).map(([chain, url]) => [`RPC_URL_${chain}`, url])),
+    LOCAL_CHAINS: Object.keys(runtime.localRpcUrls).join(','),
+    LOCAL_CHAIN_NODES: 'true',
+    ...E2E_SECRETS,
+    PRICE_FEED_URL: '',
+    // Sign-in codes to the dev outbox, as on the e2e stack (production requires a real sender otherwise).
+    ALLOW_DEV_OUTBOX: 'true',
+    SMS_PROVIDER: 'dev',
+  };
 }
 
 export interface StandaloneServer {
@@ -32,41 +60,20 @@ export async function startStandaloneServer(env: Record<string, string> = {}): P
   // As the Dockerfile does: the standalone folder does not include the static assets.
   cpSync('.next/static', path.join(STANDALONE, '.next/static'), { recursive: true });
   if (existsSync('public')) cpSync('public', path.join(STANDALONE, 'public'), { recursive: true });
-  const runtime = JSON.parse(readFileSync(path.join(E2E_DATA_DIR, 'runtime.json'), 'utf8')) as {
-    embeddedDatabaseUrl: string;
-    localRpcUrls: Record<string, string>;
-  };
   const port = await freePort();
   const base = `http://localhost:${port}`;
   let output = '';
+  const serverEnv: Record<string, string | undefined> = {
+    ...productionInstanceEnv(base),
+    PORT: String(port),
+    HOSTNAME: '127.0.0.1',
+    ...env,
+  };
   const server: ChildProcess = spawn(process.execPath, [STANDALONE_SERVER], {
     cwd: STANDALONE,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'production',
-      NEXT_TELEMETRY_DISABLED: '1',
-      PORT: String(port),
-      HOSTNAME: '127.0.0.1',
-      APP_URL: base,
-      RUN_JOBS_IN_WEB: 'false',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: runtime.embeddedDatabaseUrl,
-      ...Object.fromEntries(Object.entries(runtime.localRpcUrls).map(([chain, url]) => [`RPC_URL_${chain}`, url])),
-      LOCAL_CHAINS: Object.keys(runtime.localRpcUrls).join(','),
-      LOCAL_CHAIN_NODES: 'true',
-      // The e2e stack's throwaway secrets (playwright.config.ts).
-      AUTH_SECRET: 'e2e-auth-secret-0123456789abcdefghijklmnopq',
-      PIN_PEPPER: 'e2e-pin-pepper-0123456789abcdefghijklmnopqr',
-      WALLET_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-      DEPOSIT_HD_SEED: Buffer.alloc(32, 11).toString('base64'),
-      PRICE_FEED_URL: '',
-      // Sign-in codes to the dev outbox, as on the e2e stack (production requires a real sender otherwise).
-      ALLOW_DEV_OUTBOX: 'true',
-      SMS_PROVIDER: 'dev',
-      ...env,
-    },
+    env: serverEnv as NodeJS.ProcessEnv,
   });
   server.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   server.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
