@@ -5,7 +5,7 @@ import drizzle from 'eslint-plugin-drizzle';
 
 /**
  * The layers (docs/adr/0010-layers-held-by-lint.md):
- *   app/        pages and route handlers: parse, call one domain verb, render or serialize
+ *   app/        pages and route handlers: parse, call one domain verb, render or serialize; never a query
  *   components/ React; never the database
  *   lib/<domain>/ the product; never app/ or components/
  *   foundation  lib/*.ts, lib/db/, lib/chains/: used by every domain, so it imports none of them
@@ -26,6 +26,10 @@ const APP_OR_COMPONENTS = {
 const DATABASE = {
   group: ['@/lib/db', '@/lib/db/*', '@/lib/db/**'],
   message: 'components/ never reach the database: load data in a lib/ verb and pass it in as props.',
+};
+const DATABASE_CLIENT = {
+  group: ['@/lib/db/client'],
+  message: 'Pages, actions and routes do not query: call a lib/ verb that reads or writes (it takes the database itself).',
 };
 const DOMAINS = {
   group: ['@/lib/*/**', '!@/lib/db/**', '!@/lib/chains/**', '!@/lib/**/state'],
@@ -73,6 +77,7 @@ export default defineConfig([
     rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, APP_OR_COMPONENTS, DOMAINS) },
   },
   { files: ['components/**'], rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, DATABASE) } },
+  { files: ['app/**'], rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, DATABASE_CLIENT) } },
   { files: TEST_FILES, rules: { 'no-restricted-imports': 'off' } },
   globalIgnores([
     '.next/**',

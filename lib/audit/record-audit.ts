@@ -1,6 +1,5 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
-import { getDb, type DbOrTx } from '@/lib/db/client';
-import { auditLog, type AuditEntry } from '@/lib/db/schema';
+import type { DbOrTx } from '@/lib/db/client';
+import { auditLog } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import type { AuthorizedMember } from '@/lib/merchants/permissions';
 
@@ -20,21 +19,4 @@ export async function recordAudit(
     data: input.data ?? {},
     ip: input.ip ?? null,
   });
-}
-
-/** Newest first, 50 a page; `before` is the last entry's id of the previous page. */
-export async function listAuditLog(merchantId: string, before?: AuditEntry): Promise<AuditEntry[]> {
-  return getDb()
-    .select()
-    .from(auditLog)
-    .where(
-      and(
-        eq(auditLog.merchantId, merchantId),
-        before
-          ? or(lt(auditLog.createdAt, before.createdAt), and(eq(auditLog.createdAt, before.createdAt), lt(auditLog.id, before.id)))
-          : undefined,
-      ),
-    )
-    .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
-    .limit(50);
 }

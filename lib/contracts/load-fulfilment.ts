@@ -1,6 +1,6 @@
 /** A fulfilment as the dashboard, the API and `fulfilment.*` webhooks show it. */
 import { and, asc, eq } from 'drizzle-orm';
-import type { DbOrTx } from '@/lib/db/client';
+import { getDb, type DbOrTx } from '@/lib/db/client';
 import {
   fulfilmentRules,
   fulfilments,
@@ -54,11 +54,8 @@ export async function loadFulfilment(db: DbOrTx, fulfilmentId: string): Promise<
 }
 
 /** A charge's fulfilments, oldest first, scoped by merchant and mode. */
-export async function listChargeFulfilments(
-  db: DbOrTx,
-  input: { merchantId: string; mode: string; chargeId: string },
-): Promise<FulfilmentResource[]> {
-  const rows = await db
+export async function listChargeFulfilments(input: { merchantId: string; mode: string; chargeId: string }): Promise<FulfilmentResource[]> {
+  const rows = await getDb()
     .select(columns)
     .from(fulfilments)
     .innerJoin(fulfilmentRules, eq(fulfilmentRules.id, fulfilments.ruleId))

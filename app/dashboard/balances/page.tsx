@@ -1,17 +1,11 @@
 import type { Metadata } from 'next';
 import { WithdrawForm } from '@/components/dashboard/withdraw-form';
 import { CHAINS } from '@/lib/chains/registry';
-import { getDb } from '@/lib/db/client';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
-import { withBalances } from '@/lib/merchants/linked-accounts';
-import { roleAllows } from '@/lib/merchants/permissions';
-import { chainsOfMode } from '@/lib/merchants/tokens';
-import { withdrawalHeldUntil } from '@/lib/merchants/owner-hold';
+import { loadBalancesPage } from '@/lib/merchants/load-balances-page';
 import { newWithdrawalId } from '@/lib/merchants/withdraw';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { DataTable } from '@/components/ui/data-table';
 import Link from 'next/link';
-import { listStrandedFunds } from '@/lib/refunds/stranded-funds';
 import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Balances' };
@@ -20,12 +14,12 @@ export const metadata: Metadata = { title: 'Balances' };
 export default async function BalancesPage() {
   const { user, membership } = await requireMember({ returnTo: '/dashboard/balances', permission: 'dashboard.view' });
   const mode = await dashboardMode();
-  const evmChains = chainsOfMode(mode).filter((chain) => CHAINS[chain].family === 'evm');
-  const evmWallet = (await ensureMerchantWallets(getDb(), membership.merchant.id)).find((w) => w.family === 'evm')!;
-  const wallet = await withBalances(evmWallet, evmChains);
-  const canWithdraw = roleAllows(membership.role, 'funds.withdraw');
-  const stranded = await listStrandedFunds({ merchantId: membership.merchant.id, mode });
-  const heldUntil = canWithdraw ? await withdrawalHeldUntil(getDb(), { merchantId: membership.merchant.id, userId: user.id }) : null;
+  const { wallet, evmChains, stranded, canWithdraw, heldUntil } = await loadBalancesPage({
+    merchantId: membership.merchant.id,
+    userId: user.id,
+    role: membership.role,
+    mode,
+  });
   return (
     <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
       <div>

@@ -6,7 +6,6 @@ import { FulfilmentsSection } from '@/components/dashboard/fulfilments-section';
 import { RefundsSection } from '@/components/dashboard/refunds-section';
 import { listChargeRules } from '@/lib/contracts/list-contracts';
 import { listChargeFulfilments } from '@/lib/contracts/load-fulfilment';
-import { getDb } from '@/lib/db/client';
 import { getChargeForDashboard } from '@/lib/charges/get-dashboard-charge';
 import { isAppError } from '@/lib/errors';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
@@ -45,7 +44,7 @@ export default async function ChargePage({ params }: { params: Promise<{ chargeI
       <FulfilmentsSection
         chargeId={details.charge.id}
         isSucceeded={details.charge.status === 'succeeded'}
-        fulfilments={await listChargeFulfilments(getDb(), { merchantId: membership.merchant.id, mode, chargeId: details.charge.id })}
+        fulfilments={await listChargeFulfilments({ merchantId: membership.merchant.id, mode, chargeId: details.charge.id })}
         rules={await listChargeRules({ merchantId: membership.merchant.id, mode })}
         canManage={roleAllows(membership.role, 'contracts.manage')}
       />

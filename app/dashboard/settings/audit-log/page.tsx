@@ -1,7 +1,5 @@
 import type { Metadata } from 'next';
-import { listAuditLog } from '@/lib/audit/record-audit';
-import { getDb } from '@/lib/db/client';
-import { authorizeMember } from '@/lib/merchants/permissions';
+import { readAuditLog } from '@/lib/audit/read-audit-log';
 import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Audit log' };
@@ -17,8 +15,7 @@ export default async function AuditLogPage() {
       </main>
     );
   }
-  await authorizeMember(getDb(), { userId: user.id, merchantId: membership.merchant.id, permission: 'audit_log.view' });
-  const entries = await listAuditLog(membership.merchant.id);
+  const entries = await readAuditLog({ userId: user.id, merchantId: membership.merchant.id });
   return (
     <main className="mx-auto max-w-5xl px-4 py-8">
       <h1 className="text-xl font-semibold">Audit log</h1>

@@ -1,0 +1,44 @@
+/**
+ * What the dashboard's Balances page shows: the merchant's service wallet with its balances on the
+ * mode's networks, the funds still awaiting refund, and whether (and from when) the viewer may withdraw.
+ * Reads only, apart from creating the merchant's wallets the first time (ensureMerchantWallets is a
+ * no-op once they exist).
+ */
+import 'server-only';
+import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import type { ApiKeyMode, MemberRole } from '@/lib/db/schema';
+import { listStrandedFunds, type StrandedFunds } from '@/lib/refunds/stranded-funds';
+import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { withBalances, type WalletWithBalances } from './linked-accounts';
+import { withdrawalHeldUntil } from './owner-hold';
+import { roleAllows } from './permissions';
+import { chainsOfMode } from './tokens';
+
+export interface BalancesPage {
+  wallet: WalletWithBalances;
+  /** The EVM networks of the mode: what a withdrawal may be made on. */
+  evmChains: ChainName[];
+  stranded: StrandedFunds[];
+  canWithdraw: boolean;
+  /** A new owner's withdrawals are held until then (null: not held). */
+  heldUntil: Date | null;
+}
+
+export async function loadBalancesPage(input: {
+  merchantId: string;
+  userId: string;
+  role: MemberRole;
+  mode: ApiKeyMode;
+}): Promise<BalancesPage> {
+  const db = getDb();
+  const evmChains = chainsOfMode(input.mode).filter((chain) => CHAINS[chain].family === 'evm');
+  const evmWallet = (await ensureMerchantWallets(db, input.merchantId)).find((wallet) => wallet.family === 'evm')!;
+  const canWithdraw = roleAllows(input.role, 'funds.withdraw');
+  const [wallet, stranded, heldUntil] = await Promise.all([
+    withBalances(evmWallet, evmChains),
+    listStrandedFunds({ merchantId: input.merchantId, mode: input.mode }),
+    canWithdraw ? withdrawalHeldUntil(db, { merchantId: input.merchantId, userId: input.userId }) : null,
+  ]);
+  return { wallet, evmChains, stranded, canWithdraw, heldUntil };
+}
