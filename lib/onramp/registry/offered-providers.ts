@@ -8,7 +8,7 @@ import { getDb } from '@/lib/db/client';
 import { log } from '@/lib/log';
 import { onrampProviders } from '@/lib/db/schema';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
-import { adapterFor } from '@/lib/onramp/providers/configured';
+import { adapterFor } from '@/lib/onramp/providers/adapter-for';
 import type { OnrampProviderAdapter, OnrampProviderId } from '@/lib/onramp/providers/types';
 import {
   assetUnavailableReason,
