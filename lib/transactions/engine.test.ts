@@ -24,7 +24,7 @@ import { gasTankAccountFromSeed } from './gas-tank-key';
 import { prepareTransfer } from './prepare-transfer';
 import { reconcileTransfers } from './reconcile-transfers';
 import { recordTransfer } from './record-transfer';
-import { accountFromKey } from './signers';
+import { accountFromKey } from './account-from-key';
 import { transitionTable, TRANSFER_STATUSES } from './state';
 
 const CHAIN = 'BSC' as const;

@@ -33,7 +33,7 @@ import { gasTankAccount } from './gas-tank';
 import { prepareTransfer } from './prepare-transfer';
 import { PURPOSE_HOOKS, type TransferOutcome } from './purpose-hooks';
 import { recordTransfer } from './record-transfer';
-import { signerForAddress } from './signers';
+import { signerForAddress } from './signer-for-address';
 import { canTransition, type AttemptKind, type TransferStatus } from './state';
 
 export interface ReconcileOptions extends SolanaRpcOptions {
