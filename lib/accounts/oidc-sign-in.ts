@@ -5,7 +5,7 @@
  */
 import { getDb } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';
-import { addIdentity, createUser, findUserByEmail, findUserByIdentity } from './users';
+import { addIdentity, createUser, findUserByEmail, findUserByIdentity } from './find-user';
 
 export async function signInWithOidc(input: {
   provider: 'google' | 'apple';

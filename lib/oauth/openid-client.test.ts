@@ -10,7 +10,7 @@ import * as client from 'openid-client';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { merchantMembers } from '@/lib/db/schema';
 import { getDb } from '@/lib/db/client';
-import { createUser, findUserById } from '@/lib/accounts/users';
+import { createUser, findUserById } from '@/lib/accounts/find-user';
 import { newUser, uniqueEmail } from '@/test/accounts';
 import { ISSUER, OidcBrowser as Browser, signInAndConsent } from '@/test/oidc-browser';
 import { newMerchant } from '@/test/fixtures';

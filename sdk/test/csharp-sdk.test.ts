@@ -14,7 +14,7 @@ import { compileCsharpSdkTest } from '@/test/compile-csharp-sdk';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { setPin } from '@/lib/accounts/pin';
-import { createUser, findUserById } from '@/lib/accounts/users';
+import { createUser, findUserById } from '@/lib/accounts/find-user';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { merchantMembers } from '@/lib/db/schema';
