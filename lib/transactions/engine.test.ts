@@ -7,7 +7,7 @@ import { and, eq } from 'drizzle-orm';
 import { createPublicClient, http, parseEther, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '@/lib/accounts/find-user';
+import { createUser } from '@/lib/accounts/create-user';
 import { requiredConfirmations } from '@/lib/chains/clients';
 import { CHAINS, nativeToken } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';

@@ -17,7 +17,7 @@ import { createPublicClient, createWalletClient, http, parseEther, type Address,
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPin } from '@/lib/accounts/pin';
-import { createUser } from '@/lib/accounts/find-user';
+import { createUser } from '@/lib/accounts/create-user';
 import { requiredConfirmations } from '@/lib/chains/clients';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
