@@ -22,7 +22,7 @@ import { adapterFor, isPlayedBySandbox } from '@/lib/onramp/providers/adapter-fo
 import { SANDBOX_WEBHOOK_PATH_ID, sandboxWebhookAdapter } from '@/lib/onramp/providers/sandbox-binding';
 import type { OnrampOrderUpdate, OnrampProviderAdapter, OnrampProviderId, WebhookHeaders } from '@/lib/onramp/providers/types';
 import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';
-import { registryEntries } from '@/lib/onramp/registry/offered-providers';
+import { registryEntries } from '@/lib/onramp/registry/registry-entries';
 import { emitPaymentFailed } from '@/lib/webhooks/emit';
 import { canTransition } from './state';
 

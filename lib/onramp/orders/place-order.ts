@@ -22,7 +22,7 @@ import { AppError } from '@/lib/errors';
 import { statusesLeadingTo } from './state';
 import { priceOf, quoteOnramp, tokenOn, type OnrampQuoteView } from '@/lib/onramp/quote-onramp';
 import { methodFact, orderCurrency, type ProviderFacts } from '@/lib/onramp/registry/facts';
-import { providerWithAdapter } from '@/lib/onramp/registry/offered-providers';
+import { providerWithAdapter } from '@/lib/onramp/registry/provider-with-adapter';
 import { toCents } from '@/lib/onramp/fiat-math';
 
 /** A created order nobody starts within this time expires. */
