@@ -20,7 +20,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { BlockNotFoundError, type PublicClient } from 'viem';
-import { requiredConfirmations } from '@/lib/chains/clients';
+import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import type { ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
 import { getDb } from '@/lib/db/client';

@@ -8,7 +8,7 @@ import { createPublicClient, http, parseEther, parseUnits, type Address, type He
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '@/lib/accounts/create-user';
-import { requiredConfirmations } from '@/lib/chains/clients';
+import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS, nativeToken } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { outboundTransferAttempts, outboundTransfers, wallets } from '@/lib/db/schema';
