@@ -272,7 +272,7 @@ const envSchema = z.object({
   APPLE_ISSUER: z.url().default('https://appleid.apple.com'),
   /** On-ramp orders (card payments of charges included) one client IP may place per 10 minutes; quotes: 10× that per minute. */
   ONRAMP_ORDERS_PER_IP: z.coerce.number().int().min(1).default(30),
-  // On-ramp providers. Each is offered only when its credentials are set (lib/onramp/providers/configured.ts).
+  // On-ramp providers. Each is offered only when its credentials are set (lib/onramp/providers/adapter-for.ts).
   /**
    * The sandbox on-ramp provider (a provider played end to end on loopback: its own payment screen with
    * test cards, signed webhooks, delivery on the local chains). Defaults to on outside production.

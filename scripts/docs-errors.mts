@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { renderReadmeWithErrorTable } from '@/lib/api/readme-error-table';
+import { renderReadmeWithErrorTable } from '@/lib/api/render-readme-with-error-table';
 
 const file = path.resolve(import.meta.dirname, '../docs/api.md');
 writeFileSync(file, await renderReadmeWithErrorTable(readFileSync(file, 'utf8')));

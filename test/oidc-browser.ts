@@ -3,7 +3,9 @@
  * route handler, with a cookie jar, and the sign-in and consent steps the interaction page performs.
  */
 import { handleOidcRequest } from '@/lib/oauth/handle-oidc-request';
-import { approveConsent, completeLogin, loadAuthorizationStep } from '@/lib/oauth/interactions';
+import { approveConsent } from '@/lib/oauth/approve-consent';
+import { completeLogin } from '@/lib/oauth/complete-login';
+import { loadAuthorizationStep } from '@/lib/oauth/load-authorization-step';
 
 /** APP_URL in tests (test/setup-env.ts): the provider's issuer. */
 export const ISSUER = 'http://localhost:3999';

@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, type Address, type Hex, type PublicClient } from 'viem';
 import { expect } from 'vitest';
 import { setPin } from '@/lib/accounts/pin';
-import { createUser } from '@/lib/accounts/users';
+import { createUser } from '@/lib/accounts/create-user';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses } from '@/lib/db/schema';

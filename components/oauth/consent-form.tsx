@@ -3,7 +3,7 @@
 import { useActionState, useEffect } from 'react';
 import { consentAction, type ConsentState } from '@/app/oauth/authorize/[uid]/actions';
 import { Button } from '@/components/ui/button';
-import type { AuthorizationStep } from '@/lib/oauth/interactions';
+import type { AuthorizationStep } from '@/lib/oauth/load-authorization-step';
 import { SCOPE_DESCRIPTIONS } from '@/lib/oauth/scopes';
 
 /** The consent screen: which app (and whose), what it asks, as which account; Allow or Cancel. */

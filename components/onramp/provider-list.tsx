@@ -1,6 +1,6 @@
 import { FIAT_METHOD_LABELS } from '@/lib/onramp/fiat-methods';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
-import type { OfferedProvider } from '@/lib/onramp/registry/query';
+import type { OfferedProvider } from '@/lib/onramp/registry/offered-providers';
 import { formatFiat } from '@/lib/format-amount';
 
 /**

@@ -3,7 +3,7 @@
 import { Amount } from '@/components/ui/amount';
 import { useId, useState } from 'react';
 import { ExpiryCountdown } from '@/components/checkout/expiry-countdown';
-import type { OnrampQuoteView } from '@/lib/onramp/quotes';
+import type { OnrampQuoteView } from '@/lib/onramp/quote-onramp';
 import { formatFiat } from '@/lib/format-amount';
 import type { ScheduledState } from './quote-scheduler';
 import { QuoteFailure } from './quote-request';

@@ -1,6 +1,6 @@
 /** The browser's side of GET /api/onramp/quote: the request it sends and the failure it can show. */
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
-import type { OnrampQuoteView } from '@/lib/onramp/quotes';
+import type { OnrampQuoteView } from '@/lib/onramp/quote-onramp';
 
 export interface QuoteRequest {
   providerId: string;

@@ -19,7 +19,7 @@ import { sendEmail } from '@/lib/notifications/send-email';
 import { maskEmail } from './email';
 import { endAllSessions } from './revoke-sessions';
 import { verifyStepUp, type StepUpProof } from './step-up';
-import { findUserByEmail, findUserById } from './users';
+import { findUserByEmail, findUserById } from './find-user';
 import { consumeCode, issueCode } from './verification-codes';
 
 async function currentEmailOf(userId: string): Promise<string> {

@@ -6,7 +6,7 @@ import { readOutbox } from '@/lib/notifications/outbox';
 import { appError, latestCode, uniqueEmail } from '@/test/accounts';
 import { completeEmailSignIn, completeEmailSignUp, startEmailSignIn, startEmailSignUp } from './email-sign-up';
 import { signInWithOidc } from './oidc-sign-in';
-import { findUserByEmail } from './users';
+import { findUserByEmail } from './find-user';
 
 async function signUp(email: string): Promise<string> {
   await startEmailSignUp({ email });

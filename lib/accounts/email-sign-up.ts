@@ -16,7 +16,10 @@ import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { sendEmail } from '@/lib/notifications/send-email';
 import { consumeCode, issueCode } from './verification-codes';
-import { addIdentity, createUser, findUserByEmail, listIdentities } from './users';
+import { addIdentity } from './add-identity';
+import { createUser } from './create-user';
+import { findUserByEmail } from './find-user';
+import { listIdentities } from './list-identities';
 
 const METHOD_NAMES = { google: 'Google', apple: 'Apple', ethereum: 'Sign in with Ethereum', email: 'e-mail' } as const;
 

@@ -12,7 +12,8 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { siweNonces } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { createUser, findUserByIdentity } from './users';
+import { createUser } from './create-user';
+import { findUserByIdentity } from './find-user';
 
 export const SIWE_NONCE_TTL_MS = 5 * 60_000;
 /** The registry's EVM chains, plus Ethereum mainnet where most wallets sit when they sign in. */

@@ -5,7 +5,9 @@
  */
 import { getDb } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';
-import { addIdentity, createUser, findUserByEmail, findUserByIdentity } from './users';
+import { addIdentity } from './add-identity';
+import { createUser } from './create-user';
+import { findUserByEmail, findUserByIdentity } from './find-user';
 
 export async function signInWithOidc(input: {
   provider: 'google' | 'apple';

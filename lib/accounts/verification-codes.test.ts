@@ -5,7 +5,7 @@ import { getDb } from '@/lib/db/client';
 import { users, verificationCodes } from '@/lib/db/schema';
 import { newId, randomBase62 } from '@/lib/ids';
 import { appError } from '@/test/accounts';
-import { derivedKey, hmacHex } from './secrets';
+import { derivedKey, hmacHex } from './derived-key';
 import { CODE_TTL_MS, consumeCode, issueCode } from './verification-codes';
 
 const SECOND = 1000;

@@ -19,7 +19,7 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { verificationCodes, type CodePurpose } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
-import { derivedKey, equalHex, hmacHex } from './secrets';
+import { derivedKey, equalHex, hmacHex } from './derived-key';
 
 export const CODE_TTL_MS = 10 * 60_000;
 const CODE_MAX_ATTEMPTS = 5;

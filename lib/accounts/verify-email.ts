@@ -13,7 +13,8 @@ import { getDb } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { sendEmail } from '@/lib/notifications/send-email';
-import { addIdentity, findUserByEmail } from './users';
+import { addIdentity } from './add-identity';
+import { findUserByEmail } from './find-user';
 import { consumeCode, issueCode } from './verification-codes';
 
 async function requireNoVerifiedEmail(userId: string): Promise<void> {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, ERROR_STATUS } from '@/lib/errors';
 import { README_ERROR_TABLE_END, README_ERROR_TABLE_START, errorTableMarkdown } from './error-table';
-import { renderReadmeWithErrorTable } from './readme-error-table';
+import { renderReadmeWithErrorTable } from './render-readme-with-error-table';
 
 const readme = readFileSync(path.resolve(import.meta.dirname, '../../docs/api.md'), 'utf8');
 

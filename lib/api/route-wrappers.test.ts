@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { GET as checkoutStatus } from '@/app/api/checkout/[chargeId]/status/route';
 import { GET as onrampOrder } from '@/app/api/onramp/orders/[orderId]/route';
 import { getDb } from '@/lib/db/client';
-import { createUser } from '@/lib/accounts/users';
+import { createUser } from '@/lib/accounts/create-user';
 import { signIn } from '@/lib/auth/auth';
 import { createSignInTicket } from '@/lib/auth/sign-in-ticket';
 import { AppError } from '@/lib/errors';

@@ -13,7 +13,7 @@ import { assertOriginAllowed } from '@/lib/api-keys/publishable-origins';
 import { clientIpFrom } from '@/lib/http/client-ip';
 import { consumePublishableIpLimit } from './publishable-ip-limit';
 import { consumeApiRateLimit } from './rate-limit';
-import { fail } from './respond';
+import { fail } from './response-envelope';
 import { noteRequestMerchant } from '@/lib/http/request-log';
 
 type RouteParams = { params: Promise<Record<string, string>> };

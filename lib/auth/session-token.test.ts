@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { createUser } from '@/lib/accounts/users';
+import { createUser } from '@/lib/accounts/create-user';
 import { uniqueEmail } from '@/test/accounts';
 import { SESSION_ABSOLUTE_SECONDS, checkSessionClaims, issueSessionClaims } from './session-token';
 import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';

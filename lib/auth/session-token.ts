@@ -9,7 +9,7 @@
  * "none" token never outlives the enrolment.
  */
 import { hasSecondFactor } from '@/lib/accounts/two-factor/second-factor';
-import { findUserById } from '@/lib/accounts/users';
+import { findUserById } from '@/lib/accounts/find-user';
 
 export const SESSION_IDLE_SECONDS = 12 * 60 * 60;
 export const SESSION_ABSOLUTE_SECONDS = 7 * 24 * 60 * 60;

@@ -4,7 +4,7 @@
 import { cookies, headers } from 'next/headers';
 import type { Session } from 'next-auth';
 import { redirect } from 'next/navigation';
-import { findUserById } from '@/lib/accounts/users';
+import { findUserById } from '@/lib/accounts/find-user';
 import type { User } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { auth } from './auth';

@@ -1,6 +1,6 @@
 import { createPublicClient, fallback, http, type PublicClient, type Transport } from 'viem';
 import { assertNoTransactionOpen } from '@/lib/db/transaction-scope';
-import { env, rpcUrls } from '@/lib/env';
+import { rpcUrls } from '@/lib/env';
 import { log } from '@/lib/log';
 import { CHAINS, type ChainName } from './registry';
 
@@ -42,9 +42,4 @@ export function publicClientFor(chain: ChainName): PublicClient | undefined {
     clients.set(key, client);
   }
   return client;
-}
-
-/** Confirmations before a payment counts: the chain's setting, or 1 on a local development node. */
-export function requiredConfirmations(chain: ChainName): number {
-  return env().LOCAL_CHAINS.includes(chain) ? 1 : CHAINS[chain].confirmations;
 }

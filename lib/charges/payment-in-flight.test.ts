@@ -8,7 +8,7 @@ import { createPublicClient, http, type Hex } from 'viem';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { vi } from 'vitest';
 import { setPin } from '@/lib/accounts/pin';
-import { createUser } from '@/lib/accounts/users';
+import { createUser } from '@/lib/accounts/create-user';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, onrampOrders, outboundTransfers, swapExecutions } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';

@@ -26,7 +26,7 @@ import { log } from '@/lib/log';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
-import { accountFromKey } from '@/lib/transactions/signers';
+import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { openWalletKey } from '@/lib/wallets/envelope';
 import { bindArguments } from './bind-arguments';

@@ -13,7 +13,8 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem';
-import { publicClientFor, requiredConfirmations } from '@/lib/chains/clients';
+import { publicClientFor } from '@/lib/chains/clients';
+import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS, EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
 import { isChainServed } from '@/lib/chains/served';
 import { getDb } from '@/lib/db/client';

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
 import { createApiKey } from '@/lib/api-keys/create-api-key';
-import { createUser } from '@/lib/accounts/users';
+import { createUser } from '@/lib/accounts/create-user';
 import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, merchants } from '@/lib/db/schema';
 import { readOutbox } from '@/lib/notifications/outbox';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createUser } from '@/lib/accounts/users';
+import { createUser } from '@/lib/accounts/create-user';
 import { getDb } from '@/lib/db/client';
 import { merchantMembers } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';

@@ -5,7 +5,7 @@
  */
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { maskEmail } from '@/lib/accounts/email';
-import { listIdentities } from '@/lib/accounts/users';
+import { listIdentities } from '@/lib/accounts/list-identities';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { users, wallets, type ApiKeyMode, type WalletFamily } from '@/lib/db/schema';

@@ -5,7 +5,7 @@ import { apiKeys } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
 import { verifyPin } from '@/lib/accounts/pin';
-import { findUserByEmail } from '@/lib/accounts/users';
+import { findUserByEmail } from '@/lib/accounts/find-user';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
 import { DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE, createDemoCharge, seedDemoData } from './seed-demo';
 import { findMerchantOfUser } from './become-merchant';

@@ -12,7 +12,8 @@ import { env } from '@/lib/env';
 import { apiKeys, merchantMembers, merchants } from '@/lib/db/schema';
 import { hashApiKey } from '@/lib/api-keys/key-material';
 import { hasPin, setPin } from '@/lib/accounts/pin';
-import { createUser, findUserByEmail } from '@/lib/accounts/users';
+import { createUser } from '@/lib/accounts/create-user';
+import { findUserByEmail } from '@/lib/accounts/find-user';
 import { listWallets, type WalletView } from '@/lib/wallets/list-wallets';
 import { demoSeedRefusal } from './demo-seed-guard';
 

@@ -25,7 +25,7 @@ import { formatAmount, parseAmount } from '@/lib/money';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer } from '@/lib/transactions/record-transfer';
-import { accountFromKey } from '@/lib/transactions/signers';
+import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { openWalletKey } from '@/lib/wallets/envelope';
 import { notifyOwners } from './notify-owners';

@@ -16,7 +16,7 @@
 import 'server-only';
 import { createHmac } from 'node:crypto';
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { findUserById } from '@/lib/accounts/users';
+import { findUserById } from '@/lib/accounts/find-user';
 import { env, requireSecret } from '@/lib/env';
 import { log } from '@/lib/log';
 import { PostgresAdapter } from './adapter';

@@ -10,7 +10,7 @@
 import type { ChainName } from '@/lib/chains/registry';
 import { toCents } from './fiat-math';
 import { FIAT_METHOD_LABELS, type FiatMethod } from './fiat-methods';
-import { offeredProviders } from './registry/query';
+import { offeredProviders } from './registry/offered-providers';
 
 export interface FiatPaymentOption {
   providerId: string;

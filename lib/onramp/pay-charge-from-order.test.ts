@@ -9,7 +9,7 @@ import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, typ
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
-import { createUser } from '@/lib/accounts/users';
+import { createUser } from '@/lib/accounts/create-user';
 import { findPaymentsInFlight } from '@/lib/charges/payment-in-flight';
 import { transitionCharge } from '@/lib/charges/transition-charge';
 import { CHAINS } from '@/lib/chains/registry';

@@ -39,7 +39,7 @@ import { fundingOf } from '@/lib/payments/settle-charge';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
-import { accountFromKey } from '@/lib/transactions/signers';
+import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { openWalletKey } from '@/lib/wallets/envelope';
 import { emitPaymentFailed } from '@/lib/webhooks/emit';
 

@@ -7,7 +7,8 @@
 import { asc, eq } from 'drizzle-orm';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { explorerLink } from '@/lib/chains/explorer-link';
-import { publicClientFor, requiredConfirmations } from '@/lib/chains/clients';
+import { publicClientFor } from '@/lib/chains/clients';
+import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import type { ChargeStatus } from '@/lib/charges/state';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';

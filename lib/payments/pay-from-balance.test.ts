@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { createPublicClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setPin } from '@/lib/accounts/pin';
-import { createUser } from '@/lib/accounts/users';
+import { createUser } from '@/lib/accounts/create-user';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, outboundTransfers, webhookEvents } from '@/lib/db/schema';

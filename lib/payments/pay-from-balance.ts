@@ -25,7 +25,7 @@ import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
-import { accountFromKey } from '@/lib/transactions/signers';
+import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { openWalletKey } from '@/lib/wallets/envelope';
 
 export interface BalancePayment {

@@ -41,7 +41,7 @@ import { depositAccount } from '@/lib/payments/deposit-addresses';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer } from '@/lib/transactions/record-transfer';
-import { accountFromKey } from '@/lib/transactions/signers';
+import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { openWalletKey } from '@/lib/wallets/envelope';
 import { chargeFunds, type ChargeFunds } from './charge-funds';

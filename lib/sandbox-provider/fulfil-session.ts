@@ -13,7 +13,8 @@ import { getDb } from '@/lib/db/client';
 import { sandboxProviderSessions } from '@/lib/db/schema/sandbox-provider';
 import { deliverTokens } from './deliver-tokens';
 import { sendOrderWebhook, type WebhookOptions } from './send-webhook';
-import { findSession, transitionSession } from './sessions';
+import { findSession } from './find-session';
+import { transitionSession } from './transition-session';
 
 export async function fulfilSession(sessionId: string, options: WebhookOptions = {}): Promise<void> {
   const session = await findSession(sessionId);

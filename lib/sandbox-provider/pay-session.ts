@@ -1,12 +1,13 @@
 /**
  * The buyer's actions on the payment screen: pay by card (test cards decide the outcome), pay by bank
  * transfer / Apple Pay / Google Pay (always accepted), and answer the 3-D Secure challenge. Each moves
- * the session one guarded step (sessions.ts); the follow-up (webhooks, delivery) is fulfil-session.ts.
+ * the session one guarded step (transition-session.ts); the follow-up (webhooks, delivery) is fulfil-session.ts.
  */
 import type { SandboxPaymentMethod, SandboxProviderSessionRow } from '@/lib/db/schema/sandbox-provider';
 import { validateCard, type CardField, type CardFieldErrors } from './card';
 import { SandboxApiError } from './errors';
-import { findSession, transitionSession } from './sessions';
+import { findSession } from './find-session';
+import { transitionSession } from './transition-session';
 import { isAwaitingBuyer, isExpired } from './state';
 
 export type PaymentResult =

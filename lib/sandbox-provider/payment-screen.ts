@@ -2,7 +2,7 @@
 import { getChain, isChainName } from '@/lib/chains/registry';
 import type { SandboxPaymentMethod } from '@/lib/db/schema/sandbox-provider';
 import { formatAmount, parseAmount } from '@/lib/money';
-import { findSession } from './sessions';
+import { findSession } from './find-session';
 import { isExpired } from './state';
 
 type ScreenState = 'open' | 'authenticating' | 'expired' | 'processing' | 'completed' | 'failed';

@@ -7,7 +7,7 @@
  *  - `debug_traceBlockByHash` with the `callTracer` (Geth and its forks: BSC, Polygon's Bor; providers'
  *    debug APIs), else
  *  - none: the RPC traces nothing, and the charge watcher falls back to deposit balances
- *    (./native-balance-check.ts).
+ *    (./find-balance-rises.ts).
  *
  * Only calls that took effect count: a reverted frame and everything under it moved nothing. DELEGATECALL
  * and STATICCALL frames carry no value of their own. Top-level frames are left to the block's transactions.

@@ -10,7 +10,7 @@
  *     native transfers; keeps those whose recipient the consumer watches (an index lookup of the
  *     recipients found, never a load of every watched address) and that it accepts;
  *  3. records them (./record-transfers.ts): new ones inserted, re-included ones moved to their new block;
- *  4. without traces, credits unexplained native balance at open deposits (./native-balance-check.ts);
+ *  4. without traces, credits unexplained native balance at open deposits (./find-balance-rises.ts);
  *  5. re-checks the pending transfers (./recheck-open-transfers.ts): confirmed at depth, re-included ones
  *     followed, missing ones dropped after re-checks;
  *  6. stores the cursor, with the time up to which every block is scanned (charge expiry waits for it);
@@ -20,7 +20,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { BlockNotFoundError, type PublicClient } from 'viem';
-import { requiredConfirmations } from '@/lib/chains/clients';
+import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import type { ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
 import { getDb } from '@/lib/db/client';
@@ -29,7 +29,7 @@ import { env } from '@/lib/env';
 import { log } from '@/lib/log';
 import { advanceScannedUntil, findForkBase, loadCursor, saveCursor, type ScannerCursor } from './cursor';
 import { traceModeOf } from './internal-transfers';
-import { balanceCredits, findBalanceRises, type BalanceRise } from './native-balance-check';
+import { balanceCredits, findBalanceRises, type BalanceRise } from './find-balance-rises';
 import { headerOf, readWindow, type BlockHeader, type RawTransfer } from './read-window';
 import { observeOpenTransfers, recheckOpenTransfers } from './recheck-open-transfers';
 import { recordTransfers } from './record-transfers';

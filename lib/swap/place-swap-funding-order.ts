@@ -20,7 +20,7 @@ import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 import { placeOnrampOrder, type PlacedOrder, type PlaceOrderInput } from '@/lib/onramp/orders/place-order';
-import { quoteOnramp, type OnrampQuoteView } from '@/lib/onramp/quotes';
+import { quoteOnramp, type OnrampQuoteView } from '@/lib/onramp/quote-onramp';
 import { assertSwapProvider, swapAvailability } from './swap-availability';
 import { liveSwapOf, payableSwapCharge, type SwapCharge } from './swap-charge';
 import { swapQuoteView, type SwapQuoteView } from './quote-view';

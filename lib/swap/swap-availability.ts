@@ -14,7 +14,7 @@
  */
 import { CHAINS } from '@/lib/chains/registry';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
-import { countryName, offeredProviders, type OfferedProvider } from '@/lib/onramp/registry/query';
+import { countryName, offeredProviders, type OfferedProvider } from '@/lib/onramp/registry/offered-providers';
 import { AppError } from '@/lib/errors';
 import { swapPairFor, type SwapPair } from './swap-pairs';
 

@@ -24,7 +24,7 @@ import { charges, wallets, type SwapExecutionRow } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
-import { accountFromKey } from '@/lib/transactions/signers';
+import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { openWalletKey } from '@/lib/wallets/envelope';
 import { prepareSwap, recordSwap, submitSwap, type PreparedSwap } from './execute-swap';
 import { swapQuoteView, type SwapQuoteView } from './quote-view';

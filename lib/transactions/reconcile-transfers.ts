@@ -19,7 +19,8 @@
 import { crashPoint } from '@/lib/crash-points';
 import { and, asc, eq, inArray, lte, notInArray } from 'drizzle-orm';
 import { getAddress, keccak256, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
-import { publicClientFor, requiredConfirmations } from '@/lib/chains/clients';
+import { publicClientFor } from '@/lib/chains/clients';
+import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS, nativeToken, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { outboundTransferAttempts, outboundTransfers, type OutboundTransferAttemptRow, type OutboundTransferRow } from '@/lib/db/schema';
@@ -33,7 +34,7 @@ import { gasTankAccount } from './gas-tank';
 import { prepareTransfer } from './prepare-transfer';
 import { PURPOSE_HOOKS, type TransferOutcome } from './purpose-hooks';
 import { recordTransfer } from './record-transfer';
-import { signerForAddress } from './signers';
+import { signerForAddress } from './signer-for-address';
 import { canTransition, type AttemptKind, type TransferStatus } from './state';
 
 export interface ReconcileOptions extends SolanaRpcOptions {

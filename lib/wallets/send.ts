@@ -42,7 +42,7 @@ import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepa
 import { reconcileTransfer } from '@/lib/transactions/reconcile-transfers';
 import { recordTransfer } from '@/lib/transactions/record-transfer';
 import { inFlightOf } from '@/lib/transactions/sender-ledger';
-import { accountFromKey } from '@/lib/transactions/signers';
+import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { isOpen } from '@/lib/transactions/state';
 import { approximateUsd } from '@/lib/pricing/usd-value';
 import { explorerLink } from '@/lib/chains/explorer-link';

@@ -17,8 +17,8 @@ import { createPublicClient, createWalletClient, http, parseEther, type Address,
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPin } from '@/lib/accounts/pin';
-import { createUser } from '@/lib/accounts/users';
-import { requiredConfirmations } from '@/lib/chains/clients';
+import { createUser } from '@/lib/accounts/create-user';
+import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, merchantMembers, outboundTransfers, payments, refunds } from '@/lib/db/schema';

@@ -2,7 +2,7 @@
 import { readJsonBody } from '@/lib/api/body';
 import { readIdempotencyKey, requestFingerprint, withIdempotency } from '@/lib/api/idempotency';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/respond';
+import { ok } from '@/lib/api/response-envelope';
 import { corsPreflight } from '@/lib/api/cors';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { createCharge } from '@/lib/charges/create-charge';

@@ -2,7 +2,7 @@
 // GET  /api/webhook-endpoints — the key's endpoints.
 import { readJsonBody } from '@/lib/api/body';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/respond';
+import { ok } from '@/lib/api/response-envelope';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { createWebhookEndpoint } from '@/lib/webhooks/create-webhook-endpoint';
 import { ownerOf } from '@/lib/webhooks/get-webhook-endpoint';

@@ -9,7 +9,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { recoveryCodes } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
-import { derivedKey, hmacHex } from '../secrets';
+import { derivedKey, hmacHex } from '../derived-key';
 
 const COUNT = 10;
 /** No 0/O, 1/I/L: codes are read from paper. 10 characters of 31 ≈ 50 bits. */

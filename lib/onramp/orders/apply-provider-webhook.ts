@@ -18,11 +18,11 @@ import { onrampOrderEvents, onrampOrders, onrampWebhookReceipts, type OnrampOrde
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { parseAmount } from '@/lib/money';
-import { adapterFor, isPlayedBySandbox } from '@/lib/onramp/providers/configured';
+import { adapterFor, isPlayedBySandbox } from '@/lib/onramp/providers/adapter-for';
 import { SANDBOX_WEBHOOK_PATH_ID, sandboxWebhookAdapter } from '@/lib/onramp/providers/sandbox-binding';
 import type { OnrampOrderUpdate, OnrampProviderAdapter, OnrampProviderId, WebhookHeaders } from '@/lib/onramp/providers/types';
 import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';
-import { registryEntries } from '@/lib/onramp/registry/query';
+import { registryEntries } from '@/lib/onramp/registry/registry-entries';
 import { emitPaymentFailed } from '@/lib/webhooks/emit';
 import { canTransition } from './state';
 

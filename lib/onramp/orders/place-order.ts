@@ -20,9 +20,9 @@ import { FIAT_METHOD_LABELS, FIAT_METHODS, type FiatMethod } from '@/lib/onramp/
 import { isOnrampProviderError } from '@/lib/onramp/providers/errors';
 import { AppError } from '@/lib/errors';
 import { statusesLeadingTo } from './state';
-import { priceOf, quoteOnramp, tokenOn, type OnrampQuoteView } from '@/lib/onramp/quotes';
+import { priceOf, quoteOnramp, tokenOn, type OnrampQuoteView } from '@/lib/onramp/quote-onramp';
 import { methodFact, orderCurrency, type ProviderFacts } from '@/lib/onramp/registry/facts';
-import { providerWithAdapter } from '@/lib/onramp/registry/query';
+import { providerWithAdapter } from '@/lib/onramp/registry/provider-with-adapter';
 import { toCents } from '@/lib/onramp/fiat-math';
 
 /** A created order nobody starts within this time expires. */

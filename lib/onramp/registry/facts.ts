@@ -2,7 +2,7 @@
  * The on-ramp provider registry: what each provider serves (countries, chains and tokens per country,
  * payment methods, minimum purchase in USD, fees, fiat currencies), kept as reviewed data in
  * providers.json with its review date, validated here, loaded into `onramp_providers` at start
- * (sync.ts) and read back by the pages (query.ts). Components never hard-code a provider fact.
+ * (sync.ts) and read back by the pages (offered-providers.ts). Components never hard-code a provider fact.
  */
 import { z } from 'zod';
 import { CHAINS, CHAIN_NAMES, tokenHasSymbol, type ChainName } from '@/lib/chains/registry';

@@ -5,7 +5,7 @@ import { BecomeMerchantForm } from '@/components/account/become-merchant-form';
 import { ConnectedApps } from '@/components/account/connected-apps';
 import { EmailChangeForm } from '@/components/account/email-change-form';
 import { Button } from '@/components/ui/button';
-import { listIdentities } from '@/lib/accounts/users';
+import { listIdentities } from '@/lib/accounts/list-identities';
 import { requireUser } from '@/lib/auth/session';
 import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
 import { listConnectedApps } from '@/lib/oauth/grants';

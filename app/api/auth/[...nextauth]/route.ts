@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { NextRequest } from 'next/server';
 import { readBodyLimited } from '@/lib/api/body';
 import { methodsNotAllowed, notFoundRoute } from '@/lib/api/methods';
-import { fail } from '@/lib/api/respond';
+import { fail } from '@/lib/api/response-envelope';
 import { AUTH_MAX_BODY_BYTES, handlers, isAuthRoute } from '@/lib/auth/auth';
 
 export async function GET(request: NextRequest): Promise<Response> {

@@ -4,7 +4,7 @@ import { readJsonBody } from '@/lib/api/body';
 import { corsPreflight } from '@/lib/api/cors';
 import { methodsNotAllowed } from '@/lib/api/methods';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/respond';
+import { ok } from '@/lib/api/response-envelope';
 import { withAccessToken } from '@/lib/api/with-access-token';
 import { createPaymentRequest } from '@/lib/oauth/payment-requests';
 import { createPaymentRequestSchema } from '@/lib/oauth/schemas';

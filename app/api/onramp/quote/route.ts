@@ -1,12 +1,12 @@
 // GET /api/onramp/quote — the on-ramp page's price for a purchase at a provider, in the buyer's country.
 import { z } from 'zod';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/respond';
+import { ok } from '@/lib/api/response-envelope';
 import { withPublic } from '@/lib/api/with-public';
 import { CHAIN_NAMES } from '@/lib/chains/registry';
 import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
 import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
-import { quoteOnramp } from '@/lib/onramp/quotes';
+import { quoteOnramp } from '@/lib/onramp/quote-onramp';
 import { consumeOnrampRateLimit } from '@/lib/onramp/rate-limit';
 import { clientIpFrom } from '@/lib/http/client-ip';
 import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';

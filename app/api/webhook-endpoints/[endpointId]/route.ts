@@ -3,7 +3,7 @@
 // DELETE /api/webhook-endpoints/{endpointId} — delete it (and its delivery log).
 import { readJsonBody } from '@/lib/api/body';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/respond';
+import { ok } from '@/lib/api/response-envelope';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { deleteWebhookEndpoint } from '@/lib/webhooks/delete-webhook-endpoint';
 import { getWebhookEndpoint, ownerOf } from '@/lib/webhooks/get-webhook-endpoint';

@@ -3,7 +3,8 @@
 import { cookies } from 'next/headers';
 import { formError, type FormState } from '@/lib/auth/form-state';
 import { requireUserForAction } from '@/lib/auth/session';
-import { approveConsent, denyConsent } from '@/lib/oauth/interactions';
+import { approveConsent } from '@/lib/oauth/approve-consent';
+import { denyConsent } from '@/lib/oauth/deny-consent';
 
 export interface ConsentState extends FormState {
   /** Where the browser goes next (the provider, then the app): a full navigation, not a client one. */

@@ -5,7 +5,8 @@ import { redirect } from 'next/navigation';
 import { ConsentForm } from '@/components/oauth/consent-form';
 import { getSessionUser } from '@/lib/auth/session';
 import { isAppError } from '@/lib/errors';
-import { completeLogin, loadAuthorizationStep, type AuthorizationStep } from '@/lib/oauth/interactions';
+import { completeLogin } from '@/lib/oauth/complete-login';
+import { loadAuthorizationStep, type AuthorizationStep } from '@/lib/oauth/load-authorization-step';
 
 export const metadata: Metadata = { title: 'Sign in with Chargeport', robots: { index: false } };
 

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { readJsonBody } from '@/lib/api/body';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/respond';
+import { ok } from '@/lib/api/response-envelope';
 import { withSession } from '@/lib/api/with-session';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { methodsNotAllowed } from '@/lib/api/methods';

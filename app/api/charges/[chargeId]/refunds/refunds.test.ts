@@ -8,7 +8,7 @@ import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, par
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setPin } from '@/lib/accounts/pin';
-import { createUser } from '@/lib/accounts/users';
+import { createUser } from '@/lib/accounts/create-user';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, outboundTransfers, refunds, webhookEvents } from '@/lib/db/schema';

@@ -4,7 +4,7 @@ import { readJsonBody } from '@/lib/api/body';
 import { readIdempotencyKey } from '@/lib/api/idempotency';
 import { parseOrThrow } from '@/lib/api/parse';
 import { methodsNotAllowed } from '@/lib/api/methods';
-import { ok } from '@/lib/api/respond';
+import { ok } from '@/lib/api/response-envelope';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { createRefund } from '@/lib/refunds/create-refund';
 import { listRefunds } from '@/lib/refunds/list-refunds';

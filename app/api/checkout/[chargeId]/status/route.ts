@@ -1,5 +1,5 @@
 // GET /api/checkout/{chargeId}/status — the hosted checkout's live status (public: the id is the capability).
-import { ok } from '@/lib/api/respond';
+import { ok } from '@/lib/api/response-envelope';
 import { withPublic } from '@/lib/api/with-public';
 import { AppError } from '@/lib/errors';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { readBodyLimited } from '@/lib/api/body';
 import { methodsNotAllowed } from '@/lib/api/methods';
-import { fail } from '@/lib/api/respond';
+import { fail } from '@/lib/api/response-envelope';
 import { PROVIDER_WEBHOOK_MAX_BYTES, applyProviderWebhook } from '@/lib/onramp/orders/apply-provider-webhook';
 
 export async function POST(request: Request, context: { params: Promise<{ providerId: string }> }) {

@@ -2,7 +2,7 @@
 // old one keeps signing for `overlapHours` (default 24).
 import { readJsonBody } from '@/lib/api/body';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/respond';
+import { ok } from '@/lib/api/response-envelope';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { ownerOf } from '@/lib/webhooks/get-webhook-endpoint';
 import { rotateWebhookSecret } from '@/lib/webhooks/rotate-webhook-secret';

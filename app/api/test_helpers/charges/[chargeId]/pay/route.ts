@@ -3,7 +3,7 @@ import { readJsonBody } from '@/lib/api/body';
 import { readIdempotencyKey, requestFingerprint, withIdempotency } from '@/lib/api/idempotency';
 import { methodsNotAllowed } from '@/lib/api/methods';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/respond';
+import { ok } from '@/lib/api/response-envelope';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { payTestCharge } from '@/lib/test-helpers/pay-test-charge';
 import { payTestChargeBodySchema } from '@/lib/test-helpers/schemas';

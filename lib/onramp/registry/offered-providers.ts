@@ -4,21 +4,11 @@
  * Providers that cannot serve the request stay in the list, unavailable, with the reason to show.
  */
 import { CHAINS, tokenHasSymbol, type ChainName } from '@/lib/chains/registry';
-import { getDb } from '@/lib/db/client';
-import { log } from '@/lib/log';
-import { onrampProviders } from '@/lib/db/schema';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
-import { adapterFor } from '@/lib/onramp/providers/configured';
+import { adapterFor } from '@/lib/onramp/providers/adapter-for';
 import type { OnrampProviderAdapter, OnrampProviderId } from '@/lib/onramp/providers/types';
-import {
-  assetUnavailableReason,
-  countryMatches,
-  methodsIn,
-  orderCurrency,
-  providerFactsSchema,
-  type MethodFact,
-  type ProviderFacts,
-} from './facts';
+import { assetUnavailableReason, countryMatches, methodsIn, orderCurrency, type MethodFact, type ProviderFacts } from './facts';
+import { registryEntries } from './registry-entries';
 
 export interface OfferedProvider {
   providerId: OnrampProviderId;
@@ -36,45 +26,8 @@ export interface OfferedProvider {
   fiatCurrency: string;
 }
 
-interface RegistryEntry {
-  facts: ProviderFacts;
-  reviewedOn: string;
-}
-
-const CACHE_MS = 30_000;
-let cached: { at: number; entries: RegistryEntry[] } | undefined;
-
-/** The enabled providers' facts, as loaded into the database (cached for 30 s per process). */
-export async function registryEntries(now = Date.now()): Promise<RegistryEntry[]> {
-  if (cached && now - cached.at < CACHE_MS) return cached.entries;
-  const rows = await getDb().select().from(onrampProviders);
-  const entries = rows
-    .filter((row) => row.enabled)
-    .flatMap((row) => {
-      const facts = providerFactsSchema.safeParse(row.facts);
-      // A row the reviewed file did not write (edited by hand) is skipped, not allowed to break every page.
-      if (!facts.success) {
-        log.error('on-ramp provider row does not match the registry schema: not offered', { providerId: row.id });
-        return [];
-      }
-      return [{ facts: facts.data, reviewedOn: row.reviewedOn }];
-    })
-    .sort((a, b) => a.facts.displayName.localeCompare(b.facts.displayName));
-  cached = { at: now, entries };
-  return entries;
-}
-
 export function countryName(country: string): string {
   return new Intl.DisplayNames(['en'], { type: 'region' }).of(country) ?? country;
-}
-
-/** The provider's facts and its adapter, when it is enabled and configured here. */
-export async function providerWithAdapter(
-  providerId: string,
-): Promise<{ facts: ProviderFacts; adapter: OnrampProviderAdapter } | undefined> {
-  const entry = (await registryEntries()).find((e) => e.facts.id === providerId);
-  const adapter = entry && adapterFor(entry.facts.id, entry.facts.displayName);
-  return entry && adapter ? { facts: entry.facts, adapter } : undefined;
 }
 
 function offeredMethods(facts: ProviderFacts, adapter: OnrampProviderAdapter, country: string): MethodFact[] {

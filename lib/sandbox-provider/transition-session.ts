@@ -1,13 +1,8 @@
-/** Reading sessions and moving them along their state machine (state.ts), one guarded UPDATE per step. */
+/** Moving a session along its state machine (state.ts), one guarded UPDATE per step. */
 import { and, eq, gt, inArray } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { sandboxProviderSessions, type SandboxProviderSessionRow, type SandboxSessionStatus } from '@/lib/db/schema/sandbox-provider';
 import { canTransition } from './state';
-
-export async function findSession(sessionId: string): Promise<SandboxProviderSessionRow | undefined> {
-  const [row] = await getDb().select().from(sandboxProviderSessions).where(eq(sandboxProviderSessions.id, sessionId));
-  return row;
-}
 
 /**
  * Moves the session from one of `from` to `to`, only if it is still there (and, with `unexpiredAt`,

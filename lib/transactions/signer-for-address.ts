@@ -5,11 +5,12 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { getAddress } from 'viem';
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import { getDb } from '@/lib/db/client';
 import { depositAddresses, wallets } from '@/lib/db/schema';
 import { depositAccount } from '@/lib/payments/deposit-addresses';
 import { openWalletKey } from '@/lib/wallets/envelope';
+import { accountFromKey } from './account-from-key';
 import { gasTankAccount } from './gas-tank';
 
 export async function signerForAddress(chain: string, address: string): Promise<PrivateKeyAccount | undefined> {
@@ -26,11 +27,4 @@ export async function signerForAddress(chain: string, address: string): Promise<
     .from(depositAddresses)
     .where(and(eq(depositAddresses.chain, chain), eq(depositAddresses.address, wanted)));
   return deposit ? depositAccount(deposit.derivationIndex) : undefined;
-}
-
-/** A viem account over a wallet's opened key; the key buffer is wiped once the account holds it. */
-export function accountFromKey(key: Buffer): PrivateKeyAccount {
-  const account = privateKeyToAccount(`0x${key.toString('hex')}`);
-  key.fill(0);
-  return account;
 }

@@ -16,7 +16,8 @@ import { PRICE_MAX_AGE_MS } from '@/lib/pricing/usd-value';
 import { AppError } from '@/lib/errors';
 import { baseUnitsForCents, centsToText, parseFiat, percentOfCents, toCents, valueInCents } from './fiat-math';
 import { methodFact, orderCurrency } from './registry/facts';
-import { providerWithAdapter, unavailableReason } from './registry/query';
+import { providerWithAdapter } from './registry/provider-with-adapter';
+import { unavailableReason } from './registry/offered-providers';
 
 /** How long a quote is shown as valid before the page asks for a fresh one. */
 const QUOTE_LIFETIME_MS = 60_000;
