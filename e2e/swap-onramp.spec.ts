@@ -7,6 +7,7 @@ import { LOCAL_SWAP_ADDRESSES } from '@/lib/swap/local-swap-deployment';
 import { signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant } from './admin';
 import { localRpc } from './chain';
+import { merchantApi } from './api';
 import { uniqueEmail } from './outbox';
 import { E2E_COUNTRY_HEADER } from '../playwright.config';
 
@@ -15,22 +16,10 @@ const BSC_USDC = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDC')!.address as 
 
 /** The spec's swap on-ramp charge: PZP on BSC, direct transfer to the wallet that should receive it. */
 async function createPzpCharge(request: APIRequestContext, liveKey: string, amount: string, toAddress: Address) {
-  const response = await request.post('/api/createCharge', {
-    headers: { 'x-api-key': liveKey },
-    data: {
-      chargeData: {
-        symbol: 'PZP',
-        chain: 'BSC',
-        tokenAddress: PZP,
-        amount,
-        toAddress,
-        items: [{ name: 'PZP top-up', amount, quantity: 1 }],
-      },
-      isDirectTransfer: true,
-    },
+  return merchantApi(request, liveKey).createCharge({
+    chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount, toAddress, items: [{ name: 'PZP top-up', amount, quantity: 1 }] },
+    isDirectTransfer: true,
   });
-  expect(response.status()).toBe(200);
-  return (await response.json()).data as { chargeId: string; paymentUrl: string };
 }
 
 /** USDC on BSC from an outside wallet (anvil's dev account #1) into the payer's service wallet. */
