@@ -14,7 +14,7 @@ test.describe('checkout details', () => {
     page,
     request,
   }) => {
-    const merchant = createVerifiedMerchant('Atlas Games');
+    const merchant = await createVerifiedMerchant('Atlas Games');
     const charge = await createCharge(request, merchant.liveKey, {
       symbol: 'USDC',
       chain: 'POLYGON',
@@ -48,7 +48,7 @@ test.describe('checkout details', () => {
   test.describe('as the shared consumer with a PIN and a wallet nothing funds (e2e/accounts.setup.ts)', () => {
     test.use({ storageState: SHARED_ACCOUNTS.unfunded });
     test('not enough balance: the page says how much is missing and where to send it', async ({ page, request }) => {
-      const merchant = createVerifiedMerchant('Broke Games');
+      const merchant = await createVerifiedMerchant('Broke Games');
       const charge = await createCharge(request, merchant.liveKey, {
         symbol: 'USDC',
         chain: 'POLYGON',
@@ -84,7 +84,7 @@ test.describe('checkout details', () => {
       page,
       request,
     }) => {
-      const merchant = createVerifiedMerchant('Pinless Games');
+      const merchant = await createVerifiedMerchant('Pinless Games');
       const charge = await createCharge(request, merchant.liveKey, {
         symbol: 'USDC',
         chain: 'POLYGON',
@@ -104,7 +104,7 @@ test.describe('checkout details', () => {
   });
 
   test('a Solana charge offers a Solana Pay transfer request (no EVM wallet button)', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Sol Studio');
+    const merchant = await createVerifiedMerchant('Sol Studio');
     const charge = await createCharge(request, merchant.liveKey, {
       symbol: 'SOL',
       chain: 'SOLANA',

@@ -20,7 +20,7 @@ test('the checkout\'s first-load JavaScript stays within its budget; wallet code
   request,
 }, testInfo) => {
   test.skip(testInfo.project.name !== 'desktop', 'measured once');
-  const merchant = createVerifiedMerchant('Weight Watchers Games');
+  const merchant = await createVerifiedMerchant('Weight Watchers Games');
   const { paymentUrl } = await merchantApi(request, merchant.liveKey).createCharge({
     chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '3' },
   });

@@ -76,7 +76,7 @@ test('a game on the C# SDK signs the player in by the device flow and pays a liv
   await sendUsdcFromOutside(wallet, '5');
 
   const chargeId = await usdcCharge(request, key);
-  const foreignChargeId = await usdcCharge(request, createVerifiedMerchant('Other Studio').liveKey);
+  const foreignChargeId = await usdcCharge(request, (await createVerifiedMerchant('Other Studio')).liveKey);
 
   const child = spawn('mono', [exe, baseURL!, clientId, chargeId, foreignChargeId], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

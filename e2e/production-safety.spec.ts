@@ -11,7 +11,7 @@ const SOL_MINT = 'So11111111111111111111111111111111111111112';
 
 test.describe('the production build', () => {
   test('refuses a charge on a chain it does not serve, naming the variable that would serve it', async ({ request }) => {
-    const merchant = createVerifiedMerchant('Unserved Games');
+    const merchant = await createVerifiedMerchant('Unserved Games');
     // A test charge on SOLANA runs on SOLANA_DEVNET, which has no RPC URL here.
     const response = await merchantApi(request, merchant.testKey).createChargeResponse({
       chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOL_MINT, amount: '1' },
@@ -25,7 +25,7 @@ test.describe('the production build', () => {
   });
 
   test('a charge whose chain is no longer served offers no way to pay', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Stranded Games');
+    const merchant = await createVerifiedMerchant('Stranded Games');
     const { chargeId, paymentUrl } = await merchantApi(request, merchant.liveKey).createCharge({
       chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOL_MINT, amount: '0.5' },
     });

@@ -212,7 +212,7 @@ test.describe('two instances and a worker behind HAProxy', () => {
   });
 
   test('concurrent createCharge with shared Idempotency-Keys: one charge per key', async () => {
-    const merchant = createVerifiedMerchant('Scale Idempotency Studio');
+    const merchant = await createVerifiedMerchant('Scale Idempotency Studio');
     const keys = Array.from({ length: 8 }, (_, i) => `scale-idem-${Date.now()}-${i}`);
     const answers = await Promise.all(
       keys.flatMap((key) =>
@@ -231,7 +231,7 @@ test.describe('two instances and a worker behind HAProxy', () => {
 
   test('a wallet payment succeeds once, one charge.succeeded per endpoint; a refund asked on both instances at once is made once', async () => {
     test.setTimeout(90_000);
-    const merchant = createVerifiedMerchant('Scale Payments Studio');
+    const merchant = await createVerifiedMerchant('Scale Payments Studio');
     const receiver = await startReceiver();
     try {
       for (const name of ['one', 'two']) {
@@ -289,7 +289,7 @@ test.describe('two instances and a worker behind HAProxy', () => {
 
   test('a balance payment asked of both instances at once is made once, and swept to the merchant once', async ({ page }) => {
     test.setTimeout(120_000);
-    const merchant = createVerifiedMerchant('Scale Balance Studio');
+    const merchant = await createVerifiedMerchant('Scale Balance Studio');
     const charge = await createCharge(lb, merchant.liveKey, { chargeData: { ...USDC, amount: '2.5' } });
     expect(charge.status, JSON.stringify(charge.json)).toBe(200);
     const chargeId: string = charge.json.data.chargeId;
@@ -334,7 +334,7 @@ test.describe('two instances and a worker behind HAProxy', () => {
   });
 
   test('a revoked API key is refused by both instances within a second', async () => {
-    const merchant = createVerifiedMerchant('Scale Revocation Studio');
+    const merchant = await createVerifiedMerchant('Scale Revocation Studio');
     const ask = (base: string) => fetchFresh(`${base}/api/charges`, { headers: { 'x-api-key': merchant.liveKey } }).then((r) => r.status);
     // Each instance has seen (and cached) the key.
     expect(await Promise.all(instances.map(ask))).toEqual([200, 200]);
@@ -357,7 +357,7 @@ test.describe('two instances and a worker behind HAProxy', () => {
 
   test('kill -9 of one instance mid-load: every charge exists exactly once', async () => {
     test.setTimeout(90_000);
-    const merchant = createVerifiedMerchant('Scale Crash Studio');
+    const merchant = await createVerifiedMerchant('Scale Crash Studio');
     const keys = Array.from({ length: 40 }, (_, i) => `scale-crash-${Date.now()}-${i}`);
     const results: { chargeId: string; attempts: number }[] = [];
     let next = 0;

@@ -18,12 +18,12 @@ const SDK_DIST = path.resolve('sdk/dist');
 
 let server: Server;
 let merchantOrigin: string;
-let merchant: ReturnType<typeof createVerifiedMerchant>;
+let merchant: Awaited<ReturnType<typeof createVerifiedMerchant>>;
 let publishableKey: string;
 
 test.beforeAll(async ({ baseURL }) => {
   if (!existsSync(path.join(SDK_DIST, 'pay.js'))) throw new Error('sdk/dist is missing or stale: run `npm run sdk:build` first');
-  merchant = createVerifiedMerchant('Pixel Quest');
+  merchant = await createVerifiedMerchant('Pixel Quest');
   server = createServer((request, response) => {
     void serveMerchantSite(request.url ?? '/', { publishableKey, chargeportUrl: baseURL! }).then(({ status, type, body }) => {
       response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });

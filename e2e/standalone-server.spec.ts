@@ -24,7 +24,7 @@ test.describe('the standalone server', () => {
   test.afterAll(() => server?.stop());
 
   test('answers POST /api/createCharge and serves the checkout page with its assets', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Standalone Studio');
+    const merchant = await createVerifiedMerchant('Standalone Studio');
     // The response itself: on a failure, the message is the standalone server's output, not only the body.
     const created = await merchantApi(request, merchant.liveKey, { baseUrl: base }).createChargeResponse({
       chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '2.5' },

@@ -52,7 +52,7 @@ test.describe('swap on-ramp (PZP on BNB Smart Chain)', () => {
     context,
     baseURL,
   }) => {
-    const merchant = createVerifiedMerchant('PZP Studio');
+    const merchant = await createVerifiedMerchant('PZP Studio');
     const toAddress = privateKeyToAccount(generatePrivateKey()).address;
     const charge = await createPzpCharge(request, merchant.liveKey, '40', toAddress);
     await context.addCookies([{ name: 'cp_country', value: 'DE', url: baseURL! }]);
@@ -104,7 +104,7 @@ test.describe('swap on-ramp (PZP on BNB Smart Chain)', () => {
     context,
     baseURL,
   }) => {
-    const merchant = createVerifiedMerchant('PZP US Studio');
+    const merchant = await createVerifiedMerchant('PZP US Studio');
     const charge = await createPzpCharge(request, merchant.liveKey, '10', privateKeyToAccount(generatePrivateKey()).address);
     // The CDN locates the request in the US; the selector saying Germany does not unlock the swap.
     await context.setExtraHTTPHeaders({ [E2E_COUNTRY_HEADER]: 'US' });
