@@ -24,6 +24,12 @@ test.describe('checkout details', () => {
     // Bank transfers take days to deliver: offered only for a charge that lives that long (ADR 0014).
     await withE2eDatabase((sql) => sql`update charges set expires_at = now() + interval '4 days' where id = ${charge.chargeId}`);
 
+    // As served, before React runs, the tabs are disabled (they could not switch yet); hydrated, they work.
+    const served = await (await request.get(charge.paymentUrl)).text();
+    const servedTabs = served.match(/<button[^>]*role="tab"[^>]*>/g) ?? [];
+    expect(servedTabs.length).toBeGreaterThan(1);
+    expect(servedTabs.filter((tab) => !tab.includes('disabled=""'))).toEqual([]);
+
     // As a CDN in front of the app geolocates the request (Cloudflare's header).
     await page.setExtraHTTPHeaders({ 'cf-ipcountry': 'DE' });
     await page.goto(charge.paymentUrl);
@@ -31,6 +37,7 @@ test.describe('checkout details', () => {
     const selector = page.getByRole('combobox', { name: 'Your location (country)' });
     await expect(selector).toHaveValue('DE');
     // In Germany both providers sell USDC on Polygon; Transak also takes bank transfers there.
+    await expect(page.getByRole('tab', { name: 'Card or bank' })).toBeEnabled();
     await page.getByRole('tab', { name: 'Card or bank' }).click();
     const fiat = page.getByTestId('fiat-methods');
     await expect(fiat.getByTestId('fiat-provider-moonpay').getByRole('radio')).toBeEnabled();
