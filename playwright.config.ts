@@ -69,9 +69,12 @@ export default defineConfig({
     },
   },
   projects: [
-    { name: 'desktop', use: { ...devices['Desktop Chrome'], channel: undefined } },
+    // Signs up the shared accounts once (e2e/accounts.setup.ts, SHARED_ACCOUNTS in e2e/account-helpers.ts).
+    { name: 'setup', testMatch: /\.setup\.ts$/, fullyParallel: true, use: { ...devices['Desktop Chrome'], channel: undefined } },
+    { name: 'desktop', dependencies: ['setup'], use: { ...devices['Desktop Chrome'], channel: undefined } },
     {
       name: 'phone',
+      dependencies: ['setup'],
       // The consumer's journeys (sign-up, checkout, on-ramp, wallet, in-app pay) on a 375 px phone. The
       // dashboard, headers and bundle-size specs do not depend on the viewport and run on desktop only.
       testMatch: PHONE_SPECS,

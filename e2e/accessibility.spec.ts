@@ -108,7 +108,7 @@ test.describe('accessibility, phone layout and screenshots', () => {
 
   test('checkout: open, paid and expired; the payment-method chips show a focus ring', async ({ page, context, request, baseURL }) => {
     test.setTimeout(120_000);
-    const merchant = createVerifiedMerchant('Lantern Accessible Games');
+    const merchant = await createVerifiedMerchant('Lantern Accessible Games');
     // In the US with an amount every sandbox provider serves: the card section and its chips are shown.
     await context.addCookies([{ name: 'cp_country', value: 'US', url: baseURL! }]);
 

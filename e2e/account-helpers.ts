@@ -1,8 +1,22 @@
+import path from 'node:path';
 import { expect, type Page } from '@playwright/test';
 import { generate } from 'otplib';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
-import { E2E_OIDC_PORT } from '../playwright.config';
+import { E2E_DATA_DIR, E2E_OIDC_PORT } from '../playwright.config';
 import { waitForCode } from './outbox';
+
+/**
+ * Accounts the `setup` project (e2e/accounts.setup.ts) signs up once per run, as browser storage states
+ * (`test.use({ storageState: SHARED_ACCOUNTS.unfunded })`). Specs on both projects use them at the same time:
+ * only for what reads, never for what changes the account (PIN, phone, keys, sessions, 2FA, balance).
+ * In the stack's data directory, wiped with its database at every start, so a state never outlives its user.
+ */
+export const SHARED_ACCOUNTS = {
+  /** A PIN (482915) and a wallet nothing ever funds. */
+  unfunded: path.join(E2E_DATA_DIR, 'auth', 'unfunded.json'),
+  /** Signed up and signed in, but no PIN set yet. */
+  pinless: path.join(E2E_DATA_DIR, 'auth', 'pinless.json'),
+} as const;
 
 /**
  * Signs up and signs in with e-mail codes, then sets the PIN: a ready account on /wallet. With
@@ -15,6 +29,15 @@ export async function signUpAndSignIn(
   pin = '482915',
   options: { fromCurrentPage?: boolean; landsOn?: RegExp } = {},
 ): Promise<void> {
+  await signUpAndSignInWithoutPin(page, email, options);
+  await page.getByLabel('New PIN (6 digits)').fill(pin);
+  await page.getByLabel('Repeat the PIN').fill(pin);
+  await page.getByRole('button', { name: 'Set PIN' }).click();
+  await expect(page).toHaveURL(options.landsOn ?? /\/wallet/);
+}
+
+/** The same, stopping on the PIN form a new account is sent to. */
+export async function signUpAndSignInWithoutPin(page: Page, email: string, options: { fromCurrentPage?: boolean } = {}): Promise<void> {
   if (!options.fromCurrentPage) await page.goto('/signup');
   // The sign-in page has the same field and button: type only once the sign-up form is the one shown.
   await expect(page).toHaveURL(/\/signup/);
@@ -29,10 +52,6 @@ export async function signUpAndSignIn(
   await page.getByLabel('6-digit code').fill(await waitForCode(email, { previous: first }));
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/account\/pin/);
-  await page.getByLabel('New PIN (6 digits)').fill(pin);
-  await page.getByLabel('Repeat the PIN').fill(pin);
-  await page.getByRole('button', { name: 'Set PIN' }).click();
-  await expect(page).toHaveURL(options.landsOn ?? /\/wallet/);
 }
 
 /**

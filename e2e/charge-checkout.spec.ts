@@ -4,7 +4,7 @@ import { merchantApi, TEST_POL } from './api';
 
 test.describe('a merchant creates a charge and the consumer opens its paymentUrl', () => {
   test('live USDC charge: the checkout shows the merchant, items and the exact total', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Pixel Forge Games');
+    const merchant = await createVerifiedMerchant('Pixel Forge Games');
     const response = await request.post('/api/createCharge', {
       headers: { 'x-api-key': merchant.liveKey },
       data: {
@@ -53,7 +53,7 @@ test.describe('a merchant creates a charge and the consumer opens its paymentUrl
   });
 
   test('test charge: the checkout carries a TEST banner and names the test network', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Test Mode Studio');
+    const merchant = await createVerifiedMerchant('Test Mode Studio');
     const response = await request.post('/api/createCharge', {
       headers: { 'x-api-key': merchant.testKey },
       data: {
@@ -86,7 +86,7 @@ test.describe('the production stack', () => {
   });
 
   test('expires lapsed charges in the background, with nobody looking', async ({ request }) => {
-    const merchant = createVerifiedMerchant('Expiry Studio');
+    const merchant = await createVerifiedMerchant('Expiry Studio');
     const api = merchantApi(request, merchant.testKey);
     const { chargeId } = await api.createCharge({ chargeData: { ...TEST_POL, amount: 1 } });
     await withE2eDatabase((sql) => sql`update charges set expires_at = now() - interval '1 second' where id = ${chargeId}`);
@@ -104,7 +104,7 @@ test.describe('the production stack', () => {
 });
 
 test("the checkout's Cancel cancels the pending charge and returns to cancelUrl", async ({ page, request, baseURL }) => {
-  const merchant = createVerifiedMerchant('Cancel Studio');
+  const merchant = await createVerifiedMerchant('Cancel Studio');
   const api = merchantApi(request, merchant.testKey);
   const { chargeId, paymentUrl } = await api.createCharge({ chargeData: { ...TEST_POL, amount: 1, cancelUrl: `${baseURL}/?canceled=1` } });
   await page.goto(paymentUrl);

@@ -44,7 +44,7 @@ test.describe('paying a charge by card through an on-ramp provider', () => {
     request,
     baseURL,
   }) => {
-    const merchant = createVerifiedMerchant('Card Studio');
+    const merchant = await createVerifiedMerchant('Card Studio');
     const charge = await createUsdcCharge(request, merchant.liveKey, '25');
     await inCountry(context, baseURL, 'US');
     await page.goto(charge.paymentUrl);
@@ -66,7 +66,7 @@ test.describe('paying a charge by card through an on-ramp provider', () => {
   });
 
   test('a declined card leaves the charge payable and says so', async ({ page, context, request, baseURL }) => {
-    const merchant = createVerifiedMerchant('Declined Studio');
+    const merchant = await createVerifiedMerchant('Declined Studio');
     const charge = await createUsdcCharge(request, merchant.liveKey, '40');
     await inCountry(context, baseURL, 'DE');
     await page.goto(charge.paymentUrl);
@@ -93,7 +93,7 @@ test.describe('paying a charge by card through an on-ramp provider', () => {
     request,
     baseURL,
   }) => {
-    const merchant = createVerifiedMerchant('Small Items Studio');
+    const merchant = await createVerifiedMerchant('Small Items Studio');
     const charge = await createUsdcCharge(request, merchant.liveKey, '4.99');
     await inCountry(context, baseURL, 'US');
 

@@ -44,7 +44,7 @@ async function qrPayload(page: Page): Promise<string | undefined> {
 
 test.describe('the open checkout stops asking for money the moment the charge closes', () => {
   test('canceled by the merchant: every way to pay disappears without a reload', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Live Cancel Studio');
+    const merchant = await createVerifiedMerchant('Live Cancel Studio');
     const charge = await createUsdcCharge(request, merchant.liveKey, '25');
     await openCheckout(page, charge.paymentUrl);
     await merchantApi(request, merchant.liveKey).cancelCharge(charge.chargeId);
@@ -54,7 +54,7 @@ test.describe('the open checkout stops asking for money the moment the charge cl
   });
 
   test('expired: every way to pay disappears at expiresAt without a reload', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Live Expiry Studio');
+    const merchant = await createVerifiedMerchant('Live Expiry Studio');
     const charge = await createUsdcCharge(request, merchant.liveKey, '25');
     await openCheckout(page, charge.paymentUrl);
     await withE2eDatabase((sql) => sql`update charges set expires_at = now() + interval '3 seconds' where id = ${charge.chargeId}`);
@@ -63,7 +63,7 @@ test.describe('the open checkout stops asking for money the moment the charge cl
   });
 
   test('paid from outside: every way to pay disappears without a reload', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Live Paid Studio');
+    const merchant = await createVerifiedMerchant('Live Paid Studio');
     const charge = await createUsdcCharge(request, merchant.liveKey, '25');
     await openCheckout(page, charge.paymentUrl);
     await sendUsdcFromOutside((await waysToPay(page).address.textContent())!.trim(), '25');
@@ -77,7 +77,7 @@ test('underpaid: the text, QR code, wallet link and wallet button ask for the re
   page,
   request,
 }) => {
-  const merchant = createVerifiedMerchant('Part Paid Studio');
+  const merchant = await createVerifiedMerchant('Part Paid Studio');
   const charge = await createUsdcCharge(request, merchant.liveKey, '2.5');
   await installAnvilWallet(page, polygonRpc(), localDemoPayerAccount.address);
   await openCheckout(page, charge.paymentUrl);

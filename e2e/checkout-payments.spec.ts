@@ -11,7 +11,7 @@ const createUsdcCharge = (request: APIRequestContext, liveKey: string, amount: s
 
 test.describe('paying a charge on the local chain', () => {
   test('a signed-in consumer pays from balance with the PIN and lands on successUrl', async ({ page, request, baseURL }) => {
-    const merchant = createVerifiedMerchant('Balance Studio');
+    const merchant = await createVerifiedMerchant('Balance Studio');
     const charge = await createUsdcCharge(request, merchant.liveKey, '3.75', `${baseURL}/?from=checkout`);
 
     await signUpAndSignIn(page, uniqueEmail('payer'), '482915');
@@ -30,7 +30,7 @@ test.describe('paying a charge on the local chain', () => {
   });
 
   test('a transfer from an outside wallet to the deposit address updates the page by itself', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Deposit Studio');
+    const merchant = await createVerifiedMerchant('Deposit Studio');
     const charge = await createUsdcCharge(request, merchant.liveKey, '2.5');
     await page.goto(charge.paymentUrl);
     const deposit = (await page.getByTestId('deposit-address').textContent())!.trim();
@@ -51,7 +51,7 @@ test.describe('paying a charge on the local chain', () => {
   });
 
   test('"Connect wallet" switches the browser wallet to the chain and pays the exact amount in one click', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Wallet Studio');
+    const merchant = await createVerifiedMerchant('Wallet Studio');
     const charge = await createUsdcCharge(request, merchant.liveKey, '1.75');
     await installAnvilWallet(page, polygonRpc(), localDemoPayerAccount.address);
     await page.goto(charge.paymentUrl);
@@ -61,7 +61,7 @@ test.describe('paying a charge on the local chain', () => {
   });
 
   test('expired and canceled charges refuse payment', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Closed Studio');
+    const merchant = await createVerifiedMerchant('Closed Studio');
     const canceled = await createUsdcCharge(request, merchant.liveKey, '1');
     await request.post(`/api/charges/${canceled.chargeId}/cancel`, { headers: { 'x-api-key': merchant.liveKey } });
     await page.goto(canceled.paymentUrl);

@@ -7,8 +7,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { compileCsharpSdkTest } from '@/test/compile-csharp-sdk';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { signUpAndSignIn } from './account-helpers';
+import { merchantApi } from './api';
 import { admin, createVerifiedMerchant, withE2eDatabase } from './admin';
 import { POLYGON_USDC, fundOnPolygon, sendUsdcFromOutside } from './chain';
 import { uniqueEmail } from './outbox';
@@ -16,15 +17,11 @@ import { uniqueEmail } from './outbox';
 const PIN = '482915';
 const monoInstalled = spawnSync('mcs', ['--version']).status === 0 && spawnSync('mono', ['--version']).status === 0;
 
-async function usdcCharge(baseURL: string, liveKey: string): Promise<string> {
-  const res = await fetch(`${baseURL}/api/createCharge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': liveKey },
-    body: JSON.stringify({ chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '0.75' } }),
+async function usdcCharge(request: APIRequestContext, liveKey: string): Promise<string> {
+  const charge = await merchantApi(request, liveKey).createCharge({
+    chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '0.75' },
   });
-  const body = (await res.json()) as { data: { chargeId: string } };
-  expect(res.status).toBe(200);
-  return body.data.chargeId;
+  return charge.chargeId;
 }
 
 /** The player's part of the device flow, on Chargeport: the code, then the consent screen. */
@@ -39,6 +36,7 @@ test('a game on the C# SDK signs the player in by the device flow and pays a liv
   page,
   browser,
   baseURL,
+  request,
 }) => {
   test.skip(!monoInstalled, 'Mono (mcs, mono) is not installed: apt-get install mono-mcs mono-runtime libmono-system-net-http4.0-cil');
   test.setTimeout(180_000);
@@ -77,8 +75,8 @@ test('a game on the C# SDK signs the player in by the device flow and pays a liv
   await fundOnPolygon(wallet);
   await sendUsdcFromOutside(wallet, '5');
 
-  const chargeId = await usdcCharge(baseURL!, key);
-  const foreignChargeId = await usdcCharge(baseURL!, createVerifiedMerchant('Other Studio').liveKey);
+  const chargeId = await usdcCharge(request, key);
+  const foreignChargeId = await usdcCharge(request, (await createVerifiedMerchant('Other Studio')).liveKey);
 
   const child = spawn('mono', [exe, baseURL!, clientId, chargeId, foreignChargeId], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

@@ -6,10 +6,10 @@
 import { expect, test, type Page } from '@playwright/test';
 import { enrolAuthenticatorApp, signUpAndSignIn } from './account-helpers';
 import { admin, withE2eDatabase } from './admin';
+import { merchantApi, TEST_POL } from './api';
 import { uniqueEmail } from './outbox';
 
-const NATIVE = '0x0000000000000000000000000000000000000000';
-const liveCharge = { chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: NATIVE, amount: '1' } };
+const liveCharge = { chargeData: { ...TEST_POL, amount: '1' } };
 
 /** A signed-in owner of a new merchant named `name`, verified by support: production keys allowed. */
 async function verifiedOwner(page: Page, name: string): Promise<void> {
@@ -40,7 +40,8 @@ test('revoking a production key needs its name typed in a dialog; cancelling kee
   await page.getByRole('button', { name: 'Create key' }).click();
   const liveKey = (await page.getByTestId('new-key').textContent())!.trim();
   expect(liveKey).toMatch(/^cp_live_/);
-  const charge = () => request.post('/api/createCharge', { headers: { 'x-api-key': liveKey }, data: liveCharge });
+  // The status is the point (the key works, then is refused): the response itself, not its data.
+  const charge = () => merchantApi(request, liveKey).createChargeResponse(liveCharge);
   expect((await charge()).status()).toBe(200);
 
   // One click only opens the dialog: focus moves to the field, the button waits for the name.

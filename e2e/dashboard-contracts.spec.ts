@@ -5,6 +5,7 @@ import gameItemsArtifact from '@/lib/chains/artifacts/GameItems.json' with { typ
 import { localDemoPayerAccount, localMinterAccount } from '@/lib/infra/local-chain';
 import { signUpAndSignIn } from './account-helpers';
 import { withE2eDatabase } from './admin';
+import { merchantApi } from './api';
 import { localRpc, sendNativeFromOutside } from './chain';
 import { uniqueEmail } from './outbox';
 
@@ -79,15 +80,10 @@ test('Contracts tab: register the game’s ERC-1155, see the service wallet and 
   await expect(card.getByTestId('fulfilment-rule')).toContainText('Active');
 
   // A test charge for item 7, paid from an outside wallet on the local Amoy node.
-  const created = await request.post('/api/createCharge', {
-    headers: { 'x-api-key': testKey },
-    data: {
-      chargeData: { symbol: 'POL', chain: 'POLYGON_AMOY', tokenAddress: NATIVE, amount: '0.2', metadata: { itemId: '7' } },
-      isTest: true,
-    },
+  const { chargeId } = await merchantApi(request, testKey).createCharge({
+    chargeData: { symbol: 'POL', chain: 'POLYGON_AMOY', tokenAddress: NATIVE, amount: '0.2', metadata: { itemId: '7' } },
+    isTest: true,
   });
-  expect(created.status()).toBe(200);
-  const chargeId = (await created.json()).data.chargeId as string;
   const [deposit] = await withE2eDatabase(
     (sql) => sql<{ address: string }[]>`select address from deposit_addresses where charge_id = ${chargeId}`,
   );

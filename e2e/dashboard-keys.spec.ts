@@ -1,10 +1,13 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import { signUpAndSignIn } from './account-helpers';
+import { merchantApi, TEST_POL, type CreateChargeInput } from './api';
 import { sendNativeFromOutside } from './chain';
 import { uniqueEmail, waitForEmailMatch } from './outbox';
 
-const NATIVE = '0x0000000000000000000000000000000000000000';
-const testCharge = { chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: NATIVE, amount: '1' }, isTest: true };
+const testCharge: CreateChargeInput = { chargeData: { ...TEST_POL, amount: '1' }, isTest: true };
+/** Whether `key` may create a charge: the status is the point here (a rolled key is refused at once). */
+const createChargeStatus = async (request: APIRequestContext, key: string) =>
+  (await merchantApi(request, key).createChargeResponse(testCharge)).status();
 
 test('API Keys and Members tabs: the owner creates a key (shown once) that works, rolls it, invites a viewer who cannot create keys', async ({
   page,
@@ -29,7 +32,7 @@ test('API Keys and Members tabs: the owner creates a key (shown once) that works
   const plaintext = (await page.getByTestId('new-key').textContent())!.trim();
   expect(plaintext).toMatch(/^cp_test_/);
   await expect(page.getByTestId('api-key-row')).toHaveCount(2);
-  expect((await request.post('/api/createCharge', { headers: { 'x-api-key': plaintext }, data: testCharge })).status()).toBe(200);
+  expect(await createChargeStatus(request, plaintext)).toBe(200);
   await page.reload();
   // Shown once: after a reload only the prefix remains, and "last used" is filled in.
   await expect(page.getByTestId('new-key')).toHaveCount(0);
@@ -41,8 +44,8 @@ test('API Keys and Members tabs: the owner creates a key (shown once) that works
   await row.getByRole('button', { name: 'Roll' }).click();
   const rolled = (await page.getByTestId('rolled-key').textContent())!.trim();
   expect(rolled).not.toBe(plaintext);
-  expect((await request.post('/api/createCharge', { headers: { 'x-api-key': plaintext }, data: testCharge })).status()).toBe(401);
-  expect((await request.post('/api/createCharge', { headers: { 'x-api-key': rolled }, data: testCharge })).status()).toBe(200);
+  expect(await createChargeStatus(request, plaintext)).toBe(401);
+  expect(await createChargeStatus(request, rolled)).toBe(200);
 
   // The owner invites a viewer on the Members tab; the viewer accepts from the e-mailed link.
   const viewerEmail = uniqueEmail('keys-viewer');
@@ -103,8 +106,7 @@ test('Profile tab: the owner renames the business and sets a logo; the checkout 
   await expect(page.getByText('Profile saved.')).toBeVisible();
   await expect(page.getByTestId('dashboard-merchant')).toHaveText('Comet Games');
 
-  const created = await request.post('/api/createCharge', { headers: { 'x-api-key': testKey }, data: testCharge });
-  await page.goto((await created.json()).data.paymentUrl);
+  await page.goto((await merchantApi(request, testKey).createCharge(testCharge)).paymentUrl);
   await expect(page.getByTestId('merchant-name')).toHaveText('Comet Games');
   await expect(page.getByTestId('merchant-logo')).toHaveAttribute('src', 'https://cdn.comet.example/logo.png');
 });

@@ -3,10 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { Webhook } from 'standardwebhooks';
 import { signUpAndSignIn } from './account-helpers';
+import { merchantApi, TEST_POL } from './api';
 import { sendNativeFromOutside } from './chain';
 import { uniqueEmail } from './outbox';
-
-const NATIVE = '0x0000000000000000000000000000000000000000';
 
 interface Received {
   headers: Record<string, string>;
@@ -79,12 +78,7 @@ test('Webhooks tab: an endpoint added in the dashboard receives a correctly sign
     expect(secret).toMatch(/^whsec_/);
 
     // A test charge (POL on Polygon Amoy, the local chain) paid from an outside wallet to its deposit address.
-    const created = await request.post('/api/createCharge', {
-      headers: { 'x-api-key': apiKey },
-      data: { chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: NATIVE, amount: '0.25' }, isTest: true },
-    });
-    expect(created.status()).toBe(200);
-    const charge = (await created.json()).data as { chargeId: string; paymentUrl: string };
+    const charge = await merchantApi(request, apiKey).createCharge({ chargeData: { ...TEST_POL, amount: '0.25' }, isTest: true });
     await page.goto(charge.paymentUrl);
     const deposit = (await page.getByTestId('deposit-address').textContent())!.trim();
     await sendNativeFromOutside('POLYGON_AMOY', deposit, '0.25');

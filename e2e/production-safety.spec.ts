@@ -5,16 +5,17 @@
  */
 import { expect, test } from '@playwright/test';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
+import { merchantApi } from './api';
 
 const SOL_MINT = 'So11111111111111111111111111111111111111112';
 
 test.describe('the production build', () => {
   test('refuses a charge on a chain it does not serve, naming the variable that would serve it', async ({ request }) => {
-    const merchant = createVerifiedMerchant('Unserved Games');
+    const merchant = await createVerifiedMerchant('Unserved Games');
     // A test charge on SOLANA runs on SOLANA_DEVNET, which has no RPC URL here.
-    const response = await request.post('/api/createCharge', {
-      headers: { 'x-api-key': merchant.testKey },
-      data: { chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOL_MINT, amount: '1' }, isTest: true },
+    const response = await merchantApi(request, merchant.testKey).createChargeResponse({
+      chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOL_MINT, amount: '1' },
+      isTest: true,
     });
     expect(response.status()).toBe(422);
     const { data, error } = await response.json();
@@ -24,13 +25,10 @@ test.describe('the production build', () => {
   });
 
   test('a charge whose chain is no longer served offers no way to pay', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Stranded Games');
-    const created = await request.post('/api/createCharge', {
-      headers: { 'x-api-key': merchant.liveKey },
-      data: { chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOL_MINT, amount: '0.5' } },
+    const merchant = await createVerifiedMerchant('Stranded Games');
+    const { chargeId, paymentUrl } = await merchantApi(request, merchant.liveKey).createCharge({
+      chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOL_MINT, amount: '0.5' },
     });
-    expect(created.status()).toBe(200);
-    const { chargeId, paymentUrl } = (await created.json()).data;
     // As if created on SOLANA_DEVNET before its RPC URL was removed from the configuration.
     await withE2eDatabase(async (sql) => {
       await sql`update charges set chain = 'SOLANA_DEVNET', mode = 'test' where id = ${chargeId}`;

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { signUpAndSignIn } from './account-helpers';
 import { admin, createVerifiedMerchant, withE2eDatabase } from './admin';
+import type { CreateChargeInput } from './api';
 import { fundOnPolygon, sendNativeFromOutside } from './chain';
 import { productionInstanceEnv } from './standalone-server';
 import { uniqueEmail } from './outbox';
@@ -23,7 +24,7 @@ import { uniqueEmail } from './outbox';
 const STANDALONE = path.resolve('.next/standalone');
 const SERVER = path.join(STANDALONE, 'server.js');
 const NATIVE = '0x0000000000000000000000000000000000000000';
-const USDC = { symbol: 'USDC', chain: 'POLYGON', tokenAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' };
+const USDC = { symbol: 'USDC', chain: 'POLYGON', tokenAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359' } as const;
 
 /** SCALE_E2E_PORT_BASE pins the ports (base … base+3) on shared machines; otherwise the OS picks free ones. */
 async function port(offset: number): Promise<number> {
@@ -142,10 +143,18 @@ async function post(url: string, apiKey: string, body: unknown, idempotencyKey?:
   return { status: response.status, json: await response.json().catch(() => null) };
 }
 
+/**
+ * createCharge by plain fetch, not the merchantApi fixture: each instance and the balancer are addressed
+ * directly, through a client that retries a cut connection itself (kill -9, kept-alive sockets closed).
+ * The body is still typed by the API's schema.
+ */
+const createCharge = (base: string, apiKey: string, body: CreateChargeInput, idempotencyKey?: string) =>
+  post(`${base}/api/createCharge`, apiKey, body, idempotencyKey);
+
 /** As a careful client does: the same Idempotency-Key again on a network error or a 5xx, until an answer. */
 async function createChargeWithRetries(base: string, apiKey: string, key: string): Promise<{ chargeId: string; attempts: number }> {
   for (let attempt = 1; attempt <= 40; attempt++) {
-    const answer = await post(`${base}/api/createCharge`, apiKey, { chargeData: { ...USDC, amount: '1.25' } }, key).catch(() => undefined);
+    const answer = await createCharge(base, apiKey, { chargeData: { ...USDC, amount: '1.25' } }, key).catch(() => undefined);
     // A 200 whose body was cut off by the kill is no answer either: ask again with the same key.
     if (answer?.status === 200 && answer.json?.data) return { chargeId: answer.json.data.chargeId, attempts: attempt };
     if (answer && answer.status >= 400 && answer.status < 500)
@@ -203,11 +212,11 @@ test.describe('two instances and a worker behind HAProxy', () => {
   });
 
   test('concurrent createCharge with shared Idempotency-Keys: one charge per key', async () => {
-    const merchant = createVerifiedMerchant('Scale Idempotency Studio');
+    const merchant = await createVerifiedMerchant('Scale Idempotency Studio');
     const keys = Array.from({ length: 8 }, (_, i) => `scale-idem-${Date.now()}-${i}`);
     const answers = await Promise.all(
       keys.flatMap((key) =>
-        Array.from({ length: 4 }, () => post(`${lb}/api/createCharge`, merchant.liveKey, { chargeData: { ...USDC, amount: '3' } }, key)),
+        Array.from({ length: 4 }, () => createCharge(lb, merchant.liveKey, { chargeData: { ...USDC, amount: '3' } }, key)),
       ),
     );
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
@@ -222,14 +231,14 @@ test.describe('two instances and a worker behind HAProxy', () => {
 
   test('a wallet payment succeeds once, one charge.succeeded per endpoint; a refund asked on both instances at once is made once', async () => {
     test.setTimeout(90_000);
-    const merchant = createVerifiedMerchant('Scale Payments Studio');
+    const merchant = await createVerifiedMerchant('Scale Payments Studio');
     const receiver = await startReceiver();
     try {
       for (const name of ['one', 'two']) {
         const created = await post(`${lb}/api/webhook-endpoints`, merchant.testKey, { url: `${receiver.url}/${name}` });
         expect(created.status, JSON.stringify(created.json)).toBe(200);
       }
-      const charge = await post(`${lb}/api/createCharge`, merchant.testKey, {
+      const charge = await createCharge(lb, merchant.testKey, {
         chargeData: { symbol: 'POL', chain: 'POLYGON', tokenAddress: NATIVE, amount: '0.2' },
         isTest: true,
       });
@@ -280,8 +289,8 @@ test.describe('two instances and a worker behind HAProxy', () => {
 
   test('a balance payment asked of both instances at once is made once, and swept to the merchant once', async ({ page }) => {
     test.setTimeout(120_000);
-    const merchant = createVerifiedMerchant('Scale Balance Studio');
-    const charge = await post(`${lb}/api/createCharge`, merchant.liveKey, { chargeData: { ...USDC, amount: '2.5' } });
+    const merchant = await createVerifiedMerchant('Scale Balance Studio');
+    const charge = await createCharge(lb, merchant.liveKey, { chargeData: { ...USDC, amount: '2.5' } });
     expect(charge.status, JSON.stringify(charge.json)).toBe(200);
     const chargeId: string = charge.json.data.chargeId;
 
@@ -325,7 +334,7 @@ test.describe('two instances and a worker behind HAProxy', () => {
   });
 
   test('a revoked API key is refused by both instances within a second', async () => {
-    const merchant = createVerifiedMerchant('Scale Revocation Studio');
+    const merchant = await createVerifiedMerchant('Scale Revocation Studio');
     const ask = (base: string) => fetchFresh(`${base}/api/charges`, { headers: { 'x-api-key': merchant.liveKey } }).then((r) => r.status);
     // Each instance has seen (and cached) the key.
     expect(await Promise.all(instances.map(ask))).toEqual([200, 200]);
@@ -348,7 +357,7 @@ test.describe('two instances and a worker behind HAProxy', () => {
 
   test('kill -9 of one instance mid-load: every charge exists exactly once', async () => {
     test.setTimeout(90_000);
-    const merchant = createVerifiedMerchant('Scale Crash Studio');
+    const merchant = await createVerifiedMerchant('Scale Crash Studio');
     const keys = Array.from({ length: 40 }, (_, i) => `scale-crash-${Date.now()}-${i}`);
     const results: { chargeId: string; attempts: number }[] = [];
     let next = 0;

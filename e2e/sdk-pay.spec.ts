@@ -11,18 +11,19 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { admin, createVerifiedMerchant } from './admin';
+import { merchantApi } from './api';
 import { POLYGON_USDC, sendUsdcFromOutside } from './chain';
 
 const SDK_DIST = path.resolve('sdk/dist');
 
 let server: Server;
 let merchantOrigin: string;
-let merchant: ReturnType<typeof createVerifiedMerchant>;
+let merchant: Awaited<ReturnType<typeof createVerifiedMerchant>>;
 let publishableKey: string;
 
 test.beforeAll(async ({ baseURL }) => {
   if (!existsSync(path.join(SDK_DIST, 'pay.js'))) throw new Error('sdk/dist is missing or stale: run `npm run sdk:build` first');
-  merchant = createVerifiedMerchant('Pixel Quest');
+  merchant = await createVerifiedMerchant('Pixel Quest');
   server = createServer((request, response) => {
     void serveMerchantSite(request.url ?? '/', { publishableKey, chargeportUrl: baseURL! }).then(({ status, type, body }) => {
       response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
@@ -75,6 +76,7 @@ function shopPage(config: { publishableKey: string; chargeportUrl: string }): st
   <p id="outcome" data-status=""></p>
   <script type="module">
     import { Chargeport, pay } from '/sdk/index.js';
+    // The SDK is the client under test here: it creates the charge itself, not the typed fixture.
     const chargeport = new Chargeport(${JSON.stringify({ apiKey: config.publishableKey, baseUrl: config.chargeportUrl })});
     const gemPack = ${JSON.stringify({
       chain: 'POLYGON',
@@ -125,8 +127,7 @@ function checkoutMessages(page: Page): Promise<unknown[]> {
 }
 
 async function serverSideStatus(request: APIRequestContext, chargeId: string): Promise<string> {
-  const response = await request.get(`/api/charges/${chargeId}`, { headers: { 'x-api-key': merchant.liveKey } });
-  return (await response.json()).data.status;
+  return (await merchantApi(request, merchant.liveKey).getCharge(chargeId)).status;
 }
 
 test.describe('pay() from a merchant page on another site', () => {

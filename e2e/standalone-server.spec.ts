@@ -6,6 +6,8 @@
 import { existsSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { createVerifiedMerchant } from './admin';
+import { merchantApi } from './api';
+import { POLYGON_USDC } from './chain';
 import { STANDALONE_SERVER, startStandaloneServer, type StandaloneServer } from './standalone-server';
 
 test.describe('the standalone server', () => {
@@ -22,10 +24,10 @@ test.describe('the standalone server', () => {
   test.afterAll(() => server?.stop());
 
   test('answers POST /api/createCharge and serves the checkout page with its assets', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Standalone Studio');
-    const created = await request.post(`${base}/api/createCharge`, {
-      headers: { 'x-api-key': merchant.liveKey },
-      data: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', amount: '2.5' } },
+    const merchant = await createVerifiedMerchant('Standalone Studio');
+    // The response itself: on a failure, the message is the standalone server's output, not only the body.
+    const created = await merchantApi(request, merchant.liveKey, { baseUrl: base }).createChargeResponse({
+      chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '2.5' },
     });
     expect(created.status(), server?.output()).toBe(200);
     const { chargeId } = (await created.json()).data;

@@ -7,6 +7,7 @@ import { LOCAL_SWAP_ADDRESSES } from '@/lib/swap/local-swap-deployment';
 import { signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant } from './admin';
 import { localRpc } from './chain';
+import { merchantApi } from './api';
 import { uniqueEmail } from './outbox';
 import { E2E_COUNTRY_HEADER } from '../playwright.config';
 
@@ -15,22 +16,10 @@ const BSC_USDC = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDC')!.address as 
 
 /** The spec's swap on-ramp charge: PZP on BSC, direct transfer to the wallet that should receive it. */
 async function createPzpCharge(request: APIRequestContext, liveKey: string, amount: string, toAddress: Address) {
-  const response = await request.post('/api/createCharge', {
-    headers: { 'x-api-key': liveKey },
-    data: {
-      chargeData: {
-        symbol: 'PZP',
-        chain: 'BSC',
-        tokenAddress: PZP,
-        amount,
-        toAddress,
-        items: [{ name: 'PZP top-up', amount, quantity: 1 }],
-      },
-      isDirectTransfer: true,
-    },
+  return merchantApi(request, liveKey).createCharge({
+    chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount, toAddress, items: [{ name: 'PZP top-up', amount, quantity: 1 }] },
+    isDirectTransfer: true,
   });
-  expect(response.status()).toBe(200);
-  return (await response.json()).data as { chargeId: string; paymentUrl: string };
 }
 
 /** USDC on BSC from an outside wallet (anvil's dev account #1) into the payer's service wallet. */
@@ -63,7 +52,7 @@ test.describe('swap on-ramp (PZP on BNB Smart Chain)', () => {
     context,
     baseURL,
   }) => {
-    const merchant = createVerifiedMerchant('PZP Studio');
+    const merchant = await createVerifiedMerchant('PZP Studio');
     const toAddress = privateKeyToAccount(generatePrivateKey()).address;
     const charge = await createPzpCharge(request, merchant.liveKey, '40', toAddress);
     await context.addCookies([{ name: 'cp_country', value: 'DE', url: baseURL! }]);
@@ -115,7 +104,7 @@ test.describe('swap on-ramp (PZP on BNB Smart Chain)', () => {
     context,
     baseURL,
   }) => {
-    const merchant = createVerifiedMerchant('PZP US Studio');
+    const merchant = await createVerifiedMerchant('PZP US Studio');
     const charge = await createPzpCharge(request, merchant.liveKey, '10', privateKeyToAccount(generatePrivateKey()).address);
     // The CDN locates the request in the US; the selector saying Germany does not unlock the swap.
     await context.setExtraHTTPHeaders({ [E2E_COUNTRY_HEADER]: 'US' });

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { createPublicClient, erc20Abi, http, parseUnits } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { signUpAndSignIn } from './account-helpers';
+import { SHARED_ACCOUNTS, signUpAndSignIn } from './account-helpers';
 import { POLYGON_USDC, polygonRpc, sendNativeFromOutside, sendUsdcFromOutside } from './chain';
 import { uniqueEmail } from './outbox';
 
@@ -112,19 +112,22 @@ test.describe('wallet website', () => {
     expect(new URL(given.headers()['location']!, 'http://localhost').searchParams.get('wallet')).toBe(recipient);
   });
 
-  test('the wallet tabs fit and work on every screen, Profile included', async ({ page }) => {
-    await signUpAndSignIn(page, uniqueEmail('wallettabs'), PIN);
-    const tabs = page.getByRole('navigation', { name: 'Wallet' });
-    for (const name of ['Home', 'Activity', 'Buy', 'Receive', 'Send', 'Profile'])
-      await expect(tabs.getByRole('link', { name })).toBeInViewport();
-    await expect(tabs.getByRole('link', { name: 'Home' })).toHaveAttribute('aria-current', 'page');
-    await tabs.getByRole('link', { name: 'Profile' }).click();
-    await expect(page.getByRole('heading', { name: 'Profile' })).toBeVisible();
-    await page.goto('/wallet/profile');
-    await expect(page).toHaveURL(/\/account\/profile$/);
-    await page.goto('/wallet/activity');
-    await expect(page.getByTestId('activity-empty')).toHaveText('Nothing yet. Buy or receive tokens and they show up here.');
-    // Nothing sticks out sideways on a phone.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  test.describe('as the shared consumer whose wallet nothing funds (e2e/accounts.setup.ts)', () => {
+    test.use({ storageState: SHARED_ACCOUNTS.unfunded });
+    test('the wallet tabs fit and work on every screen, Profile included', async ({ page }) => {
+      await page.goto('/wallet');
+      const tabs = page.getByRole('navigation', { name: 'Wallet' });
+      for (const name of ['Home', 'Activity', 'Buy', 'Receive', 'Send', 'Profile'])
+        await expect(tabs.getByRole('link', { name })).toBeInViewport();
+      await expect(tabs.getByRole('link', { name: 'Home' })).toHaveAttribute('aria-current', 'page');
+      await tabs.getByRole('link', { name: 'Profile' }).click();
+      await expect(page.getByRole('heading', { name: 'Profile' })).toBeVisible();
+      await page.goto('/wallet/profile');
+      await expect(page).toHaveURL(/\/account\/profile$/);
+      await page.goto('/wallet/activity');
+      await expect(page.getByTestId('activity-empty')).toHaveText('Nothing yet. Buy or receive tokens and they show up here.');
+      // Nothing sticks out sideways on a phone.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    });
   });
 });

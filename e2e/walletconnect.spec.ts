@@ -42,7 +42,7 @@ async function standInRelay(page: Page): Promise<{ urls: string[]; methods: stri
 
 test.describe('WalletConnect on the checkout', () => {
   test('without WALLETCONNECT_PROJECT_ID: only the browser wallet, and the page may not reach the relay', async ({ page, request }) => {
-    const merchant = createVerifiedMerchant('Lantern No WalletConnect');
+    const merchant = await createVerifiedMerchant('Lantern No WalletConnect');
     const charge = await createUsdcCharge(request, merchant.liveKey, '3');
     const response = await page.goto(charge.paymentUrl);
     await expect(page.getByRole('button', { name: /^Connect wallet and pay/ })).toBeVisible();
@@ -62,7 +62,7 @@ test.describe('WalletConnect on the checkout', () => {
     test.afterAll(() => server?.stop());
 
     test('the button sits beside the browser wallet and opens the QR modal on the relay with the project id', async ({ page, request }) => {
-      const merchant = createVerifiedMerchant('Lantern WalletConnect');
+      const merchant = await createVerifiedMerchant('Lantern WalletConnect');
       const charge = await createUsdcCharge(request, merchant.liveKey, '4');
       const relay = await standInRelay(page);
       const logged: string[] = [];

@@ -1,6 +1,6 @@
 'use client';
 
-import { useId, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useId, useState, useSyncExternalStore, type KeyboardEvent, type ReactNode } from 'react';
 
 export interface PaymentTab {
   id: string;
@@ -11,11 +11,14 @@ export interface PaymentTab {
 /**
  * The ways to pay as tabs: the suggested one (first) open, the others one click away. Every panel is
  * rendered (server-side, so addresses and forms are in the page at once) and the closed ones are `hidden`.
- * Arrow keys move between tabs (WAI-ARIA tabs pattern).
+ * Arrow keys move between tabs (WAI-ARIA tabs pattern). Switching needs React: until the page is hydrated
+ * the tabs are disabled, so a tap that could not switch is not swallowed silently (and a test's click waits
+ * for them to be enabled instead of landing on an inert button).
  */
 export function PaymentTabs({ tabs }: { tabs: PaymentTab[] }) {
   const [selected, setSelected] = useState(tabs[0]?.id);
   const baseId = useId();
+  const hydrated = useSyncExternalStore(subscribeToNothing, isClient, isServer);
   if (tabs.length === 1) return <div data-testid={`way-${tabs[0]!.id}`}>{tabs[0]!.panel}</div>;
 
   function onKeyDown(event: KeyboardEvent<HTMLButtonElement>, index: number) {
@@ -43,6 +46,7 @@ export function PaymentTabs({ tabs }: { tabs: PaymentTab[] }) {
               aria-selected={isSelected}
               aria-controls={`${baseId}-panel-${tab.id}`}
               tabIndex={isSelected ? 0 : -1}
+              disabled={!hydrated}
               onClick={() => setSelected(tab.id)}
               onKeyDown={(event) => onKeyDown(event, index)}
               data-testid={`tab-${tab.id}`}
@@ -70,3 +74,7 @@ export function PaymentTabs({ tabs }: { tabs: PaymentTab[] }) {
     </div>
   );
 }
+
+const subscribeToNothing = () => () => {};
+const isClient = () => true;
+const isServer = () => false;
