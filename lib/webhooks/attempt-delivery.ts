@@ -75,7 +75,7 @@ export async function attemptDelivery(deliveryId: string, options: AttemptOption
 export async function sendAttempt(claimed: ClaimedDelivery, options: AttemptOptions & { agent?: http.Agent } = {}): Promise<SentAttempt> {
   const { endpoint } = claimed;
   if (!endpoint.enabled) return { claimed, canceled: true };
-  const body = JSON.stringify(claimed.payload);
+  const { body } = claimed;
   const headers = signWebhook({ secret: signingSecretsOf(endpoint), id: claimed.delivery.eventId, timestamp: new Date(), body });
   const result = await deliverWebhookRequest({
     url: endpoint.url,

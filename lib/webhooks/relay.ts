@@ -157,15 +157,9 @@ export async function relayWebhookEvents({ limit = RELAY_BATCH_SIZE }: { limit?:
         inserted.filter((delivery) => delivery.status === 'pending'),
       );
     }
-    await tx
-      .update(webhookEvents)
-      .set({ relayedAt: now })
-      .where(
-        inArray(
-          webhookEvents.id,
-          events.map((event) => event.id),
-        ),
-      );
+    await tx.execute(sql`
+      update webhook_events set relayed_at = ${now.toISOString()}::timestamptz
+      where id = any(${sql.param(events.map((event) => event.id))}::text[])`);
     // After the stamp: an event of this batch no longer counts as an earlier one still in the outbox.
     await releaseNextDeliveries(tx, chargeIds);
     return events.length;
