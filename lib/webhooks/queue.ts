@@ -22,7 +22,9 @@ import { log } from '@/lib/log';
 import { requeueStuckDeliveries, type AttemptOptions } from './attempt-delivery';
 import { startDeliveryWorker, type DeliveryWorker } from './delivery-worker';
 import { closeEndpointAgents } from './endpoint-agents';
-import { DELIVERY_QUEUE, FAILING_NOTICE_QUEUE, isBossRunning, setRunningBoss, type FailingNoticeJobData } from './jobs';
+import { DELIVERY_QUEUE } from './enqueue-deliveries';
+import { FAILING_NOTICE_QUEUE, type FailingNoticeJobData } from './enqueue-failing-notice';
+import { isBossRunning, setRunningBoss } from './running-boss';
 import { notifyFailingEndpoint } from './notify-failing-endpoint';
 import { relayWaitingDeliveries, relayWebhookEvents } from './relay';
 

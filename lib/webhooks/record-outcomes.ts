@@ -19,11 +19,12 @@ import { webhookDeliveries, webhookEndpoints } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import type { AttemptOutcome } from './attempt-delivery';
 import type { ClaimedDelivery } from './claim-deliveries';
-import { enqueueDeliveries, enqueueFailingNotice } from './jobs';
+import { enqueueDeliveries } from './enqueue-deliveries';
+import { enqueueFailingNotice } from './enqueue-failing-notice';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
 import { nextAttemptDelay } from './retry-schedule';
 import { canDeliveryTransition } from './state';
-import type { DeliveryResult } from './ssrf-guard';
+import type { DeliveryResult } from './deliver-webhook-request';
 
 const ERROR_MESSAGE_CHARS = 500;
 

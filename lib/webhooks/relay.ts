@@ -22,7 +22,8 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { isSubscribed } from './event-types';
-import { enqueueDeliveries, wakeDeliveryWorker } from './jobs';
+import { enqueueDeliveries } from './enqueue-deliveries';
+import { wakeDeliveryWorker } from './wake-delivery-worker';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
 import { statusIs } from '@/lib/db/status-literal';
 

@@ -18,7 +18,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
-import { enqueueDeliveries } from './jobs';
+import { enqueueDeliveries } from './enqueue-deliveries';
 
 /**
  * Transaction-scoped advisory locks on the chains of these charges, taken in one sorted statement so

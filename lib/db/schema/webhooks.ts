@@ -152,7 +152,7 @@ export const webhookDeliveries = pgTable(
     /** The start of the answer (a few KiB at most), for the delivery log. */
     responseBody: text('response_body'),
     durationMs: integer('duration_ms'),
-    /** Why it failed: http_error, timeout, network_error, dns_error, refused_address, … (ssrf-guard.ts). */
+    /** Why it failed: http_error, timeout, network_error, dns_error, refused_address, … (deliver-webhook-request.ts). */
     errorCode: text('error_code'),
     errorMessage: text('error_message'),
     /** On a failed attempt: when the next one is due; null when none follows. */
