@@ -23,10 +23,17 @@
  * CPU per delivery: utime + stime of the worker process and of every PostgreSQL process (/proc), as
  * `bench:api` measures; for the load phases PostgreSQL's figure includes committing the events.
  *
- *   npm run bench:webhooks -- [--rate 250] [--seconds 30] [--peak-events 4000] [--failure-rate 0.3] [--seed 42] [--workers 1]
+ *   npm run bench:webhooks -- [--rate 250] [--seconds 30] [--peak-events 4000] [--failure-rate 0.3] [--seed 42] [--workers 1] [--statements] [--worker-cpu-prof DIR]
  *
  * `--workers N` runs N worker processes side by side in every phase (as `npm run worker` processes share
  * the queue at scale); their CPU is added up.
+ *
+ * `--statements` loads `pg_stat_statements` into the bench's cluster and prints, per phase, the statements
+ * that took most of PostgreSQL's execution time, per delivery (calls, ms, rows), with the commits and WAL
+ * per delivery: where PostgreSQL's CPU goes. Execution time includes lock waits and excludes parsing,
+ * planning and commit (WAL flush), so the table ranks statements; the CPU row stays the total.
+ * `--worker-cpu-prof DIR` writes each worker process's V8 CPU profile (`node --cpu-prof`) to DIR: open
+ * the peak phase's (the last one) in Chrome DevTools or speedscope.
  *
  * Progress goes to stderr, the tables to stdout. Exit code 0 when every phase delivered every event
  * exactly once, in order, with valid signatures (the latency and throughput aims are reported, not
@@ -66,6 +73,8 @@ const { values: args } = parseArgs({
     'failure-rate': { type: 'string', default: '0.3' },
     seed: { type: 'string', default: '42' },
     workers: { type: 'string', default: '1' },
+    statements: { type: 'boolean', default: false },
+    'worker-cpu-prof': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
     // The child processes (see produceEvents and runWorker): spawned by this script, not for people.
     produce: { type: 'boolean', default: false },
@@ -77,7 +86,7 @@ const { values: args } = parseArgs({
   },
 });
 const USAGE =
-  'usage: npm run bench:webhooks -- [--rate 250] [--seconds 30] [--peak-events 4000] [--failure-rate 0.3] [--seed 42] [--workers 1]';
+  'usage: npm run bench:webhooks -- [--rate 250] [--seconds 30] [--peak-events 4000] [--failure-rate 0.3] [--seed 42] [--workers 1] [--statements] [--worker-cpu-prof DIR]';
 if (args.help) {
   console.log(USAGE);
   process.exit(0);
@@ -412,15 +421,83 @@ function cpuMeter(workerPids: number[]): () => CpuUse {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Statements (--statements: pg_stat_statements in the bench's own cluster)
+
+interface StatementFigures {
+  /** Top statements by total execution time. */
+  top: { query: string; calls: number; totalMs: number; rows: number }[];
+  totalMs: number;
+  commits: number;
+  walRecords: number;
+  walBytes: number;
+}
+
+/** Resets the statistics now; the returned function reads what ran since. */
+async function statementMeter(): Promise<() => Promise<StatementFigures>> {
+  const db = getDb();
+  await db.execute(sql`select pg_stat_statements_reset(), pg_stat_reset_shared('wal')`);
+  const commitsOf = async () => {
+    const [row] = await db.execute<{ commits: string }>(sql`select sum(xact_commit)::text as commits from pg_stat_database`);
+    return Number(row!.commits);
+  };
+  const commitsBefore = await commitsOf();
+  return async () => {
+    // pg_stat_database is flushed by backends at most once a second.
+    await sleep(1100);
+    const rows = await db.execute<{ query: string; calls: string; total_ms: number; rows: string }>(sql`
+      select query, calls::text, total_exec_time as total_ms, rows::text from pg_stat_statements
+      where query not like '%pg_stat_statements%' order by total_exec_time desc`);
+    const [wal] = await db.execute<{ wal_records: string; wal_bytes: string }>(
+      sql`select wal_records::text, wal_bytes::text from pg_stat_wal`,
+    );
+    return {
+      top: rows.slice(0, 15).map((row) => ({ query: row.query, calls: Number(row.calls), totalMs: row.total_ms, rows: Number(row.rows) })),
+      totalMs: rows.reduce((sum, row) => sum + row.total_ms, 0),
+      commits: (await commitsOf()) - commitsBefore,
+      walRecords: Number(wal!.wal_records),
+      walBytes: Number(wal!.wal_bytes),
+    };
+  };
+}
+
+function printStatements(phase: PhaseFigures): void {
+  const figures = phase.statements;
+  if (!figures) return;
+  const per = Math.max(1, phase.received);
+  const oneLine = (query: string) => {
+    const flat = query.replace(/\s+/g, ' ').trim();
+    return flat.length > 110 ? `${flat.slice(0, 107)}...` : flat;
+  };
+  printTable(
+    `Statements, ${phase.name} phase (pg_stat_statements, per delivery of ${integer(per)}): execution ${(figures.totalMs / per).toFixed(3)} ms, ` +
+      `${(figures.commits / per).toFixed(2)} commits, ${(figures.walRecords / per).toFixed(1)} WAL records, ${integer(figures.walBytes / per)} WAL bytes`,
+    ['statement', 'calls', 'ms', 'rows', 'ms/call'],
+    figures.top.map((row) => [
+      oneLine(row.query),
+      (row.calls / per).toFixed(3),
+      (row.totalMs / per).toFixed(3),
+      (row.rows / per).toFixed(2),
+      (row.totalMs / Math.max(1, row.calls)).toFixed(3),
+    ]),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
 // Child processes
 
 const children = new Set<ChildProcess>();
 
 function spawnSelf(extra: string[], onLine: (line: string) => void): { child: ChildProcess; exited: Promise<void> } {
-  const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', fileURLToPath(import.meta.url), ...extra], {
-    env: process.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const profile =
+    extra[0] === '--work' && args['worker-cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args['worker-cpu-prof'])}`] : [];
+  const child = spawn(
+    process.execPath,
+    [...profile, '--conditions=react-server', '--import', 'tsx', fileURLToPath(import.meta.url), ...extra],
+    {
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.add(child);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -507,6 +584,7 @@ interface PhaseFigures {
   badSignatures: number;
   cpu: CpuUse;
   cpuMsPerDelivery: { worker: number; postgres: number };
+  statements?: StatementFigures;
   timedOut: boolean;
 }
 
@@ -562,17 +640,20 @@ async function runPhase({
     const peak = eventsPerSecond === 0;
     let worker: Awaited<ReturnType<typeof startWorkers>>;
     let meter: () => CpuUse;
+    let statementsSince: (() => Promise<StatementFigures>) | undefined;
     let startedAt: number;
     if (peak) {
       log(`${name}: committing ${events.toLocaleString('en')} events with no worker running`);
       await runProducer(pairs, events, 0, committedAt);
       worker = await startWorkers();
       meter = cpuMeter(worker.pids);
+      if (args.statements) statementsSince = await statementMeter();
       startedAt = worker.readyAt;
       log(`${name}: ${WORKERS === 1 ? 'worker' : `${WORKERS} workers`} started; delivering ${deliveries.toLocaleString('en')}`);
     } else {
       worker = await startWorkers(failing ? RETRY_SCHEDULE_DIVISOR : undefined);
       meter = cpuMeter(worker.pids);
+      if (args.statements) statementsSince = await statementMeter();
       log(
         `${name}: committing ${events.toLocaleString('en')} events at ${eventsPerSecond.toFixed(1)}/s (${deliveries.toLocaleString('en')} deliveries)`,
       );
@@ -597,6 +678,7 @@ async function runPhase({
       }
     }
     const cpu = meter();
+    const statements = await statementsSince?.();
     await worker.stop();
 
     const lastReceipt = Math.max(...receivers.receipts.map((r) => r.at));
@@ -658,6 +740,7 @@ async function runPhase({
         worker: cpu.workerMs / Math.max(1, receivers.receipts.length),
         postgres: cpu.postgresMs / Math.max(1, receivers.receipts.length),
       },
+      ...(statements ? { statements } : {}),
       timedOut,
     };
   } finally {
@@ -792,6 +875,7 @@ function report(load: PhaseFigures, failing: PhaseFigures, peak: PhaseFigures | 
     ],
   );
   console.log('* includes committing the events (the producer runs during the load phases; in the peak phase it ran before).');
+  for (const phase of phases) printStatements(phase);
   console.log(
     `Failing endpoint: 500 at random to ${Math.round(FAILURE_RATE * 100)}% of requests (seed ${SEED}), at most ${MAX_FAILURES_PER_EVENT} times in a row per webhook-id; ` +
       `retry delays = production schedule ÷ ${RETRY_SCHEDULE_DIVISOR} (5 ms, 300 ms, 1.8 s, …).`,
@@ -840,7 +924,13 @@ if (!args.work) {
   let passed = false;
   try {
     log('starting embedded PostgreSQL and a local POLYGON_AMOY node, applying migrations');
-    stack = await startStack({ dataDir, env: {}, chains: ['POLYGON_AMOY'], persistent: false });
+    stack = await startStack({
+      dataDir,
+      env: {},
+      chains: ['POLYGON_AMOY'],
+      persistent: false,
+      ...(args.statements ? { postgresSettings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.max=1000'] } : {}),
+    });
     // This process and its children are the app: their own database, throwaway secrets, loopback
     // endpoints allowed, nothing leaves the machine (no chain RPC but the local node, no price feed).
     const secret = () => randomBytes(32).toString('base64');
@@ -859,6 +949,7 @@ if (!args.work) {
     for (const name of Object.keys(process.env)) if (name.startsWith('RPC_URL_')) process.env[name] = '';
     Object.assign(process.env, stack.env, { LOCAL_CHAIN_NODES: 'true' });
     resetEnvCache();
+    if (args.statements) await getDb().execute(sql`create extension if not exists pg_stat_statements`);
 
     const eventsPerSecond = RATE / ENDPOINTS_PER_MERCHANT;
     const loadEvents = Math.round(eventsPerSecond * SECONDS);

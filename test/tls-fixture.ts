@@ -1,6 +1,6 @@
 /**
  * A throwaway self-signed certificate for `receiver.test` (P-256, valid until 2126), used only by
- * ssrf-guard.test.ts to run a local HTTPS receiver. It protects nothing; it is not a secret.
+ * deliver-webhook-request.test.ts to run a local HTTPS receiver. It protects nothing; it is not a secret.
  */
 export const RECEIVER_TEST_KEY = `
 -----BEGIN PRIVATE KEY-----

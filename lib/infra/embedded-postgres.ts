@@ -60,6 +60,8 @@ export async function startEmbeddedPostgres(options: {
   persistent?: boolean;
   /** Production: a cluster left behind by a deleted DATA_DIR is moved aside, never deleted. */
   isProduction?: boolean;
+  /** Extra server settings (`name=value`, passed as `-c`), e.g. a benchmark's `shared_preload_libraries`. */
+  serverSettings?: readonly string[];
   log?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
   const log = options.log ?? (() => {});
@@ -73,7 +75,7 @@ export async function startEmbeddedPostgres(options: {
 
   if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) initialise({ binDir, clusterDir, owner });
   const port = await findFreePort();
-  const server = await startServer({ binDir, clusterDir, owner, port, log });
+  const server = await startServer({ binDir, clusterDir, owner, port, settings: options.serverSettings ?? [], log });
 
   try {
     const database = options.database ?? 'chargeport';
@@ -259,9 +261,10 @@ async function startServer(options: {
   clusterDir: string;
   owner?: { uid: number; gid: number };
   port: number;
+  settings: readonly string[];
   log: (line: string) => void;
 }): Promise<RunningServer> {
-  const flags = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'max_connections=200', 'fsync=on'];
+  const flags = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'max_connections=200', 'fsync=on', ...options.settings];
   const child = spawn(
     executable(options.binDir, 'postgres'),
     ['-D', options.clusterDir, '-p', String(options.port), ...flags.flatMap((flag) => ['-c', flag])],

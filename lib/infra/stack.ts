@@ -28,6 +28,8 @@ export async function startStack(options: {
   /** EVM chains to run on local nodes; none by default. */
   chains?: readonly ChainName[];
   persistent?: boolean;
+  /** Extra settings for an embedded PostgreSQL (embedded-postgres.ts); ignored with DATABASE_URL. */
+  postgresSettings?: readonly string[];
   log?: (line: string) => void;
 }): Promise<Stack> {
   const log = options.log ?? (() => {});
@@ -43,6 +45,7 @@ export async function startStack(options: {
         dataDir: options.dataDir,
         persistent: options.persistent,
         isProduction: options.env.NODE_ENV === 'production',
+        ...(options.postgresSettings ? { serverSettings: options.postgresSettings } : {}),
         log: (line) => (line.startsWith('WARNING') || line.includes('copied to') ? log(line) : undefined),
       });
       stopFns.push(() => embeddedDatabase!.stop());

@@ -26,12 +26,12 @@ import { getDb } from '@/lib/db/client';
 import { webhookDeliveries } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { claimDeliveries, type ClaimedDelivery } from './claim-deliveries';
-import { enqueueDeliveries } from './jobs';
+import { enqueueDeliveries } from './enqueue-deliveries';
 import { recordOutcomes, type SentAttempt } from './record-outcomes';
 import { signingSecretsOf } from './secrets';
-import { signWebhook } from './signing';
+import { signWebhook } from './sign-webhook';
 import { observeWebhookDelivery } from '@/lib/metrics/metrics';
-import { DEFAULT_DELIVERY_TIMEOUT_MS, deliverWebhookRequest } from './ssrf-guard';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, deliverWebhookRequest } from './deliver-webhook-request';
 import { statusIs } from '@/lib/db/status-literal';
 
 /** Bytes of the endpoint's answer kept in the delivery log. */
@@ -75,7 +75,7 @@ export async function attemptDelivery(deliveryId: string, options: AttemptOption
 export async function sendAttempt(claimed: ClaimedDelivery, options: AttemptOptions & { agent?: http.Agent } = {}): Promise<SentAttempt> {
   const { endpoint } = claimed;
   if (!endpoint.enabled) return { claimed, canceled: true };
-  const body = JSON.stringify(claimed.payload);
+  const { body } = claimed;
   const headers = signWebhook({ secret: signingSecretsOf(endpoint), id: claimed.delivery.eventId, timestamp: new Date(), body });
   const result = await deliverWebhookRequest({
     url: endpoint.url,

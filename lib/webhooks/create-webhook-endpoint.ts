@@ -3,7 +3,7 @@
  * returned once (the API never shows it again; the dashboard can reveal it).
  *
  *  - live endpoints: https to a public address; test endpoints may use http, and loopback where
- *    WEBHOOKS_ALLOW_LOOPBACK allows it (endpoint-url.ts, ssrf-guard.ts);
+ *    WEBHOOKS_ALLOW_LOOPBACK allows it (endpoint-url.ts, check-webhook-url.ts);
  *  - eventTypes default to ["*"] (every type, also future ones);
  *  - at most WEBHOOK_LIMITS.endpointsPerMode endpoints per merchant and mode (serialised per owner
  *    with an advisory lock, so concurrent creates cannot overshoot).
@@ -18,7 +18,7 @@ import { acceptEndpointUrl } from './endpoint-url';
 import type { WebhookOwner } from './get-webhook-endpoint';
 import { WEBHOOK_LIMITS, type CreateWebhookEndpointBody } from './schemas';
 import { sealWebhookSecret } from './secrets';
-import { newWebhookSecret } from './signing';
+import { newWebhookSecret } from './new-webhook-secret';
 
 export async function createWebhookEndpoint({
   owner,

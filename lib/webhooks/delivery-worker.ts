@@ -15,7 +15,7 @@
  * see a free slot: across N processes the bound is N × perEndpoint.)
  *
  * When it fetches: at once while jobs come back and slots are free; woken when the relay or a
- * recording enqueued jobs in this process (wakeDeliveryWorker, jobs.ts) or a slot freed up; otherwise
+ * recording enqueued jobs in this process (wake-delivery-worker.ts) or a slot freed up; otherwise
  * every `pollingIntervalMs` (retries whose time has come, jobs enqueued by other processes).
  */
 import { sql } from 'drizzle-orm';
@@ -24,7 +24,8 @@ import { log } from '@/lib/log';
 import { sendAttempt, type AttemptOptions } from './attempt-delivery';
 import { claimDeliveries } from './claim-deliveries';
 import { endpointAgent } from './endpoint-agents';
-import { DELIVERY_QUEUE, setDeliveryWorkerWake, type DeliveryJobData } from './jobs';
+import { DELIVERY_QUEUE, type DeliveryJobData } from './enqueue-deliveries';
+import { setDeliveryWorkerWake } from './wake-delivery-worker';
 import { recordOutcomes, type SentAttempt } from './record-outcomes';
 
 /** Jobs fetched per statement, at most. */

@@ -22,7 +22,8 @@ import { callRoute, newMerchant, testCharge, type TestMerchant } from '@/test/fi
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@/test/webhook-receiver';
 import { attemptDelivery, DeliveryClaimedError, requeueStuckDeliveries } from './attempt-delivery';
 import { emitPaymentFailed } from './emit';
-import { DELIVERY_QUEUE, runningBoss } from './jobs';
+import { DELIVERY_QUEUE } from './enqueue-deliveries';
+import { runningBoss } from './running-boss';
 import { PER_ENDPOINT_CONCURRENCY, startWebhookQueue, stopWebhookQueue } from './queue';
 import { relayWebhookEvents } from './relay';
 import { MAX_DELIVERY_ATTEMPTS } from './retry-schedule';

@@ -32,7 +32,7 @@ import { resetEnvCache } from '@/lib/env';
 import { callRoute, newMerchant, testCharge, type TestMerchant } from '@/test/fixtures';
 import { startWebhookReceiver, waitFor, type ReceivedWebhook, type WebhookReceiver } from '@/test/webhook-receiver';
 import { CLAIM_LEASE_MS } from './claim-deliveries';
-import { DELIVERY_QUEUE } from './jobs';
+import { DELIVERY_QUEUE } from './enqueue-deliveries';
 import { PGBOSS_SCHEMA } from './queue';
 
 /** Requests the receiver never answers (0-based): the first worker dies while they are in flight. */

@@ -4,7 +4,7 @@
  * the handshakes, not the requests, were the cost. A pool is never shared between endpoints (one
  * merchant's connection never carries another's request) and holds at most `maxSockets` connections,
  * the endpoint's concurrency cap. Where a new socket may connect is still decided per request by the
- * SSRF guard's pinned lookup (ssrf-guard.ts).
+ * SSRF guard's pinned lookup (deliver-webhook-request.ts).
  *
  * Idle sockets close after IDLE_SOCKET_MS, below Node's default server keep-alive (5 s), so we rarely
  * reuse a socket the receiver is closing at that moment; pools unused for IDLE_POOL_MS are dropped.

@@ -1,7 +1,7 @@
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import type { ApiKeyMode } from '@/lib/db/schema';
-import { checkWebhookUrl } from './ssrf-guard';
+import { checkWebhookUrl } from './check-webhook-url';
 
 /**
  * The URL an endpoint may have in `mode`, normalised, or `invalid_webhook_url` saying what to fix.

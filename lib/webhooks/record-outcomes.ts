@@ -19,11 +19,12 @@ import { webhookDeliveries, webhookEndpoints } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import type { AttemptOutcome } from './attempt-delivery';
 import type { ClaimedDelivery } from './claim-deliveries';
-import { enqueueDeliveries, enqueueFailingNotice } from './jobs';
+import { enqueueDeliveries } from './enqueue-deliveries';
+import { enqueueFailingNotice } from './enqueue-failing-notice';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
 import { nextAttemptDelay } from './retry-schedule';
 import { canDeliveryTransition } from './state';
-import type { DeliveryResult } from './ssrf-guard';
+import type { DeliveryResult } from './deliver-webhook-request';
 
 const ERROR_MESSAGE_CHARS = 500;
 
@@ -108,10 +109,11 @@ export async function recordOutcomes(sent: readonly SentAttempt[], options: Reco
     ];
     const recovered = endpointsOf('succeeded');
     if (recovered.length) {
-      await tx
-        .update(webhookEndpoints)
-        .set({ status: 'active', failingSince: null })
-        .where(and(inArray(webhookEndpoints.id, recovered), eq(webhookEndpoints.status, 'failing')));
+      // Runs with nearly every batch: one statement text whatever the number of endpoints (an IN list
+      // is a new statement to prepare for each length).
+      await tx.execute(sql`
+        update webhook_endpoints set status = 'active', failing_since = null, updated_at = now()
+        where id = any(${sql.param(recovered)}::text[]) and status = 'failing'`);
     }
     const gone = endpointsOf('endpoint_disabled');
     if (gone.length) {

@@ -22,7 +22,8 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { isSubscribed } from './event-types';
-import { enqueueDeliveries, wakeDeliveryWorker } from './jobs';
+import { enqueueDeliveries } from './enqueue-deliveries';
+import { wakeDeliveryWorker } from './wake-delivery-worker';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
 import { statusIs } from '@/lib/db/status-literal';
 
@@ -157,15 +158,9 @@ export async function relayWebhookEvents({ limit = RELAY_BATCH_SIZE }: { limit?:
         inserted.filter((delivery) => delivery.status === 'pending'),
       );
     }
-    await tx
-      .update(webhookEvents)
-      .set({ relayedAt: now })
-      .where(
-        inArray(
-          webhookEvents.id,
-          events.map((event) => event.id),
-        ),
-      );
+    await tx.execute(sql`
+      update webhook_events set relayed_at = ${now.toISOString()}::timestamptz
+      where id = any(${sql.param(events.map((event) => event.id))}::text[])`);
     // After the stamp: an event of this batch no longer counts as an earlier one still in the outbox.
     await releaseNextDeliveries(tx, chargeIds);
     return events.length;

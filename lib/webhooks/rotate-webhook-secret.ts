@@ -4,7 +4,7 @@ import { webhookEndpoints, type WebhookEndpointRow } from '@/lib/db/schema';
 import { getWebhookEndpoint, type WebhookOwner } from './get-webhook-endpoint';
 import { WEBHOOK_LIMITS } from './schemas';
 import { sealWebhookSecret } from './secrets';
-import { newWebhookSecret } from './signing';
+import { newWebhookSecret } from './new-webhook-secret';
 
 /**
  * A new signing secret, returned once. The current secret keeps signing next to it for

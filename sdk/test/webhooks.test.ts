@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { newWebhookSecret, signWebhook } from '@/lib/webhooks/signing';
+import { newWebhookSecret } from '@/lib/webhooks/new-webhook-secret';
+import { signWebhook } from '@/lib/webhooks/sign-webhook';
 import { ChargeportError } from '../src/errors';
 import { verifyWebhook, type VerifyWebhookOptions } from '../src/webhooks';
 

@@ -152,7 +152,7 @@ export const webhookDeliveries = pgTable(
     /** The start of the answer (a few KiB at most), for the delivery log. */
     responseBody: text('response_body'),
     durationMs: integer('duration_ms'),
-    /** Why it failed: http_error, timeout, network_error, dns_error, refused_address, … (ssrf-guard.ts). */
+    /** Why it failed: http_error, timeout, network_error, dns_error, refused_address, … (deliver-webhook-request.ts). */
     errorCode: text('error_code'),
     errorMessage: text('error_message'),
     /** On a failed attempt: when the next one is due; null when none follows. */
@@ -169,9 +169,11 @@ export const webhookDeliveries = pgTable(
       .on(table.scheduledAt)
       .where(sql`${table.status} in ('pending', 'sending')`),
     // The chains of a charge's deliveries (held / open ones only): what to release next, what blocks it.
+    // Charge first: a release looks a batch's charges up (`charge_id = any(…)`); led by the endpoint it
+    // scanned every open row of the table (bench:webhooks, 2026-11-24: 11 ms a call with a backlog).
     // Written with NOT IN so the migration that adds 'held' does not use the new value in its transaction.
     index('webhook_deliveries_chain_idx')
-      .on(table.endpointId, table.chargeId, table.eventSequence)
+      .on(table.chargeId, table.endpointId, table.eventSequence)
       .where(sql`${table.status} not in ('succeeded', 'failed', 'canceled')`),
   ],
 );

@@ -16,7 +16,7 @@ import {
   sendTestWebhookEventForMember,
   updateWebhookEndpointForMember,
   type SecretOverlapHours,
-} from '@/lib/webhooks/manage-webhooks';
+} from '@/lib/webhooks/webhooks-for-member';
 import { createWebhookEndpointBodySchema, updateWebhookEndpointBodySchema } from '@/lib/webhooks/schemas';
 
 const LIST = '/dashboard/settings/webhooks';

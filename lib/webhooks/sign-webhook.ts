@@ -8,11 +8,9 @@
  * Several secrets sign at once while a secret is rotated: the receiver accepts a delivery when any
  * one signature matches a secret it knows, so old and new secrets both work during the overlap.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 
-const WEBHOOK_SECRET_PREFIX = 'whsec_';
-/** Bytes of key material in a new secret. The spec allows 24–64; 32 matches the HMAC-SHA256 block use. */
-const NEW_SECRET_BYTES = 32;
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 const MIN_SECRET_BYTES = 24;
 const MAX_SECRET_BYTES = 64;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -32,11 +30,6 @@ export interface SignWebhookInput {
   timestamp: Date;
   /** The exact bytes sent as the request body (already serialized JSON). */
   body: string;
-}
-
-/** A new endpoint secret: `whsec_` + base64 of 32 random bytes. Shown to the merchant once. */
-export function newWebhookSecret(): string {
-  return `${WEBHOOK_SECRET_PREFIX}${randomBytes(NEW_SECRET_BYTES).toString('base64')}`;
 }
 
 /** The HMAC key of `whsec_<base64>`; throws on anything else, so a corrupted secret never signs. */

@@ -4,7 +4,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addressRefusal, checkWebhookUrl, deliverWebhookRequest, pinnedLookup, resolveSafeAddress, type HostLookup } from './ssrf-guard';
+import { addressRefusal, checkWebhookUrl } from './check-webhook-url';
+import { deliverWebhookRequest, pinnedLookup, resolveSafeAddress, type HostLookup } from './deliver-webhook-request';
 import { RECEIVER_TEST_CERT, RECEIVER_TEST_KEY } from '@/test/tls-fixture';
 
 const PUBLIC_V4 = '93.184.215.14';

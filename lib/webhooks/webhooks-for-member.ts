@@ -1,6 +1,6 @@
 /**
- * The dashboard's Webhooks tab: endpoints of the dashboard's mode, their secrets, the delivery log,
- * resends and test events — as a member whose role allows it (lib/merchants/permissions.ts), over the
+ * The dashboard's Webhooks tab (every export is a `…ForMember` action): endpoints of the dashboard's
+ * mode, their secrets, the delivery log, resends and test events — as a member whose role allows it (lib/merchants/permissions.ts), over the
  * same endpoint verbs as the API (scoped by merchant and mode), each change audited in its transaction.
  *
  *  - Reading (endpoints, the delivery log) needs `dashboard.view`; everything else `webhooks.manage`.

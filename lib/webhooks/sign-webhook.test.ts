@@ -1,6 +1,7 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { newWebhookSecret, signWebhook, webhookSecretKey } from './signing';
+import { newWebhookSecret } from './new-webhook-secret';
+import { signWebhook, webhookSecretKey } from './sign-webhook';
 
 const body = JSON.stringify({ type: 'charge.confirmed', data: { id: 'ch_123', amount: '4.99' } });
 

@@ -12,7 +12,8 @@ import { newUser } from '@/test/accounts';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@/test/webhook-receiver';
 import { attemptDelivery, DeliveryClaimedError } from './attempt-delivery';
-import { DELIVERY_QUEUE, runningBoss } from './jobs';
+import { DELIVERY_QUEUE } from './enqueue-deliveries';
+import { runningBoss } from './running-boss';
 import { listEvents } from './list-events';
 import { listWebhookDeliveries } from './list-deliveries';
 import {
@@ -26,7 +27,7 @@ import {
   rotateWebhookSecretForMember,
   sendTestWebhookEventForMember,
   updateWebhookEndpointForMember,
-} from './manage-webhooks';
+} from './webhooks-for-member';
 import { startWebhookQueue, stopWebhookQueue } from './queue';
 import { relayWaitingDeliveries } from './relay';
 import { sendTestWebhookEvent } from './send-test-event';

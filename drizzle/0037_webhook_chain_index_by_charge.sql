@@ -1,0 +1,2 @@
+DROP INDEX "webhook_deliveries_chain_idx";--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_chain_idx" ON "webhook_deliveries" USING btree ("charge_id","endpoint_id","event_sequence") WHERE "webhook_deliveries"."status" not in ('succeeded', 'failed', 'canceled');
