@@ -30,6 +30,8 @@ export function productionInstanceEnv(appUrl: string): Record<string, string | u
     NEXT_TELEMETRY_DISABLED: '1',
     APP_URL: appUrl,
     RUN_JOBS_IN_WEB: 'false',
+    // As the Dockerfile sets it: idle keep-alive connections outlive the client's, no reuse-while-closing reset.
+    KEEP_ALIVE_TIMEOUT: '65000',
     LOG_LEVEL: 'warn',
     DATABASE_URL: runtime.embeddedDatabaseUrl,
     ...Object.fromEntries(Object.entries(runtime.localRpcUrls).map(([chain, url]) => [`RPC_URL_${chain}`, url])),

@@ -179,8 +179,12 @@ writeRuntimeInfo(dataDir, {
 // Production: background jobs run in a worker process beside the web server, each with its own pool.
 const startsWorker = isProduction && config.START_WORKER;
 const nextBin = path.resolve('node_modules/.bin/next');
+// Idle keep-alive connections stay open longer than a load balancer's (60 s is the usual idle timeout):
+// with Node's 5 s default the server closes a connection just as a client or proxy reuses it, and that
+// request fails with ECONNRESET. The standalone server reads the same from KEEP_ALIVE_TIMEOUT (Dockerfile).
+const KEEP_ALIVE_MS = '65000';
 // Own process group, so stopping it also stops next-server's children.
-const next = spawn(nextBin, [mode, '--port', String(port)], {
+const next = spawn(nextBin, [mode, '--port', String(port), ...(mode === 'start' ? ['--keepAliveTimeout', KEEP_ALIVE_MS] : [])], {
   env: startsWorker ? { ...childEnv, RUN_JOBS_IN_WEB: 'false' } : childEnv,
   stdio: 'inherit',
   detached: true,
