@@ -22,7 +22,8 @@ import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { AppError } from '@/lib/errors';
 import type { FiatMethod } from './fiat-methods';
 import { placeOnrampOrder, type PlacedOrder } from './orders/place-order';
-import { quoteOnramp, tokenOn, usdRate } from './quote-onramp';
+import { usdRate } from '@/lib/pricing/usd-value';
+import { quoteOnramp, tokenOn } from './quote-onramp';
 import { valueInCents } from './fiat-math';
 
 export async function payChargeWithFiat(input: {

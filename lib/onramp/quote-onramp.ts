@@ -6,13 +6,10 @@
  * choosing, and what the order records. A requested amount whose value is below the method's minimum
  * is flagged, with the minimum in USD and in tokens (spec, on-ramp rule 5).
  */
-import { inArray } from 'drizzle-orm';
 import { CHAINS, tokenHasSymbol, type ChainName, type TokenInfo } from '@/lib/chains/registry';
-import { getDb } from '@/lib/db/client';
-import { usdPrices } from '@/lib/db/schema';
 import { formatAmount, parseAmount } from '@/lib/money';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
-import { PRICE_MAX_AGE_MS } from '@/lib/pricing/usd-value';
+import { usdRate } from '@/lib/pricing/usd-value';
 import { AppError } from '@/lib/errors';
 import { baseUnitsForCents, centsToText, parseFiat, percentOfCents, toCents, valueInCents } from './fiat-math';
 import { methodFact, orderCurrency } from './registry/facts';
@@ -51,18 +48,6 @@ export interface OnrampQuoteView {
 
 export function tokenOn(chain: ChainName, symbol: string): TokenInfo | undefined {
   return CHAINS[chain].tokens.find((token) => tokenHasSymbol(token, symbol));
-}
-
-/** USD per whole token: 1 for stablecoins, else the feed's fresh price; undefined when unknown. */
-export async function usdRate(token: TokenInfo, now = new Date()): Promise<string | undefined> {
-  if (token.usdPegged) return '1';
-  if (!token.priceId) return undefined;
-  const [row] = await getDb()
-    .select()
-    .from(usdPrices)
-    .where(inArray(usdPrices.priceId, [token.priceId]));
-  if (!row || now.getTime() - row.fetchedAt.getTime() > PRICE_MAX_AGE_MS) return undefined;
-  return row.usd;
 }
 
 export async function quoteOnramp(input: OnrampQuoteInput, now = new Date()): Promise<OnrampQuoteView> {

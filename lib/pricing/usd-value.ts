@@ -37,16 +37,22 @@ export function formatUsd(amount: string): string {
   return `$${BigInt(whole!).toLocaleString('en-US')}.${cents}`;
 }
 
-/** The approximate USD value of an amount of a token, or undefined when there is no fresh price. */
-export async function approximateUsd(token: TokenInfo, baseUnits: bigint, now = new Date()): Promise<string | undefined> {
-  if (token.usdPegged) return multiplyToCents(baseUnits, token.decimals, '1');
+/** USD per whole token: 1 for stablecoins, else the feed's fresh price; undefined when unknown. */
+export async function usdRate(token: TokenInfo, now = new Date()): Promise<string | undefined> {
+  if (token.usdPegged) return '1';
   if (!token.priceId) return undefined;
   const [row] = await getDb()
     .select()
     .from(usdPrices)
     .where(inArray(usdPrices.priceId, [token.priceId]));
   if (!row || now.getTime() - row.fetchedAt.getTime() > PRICE_MAX_AGE_MS) return undefined;
-  return multiplyToCents(baseUnits, token.decimals, row.usd);
+  return row.usd;
+}
+
+/** The approximate USD value of an amount of a token, or undefined when there is no fresh price. */
+export async function approximateUsd(token: TokenInfo, baseUnits: bigint, now = new Date()): Promise<string | undefined> {
+  const rate = await usdRate(token, now);
+  return rate === undefined ? undefined : multiplyToCents(baseUnits, token.decimals, rate);
 }
 
 /** Every price id the registry uses. */
