@@ -250,6 +250,11 @@ const envSchema = z.object({
    */
   WEBHOOKS_ALLOW_LOOPBACK: z.enum(['true', 'false']).optional(),
   /**
+   * Webhook attempts in flight to one endpoint, per worker process: the most a slow receiver gets at
+   * once. It also bounds one endpoint's throughput (a slot is held until the outcome is recorded).
+   */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(16),
+  /**
    * Price feed for approximate USD values (CoinGecko's simple-price API, or a compatible mirror). Empty
    * string: no feed (stablecoins still show their USD value). Prices older than 15 minutes are not shown.
    */

@@ -20,8 +20,9 @@
  * COMMIT of the event's transaction (one machine clock). Every phase checks: each event reached each
  * endpoint of its merchant exactly once (webhook-ids counted at the receivers and succeeded rows in the
  * database), a charge's events reached each endpoint in sequence order, every signature valid.
- * CPU per delivery: utime + stime of the worker process and of every PostgreSQL process (/proc), as
- * `bench:api` measures; for the load phases PostgreSQL's figure includes committing the events.
+ * CPU per delivery: utime + stime of the worker process, of every PostgreSQL process and of this
+ * process (the receivers) (/proc), as `bench:api` measures; for the load phases PostgreSQL's figure
+ * includes committing the events. On 2 cores, 1,000 deliveries/s needs their sum below 2 ms.
  *
  *   npm run bench:webhooks -- [--rate 250] [--seconds 30] [--peak-events 4000] [--failure-rate 0.3] [--seed 42] [--workers 1] [--statements] [--worker-cpu-prof DIR]
  *
@@ -55,7 +56,7 @@ import type { ApiContext } from '@/lib/api/context';
 import { createCharge } from '@/lib/charges/create-charge';
 import { createChargeBodySchema } from '@/lib/charges/schemas';
 import { transitionCharge } from '@/lib/charges/transition-charge';
-import { closeDb, getDb } from '@/lib/db/client';
+import { closeDb, getDb, selectJobsPool } from '@/lib/db/client';
 import { apiKeys, merchants } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { startStack, type Stack } from '@/lib/infra/stack';
@@ -118,6 +119,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Child process: the worker
 
 if (args.work) {
+  // As scripts/worker.mts: the jobs pool (WORKER_DATABASE_POOL_SIZE).
+  selectJobsPool();
   const divisor = args['retry-divisor'] ? Number(args['retry-divisor']) : undefined;
   await startWebhookQueue(
     divisor
@@ -392,6 +395,8 @@ interface CpuUse {
   /** ms of CPU time. */
   workerMs: number;
   postgresMs: number;
+  /** This process: the receivers (and the progress queries every few seconds). */
+  receiversMs: number;
   /** Busy share of the whole machine during the phase, % of all cores. */
   machineBusyPercent: number;
 }
@@ -406,6 +411,7 @@ function cpuMeter(workerPids: number[]): () => CpuUse {
     return now;
   };
   const workersBefore = sum(workerPids);
+  const receiversBefore = sum([process.pid]);
   const postgresBefore = sum(postgresPids());
   const machineBefore = machineTicks();
   return () => {
@@ -415,6 +421,7 @@ function cpuMeter(workerPids: number[]): () => CpuUse {
     return {
       workerMs: [...sum(workerPids, workersBefore).values()].reduce((a, b) => a + b, 0) * CLOCK_TICK_MS,
       postgresMs: postgres * CLOCK_TICK_MS,
+      receiversMs: [...sum([process.pid], receiversBefore).values()].reduce((a, b) => a + b, 0) * CLOCK_TICK_MS,
       machineBusyPercent: total > 0 ? Math.round(((machineAfter.busy - machineBefore.busy) / total) * 100) : 0,
     };
   };
@@ -583,7 +590,7 @@ interface PhaseFigures {
   outOfOrder: number;
   badSignatures: number;
   cpu: CpuUse;
-  cpuMsPerDelivery: { worker: number; postgres: number };
+  cpuMsPerDelivery: { worker: number; postgres: number; receivers: number };
   statements?: StatementFigures;
   timedOut: boolean;
 }
@@ -739,6 +746,7 @@ async function runPhase({
       cpuMsPerDelivery: {
         worker: cpu.workerMs / Math.max(1, receivers.receipts.length),
         postgres: cpu.postgresMs / Math.max(1, receivers.receipts.length),
+        receivers: cpu.receiversMs / Math.max(1, receivers.receipts.length),
       },
       ...(statements ? { statements } : {}),
       timedOut,
@@ -871,6 +879,7 @@ function report(load: PhaseFigures, failing: PhaseFigures, peak: PhaseFigures | 
         ...phases.map((p) => p.cpuMsPerDelivery.worker.toFixed(2)),
       ],
       ['CPU ms per delivery, PostgreSQL', ...phases.map((p) => `${p.cpuMsPerDelivery.postgres.toFixed(2)}${p === peak ? '' : '*'}`)],
+      ['CPU ms per delivery, receivers (this process)', ...phases.map((p) => p.cpuMsPerDelivery.receivers.toFixed(2))],
       ['machine busy during the phase', ...phases.map((p) => `${p.cpu.machineBusyPercent} %`)],
     ],
   );

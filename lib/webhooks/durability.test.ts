@@ -83,6 +83,8 @@ function childEnv(): NodeJS.ProcessEnv {
     PRICE_FEED_URL: '',
     LOCAL_CHAINS: '',
     LOG_LEVEL: 'warn',
+    // Two attempts per endpoint at a time, so the first worker stalls on the two requests that hang.
+    WEBHOOK_ENDPOINT_CONCURRENCY: '2',
   };
   for (const name of Object.keys(env)) if (name.startsWith('RPC_URL_')) env[name] = '';
   return env;
