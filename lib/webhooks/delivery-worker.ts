@@ -71,6 +71,11 @@ interface Finished {
   sent: SentAttempt | null;
 }
 
+const chargeOf = (item: Finished): string[] => {
+  const chargeId = item.sent?.claimed.delivery.chargeId;
+  return chargeId ? [chargeId] : [];
+};
+
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { boss, concurrency, perEndpoint, pollingIntervalMs } = options;
   let stopped = false;
@@ -82,6 +87,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const sending = new Set<Promise<void>>();
   const toRecord: Finished[] = [];
   const recordings = new Set<Promise<void>>();
+  /** The charges of the outcomes being recorded. */
+  const chargesRecording = new Set<string>();
 
   const wake = () => {
     woken = true;
@@ -191,24 +198,37 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
 
   /**
    * Whatever finished goes into the next transaction. A second transaction starts beside the running
-   * one only for a batch worth it: outcomes that wait a few ms for the next commit cost less per
-   * attempt than a transaction each.
+   * one only for a batch worth it (outcomes that wait a few ms for the next commit cost less per attempt
+   * than a transaction each), and without the running one's charges: both would release the next
+   * events of a shared charge, and the second would wait on its chain lock.
    */
   function startRecordings(): void {
-    while (
-      toRecord.length > 0 &&
-      recordings.size < RECORDINGS_AT_ONCE &&
-      (recordings.size === 0 || toRecord.length >= SECOND_RECORDING_MIN_BATCH)
-    ) {
-      const batch = toRecord.splice(0, RECORD_BATCH);
+    while (toRecord.length > 0 && recordings.size < RECORDINGS_AT_ONCE) {
+      const { batch, left } = nextBatch();
+      if (recordings.size > 0 && batch.length < SECOND_RECORDING_MIN_BATCH) return;
+      toRecord.splice(0, toRecord.length, ...left);
+      const charges = new Set(batch.flatMap(chargeOf));
+      for (const charge of charges) chargesRecording.add(charge);
       const recording: Promise<void> = recordBatch(batch).finally(() => {
         active -= batch.length;
+        for (const charge of charges) chargesRecording.delete(charge);
         recordings.delete(recording);
         wake();
         startRecordings();
       });
       recordings.add(recording);
     }
+  }
+
+  /** Up to RECORD_BATCH outcomes in the order they finished, passing over charges being recorded. */
+  function nextBatch(): { batch: Finished[]; left: Finished[] } {
+    const batch: Finished[] = [];
+    const left: Finished[] = [];
+    for (const item of toRecord) {
+      if (batch.length < RECORD_BATCH && !chargeOf(item).some((charge) => chargesRecording.has(charge))) batch.push(item);
+      else left.push(item);
+    }
+    return { batch, left };
   }
 
   async function recordBatch(batch: Finished[]): Promise<void> {
