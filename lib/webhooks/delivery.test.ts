@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GET as getChargeRoute } from '@/app/api/charges/[chargeId]/route';
@@ -25,7 +25,7 @@ import { attemptDelivery, DeliveryClaimedError, requeueStuckDeliveries } from '.
 import { emitPaymentFailed } from './emit';
 import { DELIVERY_QUEUE } from './enqueue-deliveries';
 import { runningBoss } from './running-boss';
-import { startWebhookQueue, stopWebhookQueue } from './queue';
+import { PGBOSS_SCHEMA, startWebhookQueue, stopWebhookQueue } from './queue';
 import { relayWebhookEvents } from './relay';
 import { MAX_DELIVERY_ATTEMPTS } from './retry-schedule';
 import { rotateWebhookSecret } from './rotate-webhook-secret';
@@ -292,6 +292,47 @@ describe('delivery', () => {
     expect(kinds.filter((kind) => kind === 'succeeded')).toHaveLength(1);
     expect(await attemptDelivery(deliveryId)).toEqual({ kind: 'skipped' });
     expect(hook.received).toHaveLength(1);
+  });
+
+  it('records an outcome whose recording transaction failed, on its next try, without sending it again', async () => {
+    const hook = await receiver();
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url);
+    // Fault: the first time this endpoint's delivery is recorded as succeeded, the recording transaction
+    // fails inside (a trigger raises). The sequence counts the tries: nextval is not rolled back with it.
+    const fault = `record_fault_${randomUUID().replace(/-/g, '')}`;
+    await getDb().execute(sql.raw(`create sequence ${fault}`));
+    await getDb().execute(
+      sql.raw(`create function ${fault}() returns trigger language plpgsql as $$
+        begin
+          if nextval('${fault}') = 1 then raise exception 'injected recording failure'; end if;
+          return new;
+        end $$`),
+    );
+    await getDb().execute(
+      sql.raw(`create trigger ${fault} before update on webhook_deliveries for each row
+        when (new.endpoint_id = '${endpointId}' and new.status = 'succeeded') execute function ${fault}()`),
+    );
+    try {
+      await newCharge(merchant);
+      await relayAll();
+      await waitFor(async () => (await deliveriesOf(endpointId)).some((d) => d.status === 'succeeded'), {
+        what: 'the outcome, recorded on the second try',
+      });
+      const [tries] = await getDb().execute<{ last_value: string }>(sql.raw(`select last_value::text from ${fault}`));
+      expect(tries!.last_value).toBe('2');
+      const rows = await deliveriesOf(endpointId);
+      expect(rows.map((row) => [row.attempt, row.status])).toEqual([[1, 'succeeded']]);
+      // The job completed with the outcome (not left to expire and run again), and the receiver got one request.
+      const [job] = await getDb().execute<{ state: string }>(
+        sql`select state from ${sql.identifier(PGBOSS_SCHEMA)}.job where id = ${rows[0]!.jobId}`,
+      );
+      expect(job?.state).toBe('completed');
+      expect(hook.received).toHaveLength(1);
+    } finally {
+      await getDb().execute(sql.raw(`drop trigger ${fault} on webhook_deliveries`));
+      await getDb().execute(sql.raw(`drop function ${fault}()`));
+      await getDb().execute(sql.raw(`drop sequence ${fault}`));
+    }
   });
 
   it('re-enqueues a delivery whose job was lost', async () => {
