@@ -71,10 +71,7 @@ interface Finished {
   sent: SentAttempt | null;
 }
 
-const chargeOf = (item: Finished): string[] => {
-  const chargeId = item.sent?.claimed.delivery.chargeId;
-  return chargeId ? [chargeId] : [];
-};
+const chargeOf = (item: Finished): string | null => item.sent?.claimed.delivery.chargeId ?? null;
 
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { boss, concurrency, perEndpoint, pollingIntervalMs } = options;
@@ -207,7 +204,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       const { batch, left } = nextBatch();
       if (recordings.size > 0 && batch.length < SECOND_RECORDING_MIN_BATCH) return;
       toRecord.splice(0, toRecord.length, ...left);
-      const charges = new Set(batch.flatMap(chargeOf));
+      const charges = new Set(batch.map(chargeOf).filter((charge) => charge !== null));
       for (const charge of charges) chargesRecording.add(charge);
       const recording: Promise<void> = recordBatch(batch).finally(() => {
         active -= batch.length;
@@ -225,7 +222,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     const batch: Finished[] = [];
     const left: Finished[] = [];
     for (const item of toRecord) {
-      if (batch.length < RECORD_BATCH && !chargeOf(item).some((charge) => chargesRecording.has(charge))) batch.push(item);
+      const charge = chargeOf(item);
+      if (batch.length < RECORD_BATCH && !(charge && chargesRecording.has(charge))) batch.push(item);
       else left.push(item);
     }
     return { batch, left };

@@ -128,8 +128,8 @@ async function start(options: WebhookQueueOptions): Promise<Running> {
       boss,
       concurrency: DELIVERY_CONCURRENCY,
       // A slot is held from the fetch until the outcome commits, so the cap also bounds one endpoint's
-      // throughput: bench:webhooks' 20 healthy endpoints peaked at ~550 deliveries/s with 2 each, 1,310/s
-      // with 16 (2026-11-24).
+      // throughput: bench:webhooks' 20 healthy endpoints peaked at ~600 deliveries/s with 2 each,
+      // 1,186–1,546/s with 16 (2026-11-24, docs/api.md).
       perEndpoint: env().WEBHOOK_ENDPOINT_CONCURRENCY,
       pollingIntervalMs: pollingIntervalSeconds * 1000,
       ...(options.attempt ? { attempt: options.attempt } : {}),
