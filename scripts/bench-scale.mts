@@ -38,7 +38,6 @@ const database = await startEmbeddedPostgres({ dataDir: DATA_DIR, persistent: fa
 process.env.DATABASE_URL = database.url;
 // createCharge serves only chains with an RPC URL; nothing here calls it.
 process.env.RPC_URL_POLYGON ??= 'http://127.0.0.1:9';
-process.env.MAX_OPEN_CHARGES_PER_MERCHANT ??= '100000000';
 // Throwaway secrets for the throwaway database.
 process.env.WALLET_MASTER_KEY ??= Buffer.alloc(32, 7).toString('base64');
 process.env.DEPOSIT_HD_SEED ??= Buffer.alloc(32, 5).toString('base64');

@@ -17,8 +17,10 @@
  *  - toAddress without isDirectTransfer: deliver-to-wallet charge (tokens end at toAddress).
  *  - publishable keys may not route funds elsewhere (no toAddress, no direct transfer), and may send
  *    buyers back only to the key's allowed redirect origins (none by default → redirect_not_allowed).
- *  - open (pending) charges are capped per merchant and mode (MAX_OPEN_CHARGES_PER_MERCHANT), and
- *    those of publishable keys lower (MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT) → open_charge_limit.
+ *  - open (pending) charges created with publishable keys are capped per merchant and mode
+ *    (MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT) → open_charge_limit: a leaked browser key cannot fill the
+ *    tables. Secret-key charges have no open cap (they are rate-limited per key, API_RATE_LIMIT_PER_MINUTE),
+ *    so a popular game never meets one; neither path counts charges (a trigger-kept counter, ADR 0019).
  *  - the charge belongs to the key's merchant; nothing from the body decides ownership.
  */
 import { getDb } from '@/lib/db/client';
@@ -101,6 +103,7 @@ async function buildCharge({ ctx, input }: { ctx: ApiContext; input: CreateCharg
     id: chargeId,
     merchantId: ctx.merchant.id,
     apiKeyId: ctx.apiKey.id,
+    viaPublishableKey: ctx.apiKey.kind === 'publishable',
     mode,
     chain: chain.name,
     tokenSymbol: token.symbol,
@@ -130,17 +133,13 @@ async function buildCharge({ ctx, input }: { ctx: ApiContext; input: CreateCharg
       event: { id: newId('chargeEvent'), type: 'charge.pending', actor: ctx.actor, data: { requestId: ctx.requestId } },
       depositAddress: await newDepositAddress(db, { id: chargeId, chain: chain.name, expiresAt }),
       outbox: chargeEventRow({ charge, type: 'charge.created', payments: [], createdAt: now }),
-      openCaps: {
-        merchant: config.MAX_OPEN_CHARGES_PER_MERCHANT,
-        publishable: ctx.apiKey.kind === 'publishable' ? config.MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT : null,
-      },
+      openPublishableCap: ctx.apiKey.kind === 'publishable' ? config.MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT : null,
     });
   } catch (error) {
     if (!(error instanceof OpenChargeCapReached)) throw error;
-    const cap = error.scope === 'merchant' ? config.MAX_OPEN_CHARGES_PER_MERCHANT : config.MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT;
     throw new AppError(
       'open_charge_limit',
-      `This merchant already has ${cap} open ${mode} charges${error.scope === 'publishable' ? ' created with publishable keys' : ''}, the most allowed. Cancel unused ones or wait for them to expire.`,
+      `This merchant already has ${config.MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT} open ${mode} charges created with publishable keys, the most allowed. Create charges from your server with a secret key, cancel unused ones, or wait for them to expire.`,
       { headers: { 'retry-after': '60' } },
     );
   }

@@ -22,6 +22,7 @@ function rowsFor(overrides: Partial<ChargeRow> = {}, depositAddress = `0x${rando
     id: newId('charge'),
     merchantId: merchant.id,
     apiKeyId,
+    viaPublishableKey: false,
     mode: 'live',
     chain: 'POLYGON',
     tokenSymbol: 'USDC',
@@ -44,7 +45,7 @@ function rowsFor(overrides: Partial<ChargeRow> = {}, depositAddress = `0x${rando
   };
   return {
     charge,
-    openCaps: { merchant: 10_000, publishable: null },
+    openPublishableCap: null,
     event: { id: newId('chargeEvent'), type: 'charge.pending', actor: 'api_key:test', data: { requestId: 'req-1' } },
     depositAddress: {
       id: newId('depositAddress'),

@@ -27,19 +27,19 @@ export interface NewChargeRows {
   };
   outbox: { id: string; type: string; sequence: number; payload: unknown; createdAt: Date };
   /**
-   * The cap on open (pending) charges of the merchant in this mode, and for a publishable key the
-   * cap on those created with its merchant's publishable keys. Counted in the same statement, so the
-   * cap costs no round trip; concurrent inserts may pass it by at most their number (an abuse cap,
-   * not an invariant).
+   * For a publishable key, the cap on open (pending) charges created with its merchant's publishable
+   * keys in this mode; null for a secret key (rate-limited per key, never capped). Read from the
+   * trigger-kept counter in the same statement: one primary-key lookup whatever the number of open
+   * charges. Concurrent inserts may pass the cap by at most their number (an abuse cap, not an invariant).
    */
-  openCaps: { merchant: number; publishable: number | null };
+  openPublishableCap: number | null;
 }
 
-/** The insert stored nothing because the merchant has `limit` open charges already. */
+/** The insert stored nothing because the merchant has as many open publishable-key charges as allowed. */
 export class OpenChargeCapReached extends Error {
   override name = 'OpenChargeCapReached';
-  constructor(readonly scope: 'merchant' | 'publishable') {
-    super(`open charge cap reached (${scope})`);
+  constructor() {
+    super('open publishable charge cap reached');
   }
 }
 
@@ -56,49 +56,37 @@ function statement(strings: TemplateStringsArray, ...values: unknown[]): { strin
 export async function insertCharge(db: DbOrTx, rows: NewChargeRows): Promise<void> {
   const { strings, values } = insertChargeStatement(rows);
   const inserted = db === getDb() ? await getSql()(strings, ...(values as never[])) : await db.execute(sql(strings, ...values));
-  const [row] = inserted as unknown as { id: string | null; open_merchant: number; open_publishable: number }[];
+  const [row] = inserted as unknown as { id: string | null; open_publishable: number }[];
   if (row?.id) return;
-  if (row && row.open_merchant >= rows.openCaps.merchant) throw new OpenChargeCapReached('merchant');
-  if (row && rows.openCaps.publishable !== null && row.open_publishable >= rows.openCaps.publishable)
-    throw new OpenChargeCapReached('publishable');
+  if (row && rows.openPublishableCap !== null && row.open_publishable >= rows.openPublishableCap) throw new OpenChargeCapReached();
   throw new Error(`charge ${rows.charge.id} was not inserted`);
 }
 
 function insertChargeStatement(rows: NewChargeRows) {
-  const { charge, event, depositAddress, outbox, openCaps } = rows;
+  const { charge, event, depositAddress, outbox, openPublishableCap } = rows;
   // Parameters go to postgres.js untyped (no drizzle column mapping here): dates as ISO text, amounts
-  // as decimal text, JSON as text, each cast to its column's type. The open-charge counts stop at the
-  // cap (limit), so a merchant far below it pays for few index entries.
+  // as decimal text, JSON as text, each cast to its column's type. The publishable open count is the
+  // trigger-kept counter (one primary-key row), read only for publishable keys.
   return statement`
-    with open_merchant as (
-      select count(*)::int as n from (
-        select 1 from charges
-        where merchant_id = ${charge.merchantId}::text and mode = ${charge.mode}::api_key_mode and status = 'pending'
-        limit ${openCaps.merchant}::int
-      ) capped
-    ), open_publishable as (
-      select count(*)::int as n from (
-        select 1 from charges
-        where ${openCaps.publishable}::int is not null
-          and merchant_id = ${charge.merchantId}::text and mode = ${charge.mode}::api_key_mode and status = 'pending'
-          and api_key_id in (select id from api_keys where merchant_id = ${charge.merchantId}::text and kind = 'publishable')
-        limit ${openCaps.publishable}::int
-      ) capped
+    with open_publishable as (
+      select coalesce((
+        select publishable_open from open_charge_counts
+        where ${openPublishableCap}::int is not null and merchant_id = ${charge.merchantId}::text and mode = ${charge.mode}::api_key_mode
+      ), 0) as n
     ), new_charge as (
       insert into charges (
-        id, merchant_id, api_key_id, mode, chain, token_symbol, token_address, token_decimals, total_base_units,
+        id, merchant_id, api_key_id, via_publishable_key, mode, chain, token_symbol, token_address, token_decimals, total_base_units,
         items, destination, to_address, is_direct_transfer, success_url, cancel_url, metadata, pricing, status, expires_at,
         created_at, updated_at
       )
       select
-        ${charge.id}::text, ${charge.merchantId}::text, ${charge.apiKeyId}::text, ${charge.mode}::api_key_mode, ${charge.chain}::text, ${charge.tokenSymbol}::text,
+        ${charge.id}::text, ${charge.merchantId}::text, ${charge.apiKeyId}::text, ${charge.viaPublishableKey}::boolean, ${charge.mode}::api_key_mode, ${charge.chain}::text, ${charge.tokenSymbol}::text,
         ${charge.tokenAddress}::text, ${charge.tokenDecimals}::integer, ${charge.totalBaseUnits.toString()}::numeric,
         ${JSON.stringify(charge.items)}::jsonb, ${charge.destination}::charge_destination, ${charge.toAddress}::text, ${charge.isDirectTransfer}::boolean,
         ${charge.successUrl}::text, ${charge.cancelUrl}::text, ${JSON.stringify(charge.metadata)}::jsonb,
         ${charge.pricing === null ? null : JSON.stringify(charge.pricing)}::jsonb, ${charge.status}::charge_status, ${charge.expiresAt.toISOString()}::timestamptz,
         ${charge.createdAt.toISOString()}::timestamptz, ${charge.updatedAt.toISOString()}::timestamptz
-      where (select n from open_merchant) < ${openCaps.merchant}::int
-        and (${openCaps.publishable}::int is null or (select n from open_publishable) < ${openCaps.publishable}::int)
+      where ${openPublishableCap}::int is null or (select n from open_publishable) < ${openPublishableCap}::int
       returning id
     ), timeline as (
       insert into charge_events (id, charge_id, type, from_status, to_status, actor, data, created_at)
@@ -116,6 +104,6 @@ function insertChargeStatement(rows: NewChargeRows) {
         ${JSON.stringify(outbox.payload)}::json, ${outbox.createdAt.toISOString()}::timestamptz
       from new_charge
     )
-    select (select id from new_charge) as id, (select n from open_merchant) as open_merchant, (select n from open_publishable) as open_publishable
+    select (select id from new_charge) as id, (select n from open_publishable) as open_publishable
   `;
 }

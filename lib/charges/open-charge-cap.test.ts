@@ -1,21 +1,40 @@
 /**
- * Issue 14: open charges per merchant are capped (a leaked publishable key cannot fill the tables), with
- * a lower cap for those created with publishable keys. The refusal stores nothing.
+ * Issue 14, reworked in issue 27: open charges created with publishable keys are capped per merchant and
+ * mode (a leaked browser key cannot fill the tables); secret keys have no open cap (they are rate-limited
+ * per key). The cap reads a trigger-kept counter, so it must follow every status change whoever writes it.
+ * A refusal stores nothing.
  */
+import { and, count, eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { getDb } from '@/lib/db/client';
+import { charges, openChargeCounts } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { callRoute, newMerchant, newPublishableKey, storedCounts, testCharge } from '@/test/fixtures';
 
 afterEach(() => {
-  delete process.env.MAX_OPEN_CHARGES_PER_MERCHANT;
   delete process.env.MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT;
   resetEnvCache();
 });
 
+async function publishableOpenCounter(merchantId: string): Promise<number> {
+  const [row] = await getDb()
+    .select({ n: openChargeCounts.publishableOpen })
+    .from(openChargeCounts)
+    .where(and(eq(openChargeCounts.merchantId, merchantId), eq(openChargeCounts.mode, 'test')));
+  return row?.n ?? 0;
+}
+
+async function pendingPublishableCharges(merchantId: string): Promise<number> {
+  const [row] = await getDb()
+    .select({ n: count() })
+    .from(charges)
+    .where(and(eq(charges.merchantId, merchantId), eq(charges.viaPublishableKey, true), eq(charges.status, 'pending')));
+  return row!.n;
+}
+
 describe('open-charge caps', () => {
-  it('publishable keys stop at their cap, secret keys at the merchant cap → 429 open_charge_limit, nothing stored', async () => {
-    process.env.MAX_OPEN_CHARGES_PER_MERCHANT = '3';
+  it('publishable keys stop at their cap → 429 open_charge_limit, nothing stored; secret keys go on past it', async () => {
     process.env.MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT = '2';
     resetEnvCache();
     const merchant = await newMerchant();
@@ -27,12 +46,53 @@ describe('open-charge caps', () => {
     const refused = await create(publishable);
     expect(refused.status).toBe(429);
     expect(refused.json.error).toMatchObject({ code: 'open_charge_limit' });
+    expect(refused.headers.get('retry-after')).toBe('60');
     expect((await storedCounts(merchant.id)).charges).toBe(2);
 
-    expect((await create(merchant.testKey)).status).toBe(200);
-    const full = await create(merchant.testKey);
-    expect(full.status).toBe(429);
-    expect(full.json.error).toMatchObject({ code: 'open_charge_limit' });
-    expect((await storedCounts(merchant.id)).charges).toBe(3);
+    // The merchant's own server is not held by its browser key's cap, nor by any count of open charges.
+    for (let i = 0; i < 4; i++) expect((await create(merchant.testKey)).status).toBe(200);
+    expect((await storedCounts(merchant.id)).charges).toBe(6);
+    expect(await publishableOpenCounter(merchant.id)).toBe(2);
+  });
+
+  it('the counter follows every status change, whoever writes it: a charge leaving pending frees its place', async () => {
+    process.env.MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT = '3';
+    resetEnvCache();
+    const merchant = await newMerchant();
+    const publishable = await newPublishableKey(merchant.id);
+    const create = () => callRoute(createChargeRoute, { apiKey: publishable, body: testCharge() });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(((await create()).json.data as { chargeId: string }).chargeId);
+    expect((await create()).status).toBe(429);
+
+    // Expiry, cancel and payment each move a charge out of pending (plain UPDATEs: the trigger, not the verbs, counts).
+    await getDb().update(charges).set({ status: 'expired' }).where(eq(charges.id, ids[0]!));
+    await getDb().update(charges).set({ status: 'canceled' }).where(eq(charges.id, ids[1]!));
+    await getDb().update(charges).set({ status: 'processing' }).where(eq(charges.id, ids[2]!));
+    expect(await publishableOpenCounter(merchant.id)).toBe(0);
+
+    for (let i = 0; i < 3; i++) expect((await create()).status).toBe(200);
+    expect((await create()).status).toBe(429);
+    // A status write that stays outside pending changes nothing; a deleted pending charge is uncounted.
+    await getDb().update(charges).set({ status: 'succeeded' }).where(eq(charges.id, ids[2]!));
+    const [newest] = await getDb()
+      .select({ id: charges.id })
+      .from(charges)
+      .where(and(eq(charges.merchantId, merchant.id), eq(charges.status, 'pending')))
+      .limit(1);
+    await getDb().execute(sql`delete from charge_events where charge_id = ${newest!.id}`);
+    await getDb().execute(sql`delete from deposit_addresses where charge_id = ${newest!.id}`);
+    await getDb().execute(sql`delete from webhook_events where charge_id = ${newest!.id}`);
+    await getDb().delete(charges).where(eq(charges.id, newest!.id));
+    expect(await publishableOpenCounter(merchant.id)).toBe(await pendingPublishableCharges(merchant.id));
+    expect(await publishableOpenCounter(merchant.id)).toBe(2);
+  });
+
+  it('secret-key charges never touch the counter', async () => {
+    const merchant = await newMerchant();
+    for (let i = 0; i < 3; i++)
+      expect((await callRoute(createChargeRoute, { apiKey: merchant.testKey, body: testCharge() })).status).toBe(200);
+    const [row] = await getDb().select().from(openChargeCounts).where(eq(openChargeCounts.merchantId, merchant.id));
+    expect(row).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { CHARGE_STATUSES } from '@/lib/charges/state';
 import { apiKeyMode, apiKeys } from './api-keys';
 import { baseUnits, timestamps } from './columns';
@@ -47,6 +47,8 @@ export const charges = pgTable(
     apiKeyId: text('api_key_id')
       .notNull()
       .references(() => apiKeys.id),
+    /** Created with a publishable key: its buyer chose the price, and it counts toward the publishable open-charge cap. */
+    viaPublishableKey: boolean('via_publishable_key').notNull().default(false),
     mode: apiKeyMode('mode').notNull(),
     chain: text('chain').notNull(),
     tokenSymbol: text('token_symbol').notNull(),
@@ -72,14 +74,29 @@ export const charges = pgTable(
     index('charges_pending_expiry_idx')
       .on(table.expiresAt)
       .where(sql`${table.status} in ('pending', 'processing')`),
-    // The cap on open charges counts a merchant's pending charges of a mode (and those of its publishable keys).
-    index('charges_open_idx')
-      .on(table.merchantId, table.mode, table.apiKeyId)
-      .where(sql`${table.status} = 'pending'`),
   ],
 );
 
 export type ChargeRow = typeof charges.$inferSelect;
+
+/**
+ * Open (pending) charges created with publishable keys, per merchant and mode: the cap a leaked
+ * publishable key runs into (lib/charges/insert-charge.ts) reads one row instead of counting charges,
+ * so createCharge costs the same at any number of open charges. Kept by a trigger on `charges`
+ * (migration 0038) whoever changes a status; secret-key charges are not counted (they are rate-limited
+ * per key, not capped).
+ */
+export const openChargeCounts = pgTable(
+  'open_charge_counts',
+  {
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    mode: apiKeyMode('mode').notNull(),
+    publishableOpen: integer('publishable_open').notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.merchantId, table.mode] })],
+);
 
 /** The charge's timeline: one row per state change, written in the same transaction as the change. */
 export const chargeEvents = pgTable(
