@@ -180,7 +180,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   withdrawal_held: 'Withdrawals by an owner added less than OWNER_WITHDRAWAL_HOLD_HOURS ago are held until the time the message gives',
   origin_not_allowed: 'A publishable key used from an origin outside its allowed origins (dashboard → API keys)',
   redirect_not_allowed: "`successUrl` / `cancelUrl` of a publishable-key charge outside the key's allowed redirect origins",
-  open_charge_limit: 'Too many open (pending) charges created with publishable keys for this merchant and mode: create charges from your server with a secret key, or let some expire or cancel them',
+  open_charge_limit:
+    'Too many open (pending) charges created with publishable keys for this merchant and mode: create charges from your server with a secret key, or let some expire or cancel them',
   sms_country_not_allowed: 'Phone number: SMS codes are not sent to that country (SMS_ALLOWED_COUNTRIES)',
   email_already_verified: 'Sign-in-with-Ethereum accounts: the e-mail is verified already; change it from the profile instead',
   invalid_wallet: 'On-ramp: the wallet address is not an address of the chain, or the account has no wallet on it',
