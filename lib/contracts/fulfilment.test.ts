@@ -30,7 +30,7 @@ import {
   outboundTransfers,
   webhookEvents,
 } from '@/lib/db/schema';
-import { rpcUrl } from '@/lib/env';
+import { resetEnvCache, rpcUrl } from '@/lib/env';
 import { fundLocalWallet, localMinterAccount } from '@/lib/infra/local-chain';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
@@ -444,6 +444,27 @@ describe('fulfilling a succeeded charge', () => {
     const twice = await appError(fulfilChargeNow({ ...live(), chargeId, ruleId: rule.id }));
     expect(twice).toMatchObject({ code: 'fulfilment_exists', status: 409 });
     expect(await itemBalance(items, payer.address, 1n)).toBe(1n);
+  });
+
+  it('a call above the fulfilment gas cap (FULFILMENT_GAS_LIMIT_MAX, lower than the gas tank’s) is not sent (N18)', async () => {
+    const items = await deployGameItems(serviceWallet);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
+    await createFulfilmentRule({ ...live(), values: mintRule(contract.id) });
+    const payer = await freshPayer();
+    const chargeId = await createCharge({ items: [{ name: 'Lance', amount: '1', quantity: 1 }], metadata: { itemId: '5' } });
+    await payOnChain(chargeId, payer, 1_000_000n);
+    await settleCharge(chargeId);
+    process.env.FULFILMENT_GAS_LIMIT_MAX = '30000'; // a first ERC-1155 mint needs more
+    resetEnvCache();
+    try {
+      const [capped] = await runUntilSettled(chargeId);
+      expect(capped).toMatchObject({ status: 'failed', transferId: null });
+      expect(capped!.failureReason).toMatch(/gas, more than the 30000 a fulfilment may use/);
+    } finally {
+      delete process.env.FULFILMENT_GAS_LIMIT_MAX;
+      resetEnvCache();
+    }
+    expect(await itemBalance(items, payer.address, 5n)).toBe(0n);
   });
 
   it('kill -9 between the charge succeeding and the job, and between recording the mint and its broadcast: minted once', async () => {
