@@ -27,6 +27,7 @@ import {
   fulfilmentRules,
   fulfilments,
   merchantMembers,
+  merchantTokens,
   outboundTransfers,
   webhookEvents,
 } from '@/lib/db/schema';
@@ -687,6 +688,34 @@ describe('token-moving functions are refused by selector (N3)', () => {
       .from(outboundTransfers)
       .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'fulfilment')));
     expect(calls).toEqual([]);
+  });
+});
+
+describe('a contract that became a known token after it was registered (N3)', () => {
+  it('is not called: the job checks the network and custom tokens again before every call', async () => {
+    const items = await deployGameItems(serviceWallet);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
+    await createFulfilmentRule({ ...live(), values: mintRule(contract.id) });
+    // Someone adds it on the Tokens tab afterwards (any merchant's custom token counts).
+    await getDb()
+      .insert(merchantTokens)
+      .values({
+        merchantId: merchant.id,
+        chain: 'POLYGON',
+        address: items.toLowerCase(),
+        symbol: 'ITEM',
+        name: 'Items',
+        decimals: 0,
+        isCustom: true,
+      });
+    const payer = await freshPayer();
+    const chargeId = await createCharge({ items: [{ name: 'Helm', amount: '1', quantity: 1 }], metadata: { itemId: '4' } });
+    await payOnChain(chargeId, payer, 1_000_000n);
+    await settleCharge(chargeId);
+    const [refused] = await runUntilSettled(chargeId);
+    expect(refused).toMatchObject({ status: 'failed', transferId: null });
+    expect(refused!.failureReason).toContain(`${items} is the custom token ITEM`);
+    expect(await itemBalance(items, payer.address, 4n)).toBe(0n);
   });
 });
 
