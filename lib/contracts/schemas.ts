@@ -37,7 +37,7 @@ const argumentBindingSchema = z.discriminatedUnion('source', [
  * minimum × quantity (`metadata.<key>`: × the items' total quantity, 1 without items; `item.name`: each
  * line's quantity). See check-price-list.ts.
  */
-export const priceListInputSchema = z.object({
+const priceListInputSchema = z.object({
   token: z.string().trim().min(1, 'Name the token the prices are in (its symbol or address).').max(100),
   itemId: z
     .string()
