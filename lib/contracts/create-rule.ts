@@ -171,9 +171,10 @@ async function storedPriceList(
   input.fn.inputs.forEach((param, index) => {
     const binding = input.bindings[index];
     if (binding?.source === 'metadata' && /int/.test(param.type) && !(itemId.source === 'metadata' && binding.key === itemId.key)) {
-      throw invalid(
+      throw new AppError(
+        'invalid_price_list',
         `${param.name || `Argument ${index + 1}`} (${param.type}) reads metadata.${binding.key}, which the payer sets on charges of publishable keys: with a price list, take quantities from the charge's quantity or a fixed value.`,
-        'itemId',
+        { param: `bindings.${index}` },
       );
     }
   });

@@ -697,17 +697,15 @@ describe('a contract that became a known token after it was registered (N3)', ()
     const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
     await createFulfilmentRule({ ...live(), values: mintRule(contract.id) });
     // Someone adds it on the Tokens tab afterwards (any merchant's custom token counts).
-    await getDb()
-      .insert(merchantTokens)
-      .values({
-        merchantId: merchant.id,
-        chain: 'POLYGON',
-        address: items.toLowerCase(),
-        symbol: 'ITEM',
-        name: 'Items',
-        decimals: 0,
-        isCustom: true,
-      });
+    await getDb().insert(merchantTokens).values({
+      merchantId: merchant.id,
+      chain: 'POLYGON',
+      address: items.toLowerCase(),
+      symbol: 'ITEM',
+      name: 'Items',
+      decimals: 0,
+      isCustom: true,
+    });
     const payer = await freshPayer();
     const chargeId = await createCharge({ items: [{ name: 'Helm', amount: '1', quantity: 1 }], metadata: { itemId: '4' } });
     await payOnChain(chargeId, payer, 1_000_000n);
@@ -753,6 +751,28 @@ describe('charges whose price the payer set (publishable keys, N4)', () => {
       }),
     );
     expect(badList).toMatchObject({ code: 'invalid_price_list', param: 'priceList.itemId' });
+    const payerQuantity = await appError(
+      createFulfilmentRule({
+        ...live(),
+        values: {
+          contractId: contract.id,
+          function: 'mint(address,uint256,uint256)',
+          bindings: [{ source: 'recipient' }, { source: 'metadata', key: 'itemId' }, { source: 'metadata', key: 'count' }],
+          priceList: { token: 'USDC', itemId: 'metadata.itemId', prices: [{ item: '7', minUnitPrice: '2' }] },
+        },
+      }),
+    );
+    expect(payerQuantity).toMatchObject({ code: 'invalid_price_list', param: 'bindings.2' });
+    const unknownToken = await appError(
+      createFulfilmentRule({
+        ...live(),
+        values: {
+          ...mintRule(contract.id),
+          priceList: { token: 'DOGE', itemId: 'metadata.itemId', prices: [{ item: '7', minUnitPrice: '2' }] },
+        },
+      }),
+    );
+    expect(unknownToken).toMatchObject({ code: 'invalid_price_list', param: 'priceList.token' });
     const rule = await createFulfilmentRule({
       ...live(),
       values: {
