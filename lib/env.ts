@@ -319,6 +319,8 @@ const envSchema = z.object({
   TRANSFER_MAX_FEE_BUMPS: z.coerce.number().int().min(0).default(8),
   /** The gas tank funds at most this gas limit for one transaction. */
   GAS_TANK_MAX_GAS_LIMIT: z.coerce.number().int().min(21_000).default(500_000),
+  /** The gas limit one fulfilment call may use (lib/contracts/start-fulfilments.ts): lower than the gas tank's, a mint needs far less. */
+  FULFILMENT_GAS_LIMIT_MAX: z.coerce.number().int().min(21_000).default(300_000),
   /** Transactions the gas tank pays for one merchant (sweeps, refunds, withdrawals) per 24 hours. */
   GAS_TANK_DAILY_TOPUPS_PER_MERCHANT: z.coerce.number().int().min(0).default(5_000),
   /** Transactions the gas tank pays for one paying user (balance payments, swaps) per 24 hours. */

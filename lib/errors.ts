@@ -68,6 +68,9 @@ export const ERROR_STATUS = {
   function_not_found: 422,
   argument_not_bindable: 422,
   contract_chain_mismatch: 422,
+  contract_is_token: 422,
+  function_moves_tokens: 422,
+  invalid_price_list: 422,
   fulfilment_exists: 409,
   fulfilment_not_retryable: 409,
   invalid_access_token: 401,
@@ -167,6 +170,11 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   function_not_found: 'Contracts tab: the rule names a function the contract does not have',
   argument_not_bindable: 'Contracts tab: an argument of the function cannot be bound from the charge',
   contract_chain_mismatch: "Contracts tab: the rule's contract is on another network than the charge",
+  contract_is_token:
+    'Contracts tab: the contract is a token (a network or custom token, an ERC-20, or one the service wallet holds); only item contracts are called',
+  function_moves_tokens:
+    'Contracts tab: the rule names a function whose selector moves or approves tokens (approve, transfer, permit, setApprovalForAll, …)',
+  invalid_price_list: "Contracts tab: the rule's price list names an unknown token, a bad price, or an item id the rule does not read",
   fulfilment_exists: 'Contracts tab: the charge already has a fulfilment for that rule',
   fulfilment_not_retryable: 'Contracts tab: only a failed fulfilment can be retried',
   invalid_access_token: 'In-app API: the `Authorization: Bearer` access token is missing, expired or revoked',

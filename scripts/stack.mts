@@ -141,7 +141,9 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
       stack.localChains.map((node) => fundLocalWallet({ chain: node.chain, url: node.url, address: consumerEvm.address as `0x${string}` })),
     );
   }
-  say(`Demo merchant: ${DEMO_MERCHANT.name} (${DEMO_MERCHANT.id}), verified; owner ${DEMO_PEOPLE.owner.email}`);
+  say(
+    `Demo merchant: ${DEMO_MERCHANT.name} (${DEMO_MERCHANT.id}), verified; owner ${DEMO_PEOPLE.owner.email}, PIN ${DEMO_PEOPLE.owner.pin}`,
+  );
   say(`  test key:              ${DEMO_KEYS.test.plaintext}`);
   say(`  production key:        ${DEMO_KEYS.live.plaintext}`);
   say(`  publishable test key:  ${DEMO_KEYS.publishableTest.plaintext}`);

@@ -2,6 +2,7 @@
 
 import { useActionState, useState } from 'react';
 import { createRuleAction, registerContractAction, setRuleEnabledAction } from '@/app/dashboard/settings/contracts/actions';
+import { StepUpFields } from '@/components/account/step-up-fields';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
@@ -25,8 +26,10 @@ export interface ContractView {
   hasUploadedAbi: boolean;
   functions: FunctionView[];
   minter: { mechanism: string; held: boolean | null; howToGrant: string };
-  rules: { id: string; function: string; bindings: string[]; enabled: boolean }[];
+  rules: { id: string; function: string; bindings: string[]; enabled: boolean; priceList: string | null }[];
 }
+
+const fieldError = (state: FormState, param: string) => (state.error?.param === param ? state.error.message : undefined);
 
 const KIND_LABEL: Record<string, string> = { erc1155: 'ERC-1155', erc721: 'ERC-721', erc20: 'ERC-20', other: 'Contract (from its ABI)' };
 // Full width and allowed to shrink: a long option (a function signature) must not widen the page on a phone.
@@ -35,7 +38,7 @@ const selectClass = 'min-h-11 w-full min-w-0 max-w-full rounded-lg border border
 export function RegisterContractForm({ chains }: { chains: string[] }) {
   const [state, action, pending] = useActionState<FormState, FormData>(registerContractAction, {});
   const errorFor = (param: string) => (state.error?.param === param ? state.error.message : undefined);
-  const general = state.error && !['address', 'abi', 'chain'].includes(state.error.param ?? '') ? state.error.message : undefined;
+  const general = state.error && !['address', 'abi', 'chain', 'pin'].includes(state.error.param ?? '') ? state.error.message : undefined;
   return (
     <form
       action={action}
@@ -46,9 +49,10 @@ export function RegisterContractForm({ chains }: { chains: string[] }) {
         Register a contract
       </h2>
       <p className="text-sm text-slate-600">
-        Chargeport reads it on chain: ERC-721 and ERC-1155 by their ERC-165 interfaces, ERC-20 by name, symbol and decimals. For any other
-        contract, paste its ABI.
+        Chargeport reads it on chain: ERC-721 and ERC-1155 by their ERC-165 interfaces. For any other contract, paste its ABI. Tokens are
+        refused (network and custom tokens, ERC-20s, anything your service wallet holds): rules call item contracts only.
       </p>
+      <p className="text-sm text-slate-600">You confirm with your PIN or a passkey; every owner is e-mailed.</p>
       {state.notice && <Notice tone="success">{state.notice}</Notice>}
       {general && <Notice tone="error">{general}</Notice>}
       <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
@@ -91,6 +95,7 @@ export function RegisterContractForm({ chains }: { chains: string[] }) {
           </span>
         )}
       </label>
+      <StepUpFields error={fieldError(state, 'pin')} />
       <Button type="submit" disabled={pending}>
         {pending ? 'Reading the contract…' : 'Register contract'}
       </Button>
@@ -146,6 +151,9 @@ export function ContractCard({ contract, canManage }: { contract: ContractView; 
             <li key={rule.id} className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1" data-testid="fulfilment-rule">
               <span className="font-mono text-xs break-all">{rule.function}</span>
               <span className="text-slate-600">with {rule.bindings.join(', ') || 'no arguments'}</span>
+              <span className="text-slate-600" data-testid="rule-price-list">
+                {rule.priceList ?? 'No price list: never fires on charges of publishable keys'}
+              </span>
               <RuleToggle ruleId={rule.id} enabled={rule.enabled} canManage={canManage} />
             </li>
           ))}
@@ -161,16 +169,19 @@ export function ContractCard({ contract, canManage }: { contract: ContractView; 
 function RuleToggle({ ruleId, enabled, canManage }: { ruleId: string; enabled: boolean; canManage: boolean }) {
   const [state, action, pending] = useActionState<FormState, FormData>(setRuleEnabledAction, {});
   return (
-    <form action={action} className="flex items-center gap-2">
+    <form action={action} className="flex flex-wrap items-center gap-2" aria-label={`${enabled ? 'Pause' : 'Resume'} rule ${ruleId}`}>
       <input type="hidden" name="ruleId" value={ruleId} />
       <input type="hidden" name="enabled" value={String(!enabled)} />
       <span className={`text-xs font-medium ${enabled ? 'text-emerald-700' : 'text-slate-500'}`}>{enabled ? 'Active' : 'Paused'}</span>
       {canManage && (
-        <Button type="submit" variant="secondary" className="min-h-8 px-2 text-xs" disabled={pending}>
-          {enabled ? 'Pause' : 'Resume'}
-        </Button>
+        <>
+          <StepUpFields error={fieldError(state, 'pin')} />
+          <Button type="submit" variant="secondary" className="min-h-8 px-2 text-xs" disabled={pending}>
+            {enabled ? 'Pause' : 'Resume'}
+          </Button>
+        </>
       )}
-      {state.error && (
+      {state.error && state.error.param !== 'pin' && (
         <span role="alert" className="text-xs text-rose-700">
           {state.error.message}
         </span>
@@ -214,6 +225,9 @@ function AddRuleForm({ contract }: { contract: ContractView }) {
   const inputs = chosen === OTHER ? inputsOf(typed) : (contract.functions.find((fn) => fn.signature === chosen)?.inputs ?? []);
   const [sources, setSources] = useState<Record<string, Source>>({});
   const [texts, setTexts] = useState<Record<string, string>>({});
+  const [priceToken, setPriceToken] = useState('');
+  const [priceItemId, setPriceItemId] = useState('metadata.itemId');
+  const [priceLines, setPriceLines] = useState('');
   const keyOf = (index: number) => `${chosen === OTHER ? typed : chosen}#${index}`;
   const bindings = inputs.map((input, index) => {
     const source = sources[keyOf(index)] ?? defaultSource(input.type, index);
@@ -223,6 +237,16 @@ function AddRuleForm({ contract }: { contract: ContractView }) {
     if (source.startsWith('item.')) return { source: 'item', field: source.slice(5) };
     return { source };
   });
+  // "sword = 2.5" per line → the price list the server validates (schemas.ts priceListInputSchema).
+  const prices = priceLines
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const at = line.lastIndexOf('=');
+      return at < 0 ? { item: line, minUnitPrice: '' } : { item: line.slice(0, at).trim(), minUnitPrice: line.slice(at + 1).trim() };
+    });
+  const priceList = prices.length ? JSON.stringify({ token: priceToken, itemId: priceItemId, prices }) : '';
   return (
     <form
       action={action}
@@ -232,6 +256,7 @@ function AddRuleForm({ contract }: { contract: ContractView }) {
       <input type="hidden" name="contractId" value={contract.id} />
       <input type="hidden" name="bindings" value={JSON.stringify(bindings)} />
       <input type="hidden" name="function" value={chosen === OTHER ? typed : chosen} />
+      <input type="hidden" name="priceList" value={priceList} />
       {state.notice && <Notice tone="success">{state.notice}</Notice>}
       <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
         Call
@@ -290,7 +315,45 @@ function AddRuleForm({ contract }: { contract: ContractView }) {
           </div>
         );
       })}
-      {state.error && (
+      <fieldset className="flex min-w-0 flex-col gap-2 text-sm">
+        <legend className="font-medium text-slate-800">Price list (for charges of publishable keys)</legend>
+        <p className="text-slate-600">
+          A charge created with a publishable key carries the price the payer’s browser sent. Such a charge fires this rule only if it pays
+          at least the minimum per unit of every item it names. Leave empty to fulfil charges of secret keys only.
+        </p>
+        <div className="flex min-w-0 flex-col gap-2 sm:flex-row">
+          <label className="flex min-w-0 flex-col gap-1">
+            Token (symbol or address)
+            <input
+              value={priceToken}
+              onChange={(event) => setPriceToken(event.target.value)}
+              className="min-h-11 w-full min-w-0 rounded-lg border border-slate-300 px-3"
+              placeholder="USDC"
+            />
+          </label>
+          <label className="flex min-w-0 flex-col gap-1">
+            Item id from
+            <input
+              value={priceItemId}
+              onChange={(event) => setPriceItemId(event.target.value)}
+              className="min-h-11 w-full min-w-0 rounded-lg border border-slate-300 px-3"
+              placeholder="metadata.itemId or item.name"
+            />
+          </label>
+        </div>
+        <label className="flex min-w-0 flex-col gap-1">
+          Minimum price per unit, one item per line (item id = price)
+          <textarea
+            value={priceLines}
+            onChange={(event) => setPriceLines(event.target.value)}
+            rows={3}
+            className="w-full min-w-0 rounded-lg border border-slate-300 p-2 font-mono text-xs"
+            placeholder={'7 = 2.5\n8 = 10'}
+          />
+        </label>
+      </fieldset>
+      <StepUpFields error={fieldError(state, 'pin')} />
+      {state.error && state.error.param !== 'pin' && (
         <p role="alert" className="text-sm text-rose-700">
           {state.error.message}
         </p>

@@ -10,7 +10,7 @@ import gameItemsArtifact from '@/lib/chains/artifacts/GameItems.json' with { typ
 import { getDb } from '@/lib/db/client';
 import { fulfilmentRules, merchantMembers } from '@/lib/db/schema';
 import { localMinterAccount } from '@/lib/infra/local-chain';
-import { DEMO_MERCHANT } from '@/lib/merchants/seed-demo';
+import { DEMO_MERCHANT, DEMO_PEOPLE } from '@/lib/merchants/seed-demo';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { createFulfilmentRule } from './create-rule';
 import { registerContract } from './register-contract';
@@ -40,7 +40,8 @@ export async function provisionDemoGameItems(input: { url: string }): Promise<Ad
     .select({ userId: merchantMembers.userId })
     .from(merchantMembers)
     .where(and(eq(merchantMembers.merchantId, DEMO_MERCHANT.id), eq(merchantMembers.role, 'owner')));
-  const member = { userId: owner!.userId, merchantId: DEMO_MERCHANT.id, mode: 'live' as const };
+  // The demo owner confirms with their PIN, as any owner would (registering and rules need step-up).
+  const member = { userId: owner!.userId, merchantId: DEMO_MERCHANT.id, mode: 'live' as const, stepUp: { pin: DEMO_PEOPLE.owner.pin } };
   const contract = await registerContract({ ...member, values: { chain: 'POLYGON', address, label: 'Demo game items' } });
   const [rule] = await getDb().select({ id: fulfilmentRules.id }).from(fulfilmentRules).where(eq(fulfilmentRules.contractId, contract.id));
   if (!rule) {

@@ -3,7 +3,10 @@
  * OpenZeppelin AccessControl) is registered, a rule binds mint(to, id, amount) to the charge, a charge is
  * paid on chain, and the item is minted to the payer exactly once — by the job and the transaction
  * engine, also when the worker is killed between the payment and the mint, or between recording the
- * mint and broadcasting it.
+ * mint and broadcasting it. Only item contracts and mint-like functions (finding N3): tokens and
+ * token-moving selectors are refused, also for rules saved before; only an owner with step-up changes
+ * contracts and rules, and the owners are e-mailed. A charge of a publishable key fires a rule only with
+ * a price list it meets (N4).
  */
 import { spawn } from 'node:child_process';
 import { and, eq } from 'drizzle-orm';
@@ -16,19 +19,33 @@ import gameItemsArtifact from '@/lib/chains/artifacts/GameItems.json' with { typ
 import nativeForwarderArtifact from '@/lib/chains/artifacts/NativeForwarder.json' with { type: 'json' };
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, depositAddresses, fulfilments, merchantMembers, outboundTransfers, webhookEvents } from '@/lib/db/schema';
-import { rpcUrl } from '@/lib/env';
+import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { type: 'json' };
+import {
+  chargeEvents,
+  charges,
+  depositAddresses,
+  fulfilmentRules,
+  fulfilments,
+  merchantMembers,
+  merchantTokens,
+  outboundTransfers,
+  webhookEvents,
+} from '@/lib/db/schema';
+import { resetEnvCache, rpcUrl } from '@/lib/env';
 import { fundLocalWallet, localMinterAccount } from '@/lib/infra/local-chain';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
-import { appError, newUser } from '@/test/accounts';
-import { callRoute, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
+import { addCustomToken } from '@/lib/merchants/tokens';
+import { readOutbox } from '@/lib/notifications/outbox';
+import { appError, newUser, userRow } from '@/test/accounts';
+import { callRoute, newMerchant, newPublishableKey, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { createFulfilmentRule } from './create-rule';
 import { listContracts } from './list-contracts';
 import { registerContract } from './register-contract';
 import { fulfilChargeNow, retryFulfilment } from './retry-fulfilment';
 import { startDueFulfilments } from './start-fulfilments';
+import { setRuleEnabled } from './list-contracts';
 
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const url = () => rpcUrl('POLYGON')!;
@@ -40,9 +57,12 @@ const send = async (account: ReturnType<typeof privateKeyToAccount> | typeof loc
 };
 
 let merchant: TestMerchant;
+let owner: string;
 let developer: string;
 let serviceWallet: Address;
-const live = () => ({ userId: developer, merchantId: merchant.id, mode: 'live' as const });
+const OWNER_PIN = '482915';
+/** An owner confirming with their PIN: what registering a contract and changing rules need. */
+const live = () => ({ userId: owner, merchantId: merchant.id, mode: 'live' as const, stepUp: { pin: OWNER_PIN } });
 
 async function plant(bytecode: string): Promise<Address> {
   const address = privateKeyToAccount(generatePrivateKey()).address;
@@ -86,9 +106,9 @@ async function freshPayer() {
   return account;
 }
 
-async function createCharge(chargeData: Record<string, unknown>): Promise<string> {
+async function createCharge(chargeData: Record<string, unknown>, apiKey = merchant.liveKey!): Promise<string> {
   const res = await callRoute(createChargeRoute, {
-    apiKey: merchant.liveKey!,
+    apiKey,
     body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, ...chargeData } },
   });
   expect(res.status, JSON.stringify(res.json)).toBe(200);
@@ -150,6 +170,8 @@ function runScript(script: string, args: string[]): Promise<{ signal: NodeJS.Sig
 // A merchant per test: a merchant's rules apply to all its charges.
 beforeEach(async () => {
   merchant = await newMerchant();
+  owner = await newUser({ pin: OWNER_PIN });
+  await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: owner, role: 'owner' });
   developer = await newUser();
   await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: developer, role: 'developer' });
   serviceWallet = (await ensureMerchantWallets(getDb(), merchant.id)).find((w) => w.family === 'evm')!.address as Address;
@@ -203,9 +225,42 @@ describe('registering a contract', () => {
     expect(await read('ownerOf', [1n])).toBe(payer.address);
   });
 
-  it('reads an ERC-20’s name, symbol and decimals', async () => {
-    const row = await registerContract({ ...live(), values: { chain: 'POLYGON', address: USDC.address } });
-    expect(row).toMatchObject({ kind: 'erc20', symbol: 'USDC', decimals: 6 });
+  it('refuses a network token (USDC): contract_is_token, before any step-up', async () => {
+    const refused = await appError(registerContract({ ...live(), values: { chain: 'POLYGON', address: USDC.address } }));
+    expect(refused).toMatchObject({ code: 'contract_is_token', status: 422, param: 'address' });
+    expect(refused.message).toContain('is USDC, a token Chargeport accepts');
+  });
+
+  it('refuses a custom token of the Tokens tab, an ERC-20 the wallet holds, and any contract the wallet holds', async () => {
+    const plantToken = async (symbol: string) => {
+      const token = await plant(demoTokenArtifact.deployedBytecode);
+      await send(localMinterAccount, {
+        address: token,
+        abi: demoTokenArtifact.abi,
+        functionName: 'initialize',
+        args: [symbol, symbol, 18, localMinterAccount.address],
+      });
+      return token;
+    };
+    const gem = await plantToken('GEM');
+    await addCustomToken({ userId: developer, merchantId: merchant.id, chain: 'POLYGON', address: gem });
+    const custom = await appError(registerContract({ ...live(), values: { chain: 'POLYGON', address: gem } }));
+    expect(custom).toMatchObject({ code: 'contract_is_token', status: 422 });
+    expect(custom.message).toContain('is the custom token GEM');
+
+    // Not on any list, but an ERC-20 the service wallet holds.
+    const held = await plantToken('HELD');
+    await send(localMinterAccount, { address: held, abi: demoTokenArtifact.abi, functionName: 'mint', args: [serviceWallet, 5n] });
+    const erc20 = await appError(registerContract({ ...live(), values: { chain: 'POLYGON', address: held } }));
+    expect(erc20).toMatchObject({ code: 'contract_is_token' });
+    expect(erc20.message).toContain('is an ERC-20 token');
+
+    // Not an ERC-20 at all (an ERC-721), but the service wallet holds one of its tokens.
+    const badges = await deployGameBadges(localMinterAccount.address);
+    await send(localMinterAccount, { address: badges, abi: gameBadgesArtifact.abi, functionName: 'safeMint', args: [serviceWallet] });
+    const holding = await appError(registerContract({ ...live(), values: { chain: 'POLYGON', address: badges } }));
+    expect(holding).toMatchObject({ code: 'contract_is_token' });
+    expect(holding.message).toContain(`reports a balance of 1 for your service wallet ${serviceWallet}`);
   });
 
   it('refuses an address with no code, an unrecognised contract without ABI, a network of the other mode', async () => {
@@ -392,6 +447,27 @@ describe('fulfilling a succeeded charge', () => {
     expect(await itemBalance(items, payer.address, 1n)).toBe(1n);
   });
 
+  it('a call above the fulfilment gas cap (FULFILMENT_GAS_LIMIT_MAX, lower than the gas tank’s) is not sent (N18)', async () => {
+    const items = await deployGameItems(serviceWallet);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
+    await createFulfilmentRule({ ...live(), values: mintRule(contract.id) });
+    const payer = await freshPayer();
+    const chargeId = await createCharge({ items: [{ name: 'Lance', amount: '1', quantity: 1 }], metadata: { itemId: '5' } });
+    await payOnChain(chargeId, payer, 1_000_000n);
+    await settleCharge(chargeId);
+    process.env.FULFILMENT_GAS_LIMIT_MAX = '30000'; // a first ERC-1155 mint needs more
+    resetEnvCache();
+    try {
+      const [capped] = await runUntilSettled(chargeId);
+      expect(capped).toMatchObject({ status: 'failed', transferId: null });
+      expect(capped!.failureReason).toMatch(/gas, more than the 30000 a fulfilment may use/);
+    } finally {
+      delete process.env.FULFILMENT_GAS_LIMIT_MAX;
+      resetEnvCache();
+    }
+    expect(await itemBalance(items, payer.address, 5n)).toBe(0n);
+  });
+
   it('kill -9 between the charge succeeding and the job, and between recording the mint and its broadcast: minted once', async () => {
     const items = await deployGameItems(serviceWallet);
     const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
@@ -434,4 +510,303 @@ describe('fulfilling a succeeded charge', () => {
       .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'fulfilment')));
     expect(calls).toHaveLength(1);
   }, 90_000); // spawns worker processes: slow on a loaded 2-core machine
+});
+
+describe('only an owner with step-up changes contracts and rules (N3)', () => {
+  it('a developer and an admin cannot register or add a rule; an owner needs their PIN; with it, every owner is e-mailed', async () => {
+    const items = await deployGameItems();
+    const admin = await newUser({ pin: OWNER_PIN });
+    const secondOwner = await newUser();
+    await getDb()
+      .insert(merchantMembers)
+      .values([
+        { merchantId: merchant.id, userId: admin, role: 'admin' },
+        { merchantId: merchant.id, userId: secondOwner, role: 'owner' },
+      ]);
+    for (const userId of [developer, admin]) {
+      const refused = await appError(registerContract({ ...live(), userId, values: { chain: 'POLYGON', address: items } }));
+      expect(refused).toMatchObject({ code: 'forbidden', status: 403 });
+      expect(refused.message).toContain('ask an owner');
+    }
+    const noStepUp = await appError(registerContract({ ...live(), stepUp: undefined, values: { chain: 'POLYGON', address: items } }));
+    expect(noStepUp).toMatchObject({ code: 'step_up_required', param: 'pin' });
+    const wrongPin = await appError(
+      registerContract({ ...live(), stepUp: { pin: '000000' }, values: { chain: 'POLYGON', address: items } }),
+    );
+    expect(wrongPin.code).toBe('pin_incorrect');
+    expect((await listContracts(live())).contracts).toEqual([]);
+
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
+    for (const userId of [developer, admin]) {
+      const refused = await appError(createFulfilmentRule({ ...live(), userId, values: mintRule(contract.id) }));
+      expect(refused).toMatchObject({ code: 'forbidden', status: 403 });
+    }
+    const ruleWithoutStepUp = await appError(createFulfilmentRule({ ...live(), stepUp: {}, values: mintRule(contract.id) }));
+    expect(ruleWithoutStepUp).toMatchObject({ code: 'step_up_required' });
+    expect(await getDb().select().from(fulfilmentRules).where(eq(fulfilmentRules.contractId, contract.id))).toEqual([]);
+
+    const rule = await createFulfilmentRule({ ...live(), values: mintRule(contract.id) });
+    const pauseByDeveloper = await appError(setRuleEnabled({ ...live(), userId: developer, ruleId: rule.id, enabled: false }));
+    expect(pauseByDeveloper.code).toBe('forbidden');
+    const pauseWithoutStepUp = await appError(setRuleEnabled({ ...live(), stepUp: {}, ruleId: rule.id, enabled: false }));
+    expect(pauseWithoutStepUp.code).toBe('step_up_required');
+    await setRuleEnabled({ ...live(), ruleId: rule.id, enabled: false });
+
+    // Both owners (the one acting and the other) hear of each change; the admin does not.
+    const owners = await getDb()
+      .select({ userId: merchantMembers.userId })
+      .from(merchantMembers)
+      .where(and(eq(merchantMembers.merchantId, merchant.id), eq(merchantMembers.role, 'owner')));
+    expect(owners).toHaveLength(2);
+    for (const { userId } of owners) {
+      const subjects = readOutbox('email', (await userRow(userId)).email!).map((m) => m.subject ?? '');
+      expect(subjects).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining(`contract ${items} registered for fulfilment (live mode)`),
+          expect.stringContaining('fulfilment rule added: mint(address,uint256,uint256) (live mode)'),
+          expect.stringContaining('fulfilment rule paused: mint(address,uint256,uint256)'),
+        ]),
+      );
+    }
+    const adminMail = readOutbox('email', (await userRow(admin)).email!);
+    expect(adminMail).toEqual([]);
+  });
+});
+
+describe('token-moving functions are refused by selector (N3)', () => {
+  it('approve and transfer, typed or under another name in an uploaded ABI, are never saved as rules', async () => {
+    const items = await registerContract({ ...live(), values: { chain: 'POLYGON', address: await deployGameItems() } });
+    for (const fn of ['approve(address,uint256)', 'transfer(address,uint256)', 'setApprovalForAll(address,bool)']) {
+      const refused = await appError(
+        createFulfilmentRule({
+          ...live(),
+          values: { contractId: items.id, function: fn, bindings: [{ source: 'recipient' }, { source: 'quantity' }] },
+        }),
+      );
+      expect(refused).toMatchObject({ code: 'function_moves_tokens', status: 422, param: 'function' });
+    }
+
+    // Names whose selectors are approve's and transfer's: what the contract dispatches on is the selector.
+    const renamed = [
+      {
+        type: 'function',
+        name: 'watch_tg_invmru_2f69f1b',
+        inputs: [
+          { name: 'to', type: 'address' },
+          { name: 'spender', type: 'address' },
+        ],
+        outputs: [],
+        stateMutability: 'nonpayable',
+      },
+      {
+        type: 'function',
+        name: 'join_tg_invmru_haha_fd06787',
+        inputs: [
+          { name: 'to', type: 'address' },
+          { name: 'flag', type: 'bool' },
+        ],
+        outputs: [],
+        stateMutability: 'nonpayable',
+      },
+      { type: 'function', name: 'grantItem', inputs: [{ name: 'to', type: 'address' }], outputs: [], stateMutability: 'nonpayable' },
+    ];
+    const forwarder = await plant(nativeForwarderArtifact.deployedBytecode);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: forwarder, abi: JSON.stringify(renamed) } });
+    // Never offered in the tab either.
+    expect(contract.functions.map((fn) => fn.name)).toEqual(['grantItem']);
+    const asApprove = await appError(
+      createFulfilmentRule({
+        ...live(),
+        values: {
+          contractId: contract.id,
+          function: 'watch_tg_invmru_2f69f1b(address,address)',
+          bindings: [{ source: 'value', value: serviceWallet }, { source: 'recipient' }],
+        },
+      }),
+    );
+    expect(asApprove).toMatchObject({ code: 'function_moves_tokens' });
+    expect(asApprove.message).toContain('has the selector of approve(address,uint256)');
+    const asTransfer = await appError(
+      createFulfilmentRule({
+        ...live(),
+        values: {
+          contractId: contract.id,
+          function: 'join_tg_invmru_haha_fd06787(address,bool)',
+          bindings: [{ source: 'recipient' }, { source: 'value', value: 'true' }],
+        },
+      }),
+    );
+    expect(asTransfer.message).toContain('has the selector of transfer(address,uint256)');
+  });
+
+  it('a token-moving rule saved before the check is never sent: not by the job, not by Fulfil now', async () => {
+    const items = await deployGameItems(serviceWallet);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
+    const legacy = (id: string, name: string) =>
+      getDb()
+        .insert(fulfilmentRules)
+        .values({
+          id,
+          merchantId: merchant.id,
+          mode: 'live',
+          contractId: contract.id,
+          functionSignature: `${name}(address,uint256)`,
+          functionAbi: {
+            type: 'function',
+            name,
+            inputs: [
+              { name: 'spender', type: 'address' },
+              { name: 'amount', type: 'uint256' },
+            ],
+            outputs: [],
+            stateMutability: 'nonpayable',
+          },
+          bindings: [
+            { source: 'value', value: '0x000000000000000000000000000000000000dEaD' },
+            { source: 'value', value: '1000000' },
+          ],
+          enabled: true,
+          createdBy: 'member:legacy',
+        })
+        .returning();
+    const [armed] = await legacy(`fru_legacyApprove${Date.now()}`, 'approve');
+
+    const payer = await freshPayer();
+    const chargeId = await createCharge({ items: [{ name: 'Axe', amount: '1', quantity: 1 }] });
+    await payOnChain(chargeId, payer, 1_000_000n);
+    await settleCharge(chargeId);
+    const [failed] = await runUntilSettled(chargeId);
+    expect(failed).toMatchObject({ ruleId: armed!.id, status: 'failed', transferId: null });
+    expect(failed!.failureReason).toContain('has the selector of approve(address,uint256)');
+
+    await getDb().update(fulfilmentRules).set({ enabled: false }).where(eq(fulfilmentRules.id, armed!.id));
+    const [manual] = await legacy(`fru_legacyTransfer${Date.now()}`, 'transfer');
+    const now = await appError(fulfilChargeNow({ ...live(), chargeId, ruleId: manual!.id }));
+    expect(now).toMatchObject({ code: 'function_moves_tokens', status: 422 });
+    const calls = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'fulfilment')));
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('a contract that became a known token after it was registered (N3)', () => {
+  it('is not called: the job checks the network and custom tokens again before every call', async () => {
+    const items = await deployGameItems(serviceWallet);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
+    await createFulfilmentRule({ ...live(), values: mintRule(contract.id) });
+    // Someone adds it on the Tokens tab afterwards (any merchant's custom token counts).
+    await getDb().insert(merchantTokens).values({
+      merchantId: merchant.id,
+      chain: 'POLYGON',
+      address: items.toLowerCase(),
+      symbol: 'ITEM',
+      name: 'Items',
+      decimals: 0,
+      isCustom: true,
+    });
+    const payer = await freshPayer();
+    const chargeId = await createCharge({ items: [{ name: 'Helm', amount: '1', quantity: 1 }], metadata: { itemId: '4' } });
+    await payOnChain(chargeId, payer, 1_000_000n);
+    await settleCharge(chargeId);
+    const [refused] = await runUntilSettled(chargeId);
+    expect(refused).toMatchObject({ status: 'failed', transferId: null });
+    expect(refused!.failureReason).toContain(`${items} is the custom token ITEM`);
+    expect(await itemBalance(items, payer.address, 4n)).toBe(0n);
+  });
+});
+
+describe('charges whose price the payer set (publishable keys, N4)', () => {
+  it('a rule without a price list does not fire on a publishable-key charge: nothing is sent, the reason is on the fulfilment', async () => {
+    const items = await deployGameItems(serviceWallet);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
+    await createFulfilmentRule({ ...live(), values: mintRule(contract.id) });
+    const publishable = await newPublishableKey(merchant.id, 'live');
+    const payer = await freshPayer();
+    const chargeId = await createCharge(
+      { items: [{ name: 'Legendary', amount: '0.001', quantity: 1000 }], metadata: { itemId: '99' } },
+      publishable,
+    );
+    await payOnChain(chargeId, payer, 1_000_000n);
+    await settleCharge(chargeId);
+    const [skipped] = await runUntilSettled(chargeId);
+    expect(skipped).toMatchObject({ status: 'failed', transferId: null });
+    expect(skipped!.failureReason).toContain('created with a publishable key');
+    expect(await itemBalance(items, payer.address, 99n)).toBe(0n);
+    const timeline = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
+    expect(timeline.find((e) => e.type === 'charge.fulfilment_failed')?.data).toMatchObject({ reason: skipped!.failureReason });
+  });
+
+  it('with a price list, a charge below the minimum does not fire; one that meets it mints', async () => {
+    const items = await deployGameItems(serviceWallet);
+    const contract = await registerContract({ ...live(), values: { chain: 'POLYGON', address: items } });
+    const badList = await appError(
+      createFulfilmentRule({
+        ...live(),
+        values: {
+          ...mintRule(contract.id),
+          priceList: { token: 'USDC', itemId: 'metadata.sku', prices: [{ item: '7', minUnitPrice: '2' }] },
+        },
+      }),
+    );
+    expect(badList).toMatchObject({ code: 'invalid_price_list', param: 'priceList.itemId' });
+    const payerQuantity = await appError(
+      createFulfilmentRule({
+        ...live(),
+        values: {
+          contractId: contract.id,
+          function: 'mint(address,uint256,uint256)',
+          bindings: [{ source: 'recipient' }, { source: 'metadata', key: 'itemId' }, { source: 'metadata', key: 'count' }],
+          priceList: { token: 'USDC', itemId: 'metadata.itemId', prices: [{ item: '7', minUnitPrice: '2' }] },
+        },
+      }),
+    );
+    expect(payerQuantity).toMatchObject({ code: 'invalid_price_list', param: 'bindings.2' });
+    const unknownToken = await appError(
+      createFulfilmentRule({
+        ...live(),
+        values: {
+          ...mintRule(contract.id),
+          priceList: { token: 'DOGE', itemId: 'metadata.itemId', prices: [{ item: '7', minUnitPrice: '2' }] },
+        },
+      }),
+    );
+    expect(unknownToken).toMatchObject({ code: 'invalid_price_list', param: 'priceList.token' });
+    const rule = await createFulfilmentRule({
+      ...live(),
+      values: {
+        ...mintRule(contract.id),
+        priceList: { token: 'USDC', itemId: 'metadata.itemId', prices: [{ item: '7', minUnitPrice: '2.5' }] },
+      },
+    });
+    expect(rule.priceList).toMatchObject({
+      tokenAddress: USDC.address,
+      itemId: { source: 'metadata', key: 'itemId' },
+      minUnitBaseUnits: { '7': '2500000' },
+    });
+    const publishable = await newPublishableKey(merchant.id, 'live');
+    const payer = await freshPayer();
+
+    // 2 units at 2 each: 4 < 2 × 2.5.
+    const cheap = await createCharge({ items: [{ name: 'Sword', amount: '2', quantity: 2 }], metadata: { itemId: '7' } }, publishable);
+    // An item the list does not price.
+    const unlisted = await createCharge({ items: [{ name: 'Crown', amount: '3', quantity: 1 }], metadata: { itemId: '8' } }, publishable);
+    // 2 units at 2.5: meets it.
+    const fair = await createCharge({ items: [{ name: 'Sword', amount: '2.5', quantity: 2 }], metadata: { itemId: '7' } }, publishable);
+    await payOnChain(cheap, payer, 4_000_000n);
+    await payOnChain(unlisted, payer, 3_000_000n);
+    await payOnChain(fair, payer, 5_000_000n);
+    for (const id of [cheap, unlisted, fair]) await settleCharge(id);
+
+    const [below] = await runUntilSettled(cheap);
+    expect(below).toMatchObject({ status: 'failed', transferId: null });
+    expect(below!.failureReason).toContain('total 4 USDC is below the price list’s 5 USDC');
+    const [missing] = await runUntilSettled(unlisted);
+    expect(missing!.failureReason).toContain('the item “8” (metadata.itemId) is not in the rule’s price list');
+    expect(await itemBalance(items, payer.address, 8n)).toBe(0n);
+    const [met] = await runUntilSettled(fair);
+    expect(met).toMatchObject({ status: 'succeeded', args: [payer.address, '7', '2'] });
+    expect(await itemBalance(items, payer.address, 7n)).toBe(2n);
+  });
 });

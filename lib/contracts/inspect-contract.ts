@@ -3,6 +3,8 @@
  * metadata extensions, AccessControl); otherwise ERC-20's name/symbol/decimals. With an uploaded ABI any
  * contract can be registered; without one, only a recognised one. The functions a rule may call are the
  * uploaded ABI's state-changing ones, or the usual mint functions found in the bytecode (abi.ts).
+ * Whether the code dispatches ERC-20's core selectors is noted too: such a contract is a token, never
+ * an item contract (refuse-token-contract.ts).
  */
 import { erc20Abi, getAddress, parseAbi, type AbiFunction, type Address, type Hex, type PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
@@ -11,6 +13,7 @@ import type { ContractKind } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { cleanDisplayText } from '@/lib/text';
 import { codeHasFunction, isStateChanging, knownMintFunctions } from './abi';
+import { tokenMovingFunction } from './token-moving-selectors';
 
 const INTERFACE_IDS = {
   erc721: '0x80ac58cd',
@@ -35,7 +38,15 @@ export interface InspectedContract {
   interfaces: string[];
   functions: AbiFunction[];
   implementationAddress: Address | null;
+  /** The code dispatches ERC-20's transfer, balanceOf and allowance (whatever its views answer): a token. */
+  hasErc20Selectors: boolean;
 }
+
+const ERC20_CORE = parseAbi([
+  'function transfer(address to, uint256 amount)',
+  'function balanceOf(address owner) view returns (uint256)',
+  'function allowance(address owner, address spender) view returns (uint256)',
+]);
 
 export function chainClient(chain: ChainName): PublicClient {
   const client = CHAINS[chain].family === 'evm' ? publicClientFor(chain) : undefined;
@@ -97,9 +108,10 @@ export async function inspectContract(input: {
       { param: 'abi' },
     );
   }
-  const functions = input.uploadedAbi
-    ? input.uploadedAbi.filter(isStateChanging)
-    : knownMintFunctions().filter((fn) => codeHasFunction(logicCode, fn));
+  // Token-moving functions are never offered (create-rule.ts refuses them by selector anyway).
+  const functions = (
+    input.uploadedAbi ? input.uploadedAbi.filter(isStateChanging) : knownMintFunctions().filter((fn) => codeHasFunction(logicCode, fn))
+  ).filter((fn) => !tokenMovingFunction(fn));
   return {
     chain: input.chain,
     address: input.address,
@@ -110,6 +122,7 @@ export async function inspectContract(input: {
     interfaces,
     functions,
     implementationAddress: implementation,
+    hasErc20Selectors: ERC20_CORE.every((fn) => codeHasFunction(logicCode, fn) || codeHasFunction(code, fn)),
   };
 }
 

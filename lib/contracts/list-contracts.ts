@@ -1,9 +1,11 @@
 /** The Contracts tab's data: the merchant's service wallet, its registered contracts (with whether the wallet may mint) and rules. */
 import { and, asc, eq } from 'drizzle-orm';
+import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb } from '@/lib/db/client';
 import { fulfilmentRules, merchantContracts, type ApiKeyMode, type FulfilmentRuleRow, type MerchantContractRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
+import { notifyOwners } from '@/lib/merchants/notify-owners';
 import { authorizeMember } from '@/lib/merchants/permissions';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { readMinterStatus, type MinterStatus } from './minter-status';
@@ -34,30 +36,45 @@ export async function listContracts(input: { userId: string; merchantId: string;
   };
 }
 
-/** Pauses or resumes a rule (a paused rule arms no fulfilment for charges that succeed meanwhile). */
+/**
+ * Pauses or resumes a rule (a paused rule arms no fulfilment for charges that succeed meanwhile). A change
+ * to a rule like its creation: an owner, with step-up; every owner is e-mailed.
+ */
 export async function setRuleEnabled(input: {
   userId: string;
   merchantId: string;
   mode: ApiKeyMode;
+  ip?: string | null;
+  stepUp?: StepUpProof;
   ruleId: string;
   enabled: boolean;
 }): Promise<void> {
-  await getDb().transaction(async (tx) => {
+  const rule = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'contracts.manage' });
-    const [rule] = await tx
+    await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, tx });
+    const [row] = await tx
       .update(fulfilmentRules)
       .set({ enabled: input.enabled })
       .where(
         and(eq(fulfilmentRules.id, input.ruleId), eq(fulfilmentRules.merchantId, input.merchantId), eq(fulfilmentRules.mode, input.mode)),
       )
-      .returning({ id: fulfilmentRules.id });
-    if (!rule) throw new AppError('not_found', `No fulfilment rule ${input.ruleId}.`);
+      .returning({ id: fulfilmentRules.id, functionSignature: fulfilmentRules.functionSignature });
+    if (!row) throw new AppError('not_found', `No fulfilment rule ${input.ruleId}.`);
     await recordAudit(tx, {
       actor,
       action: input.enabled ? 'fulfilment_rule.enable' : 'fulfilment_rule.disable',
-      targetId: rule.id,
+      targetId: row.id,
       mode: input.mode,
+      ip: input.ip,
     });
+    return row;
+  });
+  await notifyOwners({
+    merchantId: input.merchantId,
+    actorUserId: input.userId,
+    ip: input.ip,
+    subject: `fulfilment rule ${input.enabled ? 'resumed' : 'paused'}: ${rule.functionSignature} (${input.mode} mode)`,
+    text: `The fulfilment rule ${rule.id} (${rule.functionSignature}) was ${input.enabled ? 'resumed: it fires again on charges that succeed from now on' : 'paused: it fires on no charge until resumed'} (${input.mode} mode).`,
   });
 }
 

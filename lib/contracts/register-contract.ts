@@ -2,17 +2,25 @@
  * The Contracts tab's "Register a contract": the chain must be of the dashboard's mode (test networks in
  * test mode) and reachable; the contract is read on chain (inspect-contract.ts) and what was found is
  * kept with the registration. Registering the same address again refreshes what was read (a new ABI).
+ *
+ * Only item contracts (finding N3): a token the service knows or holds is refused (`contract_is_token`,
+ * refuse-token-contract.ts). Registering or refreshing is an owner's act, confirmed with their PIN or a
+ * passkey (step-up), and every owner is e-mailed.
  */
 import { getAddress, isAddress, type Address } from 'viem';
+import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { merchantContracts, type ApiKeyMode, type MerchantContractRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
+import { notifyOwners } from '@/lib/merchants/notify-owners';
 import { authorizeMember } from '@/lib/merchants/permissions';
+import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { parseUploadedAbi } from './abi';
 import { inspectContract } from './inspect-contract';
+import { refuseTokenContract } from './refuse-token-contract';
 import { registerContractInputSchema } from './schemas';
 
 export async function registerContract(input: {
@@ -20,6 +28,8 @@ export async function registerContract(input: {
   merchantId: string;
   mode: ApiKeyMode;
   ip?: string | null;
+  /** The owner's PIN or passkey assertion (components/account/step-up-fields.tsx). */
+  stepUp?: StepUpProof;
   values: unknown;
 }): Promise<MerchantContractRow> {
   await authorizeMember(getDb(), { ...input, permission: 'contracts.manage' });
@@ -52,9 +62,12 @@ export async function registerContract(input: {
   const address = getAddress(parsed.data.address) as Address;
   const abi = parsed.data.abi?.trim();
   const inspected = await inspectContract({ chain: chain as ChainName, address, ...(abi ? { uploadedAbi: parseUploadedAbi(abi) } : {}) });
+  const serviceWallet = (await ensureMerchantWallets(getDb(), input.merchantId)).find((w) => w.family === 'evm')!.address as Address;
+  await refuseTokenContract(getDb(), { inspected, serviceWallet });
 
-  return getDb().transaction(async (tx) => {
+  const registered = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'contracts.manage' });
+    await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, tx });
     const values = {
       kind: inspected.kind,
       name: inspected.name,
@@ -92,4 +105,12 @@ export async function registerContract(input: {
     });
     return row!;
   });
+  await notifyOwners({
+    merchantId: input.merchantId,
+    actorUserId: input.userId,
+    ip: input.ip,
+    subject: `contract ${address} registered for fulfilment (${input.mode} mode)`,
+    text: `The contract ${address} on ${info.displayName} (${inspected.kind}${inspected.name ? `, ${inspected.name}` : ''}) was registered or refreshed on the Contracts tab (${input.mode} mode). Its fulfilment rules make your service wallet call it when a charge succeeds.`,
+  });
+  return registered;
 }

@@ -2,7 +2,10 @@
  * The dashboard's Retry on a failed fulfilment, and "Fulfil now" for a succeeded charge a rule did not
  * cover (it succeeded before the rule existed, or lacked a metadata key then). Both only ever add a new
  * attempt where nothing was minted: a retry needs the fulfilment `failed` (its call reverted or was never
- * made), and (charge, rule) stays unique. The job then starts it; here it is started at once.
+ * made), and (charge, rule) stays unique. The job then starts it; here it is started at once, through
+ * the same checks as every fulfilment (start-fulfilments.ts: no token-moving function, no token
+ * contract, a price list met by charges of publishable keys). Members with `fulfilments.run` (owner,
+ * admin, developer) may press them: they only carry out a rule an owner confirmed.
  */
 import { and, eq } from 'drizzle-orm';
 import { recordAudit } from '@/lib/audit/record-audit';
@@ -13,6 +16,7 @@ import { charges, fulfilmentRules, fulfilments, merchantContracts, type ApiKeyMo
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { authorizeMember } from '@/lib/merchants/permissions';
+import { refuseTokenMovingFunction } from './create-rule';
 import { startFulfilment, type StartOutcome } from './start-fulfilments';
 
 interface MemberInput {
@@ -24,7 +28,7 @@ interface MemberInput {
 
 export async function retryFulfilment(input: MemberInput & { fulfilmentId: string }): Promise<StartOutcome> {
   await getDb().transaction(async (tx) => {
-    const actor = await authorizeMember(tx, { ...input, permission: 'contracts.manage' });
+    const actor = await authorizeMember(tx, { ...input, permission: 'fulfilments.run' });
     const [row] = await tx
       .select()
       .from(fulfilments)
@@ -68,7 +72,7 @@ export async function fulfilChargeNow(
 ): Promise<{ fulfilmentId: string; outcome: StartOutcome }> {
   const fulfilmentId = newId('fulfilment');
   await getDb().transaction(async (tx) => {
-    const actor = await authorizeMember(tx, { ...input, permission: 'contracts.manage' });
+    const actor = await authorizeMember(tx, { ...input, permission: 'fulfilments.run' });
     const [charge] = await tx
       .select()
       .from(charges)
@@ -87,6 +91,8 @@ export async function fulfilChargeNow(
         and(eq(fulfilmentRules.id, input.ruleId), eq(fulfilmentRules.merchantId, input.merchantId), eq(fulfilmentRules.mode, input.mode)),
       );
     if (!rule) throw new AppError('not_found', `No fulfilment rule ${input.ruleId} in this mode.`, { param: 'ruleId' });
+    // A rule saved before token-moving functions were refused is refused here, before anything is armed.
+    refuseTokenMovingFunction(rule.rule.functionAbi);
     if (rule.contract.chain !== charge.chain) {
       throw new AppError(
         'contract_chain_mismatch',

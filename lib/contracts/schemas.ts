@@ -23,11 +23,48 @@ const argumentBindingSchema = z.discriminatedUnion('source', [
   z.object({ source: z.literal('value'), value: z.string().max(500) }),
 ]);
 
+/**
+ * A rule's price list: what a charge created with a publishable key (whose amount, items and metadata the
+ * payer chose) must pay for the rule to fire. Without one, such charges never fire the rule.
+ *
+ *   token   the token prices are in: its symbol or address on the contract's network (a network token, or
+ *           one of the merchant's custom tokens); a charge paid in another token does not meet the list
+ *   itemId  where the charge's item id is read: `metadata.<key>` (one item id for the whole charge) or
+ *           `item.name` (each line of `items` is an item id)
+ *   prices  item id → minimum price of one unit, as a decimal of the token ("2.5")
+ *
+ * The charge meets it when every item id it names is listed and its total is at least the sum of
+ * minimum × quantity (`metadata.<key>`: × the items' total quantity, 1 without items; `item.name`: each
+ * line's quantity). See check-price-list.ts.
+ */
+const priceListInputSchema = z.object({
+  token: z.string().trim().min(1, 'Name the token the prices are in (its symbol or address).').max(100),
+  itemId: z
+    .string()
+    .trim()
+    .regex(/^(metadata\.[^\s]{1,40}|item\.name)$/, 'Read the item id from metadata.<key> (e.g. metadata.itemId) or item.name.'),
+  prices: z
+    .array(
+      z.object({
+        item: z.string().trim().min(1, 'Each price needs its item id.').max(200),
+        minUnitPrice: z
+          .string()
+          .trim()
+          .regex(/^\d+(\.\d+)?$/, 'Each minimum price is a decimal such as 2.5.'),
+      }),
+    )
+    .min(1, 'List at least one item and its minimum price.')
+    .max(500, 'At most 500 items in one price list.'),
+});
+export type PriceListInput = z.infer<typeof priceListInputSchema>;
+
 export const createRuleInputSchema = z.object({
   contractId: z.string().min(1).max(64),
   /** A signature from the contract's functions, e.g. mint(address,uint256,uint256), or one typed by the merchant. */
   function: z.string().trim().min(1, 'Choose the function to call.').max(500),
   bindings: z.array(argumentBindingSchema).max(16),
+  /** Needed for the rule to fire on charges of publishable keys (see priceListInputSchema). */
+  priceList: priceListInputSchema.optional(),
 });
 
 export const fulfilmentSchema = z

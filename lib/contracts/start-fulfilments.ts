@@ -10,6 +10,12 @@
  *    reconciler sends (the same bytes: mined at most once);
  *  - its end (confirmed at depth, or failed) is written by the engine's purpose hook (settle-fulfilment.ts).
  *
+ * Before anything is read from the chain, the rule is checked again as it stands today, whenever it was
+ * saved: a token-moving function (token-moving-selectors.ts) or a contract that is a known token
+ * (refuse-token-contract.ts) fails the row; a charge whose price the payer chose (publishable key) fails
+ * it unless the rule's price list is met (check-price-list.ts). Nothing is sent in any of these cases.
+ * The call's gas limit is capped lower than the gas tank's (FULFILMENT_GAS_LIMIT_MAX, finding N18).
+ *
  * Before recording, the call is simulated from the service wallet: a call that would revert (no minter
  * role, a receiver that refuses the item) is recorded as failed with the contract's reason and costs no
  * gas. A network that cannot be reached postpones the row; every other problem fails it with what to fix,
@@ -20,7 +26,8 @@ import { BaseError, ContractFunctionRevertedError, encodeFunctionData, parseAbi,
 import { CHAINS, nativeToken, type ChainName } from '@/lib/chains/registry';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
-import { charges, fulfilmentRules, fulfilments, merchantContracts, payments, wallets } from '@/lib/db/schema';
+import { apiKeys, charges, fulfilmentRules, fulfilments, merchantContracts, payments, wallets } from '@/lib/db/schema';
+import { env } from '@/lib/env';
 import { isAppError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
@@ -30,6 +37,9 @@ import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { openWalletKey } from '@/lib/wallets/envelope';
 import { bindArguments } from './bind-arguments';
+import { priceListRefusal } from './check-price-list';
+import { isKnownToken } from './refuse-token-contract';
+import { tokenMovingFunction } from './token-moving-selectors';
 import { emitFulfilmentEvent } from './emit-fulfilment-event';
 import { chainClient } from './inspect-contract';
 import { statusesLeadingTo } from './state';
@@ -78,16 +88,36 @@ export async function startFulfilment(fulfilmentId: string): Promise<StartOutcom
 /** Step 1 (exported for the crash test): bind, simulate, read the chain, then record under the row's lock — nothing is broadcast. */
 export async function recordFulfilment(fulfilmentId: string): Promise<{ outcome: StartOutcome; recorded?: RecordedTransfer }> {
   const [row] = await getDb()
-    .select({ fulfilment: fulfilments, rule: fulfilmentRules, contract: merchantContracts, charge: charges })
+    .select({ fulfilment: fulfilments, rule: fulfilmentRules, contract: merchantContracts, charge: charges, keyKind: apiKeys.kind })
     .from(fulfilments)
     .innerJoin(fulfilmentRules, eq(fulfilmentRules.id, fulfilments.ruleId))
     .innerJoin(merchantContracts, eq(merchantContracts.id, fulfilmentRules.contractId))
     .innerJoin(charges, eq(charges.id, fulfilments.chargeId))
+    .innerJoin(apiKeys, eq(apiKeys.id, charges.apiKeyId))
     .where(eq(fulfilments.id, fulfilmentId));
   if (!row || row.fulfilment.status !== 'pending') return { outcome: 'busy' };
   const { rule, contract, charge } = row;
   const chain = contract.chain as ChainName;
   const fn = rule.functionAbi;
+
+  // Rules saved before these checks existed are held to them too: nothing is sent.
+  const movesTokens = tokenMovingFunction(fn);
+  if (movesTokens) {
+    return {
+      outcome: await failFulfilment(
+        fulfilmentId,
+        `Not sent: ${rule.functionSignature} has the selector of ${movesTokens}, which moves or approves tokens; fulfilment never calls one. Delete this rule.`,
+      ),
+    };
+  }
+  const token = await isKnownToken(getDb(), { chain, address: contract.address });
+  if (token) {
+    return {
+      outcome: await failFulfilment(fulfilmentId, `Not sent: ${contract.address} is ${token}; fulfilment calls item contracts only.`),
+    };
+  }
+  const unpriced = priceListRefusal({ keyKind: row.keyKind, priceList: rule.priceList, charge });
+  if (unpriced) return { outcome: await failFulfilment(fulfilmentId, unpriced) };
 
   let bound;
   try {
@@ -124,6 +154,16 @@ export async function recordFulfilment(fulfilmentId: string): Promise<{ outcome:
   } catch (error) {
     if (isAppError(error) && error.code === 'chain_unavailable') return { outcome: await postpone(fulfilmentId) };
     throw error;
+  }
+  const gasCap = BigInt(env().FULFILMENT_GAS_LIMIT_MAX);
+  if (prepared.gas > gasCap) {
+    return {
+      outcome: await failFulfilment(
+        fulfilmentId,
+        `Not sent: the call needs ${prepared.gas} gas, more than the ${gasCap} a fulfilment may use. Make the mint cheaper, or ask your operator to raise FULFILMENT_GAS_LIMIT_MAX.`,
+        bound,
+      ),
+    };
   }
 
   try {

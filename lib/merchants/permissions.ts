@@ -2,9 +2,10 @@
  * Who may do what in a merchant's dashboard. Every mutating action names its permission and is checked
  * on the server (authorizeMember) — the UI hiding a button is a courtesy, not the control.
  *
- *   owner      everything, including members' roles, withdrawals and the audit log
- *   admin      everything but owners' seats, withdrawals and the audit log
- *   developer  API keys, webhooks, tokens, OAuth apps, contracts and fulfilment rules; reads the rest
+ *   owner      everything, including members' roles, withdrawals, the audit log, and contracts and
+ *              fulfilment rules (they make the service wallet call a contract: with step-up)
+ *   admin      everything but owners' seats, withdrawals, the audit log, contracts and rules
+ *   developer  API keys, webhooks, tokens, OAuth apps, retrying fulfilments; reads the rest
  *   viewer     reads
  */
 import { and, eq } from 'drizzle-orm';
@@ -20,7 +21,8 @@ const PERMISSIONS = {
   'webhooks.manage': ['owner', 'admin', 'developer'],
   'tokens.manage': ['owner', 'admin', 'developer'],
   'oauth_apps.manage': ['owner', 'admin', 'developer'],
-  'contracts.manage': ['owner', 'admin', 'developer'],
+  'contracts.manage': ['owner'],
+  'fulfilments.run': ['owner', 'admin', 'developer'],
   'profile.manage': ['owner', 'admin'],
   'members.manage': ['owner', 'admin'],
   'funds.withdraw': ['owner'],

@@ -32,6 +32,8 @@ describe('development seed', () => {
     expect(consumerWallets.map((w) => w.family).sort()).toEqual(['evm', 'solana']);
     const owner = await findUserByEmail(DEMO_PEOPLE.owner.email);
     expect((await findMerchantOfUser(owner!.id))?.merchant.id).toBe(DEMO_MERCHANT.id);
+    // The owner's PIN confirms the demo's contract registration and rule (step-up, lib/contracts/demo-game-items.ts).
+    await expect(verifyPin({ userId: owner!.id, pin: DEMO_PEOPLE.owner.pin })).resolves.toBeUndefined();
     const consumer = await findUserByEmail(DEMO_PEOPLE.consumer.email);
     await expect(verifyPin({ userId: consumer!.id, pin: DEMO_PEOPLE.consumer.pin })).resolves.toBeUndefined();
   });

@@ -34,9 +34,9 @@ export const DEMO_KEYS = {
   },
 } as const;
 
-/** Sign in with e-mail codes from the dev mailbox; the consumer's PIN is set already. */
+/** Sign in with e-mail codes from the dev mailbox; PINs are set already (the owner's confirms contract and rule changes). */
 export const DEMO_PEOPLE = {
-  owner: { email: 'owner@demo.chargeport.test' },
+  owner: { email: 'owner@demo.chargeport.test', pin: '135790' },
   consumer: { email: 'player@demo.chargeport.test', pin: '246813' },
 } as const;
 
@@ -72,6 +72,7 @@ export async function seedDemoData(): Promise<DemoSeed> {
   }
   const owner = await ensureDemoUser(DEMO_PEOPLE.owner.email);
   await db.insert(merchantMembers).values({ merchantId: DEMO_MERCHANT.id, userId: owner, role: 'owner' }).onConflictDoNothing();
+  if (!(await hasPin(owner))) await setPin({ userId: owner, pin: DEMO_PEOPLE.owner.pin, confirm: DEMO_PEOPLE.owner.pin });
   await ensureMerchantWallets(db, DEMO_MERCHANT.id);
   const consumer = await ensureDemoUser(DEMO_PEOPLE.consumer.email);
   if (!(await hasPin(consumer))) await setPin({ userId: consumer, pin: DEMO_PEOPLE.consumer.pin, confirm: DEMO_PEOPLE.consumer.pin });

@@ -63,9 +63,23 @@ export type ArgumentBinding =
   | { source: 'value'; value: string };
 
 /**
+ * A rule's price list as stored (lib/contracts/schemas.ts priceListInputSchema, check-price-list.ts):
+ * the token (on the rule's contract's network) and, per item id, the minimum price of one unit in its
+ * base units (decimal text of a bigint).
+ */
+export interface StoredPriceList {
+  tokenAddress: string;
+  tokenSymbol: string;
+  tokenDecimals: number;
+  itemId: { source: 'metadata'; key: string } | { source: 'item_name' };
+  minUnitBaseUnits: Record<string, string>;
+}
+
+/**
  * "When a charge succeeds, call `function` on the contract with these arguments." Applies to the
  * merchant's succeeded charges of its mode on the contract's chain that carry every metadata key the
- * bindings read (`requiredMetadataKeys`), from the moment the rule exists.
+ * bindings read (`requiredMetadataKeys`), from the moment the rule exists. A charge created with a
+ * publishable key (the payer chose its price) is fulfilled only when the rule has a price list it meets.
  */
 export const fulfilmentRules = pgTable(
   'fulfilment_rules',
@@ -87,6 +101,8 @@ export const fulfilmentRules = pgTable(
       .notNull()
       .default(sql`'{}'::text[]`),
     enabled: boolean('enabled').notNull().default(true),
+    /** Null: the rule never fires on charges of publishable keys. */
+    priceList: jsonb('price_list').$type<StoredPriceList>(),
     createdBy: text('created_by').notNull(),
     ...timestamps,
   },

@@ -46,7 +46,7 @@ export default async function ChargePage({ params }: { params: Promise<{ chargeI
         isSucceeded={details.charge.status === 'succeeded'}
         fulfilments={await listChargeFulfilments({ merchantId: membership.merchant.id, mode, chargeId: details.charge.id })}
         rules={await listChargeRules({ merchantId: membership.merchant.id, mode })}
-        canManage={roleAllows(membership.role, 'contracts.manage')}
+        canManage={roleAllows(membership.role, 'fulfilments.run')}
       />
     </main>
   );

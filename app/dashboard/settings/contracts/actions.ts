@@ -1,6 +1,7 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
+import { stepUpFromForm } from '@/lib/accounts/step-up-form';
 import { formError, type FormState } from '@/lib/auth/form-state';
 import { createFulfilmentRule } from '@/lib/contracts/create-rule';
 import { setRuleEnabled } from '@/lib/contracts/list-contracts';
@@ -19,7 +20,12 @@ export async function registerContractAction(_state: FormState, form: FormData):
     abi: String(form.get('abi') ?? ''),
   };
   try {
-    const contract = await registerContract({ ...(await currentMemberActor()), mode: await dashboardMode(), values });
+    const contract = await registerContract({
+      ...(await currentMemberActor()),
+      mode: await dashboardMode(),
+      stepUp: stepUpFromForm(form),
+      values,
+    });
     revalidatePath(PAGE);
     const what = contract.kind === 'other' ? 'a contract (from its ABI)' : `an ${contract.kind.toUpperCase().replace('ERC', 'ERC-')}`;
     return { notice: `Registered ${contract.name ?? contract.address}: ${what} with ${contract.functions.length} callable function(s).` };
@@ -32,15 +38,19 @@ export async function createRuleAction(_state: FormState, form: FormData): Promi
   const values = { contractId: String(form.get('contractId') ?? ''), function: String(form.get('function') ?? '') };
   try {
     let bindings: unknown;
+    let priceList: unknown;
     try {
       bindings = JSON.parse(String(form.get('bindings') ?? '[]'));
+      const priceListText = String(form.get('priceList') ?? '').trim();
+      priceList = priceListText ? JSON.parse(priceListText) : undefined;
     } catch {
       throw new AppError('invalid_request', 'The arguments could not be read; reload the page.', { param: 'bindings' });
     }
     const rule = await createFulfilmentRule({
       ...(await currentMemberActor()),
       mode: await dashboardMode(),
-      values: { ...values, bindings },
+      stepUp: stepUpFromForm(form),
+      values: { ...values, bindings, ...(priceList ? { priceList } : {}) },
     });
     revalidatePath(PAGE);
     return { notice: `Rule added: ${rule.functionSignature} on every succeeded charge from now on.` };
@@ -54,6 +64,7 @@ export async function setRuleEnabledAction(_state: FormState, form: FormData): P
     await setRuleEnabled({
       ...(await currentMemberActor()),
       mode: await dashboardMode(),
+      stepUp: stepUpFromForm(form),
       ruleId: String(form.get('ruleId') ?? ''),
       enabled: form.get('enabled') === 'true',
     });

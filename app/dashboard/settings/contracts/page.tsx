@@ -4,6 +4,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { isChainServed } from '@/lib/chains/served';
 import { signatureOf } from '@/lib/contracts/abi';
 import { describeBinding } from '@/lib/contracts/bind-arguments';
+import { describePriceList } from '@/lib/contracts/check-price-list';
 import { listContracts } from '@/lib/contracts/list-contracts';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';
@@ -27,6 +28,10 @@ export default async function ContractsPage() {
           Register your game’s contracts and say what to call when a charge succeeds — for example, mint the item bought to the player.
           Calls are made by your service wallet through Chargeport’s transaction engine, once per charge and rule; you receive{' '}
           <code className="break-all">fulfilment.succeeded</code> or <code className="break-all">fulfilment.failed</code>.
+        </p>
+        <p className="mt-1 text-sm text-slate-600" data-testid="contracts-who-may-change">
+          Only an owner can register contracts and add, pause or resume rules, confirming with their PIN or a passkey; every owner is
+          e-mailed. {canManage ? '' : `Your role (${membership.role}) can read this page.`}
         </p>
       </div>
       <section className="rounded-xl bg-white p-4 ring-1 ring-slate-200 sm:p-5" aria-labelledby="service-wallet-heading">
@@ -67,6 +72,7 @@ export default async function ContractsPage() {
               function: rule.functionSignature,
               bindings: rule.bindings.map(describeBinding),
               enabled: rule.enabled,
+              priceList: rule.priceList ? describePriceList(rule.priceList) : null,
             })),
           }}
         />

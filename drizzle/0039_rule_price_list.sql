@@ -1,0 +1,1 @@
+ALTER TABLE "fulfilment_rules" ADD COLUMN "price_list" jsonb;
