@@ -135,6 +135,7 @@ export async function recordFulfilment(fulfilmentId: string): Promise<{ outcome:
         prepared,
         signer: accountFromKey(openWalletKey(sealed!)),
         purpose: 'fulfilment',
+        authorization: { authority: { kind: 'system', job: 'fulfilment' }, destination: { class: 'item_contract' } },
         chargeId: charge.id,
         gasSponsor: { merchantId: charge.merchantId },
         senderLabel: 'Your service wallet',

@@ -82,6 +82,12 @@ async function signerOf(address: Address) {
   return accountFromKey(openWalletKey(wallet!));
 }
 
+/** A user's own send, as their PIN authorises it (the transfer gate checks the wallet is theirs). */
+async function ownSend(address: Address) {
+  const [wallet] = await getDb().select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, address));
+  return { authority: { kind: 'payer_pin', userId: wallet!.userId! }, destination: { class: 'any_address' } } as const;
+}
+
 /** Records a transfer of `amount` of `token` from `from` through the engine, and submits it. */
 async function send(input: {
   from: Address;
@@ -104,6 +110,7 @@ async function send(input: {
       prepared,
       signer: await signerOf(input.from),
       purpose: 'wallet_send',
+      authorization: await ownSend(input.from),
       gasSponsor: input.sponsor,
       ...(input.idempotencyKey ? { idempotency: { scope: `test:${input.from}`, key: input.idempotencyKey } } : {}),
     }),
@@ -306,6 +313,7 @@ describe('faults the engine survives', () => {
           prepared,
           signer: await signerOf(sender.address),
           purpose: 'wallet_send',
+          authorization: await ownSend(sender.address),
           gasSponsor: { userId: sender.userId },
         }),
       ),
