@@ -173,7 +173,10 @@ async function recordGasTopUp(
     maxPriorityFeePerGas: prepared.maxPriorityFeePerGas,
     sender: tankFacts,
   };
-  const authorization: TransferAuthorization = { authority: { kind: 'system', job: 'gas_topup' }, destination: { class: 'sponsored_sender' } };
+  const authorization = {
+    authority: { kind: 'system', job: 'gas_topup' },
+    destination: { class: 'sponsored_sender' },
+  } as const satisfies TransferAuthorization;
   await authorizeTransfer(tx, { prepared: topUp, purpose: 'gas_topup', chargeId: input.chargeId, authorization });
   return signAndInsert(tx, {
     prepared: topUp,
