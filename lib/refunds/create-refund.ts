@@ -149,7 +149,7 @@ export async function createRefund(input: {
 }
 
 /** The gate's authority for the refund's actor (`api_key:…` from the API, `member:…` from the dashboard). */
-function refundAuthority(ctx: RefundContext): TransferAuthority {
+function refundAuthority(ctx: RefundContext): Extract<TransferAuthority, { kind: 'api_key' | 'member' }> {
   const [kind, id] = ctx.actor.split(':', 2);
   if (kind === 'api_key' && id) return { kind: 'api_key', apiKeyId: id, merchantId: ctx.merchantId };
   if (kind === 'member' && id) return { kind: 'member', userId: id, merchantId: ctx.merchantId };

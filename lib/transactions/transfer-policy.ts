@@ -302,7 +302,8 @@ async function verifyDestination(tx: DbOrTx, input: GateInput): Promise<string |
       const [deposit] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
       if (!same(deposit?.address, recipient)) return 'A payment goes to its charge’s deposit address only.';
       if (input.authorization.authority.kind === 'payer_pin') {
-        if (!(await isUserWallet(tx, input.authorization.authority.userId, movement.from))) return 'A payer pays from their own wallet only.';
+        if (!(await isUserWallet(tx, input.authorization.authority.userId, movement.from)))
+          return 'A payer pays from their own wallet only.';
       } else if (!(await isAnyUserWallet(tx, movement.from))) return 'An order pays from the buyer’s wallet only.';
       return undefined;
     }
@@ -339,7 +340,10 @@ async function verifyDestination(tx: DbOrTx, input: GateInput): Promise<string |
       if (!same(destination.address, recipient)) return 'The recipient is not the address the owner approved.';
       const fromMerchant =
         (await isMerchantWallet(tx, authority.merchantId, movement.from)) ||
-        (input.chargeId ? (await chargeOf(tx, input.chargeId))?.merchantId === authority.merchantId && (await isDepositOf(tx, input.chargeId, movement.from)) : false);
+        (input.chargeId
+          ? (await chargeOf(tx, input.chargeId))?.merchantId === authority.merchantId &&
+            (await isDepositOf(tx, input.chargeId, movement.from))
+          : false);
       return fromMerchant ? undefined : 'An owner approves transfers from their merchant’s own wallets only.';
     }
     case 'item_contract':
@@ -372,10 +376,7 @@ async function isUserWallet(tx: DbOrTx, userId: string, address: string): Promis
 }
 
 async function isAnyUserWallet(tx: DbOrTx, address: string): Promise<boolean> {
-  const [row] = await tx
-    .select({ userId: wallets.userId })
-    .from(wallets)
-    .where(addressIs(wallets.address, address));
+  const [row] = await tx.select({ userId: wallets.userId }).from(wallets).where(addressIs(wallets.address, address));
   return !!row?.userId;
 }
 
@@ -388,7 +389,10 @@ async function isMerchantWallet(tx: DbOrTx, merchantId: string, address: string)
 }
 
 async function isDepositOf(tx: DbOrTx, chargeId: string, address: string): Promise<boolean> {
-  const [row] = await tx.select({ address: depositAddresses.address }).from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
+  const [row] = await tx
+    .select({ address: depositAddresses.address })
+    .from(depositAddresses)
+    .where(eq(depositAddresses.chargeId, chargeId));
   return same(row?.address, address);
 }
 
