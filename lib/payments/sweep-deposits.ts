@@ -319,7 +319,10 @@ async function signSolanaSweepStep(
     prepared: { chain: chain.name, from: deposit.address, spend: { token, amount: owed, recipient: payee } },
     purpose: 'sweep',
     chargeId: charge.id,
-    authorization: { authority: { kind: 'system', job: 'sweep' }, destination: { class: charge.toAddress ? 'charge_payee' : 'merchant_wallet' } },
+    authorization: {
+      authority: { kind: 'system', job: 'sweep' },
+      destination: { class: charge.toAddress ? 'charge_payee' : 'merchant_wallet' },
+    },
   });
   const feePayer = await gasTankSolanaSigner();
   const signed = await signSolanaSweep(rpc, { feePayer, deposit: depositSigner, payee: solanaAddress(payee), token, amount: owed });

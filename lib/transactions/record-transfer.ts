@@ -1,7 +1,7 @@
 /**
  * Step 1 of every send (docs/adr/0016-one-transaction-engine.md): in the caller's database transaction,
  * under the sender's lock, ask the transfer gate whether this authority may move value to this
- * destination (transfer-policy.ts, ADR 0023: refused → nothing is signed), decide with what is already in
+ * destination (transfer-policy.ts, ADR 0024: refused → nothing is signed), decide with what is already in
  * flight whether the wallet can afford it, let the gas tank pay the fee if the caller allows it (its
  * top-up passes the gate too), take the next nonce, sign, and record the transfer with its authority and
  * its first attempt. Nothing has left the server yet: broadcast-transfer.ts sends it after commit.

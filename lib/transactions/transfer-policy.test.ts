@@ -1,5 +1,5 @@
 /**
- * The transfer gate (transfer-policy.ts, ADR 0023).
+ * The transfer gate (transfer-policy.ts, ADR 0024).
  *
  * (a) The table against the code, like app/security-table.test.ts does for routes: every call of
  *     `recordTransfer(` and `authorizeTransfer(` under lib/ is found in the source and read with the

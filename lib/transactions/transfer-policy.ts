@@ -1,5 +1,5 @@
 /**
- * The transfer gate (docs/adr/0023-one-gate-for-every-transfer.md): every movement of value the service
+ * The transfer gate (docs/adr/0024-one-gate-for-every-transfer.md): every movement of value the service
  * signs names WHO authorised it (an authority) and WHERE it goes (a destination class). One table below
  * says which (purpose, authority, destination class) may move value; a combination without a row is
  * refused. `recordTransfer` asks the gate under the sender's lock, before signing, so no feature can move

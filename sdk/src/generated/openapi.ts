@@ -2463,7 +2463,7 @@ export interface components {
              */
             amount?: string | number;
             /**
-             * @description Where to send the refund. Default: the address the refunded funds came from (for a balance payment, the consumer’s Chargeport wallet). Required when the payer was a contract (a smart-contract wallet or an exchange).
+             * @description Where to send the refund. Default: the address the refunded funds came from (for a balance payment, the consumer’s Chargeport wallet). Required when the payer was a contract (a smart-contract wallet or an exchange) or several addresses paid. It must be an address that paid this charge: any other is refused (403 transfer_not_authorized).
              * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
              */
             toAddress?: string;
