@@ -40,9 +40,11 @@ import { recordTransfer, type RecordedTransfer } from './record-transfer';
 import { TRANSFER_PURPOSES, type TransferPurpose } from './state';
 import {
   POLICY_PURPOSES,
+  SYSTEM_JOBS,
   TOKEN_MOVING_SELECTORS,
   TRANSFER_POLICY,
   decideTransfer,
+  type DestinationClass,
   type PolicyRow,
   type TransferAuthorization,
 } from './transfer-policy';
@@ -178,6 +180,33 @@ describe('the policy table against the code', () => {
       ).toBe(true);
     }
     for (const row of TRANSFER_POLICY) expect(POLICY_PURPOSES).toContain(row.purpose);
+  });
+
+  it('every system job and every destination class has a row (a vocabulary word without a row would be refused everywhere)', () => {
+    for (const job of SYSTEM_JOBS)
+      expect(
+        TRANSFER_POLICY.map((r) => r.authority),
+        `system:${job}`,
+      ).toContain(`system:${job}`);
+    // A Record over the type: adding a destination class without listing it here does not compile.
+    const classes: Record<DestinationClass, true> = {
+      charge_deposit: true,
+      merchant_wallet: true,
+      charge_payee: true,
+      original_payer: true,
+      claim_address: true,
+      owner_approved: true,
+      item_contract: true,
+      swap_router: true,
+      sponsored_sender: true,
+      any_address: true,
+      self: true,
+    };
+    for (const destination of Object.keys(classes))
+      expect(
+        TRANSFER_POLICY.map((r) => r.destination),
+        destination,
+      ).toContain(destination);
   });
 
   it('every call of the gate under lib/ passes an authorization whose (purpose, authority, destination) is a row; every row has a caller', () => {

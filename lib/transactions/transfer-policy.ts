@@ -51,7 +51,7 @@ export type TransferAuthority =
   | { kind: 'system'; job: SystemJob };
 
 /** Where the value goes, each class verified by the gate. */
-export type TransferDestination =
+type TransferDestination =
   | { class: 'charge_deposit' }
   | { class: 'merchant_wallet' }
   | { class: 'charge_payee' }
