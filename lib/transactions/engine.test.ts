@@ -284,6 +284,9 @@ describe('faults the engine survives', () => {
     const first = await send({ from: sender.address, token: USDT, amount: 1_000_000n, sponsor: { userId: sender.userId } });
     expect(first.gasTopUp).toBeDefined();
     expect(first.transfer.dependsOnTransferIds).toEqual([first.gasTopUp!.id]);
+    // Both passed the transfer gate, and say who authorised them (ADR 0024).
+    expect(first.gasTopUp).toMatchObject({ authority: 'system:gas_topup', toAddress: sender.address });
+    expect(first.transfer.authority).toBe(`payer_pin:${sender.userId}`);
     expect(await settleToDepth(first.gasTopUp!.id)).toBe('confirmed');
     await reconcile();
     expect(await settleToDepth(first.transfer.id)).toBe('confirmed');

@@ -26,6 +26,7 @@ import { rpcUrl } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { fundLocalWallet } from '@/lib/infra/local-chain';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
+import { createRefund } from '@/lib/refunds/create-refund';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
@@ -442,6 +443,16 @@ describe('the gate on PostgreSQL and anvil', () => {
     expect(refused.json.error!.message).toMatch(/never paid this charge/);
     expect(await refundsOf()).toHaveLength(0);
     expect(await getDb().select().from(refunds).where(eq(refunds.chargeId, paid))).toHaveLength(0);
+
+    // The dashboard's path (an admin with their PIN): the same rule for a member.
+    await expect(
+      createRefund({
+        ctx: { merchantId: merchant.id, mode: 'live', actor: `member:${adminId}` },
+        chargeId: paid,
+        body: { toAddress: thief },
+      }),
+    ).rejects.toMatchObject({ code: 'transfer_not_authorized' });
+    expect(await refundsOf()).toHaveLength(0);
 
     const toPayer = await callRoute(refundRoute, { apiKey: merchant.liveKey!, params: { chargeId: paid }, body: { amount: '0.5' } });
     expect(toPayer.status, JSON.stringify(toPayer.json.error)).toBe(200);
