@@ -384,7 +384,8 @@ const ROUTES: Record<string, Row> = {
   'GET /api/charges': apiKeyRow(charges, 'GET', { call: onCollection('GET'), collection: SCOPED_BY_KEY }),
   'POST /api/charges/[chargeId]/cancel': apiKeyRow(cancel, 'POST', { call: onCharge('POST', {}) }),
   'POST /api/charges/[chargeId]/refunds': apiKeyRow(refunds, 'POST', {
-    call: onCharge('POST', { toAddress: '0x000000000000000000000000000000000000dEaD', reason: 'security table' }),
+    // Back to the payer: an API key cannot name another address (the transfer gate, lib/transactions/transfer-policy.test.ts).
+    call: onCharge('POST', { reason: 'security table' }),
   }),
   'GET /api/charges/[chargeId]/refunds': apiKeyRow(refunds, 'GET', { call: onCharge('GET') }),
   'GET /api/events': apiKeyRow(events, 'GET', { call: onCollection('GET'), collection: SCOPED_BY_KEY }),

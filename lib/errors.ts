@@ -94,6 +94,7 @@ export const ERROR_STATUS = {
   provider_error: 502,
   swap_unavailable: 422,
   slippage_exceeded: 409,
+  transfer_not_authorized: 403,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -201,6 +202,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   provider_error: 'On-ramp: the provider refused to start the purchase; the message gives its reason',
   swap_unavailable: 'Swap funding: not offered for this pair, country or provider; the message says why',
   slippage_exceeded: 'Swap funding: the price moved past the maximum you accepted; get a new quote',
+  transfer_not_authorized:
+    'The transfer gate refused the movement: who asked for it may not send there (e.g. a refund to an address that never paid the charge needs an owner’s approval)',
 };
 
 export interface ErrorBody {

@@ -76,6 +76,7 @@ export function RefundsSection({
             defaultValue={state.values?.toAddress}
             error={errorFor('toAddress')}
             placeholder="0x… — default: the address that paid"
+            hint="Only an address that paid this charge."
           />
           <Field label="Reason (optional)" name="reason" defaultValue={state.values?.reason} error={errorFor('reason')} />
           <PinField label="Your PIN" name="pin" />

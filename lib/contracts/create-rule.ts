@@ -33,7 +33,7 @@ import { codeHasFunction, isStateChanging, parseFunctionSignature, signatureOf }
 import { checkBindings } from './bind-arguments';
 import { chainClient } from './inspect-contract';
 import { createRuleInputSchema, type PriceListInput } from './schemas';
-import { tokenMovingFunction } from './token-moving-selectors';
+import { tokenMovingFunction } from '@/lib/transactions/token-moving-selectors';
 
 export async function createFulfilmentRule(input: {
   userId: string;

@@ -13,7 +13,7 @@ import type { ContractKind } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { cleanDisplayText } from '@/lib/text';
 import { codeHasFunction, isStateChanging, knownMintFunctions } from './abi';
-import { tokenMovingFunction } from './token-moving-selectors';
+import { tokenMovingFunction } from '@/lib/transactions/token-moving-selectors';
 
 const INTERFACE_IDS = {
   erc721: '0x80ac58cd',

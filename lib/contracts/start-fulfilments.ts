@@ -39,7 +39,7 @@ import { openWalletKey } from '@/lib/wallets/envelope';
 import { bindArguments } from './bind-arguments';
 import { priceListRefusal } from './check-price-list';
 import { isKnownToken } from './refuse-token-contract';
-import { tokenMovingFunction } from './token-moving-selectors';
+import { tokenMovingFunction } from '@/lib/transactions/token-moving-selectors';
 import { emitFulfilmentEvent } from './emit-fulfilment-event';
 import { chainClient } from './inspect-contract';
 import { statusesLeadingTo } from './state';
@@ -175,6 +175,7 @@ export async function recordFulfilment(fulfilmentId: string): Promise<{ outcome:
         prepared,
         signer: accountFromKey(openWalletKey(sealed!)),
         purpose: 'fulfilment',
+        authorization: { authority: { kind: 'system', job: 'fulfilment' }, destination: { class: 'item_contract' } },
         chargeId: charge.id,
         gasSponsor: { merchantId: charge.merchantId },
         senderLabel: 'Your service wallet',

@@ -105,6 +105,10 @@ export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promis
       prepared,
       signer: accountFromKey(openWalletKey(sealed!)),
       purpose: 'withdrawal',
+      authorization: {
+        authority: { kind: 'owner_step_up', userId: input.userId, merchantId: input.merchantId },
+        destination: { class: 'owner_approved', address: toAddress },
+      },
       gasSponsor: { merchantId: input.merchantId },
       idempotency: { scope: `withdrawal:${input.merchantId}`, key: withdrawalId },
       senderLabel: 'The wallet',

@@ -138,6 +138,8 @@ async function recordOrderPayment(orderId: string): Promise<{ outcome: OrderPaym
         prepared,
         signer: accountFromKey(openWalletKey(wallet)),
         purpose: 'balance_payment',
+        // No PIN: the order the buyer confirmed on the checkout is the authority (see the header).
+        authorization: { authority: { kind: 'system', job: 'order_delivery' }, destination: { class: 'charge_deposit' } },
         chargeId: charge.id,
         gasSponsor: { userId: order.userId! },
         idempotency: { scope: 'onramp-order-payment', key: order.id },

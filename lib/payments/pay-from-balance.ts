@@ -67,6 +67,7 @@ export async function signBalancePayment(input: {
       prepared,
       signer: accountFromKey(openWalletKey(wallet)),
       purpose: 'balance_payment',
+      authorization: { authority: { kind: 'payer_pin', userId: input.userId }, destination: { class: 'charge_deposit' } },
       chargeId: charge.id,
       gasSponsor: { userId: input.userId },
       senderLabel: 'Your wallet',

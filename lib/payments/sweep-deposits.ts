@@ -42,6 +42,7 @@ import { broadcastTransfer, errorMessage, submitTransfer } from '@/lib/transacti
 import { gasTankSolanaSigner } from '@/lib/transactions/gas-tank';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
+import { authorizeTransfer } from '@/lib/transactions/transfer-policy';
 import { EXPIRED_ERROR, recordSolanaSweep } from './solana/solana-transfers';
 import { signSolanaSweep } from './solana/sweep-solana';
 import { resolveSolanaRpc, type SolanaRpcOptions } from './solana/watch-solana';
@@ -212,6 +213,10 @@ async function sweepEvm(state: SweepState): Promise<SweepStep> {
       prepared,
       signer: account,
       purpose: 'sweep',
+      authorization: {
+        authority: { kind: 'system', job: 'sweep' },
+        destination: { class: state.charge.toAddress ? 'charge_payee' : 'merchant_wallet' },
+      },
       chargeId: state.charge.id,
       gasSponsor: { merchantId: state.charge.merchantId },
       senderLabel: 'The deposit address',
@@ -309,6 +314,16 @@ async function signSolanaSweepStep(
     return { outcome: 'not_sweepable' };
   }
   const payee = await payeeOf(tx, charge, 'solana');
+  // The same gate as the engine's (Solana has no prepared call: the sweep's instructions are built from these).
+  await authorizeTransfer(tx, {
+    prepared: { chain: chain.name, from: deposit.address, spend: { token, amount: owed, recipient: payee } },
+    purpose: 'sweep',
+    chargeId: charge.id,
+    authorization: {
+      authority: { kind: 'system', job: 'sweep' },
+      destination: { class: charge.toAddress ? 'charge_payee' : 'merchant_wallet' },
+    },
+  });
   const feePayer = await gasTankSolanaSigner();
   const signed = await signSolanaSweep(rpc, { feePayer, deposit: depositSigner, payee: solanaAddress(payee), token, amount: owed });
   if (signed.kind === 'fee_payer_short') {

@@ -42,6 +42,7 @@ import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer } from '@/lib/transactions/record-transfer';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
+import type { TransferAuthority } from '@/lib/transactions/transfer-policy';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
 import { openWalletKey } from '@/lib/wallets/envelope';
 import { chargeFunds, type ChargeFunds } from './charge-funds';
@@ -106,6 +107,8 @@ export async function createRefund(input: {
       prepared,
       signer: await source.signer(),
       purpose: 'refund',
+      // The transfer gate sends a key's or a member's refund to an address that paid this charge only (N2).
+      authorization: { authority: refundAuthority(ctx), destination: { class: 'original_payer' } },
       chargeId: charge.id,
       gasSponsor: { merchantId: ctx.merchantId },
       idempotency: { scope, key },
@@ -143,6 +146,14 @@ export async function createRefund(input: {
   if (!created.recorded.replayed) await submitTransfer(created.recorded, { waitForGasMs: 0 });
   const refund = await getRefund(getDb(), { merchantId: ctx.merchantId, mode: ctx.mode, refundId: created.refundId });
   return { refund: refund!, replayed: created.recorded.replayed };
+}
+
+/** The gate's authority for the refund's actor (`api_key:…` from the API, `member:…` from the dashboard). */
+function refundAuthority(ctx: RefundContext): Extract<TransferAuthority, { kind: 'api_key' | 'member' }> {
+  const [kind, id] = ctx.actor.split(':', 2);
+  if (kind === 'api_key' && id) return { kind: 'api_key', apiKeyId: id, merchantId: ctx.merchantId };
+  if (kind === 'member' && id) return { kind: 'member', userId: id, merchantId: ctx.merchantId };
+  throw new Error(`createRefund: no transfer authority for the actor ${ctx.actor}`);
 }
 
 async function chargeOf(db: DbOrTx, ctx: RefundContext, chargeId: string, options: { lock?: boolean } = {}): Promise<ChargeRow> {

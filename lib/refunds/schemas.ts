@@ -12,7 +12,7 @@ export const createRefundBodySchema = z
     }),
     toAddress: z.string().trim().min(1).max(100).optional().meta({
       description:
-        'Where to send the refund. Default: the address the refunded funds came from (for a balance payment, the consumer’s Chargeport wallet). Required when the payer was a contract (a smart-contract wallet or an exchange).',
+        'Where to send the refund. Default: the address the refunded funds came from (for a balance payment, the consumer’s Chargeport wallet). Required when the payer was a contract (a smart-contract wallet or an exchange) or several addresses paid. It must be an address that paid this charge: any other is refused (403 transfer_not_authorized).',
       example: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
     }),
     reason: z.string().trim().max(500).optional().meta({ description: 'Free text kept with the refund (yours, not shown to the payer).' }),

@@ -114,6 +114,7 @@ export async function recordSwap(
       prepared: transfer,
       signer: account,
       purpose,
+      authorization: { authority: { kind: 'system', job: 'swap' }, destination: { class: 'swap_router' } },
       chargeId: input.chargeId,
       gasSponsor: input.gasSponsor,
       senderLabel: input.branch === 'held_funds' ? 'Your wallet' : 'The deposit address',

@@ -82,6 +82,12 @@ async function signerOf(address: Address) {
   return accountFromKey(openWalletKey(wallet!));
 }
 
+/** A user's own send, as their PIN authorises it (the transfer gate checks the wallet is theirs). */
+async function ownSend(address: Address) {
+  const [wallet] = await getDb().select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, address));
+  return { authority: { kind: 'payer_pin', userId: wallet!.userId! }, destination: { class: 'any_address' } } as const;
+}
+
 /** Records a transfer of `amount` of `token` from `from` through the engine, and submits it. */
 async function send(input: {
   from: Address;
@@ -104,6 +110,7 @@ async function send(input: {
       prepared,
       signer: await signerOf(input.from),
       purpose: 'wallet_send',
+      authorization: await ownSend(input.from),
       gasSponsor: input.sponsor,
       ...(input.idempotencyKey ? { idempotency: { scope: `test:${input.from}`, key: input.idempotencyKey } } : {}),
     }),
@@ -277,6 +284,9 @@ describe('faults the engine survives', () => {
     const first = await send({ from: sender.address, token: USDT, amount: 1_000_000n, sponsor: { userId: sender.userId } });
     expect(first.gasTopUp).toBeDefined();
     expect(first.transfer.dependsOnTransferIds).toEqual([first.gasTopUp!.id]);
+    // Both passed the transfer gate, and say who authorised them (ADR 0025).
+    expect(first.gasTopUp).toMatchObject({ authority: 'system:gas_topup', toAddress: sender.address });
+    expect(first.transfer.authority).toBe(`payer_pin:${sender.userId}`);
     expect(await settleToDepth(first.gasTopUp!.id)).toBe('confirmed');
     await reconcile();
     expect(await settleToDepth(first.transfer.id)).toBe('confirmed');
@@ -306,6 +316,7 @@ describe('faults the engine survives', () => {
           prepared,
           signer: await signerOf(sender.address),
           purpose: 'wallet_send',
+          authorization: await ownSend(sender.address),
           gasSponsor: { userId: sender.userId },
         }),
       ),

@@ -36,6 +36,7 @@ import { PURPOSE_HOOKS, type TransferOutcome } from './purpose-hooks';
 import { recordTransfer } from './record-transfer';
 import { signerForAddress } from './signer-for-address';
 import { canTransition, type AttemptKind, type TransferStatus } from './state';
+import { authorizeTransfer } from './transfer-policy';
 
 export interface ReconcileOptions extends SolanaRpcOptions {
   batch?: number;
@@ -355,6 +356,20 @@ class Reconciler {
       kind === 'cancel'
         ? { to: getAddress(t.fromAddress), value: 0n, data: undefined, gas: 21_000n }
         : { to: t.callTo as Address, value: t.callValue ?? 0n, data: (t.callData ?? undefined) as Hex | undefined, gas: t.gasLimit! };
+    // A fee bump re-signs the call the gate allowed when it was recorded; a cancel is a new call: it passes the gate.
+    if (kind === 'cancel') {
+      await authorizeTransfer(getDb(), {
+        prepared: {
+          chain: this.chain,
+          from: t.fromAddress,
+          spend: { token: nativeToken(CHAINS[this.chain]), amount: 0n, recipient: t.fromAddress },
+          call,
+        },
+        purpose: 'cancel',
+        chargeId: t.chargeId,
+        authorization: { authority: { kind: 'system', job: 'cancel' }, destination: { class: 'self' } },
+      });
+    }
     const affordable = await this.ensureGasFor(call.value + call.gas * maxFee);
     if (!affordable) return;
     const raw = await signer.signTransaction({
@@ -467,6 +482,7 @@ class Reconciler {
         prepared,
         signer,
         purpose: 'gas_topup',
+        authorization: { authority: { kind: 'system', job: 'gas_topup' }, destination: { class: 'sponsored_sender' } },
         chargeId: t.chargeId,
         senderLabel: 'The gas tank',
       }).then(async (recorded) => {

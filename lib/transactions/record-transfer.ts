@@ -1,8 +1,10 @@
 /**
  * Step 1 of every send (docs/adr/0016-one-transaction-engine.md): in the caller's database transaction,
- * under the sender's lock, decide with what is already in flight whether the wallet can afford it, let
- * the gas tank pay the fee if the caller allows it, take the next nonce, sign, and record the transfer
- * and its first attempt. Nothing has left the server yet: broadcast-transfer.ts sends it after commit.
+ * under the sender's lock, ask the transfer gate whether this authority may move value to this
+ * destination (transfer-policy.ts, ADR 0025: refused → nothing is signed), decide with what is already in
+ * flight whether the wallet can afford it, let the gas tank pay the fee if the caller allows it (its
+ * top-up passes the gate too), take the next nonce, sign, and record the transfer with its authority and
+ * its first attempt. Nothing has left the server yet: broadcast-transfer.ts sends it after commit.
  *
  * The chain facts come from prepareTransfer (read before the transaction: no RPC call waits here).
  */
@@ -21,11 +23,14 @@ import { assertSponsorshipAllowed, type GasSponsor } from './gas-sponsorship';
 import type { PreparedTransfer } from './prepare-transfer';
 import { inFlightOf, lockSender } from './sender-ledger';
 import type { TransferPurpose } from './state';
+import { authorizeTransfer, describeAuthority, type TransferAuthorization } from './transfer-policy';
 
 export interface RecordTransferInput {
   prepared: PreparedTransfer;
   signer: PrivateKeyAccount;
   purpose: TransferPurpose;
+  /** Who authorised the movement and where it goes: the transfer gate checks it against its table and the database. */
+  authorization: TransferAuthorization;
   chargeId?: string | null;
   /** The gas tank pays the fee when the sender is short of native coin, charged to this sponsor's daily cap. Omitted: the sender pays. */
   gasSponsor?: GasSponsor;
@@ -59,6 +64,7 @@ export async function recordTransfer(tx: DbOrTx, input: RecordTransferInput): Pr
   }
 
   await lockSender(tx, prepared.chain, prepared.from);
+  await authorizeTransfer(tx, { prepared, purpose: input.purpose, chargeId: input.chargeId, authorization: input.authorization });
   const flight = await inFlightOf(tx, prepared.chain, prepared.from);
   const { token, amount } = prepared.spend;
   const chain = CHAINS[prepared.chain];
@@ -119,6 +125,7 @@ export async function recordTransfer(tx: DbOrTx, input: RecordTransferInput): Pr
     signer: input.signer,
     nonce: Math.max(prepared.sender.chainNonce, flight.maxNonce + 1),
     purpose: input.purpose,
+    authorization: input.authorization,
     chargeId: input.chargeId ?? null,
     dependsOnTransferIds: [...dependencies],
     idempotency: input.idempotency,
@@ -166,11 +173,17 @@ async function recordGasTopUp(
     maxPriorityFeePerGas: prepared.maxPriorityFeePerGas,
     sender: tankFacts,
   };
+  const authorization = {
+    authority: { kind: 'system', job: 'gas_topup' },
+    destination: { class: 'sponsored_sender' },
+  } as const satisfies TransferAuthorization;
+  await authorizeTransfer(tx, { prepared: topUp, purpose: 'gas_topup', chargeId: input.chargeId, authorization });
   return signAndInsert(tx, {
     prepared: topUp,
     signer: tank,
     nonce: Math.max(tankFacts.chainNonce, flight.maxNonce + 1),
     purpose: 'gas_topup',
+    authorization,
     chargeId: input.chargeId,
     dependsOnTransferIds: [],
     sponsor: input.sponsor,
@@ -184,6 +197,7 @@ async function signAndInsert(
     signer: PrivateKeyAccount;
     nonce: number;
     purpose: TransferPurpose;
+    authorization: TransferAuthorization;
     chargeId: string | null;
     dependsOnTransferIds: string[];
     idempotency?: { scope: string; key: string };
@@ -229,6 +243,7 @@ async function signAndInsert(
       idempotencyKey: input.idempotency?.key ?? null,
       sponsorMerchantId: input.sponsor?.merchantId ?? null,
       sponsorUserId: input.sponsor?.userId ?? null,
+      authority: describeAuthority(input.authorization.authority),
     })
     .returning();
   await tx.insert(outboundTransferAttempts).values({

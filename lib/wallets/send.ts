@@ -261,6 +261,7 @@ export async function sendFromWallet(input: SendRequest & { userId: string; send
       prepared,
       signer: accountFromKey(openWalletKey(wallet)),
       purpose: 'wallet_send',
+      authorization: { authority: { kind: 'payer_pin', userId: input.userId }, destination: { class: 'any_address' } },
       idempotency: { scope: `wallet_send:${input.userId}`, key: input.sendId },
       senderLabel: 'Your wallet',
     });

@@ -141,6 +141,8 @@ export const outboundTransfers = pgTable(
     /** Gas top-ups: whose activity the gas tank paid for (daily caps). */
     sponsorMerchantId: text('sponsor_merchant_id'),
     sponsorUserId: text('sponsor_user_id'),
+    /** Who authorised it, as the transfer gate saw it ('payer_pin:usr_…', 'api_key:key_…@mer_…', 'system:sweep'); null before the gate. */
+    authority: text('authority'),
     includedBlockNumber: bigint('included_block_number', { mode: 'bigint' }),
     includedBlockHash: text('included_block_hash'),
     /** What the mined transaction cost the sender (gasUsed × effectiveGasPrice), from its receipt. */

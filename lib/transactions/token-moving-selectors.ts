@@ -1,13 +1,13 @@
 /**
  * Functions a fulfilment may never call: every standard way to move, approve or hand over tokens
- * (ERC-20, EIP-2612 / DAI permit, ERC-721, ERC-1155, ERC-777, ERC-1363, EIP-3009). The service wallet
- * holds the merchant's funds, so one such call with an attacker's arguments drains it (finding N3).
+ * (ERC-20, EIP-2612 / DAI permit, ERC-721, ERC-1155, ERC-777, ERC-677 / ERC-1363, EIP-3009). The service
+ * wallet holds the merchant's funds, so one such call with an attacker's arguments drains it (finding N3).
  *
  * Compared by 4-byte selector, never by name: an uploaded ABI can call `approve(address,uint256)`
- * "grantItem", and the selector is what the contract dispatches on. Checked when a rule is saved
- * (create-rule.ts), and again before every call is recorded (start-fulfilments.ts) for rules saved
- * before this list existed. The engine's transfer gate (lib/transactions/transfer-policy.ts, class
- * `item_contract`) reuses the same list; the two must stay one (the lead dedupes at merge).
+ * "grantItem", and the selector is what the contract dispatches on. The one list: the transfer gate
+ * refuses these for `item_contract` destinations (transfer-policy.ts), and the contracts domain refuses
+ * them when a rule is saved (lib/contracts/create-rule.ts) and before a call is recorded
+ * (start-fulfilments.ts), with a message naming the standard function.
  */
 import { toFunctionSelector, type AbiFunction, type Hex } from 'viem';
 
@@ -17,6 +17,7 @@ const TOKEN_MOVING_SIGNATURES = [
   'transfer(address,uint256)',
   'transferFrom(address,address,uint256)',
   'increaseAllowance(address,uint256)',
+  'increaseApproval(address,uint256)',
   'decreaseAllowance(address,uint256)',
   // EIP-2612 permit, DAI's permit, Permit2-style permit with a signature blob
   'permit(address,address,uint256,uint256,uint8,bytes32,bytes32)',

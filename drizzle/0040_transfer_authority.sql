@@ -1,0 +1,1 @@
+ALTER TABLE "outbound_transfers" ADD COLUMN "authority" text;
