@@ -384,7 +384,7 @@ const ROUTES: Record<string, Row> = {
   'GET /api/charges': apiKeyRow(charges, 'GET', { call: onCollection('GET'), collection: SCOPED_BY_KEY }),
   'POST /api/charges/[chargeId]/cancel': apiKeyRow(cancel, 'POST', { call: onCharge('POST', {}) }),
   'POST /api/charges/[chargeId]/refunds': apiKeyRow(refunds, 'POST', {
-    call: onCharge('POST', { toAddress: '0x000000000000000000000000000000000000dEaD', reason: 'security table' }),
+    call: onCharge('POST', { reason: 'security table' }),
   }),
   'GET /api/charges/[chargeId]/refunds': apiKeyRow(refunds, 'GET', { call: onCharge('GET') }),
   'GET /api/events': apiKeyRow(events, 'GET', { call: onCollection('GET'), collection: SCOPED_BY_KEY }),
@@ -618,7 +618,6 @@ const ACTIONS: Record<string, Row> = {
       const form = () => ({
         chargeId: world.liveChargeId,
         amount: '1',
-        toAddress: '0x000000000000000000000000000000000000dEaD',
         reason: 'security table',
         pin: PIN,
         requestId: `rfq_${'A'.repeat(22)}`,
@@ -685,6 +684,9 @@ const ACTIONS: Record<string, Row> = {
     () => import('./invitations/[token]/actions'),
     'acceptInvitationAction',
     {},
+  ),
+  'app/refunds/claim/[token]/actions.ts#claimRefundAction': publicRow(
+    'a refund claim link: the token (32 random characters, stored hashed) is the capability, per-IP limited; the balance choice needs a session and pays only the signed-in user’s own wallet (lib/refunds/refund-claims.test.ts)',
   ),
   'app/oauth/authorize/[uid]/actions.ts#consentAction': actionRow(() => import('./oauth/authorize/[uid]/actions'), 'consentAction', {}),
   'app/oauth/pay/actions.ts#confirmPaymentRequestAction': actionRow(() => import('./oauth/pay/actions'), 'confirmPaymentRequestAction', {}),

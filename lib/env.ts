@@ -322,6 +322,8 @@ const envSchema = z.object({
   GAS_TANK_MAX_GAS_LIMIT: z.coerce.number().int().min(21_000).default(500_000),
   /** Transactions the gas tank pays for one merchant (sweeps, refunds, withdrawals) per 24 hours. */
   GAS_TANK_DAILY_TOPUPS_PER_MERCHANT: z.coerce.number().int().min(0).default(5_000),
+  /** A refund claim link nobody claimed expires after this many days: its amount is refundable again. */
+  REFUND_CLAIM_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   /** Transactions the gas tank pays for one paying user (balance payments, swaps) per 24 hours. */
   GAS_TANK_DAILY_TOPUPS_PER_USER: z.coerce.number().int().min(0).default(50),
   /**
