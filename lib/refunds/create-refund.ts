@@ -62,8 +62,8 @@ export interface RefundContext {
  * refund and what class its destination is. api_key / member / owner_step_up → original_payer;
  * owner_step_up → owner_approved; payer_claim → claim_address (claim-refund.ts).
  */
-export type RefundAuthorityKind = 'api_key' | 'member' | 'owner_step_up' | 'payer_claim';
-export type RefundDestinationClass = 'original_payer' | 'owner_approved' | 'claim_address';
+type RefundAuthorityKind = 'api_key' | 'member' | 'owner_step_up' | 'payer_claim';
+type RefundDestinationClass = 'original_payer' | 'owner_approved' | 'claim_address';
 
 function authorityOf(ctx: RefundContext): RefundAuthorityKind {
   if (ctx.ownerApproval) return 'owner_step_up';
@@ -87,7 +87,8 @@ function refuseUnsettled(charge: ChargeRow): void {
 }
 
 type Route =
-  { kind: 'transfer'; destination: Address; destinationClass: 'original_payer' | 'owner_approved' } | { kind: 'claim'; why: string };
+  | { kind: 'transfer'; destination: Address; destinationClass: Exclude<RefundDestinationClass, 'claim_address'> }
+  | { kind: 'claim'; why: string };
 
 export async function createRefund(input: {
   ctx: RefundContext;

@@ -253,6 +253,6 @@ describe('dashboard refunds to an address that did not pay (N2)', () => {
     const [coOwnerRow] = await getDb().select().from(merchantMembers).where(eq(merchantMembers.userId, coOwner));
     expect(coOwnerRow).toBeDefined();
     const mails = readOutbox('email', `${coOwner.toLowerCase()}@example.test`);
-    expect(mails.some((mail) => mail.subject.includes('did not pay') && mail.text.includes(stranger))).toBe(true);
+    expect(mails.some((mail) => mail.subject?.includes('did not pay') && mail.text.includes(stranger))).toBe(true);
   });
 });
