@@ -25,6 +25,7 @@ import { enrolTotp, newUser, uniqueEmail } from '@/test/accounts';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { stubSandboxProvider } from '@/test/sandbox-provider-stub';
 import { claimRefund, findRefundClaim } from './claim-refund';
+import { consumeRefundClaimLimit } from './claim-rate-limit';
 import { newRefundRequestId } from './create-refund';
 import { expireRefundClaims } from './expire-refund-claims';
 import { refundFromDashboard } from './refund-from-dashboard';
@@ -206,6 +207,17 @@ describe('refund claim links', () => {
     expect(await untilFinal(second.json.data.id)).toBe('confirmed');
     expect(await usdcOf(wallet)).toBe(parseUnits('0.5', 6));
     expect(await refundable(chargeId)).toBe('0.7');
+  });
+});
+
+describe('the public claim page', () => {
+  it('an unknown or malformed token is not found; each client is limited to 30 looks or claims per 10 minutes', async () => {
+    expect(await findRefundClaim('x'.repeat(32)).catch((error: unknown) => error)).toMatchObject({ code: 'not_found' });
+    expect(await findRefundClaim('../../etc').catch((error: unknown) => error)).toMatchObject({ code: 'not_found' });
+    const ip = `203.0.113.${Math.floor(Math.random() * 250)}`;
+    for (let i = 0; i < 30; i++) await consumeRefundClaimLimit(ip);
+    expect(await consumeRefundClaimLimit(ip).catch((error: unknown) => error)).toMatchObject({ code: 'rate_limited' });
+    await consumeRefundClaimLimit('198.51.100.7');
   });
 });
 
