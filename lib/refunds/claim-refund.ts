@@ -95,8 +95,11 @@ export async function claimRefund(input: {
     spend: { token, amount: claim.amountBaseUnits, recipient: destination },
     gasSponsored: true,
   });
-  // For the transfer gate (recordTransfer's `authorization` at merge): payer_claim → claim_address.
-  const authorization = { authority: 'payer_claim' as const, destinationClass: 'claim_address' as const, claimId: claim.id };
+  // recordTransfer's `authorization` at merge (the gate checks the recipient is this claim's address): payer_claim → claim_address.
+  const authorization = {
+    authority: { kind: 'payer_claim' as const, claimId: claim.id },
+    destination: { class: 'claim_address' as const },
+  };
 
   const recorded = await getDb().transaction(async (tx) => {
     const [locked] = await tx.select().from(charges).where(eq(charges.id, claim.chargeId)).for('update');
@@ -106,6 +109,13 @@ export async function claimRefund(input: {
       throw new AppError('refund_claim_closed', 'This refund link has expired: ask the merchant for a new refund.');
     const now = refundSourceOf(await chargeFunds(tx, locked!), row.amountBaseUnits, label);
     if (now.source !== plan.source) throw new AppError('refund_not_possible', 'The charge’s funds just moved. Try again.');
+    // The claimed destination is recorded first: the transfer gate checks the recipient against it (claim_address).
+    const updated = await tx
+      .update(refunds)
+      .set({ destination, source: plan.source, lateBaseUnits: now.late, claimStatus: 'claimed' })
+      .where(and(eq(refunds.id, row.id), inArray(refunds.claimStatus, claimStatusesLeadingTo('claimed'))))
+      .returning({ id: refunds.id });
+    if (updated.length !== 1) throw new AppError('refund_claim_closed', 'This refund link was just claimed.');
     const result = await recordTransfer(tx, {
       prepared,
       signer: await source.signer(),
@@ -115,12 +125,7 @@ export async function claimRefund(input: {
       idempotency: { scope: 'refund_claim', key: row.id },
       senderLabel: plan.source === 'merchant_wallet' ? 'The merchant wallet' : 'The charge’s deposit address',
     });
-    const updated = await tx
-      .update(refunds)
-      .set({ transferId: result.transfer.id, destination, source: plan.source, lateBaseUnits: now.late, claimStatus: 'claimed' })
-      .where(and(eq(refunds.id, row.id), inArray(refunds.claimStatus, claimStatusesLeadingTo('claimed'))))
-      .returning({ id: refunds.id });
-    if (updated.length !== 1) throw new AppError('refund_claim_closed', 'This refund link was just claimed.');
+    await tx.update(refunds).set({ transferId: result.transfer.id }).where(eq(refunds.id, row.id));
     await recordChargeEvent(tx, {
       chargeId: row.chargeId,
       fromStatus: locked!.status,
@@ -133,8 +138,8 @@ export async function claimRefund(input: {
         destination,
         source: plan.source,
         txHash: result.transfer.txHash,
-        authority: authorization.authority,
-        destinationClass: authorization.destinationClass,
+        authority: authorization.authority.kind,
+        destinationClass: authorization.destination.class,
       },
     });
     await emitRefundEvent(tx, { refundId: row.id, type: 'refund.claimed' });

@@ -60,14 +60,21 @@ export interface RefundContext {
 /**
  * The transfer gate's vocabulary (lib/transactions/transfer-policy.ts, wired at merge): who authorized a
  * refund and what class its destination is. api_key / member / owner_step_up → original_payer;
- * owner_step_up → owner_approved; payer_claim → claim_address (claim-refund.ts).
+ * owner_step_up → owner_approved; payer_claim → claim_address (claim-refund.ts). Shaped as the gate's
+ * `TransferAuthorization`, so recordTransfer's `authorization` is this object.
  */
-type RefundAuthorityKind = 'api_key' | 'member' | 'owner_step_up' | 'payer_claim';
+type RefundAuthority =
+  | { kind: 'api_key'; apiKeyId: string; merchantId: string }
+  | { kind: 'member'; userId: string; merchantId: string }
+  | { kind: 'owner_step_up'; userId: string; merchantId: string };
 type RefundDestinationClass = 'original_payer' | 'owner_approved' | 'claim_address';
 
-function authorityOf(ctx: RefundContext): RefundAuthorityKind {
-  if (ctx.ownerApproval) return 'owner_step_up';
-  return ctx.actor.startsWith('member:') ? 'member' : 'api_key';
+function authorityOf(ctx: RefundContext): RefundAuthority {
+  if (ctx.ownerApproval) return { kind: 'owner_step_up', userId: ctx.ownerApproval.userId, merchantId: ctx.merchantId };
+  const [kind, id = ''] = ctx.actor.split(':');
+  return kind === 'member'
+    ? { kind: 'member', userId: id, merchantId: ctx.merchantId }
+    : { kind: 'api_key', apiKeyId: id, merchantId: ctx.merchantId };
 }
 
 /** An id for a refund form: submitting it twice is one refund. */
@@ -133,8 +140,8 @@ export async function createRefund(input: {
     spend: { token, amount, recipient: route.destination },
     gasSponsored: true,
   });
-  // For the transfer gate (recordTransfer's `authorization` at merge): e.g. api_key → original_payer.
-  const authorization = { authority, destinationClass: route.destinationClass };
+  // recordTransfer's `authorization` at merge (the gate verifies the class): e.g. api_key → original_payer.
+  const authorization = { authority, destination: { class: route.destinationClass } };
 
   const created = await getDb().transaction(async (tx) => {
     const locked = await chargeOf(tx, ctx, charge.id, { lock: true });
@@ -186,7 +193,8 @@ export async function createRefund(input: {
         destination: route.destination,
         source: plan.source,
         txHash: recorded.transfer.txHash,
-        ...authorization,
+        authority: authorization.authority.kind,
+        destinationClass: authorization.destination.class,
       },
     });
     await emitRefundEvent(tx, { refundId, type: 'refund.created' });
@@ -216,7 +224,7 @@ async function createClaim(input: {
   amount: bigint;
   label: { symbol: string; decimals: number };
   idempotency: { scope: string; key: string };
-  authority: RefundAuthorityKind;
+  authority: RefundAuthority;
   why: string;
   onRecorded?: Parameters<typeof createRefund>[0]['onRecorded'];
 }): Promise<{ refund: CreatedRefund; replayed: boolean }> {
@@ -251,7 +259,7 @@ async function createClaim(input: {
       toStatus: locked.status,
       actor: ctx.actor,
       type: 'charge.refund_created',
-      data: { refundId, amountBaseUnits: amount.toString(), claim: true, why: input.why, authority: input.authority },
+      data: { refundId, amountBaseUnits: amount.toString(), claim: true, why: input.why, authority: input.authority.kind },
     });
     await emitRefundEvent(tx, { refundId, type: 'refund.created' });
     await input.onRecorded?.(tx, {
