@@ -237,6 +237,8 @@ async function createClaim(input: {
     refuseUnsettled(locked);
     const funds = await chargeFunds(tx, locked);
     checkRefundable(funds, amount, input.label);
+    // Funds that left Chargeport (a direct transfer swept to its toAddress) cannot be claimed later either.
+    refundSourceOf(funds, amount, input.label);
     const refundId = newId('refund');
     await tx.insert(refunds).values({
       id: refundId,
