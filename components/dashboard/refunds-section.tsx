@@ -60,6 +60,9 @@ export function RefundsSection({
               <span className="font-mono tabular-nums whitespace-nowrap">{`${refund.amount} ${refund.token.symbol}`}</span>
               <span>{STATUS_LABEL[refund.status]}</span>
               {refund.destination && <span className="break-all font-mono text-xs text-slate-600">to {refund.destination}</span>}
+              {refund.claimExpiresAt && (
+                <span className="text-xs text-slate-600">{`unclaimed, returns to you after ${new Date(refund.claimExpiresAt).toUTCString()}`}</span>
+              )}
               {refund.failureReason && <span className="text-red-700">{refund.failureReason}</span>}
             </li>
           ))}
