@@ -619,7 +619,6 @@ const ACTIONS: Record<string, Row> = {
       const form = () => ({
         chargeId: world.liveChargeId,
         amount: '1',
-        toAddress: '0x000000000000000000000000000000000000dEaD',
         reason: 'security table',
         pin: PIN,
         requestId: `rfq_${'A'.repeat(22)}`,
@@ -686,6 +685,9 @@ const ACTIONS: Record<string, Row> = {
     () => import('./invitations/[token]/actions'),
     'acceptInvitationAction',
     {},
+  ),
+  'app/refunds/claim/[token]/actions.ts#claimRefundAction': publicRow(
+    'a refund claim link: the token (32 random characters, stored hashed) is the capability, per-IP limited; the balance choice needs a session and pays only the signed-in user’s own wallet (lib/refunds/refund-claims.test.ts)',
   ),
   'app/oauth/authorize/[uid]/actions.ts#consentAction': actionRow(() => import('./oauth/authorize/[uid]/actions'), 'consentAction', {}),
   'app/oauth/pay/actions.ts#confirmPaymentRequestAction': actionRow(() => import('./oauth/pay/actions'), 'confirmPaymentRequestAction', {}),

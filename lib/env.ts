@@ -323,6 +323,8 @@ const envSchema = z.object({
   FULFILMENT_GAS_LIMIT_MAX: z.coerce.number().int().min(21_000).default(300_000),
   /** Transactions the gas tank pays for one merchant (sweeps, refunds, withdrawals) per 24 hours. */
   GAS_TANK_DAILY_TOPUPS_PER_MERCHANT: z.coerce.number().int().min(0).default(5_000),
+  /** A refund claim link nobody claimed expires after this many days: its amount is refundable again. */
+  REFUND_CLAIM_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   /** Transactions the gas tank pays for one paying user (balance payments, swaps) per 24 hours. */
   GAS_TANK_DAILY_TOPUPS_PER_USER: z.coerce.number().int().min(0).default(50),
   /**

@@ -61,6 +61,9 @@ export const ERROR_STATUS = {
   refund_exceeds_refundable: 422,
   refund_destination_required: 422,
   refund_not_possible: 409,
+  refund_destination_not_payer: 403,
+  charge_not_settled: 409,
+  refund_claim_closed: 409,
   contract_not_found: 422,
   abi_required: 422,
   invalid_abi: 422,
@@ -160,8 +163,12 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   gas_tank_empty: 'The gas tank cannot pay the network fee right now; the operator is alerted',
   amount_below_minimum: "A charge amount below the token's smallest charge (dust), or an amount under a minimum the message names",
   refund_exceeds_refundable: 'The refund is larger than what the charge can still refund',
-  refund_destination_required: 'The payer was a contract (smart-contract wallet, exchange): give `toAddress`',
+  refund_destination_required: 'A refund claim link: the payer did not give the address to send it to',
   refund_not_possible: 'The charge has nothing refundable, or its funds cannot be moved from here (direct transfer)',
+  refund_destination_not_payer:
+    '`toAddress` did not pay this charge: refunds go back to the payer; only an owner may approve another address, from the dashboard with step-up',
+  charge_not_settled: 'The charge is still `pending` or `processing`: refund after it succeeds, fails or expires',
+  refund_claim_closed: 'The refund claim link was already claimed or has expired',
   price_unavailable:
     '`chargeData.pricing` in USD for a token without a fresh USD rate (none from the price feed in the last 15 minutes); stablecoins are always at par',
   contract_not_found: 'Contracts tab: no contract code at that address on that network',

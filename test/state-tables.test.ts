@@ -9,6 +9,14 @@ import { FULFILMENT_STATUSES, statusesLeadingTo as fulfilmentStatusesLeadingTo }
 import { ONRAMP_ORDER_STATUSES, PAYMENT_STATUSES, WEBHOOK_DELIVERY_STATUSES } from '@/lib/db/schema';
 import { canTransition as canOrderTransition, statusesLeadingTo as orderStatusesLeadingTo } from '@/lib/onramp/orders/state';
 import { canPaymentTransition, paymentStatusesLeadingTo } from '@/lib/payments/state';
+import {
+  REFUND_CLAIM_STATUSES,
+  REFUND_STATUSES,
+  canRefundTransition,
+  claimStatusesLeadingTo,
+  holdsRefundAmount,
+  refundStatusOf,
+} from '@/lib/refunds/state';
 import { SWAP_EXECUTION_STATUSES, swapStatusesLeadingTo } from '@/lib/swap/state';
 import { TRANSFER_STATUSES, canTransition as canTransferTransition } from '@/lib/transactions/state';
 import { canDeliveryTransition, deliveryStatusesLeadingTo } from '@/lib/webhooks/state';
@@ -108,5 +116,30 @@ describe('status machines: every allowed transition is allowed, every other is r
       { pending: ['submitted', 'failed'], submitted: ['succeeded', 'failed'], succeeded: [], failed: ['pending'] },
       allowedFrom(fulfilmentStatusesLeadingTo),
     );
+  });
+
+  it('refunds: the claim link (stored) and the status on the wire', () => {
+    expectMachine(
+      REFUND_CLAIM_STATUSES,
+      { awaiting_claim: ['claimed', 'expired'], claimed: [], expired: [] },
+      allowedFrom(claimStatusesLeadingTo),
+    );
+    expectMachine(
+      REFUND_STATUSES,
+      {
+        awaiting_claim: ['pending', 'expired'],
+        expired: [],
+        pending: ['submitted', 'succeeded', 'failed'],
+        submitted: ['succeeded', 'failed'],
+        succeeded: [],
+        failed: [],
+      },
+      canRefundTransition,
+    );
+    // A claim link without its transfer holds its amount until it expires; a failed transfer holds nothing.
+    expect(refundStatusOf({ claimStatus: 'awaiting_claim', transferStatus: null })).toBe('awaiting_claim');
+    expect(refundStatusOf({ claimStatus: 'expired', transferStatus: null })).toBe('expired');
+    expect(refundStatusOf({ claimStatus: 'claimed', transferStatus: 'broadcast' })).toBe('submitted');
+    expect(REFUND_STATUSES.filter((status) => !holdsRefundAmount(status))).toEqual(['expired', 'failed']);
   });
 });

@@ -2,18 +2,26 @@
 
 import { useActionState } from 'react';
 import { refundChargeAction } from '@/app/dashboard/charges/[chargeId]/actions';
-import { PinField } from '@/components/account/pin-fields';
+import { StepUpFields } from '@/components/account/step-up-fields';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import type { FormState } from '@/lib/auth/form-state';
 import type { RefundList } from '@/lib/refunds/schemas';
 
-const STATUS_LABEL = { pending: 'Pending', submitted: 'Sent, waiting for confirmations', succeeded: 'Refunded', failed: 'Failed' } as const;
+const STATUS_LABEL = {
+  awaiting_claim: 'Claim link: waiting for the payer',
+  expired: 'Claim link expired (refundable again)',
+  pending: 'Pending',
+  submitted: 'Sent, waiting for confirmations',
+  succeeded: 'Refunded',
+  failed: 'Failed',
+} as const;
 
 /**
  * The charge page's refunds: what was refunded, what can still be, and (owners and admins) the Refund form
- * with the PIN. `requestId` is the form's idempotency id: a double submit is one refund.
+ * with step-up (PIN or passkey). Refunds go to the payer; an address that did not pay needs an owner (and
+ * what a withdrawal needs). `requestId` is the form's idempotency id: a double submit is one refund.
  */
 export function RefundsSection({
   chargeId,
@@ -30,7 +38,8 @@ export function RefundsSection({
 }) {
   const [state, action, pending] = useActionState<FormState, FormData>(refundChargeAction, {});
   const errorFor = (param: string) => (state.error?.param === param ? state.error.message : undefined);
-  const general = state.error && !['amount', 'toAddress', 'reason'].includes(state.error.param ?? '') ? state.error.message : undefined;
+  const general =
+    state.error && !['amount', 'toAddress', 'reason', 'pin'].includes(state.error.param ?? '') ? state.error.message : undefined;
   const refundable = refunds.refundable.amount;
   return (
     <section
@@ -50,7 +59,10 @@ export function RefundsSection({
             <li key={refund.id} className="flex flex-wrap gap-x-3" data-testid="refund-row">
               <span className="font-mono tabular-nums whitespace-nowrap">{`${refund.amount} ${refund.token.symbol}`}</span>
               <span>{STATUS_LABEL[refund.status]}</span>
-              <span className="break-all font-mono text-xs text-slate-600">to {refund.destination}</span>
+              {refund.destination && <span className="break-all font-mono text-xs text-slate-600">to {refund.destination}</span>}
+              {refund.claimExpiresAt && (
+                <span className="text-xs text-slate-600">{`unclaimed, returns to you after ${new Date(refund.claimExpiresAt).toUTCString()}`}</span>
+              )}
               {refund.failureReason && <span className="text-red-700">{refund.failureReason}</span>}
             </li>
           ))}
@@ -76,10 +88,10 @@ export function RefundsSection({
             defaultValue={state.values?.toAddress}
             error={errorFor('toAddress')}
             placeholder="0x… — default: the address that paid"
-            hint="Only an address that paid this charge."
+            hint="Leave empty to refund whoever paid (a claim link when the sender was not the payer). Another address needs an owner, two-factor sign-in and is e-mailed to all owners."
           />
           <Field label="Reason (optional)" name="reason" defaultValue={state.values?.reason} error={errorFor('reason')} />
-          <PinField label="Your PIN" name="pin" />
+          <StepUpFields error={errorFor('pin')} />
           <Button type="submit" disabled={pending}>
             {pending ? 'Refunding…' : 'Refund'}
           </Button>

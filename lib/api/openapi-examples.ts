@@ -110,6 +110,7 @@ export function exampleRefund(overrides: Partial<RefundResource> = {}): RefundRe
     amountBaseUnits: '4990000',
     destination: PAYER,
     source: 'merchant_wallet',
+    claimExpiresAt: null,
     reason: 'Customer request',
     transactionHash: null,
     failureReason: null,
@@ -171,9 +172,11 @@ export function exampleEvent(type: WebhookEventType): WebhookEventPayload {
         },
       };
     case 'refund.created':
+    case 'refund.claimed':
     case 'refund.succeeded':
     case 'refund.failed': {
-      const status = type === 'refund.created' ? 'pending' : type === 'refund.succeeded' ? 'succeeded' : 'failed';
+      const status =
+        type === 'refund.created' || type === 'refund.claimed' ? 'pending' : type === 'refund.succeeded' ? 'succeeded' : 'failed';
       return {
         ...base,
         data: {
@@ -186,6 +189,22 @@ export function exampleEvent(type: WebhookEventType): WebhookEventPayload {
         },
       };
     }
+    case 'refund.expired':
+      return {
+        ...base,
+        data: {
+          charge: { ...examplePaidCharge(), timeline: undefined },
+          refund: exampleRefund({
+            status: 'expired',
+            destination: null,
+            source: null,
+            timeline: [
+              { status: 'awaiting_claim', at: '2026-03-02T09:00:00.000Z' },
+              { status: 'expired', at: '2026-04-01T09:00:00.000Z' },
+            ],
+          }),
+        },
+      };
     case 'fulfilment.succeeded':
     case 'fulfilment.failed': {
       const failed = type === 'fulfilment.failed';

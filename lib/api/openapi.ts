@@ -20,7 +20,7 @@ import {
 } from '@/lib/charges/schemas';
 import { ERROR_STATUS, type ErrorCode } from '@/lib/errors';
 import { healthReportSchema, livenessSchema, readinessSchema } from '@/lib/health/schemas';
-import { createRefundBodySchema, refundListSchema, refundSchema } from '@/lib/refunds/schemas';
+import { createdRefundSchema, createRefundBodySchema, refundListSchema } from '@/lib/refunds/schemas';
 import { payTestChargeBodySchema, testPaymentSchema } from '@/lib/test-helpers/schemas';
 import {
   createWebhookEndpointBodySchema,
@@ -384,7 +384,7 @@ function registerRefundPaths(registry: OpenAPIRegistry) {
       tags: [TAGS.refunds],
       summary: 'Refund a charge',
       description:
-        "Refunds (part of) what a charge received — over- and late payments included — back to the address that paid (or `toAddress`). Paid from the charge's deposit address before its sweep, from your merchant wallet after it; the network fee is covered. The refund is `pending`, then `submitted`, then `succeeded` or `failed` (webhooks refund.created, refund.succeeded, refund.failed). Send an Idempotency-Key header to retry safely: the same key is the same refund.",
+        "Refunds (part of) what a charge received — over- and late payments included — back to whoever paid: the address that sent the payment (for a balance payment, the payer's Chargeport wallet). `toAddress` may only name an address that paid the charge (else 403 refund_destination_not_payer: an owner may refund elsewhere from the dashboard, with step-up). When the sender is not the payer or is not known (a card payment delivered by an on-ramp provider, a contract, several senders), the refund is a claim link: status `awaiting_claim`, its amount reserved, and `claimUrl` in this answer only — forward it to the payer (we e-mail it when we know them), who picks an address or their Chargeport balance; unclaimed after REFUND_CLAIM_TTL_DAYS (30) it expires and the amount is refundable again. A charge still `pending` or `processing` cannot be refunded (409 charge_not_settled). Paid from the charge's deposit address before its sweep, from your merchant wallet after it; the network fee is covered. The refund is `pending`, then `submitted`, then `succeeded` or `failed` (webhooks refund.created, refund.claimed, refund.expired, refund.succeeded, refund.failed). Send an Idempotency-Key header to retry safely: the same key is the same refund.",
       security: SECRET,
       request: {
         params: chargeIdParam,
@@ -392,7 +392,9 @@ function registerRefundPaths(registry: OpenAPIRegistry) {
         body: { required: false, content: json(createRefundBodySchema, { amount: '4.99', reason: 'Customer request' }) },
       },
       responses: {
-        200: ok('The refund.', envelope(refundSchema, 'RefundResponse'), exampleRefund(), { replayable: true }),
+        200: ok('The refund (with `claimUrl` when it is a claim link).', envelope(createdRefundSchema, 'RefundResponse'), exampleRefund(), {
+          replayable: true,
+        }),
         ...errorResponses([
           ...SECRET_KEY_ERRORS,
           ...BODY_ERRORS,
@@ -400,7 +402,8 @@ function registerRefundPaths(registry: OpenAPIRegistry) {
           'invalid_address',
           'not_found',
           'refund_exceeds_refundable',
-          'refund_destination_required',
+          'refund_destination_not_payer',
+          'charge_not_settled',
           'refund_not_possible',
           'idempotency_conflict',
           'insufficient_balance',

@@ -26,6 +26,7 @@ import { convertSwapFunding } from '@/lib/swap/convert-swap-funding';
 import { startDueFulfilments } from '@/lib/contracts/start-fulfilments';
 import { payChargesFromDeliveredOrders } from '@/lib/onramp/pay-charge-from-order';
 import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
+import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
 
 /** The watchers' recorded payments, for chargeport_payments_seen_total. */
 function countPayments(chain: string, recorded: number): number {
@@ -44,6 +45,8 @@ interface Task {
 const TASKS: Task[] = [
   { name: 'expire-charges', everyMs: 10_000, run: expireDueCharges },
   { name: 'expire-onramp-orders', everyMs: 30_000, run: () => expireDueOnrampOrders() },
+  // Refund claim links nobody claimed in REFUND_CLAIM_TTL_DAYS: their amount is refundable again.
+  { name: 'expire-refund-claims', everyMs: 60_000, run: () => expireRefundClaims() },
   // The transaction engine: every open transfer brought up to date (leases; safe in several processes).
   { name: 'reconcile-transfers', everyMs: 3_000, run: () => reconcileTransfers() },
   { name: 'sweep-deposits', everyMs: 5_000, run: sweepDueCharges },

@@ -2,8 +2,10 @@
  * Sweeps: what a succeeded charge received at its deposit address moves on to the payee —
  * the merchant's service wallet, or `toAddress` for deliver-to-wallet and direct-transfer charges.
  *
- *  - Owed = confirmed, counted payments (late ones excluded) − sweeps sent or in flight − refunds paid
- *    from the deposit address. Overpayments go to the payee too; the excess is on the charge's timeline
+ *  - Owed = confirmed, counted payments (late ones excluded) − sweeps sent or in flight − the part of the
+ *    refunds paid from the deposit address that drew on counted funds. A refund of late funds (which are
+ *    never swept) does not shrink the sweep (N11): deposit refunds draw on late funds first and record how
+ *    much (`refunds.late_base_units`, lib/refunds/create-refund.ts). Overpayments go to the payee too; the excess is on the charge's timeline
  *    (`charge.overpaid`) for the merchant to refund (POST /api/charges/{id}/refunds).
  *  - EVM: a transfer of the one transaction engine (lib/transactions/): the gas tank tops up the exact fee
  *    first (charged to the merchant's daily cap), and the engine re-broadcasts, fee-bumps and settles it.
@@ -20,7 +22,7 @@
  * Several processes may run it: the charge row lock (SKIP LOCKED) keeps two sweepers off one charge.
  */
 import { address as solanaAddress } from '@solana/kit';
-import { and, asc, eq, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
 import { CHAINS, type ChainInfo, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import {
@@ -28,6 +30,7 @@ import {
   depositAddresses,
   outboundTransfers,
   payments,
+  refunds,
   sweepSchedule,
   wallets,
   type ChargeRow,
@@ -117,12 +120,20 @@ async function sweepState(tx: DbOrTx, chargeId: string, options: { lock?: boolea
     .from(outboundTransfers)
     .where(and(eq(outboundTransfers.chargeId, charge.id), eq(outboundTransfers.fromAddress, deposit.address)));
   const leaving = outgoing.filter((t) => (t.purpose === 'sweep' || t.purpose === 'refund') && t.status !== 'failed');
+  // Late funds are never swept: what a deposit refund took of them is not owed less (N11).
+  const refundIds = leaving.filter((t) => t.purpose === 'refund').map((t) => t.id);
+  const [lateRefunded] = refundIds.length
+    ? await tx
+        .select({ total: sql<string>`coalesce(sum(${refunds.lateBaseUnits}), 0)::text` })
+        .from(refunds)
+        .where(inArray(refunds.transferId, refundIds))
+    : [{ total: '0' }];
   // A Solana sweep whose blockhash expired unlanded is routine, not a failing sweep: it is signed again at once.
   const failed = outgoing.filter((t) => t.purpose === 'sweep' && t.status === 'failed' && t.error !== EXPIRED_ERROR);
   return {
     charge,
     deposit,
-    owed: BigInt(received!.total) - leaving.reduce((sum, t) => sum + t.amountBaseUnits, 0n),
+    owed: BigInt(received!.total) - leaving.reduce((sum, t) => sum + t.amountBaseUnits, 0n) + BigInt(lateRefunded!.total),
     inFlight: leaving.some((t) => t.purpose === 'sweep' && t.status !== 'confirmed'),
     failedSweeps: failed.length,
     lastFailureAt: failed.reduce<Date | undefined>((latest, t) => (!latest || t.updatedAt > latest ? t.updatedAt : latest), undefined),

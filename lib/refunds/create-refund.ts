@@ -1,66 +1,116 @@
 /**
  * Refund (part of) what a charge received (POST /api/charges/{chargeId}/refunds, the dashboard's Refund
- * button). The spec is silent on refunds; this follows Stripe, Coinbase Commerce and BTCPay:
+ * button). The spec is silent on refunds; this follows Stripe, Coinbase Commerce and BTCPay (pull payments):
  *
+ *  - Only once the charge is settled: a charge still `pending` or `processing` is refused (409
+ *    charge_not_settled, N8) — a refund of a partial payment would otherwise count toward its success.
  *  - Amount: default everything still refundable (received − refunded; over- and late payments count).
  *    More than that → 422 refund_exceeds_refundable. Funds that already left Chargeport (a direct
  *    transfer or deliver-to-wallet charge whose sweep went to its toAddress) → 409 refund_not_possible.
  *  - Paid from where the funds are now: the charge's deposit address before its sweep, the merchant wallet
- *    after it (while the sweep is still on its way, the refund waits for it to land). The gas tank pays the
- *    fee (the merchant's daily cap).
- *  - Destination: the address that sent the funds (for a balance payment, the payer's Chargeport wallet),
- *    unless `toAddress` is given. Required when the sender was a contract (a smart-contract wallet or an
- *    exchange's hot wallet cannot be assumed to give the money back to the right person) or when the charge
- *    was paid from several addresses.
+ *    after it (while the sweep is still on its way, the refund waits for it to land). A deposit refund draws
+ *    on late funds first and records how much, so the sweep still pays the merchant the full price (N11).
+ *    The gas tank pays the fee (the merchant's daily cap).
+ *  - Destination: the payer, never an address an API key alone chose (N2).
+ *      · No toAddress: the one address that paid (for a balance payment, the payer's Chargeport wallet).
+ *        Where the sender is not the payer or not known — a card payment delivered by an on-ramp provider,
+ *        a contract, several senders, a balance-change credit — the refund is a claim link instead
+ *        (status awaiting_claim, amount reserved; claim-refund.ts): the answer carries `claimUrl` once.
+ *      · toAddress that paid the charge: accepted (it is the payer).
+ *      · toAddress that never paid: 403 refund_destination_not_payer for API keys and admins; an owner may
+ *        from the dashboard with step-up (refund-from-dashboard.ts sets `ownerApproval`).
  *  - Exactly once: the refund and its transfer are recorded in one transaction under the charge's lock (two
- *    refunds at once cannot over-refund), with the request's Idempotency-Key (or the form's id) as the
- *    transfer's idempotency id, so a retried request is the same refund. `refund.created` is emitted in
- *    that transaction; `refund.succeeded` / `refund.failed` when the transfer ends (settle-refund.ts).
+ *    refunds at once cannot over-refund), with the request's Idempotency-Key (or the form's id) as
+ *    `refunds.request_key` and the transfer's idempotency id, so a retried request is the same refund.
+ *    `refund.created` is emitted in that transaction; `refund.succeeded` / `refund.failed` when the
+ *    transfer ends (settle-refund.ts).
  */
 import { and, eq } from 'drizzle-orm';
 import { getAddress, isAddress, type Address } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
-import { CHAINS, EVM_NATIVE_TOKEN_ADDRESS, type ChainName } from '@/lib/chains/registry';
+import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
-import {
-  charges,
-  depositAddresses,
-  outboundTransfers,
-  refunds,
-  wallets,
-  type ApiKeyMode,
-  type ChargeRow,
-  type RefundSource,
-} from '@/lib/db/schema';
+import { charges, outboundTransfers, refunds, users, type ApiKeyMode, type ChargeRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId, randomBase62 } from '@/lib/ids';
+import { log } from '@/lib/log';
 import { formatAmount, parseAmount } from '@/lib/money';
-import { depositAccount } from '@/lib/payments/deposit-addresses';
+import { sendEmail } from '@/lib/notifications/send-email';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer } from '@/lib/transactions/record-transfer';
-import { accountFromKey } from '@/lib/transactions/account-from-key';
 import type { TransferAuthority } from '@/lib/transactions/transfer-policy';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
-import { openWalletKey } from '@/lib/wallets/envelope';
 import { chargeFunds, type ChargeFunds } from './charge-funds';
+import { claimExpiryFrom, claimUrlOf, newClaimToken } from './claim-token';
 import { emitRefundEvent } from './emit-refund-event';
-import type { CreateRefundBody, RefundResource } from './schemas';
 import { getRefund } from './list-refunds';
+import { checkRefundable, payerAddresses, refundAddressOf, refundSourceOf, refundSourceWallet } from './refund-transfer';
+import type { CreateRefundBody, CreatedRefund } from './schemas';
 
 export interface RefundContext {
   merchantId: string;
   mode: ApiKeyMode;
   /** api_key:…, member:… */
   actor: string;
+  /** Set only after an owner's step-up (refund-from-dashboard.ts): a toAddress that never paid is then allowed. */
+  ownerApproval?: { userId: string };
+}
+
+/**
+ * Who authorized a refund and where it may go, in the transfer gate's words (lib/transactions/
+ * transfer-policy.ts, which verifies the class): an API key, a member or an owner → the original payer;
+ * only an owner's step-up → another address (owner_approved). Claim links: claim-refund.ts.
+ */
+type RefundAuthorization =
+  | {
+      authority: Extract<TransferAuthority, { kind: 'api_key' | 'member' | 'owner_step_up' }>;
+      destination: { class: 'original_payer' };
+    }
+  | { authority: Extract<TransferAuthority, { kind: 'owner_step_up' }>; destination: { class: 'owner_approved'; address: string } };
+type RefundAuthority = RefundAuthorization['authority'];
+type RefundDestinationClass = RefundAuthorization['destination']['class'] | 'claim_address';
+
+function authorityOf(ctx: RefundContext): RefundAuthority {
+  if (ctx.ownerApproval) return { kind: 'owner_step_up', userId: ctx.ownerApproval.userId, merchantId: ctx.merchantId };
+  const [kind, id] = ctx.actor.split(':', 2);
+  if (kind === 'member' && id) return { kind: 'member', userId: id, merchantId: ctx.merchantId };
+  if (kind === 'api_key' && id) return { kind: 'api_key', apiKeyId: id, merchantId: ctx.merchantId };
+  throw new Error(`createRefund: no transfer authority for the actor ${ctx.actor}`);
+}
+
+function refundAuthorization(ctx: RefundContext, route: Extract<Route, { kind: 'transfer' }>): RefundAuthorization {
+  if (route.destinationClass === 'owner_approved') {
+    // refundRoute gives this class only after an owner's step-up (ctx.ownerApproval).
+    if (!ctx.ownerApproval) throw new Error('createRefund: an owner-approved destination without the owner’s approval');
+    return {
+      authority: { kind: 'owner_step_up', userId: ctx.ownerApproval.userId, merchantId: ctx.merchantId },
+      destination: { class: 'owner_approved', address: route.destination },
+    };
+  }
+  return { authority: authorityOf(ctx), destination: { class: 'original_payer' } };
 }
 
 /** An id for a refund form: submitting it twice is one refund. */
 export function newRefundRequestId(): string {
   return `rfq_${randomBase62(22)}`;
 }
+
+const UNSETTLED = new Set(['pending', 'processing']);
+
+function refuseUnsettled(charge: ChargeRow): void {
+  if (UNSETTLED.has(charge.status)) {
+    throw new AppError(
+      'charge_not_settled',
+      `This charge is still ${charge.status}: refund after the charge succeeds, fails or expires (or cancel it first if nothing was paid).`,
+    );
+  }
+}
+
+type Route =
+  | { kind: 'transfer'; destination: Address; destinationClass: Exclude<RefundDestinationClass, 'claim_address'> }
+  | { kind: 'claim'; why: string };
 
 export async function createRefund(input: {
   ctx: RefundContext;
@@ -69,8 +119,11 @@ export async function createRefund(input: {
   /** The request's Idempotency-Key (or the form's id). */
   idempotencyKey?: string;
   /** Runs in the recording transaction once a new refund is recorded (the dashboard's audit entry). */
-  onRecorded?: (tx: DbOrTx, refund: { id: string; amountBaseUnits: bigint; destination: string; txHash: string }) => Promise<void>;
-}): Promise<{ refund: RefundResource; replayed: boolean }> {
+  onRecorded?: (
+    tx: DbOrTx,
+    refund: { id: string; amountBaseUnits: bigint; destination: string | null; txHash: string | null; destinationClass: string },
+  ) => Promise<void>;
+}): Promise<{ refund: CreatedRefund; replayed: boolean }> {
   const { ctx } = input;
   const charge = await chargeOf(getDb(), ctx, input.chargeId);
   const token = tokenOfCharge(charge);
@@ -78,40 +131,52 @@ export async function createRefund(input: {
   if (chain.family !== 'evm') {
     throw new AppError('refund_not_possible', `Refunds on ${chain.displayName} are not available yet: refund from your own wallet.`);
   }
-  const scope = `refund:${ctx.merchantId}:${ctx.mode}`;
-  const key = input.idempotencyKey ?? newRefundRequestId();
-  const replay = await findReplay(getDb(), scope, key, input);
+  const idempotency = { scope: `refund:${ctx.merchantId}:${ctx.mode}`, key: input.idempotencyKey ?? newRefundRequestId() };
+  const requestKey = `${idempotency.scope}:${idempotency.key}`;
+  const replay = await findReplay(getDb(), idempotency, input);
   if (replay) return { refund: replay, replayed: true };
+  refuseUnsettled(charge);
 
-  const amount = parseRequestedAmount(input.body.amount, token.decimals, token.symbol);
+  const label = { symbol: token.symbol, decimals: token.decimals };
+  const amountAsked = parseRequestedAmount(input.body.amount, token.decimals, token.symbol);
   const funds = await chargeFunds(getDb(), charge);
-  const plan = planRefund(funds, amount ?? funds.refundable, { symbol: token.symbol, decimals: token.decimals });
-  const destination = await refundDestination(charge, funds, input.body.toAddress);
-  const source = await sourceWallet(charge, plan.source, funds);
+  const amount = amountAsked ?? funds.refundable;
+  checkRefundable(funds, amount, label);
+  const route = await refundRoute(charge, funds, input.body.toAddress, ctx);
+  const authority = authorityOf(ctx);
+
+  if (route.kind === 'claim') return createClaim({ ...input, charge, amount, label, idempotency, authority, why: route.why });
+
+  const plan = refundSourceOf(funds, amount, label);
+  const source = await refundSourceWallet(charge, plan.source, funds);
   const prepared = await prepareTransfer({
     chain: chain.name,
     from: source.address,
-    spend: { token, amount: plan.amount, recipient: destination },
+    spend: { token, amount, recipient: route.destination },
     gasSponsored: true,
   });
+  const authorization = refundAuthorization(ctx, route);
 
   const created = await getDb().transaction(async (tx) => {
     const locked = await chargeOf(tx, ctx, charge.id, { lock: true });
     // The same request on another instance held the lock first: its refund is the answer (not "nothing left").
-    const raced = await findReplay(tx, scope, key, input);
+    const raced = await findReplay(tx, idempotency, input);
     if (raced) return { raced };
+    refuseUnsettled(locked);
     // Re-checked under the lock: a refund or sweep that committed meanwhile is counted.
-    const now = planRefund(await chargeFunds(tx, locked), plan.amount, { symbol: token.symbol, decimals: token.decimals });
+    const fundsNow = await chargeFunds(tx, locked);
+    checkRefundable(fundsNow, amount, label);
+    const now = refundSourceOf(fundsNow, amount, label);
     if (now.source !== plan.source) throw new AppError('refund_not_possible', 'The charge’s funds just moved. Try again.');
     const recorded = await recordTransfer(tx, {
       prepared,
       signer: await source.signer(),
       purpose: 'refund',
       // The transfer gate sends a key's or a member's refund to an address that paid this charge only (N2).
-      authorization: { authority: refundAuthority(ctx), destination: { class: 'original_payer' } },
+      authorization,
       chargeId: charge.id,
       gasSponsor: { merchantId: ctx.merchantId },
-      idempotency: { scope, key },
+      idempotency,
       senderLabel: plan.source === 'merchant_wallet' ? 'Your merchant wallet' : 'The charge’s deposit address',
     });
     if (recorded.replayed) return { recorded, refundId: await refundIdOf(tx, recorded.transfer.id) };
@@ -124,10 +189,12 @@ export async function createRefund(input: {
       transferId: recorded.transfer.id,
       chain: chain.name,
       tokenAddress: token.address,
-      amountBaseUnits: plan.amount,
-      destination,
+      amountBaseUnits: amount,
+      destination: route.destination,
       source: plan.source,
+      lateBaseUnits: now.late,
       reason: input.body.reason ?? null,
+      requestKey,
       actor: ctx.actor,
     });
     await recordChargeEvent(tx, {
@@ -136,10 +203,24 @@ export async function createRefund(input: {
       toStatus: locked.status,
       actor: ctx.actor,
       type: 'charge.refund_created',
-      data: { refundId, amountBaseUnits: plan.amount.toString(), destination, source: plan.source, txHash: recorded.transfer.txHash },
+      data: {
+        refundId,
+        amountBaseUnits: amount.toString(),
+        destination: route.destination,
+        source: plan.source,
+        txHash: recorded.transfer.txHash,
+        authority: authorization.authority.kind,
+        destinationClass: authorization.destination.class,
+      },
     });
     await emitRefundEvent(tx, { refundId, type: 'refund.created' });
-    await input.onRecorded?.(tx, { id: refundId, amountBaseUnits: plan.amount, destination, txHash: recorded.transfer.txHash });
+    await input.onRecorded?.(tx, {
+      id: refundId,
+      amountBaseUnits: amount,
+      destination: route.destination,
+      txHash: recorded.transfer.txHash,
+      destinationClass: route.destinationClass,
+    });
     return { recorded, refundId };
   });
   if (created.raced) return { refund: created.raced, replayed: true };
@@ -148,12 +229,120 @@ export async function createRefund(input: {
   return { refund: refund!, replayed: created.recorded.replayed };
 }
 
-/** The gate's authority for the refund's actor (`api_key:…` from the API, `member:…` from the dashboard). */
-function refundAuthority(ctx: RefundContext): Extract<TransferAuthority, { kind: 'api_key' | 'member' }> {
-  const [kind, id] = ctx.actor.split(':', 2);
-  if (kind === 'api_key' && id) return { kind: 'api_key', apiKeyId: id, merchantId: ctx.merchantId };
-  if (kind === 'member' && id) return { kind: 'member', userId: id, merchantId: ctx.merchantId };
-  throw new Error(`createRefund: no transfer authority for the actor ${ctx.actor}`);
+/**
+ * A claim link: the amount is reserved under the charge's lock, the link returned once (and e-mailed to
+ * the buyers we know); the payer picks the destination later (claim-refund.ts).
+ */
+async function createClaim(input: {
+  ctx: RefundContext;
+  charge: ChargeRow;
+  body: CreateRefundBody;
+  amount: bigint;
+  label: { symbol: string; decimals: number };
+  idempotency: { scope: string; key: string };
+  authority: RefundAuthority;
+  why: string;
+  onRecorded?: Parameters<typeof createRefund>[0]['onRecorded'];
+}): Promise<{ refund: CreatedRefund; replayed: boolean }> {
+  const { ctx, charge, amount } = input;
+  const claim = newClaimToken();
+  const created = await getDb().transaction(async (tx) => {
+    const locked = await chargeOf(tx, ctx, charge.id, { lock: true });
+    const raced = await findReplay(tx, input.idempotency, input);
+    if (raced) return { raced };
+    refuseUnsettled(locked);
+    const funds = await chargeFunds(tx, locked);
+    checkRefundable(funds, amount, input.label);
+    // Funds that left Chargeport (a direct transfer swept to its toAddress) cannot be claimed later either.
+    refundSourceOf(funds, amount, input.label);
+    const refundId = newId('refund');
+    await tx.insert(refunds).values({
+      id: refundId,
+      chargeId: charge.id,
+      merchantId: ctx.merchantId,
+      mode: ctx.mode,
+      chain: charge.chain,
+      tokenAddress: charge.tokenAddress,
+      amountBaseUnits: amount,
+      reason: input.body.reason ?? null,
+      requestKey: `${input.idempotency.scope}:${input.idempotency.key}`,
+      actor: ctx.actor,
+      claimStatus: 'awaiting_claim',
+      claimTokenHash: claim.hash,
+      claimExpiresAt: claimExpiryFrom(new Date()),
+    });
+    await recordChargeEvent(tx, {
+      chargeId: charge.id,
+      fromStatus: locked.status,
+      toStatus: locked.status,
+      actor: ctx.actor,
+      type: 'charge.refund_created',
+      data: { refundId, amountBaseUnits: amount.toString(), claim: true, why: input.why, authority: input.authority.kind },
+    });
+    await emitRefundEvent(tx, { refundId, type: 'refund.created' });
+    await input.onRecorded?.(tx, {
+      id: refundId,
+      amountBaseUnits: amount,
+      destination: null,
+      txHash: null,
+      destinationClass: 'claim_link',
+    });
+    return { refundId, buyers: funds.orderBuyerIds };
+  });
+  if (created.raced) return { refund: created.raced, replayed: true };
+  const refund = (await getRefund(getDb(), { merchantId: ctx.merchantId, mode: ctx.mode, refundId: created.refundId }))!;
+  const claimUrl = claimUrlOf(claim.token);
+  await emailClaimLink(created.buyers, { claimUrl, amount: `${formatAmount(amount, input.label.decimals)} ${input.label.symbol}` });
+  return { refund: { ...refund, claimUrl }, replayed: false };
+}
+
+/** The buyers we know (signed in when they paid by card) get the link; the merchant forwards it otherwise. */
+async function emailClaimLink(userIds: string[], link: { claimUrl: string; amount: string }): Promise<void> {
+  for (const userId of userIds) {
+    try {
+      const [user] = await getDb().select({ email: users.email }).from(users).where(eq(users.id, userId));
+      if (!user?.email) continue;
+      await sendEmail({
+        to: user.email,
+        subject: `A refund of ${link.amount} is waiting for you`,
+        text: `A merchant refunded ${link.amount} of a payment you made by card or bank transfer. Choose where it goes (an address of yours or your Chargeport balance):\n\n${link.claimUrl}\n\nThe link is yours alone: do not share it.`,
+      });
+    } catch (error) {
+      // The merchant has the link too (the API's answer); a mail outage does not undo the refund.
+      log.warn('refund claim e-mail not sent', { userId, error });
+    }
+  }
+}
+
+/** To whom: a transfer to the payer (or an owner-approved address), or a claim link the payer completes. */
+async function refundRoute(charge: ChargeRow, funds: ChargeFunds, toAddress: string | undefined, ctx: RefundContext): Promise<Route> {
+  const payers = payerAddresses(funds);
+  if (toAddress !== undefined) {
+    const address = refundAddressOf(toAddress, charge, funds, 'toAddress');
+    if (payers.includes(address)) return { kind: 'transfer', destination: address, destinationClass: 'original_payer' };
+    if (ctx.ownerApproval) return { kind: 'transfer', destination: address, destinationClass: 'owner_approved' };
+    throw new AppError(
+      'refund_destination_not_payer',
+      `${address} did not pay this charge. Refunds go back to whoever paid: leave toAddress out (a claim link is made when the sender is not the payer), or have an owner approve a refund to another address from the dashboard's charge page.`,
+      { param: 'toAddress' },
+    );
+  }
+  if (funds.hasSenderNotPayer) return { kind: 'claim', why: 'a payment’s sender is not the payer (an on-ramp provider or unknown)' };
+  if (payers.length !== 1) return { kind: 'claim', why: `the charge was paid from ${payers.length} addresses` };
+  const payer = payers[0]!;
+  const unreachable = new AppError(
+    'chain_unavailable',
+    `${CHAINS[charge.chain as ChainName].displayName} is not reachable right now. Try again shortly.`,
+  );
+  const client = publicClientFor(charge.chain as ChainName);
+  if (!client) throw unreachable;
+  // viem answers undefined for an address without code.
+  const code = await client.getCode({ address: payer }).catch(() => {
+    throw unreachable;
+  });
+  // A smart-contract wallet or an exchange's hot wallet may not give the money back to the right person.
+  if (code && code !== '0x') return { kind: 'claim', why: 'the payment came from a contract' };
+  return { kind: 'transfer', destination: payer, destinationClass: 'original_payer' };
 }
 
 async function chargeOf(db: DbOrTx, ctx: RefundContext, chargeId: string, options: { lock?: boolean } = {}): Promise<ChargeRow> {
@@ -174,134 +363,25 @@ function parseRequestedAmount(amount: string | undefined, decimals: number, symb
   return parsed.baseUnits;
 }
 
-/** How much, and from where: the deposit address if it holds it, else the merchant wallet. */
-function planRefund(
-  funds: ChargeFunds,
-  amount: bigint,
-  token: { symbol: string; decimals: number },
-): { amount: bigint; source: RefundSource } {
-  const fmt = (units: bigint) => `${formatAmount(units < 0n ? 0n : units, token.decimals)} ${token.symbol}`;
-  if (funds.refundable <= 0n) {
-    throw new AppError(
-      'refund_exceeds_refundable',
-      `Nothing of this charge is left to refund (received ${fmt(funds.received)}, refunded ${fmt(funds.refunded)}).`,
-      {
-        param: 'amount',
-      },
-    );
-  }
-  if (amount > funds.refundable) {
-    throw new AppError(
-      'refund_exceeds_refundable',
-      `At most ${fmt(funds.refundable)} of this charge can be refunded (received ${fmt(funds.received)}, refunded ${fmt(funds.refunded)}).`,
-      {
-        param: 'amount',
-      },
-    );
-  }
-  if (amount <= funds.atDeposit) return { amount, source: 'deposit_address' };
-  // Funds still on their way to the merchant wallet (its sweep in flight) count: the engine sends the refund once they land.
-  if (amount <= funds.inMerchantWallet + funds.onTheWayToMerchantWallet) return { amount, source: 'merchant_wallet' };
-  throw new AppError(
-    'refund_not_possible',
-    funds.leftTheService > 0n
-      ? `${fmt(funds.leftTheService)} of this charge went to its toAddress (a direct transfer or deliver-to-wallet charge) and is no longer held by Chargeport; at most ${fmt(funds.atDeposit + funds.inMerchantWallet)} can be refunded here. Refund the rest from the wallet that received it.`
-      : `At most ${fmt(funds.atDeposit > funds.inMerchantWallet ? funds.atDeposit : funds.inMerchantWallet)} can be refunded in one refund now.`,
-    { param: 'amount' },
-  );
-}
-
-async function refundDestination(charge: ChargeRow, funds: ChargeFunds, toAddress: string | undefined): Promise<Address> {
-  if (toAddress !== undefined) {
-    if (!isAddress(toAddress, { strict: false })) {
-      throw new AppError('invalid_address', 'toAddress is not an EVM address (0x followed by 40 hexadecimal characters).', {
-        param: 'toAddress',
-      });
-    }
-    const address = getAddress(toAddress);
-    if (address === EVM_NATIVE_TOKEN_ADDRESS)
-      throw new AppError('invalid_address', 'That is the zero address: anything sent there is lost.', { param: 'toAddress' });
-    if (funds.depositAddress && address === getAddress(funds.depositAddress)) {
-      throw new AppError('invalid_address', 'That is the charge’s own deposit address. Give the payer’s address.', { param: 'toAddress' });
-    }
-    if (address === getAddress(charge.tokenAddress) && charge.tokenAddress !== EVM_NATIVE_TOKEN_ADDRESS) {
-      throw new AppError('invalid_address', 'That is the token contract itself: tokens sent there are lost.', { param: 'toAddress' });
-    }
-    return address;
-  }
-  if (funds.payers.includes('')) {
-    // A credit seen only as a balance change (native coin sent by a contract): its sender is unknown.
-    throw new AppError(
-      'refund_destination_required',
-      'Part of this charge arrived through a contract (its sender is not known): give toAddress.',
-      { param: 'toAddress' },
-    );
-  }
-  if (funds.payers.length !== 1) {
-    throw new AppError(
-      'refund_destination_required',
-      funds.payers.length === 0
-        ? 'This charge has no confirmed payment to take a sender from: give toAddress.'
-        : `This charge was paid from ${funds.payers.length} addresses: give toAddress (one of ${funds.payers.join(', ')}).`,
-      { param: 'toAddress' },
-    );
-  }
-  const payer = getAddress(funds.payers[0]!);
-  const unreachable = new AppError(
-    'chain_unavailable',
-    `${CHAINS[charge.chain as ChainName].displayName} is not reachable right now. Try again shortly.`,
-  );
-  const client = publicClientFor(charge.chain as ChainName);
-  if (!client) throw unreachable;
-  // viem answers undefined for an address without code.
-  const code = await client.getCode({ address: payer }).catch(() => {
-    throw unreachable;
-  });
-  if (code && code !== '0x') {
-    throw new AppError(
-      'refund_destination_required',
-      `The payment came from a contract (${payer}: a smart-contract wallet or an exchange), which may not return funds to the payer: give toAddress.`,
-      { param: 'toAddress' },
-    );
-  }
-  return payer;
-}
-
-/** The wallet a refund is paid from, and how to sign for it (opened only inside the recording transaction). */
-async function sourceWallet(
-  charge: ChargeRow,
-  source: RefundSource,
-  funds: ChargeFunds,
-): Promise<{ address: Address; signer: () => Promise<ReturnType<typeof depositAccount>> }> {
-  if (source === 'deposit_address') {
-    const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
-    const account = depositAccount(deposit!.derivationIndex);
-    if (getAddress(funds.depositAddress!) !== account.address)
-      throw new AppError('internal_error', 'The deposit key does not match its address.');
-    return { address: account.address, signer: async () => account };
-  }
-  const wallet = (await ensureMerchantWallets(getDb(), charge.merchantId)).find((w) => w.family === 'evm')!;
-  return {
-    address: getAddress(wallet.address),
-    signer: async () => {
-      const [sealed] = await getDb().select().from(wallets).where(eq(wallets.id, wallet.id));
-      return accountFromKey(openWalletKey(sealed!));
-    },
-  };
-}
-
 /** A retried request: the refund its idempotency id already made (409 if the retry asks for something else). */
 async function findReplay(
   db: DbOrTx,
-  scope: string,
-  key: string,
+  idempotency: { scope: string; key: string },
   input: { ctx: RefundContext; body: CreateRefundBody },
-): Promise<RefundResource | undefined> {
-  const [existing] = await db
+): Promise<CreatedRefund | undefined> {
+  const [byKey] = await db
     .select({ refundId: refunds.id, amount: refunds.amountBaseUnits, destination: refunds.destination })
     .from(refunds)
-    .innerJoin(outboundTransfers, eq(outboundTransfers.id, refunds.transferId))
-    .where(and(eq(outboundTransfers.idempotencyScope, scope), eq(outboundTransfers.idempotencyKey, key)));
+    .where(eq(refunds.requestKey, `${idempotency.scope}:${idempotency.key}`));
+  // Refunds recorded before request_key: their transfer's idempotency id.
+  const [byTransfer] = byKey
+    ? [byKey]
+    : await db
+        .select({ refundId: refunds.id, amount: refunds.amountBaseUnits, destination: refunds.destination })
+        .from(refunds)
+        .innerJoin(outboundTransfers, eq(outboundTransfers.id, refunds.transferId))
+        .where(and(eq(outboundTransfers.idempotencyScope, idempotency.scope), eq(outboundTransfers.idempotencyKey, idempotency.key)));
+  const existing = byTransfer;
   if (!existing) return undefined;
   const refund = (await getRefund(db, { merchantId: input.ctx.merchantId, mode: input.ctx.mode, refundId: existing.refundId }))!;
   const { toAddress, amount } = input.body;

@@ -1,7 +1,8 @@
 /**
- * Refund webhooks (`refund.created`, `refund.succeeded`, `refund.failed`), recorded in the transaction
+ * Refund webhooks (`refund.created`, `refund.claimed`, `refund.expired`, `refund.succeeded`,
+ * `refund.failed`), recorded in the transaction
  * of the change like every event (lib/webhooks/emit.ts): data.refund is the refund as it is after the
- * change, data.charge the charge it belongs to.
+ * change, data.charge the charge it belongs to. A claim link's URL is a bearer secret: never in an event.
  */
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
@@ -20,7 +21,7 @@ export async function emitRefundEvent(
   const [row] = await tx
     .select({ refund: refunds, transfer: outboundTransfers, charge: charges })
     .from(refunds)
-    .innerJoin(outboundTransfers, eq(outboundTransfers.id, refunds.transferId))
+    .leftJoin(outboundTransfers, eq(outboundTransfers.id, refunds.transferId))
     .innerJoin(charges, eq(charges.id, refunds.chargeId))
     .where(eq(refunds.id, input.refundId));
   if (!row) throw new Error(`refund ${input.refundId} does not exist`);

@@ -5,36 +5,28 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, outboundTransfers, refunds, type ApiKeyMode, type OutboundTransferRow, type RefundRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
-import type { TransferStatus } from '@/lib/transactions/state';
 import { chargeFunds } from './charge-funds';
-import type { RefundList, RefundResource, RefundStatus } from './schemas';
+import type { RefundList, RefundResource } from './schemas';
+import { refundStatusOf } from './state';
 
-const STATUS_OF_TRANSFER: Record<TransferStatus, RefundStatus> = {
-  signed: 'pending',
-  broadcast: 'submitted',
-  included: 'submitted',
-  confirmed: 'succeeded',
-  failed: 'failed',
-};
-
-function refundStatusOf(transfer: Pick<OutboundTransferRow, 'status'>): RefundStatus {
-  return STATUS_OF_TRANSFER[transfer.status];
-}
-
-export function serializeRefund(row: RefundRow, transfer: OutboundTransferRow): RefundResource {
+/** A refund on the wire; `transfer` is null while a claim link waits for (or expired without) its payer. */
+export function serializeRefund(row: RefundRow, transfer: OutboundTransferRow | null): RefundResource {
   const chain = CHAINS[row.chain as ChainName];
   const token = chain.tokens.find((t) => t.address.toLowerCase() === row.tokenAddress.toLowerCase());
   const decimals = token?.decimals ?? 18;
-  const status = refundStatusOf(transfer);
-  const sent = transfer.status !== 'signed';
-  const timeline: RefundResource['timeline'] = [{ status: 'pending', at: row.createdAt.toISOString() }];
-  if (sent)
+  const status = refundStatusOf({ claimStatus: row.claimStatus, transferStatus: transfer?.status ?? null });
+  const sent = !!transfer && transfer.status !== 'signed';
+  const timeline: RefundResource['timeline'] = [];
+  if (row.claimStatus) timeline.push({ status: 'awaiting_claim', at: row.createdAt.toISOString() });
+  if (row.claimStatus === 'expired') timeline.push({ status: 'expired', at: (row.claimExpiresAt ?? row.createdAt).toISOString() });
+  if (transfer) timeline.push({ status: 'pending', at: transfer.createdAt.toISOString() });
+  if (transfer && sent)
     timeline.push({
       status: 'submitted',
       at: (transfer.lastBroadcastAt ?? transfer.updatedAt).toISOString(),
       transactionHash: transfer.txHash,
     });
-  if (status === 'succeeded' || status === 'failed')
+  if (transfer && (status === 'succeeded' || status === 'failed'))
     timeline.push({ status, at: transfer.updatedAt.toISOString(), transactionHash: transfer.txHash });
   return {
     id: row.id,
@@ -48,9 +40,10 @@ export function serializeRefund(row: RefundRow, transfer: OutboundTransferRow): 
     amountBaseUnits: row.amountBaseUnits.toString(),
     destination: row.destination,
     source: row.source,
+    claimExpiresAt: row.claimStatus === 'awaiting_claim' ? (row.claimExpiresAt?.toISOString() ?? null) : null,
     reason: row.reason,
     transactionHash: sent ? transfer.txHash : null,
-    failureReason: status === 'failed' ? transfer.error : null,
+    failureReason: status === 'failed' ? (transfer?.error ?? null) : null,
     timeline,
     createdAt: row.createdAt.toISOString(),
   };
@@ -63,7 +56,7 @@ export async function getRefund(
   const [row] = await db
     .select({ refund: refunds, transfer: outboundTransfers })
     .from(refunds)
-    .innerJoin(outboundTransfers, eq(outboundTransfers.id, refunds.transferId))
+    .leftJoin(outboundTransfers, eq(outboundTransfers.id, refunds.transferId))
     .where(and(eq(refunds.id, input.refundId), eq(refunds.merchantId, input.merchantId), eq(refunds.mode, input.mode)));
   return row ? serializeRefund(row.refund, row.transfer) : undefined;
 }
@@ -81,7 +74,7 @@ export async function listRefunds(
   const rows = await db
     .select({ refund: refunds, transfer: outboundTransfers })
     .from(refunds)
-    .innerJoin(outboundTransfers, eq(outboundTransfers.id, refunds.transferId))
+    .leftJoin(outboundTransfers, eq(outboundTransfers.id, refunds.transferId))
     .where(eq(refunds.chargeId, charge.id))
     .orderBy(asc(refunds.createdAt));
   const funds = await chargeFunds(db, charge);

@@ -26,7 +26,6 @@ import { rpcUrl } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { fundLocalWallet } from '@/lib/infra/local-chain';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
-import { createRefund } from '@/lib/refunds/create-refund';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
@@ -64,12 +63,8 @@ const walkable = (name: string) => name !== 'node_modules' && !name.startsWith('
 const GATE_CALLS = ['recordTransfer', 'authorizeTransfer'] as const;
 /** The engine's own forwarding of its caller's authorization (recordTransfer → authorizeTransfer): the callers are checked instead. */
 const FORWARDING = { file: 'lib/transactions/record-transfer.ts', authorization: 'input.authorization' };
-/** Rows no caller uses yet, each waiting for the slice that wires it (issue 26 point 3: refunds rework, claim links). */
-const AWAITING_CALLERS: PolicyRow[] = [
-  { purpose: 'refund', authority: 'owner_step_up', destination: 'original_payer' },
-  { purpose: 'refund', authority: 'owner_step_up', destination: 'owner_approved' },
-  { purpose: 'refund', authority: 'payer_claim', destination: 'claim_address' },
-];
+/** Rows no caller uses yet, each waiting for the change that wires it (none today). */
+const AWAITING_CALLERS: PolicyRow[] = [];
 
 interface CallSite {
   where: string;
@@ -135,35 +130,42 @@ function gateCallSites(): { sites: CallSite[]; problems: string[] } {
         const purposeExpression = ts.isPropertyAssignment(purposeNode) ? purposeNode.initializer : purposeNode.name;
         const purposes = literals(checker.getTypeAtLocation(purposeExpression));
         const authorizationType = checker.getTypeAtLocation(authorizationExpression);
-        const authorityType = propertyType(checker, authorizationType, 'authority', authorizationExpression);
-        const destinationType = propertyType(checker, authorizationType, 'destination', authorizationExpression);
-        const destinations = destinationType
-          ? literals(propertyType(checker, destinationType, 'class', authorizationExpression))
-          : undefined;
-        const authorities: string[] = [];
-        for (const member of authorityType ? (authorityType.isUnion() ? authorityType.types : [authorityType]) : []) {
-          const kinds = literals(propertyType(checker, member, 'kind', authorizationExpression));
-          if (!kinds) return void problems.push(`${where}: the authority's kind is not a literal type`);
-          for (const kind of kinds) {
-            if (kind !== 'system') authorities.push(kind);
-            else {
-              const jobs = literals(propertyType(checker, member, 'job', authorizationExpression));
-              if (!jobs) return void problems.push(`${where}: the system job is not a literal type`);
-              authorities.push(...jobs.map((job) => `system:${job}`));
+        // A union of authorizations (one per branch of the caller) is read branch by branch: each pairs
+        // only its own authorities with its own destination classes.
+        const branches = authorizationType.isUnion() ? authorizationType.types : [authorizationType];
+        const combinations: { authority: string; destination: string }[] = [];
+        for (const branch of branches) {
+          const authorityType = propertyType(checker, branch, 'authority', authorizationExpression);
+          const destinationType = propertyType(checker, branch, 'destination', authorizationExpression);
+          const destinations = destinationType
+            ? literals(propertyType(checker, destinationType, 'class', authorizationExpression))
+            : undefined;
+          const authorities: string[] = [];
+          for (const member of authorityType ? (authorityType.isUnion() ? authorityType.types : [authorityType]) : []) {
+            const kinds = literals(propertyType(checker, member, 'kind', authorizationExpression));
+            if (!kinds) return void problems.push(`${where}: the authority's kind is not a literal type`);
+            for (const kind of kinds) {
+              if (kind !== 'system') authorities.push(kind);
+              else {
+                const jobs = literals(propertyType(checker, member, 'job', authorizationExpression));
+                if (!jobs) return void problems.push(`${where}: the system job is not a literal type`);
+                authorities.push(...jobs.map((job) => `system:${job}`));
+              }
             }
           }
+          if (!destinations || !authorities.length) {
+            problems.push(
+              `${where}: purpose, authority kind and destination class must be literal types (got ${checker.typeToString(authorizationType)})`,
+            );
+            return;
+          }
+          combinations.push(...authorities.flatMap((authority) => destinations.map((destination) => ({ authority, destination }))));
         }
-        if (!purposes || !destinations || !authorities.length) {
-          problems.push(
-            `${where}: purpose, authority kind and destination class must be literal types (got ${checker.typeToString(authorizationType)})`,
-          );
+        if (!purposes) {
+          problems.push(`${where}: the purpose must be a literal type`);
           return;
         }
-        sites.push({
-          where,
-          purposes,
-          combinations: authorities.flatMap((authority) => destinations.map((destination) => ({ authority, destination }))),
-        });
+        sites.push({ where, purposes, combinations });
       }
       ts.forEachChild(node, visit);
     };
@@ -437,21 +439,32 @@ describe('the gate on PostgreSQL and anvil', () => {
         .where(and(eq(outboundTransfers.chargeId, paid), eq(outboundTransfers.purpose, 'refund')));
 
     const thief = stranger();
+    // The refunds domain says no first (lib/refunds: refund_destination_not_payer) ...
     const refused = await callRoute(refundRoute, { apiKey: merchant.liveKey!, params: { chargeId: paid }, body: { toAddress: thief } });
     expect(refused.status).toBe(403);
-    expect(refused.json.error).toMatchObject({ code: 'transfer_not_authorized' });
-    expect(refused.json.error!.message).toMatch(/never paid this charge/);
+    expect(refused.json.error).toMatchObject({ code: 'refund_destination_not_payer' });
     expect(await refundsOf()).toHaveLength(0);
     expect(await getDb().select().from(refunds).where(eq(refunds.chargeId, paid))).toHaveLength(0);
 
-    // The dashboard's path (an admin with their PIN): the same rule for a member.
-    await expect(
-      createRefund({
-        ctx: { merchantId: merchant.id, mode: 'live', actor: `member:${adminId}` },
-        chargeId: paid,
-        body: { toAddress: thief },
-      }),
-    ).rejects.toMatchObject({ code: 'transfer_not_authorized' });
+    // ... and the engine's gate refuses the same movement if a caller skipped that check: a key's or a
+    // member's refund to an address that never paid this charge is never signed.
+    for (const authority of [
+      { kind: 'api_key', apiKeyId: 'key_any', merchantId: merchant.id },
+      { kind: 'member', userId: adminId, merchantId: merchant.id },
+    ] as const) {
+      await expectRefused(
+        () =>
+          attempt({
+            from: merchantWallet,
+            purpose: 'refund',
+            authorization: { authority, destination: { class: 'original_payer' } },
+            recipient: thief,
+            chargeId: paid,
+          }),
+        merchantWallet,
+        /never paid this charge/,
+      );
+    }
     expect(await refundsOf()).toHaveLength(0);
 
     const toPayer = await callRoute(refundRoute, { apiKey: merchant.liveKey!, params: { chargeId: paid }, body: { amount: '0.5' } });

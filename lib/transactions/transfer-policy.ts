@@ -20,7 +20,16 @@ import { and, eq, inArray, type AnyColumn } from 'drizzle-orm';
 import { decodeFunctionData, erc20Abi, getAddress, isAddress, type Address, type Hex } from 'viem';
 import type { ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
-import { charges, depositAddresses, merchantContracts, merchantMembers, outboundTransfers, payments, wallets } from '@/lib/db/schema';
+import {
+  charges,
+  depositAddresses,
+  merchantContracts,
+  merchantMembers,
+  outboundTransfers,
+  payments,
+  refunds,
+  wallets,
+} from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { configuredSwapPairs } from '@/lib/swap/swap-pairs';
@@ -290,13 +299,20 @@ async function verifyDestination(tx: DbOrTx, input: GateInput): Promise<string |
       return (await holdsChargeFunds(tx, charge, movement.from)) ? undefined : 'A refund is paid from the charge’s own funds only.';
     }
     case 'claim_address': {
-      // TODO(issue 26 point 3, refund claim links): check the recipient against the claim row the payer
-      // completed (claimId, its chosen address); the refunds domain provides that table. Until then only a
-      // payer_claim authority of the same claim reaches here, and no caller records one yet.
+      // The payer chose the address on the claim link; the refunds domain records it on the claim (the
+      // refund row) before asking to pay it, so the gate checks the recipient against that row.
       const authority = authorization.authority;
-      return authority.kind === 'payer_claim' && authority.claimId === destination.claimId
+      if (authority.kind !== 'payer_claim' || authority.claimId !== destination.claimId)
+        return 'A claim address is chosen by the payer on the claim link only.';
+      const [claim] = await tx
+        .select({ chargeId: refunds.chargeId, destination: refunds.destination, claimStatus: refunds.claimStatus })
+        .from(refunds)
+        .where(eq(refunds.id, destination.claimId));
+      if (!claim || claim.claimStatus !== 'claimed' || claim.chargeId !== input.chargeId) return 'No completed claim of this charge.';
+      if (!claim.destination || !same(claim.destination, recipient)) return 'The recipient is not the address the payer chose.';
+      return (await holdsChargeFunds(tx, (await chargeOf(tx, claim.chargeId))!, movement.from))
         ? undefined
-        : 'A claim address is chosen by the payer on the claim link only.';
+        : 'A refund is paid from the charge’s own funds only.';
     }
     case 'owner_approved': {
       const authority = authorization.authority;

@@ -6,7 +6,8 @@
  * do not change the status (charge.payment_submitted, charge.sweep_submitted, charge.overpaid,
  * charge.late_payment) are not webhooks. `payment.failed` reports a failed payment attempt (a
  * balance payment whose transfer failed) while the charge itself may still be paid. `refund.*` follow a
- * refund (lib/refunds/): created, then succeeded or failed once its transfer ends. `fulfilment.*` follow
+ * refund (lib/refunds/): created, then succeeded or failed once its transfer ends; a claim link is created
+ * (awaiting_claim), then claimed by its payer (its transfer follows) or expired. `fulfilment.*` follow
  * a fulfilment rule carried out for a succeeded charge (lib/contracts/): succeeded once its contract call
  * is confirmed, failed when it reverted or could not be made (the merchant may retry; a retry that
  * succeeds sends `fulfilment.succeeded`).
@@ -22,6 +23,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'charge.canceled',
   'payment.failed',
   'refund.created',
+  'refund.claimed',
+  'refund.expired',
   'refund.succeeded',
   'refund.failed',
   'fulfilment.succeeded',

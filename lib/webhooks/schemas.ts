@@ -148,7 +148,10 @@ const EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   'charge.canceled': 'The charge was canceled (by you, or by the buyer at the checkout).',
   'payment.failed':
     "An attempt to pay the charge failed (a balance payment's transfer, a card order); the charge may still be paid another way. `data.paymentAttempt` says which.",
-  'refund.created': 'A refund was recorded (`data.refund`, status `pending`).',
+  'refund.created':
+    'A refund was recorded (`data.refund`): status `pending` when it goes to the payer at once, `awaiting_claim` for a claim link (the link itself is never in an event).',
+  'refund.claimed': 'The payer claimed a refund claim link: its transfer is recorded (`data.refund.destination`, status `pending`).',
+  'refund.expired': 'Nobody claimed a refund claim link in time: its amount is refundable again.',
   'refund.succeeded': 'A refund was confirmed on chain (`data.refund.transactionHash`).',
   'refund.failed': 'A refund moved nothing; the amount is refundable again (`data.refund.failureReason`).',
   'fulfilment.succeeded':
@@ -199,6 +202,8 @@ export const webhookEventSchemas = {
   'charge.canceled': eventSchema('charge.canceled', chargeOnly),
   'payment.failed': eventSchema('payment.failed', { paymentAttempt: failedPaymentAttemptSchema }),
   'refund.created': eventSchema('refund.created', { refund: refundSchema }),
+  'refund.claimed': eventSchema('refund.claimed', { refund: refundSchema }),
+  'refund.expired': eventSchema('refund.expired', { refund: refundSchema }),
   'refund.succeeded': eventSchema('refund.succeeded', { refund: refundSchema }),
   'refund.failed': eventSchema('refund.failed', { refund: refundSchema }),
   'fulfilment.succeeded': eventSchema('fulfilment.succeeded', { fulfilment: fulfilmentSchema }),

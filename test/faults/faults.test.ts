@@ -579,7 +579,7 @@ describe('processes killed mid-way (SIGKILL)', () => {
     const { refund } = await createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: newRefundRequestId() });
     // Sent after the deposit's gas top-up lands (automine: each send is mined at once); then one block deep.
     const [link] = await getDb().select({ transferId: refunds.transferId }).from(refunds).where(eq(refunds.id, refund.id));
-    const transferId = link!.transferId;
+    const transferId = link!.transferId!; // a payer that is an outside wallet: a transfer at once, never a claim link
     for (let i = 0; i < 10; i++) {
       await reconcileTransfers({ ignoreSchedule: true });
       const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));

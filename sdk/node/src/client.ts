@@ -11,6 +11,8 @@ import { constructEvent, signWebhook, type WebhookEvent } from './webhooks.ts';
 type Schemas = components['schemas'];
 export type Charge = Schemas['Charge'];
 export type Refund = Schemas['Refund'];
+/** A refund just made: with `claimUrl` (given only here) when the payer must claim it. */
+export type CreatedRefund = Schemas['CreatedRefund'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
 export type StoredWebhookEvent = Schemas['WebhookEvent'];
@@ -82,7 +84,7 @@ export class Chargeport {
     };
     this.refunds = {
       create: (chargeId: string, body: Schemas['CreateRefundRequest'] = {}, options?: RequestOptions) =>
-        this.request<Refund>('POST', `/api/charges/${id(chargeId)}/refunds`, { body, ...options }),
+        this.request<CreatedRefund>('POST', `/api/charges/${id(chargeId)}/refunds`, { body, ...options }),
       list: (chargeId: string) => this.request<Schemas['RefundList']>('GET', `/api/charges/${id(chargeId)}/refunds`),
     };
     this.webhookEndpoints = {

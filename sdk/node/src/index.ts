@@ -2,6 +2,7 @@ export { Chargeport } from './client.ts';
 export type {
   Charge,
   ChargeportOptions,
+  CreatedRefund,
   FetchLike,
   Refund,
   RequestOptions,

@@ -10,7 +10,7 @@ import { createPublicClient, http, parseEther, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { charges } from '@/lib/db/schema';
+import { charges, payments } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
@@ -120,8 +120,9 @@ describe('@chargeport/node', () => {
 
     const refunds = await chargeport.refunds.list(chargeId);
     expect(refunds.data).toEqual([]);
+    // Not yet paid: nothing to refund, and an open charge is never refunded.
     const refused = await caught(chargeport.refunds.create(chargeId, { amount: '0.1' }));
-    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused).toMatchObject({ status: 409, code: 'charge_not_settled' });
   });
 
   it('events.stream: the events after a given one, live, only the types asked for', async () => {
@@ -157,11 +158,18 @@ describe('@chargeport/node', () => {
     for (let i = 0; i < 40 && (await statusOf()) !== 'succeeded'; i++) await pollChain('POLYGON_AMOY');
     expect(await statusOf()).toBe('succeeded');
 
-    const to: Address = privateKeyToAccount(generatePrivateKey()).address;
+    // Refunds go back to whoever paid: an address of the caller's choosing is refused.
+    const stranger: Address = privateKeyToAccount(generatePrivateKey()).address;
+    expect(await caught(chargeport.refunds.create(chargeId, { amount: '0.1', toAddress: stranger }))).toMatchObject({
+      status: 403,
+      code: 'refund_destination_not_payer',
+    });
+    const [payment] = await getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
+    const payer = payment!.fromAddress as Address;
     const idempotencyKey = `refund-${chargeId}`;
-    const refund = await chargeport.refunds.create(chargeId, { amount: '0.1', toAddress: to, reason: 'player asked' }, { idempotencyKey });
-    expect(refund).toMatchObject({ chargeId, amount: '0.1', amountBaseUnits: parseEther('0.1').toString() });
-    const retried = await chargeport.refunds.create(chargeId, { amount: '0.1', toAddress: to, reason: 'player asked' }, { idempotencyKey });
+    const refund = await chargeport.refunds.create(chargeId, { amount: '0.1', reason: 'player asked' }, { idempotencyKey });
+    expect(refund).toMatchObject({ chargeId, amount: '0.1', amountBaseUnits: parseEther('0.1').toString(), destination: payer });
+    const retried = await chargeport.refunds.create(chargeId, { amount: '0.1', reason: 'player asked' }, { idempotencyKey });
     expect(retried.id).toBe(refund.id);
     const listed = await chargeport.refunds.list(chargeId);
     expect(listed.data.map((r) => r.id)).toEqual([refund.id]);
@@ -173,8 +181,10 @@ describe('@chargeport/node', () => {
       await pollChain('POLYGON_AMOY');
     }
     expect(await refundStatus()).toBe('succeeded');
+    // On chain: the refund's transaction moved 0.1 to the payer.
     const amoy = createPublicClient({ transport: http(rpcUrl('POLYGON_AMOY')!) });
-    expect(await amoy.getBalance({ address: to })).toBe(parseEther('0.1'));
+    const mined = await amoy.getTransaction({ hash: (await chargeport.refunds.list(chargeId)).data[0]!.transactionHash as `0x${string}` });
+    expect({ to: mined.to?.toLowerCase(), value: mined.value }).toEqual({ to: payer.toLowerCase(), value: parseEther('0.1') });
   }, 60_000);
 
   it('constructEvent: a typed event from a valid signature; tampered, stale or unsigned deliveries are refused', () => {

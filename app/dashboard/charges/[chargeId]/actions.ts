@@ -5,6 +5,7 @@ import { formError, type FormState } from '@/lib/auth/form-state';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { currentMemberActor } from '@/lib/merchants/member-actor';
 import { refundFromDashboard } from '@/lib/refunds/refund-from-dashboard';
+import { stepUpFromForm } from '@/lib/accounts/step-up-form';
 import { fulfilChargeNow, retryFulfilment } from '@/lib/contracts/retry-fulfilment';
 
 export async function refundChargeAction(_state: FormState, form: FormData): Promise<FormState> {
@@ -20,10 +21,14 @@ export async function refundChargeAction(_state: FormState, form: FormData): Pro
       mode: await dashboardMode(),
       chargeId,
       ...values,
-      pin: String(form.get('pin') ?? ''),
+      ...stepUpFromForm(form),
       requestId: String(form.get('requestId') ?? ''),
     });
     revalidatePath(`/dashboard/charges/${chargeId}`);
+    if (refund.claimUrl)
+      return {
+        notice: `Refund ${refund.id} of ${refund.amount} ${refund.token.symbol} is a claim link (the sender was not the payer): send this link to the payer, who chooses where it goes. It is shown once: ${refund.claimUrl}`,
+      };
     return { notice: `Refund ${refund.id} of ${refund.amount} ${refund.token.symbol} to ${refund.destination}: ${refund.status}.` };
   } catch (error) {
     return formError(error, values);

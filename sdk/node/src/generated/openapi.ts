@@ -98,7 +98,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a charge
-         * @description Refunds (part of) what a charge received — over- and late payments included — back to the address that paid (or `toAddress`). Paid from the charge's deposit address before its sweep, from your merchant wallet after it; the network fee is covered. The refund is `pending`, then `submitted`, then `succeeded` or `failed` (webhooks refund.created, refund.succeeded, refund.failed). Send an Idempotency-Key header to retry safely: the same key is the same refund.
+         * @description Refunds (part of) what a charge received — over- and late payments included — back to whoever paid: the address that sent the payment (for a balance payment, the payer's Chargeport wallet). `toAddress` may only name an address that paid the charge (else 403 refund_destination_not_payer: an owner may refund elsewhere from the dashboard, with step-up). When the sender is not the payer or is not known (a card payment delivered by an on-ramp provider, a contract, several senders), the refund is a claim link: status `awaiting_claim`, its amount reserved, and `claimUrl` in this answer only — forward it to the payer (we e-mail it when we know them), who picks an address or their Chargeport balance; unclaimed after REFUND_CLAIM_TTL_DAYS (30) it expires and the amount is refundable again. A charge still `pending` or `processing` cannot be refunded (409 charge_not_settled). Paid from the charge's deposit address before its sweep, from your merchant wallet after it; the network fee is covered. The refund is `pending`, then `submitted`, then `succeeded` or `failed` (webhooks refund.created, refund.claimed, refund.expired, refund.succeeded, refund.failed). Send an Idempotency-Key header to retry safely: the same key is the same refund.
          */
         post: operations["createRefund"];
         delete?: never;
@@ -526,11 +526,55 @@ export interface webhooks {
         put?: never;
         /**
          * refund.created
-         * @description A refund was recorded (`data.refund`, status `pending`).
+         * @description A refund was recorded (`data.refund`): status `pending` when it goes to the payer at once, `awaiting_claim` for a claim link (the link itself is never in an event).
          *
          *     POSTed to each enabled endpoint subscribed to `refund.created` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
          */
         post: operations["webhook_refund_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.claimed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.claimed
+         * @description The payer claimed a refund claim link: its transfer is recorded (`data.refund.destination`, status `pending`).
+         *
+         *     POSTed to each enabled endpoint subscribed to `refund.claimed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_refund_claimed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "refund.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * refund.expired
+         * @description Nobody claimed a refund claim link in time: its amount is refundable again.
+         *
+         *     POSTed to each enabled endpoint subscribed to `refund.expired` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_refund_expired"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1536,7 +1580,7 @@ export interface components {
             txHash: string | null;
             reason: string;
         };
-        /** @description A refund was recorded (`data.refund`, status `pending`). */
+        /** @description A refund was recorded (`data.refund`): status `pending` when it goes to the payer at once, `awaiting_claim` for a claim link (the link itself is never in an event). */
         RefundCreatedEvent: {
             /**
              * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
@@ -1670,10 +1714,10 @@ export interface components {
             /** @enum {string} */
             mode: "test" | "live";
             /**
-             * @description pending: recorded, not yet sent; submitted: sent to the network; succeeded: confirmed at the chain’s depth; failed: nothing was moved (the funds stay refundable).
+             * @description awaiting_claim: a claim link waiting for the payer to choose where it goes (its amount is reserved); expired: nobody claimed it in time (the amount is refundable again); pending: recorded, not yet sent; submitted: sent to the network; succeeded: confirmed at the chain’s depth; failed: nothing was moved (the funds stay refundable).
              * @enum {string}
              */
-            status: "pending" | "submitted" | "succeeded" | "failed";
+            status: "awaiting_claim" | "expired" | "pending" | "submitted" | "succeeded" | "failed";
             /** @enum {string} */
             chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
             token: {
@@ -1691,18 +1735,25 @@ export interface components {
              * @example 4990000
              */
             amountBaseUnits: string;
-            destination: string;
+            /** @description Where the refund goes; null while a claim link waits for the payer. */
+            destination: string | null;
             /**
-             * @description Where the funds were paid from: the charge’s deposit address (before its sweep) or your merchant wallet (after it).
-             * @enum {string}
+             * @description Where the funds were paid from: the charge’s deposit address (before its sweep) or your merchant wallet (after it); null until a claim link is claimed.
+             * @enum {string|null}
              */
-            source: "deposit_address" | "merchant_wallet";
+            source: "deposit_address" | "merchant_wallet" | null;
+            /**
+             * Format: date-time
+             * @description A claim link: when it expires if nobody claims it (then `expired`).
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            claimExpiresAt: string | null;
             reason: string | null;
             transactionHash: string | null;
             failureReason: string | null;
             timeline: {
                 /** @enum {string} */
-                status: "pending" | "submitted" | "succeeded" | "failed";
+                status: "awaiting_claim" | "expired" | "pending" | "submitted" | "succeeded" | "failed";
                 /**
                  * Format: date-time
                  * @example 2026-03-01T12:00:00.000Z
@@ -1715,6 +1766,256 @@ export interface components {
              * @example 2026-03-01T12:00:00.000Z
              */
             createdAt: string;
+        };
+        /** @description The payer claimed a refund claim link: its transfer is recorded (`data.refund.destination`, status `pending`). */
+        RefundClaimedEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.claimed";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                refund: components["schemas"]["Refund"];
+            };
+        };
+        /** @description Nobody claimed a refund claim link in time: its amount is refundable again. */
+        RefundExpiredEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "refund.expired";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                refund: components["schemas"]["Refund"];
+            };
         };
         /** @description A refund was confirmed on chain (`data.refund.transactionHash`). */
         RefundSucceededEvent: {
@@ -2279,7 +2580,7 @@ export interface components {
          * @description Stable machine-readable code: the closed list of lib/errors.ts (README, "Error codes"). New codes may be added.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "missing_api_key" | "invalid_api_key" | "test_key_required" | "live_key_required" | "verification_required" | "key_not_permitted" | "unauthenticated" | "code_incorrect" | "code_expired" | "pin_not_set" | "pin_incorrect" | "email_not_verified" | "forbidden" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "charge_not_cancelable" | "payment_in_progress" | "account_exists" | "use_other_sign_in" | "pin_locked" | "payload_too_large" | "unsupported_media_type" | "unsupported_chain" | "chain_not_configured" | "unsupported_token" | "invalid_address" | "amount_mismatch" | "invalid_amount" | "rate_limited" | "code_attempts_exceeded" | "internal_error" | "service_unavailable" | "pin_too_simple" | "pin_already_set" | "pin_disabled" | "phone_in_use" | "phone_not_linked" | "charge_not_payable" | "insufficient_balance" | "chain_unavailable" | "invalid_webhook_url" | "webhook_endpoint_limit" | "gas_sponsorship_limit" | "gas_tank_empty" | "amount_below_minimum" | "refund_exceeds_refundable" | "refund_destination_required" | "refund_not_possible" | "contract_not_found" | "abi_required" | "invalid_abi" | "contract_exists" | "function_not_found" | "argument_not_bindable" | "contract_chain_mismatch" | "contract_is_token" | "function_moves_tokens" | "invalid_price_list" | "fulfilment_exists" | "fulfilment_not_retryable" | "invalid_access_token" | "insufficient_scope" | "price_unavailable" | "step_up_required" | "step_up_failed" | "two_factor_required" | "second_factor_required" | "withdrawal_held" | "origin_not_allowed" | "redirect_not_allowed" | "open_charge_limit" | "sms_country_not_allowed" | "email_already_verified" | "invalid_wallet" | "provider_unavailable" | "quote_unavailable" | "below_minimum" | "settles_after_expiry" | "provider_error" | "swap_unavailable" | "slippage_exceeded" | "transfer_not_authorized";
+        ErrorCode: "invalid_request" | "invalid_json" | "missing_api_key" | "invalid_api_key" | "test_key_required" | "live_key_required" | "verification_required" | "key_not_permitted" | "unauthenticated" | "code_incorrect" | "code_expired" | "pin_not_set" | "pin_incorrect" | "email_not_verified" | "forbidden" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "charge_not_cancelable" | "payment_in_progress" | "account_exists" | "use_other_sign_in" | "pin_locked" | "payload_too_large" | "unsupported_media_type" | "unsupported_chain" | "chain_not_configured" | "unsupported_token" | "invalid_address" | "amount_mismatch" | "invalid_amount" | "rate_limited" | "code_attempts_exceeded" | "internal_error" | "service_unavailable" | "pin_too_simple" | "pin_already_set" | "pin_disabled" | "phone_in_use" | "phone_not_linked" | "charge_not_payable" | "insufficient_balance" | "chain_unavailable" | "invalid_webhook_url" | "webhook_endpoint_limit" | "gas_sponsorship_limit" | "gas_tank_empty" | "amount_below_minimum" | "refund_exceeds_refundable" | "refund_destination_required" | "refund_not_possible" | "refund_destination_not_payer" | "charge_not_settled" | "refund_claim_closed" | "contract_not_found" | "abi_required" | "invalid_abi" | "contract_exists" | "function_not_found" | "argument_not_bindable" | "contract_chain_mismatch" | "contract_is_token" | "function_moves_tokens" | "invalid_price_list" | "fulfilment_exists" | "fulfilment_not_retryable" | "invalid_access_token" | "insufficient_scope" | "price_unavailable" | "step_up_required" | "step_up_failed" | "two_factor_required" | "second_factor_required" | "withdrawal_held" | "origin_not_allowed" | "redirect_not_allowed" | "open_charge_limit" | "sms_country_not_allowed" | "email_already_verified" | "invalid_wallet" | "provider_unavailable" | "quote_unavailable" | "below_minimum" | "settles_after_expiry" | "provider_error" | "swap_unavailable" | "slippage_exceeded" | "transfer_not_authorized";
         CreateChargeRequest: {
             chargeData: components["schemas"]["ChargeData"];
             /** @description true: a test charge on the chain's test network; needs a test key. */
@@ -2453,8 +2754,75 @@ export interface components {
         };
         /** @description Success: `data` is set, `error` is null. */
         RefundResponse: {
-            data: components["schemas"]["Refund"];
+            data: components["schemas"]["CreatedRefund"];
             error: null;
+        };
+        CreatedRefund: {
+            /** @example rf_4Vd9TQ1aQm2xA7bC3dE5fG */
+            id: string;
+            /** @enum {string} */
+            object: "refund";
+            chargeId: string;
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description awaiting_claim: a claim link waiting for the payer to choose where it goes (its amount is reserved); expired: nobody claimed it in time (the amount is refundable again); pending: recorded, not yet sent; submitted: sent to the network; succeeded: confirmed at the chain’s depth; failed: nothing was moved (the funds stay refundable).
+             * @enum {string}
+             */
+            status: "awaiting_claim" | "expired" | "pending" | "submitted" | "succeeded" | "failed";
+            /** @enum {string} */
+            chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+            token: {
+                symbol: string;
+                address: string;
+                decimals: number;
+            };
+            /**
+             * @description Whole tokens, exact decimal text.
+             * @example 4.99
+             */
+            amount: string;
+            /**
+             * @description In the token's base units (integer text).
+             * @example 4990000
+             */
+            amountBaseUnits: string;
+            /** @description Where the refund goes; null while a claim link waits for the payer. */
+            destination: string | null;
+            /**
+             * @description Where the funds were paid from: the charge’s deposit address (before its sweep) or your merchant wallet (after it); null until a claim link is claimed.
+             * @enum {string|null}
+             */
+            source: "deposit_address" | "merchant_wallet" | null;
+            /**
+             * Format: date-time
+             * @description A claim link: when it expires if nobody claims it (then `expired`).
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            claimExpiresAt: string | null;
+            reason: string | null;
+            transactionHash: string | null;
+            failureReason: string | null;
+            timeline: {
+                /** @enum {string} */
+                status: "awaiting_claim" | "expired" | "pending" | "submitted" | "succeeded" | "failed";
+                /**
+                 * Format: date-time
+                 * @example 2026-03-01T12:00:00.000Z
+                 */
+                at: string;
+                transactionHash?: string;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Only when status is awaiting_claim, only in this answer: the link on which the payer chooses where the refund goes. Anyone holding it can claim the refund: send it to the payer only (we e-mail it to them when we know them). Never in webhooks or lists.
+             * @example https://pay.example.com/refunds/claim/3kTMd9QxV7Lp2wRb8ZcYf1Ha5NjUe6Gs
+             */
+            claimUrl?: string;
         };
         CreateRefundRequest: {
             /**
@@ -2463,7 +2831,7 @@ export interface components {
              */
             amount?: string | number;
             /**
-             * @description Where to send the refund. Default: the address the refunded funds came from (for a balance payment, the consumer’s Chargeport wallet). Required when the payer was a contract (a smart-contract wallet or an exchange) or several addresses paid. It must be an address that paid this charge: any other is refused (403 transfer_not_authorized).
+             * @description Where to send the refund: only an address that paid this charge (a secret key or an admin cannot send a refund anywhere else: 403 refund_destination_not_payer; an owner may, from the dashboard, with step-up). Default: the address that paid (for a balance payment, the payer’s Chargeport wallet). When the sender is not the payer or is not known (a card payment delivered by an on-ramp provider, a contract, several senders), leave it out: the refund becomes a claim link (`status` awaiting_claim, `claimUrl`) on which the payer chooses where it goes.
              * @example 0x70997970C51812dc3A010C7d01b50e0d17dc79C8
              */
             toAddress?: string;
@@ -2537,8 +2905,8 @@ export interface components {
              * @example https://game.example/webhooks/chargeport
              */
             url: string;
-            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.succeeded, refund.failed, fulfilment.succeeded, fulfilment.failed, or "*" for every type (also types added later). */
-            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed" | "*")[];
+            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.claimed, refund.expired, refund.succeeded, refund.failed, fulfilment.succeeded, fulfilment.failed, or "*" for every type (also types added later). */
+            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.claimed" | "refund.expired" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed" | "*")[];
             description?: string;
             enabled?: boolean;
         };
@@ -2608,8 +2976,8 @@ export interface components {
              * @example https://game.example/webhooks/chargeport
              */
             url?: string;
-            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.succeeded, refund.failed, fulfilment.succeeded, fulfilment.failed, or "*" for every type (also types added later). */
-            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed" | "*")[];
+            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.claimed, refund.expired, refund.succeeded, refund.failed, fulfilment.succeeded, fulfilment.failed, or "*" for every type (also types added later). */
+            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.claimed" | "refund.expired" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed" | "*")[];
             description?: string | null;
             /** @description false pauses deliveries; true resumes them (also after a 410 disabled the endpoint). */
             enabled?: boolean;
@@ -2647,9 +3015,9 @@ export interface components {
             has_more: boolean;
         };
         /** @description The body of a webhook, and an entry of GET /api/events: one payload per `type`. */
-        WebhookEvent: components["schemas"]["ChargeCreatedEvent"] | components["schemas"]["ChargeProcessingEvent"] | components["schemas"]["ChargeSucceededEvent"] | components["schemas"]["ChargeFailedEvent"] | components["schemas"]["ChargeExpiredEvent"] | components["schemas"]["ChargeCanceledEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["FulfilmentSucceededEvent"] | components["schemas"]["FulfilmentFailedEvent"];
+        WebhookEvent: components["schemas"]["ChargeCreatedEvent"] | components["schemas"]["ChargeProcessingEvent"] | components["schemas"]["ChargeSucceededEvent"] | components["schemas"]["ChargeFailedEvent"] | components["schemas"]["ChargeExpiredEvent"] | components["schemas"]["ChargeCanceledEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundClaimedEvent"] | components["schemas"]["RefundExpiredEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["FulfilmentSucceededEvent"] | components["schemas"]["FulfilmentFailedEvent"];
         /** @enum {string} */
-        WebhookEventType: "charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed";
+        WebhookEventType: "charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.claimed" | "refund.expired" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed";
         /** @description Success: `data` is set, `error` is null. */
         TestPaymentResponse: {
             data: components["schemas"]["TestPayment"];
@@ -3591,6 +3959,7 @@ export interface operations {
                      *             "amountBaseUnits": "4990000",
                      *             "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
                      *             "source": "merchant_wallet",
+                     *             "claimExpiresAt": null,
                      *             "reason": "Customer request",
                      *             "transactionHash": null,
                      *             "failureReason": null,
@@ -3737,7 +4106,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The refund. */
+            /** @description The refund (with `claimUrl` when it is a claim link). */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3763,6 +4132,7 @@ export interface operations {
                      *         "amountBaseUnits": "4990000",
                      *         "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
                      *         "source": "merchant_wallet",
+                     *         "claimExpiresAt": null,
                      *         "reason": "Customer request",
                      *         "transactionHash": null,
                      *         "failureReason": null,
@@ -3819,7 +4189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: `key_not_permitted` */
+            /** @description error.code: `key_not_permitted`, `refund_destination_not_payer` */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3857,7 +4227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: `refund_not_possible`, `idempotency_conflict` */
+            /** @description error.code: `charge_not_settled`, `refund_not_possible`, `idempotency_conflict` */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3868,7 +4238,7 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "code": "refund_not_possible",
+                     *         "code": "charge_not_settled",
                      *         "message": "See the error table."
                      *       }
                      *     }
@@ -3914,7 +4284,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: `invalid_amount`, `invalid_address`, `refund_exceeds_refundable`, `refund_destination_required`, `insufficient_balance` */
+            /** @description error.code: `invalid_amount`, `invalid_address`, `refund_exceeds_refundable`, `insufficient_balance` */
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6997,6 +7367,7 @@ export interface operations {
                  *           "amountBaseUnits": "4990000",
                  *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
                  *           "source": "merchant_wallet",
+                 *           "claimExpiresAt": null,
                  *           "reason": "Customer request",
                  *           "transactionHash": null,
                  *           "failureReason": null,
@@ -7012,6 +7383,276 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["RefundCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_claimed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "refund.claimed",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "refund": {
+                 *           "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "refund",
+                 *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "mode": "live",
+                 *           "status": "pending",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *           "source": "merchant_wallet",
+                 *           "claimExpiresAt": null,
+                 *           "reason": "Customer request",
+                 *           "transactionHash": null,
+                 *           "failureReason": null,
+                 *           "timeline": [
+                 *             {
+                 *               "status": "pending",
+                 *               "at": "2026-03-02T09:00:00.000Z"
+                 *             }
+                 *           ],
+                 *           "createdAt": "2026-03-02T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundClaimedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_refund_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "refund.expired",
+                 *       "mode": "live",
+                 *       "sequence": 3,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "confirmed",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "refund": {
+                 *           "id": "rf_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "refund",
+                 *           "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "mode": "live",
+                 *           "status": "expired",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "destination": null,
+                 *           "source": null,
+                 *           "claimExpiresAt": null,
+                 *           "reason": "Customer request",
+                 *           "transactionHash": null,
+                 *           "failureReason": null,
+                 *           "timeline": [
+                 *             {
+                 *               "status": "awaiting_claim",
+                 *               "at": "2026-03-02T09:00:00.000Z"
+                 *             },
+                 *             {
+                 *               "status": "expired",
+                 *               "at": "2026-04-01T09:00:00.000Z"
+                 *             }
+                 *           ],
+                 *           "createdAt": "2026-03-02T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RefundExpiredEvent"];
             };
         };
         responses: {
@@ -7129,6 +7770,7 @@ export interface operations {
                  *           "amountBaseUnits": "4990000",
                  *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
                  *           "source": "merchant_wallet",
+                 *           "claimExpiresAt": null,
                  *           "reason": "Customer request",
                  *           "transactionHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
                  *           "failureReason": null,
@@ -7261,6 +7903,7 @@ export interface operations {
                  *           "amountBaseUnits": "4990000",
                  *           "destination": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
                  *           "source": "merchant_wallet",
+                 *           "claimExpiresAt": null,
                  *           "reason": "Customer request",
                  *           "transactionHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
                  *           "failureReason": "execution reverted",

@@ -1,7 +1,9 @@
 /**
  * POST/GET /api/charges/{chargeId}/refunds against real PostgreSQL and the local Polygon node: refunds
- * from the deposit address and from the merchant wallet, the payer as default destination, clear refusals
- * that send nothing, idempotency, races, and the webhooks.
+ * from the deposit address and from the merchant wallet, the payer as default destination (never an address
+ * a key alone chose, N2), claim links when the sender may not be the payer, no refunds on open charges (N8),
+ * late funds refunded without shrinking the sweep (N11), clear refusals that send nothing, idempotency,
+ * races, and the webhooks.
  */
 import { and, eq } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Address, type Hex } from 'viem';
@@ -11,7 +13,7 @@ import { setPin } from '@/lib/accounts/pin';
 import { createUser } from '@/lib/accounts/create-user';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses, outboundTransfers, refunds, webhookEvents } from '@/lib/db/schema';
+import { charges, depositAddresses, outboundTransfers, payments, refunds, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/lib/infra/local-chain';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
@@ -25,6 +27,7 @@ import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { GET, POST } from './route';
 import { POST as cancelRoute } from '../cancel/route';
 import { listStrandedFunds } from '@/lib/refunds/stranded-funds';
+import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
 
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '583920';
@@ -203,7 +206,7 @@ describe('refunds', () => {
     expect(res.json.error!.message).toMatch(/toAddress/);
   });
 
-  it('a payment from a contract needs an explicit toAddress; a refund that reverts fails, says so, and is refundable again', async () => {
+  it('a payment from a contract becomes a claim link; once it expires, a refund to that payer that reverts fails, says so, and is refundable again', async () => {
     const chargeId = await createCharge({
       symbol: 'POL',
       chain: 'POLYGON',
@@ -222,18 +225,131 @@ describe('refunds', () => {
     await settled(chargeId);
     await client().request({ method: 'anvil_setCode' as never, params: [payer.address, '0x60006000fd'] as never });
 
+    // No toAddress: the contract may not hand the money to the person who paid, so the payer claims it.
     const implicit = await refund(chargeId);
-    expect(implicit.status).toBe(422);
-    expect(implicit.json.error).toMatchObject({ code: 'refund_destination_required', param: 'toAddress' });
+    expect(implicit.status).toBe(200);
+    expect(implicit.json.data).toMatchObject({ status: 'awaiting_claim', destination: null, source: null, amount: '0.5' });
+    expect(implicit.json.data.claimUrl).toMatch(/\/refunds\/claim\/[0-9A-Za-z]{32}$/);
+    const reserved = await callRoute(GET, { apiKey: merchant.liveKey!, params: { chargeId } });
+    expect(reserved.json.data.refundable.amount).toBe('0');
+    expect(reserved.json.data.data[0].claimUrl).toBeUndefined();
+    await expireRefundClaims(new Date(Date.now() + 31 * 24 * 3600_000));
 
-    // Sent to the contract anyway, it reverts: the refund fails and nothing is lost.
+    // Sent to the contract explicitly (it paid the charge), it reverts: the refund fails and nothing is lost.
     const explicit = await refund(chargeId, { toAddress: payer.address });
     expect(explicit.status).toBe(200);
     expect(await untilFinal(chargeId, explicit.json.data.id)).toBe('failed');
     expect(await eventsOf(chargeId, 'refund.failed')).toHaveLength(1);
     const list = await callRoute(GET, { apiKey: merchant.liveKey!, params: { chargeId } });
     expect(list.json.data.refundable.amount).toBe('0.5');
-    expect(list.json.data.data[0].failureReason).toMatch(/reverted/);
+    expect(list.json.data.data.map((r: { status: string }) => r.status)).toEqual(['expired', 'failed']);
+    expect(list.json.data.data[1].failureReason).toMatch(/reverted/);
+  });
+
+  it('a secret key cannot send a refund to an address that never paid (403, nothing recorded); the payer’s own address is accepted', async () => {
+    const { chargeId, consumer } = await paidByBalance('1');
+    const stranger = privateKeyToAccount(generatePrivateKey()).address;
+    const refused = await refund(chargeId, { toAddress: stranger, amount: '0.1' });
+    expect(refused.status).toBe(403);
+    expect(refused.json.error).toMatchObject({ code: 'refund_destination_not_payer', param: 'toAddress' });
+    expect(refused.json.error!.message).toMatch(/owner/);
+    expect(await getDb().select().from(refunds).where(eq(refunds.chargeId, chargeId))).toHaveLength(0);
+    expect(
+      await getDb()
+        .select()
+        .from(outboundTransfers)
+        .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'refund'))),
+    ).toHaveLength(0);
+
+    const toPayer = await refund(chargeId, { toAddress: consumer.address.toLowerCase(), amount: '0.1' });
+    expect(toPayer.status).toBe(200);
+    expect(toPayer.json.data).toMatchObject({ destination: consumer.address, status: expect.stringMatching(/pending|submitted/) });
+  });
+
+  it('a charge still processing (partly paid) cannot be refunded: 409 charge_not_settled, nothing recorded', async () => {
+    const chargeId = await createCharge({ symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount: '2' });
+    const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
+    const sender = privateKeyToAccount(generatePrivateKey());
+    await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: sender.address });
+    const wallet = createWalletClient({ account: sender, transport: http(rpcUrl('POLYGON')!) });
+    await client().waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: USDC.address as Address,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [deposit!.address as Address, parseUnits('1.2', 6)],
+        chain: null,
+      }),
+    });
+    for (let i = 0; i < 10; i++) await pollChain('POLYGON');
+    const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
+    expect(row!.status).toBe('processing');
+
+    const res = await refund(chargeId);
+    expect(res.status).toBe(409);
+    expect(res.json.error).toMatchObject({ code: 'charge_not_settled' });
+    expect(res.json.error!.message).toMatch(/succeeds, fails or expires/);
+    expect(await getDb().select().from(refunds).where(eq(refunds.chargeId, chargeId))).toHaveLength(0);
+  });
+
+  it('a refund of a late payment from the deposit does not shrink the sweep, and the late funds cannot be refunded twice (N11)', async () => {
+    const chargeId = await createCharge({ symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount: '1' });
+    const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
+    const sender = privateKeyToAccount(generatePrivateKey());
+    await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: sender.address });
+    const wallet = createWalletClient({ account: sender, transport: http(rpcUrl('POLYGON')!) });
+    const pay = async (amount: string) =>
+      client().waitForTransactionReceipt({
+        hash: await wallet.writeContract({
+          address: USDC.address as Address,
+          abi: erc20Abi,
+          functionName: 'transfer',
+          args: [deposit!.address as Address, parseUnits(amount, 6)],
+          chain: null,
+        }),
+      });
+    // The price on time; then 0.4 mined after the charge's expiry, both seen in one pass: 0.4 is late.
+    const onTime = await pay('1');
+    const { timestamp } = await client().getBlock({ blockNumber: onTime.blockNumber });
+    await getDb()
+      .update(charges)
+      .set({ expiresAt: new Date(Number(timestamp) * 1000) })
+      .where(eq(charges.id, chargeId));
+    await client().request({ method: 'evm_increaseTime' as never, params: [5] as never });
+    await pay('0.4');
+    await settled(chargeId);
+    const late = await getDb()
+      .select()
+      .from(payments)
+      .where(and(eq(payments.chargeId, chargeId), eq(payments.isLate, true)));
+    expect(late.map((p) => p.amountBaseUnits)).toEqual([parseUnits('0.4', 6)]);
+    expect((await listStrandedFunds({ merchantId: merchant.id, mode: 'live' })).find((r) => r.chargeId === chargeId)).toMatchObject({
+      amount: '0.4',
+      reason: 'late_payment',
+    });
+
+    // The merchant refunds the late 0.4 from the deposit before the sweep.
+    const first = await refund(chargeId, { amount: '0.4' });
+    expect(first.json.data).toMatchObject({ source: 'deposit_address', destination: sender.address });
+    expect(await untilFinal(chargeId, first.json.data.id)).toBe('succeeded');
+    expect((await listStrandedFunds({ merchantId: merchant.id, mode: 'live' })).find((r) => r.chargeId === chargeId)).toBeUndefined();
+
+    // The sweep still pays the merchant the full price; nothing is left at the deposit to refund again.
+    for (let i = 0; i < 6 && (await sweepCharge(chargeId)) !== 'nothing_owed'; i++) await reconcileTransfers({ ignoreSchedule: true });
+    const sweeps = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'sweep')));
+    expect(sweeps.map((s) => s.amountBaseUnits)).toEqual([parseUnits('1', 6)]);
+    expect(await usdcOf(deposit!.address as Address)).toBe(0n);
+    const list = await callRoute(GET, { apiKey: merchant.liveKey!, params: { chargeId } });
+    expect(list.json.data.refundable.amount).toBe('1');
+    // A second refund of those 0.4 is the merchant's own money now (from its wallet), never the deposit's again.
+    const again = await refund(chargeId, { amount: '0.4' });
+    expect(again.json.data).toMatchObject({ source: 'merchant_wallet' });
+    const tooMuch = await refund(chargeId, { amount: '0.600001' });
+    expect(tooMuch.status).toBe(422);
+    expect(tooMuch.json.error).toMatchObject({ code: 'refund_exceeds_refundable' });
   });
 
   it('only the key’s own merchant and mode: another merchant’s charge and a test key are 404', async () => {

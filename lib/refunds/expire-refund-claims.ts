@@ -1,0 +1,46 @@
+/**
+ * Claim links nobody claimed within REFUND_CLAIM_TTL_DAYS expire (the scheduler's `expire-refund-claims`):
+ * claim status awaiting_claim → expired under the refund's row lock (SKIP LOCKED: a claim being recorded
+ * right now wins), with `refund.expired` in the same transaction. The amount stops being reserved: it is
+ * refundable again (charge-funds.ts).
+ */
+import { and, asc, eq, inArray, lte } from 'drizzle-orm';
+import { getDb } from '@/lib/db/client';
+import { charges, refunds } from '@/lib/db/schema';
+import { recordChargeEvent } from '@/lib/charges/transition-charge';
+import { emitRefundEvent } from './emit-refund-event';
+import { claimStatusesLeadingTo } from './state';
+
+export async function expireRefundClaims(now = new Date(), limit = 100): Promise<number> {
+  const due = await getDb()
+    .select({ id: refunds.id })
+    .from(refunds)
+    .where(and(eq(refunds.claimStatus, 'awaiting_claim'), lte(refunds.claimExpiresAt, now)))
+    .orderBy(asc(refunds.claimExpiresAt))
+    .limit(limit);
+  let expired = 0;
+  for (const { id } of due) {
+    const done = await getDb().transaction(async (tx) => {
+      const [row] = await tx
+        .select()
+        .from(refunds)
+        .where(and(eq(refunds.id, id), inArray(refunds.claimStatus, claimStatusesLeadingTo('expired')), lte(refunds.claimExpiresAt, now)))
+        .for('update', { skipLocked: true });
+      if (!row) return false;
+      await tx.update(refunds).set({ claimStatus: 'expired' }).where(eq(refunds.id, row.id));
+      const [charge] = await tx.select({ status: charges.status }).from(charges).where(eq(charges.id, row.chargeId));
+      await recordChargeEvent(tx, {
+        chargeId: row.chargeId,
+        fromStatus: charge!.status,
+        toStatus: charge!.status,
+        actor: 'system:refund-claims',
+        type: 'charge.refund_expired',
+        data: { refundId: row.id, amountBaseUnits: row.amountBaseUnits.toString() },
+      });
+      await emitRefundEvent(tx, { refundId: row.id, type: 'refund.expired' });
+      return true;
+    });
+    if (done) expired++;
+  }
+  return expired;
+}

@@ -1,0 +1,270 @@
+/**
+ * Refunds whose payer is not the sender, against real PostgreSQL and the local Polygon node: claim links
+ * (a card payment delivered by an on-ramp provider, several senders), claimed exactly once, expired back
+ * to refundable, never in a webhook; and the dashboard's owner-approved refund to an address that did not
+ * pay (N2).
+ */
+import { and, eq } from 'drizzle-orm';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { GET, POST } from '@/app/api/charges/[chargeId]/refunds/route';
+import { createUser } from '@/lib/accounts/create-user';
+import { CHAINS } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { charges, depositAddresses, merchantMembers, onrampOrders, outboundTransfers, refunds, webhookEvents } from '@/lib/db/schema';
+import { rpcUrl } from '@/lib/env';
+import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { readOutbox } from '@/lib/notifications/outbox';
+import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
+import { pollChain } from '@/lib/payments/watch-chain';
+import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { listWallets } from '@/lib/wallets/list-wallets';
+import { enrolTotp, newUser, uniqueEmail } from '@/test/accounts';
+import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { stubSandboxProvider } from '@/test/sandbox-provider-stub';
+import { claimRefund, findRefundClaim } from './claim-refund';
+import { consumeRefundClaimLimit } from './claim-rate-limit';
+import { newRefundRequestId } from './create-refund';
+import { expireRefundClaims } from './expire-refund-claims';
+import { refundFromDashboard } from './refund-from-dashboard';
+
+const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
+const PIN = '583920';
+let merchant: TestMerchant;
+const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
+const usdcOf = (address: Address) =>
+  client().readContract({ address: USDC.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+
+beforeAll(async () => {
+  merchant = await newMerchant({ verified: true });
+});
+beforeEach(() => {
+  stubSandboxProvider();
+});
+afterEach(() => vi.restoreAllMocks());
+
+async function createCharge(amount: string): Promise<{ chargeId: string; deposit: Address }> {
+  const res = await callRoute(createChargeRoute, {
+    apiKey: merchant.liveKey!,
+    body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount } },
+  });
+  const chargeId = res.json.data.chargeId as string;
+  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
+  return { chargeId, deposit: deposit!.address as Address };
+}
+
+/** A fresh outside wallet sends `amount` USDC to `to`; returns the sender and the transaction hash. */
+async function send(to: Address, amount: string): Promise<{ sender: Address; hash: `0x${string}` }> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: account.address });
+  const hash = await createWalletClient({ account, transport: http(rpcUrl('POLYGON')!) }).writeContract({
+    address: USDC.address as Address,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [to, parseUnits(amount, 6)],
+    chain: null,
+  });
+  await client().waitForTransactionReceipt({ hash });
+  return { sender: account.address, hash };
+}
+
+async function settled(chargeId: string): Promise<void> {
+  for (let i = 0; i < 30; i++) {
+    await pollChain('POLYGON');
+    const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
+    if (row!.status === 'succeeded') return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`charge ${chargeId} did not succeed`);
+}
+
+async function untilFinal(refundId: string): Promise<string> {
+  for (let i = 0; i < 20; i++) {
+    await reconcileTransfers({ ignoreSchedule: true });
+    const [row] = await getDb()
+      .select({ status: outboundTransfers.status })
+      .from(refunds)
+      .innerJoin(outboundTransfers, eq(outboundTransfers.id, refunds.transferId))
+      .where(eq(refunds.id, refundId));
+    if (row?.status === 'confirmed' || row?.status === 'failed') return row.status;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return 'timeout';
+}
+
+const refund = (chargeId: string, body: Record<string, unknown> = {}) =>
+  callRoute(POST, { apiKey: merchant.liveKey!, params: { chargeId }, body });
+const refundable = async (chargeId: string) =>
+  (await callRoute(GET, { apiKey: merchant.liveKey!, params: { chargeId } })).json.data.refundable.amount as string;
+const eventsOf = (chargeId: string, type: string) =>
+  getDb()
+    .select()
+    .from(webhookEvents)
+    .where(and(eq(webhookEvents.chargeId, chargeId), eq(webhookEvents.type, type)));
+const refundTransfers = (chargeId: string) =>
+  getDb()
+    .select()
+    .from(outboundTransfers)
+    .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'refund')));
+const tokenOf = (claimUrl: string) => claimUrl.split('/').pop()!;
+
+/** A charge of two senders (neither can be assumed to be "the payer"), settled. */
+async function paidByTwo(): Promise<{ chargeId: string; senders: Address[] }> {
+  const { chargeId, deposit } = await createCharge('1.2');
+  const first = await send(deposit, '0.6');
+  const second = await send(deposit, '0.6');
+  await settled(chargeId);
+  return { chargeId, senders: [first.sender, second.sender] };
+}
+
+describe('refund claim links', () => {
+  it('a card payment delivered by an on-ramp provider: a claim link, e-mailed to the buyer, reserved, never in a webhook; claimed once when submitted twice', async () => {
+    const email = uniqueEmail('claim');
+    const buyer = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
+    const { chargeId, deposit } = await createCharge('25');
+    const placed = await payChargeWithFiat({ chargeId, providerId: 'moonpay', paymentMethod: 'card', country: 'US', userId: buyer.id });
+    // The provider delivers from its own hot wallet: that sender is not the buyer.
+    const delivery = await send(deposit, '25');
+    await getDb()
+      .update(onrampOrders)
+      .set({ status: 'completed', deliveryTxHash: delivery.hash, deliveredBaseUnits: parseUnits('25', 6) })
+      .where(eq(onrampOrders.id, placed.orderId));
+    await settled(chargeId);
+
+    // The provider's address is not the payer: a key cannot send the refund there.
+    const toProvider = await refund(chargeId, { toAddress: delivery.sender });
+    expect(toProvider.status).toBe(403);
+    expect(toProvider.json.error).toMatchObject({ code: 'refund_destination_not_payer' });
+
+    const created = await refund(chargeId, { reason: 'cancelled order' });
+    expect(created.status).toBe(200);
+    expect(created.json.data).toMatchObject({ status: 'awaiting_claim', amount: '25', destination: null, source: null });
+    const claimUrl = created.json.data.claimUrl as string;
+    expect(claimUrl).toMatch(/^http:\/\/localhost:3999\/refunds\/claim\/[0-9A-Za-z]{32}$/);
+    const token = tokenOf(claimUrl);
+    // Stored hashed; e-mailed to the buyer; never in an event.
+    const [row] = await getDb().select().from(refunds).where(eq(refunds.id, created.json.data.id));
+    expect(row!.claimTokenHash).not.toContain(token);
+    expect(readOutbox('email', email).some((mail) => mail.text.includes(claimUrl))).toBe(true);
+    const [event] = await eventsOf(chargeId, 'refund.created');
+    expect((event!.payload as { data: { refund: { status: string } } }).data.refund.status).toBe('awaiting_claim');
+    expect(JSON.stringify(event!.payload)).not.toContain(token);
+    // The amount is reserved: nothing else can be refunded meanwhile.
+    expect(await refundable(chargeId)).toBe('0');
+    expect((await refund(chargeId, { amount: '1' })).json.error).toMatchObject({ code: 'refund_exceeds_refundable' });
+
+    expect(await findRefundClaim(token)).toMatchObject({ amount: '25', symbol: 'USDC', status: 'awaiting_claim', chainName: 'Polygon' });
+    const badAddress = await claimRefund({ token, to: { address: '0x1234' } }).catch((error: unknown) => error);
+    expect(badAddress).toMatchObject({ code: 'invalid_address', param: 'address' });
+
+    const payerAddress = privateKeyToAccount(generatePrivateKey()).address;
+    const [first, second] = await Promise.all([
+      claimRefund({ token, to: { address: payerAddress } }),
+      claimRefund({ token, to: { address: payerAddress } }),
+    ]);
+    expect(first.destination).toBe(payerAddress);
+    expect(second.destination).toBe(payerAddress);
+    // A later claim to elsewhere changes nothing.
+    expect((await claimRefund({ token, to: { address: privateKeyToAccount(generatePrivateKey()).address } })).destination).toBe(
+      payerAddress,
+    );
+    expect(await refundTransfers(chargeId)).toHaveLength(1);
+    expect(await eventsOf(chargeId, 'refund.claimed')).toHaveLength(1);
+    expect(await untilFinal(created.json.data.id)).toBe('confirmed');
+    expect(await usdcOf(payerAddress)).toBe(parseUnits('25', 6));
+    expect(await eventsOf(chargeId, 'refund.succeeded')).toHaveLength(1);
+    expect(await refundable(chargeId)).toBe('0');
+  });
+
+  it('an unclaimed link expires: refund.expired, refundable again, the link closed; a new one is claimed into the payer’s balance', async () => {
+    const { chargeId } = await paidByTwo();
+    const first = await refund(chargeId, { amount: '0.5' });
+    expect(first.json.data.status).toBe('awaiting_claim');
+    expect(await refundable(chargeId)).toBe('0.7');
+
+    // Not before its time.
+    expect(await expireRefundClaims(new Date())).toBe(0);
+    expect(await expireRefundClaims(new Date(Date.now() + 31 * 24 * 3600_000))).toBeGreaterThanOrEqual(1);
+    expect(await refundable(chargeId)).toBe('1.2');
+    expect(await eventsOf(chargeId, 'refund.expired')).toHaveLength(1);
+    const closed = await claimRefund({
+      token: tokenOf(first.json.data.claimUrl),
+      to: { address: privateKeyToAccount(generatePrivateKey()).address },
+    }).catch((error: unknown) => error);
+    expect(closed).toMatchObject({ code: 'refund_claim_closed' });
+    expect(await refundTransfers(chargeId)).toHaveLength(0);
+
+    const payerEmail = uniqueEmail('claimer');
+    const payer = (
+      await getDb().transaction((tx) => createUser(tx, { email: payerEmail, emailVerified: true, method: 'email', subject: payerEmail }))
+    ).id;
+    const wallet = (await listWallets(payer)).find((w) => w.family === 'evm')!.address as Address;
+    const second = await refund(chargeId, { amount: '0.5' });
+    const claimed = await claimRefund({ token: tokenOf(second.json.data.claimUrl), to: { balanceOfUserId: payer } });
+    expect(claimed.destination).toBe(wallet);
+    expect(await untilFinal(second.json.data.id)).toBe('confirmed');
+    expect(await usdcOf(wallet)).toBe(parseUnits('0.5', 6));
+    expect(await refundable(chargeId)).toBe('0.7');
+  });
+});
+
+describe('the public claim page', () => {
+  it('an unknown or malformed token is not found; each client is limited to 30 looks or claims per 10 minutes', async () => {
+    expect(await findRefundClaim('x'.repeat(32)).catch((error: unknown) => error)).toMatchObject({ code: 'not_found' });
+    expect(await findRefundClaim('../../etc').catch((error: unknown) => error)).toMatchObject({ code: 'not_found' });
+    const ip = `203.0.113.${Math.floor(Math.random() * 250)}`;
+    for (let i = 0; i < 30; i++) await consumeRefundClaimLimit(ip);
+    expect(await consumeRefundClaimLimit(ip).catch((error: unknown) => error)).toMatchObject({ code: 'rate_limited' });
+    await consumeRefundClaimLimit('198.51.100.7');
+  });
+});
+
+describe('dashboard refunds to an address that did not pay (N2)', () => {
+  it('an admin is refused; an owner needs two-factor sign-in on a verified merchant, then every owner is e-mailed', async () => {
+    const owner = await newUser({ pin: PIN });
+    const coOwner = await newUser();
+    const admin = await newUser({ pin: PIN });
+    await getDb()
+      .insert(merchantMembers)
+      .values([
+        { merchantId: merchant.id, userId: owner, role: 'owner' },
+        { merchantId: merchant.id, userId: coOwner, role: 'owner' },
+        { merchantId: merchant.id, userId: admin, role: 'admin' },
+      ]);
+    const { chargeId, senders } = await paidByTwo();
+    const stranger = privateKeyToAccount(generatePrivateKey()).address;
+    const asMember = (userId: string, toAddress: string, amount = '0.1') =>
+      refundFromDashboard({
+        userId,
+        merchantId: merchant.id,
+        mode: 'live',
+        chargeId,
+        amount,
+        toAddress,
+        pin: PIN,
+        requestId: newRefundRequestId(),
+      });
+
+    expect(await asMember(admin, stranger).catch((error: unknown) => error)).toMatchObject({ code: 'refund_destination_not_payer' });
+    expect(await asMember(owner, stranger).catch((error: unknown) => error)).toMatchObject({ code: 'two_factor_required' });
+    expect(await refundTransfers(chargeId)).toHaveLength(0);
+
+    // To one of the senders: the payer, so an admin may.
+    expect(await asMember(admin, senders[0]!)).toMatchObject({
+      destination: senders[0],
+      status: expect.stringMatching(/pending|submitted/),
+    });
+
+    await enrolTotp(owner);
+    const approved = await asMember(owner, stranger);
+    expect(approved.destination).toBe(stranger);
+    expect(await untilFinal(approved.id)).toBe('confirmed');
+    expect(await usdcOf(stranger)).toBe(parseUnits('0.1', 6));
+    const [coOwnerRow] = await getDb().select().from(merchantMembers).where(eq(merchantMembers.userId, coOwner));
+    expect(coOwnerRow).toBeDefined();
+    const mails = readOutbox('email', `${coOwner.toLowerCase()}@example.test`);
+    expect(mails.some((mail) => mail.subject?.includes('did not pay') && mail.text.includes(stranger))).toBe(true);
+  });
+});
