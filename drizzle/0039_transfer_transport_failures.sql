@@ -1,0 +1,2 @@
+ALTER TABLE "outbound_transfers" ADD COLUMN "transport_failures" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "outbound_transfers" ADD COLUMN "transport_failing_since" timestamp with time zone;
