@@ -208,7 +208,7 @@ export interface paths {
         };
         /**
          * Stream events (server-sent events)
-         * @description The key's events as they happen, as a `text/event-stream`: one message per event (`id` = the event id, `event` = its type, `data` = the event exactly as delivered to webhooks), oldest first, and a `: keep-alive` comment every 15 s. Without a cursor the stream starts with events created after the request; with `Last-Event-ID` (browsers' EventSource sends it on reconnect) or `starting_after`, with the events after that one. The server ends the stream after `max_seconds` (default 300): reconnect with the last id and nothing is lost. Secret keys only, the key's mode only.
+         * @description The key's events as they happen, as a `text/event-stream`: one message per event (`id` = the event id, `event` = its type, `data` = the event exactly as delivered to webhooks), oldest first, and a `: keep-alive` comment every 15 s. Without a cursor the stream starts with events created after the request; with `Last-Event-ID` (browsers' EventSource sends it on reconnect) or `starting_after`, with the events after that one. The server ends the stream after `max_seconds` (default 300): reconnect with the last id and nothing is lost. At most 5 streams are open at once per key and 20 per merchant (configurable by the operator); one more answers `429 too_many_streams` with `Retry-After` — close a stream (or let it end) first. Secret keys only, the key's mode only.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -5317,7 +5317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: `rate_limited` */
+            /** @description error.code: `rate_limited`, `too_many_streams` */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
