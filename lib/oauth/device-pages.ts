@@ -33,7 +33,7 @@ function escapeHtml(value: unknown): string {
  * Device-code phishing (N14): an attacker starts a sign-in on their own device and asks the victim to
  * "verify" its code. The warning is the first thing on both steps, above the code.
  */
-export const DEVICE_CODE_WARNING =
+const DEVICE_CODE_WARNING =
   '<p class="warn" role="note" data-testid="device-code-warning"><strong>Only enter a code you started yourself.</strong> Chargeport never asks for it. If someone sent you this code or link, stop here: entering it would let them into your account.</p>';
 
 function page(ctx: KoaContextWithOIDC, title: string, body: string): void {

@@ -14,7 +14,7 @@ import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 
 /** A lease not renewed for this long belongs to a stream no instance serves any more. */
-export const LEASE_TTL_MS = 45_000;
+const LEASE_TTL_MS = 45_000;
 /** How often a serving instance renews its lease (well inside LEASE_TTL_MS). */
 export const LEASE_RENEW_MS = 15_000;
 /** What a refused client is told to wait: a renewed slot frees only when a stream ends. */

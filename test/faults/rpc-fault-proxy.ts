@@ -33,7 +33,7 @@ export interface FaultPlan {
  * JSON-RPC -32005 (limit exceeded) or -32603 (internal error), or no answer before the client's timeout
  * (`hang`: held 11 s, past the app's 10 s RPC timeout, then dropped).
  */
-export type TransportFault = 'http_429' | 'http_503' | 'reset' | 'rpc_limit' | 'rpc_internal' | 'hang';
+type TransportFault = 'http_429' | 'http_503' | 'reset' | 'rpc_limit' | 'rpc_internal' | 'hang';
 
 interface JsonRpcRequest {
   jsonrpc: '2.0';
