@@ -680,6 +680,13 @@ const ACTIONS: Record<string, Row> = {
   'app/(account)/account/profile/connected-apps-actions.ts#revokeConnectedAppAction': actionRow(connectedApps, 'revokeConnectedAppAction', {
     scopeNa: 'only the signed-in user’s own grants to the app are revoked (lib/oauth/grants.ts: by client and account)',
   }),
+  'app/(account)/account/profile/connected-apps-actions.ts#revokeAllConnectedAppsAction': actionRow(
+    connectedApps,
+    'revokeAllConnectedAppsAction',
+    {
+      scopeNa: 'only the signed-in user’s own grants are revoked (lib/oauth/grants.ts: by account)',
+    },
+  ),
   'app/(account)/wallet/send/actions.ts#sendAction': actionRow(send, 'sendAction', {}),
   'app/invitations/[token]/actions.ts#acceptInvitationAction': actionRow(
     () => import('./invitations/[token]/actions'),

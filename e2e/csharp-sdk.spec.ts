@@ -27,6 +27,8 @@ async function usdcCharge(request: APIRequestContext, liveKey: string): Promise<
 /** The player's part of the device flow, on Chargeport: the code, then the consent screen. */
 async function enterDeviceCode(player: Page, baseURL: string, userCode: string): Promise<void> {
   await player.goto(`${baseURL}/oidc/device?user_code=${encodeURIComponent(userCode)}`);
+  // Device-code phishing (N14): the warning is shown before the player confirms.
+  await expect(player.getByTestId('device-code-warning')).toContainText('Only enter a code you started yourself');
   await player.getByRole('button', { name: 'Continue' }).click();
   await expect(player.getByTestId('consent-app')).toContainText('Pixel Forge');
   await player.getByRole('button', { name: 'Allow' }).click();

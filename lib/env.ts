@@ -79,6 +79,10 @@ const envSchema = z.object({
     .default(60),
   /** Requests per minute allowed for one API key. */
   API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  /** Event streams (GET /api/events/stream) open at once per API key; one more answers 429 too_many_streams (N9). */
+  EVENT_STREAMS_PER_KEY: z.coerce.number().int().min(1).default(5),
+  /** Event streams open at once per merchant, all its keys and both modes together. */
+  EVENT_STREAMS_PER_MERCHANT: z.coerce.number().int().min(1).default(20),
   /**
    * Seconds an instance may keep an API key, its merchant and token rules in memory. Changes reach
    * every instance at once anyway (PostgreSQL NOTIFY); this bounds staleness if that ever failed. 0 = no cache.
@@ -313,8 +317,16 @@ const envSchema = z.object({
   // The transaction engine (lib/transactions/): what it does with transactions that do not land.
   /** A broadcast transaction still unmined this long, with a max fee under the base fee, is re-signed at its nonce with higher fees. */
   TRANSFER_STUCK_AFTER_SECONDS: z.coerce.number().int().min(1).default(90),
-  /** Refusals by the node before a transaction that can never be broadcast is replaced by a 0-value self-transfer at its nonce. */
+  /**
+   * Definite refusals by the node in a row (insufficient funds, invalid) before a transaction that can never be broadcast is
+   * replaced by a 0-value self-transfer at its nonce. Timeouts, 429 and 5xx do not count (N10).
+   */
   TRANSFER_CANCEL_AFTER_FAILURES: z.coerce.number().int().min(1).default(6),
+  /**
+   * Minutes of sends without an answer from any node (timeouts, 429, 5xx) before the engine logs at error that the transfer is
+   * held up. It keeps sending with back-off and never cancels for that.
+   */
+  TRANSFER_SEND_BUDGET_MINUTES: z.coerce.number().int().min(1).default(30),
   /** Fee bumps of one transaction before the engine stops raising its fees and alerts. */
   TRANSFER_MAX_FEE_BUMPS: z.coerce.number().int().min(0).default(8),
   /** The gas tank funds at most this gas limit for one transaction. */

@@ -42,6 +42,7 @@ export const ERROR_STATUS = {
   amount_mismatch: 422,
   invalid_amount: 422,
   rate_limited: 429,
+  too_many_streams: 429,
   code_attempts_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
@@ -144,6 +145,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   amount_mismatch: "`amount` differs from the items' total (or the items' USD prices differ from `pricing.amount`)",
   invalid_amount: 'Zero, too many fractional digits for the token (or more than cents for USD), or too large',
   rate_limited: 'Over the per-key rate limit; see `Retry-After`',
+  too_many_streams:
+    'Event stream: the key (or the merchant) already has as many streams open as allowed; close one, or retry after `Retry-After`',
   code_attempts_exceeded: 'Account pages: too many wrong codes; ask for a new one',
   internal_error: 'Our fault; the message carries the request id to quote, nothing else',
   service_unavailable:

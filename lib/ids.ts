@@ -47,6 +47,7 @@ const ID_PREFIXES = {
   webhookEndpoint: 'we',
   webhookEvent: 'wevt',
   webhookDelivery: 'wdl',
+  eventStreamLease: 'esl',
   auditEntry: 'aud',
   invitation: 'inv',
   passkey: 'pk',

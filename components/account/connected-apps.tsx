@@ -1,29 +1,59 @@
 'use client';
 
 import { useActionState } from 'react';
-import { revokeConnectedAppAction } from '@/app/(account)/account/profile/connected-apps-actions';
+import { revokeAllConnectedAppsAction, revokeConnectedAppAction } from '@/app/(account)/account/profile/connected-apps-actions';
 import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import type { FormState } from '@/lib/auth/form-state';
 import type { ConnectedApp } from '@/lib/oauth/grants';
 import { SCOPE_DESCRIPTIONS } from '@/lib/oauth/scopes';
 
-/** The apps signed in with this Chargeport account, what each may do, and "Remove access". */
+const DATE = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+const when = (date: Date) => `${DATE.format(date)} UTC`;
+
+/** The apps signed in with this Chargeport account: what each may do, since when, last use; "Revoke" and "Revoke all". */
 export function ConnectedApps({ apps }: { apps: ConnectedApp[] }) {
   const [state, revoke, pending] = useActionState<FormState, FormData>(revokeConnectedAppAction, {});
+  const [allState, revokeAll, allPending] = useActionState<FormState, FormData>(revokeAllConnectedAppsAction, {});
+  const shown = [state, allState].find((s) => s.notice || s.error);
   return (
     <section aria-labelledby="connected-apps-heading" data-testid="connected-apps">
-      <h2 id="connected-apps-heading" className="text-lg font-semibold">
-        Connected apps
-      </h2>
-      <p className="mt-1 text-sm text-slate-600">Games and apps you signed in to with Chargeport.</p>
-      {state.notice && (
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h2 id="connected-apps-heading" className="text-lg font-semibold">
+          Connected apps
+        </h2>
+        {apps.length > 0 && (
+          <ConfirmAction
+            action={revokeAll}
+            fields={{}}
+            disabled={allPending || pending}
+            trigger={{
+              label: 'Revoke all',
+              accessibleName: 'Revoke the access of every app',
+              className: 'min-h-8 px-2 text-xs text-rose-700',
+            }}
+            title="Revoke every app’s access?"
+            description={
+              <p>
+                Every app below is signed out of your Chargeport account at once, and its saved sign-ins stop working. Signing in to one
+                again asks for your consent again.
+              </p>
+            }
+            confirmLabel="Revoke all"
+          />
+        )}
+      </div>
+      <p className="mt-1 text-sm text-slate-600">
+        Games and apps you signed in to with Chargeport. Signing out everywhere, resetting your PIN or changing your e-mail revokes them all
+        too.
+      </p>
+      {shown?.notice && (
         <p role="status" className="mt-2 text-sm text-emerald-700">
-          {state.notice}
+          {shown.notice}
         </p>
       )}
-      {state.error && (
+      {shown?.error && (
         <p role="alert" className="mt-2 text-sm text-rose-700">
-          {state.error.message}
+          {shown.error.message}
         </p>
       )}
       {apps.length === 0 ? (
@@ -45,21 +75,25 @@ export function ConnectedApps({ apps }: { apps: ConnectedApp[] }) {
                     <li key={scope}>{SCOPE_DESCRIPTIONS[scope]}</li>
                   ))}
                 </ul>
+                <p className="mt-1 text-xs text-slate-500">
+                  Granted {when(app.connectedAt)}
+                  {app.lastUsedAt ? ` · last used ${when(app.lastUsedAt)}` : ''}
+                </p>
               </div>
               <ConfirmAction
                 action={revoke}
                 fields={{ clientId: app.clientId }}
-                disabled={pending}
+                disabled={pending || allPending}
                 trigger={{
-                  label: 'Remove access',
-                  accessibleName: `Remove access of ${app.name}`,
+                  label: 'Revoke',
+                  accessibleName: `Revoke the access of ${app.name}`,
                   className: 'min-h-8 px-2 text-xs text-rose-700',
                 }}
-                title={`Remove ${app.name}'s access?`}
+                title={`Revoke ${app.name}'s access?`}
                 description={
                   <p>The app is signed out of your Chargeport account at once. Signing in to it again asks for your consent again.</p>
                 }
-                confirmLabel="Remove access"
+                confirmLabel="Revoke"
               />
             </li>
           ))}

@@ -14,6 +14,7 @@ import { getDb } from '@/lib/db/client';
 import { rateLimits } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
+import { rateLimitKeyOfIp } from '@/lib/http/client-ip';
 
 type Limiters = { user: RateLimiterDrizzle; ip: RateLimiterDrizzle; country: RateLimiterDrizzle };
 const globalForLimiters = globalThis as unknown as { __chargeportSmsLimiters?: Limiters };
@@ -62,7 +63,7 @@ export async function consumeSmsBudget(input: {
   }
   const checks: [RateLimiterDrizzle, string, string][] = [
     [limiters().user, input.userId, 'this account'],
-    [limiters().ip, input.ip ?? 'unknown', 'this network'],
+    [limiters().ip, rateLimitKeyOfIp(input.ip), 'this network'],
     [limiters().country, `+${parsed?.countryCallingCode ?? 'unknown'}`, `numbers of this country`],
   ];
   const consumed: [RateLimiterDrizzle, string][] = [];

@@ -630,7 +630,7 @@ function registerEventPaths(registry: OpenAPIRegistry) {
       tags: [TAGS.events],
       summary: 'Stream events (server-sent events)',
       description:
-        "The key's events as they happen, as a `text/event-stream`: one message per event (`id` = the event id, `event` = its type, `data` = the event exactly as delivered to webhooks), oldest first, and a `: keep-alive` comment every 15 s. Without a cursor the stream starts with events created after the request; with `Last-Event-ID` (browsers' EventSource sends it on reconnect) or `starting_after`, with the events after that one. The server ends the stream after `max_seconds` (default 300): reconnect with the last id and nothing is lost. Secret keys only, the key's mode only.",
+        "The key's events as they happen, as a `text/event-stream`: one message per event (`id` = the event id, `event` = its type, `data` = the event exactly as delivered to webhooks), oldest first, and a `: keep-alive` comment every 15 s. Without a cursor the stream starts with events created after the request; with `Last-Event-ID` (browsers' EventSource sends it on reconnect) or `starting_after`, with the events after that one. The server ends the stream after `max_seconds` (default 300): reconnect with the last id and nothing is lost. At most 5 streams are open at once per key and 20 per merchant (configurable by the operator); one more answers `429 too_many_streams` with `Retry-After` — close a stream (or let it end) first. Secret keys only, the key's mode only.",
       security: SECRET,
       request: {
         query: streamEventsQuerySchema,
@@ -652,7 +652,7 @@ function registerEventPaths(registry: OpenAPIRegistry) {
             },
           },
         },
-        ...errorResponses([...SECRET_KEY_ERRORS, 'invalid_request']),
+        ...errorResponses([...SECRET_KEY_ERRORS, 'invalid_request', 'too_many_streams']),
       },
       samples: {
         curl: 'curl -N $CHARGEPORT_URL/api/events/stream -H "x-api-key: $CHARGEPORT_SECRET_KEY"',

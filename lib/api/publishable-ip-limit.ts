@@ -9,6 +9,7 @@ import { getDb } from '@/lib/db/client';
 import { rateLimits } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
+import { rateLimitKeyOfIp } from '@/lib/http/client-ip';
 
 const globalForLimiter = globalThis as unknown as { __chargeportPublishableIpLimiter?: RateLimiterDrizzle };
 
@@ -31,7 +32,7 @@ export function resetPublishableIpLimiter(): void {
 
 export async function consumePublishableIpLimit(apiKeyId: string, ip: string | null): Promise<void> {
   try {
-    await limiter().consume(`${apiKeyId}:${ip ?? 'unknown'}`);
+    await limiter().consume(`${apiKeyId}:${rateLimitKeyOfIp(ip)}`);
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
     const wait = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));

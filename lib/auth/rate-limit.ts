@@ -7,6 +7,7 @@ import { getDb } from '@/lib/db/client';
 import { rateLimits } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
+import { rateLimitKeyOfIp } from '@/lib/http/client-ip';
 
 const globalForLimiters = globalThis as unknown as { __chargeportAuthLimiters?: { ip: RateLimiterDrizzle; address: RateLimiterDrizzle } };
 
@@ -34,7 +35,7 @@ function limiters() {
 
 export async function consumeAuthRateLimit({ ip, address }: { ip: string; address?: string }): Promise<void> {
   try {
-    await limiters().ip.consume(ip);
+    await limiters().ip.consume(rateLimitKeyOfIp(ip));
     if (address) await limiters().address.consume(address);
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) {
@@ -53,5 +54,5 @@ export async function consumeAuthRateLimit({ ip, address }: { ip: string; addres
  */
 export async function forgiveAuthRateLimit({ ip, address }: { ip: string; address: string }): Promise<void> {
   await limiters().address.delete(address);
-  await limiters().ip.reward(ip, 2);
+  await limiters().ip.reward(rateLimitKeyOfIp(ip), 2);
 }

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { consumeAuthRateLimit } from '@/lib/auth/rate-limit';
 import { resetEnvCache } from '@/lib/env';
 import { randomBase62 } from '@/lib/ids';
-import { clientIpFrom } from './client-ip';
+import { clientIpFrom, rateLimitKeyOfIp } from './client-ip';
 import { recordPeerAddresses } from './peer-address';
 
 /**
@@ -134,5 +134,49 @@ describe('limits keyed by client IP hold against a client that lies about its ad
     const spoofs = Array.from({ length: 31 }, (_, i) => `203.0.113.${i}, ${client}`);
     for (const header of spoofs.slice(0, 30)) expect(await send({ 'x-forwarded-for': header })).toEqual({ answer: 'ok' });
     expect(await send({ 'x-forwarded-for': spoofs[30]! })).toEqual({ error: 'rate_limited' });
+  });
+});
+
+describe('per-IP limits bucket IPv6 by /64 (N15)', () => {
+  /** A random /64 under 2001:db8::/32 (documentation space), so runs do not share buckets. */
+  const freshPrefix = () =>
+    `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:${Math.floor(Math.random() * 0xffff).toString(16)}`;
+
+  it('keys an IPv6 address by its /64, an IPv4 address (mapped or not) as itself, anything else as given', () => {
+    expect(rateLimitKeyOfIp('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
+    expect(rateLimitKeyOfIp('2001:DB8:1:2::1')).toBe(rateLimitKeyOfIp('2001:db8:1:2:ffff:ffff:ffff:ffff'));
+    expect(rateLimitKeyOfIp('2001:db8:1:3::1')).not.toBe(rateLimitKeyOfIp('2001:db8:1:2::1'));
+    expect(rateLimitKeyOfIp('::ffff:1.2.3.4')).toBe('1.2.3.4');
+    expect(rateLimitKeyOfIp('::ffff:1.2.3.4')).toBe(rateLimitKeyOfIp('1.2.3.4'));
+    expect(rateLimitKeyOfIp('1.2.3.5')).not.toBe(rateLimitKeyOfIp('1.2.3.4'));
+    expect(rateLimitKeyOfIp('local')).toBe('local');
+    expect(rateLimitKeyOfIp(null)).toBe('unknown');
+  });
+
+  it('two addresses of one /64 share the sign-in limit; another /64 has its own; the client IP itself stays whole', async () => {
+    configure({ CLIENT_IP_HEADER: 'CF-Connecting-IP' });
+    onRequest = async (headers) => {
+      await consumeAuthRateLimit({ ip: clientIpFrom(headers) ?? 'local', address: `x-${randomBase62(8)}@example.test` });
+      return clientIpFrom(headers);
+    };
+    try {
+      const prefix = freshPrefix();
+      // 30 per IP: a new interface id per request (what a /64 gives for free) spends the same budget.
+      for (let i = 0; i < 30; i++) {
+        const address = `${prefix}:${(i + 1).toString(16)}:1:1:1`;
+        expect(await send({ 'cf-connecting-ip': address })).toEqual({ answer: address });
+      }
+      expect(await send({ 'cf-connecting-ip': `${prefix}:ffff:ffff:ffff:ffff` })).toEqual({ error: 'rate_limited' });
+      // A neighbouring /64 is another customer.
+      const other = `${freshPrefix()}::1`;
+      expect(await send({ 'cf-connecting-ip': other })).toEqual({ answer: other });
+      // IPv4-mapped IPv6 is the IPv4 address's bucket.
+      const v4 = `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+      for (let i = 0; i < 15; i++) await send({ 'cf-connecting-ip': v4 });
+      for (let i = 0; i < 15; i++) expect(await send({ 'cf-connecting-ip': `::ffff:${v4}` })).toEqual({ answer: v4 });
+      expect(await send({ 'cf-connecting-ip': v4 })).toEqual({ error: 'rate_limited' });
+    } finally {
+      onRequest = async (headers) => clientIpFrom(headers);
+    }
   });
 });

@@ -12,6 +12,10 @@
  *    fresh address per request to reset a limit.
  *
  * The peer address comes from lib/http/peer-address.ts. Returns null when it is unknown.
+ *
+ * Per-IP limits key on `rateLimitKeyOfIp`, not on the address itself: one IPv6 customer is given a
+ * whole /64 (2^64 addresses), so each address of it is not a client of its own. Logs and audit rows
+ * keep the full address.
  */
 import ipaddr from 'ipaddr.js';
 import { env } from '@/lib/env';
@@ -39,4 +43,21 @@ function normaliseIp(value: string | null | undefined): string | null {
   const parsed = ipaddr.parse(text);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return (parsed as ipaddr.IPv6).toIPv4Address().toString();
   return parsed.toString();
+}
+
+/**
+ * The bucket a per-IP limit counts `ip` in: an IPv4 address as is (IPv4-mapped IPv6 too), an IPv6
+ * address by its /64 (`2001:db8:1:2::/64`), what is not an address (`local`, a test's label) as given,
+ * and an unknown one (null) as `unknown`.
+ */
+export function rateLimitKeyOfIp(ip: string | null | undefined): string {
+  const text = ip?.trim();
+  if (!text) return 'unknown';
+  if (!(ipaddr.IPv4.isValidFourPartDecimal(text) || ipaddr.IPv6.isValid(text))) return text;
+  const parsed = ipaddr.parse(text);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  const parts = v6.parts.slice(0, 4).concat([0, 0, 0, 0]);
+  return `${new ipaddr.IPv6(parts).toString()}/64`;
 }

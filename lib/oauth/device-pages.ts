@@ -13,7 +13,7 @@ h1{font-size:1.35rem;margin:0 0 8px}p{color:#475569;line-height:1.5}.brand{font-
 input[name=user_code]{width:100%;box-sizing:border-box;font:600 1.5rem ui-monospace,monospace;letter-spacing:.15em;text-align:center;padding:12px;border:1px solid #cbd5e1;border-radius:10px;text-transform:uppercase}
 button{min-height:44px;width:100%;margin-top:12px;border:0;border-radius:10px;background:#4f46e5;color:#fff;font-weight:600;font-size:1rem;cursor:pointer}
 button.secondary{background:#fff;color:#334155;border:1px solid #cbd5e1}.code{font:600 1.6rem ui-monospace,monospace;letter-spacing:.15em;text-align:center;margin:16px 0}
-.error{color:#be123c}dl{display:grid;grid-template-columns:auto 1fr;gap:4px 12px;font-size:.9rem}dt{color:#64748b}dd{margin:0}`;
+.error{color:#be123c}.warn{background:#fffbeb;border:1px solid #f59e0b;color:#78350f;border-radius:10px;padding:10px 12px;margin:12px 0;line-height:1.45}.warn strong{display:block}dl{display:grid;grid-template-columns:auto 1fr;gap:4px 12px;font-size:.9rem}dt{color:#64748b}dd{margin:0}`;
 
 /** The pages' policy: nothing but this stylesheet; scripts only by the hash oidc-provider adds for form_post. */
 export const OIDC_PAGE_CSP = [
@@ -29,6 +29,13 @@ function escapeHtml(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
+/**
+ * Device-code phishing (N14): an attacker starts a sign-in on their own device and asks the victim to
+ * "verify" its code. The warning is the first thing on both steps, above the code.
+ */
+const DEVICE_CODE_WARNING =
+  '<p class="warn" role="note" data-testid="device-code-warning"><strong>Only enter a code you started yourself.</strong> Chargeport never asks for it. If someone sent you this code or link, stop here: entering it would let them into your account.</p>';
+
 function page(ctx: KoaContextWithOIDC, title: string, body: string): void {
   ctx.type = 'html';
   ctx.body = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -43,7 +50,7 @@ export async function userCodeInputPage(ctx: KoaContextWithOIDC, form: string, _
   page(
     ctx,
     'Connect a device',
-    `<h1>Connect a device</h1><p>Enter the code your game or device shows.</p>${message}${form}<button type="submit" form="op.deviceInputForm">Continue</button>`,
+    `<h1>Connect a device</h1>${DEVICE_CODE_WARNING}<p>Enter the code your game or device shows.</p>${message}${form}<button type="submit" form="op.deviceInputForm">Continue</button>`,
   );
 }
 
@@ -59,7 +66,7 @@ export async function userCodeConfirmPage(
   page(
     ctx,
     'Confirm the device',
-    `<h1>Sign in to ${app}?</h1><p>Continue only if your device shows this code and you started signing in to <strong>${app}</strong>.</p>
+    `<h1>Sign in to ${app}?</h1>${DEVICE_CODE_WARNING}<p>Continue only if your device shows this code and you started signing in to <strong>${app}</strong>.</p>
 <p class="code" data-testid="device-user-code">${escapeHtml(userCode)}</p>${form}
 <button type="submit" form="op.deviceConfirmForm">Continue</button>
 <button type="submit" class="secondary" form="op.deviceConfirmForm" name="abort" value="yes">Cancel</button>`,

@@ -2,6 +2,7 @@
  * Grants: what an account consented to for an app (oidc-provider's Grant model in `oidc_payloads`).
  * One per account and app (provider.ts reuses it), listed as the user's "Connected apps" and as the
  * app's users on the merchant's OAuth tab. Revoking deletes the grant with every token issued under it.
+ * Ending every session of the account (users.session_version) deletes them all, by a trigger (N14).
  */
 import 'server-only';
 import { and, desc, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
@@ -35,6 +36,8 @@ export interface ConnectedApp {
   merchantName: string;
   scopes: OAuthScope[];
   connectedAt: Date;
+  /** When the app last got a token (signed in or refreshed); null when none is kept any more. */
+  lastUsedAt: Date | null;
 }
 
 /** The apps this user signed in to, newest first (one line per app). */
@@ -47,6 +50,9 @@ export async function listConnectedApps(userId: string): Promise<ConnectedApp[]>
       merchantName: merchants.name,
       payload: oidcPayloads.payload,
       createdAt: oidcPayloads.createdAt,
+      // Tokens are issued at sign-in and at every refresh (rotation): the newest one is the last use we know of.
+      lastUsedAt: sql<Date | string | null>`(select max(t.created_at) from ${oidcPayloads} t
+        where t.grant_id = ${oidcPayloads.id} and t.model in ('AccessToken', 'RefreshToken'))`,
     })
     .from(oidcPayloads)
     .innerJoin(oauthClients, eq(oauthClients.id, oidcPayloads.clientId))
@@ -57,8 +63,11 @@ export async function listConnectedApps(userId: string): Promise<ConnectedApp[]>
   for (const row of rows) {
     const known = byClient.get(row.clientId);
     const scopes = scopesOf(row.payload);
-    if (known) known.scopes = [...new Set([...known.scopes, ...scopes])];
-    else
+    const lastUsedAt = row.lastUsedAt === null ? null : new Date(row.lastUsedAt);
+    if (known) {
+      known.scopes = [...new Set([...known.scopes, ...scopes])];
+      if (lastUsedAt && (!known.lastUsedAt || lastUsedAt > known.lastUsedAt)) known.lastUsedAt = lastUsedAt;
+    } else
       byClient.set(row.clientId, {
         clientId: row.clientId,
         name: row.name,
@@ -66,6 +75,7 @@ export async function listConnectedApps(userId: string): Promise<ConnectedApp[]>
         merchantName: row.merchantName,
         scopes,
         connectedAt: row.createdAt,
+        lastUsedAt,
       });
   }
   return [...byClient.values()];
@@ -75,6 +85,32 @@ export async function listConnectedApps(userId: string): Promise<ConnectedApp[]>
 export async function revokeConnectedApp(input: { userId: string; clientId: string }): Promise<void> {
   const removed = await revokeGrantsWhere(and(eq(oidcPayloads.clientId, input.clientId), eq(oidcPayloads.accountId, input.userId)));
   if (removed === 0) throw new AppError('not_found', 'This app is not connected to your account.', { param: 'clientId' });
+}
+
+/**
+ * "Revoke all": every app loses its access to this account at once — grants, access and refresh
+ * tokens, codes, and the provider's sessions of the account. Returns how many apps were connected.
+ */
+export async function revokeAllConnectedApps(input: { userId: string }): Promise<number> {
+  const apps = await listConnectedApps(input.userId);
+  await getDb().transaction(async (tx) => {
+    const grants = await tx
+      .delete(oidcPayloads)
+      .where(and(eq(oidcPayloads.model, 'Grant'), eq(oidcPayloads.accountId, input.userId)))
+      .returning({ id: oidcPayloads.id });
+    await tx.delete(oidcPayloads).where(
+      or(
+        eq(oidcPayloads.accountId, input.userId),
+        grants.length
+          ? inArray(
+              oidcPayloads.grantId,
+              grants.map((grant) => grant.id),
+            )
+          : undefined,
+      ),
+    );
+  });
+  return apps.length;
 }
 
 /** Every grant matching `where` (Grant rows), with every token issued under them. Returns how many grants. */

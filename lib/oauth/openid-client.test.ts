@@ -152,14 +152,28 @@ describe('device authorization grant (RFC 8628)', () => {
 
     // The user's browser: the confirmation page with the code, its form, then sign-in and consent.
     const browser = new Browser();
+    // Device-code phishing (N14): the entry page and the confirmation both warn, above the form and the code.
+    const warning = 'Only enter a code you started yourself';
+    const entry = await (await browser.request('/oidc/device')).text();
+    expect(entry.indexOf(warning)).toBeGreaterThan(0);
+    expect(entry.indexOf(warning)).toBeLessThan(entry.indexOf('name="user_code"'));
     const page = await browser.request(device.verification_uri_complete!);
     const html = await page.text();
     expect(html).toContain(device.user_code);
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1];
     expect(xsrf).toBeTruthy();
+    const confirmPage = await browser.request('/oidc/device', {
+      method: 'POST',
+      body: new URLSearchParams({ xsrf: xsrf!, user_code: device.user_code }).toString(),
+    });
+    const confirmHtml = await confirmPage.text();
+    expect(confirmHtml).toContain('Chargeport never asks for it');
+    expect(confirmHtml.indexOf(warning)).toBeGreaterThan(0);
+    expect(confirmHtml.indexOf(warning)).toBeLessThan(confirmHtml.indexOf('data-testid="device-user-code"'));
+    const confirmXsrf = /name="xsrf" value="([^"]+)"/.exec(confirmHtml)?.[1] ?? xsrf!;
     const submitted = await browser.request('/oidc/device', {
       method: 'POST',
-      body: new URLSearchParams({ xsrf: xsrf!, user_code: device.user_code, confirm: 'yes' }).toString(),
+      body: new URLSearchParams({ xsrf: confirmXsrf, user_code: device.user_code, confirm: 'yes' }).toString(),
     });
     const success = await signInAndConsent(browser, submitted, userId);
     expect(success.status).toBe(200);

@@ -8,6 +8,7 @@ import { getDb } from '@/lib/db/client';
 import { rateLimits } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
+import { rateLimitKeyOfIp } from '@/lib/http/client-ip';
 
 const globalForLimiters = globalThis as unknown as {
   __chargeportOnrampLimiters?: { orders: RateLimiterDrizzle; quotes: RateLimiterDrizzle };
@@ -39,7 +40,7 @@ function limiters() {
 /** Throws AppError `rate_limited` (429) with the wait in `details.retryAfter` once the IP's budget is spent. */
 export async function consumeOnrampRateLimit(kind: 'orders' | 'quotes', ip: string | null): Promise<void> {
   try {
-    await limiters()[kind].consume(ip ?? 'unknown');
+    await limiters()[kind].consume(rateLimitKeyOfIp(ip));
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) {
       const wait = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));

@@ -14,17 +14,71 @@ import { log } from '@/lib/log';
 import { broadcastSolanaTransfer } from '@/lib/payments/solana/solana-transfers';
 import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/payments/solana/watch-solana';
 
-type BroadcastRefusal = 'nonce_too_low' | 'underpriced' | 'insufficient_funds' | 'other';
+/**
+ * Why a send did not go through (N10). Only a node's definite refusal says the transaction can never be
+ * sent as it is; only those count toward TRANSFER_CANCEL_AFTER_FAILURES:
+ *  - `insufficient_funds`, `invalid` (bad signature or sender, intrinsic gas too low, over the block gas
+ *    limit, wrong chain, a fee cap over the node's limit), and `other`: a JSON-RPC answer we do not know,
+ *    which is still the node's answer.
+ * Not refusals of the transaction:
+ *  - `underpriced` (fee cap under the base fee, replacement underpriced): a fee bump, never a cancel;
+ *  - `nonce_too_low`: its nonce is used — ours (a receipt settles it) or another's (the depth check does);
+ *  - `transport`: no answer from a node's rules at all — a timeout, a refused or reset connection, HTTP
+ *    408/425/429/5xx, JSON-RPC -32005 (limit exceeded), -32603 (internal error), -32002 (resource
+ *    unavailable), 429 and -32007 (providers' rate limits), or a gateway saying the upstream is down. The
+ *    reconciler backs off and keeps trying; it never cancels on these (reconcile-transfers.ts).
+ */
+export type SendFailure = 'nonce_too_low' | 'underpriced' | 'insufficient_funds' | 'invalid' | 'transport' | 'other';
 
-/** What a node's refusal means for us. "Already known" is not a refusal: the node has the transaction. */
-function classifyBroadcastError(error: unknown): BroadcastRefusal | 'known' {
+const TRANSPORT_RPC_CODES = new Set([-32005, -32603, -32002, -32007, 429]);
+const isTransportStatus = (status: number) => status === 408 || status === 425 || status === 429 || status >= 500;
+const TRANSPORT_TEXT =
+  /timed out|timeout|took too long|fetch failed|econnrefused|econnreset|etimedout|enotfound|socket hang up|network error|upstream|unavailable|rate limit|too many requests|limit exceeded|exceeded .*(capacity|limit|quota)|bad gateway|gateway time|header not found|internal error/;
+
+/** What a send's error means for us. "Already known" is not a failure: the node has the transaction. */
+export function classifySendError(error: unknown): SendFailure | 'known' {
   const text = errorText(error);
   if (/already known|already imported|known transaction|already exists/.test(text)) return 'known';
+  const chain = errorChain(error);
+  // No JSON-RPC answer at all: the request timed out, the connection failed, or the HTTP status says the provider did.
+  if (
+    chain.some(
+      (e) => e.name === 'TimeoutError' || (e.name === 'HttpRequestError' && (e.status === undefined || isTransportStatus(e.status))),
+    )
+  )
+    return 'transport';
+  if (chain.some((e) => typeof e.status === 'number' && isTransportStatus(e.status))) return 'transport';
   if (/nonce too low|nonce has already been used|oldnonce/.test(text)) return 'nonce_too_low';
   if (/underpriced|less than block base fee|fee cap less than|max fee per gas less than|feecap too low|fee too low/.test(text))
     return 'underpriced';
   if (/insufficient funds/.test(text)) return 'insufficient_funds';
+  if (
+    /intrinsic gas too low|exceeds block gas limit|gas limit reached|gas limit too (high|low)|invalid (transaction|signature|sender|chain id)|invalid v|invalid rlp|rlp: |chain ?id|transaction type not supported|oversized data|exceeds the configured cap|tip higher than fee cap|max priority fee per gas higher than max fee per gas|fee cap higher than 2\^256|nonce too high|nonce max/.test(
+      text,
+    )
+  )
+    return 'invalid';
+  if (chain.some((e) => typeof e.code === 'number' && TRANSPORT_RPC_CODES.has(e.code))) return 'transport';
+  if (TRANSPORT_TEXT.test(text)) return 'transport';
   return 'other';
+}
+
+type ErrorLink = { name: string; status?: number; code?: number };
+
+function errorChain(error: unknown): ErrorLink[] {
+  const links: ErrorLink[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 6; depth++) {
+    if (!(current instanceof Error)) break;
+    const { status, code } = current as { status?: unknown; code?: unknown };
+    links.push({
+      name: current.name,
+      status: typeof status === 'number' ? status : undefined,
+      code: typeof code === 'number' ? code : undefined,
+    });
+    current = (current as { cause?: unknown }).cause;
+  }
+  return links;
 }
 
 /** A node's or viem's error in one line (viem's short message leaves out the request, which names the RPC URL). */
@@ -56,7 +110,8 @@ export type BroadcastOutcome =
   | { kind: 'sent' }
   | { kind: 'waiting_for_funds' }
   | { kind: 'not_signed'; status: OutboundTransferRow['status'] }
-  | { kind: 'refused'; reason: BroadcastRefusal; message: string }
+  | { kind: 'refused'; reason: Exclude<SendFailure, 'transport'>; message: string }
+  | { kind: 'transport_error'; message: string; failures: number; failingSince: Date }
   | { kind: 'unreachable' };
 
 /** Sends `transferId`'s current attempt if it is `signed`. */
@@ -83,7 +138,19 @@ export async function sendCurrentAttempt(client: PublicClient, transfer: Outboun
     await client.sendRawTransaction({ serializedTransaction: transfer.rawTransaction as Hex });
     crashPoint('transfer.sent');
   } catch (error) {
-    const reason = classifyBroadcastError(error);
+    const reason = classifySendError(error);
+    if (reason === 'transport') {
+      // No node said no: count it apart, for the back-off and the time budget, never toward a cancel.
+      const message = errorMessage(error);
+      const failingSince = transfer.transportFailingSince ?? new Date();
+      const failures = transfer.transportFailures + 1;
+      await getDb()
+        .update(outboundTransfers)
+        .set({ transportFailures: failures, transportFailingSince: failingSince, error: `transport: ${message}`.slice(0, 500) })
+        .where(eq(outboundTransfers.id, transfer.id));
+      log.warn('no node answered the send; the reconciler retries with back-off', { transferId: transfer.id, failures, error: message });
+      return { kind: 'transport_error', message, failures, failingSince };
+    }
     if (reason !== 'known') {
       const message = errorMessage(error);
       await getDb()
@@ -96,7 +163,14 @@ export async function sendCurrentAttempt(client: PublicClient, transfer: Outboun
   }
   await getDb()
     .update(outboundTransfers)
-    .set({ status: 'broadcast', lastBroadcastAt: new Date(), broadcastFailures: 0, error: null })
+    .set({
+      status: 'broadcast',
+      lastBroadcastAt: new Date(),
+      broadcastFailures: 0,
+      transportFailures: 0,
+      transportFailingSince: null,
+      error: null,
+    })
     .where(and(eq(outboundTransfers.id, transfer.id), eq(outboundTransfers.status, 'signed')));
   return { kind: 'sent' };
 }

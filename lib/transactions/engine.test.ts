@@ -6,23 +6,26 @@
 import { and, eq } from 'drizzle-orm';
 import { createPublicClient, http, parseEther, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HttpRequestError, InternalRpcError, LimitExceededRpcError, RpcRequestError, TimeoutError } from 'viem';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser } from '@/lib/accounts/create-user';
 import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS, nativeToken } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { outboundTransferAttempts, outboundTransfers, wallets } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
+import { log } from '@/lib/log';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { openWalletKey } from '@/lib/wallets/envelope';
 import { uniqueEmail } from '@/test/accounts';
 import { switchToPrivateDatabase } from '@/test/private-database';
+import { startRpcFaultProxy, type RpcFaultProxy } from '@/test/faults/rpc-fault-proxy';
 import { TEST_SECRETS } from '@/test/test-secrets';
-import { submitTransfer } from './broadcast-transfer';
+import { classifySendError, submitTransfer } from './broadcast-transfer';
 import { gasTankAccountFromSeed } from './gas-tank-key';
 import { prepareTransfer } from './prepare-transfer';
-import { reconcileTransfers } from './reconcile-transfers';
+import { reconcileTransfers, SEND_BACKOFF_MAX_MS, sendBackoffMs } from './reconcile-transfers';
 import { recordTransfer } from './record-transfer';
 import { accountFromKey } from './account-from-key';
 import { transitionTable, TRANSFER_STATUSES } from './state';
@@ -323,5 +326,127 @@ describe('faults the engine survives', () => {
     ).rejects.toMatchObject({ code: 'gas_sponsorship_limit', message: expect.stringMatching(/600000 gas/) });
     const recorded = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.fromAddress, sender.address));
     expect(recorded).toHaveLength(0);
+  });
+});
+
+describe('a slow node is not a refusal (N10)', () => {
+  let proxy: RpcFaultProxy;
+
+  beforeAll(async () => {
+    // The engine reaches the node through a proxy that fails sends at the transport; the test still drives the node directly.
+    proxy = await startRpcFaultProxy(node.url);
+    process.env.RPC_URL_BSC = proxy.url;
+    resetEnvCache();
+  });
+
+  afterAll(async () => {
+    process.env.RPC_URL_BSC = node.url;
+    resetEnvCache();
+    await proxy.close();
+  });
+
+  it('tells transport errors from refusals', () => {
+    const url = 'http://rpc.invalid';
+    const rpcError = (code: number, message: string) => new RpcRequestError({ body: {}, error: { code, message }, url });
+    const cases: [unknown, string][] = [
+      [new TimeoutError({ body: {}, url }), 'transport'],
+      [new HttpRequestError({ body: {}, url, status: 429, details: 'Too Many Requests' }), 'transport'],
+      [new HttpRequestError({ body: {}, url, status: 503 }), 'transport'],
+      [new HttpRequestError({ body: {}, url, cause: new TypeError('fetch failed') }), 'transport'],
+      [
+        new RpcRequestError({
+          body: {},
+          error: { code: 429, message: 'exceeded its compute units per second capacity' },
+          url,
+          status: 429,
+        }),
+        'transport',
+      ],
+      [new LimitExceededRpcError(rpcError(-32005, 'limit exceeded')), 'transport'],
+      [new InternalRpcError(rpcError(-32603, 'internal error')), 'transport'],
+      [rpcError(-32000, 'header not found'), 'transport'],
+      [rpcError(-32000, 'insufficient funds for gas * price + value'), 'insufficient_funds'],
+      [rpcError(-32000, 'intrinsic gas too low'), 'invalid'],
+      [rpcError(-32000, 'exceeds block gas limit'), 'invalid'],
+      [rpcError(-32000, 'invalid sender'), 'invalid'],
+      [rpcError(-32000, 'nonce too low'), 'nonce_too_low'],
+      [rpcError(-32000, 'max fee per gas less than block base fee'), 'underpriced'],
+      [rpcError(-32000, 'replacement transaction underpriced'), 'underpriced'],
+      [rpcError(-32000, 'already known'), 'known'],
+      [rpcError(-32000, 'something no node said before'), 'other'],
+    ];
+    expect(cases.map(([error]) => classifySendError(error))).toEqual(cases.map(([, kind]) => kind));
+  });
+
+  it('backs off exponentially, capped', () => {
+    const mid = () => 0.5;
+    expect([1, 2, 3, 4].map((n) => sendBackoffMs(n, mid))).toEqual([3_000, 6_000, 12_000, 24_000]);
+    expect(sendBackoffMs(50, mid)).toBe(SEND_BACKOFF_MAX_MS);
+    expect(sendBackoffMs(1, () => 0)).toBe(2_400);
+  });
+
+  it('ten sends without an answer (429, 503, reset, -32005, -32603) do not cancel it; past the budget it alerts; it lands once the node recovers', async () => {
+    const sender = await funded();
+    const recipient = stranger();
+    // TRANSFER_CANCEL_AFTER_FAILURES is 2 in this file: counted as refusals, two of these would cancel.
+    proxy.inject({
+      transportFaults: {
+        count: 1_000,
+        kinds: ['http_429', 'http_503', 'reset', 'rpc_limit', 'rpc_internal'],
+        methods: ['eth_sendRawTransaction'],
+      },
+    });
+    const { transfer } = await send({ from: sender.address, to: recipient, amount: parseEther('1') });
+    for (let i = 0; i < 9; i++) await reconcile();
+    const held = await transferRow(transfer.id);
+    expect(held).toMatchObject({ status: 'signed', transportFailures: 10, broadcastFailures: 0 });
+    expect(held.error).toMatch(/^transport: /);
+    expect((await attemptsOf(transfer.id)).map((a) => a.kind)).toEqual(['original']);
+    expect(Object.keys(proxy.counts()).sort()).toEqual(
+      ['transport_http_429', 'transport_http_503', 'transport_reset', 'transport_rpc_internal', 'transport_rpc_limit'].sort(),
+    );
+    // Backed off: the next look is minutes away, not the usual 3 s.
+    expect(held.nextCheckAt.getTime() - Date.now()).toBeGreaterThan(0.8 * SEND_BACKOFF_MAX_MS - 5_000);
+
+    // Past TRANSFER_SEND_BUDGET_MINUTES (30) of this: an error-level log, and still no cancel.
+    const errors = vi.spyOn(log, 'error');
+    try {
+      await reconcileTransfers({ ignoreSchedule: true, now: new Date(Date.now() + 31 * 60_000) });
+      expect(errors).toHaveBeenCalledWith(
+        expect.stringMatching(/not accepted by any node within the send budget/),
+        expect.objectContaining({ transferId: transfer.id, failures: 11 }),
+      );
+    } finally {
+      errors.mockRestore();
+    }
+    expect((await attemptsOf(transfer.id)).map((a) => a.kind)).toEqual(['original']);
+
+    proxy.inject({}); // the provider recovers
+    expect(await settleToDepth(transfer.id)).toBe('confirmed');
+    const landed = await transferRow(transfer.id);
+    expect(landed).toMatchObject({ txHash: transfer.txHash, transportFailures: 0, transportFailingSince: null, error: null });
+    expect(await client.getBalance({ address: recipient })).toBe(parseEther('1'));
+    expect(await client.getTransactionCount({ address: sender.address })).toBe(transfer.nonce + 1);
+  });
+
+  it('definite refusals still cancel after the threshold, whatever transport errors came before', async () => {
+    const sender = await funded();
+    const { transfer } = await send({ from: sender.address, amount: parseEther('5'), submit: false });
+    proxy.inject({ transportFaults: { count: 1_000, kinds: ['http_429', 'rpc_limit'], methods: ['eth_sendRawTransaction'] } });
+    await submitTransfer({ transfer });
+    await reconcile();
+    await reconcile();
+    expect(await transferRow(transfer.id)).toMatchObject({ status: 'signed', transportFailures: 3, broadcastFailures: 0 });
+    proxy.inject({});
+    // The funds leave: the node now refuses it (insufficient funds), a definite refusal.
+    await rpc('anvil_setBalance', [sender.address, `0x${parseEther('0.01').toString(16)}`]);
+    await reconcile();
+    // One refusal after three transport errors: not yet canceled (had they counted, it would be by now).
+    expect(await transferRow(transfer.id)).toMatchObject({ status: 'signed', broadcastFailures: 1 });
+    expect((await attemptsOf(transfer.id)).map((a) => a.kind)).toEqual(['original']);
+    await reconcile(); // the second refusal: the cancel is signed and sent
+    expect((await attemptsOf(transfer.id)).map((a) => a.kind)).toContain('cancel');
+    expect(await settleToDepth(transfer.id)).toBe('failed');
+    expect((await transferRow(transfer.id)).error).toMatch(/canceled/);
   });
 });

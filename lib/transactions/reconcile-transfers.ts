@@ -2,8 +2,12 @@
  * Step 3, in the background: every open transfer brought up to date with its chain.
  *
  *  - signed: sent (after its gas top-up is in a block). Refused as underpriced → signed again at its
- *    nonce with current fees. Refused for any other reason TRANSFER_CANCEL_AFTER_FAILURES times → its
- *    nonce is filled with a 0-value self-transfer, so the wallet never wedges behind a gap.
+ *    nonce with current fees. Refused definitely (insufficient funds, invalid, an answer we do not know)
+ *    TRANSFER_CANCEL_AFTER_FAILURES times in a row → its nonce is filled with a 0-value self-transfer, so
+ *    the wallet never wedges behind a gap. No answer from a node (timeouts, connection errors, 429, 5xx,
+ *    -32005, -32603: broadcast-transfer.ts) is no refusal: sent again after an exponential back-off
+ *    (3 s doubling, at most SEND_BACKOFF_MAX_MS), never canceled for it, and logged at error once it has
+ *    lasted TRANSFER_SEND_BUDGET_MINUTES (N10).
  *  - broadcast: a receipt of any of its attempts → included. Not known to the node (dropped) → the same
  *    bytes again. Unmined for TRANSFER_STUCK_AFTER_SECONDS under the base fee → a fee bump (EIP-1559
  *    replacement: both fees at least +12.5%).
@@ -47,6 +51,8 @@ export interface ReconcileOptions extends SolanaRpcOptions {
 
 const LEASE_MS = 30_000;
 const NEXT_CHECK_MS: Record<'signed' | 'broadcast' | 'included', number> = { signed: 3_000, broadcast: 3_000, included: 2_000 };
+/** The longest wait between sends that got no answer from a node (the back-off doubles up to it). */
+export const SEND_BACKOFF_MAX_MS = 5 * 60_000;
 /** EIP-1559 replacement: a node accepts a transaction at a used nonce only if both fees rise by at least 10%. */
 const BUMP_NUMERATOR = 1125n;
 const BUMP_DENOMINATOR = 1000n;
@@ -112,7 +118,7 @@ export async function reconcileTransfer(
   if (status === 'signed' || status === 'broadcast' || status === 'included') {
     await getDb()
       .update(outboundTransfers)
-      .set({ nextCheckAt: new Date(Date.now() + NEXT_CHECK_MS[status]) })
+      .set({ nextCheckAt: new Date(Date.now() + (step.retryAfterMs ?? NEXT_CHECK_MS[status])) })
       .where(eq(outboundTransfers.id, transfer.id));
   }
   return status;
@@ -125,9 +131,20 @@ async function chainHead(client: PublicClient, chain: ChainName, heads?: Map<Cha
   return head;
 }
 
+/**
+ * The wait before sending again after `failures` sends in a row got no answer from a node: 3 s, 6 s,
+ * 12 s, … up to SEND_BACKOFF_MAX_MS, with ±20% jitter so transfers held up together do not retry in step.
+ */
+export function sendBackoffMs(failures: number, random: () => number = Math.random): number {
+  const base = Math.min(SEND_BACKOFF_MAX_MS, NEXT_CHECK_MS.signed * 2 ** Math.min(Math.max(failures - 1, 0), 20));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
 class Reconciler {
   private readonly chain: ChainName;
   private readonly depth: bigint;
+  /** Set when the next look should wait longer than usual (back-off after transport errors). */
+  retryAfterMs: number | undefined;
 
   constructor(
     private readonly client: PublicClient,
@@ -300,6 +317,7 @@ class Reconciler {
   private async sendSigned(attempts: OutboundTransferAttemptRow[]): Promise<TransferStatus> {
     const outcome = await broadcastTransfer(this.transfer.id);
     if (outcome.kind === 'sent') return 'broadcast';
+    if (outcome.kind === 'transport_error') return this.backOffAfterTransportError(outcome);
     if (outcome.kind !== 'refused') return this.transfer.status;
     if (outcome.reason === 'underpriced') {
       await this.signAgain(attempts, 'fee_bump');
@@ -308,6 +326,27 @@ class Reconciler {
     if (outcome.reason === 'nonce_too_low') return 'signed'; // Its nonce is used: a receipt or the depth check settles it.
     if (this.transfer.broadcastFailures + 1 >= env().TRANSFER_CANCEL_AFTER_FAILURES && !attempts.some((a) => a.kind === 'cancel')) {
       await this.signAgain(attempts, 'cancel');
+    }
+    return 'signed';
+  }
+
+  /**
+   * No node answered (N10): not a refusal, so never a step toward a cancel. Wait longer each time; past
+   * TRANSFER_SEND_BUDGET_MINUTES, say so at error level (an operator looks at the RPC) and keep trying:
+   * the signed bytes stay valid, and canceling would need the same unreachable node anyway.
+   */
+  private backOffAfterTransportError(outcome: { failures: number; failingSince: Date; message: string }): TransferStatus {
+    this.retryAfterMs = sendBackoffMs(outcome.failures);
+    const failingForMs = (this.options.now ?? new Date()).getTime() - outcome.failingSince.getTime();
+    if (failingForMs >= env().TRANSFER_SEND_BUDGET_MINUTES * 60_000) {
+      log.error('transfer not accepted by any node within the send budget; still retrying, never canceled for this', {
+        transferId: this.transfer.id,
+        purpose: this.transfer.purpose,
+        chain: this.chain,
+        failures: outcome.failures,
+        failingForMinutes: Math.floor(failingForMs / 60_000),
+        error: outcome.message,
+      });
     }
     return 'signed';
   }

@@ -6,11 +6,17 @@
  * every instance can serve it and nothing else has to publish. Order is (created_at, id), oldest first.
  * An event's created_at is set before its transaction commits, so a slow transaction can commit an event
  * older than one already streamed: each poll looks back LATE_COMMIT_WINDOW_MS and skips what it sent.
+ *
+ * Each stream holds a lease (acquire-event-stream-lease.ts): a key and a merchant may keep only so many
+ * open at once (N9), counted in PostgreSQL across instances; the lease is renewed while the stream is
+ * open and freed when it ends (the deadline, the client going away, an error).
  */
 import { and, asc, eq, gt, gte, inArray, ne, notInArray, or, type SQL } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { webhookEvents } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
+import { log } from '@/lib/log';
+import { acquireEventStreamLease, LEASE_RENEW_MS } from './acquire-event-stream-lease';
 import { TEST_EVENT_TYPE, type WebhookEventType } from './event-types';
 import type { WebhookOwner } from './get-webhook-endpoint';
 
@@ -21,6 +27,8 @@ const BATCH = 100;
 
 export interface EventStreamOptions {
   owner: WebhookOwner;
+  /** The key opening the stream: its open streams are capped (EVENT_STREAMS_PER_KEY). */
+  apiKeyId: string;
   /** Start after this event (Last-Event-ID or starting_after); default: events created from now on. */
   startingAfter?: string;
   types?: WebhookEventType[];
@@ -30,7 +38,10 @@ export interface EventStreamOptions {
   pollMs?: number;
 }
 
-/** Checks the cursor (invalid_request when it is not the owner's event), then returns the stream. */
+/**
+ * Checks the cursor (invalid_request when it is not the owner's event) and takes a stream slot
+ * (too_many_streams when the key or merchant has none left), then returns the stream.
+ */
 export async function openEventStream(options: EventStreamOptions): Promise<ReadableStream<Uint8Array>> {
   const { owner } = options;
   const db = getDb();
@@ -51,6 +62,10 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
     }
     floor = cursor;
   }
+  const lease = await acquireEventStreamLease({ merchantId: owner.merchantId, apiKeyId: options.apiKeyId });
+  const release = () => {
+    lease.release().catch((error: unknown) => log.warn('event stream lease not released; it expires on its own', { error }));
+  };
 
   const encoder = new TextEncoder();
   const seen = new Map<string, number>();
@@ -86,22 +101,30 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
     start(controller) {
       const deadline = Date.now() + options.maxSeconds * 1000;
       let lastWrite = Date.now();
+      let lastRenew = Date.now();
       const close = () => {
         if (closed) return;
         closed = true;
         clearTimeout(timer);
+        release();
         try {
           controller.close();
         } catch {
           // already closed by the consumer
         }
       };
+      if (options.signal?.aborted) return close();
       options.signal?.addEventListener('abort', close, { once: true });
       // Tells EventSource how long to wait before reconnecting, and flushes the headers at once.
       controller.enqueue(encoder.encode('retry: 2000\n\n'));
       const tick = async () => {
         if (closed) return;
         try {
+          if (Date.now() - lastRenew >= LEASE_RENEW_MS) {
+            lastRenew = Date.now();
+            // Gone means it expired (this process stalled) and may be counted against someone else: end, the client reconnects.
+            if (!(await lease.renew())) return close();
+          }
           const messages = await poll();
           if (closed) return;
           for (const message of messages) controller.enqueue(encoder.encode(message));
@@ -113,6 +136,7 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
         } catch (error) {
           if (closed) return;
           closed = true;
+          release();
           controller.error(error);
           return;
         }
@@ -122,6 +146,7 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
       void tick();
     },
     cancel() {
+      if (!closed) release();
       closed = true;
       clearTimeout(timer);
     },

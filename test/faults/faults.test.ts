@@ -21,7 +21,15 @@ import { createUser } from '@/lib/accounts/create-user';
 import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses, merchantMembers, outboundTransfers, payments, refunds } from '@/lib/db/schema';
+import {
+  charges,
+  depositAddresses,
+  merchantMembers,
+  outboundTransferAttempts,
+  outboundTransfers,
+  payments,
+  refunds,
+} from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
 import { reconcileChain } from '@/lib/ledger/reconcile-chains';
@@ -407,6 +415,44 @@ describe('an unreliable RPC endpoint', () => {
       expect(failed).toEqual([]);
     }
   });
+
+  scenario(
+    'sends answered by 429s, 503s, resets and timeouts, 20 in a row (a withdrawal and a refund): nothing is canceled, each lands once',
+    async (s) => {
+      const paid = await paidCharge('2');
+      const destination = stranger();
+      const refundKey = newRefundRequestId();
+      await s.expectArrival('withdrawal', destination, parseEther('1'));
+      await s.expectArrival('refund', paid.payer, parseEther('2'));
+      s.expectCharge(paid.chargeId, 'succeeded');
+      // N10: TRANSFER_CANCEL_AFTER_FAILURES is 3 here; none of these is a node's refusal, so none counts.
+      s.inject({
+        transportFaults: {
+          count: 20,
+          kinds: ['http_429', 'http_429', 'http_503', 'reset', 'rpc_limit', 'hang', 'rpc_internal', 'http_429', 'http_503', 'reset'],
+          methods: ['eth_sendRawTransaction'],
+        },
+      });
+      await retried(() => withdrawFromMerchantWallet(withdrawal(destination, '1')));
+      await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: refundKey }));
+      for (let i = 0; i < 10; i++) {
+        await mine(1);
+        await jobsOnce();
+      }
+      const canceled = await getDb()
+        .select({ transferId: outboundTransferAttempts.transferId })
+        .from(outboundTransferAttempts)
+        .innerJoin(outboundTransfers, eq(outboundTransfers.id, outboundTransferAttempts.transferId))
+        .where(and(gt(outboundTransfers.createdAt, s.started), eq(outboundTransferAttempts.kind, 'cancel')));
+      expect(canceled).toEqual([]);
+      const failed = await getDb()
+        .select()
+        .from(outboundTransfers)
+        .where(and(gt(outboundTransfers.createdAt, s.started), eq(outboundTransfers.status, 'failed')));
+      expect(failed).toEqual([]);
+      // The audit heals the endpoint, settles, and checks each landed once and nothing ended failed.
+    },
+  );
 
   scenario('the endpoint lags three blocks behind the chain (a stale node behind a balancer)', async (s) => {
     const consumer = await newConsumer('20');

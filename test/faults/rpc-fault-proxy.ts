@@ -21,7 +21,19 @@ export interface FaultPlan {
   loseSends?: number;
   /** eth_sendRawTransaction reaches the node, but the answer is an error (a timeout after the node took it). */
   failAfterSends?: number;
+  /**
+   * The next `count` HTTP requests carrying one of `methods` (any, when omitted) fail at the transport,
+   * never reaching the node: each takes the next of `kinds` in turn (N10: a slow or rate-limited provider).
+   */
+  transportFaults?: { count: number; kinds: TransportFault[]; methods?: string[] };
 }
+
+/**
+ * How a provider fails without a node's answer: HTTP 429 or 503 (text body), the connection reset,
+ * JSON-RPC -32005 (limit exceeded) or -32603 (internal error), or no answer before the client's timeout
+ * (`hang`: held 11 s, past the app's 10 s RPC timeout, then dropped).
+ */
+type TransportFault = 'http_429' | 'http_503' | 'reset' | 'rpc_limit' | 'rpc_internal' | 'hang';
 
 interface JsonRpcRequest {
   jsonrpc: '2.0';
@@ -96,12 +108,51 @@ export async function startRpcFaultProxy(upstream: string, random: () => number 
     return answer;
   };
 
+  /** The transport fault this request meets, if any (and counts it down). */
+  const transportFaultFor = (body: JsonRpcRequest | JsonRpcRequest[]): TransportFault | undefined => {
+    const faults = plan.transportFaults;
+    if (!faults || faults.count <= 0 || !faults.kinds.length) return undefined;
+    const requests = Array.isArray(body) ? body : [body];
+    if (!requests.some((request) => matches(faults.methods, request.method))) return undefined;
+    const used = Object.entries(fired)
+      .filter(([name]) => name.startsWith('transport_'))
+      .reduce((sum, [, n]) => sum + n, 0);
+    faults.count--;
+    const kind = faults.kinds[used % faults.kinds.length]!;
+    fire(`transport_${kind}`);
+    return kind;
+  };
+
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcRequest | JsonRpcRequest[];
+        const fault = transportFaultFor(body);
+        if (fault) {
+          const rpcError = (code: number, message: string) =>
+            (Array.isArray(body) ? body : [body]).map((request) => ({ jsonrpc: '2.0', id: request.id, error: { code, message } }));
+          switch (fault) {
+            case 'http_429':
+              res.writeHead(429, { 'content-type': 'text/plain' });
+              return res.end('Too Many Requests');
+            case 'http_503':
+              res.writeHead(503, { 'content-type': 'text/plain' });
+              return res.end('Service Unavailable');
+            case 'reset':
+              return req.socket.destroy();
+            case 'rpc_limit':
+            case 'rpc_internal': {
+              const errors = fault === 'rpc_limit' ? rpcError(-32005, 'limit exceeded') : rpcError(-32603, 'internal error');
+              res.writeHead(200, { 'content-type': 'application/json' });
+              return res.end(JSON.stringify(Array.isArray(body) ? errors : errors[0]));
+            }
+            case 'hang':
+              await new Promise((resolve) => setTimeout(resolve, 11_000));
+              return req.socket.destroy();
+          }
+        }
         const answer = Array.isArray(body) ? await Promise.all(body.map(handle)) : await handle(body);
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(answer));

@@ -49,6 +49,10 @@ export type OAuthClient = typeof oauthClients.$inferSelect;
  * (Session, Interaction, AuthorizationCode, AccessToken, RefreshToken, DeviceCode, Grant, …).
  * `grantId`, `userCode` and `uid` are the lookups the interface asks for; `accountId` and `clientId`
  * let "Connected apps" and the OAuth tab list grants without scanning payloads.
+ *
+ * A bump of `users.session_version` (sign out everywhere, PIN change or reset, e-mail or phone change,
+ * a new second factor, removal from a merchant) deletes every row of the account here, in the same
+ * statement, by a trigger: apps lose their grants and refresh and access tokens with the sessions (N14).
  */
 export const oidcPayloads = pgTable(
   'oidc_payloads',
@@ -77,6 +81,9 @@ export const oidcPayloads = pgTable(
       .where(sql`${table.model} = 'Grant'`),
     // The sweep deletes what expired.
     index('oidc_payloads_expires_idx').on(table.expiresAt),
+    // Ending every session of an account deletes its grants, tokens and provider sessions (migration
+    // migration 0042: a trigger on users.session_version) and "Revoke all" does the same.
+    index('oidc_payloads_account_idx').on(table.accountId),
   ],
 );
 

@@ -147,7 +147,15 @@ export const outboundTransfers = pgTable(
     includedBlockHash: text('included_block_hash'),
     /** What the mined transaction cost the sender (gasUsed × effectiveGasPrice), from its receipt. */
     gasFeeBaseUnits: baseUnits('gas_fee_base_units'),
+    /** Definite refusals by a node in a row (insufficient funds, invalid): TRANSFER_CANCEL_AFTER_FAILURES of them cancel. */
     broadcastFailures: integer('broadcast_failures').notNull().default(0),
+    /**
+     * Sends that got no answer from a node in a row (timeout, connection error, 429, 5xx, -32005/-32603):
+     * never a reason to cancel; they set the back-off (reconcile-transfers.ts, N10).
+     */
+    transportFailures: integer('transport_failures').notNull().default(0),
+    /** Since when sends have failed that way without a node accepting the transaction (the TRANSFER_SEND_BUDGET_MINUTES alert). */
+    transportFailingSince: timestamp('transport_failing_since', { withTimezone: true, mode: 'date' }),
     feeBumps: integer('fee_bumps').notNull().default(0),
     lastBroadcastAt: timestamp('last_broadcast_at', { withTimezone: true, mode: 'date' }),
     /** When the reconciler first saw the nonce used at depth with no receipt of ours: failed only if a later pass agrees. */

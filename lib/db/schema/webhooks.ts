@@ -179,3 +179,24 @@ export const webhookDeliveries = pgTable(
 );
 
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/**
+ * One row per open event stream (GET /api/events/stream, lib/webhooks/acquire-event-stream-lease.ts), so
+ * every instance counts the same streams against EVENT_STREAMS_PER_KEY and EVENT_STREAMS_PER_MERCHANT
+ * (N9). The instance serving a stream renews `expires_at` while it is open and deletes the row when it
+ * ends; a crashed instance's rows simply expire and stop counting.
+ */
+export const eventStreamLeases = pgTable(
+  'event_stream_leases',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    apiKeyId: text('api_key_id').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  // Opening a stream counts the merchant's live leases.
+  (table) => [index('event_stream_leases_merchant_idx').on(table.merchantId, table.expiresAt)],
+);

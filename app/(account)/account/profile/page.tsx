@@ -61,7 +61,9 @@ export default async function ProfilePage() {
       <ConnectedApps apps={connectedApps} />
       <section>
         <h2 className="text-lg font-semibold">Sessions</h2>
-        <p className="mt-1 text-sm text-slate-600">Signed in on a device you no longer have? Sign out everywhere.</p>
+        <p className="mt-1 text-sm text-slate-600">
+          Signed in on a device you no longer have? Sign out everywhere: every app connected to your account loses its access too.
+        </p>
         <form action={signOutEverywhereAction} className="mt-3">
           <Button type="submit" variant="secondary">
             Sign out everywhere

@@ -13,6 +13,7 @@ export const GET = withApiKey(async (request, ctx) => {
   const startingAfter = request.headers.get('last-event-id')?.trim() || query.starting_after;
   const stream = await openEventStream({
     owner: ownerOf(ctx),
+    apiKeyId: ctx.apiKey.id,
     ...(startingAfter ? { startingAfter } : {}),
     ...(query.types ? { types: query.types } : {}),
     maxSeconds: query.max_seconds,

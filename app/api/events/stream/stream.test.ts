@@ -1,4 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { getDb } from '@/lib/db/client';
+import { eventStreamLeases } from '@/lib/db/schema';
+import { resetEnvCache } from '@/lib/env';
 import { callRoute, newMerchant, newPublishableKey, testCharge, type TestMerchant } from '@/test/fixtures';
 import { POST as cancelRoute } from '../../charges/[chargeId]/cancel/route';
 import { POST as createChargeRoute } from '../../createCharge/route';
@@ -157,5 +161,92 @@ describe('GET /api/events/stream', () => {
     const response = await streamRoute(request, { params: Promise.resolve({}) });
     expect(response.status).toBe(status);
     expect((await response.json()).error.code).toBe(code);
+  });
+});
+
+describe('concurrent streams are capped per key and per merchant (N9)', () => {
+  afterEach(() => {
+    delete process.env.EVENT_STREAMS_PER_KEY;
+    delete process.env.EVENT_STREAMS_PER_MERCHANT;
+    resetEnvCache();
+  });
+
+  const leasesOf = async (merchantId: string) =>
+    (await getDb().select().from(eventStreamLeases).where(eq(eventStreamLeases.merchantId, merchantId))).length;
+
+  async function refusal(apiKey: string): Promise<Response> {
+    const response = await streamRoute(new Request('http://localhost:3999/api/events/stream', { headers: { 'x-api-key': apiKey } }), {
+      params: Promise.resolve({}),
+    });
+    expect(response.status).toBe(429);
+    return response;
+  }
+
+  it('the 6th stream of one key gets 429 too_many_streams with Retry-After; a closed stream frees its slot', async () => {
+    const owner = await newMerchant();
+    const streams = [];
+    for (let i = 0; i < 5; i++) {
+      const stream = await openStream({ apiKey: owner.testKey });
+      expect(stream.response.status).toBe(200);
+      streams.push(stream);
+    }
+    expect(await leasesOf(owner.id)).toBe(5);
+    const refused = await refusal(owner.testKey);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const body = await refused.json();
+    expect(body.error).toMatchObject({ code: 'too_many_streams', message: expect.stringMatching(/already has 5 event streams open/) });
+
+    // The client goes away: its slot is free again.
+    streams.pop()!.close();
+    await expect.poll(() => leasesOf(owner.id)).toBe(4);
+    const again = await openStream({ apiKey: owner.testKey });
+    expect(again.response.status).toBe(200);
+    // A consumer that cancels its reader frees its slot too.
+    await streams.pop()!.reader.cancel();
+    await expect.poll(() => leasesOf(owner.id)).toBe(4);
+    for (const stream of [...streams, again]) stream.close();
+    await expect.poll(() => leasesOf(owner.id)).toBe(0);
+  });
+
+  it('a stream that reaches max_seconds frees its slot', async () => {
+    process.env.EVENT_STREAMS_PER_KEY = '1';
+    resetEnvCache();
+    const owner = await newMerchant();
+    const stream = await openStream({ apiKey: owner.testKey, query: '?max_seconds=1' });
+    await refusal(owner.testKey);
+    for (;;) if ((await stream.reader.read()).done) break;
+    await expect.poll(() => leasesOf(owner.id)).toBe(0);
+    (await openStream({ apiKey: owner.testKey })).close();
+  });
+
+  it('the merchant cap counts all its keys; a crashed instance’s expired leases do not count', async () => {
+    process.env.EVENT_STREAMS_PER_KEY = '2';
+    process.env.EVENT_STREAMS_PER_MERCHANT = '3';
+    resetEnvCache();
+    const owner = await newMerchant({ verified: true });
+    // Leases an instance left behind when it died: expired, they count for nothing.
+    await getDb()
+      .insert(eventStreamLeases)
+      .values(
+        [1, 2, 3].map((i) => ({
+          id: `esl_crashed${i}${owner.id}`,
+          merchantId: owner.id,
+          apiKeyId: 'key_gone',
+          expiresAt: new Date(Date.now() - 1_000),
+        })),
+      );
+    const a1 = await openStream({ apiKey: owner.testKey });
+    const a2 = await openStream({ apiKey: owner.testKey });
+    expect([a1.response.status, a2.response.status]).toEqual([200, 200]);
+    expect((await (await refusal(owner.testKey)).json()).error.message).toMatch(/This API key already has 2/);
+    const b1 = await openStream({ apiKey: owner.liveKey! });
+    expect(b1.response.status).toBe(200);
+    expect((await (await refusal(owner.liveKey!)).json()).error.message).toMatch(/This merchant already has 3 event streams open/);
+    // Another merchant is not held back by this one.
+    const other = await newMerchant();
+    const elsewhere = await openStream({ apiKey: other.testKey });
+    expect(elsewhere.response.status).toBe(200);
+    for (const stream of [a1, a2, b1, elsewhere]) stream.close();
+    await expect.poll(() => leasesOf(owner.id)).toBe(0);
   });
 });
