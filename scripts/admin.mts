@@ -15,7 +15,9 @@
  *   restore <file> [--force]                           the data from a backup; --force to replace a database holding data
  *
  * Add --json for machine-readable output. Works against DATABASE_URL, the embedded database of a
- * running `npm run dev`/`npm start`, or starts the embedded database itself.
+ * running `npm run dev`/`npm start`, or starts the embedded database itself. Refuses (exit 1, code
+ * deployment_mismatch) to run with another master key than the database's server, or with development
+ * defaults against a production database (lib/infra/server-start.ts).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -269,6 +271,13 @@ try {
     }
   });
 } catch (error) {
+  const { DeploymentRefused } = await import('@/lib/infra/server-start');
+  if (error instanceof DeploymentRefused) {
+    // Nothing was read or written: the environment does not belong to this database's deployment.
+    if (asJson) console.error(JSON.stringify({ error: { code: 'deployment_mismatch', message: error.message } }));
+    else console.error(`error: ${error.message}`);
+    process.exit(1);
+  }
   const { isAppError } = await import('@/lib/errors');
   if (isAppError(error)) {
     if (asJson) console.error(JSON.stringify({ error: error.toBody() }));
