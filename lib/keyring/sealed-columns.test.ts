@@ -104,6 +104,11 @@ async function seedOneOfEach() {
 
 type Seeded = Awaited<ReturnType<typeof seedOneOfEach>>;
 
+/** Every table of lib/db/schema. */
+function schemaTables(): PgTable[] {
+  return (Object.values(schema) as unknown[]).filter((value): value is PgTable => is(value, PgTable));
+}
+
 /** Every registered column, as "table.column", by role. */
 function registered() {
   const values = new Set<string>();
@@ -124,7 +129,7 @@ function registered() {
 async function columnsNamingAMasterKey(): Promise<{ prefixed: Set<string>; keyIds: Set<string> }> {
   const prefixed = new Set<string>();
   const keyIds = new Set<string>();
-  for (const table of Object.values(schema).filter((value): value is PgTable => is(value, PgTable))) {
+  for (const table of schemaTables()) {
     for (const column of Object.values(getTableColumns(table))) {
       const rows = await getDb().execute<{ v: string }>(
         sql`select distinct (${column})::text as v from ${table} where (${column})::text ~ 'mk_[0-9a-f]{16}' limit 20`,
@@ -160,7 +165,7 @@ describe('the registry of sealed columns (N7)', { timeout: 120_000 }, () => {
       expect(values, `${name} holds sealed values: add it to lib/keyring/sealed-columns.ts`).toContain(name);
     for (const name of found.keyIds) expect(keyIds, `${name} names master keys: register the column it keys`).toContain(name);
     // By name too: a column called sealed…/…secret is sealed unless the registry says how.
-    for (const table of Object.values(schema).filter((value): value is PgTable => is(value, PgTable))) {
+    for (const table of schemaTables()) {
       for (const column of Object.values(getTableColumns(table))) {
         if (column.dataType !== 'string' || !/sealed|secret/.test(column.name)) continue;
         const name = `${getTableName(table)}.${column.name}`;
