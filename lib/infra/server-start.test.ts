@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { platformSettings } from '@/lib/db/schema';
@@ -68,6 +69,19 @@ describe('the last server start', () => {
     }
     // The production mark stays.
     expect(await readServerStart(url)).toMatchObject({ production: true });
+  });
+
+  it('a database not yet migrated has no server start (the CLI reads it before migrating)', async () => {
+    const name = `unmigrated_${randomBytes(6).toString('hex')}`;
+    const admin = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+    try {
+      await admin.unsafe(`create database ${name}`);
+    } finally {
+      await admin.end();
+    }
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${name}`;
+    expect(await readServerStart(url.toString())).toBeNull();
   });
 
   it('a development worker refuses a database whose server runs another master key', async () => {

@@ -43,9 +43,10 @@ export function masterKeyIdFrom(base64: string | undefined): string | null {
 export async function readServerStart(databaseUrl: string): Promise<ServerStart | null> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
-    const [row] = await sql<{ value: ServerStart | null }[]>`
-      select case when to_regclass('public.platform_settings') is null then null
-        else (select value from platform_settings where key = ${SETTING}) end as value`;
+    // Two statements: a query naming a missing table fails when planned, whatever branch would run.
+    const [table] = await sql<{ name: string | null }[]>`select to_regclass('public.platform_settings')::text as name`;
+    if (!table?.name) return null;
+    const [row] = await sql<{ value: ServerStart }[]>`select value from platform_settings where key = ${SETTING}`;
     return row?.value ?? null;
   } finally {
     await sql.end({ timeout: 5 });
