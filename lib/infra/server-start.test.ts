@@ -12,7 +12,7 @@ import { platformSettings } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
-import { adminRefusal, DeploymentRefused, masterKeyIdFrom, readServerStart, recordStart } from './server-start';
+import { adminRefusal, depositSeedIdFrom, DeploymentRefused, masterKeyIdFrom, readServerStart, recordStart } from './server-start';
 
 const TEST_KEY_ID = masterKeyIdFrom(TEST_SECRETS.WALLET_MASTER_KEY)!;
 const saved = {
@@ -52,7 +52,12 @@ describe('the last server start', () => {
     const url = process.env.DATABASE_URL!;
     expect(await readServerStart(url)).toBeNull();
     await recordStart('server');
-    expect(await readServerStart(url)).toMatchObject({ masterKeyId: TEST_KEY_ID, production: false, role: 'server' });
+    expect(await readServerStart(url)).toMatchObject({
+      masterKeyId: TEST_KEY_ID,
+      depositSeedId: depositSeedIdFrom(TEST_SECRETS.DEPOSIT_HD_SEED),
+      production: false,
+      role: 'server',
+    });
     // A development worker only checks.
     await recordStart('worker');
     expect(await readServerStart(url)).toMatchObject({ role: 'server' });
@@ -92,6 +97,13 @@ describe('the last server start', () => {
     const refused = await refusalOf(recordStart('worker'));
     expect(refused.message).toContain(`WALLET_MASTER_KEY names master key ${masterKeyIdFrom(other)}`);
     expect(refused.message).toContain(TEST_KEY_ID);
+    // The same key with another deposit seed: refused too.
+    setEnv({ WALLET_MASTER_KEY: TEST_SECRETS.WALLET_MASTER_KEY, DEPOSIT_HD_SEED: other });
+    try {
+      expect((await refusalOf(recordStart('worker'))).message).toMatch(/^DEPOSIT_HD_SEED is not the server's/);
+    } finally {
+      setEnv({ DEPOSIT_HD_SEED: TEST_SECRETS.DEPOSIT_HD_SEED });
+    }
   });
 });
 
@@ -118,5 +130,13 @@ describe('adminRefusal', () => {
         { production: false, masterKeyId: 'mk_2222222222222222', filled: ['WALLET_MASTER_KEY'] },
       ),
     ).toContain('(the development default, WALLET_MASTER_KEY is not set)');
+    // The server's key with another deposit seed: deposit addresses the server could not sweep.
+    const withSeed = { ...production, depositSeedId: 'ds_1111111111111111' };
+    expect(
+      adminRefusal(withSeed, { production: true, masterKeyId: production.masterKeyId, depositSeedId: 'ds_2222222222222222', filled: [] }),
+    ).toMatch(/^DEPOSIT_HD_SEED is not the server's: seed ds_2222222222222222, .* ds_1111111111111111/);
+    expect(
+      adminRefusal(withSeed, { production: true, masterKeyId: production.masterKeyId, depositSeedId: 'ds_1111111111111111', filled: [] }),
+    ).toBeNull();
   });
 });

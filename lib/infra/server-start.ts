@@ -3,7 +3,7 @@
  * production worker start, records its master key id and whether it runs in production
  * (`platform_settings` 'last_server_start'). Tools started beside it read that record first:
  *
- *  - the admin CLI refuses when its master key differs from the recorded one, or when it would fill a
+ *  - the admin CLI refuses when its master key (or deposit seed) differs from the recorded one, or when it would fill a
  *    development default (lib/infra/dev-secrets.ts) for WALLET_MASTER_KEY or DEPOSIT_HD_SEED against a
  *    production database: it would create wallets and deposit addresses the server cannot open;
  *  - a server or worker without NODE_ENV=production refuses a production database (its defaults allow
@@ -23,6 +23,8 @@ const SETTING = 'last_server_start';
 export interface ServerStart {
   /** Null when the process had no WALLET_MASTER_KEY (it cannot seal anything). */
   masterKeyId: string | null;
+  /** A fingerprint of DEPOSIT_HD_SEED (deposit addresses and the gas tank derive from it); absent in older records. */
+  depositSeedId?: string | null;
   production: boolean;
   role: 'server' | 'worker';
   at: string;
@@ -37,6 +39,12 @@ export class DeploymentRefused extends Error {
 export function masterKeyIdFrom(base64: string | undefined): string | null {
   if (!base64) return null;
   return `mk_${createHash('sha256').update(Buffer.from(base64, 'base64')).digest('hex').slice(0, 16)}`;
+}
+
+/** A fingerprint of the seed: 64 bits of a hash, enough to tell two seeds apart and useless to find one. */
+export function depositSeedIdFrom(seed: string | undefined): string | null {
+  if (!seed) return null;
+  return `ds_${createHash('sha256').update(`chargeport.deposit-seed-id.v1:${seed}`).digest('hex').slice(0, 16)}`;
 }
 
 /** The last recorded start, read on a connection of its own (the CLI reads it before migrating: the table may be missing). */
@@ -65,6 +73,7 @@ export async function recordStart(role: ServerStart['role']): Promise<void> {
   const config = env();
   const production = config.NODE_ENV === 'production';
   const masterKeyId = masterKeyIdFrom(config.WALLET_MASTER_KEY);
+  const depositSeedId = depositSeedIdFrom(config.DEPOSIT_HD_SEED);
   if (!production) {
     const last = await readServerStart(config.DATABASE_URL!);
     if (last?.production) {
@@ -79,10 +88,15 @@ export async function recordStart(role: ServerStart['role']): Promise<void> {
           `WALLET_MASTER_KEY names master key ${masterKeyId}, but ${openedBy(last)}. Start the worker with the server's WALLET_MASTER_KEY.`,
         );
       }
+      if (last?.depositSeedId && depositSeedId && depositSeedId !== last.depositSeedId) {
+        throw new DeploymentRefused(
+          `DEPOSIT_HD_SEED is not the server's (seed ${depositSeedId}, the server's ${last.depositSeedId}): start the worker with the server's DEPOSIT_HD_SEED.`,
+        );
+      }
       return;
     }
   }
-  const value: ServerStart = { masterKeyId, production, role, at: new Date().toISOString() };
+  const value: ServerStart = { masterKeyId, depositSeedId, production, role, at: new Date().toISOString() };
   await getDb()
     .insert(platformSettings)
     .values({ key: SETTING, value: { ...value } })
@@ -98,7 +112,7 @@ const DATA_SECRETS = ['WALLET_MASTER_KEY', 'DEPOSIT_HD_SEED'] as const;
  */
 export function adminRefusal(
   last: ServerStart | null,
-  own: { production: boolean; masterKeyId: string | null; filled: readonly string[] },
+  own: { production: boolean; masterKeyId: string | null; depositSeedId?: string | null; filled: readonly string[] },
 ): string | null {
   if (!last) return null;
   const defaulted = DATA_SECRETS.filter((name) => own.filled.includes(name));
@@ -113,6 +127,13 @@ export function adminRefusal(
     return (
       `WALLET_MASTER_KEY names master key ${own.masterKeyId ?? '(none)'}${origin}, but ${openedBy(last)}. ` +
       "Run the CLI with the server's WALLET_MASTER_KEY (when rotating: deploy the new key to the server first)."
+    );
+  }
+  if (last.depositSeedId && own.depositSeedId !== last.depositSeedId) {
+    const origin = own.filled.includes('DEPOSIT_HD_SEED') ? ' (the development default, DEPOSIT_HD_SEED is not set)' : '';
+    return (
+      `DEPOSIT_HD_SEED is not the server's: seed ${own.depositSeedId ?? '(none)'}${origin}, but ${openedBy(last)} and seed ${last.depositSeedId}. ` +
+      "Run the CLI with the server's DEPOSIT_HD_SEED."
     );
   }
   return null;

@@ -36,6 +36,8 @@ export interface SealedColumn {
 export interface SealedTable {
   /** What the rows hold, for reports: "wallet key". */
   kind: string;
+  /** The associated data its owner binds each value to (a value opens only with it): for the reader. */
+  binding: string;
   table: PgTable;
   /** Its text primary key: rotation walks the table in this order. */
   id: PgColumn;
@@ -52,6 +54,7 @@ interface ColumnSpec<T extends PgTable> {
 
 function sealedTable<T extends PgTable>(spec: {
   kind: string;
+  binding: string;
   table: T;
   id: PgColumn;
   columns: ColumnSpec<T>[];
@@ -60,6 +63,7 @@ function sealedTable<T extends PgTable>(spec: {
   const tableName = getTableName(spec.table);
   return {
     kind: spec.kind,
+    binding: spec.binding,
     table: spec.table,
     id: spec.id,
     inner: spec.inner ?? [],
@@ -79,6 +83,7 @@ const prefixed = (value: PgColumn) => ({ value, keyId: 'prefix' as const });
 export const SEALED_TABLES: readonly SealedTable[] = [
   sealedTable({
     kind: 'wallet key',
+    binding: 'JSON ["chargeport.wallet.v1", "data-key", id, family, address] (lib/wallets/envelope.ts)',
     table: wallets,
     id: wallets.id,
     // Only the data key is under the master key; the private key is sealed with the data key and never changes.
@@ -87,6 +92,7 @@ export const SEALED_TABLES: readonly SealedTable[] = [
   }),
   sealedTable({
     kind: 'webhook signing secret',
+    binding: 'JSON ["chargeport.webhook-secret.v1", endpoint id] (lib/webhooks/secrets.ts)',
     table: webhookEndpoints,
     id: webhookEndpoints.id,
     columns: [
@@ -102,6 +108,7 @@ export const SEALED_TABLES: readonly SealedTable[] = [
   }),
   sealedTable({
     kind: 'on-ramp provider token',
+    binding: 'the constant "onramp-access-token:transak" (lib/onramp/providers/transak-credentials.ts)',
     table: onrampAccessTokens,
     id: onrampAccessTokens.providerId,
     columns: [
@@ -125,6 +132,7 @@ export const SEALED_TABLES: readonly SealedTable[] = [
   }),
   sealedTable({
     kind: 'OpenID signing key',
+    binding: 'JSON ["chargeport.oidc-signing-key.v1", kid] (lib/oauth/signing-keys.ts)',
     table: oidcSigningKeys,
     id: oidcSigningKeys.id,
     columns: [
@@ -136,12 +144,14 @@ export const SEALED_TABLES: readonly SealedTable[] = [
   }),
   sealedTable({
     kind: 'authenticator (TOTP) secret',
+    binding: 'JSON ["chargeport.totp-secret.v1", user id] (lib/accounts/two-factor/totp.ts)',
     table: users,
     id: users.id,
     columns: [{ ...prefixed(users.totpSecret), reseal: (row) => ({ totpSecret: resealTotpSecret(row.id, row.totpSecret!) }) }],
   }),
   sealedTable({
     kind: 'OAuth client secret',
+    binding: 'JSON ["chargeport.oauth-client-secret.v1", client id] (lib/oauth/client-secret.ts)',
     table: oauthClients,
     id: oauthClients.id,
     columns: [
@@ -153,6 +163,7 @@ export const SEALED_TABLES: readonly SealedTable[] = [
   }),
   sealedTable({
     kind: 'on-ramp link key',
+    binding: 'JSON ["chargeport.onramp-link-key.v1", merchant id] (lib/merchants/onramp-link-key.ts)',
     table: merchants,
     id: merchants.id,
     columns: [

@@ -4,13 +4,13 @@
  * command. Migrations are applied in the last two cases (DATABASE_URL too: it is idempotent).
  *
  * Before anything else it checks the database's last server start (lib/infra/server-start.ts): it refuses
- * a master key other than the server's, and development defaults for WALLET_MASTER_KEY or DEPOSIT_HD_SEED
+ * a master key (or deposit seed) other than the server's, and development defaults for WALLET_MASTER_KEY or DEPOSIT_HD_SEED
  * against a production database (there it fills no development default at all).
  */
 import path from 'node:path';
 import { runMigrations } from '@/lib/db/run-migrations';
 import { readRuntimeInfo } from '@/lib/infra/runtime-file';
-import { adminRefusal, DeploymentRefused, masterKeyIdFrom, readServerStart } from '@/lib/infra/server-start';
+import { adminRefusal, depositSeedIdFrom, DeploymentRefused, masterKeyIdFrom, readServerStart } from '@/lib/infra/server-start';
 import { startStack } from '@/lib/infra/stack';
 
 export async function withAdminDatabase<T>(run: () => Promise<T>): Promise<T> {
@@ -37,6 +37,7 @@ export async function withAdminDatabase<T>(run: () => Promise<T>): Promise<T> {
     const refusal = adminRefusal(last, {
       production,
       masterKeyId: masterKeyIdFrom(process.env.WALLET_MASTER_KEY ?? devSecrets.WALLET_MASTER_KEY),
+      depositSeedId: depositSeedIdFrom(process.env.DEPOSIT_HD_SEED ?? devSecrets.DEPOSIT_HD_SEED),
       filled: Object.keys(devSecrets),
     });
     if (refusal) throw new DeploymentRefused(refusal);
