@@ -11,7 +11,18 @@ export async function register(): Promise<void> {
   const { redactConsole } = await import('@/lib/log');
   redactConsole();
   const { env } = await import('@/lib/env');
-  if (!env().RUN_JOBS_IN_WEB || !env().DATABASE_URL) return;
+  if (!env().DATABASE_URL) return;
+  // Which deployment this database belongs to, for the admin CLI and workers (lib/infra/server-start.ts);
+  // a development server refuses a production database here (N17).
+  const { DeploymentRefused, recordStart } = await import('@/lib/infra/server-start');
+  try {
+    await recordStart('server');
+  } catch (error) {
+    if (error instanceof DeploymentRefused) throw error;
+    const { log } = await import('@/lib/log');
+    log.warn('could not record the server start (migrations not applied?)', { error });
+  }
+  if (!env().RUN_JOBS_IN_WEB) return;
   const { startBackgroundJobs } = await import('@/lib/jobs/background-jobs');
   await startBackgroundJobs();
 }

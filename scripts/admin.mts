@@ -6,7 +6,7 @@
  *   merchant list
  *   key create <merchantId> --mode test|live [--publishable [--allowed-origin URL]… [--redirect-origin URL]…]
  *   key revoke <keyId>
- *   wallets rotate-master-key                          re-seal wallet data keys under WALLET_MASTER_KEY
+ *   wallets rotate-master-key                          re-seal every sealed column (lib/keyring/sealed-columns.ts) under WALLET_MASTER_KEY
  *   gas-tank status                                    the gas tank's address, balances and gas spent per chain
  *   reconcile [--chain C]                              ledger vs chain: every address whose balance differs, with its charges
  *   oauth signing-keys                                 the OpenID provider's signing keys and their state
@@ -15,7 +15,9 @@
  *   restore <file> [--force]                           the data from a backup; --force to replace a database holding data
  *
  * Add --json for machine-readable output. Works against DATABASE_URL, the embedded database of a
- * running `npm run dev`/`npm start`, or starts the embedded database itself.
+ * running `npm run dev`/`npm start`, or starts the embedded database itself. Refuses (exit 1, code
+ * deployment_mismatch) to run with another master key than the database's server, or with development
+ * defaults against a production database (lib/infra/server-start.ts).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -172,30 +174,28 @@ try {
         break;
       }
       case 'wallets rotate-master-key': {
-        const { rotateMasterKey } = await import('@/lib/wallets/rotate-master-key');
+        const { rotateMasterKey } = await import('@/lib/keyring/rotate-master-key');
         const result = await rotateMasterKey();
-        const stillOnOldKeys =
-          result.failed.length +
-            result.webhookSecrets.failed.length +
-            result.providerTokens.failed.length +
-            result.signingKeys.failed.length >
-          0;
+        // Done only when no value of any registered column names an old key (a failed row is counted there too).
+        const done = result.onOldKeys.length === 0;
         output(
           result,
           [
-            `Current master key: ${result.masterKeyId}. Wallets re-sealed ${result.resealed}, already current ${result.skipped}; webhook secrets re-sealed ${result.webhookSecrets.resealed}; provider tokens re-sealed ${result.providerTokens.resealed}; OpenID signing keys re-sealed ${result.signingKeys.resealed}.`,
-            ...result.failed.map((f) => `  could not open wallet ${f.walletId} (${f.masterKeyId}): ${f.reason}`),
-            ...result.webhookSecrets.failed.map(
-              (f) => `  could not open the signing secret of webhook endpoint ${f.endpointId}: ${f.reason}`,
-            ),
-            ...result.providerTokens.failed.map((f) => `  could not open the access token of ${f.providerId}: ${f.reason}`),
-            ...result.signingKeys.failed.map((f) => `  could not open the OpenID signing key ${f.kid}: ${f.reason}`),
-            stillOnOldKeys
-              ? 'These still use an old key: add the missing keys to WALLET_MASTER_KEYS_PREVIOUS and run again.'
-              : 'Everything is sealed with the current key: the previous keys can be removed from WALLET_MASTER_KEYS_PREVIOUS.',
+            `Current master key: ${result.masterKeyId}. Re-sealed ${result.resealed} rows${
+              result.resealed
+                ? ` (${Object.entries(result.resealedByKind)
+                    .map(([kind, n]) => `${kind}: ${n}`)
+                    .join(', ')})`
+                : ''
+            }; ${result.skipped} taken by another run.`,
+            ...result.failed.map((f) => `  could not open the ${f.kind} of ${f.table} ${f.id}: ${f.reason}`),
+            ...result.onOldKeys.map((c) => `  still on ${c.masterKeyId}: ${c.count} in ${c.column}`),
+            done
+              ? 'Done: everything is sealed with the current key; the previous keys can be removed from WALLET_MASTER_KEYS_PREVIOUS.'
+              : 'Not done: add the missing keys to WALLET_MASTER_KEYS_PREVIOUS and run again. Keep the previous keys until this says done.',
           ].join('\n'),
         );
-        if (stillOnOldKeys) process.exitCode = 1;
+        if (!done) process.exitCode = 1;
         break;
       }
       case 'oauth signing-keys': {
@@ -271,6 +271,13 @@ try {
     }
   });
 } catch (error) {
+  const { DeploymentRefused } = await import('@/lib/infra/server-start');
+  if (error instanceof DeploymentRefused) {
+    // Nothing was read or written: the environment does not belong to this database's deployment.
+    if (asJson) console.error(JSON.stringify({ error: { code: 'deployment_mismatch', message: error.message } }));
+    else console.error(`error: ${error.message}`);
+    process.exit(1);
+  }
   const { isAppError } = await import('@/lib/errors');
   if (isAppError(error)) {
     if (asJson) console.error(JSON.stringify({ error: error.toBody() }));

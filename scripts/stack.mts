@@ -21,6 +21,7 @@ import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { ensureDevSecrets } from '@/lib/infra/dev-secrets';
 import { startReaper } from '@/lib/infra/reaper';
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/lib/infra/runtime-file';
+import { readServerStart } from '@/lib/infra/server-start';
 import { startStack, type Stack } from '@/lib/infra/stack';
 import { startIdentityStandIns, STAND_IN_PROVIDERS } from '@/lib/infra/identity-stand-ins';
 import { LOCAL_SWAP_ADDRESSES } from '@/lib/swap/local-swap-deployment';
@@ -81,6 +82,18 @@ for (const line of chainPlan.messages) {
 if (isProduction && stack.embeddedDatabase) {
   say(`Production data lives in the embedded PostgreSQL cluster at ${stack.embeddedDatabase.clusterDir}.`);
   say('  Back it up, and escrow DEPOSIT_HD_SEED and WALLET_MASTER_KEY: docs/operations.md, "Backups".');
+}
+if (!isProduction) {
+  // Before seeding demo data or starting Next.js: a database a production server opened is not for development (N17).
+  const last = await readServerStart(stack.databaseUrl);
+  if (last?.production) {
+    console.error(
+      `NODE_ENV is ${config.NODE_ENV}, not production, but this database was last opened by a production ${last.role} at ${last.at}. ` +
+        'Start with the production environment, or use another DATA_DIR or DATABASE_URL for development.',
+    );
+    await stack.stop();
+    process.exit(1);
+  }
 }
 const devSecrets = mode === 'dev' && !isProduction ? ensureDevSecrets(dataDir, process.env) : {};
 // "Continue with Google / Apple" on `npm run dev` without credentials: local stand-ins (never in production).

@@ -2,12 +2,14 @@
  * `npm run worker`: runs the background jobs (charge expiry, clean-ups, webhook delivery) without
  * serving HTTP. At scale, run web instances with RUN_JOBS_IN_WEB=false (`npm start`: START_WORKER=false too) and one or more of these against
  * the same DATABASE_URL; PostgreSQL row locks and pg-boss keep the jobs from doing any work twice.
+ * Without NODE_ENV=production it refuses a database a production server has opened (lib/infra/server-start.ts).
  */
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { metricsResponse } from '@/lib/metrics/render-metrics';
 import { env } from '@/lib/env';
 import { closeDb, selectJobsPool } from '@/lib/db/client';
+import { DeploymentRefused, recordStart } from '@/lib/infra/server-start';
 import { startBackgroundJobs, stopBackgroundJobs } from '@/lib/jobs/background-jobs';
 import { redactConsole } from '@/lib/log';
 
@@ -17,6 +19,18 @@ selectJobsPool();
 if (!env().DATABASE_URL) {
   console.error("npm run worker needs DATABASE_URL (the web instances' database).");
   process.exit(1);
+}
+try {
+  // A production worker records its start; one without NODE_ENV=production refuses a production database (N17).
+  await recordStart('worker');
+} catch (error) {
+  if (!(error instanceof DeploymentRefused)) {
+    console.warn('[chargeport] could not record the worker start (migrations not applied?):', error);
+  } else {
+    console.error(`npm run worker refused to start: ${error.message}`);
+    await closeDb();
+    process.exit(1);
+  }
 }
 await startBackgroundJobs();
 const metricsPort = env().WORKER_METRICS_PORT;

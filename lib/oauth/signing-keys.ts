@@ -10,12 +10,12 @@
  */
 import 'server-only';
 import { generateKeyPairSync } from 'node:crypto';
-import { and, desc, eq, gt, isNull, notLike, or, sql } from 'drizzle-orm';
+import { and, desc, gt, isNull, or, sql } from 'drizzle-orm';
 import type { JWK } from 'oidc-provider';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { oidcSigningKeys } from '@/lib/db/schema';
 import { randomBase62 } from '@/lib/ids';
-import { masterKeyById, masterKeyRing, open, seal, WalletKeyError } from '@/lib/wallets/master-keys';
+import { masterKeyById, masterKeyRing, open, seal } from '@/lib/wallets/master-keys';
 import { ID_TOKEN_TTL_SECONDS } from './token-lifetimes';
 
 const ALG = 'RS256';
@@ -107,31 +107,8 @@ function openPrivateJwk(kid: string, stored: string): Record<string, unknown> {
   return JSON.parse(open(key, stored.slice(separator + 1), aadFor(kid), context).toString('utf8')) as Record<string, unknown>;
 }
 
-/**
- * Master-key rotation (lib/wallets/rotate-master-key.ts): every signing key sealed under an older master
- * key is sealed again under the current one. Keys whose master key is not configured are reported.
- */
-export async function resealSigningKeys(): Promise<{ resealed: number; failed: { kid: string; reason: string }[] }> {
+/** Master-key rotation (lib/keyring/sealed-columns.ts): the stored private JWK, opened and sealed under the current key. */
+export function resealSigningKey(kid: string, stored: string): string {
   const { current } = masterKeyRing();
-  const outcome = { resealed: 0, failed: [] as { kid: string; reason: string }[] };
-  const stale = await getDb()
-    .select({ id: oidcSigningKeys.id })
-    .from(oidcSigningKeys)
-    .where(notLike(oidcSigningKeys.sealedPrivateJwk, `${current.id}:%`));
-  for (const { id } of stale) {
-    try {
-      await getDb().transaction(async (tx) => {
-        const [row] = await tx.select().from(oidcSigningKeys).where(eq(oidcSigningKeys.id, id)).for('update');
-        if (!row || row.sealedPrivateJwk.startsWith(`${current.id}:`)) return;
-        const privateJwk = openPrivateJwk(id, row.sealedPrivateJwk);
-        const sealed = `${current.id}:${seal(current.key, Buffer.from(JSON.stringify(privateJwk), 'utf8'), aadFor(id))}`;
-        await tx.update(oidcSigningKeys).set({ sealedPrivateJwk: sealed }).where(eq(oidcSigningKeys.id, id));
-      });
-      outcome.resealed++;
-    } catch (error) {
-      if (!(error instanceof WalletKeyError)) throw error;
-      outcome.failed.push({ kid: id, reason: error.message });
-    }
-  }
-  return outcome;
+  return `${current.id}:${seal(current.key, Buffer.from(JSON.stringify(openPrivateJwk(kid, stored)), 'utf8'), aadFor(kid))}`;
 }

@@ -2,7 +2,7 @@
  * The wallet master-key ring and the AES-256-GCM primitives the envelope uses.
  *
  *  - The current master key (WALLET_MASTER_KEY) seals new data keys; earlier keys
- *    (WALLET_MASTER_KEYS_PREVIOUS) are kept only to open data keys not yet re-sealed by rotateMasterKey.
+ *    (WALLET_MASTER_KEYS_PREVIOUS) are kept only to open values not yet re-sealed by rotateMasterKey (lib/keyring/).
  *  - A key's id is derived from the key itself ('mk_' + first 16 hex of SHA-256), so it is stable across
  *    processes, reveals nothing usable, and a row's `masterKeyId` names exactly which key opens it.
  *  - Sealed format: base64(iv ‖ ciphertext ‖ tag), 12-byte random IV, 16-byte tag. Every seal carries

@@ -16,7 +16,7 @@ import { openWalletKey, sealWalletKey } from './envelope';
 import { formatPrivateKey, generateWalletKey } from './generate-keys';
 import { listWallets } from './list-wallets';
 import { masterKeyIdOf, masterKeyRing, open, seal, WalletKeyError } from './master-keys';
-import { rotateMasterKey } from './rotate-master-key';
+import { rotateMasterKey } from '@/lib/keyring/rotate-master-key';
 
 /**
  * This file seals its wallets under its own master key, not the suite's shared one: rotateMasterKey walks
@@ -203,7 +203,7 @@ describe('master key rotation', () => {
       const result = await rotateMasterKey({ batchSize: 3 });
       expect(result.masterKeyId).toBe(masterKeyIdOf(newKey));
       expect(result.resealed).toBeGreaterThanOrEqual(before.length);
-      const failed = new Set(result.failed.map((f) => f.walletId));
+      const failed = new Set(result.failed.map((f) => f.id));
       for (const row of before) expect(failed.has(row.id)).toBe(false);
 
       const after = await getDb()
@@ -251,8 +251,8 @@ describe('master key rotation', () => {
     useMasterKeys(newKey, [ownKey]);
     try {
       const result = await rotateMasterKey();
-      expect(result.webhookSecrets.failed.map((f) => f.endpointId)).not.toContain(id);
-      expect(result.webhookSecrets.resealed).toBeGreaterThanOrEqual(1);
+      expect(result.failed.map((f) => f.id)).not.toContain(id);
+      expect(result.resealedByKind['webhook signing secret']).toBeGreaterThanOrEqual(1);
       useMasterKeys(newKey);
       const [row] = await getDb().select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
       expect(row!.signingSecret.startsWith(`${masterKeyIdOf(newKey)}:`)).toBe(true);
@@ -284,8 +284,8 @@ describe('master key rotation', () => {
     useMasterKeys(newKey, [ownKey]);
     try {
       const result = await rotateMasterKey();
-      expect(result.signingKeys.failed.map((f) => f.kid)).not.toContain(kid);
-      expect(result.signingKeys.resealed).toBeGreaterThanOrEqual(1);
+      expect(result.failed.map((f) => f.id)).not.toContain(kid);
+      expect(result.resealedByKind['OpenID signing key']).toBeGreaterThanOrEqual(1);
       const [row] = await getDb().select().from(oidcSigningKeys).where(eq(oidcSigningKeys.id, kid));
       const [keyId, sealed] = [
         row!.sealedPrivateJwk.slice(0, row!.sealedPrivateJwk.indexOf(':')),
@@ -322,7 +322,7 @@ describe('master key rotation', () => {
         .from(wallets)
         .where(eq(wallets.masterKeyId, masterKeyIdOf(ownKey)));
       expect(onOldKey).toEqual([]);
-      expect(runs.reduce((sum, run) => sum + run.resealed, 0)).toBe(onOwnKey.length);
+      expect(runs.reduce((sum, run) => sum + (run.resealedByKind['wallet key'] ?? 0), 0)).toBe(onOwnKey.length);
       const rows = await getDb()
         .select()
         .from(wallets)
@@ -360,7 +360,10 @@ describe('master key rotation', () => {
       expect(message).toContain('WALLET_MASTER_KEYS_PREVIOUS');
 
       const result = await rotateMasterKey();
-      expect(result.failed).toContainEqual({ walletId: evm.id, masterKeyId: masterKeyIdOf(ownKey), reason: message });
+      expect(result.failed).toContainEqual({ kind: 'wallet key', table: 'wallets', id: evm.id, reason: message });
+      expect(result.onOldKeys).toContainEqual(
+        expect.objectContaining({ column: 'wallets.sealed_data_key', masterKeyId: masterKeyIdOf(ownKey) }),
+      );
     } finally {
       useMasterKeys(ownKey);
     }

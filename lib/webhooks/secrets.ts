@@ -6,7 +6,7 @@
  *
  * The AAD binds a sealed secret to its endpoint: copied into another row it does not open. The master
  * key id says which key opens it, so secrets sealed before a master-key rotation still open while the
- * old key is in WALLET_MASTER_KEYS_PREVIOUS; the rotation (lib/wallets/rotate-master-key.ts) re-seals them.
+ * old key is in WALLET_MASTER_KEYS_PREVIOUS; the rotation (lib/keyring/rotate-master-key.ts) re-seals them.
  */
 import 'server-only';
 import { masterKeyById, masterKeyRing, open, seal } from '@/lib/wallets/master-keys';

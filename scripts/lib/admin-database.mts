@@ -2,10 +2,15 @@
  * Finds the database for a command-line tool: DATABASE_URL when set; else the embedded PostgreSQL of
  * a running stack (runtime file); else it starts the embedded cluster itself for the duration of the
  * command. Migrations are applied in the last two cases (DATABASE_URL too: it is idempotent).
+ *
+ * Before anything else it checks the database's last server start (lib/infra/server-start.ts): it refuses
+ * a master key (or deposit seed) other than the server's, and development defaults for WALLET_MASTER_KEY or DEPOSIT_HD_SEED
+ * against a production database (there it fills no development default at all).
  */
 import path from 'node:path';
 import { runMigrations } from '@/lib/db/run-migrations';
 import { readRuntimeInfo } from '@/lib/infra/runtime-file';
+import { adminRefusal, depositSeedIdFrom, DeploymentRefused, masterKeyIdFrom, readServerStart } from '@/lib/infra/server-start';
 import { startStack } from '@/lib/infra/stack';
 
 export async function withAdminDatabase<T>(run: () => Promise<T>): Promise<T> {
@@ -23,16 +28,28 @@ export async function withAdminDatabase<T>(run: () => Promise<T>): Promise<T> {
       stop = stack.stop;
     }
   }
-  if (process.env.NODE_ENV !== 'production') {
-    const { ensureDevSecrets } = await import('@/lib/infra/dev-secrets');
-    Object.assign(process.env, ensureDevSecrets(dataDir, process.env));
-  }
-  await runMigrations(process.env.DATABASE_URL!);
-  const { closeDb } = await import('@/lib/db/client');
   try {
-    return await run();
+    const production = process.env.NODE_ENV === 'production';
+    const last = await readServerStart(process.env.DATABASE_URL!);
+    const devSecrets: Record<string, string> = production
+      ? {}
+      : await import('@/lib/infra/dev-secrets').then((m) => m.ensureDevSecrets(dataDir, process.env));
+    const refusal = adminRefusal(last, {
+      production,
+      masterKeyId: masterKeyIdFrom(process.env.WALLET_MASTER_KEY ?? devSecrets.WALLET_MASTER_KEY),
+      depositSeedId: depositSeedIdFrom(process.env.DEPOSIT_HD_SEED ?? devSecrets.DEPOSIT_HD_SEED),
+      filled: Object.keys(devSecrets),
+    });
+    if (refusal) throw new DeploymentRefused(refusal);
+    if (!last?.production) Object.assign(process.env, devSecrets);
+    await runMigrations(process.env.DATABASE_URL!);
+    const { closeDb } = await import('@/lib/db/client');
+    try {
+      return await run();
+    } finally {
+      await closeDb();
+    }
   } finally {
-    await closeDb();
     await stop?.();
   }
 }

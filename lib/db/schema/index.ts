@@ -20,3 +20,4 @@ export * from './scanner';
 export * from './contracts';
 export * from './oauth';
 export * from './two-factor';
+export * from './platform-settings';

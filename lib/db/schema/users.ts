@@ -29,7 +29,7 @@ export const users = pgTable(
     phoneVerifiedAt: timestamp('phone_verified_at', { withTimezone: true, mode: 'date' }),
     /** Bumped by "sign out everywhere": session tokens carrying an older version are refused. */
     sessionVersion: integer('session_version').notNull().default(0),
-    /** Authenticator-app (TOTP) secret, sealed with a key derived from AUTH_SECRET (lib/accounts/two-factor/totp.ts). */
+    /** Authenticator-app (TOTP) secret, sealed under the wallet master key as "<masterKeyId>:<sealed>" (lib/accounts/two-factor/totp.ts). */
     totpSecret: text('totp_secret'),
     /** Set once the first code from the app proved it is set up; null while an enrolment is pending. */
     totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true, mode: 'date' }),
