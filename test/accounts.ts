@@ -74,7 +74,11 @@ export async function enrolTotp(
   const { secret } = await startTotpEnrolment({ userId, label: 'test' });
   const code = () => generate({ secret });
   await confirmTotpEnrolment({ userId, code: await code() });
-  if (!options.fresh) await getDb().update(users).set({ totpEnabledAt: hoursAgo(env().FACTOR_COOLING_HOURS + 1) }).where(eq(users.id, userId));
+  if (!options.fresh)
+    await getDb()
+      .update(users)
+      .set({ totpEnabledAt: hoursAgo(env().FACTOR_COOLING_HOURS + 1) })
+      .where(eq(users.id, userId));
   return { secret, code };
 }
 

@@ -51,9 +51,7 @@ export function FactorProofFields({ method, error }: { method: FactorProofMethod
   }
   return (
     <div className="flex flex-col gap-1.5" data-testid="factor-proof">
-      <p className="text-sm text-slate-600">
-        Your account has no PIN or passkey yet: confirm with a code we e-mail to your address.
-      </p>
+      <p className="text-sm text-slate-600">Your account has no PIN or passkey yet: confirm with a code we e-mail to your address.</p>
       <EmailCodeField requestCode={requestFactorCodeAction} error={error} />
     </div>
   );

@@ -163,21 +163,21 @@ export function PasskeysSection({
       </ul>
       <Outcome state={removed} />
       <form onSubmit={addPasskey} className="flex flex-col gap-3" data-testid="add-passkey">
-      <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
-        Name of the new passkey
-        <input
-          value={name}
-          onChange={(event) => setName(event.target.value)}
-          maxLength={60}
-          className="min-h-11 rounded-lg border border-slate-300 bg-white px-3 text-base"
-          placeholder="Laptop"
-        />
-      </label>
-      <FactorProofFields method={proof} />
-      <Button type="submit" disabled={busy}>
-        {busy ? 'Waiting for your passkey…' : 'Add a passkey'}
-      </Button>
-      {problem && <Notice tone="error">{problem}</Notice>}
+        <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+          Name of the new passkey
+          <input
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            maxLength={60}
+            className="min-h-11 rounded-lg border border-slate-300 bg-white px-3 text-base"
+            placeholder="Laptop"
+          />
+        </label>
+        <FactorProofFields method={proof} />
+        <Button type="submit" disabled={busy}>
+          {busy ? 'Waiting for your passkey…' : 'Add a passkey'}
+        </Button>
+        {problem && <Notice tone="error">{problem}</Notice>}
       </form>
       <RecoveryCodes codes={codes} />
     </div>

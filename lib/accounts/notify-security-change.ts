@@ -44,7 +44,10 @@ function describe(change: SecurityChange): { subject: string; what: string } {
     case 'pin_changed':
       return { subject: 'your PIN was changed', what: 'Your PIN was changed. Your other sessions were signed out.' };
     case 'pin_reset':
-      return { subject: 'your PIN was reset', what: 'Your PIN was reset with a code sent to your phone. Your other sessions were signed out.' };
+      return {
+        subject: 'your PIN was reset',
+        what: 'Your PIN was reset with a code sent to your phone. Your other sessions were signed out.',
+      };
     case 'refused':
       return {
         subject: 'a security change was refused',
@@ -53,7 +56,12 @@ function describe(change: SecurityChange): { subject: string; what: string } {
   }
 }
 
-export async function notifySecurityChange(input: { userId: string; change: SecurityChange; ip?: string | null; at?: Date }): Promise<void> {
+export async function notifySecurityChange(input: {
+  userId: string;
+  change: SecurityChange;
+  ip?: string | null;
+  at?: Date;
+}): Promise<void> {
   try {
     const [user] = await getDb().select({ email: users.email }).from(users).where(eq(users.id, input.userId));
     if (!user?.email) return;

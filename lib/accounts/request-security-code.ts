@@ -38,7 +38,9 @@ export async function requestSecurityCode(input: {
     throw new AppError('pin_already_set', 'A PIN is already set. Change it with your current PIN, or reset it through your linked phone.');
   }
   if (input.reason === 'factor_change' && (await factorChangeMethod(input.userId)) === 'step_up') {
-    throw new AppError('invalid_request', 'Your account has a PIN or a passkey: confirm with it instead of an e-mail code.', { param: 'pin' });
+    throw new AppError('invalid_request', 'Your account has a PIN or a passkey: confirm with it instead of an e-mail code.', {
+      param: 'pin',
+    });
   }
   const { code, expiresAt } = await issueCode({ purpose: 'security_change', target: user.email, userId: input.userId, now: input.now });
   await sendEmail({

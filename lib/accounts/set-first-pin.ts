@@ -51,9 +51,13 @@ export async function setFirstPin(input: {
   if (!isFirstPinPrompt({ accountCreatedAt: user.createdAt, sessionSignedInAt: input.sessionSignedInAt, now: input.now })) {
     const code = input.emailCode?.trim();
     if (!code) {
-      throw new AppError('step_up_required', 'Confirm with the code we e-mail you: outside your first sign-in, a session alone cannot set the PIN.', {
-        param: 'emailCode',
-      });
+      throw new AppError(
+        'step_up_required',
+        'Confirm with the code we e-mail you: outside your first sign-in, a session alone cannot set the PIN.',
+        {
+          param: 'emailCode',
+        },
+      );
     }
     if (!user.email || !user.verifiedAt) throw new AppError('email_not_verified', 'Verify your e-mail first.');
     const { userId: codeOwner } = await consumeCode({ purpose: 'security_change', target: user.email, code, now: input.now });

@@ -38,7 +38,8 @@ export async function verifyStepUp(input: {
 }): Promise<void> {
   if (input.proof.passkeyResponse) {
     const key = await verifyPasskeyAssertion({ userId: input.userId, ceremony: 'step_up', response: input.proof.passkeyResponse });
-    if (!key) throw new AppError('step_up_failed', 'The passkey did not confirm it is you. Try again, or enter your PIN.', { param: 'pin' });
+    if (!key)
+      throw new AppError('step_up_failed', 'The passkey did not confirm it is you. Try again, or enter your PIN.', { param: 'pin' });
     if (isCoolingDown(key.addedAt, input.mode, input.now)) {
       throw new AppError(
         'factor_cooling_down',

@@ -19,6 +19,11 @@ export async function addPasskey(input: {
 }): Promise<Passkey> {
   await verifyFactorChangeProof({ userId: input.userId, proof: input.proof });
   const passkey = await registerPasskey({ userId: input.userId, name: input.name, response: input.response });
-  await notifySecurityChange({ userId: input.userId, change: { kind: 'passkey_added', name: passkey.name }, ip: input.ip, at: passkey.createdAt });
+  await notifySecurityChange({
+    userId: input.userId,
+    change: { kind: 'passkey_added', name: passkey.name },
+    ip: input.ip,
+    at: passkey.createdAt,
+  });
   return passkey;
 }

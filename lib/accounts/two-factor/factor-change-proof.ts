@@ -50,7 +50,10 @@ export async function verifyFactorChangeProof(input: { userId: string; proof: Fa
       param: 'emailCode',
     });
   }
-  const [user] = await getDb().select({ email: users.email, verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, input.userId));
+  const [user] = await getDb()
+    .select({ email: users.email, verifiedAt: users.emailVerifiedAt })
+    .from(users)
+    .where(eq(users.id, input.userId));
   if (!user?.email || !user.verifiedAt) throw new AppError('email_not_verified', 'Verify your e-mail first.');
   const { userId: codeOwner } = await consumeCode({ purpose: 'security_change', target: user.email, code, now: input.now });
   if (codeOwner !== input.userId) {

@@ -105,7 +105,12 @@ describe('adding a second factor needs more than a session', () => {
     const userId = await account();
     // The account's first passkey, confirmed by e-mail code (it had neither a PIN nor a passkey).
     await requestSecurityCode({ userId, reason: 'factor_change' });
-    await addPasskey({ userId, name: 'Phone', response: await registration(userId), proof: { emailCode: latestCode(await emailOf(userId)) } });
+    await addPasskey({
+      userId,
+      name: 'Phone',
+      response: await registration(userId),
+      proof: { emailCode: latestCode(await emailOf(userId)) },
+    });
     const code = await pendingTotp(userId);
     // Now it has a passkey: the e-mail code no longer does.
     expect((await appError(requestSecurityCode({ userId, reason: 'factor_change' }))).code).toBe('invalid_request');
@@ -193,7 +198,10 @@ describe('the first PIN', () => {
   it('outside the prompt a session alone cannot set it; with the e-mailed code it can; both ways are e-mailed', async () => {
     const userId = await account();
     // An account signed up two days ago, in a session opened now (a later sign-in, or a stolen cookie).
-    await getDb().update(users).set({ createdAt: hoursAgo(48) }).where(eq(users.id, userId));
+    await getDb()
+      .update(users)
+      .set({ createdAt: hoursAgo(48) })
+      .where(eq(users.id, userId));
     const attempt = (emailCode?: string) =>
       setFirstPin({ userId, pin: PIN, confirm: PIN, sessionSignedInAt: new Date(), emailCode, ip: '203.0.113.5' });
     expect((await appError(attempt())).code).toBe('step_up_required');
@@ -248,7 +256,10 @@ describe(`a factor younger than FACTOR_COOLING_HOURS (${env().FACTOR_COOLING_HOU
     const later = new Date(Date.now() + (env().FACTOR_COOLING_HOURS + 1) * 3_600_000);
     await verifyStepUp({ userId: owner, proof: { passkeyResponse: await stepUpAssertion(owner) }, mode: 'live', now: later });
     // Or the passkey is older (backdated): the live withdrawal passes the step-up and goes on.
-    await getDb().update(passkeys).set({ createdAt: hoursAgo(env().FACTOR_COOLING_HOURS + 1) }).where(eq(passkeys.id, key.id));
+    await getDb()
+      .update(passkeys)
+      .set({ createdAt: hoursAgo(env().FACTOR_COOLING_HOURS + 1) })
+      .where(eq(passkeys.id, key.id));
     // (The merchant wallet holds nothing: refused for the balance, after the step-up.)
     expect((await appError(withdraw({ passkeyResponse: await stepUpAssertion(owner) }))).code).toBe('insufficient_balance');
   });
@@ -260,7 +271,10 @@ describe(`a factor younger than FACTOR_COOLING_HOURS (${env().FACTOR_COOLING_HOU
     await requireSecondFactor(owner, 'withdraw', { mode: 'test' });
     const later = new Date(Date.now() + (env().FACTOR_COOLING_HOURS + 1) * 3_600_000);
     await requireSecondFactor(owner, 'withdraw', { mode: 'live', now: later });
-    await getDb().update(users).set({ totpEnabledAt: hoursAgo(env().FACTOR_COOLING_HOURS + 1) }).where(eq(users.id, owner));
+    await getDb()
+      .update(users)
+      .set({ totpEnabledAt: hoursAgo(env().FACTOR_COOLING_HOURS + 1) })
+      .where(eq(users.id, owner));
     await requireSecondFactor(owner, 'withdraw', { mode: 'live' });
   });
 });

@@ -38,25 +38,42 @@ export async function hasSecondFactor(userId: string): Promise<boolean> {
 }
 
 /**
+ * Whether the account's second factor counts for a `mode` confirmation now: 'none' (no factor),
+ * 'cooling' (every factor younger than FACTOR_COOLING_HOURS, live mode; `usableFrom` is when the first
+ * one counts) or 'ready'. Pages say it before a form is filled; requireSecondFactor enforces it.
+ */
+export async function secondFactorReadiness(
+  userId: string,
+  options: { mode: StepUpMode; now?: Date },
+): Promise<{ state: 'none' } | { state: 'cooling'; usableFrom: Date } | { state: 'ready' }> {
+  const [user] = await getDb().select({ totpEnabledAt: users.totpEnabledAt }).from(users).where(eq(users.id, userId));
+  const keys = await getDb().select({ createdAt: passkeys.createdAt }).from(passkeys).where(eq(passkeys.userId, userId));
+  const added = [user?.totpEnabledAt ?? null, ...keys.map((key) => key.createdAt)].filter((at): at is Date => at !== null);
+  if (added.length === 0) return { state: 'none' };
+  if (added.some((at) => !isCoolingDown(at, options.mode, options.now))) return { state: 'ready' };
+  return { state: 'cooling', usableFrom: new Date(Math.min(...added.map((at) => factorUsableFrom(at).getTime()))) };
+}
+
+/**
  * Refuses `what` (e.g. "create production keys") until the account has a second factor; in live
  * mode, one at least FACTOR_COOLING_HOURS old (factor_cooling_down names when the first one counts).
  */
 export async function requireSecondFactor(userId: string, what: string, options: { mode: StepUpMode; now?: Date }): Promise<void> {
-  const [user] = await getDb().select({ totpEnabledAt: users.totpEnabledAt }).from(users).where(eq(users.id, userId));
-  const keys = await getDb().select({ createdAt: passkeys.createdAt }).from(passkeys).where(eq(passkeys.userId, userId));
-  const added = [user?.totpEnabledAt ?? null, ...keys.map((key) => key.createdAt)].filter((at): at is Date => at !== null);
-  if (added.length === 0) {
-    throw new AppError(
-      'two_factor_required',
-      `Turn on two-factor sign-in (a passkey or an authenticator app, under Account → Security) before you ${what}.`,
-    );
+  const readiness = await secondFactorReadiness(userId, options);
+  switch (readiness.state) {
+    case 'ready':
+      return;
+    case 'none':
+      throw new AppError(
+        'two_factor_required',
+        `Turn on two-factor sign-in (a passkey or an authenticator app, under Account → Security) before you ${what}.`,
+      );
+    case 'cooling':
+      throw new AppError(
+        'factor_cooling_down',
+        `Your two-factor sign-in is new: it counts before you ${what} in live mode from ${formatUsableFrom(readiness.usableFrom)}.`,
+      );
   }
-  if (added.some((at) => !isCoolingDown(at, options.mode, options.now))) return;
-  const first = new Date(Math.min(...added.map((at) => factorUsableFrom(at).getTime())));
-  throw new AppError(
-    'factor_cooling_down',
-    `Your two-factor sign-in is new: it counts before you ${what} in live mode from ${formatUsableFrom(first)}.`,
-  );
 }
 
 export type SecondFactorProof =
