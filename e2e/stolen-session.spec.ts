@@ -10,6 +10,11 @@ import { expect, test, type Page } from '@playwright/test';
 import { signUpAndSignIn } from './account-helpers';
 import { uniqueEmail, waitForEmailMatch } from './outbox';
 
+/** The thief is not bound by the browser's form validation: the PIN fields stop insisting, so the server decides. */
+async function dropRequiredPin(page: Page): Promise<void> {
+  await page.locator('input[name="pin"]').evaluateAll((inputs) => inputs.forEach((input) => input.removeAttribute('required')));
+}
+
 /** A platform authenticator with user verification that always answers "yes" (no prompt to click). */
 async function addVirtualAuthenticator(page: Page): Promise<{ credentialCount: () => Promise<number> }> {
   const session = await page.context().newCDPSession(page);
@@ -54,6 +59,8 @@ test('a stolen session cannot turn on an authenticator app or add a passkey; the
   const turnOn = thief.locator('form').filter({ has: thief.getByRole('button', { name: 'Turn on' }) });
   await expect(turnOn.getByTestId('factor-proof')).toContainText('Confirm with your PIN or a passkey');
   await turnOn.getByLabel('Code from the app').fill('123456');
+  await expect(turnOn.getByLabel('Your PIN')).toHaveAttribute('required', '');
+  await dropRequiredPin(thief);
   await turnOn.getByRole('button', { name: 'Turn on' }).click();
   await expect(turnOn.getByText('Confirm with your PIN or a passkey: a session alone cannot change how you sign in.')).toBeVisible();
   await expect(thief.getByTestId('totp-enabled')).toHaveCount(0);
@@ -63,6 +70,7 @@ test('a stolen session cannot turn on an authenticator app or add a passkey; the
 
   // A passkey: the thief's authenticator makes a credential, but the server stores none without the PIN.
   await addPasskey.getByLabel('Name of the new passkey').fill('Thief key');
+  await dropRequiredPin(thief);
   await addPasskey.getByRole('button', { name: 'Add a passkey' }).click();
   await expect(addPasskey.getByText('Confirm with your PIN or a passkey: a session alone cannot change how you sign in.')).toBeVisible();
   expect(await thiefAuthenticator.credentialCount()).toBe(1);
