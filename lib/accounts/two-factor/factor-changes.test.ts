@@ -26,7 +26,7 @@ import { addPasskey } from './add-passkey';
 import { listPasskeys, passkeyAssertionOptions, passkeyRegistrationOptions } from './passkeys';
 import { removeSecondFactor } from './remove-second-factor';
 import { replaceRecoveryCodes } from './replace-recovery-codes';
-import { requireSecondFactor } from './second-factor';
+import { requireSecondFactor, secondFactorReadiness } from './second-factor';
 import { startTotpEnrolment } from './totp';
 import { turnOnTotp } from './turn-on-totp';
 
@@ -265,7 +265,12 @@ describe(`a factor younger than FACTOR_COOLING_HOURS (${env().FACTOR_COOLING_HOU
   });
 
   it('requireSecondFactor does not count a new authenticator app in live mode; test mode skips the wait', async () => {
+    // What the Balances page says before the form is filled (secondFactorReadiness), then enforces.
+    expect(await secondFactorReadiness(owner, { mode: 'live' })).toEqual({ state: 'none' });
     await enrolTotp(owner, { fresh: true });
+    const readiness = await secondFactorReadiness(owner, { mode: 'live' });
+    expect(readiness.state).toBe('cooling');
+    expect(await secondFactorReadiness(owner, { mode: 'test' })).toEqual({ state: 'ready' });
     expect((await appError(requireSecondFactor(owner, 'withdraw', { mode: 'live' }))).code).toBe('factor_cooling_down');
     expect((await appError(withdraw({ pin: PIN }))).code).toBe('factor_cooling_down');
     await requireSecondFactor(owner, 'withdraw', { mode: 'test' });
