@@ -644,6 +644,7 @@ const ACTIONS: Record<string, Row> = {
       [
         'startEmailChangeAction',
         'confirmEmailChangeAction',
+        'requestFirstPinCodeAction',
         'setPinAction',
         'changePinAction',
         'startPhoneLinkAction',
@@ -659,10 +660,9 @@ const ACTIONS: Record<string, Row> = {
     scopeNa: 'the wallet is looked up among the signed-in user’s own (lib/wallets/export-private-key.ts: not_found otherwise)',
   }),
   ...Object.fromEntries(
-    (['startTotpAction', 'confirmTotpAction', 'removeTotpAction', 'renewRecoveryCodesAction'] as const).map((name) => [
-      `app/(account)/account/security/actions.ts#${name}`,
-      actionRow(security, name, {}),
-    ]),
+    (['requestFactorCodeAction', 'startTotpAction', 'confirmTotpAction', 'removeTotpAction', 'renewRecoveryCodesAction'] as const).map(
+      (name) => [`app/(account)/account/security/actions.ts#${name}`, actionRow(security, name, {})],
+    ),
   ),
   ...Object.fromEntries(
     (['passkeyRegistrationOptionsAction', 'stepUpPasskeyOptionsAction'] as const).map((name) => [

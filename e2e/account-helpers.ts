@@ -3,6 +3,7 @@ import { expect, type Page } from '@playwright/test';
 import { generate } from 'otplib';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { E2E_DATA_DIR, E2E_OIDC_PORT } from '../playwright.config';
+import { withE2eDatabase } from './admin';
 import { waitForCode } from './outbox';
 
 /**
@@ -56,21 +57,30 @@ export async function signUpAndSignInWithoutPin(page: Page, email: string, optio
 
 /**
  * Turns on an authenticator app under Account → Security (owners of a verified merchant need a second
- * factor for production keys and withdrawals). Returns a generator of codes `ahead` seconds from now: a
- * code is accepted once, so a later sign-in uses the next time step.
+ * factor for production keys and withdrawals), confirmed with the account's PIN as the page asks. Returns
+ * a generator of codes `ahead` seconds from now: a code is accepted once, so a later sign-in uses the
+ * next time step. With `established` (the account's e-mail), the app is backdated past
+ * FACTOR_COOLING_HOURS, as an app set up days ago: it then counts for live withdrawals and production keys.
  */
 export async function enrolAuthenticatorApp(
   page: Page,
+  options: { pin?: string; established?: { email: string } } = {},
 ): Promise<{ codeAhead: (seconds: number) => Promise<string>; recoveryCodes: string[] }> {
   await page.goto('/account/security');
   await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
   const secret = (await page.getByTestId('totp-secret').textContent())!.trim();
-  await page.getByLabel('Code from the app').fill(await generate({ secret }));
-  await page.getByRole('button', { name: 'Turn on' }).click();
+  const form = page.locator('form').filter({ has: page.getByRole('button', { name: 'Turn on' }) });
+  await form.getByLabel('Code from the app').fill(await generate({ secret }));
+  await form.getByLabel('Your PIN').fill(options.pin ?? '482915');
+  await form.getByRole('button', { name: 'Turn on' }).click();
   // The action renews this session (the others end): the page stays, signed in, and shows the codes once.
   await expect(page.getByTestId('totp-enabled')).toBeVisible();
   const recoveryCodes = await page.getByTestId('recovery-codes').locator('li').allTextContents();
   expect(recoveryCodes.length).toBeGreaterThan(0);
+  if (options.established) {
+    const email = options.established.email;
+    await withE2eDatabase((sql) => sql`update users set totp_enabled_at = now() - interval '30 days' where email = ${email}`);
+  }
   await page.reload();
   await expect(page.getByTestId('totp-enabled')).toBeVisible();
   return { codeAhead: (seconds) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + seconds }), recoveryCodes };

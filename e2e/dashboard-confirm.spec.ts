@@ -12,21 +12,24 @@ import { uniqueEmail } from './outbox';
 const liveCharge = { chargeData: { ...TEST_POL, amount: '1' } };
 
 /** A signed-in owner of a new merchant named `name`, verified by support: production keys allowed. */
-async function verifiedOwner(page: Page, name: string): Promise<void> {
-  await signUpAndSignIn(page, uniqueEmail('confirm-owner'));
+async function verifiedOwner(page: Page, name: string): Promise<string> {
+  const email = uniqueEmail('confirm-owner');
+  await signUpAndSignIn(page, email);
   await page.goto('/account/profile');
   await page.getByLabel('Business name').fill(name);
   await page.getByRole('button', { name: 'Become a merchant' }).click();
   await expect(page.getByTestId('new-test-key')).toBeVisible();
   const [merchant] = await withE2eDatabase((sql) => sql<{ id: string }[]>`select id from merchants where name = ${name}`);
   admin('merchant', 'verify', merchant!.id);
+  return email;
 }
 
 test('revoking a production key needs its name typed in a dialog; cancelling keeps the key working', async ({ page, request }) => {
   const name = `Confirm Games ${Date.now()}`;
-  await verifiedOwner(page, name);
-  // Production keys: the owner of a verified merchant has a second factor, and confirms with the PIN.
-  await enrolAuthenticatorApp(page);
+  const email = await verifiedOwner(page, name);
+  // Production keys: the owner of a verified merchant has a second factor (set up long enough ago to
+  // count in live mode), and confirms with the PIN.
+  await enrolAuthenticatorApp(page, { established: { email } });
   await page.goto('/dashboard/settings/api-keys');
   await page.getByRole('button', { name: 'Live' }).click();
   await expect(page.getByRole('heading', { name: 'API Keys (live)' })).toBeVisible();

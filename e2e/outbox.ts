@@ -4,7 +4,11 @@ import { expect } from '@playwright/test';
 import { E2E_DATA_DIR } from '../playwright.config';
 
 /** Codes the e2e stack "sent": its dev outbox ($DATA_DIR/outbox), as a real mailbox would hold them. */
-function latestMessageTo(channel: 'email' | 'sms', to: string): { text: string; at: string } | undefined {
+function latestMessageTo(
+  channel: 'email' | 'sms',
+  to: string,
+  matching: (text: string) => boolean = () => true,
+): { text: string; at: string } | undefined {
   const dir = path.join(E2E_DATA_DIR, 'outbox', channel);
   let files: string[] = [];
   try {
@@ -14,18 +18,18 @@ function latestMessageTo(channel: 'email' | 'sms', to: string): { text: string; 
   }
   for (const file of files.filter((name) => name.endsWith('.json'))) {
     const message = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { to: string; text: string; at: string };
-    if (message.to === to) return message;
+    if (message.to === to && matching(message.text)) return message;
   }
   return undefined;
 }
 
-/** Waits for the newest e-mail to `to` whose text matches `pattern`; returns the first capture group. */
+/** Waits for an e-mail to `to` whose text matches `pattern` (the newest such); returns the first capture group. */
 export async function waitForEmailMatch(to: string, pattern: RegExp): Promise<string> {
   let match: string | undefined;
   await expect
     .poll(
       () => {
-        match = latestMessageTo('email', to)?.text.match(pattern)?.[1];
+        match = latestMessageTo('email', to, (text) => pattern.test(text))?.text.match(pattern)?.[1];
         return match !== undefined;
       },
       { timeout: 10_000 },
@@ -34,13 +38,16 @@ export async function waitForEmailMatch(to: string, pattern: RegExp): Promise<st
   return match!;
 }
 
-/** Waits for a code sent to `to` that differs from `previous` (a new code, not the last one). */
+/**
+ * Waits for a code sent to `to` that differs from `previous` (a new code, not the last one). Messages
+ * without a code (the security notices every factor change sends) are passed over.
+ */
 export async function waitForCode(to: string, options: { channel?: 'email' | 'sms'; previous?: string } = {}): Promise<string> {
   let code: string | undefined;
   await expect
     .poll(
       () => {
-        code = latestMessageTo(options.channel ?? 'email', to)?.text.match(/\b(\d{6})\b/)?.[1];
+        code = latestMessageTo(options.channel ?? 'email', to, (text) => /\b\d{6}\b/.test(text))?.text.match(/\b(\d{6})\b/)?.[1];
         return code !== undefined && code !== options.previous;
       },
       { timeout: 10_000 },

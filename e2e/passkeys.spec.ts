@@ -33,14 +33,18 @@ test('a passkey is the second factor at sign-in and stands in for the PIN in a s
   await signUpAndSignIn(page, email);
   const firstCode = await waitForCode(email);
 
-  // Enrol under Account → Security: the authenticator now holds one credential, the page lists it.
+  // Enrol under Account → Security, confirmed with the PIN: the authenticator now holds one credential,
+  // the page lists it, still cooling down for live payments.
   await page.goto('/account/security');
-  await page.getByLabel('Name of the new passkey').fill('Test laptop');
-  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  const add = page.getByTestId('add-passkey');
+  await add.getByLabel('Name of the new passkey').fill('Test laptop');
+  await add.getByLabel('Your PIN').fill('482915');
+  await add.getByRole('button', { name: 'Add a passkey' }).click();
   await expect(page.getByTestId('recovery-codes')).toBeVisible();
   expect(await authenticator.credentialCount()).toBe(1);
   await page.reload();
   await expect(page.getByTestId('passkeys')).toContainText('Test laptop');
+  await expect(page.getByTestId('passkeys')).toContainText('Usable for payments from');
   const codesBefore = await page.getByTestId('recovery-codes-left').textContent();
 
   // Sign out and in again: after the e-mail code the session opens nothing until the passkey answers.

@@ -187,6 +187,8 @@ const envSchema = z.object({
     .pipe(z.array(z.string().regex(/^[A-Z]{2}$/, 'must be two-letter country codes such as FR,DE,US')).optional()),
   /** Hours a newly added owner (invited as owner, or promoted) waits before withdrawing. 0: no hold. */
   OWNER_WITHDRAWAL_HOLD_HOURS: z.coerce.number().int().min(0).max(720).default(48),
+  /** Hours a new passkey or authenticator app waits before it confirms live money moves and ownership changes. 0: no wait. */
+  FACTOR_COOLING_HOURS: z.coerce.number().int().min(0).max(720).default(24),
   /** Open (pending) charges one merchant may have per mode created with publishable keys (secret keys are rate-limited, not capped). */
   MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT: z.coerce.number().int().min(1).default(1_000),
   /** Requests per minute one client IP may make with one publishable key. */

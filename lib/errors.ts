@@ -83,6 +83,7 @@ export const ERROR_STATUS = {
   step_up_required: 403,
   step_up_failed: 403,
   two_factor_required: 403,
+  factor_cooling_down: 403,
   second_factor_required: 401,
   withdrawal_held: 409,
   origin_not_allowed: 403,
@@ -195,6 +196,8 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   step_up_failed: 'Dashboard: the PIN or passkey given for this action was wrong',
   two_factor_required:
     'Dashboard: owners of a verified merchant enrol a second factor (authenticator app or passkey) before production keys or withdrawals',
+  factor_cooling_down:
+    'Live money moves and ownership changes: a passkey or authenticator app added less than FACTOR_COOLING_HOURS ago is not usable yet; the message gives the time',
   second_factor_required: 'Signing in: this account needs its second factor (authenticator code, passkey or recovery code)',
   withdrawal_held: 'Withdrawals by an owner added less than OWNER_WITHDRAWAL_HOLD_HOURS ago are held until the time the message gives',
   origin_not_allowed: 'A publishable key used from an origin outside its allowed origins (dashboard → API keys)',

@@ -5,6 +5,7 @@ import { setPin } from '@/lib/accounts/pin';
 import { confirmTotpEnrolment, startTotpEnrolment } from '@/lib/accounts/two-factor/totp';
 import { getDb } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';
+import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { newId, randomBase62 } from '@/lib/ids';
 import { readOutbox } from '@/lib/notifications/outbox';
@@ -13,10 +14,14 @@ export function uniqueEmail(prefix = 'user'): string {
   return `${prefix}-${randomBase62(10).toLowerCase()}@example.test`;
 }
 
-/** The code in the newest message of the dev outbox sent to `to` (e-mail or phone). */
+/**
+ * The code in the newest message of the dev outbox sent to `to` (e-mail or phone) that carries one
+ * (security notices after a factor change carry none).
+ */
 export function latestCode(to: string, channel: 'email' | 'sms' = 'email'): string {
-  const [message] = readOutbox(channel, to);
-  const code = message?.text.match(/\b(\d{6})\b/)?.[1];
+  const code = readOutbox(channel, to)
+    .map((message) => message.text.match(/\b(\d{6})\b/)?.[1])
+    .find((found) => found !== undefined);
   if (!code) throw new Error(`no code sent to ${to}`);
   return code;
 }
@@ -60,10 +65,27 @@ export function lastSmsCode(phone: string): string {
   return code;
 }
 
-/** Turns on an authenticator app for the account (as the Security page does); returns a code generator. */
-export async function enrolTotp(userId: string): Promise<{ secret: string; code: () => Promise<string> }> {
+/**
+ * Turns on an authenticator app for the account, as a fixture (the storage verbs, without the
+ * factor-change proof the Security page asks for: that rule is tested in factor-changes.test.ts).
+ * By default the app is established (turned on more than FACTOR_COOLING_HOURS ago), so it counts for
+ * live money moves; `fresh: true` leaves it just turned on. Returns a code generator.
+ */
+export async function enrolTotp(
+  userId: string,
+  options: { fresh?: boolean } = {},
+): Promise<{ secret: string; code: () => Promise<string> }> {
   const { secret } = await startTotpEnrolment({ userId, label: 'test' });
   const code = () => generate({ secret });
   await confirmTotpEnrolment({ userId, code: await code() });
+  if (!options.fresh)
+    await getDb()
+      .update(users)
+      .set({ totpEnabledAt: hoursAgo(env().FACTOR_COOLING_HOURS + 1) })
+      .where(eq(users.id, userId));
   return { secret, code };
+}
+
+export function hoursAgo(hours: number, from: Date = new Date()): Date {
+  return new Date(from.getTime() - hours * 3_600_000);
 }

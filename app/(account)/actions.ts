@@ -1,15 +1,18 @@
 'use server';
 /**
  * Server actions of the signed-in account pages: PIN, phone, forgot-PIN, key export, merchant upgrade.
+ * The first PIN needs the first-login prompt or an e-mail code (lib/accounts/set-first-pin.ts).
  * Each parses the form, calls one domain verb, and returns form state (errors next to the field).
  */
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { changePin, requestPinResetCode, resetPinWithPhone, setPin } from '@/lib/accounts/pin';
+import { changePin, requestPinResetCode, resetPinWithPhone } from '@/lib/accounts/pin';
+import { requestSecurityCode } from '@/lib/accounts/request-security-code';
+import { setFirstPin } from '@/lib/accounts/set-first-pin';
 import { confirmPhoneLink, startPhoneLink, unlinkPhone } from '@/lib/accounts/phone';
 import { formError, type FormState } from '@/lib/auth/form-state';
 import { safeReturnPath } from '@/lib/auth/return-path';
-import { requireUserForAction } from '@/lib/auth/session';
+import { requireUserForAction, sessionSignedInAt } from '@/lib/auth/session';
 import { becomeMerchant } from '@/lib/merchants/become-merchant';
 import { exportPrivateKey } from '@/lib/wallets/export-private-key';
 import { clientIpFrom } from '@/lib/http/client-ip';
@@ -56,10 +59,28 @@ export async function confirmEmailChangeAction(_state: FormState, form: FormData
   redirect('/account/profile?email=changed');
 }
 
+/** E-mails the code that sets a first PIN outside the first-login prompt (lib/accounts/set-first-pin.ts). */
+export async function requestFirstPinCodeAction(_state: FormState, _form: FormData): Promise<FormState> {
+  try {
+    const user = await requireUserForAction();
+    const { sentTo } = await requestSecurityCode({ userId: user.id, reason: 'first_pin', ip: await clientIp() });
+    return { notice: `We sent a code to ${sentTo}. Enter it with your new PIN.` };
+  } catch (error) {
+    return formError(error);
+  }
+}
+
 export async function setPinAction(_state: FormState, form: FormData): Promise<FormState> {
   try {
     const user = await requireUserForAction();
-    await setPin({ userId: user.id, pin: field(form, 'pin'), confirm: field(form, 'confirm') });
+    await setFirstPin({
+      userId: user.id,
+      pin: field(form, 'pin'),
+      confirm: field(form, 'confirm'),
+      sessionSignedInAt: await sessionSignedInAt(),
+      emailCode: field(form, 'emailCode') || undefined,
+      ip: await clientIp(),
+    });
   } catch (error) {
     return formError(error);
   }
@@ -72,7 +93,13 @@ export async function setPinAction(_state: FormState, form: FormData): Promise<F
 export async function changePinAction(_state: FormState, form: FormData): Promise<FormState> {
   try {
     const user = await requireUserForAction();
-    await changePin({ userId: user.id, oldPin: field(form, 'oldPin'), pin: field(form, 'pin'), confirm: field(form, 'confirm') });
+    await changePin({
+      userId: user.id,
+      oldPin: field(form, 'oldPin'),
+      pin: field(form, 'pin'),
+      confirm: field(form, 'confirm'),
+      ip: await clientIp(),
+    });
     await renewThisSession(user.id);
     return { notice: 'Your PIN is changed. Your other sessions were signed out.' };
   } catch (error) {
@@ -135,7 +162,13 @@ export async function requestPinResetAction(_state: FormState, _form: FormData):
 export async function resetPinAction(_state: FormState, form: FormData): Promise<FormState> {
   try {
     const user = await requireUserForAction();
-    await resetPinWithPhone({ userId: user.id, code: field(form, 'code'), pin: field(form, 'pin'), confirm: field(form, 'confirm') });
+    await resetPinWithPhone({
+      userId: user.id,
+      code: field(form, 'code'),
+      pin: field(form, 'pin'),
+      confirm: field(form, 'confirm'),
+      ip: await clientIp(),
+    });
     await renewThisSession(user.id);
   } catch (error) {
     return formError(error);

@@ -1,19 +1,30 @@
 'use client';
 
 import { useActionState } from 'react';
-import { changePinAction, setPinAction } from '@/app/(account)/actions';
+import { changePinAction, requestFirstPinCodeAction, setPinAction } from '@/app/(account)/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
+import { EmailCodeField } from './factor-proof-fields';
 import { PinField, errorFor } from './pin-fields';
 
-export function SetPinForm({ next }: { next?: string }) {
+/**
+ * The first PIN. Right after an account's first sign-in the session alone sets it; later (`needsEmailCode`)
+ * it also asks for a code e-mailed to the account (lib/accounts/set-first-pin.ts), and says so up front.
+ */
+export function SetPinForm({ next, needsEmailCode }: { next?: string; needsEmailCode: boolean }) {
   const [state, action, pending] = useActionState(setPinAction, {});
-  const fields = ['pin', 'confirm'] as const;
+  const fields = ['pin', 'confirm', 'emailCode'] as const;
   return (
     <form action={action} className="flex flex-col gap-4" noValidate>
       {next && <input type="hidden" name="next" value={next} />}
+      {needsEmailCode && (
+        <p className="text-sm text-slate-600" data-testid="pin-needs-email-code">
+          To set your PIN now, confirm with a code we e-mail to your address: outside your first sign-in, a session alone cannot set it.
+        </p>
+      )}
       <PinField label="New PIN (6 digits)" name="pin" autoFocus error={errorFor(state, 'pin', fields)} />
       <PinField label="Repeat the PIN" name="confirm" error={errorFor(state, 'confirm', fields)} />
+      {needsEmailCode && <EmailCodeField requestCode={requestFirstPinCodeAction} error={errorFor(state, 'emailCode', fields)} />}
       <Button type="submit" disabled={pending}>
         Set PIN
       </Button>

@@ -1,7 +1,7 @@
 'use client';
 
 import { startRegistration } from '@simplewebauthn/browser';
-import { useActionState, useState } from 'react';
+import { useActionState, useState, type FormEvent } from 'react';
 import {
   confirmTotpAction,
   passkeyRegistrationOptionsAction,
@@ -15,7 +15,7 @@ import {
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
-import { StepUpFields } from './step-up-fields';
+import { FactorProofFields, type FactorProofMethod } from './factor-proof-fields';
 
 /** Recovery codes are shown once: the server keeps only their hashes. */
 function RecoveryCodes({ codes }: { codes?: string[] }) {
@@ -32,6 +32,17 @@ function RecoveryCodes({ codes }: { codes?: string[] }) {
   );
 }
 
+/** A factor younger than FACTOR_COOLING_HOURS signs in but does not yet confirm live payments. */
+function Cooling({ usableFrom }: { usableFrom?: string }) {
+  if (!usableFrom) return null;
+  return (
+    <span className="text-amber-800" data-testid="factor-cooling">
+      {' '}
+      Usable for payments from {usableFrom}.
+    </span>
+  );
+}
+
 function Outcome({ state }: { state: SecurityFormState }) {
   return (
     <>
@@ -41,7 +52,7 @@ function Outcome({ state }: { state: SecurityFormState }) {
   );
 }
 
-export function TotpSection({ enabled }: { enabled: boolean }) {
+export function TotpSection({ enabled, proof, usableFrom }: { enabled: boolean; proof: FactorProofMethod; usableFrom?: string }) {
   const [started, start, starting] = useActionState<SecurityFormState, FormData>(startTotpAction, {});
   const [confirmed, confirm, confirming] = useActionState<SecurityFormState, FormData>(confirmTotpAction, {});
   const [removed, remove, removing] = useActionState<SecurityFormState, FormData>(removeTotpAction, {});
@@ -50,10 +61,11 @@ export function TotpSection({ enabled }: { enabled: boolean }) {
       <form action={remove} className="flex flex-col gap-3">
         <p className="text-sm" data-testid="totp-enabled">
           Authenticator app: on.
+          <Cooling usableFrom={usableFrom} />
         </p>
         {confirmed.notice && <Notice tone="success">{confirmed.notice}</Notice>}
         <RecoveryCodes codes={confirmed.recoveryCodes} />
-        <StepUpFields />
+        <FactorProofFields method={proof} />
         <Button type="submit" variant="secondary" disabled={removing}>
           Remove the authenticator app
         </Button>
@@ -78,6 +90,7 @@ export function TotpSection({ enabled }: { enabled: boolean }) {
             Or enter this key: <code data-testid="totp-secret">{started.totp.secret}</code>
           </p>
           <Field label="Code from the app" name="code" inputMode="numeric" autoComplete="one-time-code" required />
+          <FactorProofFields method={proof} />
           <Button type="submit" disabled={confirming}>
             Turn on
           </Button>
@@ -88,21 +101,37 @@ export function TotpSection({ enabled }: { enabled: boolean }) {
   );
 }
 
-export function PasskeysSection({ passkeys }: { passkeys: { id: string; name: string; createdAt: string }[] }) {
+export function PasskeysSection({
+  passkeys,
+  proof,
+}: {
+  passkeys: { id: string; name: string; createdAt: string; usableFrom?: string }[];
+  proof: FactorProofMethod;
+}) {
   const [name, setName] = useState('');
   const [problem, setProblem] = useState<string>();
   const [codes, setCodes] = useState<string[]>();
   const [busy, setBusy] = useState(false);
   const [removed, remove, removing] = useActionState<SecurityFormState, FormData>(removePasskeyAction, {});
 
-  async function addPasskey() {
+  async function addPasskey(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    // The proof (PIN, passkey or e-mail code) travels with the new passkey: the server checks both at once.
+    const form = new FormData(event.currentTarget);
+    const value = (field: string) => String(form.get(field) ?? '').trim() || undefined;
     setBusy(true);
     setProblem(undefined);
     try {
       const { options, error } = await passkeyRegistrationOptionsAction();
       if (!options) throw new Error(error ?? 'Passkeys are not available.');
       const response = await startRegistration({ optionsJSON: options as Parameters<typeof startRegistration>[0]['optionsJSON'] });
-      const saved = await registerPasskeyAction({ name: name || 'Passkey', response: JSON.stringify(response) });
+      const saved = await registerPasskeyAction({
+        name: name || 'Passkey',
+        response: JSON.stringify(response),
+        pin: value('pin'),
+        passkeyResponse: value('passkeyResponse'),
+        emailCode: value('emailCode'),
+      });
       if (saved.error) throw new Error(saved.error);
       setCodes(saved.recoveryCodes);
       setName('');
@@ -119,11 +148,12 @@ export function PasskeysSection({ passkeys }: { passkeys: { id: string; name: st
         {passkeys.map((key) => (
           <li key={key.id} className="flex flex-col gap-2 rounded-lg p-3 ring-1 ring-slate-200">
             <span>
-              {key.name} <span className="text-slate-500">(added {new Date(key.createdAt).toLocaleDateString()})</span>
+              {key.name} <span className="text-slate-500">(added {key.createdAt.slice(0, 10)})</span>
+              <Cooling usableFrom={key.usableFrom} />
             </span>
             <form action={remove} className="flex flex-col gap-2">
               <input type="hidden" name="passkeyId" value={key.id} />
-              <StepUpFields />
+              <FactorProofFields method={proof} />
               <Button type="submit" variant="secondary" disabled={removing}>
                 Remove {key.name}
               </Button>
@@ -132,26 +162,29 @@ export function PasskeysSection({ passkeys }: { passkeys: { id: string; name: st
         ))}
       </ul>
       <Outcome state={removed} />
-      <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
-        Name of the new passkey
-        <input
-          value={name}
-          onChange={(event) => setName(event.target.value)}
-          maxLength={60}
-          className="min-h-11 rounded-lg border border-slate-300 bg-white px-3 text-base"
-          placeholder="Laptop"
-        />
-      </label>
-      <Button type="button" onClick={addPasskey} disabled={busy}>
-        {busy ? 'Waiting for your passkey…' : 'Add a passkey'}
-      </Button>
-      {problem && <Notice tone="error">{problem}</Notice>}
+      <form onSubmit={addPasskey} className="flex flex-col gap-3" data-testid="add-passkey">
+        <label className="flex flex-col gap-1.5 text-sm font-medium text-slate-800">
+          Name of the new passkey
+          <input
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            maxLength={60}
+            className="min-h-11 rounded-lg border border-slate-300 bg-white px-3 text-base"
+            placeholder="Laptop"
+          />
+        </label>
+        <FactorProofFields method={proof} />
+        <Button type="submit" disabled={busy}>
+          {busy ? 'Waiting for your passkey…' : 'Add a passkey'}
+        </Button>
+        {problem && <Notice tone="error">{problem}</Notice>}
+      </form>
       <RecoveryCodes codes={codes} />
     </div>
   );
 }
 
-export function RecoveryCodesSection({ left }: { left: number }) {
+export function RecoveryCodesSection({ left, proof }: { left: number; proof: FactorProofMethod }) {
   const [state, action, pending] = useActionState<SecurityFormState, FormData>(renewRecoveryCodesAction, {});
   return (
     <form action={action} className="flex flex-col gap-3">
@@ -159,7 +192,7 @@ export function RecoveryCodesSection({ left }: { left: number }) {
         Recovery codes left: {left}
       </p>
       <RecoveryCodes codes={state.recoveryCodes} />
-      <StepUpFields />
+      <FactorProofFields method={proof} />
       <Button type="submit" variant="secondary" disabled={pending}>
         New recovery codes
       </Button>

@@ -33,7 +33,8 @@ async function currentEmailOf(userId: string): Promise<string> {
 export async function startEmailChange(input: { userId: string; newEmail: string; stepUp: StepUpProof }): Promise<{ expiresAt: Date }> {
   const current = await currentEmailOf(input.userId);
   if (input.newEmail === current) throw new AppError('invalid_request', 'That is already your e-mail.', { param: 'newEmail' });
-  await verifyStepUp({ userId: input.userId, proof: input.stepUp });
+  // Live: the e-mail is how the account is recovered (an ownership change).
+  await verifyStepUp({ userId: input.userId, proof: input.stepUp, mode: 'live' });
   const owner = await findUserByEmail(input.newEmail);
   const taken = owner !== undefined && owner.id !== input.userId;
   const toNew = await issueCode({ purpose: 'change_email', target: input.newEmail, userId: taken ? undefined : input.userId });

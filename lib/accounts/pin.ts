@@ -8,7 +8,9 @@
  *  - guessed online only slowly: from the 5th wrong PIN in a row each wrong PIN locks it for longer
  *    (1 min, 5 min, 15 min, 1 h, 4 h) and the 10th disables it until it is reset through the linked
  *    phone (resetPinWithPhone). Counter, lock and disabled mark are columns of `users`: they survive
- *    restarts and bind every process alike. A right PIN resets the counter.
+ *    restarts and bind every process alike. A right PIN resets the counter;
+ *  - the first PIN from a session needs the first-login prompt or an e-mail code (set-first-pin.ts);
+ *    every PIN set, change and reset e-mails the account (notify-security-change.ts).
  *
  * Invariant: an attempt is counted and committed in its own short transaction BEFORE the PIN is
  * checked, and only a right PIN takes it back. So concurrent attempts all count and serialise on the
@@ -22,6 +24,7 @@ import { users } from '@/lib/db/schema';
 import { requireSecret } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
+import { notifySecurityChange } from './notify-security-change';
 import { endAllSessions } from './revoke-sessions';
 import { consumeSmsBudget } from './sms-limits';
 import { CODE_TTL_MS, consumeCode, issueCode } from './verification-codes';
@@ -56,7 +59,7 @@ export function isTrivialPin(pin: string): boolean {
 }
 
 /** Checks a new PIN and its confirmation; throws the error to show next to the offending field. */
-function assertNewPin(pin: string, confirm: string): void {
+export function assertNewPin(pin: string, confirm: string): void {
   if (typeof pin !== 'string' || !/^\d{6}$/.test(pin)) {
     throw new AppError('invalid_request', `The PIN must be exactly ${PIN_LENGTH} digits.`, { param: 'pin' });
   }
@@ -222,7 +225,11 @@ export async function verifyPin(input: { userId: string; pin: string; tx?: DbOrT
   if (!held) throw new AppError('pin_incorrect', 'The PIN was changed meanwhile. Enter the current PIN.', { param: 'pin' });
 }
 
-/** Sets the first PIN. An account that has one changes it (changePin) or resets it (resetPinWithPhone). */
+/**
+ * Stores the first PIN. An account that has one changes it (changePin) or resets it (resetPinWithPhone).
+ * No check of who asks: sessions go through setFirstPin (set-first-pin.ts), which needs the first-login
+ * prompt or an e-mail code; seeds and tests call this directly.
+ */
 export async function setPin(input: { userId: string; pin: string; confirm: string; now?: Date }): Promise<void> {
   assertNewPin(input.pin, input.confirm);
   const pinHash = await hashPin(input.pin);
@@ -239,7 +246,14 @@ export async function setPin(input: { userId: string; pin: string; confirm: stri
 }
 
 /** Replaces the PIN; the current one is checked (and counted) like any other PIN entry. */
-export async function changePin(input: { userId: string; oldPin: string; pin: string; confirm: string; now?: Date }): Promise<void> {
+export async function changePin(input: {
+  userId: string;
+  oldPin: string;
+  pin: string;
+  confirm: string;
+  ip?: string | null;
+  now?: Date;
+}): Promise<void> {
   // The new PIN first: a typo in it must not cost a PIN attempt.
   assertNewPin(input.pin, input.confirm);
   let verifiedHash: string;
@@ -258,6 +272,7 @@ export async function changePin(input: { userId: string; oldPin: string; pin: st
     .where(and(eq(users.id, input.userId), eq(users.pinHash, verifiedHash), isNull(users.pinDisabledAt)))
     .returning({ id: users.id });
   if (!updated) throw new AppError('pin_incorrect', 'The PIN was changed meanwhile. Enter the current PIN.', { param: 'oldPin' });
+  await notifySecurityChange({ userId: input.userId, change: { kind: 'pin_changed' }, ip: input.ip, at: input.now });
 }
 
 async function loadPinState(userId: string) {
@@ -336,7 +351,14 @@ export async function requestPinResetCode(input: { userId: string; ip?: string |
  * Forgotten, locked or disabled PIN: the SMS code from requestPinResetCode proves the user, then the
  * new PIN replaces the old one and the counter, lock and disabled mark are cleared.
  */
-export async function resetPinWithPhone(input: { userId: string; code: string; pin: string; confirm: string; now?: Date }): Promise<void> {
+export async function resetPinWithPhone(input: {
+  userId: string;
+  code: string;
+  pin: string;
+  confirm: string;
+  ip?: string | null;
+  now?: Date;
+}): Promise<void> {
   // Check the new PIN before the code is used up.
   assertNewPin(input.pin, input.confirm);
   const phone = await linkedPhoneOrThrow(input.userId);
@@ -351,4 +373,5 @@ export async function resetPinWithPhone(input: { userId: string; code: string; p
     .where(and(eq(users.id, input.userId), eq(users.phoneE164, phone), isNotNull(users.phoneVerifiedAt)))
     .returning({ id: users.id });
   if (!updated) throw new AppError('phone_not_linked', 'The phone was unlinked meanwhile: the PIN was not reset.');
+  await notifySecurityChange({ userId: input.userId, change: { kind: 'pin_reset' }, ip: input.ip, at: input.now });
 }

@@ -70,8 +70,8 @@ export async function listApiKeys(input: Actor & { mode: ApiKeyMode }, now = new
 async function confirmProductionKey(input: Actor & { stepUp?: StepUpProof }): Promise<void> {
   const { merchant } = await authorizeMember(getDb(), { ...input, permission: 'api_keys.manage' });
   assertMayIssueLiveKeys(merchant);
-  await requireSecondFactor(input.userId, 'create production keys');
-  await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {} });
+  await requireSecondFactor(input.userId, 'create production keys', { mode: 'live' });
+  await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: 'live' });
 }
 
 async function notifyNewProductionKey(input: Actor, what: string): Promise<void> {

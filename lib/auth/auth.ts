@@ -102,6 +102,8 @@ function buildConfig(): NextAuthConfig {
           ...session.user,
           id: token.sub!,
           secondFactorPending: secondFactorStateOf(token) === 'pending',
+          // When this session signed in: the first-login PIN prompt (lib/accounts/set-first-pin.ts).
+          signedInAt: typeof token.authAt === 'number' ? token.authAt : undefined,
         } as typeof session.user;
         return session;
       },

@@ -60,3 +60,10 @@ export async function requireUserForAction(): Promise<User> {
   if (!user.emailVerifiedAt) throw new AppError('email_not_verified', 'Verify your e-mail first.');
   return user;
 }
+
+/** When the current session signed in (a fresh sign-in or a renewal restarts it); undefined without one. */
+export async function sessionSignedInAt(): Promise<Date | undefined> {
+  const session = await currentSession();
+  const seconds = (session?.user as { signedInAt?: number } | undefined)?.signedInAt;
+  return typeof seconds === 'number' ? new Date(seconds * 1000) : undefined;
+}

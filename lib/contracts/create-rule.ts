@@ -79,7 +79,7 @@ export async function createFulfilmentRule(input: {
 
   const created = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'contracts.manage' });
-    await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, tx });
+    await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: input.mode, tx });
     const [rule] = await tx
       .insert(fulfilmentRules)
       .values({

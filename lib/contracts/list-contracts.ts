@@ -51,7 +51,7 @@ export async function setRuleEnabled(input: {
 }): Promise<void> {
   const rule = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'contracts.manage' });
-    await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, tx });
+    await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: input.mode, tx });
     const [row] = await tx
       .update(fulfilmentRules)
       .set({ enabled: input.enabled })

@@ -67,7 +67,7 @@ export async function registerContract(input: {
 
   const registered = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'contracts.manage' });
-    await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, tx });
+    await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: input.mode, tx });
     const values = {
       kind: inspected.kind,
       name: inspected.name,

@@ -1,11 +1,13 @@
 /**
  * What the dashboard's Balances page shows: the merchant's service wallet with its balances on the
- * mode's networks, the funds still awaiting refund, and whether (and from when) the viewer may withdraw.
+ * mode's networks, the funds still awaiting refund, and whether (and from when) the viewer may withdraw,
+ * including the two-factor sign-in a verified merchant's owner needs.
  * Reads only, apart from creating the merchant's wallets the first time (ensureMerchantWallets is a
  * no-op once they exist).
  */
 import 'server-only';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import { secondFactorReadiness } from '@/lib/accounts/two-factor/second-factor';
 import { getDb } from '@/lib/db/client';
 import type { ApiKeyMode, MemberRole } from '@/lib/db/schema';
 import { listStrandedFunds, type StrandedFunds } from '@/lib/refunds/stranded-funds';
@@ -23,6 +25,11 @@ export interface BalancesPage {
   canWithdraw: boolean;
   /** A new owner's withdrawals are held until then (null: not held). */
   heldUntil: Date | null;
+  /**
+   * Withdrawals of a verified merchant need the owner's two-factor sign-in (counted in live mode only
+   * once FACTOR_COOLING_HOURS old): 'not_needed', or its state, said before the form is filled.
+   */
+  twoFactor: { state: 'not_needed' | 'ready' | 'none' } | { state: 'cooling'; usableFrom: Date };
 }
 
 export async function loadBalancesPage(input: {
@@ -30,15 +37,20 @@ export async function loadBalancesPage(input: {
   userId: string;
   role: MemberRole;
   mode: ApiKeyMode;
+  merchantVerified: boolean;
 }): Promise<BalancesPage> {
   const db = getDb();
   const evmChains = chainsOfMode(input.mode).filter((chain) => CHAINS[chain].family === 'evm');
   const evmWallet = (await ensureMerchantWallets(db, input.merchantId)).find((wallet) => wallet.family === 'evm')!;
   const canWithdraw = roleAllows(input.role, 'funds.withdraw');
-  const [wallet, stranded, heldUntil] = await Promise.all([
+  const [wallet, stranded, heldUntil, twoFactor] = await Promise.all([
     withBalances(evmWallet, evmChains),
     listStrandedFunds({ merchantId: input.merchantId, mode: input.mode }),
     canWithdraw ? withdrawalHeldUntil(db, { merchantId: input.merchantId, userId: input.userId }) : null,
+    // The same rule withdraw.ts enforces (requireSecondFactor), read instead of thrown.
+    canWithdraw && input.merchantVerified
+      ? secondFactorReadiness(input.userId, { mode: input.mode })
+      : Promise.resolve({ state: 'not_needed' as const }),
   ]);
-  return { wallet, evmChains, stranded, canWithdraw, heldUntil };
+  return { wallet, evmChains, stranded, canWithdraw, heldUntil, twoFactor };
 }

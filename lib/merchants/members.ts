@@ -111,7 +111,8 @@ export async function inviteMember(
   const { invitationId, merchantName } = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'members.manage' });
     requireOwnerFor(actor, role, 'invite');
-    if (isPrivileged(role)) await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, tx });
+    // Owners and admins act in both modes: seating one is a live ownership change.
+    if (isPrivileged(role)) await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: 'live', tx });
     const [existing] = await tx
       .select({ userId: users.id })
       .from(merchantMembers)
@@ -224,7 +225,8 @@ export async function changeMemberRole(input: Actor & { memberUserId: string; ro
     requireOwnerFor(actor, role, 'make');
     requireOwnerFor(actor, target.role, 'change');
     if (target.role === 'owner' && role !== 'owner') await requireAnotherOwner(tx, input.merchantId);
-    if (isPrivileged(role) && rank(role) > rank(target.role)) await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, tx });
+    if (isPrivileged(role) && rank(role) > rank(target.role))
+      await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: 'live', tx });
     await tx
       .update(merchantMembers)
       .set({ role, ownerSince: role !== 'owner' ? null : target.role === 'owner' ? target.ownerSince : new Date() })

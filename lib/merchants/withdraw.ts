@@ -83,9 +83,9 @@ export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promis
   const withdrawalId = input.withdrawalId ?? newWithdrawalId();
 
   const member = await authorizeMember(getDb(), { ...input, permission: 'funds.withdraw' });
-  if (member.merchant.verifiedAt) await requireSecondFactor(input.userId, 'withdraw');
+  if (member.merchant.verifiedAt) await requireSecondFactor(input.userId, 'withdraw', { mode: input.mode });
   await requireNoWithdrawalHold(getDb(), input);
-  await verifyStepUp({ userId: input.userId, proof: { pin: input.pin, passkeyResponse: input.passkeyResponse } });
+  await verifyStepUp({ userId: input.userId, proof: { pin: input.pin, passkeyResponse: input.passkeyResponse }, mode: input.mode });
 
   const wallet = (await ensureMerchantWallets(getDb(), input.merchantId)).find((w) => w.family === 'evm')!;
   const prepared = await prepareTransfer({

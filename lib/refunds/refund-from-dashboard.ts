@@ -59,10 +59,10 @@ export async function refundFromDashboard(
         { param: 'toAddress' },
       );
     }
-    if (actor.merchant.verifiedAt) await requireSecondFactor(input.userId, 'refund to an address that did not pay');
+    if (actor.merchant.verifiedAt) await requireSecondFactor(input.userId, 'refund to an address that did not pay', { mode: input.mode });
     await requireNoWithdrawalHold(getDb(), input);
   }
-  await verifyStepUp({ userId: input.userId, proof: { pin: input.pin, passkeyResponse: input.passkeyResponse } });
+  await verifyStepUp({ userId: input.userId, proof: { pin: input.pin, passkeyResponse: input.passkeyResponse }, mode: input.mode });
   const { refund, replayed } = await createRefund({
     ctx: {
       merchantId: input.merchantId,

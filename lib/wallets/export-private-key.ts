@@ -43,7 +43,8 @@ export async function exportPrivateKey(input: ExportPrivateKeyInput): Promise<Ex
     .where(and(eq(wallets.id, input.walletId), eq(wallets.userId, input.userId)));
   if (!wallet) throw new AppError('not_found', `No wallet ${input.walletId} in this account.`, { param: 'walletId' });
 
-  await verifyStepUp({ userId: input.userId, proof: { pin: input.pin, passkeyResponse: input.passkeyResponse } });
+  // Live whatever the network: the key controls the wallet's funds on every chain.
+  await verifyStepUp({ userId: input.userId, proof: { pin: input.pin, passkeyResponse: input.passkeyResponse }, mode: 'live' });
 
   const raw = openWalletKey(wallet);
   try {

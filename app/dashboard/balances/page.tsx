@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { WithdrawForm } from '@/components/dashboard/withdraw-form';
+import { formatUsableFrom } from '@/lib/accounts/two-factor/factor-cooling';
 import { CHAINS } from '@/lib/chains/registry';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { loadBalancesPage } from '@/lib/merchants/load-balances-page';
@@ -14,11 +15,12 @@ export const metadata: Metadata = { title: 'Balances' };
 export default async function BalancesPage() {
   const { user, membership } = await requireMember({ returnTo: '/dashboard/balances', permission: 'dashboard.view' });
   const mode = await dashboardMode();
-  const { wallet, evmChains, stranded, canWithdraw, heldUntil } = await loadBalancesPage({
+  const { wallet, evmChains, stranded, canWithdraw, heldUntil, twoFactor } = await loadBalancesPage({
     merchantId: membership.merchant.id,
     userId: user.id,
     role: membership.role,
     mode,
+    merchantVerified: membership.merchant.verifiedAt !== null,
   });
   return (
     <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
@@ -80,6 +82,11 @@ export default async function BalancesPage() {
         <WithdrawForm
           withdrawalId={newWithdrawalId()}
           heldUntil={heldUntil?.toISOString()}
+          twoFactor={
+            twoFactor.state === 'cooling'
+              ? { state: 'cooling', usableFrom: formatUsableFrom(twoFactor.usableFrom) }
+              : { state: twoFactor.state }
+          }
           tokens={evmChains.flatMap((chain) =>
             CHAINS[chain].tokens.map((token) => ({
               value: `${chain}:${token.address}`,

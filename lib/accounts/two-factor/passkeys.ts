@@ -95,6 +95,10 @@ function parseResponse<T>(value: unknown): T {
   throw new AppError('invalid_request', 'The passkey answer could not be read. Try again.', { param: 'passkey' });
 }
 
+/**
+ * Stores a passkey from a registration made with passkeyRegistrationOptions. No check of who asks:
+ * sessions go through addPasskey (add-passkey.ts), which verifies the step-up or e-mail code first.
+ */
 export async function registerPasskey(input: { userId: string; name: string; response: unknown }): Promise<Passkey> {
   const name = cleanDisplayText(input.name).slice(0, 60) || 'Passkey';
   const { rpID, origin } = relyingParty();
@@ -146,18 +150,21 @@ export async function passkeyAssertionOptions(input: {
   return options;
 }
 
-/** Checks an assertion made with options from passkeyAssertionOptions; false when it does not prove the account. */
+/**
+ * Checks an assertion made with options from passkeyAssertionOptions; null when it does not prove the
+ * account, else when the passkey was added (step-up refuses a live confirmation while it cools down).
+ */
 export async function verifyPasskeyAssertion(input: {
   userId: string;
   ceremony: 'sign_in' | 'step_up';
   response: unknown;
-}): Promise<boolean> {
+}): Promise<{ addedAt: Date } | null> {
   const response = parseResponse<AuthenticationResponseJSON>(input.response);
   const [key] = await getDb()
     .select()
     .from(passkeys)
     .where(and(eq(passkeys.userId, input.userId), eq(passkeys.credentialId, response.id)));
-  if (!key) return false;
+  if (!key) return null;
   const { rpID, origin } = relyingParty();
   try {
     const verification = await verifyAuthenticationResponse({
@@ -173,19 +180,19 @@ export async function verifyPasskeyAssertion(input: {
       },
       requireUserVerification: true,
     });
-    if (!verification.verified) return false;
+    if (!verification.verified) return null;
     await getDb()
       .update(passkeys)
       .set({ counter: verification.authenticationInfo.newCounter, lastUsedAt: new Date() })
       .where(eq(passkeys.id, key.id));
-    return true;
+    return { addedAt: key.createdAt };
   } catch {
     // A wrong challenge, origin, signature or counter: not this account's proof.
-    return false;
+    return null;
   }
 }
 
-/** Removes one passkey (the caller has checked the PIN or another passkey). */
+/** Removes one passkey; sessions go through removeSecondFactor (remove-second-factor.ts), which checks the proof. */
 export async function removePasskey(input: { userId: string; passkeyId: string }): Promise<void> {
   const removed = await getDb()
     .delete(passkeys)

@@ -61,8 +61,21 @@ export const authIdentities = pgTable(
   ],
 );
 
-/** change_email goes to the new address, change_email_old to the current one: both are needed to change it. */
-export const CODE_PURPOSES = ['signup', 'signin', 'verify_email', 'link_phone', 'reset_pin', 'change_email', 'change_email_old'] as const;
+/**
+ * change_email goes to the new address, change_email_old to the current one: both are needed to change it.
+ * security_change confirms a second-factor change or a first PIN for an account with no PIN and no passkey
+ * (lib/accounts/two-factor/factor-change-proof.ts).
+ */
+export const CODE_PURPOSES = [
+  'signup',
+  'signin',
+  'verify_email',
+  'link_phone',
+  'reset_pin',
+  'change_email',
+  'change_email_old',
+  'security_change',
+] as const;
 export type CodePurpose = (typeof CODE_PURPOSES)[number];
 export const codePurpose = pgEnum('code_purpose', CODE_PURPOSES);
 

@@ -3,13 +3,15 @@ import Link from 'next/link';
 import { ChangePinForm, SetPinForm } from '@/components/account/pin-forms';
 import { Notice } from '@/components/ui/card';
 import { pinStatus } from '@/lib/accounts/pin';
-import { requireUser } from '@/lib/auth/session';
+import { isFirstPinPrompt } from '@/lib/accounts/set-first-pin';
+import { requireUser, sessionSignedInAt } from '@/lib/auth/session';
 
 export const metadata: Metadata = { title: 'PIN' };
 
 export default async function PinPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
   const user = await requireUser({ returnTo: '/account/pin' });
-  const [status, { next }] = await Promise.all([pinStatus(user.id), searchParams]);
+  const [status, { next }, signedInAt] = await Promise.all([pinStatus(user.id), searchParams, sessionSignedInAt()]);
+  const needsEmailCode = !isFirstPinPrompt({ accountCreatedAt: user.createdAt, sessionSignedInAt: signedInAt });
   return (
     <section className="max-w-md">
       <h1 className="text-2xl font-semibold">{status.isSet ? 'Change your PIN' : 'Set your PIN'}</h1>
@@ -29,7 +31,7 @@ export default async function PinPage({ searchParams }: { searchParams: Promise<
         {status.lockedUntil && (
           <Notice tone="error">Too many wrong PINs: try again after {status.lockedUntil.toLocaleTimeString()}.</Notice>
         )}
-        {status.isSet ? <ChangePinForm /> : <SetPinForm next={next} />}
+        {status.isSet ? <ChangePinForm /> : <SetPinForm next={next} needsEmailCode={needsEmailCode} />}
       </div>
       {status.isSet && (
         <p className="mt-6 text-sm">

@@ -1,21 +1,30 @@
 'use server';
 /**
  * Server actions of Account → Security: two-factor sign-in (authenticator app, passkeys, recovery
- * codes), and the passkey options every step-up form asks for. Turning a factor on ends the account's
- * other sessions (they were opened without it); removing one needs the PIN or a passkey.
+ * codes), the e-mail code for accounts with no PIN and no passkey, and the passkey options every
+ * step-up form asks for. Adding, removing or renewing needs the PIN, a passkey or that e-mail code
+ * (lib/accounts/two-factor/factor-change-proof.ts) and e-mails the account; a refused attempt is
+ * e-mailed too. Turning a factor on ends the account's other sessions (they were opened without it).
  */
 import QRCode from 'qrcode';
+import { headers } from 'next/headers';
 import { revalidatePath } from 'next/cache';
-import { verifyStepUp } from '@/lib/accounts/step-up';
+import { notifyRefusedChange } from '@/lib/accounts/notify-security-change';
+import { requestSecurityCode } from '@/lib/accounts/request-security-code';
 import { stepUpFromForm } from '@/lib/accounts/step-up-form';
-import { passkeyAssertionOptions, passkeyRegistrationOptions, registerPasskey, removePasskey } from '@/lib/accounts/two-factor/passkeys';
-import { renewRecoveryCodes, countUnusedRecoveryCodes, deleteRecoveryCodes } from '@/lib/accounts/two-factor/recovery-codes';
-import { hasSecondFactor } from '@/lib/accounts/two-factor/second-factor';
-import { confirmTotpEnrolment, removeTotp, startTotpEnrolment } from '@/lib/accounts/two-factor/totp';
+import { addPasskey } from '@/lib/accounts/two-factor/add-passkey';
+import type { FactorChangeProof } from '@/lib/accounts/two-factor/factor-change-proof';
+import { passkeyAssertionOptions, passkeyRegistrationOptions } from '@/lib/accounts/two-factor/passkeys';
+import { renewRecoveryCodes, countUnusedRecoveryCodes } from '@/lib/accounts/two-factor/recovery-codes';
+import { removeSecondFactor } from '@/lib/accounts/two-factor/remove-second-factor';
+import { replaceRecoveryCodes } from '@/lib/accounts/two-factor/replace-recovery-codes';
+import { startTotpEnrolment } from '@/lib/accounts/two-factor/totp';
+import { turnOnTotp } from '@/lib/accounts/two-factor/turn-on-totp';
 import { formError, type FormState } from '@/lib/auth/form-state';
 import { endOtherSessions } from '@/lib/auth/end-other-sessions';
 import { requireUserForAction } from '@/lib/auth/session';
 import { AppError } from '@/lib/errors';
+import { clientIpFrom } from '@/lib/http/client-ip';
 
 const PAGE = '/account/security';
 const field = (form: FormData, name: string) => String(form.get(name) ?? '').trim();
@@ -26,6 +35,23 @@ export interface SecurityFormState extends FormState {
   recoveryCodes?: string[];
 }
 
+async function clientIp(): Promise<string | null> {
+  return clientIpFrom(await headers());
+}
+
+/** The PIN or passkey of a step-up form, and the e-mail code field of FactorProofFields. */
+function factorProofFromForm(form: FormData): FactorChangeProof {
+  return { ...stepUpFromForm(form), emailCode: field(form, 'emailCode') || undefined };
+}
+
+/** Refused for want of a proof (missing, wrong PIN or passkey, wrong code): the account hears of it. */
+const REFUSED_CODES = new Set(['step_up_required', 'step_up_failed', 'pin_incorrect', 'pin_locked', 'code_incorrect', 'code_expired']);
+
+async function reportRefusal(userId: string, what: string, error: unknown, ip: string | null): Promise<void> {
+  // param 'code' is the authenticator app's own code (the proof passed): not a refusal of the proof.
+  if (error instanceof AppError && REFUSED_CODES.has(error.code) && error.param !== 'code') await notifyRefusedChange({ userId, what, ip });
+}
+
 /** After a first factor is on: recovery codes (if the account has none) and the other sessions end. */
 async function afterFactorAdded(userId: string): Promise<string[] | undefined> {
   const codes = (await countUnusedRecoveryCodes(userId)) === 0 ? await renewRecoveryCodes(userId) : undefined;
@@ -33,6 +59,17 @@ async function afterFactorAdded(userId: string): Promise<string[] | undefined> {
   // No revalidatePath here: the page would re-render in this request with the old (now revoked)
   // session cookie and sign the user out. The form shows the new state itself.
   return codes;
+}
+
+/** E-mails a code that confirms a factor change, for an account with no PIN and no passkey. */
+export async function requestFactorCodeAction(_state: SecurityFormState, _form: FormData): Promise<SecurityFormState> {
+  try {
+    const user = await requireUserForAction();
+    const { sentTo } = await requestSecurityCode({ userId: user.id, reason: 'factor_change', ip: await clientIp() });
+    return { notice: `We sent a code to ${sentTo}. Enter it below.` };
+  } catch (error) {
+    return formError(error);
+  }
 }
 
 export async function startTotpAction(_state: SecurityFormState, _form: FormData): Promise<SecurityFormState> {
@@ -46,11 +83,15 @@ export async function startTotpAction(_state: SecurityFormState, _form: FormData
 }
 
 export async function confirmTotpAction(_state: SecurityFormState, form: FormData): Promise<SecurityFormState> {
+  let userId: string | undefined;
+  const ip = await clientIp();
   try {
     const user = await requireUserForAction();
-    await confirmTotpEnrolment({ userId: user.id, code: field(form, 'code') });
+    userId = user.id;
+    await turnOnTotp({ userId: user.id, code: field(form, 'code'), proof: factorProofFromForm(form), ip });
     return { notice: 'Authenticator app turned on. Your other sessions were signed out.', recoveryCodes: await afterFactorAdded(user.id) };
   } catch (error) {
+    if (userId) await reportRefusal(userId, 'turn on an authenticator app', error, ip);
     return formError(error);
   }
 }
@@ -58,9 +99,7 @@ export async function confirmTotpAction(_state: SecurityFormState, form: FormDat
 export async function removeTotpAction(_state: SecurityFormState, form: FormData): Promise<SecurityFormState> {
   try {
     const user = await requireUserForAction();
-    await verifyStepUp({ userId: user.id, proof: stepUpFromForm(form) });
-    await removeTotp(user.id);
-    if (!(await hasSecondFactor(user.id))) await deleteRecoveryCodes(user.id);
+    await removeSecondFactor({ userId: user.id, factor: { kind: 'totp' }, proof: factorProofFromForm(form), ip: await clientIp() });
     revalidatePath(PAGE);
     return { notice: 'Authenticator app removed.' };
   } catch (error) {
@@ -81,12 +120,24 @@ export async function passkeyRegistrationOptionsAction(): Promise<{ options?: un
 export async function registerPasskeyAction(input: {
   name: string;
   response: string;
+  pin?: string;
+  passkeyResponse?: string;
+  emailCode?: string;
 }): Promise<{ error?: string; recoveryCodes?: string[] }> {
+  let userId: string | undefined;
+  const ip = await clientIp();
   try {
     const user = await requireUserForAction();
-    await registerPasskey({ userId: user.id, name: input.name, response: input.response });
+    userId = user.id;
+    const proof: FactorChangeProof = {
+      pin: input.pin?.trim() || undefined,
+      passkeyResponse: input.passkeyResponse?.trim() || undefined,
+      emailCode: input.emailCode?.trim() || undefined,
+    };
+    await addPasskey({ userId: user.id, name: input.name, response: input.response, proof, ip });
     return { recoveryCodes: await afterFactorAdded(user.id) };
   } catch (error) {
+    if (userId) await reportRefusal(userId, 'add a passkey', error, ip);
     if (error instanceof AppError) return { error: error.message };
     throw error;
   }
@@ -95,9 +146,12 @@ export async function registerPasskeyAction(input: {
 export async function removePasskeyAction(_state: SecurityFormState, form: FormData): Promise<SecurityFormState> {
   try {
     const user = await requireUserForAction();
-    await verifyStepUp({ userId: user.id, proof: stepUpFromForm(form) });
-    await removePasskey({ userId: user.id, passkeyId: field(form, 'passkeyId') });
-    if (!(await hasSecondFactor(user.id))) await deleteRecoveryCodes(user.id);
+    await removeSecondFactor({
+      userId: user.id,
+      factor: { kind: 'passkey', passkeyId: field(form, 'passkeyId') },
+      proof: factorProofFromForm(form),
+      ip: await clientIp(),
+    });
     revalidatePath(PAGE);
     return { notice: 'Passkey removed.' };
   } catch (error) {
@@ -108,9 +162,8 @@ export async function removePasskeyAction(_state: SecurityFormState, form: FormD
 export async function renewRecoveryCodesAction(_state: SecurityFormState, form: FormData): Promise<SecurityFormState> {
   try {
     const user = await requireUserForAction();
-    if (!(await hasSecondFactor(user.id))) throw new AppError('invalid_request', 'Turn on two-factor sign-in first.');
-    await verifyStepUp({ userId: user.id, proof: stepUpFromForm(form) });
-    return { recoveryCodes: await renewRecoveryCodes(user.id), notice: 'New recovery codes: the old ones no longer work.' };
+    const codes = await replaceRecoveryCodes({ userId: user.id, proof: factorProofFromForm(form), ip: await clientIp() });
+    return { recoveryCodes: codes, notice: 'New recovery codes: the old ones no longer work.' };
   } catch (error) {
     return formError(error);
   }
