@@ -1,0 +1,115 @@
+import { eq } from 'drizzle-orm';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type PublicClient } from 'viem';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { outsideTransactions } from '@/lib/chains/clients';
+import { CHAINS } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { charges, depositAddresses, payments } from '@/lib/db/schema';
+import { resetEnvCache } from '@/lib/env';
+import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { pollChain } from '@/lib/payments/watch-chain';
+import { callRoute, newMerchant } from '@/test/fixtures';
+import { startScheduler, stopScheduler, wakeTask } from './scheduler';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
+    await sleep(20);
+  }
+  return Date.now() - started;
+}
+
+afterEach(() => stopScheduler());
+
+describe('scheduler wake', () => {
+  it('runs a task at once instead of at its interval, and wakes during a run coalesce into one more run', async () => {
+    let runs = 0;
+    let release: () => void = () => {};
+    startScheduler([
+      {
+        name: 'slow',
+        everyMs: 60_000,
+        run: async () => {
+          runs += 1;
+          await new Promise<void>((resolve) => (release = resolve));
+        },
+      },
+    ]);
+    expect(runs).toBe(0);
+    expect(wakeTask('slow')).toBe(true);
+    await until(() => runs === 1, 1_000);
+    // Five wakes while it runs: one more run after it, not five.
+    for (let i = 0; i < 5; i++) wakeTask('slow');
+    release();
+    await until(() => runs === 2, 1_000);
+    release();
+    await sleep(100);
+    expect(runs).toBe(2);
+    expect(wakeTask('no-such-task')).toBe(false);
+  });
+});
+
+describe('new-block subscription', () => {
+  let node: LocalChainNode;
+  let client: PublicClient;
+  const USDT = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDT')!;
+
+  beforeAll(async () => {
+    node = await startLocalChain({ chain: 'BSC' });
+    await provisionLocalChain({ chain: 'BSC', url: node.url });
+    client = createPublicClient({ transport: outsideTransactions(http(node.url)) });
+    process.env.RPC_URL_BSC = node.url;
+    process.env.LOCAL_CHAINS = 'BSC,POLYGON,POLYGON_AMOY';
+    resetEnvCache();
+  });
+
+  afterAll(async () => {
+    stopScheduler();
+    await node.stop();
+  });
+
+  it("wakes the chain's watcher on a new block: a payment is recorded long before the 60 s poll", async () => {
+    const merchant = await newMerchant();
+    const res = await callRoute(createChargeRoute, {
+      apiKey: merchant.liveKey,
+      body: { chargeData: { symbol: 'USDT', chain: 'BSC', tokenAddress: USDT.address, amount: '2' } },
+    });
+    const chargeId = res.json.data.chargeId as string;
+    const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
+    await pollChain('BSC', { client }); // the watcher's cursor at the head
+
+    let runs = 0;
+    startScheduler([
+      {
+        name: 'watch-BSC',
+        everyMs: 60_000,
+        run: async () => {
+          runs += 1;
+          return (await pollChain('BSC'))?.recorded ?? 0;
+        },
+      },
+    ]);
+    // Mine empty blocks until the subscription is up (its first block wakes the watcher).
+    await until(async () => {
+      await client.request({ method: 'evm_mine' as never });
+      await sleep(50);
+      return runs > 0;
+    }, 10_000);
+
+    const sent = Date.now();
+    const hash = await createWalletClient({ account: localDemoPayerAccount, transport: http(node.url) }).writeContract({
+      address: USDT.address as `0x${string}`,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [deposit!.address as `0x${string}`, parseUnits('2', USDT.decimals)],
+      chain: null,
+    });
+    await until(async () => (await getDb().select().from(payments).where(eq(payments.txHash, hash))).length === 1, 5_000);
+    expect(Date.now() - sent).toBeLessThan(5_000);
+    await until(async () => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status === 'succeeded', 5_000);
+  });
+});
