@@ -149,6 +149,11 @@ const envSchema = z.object({
     )
     .optional(),
   /**
+   * Open checkout event streams (GET /api/checkout/{chargeId}/events) one client IP may hold per server
+   * process; past it the checkout polls instead. High enough for players sharing a carrier's address.
+   */
+  CHECKOUT_STREAMS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50),
+  /**
    * The CDN header that carries the client's country as the edge geolocated it (e.g. cf-ipcountry,
    * x-vercel-ip-country): the location compliance rules use (lib/geo/compliance-country.ts). Unset: the
    * location is unknown and location-restricted flows (the swap on-ramp) are not offered.
