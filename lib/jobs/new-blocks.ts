@@ -67,14 +67,12 @@ function subscribeChain(
 
   const open = () => {
     if (stopped) return;
-    // viem's own reconnect gives up after a few attempts: the back-off here never does.
+    // A WebSocket transport makes watchBlockNumber subscribe (newHeads) rather than poll. viem's own
+    // reconnect gives up after a few attempts: the back-off here never does.
     const client = createPublicClient({
       transport: webSocket(url, { reconnect: false, keepAlive: { interval: 30_000 }, timeout: 10_000 }),
     });
     const unwatch = client.watchBlockNumber({
-      poll: false,
-      emitMissed: false,
-      emitOnBegin: false,
       onBlockNumber: (blockNumber) => {
         if (!connected.has(chain)) {
           connected.add(chain);

@@ -40,7 +40,7 @@ function reader(body: ReadableStream<Uint8Array>) {
   };
 }
 
-let merchantKey: string;
+let merchantKey: string | undefined;
 
 beforeAll(async () => {
   process.env.CLIENT_IP_HEADER = 'x-test-client-ip';
