@@ -1,3 +1,4 @@
+import { createServer, connect, type Socket } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type PublicClient } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { resetEnvCache } from '@/lib/env';
 import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { callRoute, newMerchant } from '@/test/fixtures';
+import { subscribeToNewBlocks } from './new-blocks';
 import { startScheduler, stopScheduler, wakeTask } from './scheduler';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -112,5 +114,53 @@ describe('new-block subscription', () => {
     // A new-block subscription, not polling (viem's own would take up to 4 s, the task's 60 s).
     expect(Date.now() - sent).toBeLessThan(2_000);
     await until(async () => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status === 'succeeded', 5_000);
+  });
+
+  it('reopens a dropped subscription with back-off, one connection at a time, and blocks wake it again', async () => {
+    // A TCP relay in front of the node's WebSocket port: dropping its sockets drops the subscription.
+    const upstream = new URL(node.url);
+    const open = new Set<Socket>();
+    let connections = 0;
+    let mostAtOnce = 0;
+    const relay = createServer((socket) => {
+      connections += 1;
+      const toNode = connect(Number(upstream.port), upstream.hostname);
+      socket.pipe(toNode).pipe(socket);
+      open.add(socket);
+      mostAtOnce = Math.max(mostAtOnce, open.size);
+      const drop = () => {
+        open.delete(socket);
+        socket.destroy();
+        toNode.destroy();
+      };
+      socket.on('close', drop).on('error', drop);
+      toNode.on('close', drop).on('error', drop);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    process.env.RPC_WS_URL_BSC = `ws://127.0.0.1:${(relay.address() as { port: number }).port}`;
+    resetEnvCache();
+    const heard: bigint[] = [];
+    const subscriptions = subscribeToNewBlocks(['BSC'], (_chain, block) => heard.push(block), { firstRetryMs: 100 });
+    try {
+      const mineUntilHeard = (count: number) =>
+        until(async () => {
+          await client.request({ method: 'evm_mine' as never });
+          await sleep(50);
+          return heard.length >= count;
+        }, 10_000);
+      await mineUntilHeard(1);
+      expect(subscriptions.connected.has('BSC')).toBe(true);
+      for (const socket of open) socket.destroy();
+      await until(() => !subscriptions.connected.has('BSC'), 5_000);
+      const before = heard.length;
+      await mineUntilHeard(before + 1);
+      expect(connections).toBe(2);
+      expect(mostAtOnce).toBe(1);
+    } finally {
+      subscriptions.stop();
+      relay.close();
+      delete process.env.RPC_WS_URL_BSC;
+      resetEnvCache();
+    }
   });
 });
