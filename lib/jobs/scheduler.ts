@@ -34,7 +34,7 @@ function countPayments(chain: string, recorded: number): number {
   return recorded;
 }
 
-export interface Task {
+interface Task {
   name: string;
   everyMs: number;
   /** Also run once right away (a long period should not leave the first minutes without data). */

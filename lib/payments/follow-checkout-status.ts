@@ -11,7 +11,7 @@ import { listenForNotifications, type NotificationListener } from '@/lib/db/clie
 import { log } from '@/lib/log';
 import { loadCheckoutStatus, type CheckoutStatus } from './checkout-status';
 
-export type StatusListener = (status: CheckoutStatus) => void;
+type StatusListener = (status: CheckoutStatus) => void;
 
 interface Followed {
   /** Each listener with the last status it got, as JSON: listeners get only changes. */

@@ -6,6 +6,8 @@ import { openCheckoutEventStream } from '@/lib/payments/checkout-event-stream';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { methodsNotAllowed } from '@/lib/api/methods';
 
+export const dynamic = 'force-dynamic';
+
 export const GET = withPublic(async (request, _ctx, { chargeId = '' }) => {
   const initial = /^ch_[0-9A-Za-z]{22}$/.test(chargeId) ? await loadCheckoutStatus(chargeId) : undefined;
   if (!initial) throw new AppError('not_found', `No charge ${chargeId.slice(0, 64)}.`);
