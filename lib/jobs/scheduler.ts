@@ -1,7 +1,8 @@
 /**
  * Periodic background work of a server process: chain watchers, charge expiry, clean-up of short-lived rows.
  * Started once per process (instrumentation.ts, or `npm run worker`). Every task is safe to run in
- * several processes at once (row locks with SKIP LOCKED, idempotent deletes).
+ * several processes at once (row locks with SKIP LOCKED, idempotent deletes). A task can also be woken
+ * (`wakeTask`): each EVM chain's new blocks wake its watcher at once (./new-blocks.ts, ADR 0024).
  */
 import { lt } from 'drizzle-orm';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
