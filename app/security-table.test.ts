@@ -426,6 +426,9 @@ const ROUTES: Record<string, Row> = {
   'GET /api/checkout/[chargeId]/status': publicRow(
     'the checkout page polls it; it shows what the checkout shows, by unguessable charge id',
   ),
+  'GET /api/checkout/[chargeId]/events': publicRow(
+    'the checkout page follows it; the same view as the status route, by unguessable charge id; streams capped per IP (lib/payments/checkout-event-stream.test.ts)',
+  ),
   'GET /api/onramp/orders/[orderId]': publicRow('the on-ramp page polls its order by unguessable id'),
   'GET /api/onramp/quote': publicRow('a price quote; nothing stored'),
   'POST /api/onramp/webhooks/[providerId]': publicRow(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseEnv } from './env';
+import { ConfigError, parseEnv, resetEnvCache, rpcWsUrl } from './env';
 
 describe('configuration', () => {
   it('applies defaults', () => {
@@ -62,5 +62,28 @@ describe('configuration', () => {
   it('treats an empty RPC URL as unset', () => {
     expect(parseEnv({ RPC_URL_POLYGON: '' }).RPC_URL_POLYGON).toBeUndefined();
     expect(parseEnv({ RPC_URL_POLYGON: 'https://polygon.example/rpc' }).RPC_URL_POLYGON).toBe('https://polygon.example/rpc');
+  });
+
+  it('takes a ws:// or wss:// RPC_WS_URL_<CHAIN>, else a local node’s own port, else none', () => {
+    expect(() => parseEnv({ RPC_WS_URL_POLYGON: 'https://polygon.example/rpc' })).toThrow(/RPC_WS_URL_POLYGON: must be a ws/);
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, {
+        RPC_WS_URL_POLYGON: 'wss://polygon.example/ws',
+        RPC_URL_BSC: 'http://127.0.0.1:8545',
+        RPC_URL_POLYGON_AMOY: 'https://amoy.example/rpc',
+        RPC_WS_URL_POLYGON_AMOY: '',
+        LOCAL_CHAINS: 'BSC',
+        LOCAL_CHAIN_NODES: 'true',
+      });
+      resetEnvCache();
+      expect(rpcWsUrl('POLYGON')).toBe('wss://polygon.example/ws');
+      expect(rpcWsUrl('BSC')).toBe('ws://127.0.0.1:8545');
+      // A configured HTTP RPC without a WebSocket URL: polling only.
+      expect(rpcWsUrl('POLYGON_AMOY')).toBeUndefined();
+    } finally {
+      process.env = saved;
+      resetEnvCache();
+    }
   });
 });

@@ -45,6 +45,18 @@ const rpcEnvEntries = Object.fromEntries(CHAIN_NAMES.map((chain) => [rpcEnvName(
   typeof optionalUrlList
 >;
 
+/** RPC_WS_URL_<CHAIN>: one ws:// or wss:// URL whose new-block subscription wakes the chain's watcher. */
+const optionalWsUrl = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .pipe(z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL' }).optional())
+  .optional();
+const rpcWsEnvEntries = Object.fromEntries(CHAIN_NAMES.map((chain) => [rpcWsEnvName(chain), optionalWsUrl])) as Record<
+  string,
+  typeof optionalWsUrl
+>;
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   /** PostgreSQL connection string. Unset: the launcher starts an embedded PostgreSQL and sets it. */
@@ -140,6 +152,11 @@ const envSchema = z.object({
         .optional(),
     )
     .optional(),
+  /**
+   * Open checkout event streams (GET /api/checkout/{chargeId}/events) one client IP may hold per server
+   * process; past it the checkout polls instead. High enough for players sharing a carrier's address.
+   */
+  CHECKOUT_STREAMS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(50),
   /**
    * The CDN header that carries the client's country as the edge geolocated it (e.g. cf-ipcountry,
    * x-vercel-ip-country): the location compliance rules use (lib/geo/compliance-country.ts). Unset: the
@@ -360,6 +377,7 @@ const envSchema = z.object({
     )
     .optional(),
   ...rpcEnvEntries,
+  ...rpcWsEnvEntries,
 });
 
 type ParsedEnv = z.infer<typeof envSchema>;
@@ -373,7 +391,7 @@ export type Env = Omit<ParsedEnv, 'WEBHOOKS_ALLOW_LOOPBACK' | 'ONRAMP_SANDBOX' |
   LOCAL_CHAIN_NODES: boolean;
   /** Resolved: the variable when set, else true outside production. */
   TEST_HELPERS_ENABLED: boolean;
-} & Partial<Record<`RPC_URL_${ChainName}`, string>>;
+} & Partial<Record<`RPC_URL_${ChainName}` | `RPC_WS_URL_${ChainName}`, string>>;
 
 /** RPC_URL_POLYGON, RPC_URL_SOLANA_DEVNET, … */
 export function rpcEnvName(chain: ChainName): `RPC_URL_${ChainName}` {
@@ -455,6 +473,23 @@ export function checkoutBaseUrl(): string {
 /** The chain's RPC URLs in order of preference (RPC_URL_<CHAIN>, comma-separated); empty when it has none. */
 export function rpcUrls(chain: ChainName): string[] {
   return env()[rpcEnvName(chain)]?.split(',') ?? [];
+}
+
+/** RPC_WS_URL_POLYGON, … */
+function rpcWsEnvName(chain: ChainName): `RPC_WS_URL_${ChainName}` {
+  return `RPC_WS_URL_${chain}`;
+}
+
+/**
+ * Where the chain's new blocks can be subscribed to (eth_subscribe newHeads): RPC_WS_URL_<CHAIN>, else
+ * for a local node the same port (anvil serves WebSocket beside HTTP); undefined: polling only.
+ */
+export function rpcWsUrl(chain: ChainName): string | undefined {
+  const configured = env()[rpcWsEnvName(chain)];
+  if (configured) return configured;
+  const http = rpcUrl(chain);
+  if (!http || !env().LOCAL_CHAINS.includes(chain)) return undefined;
+  return http.replace(/^http/, 'ws');
 }
 
 /** The chain's first RPC URL (tools that talk to one node); undefined when it has none. */

@@ -4,7 +4,9 @@ import { useRouter } from 'next/navigation';
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 import type { CheckoutStatus } from '@/lib/payments/checkout-status';
 
+/** Only when the status cannot be streamed (see below). */
 const POLL_MS = 2000;
+const STREAM_SILENCE_MS = 5000;
 const FINAL_STATUSES = ['succeeded', 'failed', 'expired', 'canceled'];
 
 interface LiveCheckout {
@@ -16,8 +18,8 @@ interface LiveCheckout {
 const LiveCheckoutContext = createContext<LiveCheckout | null>(null);
 
 /**
- * Follows the charge for the whole checkout: polls its status, and decides whether the ways to pay the
- * server rendered may still be shown. They are hidden at once when the charge stops being payable
+ * Follows the charge for the whole checkout: hears its status pushed (server-sent events, polling as the
+ * fallback), and decides whether the ways to pay the server rendered may still be shown. They are hidden at once when the charge stops being payable
  * (paid, canceled, expired — by the server's word or by the clock at expiresAt — or a payment is in
  * flight), and when the amount due changed since they were rendered (a part payment arrived): their
  * address text, QR code and wallet links would ask for the old amount. Either way the page is then
@@ -41,13 +43,45 @@ export function CheckoutLive({
   useEffect(() => {
     if (isFinal) return;
     let stopped = false;
-    const timer = setInterval(async () => {
-      const response = await fetch(`/api/checkout/${initial.chargeId}/status`, { cache: 'no-store' }).catch(() => null);
-      const body = response?.ok ? ((await response.json()) as { data: CheckoutStatus }) : null;
-      if (!stopped && body?.data) setStatus(body.data);
-    }, POLL_MS);
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const update = (next: CheckoutStatus) => {
+      if (!stopped) setStatus(next);
+    };
+    const poll = () => {
+      if (stopped || timer) return;
+      timer = setInterval(async () => {
+        const response = await fetch(`/api/checkout/${initial.chargeId}/status`, { cache: 'no-store' }).catch(() => null);
+        const body = response?.ok ? ((await response.json()) as { data: CheckoutStatus }) : null;
+        if (body?.data) update(body.data);
+      }, POLL_MS);
+    };
+    // Pushed by the server (GET …/events); polling when the browser, a proxy or the server will not stream.
+    const source = typeof EventSource === 'undefined' ? null : new EventSource(`/api/checkout/${initial.chargeId}/events`);
+    let heard = false;
+    const giveUp = () => {
+      source?.close();
+      poll();
+    };
+    // The stream sends the status on connect: silence means something between buffers it.
+    const watchdog = source ? setTimeout(() => heard || giveUp(), STREAM_SILENCE_MS) : undefined;
+    if (source) {
+      source.onmessage = (event: MessageEvent<string>) => {
+        heard = true;
+        const next = JSON.parse(event.data) as CheckoutStatus;
+        update(next);
+        if (FINAL_STATUSES.includes(next.status)) source.close();
+      };
+      // Refused (rate_limited, an old server): closed for good. A dropped stream reconnects by itself.
+      source.onerror = () => {
+        if (source.readyState === EventSource.CLOSED) giveUp();
+      };
+    } else {
+      poll();
+    }
     return () => {
       stopped = true;
+      source?.close();
+      clearTimeout(watchdog);
       clearInterval(timer);
     };
   }, [isFinal, initial.chargeId]);

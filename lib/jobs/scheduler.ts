@@ -1,7 +1,8 @@
 /**
  * Periodic background work of a server process: chain watchers, charge expiry, clean-up of short-lived rows.
  * Started once per process (instrumentation.ts, or `npm run worker`). Every task is safe to run in
- * several processes at once (row locks with SKIP LOCKED, idempotent deletes).
+ * several processes at once (row locks with SKIP LOCKED, idempotent deletes). A task can also be woken
+ * (`wakeTask`): each EVM chain's new blocks wake its watcher at once (./new-blocks.ts, ADR 0028).
  */
 import { lt } from 'drizzle-orm';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
@@ -27,6 +28,7 @@ import { startDueFulfilments } from '@/lib/contracts/start-fulfilments';
 import { payChargesFromDeliveredOrders } from '@/lib/onramp/pay-charge-from-order';
 import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
 import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
+import { subscribeToNewBlocks, type BlockSubscriptions } from './new-blocks';
 
 /** The watchers' recorded payments, for chargeport_payments_seen_total. */
 function countPayments(chain: string, recorded: number): number {
@@ -91,33 +93,73 @@ const TASKS: Task[] = [
   },
 ];
 
-const globalForJobs = globalThis as unknown as { __chargeportJobs?: NodeJS.Timeout[] };
+interface ScheduledTask {
+  timer: NodeJS.Timeout;
+  /** Runs the task now, or once more right after the run in progress (wakes during a run coalesce into one). */
+  wake: () => void;
+}
 
-export function startScheduler(): void {
+const globalForJobs = globalThis as unknown as {
+  __chargeportJobs?: Map<string, ScheduledTask>;
+  __chargeportBlockSubscriptions?: BlockSubscriptions;
+};
+
+/** Starts every task on its interval (once per process); `tasks` is for tests. */
+export function startScheduler(tasks: Task[] = TASKS): void {
   if (globalForJobs.__chargeportJobs) return;
-  globalForJobs.__chargeportJobs = TASKS.map((task) => {
-    let running = false;
-    const tick = async () => {
-      if (running) return;
-      running = true;
-      try {
-        const result = await task.run();
-        if (typeof result === 'number' && result > 0) log.info('job done', { job: task.name, count: result });
-      } catch (error) {
-        log.error('job failed', { job: task.name, error });
-      } finally {
-        running = false;
-      }
-    };
-    const timer = setInterval(tick, task.everyMs);
-    timer.unref();
-    if (task.runAtStart) void tick();
-    return timer;
-  });
-  log.info('background jobs started', { jobs: TASKS.map((t) => t.name) });
+  globalForJobs.__chargeportJobs = new Map(tasks.map((task) => [task.name, schedule(task)]));
+  log.info('background jobs started', { jobs: tasks.map((t) => t.name) });
+  // New blocks wake their chain's watcher at once; the interval stays as the fallback and catch-up.
+  const watched = new Set(tasks.map((task) => task.name));
+  globalForJobs.__chargeportBlockSubscriptions = subscribeToNewBlocks(
+    EVM_CHAIN_NAMES.filter((chain) => watched.has(`watch-${chain}`)),
+    (chain) => wakeTask(`watch-${chain}`),
+  );
+}
+
+function schedule(task: Task): ScheduledTask {
+  let running = false;
+  let again = false;
+  const tick = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      do {
+        again = false;
+        try {
+          const result = await task.run();
+          if (typeof result === 'number' && result > 0) log.info('job done', { job: task.name, count: result });
+        } catch (error) {
+          log.error('job failed', { job: task.name, error });
+        }
+      } while (again);
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), task.everyMs);
+  timer.unref();
+  if (task.runAtStart) void tick();
+  return { timer, wake: () => void tick() };
+}
+
+/**
+ * Runs the scheduled task `name` now instead of at its next interval (a new block for its chain). While it
+ * runs, further wakes make one more run after it: a block that arrived mid-scan is read, never a queue of
+ * runs. False when no such task is scheduled in this process.
+ */
+export function wakeTask(name: string): boolean {
+  const task = globalForJobs.__chargeportJobs?.get(name);
+  task?.wake();
+  return task !== undefined;
 }
 
 export function stopScheduler(): void {
-  for (const timer of globalForJobs.__chargeportJobs ?? []) clearInterval(timer);
+  for (const task of globalForJobs.__chargeportJobs?.values() ?? []) clearInterval(task.timer);
   globalForJobs.__chargeportJobs = undefined;
+  globalForJobs.__chargeportBlockSubscriptions?.stop();
+  globalForJobs.__chargeportBlockSubscriptions = undefined;
 }

@@ -1,8 +1,9 @@
 /**
  * What the hosted checkout shows while a charge is being paid: status, amounts received and due,
  * each payment with its confirmations so far / needed and an explorer link, where to pay, and whether
- * it may be paid at all right now (`payable`). The page polls it and removes every way to pay the moment
- * `payable` turns false. Public by charge id (the id is the capability the paymentUrl carries).
+ * it may be paid at all right now (`payable`). The page hears it pushed (./checkout-event-stream.ts), or
+ * polls it, and removes every way to pay the moment `payable` turns false. Public by charge id (the id
+ * is the capability the paymentUrl carries).
  */
 import { asc, eq } from 'drizzle-orm';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';

@@ -1,0 +1,512 @@
+/**
+ * `npm run bench:detection`: how soon a paid charge is known, against the production build (issue 27,
+ * point 2; ADR "payments seen at their block").
+ *
+ * Builds if `.next/BUILD_ID` is missing, starts the production stack (scripts/stack.mts start: the web
+ * server, one worker, embedded PostgreSQL and local anvil nodes) on a free loopback port with a fresh
+ * data dir (.data/bench-detection), creates a verified merchant with the admin CLI and a test-mode webhook
+ * endpoint on a receiver on 127.0.0.1 (live endpoints must be https to a public address), then runs one
+ * phase per `--rates` entry: `--seconds` × rate test charges (0.1 POL, the smallest POL charge, on the local POLYGON_AMOY node), an
+ * open checkout event stream (GET /api/checkout/{id}/events) per charge, and one payment per charge sent
+ * at that rate (one sender, nonces counted here). On the local node one
+ * confirmation makes a payment final (lib/chains/required-confirmations.ts), so the block that makes it
+ * final is the block that includes it; its time is when this script's own newHeads subscription heard
+ * of it (the same WebSocket the worker listens on). Printed per rate, p50 and p95 of:
+ *  (a) block → the charge's checkout stream sending `succeeded`;
+ *  (b) block → the receiver getting `charge.succeeded`;
+ * beside the figures measured before (polling: 1.9–2.4 s from send to Paid). Aim: p95 ≤ 1 s.
+ *
+ * The node makes a block every `--block-seconds` (1: between BNB Smart Chain's 0.75 s and Polygon's 2 s;
+ * 0 = anvil's automine, a block per payment, which at 50/s is 50 blocks a second, more than any chain).
+ *
+ *   npm run bench:detection -- [--rates 1,50] [--seconds 10] [--block-seconds 1] [--verbose]
+ *
+ * Progress goes to stderr, the table to stdout. Stops the stack and deletes its data dir afterwards,
+ * also on Ctrl-C. Exit code 0 when every payment was seen by both, 1 otherwise (the aim is reported).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
+import { parseArgs, parseEnv } from 'node:util';
+import { createPublicClient, createWalletClient, defineChain, http as httpTransport, parseEther, webSocket, type Hex } from 'viem';
+import { CHAINS } from '@/lib/chains/registry';
+import { localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { readRuntimeInfo } from '@/lib/infra/runtime-file';
+
+const { values: args } = parseArgs({
+  options: {
+    rates: { type: 'string', default: '1,50' },
+    seconds: { type: 'string', default: '10' },
+    'block-seconds': { type: 'string', default: '1' },
+    verbose: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (args.help) {
+  console.log('usage: npm run bench:detection -- [--rates 1,50] [--seconds 10] [--block-seconds 1] [--verbose]');
+  process.exit(0);
+}
+const RATES = args.rates.split(',').map(Number);
+const SECONDS = Number(args.seconds);
+/** 0: a block per transaction (anvil's automine); else a block every that many seconds, as a real chain. */
+const BLOCK_SECONDS = Number(args['block-seconds']);
+if (
+  !RATES.every((rate) => Number.isInteger(rate) && rate >= 1 && rate <= 200) ||
+  !Number.isInteger(SECONDS) ||
+  SECONDS < 1 ||
+  SECONDS > 120
+) {
+  console.error('--rates: integers from 1 to 200, comma-separated; --seconds: an integer from 1 to 120');
+  process.exit(2);
+}
+
+const ROOT = process.cwd();
+const DATA_DIR = path.join('.data', 'bench-detection');
+const DATA_DIR_ABS = path.resolve(ROOT, DATA_DIR);
+const STACK_LOG = path.join(DATA_DIR_ABS, 'stack.log');
+const AIM_P95_MS = 1_000;
+/** Measured before this change (issue 27): send → checkout showing Paid, polling watchers and checkout. */
+const BEFORE = '1.9–2.4 s';
+/** A payment not seen by then counts as missed. */
+const SEEN_TIMEOUT_MS = 90_000;
+const NATIVE = '0x0000000000000000000000000000000000000000';
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+class BenchError extends Error {}
+let interrupted = false;
+const checkInterrupted = () => {
+  if (interrupted) throw new BenchError('interrupted');
+};
+
+/** A production configuration that stays on this machine (as bench:api): embedded database and chains. */
+function benchEnv(): NodeJS.ProcessEnv {
+  const fromDotEnv = existsSync(path.join(ROOT, '.env')) ? Object.keys(parseEnv(readFileSync(path.join(ROOT, '.env'), 'utf8'))) : [];
+  const blanked = [...Object.keys(process.env), ...fromDotEnv].filter(
+    (name) => name === 'DATABASE_URL' || name.startsWith('RPC_URL_') || name.startsWith('RPC_WS_URL_'),
+  );
+  const secret = () => randomBytes(32).toString('base64');
+  return {
+    ...process.env,
+    ...Object.fromEntries(blanked.map((name) => [name, ''])),
+    DATA_DIR,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    AUTH_SECRET: secret(),
+    PIN_PEPPER: secret(),
+    WALLET_MASTER_KEY: secret(),
+    WALLET_MASTER_KEYS_PREVIOUS: '',
+    DEPOSIT_HD_SEED: secret(),
+    ALLOW_DEV_OUTBOX: 'true',
+    LOCAL_CHAIN_NODES: 'true',
+    // The receiver is on 127.0.0.1; every stream comes from this one address.
+    WEBHOOKS_ALLOW_LOOPBACK: 'true',
+    CHECKOUT_STREAMS_PER_IP: '100000',
+    API_RATE_LIMIT_PER_MINUTE: '100000000',
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+}
+const BENCH_ENV = benchEnv();
+
+// ---------------------------------------------------------------------------------------------
+// Processes (as bench:api: own process groups, a watchdog that stops the stack if this process dies)
+
+let activeRun: ChildProcess | undefined;
+
+function run(command: string, argv: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs: number; inherit?: boolean }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, {
+      cwd: ROOT,
+      env: options.env ?? process.env,
+      stdio: ['ignore', options.inherit ? process.stderr : 'pipe', options.inherit ? process.stderr : 'pipe'],
+      detached: true,
+    });
+    activeRun = child;
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      killGroup(child, 'SIGKILL');
+      reject(new BenchError(`${command} ${argv.join(' ')} took longer than ${options.timeoutMs / 1000} s`));
+    }, options.timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(stdout);
+      else reject(new BenchError(`${command} ${argv.join(' ')} failed (${signal ?? `exit ${code}`}):\n${stderr.trim()}`));
+    });
+  });
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid) process.kill(-child.pid, signal);
+  } catch {
+    // gone
+  }
+}
+
+function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function stackLogTail(lines = 30): string {
+  try {
+    return readFileSync(STACK_LOG, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((line) => `  | ${line.slice(0, 2_000)}`)
+      .join('\n');
+  } catch {
+    return '  | (no stack log)';
+  }
+}
+
+let stack: { child: ChildProcess; exited: Promise<void> } | undefined;
+
+async function startStack(): Promise<string> {
+  rmSync(DATA_DIR_ABS, { recursive: true, force: true });
+  mkdirSync(DATA_DIR_ABS, { recursive: true });
+  const port = await freePort();
+  const baseUrl = `http://localhost:${port}`;
+  log(`starting the production stack on ${baseUrl} (data in ${DATA_DIR})`);
+  const logFd = openSync(STACK_LOG, 'a');
+  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['--conditions=react-server', 'scripts/stack.mts', 'start'], {
+    cwd: ROOT,
+    env: { ...BENCH_ENV, PORT: String(port), APP_URL: baseUrl },
+    stdio: ['ignore', logFd, logFd],
+    detached: true,
+  });
+  closeSync(logFd);
+  if (child.pid) {
+    const code = `const [b, l, d] = [Number(process.argv[1]), Number(process.argv[2]), process.argv[3]];
+      const alive = (p) => { try { process.kill(p, 0); return true; } catch { return false; } };
+      let orphaned = 0;
+      setInterval(() => {
+        if (!alive(l)) { if (orphaned) require('node:fs').rmSync(d, { recursive: true, force: true }); process.exit(0); }
+        if (!orphaned && !alive(b)) { orphaned = Date.now(); try { process.kill(-l, 'SIGTERM'); } catch {} }
+        if (orphaned && Date.now() - orphaned > 30000) { try { process.kill(-l, 'SIGKILL'); } catch {} }
+      }, 500);`;
+    spawn(process.execPath, ['-e', code, String(process.pid), String(child.pid), DATA_DIR_ABS], {
+      stdio: 'ignore',
+      detached: true,
+    }).unref();
+  }
+  stack = { child, exited: new Promise((resolve) => child.once('exit', () => resolve())) };
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    checkInterrupted();
+    if (child.exitCode !== null) throw new BenchError(`the stack exited early:\n${stackLogTail()}`);
+    const ready = await fetch(`${baseUrl}/api/health/ready`, { signal: AbortSignal.timeout(5_000) }).catch(() => null);
+    if (ready?.status === 200) return baseUrl;
+    await sleep(250);
+  }
+  throw new BenchError(`/api/health/ready did not answer 200 within 120 s:\n${stackLogTail()}`);
+}
+
+let stopping: Promise<void> | undefined;
+function stopStack(): Promise<void> {
+  stopping ??= (async () => {
+    const running = stack;
+    if (running?.child.pid && running.child.exitCode === null) {
+      log('stopping the stack');
+      const tree = descendantsOf(running.child.pid);
+      killGroup(running.child, 'SIGTERM');
+      if (await Promise.race([running.exited.then(() => false), sleep(30_000).then(() => true)])) killGroup(running.child, 'SIGKILL');
+      for (let waited = 0; waited < 5_000 && tree.some(isAlive); waited += 100) await sleep(100);
+      for (const pid of tree.filter(isAlive)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
+    rmSync(DATA_DIR_ABS, { recursive: true, force: true });
+  })();
+  return stopping;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+/** When each charge's `charge.succeeded` reached the receiver. */
+const webhookAt = new Map<string, number>();
+
+function startReceiver(): Promise<{ url: string; close: () => void }> {
+  const server = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const at = Date.now();
+      try {
+        const event = JSON.parse(body) as { type?: string; data?: { charge?: { id?: string } } };
+        const chargeId = event.data?.charge?.id;
+        if (event.type === 'charge.succeeded' && chargeId && !webhookAt.has(chargeId)) webhookAt.set(chargeId, at);
+      } catch {
+        // not ours
+      }
+      response.writeHead(204).end();
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, close: () => server.close() }),
+    ),
+  );
+}
+
+/** Follows a charge's checkout stream; resolves with the time it sent `succeeded` (undefined on timeout). */
+function followStream(baseUrl: string, chargeId: string, opened: () => void): { done: Promise<number | undefined>; abort: () => void } {
+  const controller = new AbortController();
+  const done = (async () => {
+    const response = await fetch(`${baseUrl}/api/checkout/${chargeId}/events`, { signal: controller.signal });
+    if (response.status !== 200 || !response.body) throw new BenchError(`events stream answered ${response.status}`);
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let first = true;
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) return undefined;
+      buffer += decoder.decode(chunk.value, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (!block.startsWith('data: ')) continue;
+        if (first) {
+          first = false;
+          opened();
+        }
+        if ((JSON.parse(block.slice(6)) as { status: string }).status === 'succeeded') {
+          const at = Date.now();
+          controller.abort();
+          return at;
+        }
+      }
+    }
+  })().catch((error: unknown) => {
+    if (controller.signal.aborted) return undefined;
+    throw error;
+  });
+  return { done, abort: () => controller.abort() };
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+interface PhaseResult {
+  rate: number;
+  payments: number;
+  checkout: number[];
+  webhook: number[];
+  missed: { checkout: number; webhook: number };
+}
+
+async function main(): Promise<number> {
+  if (!existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) {
+    log('no production build: running `next build` first');
+    await run(path.join(ROOT, 'node_modules/.bin/next'), ['build'], {
+      env: { ...process.env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' },
+      timeoutMs: 900_000,
+      inherit: true,
+    });
+  }
+  checkInterrupted();
+  const baseUrl = await startStack();
+  const rpc = readRuntimeInfo(DATA_DIR_ABS)?.localRpcUrls.POLYGON_AMOY;
+  if (!rpc) throw new BenchError('the stack runs no local POLYGON_AMOY node');
+  log(`stack is healthy; POLYGON_AMOY node at ${rpc}`);
+
+  const created = JSON.parse(
+    await run(
+      path.join(ROOT, 'node_modules/.bin/tsx'),
+      [
+        '--conditions=react-server',
+        'scripts/admin.mts',
+        'merchant',
+        'create',
+        '--email',
+        `detect-${Date.now()}@bench.example`,
+        '--name',
+        'Bench',
+        '--verified',
+        '--json',
+      ],
+      { env: BENCH_ENV, timeoutMs: 60_000 },
+    ),
+  ) as { testKey: { key: string } };
+  // Test mode: live endpoints must be https to a public address, and the receiver is on 127.0.0.1.
+  const apiKey = created.testKey.key;
+  const receiver = await startReceiver();
+  const endpoint = await fetch(`${baseUrl}/api/webhook-endpoints`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body: JSON.stringify({ url: receiver.url, eventTypes: ['charge.succeeded'] }),
+  });
+  if (endpoint.status !== 200) throw new BenchError(`creating the webhook endpoint: ${endpoint.status} ${await endpoint.text()}`);
+
+  // Block arrival times, from a newHeads subscription of our own.
+  const blockAt = new Map<bigint, number>();
+  const wsClient = createPublicClient({ transport: webSocket(rpc.replace(/^http/, 'ws')) });
+  const unwatch = wsClient.watchBlockNumber({ onBlockNumber: (n) => blockAt.set(n, Date.now()), onError: () => {} });
+  const chain = defineChain({
+    id: CHAINS.POLYGON_AMOY.evmChainId!,
+    name: 'local',
+    nativeCurrency: { name: 'POL', symbol: 'POL', decimals: 18 },
+    rpcUrls: { default: { http: [rpc] } },
+  });
+  const publicClient = createPublicClient({ chain, transport: httpTransport(rpc) });
+  const wallet = createWalletClient({ account: localDemoPayerAccount, chain, transport: httpTransport(rpc) });
+  if (BLOCK_SECONDS > 0) {
+    await publicClient.request({ method: 'evm_setAutomine' as never, params: [false] as never });
+    await publicClient.request({ method: 'evm_setIntervalMining' as never, params: [BLOCK_SECONDS] as never });
+  }
+  let nonce = await publicClient.getTransactionCount({ address: localDemoPayerAccount.address, blockTag: 'pending' });
+
+  const results: PhaseResult[] = [];
+  for (const rate of RATES) {
+    checkInterrupted();
+    const count = rate * SECONDS;
+    log(`rate ${rate}/s: ${count} charges, one open checkout stream each`);
+    const charges: { id: string; deposit: Hex }[] = [];
+    for (let i = 0; i < count; i++) {
+      const response = await fetch(`${baseUrl}/api/createCharge`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ chargeData: { symbol: 'POL', chain: 'POLYGON_AMOY', tokenAddress: NATIVE, amount: '0.1' }, isTest: true }),
+      });
+      const body = (await response.json()) as { data?: { chargeId: string } };
+      if (!body.data) throw new BenchError(`createCharge answered ${response.status}: ${JSON.stringify(body)}`);
+      const status = (await (await fetch(`${baseUrl}/api/checkout/${body.data.chargeId}/status`)).json()) as {
+        data: { deposit: { address: Hex } };
+      };
+      charges.push({ id: body.data.chargeId, deposit: status.data.deposit.address });
+    }
+    let openStreams = 0;
+    const streams = charges.map((charge) => followStream(baseUrl, charge.id, () => (openStreams += 1)));
+    while (openStreams < count) {
+      checkInterrupted();
+      await sleep(50);
+    }
+    log(`  ${count} streams open; paying at ${rate}/s`);
+    const sent: { chargeId: string; hash: Hex }[] = [];
+    const started = Date.now();
+    for (const [i, charge] of charges.entries()) {
+      const due = started + (i * 1000) / rate;
+      if (due > Date.now()) await sleep(due - Date.now());
+      const hash = await wallet.sendTransaction({ to: charge.deposit, value: parseEther('0.1'), gas: 21_000n, nonce: nonce++ });
+      sent.push({ chargeId: charge.id, hash });
+    }
+    const seen = await Promise.all(
+      streams.map((stream) => Promise.race([stream.done, sleep(SEEN_TIMEOUT_MS).then(() => (stream.abort(), undefined))])),
+    );
+    for (let waited = 0; waited < SEEN_TIMEOUT_MS && sent.some((s) => !webhookAt.has(s.chargeId)); waited += 100) await sleep(100);
+    const phase: PhaseResult = { rate, payments: count, checkout: [], webhook: [], missed: { checkout: 0, webhook: 0 } };
+    for (const [i, payment] of sent.entries()) {
+      const receipt = await publicClient.getTransactionReceipt({ hash: payment.hash });
+      // One confirmation on a local node: the including block makes the payment final.
+      const final = blockAt.get(receipt.blockNumber);
+      if (final === undefined) throw new BenchError(`block ${receipt.blockNumber} was not heard on the subscription`);
+      const streamAt = seen[i];
+      if (streamAt === undefined) phase.missed.checkout += 1;
+      else phase.checkout.push(streamAt - final);
+      const hookAt = webhookAt.get(payment.chargeId);
+      if (hookAt === undefined) phase.missed.webhook += 1;
+      else phase.webhook.push(hookAt - final);
+    }
+    results.push(phase);
+    log(`  done: ${phase.checkout.length} seen on the checkout, ${phase.webhook.length} webhooks`);
+  }
+  unwatch();
+  receiver.close();
+
+  const ms = (values: number[], p: number) => (values.length ? `${Math.round(percentile(values, p))} ms` : '—');
+  console.log(
+    `\nbench:detection — block that makes the payment final → seen (test charges, native POL on local POLYGON_AMOY, ${BLOCK_SECONDS ? `a block every ${BLOCK_SECONDS} s` : 'a block per payment'}, 1 confirmation, ${SECONDS} s per rate)\n`,
+  );
+  console.log('  rate     payments  checkout stream p50 / p95     webhook p50 / p95       before (polling)');
+  for (const r of results) {
+    console.log(
+      `  ${`${r.rate}/s`.padEnd(8)} ${String(r.payments).padEnd(9)} ${`${ms(r.checkout, 50)} / ${ms(r.checkout, 95)}`.padEnd(29)} ${`${ms(r.webhook, 50)} / ${ms(r.webhook, 95)}`.padEnd(23)} ${BEFORE} send → Paid`,
+    );
+  }
+  const met = results.every((r) => percentile(r.checkout, 95) <= AIM_P95_MS && percentile(r.webhook, 95) <= AIM_P95_MS);
+  console.log(`\n  aim p95 ≤ ${AIM_P95_MS} ms for both: ${met ? 'met' : 'NOT met'}`);
+  const missed = results.filter((r) => r.missed.checkout || r.missed.webhook);
+  for (const r of missed)
+    console.error(
+      `FAILED: at ${r.rate}/s, ${r.missed.checkout} checkouts and ${r.missed.webhook} webhooks not seen within ${SEEN_TIMEOUT_MS / 1000} s`,
+    );
+  return missed.length ? 1 : 0;
+}
+
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    log(`${signal}: stopping`);
+    if (activeRun && activeRun.exitCode === null) killGroup(activeRun, 'SIGTERM');
+    void stopStack().finally(() => process.exit(130));
+  });
+}
+
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (error) {
+  console.error(
+    `FAILED: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+} finally {
+  await stopStack();
+}
+process.exit(interrupted ? 130 : exitCode);
