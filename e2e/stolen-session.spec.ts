@@ -76,7 +76,10 @@ test('a stolen session cannot turn on an authenticator app or add a passkey; the
   await expect(turnOn.getByLabel('Your PIN')).toHaveAttribute('required', '');
   await dropRequiredPin(thief);
   await turnOn.getByRole('button', { name: 'Turn on' }).click();
-  await expect(turnOn.getByText('Confirm with your PIN or a passkey: a session alone cannot change how you sign in.')).toBeVisible();
+  // The form says the same sentence up front: the server's refusal is the alert.
+  await expect(turnOn.getByRole('alert')).toContainText(
+    'Confirm with your PIN or a passkey: a session alone cannot change how you sign in.',
+  );
   await expect(thief.getByTestId('totp-enabled')).toHaveCount(0);
 
   // The victim's mailbox shows what was tried, from where.
@@ -86,7 +89,9 @@ test('a stolen session cannot turn on an authenticator app or add a passkey; the
   await addPasskey.getByLabel('Name of the new passkey').fill('Thief key');
   await dropRequiredPin(thief);
   await addPasskey.getByRole('button', { name: 'Add a passkey' }).click();
-  await expect(addPasskey.getByText('Confirm with your PIN or a passkey: a session alone cannot change how you sign in.')).toBeVisible();
+  await expect(addPasskey.getByRole('alert')).toContainText(
+    'Confirm with your PIN or a passkey: a session alone cannot change how you sign in.',
+  );
   expect(await thiefAuthenticator.credentialCount()).toBe(1);
   await thief.reload();
   await expect(thief.getByTestId('passkeys').locator('li')).toHaveCount(0);
