@@ -7,6 +7,7 @@
 import { expect, type APIRequestContext, type APIResponse } from '@playwright/test';
 import type { z } from 'zod';
 import type { ChargeResource, createChargeBodySchema, createChargeResultSchema } from '@/lib/charges/schemas';
+import type { RefundList } from '@/lib/refunds/schemas';
 
 /** A createCharge body as the API accepts it (for a spec that must send it with its own HTTP client). */
 export type CreateChargeInput = z.input<typeof createChargeBodySchema>;
@@ -33,6 +34,7 @@ export function merchantApi(request: APIRequestContext, key: string, options: { 
       data<CreateChargeResult>(await createChargeResponse(body, call)),
     createChargeResponse,
     getCharge: async (chargeId: string) => data<ChargeResource>(await request.get(url(`/api/charges/${chargeId}`), { headers })),
+    listRefunds: async (chargeId: string) => data<RefundList>(await request.get(url(`/api/charges/${chargeId}/refunds`), { headers })),
     cancelCharge: async (chargeId: string) => data<ChargeResource>(await request.post(url(`/api/charges/${chargeId}/cancel`), { headers })),
   };
 }

@@ -1,41 +1,15 @@
 import { expect, test } from '@playwright/test';
-import { createPublicClient, createWalletClient, http, type Address, type Hex } from 'viem';
+import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import gameItemsArtifact from '@/lib/chains/artifacts/GameItems.json' with { type: 'json' };
-import { localDemoPayerAccount, localMinterAccount } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount } from '@/lib/infra/local-chain';
 import { signUpAndSignIn } from './account-helpers';
 import { withE2eDatabase } from './admin';
 import { merchantApi } from './api';
-import { localRpc, sendNativeFromOutside } from './chain';
+import { sendNativeFromOutside } from './chain';
+import { deployGameItems } from './game-items';
 import { uniqueEmail, waitForEmailMatch } from './outbox';
 
 const NATIVE = '0x0000000000000000000000000000000000000000';
-const abi = gameItemsArtifact.abi;
-
-/** The demo game-items ERC-1155 (contracts/GameItems.sol) at a fresh address on the local Polygon Amoy node. */
-async function deployGameItems(): Promise<{
-  address: Address;
-  grantMinter: (account: Address) => Promise<void>;
-  balanceOf: (owner: Address, id: bigint) => Promise<bigint>;
-}> {
-  const transport = http(localRpc('POLYGON_AMOY'));
-  const client = createPublicClient({ transport });
-  const admin = createWalletClient({ account: localMinterAccount, transport });
-  const send = async (address: Address, functionName: string, args: unknown[]) =>
-    client.waitForTransactionReceipt({ hash: await admin.writeContract({ address, abi, functionName, args, chain: null }) });
-  const address = privateKeyToAccount(generatePrivateKey()).address;
-  await client.request({ method: 'anvil_setCode' as never, params: [address, gameItemsArtifact.deployedBytecode as Hex] as never });
-  await send(address, 'initialize', ['Journey items', 'JRNY', 'https://game.example/items/{id}.json', localMinterAccount.address]);
-  return {
-    address,
-    grantMinter: async (account) => {
-      const role = (await client.readContract({ address, abi, functionName: 'MINTER_ROLE' })) as Hex;
-      await send(address, 'grantRole', [role, account]);
-    },
-    balanceOf: async (owner, id) => (await client.readContract({ address, abi, functionName: 'balanceOf', args: [owner, id] })) as bigint,
-  };
-}
-
 test('Contracts tab: the owner registers the game’s ERC-1155 and adds a mint rule, confirming with the PIN; a paid charge fails to mint without the role, and after the grant Retry mints the item to the payer once', async ({
   page,
   request,

@@ -23,6 +23,19 @@ function latestMessageTo(
   return undefined;
 }
 
+/** Every e-mail to `to` so far, newest first (for what a mailbox must not hold). */
+export function emailsTo(to: string): string[] {
+  const dir = path.join(E2E_DATA_DIR, 'outbox', 'email');
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .reverse();
+  return files
+    .map((file) => JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { to: string; text: string })
+    .filter((message) => message.to === to)
+    .map((message) => message.text);
+}
+
 /** Waits for an e-mail to `to` whose text matches `pattern` (the newest such); returns the first capture group. */
 export async function waitForEmailMatch(to: string, pattern: RegExp): Promise<string> {
   let match: string | undefined;

@@ -5,14 +5,33 @@
  * mailbox (the stack's dev outbox) shows what was tried; the victim's own passkey, confirmed with the
  * PIN, is e-mailed too, ends the thief's session, and is shown cooling down for live payments. Desktop
  * only (Chromium's virtual authenticator, as in e2e/passkeys.spec.ts).
+ *
+ * The same thief on a merchant's dashboard: no refund of a paid charge to the thief's own address, no
+ * contract registered, no fulfilment rule added — each asks for the PIN or a passkey, and nothing is
+ * stored. Those refusals are not e-mailed (only changes that happen are): the owner's mailbox holds the
+ * owner's own registration and nothing of the thief's attempts.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { signUpAndSignIn } from './account-helpers';
-import { uniqueEmail, waitForEmailMatch } from './outbox';
+import { withE2eDatabase } from './admin';
+import { merchantApi, TEST_POL } from './api';
+import { sendNativeFromOutside } from './chain';
+import { deployGameItems } from './game-items';
+import { emailsTo, uniqueEmail, waitForEmailMatch } from './outbox';
 
 /** The thief is not bound by the browser's form validation: the PIN fields stop insisting, so the server decides. */
 async function dropRequiredPin(page: Page): Promise<void> {
   await page.locator('input[name="pin"]').evaluateAll((inputs) => inputs.forEach((input) => input.removeAttribute('required')));
+}
+
+/** The thief's browser: the victim's session cookie only (an infostealer's loot), not the PIN. */
+async function thiefWithSessionOf(page: Page, browser: Browser): Promise<{ thiefContext: BrowserContext; thief: Page }> {
+  const session = (await page.context().cookies()).filter((cookie) => cookie.name.includes('session'));
+  expect(session.length).toBeGreaterThan(0);
+  const thiefContext = await browser.newContext({ baseURL: new URL(page.url()).origin });
+  await thiefContext.addCookies(session);
+  return { thiefContext, thief: await thiefContext.newPage() };
 }
 
 /** A platform authenticator with user verification that always answers "yes" (no prompt to click). */
@@ -39,12 +58,7 @@ test('a stolen session cannot turn on an authenticator app or add a passkey; the
   await signUpAndSignIn(page, email);
   await waitForEmailMatch(email, /(your PIN was set|A PIN was set)/);
 
-  // The thief's browser gets the session cookie only (an infostealer's loot), not the PIN.
-  const session = (await page.context().cookies()).filter((cookie) => cookie.name.includes('session'));
-  expect(session.length).toBeGreaterThan(0);
-  const thiefContext = await browser.newContext({ baseURL: new URL(page.url()).origin });
-  await thiefContext.addCookies(session);
-  const thief = await thiefContext.newPage();
+  const { thiefContext, thief } = await thiefWithSessionOf(page, browser);
   const thiefAuthenticator = await addVirtualAuthenticator(thief);
   await thief.goto('/account/security');
   await expect(thief).toHaveURL(/\/account\/security/);
@@ -62,7 +76,10 @@ test('a stolen session cannot turn on an authenticator app or add a passkey; the
   await expect(turnOn.getByLabel('Your PIN')).toHaveAttribute('required', '');
   await dropRequiredPin(thief);
   await turnOn.getByRole('button', { name: 'Turn on' }).click();
-  await expect(turnOn.getByText('Confirm with your PIN or a passkey: a session alone cannot change how you sign in.')).toBeVisible();
+  // The form says the same sentence up front: the server's refusal is the alert.
+  await expect(turnOn.getByRole('alert')).toContainText(
+    'Confirm with your PIN or a passkey: a session alone cannot change how you sign in.',
+  );
   await expect(thief.getByTestId('totp-enabled')).toHaveCount(0);
 
   // The victim's mailbox shows what was tried, from where.
@@ -72,7 +89,9 @@ test('a stolen session cannot turn on an authenticator app or add a passkey; the
   await addPasskey.getByLabel('Name of the new passkey').fill('Thief key');
   await dropRequiredPin(thief);
   await addPasskey.getByRole('button', { name: 'Add a passkey' }).click();
-  await expect(addPasskey.getByText('Confirm with your PIN or a passkey: a session alone cannot change how you sign in.')).toBeVisible();
+  await expect(addPasskey.getByRole('alert')).toContainText(
+    'Confirm with your PIN or a passkey: a session alone cannot change how you sign in.',
+  );
   expect(await thiefAuthenticator.credentialCount()).toBe(1);
   await thief.reload();
   await expect(thief.getByTestId('passkeys').locator('li')).toHaveCount(0);
@@ -100,5 +119,91 @@ test('a stolen session cannot turn on an authenticator app or add a passkey; the
 
   await thief.goto('/account/security');
   await expect(thief).toHaveURL(/\/signin/);
+  await thiefContext.close();
+});
+
+test('a stolen session cannot refund a paid charge to the thief, register a contract or add a rule; nothing is stored', async ({
+  page,
+  browser,
+  request,
+}) => {
+  const email = uniqueEmail('stolen-merchant');
+  await signUpAndSignIn(page, email); // PIN 482915
+  await page.goto('/account/profile');
+  await page.getByLabel('Business name').fill('Stolen Session Games');
+  await page.getByRole('button', { name: 'Become a merchant' }).click();
+  const api = merchantApi(request, (await page.getByTestId('new-test-key').textContent())!.trim());
+
+  // A test charge paid from an outside wallet (the local demo payer); the watcher settles it meanwhile.
+  const { chargeId } = await api.createCharge({ chargeData: { ...TEST_POL, amount: '0.25' }, isTest: true });
+  const [deposit] = await withE2eDatabase(
+    (sql) => sql<{ address: string }[]>`select address from deposit_addresses where charge_id = ${chargeId}`,
+  );
+  await sendNativeFromOutside('POLYGON_AMOY', deposit!.address, '0.25');
+  const items = await deployGameItems();
+
+  const { thiefContext, thief } = await thiefWithSessionOf(page, browser);
+  const refusal = 'Confirm with your PIN (or a passkey): this change needs more than a session.';
+
+  // Contracts: registering the game's contract without the PIN is refused; nothing is listed.
+  await thief.goto('/dashboard/settings/contracts');
+  await expect(thief.getByRole('heading', { name: 'Contracts (test)' })).toBeVisible();
+  const thiefRegister = thief.getByRole('form', { name: 'Register a contract' });
+  await thiefRegister.getByLabel('Network').selectOption('POLYGON_AMOY');
+  await thiefRegister.getByLabel('Contract address').fill(items.address);
+  await dropRequiredPin(thief);
+  await thiefRegister.getByRole('button', { name: 'Register contract' }).click();
+  await expect(thiefRegister.getByText(refusal)).toBeVisible();
+  await thief.reload();
+  await expect(thief.getByTestId('contract')).toHaveCount(0);
+
+  // The owner registers it with the PIN (e-mailed to the owners): the thief now sees a rule form.
+  await page.goto('/dashboard/settings/contracts');
+  const register = page.getByRole('form', { name: 'Register a contract' });
+  await register.getByLabel('Network').selectOption('POLYGON_AMOY');
+  await register.getByLabel('Contract address').fill(items.address);
+  await register.getByLabel('Your PIN').fill('482915');
+  await register.getByRole('button', { name: 'Register contract' }).click();
+  await expect(register.getByText(/Registered Journey items/)).toBeVisible();
+  await waitForEmailMatch(email, new RegExp(`(The contract ${items.address} on Polygon Amoy)`));
+
+  // A rule without the PIN is refused; the contract has none.
+  await thief.reload();
+  const thiefRule = thief.getByRole('form', { name: `Add a rule to ${items.address}` });
+  await dropRequiredPin(thief);
+  await thiefRule.getByRole('button', { name: 'Add rule' }).click();
+  await expect(thiefRule.getByText(refusal)).toBeVisible();
+  await thief.reload();
+  await expect(thief.getByTestId('contract')).toHaveCount(1);
+  await expect(thief.getByTestId('fulfilment-rule')).toHaveCount(0);
+
+  // Refunds: the paid charge, refunded to the thief's own address (it never paid), without the PIN, then
+  // with a guessed one: refused both times.
+  await expect.poll(async () => (await api.getCharge(chargeId)).status, { timeout: 30_000 }).toBe('succeeded');
+  const thiefAddress = privateKeyToAccount(generatePrivateKey()).address;
+  await thief.goto(`/dashboard/charges/${chargeId}`);
+  const refunds = thief.getByTestId('refunds');
+  await expect(refunds).toContainText('Refundable now: 0.25 POL');
+  await refunds.getByLabel('Refund to (optional)').fill(thiefAddress);
+  await dropRequiredPin(thief);
+  await refunds.getByRole('button', { name: 'Refund' }).click();
+  await expect(refunds.getByText(refusal)).toBeVisible();
+  await refunds.getByLabel('Refund to (optional)').fill(thiefAddress);
+  await refunds.getByLabel('Your PIN').fill('000000');
+  await refunds.getByRole('button', { name: 'Refund' }).click();
+  await expect(refunds.getByText(/Wrong PIN/)).toBeVisible();
+
+  // Nothing was refunded: not on the page, not through the API.
+  await thief.reload();
+  await expect(refunds.getByTestId('refund-row')).toHaveCount(0);
+  await expect(refunds).toContainText('Refundable now: 0.25 POL');
+  const listed = await api.listRefunds(chargeId);
+  expect(listed.data).toEqual([]);
+  expect(listed.refundable.amount).toBe('0.25');
+
+  // The mailbox: the owner's registration only. Refused attempts are not e-mailed (no rule, no refund).
+  const mailbox = emailsTo(email);
+  expect(mailbox.filter((text) => text.includes(`The contract ${items.address}`))).toHaveLength(1);
+  expect(mailbox.filter((text) => /fulfilment rule was added|were refunded/.test(text))).toEqual([]);
   await thiefContext.close();
 });
