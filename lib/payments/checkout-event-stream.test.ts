@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
@@ -90,7 +91,8 @@ describe('GET /api/checkout/{chargeId}/events', () => {
         id: newId('payment'),
         chargeId,
         chain: 'POLYGON',
-        txHash: `0x${'ab'.repeat(32)}`,
+        // A hash of its own: other test files record payments in the same database.
+        txHash: `0x${randomBytes(32).toString('hex')}`,
         logIndex: 0,
         fromAddress: `0x${'11'.repeat(20)}`,
         toAddress: `0x${'22'.repeat(20)}`,

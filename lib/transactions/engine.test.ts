@@ -294,8 +294,15 @@ describe('faults the engine survives', () => {
     await reconcile();
     expect(await settleToDepth(first.transfer.id)).toBe('confirmed');
     // The wallet spent its top-up on the fee; the next two need the tank again, and the cap is 2 a day.
+    // Each starts from an empty wallet with nothing in flight (settled first): a top-up still in flight
+    // when the next spend reads the balance is the accounting race of review finding N19, not this cap.
     await rpc('anvil_setBalance', [sender.address, '0x0']);
-    await send({ from: sender.address, token: USDT, amount: 1_000_000n, sponsor: { userId: sender.userId } });
+    const second = await send({ from: sender.address, token: USDT, amount: 1_000_000n, sponsor: { userId: sender.userId } });
+    expect(second.gasTopUp).toBeDefined();
+    expect(await settleToDepth(second.gasTopUp!.id)).toBe('confirmed');
+    await reconcile();
+    expect(await settleToDepth(second.transfer.id)).toBe('confirmed');
+    await rpc('anvil_setBalance', [sender.address, '0x0']);
     await expect(send({ from: sender.address, token: USDT, amount: 1_000_000n, sponsor: { userId: sender.userId } })).rejects.toMatchObject(
       {
         code: 'gas_sponsorship_limit',
