@@ -1,7 +1,7 @@
 /**
  * Refunds whose payer is not the sender, against real PostgreSQL and the local Polygon node: claim links
  * (a card payment delivered by an on-ramp provider, several senders), claimed exactly once, expired back
- * to refundable, never in a webhook; and the dashboard's owner-approved refund to an address that did not
+ * to refundable (in the claim's lock order), never in a webhook; and the dashboard's owner-approved refund to an address that did not
  * pay (N2).
  */
 import { and, eq } from 'drizzle-orm';
@@ -207,6 +207,29 @@ describe('refund claim links', () => {
     expect(await untilFinal(second.json.data.id)).toBe('confirmed');
     expect(await usdcOf(wallet)).toBe(parseUnits('0.5', 6));
     expect(await refundable(chargeId)).toBe('0.7');
+  });
+
+  it('expiry takes the charge’s lock before the refund’s, as a claim does: a claim under way is never deadlocked, the link expires on the next run', async () => {
+    const { chargeId } = await paidByTwo();
+    const refundId = (await refund(chargeId, { amount: '0.5' })).json.data.id as string;
+    const later = new Date(Date.now() + 400 * 24 * 3600_000);
+    let expiring: Promise<{ error?: unknown }> | undefined;
+    // A claim's order: the charge's row, then (a moment later) the refund's, while the job runs.
+    await getDb().transaction(async (tx) => {
+      await tx.select().from(charges).where(eq(charges.id, chargeId)).for('update');
+      expiring = expireRefundClaims(later).then(
+        () => ({}),
+        (error: unknown) => ({ error }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await tx.select().from(refunds).where(eq(refunds.id, refundId)).for('update');
+    });
+    expect(await expiring).toEqual({});
+    const status = async () => (await getDb().select().from(refunds).where(eq(refunds.id, refundId)))[0]!.claimStatus;
+    expect(await status()).toBe('awaiting_claim'); // skipped while the claim held the charge
+    await expireRefundClaims(later);
+    expect(await status()).toBe('expired');
+    expect(await eventsOf(chargeId, 'refund.expired')).toHaveLength(1);
   });
 });
 

@@ -1,10 +1,11 @@
 /**
  * The fault-injection suite (`npm run test:faults`, a step of `npm test`): money moved through the real
- * code paths — balance payments, sweeps, withdrawals, wallet sends, refunds — on a private DFK testnet node
- * (confirmation depth 2) reached through an RPC fault proxy, while things go wrong: RPC errors, sends lost
- * or answered with an error after the node took them, missing receipts, a lagging head, transactions
- * stuck under the base fee or dropped from the mempool, re-orgs, the process killed (SIGKILL) at each
- * step of a transfer, and two app instances at once.
+ * code paths — balance payments, sweeps, withdrawals, wallet sends, refunds (to the payer, and claim
+ * links the payer claims) — on a private DFK testnet node (confirmation depth 2) reached through an RPC
+ * fault proxy, while things go wrong: RPC errors, sends lost or answered with an error after the node
+ * took them, missing receipts, a lagging head, transactions stuck under the base fee or dropped from the
+ * mempool, re-orgs, the process killed (SIGKILL) at each step of a transfer, and two app instances at
+ * once (two claims of one link; a link expiring while it is claimed).
  *
  * After every scenario the background jobs run until nothing is in flight, and an audit checks against
  * the chain: no recipient got anything twice or too little, every charge's status and payments agree
@@ -37,7 +38,9 @@ import { newWithdrawalId, withdrawFromMerchantWallet } from '@/lib/merchants/wit
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-deposits';
 import { pollChain } from '@/lib/payments/watch-chain';
+import { claimRefund, findRefundClaim } from '@/lib/refunds/claim-refund';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
+import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
@@ -149,6 +152,30 @@ async function paidCharge(amount: string): Promise<{ chargeId: string; deposit: 
   return { ...charge, payer: payer.address };
 }
 
+/**
+ * A charge paid half each from two fresh outside wallets (neither can be assumed to be "the payer"),
+ * settled, then refunded in full by the API: a claim link (lib/refunds/create-refund.ts createClaim).
+ */
+async function claimLink(amount: string): Promise<{ chargeId: string; refundId: string; token: string }> {
+  const charge = await newCharge(amount);
+  for (let i = 0; i < 2; i++) {
+    const sender = privateKeyToAccount(generatePrivateKey());
+    await rpc('anvil_setBalance', [sender.address, `0x${parseEther('100').toString(16)}`]);
+    await sendFrom(sender, charge.deposit, parseEther(amount) / 2n);
+  }
+  await settle();
+  const { refund } = await createRefund({ ctx: refundCtx(), chargeId: charge.chargeId, body: {}, idempotencyKey: newRefundRequestId() });
+  expect(refund.status).toBe('awaiting_claim');
+  return { chargeId: charge.chargeId, refundId: refund.id, token: refund.claimUrl!.split('/').pop()! };
+}
+
+/** The refund transfers of a charge (a claim link is paid by exactly one, or none once expired). */
+const refundTransfersOf = (chargeId: string) =>
+  getDb()
+    .select({ id: outboundTransfers.id })
+    .from(outboundTransfers)
+    .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'refund')));
+
 const refundCtx = () => ({ merchantId: merchant.id, mode: 'test' as const, actor: 'api_key:faults' });
 
 const withdrawal = (toAddress: Address, amount: string, withdrawalId = newWithdrawalId()) => ({
@@ -230,6 +257,7 @@ class Scenario {
   private readonly fired: Record<string, number> = {};
   private readonly arrivals: { address: Address; baseline: bigint; amount: bigint; label: string }[] = [];
   private readonly chargeExpectations: { chargeId: string; status: string }[] = [];
+  private readonly claimExpectations: { link: { chargeId: string; token: string }; status: 'succeeded' | 'expired' }[] = [];
   readonly notes: string[] = [];
 
   constructor(readonly name: string) {}
@@ -251,9 +279,17 @@ class Scenario {
     for (const [fault, count] of Object.entries(proxy.counts())) this.note(fault, count);
   }
 
-  /** `address` must end up exactly `amount` richer than it is now (never twice, never short). */
-  async expectArrival(label: string, address: Address, amount: bigint): Promise<void> {
-    this.arrivals.push({ label, address, amount, baseline: await chain.getBalance({ address }) });
+  /**
+   * `address` must end up exactly `amount` richer than it is now (never twice, never short); `baseline`
+   * when what it held before is known already (a fresh address: 0) and a transfer may be under way.
+   */
+  async expectArrival(label: string, address: Address, amount: bigint, baseline?: bigint): Promise<void> {
+    this.arrivals.push({ label, address, amount, baseline: baseline ?? (await chain.getBalance({ address })) });
+  }
+
+  /** A claim link ends `succeeded`, paid by exactly one refund transfer, or `expired` with none. */
+  expectClaim(link: { chargeId: string; token: string }, status: 'succeeded' | 'expired'): void {
+    this.claimExpectations.push({ link, status });
   }
 
   expectCharge(chargeId: string, status: string): void {
@@ -299,6 +335,14 @@ class Scenario {
       if (expected.status === 'succeeded' && confirmedTotal !== charge!.totalBaseUnits) {
         statusMismatches++;
         problems.push(`charge ${expected.chargeId} counts ${confirmedTotal} paid, its total is ${charge!.totalBaseUnits}`);
+      }
+    }
+    for (const { link, status } of this.claimExpectations) {
+      const view = await findRefundClaim(link.token);
+      const paidBy = (await refundTransfersOf(link.chargeId)).length;
+      if (view.status !== status || paidBy !== (status === 'succeeded' ? 1 : 0)) {
+        statusMismatches++;
+        problems.push(`claim link of ${link.chargeId} is ${view.status} with ${paidBy} refund transfers, expected ${status}`);
       }
     }
     // The scenario's transfers all ended (a failure would have to be one the scenario expects: none do).
@@ -454,6 +498,39 @@ describe('an unreliable RPC endpoint', () => {
     },
   );
 
+  scenario('25 % of RPC calls fail while the payer claims a refund link (the claim retried)', async (s) => {
+    const link = await claimLink('4');
+    const payer = stranger();
+    await s.expectArrival('claimed refund', payer, parseEther('4'));
+    s.expectCharge(link.chargeId, 'succeeded');
+    s.expectClaim(link, 'succeeded');
+    s.inject({ errorRate: 0.25 });
+    const view = await retried(() => claimRefund({ token: link.token, to: { address: payer } }));
+    expect(view.destination).toBe(payer);
+    for (let i = 0; i < 6; i++) {
+      await mine(1);
+      await jobsOnce();
+    }
+  });
+
+  scenario('a refund link claimed while a send is lost and the next answered with an error (the payer submits again)', async (s) => {
+    const link = await claimLink('3');
+    const payer = stranger();
+    await s.expectArrival('claimed refund', payer, parseEther('3'));
+    s.expectCharge(link.chargeId, 'succeeded');
+    s.expectClaim(link, 'succeeded');
+    s.inject({ loseSends: 1, failAfterSends: 1 });
+    await retried(() => claimRefund({ token: link.token, to: { address: payer } }));
+    for (let i = 0; i < 4; i++) {
+      await mine(1);
+      await pause(1_100); // the lost send is stuck after TRANSFER_STUCK_AFTER_SECONDS: sent again
+      await jobsOnce();
+      // The payer, seeing nothing yet, submits the link again: answered as claimed, nothing recorded twice.
+      expect((await claimRefund({ token: link.token, to: { address: payer } })).destination).toBe(payer);
+    }
+    expect(await refundTransfersOf(link.chargeId)).toHaveLength(1);
+  });
+
   scenario('the endpoint lags three blocks behind the chain (a stale node behind a balancer)', async (s) => {
     const consumer = await newConsumer('20');
     const charge = await newCharge('7');
@@ -594,6 +671,21 @@ describe('processes killed mid-way (SIGKILL)', () => {
       await createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: key });
     });
 
+    scenario(`claim link: the app dies at ${point}; the payer submits the claim again`, async (s) => {
+      const link = await claimLink('2');
+      const payer = stranger();
+      const elsewhere = stranger();
+      await s.expectArrival('claimed refund', payer, parseEther('2'));
+      await s.expectArrival('a later claim elsewhere', elsewhere, 0n);
+      s.expectCharge(link.chargeId, 'succeeded');
+      s.expectClaim(link, 'succeeded');
+      expect((await runStep({ op: 'claim', token: link.token, to: { address: payer } }, point)).killed).toBe(true);
+      s.note(`kill at ${point}`);
+      expect((await claimRefund({ token: link.token, to: { address: payer } })).destination).toBe(payer);
+      // The link is claimed: naming another address now changes nothing.
+      expect((await claimRefund({ token: link.token, to: { address: elsewhere } })).destination).toBe(payer);
+    });
+
     scenario(`sweep: the worker dies at ${point}; the next run of the job finds it`, async (s) => {
       const paid = await paidCharge('5');
       await s.expectArrival('sweep', merchantWallet, parseEther('5'));
@@ -677,6 +769,58 @@ describe('two app instances at once', () => {
       expect(withdrawals[1]?.transferId).toBe(withdrawals[0]?.transferId);
     },
   );
+});
+
+describe('claim links under concurrency', () => {
+  scenario('two processes claim the same refund link at once (to two addresses), while both run the reconciler', async (s) => {
+    const link = await claimLink('3');
+    const addresses = [stranger(), stranger()];
+    s.expectCharge(link.chargeId, 'succeeded');
+    s.expectClaim(link, 'succeeded');
+    const steps: Step[] = [
+      ...addresses.map((address): Step => ({ op: 'claim', token: link.token, to: { address } })),
+      { op: 'reconcile', rounds: 6, pauseMs: 250 },
+      { op: 'reconcile', rounds: 6, pauseMs: 250 },
+    ];
+    const runs = await Promise.all(steps.map((step) => runStep(step)));
+    s.note('instances', 2);
+    // Both are answered with the link as claimed, to the one address that won; the other is paid nothing.
+    const destinations = runs.slice(0, 2).map((run) => (run.output?.result as { destination?: string } | undefined)?.destination);
+    const winner = destinations[0] as Address;
+    expect(addresses).toContain(winner);
+    expect(destinations[1]).toBe(winner);
+    for (const address of addresses) {
+      const won = address === winner;
+      await s.expectArrival(won ? 'the claim that won' : 'the claim that lost', address, won ? parseEther('3') : 0n, 0n);
+    }
+  });
+
+  scenario('claim links expiring while their payers claim them: each paid once, or expired with nothing sent, never both', async (s) => {
+    const later = new Date(Date.now() + 400 * 24 * 3600_000); // past any REFUND_CLAIM_TTL_DAYS (at most 365)
+    for (const expireAfterMs of [0, 20, 60, 150]) {
+      const link = await claimLink('1');
+      s.expectCharge(link.chargeId, 'succeeded');
+      const payer = stranger();
+      const [claim] = await Promise.allSettled([
+        claimRefund({ token: link.token, to: { address: payer } }),
+        pause(expireAfterMs).then(() => expireRefundClaims(later)),
+      ]);
+      const [row] = await getDb().select().from(refunds).where(eq(refunds.id, link.refundId));
+      if (row!.claimStatus === 'claimed') {
+        expect(claim.status).toBe('fulfilled');
+        s.note('claim won');
+        s.expectClaim(link, 'succeeded');
+        await s.expectArrival('a claim that won', payer, parseEther('1'), 0n);
+      } else {
+        expect(row!.claimStatus).toBe('expired');
+        expect(claim).toMatchObject({ status: 'rejected', reason: { code: 'refund_claim_closed' } });
+        expect(row!.transferId).toBeNull();
+        s.note('expiry won');
+        s.expectClaim(link, 'expired');
+        await s.expectArrival('a claim of an expired link', payer, 0n, 0n);
+      }
+    }
+  });
 });
 
 function writeTable(): void {

@@ -10,6 +10,7 @@ import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-deposits';
 import { swapHeldFunds } from '@/lib/swap/swap-held-funds';
+import { claimRefund } from '@/lib/refunds/claim-refund';
 import { createRefund } from '@/lib/refunds/create-refund';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { sendFromWallet } from '@/lib/wallets/send';
@@ -25,6 +26,8 @@ async function run(step: Step): Promise<unknown> {
       return sendFromWallet(step.input);
     case 'refund':
       return (await createRefund({ ctx: step.ctx, chargeId: step.chargeId, body: {}, idempotencyKey: step.idempotencyKey })).refund;
+    case 'claim':
+      return claimRefund({ token: step.token, to: step.to });
     case 'sweep':
       return sweepCharge(step.chargeId);
     case 'swap':

@@ -9,6 +9,7 @@ export type Step =
   | { op: 'withdraw'; input: WithdrawalInput }
   | { op: 'send'; input: SendRequest & { userId: string; sendId: string; pin: string } }
   | { op: 'refund'; ctx: RefundContext; chargeId: string; idempotencyKey: string }
+  | { op: 'claim'; token: string; to: { address: string } }
   | { op: 'sweep'; chargeId: string }
   | { op: 'swap'; input: Parameters<typeof swapHeldFunds>[0] }
   | { op: 'reconcile'; rounds: number; pauseMs: number };
