@@ -58,7 +58,8 @@ test.describe('the open checkout stops asking for money the moment the charge cl
     const charge = await createUsdcCharge(request, merchant.liveKey, '25');
     await openCheckout(page, charge.paymentUrl);
     await withE2eDatabase((sql) => sql`update charges set expires_at = now() + interval '3 seconds' where id = ${charge.chargeId}`);
-    await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'expired', { timeout: 15_000 });
+    // expiresAt + the expiry job's 10 s interval + the chain watcher's cursor passing expiresAt, then the push.
+    await expect(page.getByTestId('live-status')).toHaveAttribute('data-status', 'expired', { timeout: 30_000 });
     await expectNoWayToPay(page);
   });
 
