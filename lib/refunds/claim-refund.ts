@@ -71,11 +71,25 @@ export async function findRefundClaim(token: string): Promise<RefundClaimView> {
   };
 }
 
-export async function claimRefund(input: {
+interface ClaimInput {
   token: string;
   /** An address of the charge's chain, or the signed-in user's own Chargeport wallet. */
   to: { address: string } | { balanceOfUserId: string };
-}): Promise<RefundClaimView> {
+}
+
+export async function claimRefund(input: ClaimInput): Promise<RefundClaimView> {
+  try {
+    return await claimOnce(input);
+  } catch (error) {
+    // A double submit (two tabs, a retry) can lose the race outside the lock: its twin's transfer already
+    // spent the funds it was estimating. The link is claimed either way, so the answer is the claim as it is.
+    const now = await claimByToken(getDb(), input.token).catch(() => undefined);
+    if (now?.claimStatus === 'claimed') return findRefundClaim(input.token);
+    throw error;
+  }
+}
+
+async function claimOnce(input: ClaimInput): Promise<RefundClaimView> {
   const claim = await claimByToken(getDb(), input.token);
   if (claim.claimStatus !== 'awaiting_claim' || (claim.claimExpiresAt && claim.claimExpiresAt <= new Date())) {
     if (claim.claimStatus === 'claimed') return findRefundClaim(input.token);

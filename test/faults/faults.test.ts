@@ -787,8 +787,9 @@ describe('claim links under concurrency', () => {
     // Both are answered with the link as claimed, to the one address that won; the other is paid nothing.
     const destinations = runs.slice(0, 2).map((run) => (run.output?.result as { destination?: string } | undefined)?.destination);
     const winner = destinations[0] as Address;
-    expect(addresses).toContain(winner);
-    expect(destinations[1]).toBe(winner);
+    const answers = JSON.stringify(runs.slice(0, 2).map((run) => run.output));
+    expect(addresses, answers).toContain(winner);
+    expect(destinations[1], answers).toBe(winner);
     for (const address of addresses) {
       const won = address === winner;
       await s.expectArrival(won ? 'the claim that won' : 'the claim that lost', address, won ? parseEther('3') : 0n, 0n);
