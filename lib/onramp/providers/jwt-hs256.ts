@@ -1,55 +1,46 @@
 /**
- * Verification of an HS256 JSON Web Token with node:crypto, for Transak's signed webhooks.
- *
- * Rules implemented (RFC 7515 JWS compact serialization, RFC 7518 §3.2 HS256, RFC 7519 §4.1.4/4.1.5):
- * - exactly three base64url segments, no padding;
- * - the protected header's `alg` must be exactly "HS256": `none`, RS256, HS512 … are refused, so a
- *   token cannot choose a weaker check or pretend a shared secret is a public key;
- * - a `crit` header names extensions we do not implement, so such tokens are refused;
- * - signature = base64url(HMAC-SHA256(secret, ASCII(base64url(header) "." base64url(payload))))
- *   compared in constant time, against each candidate secret (key rotation);
- * - `exp`/`nbf`, when present, must be numbers and hold at `now` within the clock tolerance.
- * The payload's JSON numbers are kept as their exact text (amounts stay exact).
+ * Verification of an HS256 JSON Web Token for Transak's signed webhooks, with `jose` doing the JWS part
+ * (RFC 7515 compact serialization, RFC 7518 §3.2 HS256): only `alg: "HS256"` is accepted (so `none`,
+ * RS256 … cannot choose a weaker check), no `crit` extension is accepted, the HMAC is compared in
+ * constant time. What stays here is ours: several candidate secrets (key rotation, every one tried so
+ * timing does not tell which matched), the payload parsed with its JSON numbers kept as exact text
+ * (amounts stay exact: jose's own claim parsing would turn them into floats), and `exp`/`nbf` (RFC 7519
+ * §4.1.4/4.1.5) checked on that exact text within the clock tolerance.
  */
-import { constantTimeEqual, hmacSha256, parseJsonExactly } from './wire';
-
-const BASE64URL_SEGMENT = /^[A-Za-z0-9_-]+$/;
+import { compactVerify, decodeProtectedHeader, errors } from 'jose';
+import { parseJsonExactly } from './wire';
 
 type JwtFailureCode = 'malformed_signature' | 'unsupported_algorithm' | 'invalid_signature' | 'stale';
 
 export type VerifyJwtResult =
   { ok: true; header: Record<string, unknown>; payload: Record<string, unknown> } | { ok: false; code: JwtFailureCode; message: string };
 
-export function verifyHs256Jwt(
+export async function verifyHs256Jwt(
   token: string,
   /** Shared secrets: strings are used as their UTF-8 bytes (as jsonwebtoken does), bytes as is. */
   secrets: readonly (string | Uint8Array)[],
   options: { now: Date; clockToleranceSeconds: number },
-): VerifyJwtResult {
-  const segments = token.split('.');
-  if (segments.length !== 3 || !segments.every((segment) => BASE64URL_SEGMENT.test(segment))) {
-    return { ok: false, code: 'malformed_signature', message: 'not a JWS compact serialization (three base64url segments)' };
+): Promise<VerifyJwtResult> {
+  // jose accepts the `b64` extension (RFC 7797) by default; Transak signs no extension, so none is accepted.
+  if (criticalExtensionsOf(token)) return { ok: false, code: 'unsupported_algorithm', message: 'JWT crit extensions are not supported' };
+  const keys = secrets
+    .filter((secret) => secret.length > 0)
+    .map((secret) => (typeof secret === 'string' ? new TextEncoder().encode(secret) : secret));
+  const attempts = await Promise.all(
+    keys.map((key) =>
+      compactVerify(token, key, { algorithms: ['HS256'] }).then(
+        (verified) => ({ verified }),
+        (error: unknown) => ({ error }),
+      ),
+    ),
+  );
+  const match = attempts.find((attempt) => 'verified' in attempt);
+  if (!match || !('verified' in match)) {
+    const failures = attempts.map((attempt) => ('error' in attempt ? attempt.error : undefined));
+    return failureOf(failures.find((error) => !(error instanceof errors.JWSSignatureVerificationFailed)) ?? failures[0]);
   }
-  const [encodedHeader, encodedPayload, signature] = segments as [string, string, string];
 
-  const header = decodeJsonObject(encodedHeader);
-  if (!header) return { ok: false, code: 'malformed_signature', message: 'the JWT header is not a JSON object' };
-  if (header.alg !== 'HS256') {
-    return { ok: false, code: 'unsupported_algorithm', message: `JWT alg ${JSON.stringify(header.alg)} refused; only HS256 is accepted` };
-  }
-  if (header.crit !== undefined) return { ok: false, code: 'unsupported_algorithm', message: 'JWT crit extensions are not supported' };
-
-  const signingInput = `${encodedHeader}.${encodedPayload}`;
-  // Compare every candidate (no early exit on a match) so timing does not reveal which key matched.
-  let matched = false;
-  for (const secret of secrets) {
-    if (secret.length === 0) continue;
-    const expected = hmacSha256(secret, signingInput).toString('base64url');
-    if (constantTimeEqual(expected, signature)) matched = true;
-  }
-  if (!matched) return { ok: false, code: 'invalid_signature', message: 'the JWT signature does not match any configured key' };
-
-  const payload = decodeJsonObject(encodedPayload);
+  const payload = decodeJsonObject(match.verified.payload);
   if (!payload) return { ok: false, code: 'malformed_signature', message: 'the JWT payload is not a JSON object' };
 
   const nowSeconds = options.now.getTime() / 1000;
@@ -62,12 +53,34 @@ export function verifyHs256Jwt(
   if (nbf !== undefined && nowSeconds + options.clockToleranceSeconds < nbf) {
     return { ok: false, code: 'stale', message: 'the JWT is not valid yet' };
   }
-  return { ok: true, header, payload };
+  return { ok: true, header: { ...match.verified.protectedHeader }, payload };
 }
 
-function decodeJsonObject(segment: string): Record<string, unknown> | undefined {
+function failureOf(error: unknown): VerifyJwtResult & { ok: false } {
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
+    return { ok: false, code: 'unsupported_algorithm', message: `JWT refused: ${error.message}; only HS256 is accepted` };
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed || error === undefined) {
+    return { ok: false, code: 'invalid_signature', message: 'the JWT signature does not match any configured key' };
+  }
+  return {
+    ok: false,
+    code: 'malformed_signature',
+    message: 'not a valid JWS compact serialization (three base64url segments, JSON header)',
+  };
+}
+
+function criticalExtensionsOf(token: string): boolean {
   try {
-    const value = parseJsonExactly(Buffer.from(segment, 'base64url').toString('utf8'));
+    return decodeProtectedHeader(token).crit !== undefined;
+  } catch {
+    return false; // malformed: compactVerify says how
+  }
+}
+
+function decodeJsonObject(bytes: Uint8Array): Record<string, unknown> | undefined {
+  try {
+    const value = parseJsonExactly(new TextDecoder().decode(bytes));
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

@@ -260,7 +260,7 @@ export async function verifyTransakWebhook(
     const hasData = outer !== null && typeof outer === 'object' && 'data' in outer;
     return failure(hasData ? 'malformed_signature' : 'missing_signature', false, 'body has no signed `data` token');
   }
-  const verified = verifyHs256Jwt(envelope.data.data, keys.accessTokens, {
+  const verified = await verifyHs256Jwt(envelope.data.data, keys.accessTokens, {
     now: request.now,
     clockToleranceSeconds: keys.clockToleranceSeconds,
   });
