@@ -18,7 +18,7 @@ import { metrics } from '@/lib/metrics/metrics';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { reconcileAndReport } from '@/lib/ledger/reconcile-chains';
 import { sweepDueCharges } from '@/lib/payments/sweep-deposits';
-import { refreshUsdPrices } from '@/lib/pricing/usd-value';
+import { PRICE_REFRESH_EVERY_MS, refreshUsdPrices } from '@/lib/pricing/usd-value';
 import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
 import { expireDueOnrampOrders } from '@/lib/onramp/orders/expire-orders';
 import { pollSolana } from '@/lib/payments/solana/watch-solana';
@@ -71,7 +71,7 @@ const TASKS: Task[] = [
     everyMs: 3_000,
     run: async () => (rpcUrl(chain) ? ((await pollIncomingTransfers(chain))?.recorded ?? 0) : 0),
   })),
-  { name: 'refresh-usd-prices', everyMs: 5 * 60_000, runAtStart: true, run: () => refreshUsdPrices() },
+  { name: 'refresh-usd-prices', everyMs: PRICE_REFRESH_EVERY_MS, runAtStart: true, run: () => refreshUsdPrices() },
   // Solana clusters are watched only against a configured RPC (there is no local Solana node).
   ...CHAIN_NAMES.filter((chain) => CHAINS[chain].family === 'solana').map((chain): Task => ({
     name: `watch-${chain}`,

@@ -1,12 +1,22 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { usdPrices } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { approximateUsd, formatUsd, multiplyToCents, plainDecimal, pricedTokenIds, PRICE_MAX_AGE_MS, refreshUsdPrices } from './usd-value';
+import { log } from '@/lib/log';
+import {
+  approximateUsd,
+  formatUsd,
+  multiplyToCents,
+  plainDecimal,
+  pricedTokenIds,
+  PRICE_MAX_AGE_MS,
+  PRICE_REFRESH_EVERY_MS,
+  refreshUsdPrices,
+} from './usd-value';
 
 const POL = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'POL')!;
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
@@ -14,10 +24,12 @@ let feed: Server;
 let feedBody = '';
 let feedStatus = 200;
 let lastQuery: URLSearchParams | undefined;
+let requests = 0;
 
 beforeAll(async () => {
   // A loopback server answering exactly as CoinGecko's /simple/price does (raw JSON numbers).
   feed = createServer((req, res) => {
+    requests += 1;
     lastQuery = new URL(req.url!, 'http://feed').searchParams;
     res.writeHead(feedStatus, { 'content-type': 'application/json' }).end(feedBody);
   });
@@ -68,10 +80,45 @@ describe('approximate USD values', () => {
     expect(await approximateUsd(POL, 1_500_000_000_000_000_000n)).toBe('0.35');
 
     feedStatus = 503;
-    await expect(refreshUsdPrices()).rejects.toThrow(/503/);
+    const warn = vi.spyOn(log, 'warn');
+    const start = Date.now();
+    expect(await refreshUsdPrices(fetch, start)).toBe(0);
     expect(await approximateUsd(POL, 10n ** 18n)).toBe('0.23');
     const later = new Date(Date.now() + PRICE_MAX_AGE_MS + 1000);
     expect(await approximateUsd(POL, 10n ** 18n, later)).toBeUndefined();
     feedStatus = 200;
+    warn.mockRestore();
+  });
+
+  it('an unreachable feed warns once per outage and backs off (5, 10, 20 … minutes), then recovers', async () => {
+    const warn = vi.spyOn(log, 'warn');
+    const minute = 60_000;
+    let t = Date.now() + 24 * 3600_000; // past the previous test's outage
+    feedStatus = 200;
+    feedBody = '{"solana":{"usd":150}}';
+    expect(await refreshUsdPrices(fetch, t)).toBe(1);
+    feedStatus = 503;
+    const attemptsAt = async (minutes: number[]) => {
+      const seen: number[] = [];
+      for (const m of minutes) {
+        const before = requests;
+        await refreshUsdPrices(fetch, t + m * minute);
+        if (requests > before) seen.push(m);
+      }
+      return seen;
+    };
+    // The scheduler ticks every 5 minutes; the feed is asked at 0, 5, 15 (5 + 10), 35 (+ 20), 75 (+ 40).
+    expect(await attemptsAt([0, 5, 10, 15, 20, 25, 30, 35, 40, 70, 75])).toEqual([0, 5, 15, 35, 75]);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![0]).toMatch(/price feed unreachable/);
+    feedStatus = 200;
+    t += 75 * minute + PRICE_REFRESH_EVERY_MS * 16; // the next attempt after the 60-minute cap
+    expect(await refreshUsdPrices(fetch, t)).toBe(1);
+    // Recovered: the next outage is reported again, and retried at the scheduler's own pace.
+    feedStatus = 503;
+    expect(await attemptsAt([5, 10])).toEqual([5, 10]);
+    expect(warn).toHaveBeenCalledTimes(2);
+    feedStatus = 200;
+    warn.mockRestore();
   });
 });

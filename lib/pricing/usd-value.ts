@@ -6,6 +6,8 @@
  *  - Other tokens use the last price from the feed (PRICE_FEED_URL, CoinGecko's simple-price API),
  *    refreshed in the background into `usd_prices`; a price older than 15 minutes is not shown.
  *  - Arithmetic is exact: the feed's decimal text is scaled to an integer, never a float.
+ *  - An unreachable feed (offline, a dev machine) is one warning per outage, and the refresh backs off
+ *    (5, 10, 20, 40, then every 60 minutes) until it answers again.
  */
 import { inArray, sql } from 'drizzle-orm';
 import { parse } from 'lossless-json';
@@ -13,10 +15,19 @@ import { CHAINS, CHAIN_NAMES, type TokenInfo } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { usdPrices } from '@/lib/db/schema';
 import { env } from '@/lib/env';
+import { log } from '@/lib/log';
 
 export const PRICE_MAX_AGE_MS = 15 * 60_000;
 const PRICE_SCALE_DIGITS = 18;
 const FEED_TIMEOUT_MS = 5_000;
+/** The scheduler's interval for the refresh (lib/jobs/scheduler.ts), the first back-off step. */
+export const PRICE_REFRESH_EVERY_MS = 5 * 60_000;
+const BACKOFF_MAX_MS = 60 * 60_000;
+/** A tick that comes a little early still counts as the back-off having passed. */
+const BACKOFF_SLACK_MS = 30_000;
+
+/** The feed's current outage, in this process: how many attempts failed, and when to try again. */
+const outage = { failedAttempts: 0, nextAttemptAt: 0 };
 
 /** amount × price, rounded half-up to cents, as "1234.56". */
 export function multiplyToCents(baseUnits: bigint, decimals: number, usdPrice: string): string {
@@ -64,19 +75,44 @@ export function pricedTokenIds(): string[] {
 
 /**
  * Background job: fetch the feed's USD prices and store them. Returns how many were stored; a feed
- * failure keeps the previous prices (which age out of display after 15 minutes).
+ * failure keeps the previous prices (which age out of display after 15 minutes), warns once per outage
+ * and backs off.
  */
-export async function refreshUsdPrices(fetchImpl: typeof fetch = fetch): Promise<number> {
+export async function refreshUsdPrices(fetchImpl: typeof fetch = fetch, now = Date.now()): Promise<number> {
   const feed = env().PRICE_FEED_URL;
-  if (!feed) return 0;
-  const ids = pricedTokenIds();
+  if (!feed || now < outage.nextAttemptAt) return 0;
+  let body: Record<string, { usd?: string }>;
+  try {
+    body = await fetchFeed(feed, fetchImpl);
+  } catch (error) {
+    outage.failedAttempts += 1;
+    const waitMs = Math.min(PRICE_REFRESH_EVERY_MS * 2 ** (outage.failedAttempts - 1), BACKOFF_MAX_MS);
+    outage.nextAttemptAt = now + waitMs - BACKOFF_SLACK_MS;
+    if (outage.failedAttempts === 1)
+      log.warn('price feed unreachable: non-stablecoin USD values are hidden until it answers; retrying with back-off', {
+        feed: new URL(feed).host,
+        error,
+      });
+    return 0;
+  }
+  if (outage.failedAttempts) log.info('price feed answers again', { failedAttempts: outage.failedAttempts });
+  outage.failedAttempts = 0;
+  outage.nextAttemptAt = 0;
+  return storePrices(body);
+}
+
+async function fetchFeed(feed: string, fetchImpl: typeof fetch): Promise<Record<string, { usd?: string }>> {
   const url = new URL(`${feed.replace(/\/$/, '')}/simple/price`);
-  url.searchParams.set('ids', ids.join(','));
+  url.searchParams.set('ids', pricedTokenIds().join(','));
   url.searchParams.set('vs_currencies', 'usd');
   const response = await fetchImpl(url, { signal: AbortSignal.timeout(FEED_TIMEOUT_MS), headers: { accept: 'application/json' } });
   if (!response.ok) throw new Error(`price feed answered ${response.status}`);
   // lossless-json keeps each price's decimal text exactly as sent.
-  const body = parse(await response.text(), undefined, (value) => String(value)) as Record<string, { usd?: string }>;
+  return parse(await response.text(), undefined, (value) => String(value)) as Record<string, { usd?: string }>;
+}
+
+async function storePrices(body: Record<string, { usd?: string }>): Promise<number> {
+  const ids = pricedTokenIds();
   const fetchedAt = new Date();
   const rows = ids.flatMap((priceId) => {
     const usd = plainDecimal(body[priceId]?.usd);
