@@ -161,7 +161,7 @@ describe('C# game SDK', () => {
     expect(() => typecheckCsharpSdkForUnity()).not.toThrow();
   });
 
-  it('a Unity WebGL build may call what the SDK calls: CORS for the game\'s origin', async () => {
+  it("a Unity WebGL build may call what the SDK calls: CORS for the game's origin", async () => {
     const merchant = await newMerchant({ name: 'Web Quest' });
     const owner = await newUser();
     await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: owner, role: 'owner' });

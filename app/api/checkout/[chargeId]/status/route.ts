@@ -7,10 +7,13 @@ import { AppError } from '@/lib/errors';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { methodsNotAllowed } from '@/lib/api/methods';
 
-export const GET = withPublic(async (_request, _ctx, { chargeId = '' }) => {
-  const status = /^ch_[0-9A-Za-z]{22}$/.test(chargeId) ? await loadCheckoutStatus(chargeId) : undefined;
-  if (!status) throw new AppError('not_found', `No charge ${chargeId.slice(0, 64)}.`);
-  return ok(status);
-}, { corsOrigin: ANY_ORIGIN });
+export const GET = withPublic(
+  async (_request, _ctx, { chargeId = '' }) => {
+    const status = /^ch_[0-9A-Za-z]{22}$/.test(chargeId) ? await loadCheckoutStatus(chargeId) : undefined;
+    if (!status) throw new AppError('not_found', `No charge ${chargeId.slice(0, 64)}.`);
+    return ok(status);
+  },
+  { corsOrigin: ANY_ORIGIN },
+);
 
 export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed('GET');
