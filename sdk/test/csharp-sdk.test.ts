@@ -95,67 +95,71 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('C# game SDK', () => {
-  it('device-flow sign-in, user, balances, refresh, pay with the PIN on Chargeport, charge status', { timeout: 90_000 }, async () => {
-    const exe = compileCsharpSdkTest();
-    const merchant = await newMerchant({ name: 'Pixel Quest' });
-    const owner = await newUser();
-    await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: owner, role: 'owner' });
-    const { clientId } = await registerOAuthApp({
-      userId: owner,
-      merchantId: merchant.id,
-      app: { name: 'Pixel Quest', redirectUris: ['com.pixelquest.game:/callback'], clientType: 'public' },
-    });
-    const email = uniqueEmail('player');
-    const player = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
-    await setPin({ userId: player.id, pin: PIN, confirm: PIN });
-    received.length = 0;
-    const evm = (await listWallets(player.id)).find((w) => w.family === 'evm')!;
-    await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: evm.address as Hex });
-    session.userId = player.id;
-    const chargeId = await usdcCharge(merchant);
-    const foreignChargeId = await usdcCharge(await newMerchant({ name: 'Other Studio' }));
+  it(
+    'through a custom transport and the sample: device-flow sign-in, refresh, resume, balances, pay with the PIN on Chargeport, sign-out',
+    { timeout: 90_000 },
+    async () => {
+      const exe = compileCsharpSdkTest();
+      const merchant = await newMerchant({ name: 'Pixel Quest' });
+      const owner = await newUser();
+      await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: owner, role: 'owner' });
+      const { clientId } = await registerOAuthApp({
+        userId: owner,
+        merchantId: merchant.id,
+        app: { name: 'Pixel Quest', redirectUris: ['com.pixelquest.game:/callback'], clientType: 'public' },
+      });
+      const email = uniqueEmail('player');
+      const player = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
+      await setPin({ userId: player.id, pin: PIN, confirm: PIN });
+      received.length = 0;
+      const evm = (await listWallets(player.id)).find((w) => w.family === 'evm')!;
+      await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: evm.address as Hex });
+      session.userId = player.id;
+      const chargeId = await usdcCharge(merchant);
+      const foreignChargeId = await usdcCharge(await newMerchant({ name: 'Other Studio' }));
 
-    const child = spawn('mono', [exe, baseUrl, clientId, chargeId, foreignChargeId], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
-    const lines: string[] = [];
-    for await (const line of createInterface({ input: child.stdout })) {
-      lines.push(line);
-      const [word, arg] = line.split(' ');
-      if (word === 'SIGN-IN') expect((await approveDeviceCode(arg!, player.id)).status).toBe(200);
-      if (word === 'PAY') {
-        const found = await findPaymentRequestByCode({ userCode: arg!, userId: player.id });
-        await confirmPaymentRequest({ requestId: found.id, userId: player.id, pin: PIN });
+      const child = spawn('mono', [exe, baseUrl, clientId, chargeId, foreignChargeId], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
+      const lines: string[] = [];
+      for await (const line of createInterface({ input: child.stdout })) {
+        lines.push(line);
+        const [word, arg] = line.split(' ');
+        if (word === 'SIGN-IN') expect((await approveDeviceCode(arg!, player.id)).status).toBe(200);
+        if (word === 'PAY') {
+          const found = await findPaymentRequestByCode({ userCode: arg!, userId: player.id });
+          await confirmPaymentRequest({ requestId: found.id, userId: player.id, pin: PIN });
+        }
       }
-    }
-    const code = await new Promise<number | null>((resolve) =>
-      child.exitCode === null ? child.once('exit', (exitCode) => resolve(exitCode)) : resolve(child.exitCode),
-    );
-    expect({ code, stderr, last: lines.at(-1) }).toMatchObject({ code: 0, last: 'OK' });
-    expect(lines).toContain(`USER ${player.id} ${email} True`);
-    expect(lines).toContain(`RESUMED ${player.id}`);
-    expect(lines).toContain('AFTER-SIGN-OUT invalid_grant');
-    expect(lines.find((l) => l.startsWith('ADDRESSES'))).toContain(evm.address);
-    expect(lines.find((l) => l.startsWith('USDC '))).toMatch(/^USDC \d+(\.\d+)? \d+$/);
-    expect(lines).toContain('FOREIGN 404 not_found');
-    expect(lines.find((l) => l.startsWith('PAID'))).toMatch(/^PAID confirmed 0x[0-9a-f]{64}$/);
-    expect(lines.find((l) => l.startsWith('CHARGE'))).toMatch(/^CHARGE (pending|succeeded)$/);
+      const code = await new Promise<number | null>((resolve) =>
+        child.exitCode === null ? child.once('exit', (exitCode) => resolve(exitCode)) : resolve(child.exitCode),
+      );
+      expect({ code, stderr, last: lines.at(-1) }).toMatchObject({ code: 0, last: 'OK' });
+      expect(lines).toContain(`USER ${player.id} ${email} True`);
+      expect(lines).toContain(`RESUMED ${player.id}`);
+      expect(lines).toContain('AFTER-SIGN-OUT invalid_grant');
+      expect(lines.find((l) => l.startsWith('ADDRESSES'))).toContain(evm.address);
+      expect(lines.find((l) => l.startsWith('USDC '))).toMatch(/^USDC \d+(\.\d+)? \d+$/);
+      expect(lines).toContain('FOREIGN 404 not_found');
+      expect(lines.find((l) => l.startsWith('PAID'))).toMatch(/^PAID confirmed 0x[0-9a-f]{64}$/);
+      expect(lines.find((l) => l.startsWith('CHARGE'))).toMatch(/^CHARGE (pending|succeeded)$/);
 
-    // Every request went through the custom transport: it saw exactly what the server received.
-    const requests = lines.filter((l) => l.startsWith('REQUEST ')).map((l) => l.slice('REQUEST '.length));
-    expect(requests.map((r) => r.split(' ').slice(0, 2).join(' '))).toEqual(received);
-    expect(requests).toEqual(
-      expect.arrayContaining([
-        'POST /oidc/token 400', // the stale saved token, before the device flow
-        'POST /oidc/device/auth 200',
-        'GET /oidc/me bearer 200',
-        'GET /api/oauth/balances bearer 200',
-        'POST /api/oauth/payment-requests bearer 404',
-        `GET /api/checkout/${chargeId}/status 200`,
-      ]),
-    );
-    expect(Number(lines.find((l) => l.startsWith('DELAYS '))!.split(' ')[1])).toBeGreaterThan(0);
-  });
+      // Every request went through the custom transport: it saw exactly what the server received.
+      const requests = lines.filter((l) => l.startsWith('REQUEST ')).map((l) => l.slice('REQUEST '.length));
+      expect(requests.map((r) => r.split(' ').slice(0, 2).join(' '))).toEqual(received);
+      expect(requests).toEqual(
+        expect.arrayContaining([
+          'POST /oidc/token 400', // the stale saved token, before the device flow
+          'POST /oidc/device/auth 200',
+          'GET /oidc/me bearer 200',
+          'GET /api/oauth/balances bearer 200',
+          'POST /api/oauth/payment-requests bearer 404',
+          `GET /api/checkout/${chargeId}/status 200`,
+        ]),
+      );
+      expect(Number(lines.find((l) => l.startsWith('DELAYS '))!.split(' ')[1])).toBeGreaterThan(0);
+    },
+  );
 
   it('compiles for Unity against a UnityEngine stub (a typecheck only: no Unity runs here)', { timeout: 60_000 }, () => {
     expect(() => typecheckCsharpSdkForUnity()).not.toThrow();

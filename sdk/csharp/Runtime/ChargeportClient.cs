@@ -170,10 +170,18 @@ namespace Chargeport
 
         /// <summary>Signs in again from a refresh token saved after an earlier sign-in (it is rotated: save the new one).
         /// Throws ChargeportException "invalid_grant" when it no longer works (used, revoked or expired): sign in anew.</summary>
-        public Task<Tokens> ResumeSignInAsync(string refreshToken, CancellationToken cancel = default(CancellationToken))
+        public async Task<Tokens> ResumeSignInAsync(string refreshToken, CancellationToken cancel = default(CancellationToken))
         {
             Tokens = new Tokens { RefreshToken = refreshToken };
-            return RefreshAsync(cancel);
+            try
+            {
+                return await RefreshAsync(cancel);
+            }
+            catch
+            {
+                Tokens = null; // not signed in: the next call asks for a sign-in rather than sending a dead token
+                throw;
+            }
         }
 
         /// <summary>Sign out: the refresh token (and with it the grant's tokens) stops working.</summary>
