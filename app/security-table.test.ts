@@ -424,7 +424,7 @@ const ROUTES: Record<string, Row> = {
   'OPTIONS /api/oauth/payment-requests/[requestId]': publicRow(CORS_PREFLIGHT),
   // Public by design.
   'GET /api/checkout/[chargeId]/status': publicRow(
-    'the checkout page polls it; it shows what the checkout shows, by unguessable charge id',
+    'the checkout page polls it; it shows what the checkout shows, by unguessable charge id; CORS `*` for WebGL games, no cookie read',
   ),
   'GET /api/checkout/[chargeId]/events': publicRow(
     'the checkout page follows it; the same view as the status route, by unguessable charge id; streams capped per IP (lib/payments/checkout-event-stream.test.ts)',

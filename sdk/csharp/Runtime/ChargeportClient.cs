@@ -1,12 +1,12 @@
 // Chargeport for games: "Sign in with Chargeport" by the device flow (RFC 8628), the player's user
 // and balances, and in-game pay confirmed with the PIN on Chargeport (never typed in the game).
-// Targets netstandard2.0 with no engine or package dependency: Unity, Godot C#, any .NET.
-// Charges are created on the merchant's server (the secret key never ships in a game).
+// Targets netstandard2.0 with no package dependency: Unity (WebGL included), Godot C#, any .NET. HTTP
+// goes through an IChargeportTransport (Transport.cs). Charges are created on the merchant's server (the
+// secret key never ships in a game).
+// No ConfigureAwait(false) here, on purpose: continuations resume on the caller's context, which in Unity
+// is the main thread, the only thread UnityWebRequest may be used from (and WebGL has no other).
 using System;
 using System.Collections.Generic;
-using System.Net;
-using System.Net.Http;
-using System.Net.Http.Headers;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
@@ -95,17 +95,25 @@ namespace Chargeport
     public sealed class ChargeportClient : IDisposable
     {
         private const string DeviceGrant = "urn:ietf:params:oauth:grant-type:device_code";
-        private readonly HttpClient _http;
+        private readonly IChargeportTransport _transport;
+        private readonly bool _ownsTransport;
         private readonly string _baseUrl;
         private readonly string _clientId;
 
         /// <param name="baseUrl">Chargeport's address, e.g. https://pay.example.com</param>
         /// <param name="clientId">The app's client id from the dashboard's OAuth tab (a public client).</param>
-        public ChargeportClient(string baseUrl, string clientId, HttpClient http = null)
+        /// <param name="transport">How requests travel; null for the platform's own: UnityWebRequest inside
+        /// Unity, HttpClient elsewhere. A transport you pass is not disposed with the client.</param>
+        public ChargeportClient(string baseUrl, string clientId, IChargeportTransport transport = null)
         {
             _baseUrl = baseUrl.TrimEnd('/');
             _clientId = clientId;
-            _http = http ?? new HttpClient();
+            _ownsTransport = transport == null;
+#if UNITY_2020_3_OR_NEWER
+            _transport = transport ?? new UnityWebRequestTransport();
+#else
+            _transport = transport ?? new HttpClientTransport();
+#endif
         }
 
         /// <summary>The signed-in player's tokens; store RefreshToken (securely) to stay signed in.</summary>
@@ -114,7 +122,7 @@ namespace Chargeport
         /// <summary>Step 1 of sign-in: ask for a code to show the player.</summary>
         public async Task<DeviceSignIn> StartSignInAsync(string scope = "openid email wallet:read payments", CancellationToken cancel = default(CancellationToken))
         {
-            var body = await FormAsync("/oidc/device/auth", new Dictionary<string, string> { { "client_id", _clientId }, { "scope", scope } }, cancel).ConfigureAwait(false);
+            var body = await FormAsync("/oidc/device/auth", new Dictionary<string, string> { { "client_id", _clientId }, { "scope", scope } }, cancel);
             return new DeviceSignIn
             {
                 DeviceCode = Json.Str(body, "device_code"),
@@ -133,13 +141,13 @@ namespace Chargeport
             var interval = Math.Max(signIn.IntervalSeconds, 1);
             while (true)
             {
-                await Task.Delay(TimeSpan.FromSeconds(interval), cancel).ConfigureAwait(false);
+                await _transport.DelayAsync(TimeSpan.FromSeconds(interval), cancel);
                 try
                 {
                     return Tokens = ToTokens(await FormAsync("/oidc/token", new Dictionary<string, string>
                     {
                         { "grant_type", DeviceGrant }, { "device_code", signIn.DeviceCode }, { "client_id", _clientId },
-                    }, cancel).ConfigureAwait(false));
+                    }, cancel));
                 }
                 catch (ChargeportException e)
                 {
@@ -157,7 +165,23 @@ namespace Chargeport
             return Tokens = ToTokens(await FormAsync("/oidc/token", new Dictionary<string, string>
             {
                 { "grant_type", "refresh_token" }, { "refresh_token", Tokens.RefreshToken }, { "client_id", _clientId },
-            }, cancel).ConfigureAwait(false));
+            }, cancel));
+        }
+
+        /// <summary>Signs in again from a refresh token saved after an earlier sign-in (it is rotated: save the new one).
+        /// Throws ChargeportException "invalid_grant" when it no longer works (used, revoked or expired): sign in anew.</summary>
+        public async Task<Tokens> ResumeSignInAsync(string refreshToken, CancellationToken cancel = default(CancellationToken))
+        {
+            Tokens = new Tokens { RefreshToken = refreshToken };
+            try
+            {
+                return await RefreshAsync(cancel);
+            }
+            catch
+            {
+                Tokens = null; // not signed in: the next call asks for a sign-in rather than sending a dead token
+                throw;
+            }
         }
 
         /// <summary>Sign out: the refresh token (and with it the grant's tokens) stops working.</summary>
@@ -166,12 +190,12 @@ namespace Chargeport
             if (Tokens == null) return;
             var token = Tokens.RefreshToken ?? Tokens.AccessToken;
             Tokens = null;
-            await FormAsync("/oidc/token/revocation", new Dictionary<string, string> { { "token", token }, { "client_id", _clientId } }, cancel).ConfigureAwait(false);
+            await FormAsync("/oidc/token/revocation", new Dictionary<string, string> { { "token", token }, { "client_id", _clientId } }, cancel);
         }
 
         public async Task<ChargeportUser> GetUserAsync(CancellationToken cancel = default(CancellationToken))
         {
-            var body = await SendAsync(HttpMethod.Get, "/oidc/me", null, cancel).ConfigureAwait(false);
+            var body = await SendAsync("GET", "/oidc/me", null, cancel);
             object verified;
             body.TryGetValue("email_verified", out verified);
             return new ChargeportUser { Id = Json.Str(body, "sub"), Email = Json.Str(body, "email"), EmailVerified = verified is bool && (bool)verified };
@@ -180,7 +204,7 @@ namespace Chargeport
         /// <summary>The player's addresses and token balances (scope wallet:read).</summary>
         public async Task<Balances> GetBalancesAsync(CancellationToken cancel = default(CancellationToken))
         {
-            var data = Json.Obj(await SendAsync(HttpMethod.Get, "/api/oauth/balances", null, cancel).ConfigureAwait(false), "data");
+            var data = Json.Obj(await SendAsync("GET", "/api/oauth/balances", null, cancel), "data");
             var result = new Balances { Addresses = new List<string>(), Tokens = new List<TokenBalance>(), TotalUsd = Json.Str(data, "totalUsd") };
             foreach (Dictionary<string, object> wallet in Json.Arr(data, "wallets"))
             {
@@ -204,13 +228,13 @@ namespace Chargeport
         /// UserCode and VerificationUri; the player confirms with the PIN on Chargeport. Then WaitForPaymentAsync.</summary>
         public async Task<PaymentRequest> PayAsync(string chargeId, CancellationToken cancel = default(CancellationToken))
         {
-            var body = await SendAsync(HttpMethod.Post, "/api/oauth/payment-requests", "{\"chargeId\":" + Json.Quote(chargeId) + "}", cancel).ConfigureAwait(false);
+            var body = await SendAsync("POST", "/api/oauth/payment-requests", "{\"chargeId\":" + Json.Quote(chargeId) + "}", cancel);
             return ToPaymentRequest(Json.Obj(body, "data"));
         }
 
         public async Task<PaymentRequest> GetPaymentRequestAsync(string requestId, CancellationToken cancel = default(CancellationToken))
         {
-            var body = await SendAsync(HttpMethod.Get, "/api/oauth/payment-requests/" + Uri.EscapeDataString(requestId), null, cancel).ConfigureAwait(false);
+            var body = await SendAsync("GET", "/api/oauth/payment-requests/" + Uri.EscapeDataString(requestId), null, cancel);
             return ToPaymentRequest(Json.Obj(body, "data"));
         }
 
@@ -219,16 +243,16 @@ namespace Chargeport
         {
             while (true)
             {
-                var current = await GetPaymentRequestAsync(request.Id, cancel).ConfigureAwait(false);
+                var current = await GetPaymentRequestAsync(request.Id, cancel);
                 if (current.Status != "pending") return current;
-                await Task.Delay(TimeSpan.FromSeconds(Math.Max(current.IntervalSeconds, 1)), cancel).ConfigureAwait(false);
+                await _transport.DelayAsync(TimeSpan.FromSeconds(Math.Max(current.IntervalSeconds, 1)), cancel);
             }
         }
 
         /// <summary>A charge's status (pending, succeeded, expired…), as the hosted checkout sees it; no token needed.</summary>
         public async Task<string> GetChargeStatusAsync(string chargeId, CancellationToken cancel = default(CancellationToken))
         {
-            var body = await SendAsync(HttpMethod.Get, "/api/checkout/" + Uri.EscapeDataString(chargeId) + "/status", null, cancel, false).ConfigureAwait(false);
+            var body = await SendAsync("GET", "/api/checkout/" + Uri.EscapeDataString(chargeId) + "/status", null, cancel, false);
             return Json.Str(Json.Obj(body, "data"), "status");
         }
 
@@ -238,15 +262,16 @@ namespace Chargeport
             var until = DateTime.UtcNow + timeout;
             while (true)
             {
-                var status = await GetChargeStatusAsync(chargeId, cancel).ConfigureAwait(false);
+                var status = await GetChargeStatusAsync(chargeId, cancel);
                 if (status != "pending" || DateTime.UtcNow >= until) return status;
-                await Task.Delay(TimeSpan.FromSeconds(2), cancel).ConfigureAwait(false);
+                await _transport.DelayAsync(TimeSpan.FromSeconds(2), cancel);
             }
         }
 
         public void Dispose()
         {
-            _http.Dispose();
+            var disposable = _transport as IDisposable;
+            if (_ownsTransport && disposable != null) disposable.Dispose();
         }
 
         private static Tokens ToTokens(Dictionary<string, object> body)
@@ -276,45 +301,52 @@ namespace Chargeport
             };
         }
 
-        private async Task<Dictionary<string, object>> FormAsync(string path, Dictionary<string, string> form, CancellationToken cancel)
+        private Task<Dictionary<string, object>> FormAsync(string path, Dictionary<string, string> form, CancellationToken cancel)
         {
-            using (var message = new HttpRequestMessage(HttpMethod.Post, _baseUrl + path) { Content = new FormUrlEncodedContent(form) })
-                return await ReadAsync(await _http.SendAsync(message, cancel).ConfigureAwait(false)).ConfigureAwait(false);
+            var body = new StringBuilder();
+            foreach (var field in form)
+            {
+                if (body.Length > 0) body.Append('&');
+                body.Append(Uri.EscapeDataString(field.Key)).Append('=').Append(Uri.EscapeDataString(field.Value ?? ""));
+            }
+            var request = new ChargeportRequest("POST", _baseUrl + path) { Body = body.ToString(), ContentType = "application/x-www-form-urlencoded" };
+            return SendAsync(request, cancel);
         }
 
-        private async Task<Dictionary<string, object>> SendAsync(HttpMethod method, string path, string json, CancellationToken cancel, bool withToken = true)
+        private Task<Dictionary<string, object>> SendAsync(string method, string path, string json, CancellationToken cancel, bool withToken = true)
         {
-            using (var message = new HttpRequestMessage(method, _baseUrl + path))
+            var request = new ChargeportRequest(method, _baseUrl + path);
+            if (withToken)
             {
-                if (withToken)
-                {
-                    if (Tokens == null) throw new ChargeportException("not_signed_in", "Sign in first.", 0);
-                    message.Headers.Authorization = new AuthenticationHeaderValue("Bearer", Tokens.AccessToken);
-                }
-                if (json != null) message.Content = new StringContent(json, Encoding.UTF8, "application/json");
-                return await ReadAsync(await _http.SendAsync(message, cancel).ConfigureAwait(false)).ConfigureAwait(false);
+                if (Tokens == null || Tokens.AccessToken == null) throw new ChargeportException("not_signed_in", "Sign in first.", 0);
+                request.Headers["Authorization"] = "Bearer " + Tokens.AccessToken;
             }
+            if (json != null)
+            {
+                request.Body = json;
+                request.ContentType = "application/json";
+            }
+            return SendAsync(request, cancel);
         }
 
         // OAuth endpoints answer { error, error_description }; the API { data, error: { code, message } }.
-        private static async Task<Dictionary<string, object>> ReadAsync(HttpResponseMessage response)
+        private async Task<Dictionary<string, object>> SendAsync(ChargeportRequest request, CancellationToken cancel)
         {
-            using (response)
+            request.Headers["Accept"] = "application/json";
+            var response = await _transport.SendAsync(request, cancel);
+            var text = response.Body;
+            var status = response.Status;
+            Dictionary<string, object> body = null;
+            if (text.Length > 0)
             {
-                var text = response.Content == null ? "" : await response.Content.ReadAsStringAsync().ConfigureAwait(false);
-                var status = (int)response.StatusCode;
-                Dictionary<string, object> body = null;
-                if (text.Length > 0)
-                {
-                    try { body = Json.Parse(text) as Dictionary<string, object>; }
-                    catch (FormatException) { body = null; }
-                }
-                if (response.IsSuccessStatusCode) return body ?? new Dictionary<string, object>();
-                var apiError = Json.Obj(body, "error");
-                if (apiError != null) throw new ChargeportException(Json.Str(apiError, "code"), Json.Str(apiError, "message"), status);
-                var code = Json.Str(body, "error") ?? (status == (int)HttpStatusCode.Unauthorized ? "invalid_access_token" : "http_" + status);
-                throw new ChargeportException(code, Json.Str(body, "error_description") ?? "Chargeport answered " + status, status);
+                try { body = Json.Parse(text) as Dictionary<string, object>; }
+                catch (FormatException) { body = null; }
             }
+            if (status >= 200 && status < 300) return body ?? new Dictionary<string, object>();
+            var apiError = Json.Obj(body, "error");
+            if (apiError != null) throw new ChargeportException(Json.Str(apiError, "code"), Json.Str(apiError, "message"), status);
+            var code = Json.Str(body, "error") ?? (status == 401 ? "invalid_access_token" : "http_" + status);
+            throw new ChargeportException(code, Json.Str(body, "error_description") ?? "Chargeport answered " + status, status);
         }
     }
 }
