@@ -308,7 +308,11 @@ function hasStringFields<K extends string>(value: unknown, keys: K[]): value is 
 }
 
 function malformedData(status: number, operation: string): ChargeportError {
-  return ChargeportError.generate({ status, code: 'invalid_response', message: `The ${operation} answer is missing fields the SDK expects` });
+  return ChargeportError.generate({
+    status,
+    code: 'invalid_response',
+    message: `The ${operation} answer is missing fields the SDK expects`,
+  });
 }
 
 function describe(cause: unknown): string {

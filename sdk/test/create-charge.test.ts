@@ -135,7 +135,8 @@ describe('createCharge + getCharge against the real API', () => {
       if (calls === 1) throw new TypeError('fetch failed');
       const response = await real(url, init);
       // The server made the charge; its answer is lost on the way back.
-      if (calls === 2) return new Response('<html>503 Service Unavailable</html>', { status: 503, headers: { 'content-type': 'text/html' } });
+      if (calls === 2)
+        return new Response('<html>503 Service Unavailable</html>', { status: 503, headers: { 'content-type': 'text/html' } });
       return response;
     };
     const before = await storedCounts(merchant.id);

@@ -29,18 +29,21 @@ const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Rec
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 describe('the SDK packages as published', () => {
-  it.each(PACKAGES)('$name: MIT as the API document, the VERSION it sends is package.json’s, README install section, CHANGELOG entry', (pkg) => {
-    const manifest = readJson(path.join(pkg.dir, 'package.json'));
-    expect(manifest.name).toBe(pkg.name);
-    expect(manifest.version).toBe(pkg.version);
-    expect(manifest.version).toMatch(/^\d+\.\d+\.\d+$/);
-    expect(manifest.license).toBe(buildOpenApiDocument('http://localhost:3000').info.license?.identifier);
-    expect(manifest.license).toBe('MIT');
-    expect(readFileSync(path.join(pkg.dir, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
-    const readme = readFileSync(path.join(pkg.dir, 'README.md'), 'utf8');
-    expect(readme).toMatch(new RegExp(`## Install\\n[\\s\\S]*npm install ${pkg.name}`));
-    expect(readFileSync(path.join(pkg.dir, 'CHANGELOG.md'), 'utf8')).toContain(`## ${pkg.version}`);
-  });
+  it.each(PACKAGES)(
+    '$name: MIT as the API document, the VERSION it sends is package.json’s, README install section, CHANGELOG entry',
+    (pkg) => {
+      const manifest = readJson(path.join(pkg.dir, 'package.json'));
+      expect(manifest.name).toBe(pkg.name);
+      expect(manifest.version).toBe(pkg.version);
+      expect(manifest.version).toMatch(/^\d+\.\d+\.\d+$/);
+      expect(manifest.license).toBe(buildOpenApiDocument('http://localhost:3000').info.license?.identifier);
+      expect(manifest.license).toBe('MIT');
+      expect(readFileSync(path.join(pkg.dir, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+      const readme = readFileSync(path.join(pkg.dir, 'README.md'), 'utf8');
+      expect(readme).toMatch(new RegExp(`## Install\\n[\\s\\S]*npm install ${pkg.name}`));
+      expect(readFileSync(path.join(pkg.dir, 'CHANGELOG.md'), 'utf8')).toContain(`## ${pkg.version}`);
+    },
+  );
 
   it('pack both, install them offline into an empty project, import them, and typecheck strict TypeScript: good code compiles, a misspelt chain or filter does not', () => {
     const tarballs = PACKAGES.map((pkg) => {
@@ -51,7 +54,8 @@ describe('the SDK packages as published', () => {
       return name;
     });
     const listing = run('tar', ['-tzf', path.join(project, tarballs[0]!)], project);
-    for (const file of ['package/LICENSE', 'package/README.md', 'package/CHANGELOG.md', 'package/dist/index.d.ts']) expect(listing).toContain(file);
+    for (const file of ['package/LICENSE', 'package/README.md', 'package/CHANGELOG.md', 'package/dist/index.d.ts'])
+      expect(listing).toContain(file);
 
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     run('npm', ['install', '--no-audit', '--no-fund', '--offline', ...tarballs.map((name) => `./${name}`)], project);
@@ -145,7 +149,10 @@ export const f = async (body: string) => { const e = await verifyWebhook({ secre
       output = String((error as { stdout?: string }).stdout);
     }
     const errors = output.split('\n').filter((line) => / error TS\d+/.test(line));
-    expect(errors.filter((line) => line.startsWith('good.ts')), output).toEqual([]);
+    expect(
+      errors.filter((line) => line.startsWith('good.ts')),
+      output,
+    ).toEqual([]);
     const badLines = errors.filter((line) => line.startsWith('bad.ts')).map((line) => Number(/^bad\.ts\((\d+),/.exec(line)?.[1]));
     expect(new Set(badLines), output).toEqual(new Set([5, 6, 7, 8]));
     expect(output).toContain(`'"ETHERUEM"' is not assignable`);

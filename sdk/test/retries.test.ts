@@ -76,10 +76,7 @@ describe.each(sdks)('$name over a real socket', (sdk) => {
   });
 
   it('429 with Retry-After: waits as long as asked, then succeeds', async () => {
-    server.script(
-      { status: 429, body: failure('rate_limited'), headers: { 'retry-after': '1' } },
-      { status: 200, body: envelope(CHARGE) },
-    );
+    server.script({ status: 429, body: failure('rate_limited'), headers: { 'retry-after': '1' } }, { status: 200, body: envelope(CHARGE) });
     const started = Date.now();
     expect(await sdk.get({})).toMatchObject({ id: 'ch_1' });
     expect(server.requests).toHaveLength(2);

@@ -125,7 +125,8 @@ async function trigger(eventType: string | undefined, flags: Map<string, string>
   if (!eventType || !(TRIGGERS as readonly string[]).includes(eventType))
     throw new UsageError(`Name the event to trigger: ${TRIGGERS.join(', ')}.`);
   const chain = flags.get('chain') ?? Chain.POLYGON;
-  if (!(Object.values(Chain) as string[]).includes(chain)) throw new UsageError(`Unknown --chain ${chain}: one of ${Object.values(Chain).join(', ')}.`);
+  if (!(Object.values(Chain) as string[]).includes(chain))
+    throw new UsageError(`Unknown --chain ${chain}: one of ${Object.values(Chain).join(', ')}.`);
   const chargeport = client(flags, io);
   const { chargeId } = await chargeport.charges.create({
     chargeData: {
