@@ -161,10 +161,19 @@ export class Chargeport {
       }
       const decoder = new TextDecoder();
       let buffer = '';
+      // SSE lines may end in CRLF, LF or CR: all become LF. A CR at a chunk's end waits for the next
+      // chunk, which may start with its LF.
+      let heldCr = false;
       try {
         const reader = response.body.getReader();
-        for (let read = await reader.read(); !read.done; read = await reader.read()) {
-          buffer += decoder.decode(read.value, { stream: true });
+        for (let done = false; !done;) {
+          const read = await reader.read();
+          done = read.done;
+          // At the end, a held CR ends its line.
+          let text: string = (heldCr ? '\r' : '') + (done ? '' : decoder.decode(read.value, { stream: true }));
+          heldCr = !done && text.endsWith('\r');
+          if (heldCr) text = text.slice(0, -1);
+          buffer += text.replace(/\r\n?/g, '\n');
           let end: number;
           while ((end = buffer.indexOf('\n\n')) >= 0) {
             const message = buffer.slice(0, end);
