@@ -3,12 +3,19 @@
  * over the HTTP API with the global `fetch` (no runtime dependencies).
  *
  * Failures follow the spec's reading order: the `error` member of the answer first, then a status
- * other than 200; anything that is not the API's JSON envelope is `invalid_response`.
+ * other than 200; anything that is not the API's JSON envelope is `invalid_response`. Each kind of
+ * failure is its own ChargeportError subclass (errors.ts).
+ *
+ * Every attempt has a timeout; GETs and POSTs with an Idempotency-Key (createCharge makes one unless
+ * given) are retried on connection errors, timeouts, 429 (after Retry-After) and 5xx, with
+ * exponential back-off and jitter (retry.ts).
  */
 import { ChargeportError, type ApiErrorCode } from './errors.ts';
 import { pay, type PayResult, type PayTarget } from './pay.ts';
 import { SignInSession, type ChargeportUser, type SignInConfig, type WalletBalances } from './sign-in.ts';
+import { isRetryable, isRetryableStatus, parseRetryAfter, retryDelayMs, sleep } from './retry.ts';
 import type { Charge, CreateChargeParams, CreateChargeRequest, CreateChargeResult } from './types.ts';
+import { sdkHeaders } from './version.ts';
 
 /** The part of `fetch` the SDK uses; the global `fetch` fits, and so does any wrapper of it. */
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -23,6 +30,13 @@ export interface ChargeportOptions {
   baseUrl: string;
   /** Replaces the global `fetch` (tests, proxies, instrumentation). */
   fetch?: FetchLike;
+  /** Per attempt, in milliseconds, answer body included. Default 30 000. */
+  timeoutMs?: number;
+  /**
+   * Retries after the first attempt, for GETs and for POSTs with an idempotency key, on connection
+   * errors, timeouts, 429 and 5xx. Default 2; 0 turns retries off.
+   */
+  maxRetries?: number;
   /**
    * A secret key in a browser can redirect funds and read every charge, so the client refuses it
    * there. Set this only for a browser-like environment that is really a trusted server.
@@ -39,7 +53,9 @@ export interface CreateChargeOptions {
   /**
    * Sent as `Idempotency-Key`: retrying with the same key and the same parameters returns the
    * same charge instead of creating another; the same key with other parameters fails with
-   * `idempotency_conflict` (409). Use one key per purchase attempt, e.g. your order id.
+   * `idempotency_conflict` (409). Use one key per purchase attempt, e.g. your order id. Without
+   * one, the client makes a random key per call (where `crypto.randomUUID` exists), so its own
+   * retries never create a second charge.
    */
   idempotencyKey?: string;
 }
@@ -52,6 +68,8 @@ export class Chargeport {
   readonly baseUrl: string;
   readonly #apiKey: string;
   readonly #fetch: FetchLike;
+  readonly #timeoutMs: number;
+  readonly #maxRetries: number;
   readonly #signIn: SignInSession | undefined;
 
   constructor(options: ChargeportOptions) {
@@ -59,6 +77,8 @@ export class Chargeport {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('baseUrl must be an http(s) URL');
     this.baseUrl = url.href.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#maxRetries = options.maxRetries ?? 2;
     if (isBrowser() && SECRET_KEY_PATTERN.test(options.apiKey) && !options.dangerouslyAllowSecretKeyInBrowser) {
       throw new ChargeportError({
         status: 0,
@@ -67,14 +87,18 @@ export class Chargeport {
           'A secret key (cp_test_… / cp_live_…) must never reach a browser. Use a publishable key (cp_pub_…) here, or create the charge on your server.',
       });
     }
+    let baseFetch: FetchLike;
     if (options.fetch) {
-      this.#fetch = options.fetch;
+      baseFetch = options.fetch;
     } else if (typeof globalThis.fetch === 'function') {
       // Bound: browsers reject `fetch` called with another `this` ("Illegal invocation").
-      this.#fetch = globalThis.fetch.bind(globalThis);
+      baseFetch = globalThis.fetch.bind(globalThis);
     } else {
       throw new TypeError('No global fetch in this environment: pass options.fetch');
     }
+    // Every request, the sign-in ones included, says which SDK sent it.
+    const identity = sdkHeaders(isBrowser());
+    this.#fetch = (url, init) => baseFetch(url, { ...init, headers: { ...identity, ...(init.headers as Record<string, string>) } });
     this.#signIn = options.signIn ? new SignInSession(this.baseUrl, options.signIn, this.#fetch) : undefined;
   }
 
@@ -125,7 +149,8 @@ export class Chargeport {
   async createCharge(params: CreateChargeParams, options: CreateChargeOptions = {}): Promise<CreateChargeResult> {
     const body: CreateChargeRequest = params.chargeData === undefined ? { chargeData: params } : params;
     const headers: Record<string, string> = {};
-    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
+    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto?.randomUUID?.();
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     const data = await this.#request('POST', '/api/createCharge', { body, headers });
     if (!hasStringFields(data, ['chargeId', 'paymentUrl'])) throw malformedData(200, 'createCharge');
     return { chargeId: data.chargeId, paymentUrl: data.paymentUrl };
@@ -174,22 +199,50 @@ export class Chargeport {
     if (this.#apiKey) requestHeaders['x-api-key'] = this.#apiKey;
     if (body !== undefined) requestHeaders['content-type'] = 'application/json';
 
-    let response: Response;
-    try {
-      response = await this.#fetch(`${this.baseUrl}${path}`, {
-        method,
-        headers: requestHeaders,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (cause) {
-      throw new ChargeportError({
-        status: 0,
-        code: 'network_error',
-        message: `Could not reach Chargeport at ${this.baseUrl}: ${describe(cause)}`,
-        cause,
-      });
+    const retryable = isRetryable(method, requestHeaders);
+    for (let attempt = 0; ; attempt++) {
+      const canRetry = retryable && attempt < this.#maxRetries;
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
+      let response: Response | undefined;
+      let text: string;
+      try {
+        response = await this.#fetch(`${this.baseUrl}${path}`, {
+          method,
+          headers: requestHeaders,
+          signal: controller.signal,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        text = await response.text();
+      } catch (cause) {
+        if (canRetry) {
+          await sleep(retryDelayMs(undefined, attempt)!);
+          continue;
+        }
+        const timedOut = controller.signal.aborted;
+        throw ChargeportError.generate({
+          status: response?.status ?? 0,
+          code: timedOut ? 'timeout' : 'network_error',
+          message: timedOut
+            ? `No answer from Chargeport at ${this.baseUrl} within ${this.#timeoutMs} ms`
+            : response
+              ? `The answer from Chargeport was cut off: ${describe(cause)}`
+              : `Could not reach Chargeport at ${this.baseUrl}: ${describe(cause)}`,
+          ...(response ? { requestId: response.headers.get('x-request-id') ?? undefined } : {}),
+          cause,
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+      if (canRetry && isRetryableStatus(response.status)) {
+        const delay = retryDelayMs(parseRetryAfter(response.headers.get('retry-after')), attempt);
+        if (delay !== undefined) {
+          await sleep(delay);
+          continue;
+        }
+      }
+      return readEnvelope(response, text);
     }
-    return readEnvelope(response);
   }
 }
 
@@ -209,33 +262,22 @@ export function redirectToCheckout(paymentUrl: string): void {
   window.location.assign(url.href);
 }
 
-/** The `{ data, error }` envelope → `data`, or a ChargeportError. */
-async function readEnvelope(response: Response): Promise<unknown> {
+/** The `{ data, error }` envelope → `data`, or a ChargeportError of the answer's kind. */
+function readEnvelope(response: Response, text: string): unknown {
   const requestId = response.headers.get('x-request-id') ?? undefined;
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (cause) {
-    throw new ChargeportError({
-      status: response.status,
-      code: 'network_error',
-      message: `The answer from Chargeport was cut off: ${describe(cause)}`,
-      requestId,
-      cause,
-    });
-  }
-
+  const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
   const envelope = parseJsonObject(text);
   if (envelope && 'error' in envelope && envelope.error !== null) {
     const error = envelope.error;
     if (hasStringFields(error, ['code', 'message'])) {
-      throw new ChargeportError({
+      throw ChargeportError.generate({
         status: response.status,
         // The API's contract: error.code is one of its ErrorCode values.
         code: error.code as ApiErrorCode,
         message: error.message,
         ...(typeof error.param === 'string' ? { param: error.param } : {}),
         requestId,
+        ...(retryAfter === undefined ? {} : { retryAfter }),
       });
     }
   } else if (envelope && 'data' in envelope && response.status === 200) {
@@ -244,7 +286,7 @@ async function readEnvelope(response: Response): Promise<unknown> {
 
   const contentType = response.headers.get('content-type') ?? 'no content type';
   const snippet = text.replace(/\s+/g, ' ').trim().slice(0, BODY_SNIPPET_LENGTH);
-  throw new ChargeportError({
+  throw ChargeportError.generate({
     status: response.status,
     code: 'invalid_response',
     message: `Expected the Chargeport API's JSON { data, error } answer, got HTTP ${response.status} (${contentType})${snippet ? `: ${snippet}` : ''}`,
@@ -266,7 +308,11 @@ function hasStringFields<K extends string>(value: unknown, keys: K[]): value is 
 }
 
 function malformedData(status: number, operation: string): ChargeportError {
-  return new ChargeportError({ status, code: 'invalid_response', message: `The ${operation} answer is missing fields the SDK expects` });
+  return ChargeportError.generate({
+    status,
+    code: 'invalid_response',
+    message: `The ${operation} answer is missing fields the SDK expects`,
+  });
 }
 
 function describe(cause: unknown): string {

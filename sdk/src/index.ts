@@ -6,12 +6,25 @@
  */
 export { Chargeport, createClient, redirectToCheckout } from './client.ts';
 export type { ChargeportOptions, CreateChargeOptions, FetchLike } from './client.ts';
-export { ChargeportError, isChargeportError } from './errors.ts';
+export {
+  APIError,
+  AuthenticationError,
+  ChargeportError,
+  ConnectionError,
+  IdempotencyError,
+  InvalidRequestError,
+  PermissionError,
+  RateLimitError,
+  SignatureVerificationError,
+  TimeoutError,
+  isChargeportError,
+} from './errors.ts';
 export type { ApiErrorCode, ChargeportErrorInit, SdkErrorCode } from './errors.ts';
 export { Chain } from './chain.ts';
 export { pay } from './pay.ts';
 export type { PayOptions, PayResult, PayStatus, PayTarget } from './pay.ts';
 export type { ChargeportUser, SignInConfig, WalletBalances } from './sign-in.ts';
+export { VERSION } from './version.ts';
 export { verifyWebhook } from './webhooks.ts';
 export type { VerifyWebhookOptions, WebhookErrorCode, WebhookHeadersInit } from './webhooks.ts';
 export { CHECKOUT_MESSAGE_TYPE } from './checkout-message.ts';
@@ -27,4 +40,5 @@ export type {
   CreateChargeRequest,
   CreateChargeResult,
   FlatCreateChargeParams,
+  WebhookEvent,
 } from './types.ts';

@@ -211,7 +211,7 @@ export class SignInSession {
     });
     const envelope = (await response.json().catch(() => undefined)) as
       { data?: unknown; error?: { code: ApiErrorCode; message: string; param?: string } | null } | undefined;
-    if (envelope?.error) throw new ChargeportError({ status: response.status, ...envelope.error });
+    if (envelope?.error) throw ChargeportError.generate({ status: response.status, ...envelope.error });
     if (!response.ok || !envelope || !('data' in envelope))
       throw sdkError('invalid_response', `Chargeport answered HTTP ${response.status}`, response.status);
     return envelope.data;

@@ -2,15 +2,24 @@
  * The SDK's public types, all derived from the generated OpenAPI types (./generated/openapi.ts) so
  * they follow the API's zod schemas. Nothing here restates a field by hand.
  */
-import type { components, operations } from './generated/openapi.ts';
+import type { components, operations, webhooks } from './generated/openapi.ts';
 
 type Schemas = components['schemas'];
 
-/** The spec's nested form: `{ chargeData, isTest?, isDirectTransfer? }` — exactly the createCharge body. */
-export type CreateChargeRequest = operations['createCharge']['requestBody']['content']['application/json'];
+/** A chain name the API accepts, e.g. `'POLYGON'` or its test network `'POLYGON_AMOY'`. */
+export type ChainName = Schemas['Charge']['chain'];
 
-/** What a charge is for: token, chain, amount and/or items, redirect URLs, destination, metadata. */
-export type ChargeData = Schemas['ChargeData'];
+/**
+ * What a charge is for: token, chain, amount and/or items, redirect URLs, destination, metadata.
+ * The document types `chain` as a string (so the API can answer `unsupported_chain` itself); the SDK
+ * narrows it to the chains the API knows, so a misspelt chain fails to compile.
+ */
+export type ChargeData = Omit<Schemas['ChargeData'], 'chain'> & { chain: ChainName };
+
+/** The spec's nested form: `{ chargeData, isTest?, isDirectTransfer? }` — the createCharge body, with a typed chain. */
+export type CreateChargeRequest = Omit<operations['createCharge']['requestBody']['content']['application/json'], 'chargeData'> & {
+  chargeData: ChargeData;
+};
 
 /** One line of the purchase. `amount` is the unit price in whole tokens. */
 export type ChargeItem = Schemas['ChargeItem'];
@@ -35,5 +44,6 @@ export type ChargeStatus = Schemas['ChargeStatus'];
 /** The wire shape of `error` in a failed answer. */
 export type ApiErrorBody = Schemas['Error'];
 
-/** A chain name the API accepts, e.g. `'POLYGON'` or its test network `'POLYGON_AMOY'`. */
-export type ChainName = Charge['chain'];
+type PayloadOf<T> = T extends { post: { requestBody?: { content: { 'application/json': infer P } } } } ? P : never;
+/** A webhook's payload, one member per event type: narrow on `event.type`. */
+export type WebhookEvent = { [K in keyof webhooks]: PayloadOf<webhooks[K]> }[keyof webhooks];

@@ -5,10 +5,12 @@
  * `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">` keyed with the endpoint secret
  * `whsec_<base64>`. Any Standard Webhooks library verifies them too.
  *
- * Web Crypto only (`globalThis.crypto.subtle`), so it runs on Node 18+, Deno, Bun, edge runtimes
- * and Cloudflare Workers.
+ * Web Crypto only (`globalThis.crypto.subtle`), so it runs on Node 20.19+, Deno, Bun, edge runtimes
+ * and Cloudflare Workers. The event it returns is typed by its `type`, as `constructEvent` in
+ * @chargeport/node.
  */
 import { ChargeportError } from './errors.ts';
+import type { WebhookEvent } from './types.ts';
 
 /**
  * Codes of the errors `verifyWebhook` throws (status 0):
@@ -43,14 +45,16 @@ type Bytes = Uint8Array<ArrayBuffer>;
 const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
 
 /**
- * Checks a webhook's signature and timestamp and returns its parsed JSON payload. Throws a
- * {@link ChargeportError} with a {@link WebhookErrorCode} when the request must not be trusted.
+ * Checks a webhook's signature and timestamp and returns its parsed JSON payload: a
+ * {@link WebhookEvent}, a union discriminated by `type` (`if (event.type === 'charge.succeeded')`
+ * narrows `event.data`). Throws a `SignatureVerificationError` (a {@link ChargeportError}) with a
+ * {@link WebhookErrorCode} when the request must not be trusted.
  *
  * ```ts
  * const event = await verifyWebhook({ secret: process.env.CHARGEPORT_WEBHOOK_SECRET!, body: await request.text(), headers: request.headers });
  * ```
  */
-export async function verifyWebhook<T = unknown>(options: VerifyWebhookOptions): Promise<T> {
+export async function verifyWebhook(options: VerifyWebhookOptions): Promise<WebhookEvent> {
   const secrets = typeof options.secret === 'string' ? [options.secret] : options.secret;
   const keys = secrets.map(secretKey);
   if (keys.length === 0) throw webhookError('invalid_webhook_secret', 'verifyWebhook needs the endpoint secret (whsec_…).');
@@ -89,7 +93,7 @@ export async function verifyWebhook<T = unknown>(options: VerifyWebhookOptions):
   if (!isValid) throw webhookError('invalid_webhook_signature', 'No webhook signature matches the secret.');
 
   try {
-    return JSON.parse(options.body) as T;
+    return JSON.parse(options.body) as WebhookEvent;
   } catch (cause) {
     throw webhookError('invalid_webhook_payload', 'The webhook body is not JSON.', cause);
   }
@@ -137,5 +141,5 @@ function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 function webhookError(code: WebhookErrorCode, message: string, cause?: unknown): ChargeportError {
-  return new ChargeportError({ status: 0, code, message, cause });
+  return ChargeportError.generate({ status: 0, code, message, cause });
 }

@@ -1,6 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NATIVE_EVM, POLYGON_USDC, newMerchant, newPublishableKey, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
-import { Chain, Chargeport, type FlatCreateChargeParams } from '../src/index';
+import {
+  NATIVE_EVM,
+  POLYGON_USDC,
+  newMerchant,
+  newPublishableKey,
+  serveChainsWithoutNode,
+  storedCounts,
+  type TestMerchant,
+} from '@/test/fixtures';
+import { Chain, Chargeport, type FetchLike, type FlatCreateChargeParams } from '../src/index';
 import { TEST_BASE_URL, routeFetch } from './route-fetch';
 
 let merchant: TestMerchant;
@@ -64,7 +72,7 @@ describe('createCharge + getCharge against the real API', () => {
     const { sdk, requests } = client(merchant.liveKey!);
     const body = {
       chargeData: {
-        chain: 'SOLANA',
+        chain: 'SOLANA' as const,
         symbol: 'USDC',
         tokenAddress: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
         amount: '12.000001',
@@ -115,7 +123,29 @@ describe('createCharge + getCharge against the real API', () => {
     expect(retry).toEqual(first);
     expect(other.chargeId).not.toBe(first.chargeId);
     expect(requests[0]!.headers.get('idempotency-key')).toBe(key);
-    expect(requests[2]!.headers.has('idempotency-key')).toBe(false);
+    // Without a key of your own the client makes one per call, for its own retries.
+    expect(requests[2]!.headers.get('idempotency-key')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('the answer is lost (network error, then a 503 from a proxy): retried with one key, one charge is made', async () => {
+    const { fetch: real, requests } = routeFetch();
+    let calls = 0;
+    const flaky: FetchLike = async (url, init) => {
+      calls++;
+      if (calls === 1) throw new TypeError('fetch failed');
+      const response = await real(url, init);
+      // The server made the charge; its answer is lost on the way back.
+      if (calls === 2)
+        return new Response('<html>503 Service Unavailable</html>', { status: 503, headers: { 'content-type': 'text/html' } });
+      return response;
+    };
+    const before = await storedCounts(merchant.id);
+    const sdk = new Chargeport({ apiKey: merchant.liveKey!, baseUrl: TEST_BASE_URL, fetch: flaky, maxRetries: 3 });
+    const { chargeId } = await sdk.createCharge(gemPack);
+    expect(calls).toBe(3);
+    expect(new Set(requests.map((request) => request.headers.get('idempotency-key'))).size).toBe(1);
+    expect((await storedCounts(merchant.id)).charges).toBe(before.charges + 1);
+    expect(chargeId).toMatch(/^ch_/);
   });
 
   it('a publishable key (browser) can create and read a charge', async () => {

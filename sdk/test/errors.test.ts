@@ -1,7 +1,20 @@
 import { afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { ErrorCode } from '@/lib/errors';
 import { NATIVE_EVM, POLYGON_USDC, newMerchant, newPublishableKey, type TestMerchant } from '@/test/fixtures';
-import { Chargeport, ChargeportError, isChargeportError, type ApiErrorCode, type FetchLike, type SdkErrorCode } from '../src/index';
+import {
+  AuthenticationError,
+  Chargeport,
+  ChargeportError,
+  ConnectionError,
+  IdempotencyError,
+  InvalidRequestError,
+  PermissionError,
+  APIError,
+  isChargeportError,
+  type ApiErrorCode,
+  type FetchLike,
+  type SdkErrorCode,
+} from '../src/index';
 import { TEST_BASE_URL, routeFetch } from './route-fetch';
 
 let merchant: TestMerchant;
@@ -9,8 +22,9 @@ beforeAll(async () => {
   merchant = await newMerchant({ verified: true });
 });
 
+// No retries: each test sees the answer of one attempt (sdk/test/retries.test.ts covers retrying).
 function client(apiKey: string, fetch: FetchLike = routeFetch().fetch) {
-  return new Chargeport({ apiKey, baseUrl: TEST_BASE_URL, fetch });
+  return new Chargeport({ apiKey, baseUrl: TEST_BASE_URL, fetch, maxRetries: 0 });
 }
 
 /** The rejection of `promise`, which must be a ChargeportError. */
@@ -23,12 +37,14 @@ async function failure(promise: Promise<unknown>): Promise<ChargeportError> {
   return error as ChargeportError;
 }
 
-const usdc = { chain: 'POLYGON', symbol: 'USDC', tokenAddress: POLYGON_USDC, amount: '4.99' };
+const usdc = { chain: 'POLYGON' as const, symbol: 'USDC', tokenAddress: POLYGON_USDC, amount: '4.99' };
 
 describe('ChargeportError from the real API', () => {
   it('an unsupported chain: 422 unsupported_chain on chargeData.chain, with the request id', async () => {
-    const error = await failure(client(merchant.liveKey!).createCharge({ ...usdc, chain: 'ETHEREUM' }));
-    expect(error).toMatchObject({ name: 'ChargeportError', status: 422, code: 'unsupported_chain', param: 'chargeData.chain' });
+    // A chain the SDK's types do not know fails to compile; at run time the API refuses it.
+    const error = await failure(client(merchant.liveKey!).createCharge({ ...usdc, chain: 'ETHEREUM' as 'POLYGON' }));
+    expect(error).toMatchObject({ name: 'InvalidRequestError', status: 422, code: 'unsupported_chain', param: 'chargeData.chain' });
+    expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error.message).toMatch(/Supported chains: POLYGON/);
     expect(error.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(error).toBeInstanceOf(Error);
@@ -38,17 +54,20 @@ describe('ChargeportError from the real API', () => {
   it('no API key: 401 missing_api_key', async () => {
     const error = await failure(client('').createCharge(usdc));
     expect(error).toMatchObject({ status: 401, code: 'missing_api_key' });
+    expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.param).toBeUndefined();
   });
 
   it('a key nobody issued: 401 invalid_api_key', async () => {
     const error = await failure(client('cp_live_0000000000000000000000000000000A').getCharge('ch_0000000000000000000000'));
     expect(error).toMatchObject({ status: 401, code: 'invalid_api_key' });
+    expect(error).toBeInstanceOf(AuthenticationError);
   });
 
   it('a field the API does not know: 400 invalid_request naming it', async () => {
     const error = await failure(client(merchant.liveKey!).createCharge({ ...usdc, colour: 'red' } as typeof usdc));
     expect(error).toMatchObject({ status: 400, code: 'invalid_request', param: 'chargeData.colour' });
+    expect(error).toBeInstanceOf(InvalidRequestError);
   });
 
   it('a test charge with a production key: 403 test_key_required', async () => {
@@ -59,6 +78,7 @@ describe('ChargeportError from the real API', () => {
       }),
     );
     expect(error).toMatchObject({ status: 403, code: 'test_key_required' });
+    expect(error).toBeInstanceOf(PermissionError);
   });
 
   it('a publishable key cannot redirect funds: 403 key_not_permitted for toAddress and isDirectTransfer', async () => {
@@ -75,7 +95,8 @@ describe('ChargeportError from the real API', () => {
     const idempotencyKey = `order-${crypto.randomUUID()}`;
     await sdk.createCharge(usdc, { idempotencyKey });
     const error = await failure(sdk.createCharge({ ...usdc, amount: '5' }, { idempotencyKey }));
-    expect(error).toMatchObject({ status: 409, code: 'idempotency_conflict' });
+    expect(error).toMatchObject({ name: 'IdempotencyError', status: 409, code: 'idempotency_conflict' });
+    expect(error).toBeInstanceOf(IdempotencyError);
   });
 
   it("another merchant's charge: 404 not_found", async () => {
@@ -83,6 +104,7 @@ describe('ChargeportError from the real API', () => {
     const stranger = await newMerchant({ verified: true });
     const error = await failure(client(stranger.liveKey!).getCharge(chargeId));
     expect(error).toMatchObject({ status: 404, code: 'not_found' });
+    expect(error).toBeInstanceOf(InvalidRequestError);
   });
 });
 
@@ -97,6 +119,7 @@ describe("ChargeportError for answers that are not the API's envelope", () => {
     const sdk = client(merchant.liveKey!, answering(html, { status: 502, headers: { 'content-type': 'text/html' } }));
     const error = await failure(sdk.createCharge(usdc));
     expect(error).toMatchObject({ status: 502, code: 'invalid_response' });
+    expect(error).toBeInstanceOf(APIError);
     expect(error.message).toContain('HTTP 502 (text/html)');
     expect(error.message).toContain('502 Bad Gateway');
   });
@@ -123,6 +146,7 @@ describe("ChargeportError for answers that are not the API's envelope", () => {
     const cause = new TypeError('fetch failed');
     const error = await failure(client('k', async () => Promise.reject(cause)).createCharge(usdc));
     expect(error).toMatchObject({ status: 0, code: 'network_error' });
+    expect(error).toBeInstanceOf(ConnectionError);
     expect(error.cause).toBe(cause);
     expect(error.message).toContain(TEST_BASE_URL);
   });

@@ -1,8 +1,9 @@
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { newWebhookSecret } from '@/lib/webhooks/new-webhook-secret';
 import { signWebhook } from '@/lib/webhooks/sign-webhook';
-import { ChargeportError } from '../src/errors';
+import { ChargeportError, SignatureVerificationError } from '../src/errors';
+import type { WebhookEvent } from '../src/types';
 import { verifyWebhook, type VerifyWebhookOptions } from '../src/webhooks';
 
 const secret = newWebhookSecret();
@@ -26,10 +27,24 @@ async function rejection(options: VerifyWebhookOptions): Promise<ChargeportError
     (reason: unknown) => reason,
   );
   expect(error).toBeInstanceOf(ChargeportError);
+  expect(error).toBeInstanceOf(SignatureVerificationError);
   return error as ChargeportError;
 }
 
 describe('verifyWebhook accepts', () => {
+  it('a real event, typed by its type as in @chargeport/node (narrowing on event.type, checked by tsc)', async () => {
+    const succeeded = JSON.stringify({ id: 'wevt_1', object: 'event', type: 'charge.succeeded', data: { charge: { id: 'ch_9' } } });
+    const verified = await verifyWebhook({ secret, body: succeeded, headers: referenceHeaders({ payload: succeeded }) });
+    expectTypeOf(verified).toEqualTypeOf<WebhookEvent>();
+    expect(verified.type).toBe('charge.succeeded');
+    if (verified.type === 'charge.succeeded') {
+      expectTypeOf(verified.data.charge.id).toBeString();
+      expect(verified.data.charge.id).toBe('ch_9');
+      // @ts-expect-error -- a charge event has no refund
+      expect(verified.data.refund).toBeUndefined();
+    }
+  });
+
   it('signatures made by the standardwebhooks reference implementation, returning the parsed payload', async () => {
     await expect(verifyWebhook({ secret, body, headers: referenceHeaders() })).resolves.toEqual(event);
   });
@@ -76,7 +91,7 @@ describe('verifyWebhook accepts', () => {
 describe('verifyWebhook rejects', () => {
   it('a tampered body', async () => {
     const error = await rejection({ secret, body: body.replace('4.99', '0.01'), headers: referenceHeaders() });
-    expect(error).toMatchObject({ name: 'ChargeportError', status: 0, code: 'invalid_webhook_signature' });
+    expect(error).toMatchObject({ name: 'SignatureVerificationError', status: 0, code: 'invalid_webhook_signature' });
   });
 
   it('a tampered id or timestamp (both are signed)', async () => {

@@ -13,6 +13,7 @@
  * The key may come from CHARGEPORT_API_KEY, the server from --base-url / CHARGEPORT_BASE_URL.
  */
 import { randomBytes } from 'node:crypto';
+import { Chain, type ChainName } from './chain.ts';
 import { Chargeport, type FetchLike } from './client.ts';
 import { ChargeportError } from './errors.ts';
 import { signWebhook, type WebhookEvent } from './webhooks.ts';
@@ -123,10 +124,13 @@ async function listen(flags: Map<string, string>, io: CliIo): Promise<number> {
 async function trigger(eventType: string | undefined, flags: Map<string, string>, io: CliIo): Promise<number> {
   if (!eventType || !(TRIGGERS as readonly string[]).includes(eventType))
     throw new UsageError(`Name the event to trigger: ${TRIGGERS.join(', ')}.`);
+  const chain = flags.get('chain') ?? Chain.POLYGON;
+  if (!(Object.values(Chain) as string[]).includes(chain))
+    throw new UsageError(`Unknown --chain ${chain}: one of ${Object.values(Chain).join(', ')}.`);
   const chargeport = client(flags, io);
   const { chargeId } = await chargeport.charges.create({
     chargeData: {
-      chain: flags.get('chain') ?? 'POLYGON',
+      chain: chain as ChainName,
       symbol: flags.get('symbol') ?? 'POL',
       tokenAddress: flags.get('token') ?? NATIVE_TOKEN,
       amount: flags.get('amount') ?? '0.1',

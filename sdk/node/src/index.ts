@@ -1,9 +1,16 @@
+export { Chain } from './chain.ts';
+export type { ChainName } from './chain.ts';
 export { Chargeport } from './client.ts';
 export type {
   Charge,
+  ChargeData,
   ChargeportOptions,
+  CreateChargeParams,
+  CreateChargeRequest,
   CreatedRefund,
   FetchLike,
+  ListChargesQuery,
+  ListEventsQuery,
   Refund,
   RequestOptions,
   StoredWebhookEvent,
@@ -11,6 +18,18 @@ export type {
   WebhookEndpoint,
   WebhookEndpointWithSecret,
 } from './client.ts';
-export { ChargeportError } from './errors.ts';
-export type { ErrorCode, SdkErrorCode } from './errors.ts';
+export {
+  APIError,
+  AuthenticationError,
+  ChargeportError,
+  ConnectionError,
+  IdempotencyError,
+  InvalidRequestError,
+  PermissionError,
+  RateLimitError,
+  SignatureVerificationError,
+  TimeoutError,
+} from './errors.ts';
+export type { ChargeportErrorInit, ErrorCode, SdkErrorCode } from './errors.ts';
+export { VERSION } from './version.ts';
 export type { WebhookEvent, WebhookHeaders } from './webhooks.ts';

@@ -22,7 +22,7 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
 }
 
 const refuse = (code: 'invalid_webhook_signature' | 'invalid_webhook_payload' | 'invalid_webhook_secret', message: string) =>
-  new ChargeportError({ status: 0, code, message });
+  ChargeportError.generate({ status: 0, code, message });
 
 /**
  * The Standard Webhooks headers for `body`, signed with `secret` (`whsec_…`): what Chargeport sends,
@@ -76,6 +76,6 @@ export function constructEvent(
   try {
     return JSON.parse(raw) as WebhookEvent;
   } catch (cause) {
-    throw new ChargeportError({ status: 0, code: 'invalid_webhook_payload', message: 'The signed body is not JSON.', cause });
+    throw ChargeportError.generate({ status: 0, code: 'invalid_webhook_payload', message: 'The signed body is not JSON.', cause });
   }
 }

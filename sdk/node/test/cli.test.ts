@@ -98,6 +98,11 @@ describe('chargeport listen / trigger', () => {
     expect(await runCli(['trigger', 'charge.exploded'], unknown)).toBe(2);
     expect(unknown.errors[0]).toContain('charge.created, charge.succeeded, charge.canceled');
 
+    // --chain is checked before anything is created (the SDK's chain type is the API's chain names).
+    const misspelt = io();
+    expect(await runCli(['trigger', 'charge.created', '--chain', 'ETHERUEM'], misspelt)).toBe(2);
+    expect(misspelt.errors[0]).toContain('Unknown --chain ETHERUEM: one of POLYGON, POLYGON_AMOY');
+
     const apiError = io({ env: { CHARGEPORT_API_KEY: 'cp_test_not_a_key' } });
     expect(await runCli(['trigger', 'charge.created'], apiError)).toBe(1);
     expect(apiError.errors[0]).toMatch(/HTTP 401/);

@@ -15,7 +15,16 @@ import { rpcUrl } from '@/lib/env';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { newMerchant, storedCounts, type TestMerchant } from '@/test/fixtures';
-import { Chargeport, ChargeportError, type FetchLike, type WebhookEvent } from '../src/index';
+import {
+  AuthenticationError,
+  Chargeport,
+  ChargeportError,
+  ConnectionError,
+  InvalidRequestError,
+  TimeoutError,
+  type FetchLike,
+  type WebhookEvent,
+} from '../src/index';
 import { TEST_BASE_URL, routeFetch } from './route-fetch';
 
 const NATIVE = '0x0000000000000000000000000000000000000000';
@@ -41,6 +50,13 @@ const caught = async (promise: Promise<unknown>): Promise<ChargeportError> => {
 };
 
 describe('@chargeport/node', () => {
+  it('flat form: the charge fields at the top level are sent as chargeData', async () => {
+    const { fetch, requests } = routeFetch();
+    const { chargeId } = await client(fetch).charges.create(testCharge().chargeData);
+    expect(await requests[0]!.json()).toEqual({ chargeData: testCharge().chargeData });
+    expect(await client().charges.retrieve(chargeId)).toMatchObject({ id: chargeId, mode: 'test' });
+  });
+
   it('creates, retrieves, lists every page of and cancels charges; POSTs carry an idempotency key', async () => {
     const { fetch, requests } = routeFetch();
     const chargeport = client(fetch);
@@ -87,7 +103,18 @@ describe('@chargeport/node', () => {
       client().charges.create({ chargeData: { ...testCharge().chargeData, chain: 'ETHEREUM' as 'POLYGON' }, isTest: true }),
     );
     expect(error).toMatchObject({ status: 422, code: 'unsupported_chain', param: 'chargeData.chain' });
+    expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error.requestId).toBeTruthy();
+
+    const unknownKey = await caught(
+      new Chargeport({
+        apiKey: 'cp_test_0000000000000000000000000000000A',
+        baseUrl: TEST_BASE_URL,
+        fetch: routeFetch().fetch,
+      }).charges.retrieve('ch_x'),
+    );
+    expect(unknownKey).toMatchObject({ status: 401, code: 'invalid_api_key' });
+    expect(unknownKey).toBeInstanceOf(AuthenticationError);
 
     const missing = await caught(client().charges.retrieve('ch_doesnotexist'));
     expect(missing).toMatchObject({ status: 404, code: 'not_found' });
@@ -96,9 +123,12 @@ describe('@chargeport/node', () => {
       new Promise((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(init.signal!.reason as Error)));
     const timeout = await caught(client(hanging, { maxRetries: 1, timeoutMs: 50 }).charges.retrieve('ch_x'));
     expect(timeout).toMatchObject({ status: 0, code: 'timeout' });
+    expect(timeout).toBeInstanceOf(TimeoutError);
 
     const down: FetchLike = () => Promise.reject(new TypeError('fetch failed'));
-    expect(await caught(client(down, { maxRetries: 0 }).charges.retrieve('ch_x'))).toMatchObject({ status: 0, code: 'network_error' });
+    const unreachable = await caught(client(down, { maxRetries: 0 }).charges.retrieve('ch_x'));
+    expect(unreachable).toMatchObject({ status: 0, code: 'network_error' });
+    expect(unreachable).toBeInstanceOf(ConnectionError);
   });
 
   it('webhook endpoints, events and refunds', async () => {
