@@ -3,6 +3,8 @@
 #   app    the standalone Next.js server (`node server.js`): web traffic only, jobs off
 #   tools  the full tree: `npm run worker`, `npm run db:migrate`, `npm run admin -- …`
 # Migrations are a separate command (compose.yaml's `migrate` service), never run by the web containers.
+# Node 22 LTS: the floor `engines` declares. The suite runs on the exact 22.x pinned as the `node`
+# devDependency, which `npm install` also puts in node_modules/.bin, so the tools image's `npm run …` use it.
 ARG NODE_VERSION=22
 
 FROM node:${NODE_VERSION}-bookworm-slim AS deps

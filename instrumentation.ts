@@ -11,6 +11,9 @@ export async function register(): Promise<void> {
   const { redactConsole } = await import('@/lib/log');
   redactConsole();
   const { env } = await import('@/lib/env');
+  // The phone is optional (spec): production without an SMS provider runs with linking off, and says so once.
+  const { announcePhoneLinking } = await import('@/lib/accounts/phone-linking-enabled');
+  announcePhoneLinking();
   if (!env().DATABASE_URL) return;
   // Which deployment this database belongs to, for the admin CLI and workers (lib/infra/server-start.ts);
   // a development server refuses a production database here (N17).

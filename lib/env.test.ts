@@ -28,7 +28,6 @@ describe('configuration', () => {
       WALLET_MASTER_KEY: Buffer.alloc(32).toString('base64'),
       DEPOSIT_HD_SEED: Buffer.alloc(32).toString('base64'),
       SMTP_URL: 'smtp://mail.example',
-      SMS_PROVIDER: 'twilio',
     };
     expect(parseEnv(production).WEBHOOKS_ALLOW_LOOPBACK).toBe(false);
     expect(parseEnv({ ...production, WEBHOOKS_ALLOW_LOOPBACK: 'true' }).WEBHOOKS_ALLOW_LOOPBACK).toBe(true);
@@ -47,7 +46,6 @@ describe('configuration', () => {
       WALLET_MASTER_KEY: Buffer.alloc(32).toString('base64'),
       DEPOSIT_HD_SEED: Buffer.alloc(32).toString('base64'),
       SMTP_URL: 'smtp://mail.example',
-      SMS_PROVIDER: 'twilio',
     };
     expect(parseEnv({}).LOCAL_CHAIN_NODES).toBe(true);
     expect(parseEnv({ LOCAL_CHAIN_NODES: 'false' }).LOCAL_CHAIN_NODES).toBe(false);
@@ -57,6 +55,33 @@ describe('configuration', () => {
     // LOCAL_CHAINS lowers confirmations to 1: never on a production that did not ask for local nodes.
     expect(() => parseEnv({ ...production, LOCAL_CHAINS: 'POLYGON' })).toThrow(/LOCAL_CHAINS: .*LOCAL_CHAIN_NODES/);
     expect(parseEnv({ ...production, LOCAL_CHAINS: 'POLYGON', LOCAL_CHAIN_NODES: 'true' }).LOCAL_CHAINS).toEqual(['POLYGON']);
+  });
+
+  it('production needs SMTP; SMS only for the optional phone: without a provider it starts with phone linking off', () => {
+    const production = {
+      NODE_ENV: 'production',
+      AUTH_SECRET: 'a'.repeat(32),
+      PIN_PEPPER: 'p'.repeat(32),
+      WALLET_MASTER_KEY: Buffer.alloc(32).toString('base64'),
+      DEPOSIT_HD_SEED: Buffer.alloc(32).toString('base64'),
+      SMTP_URL: 'smtp://mail.example',
+    };
+    const twilio = { TWILIO_ACCOUNT_SID: 'AC123', TWILIO_AUTH_TOKEN: 'token', TWILIO_FROM: '+15005550006' };
+    expect(parseEnv({}).SMS_PROVIDER).toBe('dev');
+    expect(parseEnv(production).SMS_PROVIDER).toBe('none');
+    expect(parseEnv({ ...production, SMS_PROVIDER: 'none' }).SMS_PROVIDER).toBe('none');
+    expect(parseEnv({ ...production, SMS_PROVIDER: 'twilio', ...twilio }).SMS_PROVIDER).toBe('twilio');
+    // Twilio without its settings is refused at start, naming each missing one, in any mode.
+    expect(() => parseEnv({ ...production, SMS_PROVIDER: 'twilio' })).toThrow(
+      /TWILIO_ACCOUNT_SID: is required with SMS_PROVIDER=twilio\n  TWILIO_AUTH_TOKEN: .*\n  TWILIO_FROM: /,
+    );
+    expect(() => parseEnv({ SMS_PROVIDER: 'twilio', ...twilio, TWILIO_FROM: '' })).toThrow(/TWILIO_FROM: is required/);
+    // The dev outbox keeps codes on disk: never in production unless an end-to-end test asks for it.
+    expect(() => parseEnv({ ...production, SMS_PROVIDER: 'dev' })).toThrow(/SMS_PROVIDER: dev .* refused in production/);
+    expect(parseEnv({ ...production, SMS_PROVIDER: 'dev', ALLOW_DEV_OUTBOX: 'true' }).SMS_PROVIDER).toBe('dev');
+    // Sign-in codes go by e-mail: SMTP stays required.
+    expect(() => parseEnv({ ...production, SMTP_URL: undefined })).toThrow(/SMTP_URL: is required in production/);
+    expect(() => parseEnv({ ...production, SMS_PROVIDER: 'sms' })).toThrow(/SMS_PROVIDER/);
   });
 
   it('treats an empty RPC URL as unset', () => {

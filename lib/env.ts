@@ -285,8 +285,12 @@ const envSchema = z.object({
     .default('https://api.coingecko.com/api/v3')
     .transform((value) => (value === '' ? undefined : value))
     .pipe(z.url({ protocol: /^https?$/ }).optional()),
-  /** SMS provider: `dev` (the dev outbox, development and tests only) or `twilio`. */
-  SMS_PROVIDER: z.enum(['dev', 'twilio']).default('dev'),
+  /**
+   * SMS provider: `twilio`; `dev` (the dev outbox, development and tests only); `none`: no SMS, so phone
+   * linking and PIN reset by SMS are off (the spec makes the phone optional). Defaults to `dev` outside
+   * production and `none` in production.
+   */
+  SMS_PROVIDER: z.enum(['dev', 'twilio', 'none']).optional(),
   TWILIO_ACCOUNT_SID: z.string().optional(),
   TWILIO_AUTH_TOKEN: z.string().optional(),
   TWILIO_FROM: z.string().optional(),
@@ -382,7 +386,13 @@ const envSchema = z.object({
 
 type ParsedEnv = z.infer<typeof envSchema>;
 
-export type Env = Omit<ParsedEnv, 'WEBHOOKS_ALLOW_LOOPBACK' | 'ONRAMP_SANDBOX' | 'LOCAL_CHAIN_NODES' | 'TEST_HELPERS_ENABLED'> & {
+/** Every variable read here (scripts/compose.test.ts checks that compose.yaml lets each reach the containers). */
+export const ENV_VARIABLES = Object.keys(envSchema.shape);
+
+export type Env = Omit<
+  ParsedEnv,
+  'WEBHOOKS_ALLOW_LOOPBACK' | 'ONRAMP_SANDBOX' | 'LOCAL_CHAIN_NODES' | 'TEST_HELPERS_ENABLED' | 'SMS_PROVIDER'
+> & {
   /** Resolved: the variable when set, else true outside production. */
   WEBHOOKS_ALLOW_LOOPBACK: boolean;
   /** Resolved: the variable when set, else true outside production. */
@@ -391,6 +401,8 @@ export type Env = Omit<ParsedEnv, 'WEBHOOKS_ALLOW_LOOPBACK' | 'ONRAMP_SANDBOX' |
   LOCAL_CHAIN_NODES: boolean;
   /** Resolved: the variable when set, else true outside production. */
   TEST_HELPERS_ENABLED: boolean;
+  /** Resolved: the variable when set, else `dev` outside production and `none` (phone linking off) in production. */
+  SMS_PROVIDER: 'dev' | 'twilio' | 'none';
 } & Partial<Record<`RPC_URL_${ChainName}` | `RPC_WS_URL_${ChainName}`, string>>;
 
 /** RPC_URL_POLYGON, RPC_URL_SOLANA_DEVNET, … */
@@ -406,6 +418,8 @@ let cached: Env | undefined;
 
 /** Secrets without which production must not start. */
 const REQUIRED_IN_PRODUCTION = ['AUTH_SECRET', 'PIN_PEPPER', 'WALLET_MASTER_KEY', 'DEPOSIT_HD_SEED'] as const;
+/** What SMS_PROVIDER=twilio needs (checked at start, not at the first SMS). */
+const TWILIO_SETTINGS = ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const;
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = envSchema.safeParse(source);
@@ -420,13 +434,27 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
         `Invalid configuration (see .env.example):\n${missing.map((name) => `  ${name}: is required in production`).join('\n')}`,
       );
     }
-    if (!result.data.ALLOW_DEV_OUTBOX && (result.data.SMS_PROVIDER === 'dev' || !result.data.SMTP_URL)) {
+    // E-mail codes are how people sign in: production needs SMTP. SMS only serves the optional phone.
+    if (!result.data.ALLOW_DEV_OUTBOX && !result.data.SMTP_URL) {
       throw new ConfigError(
-        'Invalid configuration (see .env.example):\n  SMTP_URL and SMS_PROVIDER=twilio are required in production (the dev outbox would keep codes on disk)',
+        'Invalid configuration (see .env.example):\n  SMTP_URL: is required in production (sign-in codes go by e-mail; the dev outbox would keep them on disk)',
+      );
+    }
+    if (!result.data.ALLOW_DEV_OUTBOX && result.data.SMS_PROVIDER === 'dev') {
+      throw new ConfigError(
+        'Invalid configuration (see .env.example):\n  SMS_PROVIDER: dev keeps codes on disk and is refused in production; set twilio (with TWILIO_*), or none (or leave it unset) to run with phone linking off',
       );
     }
   }
-  const { WEBHOOKS_ALLOW_LOOPBACK, ONRAMP_SANDBOX, LOCAL_CHAIN_NODES, TEST_HELPERS_ENABLED, ...rest } = result.data;
+  const { WEBHOOKS_ALLOW_LOOPBACK, ONRAMP_SANDBOX, LOCAL_CHAIN_NODES, TEST_HELPERS_ENABLED, SMS_PROVIDER, ...rest } = result.data;
+  if (SMS_PROVIDER === 'twilio') {
+    const missingTwilio = TWILIO_SETTINGS.filter((name) => !result.data[name]);
+    if (missingTwilio.length) {
+      throw new ConfigError(
+        `Invalid configuration (see .env.example):\n${missingTwilio.map((name) => `  ${name}: is required with SMS_PROVIDER=twilio`).join('\n')}`,
+      );
+    }
+  }
   const localChainNodes = LOCAL_CHAIN_NODES === undefined ? result.data.NODE_ENV !== 'production' : LOCAL_CHAIN_NODES === 'true';
   if (result.data.LOCAL_CHAINS.length && !localChainNodes) {
     // LOCAL_CHAINS lowers confirmations to 1: only ever for nodes the launcher started on purpose.
@@ -442,6 +470,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     ONRAMP_SANDBOX: ONRAMP_SANDBOX === undefined ? result.data.NODE_ENV !== 'production' : ONRAMP_SANDBOX === 'true',
     LOCAL_CHAIN_NODES: localChainNodes,
     TEST_HELPERS_ENABLED: TEST_HELPERS_ENABLED === undefined ? result.data.NODE_ENV !== 'production' : TEST_HELPERS_ENABLED === 'true',
+    SMS_PROVIDER: SMS_PROVIDER ?? (result.data.NODE_ENV === 'production' ? 'none' : 'dev'),
   } as Env;
 }
 

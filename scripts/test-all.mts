@@ -8,9 +8,21 @@
  * it kills and restarts; the build never touches what the suite runs). A side-by-side step's output is
  * printed in one piece when it ends, so it does not interleave. Vitest runs alone: its `next dev` stack
  * test and its timings share nothing with a build.
+ *
+ * Every step runs on this process's Node (bins start through `#!/usr/bin/env node` with npm's PATH, spawned
+ * servers reuse process.execPath): it refuses to start below the floor `engines` declares, so the floor
+ * declared is the one tested.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { nodeRuntimeProblem, readNodePins } from './lib/node-runtime.mts';
+
+console.log(`npm test on Node ${process.version} (${process.execPath})`);
+const runtimeProblem = nodeRuntimeProblem(process.versions.node, readNodePins());
+if (runtimeProblem) {
+  console.error(runtimeProblem);
+  process.exit(1);
+}
 
 const RESULTS = '.data/test-results';
 rmSync(RESULTS, { recursive: true, force: true });

@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { checkReadiness } from '@/lib/health/check-readiness';
 import { metricsResponse } from '@/lib/metrics/render-metrics';
 import { env } from '@/lib/env';
 import { closeDb, selectJobsPool } from '@/lib/db/client';
@@ -34,9 +35,19 @@ try {
 }
 await startBackgroundJobs();
 const metricsPort = env().WORKER_METRICS_PORT;
-// The worker's own counters (payments seen, webhook deliveries, reconciliation) for Prometheus to scrape.
+// The worker's own counters (payments seen, webhook deliveries, reconciliation) for Prometheus to scrape,
+// and GET /health for a container health check: served once the jobs started, 200 while the database
+// answers with every migration applied (the web's /api/health/ready test), else 503.
 const metricsServer = metricsPort
   ? createServer((request, response) => {
+      if (request.method === 'GET' && request.url === '/health') {
+        void checkReadiness().then((readiness) => {
+          response
+            .writeHead(readiness.status === 'ready' ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+            .end(JSON.stringify(readiness));
+        });
+        return;
+      }
       if (request.method !== 'GET' || request.url !== '/metrics') return void response.writeHead(404).end();
       void metricsResponse(request.headers.authorization ?? null).then(async (answer) => {
         response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(await answer.text());

@@ -4,7 +4,8 @@
  *
  * Because the phone can reset the PIN, linking one when a PIN exists needs that PIN (otherwise anyone
  * holding the session could link their own phone and reset the PIN), and so does unlinking it.
- * One number belongs to one account at most.
+ * One number belongs to one account at most. Without an SMS provider linking is off
+ * (phone-linking-enabled.ts); unlinking still works.
  */
 import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { and, eq, isNotNull, ne, sql } from 'drizzle-orm';
@@ -13,6 +14,7 @@ import { users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
 import { PHONE_EXAMPLE } from './phone-example';
+import { assertPhoneLinkingEnabled } from './phone-linking-enabled';
 import { endAllSessions } from './revoke-sessions';
 import { codeSmsText, verifyPin } from './pin';
 import { consumeSmsBudget } from './sms-limits';
@@ -77,6 +79,7 @@ export async function startPhoneLink(input: {
   /** The client's IP, for the per-IP SMS limit. */
   ip?: string | null;
 }): Promise<{ phoneE164: string; expiresAt: Date }> {
+  assertPhoneLinkingEnabled();
   const phoneE164 = normalisePhone(input.phone, input.defaultCountry);
   const [user] = await getDb()
     .select({ pinHash: users.pinHash, phoneE164: users.phoneE164, phoneVerifiedAt: users.phoneVerifiedAt })

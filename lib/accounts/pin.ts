@@ -25,6 +25,7 @@ import { requireSecret } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
 import { notifySecurityChange } from './notify-security-change';
+import { assertPhoneLinkingEnabled } from './phone-linking-enabled';
 import { endAllSessions } from './revoke-sessions';
 import { consumeSmsBudget } from './sms-limits';
 import { CODE_TTL_MS, consumeCode, issueCode } from './verification-codes';
@@ -336,6 +337,8 @@ async function linkedPhoneOrThrow(userId: string): Promise<string> {
 /** Sends a 'reset_pin' code by SMS to the account's linked phone (throttled like every code). */
 export async function requestPinResetCode(input: { userId: string; ip?: string | null; now?: Date }): Promise<{ expiresAt: Date }> {
   const phone = await linkedPhoneOrThrow(input.userId);
+  // A phone linked before the SMS provider was removed cannot receive the code: say so, spend nothing.
+  assertPhoneLinkingEnabled();
   const budget = await consumeSmsBudget({ userId: input.userId, ip: input.ip ?? null, phoneE164: phone });
   const { code, expiresAt } = await issueCode({ purpose: 'reset_pin', target: phone, userId: input.userId, now: input.now }).catch(
     async (error: unknown) => {

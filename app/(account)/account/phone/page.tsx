@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { cookies, headers } from 'next/headers';
 import { LinkPhoneForm, UnlinkPhoneForm } from '@/components/account/phone-forms';
 import { Notice } from '@/components/ui/card';
+import { phoneLinkingEnabled } from '@/lib/accounts/phone-linking-enabled';
 import { requireUser } from '@/lib/auth/session';
 import { COUNTRY_COOKIE, countryFromRequest, countryOptions } from '@/lib/geo/country';
 
@@ -29,8 +30,13 @@ export default async function PhonePage({ searchParams }: { searchParams: Promis
             </p>
             <UnlinkPhoneForm />
           </div>
-        ) : (
+        ) : phoneLinkingEnabled() ? (
           <LinkPhoneForm needsPin={user.pinHash !== null} country={country} countries={countryOptions()} />
+        ) : (
+          <p className="rounded-lg bg-amber-50 p-4 text-sm text-amber-900 ring-1 ring-amber-200" data-testid="phone-linking-off">
+            Phone linking is off on this server: it has no SMS provider configured, so no code can be sent to a phone. A forgotten PIN
+            cannot be reset here; contact support.
+          </p>
         )}
       </div>
     </section>
