@@ -3,7 +3,8 @@ import { redirect } from 'next/navigation';
 import type { NextRequest } from 'next/server';
 import { requireUser } from '@/lib/auth/session';
 import { listWallets } from '@/lib/wallets/list-wallets';
-import { buyTarget, ONRAMP_PARAMS } from './buy-target';
+import { ONRAMP_LINK_PARAMS } from '@/app/onramp/onramp-params';
+import { buyTarget } from './buy-target';
 
 export async function GET(request: NextRequest): Promise<never> {
   const query = request.nextUrl.searchParams;
@@ -13,7 +14,7 @@ export async function GET(request: NextRequest): Promise<never> {
 }
 
 function returnQuery(query: URLSearchParams): string {
-  const kept = new URLSearchParams([...query].filter(([name]) => (ONRAMP_PARAMS as readonly string[]).includes(name)));
+  const kept = new URLSearchParams([...query].filter(([name]) => (ONRAMP_LINK_PARAMS as readonly string[]).includes(name)));
   const text = kept.toString();
   return text ? `?${text}` : '';
 }
