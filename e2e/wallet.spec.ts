@@ -141,7 +141,9 @@ test.describe('wallet website', () => {
 
   test.describe('as the shared consumer whose wallet nothing funds (e2e/accounts.setup.ts)', () => {
     test.use({ storageState: SHARED_ACCOUNTS.unfunded });
-    test('/wallet with on-ramp parameters lands on Buy with them: the link’s wallet and label, or the user’s own wallet', async ({ page }) => {
+    test('/wallet with on-ramp parameters lands on Buy with them: the link’s wallet and label, or the user’s own wallet', async ({
+      page,
+    }) => {
       await page.goto('/wallet');
       const own = (await page.getByTestId('wallet-address').first().textContent())!.trim();
       const external = privateKeyToAccount(generatePrivateKey()).address;

@@ -36,7 +36,13 @@ describe('Buy → on-ramp', () => {
 
 describe('/wallet with on-ramp parameters → Buy', () => {
   it('keeps exactly the four parameters (first of each, blanks included), in the spec order', () => {
-    const href = walletLinkToBuy({ utm_source: 'mail', wallet_label: 'Demo Game Studio', wallet: '0xabc', token: ['USDC', 'POL'], chain: '' });
+    const href = walletLinkToBuy({
+      utm_source: 'mail',
+      wallet_label: 'Demo Game Studio',
+      wallet: '0xabc',
+      token: ['USDC', 'POL'],
+      chain: '',
+    });
     expect(href).toBe('/wallet/buy?chain=&token=USDC&wallet=0xabc&wallet_label=Demo+Game+Studio');
   });
 
