@@ -43,7 +43,8 @@ async function showsOnramp(searchParams: Promise<SearchParams>): Promise<boolean
 }
 
 export async function generateMetadata({ searchParams }: { searchParams: Promise<SearchParams> }): Promise<Metadata> {
-  return (await showsOnramp(searchParams)) ? { title: 'Buy crypto' } : {};
+  // The root segment's own title skips the layout's template: spelled out as /onramp's reads.
+  return (await showsOnramp(searchParams)) ? { title: { absolute: 'Buy crypto · Chargeport' } } : {};
 }
 
 /**
