@@ -1,10 +1,11 @@
+import type { Metadata } from 'next';
 import Link from 'next/link';
 import { headers } from 'next/headers';
 import { Logo } from '@/components/ui/logo';
 import { env } from '@/lib/env';
 import OnrampPage from './onramp/page';
-import { isCheckoutSiteRequest } from './onramp/site-origin';
 import type { SearchParams } from './onramp/onramp-params';
+import { rootShowsOnramp } from './onramp/root-shows-onramp';
 
 const WAYS_TO_PAY = [
   {
@@ -36,14 +37,24 @@ const primary = 'inline-flex min-h-11 items-center rounded-lg bg-brand-600 px-5 
 const secondary =
   'inline-flex min-h-11 items-center rounded-lg bg-white px-5 text-sm font-semibold text-slate-900 ring-1 ring-slate-300 hover:bg-slate-50';
 
+async function showsOnramp(searchParams: Promise<SearchParams>): Promise<boolean> {
+  const [requestHeaders, query] = await Promise.all([headers(), searchParams]);
+  return rootShowsOnramp({ headers: requestHeaders, urls: env(), query });
+}
+
+export async function generateMetadata({ searchParams }: { searchParams: Promise<SearchParams> }): Promise<Metadata> {
+  // The root segment's own title skips the layout's template: spelled out as /onramp's reads.
+  return (await showsOnramp(searchParams)) ? { title: { absolute: 'Buy crypto · Chargeport' } } : {};
+}
+
 /**
- * `/` of the checkout site is the on-ramp (spec: GET {checkout_url}/ with chain, token, wallet,
- * wallet_label). When CHECKOUT_URL names its own host, requests for that host get the on-ramp right
- * here (rendered, not redirected, so the merchant's link stays the address the buyer sees); on the app's
- * host (or when both are one site) `/` is the product's landing page.
+ * `/` is the on-ramp (spec: GET {checkout_url}/ with chain, token, wallet, wallet_label) on the checkout
+ * site's own host, and on any host for a link carrying one of those parameters (root-shows-onramp.ts).
+ * Rendered, not redirected, so the merchant's link stays the address the buyer sees. Otherwise `/` is
+ * the product's landing page.
  */
 export default async function HomePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
-  if (isCheckoutSiteRequest(await headers(), env())) return <OnrampPage searchParams={searchParams} />;
+  if (await showsOnramp(searchParams)) return <OnrampPage searchParams={searchParams} />;
   return (
     <div className="min-h-dvh bg-white">
       <header className="border-b border-slate-200">

@@ -73,14 +73,24 @@ test.describe('social sign-up', () => {
     await expect(page.getByRole('button', { name: 'Export private key' })).toHaveCount(0);
     await expect(page.getByRole('link', { name: 'Set a PIN to export' }).first()).toHaveAttribute('href', /\/account\/pin/);
 
-    // Rule 4: the open e-mail input does not sign in an account created with Google.
+    // Rule 4 (docs/adr/0029-the-code-is-the-password.md): the e-mail and code inputs do not sign in an account created with Google.
     await page.context().clearCookies();
     await page.goto('/signin');
     await page.getByLabel('E-mail').fill(email);
     await page.getByRole('button', { name: 'Send me a code' }).click();
-    // The page answers as for any address (no account enumeration); the e-mail says what to do.
+    // The page answers as for any address (no account enumeration); the e-mail says what to do, with no code.
     await expect(page).toHaveURL(/\/signin\/code/);
-    expect(await waitForEmailMatch(email, /(created with Google: continue with Google)/)).toBeTruthy();
+    const mail = await waitForEmailMatch(
+      email,
+      /(created with Google: continue with Google at \S+, or add e-mail sign-in to it through sign-up first)/,
+    );
+    expect(mail).toBeTruthy();
+    // Whatever code is typed, it is refused as a wrong code is, and no session opens.
+    await page.getByLabel('6-digit code').fill('000000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByText('That code is not right. 4 tries left.')).toBeVisible();
+    await page.goto('/wallet');
+    await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Fwallet/);
   });
 
   test('Sign in with Ethereum, then an e-mail must be verified by code before the account is usable', async ({ page }) => {
@@ -95,10 +105,21 @@ test.describe('social sign-up', () => {
     const email = uniqueEmail('siwe');
     await page.getByLabel('E-mail').fill(email);
     await page.getByRole('button', { name: 'Send me a code' }).click();
-    await page.getByLabel('6-digit code').fill(await waitForCode(email));
+    const verificationCode = await waitForCode(email);
+    await page.getByLabel('6-digit code').fill(verificationCode);
     await page.getByRole('button', { name: 'Verify e-mail' }).click();
     await expect(page).toHaveURL(/\/wallet/);
     await expect(page.getByTestId('signed-in-as')).toHaveText(email);
+
+    // Rule 4 as docs/adr/0029-the-code-is-the-password.md reads it: that code was the sign-up flow's e-mail step, so the
+    // e-mail form now signs this account in (an account with no PIN yet is sent to set one, rule 5).
+    await page.context().clearCookies();
+    await page.goto('/signin');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await page.getByLabel('6-digit code').fill(await waitForCode(email, { previous: verificationCode }));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).toHaveURL(/\/account\/pin/);
   });
 });
 

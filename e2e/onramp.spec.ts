@@ -75,6 +75,38 @@ test.describe('on-ramp', () => {
     await expect(page.getByTestId('quote-total')).toHaveText('$54.00');
   });
 
+  test('a link to the site’s root (any install, CHECKOUT_URL or not): the on-ramp with its chain, token, wallet and label; / alone is the landing page', async ({
+    page,
+  }) => {
+    const wallet = freshWallet();
+    const link = `/?chain=POLYGON&token=USDC&wallet=${wallet}&wallet_label=Acme%20Games`;
+    await openAsUsBuyer(page, link);
+    // Rendered at /, not redirected: the merchant's link stays the address the buyer sees.
+    await expect(page).toHaveURL(link);
+    await expect(page).toHaveTitle('Buy crypto · Chargeport');
+    await expect(page.getByRole('heading', { name: 'Buy crypto', level: 1 })).toBeVisible();
+    await expect(page.getByTestId('chains').getByRole('radio')).toHaveCount(1);
+    await expect(page.getByRole('radio', { name: 'Polygon' })).toBeChecked();
+    await expect(page.getByTestId('tokens').getByRole('radio', { name: 'USDC' })).toBeChecked();
+    await expect(page.getByTestId('destination')).toContainText('Deliver to an external wallet');
+    await expect(page.getByTestId('destination-merchant-label')).toHaveText(/Labelled “Acme Games” by the link \(unverified/);
+    await expect(page.getByTestId('destination-address')).toHaveAttribute('title', wallet);
+    await amountInput(page).fill('50');
+    await expect(page.getByTestId('quote-total')).toHaveText('$52.00');
+
+    // Bad values get the on-ramp's own messages at /, as at /onramp.
+    const bad = await page.goto('/?chain=POLYGON&token=USDC&wallet=0x1234');
+    expect(bad?.status()).toBe(200);
+    await expect(page.getByTestId('wallet-error')).toHaveText(/“0x1234” is not a valid Polygon wallet address/);
+    await page.goto('/?chain=ETHEREUM');
+    await expect(page.getByTestId('link-notice')).toContainText('There is no chain “ETHEREUM” to buy on here');
+
+    // Without on-ramp parameters (others do not count), / is the landing page.
+    await page.goto('/?utm_source=mail');
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(/Sell items, coins and passes for crypto/);
+    await expect(page.getByTestId('chains')).toHaveCount(0);
+  });
+
   test('an invalid wallet for the chain is refused with a clear message', async ({ page }) => {
     await openAsUsBuyer(page, '/onramp?chain=POLYGON&token=USDC&wallet=0x1234&wallet_label=Acme%20Games');
     await expect(page.getByTestId('wallet-error')).toHaveText(

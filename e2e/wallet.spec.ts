@@ -112,8 +112,56 @@ test.describe('wallet website', () => {
     expect(new URL(given.headers()['location']!, 'http://localhost').searchParams.get('wallet')).toBe(recipient);
   });
 
+  test('signed out, /wallet with on-ramp parameters: a link that names its wallet opens the on-ramp at once; otherwise sign in (here: sign up), then Buy with them', async ({
+    page,
+  }) => {
+    const external = privateKeyToAccount(generatePrivateKey()).address;
+    await page.goto(`/wallet?chain=POLYGON&token=USDC&wallet=${external}&wallet_label=Acme%20Games`);
+    await expect(page).toHaveURL(`/onramp?chain=POLYGON&token=USDC&wallet=${external}&wallet_label=Acme+Games`);
+    await expect(page.getByTestId('destination-merchant-label')).toHaveText(/Labelled “Acme Games” by the link/);
+
+    await page.goto('/wallet?chain=POLYGON&token=USDC&wallet_label=Acme%20Games');
+    await expect(page).toHaveURL(/\/signin\?callbackUrl=/);
+    expect(new URL(page.url()).searchParams.get('callbackUrl')).toBe('/wallet/buy?chain=POLYGON&token=USDC&wallet_label=Acme+Games');
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await signUpAndSignIn(page, uniqueEmail('wallet-buy-link'), PIN, { fromCurrentPage: true, landsOn: /\/onramp\?/ });
+    const target = new URL(page.url());
+    expect(Object.fromEntries(target.searchParams)).toEqual({
+      chain: 'POLYGON',
+      token: 'USDC',
+      wallet: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/),
+      wallet_label: 'Acme Games',
+    });
+    await expect(page.getByTestId('chains').getByRole('radio')).toHaveCount(1);
+    await expect(page.getByRole('radio', { name: 'Polygon' })).toBeChecked();
+    await expect(page.getByTestId('tokens').getByRole('radio', { name: 'USDC' })).toBeChecked();
+    await expect(page.getByTestId('destination')).toContainText('Deliver to your Chargeport wallet');
+    await expect(page.getByTestId('destination-address')).toHaveAttribute('title', target.searchParams.get('wallet')!);
+  });
+
   test.describe('as the shared consumer whose wallet nothing funds (e2e/accounts.setup.ts)', () => {
     test.use({ storageState: SHARED_ACCOUNTS.unfunded });
+    test('/wallet with on-ramp parameters lands on Buy with them: the link’s wallet and label, or the user’s own wallet', async ({
+      page,
+    }) => {
+      await page.goto('/wallet');
+      const own = (await page.getByTestId('wallet-address').first().textContent())!.trim();
+      const external = privateKeyToAccount(generatePrivateKey()).address;
+
+      await page.goto(`/wallet?chain=POLYGON&token=USDC&wallet=${external}&wallet_label=Acme%20Games`);
+      await expect(page).toHaveURL(`/onramp?chain=POLYGON&token=USDC&wallet=${external}&wallet_label=Acme+Games`);
+      await expect(page.getByTestId('chains').getByRole('radio')).toHaveCount(1);
+      await expect(page.getByRole('radio', { name: 'Polygon' })).toBeChecked();
+      await expect(page.getByTestId('tokens').getByRole('radio', { name: 'USDC' })).toBeChecked();
+      await expect(page.getByTestId('destination')).toContainText('Deliver to an external wallet');
+      await expect(page.getByTestId('destination-merchant-label')).toHaveText(/Labelled “Acme Games” by the link/);
+      await expect(page.getByTestId('destination-address')).toHaveAttribute('title', external);
+
+      await page.goto('/wallet?chain=POLYGON&token=USDC');
+      await expect(page).toHaveURL(`/onramp?chain=POLYGON&token=USDC&wallet=${own}`);
+      await expect(page.getByTestId('destination-address')).toHaveAttribute('title', own);
+    });
+
     test('the wallet tabs fit and work on every screen, Profile included', async ({ page }) => {
       await page.goto('/wallet');
       const tabs = page.getByRole('navigation', { name: 'Wallet' });

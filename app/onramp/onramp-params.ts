@@ -27,6 +27,17 @@ const PREFERRED_TOKEN = 'USDC';
 
 export type SearchParams = Record<string, string | string[] | undefined>;
 
+/** The spec's four on-ramp link parameters (merchant + signature only ever come with wallet_label). */
+export const ONRAMP_LINK_PARAMS = ['chain', 'token', 'wallet', 'wallet_label'] as const;
+
+/**
+ * Whether a query is an on-ramp link: one of the four parameters is present, even empty (a merchant's
+ * template with a blank value still meant the on-ramp, which then treats the blank as absent).
+ */
+export function hasOnrampLinkParams(query: SearchParams): boolean {
+  return ONRAMP_LINK_PARAMS.some((name) => query[name] !== undefined);
+}
+
 export interface OnrampParams {
   /** The chains offered, in registry order; one when the link names a valid chain and token. */
   chains: ChainName[];

@@ -2,27 +2,13 @@
 
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-
-const TABS = [
-  { href: '/dashboard', label: 'Overview' },
-  { href: '/dashboard/charges', label: 'Charges' },
-  { href: '/dashboard/balances', label: 'Balances' },
-  { href: '/dashboard/settings/api-keys', label: 'API Keys' },
-  { href: '/dashboard/settings/webhooks', label: 'Webhooks' },
-  { href: '/dashboard/settings/linked-accounts', label: 'Linked Accounts' },
-  { href: '/dashboard/settings/members', label: 'Members' },
-  { href: '/dashboard/settings/tokens', label: 'Tokens' },
-  { href: '/dashboard/settings/oauth', label: 'OAuth' },
-  { href: '/dashboard/settings/contracts', label: 'Contracts' },
-  { href: '/dashboard/settings/profile', label: 'Profile' },
-  { href: '/dashboard/settings/audit-log', label: 'Audit log' },
-] as const;
+import { DASHBOARD_TABS } from './dashboard-tabs';
 
 export function DashboardNav() {
   const pathname = usePathname();
   return (
     <nav aria-label="Dashboard" className="mx-auto flex max-w-5xl gap-1 overflow-x-auto px-4">
-      {TABS.map((tab) => {
+      {DASHBOARD_TABS.map((tab) => {
         // A tab stays current on its sub-pages (a charge's page is under Charges); Overview only on itself.
         const current = pathname === tab.href || (tab.href !== '/dashboard' && pathname.startsWith(`${tab.href}/`));
         return (

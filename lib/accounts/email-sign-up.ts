@@ -6,7 +6,8 @@
  *     never opens a session;
  *  4. the e-mail sign-in does not open an account created with Google, Apple or Ethereum: the user
  *     is told (by e-mail) to use that method, or to add e-mail sign-in through the sign-up flow first
- *     (which adds the e-mail identity to that account once the code proves the address).
+ *     (which adds the e-mail identity to that account once the code proves the address). The code is
+ *     the rule's "password" (docs/adr/0029-the-code-is-the-password.md).
  *
  * Answers never tell whether an address has an account or how it signs in: what differs goes to the
  * mailbox, which only its owner reads.

@@ -1,18 +1,27 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { redirect } from 'next/navigation';
 import { Notice } from '@/components/ui/card';
 import { ChainBalances } from '@/components/wallet/chain-balances';
 import { pinStatus } from '@/lib/accounts/pin';
 import { requireUser } from '@/lib/auth/session';
 import { formatUsd } from '@/lib/pricing/usd-value';
 import { loadWalletHome } from '@/lib/wallets/wallet-balances';
+import type { SearchParams } from '@/app/onramp/onramp-params';
+import { walletLinkToBuy } from './buy/buy-target';
 
 export const metadata: Metadata = { title: 'Wallet' };
 
-/** Home: the tokens of the user's wallets per chain, read from the chains (cached briefly), with a USD total. */
-export default async function WalletHomePage({ searchParams }: { searchParams: Promise<{ pin?: string }> }) {
+/**
+ * Home: the tokens of the user's wallets per chain, read from the chains (cached briefly), with a USD total.
+ * With on-ramp parameters it is a link to Buy, before any sign-in (Buy decides whether it needs one).
+ */
+export default async function WalletHomePage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const params = await searchParams;
+  const buy = walletLinkToBuy(params);
+  if (buy) redirect(buy);
   const user = await requireUser({ returnTo: '/wallet' });
-  const [home, pin, params] = await Promise.all([loadWalletHome(user.id), pinStatus(user.id), searchParams]);
+  const [home, pin] = await Promise.all([loadWalletHome(user.id), pinStatus(user.id)]);
   return (
     <div className="flex flex-col gap-6">
       {params.pin === 'set' && <Notice tone="success">Your PIN is set. You can now pay and export keys.</Notice>}

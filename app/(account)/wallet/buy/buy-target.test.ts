@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buyTarget } from './buy-target';
+import { buyTarget, walletLinkToBuy } from './buy-target';
 
 const EVM = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const SOL = '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV';
@@ -31,5 +31,24 @@ describe('Buy → on-ramp', () => {
     expect(target('token=USDC').searchParams.has('wallet')).toBe(false);
     expect(target('chain=ETHEREUM').toString()).toBe('http://x/onramp?chain=ETHEREUM');
     expect(target('').toString()).toBe('http://x/onramp');
+  });
+});
+
+describe('/wallet with on-ramp parameters → Buy', () => {
+  it('keeps exactly the four parameters (first of each, blanks included), in the spec order', () => {
+    const href = walletLinkToBuy({
+      utm_source: 'mail',
+      wallet_label: 'Demo Game Studio',
+      wallet: '0xabc',
+      token: ['USDC', 'POL'],
+      chain: '',
+    });
+    expect(href).toBe('/wallet/buy?chain=&token=USDC&wallet=0xabc&wallet_label=Demo+Game+Studio');
+  });
+
+  it('any one parameter is enough; without one /wallet is the wallet home', () => {
+    expect(walletLinkToBuy({ chain: 'POLYGON' })).toBe('/wallet/buy?chain=POLYGON');
+    expect(walletLinkToBuy({})).toBeUndefined();
+    expect(walletLinkToBuy({ pin: 'set' })).toBeUndefined();
   });
 });

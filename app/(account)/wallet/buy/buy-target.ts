@@ -4,13 +4,12 @@
  * chain but no wallet, the user's own wallet for that chain is added. The on-ramp validates everything
  * itself (app/onramp/onramp-params.ts): values are passed on as given, never corrected here.
  */
+import { hasOnrampLinkParams, ONRAMP_LINK_PARAMS, type SearchParams } from '@/app/onramp/onramp-params';
 import { CHAINS, isChainName, type ChainFamily } from '@/lib/chains/registry';
-
-export const ONRAMP_PARAMS = ['chain', 'token', 'wallet', 'wallet_label'] as const;
 
 export function buyTarget(query: URLSearchParams, ownWallets: readonly { family: ChainFamily; address: string }[]): string {
   const target = new URLSearchParams();
-  for (const name of ONRAMP_PARAMS) {
+  for (const name of ONRAMP_LINK_PARAMS) {
     const value = query.get(name);
     if (value !== null && value !== '') target.set(name, value);
   }
@@ -21,4 +20,20 @@ export function buyTarget(query: URLSearchParams, ownWallets: readonly { family:
   }
   const text = target.toString();
   return text ? `/onramp?${text}` : '/onramp';
+}
+
+/**
+ * `/wallet` opened with on-ramp parameters (spec: "The same parameters can be passed to the wallet
+ * website") is a link to Buy: the four parameters, first of each, as given. Buy asks for a sign-in
+ * only when it needs the user's own wallet, and keeps the parameters through it.
+ */
+export function walletLinkToBuy(query: SearchParams): string | undefined {
+  if (!hasOnrampLinkParams(query)) return undefined;
+  const kept = new URLSearchParams();
+  for (const name of ONRAMP_LINK_PARAMS) {
+    const value = query[name];
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) kept.set(name, first);
+  }
+  return `/wallet/buy?${kept.toString()}`;
 }
