@@ -19,6 +19,7 @@ import { merchantApi, TEST_POL } from './api';
 import { sendNativeFromOutside } from './chain';
 import { deployGameItems } from './game-items';
 import { emailsTo, uniqueEmail, waitForEmailMatch } from './outbox';
+import { addVirtualAuthenticator } from './virtual-authenticator';
 
 /** The thief is not bound by the browser's form validation: the PIN fields stop insisting, so the server decides. */
 async function dropRequiredPin(page: Page): Promise<void> {
@@ -32,25 +33,6 @@ async function thiefWithSessionOf(page: Page, browser: Browser): Promise<{ thief
   const thiefContext = await browser.newContext({ baseURL: new URL(page.url()).origin });
   await thiefContext.addCookies(session);
   return { thiefContext, thief: await thiefContext.newPage() };
-}
-
-/** A platform authenticator with user verification that always answers "yes" (no prompt to click). */
-async function addVirtualAuthenticator(page: Page): Promise<{ credentialCount: () => Promise<number> }> {
-  const session = await page.context().newCDPSession(page);
-  await session.send('WebAuthn.enable');
-  const { authenticatorId } = await session.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return {
-    credentialCount: async () => (await session.send('WebAuthn.getCredentials', { authenticatorId })).credentials.length,
-  };
 }
 
 test('a stolen session cannot turn on an authenticator app or add a passkey; the victim is e-mailed', async ({ page, browser }) => {
