@@ -24,7 +24,7 @@ export function benchEnv(input: {
   root: string;
   dataDir: string;
   blank: (name: string) => boolean;
-  extra?: NodeJS.ProcessEnv;
+  extra?: Record<string, string>;
 }): NodeJS.ProcessEnv {
   const dotEnv = path.join(input.root, '.env');
   const fromDotEnv = existsSync(dotEnv) ? Object.keys(parseEnv(readFileSync(dotEnv, 'utf8'))) : [];
