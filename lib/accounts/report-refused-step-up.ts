@@ -123,7 +123,7 @@ export async function reportingRefusal<T>(
 }
 
 /** Records the refusal (if `error` refuses the proof) and e-mails it unless this account and action were e-mailed in the interval. */
-export async function reportRefusedStepUp(input: { userId: string; attempt: StepUpAttempt; error: unknown; now?: Date }): Promise<void> {
+async function reportRefusedStepUp(input: { userId: string; attempt: StepUpAttempt; error: unknown; now?: Date }): Promise<void> {
   const reason = refusalReason(input.error);
   if (!reason) return;
   const { attempt } = input;
