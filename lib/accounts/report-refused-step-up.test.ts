@@ -18,11 +18,14 @@ import { getDb } from '@/lib/db/client';
 import { auditLog, merchantContracts, merchantMembers, stepUpRefusals, users } from '@/lib/db/schema';
 import { newId, randomBase62 } from '@/lib/ids';
 import { inviteMember } from '@/lib/merchants/members';
+import { payFromBalance } from '@/lib/payments/pay-from-balance';
+import { swapHeldFunds } from '@/lib/swap/swap-held-funds';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { refundFromDashboard } from '@/lib/refunds/refund-from-dashboard';
 import { createWalletsForUser } from '@/lib/wallets/create-wallets';
 import { exportPrivateKey } from '@/lib/wallets/export-private-key';
+import { newSendId, sendFromWallet } from '@/lib/wallets/send';
 import { appError, enrolTotp, newUser, uniqueEmail, userRow } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
 import type { RequestScope } from '@/test/next-request-scope';
@@ -181,6 +184,37 @@ const families: Family[] = [
     isMerchant: false,
     attempt: async () =>
       exportPrivateKey({ userId: owner, walletId: await ownWallet(), ip: '203.0.113.66', userAgent: 'ThiefBrowser/1.0' }),
+  },
+  {
+    action: 'wallet_send',
+    code: 'pin_incorrect',
+    isMerchant: false,
+    attempt: async () => {
+      await ownWallet();
+      return sendFromWallet({
+        userId: owner,
+        sendId: newSendId(),
+        chain: 'POLYGON',
+        tokenAddress: USDC.address,
+        toAddress: privateKeyToAccount(generatePrivateKey()).address,
+        amount: '5',
+        pin: WRONG_PIN,
+      });
+    },
+  },
+  {
+    action: 'balance_payment',
+    code: 'pin_incorrect',
+    isMerchant: false,
+    attempt: () => payFromBalance({ userId: owner, chargeId: newId('charge'), pin: WRONG_PIN }),
+  },
+  {
+    action: 'held_funds_swap',
+    code: 'invalid_request',
+    isMerchant: false,
+    // An empty PIN (malformed, param pin) is a refusal too.
+    attempt: () =>
+      swapHeldFunds({ userId: owner, chargeId: newId('charge'), pin: '', maxAmountIn: '1000', country: 'DE', complianceCountry: 'DE' }),
   },
   {
     action: 'email_change',

@@ -48,6 +48,9 @@ export const STEP_UP_ACTIONS = {
   totp_on: 'turn on an authenticator app',
   totp_off: 'remove the authenticator app',
   recovery_codes_renew: 'renew the recovery codes',
+  wallet_send: 'send funds from your wallet',
+  balance_payment: 'pay a charge from your balance',
+  held_funds_swap: 'swap funds held for a payment',
 } as const;
 
 export type StepUpAction = keyof typeof STEP_UP_ACTIONS;

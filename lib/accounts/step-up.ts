@@ -46,6 +46,20 @@ export async function verifyStepUp(input: StepUpCheck & { attempt: StepUpAttempt
   await reportingRefusal(input, () => checkStepUp(input));
 }
 
+/**
+ * A PIN-only confirmation of the user's own money move (a wallet send, a balance payment, a swap of held
+ * funds): verifyPin, its refusals reported like every step-up's.
+ */
+export async function verifyPinStepUp(input: {
+  userId: string;
+  pin: string;
+  attempt: StepUpAttempt;
+  tx?: DbOrTx;
+  now?: Date;
+}): Promise<void> {
+  await reportingRefusal(input, () => verifyPin(input));
+}
+
 /** verifyStepUp without the report, for a verifier that reports its refusals itself (factor-change-proof.ts). */
 export async function checkStepUp(input: StepUpCheck): Promise<void> {
   if (input.proof.passkeyResponse) {
