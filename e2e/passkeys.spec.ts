@@ -4,28 +4,10 @@
  * Chromium's virtual authenticator (DevTools protocol), so the page, @simplewebauthn/browser and the
  * server's verification are all the real ones. Desktop only (Chromium's CDP).
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { signUpAndSignIn } from './account-helpers';
 import { uniqueEmail, waitForCode } from './outbox';
-
-/** A platform authenticator with user verification that always answers "yes" (no prompt to click). */
-async function addVirtualAuthenticator(page: Page): Promise<{ credentialCount: () => Promise<number> }> {
-  const session = await page.context().newCDPSession(page);
-  await session.send('WebAuthn.enable');
-  const { authenticatorId } = await session.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return {
-    credentialCount: async () => (await session.send('WebAuthn.getCredentials', { authenticatorId })).credentials.length,
-  };
-}
+import { addVirtualAuthenticator } from './virtual-authenticator';
 
 test('a passkey is the second factor at sign-in and stands in for the PIN in a step-up', async ({ page }) => {
   const authenticator = await addVirtualAuthenticator(page);

@@ -58,6 +58,7 @@ const ID_PREFIXES = {
   merchantContract: 'mct',
   fulfilmentRule: 'ffr',
   fulfilment: 'ful',
+  stepUpRefusal: 'sur',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -20,13 +20,12 @@
  * Exit code: 0 when both runs completed without errors (aims met or not), 1 on any failure.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { parseArgs, parseEnv } from 'node:util';
+import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { BenchError, benchEnv, descendantsOf, killGroup, ProductionStack } from './lib/production-stack.mts';
 
 const { values: args } = parseArgs({
   options: {
@@ -70,7 +69,6 @@ const POOL_SIZE = args['pool-size'] === undefined ? undefined : positiveInt('poo
 
 const ROOT = process.cwd();
 const DATA_DIR = path.join('.data', 'bench');
-const DATA_DIR_ABS = path.resolve(ROOT, DATA_DIR);
 const HEALTH_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 30_000;
 const BUILD_TIMEOUT_MS = 600_000;
@@ -96,37 +94,13 @@ const CREATE_CHARGE_BODY = JSON.stringify({
 });
 
 /**
- * Environment of the stack and the admin CLI: a production configuration that stays on this machine.
- * The database and chains are the embedded ones of .data/bench: DATABASE_URL and RPC_URL_* from the
- * environment or .env are blanked (empty = unset), so nothing leaves loopback. The production
- * secrets are random per run; nothing is sent, so the dev outbox (inside .data/bench, deleted
- * afterwards) stands in for SMTP/SMS.
+ * Environment of the stack and the admin CLI: a production configuration that stays on this machine
+ * (scripts/lib/production-stack.mts). The database and chains are the embedded ones of .data/bench:
+ * DATABASE_URL and RPC_URL_* from the environment or .env are blanked.
  */
-function benchEnv(): NodeJS.ProcessEnv {
-  const fromDotEnv = existsSync(path.join(ROOT, '.env')) ? Object.keys(parseEnv(readFileSync(path.join(ROOT, '.env'), 'utf8'))) : [];
-  const blanked = [...Object.keys(process.env), ...fromDotEnv].filter((name) => name === 'DATABASE_URL' || name.startsWith('RPC_URL_'));
-  const secret = () => randomBytes(32).toString('base64');
-  return {
-    ...process.env,
-    ...Object.fromEntries(blanked.map((name) => [name, ''])),
-    DATA_DIR,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    AUTH_SECRET: secret(),
-    PIN_PEPPER: secret(),
-    WALLET_MASTER_KEY: secret(),
-    WALLET_MASTER_KEYS_PREVIOUS: '',
-    DEPOSIT_HD_SEED: secret(),
-    ALLOW_DEV_OUTBOX: 'true',
-    // A production build never starts local chains on its own; the bench's charges are on the local POLYGON node.
-    LOCAL_CHAIN_NODES: 'true',
-  };
-}
-const BENCH_ENV = benchEnv();
+const BENCH_ENV = benchEnv({ root: ROOT, dataDir: DATA_DIR, blank: (name) => name === 'DATABASE_URL' || name.startsWith('RPC_URL_') });
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-
-class BenchError extends Error {}
 
 /** Set on Ctrl-C / SIGTERM / SIGHUP: every stage checks it and stops. */
 let interrupted = false;
@@ -174,57 +148,6 @@ function run(
 
 let activeRun: ChildProcess | undefined;
 
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (!child.pid) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-/** Every live descendant of pid (from /proc), so processes in other groups (next start) are found too. */
-function descendantsOf(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  let entries: string[] = [];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // pid (comm) state ppid …; comm may contain spaces and parentheses.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const list = children.get(ppid) ?? [];
-      list.push(Number(entry));
-      children.set(ppid, list);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  const found: number[] = [];
-  const queue = [pid];
-  while (queue.length) {
-    for (const child of children.get(queue.shift()!) ?? []) {
-      found.push(child);
-      queue.push(child);
-    }
-  }
-  return found;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** CPU time (clock ticks) of the whole machine from /proc/stat: busy and total, summed over all cores. */
 function machineTicks(): { busy: number; total: number } {
   try {
@@ -269,7 +192,7 @@ interface CpuUse {
 
 /** Starts measuring CPU use; call the returned function at the end of the measured interval. */
 function cpuMeter(): () => CpuUse {
-  const pids = [process.pid, ...(stack?.child.pid ? [stack.child.pid, ...descendantsOf(stack.child.pid)] : [])];
+  const pids = [process.pid, ...(stack.child?.pid ? [stack.child.pid, ...descendantsOf(stack.child.pid)] : [])];
   const before = new Map(pids.map((pid) => [pid, processTicks(pid)]));
   const machineBefore = machineTicks();
   return () => {
@@ -292,178 +215,24 @@ function cpuMeter(): () => CpuUse {
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? resolve(port) : reject(new BenchError('no free port'))));
-    });
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
-// The stack
+// The stack (scripts/lib/production-stack.mts)
 
-interface RunningStack {
-  child: ChildProcess;
-  baseUrl: string;
-  exited: Promise<void>;
-}
-
-const STACK_LOG = path.join(DATA_DIR_ABS, 'stack.log');
-
-/** The last lines the stack wrote. */
-function stackLogTail(lines = 40): string {
-  try {
-    const text = readFileSync(STACK_LOG, 'utf8').trimEnd();
-    return text
-      .split('\n')
-      .slice(-lines)
-      .map((line) => `  | ${line.slice(0, 2_000)}`)
-      .join('\n');
-  } catch {
-    return '  | (no stack log)';
-  }
-}
-
-/** --verbose: copies what the stack writes to stderr as it comes. */
-function followLog(): NodeJS.Timeout {
-  let offset = 0;
-  const timer = setInterval(() => {
-    try {
-      const text = readFileSync(STACK_LOG);
-      if (text.length <= offset) return;
-      const fresh = text.subarray(offset).toString('utf8');
-      offset = text.length;
-      for (const line of fresh.split('\n')) if (line) process.stderr.write(`  | ${line}\n`);
-    } catch {
-      // not there yet / removed
-    }
-  }, 500);
-  timer.unref();
-  return timer;
-}
-
-/**
- * A small detached process that stops the stack if this one dies without cleaning up (SIGKILL, a
- * crash): SIGTERM to the launcher's group, SIGKILL after 30 s, then removes the data dir. It exits by
- * itself once the launcher is gone.
- */
-function startWatchdog(launcherPid: number): void {
-  const code = `
-    const [bench, launcher, dataDir] = [Number(process.argv[1]), Number(process.argv[2]), process.argv[3]];
-    const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
-    const signal = (sig) => { try { process.kill(-launcher, sig); } catch {} };
-    let orphanedAt = 0;
-    setInterval(() => {
-      if (!alive(launcher)) {
-        if (orphanedAt) require('node:fs').rmSync(dataDir, { recursive: true, force: true });
-        process.exit(0);
-      }
-      if (!orphanedAt && !alive(bench)) { orphanedAt = Date.now(); signal('SIGTERM'); }
-      if (orphanedAt && Date.now() - orphanedAt > ${STOP_TIMEOUT_MS}) signal('SIGKILL');
-    }, 500);`;
-  const watchdog = spawn(process.execPath, ['-e', code, String(process.pid), String(launcherPid), DATA_DIR_ABS], {
-    stdio: 'ignore',
-    detached: true,
-  });
-  watchdog.unref();
-}
-
-let stack: RunningStack | undefined;
-
-async function startStack(): Promise<RunningStack> {
-  rmSync(DATA_DIR_ABS, { recursive: true, force: true });
-  const port = await freePort();
-  const baseUrl = `http://localhost:${port}`;
-  const env: NodeJS.ProcessEnv = {
+const stack = new ProductionStack({
+  root: ROOT,
+  dataDir: DATA_DIR,
+  env: {
     ...BENCH_ENV,
-    PORT: String(port),
-    APP_URL: baseUrl,
     API_RATE_LIMIT_PER_MINUTE: '100000000',
     NEXT_TELEMETRY_DISABLED: '1',
-  };
-  if (POOL_SIZE !== undefined) env.DATABASE_POOL_SIZE = String(POOL_SIZE);
-
-  log(`starting the production stack on ${baseUrl} (data in ${DATA_DIR}${POOL_SIZE ? `, DATABASE_POOL_SIZE=${POOL_SIZE}` : ''})`);
-  // The stack writes to a file, never to a pipe of ours: if this process dies, a broken pipe would
-  // make next-server spin on EPIPE errors (seen: ~77 % of a core) instead of the stack just running on
-  // until the watchdog stops it.
-  mkdirSync(DATA_DIR_ABS, { recursive: true });
-  const logFd = openSync(STACK_LOG, 'a');
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['--conditions=react-server', 'scripts/stack.mts', 'start'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', logFd, logFd],
-    detached: true,
-  });
-  closeSync(logFd);
-  if (child.pid) startWatchdog(child.pid);
-  const follow = args.verbose ? followLog() : undefined;
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', () => {
-      if (follow) clearInterval(follow);
-      resolve();
-    }),
-  );
-  const started: RunningStack = { child, baseUrl, exited };
-  stack = started;
-
-  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
-  let last = 'no answer';
-  while (Date.now() < deadline) {
-    checkInterrupted();
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new BenchError(`the stack exited early (${child.signalCode ?? `exit ${child.exitCode}`}):\n${stackLogTail()}`);
-    }
-    try {
-      const response = await fetch(`${baseUrl}/api/health/ready`, { signal: AbortSignal.timeout(5_000) });
-      const text = await response.text();
-      if (response.status === 200) return started;
-      last = `${response.status} ${text.slice(0, 300)}`;
-    } catch (error) {
-      last = error instanceof Error ? error.message : String(error);
-    }
-    await sleep(250);
-  }
-  throw new BenchError(`/api/health/ready did not answer 200 within ${HEALTH_TIMEOUT_MS / 1000} s (last: ${last}):\n${stackLogTail()}`);
-}
-
-let stopping: Promise<void> | undefined;
-
-function stopStack(): Promise<void> {
-  stopping ??= (async () => {
-    const running = stack;
-    if (running?.child.pid && running.child.exitCode === null && running.child.signalCode === null) {
-      log('stopping the stack');
-      const launcherPid = running.child.pid;
-      const tree = descendantsOf(launcherPid);
-      killGroup(running.child, 'SIGTERM');
-      const timedOut = await Promise.race([running.exited.then(() => false), sleep(STOP_TIMEOUT_MS).then(() => true)]);
-      if (timedOut) {
-        log(`the stack did not stop within ${STOP_TIMEOUT_MS / 1000} s: killing it`);
-        killGroup(running.child, 'SIGKILL');
-      }
-      // Anything the launcher started that outlived it (next-server runs in its own group).
-      for (let waited = 0; waited < 5_000 && tree.some(isAlive); waited += 100) await sleep(100);
-      for (const pid of tree.filter(isAlive)) {
-        log(`killing leftover process ${pid}`);
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }
-    }
-    rmSync(DATA_DIR_ABS, { recursive: true, force: true });
-  })();
-  return stopping;
-}
+    ...(POOL_SIZE !== undefined ? { DATABASE_POOL_SIZE: String(POOL_SIZE) } : {}),
+  },
+  log,
+  isInterrupted: () => interrupted,
+  verbose: args.verbose,
+  healthTimeoutMs: HEALTH_TIMEOUT_MS,
+  stopTimeoutMs: STOP_TIMEOUT_MS,
+});
 
 // ---------------------------------------------------------------------------------------------
 // Load
@@ -676,7 +445,7 @@ async function main(): Promise<number> {
     warnIfStale();
   }
   checkInterrupted();
-  const { baseUrl } = await startStack();
+  const baseUrl = await stack.start(POOL_SIZE ? `, DATABASE_POOL_SIZE=${POOL_SIZE}` : '');
   log('stack is healthy');
   checkInterrupted();
 
@@ -798,7 +567,7 @@ async function main(): Promise<number> {
     printTable(rounds, results, ratio, aims);
   }
   for (const problem of problems) console.error(`FAILED: ${problem}`);
-  if (problems.length) console.error(`Last lines of the stack's log:\n${stackLogTail(20)}`);
+  if (problems.length) console.error(`Last lines of the stack's log:\n${stack.logTail(20)}`);
   return problems.length ? 1 : 0;
 }
 
@@ -878,7 +647,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     log(`${signal}: stopping`);
     activeCannon?.stop();
     if (activeRun && activeRun.exitCode === null) killGroup(activeRun, 'SIGTERM');
-    void stopStack().finally(() => process.exit(130));
+    void stack.stop().finally(() => process.exit(130));
   });
 }
 
@@ -893,6 +662,6 @@ try {
     );
   exitCode = 1;
 } finally {
-  await stopStack();
+  await stack.stop();
 }
 process.exit(interrupted ? 130 : exitCode);

@@ -25,16 +25,16 @@
  * also on Ctrl-C. Exit code 0 when every payment was seen by both, 1 otherwise (the aim is reported).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { parseArgs, parseEnv } from 'node:util';
+import { parseArgs } from 'node:util';
 import { createPublicClient, createWalletClient, defineChain, http as httpTransport, parseEther, webSocket, type Hex } from 'viem';
 import { CHAINS } from '@/lib/chains/registry';
 import { localDemoPayerAccount } from '@/lib/infra/local-chain';
 import { readRuntimeInfo } from '@/lib/infra/runtime-file';
+import { BenchError, benchEnv, killGroup, ProductionStack, sleep } from './lib/production-stack.mts';
 
 const { values: args } = parseArgs({
   options: {
@@ -66,7 +66,6 @@ if (
 const ROOT = process.cwd();
 const DATA_DIR = path.join('.data', 'bench-detection');
 const DATA_DIR_ABS = path.resolve(ROOT, DATA_DIR);
-const STACK_LOG = path.join(DATA_DIR_ABS, 'stack.log');
 const AIM_P95_MS = 1_000;
 /** Measured before this change (issue 27): send → checkout showing Paid, polling watchers and checkout. */
 const BEFORE = '1.9–2.4 s';
@@ -75,44 +74,27 @@ const SEEN_TIMEOUT_MS = 90_000;
 const NATIVE = '0x0000000000000000000000000000000000000000';
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-class BenchError extends Error {}
 let interrupted = false;
 const checkInterrupted = () => {
   if (interrupted) throw new BenchError('interrupted');
 };
 
 /** A production configuration that stays on this machine (as bench:api): embedded database and chains. */
-function benchEnv(): NodeJS.ProcessEnv {
-  const fromDotEnv = existsSync(path.join(ROOT, '.env')) ? Object.keys(parseEnv(readFileSync(path.join(ROOT, '.env'), 'utf8'))) : [];
-  const blanked = [...Object.keys(process.env), ...fromDotEnv].filter(
-    (name) => name === 'DATABASE_URL' || name.startsWith('RPC_URL_') || name.startsWith('RPC_WS_URL_'),
-  );
-  const secret = () => randomBytes(32).toString('base64');
-  return {
-    ...process.env,
-    ...Object.fromEntries(blanked.map((name) => [name, ''])),
-    DATA_DIR,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    AUTH_SECRET: secret(),
-    PIN_PEPPER: secret(),
-    WALLET_MASTER_KEY: secret(),
-    WALLET_MASTER_KEYS_PREVIOUS: '',
-    DEPOSIT_HD_SEED: secret(),
-    ALLOW_DEV_OUTBOX: 'true',
-    LOCAL_CHAIN_NODES: 'true',
+const BENCH_ENV = benchEnv({
+  root: ROOT,
+  dataDir: DATA_DIR,
+  blank: (name) => name === 'DATABASE_URL' || name.startsWith('RPC_URL_') || name.startsWith('RPC_WS_URL_'),
+  extra: {
     // The receiver is on 127.0.0.1; every stream comes from this one address.
     WEBHOOKS_ALLOW_LOOPBACK: 'true',
     CHECKOUT_STREAMS_PER_IP: '100000',
     API_RATE_LIMIT_PER_MINUTE: '100000000',
     NEXT_TELEMETRY_DISABLED: '1',
-  };
-}
-const BENCH_ENV = benchEnv();
+  },
+});
 
 // ---------------------------------------------------------------------------------------------
-// Processes (as bench:api: own process groups, a watchdog that stops the stack if this process dies)
+// Processes (own process groups; the stack and its watchdog: scripts/lib/production-stack.mts)
 
 let activeRun: ChildProcess | undefined;
 
@@ -142,134 +124,7 @@ function run(command: string, argv: string[], options: { env?: NodeJS.ProcessEnv
   });
 }
 
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    if (child.pid) process.kill(-child.pid, signal);
-  } catch {
-    // gone
-  }
-}
-
-function descendantsOf(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  const found: number[] = [];
-  const queue = [pid];
-  while (queue.length) {
-    for (const child of children.get(queue.shift()!) ?? []) {
-      found.push(child);
-      queue.push(child);
-    }
-  }
-  return found;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function stackLogTail(lines = 30): string {
-  try {
-    return readFileSync(STACK_LOG, 'utf8')
-      .trimEnd()
-      .split('\n')
-      .slice(-lines)
-      .map((line) => `  | ${line.slice(0, 2_000)}`)
-      .join('\n');
-  } catch {
-    return '  | (no stack log)';
-  }
-}
-
-let stack: { child: ChildProcess; exited: Promise<void> } | undefined;
-
-async function startStack(): Promise<string> {
-  rmSync(DATA_DIR_ABS, { recursive: true, force: true });
-  mkdirSync(DATA_DIR_ABS, { recursive: true });
-  const port = await freePort();
-  const baseUrl = `http://localhost:${port}`;
-  log(`starting the production stack on ${baseUrl} (data in ${DATA_DIR})`);
-  const logFd = openSync(STACK_LOG, 'a');
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['--conditions=react-server', 'scripts/stack.mts', 'start'], {
-    cwd: ROOT,
-    env: { ...BENCH_ENV, PORT: String(port), APP_URL: baseUrl },
-    stdio: ['ignore', logFd, logFd],
-    detached: true,
-  });
-  closeSync(logFd);
-  if (child.pid) {
-    const code = `const [b, l, d] = [Number(process.argv[1]), Number(process.argv[2]), process.argv[3]];
-      const alive = (p) => { try { process.kill(p, 0); return true; } catch { return false; } };
-      let orphaned = 0;
-      setInterval(() => {
-        if (!alive(l)) { if (orphaned) require('node:fs').rmSync(d, { recursive: true, force: true }); process.exit(0); }
-        if (!orphaned && !alive(b)) { orphaned = Date.now(); try { process.kill(-l, 'SIGTERM'); } catch {} }
-        if (orphaned && Date.now() - orphaned > 30000) { try { process.kill(-l, 'SIGKILL'); } catch {} }
-      }, 500);`;
-    spawn(process.execPath, ['-e', code, String(process.pid), String(child.pid), DATA_DIR_ABS], {
-      stdio: 'ignore',
-      detached: true,
-    }).unref();
-  }
-  stack = { child, exited: new Promise((resolve) => child.once('exit', () => resolve())) };
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    checkInterrupted();
-    if (child.exitCode !== null) throw new BenchError(`the stack exited early:\n${stackLogTail()}`);
-    const ready = await fetch(`${baseUrl}/api/health/ready`, { signal: AbortSignal.timeout(5_000) }).catch(() => null);
-    if (ready?.status === 200) return baseUrl;
-    await sleep(250);
-  }
-  throw new BenchError(`/api/health/ready did not answer 200 within 120 s:\n${stackLogTail()}`);
-}
-
-let stopping: Promise<void> | undefined;
-function stopStack(): Promise<void> {
-  stopping ??= (async () => {
-    const running = stack;
-    if (running?.child.pid && running.child.exitCode === null) {
-      log('stopping the stack');
-      const tree = descendantsOf(running.child.pid);
-      killGroup(running.child, 'SIGTERM');
-      if (await Promise.race([running.exited.then(() => false), sleep(30_000).then(() => true)])) killGroup(running.child, 'SIGKILL');
-      for (let waited = 0; waited < 5_000 && tree.some(isAlive); waited += 100) await sleep(100);
-      for (const pid of tree.filter(isAlive)) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }
-    }
-    rmSync(DATA_DIR_ABS, { recursive: true, force: true });
-  })();
-  return stopping;
-}
+const stack = new ProductionStack({ root: ROOT, dataDir: DATA_DIR, env: BENCH_ENV, log, isInterrupted: () => interrupted });
 
 // ---------------------------------------------------------------------------------------------
 // Measuring
@@ -360,7 +215,7 @@ async function main(): Promise<number> {
     });
   }
   checkInterrupted();
-  const baseUrl = await startStack();
+  const baseUrl = await stack.start();
   const rpc = readRuntimeInfo(DATA_DIR_ABS)?.localRpcUrls.POLYGON_AMOY;
   if (!rpc) throw new BenchError('the stack runs no local POLYGON_AMOY node');
   log(`stack is healthy; POLYGON_AMOY node at ${rpc}`);
@@ -495,7 +350,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     interrupted = true;
     log(`${signal}: stopping`);
     if (activeRun && activeRun.exitCode === null) killGroup(activeRun, 'SIGTERM');
-    void stopStack().finally(() => process.exit(130));
+    void stack.stop().finally(() => process.exit(130));
   });
 }
 
@@ -507,6 +362,6 @@ try {
     `FAILED: ${error instanceof BenchError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
   );
 } finally {
-  await stopStack();
+  await stack.stop();
 }
 process.exit(interrupted ? 130 : exitCode);

@@ -34,7 +34,7 @@ export async function startEmailChange(input: { userId: string; newEmail: string
   const current = await currentEmailOf(input.userId);
   if (input.newEmail === current) throw new AppError('invalid_request', 'That is already your e-mail.', { param: 'newEmail' });
   // Live: the e-mail is how the account is recovered (an ownership change).
-  await verifyStepUp({ userId: input.userId, proof: input.stepUp, mode: 'live' });
+  await verifyStepUp({ userId: input.userId, proof: input.stepUp, mode: 'live', attempt: { action: 'email_change' } });
   const owner = await findUserByEmail(input.newEmail);
   const taken = owner !== undefined && owner.id !== input.userId;
   const toNew = await issueCode({ purpose: 'change_email', target: input.newEmail, userId: taken ? undefined : input.userId });

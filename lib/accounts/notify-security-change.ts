@@ -1,8 +1,8 @@
 /**
  * E-mails the account's own address about every change to how it is confirmed (issue 26): a passkey
  * added or removed, the authenticator app turned on or off, recovery codes renewed, the PIN set,
- * changed or reset — and second-factor changes that were tried but not confirmed. The text says what,
- * when and from which IP, and what to do if it was not the owner; never a secret.
+ * changed or reset. The text says what, when and from which IP, and what to do if it was not the
+ * owner; never a secret. Changes tried but refused are e-mailed by report-refused-step-up.ts.
  *
  * Sent after the change committed (sendEmail talks SMTP or writes the dev outbox; there is no queue
  * table to commit it with): a mail that fails is logged and does not undo the change.
@@ -23,9 +23,7 @@ export type SecurityChange =
   | { kind: 'recovery_codes_renewed' }
   | { kind: 'pin_set' }
   | { kind: 'pin_changed' }
-  | { kind: 'pin_reset' }
-  /** Someone signed in tried a change and could not confirm it (throttled, see notifyRefusedChange). */
-  | { kind: 'refused'; what: string };
+  | { kind: 'pin_reset' };
 
 function describe(change: SecurityChange): { subject: string; what: string } {
   switch (change.kind) {
@@ -47,11 +45,6 @@ function describe(change: SecurityChange): { subject: string; what: string } {
       return {
         subject: 'your PIN was reset',
         what: 'Your PIN was reset with a code sent to your phone. Your other sessions were signed out.',
-      };
-    case 'refused':
-      return {
-        subject: 'a security change was refused',
-        what: `Someone signed in to your account tried to ${change.what}, and could not confirm it with your PIN, a passkey or an e-mail code. Nothing was changed.`,
       };
   }
 }
@@ -83,19 +76,4 @@ export async function notifySecurityChange(input: {
   } catch (error) {
     log.error('security notification failed', { userId: input.userId, change: input.change.kind, error });
   }
-}
-
-const REFUSED_NOTICE_INTERVAL_MS = 15 * 60_000;
-const lastRefusedNotice = new Map<string, number>();
-
-/**
- * A refused second-factor change (no or wrong proof): the owner hears of it, at most once per account
- * per 15 minutes per server process, so probing cannot flood the mailbox.
- */
-export async function notifyRefusedChange(input: { userId: string; what: string; ip?: string | null; now?: Date }): Promise<void> {
-  const now = (input.now ?? new Date()).getTime();
-  const last = lastRefusedNotice.get(input.userId);
-  if (last !== undefined && now - last < REFUSED_NOTICE_INTERVAL_MS) return;
-  lastRefusedNotice.set(input.userId, now);
-  await notifySecurityChange({ userId: input.userId, change: { kind: 'refused', what: input.what }, ip: input.ip, at: new Date(now) });
 }

@@ -9,11 +9,16 @@
  * refused (factor_cooling_down, two-factor/factor-cooling.ts); test mode never waits. Callers pass
  * the dashboard's mode, or 'live' for what acts on real funds or ownership whatever the mode (key
  * exports, members, e-mail change, production keys).
+ *
+ * Every refusal (no proof, a wrong one, a cooling passkey) is recorded and e-mailed to the account, and
+ * for a merchant action to its owners (report-refused-step-up.ts): callers say what they confirm with
+ * a StepUpAttempt.
  */
 import 'server-only';
 import type { DbOrTx } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';
 import { verifyPin } from './pin';
+import { reportingRefusal, type StepUpAttempt } from './report-refused-step-up';
 import { factorUsableFrom, formatUsableFrom, isCoolingDown, type StepUpMode } from './two-factor/factor-cooling';
 import { verifyPasskeyAssertion } from './two-factor/passkeys';
 
@@ -23,19 +28,40 @@ export interface StepUpProof {
   passkeyResponse?: string;
 }
 
-/**
- * Throws unless the proof confirms the user: PIN errors as verifyPin (counted, locked, disabled),
- * a passkey that does not verify → step_up_failed, a live confirmation with a passkey still cooling
- * down → factor_cooling_down. With `tx` and a PIN, the PIN is held for the caller's transaction (see
- * verifyPin).
- */
-export async function verifyStepUp(input: {
+interface StepUpCheck {
   userId: string;
   proof: StepUpProof;
   mode: StepUpMode;
   tx?: DbOrTx;
   now?: Date;
+}
+
+/**
+ * Throws unless the proof confirms the user: PIN errors as verifyPin (counted, locked, disabled),
+ * a passkey that does not verify → step_up_failed, a live confirmation with a passkey still cooling
+ * down → factor_cooling_down. With `tx` and a PIN, the PIN is held for the caller's transaction (see
+ * verifyPin). A refusal is reported as `attempt` (e-mailed, throttled).
+ */
+export async function verifyStepUp(input: StepUpCheck & { attempt: StepUpAttempt }): Promise<void> {
+  await reportingRefusal(input, () => checkStepUp(input));
+}
+
+/**
+ * A PIN-only confirmation of the user's own money move (a wallet send, a balance payment, a swap of held
+ * funds): verifyPin, its refusals reported like every step-up's.
+ */
+export async function verifyPinStepUp(input: {
+  userId: string;
+  pin: string;
+  attempt: StepUpAttempt;
+  tx?: DbOrTx;
+  now?: Date;
 }): Promise<void> {
+  await reportingRefusal(input, () => verifyPin(input));
+}
+
+/** verifyStepUp without the report, for a verifier that reports its refusals itself (factor-change-proof.ts). */
+export async function checkStepUp(input: StepUpCheck): Promise<void> {
   if (input.proof.passkeyResponse) {
     const key = await verifyPasskeyAssertion({ userId: input.userId, ceremony: 'step_up', response: input.proof.passkeyResponse });
     if (!key)

@@ -70,8 +70,9 @@ export async function listApiKeys(input: Actor & { mode: ApiKeyMode }, now = new
 async function confirmProductionKey(input: Actor & { stepUp?: StepUpProof }): Promise<void> {
   const { merchant } = await authorizeMember(getDb(), { ...input, permission: 'api_keys.manage' });
   assertMayIssueLiveKeys(merchant);
-  await requireSecondFactor(input.userId, 'create production keys', { mode: 'live' });
-  await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: 'live' });
+  const attempt = { action: 'production_key_create', merchantId: input.merchantId, mode: 'live', ip: input.ip } as const;
+  await requireSecondFactor(input.userId, 'create production keys', { mode: 'live', attempt });
+  await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: 'live', attempt });
 }
 
 async function notifyNewProductionKey(input: Actor, what: string): Promise<void> {

@@ -79,7 +79,13 @@ export async function createFulfilmentRule(input: {
 
   const created = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'contracts.manage' });
-    await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: input.mode, tx });
+    await verifyStepUp({
+      userId: input.userId,
+      proof: input.stepUp ?? {},
+      mode: input.mode,
+      tx,
+      attempt: { action: 'fulfilment_rule_create', merchantId: input.merchantId, mode: input.mode, ip: input.ip },
+    });
     const [rule] = await tx
       .insert(fulfilmentRules)
       .values({

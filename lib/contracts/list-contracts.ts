@@ -51,7 +51,13 @@ export async function setRuleEnabled(input: {
 }): Promise<void> {
   const rule = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'contracts.manage' });
-    await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: input.mode, tx });
+    await verifyStepUp({
+      userId: input.userId,
+      proof: input.stepUp ?? {},
+      mode: input.mode,
+      tx,
+      attempt: { action: 'fulfilment_rule_change', merchantId: input.merchantId, mode: input.mode, ip: input.ip },
+    });
     const [row] = await tx
       .update(fulfilmentRules)
       .set({ enabled: input.enabled })

@@ -67,7 +67,13 @@ export async function registerContract(input: {
 
   const registered = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'contracts.manage' });
-    await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: input.mode, tx });
+    await verifyStepUp({
+      userId: input.userId,
+      proof: input.stepUp ?? {},
+      mode: input.mode,
+      tx,
+      attempt: { action: 'contract_register', merchantId: input.merchantId, mode: input.mode, ip: input.ip },
+    });
     const values = {
       kind: inspected.kind,
       name: inspected.name,

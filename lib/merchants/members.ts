@@ -112,7 +112,15 @@ export async function inviteMember(
     const actor = await authorizeMember(tx, { ...input, permission: 'members.manage' });
     requireOwnerFor(actor, role, 'invite');
     // Owners and admins act in both modes: seating one is a live ownership change.
-    if (isPrivileged(role)) await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: 'live', tx });
+    if (isPrivileged(role)) {
+      await verifyStepUp({
+        userId: input.userId,
+        proof: input.stepUp ?? {},
+        mode: 'live',
+        tx,
+        attempt: { action: 'member_invite', merchantId: input.merchantId, mode: 'live', ip: input.ip },
+      });
+    }
     const [existing] = await tx
       .select({ userId: users.id })
       .from(merchantMembers)
@@ -225,8 +233,15 @@ export async function changeMemberRole(input: Actor & { memberUserId: string; ro
     requireOwnerFor(actor, role, 'make');
     requireOwnerFor(actor, target.role, 'change');
     if (target.role === 'owner' && role !== 'owner') await requireAnotherOwner(tx, input.merchantId);
-    if (isPrivileged(role) && rank(role) > rank(target.role))
-      await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: 'live', tx });
+    if (isPrivileged(role) && rank(role) > rank(target.role)) {
+      await verifyStepUp({
+        userId: input.userId,
+        proof: input.stepUp ?? {},
+        mode: 'live',
+        tx,
+        attempt: { action: 'member_promote', merchantId: input.merchantId, mode: 'live', ip: input.ip },
+      });
+    }
     await tx
       .update(merchantMembers)
       .set({ role, ownerSince: role !== 'owner' ? null : target.role === 'owner' ? target.ownerSince : new Date() })

@@ -83,9 +83,15 @@ export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promis
   const withdrawalId = input.withdrawalId ?? newWithdrawalId();
 
   const member = await authorizeMember(getDb(), { ...input, permission: 'funds.withdraw' });
-  if (member.merchant.verifiedAt) await requireSecondFactor(input.userId, 'withdraw', { mode: input.mode });
+  const attempt = { action: 'withdrawal', merchantId: input.merchantId, mode: input.mode, ip: input.ip } as const;
+  if (member.merchant.verifiedAt) await requireSecondFactor(input.userId, 'withdraw', { mode: input.mode, attempt });
   await requireNoWithdrawalHold(getDb(), input);
-  await verifyStepUp({ userId: input.userId, proof: { pin: input.pin, passkeyResponse: input.passkeyResponse }, mode: input.mode });
+  await verifyStepUp({
+    userId: input.userId,
+    proof: { pin: input.pin, passkeyResponse: input.passkeyResponse },
+    mode: input.mode,
+    attempt,
+  });
 
   const wallet = (await ensureMerchantWallets(getDb(), input.merchantId)).find((w) => w.family === 'evm')!;
   const prepared = await prepareTransfer({

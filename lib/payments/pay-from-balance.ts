@@ -13,7 +13,7 @@
  * any other payment.
  */
 import { and, eq, ne } from 'drizzle-orm';
-import { verifyPin } from '@/lib/accounts/pin';
+import { verifyPinStepUp } from '@/lib/accounts/step-up';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, depositAddresses, outboundTransfers, wallets, type ChargeRow } from '@/lib/db/schema';
@@ -34,7 +34,7 @@ export interface BalancePayment {
 }
 
 export async function payFromBalance(input: { userId: string; chargeId: string; pin: string }): Promise<BalancePayment> {
-  await verifyPin({ userId: input.userId, pin: input.pin });
+  await verifyPinStepUp({ userId: input.userId, pin: input.pin, attempt: { action: 'balance_payment' } });
   const signed = await signBalancePayment(input);
   if (signed.isNew) await submitTransfer(signed.recorded);
   return { transferId: signed.transferId, txHash: signed.txHash };

@@ -51,6 +51,12 @@ export async function refundFromDashboard(
   const actor = await authorizeMember(getDb(), { ...input, permission: 'charges.refund' });
   const toAddress = parsed.data.toAddress;
   const ownerApproved = toAddress !== undefined && !(await isPayerOfCharge(input, toAddress));
+  const attempt = {
+    action: ownerApproved ? 'refund_to_other_address' : 'refund',
+    merchantId: input.merchantId,
+    mode: input.mode,
+    ip: input.ip,
+  } as const;
   if (ownerApproved) {
     if (actor.role !== 'owner') {
       throw new AppError(
@@ -59,10 +65,16 @@ export async function refundFromDashboard(
         { param: 'toAddress' },
       );
     }
-    if (actor.merchant.verifiedAt) await requireSecondFactor(input.userId, 'refund to an address that did not pay', { mode: input.mode });
+    if (actor.merchant.verifiedAt)
+      await requireSecondFactor(input.userId, 'refund to an address that did not pay', { mode: input.mode, attempt });
     await requireNoWithdrawalHold(getDb(), input);
   }
-  await verifyStepUp({ userId: input.userId, proof: { pin: input.pin, passkeyResponse: input.passkeyResponse }, mode: input.mode });
+  await verifyStepUp({
+    userId: input.userId,
+    proof: { pin: input.pin, passkeyResponse: input.passkeyResponse },
+    mode: input.mode,
+    attempt,
+  });
   const { refund, replayed } = await createRefund({
     ctx: {
       merchantId: input.merchantId,

@@ -14,7 +14,7 @@
 import { and, eq } from 'drizzle-orm';
 import { erc20Abi, type Address } from 'viem';
 import { z } from 'zod';
-import { verifyPin } from '@/lib/accounts/pin';
+import { verifyPinStepUp } from '@/lib/accounts/step-up';
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS } from '@/lib/chains/registry';
 import { assertNoOtherPaymentInFlight } from '@/lib/charges/payment-in-flight';
@@ -96,7 +96,7 @@ export async function swapHeldFunds(raw: z.input<typeof swapHeldFundsInputSchema
     throw new AppError('invalid_request', `${issue.path.join('.')}: ${issue.message}`, { param: issue.path.join('.') });
   }
   const input = parsed.data;
-  await verifyPin({ userId: input.userId, pin: input.pin });
+  await verifyPinStepUp({ userId: input.userId, pin: input.pin, attempt: { action: 'held_funds_swap' } });
   const availability = await swapAvailability({
     country: input.country,
     complianceCountry: input.complianceCountry,

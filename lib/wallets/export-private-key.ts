@@ -44,7 +44,12 @@ export async function exportPrivateKey(input: ExportPrivateKeyInput): Promise<Ex
   if (!wallet) throw new AppError('not_found', `No wallet ${input.walletId} in this account.`, { param: 'walletId' });
 
   // Live whatever the network: the key controls the wallet's funds on every chain.
-  await verifyStepUp({ userId: input.userId, proof: { pin: input.pin, passkeyResponse: input.passkeyResponse }, mode: 'live' });
+  await verifyStepUp({
+    userId: input.userId,
+    proof: { pin: input.pin, passkeyResponse: input.passkeyResponse },
+    mode: 'live',
+    attempt: { action: 'private_key_export', ip: input.ip, userAgent: input.userAgent },
+  });
 
   const raw = openWalletKey(wallet);
   try {

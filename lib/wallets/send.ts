@@ -21,7 +21,7 @@
 import { and, eq } from 'drizzle-orm';
 import { getAddress, isAddress, type Hex } from 'viem';
 import { z } from 'zod';
-import { verifyPin } from '@/lib/accounts/pin';
+import { verifyPinStepUp } from '@/lib/accounts/step-up';
 import {
   CHAINS,
   EVM_CHAIN_NAMES,
@@ -242,7 +242,7 @@ export async function sendFromWallet(input: SendRequest & { userId: string; send
     throw new AppError('invalid_request', 'This send form is out of date: review the send again.', { param: 'sendId' });
   const wallet = await userEvmWallet(getDb(), input.userId);
   const send = resolveSendRequest(input, wallet.address);
-  await verifyPin({ userId: input.userId, pin: input.pin });
+  await verifyPinStepUp({ userId: input.userId, pin: input.pin, attempt: { action: 'wallet_send' } });
 
   // A replay of this send (double click, retry) returns the first transfer, whatever the balance is now.
   const [existing] = await getDb()

@@ -58,7 +58,12 @@ async function audited<T>(
 ): Promise<T> {
   if (notify && actor.mode === 'live') {
     await authorizeMember(getDb(), { userId: actor.userId, merchantId: actor.merchantId, permission: 'webhooks.manage' });
-    await verifyStepUp({ userId: actor.userId, proof: actor.stepUp ?? {}, mode: 'live' });
+    await verifyStepUp({
+      userId: actor.userId,
+      proof: actor.stepUp ?? {},
+      mode: 'live',
+      attempt: { action: 'webhook_endpoint_change', merchantId: actor.merchantId, mode: 'live', ip: actor.ip },
+    });
   }
   const { result, audit, url } = await getDb().transaction(async (tx) => {
     const member = await authorizeMember(tx, { userId: actor.userId, merchantId: actor.merchantId, permission: 'webhooks.manage' });

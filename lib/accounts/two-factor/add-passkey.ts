@@ -17,7 +17,7 @@ export async function addPasskey(input: {
   proof: FactorChangeProof;
   ip?: string | null;
 }): Promise<Passkey> {
-  await verifyFactorChangeProof({ userId: input.userId, proof: input.proof });
+  await verifyFactorChangeProof({ userId: input.userId, proof: input.proof, attempt: { action: 'passkey_add', ip: input.ip } });
   const passkey = await registerPasskey({ userId: input.userId, name: input.name, response: input.response });
   await notifySecurityChange({
     userId: input.userId,

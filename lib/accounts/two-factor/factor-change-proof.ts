@@ -16,7 +16,8 @@ import { count, eq } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { passkeys, users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { verifyStepUp, type StepUpProof } from '../step-up';
+import { reportingRefusal, type StepUpAttempt } from '../report-refused-step-up';
+import { checkStepUp, type StepUpProof } from '../step-up';
 import { consumeCode } from '../verification-codes';
 
 export interface FactorChangeProof extends StepUpProof {
@@ -32,8 +33,20 @@ export async function factorChangeMethod(userId: string): Promise<'step_up' | 'e
   return user.pinHash !== null || keys!.n > 0 ? 'step_up' : 'email_code';
 }
 
-/** Throws unless `proof` confirms a factor change for this account (see the header). */
-export async function verifyFactorChangeProof(input: { userId: string; proof: FactorChangeProof; now?: Date }): Promise<void> {
+/**
+ * Throws unless `proof` confirms a factor change for this account (see the header). A refusal is
+ * reported as `attempt` (e-mailed to the account, throttled: report-refused-step-up.ts).
+ */
+export async function verifyFactorChangeProof(input: {
+  userId: string;
+  proof: FactorChangeProof;
+  attempt: StepUpAttempt;
+  now?: Date;
+}): Promise<void> {
+  await reportingRefusal(input, () => checkFactorChangeProof(input));
+}
+
+async function checkFactorChangeProof(input: { userId: string; proof: FactorChangeProof; now?: Date }): Promise<void> {
   const { proof } = input;
   if ((await factorChangeMethod(input.userId)) === 'step_up') {
     if (!proof.pin && !proof.passkeyResponse) {
@@ -41,7 +54,7 @@ export async function verifyFactorChangeProof(input: { userId: string; proof: Fa
         param: 'pin',
       });
     }
-    await verifyStepUp({ userId: input.userId, proof, mode: 'test', now: input.now });
+    await checkStepUp({ userId: input.userId, proof, mode: 'test', now: input.now });
     return;
   }
   const code = proof.emailCode?.trim();

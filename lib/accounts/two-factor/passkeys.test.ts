@@ -65,17 +65,40 @@ describe('passkey assertions', () => {
 
   it('a sign-in challenge does not confirm a step-up, and a counter that does not grow is refused', async () => {
     const forSignIn = device.assert(await passkeyAssertionOptions({ userId, ceremony: 'sign_in' }));
-    expect((await appError(verifyStepUp({ userId, proof: { passkeyResponse: JSON.stringify(forSignIn) }, mode: 'test' }))).code).toBe(
-      'step_up_failed',
-    );
+    expect(
+      (
+        await appError(
+          verifyStepUp({
+            userId,
+            proof: { passkeyResponse: JSON.stringify(forSignIn) },
+            mode: 'test',
+            attempt: { action: 'private_key_export' },
+          }),
+        )
+      ).code,
+    ).toBe('step_up_failed');
 
     const good = device.assert(await passkeyAssertionOptions({ userId, ceremony: 'step_up' }), { counter: 5 });
-    await verifyStepUp({ userId, proof: { passkeyResponse: JSON.stringify(good) }, mode: 'test' });
+    await verifyStepUp({
+      userId,
+      proof: { passkeyResponse: JSON.stringify(good) },
+      mode: 'test',
+      attempt: { action: 'private_key_export' },
+    });
     // A clone of the authenticator answers with an old counter.
     const cloned = device.assert(await passkeyAssertionOptions({ userId, ceremony: 'step_up' }), { counter: 5 });
-    expect((await appError(verifyStepUp({ userId, proof: { passkeyResponse: JSON.stringify(cloned) }, mode: 'test' }))).code).toBe(
-      'step_up_failed',
-    );
+    expect(
+      (
+        await appError(
+          verifyStepUp({
+            userId,
+            proof: { passkeyResponse: JSON.stringify(cloned) },
+            mode: 'test',
+            attempt: { action: 'private_key_export' },
+          }),
+        )
+      ).code,
+    ).toBe('step_up_failed');
   });
 
   it("another account's passkey proves nothing for this one", async () => {

@@ -34,7 +34,11 @@ export async function removeSecondFactor(input: {
   } else if (!(await secondFactorsOf(input.userId)).totp) {
     throw new AppError('not_found', 'No authenticator app is turned on.');
   }
-  await verifyFactorChangeProof({ userId: input.userId, proof: input.proof });
+  await verifyFactorChangeProof({
+    userId: input.userId,
+    proof: input.proof,
+    attempt: { action: factor.kind === 'passkey' ? 'passkey_remove' : 'totp_off', ip: input.ip },
+  });
   if (factor.kind === 'passkey') await removePasskey({ userId: input.userId, passkeyId: factor.passkeyId });
   else await removeTotp(input.userId);
   if (!(await hasSecondFactor(input.userId))) await deleteRecoveryCodes(input.userId);

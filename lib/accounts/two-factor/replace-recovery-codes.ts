@@ -12,7 +12,7 @@ import { hasSecondFactor } from './second-factor';
 
 export async function replaceRecoveryCodes(input: { userId: string; proof: FactorChangeProof; ip?: string | null }): Promise<string[]> {
   if (!(await hasSecondFactor(input.userId))) throw new AppError('invalid_request', 'Turn on two-factor sign-in first.');
-  await verifyFactorChangeProof({ userId: input.userId, proof: input.proof });
+  await verifyFactorChangeProof({ userId: input.userId, proof: input.proof, attempt: { action: 'recovery_codes_renew', ip: input.ip } });
   const codes = await renewRecoveryCodes(input.userId);
   await notifySecurityChange({ userId: input.userId, change: { kind: 'recovery_codes_renewed' }, ip: input.ip });
   return codes;

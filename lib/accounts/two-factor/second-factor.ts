@@ -12,6 +12,7 @@ import { count, eq } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { passkeys, users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
+import { reportingRefusal, type StepUpAttempt } from '../report-refused-step-up';
 import { factorUsableFrom, formatUsableFrom, isCoolingDown, type StepUpMode } from './factor-cooling';
 import { verifyPasskeyAssertion } from './passkeys';
 import { countUnusedRecoveryCodes, redeemRecoveryCode } from './recovery-codes';
@@ -57,8 +58,17 @@ export async function secondFactorReadiness(
 /**
  * Refuses `what` (e.g. "create production keys") until the account has a second factor; in live
  * mode, one at least FACTOR_COOLING_HOURS old (factor_cooling_down names when the first one counts).
+ * A refusal is reported as `options.attempt` (e-mailed, throttled: report-refused-step-up.ts).
  */
-export async function requireSecondFactor(userId: string, what: string, options: { mode: StepUpMode; now?: Date }): Promise<void> {
+export async function requireSecondFactor(
+  userId: string,
+  what: string,
+  options: { mode: StepUpMode; attempt: StepUpAttempt; now?: Date },
+): Promise<void> {
+  await reportingRefusal({ userId, attempt: options.attempt, now: options.now }, () => checkSecondFactor(userId, what, options));
+}
+
+async function checkSecondFactor(userId: string, what: string, options: { mode: StepUpMode; now?: Date }): Promise<void> {
   const readiness = await secondFactorReadiness(userId, options);
   switch (readiness.state) {
     case 'ready':

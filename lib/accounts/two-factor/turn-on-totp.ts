@@ -10,7 +10,7 @@ import { verifyFactorChangeProof, type FactorChangeProof } from './factor-change
 import { confirmTotpEnrolment } from './totp';
 
 export async function turnOnTotp(input: { userId: string; code: string; proof: FactorChangeProof; ip?: string | null }): Promise<void> {
-  await verifyFactorChangeProof({ userId: input.userId, proof: input.proof });
+  await verifyFactorChangeProof({ userId: input.userId, proof: input.proof, attempt: { action: 'totp_on', ip: input.ip } });
   await confirmTotpEnrolment({ userId: input.userId, code: input.code });
   await notifySecurityChange({ userId: input.userId, change: { kind: 'totp_on' }, ip: input.ip });
 }

@@ -21,3 +21,4 @@ export * from './contracts';
 export * from './oauth';
 export * from './two-factor';
 export * from './platform-settings';
+export * from './step-up-refusals';

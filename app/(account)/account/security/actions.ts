@@ -4,12 +4,11 @@
  * codes), the e-mail code for accounts with no PIN and no passkey, and the passkey options every
  * step-up form asks for. Adding, removing or renewing needs the PIN, a passkey or that e-mail code
  * (lib/accounts/two-factor/factor-change-proof.ts) and e-mails the account; a refused attempt is
- * e-mailed too. Turning a factor on ends the account's other sessions (they were opened without it).
+ * e-mailed too (by the proof check itself, lib/accounts/report-refused-step-up.ts). Turning a factor on ends the account's other sessions (they were opened without it).
  */
 import QRCode from 'qrcode';
 import { headers } from 'next/headers';
 import { revalidatePath } from 'next/cache';
-import { notifyRefusedChange } from '@/lib/accounts/notify-security-change';
 import { requestSecurityCode } from '@/lib/accounts/request-security-code';
 import { stepUpFromForm } from '@/lib/accounts/step-up-form';
 import { addPasskey } from '@/lib/accounts/two-factor/add-passkey';
@@ -44,14 +43,6 @@ function factorProofFromForm(form: FormData): FactorChangeProof {
   return { ...stepUpFromForm(form), emailCode: field(form, 'emailCode') || undefined };
 }
 
-/** Refused for want of a proof (missing, wrong PIN or passkey, wrong code): the account hears of it. */
-const REFUSED_CODES = new Set(['step_up_required', 'step_up_failed', 'pin_incorrect', 'pin_locked', 'code_incorrect', 'code_expired']);
-
-async function reportRefusal(userId: string, what: string, error: unknown, ip: string | null): Promise<void> {
-  // param 'code' is the authenticator app's own code (the proof passed): not a refusal of the proof.
-  if (error instanceof AppError && REFUSED_CODES.has(error.code) && error.param !== 'code') await notifyRefusedChange({ userId, what, ip });
-}
-
 /** After a first factor is on: recovery codes (if the account has none) and the other sessions end. */
 async function afterFactorAdded(userId: string): Promise<string[] | undefined> {
   const codes = (await countUnusedRecoveryCodes(userId)) === 0 ? await renewRecoveryCodes(userId) : undefined;
@@ -83,15 +74,11 @@ export async function startTotpAction(_state: SecurityFormState, _form: FormData
 }
 
 export async function confirmTotpAction(_state: SecurityFormState, form: FormData): Promise<SecurityFormState> {
-  let userId: string | undefined;
-  const ip = await clientIp();
   try {
     const user = await requireUserForAction();
-    userId = user.id;
-    await turnOnTotp({ userId: user.id, code: field(form, 'code'), proof: factorProofFromForm(form), ip });
+    await turnOnTotp({ userId: user.id, code: field(form, 'code'), proof: factorProofFromForm(form), ip: await clientIp() });
     return { notice: 'Authenticator app turned on. Your other sessions were signed out.', recoveryCodes: await afterFactorAdded(user.id) };
   } catch (error) {
-    if (userId) await reportRefusal(userId, 'turn on an authenticator app', error, ip);
     return formError(error);
   }
 }
@@ -124,20 +111,16 @@ export async function registerPasskeyAction(input: {
   passkeyResponse?: string;
   emailCode?: string;
 }): Promise<{ error?: string; recoveryCodes?: string[] }> {
-  let userId: string | undefined;
-  const ip = await clientIp();
   try {
     const user = await requireUserForAction();
-    userId = user.id;
     const proof: FactorChangeProof = {
       pin: input.pin?.trim() || undefined,
       passkeyResponse: input.passkeyResponse?.trim() || undefined,
       emailCode: input.emailCode?.trim() || undefined,
     };
-    await addPasskey({ userId: user.id, name: input.name, response: input.response, proof, ip });
+    await addPasskey({ userId: user.id, name: input.name, response: input.response, proof, ip: await clientIp() });
     return { recoveryCodes: await afterFactorAdded(user.id) };
   } catch (error) {
-    if (userId) await reportRefusal(userId, 'add a passkey', error, ip);
     if (error instanceof AppError) return { error: error.message };
     throw error;
   }
