@@ -43,6 +43,8 @@ const INITIAL_LOOKBACK = 100n;
  * clock, up to about 1.5 s behind ours.
  */
 const HEAD_SLACK_MS = { local: 2_000, remote: 60_000 };
+/** Receipts requested at once (top-level native transfers into watched addresses). */
+const RECEIPTS_AT_ONCE = 16;
 
 export interface ScanResult {
   chain: ChainName;
@@ -286,11 +288,19 @@ async function matchTransfers<Target extends { address: string }>(
   // Our own gas top-ups (before a sweep) are the platform's cost, not money received.
   const ownHashes = new Set(ours.map((row) => row.txHash.toLowerCase()));
 
+  // A plain transfer to an account cannot fail, but a deposit address may one day hold code (EIP-7702):
+  // top-level native transfers count only with a successful receipt, read RECEIPTS_AT_ONCE at a time (a
+  // block paying 50 charges must not cost 50 round trips one after another).
+  const native = wanted.filter((t) => t.kind === 'native' && !ownHashes.has(t.txHash.toLowerCase()));
+  const succeeded = new Set<string>();
+  for (let i = 0; i < native.length; i += RECEIPTS_AT_ONCE) {
+    const receipts = await Promise.all(native.slice(i, i + RECEIPTS_AT_ONCE).map((t) => client.getTransactionReceipt({ hash: t.txHash })));
+    for (const receipt of receipts) if (receipt.status === 'success') succeeded.add(receipt.transactionHash.toLowerCase());
+  }
+
   const found: { transfer: ObservedTransfer; target: Target }[] = [];
   for (const t of wanted) {
-    if (t.kind === 'native' && ownHashes.has(t.txHash.toLowerCase())) continue;
-    // A plain transfer to an account cannot fail, but a deposit address may one day hold code (EIP-7702).
-    if (t.kind === 'native' && (await client.getTransactionReceipt({ hash: t.txHash })).status !== 'success') continue;
+    if (t.kind === 'native' && !succeeded.has(t.txHash.toLowerCase())) continue;
     const header = await headerAt(t.blockNumber);
     if (header.hash !== t.blockHash) return undefined;
     const target = targets.get(t.to.toLowerCase())!;
