@@ -30,7 +30,8 @@ export interface ChargeTransition {
  */
 export async function transitionCharges(tx: DbOrTx, transitions: readonly ChargeTransition[]): Promise<ChargeRow[]> {
   if (!transitions.length) return [];
-  if (new Set(transitions.map((t) => t.charge.id)).size !== transitions.length) throw new Error('a charge twice in one batch of transitions');
+  if (new Set(transitions.map((t) => t.charge.id)).size !== transitions.length)
+    throw new Error('a charge twice in one batch of transitions');
   for (const t of transitions) assertTransition(t.charge.status, t.to);
   const updated = new Map<string, ChargeRow>();
   const moves = new Map<string, ChargeTransition[]>();
@@ -46,7 +47,8 @@ export async function transitionCharges(tx: DbOrTx, transitions: readonly Charge
       .set({ status: to })
       .where(and(inArray(charges.id, ids), eq(charges.status, charge.status)))
       .returning();
-    if (rows.length !== ids.length) throw new Error(`charges moved while being settled: ${ids.filter((id) => !rows.some((r) => r.id === id)).join(', ')}`);
+    if (rows.length !== ids.length)
+      throw new Error(`charges moved while being settled: ${ids.filter((id) => !rows.some((r) => r.id === id)).join(', ')}`);
     for (const row of rows) updated.set(row.id, row);
   }
   await recordChargeEvents(

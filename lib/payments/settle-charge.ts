@@ -210,9 +210,10 @@ async function paymentsStartedInTime(
   for (const charge of open) {
     const mine = orders.filter((o) => o.chargeId === charge.id);
     const hashes = new Set(
-      [...ours.filter((row) => row.chargeId === charge.id).map((row) => row.hash), ...mine.flatMap((o) => (o.deliveryTxHash ? [o.deliveryTxHash] : []))].map(
-        (h) => h.toLowerCase(),
-      ),
+      [
+        ...ours.filter((row) => row.chargeId === charge.id).map((row) => row.hash),
+        ...mine.flatMap((o) => (o.deliveryTxHash ? [o.deliveryTxHash] : [])),
+      ].map((h) => h.toLowerCase()),
     );
     const placedInTime = mine.some((o) => o.createdAt <= charge.expiresAt && (o.status === 'pending' || o.status === 'completed'));
     result.set(charge.id, { hashes, ...(placedInTime ? { fiatUntil: new Date(charge.expiresAt.getTime() + IN_FLIGHT_HOLD_MS) } : {}) });

@@ -75,7 +75,8 @@ async function payInOneBlock(sends: { to: Hex; amount: string }[]): Promise<Hex[
   const payer = wallet();
   let nonce = await client.getTransactionCount({ address: localDemoPayerAccount.address, blockTag: 'pending' });
   const hashes: Hex[] = [];
-  for (const send of sends) hashes.push(await payer.sendTransaction({ to: send.to, value: parseEther(send.amount), gas: 21_000n, nonce: nonce++ }));
+  for (const send of sends)
+    hashes.push(await payer.sendTransaction({ to: send.to, value: parseEther(send.amount), gas: 21_000n, nonce: nonce++ }));
   await client.request({ method: 'evm_mine' as never, params: [] as never });
   return hashes;
 }
@@ -172,7 +173,10 @@ describe('settling a block of payments together', () => {
   it('a settlement that fails rolls the whole poll back, and the next poll settles every charge once', async () => {
     const list = await Promise.all(Array.from({ length: 6 }, () => newCharge('0.01')));
     const poisoned = list[3]!.chargeId;
-    const [before] = await getDb().select().from(scannerCursors).where(and(eq(scannerCursors.chain, CHAIN), eq(scannerCursors.consumer, 'charges')));
+    const [before] = await getDb()
+      .select()
+      .from(scannerCursors)
+      .where(and(eq(scannerCursors.chain, CHAIN), eq(scannerCursors.consumer, 'charges')));
     // The webhook outbox refuses one charge's event, as a crash between the batch's statements would stop it.
     await getDb().execute(
       sql.raw(`create function settle_charges_test_refuse() returns trigger language plpgsql as $$
@@ -182,7 +186,9 @@ describe('settling a block of payments together', () => {
         end $$`),
     );
     await getDb().execute(
-      sql.raw('create trigger settle_charges_test_refuse before insert on webhook_events for each row execute function settle_charges_test_refuse()'),
+      sql.raw(
+        'create trigger settle_charges_test_refuse before insert on webhook_events for each row execute function settle_charges_test_refuse()',
+      ),
     );
     const ids = list.map((c) => c.chargeId);
     try {
@@ -192,7 +198,10 @@ describe('settling a block of payments together', () => {
       expect(await getDb().select().from(payments).where(inArray(payments.chargeId, ids))).toEqual([]);
       expect([...(await statusOf(ids)).values()]).toEqual(ids.map(() => 'pending'));
       for (const events of (await webhooksOf(ids)).values()) expect(events).toEqual(['charge.created#1']);
-      const [after] = await getDb().select().from(scannerCursors).where(and(eq(scannerCursors.chain, CHAIN), eq(scannerCursors.consumer, 'charges')));
+      const [after] = await getDb()
+        .select()
+        .from(scannerCursors)
+        .where(and(eq(scannerCursors.chain, CHAIN), eq(scannerCursors.consumer, 'charges')));
       expect(after!.lastBlock).toBe(before!.lastBlock);
     } finally {
       await getDb().execute(sql.raw('drop trigger settle_charges_test_refuse on webhook_events'));
@@ -222,7 +231,12 @@ describe('settling a block of payments together', () => {
     await confirmedPayments([...few, ...many]);
     const statements = async (ids: string[]) => {
       let count = 0;
-      await getDb().transaction((tx) => settleCharges(countingStatements(tx, () => count++), ids));
+      await getDb().transaction((tx) =>
+        settleCharges(
+          countingStatements(tx, () => count++),
+          ids,
+        ),
+      );
       return count;
     };
     const forFew = await statements(few);
