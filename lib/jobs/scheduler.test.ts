@@ -132,7 +132,7 @@ describe('new-block subscription', () => {
     resetEnvCache();
     try {
       // A process without the chain's watcher (a web process with RUN_JOBS_IN_WEB=false runs no scheduler at all).
-      startScheduler([{ name: 'index-incoming-BSC', everyMs: 60_000, run: () => 0 }]);
+      startScheduler([{ name: 'index-incoming-BSC', everyMs: 60_000, run: async () => 0 }]);
       for (let i = 0; i < 5; i++) {
         await client.request({ method: 'evm_mine' as never });
         await sleep(50);
@@ -142,8 +142,8 @@ describe('new-block subscription', () => {
 
       let runs = 0;
       const tasks = [
-        { name: 'watch-BSC', everyMs: 60_000, run: () => (runs += 1) },
-        { name: 'index-incoming-BSC', everyMs: 60_000, run: () => 0 },
+        { name: 'watch-BSC', everyMs: 60_000, run: async () => (runs += 1) },
+        { name: 'index-incoming-BSC', everyMs: 60_000, run: async () => 0 },
       ];
       // Started twice, as a second import of the jobs module would: still one subscription.
       startScheduler(tasks);

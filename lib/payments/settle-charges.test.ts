@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, defineChain, http, parseEther, type Hex, type PublicClient } from 'viem';
+import { createPublicClient, createWalletClient, custom, defineChain, http, parseEther, type Hex, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { transitionCharge } from '@/lib/charges/transition-charge';
@@ -27,12 +27,14 @@ const rpcCalls: string[] = [];
 
 beforeAll(async () => {
   node = await startLocalChain({ chain: CHAIN });
-  const guarded = outsideTransactions(http(node.url));
+  const guarded = createPublicClient({ transport: outsideTransactions(http(node.url)) });
   client = createPublicClient({
-    transport: (params) => {
-      const inner = guarded(params);
-      return { ...inner, request: (args, options) => (rpcCalls.push(args.method), inner.request(args, options)) };
-    },
+    transport: custom({
+      request: (args: { method: string; params?: unknown }) => {
+        rpcCalls.push(args.method);
+        return guarded.request(args as never);
+      },
+    }),
   });
   process.env.RPC_URL_BSC_TESTNET = node.url;
   process.env.LOCAL_CHAINS = 'BSC_TESTNET,POLYGON,POLYGON_AMOY';
@@ -122,7 +124,9 @@ describe('settling a block of payments together', () => {
       .select({ payload: webhookEvents.payload })
       .from(webhookEvents)
       .where(and(eq(webhookEvents.chargeId, ids[7]!), eq(webhookEvents.type, 'charge.succeeded')));
-    expect(event!.payload.data.charge.payments).toMatchObject([{ txHash: hashes[7], status: 'confirmed' }]);
+    expect((event!.payload as { data: { charge: { payments?: unknown } } }).data.charge.payments).toMatchObject([
+      { txHash: hashes[7], status: 'confirmed' },
+    ]);
     // Polling again changes nothing.
     await poll();
     for (const events of (await webhooksOf(ids)).values()) expect(events).toEqual(SUCCEEDED_ONCE);
