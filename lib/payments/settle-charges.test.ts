@@ -24,6 +24,8 @@ let client: PublicClient;
 let merchant: TestMerchant;
 /** RPC methods the watcher called, in order. */
 const rpcCalls: string[] = [];
+/** Makes the node refuse eth_getBlockReceipts (as some do). */
+let refuseBlockReceipts = false;
 
 beforeAll(async () => {
   node = await startLocalChain({ chain: CHAIN });
@@ -32,6 +34,8 @@ beforeAll(async () => {
     transport: custom({
       request: (args: { method: string; params?: unknown }) => {
         rpcCalls.push(args.method);
+        if (refuseBlockReceipts && args.method === 'eth_getBlockReceipts')
+          throw new Error('the method eth_getBlockReceipts does not exist');
         return guarded.request(args as never);
       },
     }),
@@ -78,7 +82,7 @@ async function payInOneBlock(sends: { to: Hex; amount: string }[]): Promise<Hex[
   let nonce = await client.getTransactionCount({ address: localDemoPayerAccount.address, blockTag: 'pending' });
   const hashes: Hex[] = [];
   for (const send of sends)
-    hashes.push(await payer.sendTransaction({ to: send.to, value: parseEther(send.amount), gas: 21_000n, nonce: nonce++ }));
+    hashes.push(await payer.sendTransaction({ to: send.to, value: parseEther(send.amount), gas: 30_000n, nonce: nonce++ }));
   await client.request({ method: 'evm_mine' as never, params: [] as never });
   return hashes;
 }
@@ -114,8 +118,9 @@ describe('settling a block of payments together', () => {
     rpcCalls.length = 0;
     const result = await poll();
     expect(result).toMatchObject({ recorded: 40, settled: 40 });
-    // One receipt per native payment (its status), nothing per charge beyond that.
-    expect(rpcCalls.filter((method) => method === 'eth_getTransactionReceipt')).toHaveLength(40);
+    // The payments' statuses from one read of the block's receipts, not a receipt per payment.
+    expect(rpcCalls.filter((method) => method === 'eth_getBlockReceipts')).toHaveLength(1);
+    expect(rpcCalls.filter((method) => method === 'eth_getTransactionReceipt')).toHaveLength(0);
     const ids = list.map((c) => c.chargeId);
     expect([...(await statusOf(ids)).values()]).toEqual(ids.map(() => 'succeeded'));
     for (const events of (await webhooksOf(ids)).values()) expect(events).toEqual(SUCCEEDED_ONCE);
@@ -132,21 +137,28 @@ describe('settling a block of payments together', () => {
     for (const events of (await webhooksOf(ids)).values()) expect(events).toEqual(SUCCEEDED_ONCE);
   });
 
-  it('two payments to one charge in the same block, an overpayment and a canceled charge settle once each', async () => {
+  it('two payments to one charge in the same block, an overpayment, a canceled charge and a reverted transfer settle once each', async () => {
     const split = await newCharge('0.02');
     const twice = await newCharge('0.01');
     const canceled = await newCharge('0.01');
     const exact = await newCharge('0.01');
+    const reverted = await newCharge('0.01');
     await getDb().transaction((tx) => transitionCharge(tx, { chargeId: canceled.chargeId, to: 'canceled', actor: 'consumer' }));
+    // Code at a deposit address that refuses every call (EIP-7702 could put code there): the transfer is mined, reverted.
+    await client.request({ method: 'anvil_setCode' as never, params: [reverted.deposit, '0x60006000fd'] as never });
     await payInOneBlock([
       { to: split.deposit, amount: '0.01' },
       { to: twice.deposit, amount: '0.01' },
       { to: canceled.deposit, amount: '0.01' },
+      { to: reverted.deposit, amount: '0.01' },
       { to: split.deposit, amount: '0.01' },
       { to: twice.deposit, amount: '0.01' },
       { to: exact.deposit, amount: '0.01' },
     ]);
     await poll();
+    // Read from the block's receipts: the reverted transfer is no payment.
+    expect(await getDb().select().from(payments).where(eq(payments.chargeId, reverted.chargeId))).toEqual([]);
+    expect((await statusOf([reverted.chargeId])).get(reverted.chargeId)).toBe('pending');
     const ids = [split, twice, canceled, exact].map((c) => c.chargeId);
     expect(Object.fromEntries(await statusOf(ids))).toEqual({
       [split.chargeId]: 'succeeded',
@@ -177,6 +189,8 @@ describe('settling a block of payments together', () => {
   it('a settlement that fails rolls the whole poll back, and the next poll settles every charge once', async () => {
     const list = await Promise.all(Array.from({ length: 6 }, () => newCharge('0.01')));
     const poisoned = list[3]!.chargeId;
+    // This node now refuses eth_getBlockReceipts: the statuses come from one receipt per transfer.
+    refuseBlockReceipts = true;
     const [before] = await getDb()
       .select()
       .from(scannerCursors)
@@ -211,7 +225,10 @@ describe('settling a block of payments together', () => {
       await getDb().execute(sql.raw('drop trigger settle_charges_test_refuse on webhook_events'));
       await getDb().execute(sql.raw('drop function settle_charges_test_refuse()'));
     }
+    rpcCalls.length = 0;
     await poll();
+    refuseBlockReceipts = false;
+    expect(rpcCalls.filter((method) => method === 'eth_getTransactionReceipt')).toHaveLength(6);
     expect([...(await statusOf(ids)).values()]).toEqual(ids.map(() => 'succeeded'));
     for (const events of (await webhooksOf(ids)).values()) expect(events).toEqual(SUCCEEDED_ONCE);
     expect(await getDb().select().from(payments).where(inArray(payments.chargeId, ids))).toHaveLength(6);

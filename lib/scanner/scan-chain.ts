@@ -33,6 +33,7 @@ import { balanceCredits, findBalanceRises, type BalanceRise } from './find-balan
 import { headerOf, readWindow, type BlockHeader, type RawTransfer } from './read-window';
 import { observeOpenTransfers, recheckOpenTransfers } from './recheck-open-transfers';
 import { recordTransfers } from './record-transfers';
+import { succeededTransactions } from './succeeded-transactions';
 import type { ObservedTransfer, ScanConsumer } from './types';
 
 /** A chain without a cursor (or whose re-organisation is deeper than every checkpoint) starts this many blocks back. */
@@ -43,8 +44,6 @@ const INITIAL_LOOKBACK = 100n;
  * clock, up to about 1.5 s behind ours.
  */
 const HEAD_SLACK_MS = { local: 2_000, remote: 60_000 };
-/** Receipts requested at once (top-level native transfers into watched addresses). */
-const RECEIPTS_AT_ONCE = 16;
 
 export interface ScanResult {
   chain: ChainName;
@@ -288,15 +287,11 @@ async function matchTransfers<Target extends { address: string }>(
   // Our own gas top-ups (before a sweep) are the platform's cost, not money received.
   const ownHashes = new Set(ours.map((row) => row.txHash.toLowerCase()));
 
-  // A plain transfer to an account cannot fail, but a deposit address may one day hold code (EIP-7702):
-  // top-level native transfers count only with a successful receipt, read RECEIPTS_AT_ONCE at a time (a
-  // block paying 50 charges must not cost 50 round trips one after another).
-  const native = wanted.filter((t) => t.kind === 'native' && !ownHashes.has(t.txHash.toLowerCase()));
-  const succeeded = new Set<string>();
-  for (let i = 0; i < native.length; i += RECEIPTS_AT_ONCE) {
-    const receipts = await Promise.all(native.slice(i, i + RECEIPTS_AT_ONCE).map((t) => client.getTransactionReceipt({ hash: t.txHash })));
-    for (const receipt of receipts) if (receipt.status === 'success') succeeded.add(receipt.transactionHash.toLowerCase());
-  }
+  // Top-level native transfers count only when they took effect (./succeeded-transactions.ts).
+  const succeeded = await succeededTransactions(
+    client,
+    wanted.filter((t) => t.kind === 'native' && !ownHashes.has(t.txHash.toLowerCase())),
+  );
 
   const found: { transfer: ObservedTransfer; target: Target }[] = [];
   for (const t of wanted) {
