@@ -116,6 +116,56 @@ describe('new-block subscription', () => {
     await until(async () => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status === 'succeeded', 5_000);
   });
 
+  it('holds one subscription per watched chain per process, however often the jobs are started; none without a watcher', async () => {
+    // Counts WebSocket connections to the node (a TCP relay in front of its port).
+    const upstream = new URL(node.url);
+    let connections = 0;
+    const relay = createServer((socket) => {
+      connections += 1;
+      const toNode = connect(Number(upstream.port), upstream.hostname);
+      socket.pipe(toNode).pipe(socket);
+      socket.on('error', () => toNode.destroy());
+      toNode.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    process.env.RPC_WS_URL_BSC = `ws://127.0.0.1:${(relay.address() as { port: number }).port}`;
+    resetEnvCache();
+    try {
+      // A process without the chain's watcher (a web process with RUN_JOBS_IN_WEB=false runs no scheduler at all).
+      startScheduler([{ name: 'index-incoming-BSC', everyMs: 60_000, run: async () => 0 }]);
+      for (let i = 0; i < 5; i++) {
+        await client.request({ method: 'evm_mine' as never });
+        await sleep(50);
+      }
+      expect(connections).toBe(0);
+      stopScheduler();
+
+      let runs = 0;
+      const tasks = [
+        { name: 'watch-BSC', everyMs: 60_000, run: async () => (runs += 1) },
+        { name: 'index-incoming-BSC', everyMs: 60_000, run: async () => 0 },
+      ];
+      // Started twice, as a second import of the jobs module would: still one subscription.
+      startScheduler(tasks);
+      startScheduler(tasks);
+      await until(async () => {
+        await client.request({ method: 'evm_mine' as never });
+        await sleep(50);
+        return runs > 0;
+      }, 10_000);
+      for (let i = 0; i < 3; i++) {
+        await client.request({ method: 'evm_mine' as never });
+        await sleep(50);
+      }
+      expect(connections).toBe(1);
+    } finally {
+      stopScheduler();
+      relay.close();
+      delete process.env.RPC_WS_URL_BSC;
+      resetEnvCache();
+    }
+  });
+
   it('reopens a dropped subscription with back-off, one connection at a time, and blocks wake it again', async () => {
     // A TCP relay in front of the node's WebSocket port: dropping its sockets drops the subscription.
     const upstream = new URL(node.url);

@@ -13,7 +13,7 @@
  * Expiry and failure wait until the chain's watcher has scanned every block up to expiresAt
  * (lib/scanner/scanned-past.ts), so a payment mined in time is always seen before the charge closes.
  */
-import { and, eq, inArray, lte, ne, not, or } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, ne, not, or } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import {
   charges,
@@ -25,7 +25,8 @@ import {
   type PaymentRow,
 } from '@/lib/db/schema';
 import { IN_FLIGHT_HOLD_MS, paymentInFlightExists } from '@/lib/charges/payment-in-flight';
-import { recordChargeEvent, transitionCharge } from '@/lib/charges/transition-charge';
+import { transitionCharge } from '@/lib/charges/transition-charge';
+import { recordChargeEvents, transitionCharges } from '@/lib/charges/transition-charges';
 import { scannedPast } from '@/lib/scanner/scanned-past';
 
 export interface ChargeFunding {
@@ -45,97 +46,183 @@ export function fundingOf(rows: readonly PaymentRow[]): ChargeFunding {
 
 /** `tx` must be a transaction (row locks). */
 export async function settleCharge(tx: DbOrTx, chargeId: string): Promise<ChargeRow> {
-  const [charge] = await tx.select().from(charges).where(eq(charges.id, chargeId)).for('update');
-  if (!charge) throw new Error(`charge ${chargeId} does not exist`);
-  const rows = await tx.select().from(payments).where(eq(payments.chargeId, chargeId));
+  const [settled] = await settleCharges(tx, [chargeId]);
+  return settled!;
+}
 
-  if (charge.status === 'expired' || charge.status === 'canceled' || charge.status === 'failed') {
-    await markLate(
-      tx,
-      charge,
-      rows.filter((p) => !p.isLate && p.status !== 'dropped'),
-    );
-    return charge;
+/** Charges settled per round of statements (bounds the parameters of each statement). */
+const SETTLE_BATCH = 500;
+
+/**
+ * settleCharge for many charges (the chain watcher: every charge a poll touched), in a fixed number of
+ * statements per batch of SETTLE_BATCH, whatever the number of charges or payments: one lock of the
+ * batch's charges (in id order, so two settlers never wait on each other in a cycle), one read of their
+ * payments, two of what the service started for them, then one write per kind of change (late
+ * payments, → processing, → succeeded, overpaid events). Every change with its timeline event, webhook
+ * outbox row and checkout NOTIFY is in the caller's transaction, as with settleCharge: any failure rolls
+ * the whole poll back and the next poll settles it again, once. `tx` must be a transaction.
+ * Returns the charges as settled, in id order.
+ */
+export async function settleCharges(tx: DbOrTx, chargeIds: Iterable<string>): Promise<ChargeRow[]> {
+  const ids = [...new Set(chargeIds)].sort();
+  const settled: ChargeRow[] = [];
+  for (let i = 0; i < ids.length; i += SETTLE_BATCH) settled.push(...(await settleBatch(tx, ids.slice(i, i + SETTLE_BATCH))));
+  return settled;
+}
+
+async function settleBatch(tx: DbOrTx, ids: readonly string[]): Promise<ChargeRow[]> {
+  const locked = await tx
+    .select()
+    .from(charges)
+    .where(inArray(charges.id, [...ids]))
+    .orderBy(asc(charges.id))
+    .for('update');
+  if (locked.length !== ids.length) {
+    throw new Error(`charge ${ids.find((id) => !locked.some((c) => c.id === id))} does not exist`);
   }
-  if (charge.status === 'pending' || charge.status === 'processing') {
-    const started = await paymentsStartedInTime(tx, charge);
+  // Ordered as listChargePayments orders them: the webhook payloads list them so.
+  const paid = await tx
+    .select()
+    .from(payments)
+    .where(inArray(payments.chargeId, [...ids]))
+    .orderBy(asc(payments.createdAt), asc(payments.id));
+  const rowsOf = new Map<string, PaymentRow[]>(ids.map((id) => [id, []]));
+  for (const row of paid) rowsOf.get(row.chargeId)!.push(row);
+
+  const open = locked.filter((c) => c.status === 'pending' || c.status === 'processing');
+  const started = await paymentsStartedInTime(tx, open);
+  const late: { charge: ChargeRow; payment: PaymentRow }[] = [];
+  const current = new Map(locked.map((c) => [c.id, c]));
+  for (const charge of locked) {
+    const rows = rowsOf.get(charge.id)!;
+    if (charge.status === 'expired' || charge.status === 'canceled' || charge.status === 'failed') {
+      late.push(...rows.filter((p) => !p.isLate && p.status !== 'dropped').map((payment) => ({ charge, payment })));
+      current.delete(charge.id);
+      continue;
+    }
+    if (charge.status !== 'pending' && charge.status !== 'processing') continue;
+    const inTime = started.get(charge.id);
     const minedLate = rows.filter(
       (p) =>
         !p.isLate &&
         p.status !== 'dropped' &&
         p.blockTime !== null &&
         p.blockTime > charge.expiresAt &&
-        !started.hashes.has(p.txHash.toLowerCase()) &&
-        !(started.fiatUntil && p.blockTime <= started.fiatUntil),
+        !inTime?.hashes.has(p.txHash.toLowerCase()) &&
+        !(inTime?.fiatUntil && p.blockTime <= inTime.fiatUntil),
     );
-    await markLate(tx, charge, minedLate);
-    for (const payment of minedLate) payment.isLate = true;
+    for (const payment of minedLate) {
+      late.push({ charge, payment });
+      payment.isLate = true;
+    }
   }
+  await markLate(tx, late);
 
-  const funding = fundingOf(rows);
-  let current = charge;
-  if (current.status === 'pending' && funding.seen > 0n) {
-    current = await transitionCharge(tx, {
-      chargeId,
-      to: 'processing',
-      actor: 'system:chain-watcher',
-      data: { txHashes: rows.map((p) => p.txHash), seenBaseUnits: funding.seen.toString() },
-    });
-  }
-  if (current.status === 'processing' && funding.confirmed >= current.totalBaseUnits) {
-    current = await transitionCharge(tx, {
-      chargeId,
-      to: 'succeeded',
-      actor: 'system:chain-watcher',
-      data: {
-        txHashes: rows.filter((p) => p.status === 'confirmed').map((p) => p.txHash),
-        receivedBaseUnits: funding.confirmed.toString(),
-        excessBaseUnits: (funding.confirmed - current.totalBaseUnits).toString(),
-      },
-    });
-  } else if (current.status === 'succeeded') {
-    const excess = funding.confirmed - current.totalBaseUnits;
+  const toProcessing = [...current.values()].filter((c) => c.status === 'pending' && fundingOf(rowsOf.get(c.id)!).seen > 0n);
+  const processing = await transitionCharges(
+    tx,
+    toProcessing.map((charge) => {
+      const rows = rowsOf.get(charge.id)!;
+      return {
+        charge,
+        to: 'processing' as const,
+        actor: 'system:chain-watcher',
+        data: { txHashes: rows.map((p) => p.txHash), seenBaseUnits: fundingOf(rows).seen.toString() },
+        payments: rows,
+      };
+    }),
+  );
+  for (const row of processing) current.set(row.id, row);
+
+  const toSucceeded = [...current.values()].filter(
+    (c) => c.status === 'processing' && fundingOf(rowsOf.get(c.id)!).confirmed >= c.totalBaseUnits,
+  );
+  const succeeded = await transitionCharges(
+    tx,
+    toSucceeded.map((charge) => {
+      const rows = rowsOf.get(charge.id)!;
+      const { confirmed } = fundingOf(rows);
+      return {
+        charge,
+        to: 'succeeded' as const,
+        actor: 'system:chain-watcher',
+        data: {
+          txHashes: rows.filter((p) => p.status === 'confirmed').map((p) => p.txHash),
+          receivedBaseUnits: confirmed.toString(),
+          excessBaseUnits: (confirmed - charge.totalBaseUnits).toString(),
+        },
+        payments: rows,
+      };
+    }),
+  );
+
+  // Paid twice (or topped up after success), for charges that had already succeeded: the excess is recorded for refund.
+  const overpaid = locked.flatMap((charge) => {
+    if (charge.status !== 'succeeded') return [];
+    const rows = rowsOf.get(charge.id)!;
+    const excess = fundingOf(rows).confirmed - charge.totalBaseUnits;
     const known = rows.filter((p) => p.status === 'confirmed');
-    if (excess > 0n && known.length > 1) {
-      // Paid twice (or topped up after success): the excess is recorded for refund.
-      await recordChargeEvent(tx, {
-        chargeId,
-        fromStatus: 'succeeded',
-        toStatus: 'succeeded',
+    if (excess <= 0n || known.length <= 1) return [];
+    return [
+      {
+        chargeId: charge.id,
+        fromStatus: 'succeeded' as const,
+        toStatus: 'succeeded' as const,
         actor: 'system:chain-watcher',
         type: 'charge.overpaid',
         data: { excessBaseUnits: excess.toString(), txHashes: known.map((p) => p.txHash) },
-      });
-    }
-  }
-  return current;
+      },
+    ];
+  });
+  await recordChargeEvents(tx, overpaid);
+
+  for (const row of succeeded) current.set(row.id, row);
+  return locked.map((charge) => current.get(charge.id) ?? charge);
 }
 
 /**
- * What the service itself started for the charge while it was payable, so it is not late when it lands
+ * What the service itself started for each charge while it was payable, so it is not late when it lands
  * after expiresAt (expiry waits for it: lib/charges/payment-in-flight.ts): our balance payments and
  * swaps (every attempt's hash), on-ramp deliveries, and — while an order placed in time is still on its
- * way — whatever its provider delivers within the hold.
+ * way — whatever its provider delivers within the hold. Two queries for all the charges.
  */
-async function paymentsStartedInTime(tx: DbOrTx, charge: ChargeRow): Promise<{ hashes: Set<string>; fiatUntil?: Date }> {
+async function paymentsStartedInTime(
+  tx: DbOrTx,
+  open: readonly ChargeRow[],
+): Promise<Map<string, { hashes: Set<string>; fiatUntil?: Date }>> {
+  const result = new Map<string, { hashes: Set<string>; fiatUntil?: Date }>();
+  if (!open.length) return result;
+  const ids = open.map((c) => c.id);
   const ours = await tx
-    .select({ hash: outboundTransferAttempts.txHash })
+    .select({ chargeId: outboundTransfers.chargeId, hash: outboundTransferAttempts.txHash })
     .from(outboundTransferAttempts)
     .innerJoin(outboundTransfers, eq(outboundTransfers.id, outboundTransferAttempts.transferId))
-    .where(and(eq(outboundTransfers.chargeId, charge.id), inArray(outboundTransfers.purpose, ['balance_payment', 'swap'])));
+    .where(and(inArray(outboundTransfers.chargeId, ids), inArray(outboundTransfers.purpose, ['balance_payment', 'swap'])));
   const orders = await tx
-    .select({ deliveryTxHash: onrampOrders.deliveryTxHash, status: onrampOrders.status, createdAt: onrampOrders.createdAt })
+    .select({
+      chargeId: onrampOrders.chargeId,
+      deliveryTxHash: onrampOrders.deliveryTxHash,
+      status: onrampOrders.status,
+      createdAt: onrampOrders.createdAt,
+    })
     .from(onrampOrders)
-    .where(eq(onrampOrders.chargeId, charge.id));
-  const hashes = new Set(
-    [...ours.map((row) => row.hash), ...orders.flatMap((o) => (o.deliveryTxHash ? [o.deliveryTxHash] : []))].map((h) => h.toLowerCase()),
-  );
-  const placedInTime = orders.some((o) => o.createdAt <= charge.expiresAt && (o.status === 'pending' || o.status === 'completed'));
-  return { hashes, ...(placedInTime ? { fiatUntil: new Date(charge.expiresAt.getTime() + IN_FLIGHT_HOLD_MS) } : {}) };
+    .where(inArray(onrampOrders.chargeId, ids));
+  for (const charge of open) {
+    const mine = orders.filter((o) => o.chargeId === charge.id);
+    const hashes = new Set(
+      [
+        ...ours.filter((row) => row.chargeId === charge.id).map((row) => row.hash),
+        ...mine.flatMap((o) => (o.deliveryTxHash ? [o.deliveryTxHash] : [])),
+      ].map((h) => h.toLowerCase()),
+    );
+    const placedInTime = mine.some((o) => o.createdAt <= charge.expiresAt && (o.status === 'pending' || o.status === 'completed'));
+    result.set(charge.id, { hashes, ...(placedInTime ? { fiatUntil: new Date(charge.expiresAt.getTime() + IN_FLIGHT_HOLD_MS) } : {}) });
+  }
+  return result;
 }
 
 /** Marks payments late and reports each (`charge.late_payment`): recorded for refund, never counted. */
-async function markLate(tx: DbOrTx, charge: ChargeRow, late: readonly PaymentRow[]): Promise<void> {
+async function markLate(tx: DbOrTx, late: readonly { charge: ChargeRow; payment: PaymentRow }[]): Promise<void> {
   if (!late.length) return;
   await tx
     .update(payments)
@@ -143,11 +230,12 @@ async function markLate(tx: DbOrTx, charge: ChargeRow, late: readonly PaymentRow
     .where(
       inArray(
         payments.id,
-        late.map((p) => p.id),
+        late.map(({ payment }) => payment.id),
       ),
     );
-  for (const payment of late) {
-    await recordChargeEvent(tx, {
+  await recordChargeEvents(
+    tx,
+    late.map(({ charge, payment }) => ({
       chargeId: charge.id,
       fromStatus: charge.status,
       toStatus: charge.status,
@@ -159,8 +247,8 @@ async function markLate(tx: DbOrTx, charge: ChargeRow, late: readonly PaymentRow
         chain: payment.chain,
         ...(payment.blockTime ? { minedAt: payment.blockTime.toISOString() } : {}),
       },
-    });
-  }
+    })),
+  );
 }
 
 /** Processing charges whose time is up with less than the total confirmed (and nothing still confirming) fail. */

@@ -3,7 +3,8 @@
  * It watches the deposit addresses of charges still watched (24 h past expiry) for their own token —
  * ERC-20 Transfer logs, native coin sent directly or by a contract — records each transfer as a
  * payment (unique chain + tx hash + log index), follows it through re-organisations, and settles every
- * charge whose payments changed (./settle-charge.ts), in the poll's transaction.
+ * charge whose payments changed (./settle-charge.ts), in the poll's transaction: all of them together, in
+ * a fixed number of statements per poll (settleCharges), not a round of queries per payment (ADR 0030).
  *
  * One instance watches a chain at a time (advisory lock `chain-watcher:<chain>`).
  */
@@ -16,7 +17,7 @@ import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
-import { settleCharge } from './settle-charge';
+import { settleCharges } from './settle-charge';
 import { transitionPayments } from './transition-payments';
 import { statusIs } from '@/lib/db/status-literal';
 
@@ -81,13 +82,13 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
   accepts: (deposit, tokenAddress) => deposit.token === tokenAddress,
   store: {
     byTxHashes: (tx, chain, txHashes) => selectPayments(tx, and(eq(payments.chain, chain), inArray(payments.txHash, txHashes))),
-    async insert(tx, chain, transfer, deposit) {
-      const [row] = await tx
+    async insert(tx, chain, found) {
+      const rows = await tx
         .insert(payments)
-        .values({ id: newId('payment'), chargeId: deposit.chargeId, chain, ...transfer })
+        .values(found.map(({ transfer, target }) => ({ id: newId('payment'), chargeId: target.chargeId, chain, ...transfer })))
         .onConflictDoNothing()
         .returning({ chargeId: payments.chargeId });
-      return row?.chargeId;
+      return rows.map((row) => row.chargeId);
     },
     async relocate(tx, id, location) {
       await tx
@@ -129,7 +130,7 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
     }));
   },
   async onChanged(tx, chargeIds) {
-    for (const chargeId of chargeIds) await settleCharge(tx, chargeId);
+    await settleCharges(tx, chargeIds);
   },
 };
 

@@ -78,6 +78,12 @@ export async function recheckOpenTransfers<Target>(
   },
 ): Promise<RecheckResult> {
   const result: RecheckResult = { confirmed: 0, dropped: 0, owners: new Set() };
+  // Decisions are collected, then written one UPDATE per kind: a block confirming many payments costs
+  // the same few statements as one.
+  const confirm: string[] = [];
+  const clearMissing: string[] = [];
+  const drop: string[] = [];
+  const markMissing = new Map<bigint, string[]>();
   const open = await store.open(tx, chain);
   for (const row of open) {
     const seen = sightings.get(row.id);
@@ -99,25 +105,29 @@ export async function recheckOpenTransfers<Target>(
       case 'keep':
         break;
       case 'confirm':
-        await store.update(tx, [row.id], { status: 'confirmed', missingSinceBlock: null });
-        result.confirmed++;
+        confirm.push(row.id);
         result.owners.add(row.owner);
         break;
       case 'clear_missing':
-        await store.update(tx, [row.id], { missingSinceBlock: null });
+        clearMissing.push(row.id);
         break;
       case 'mark_missing':
-        await store.update(tx, [row.id], { missingSinceBlock: decision.sinceBlock });
+        markMissing.set(decision.sinceBlock, [...(markMissing.get(decision.sinceBlock) ?? []), row.id]);
         break;
       case 'drop':
-        await store.update(tx, [row.id], { status: 'dropped' });
-        result.dropped++;
+        drop.push(row.id);
         result.owners.add(row.owner);
         break;
       default:
         decision satisfies never;
     }
   }
+  if (confirm.length) await store.update(tx, confirm, { status: 'confirmed', missingSinceBlock: null });
+  if (clearMissing.length) await store.update(tx, clearMissing, { missingSinceBlock: null });
+  for (const [sinceBlock, ids] of markMissing) await store.update(tx, ids, { missingSinceBlock: sinceBlock });
+  if (drop.length) await store.update(tx, drop, { status: 'dropped' });
+  result.confirmed = confirm.length;
+  result.dropped = drop.length;
   return result;
 }
 

@@ -12,6 +12,8 @@ import { BALANCE_CHANGE_LOG_INDEX, type ObservedTransfer, type StoredTransfer, t
 
 /** Log indexes rows are parked at while others move into theirs (the unique index holds at every row). */
 const PARKING_LOG_INDEX = -1_000_000_000;
+/** Rows per INSERT (PostgreSQL takes at most 65,535 parameters per statement; a row has about a dozen). */
+const INSERT_BATCH = 1_000;
 
 export async function recordTransfers<Target>(
   tx: DbOrTx,
@@ -66,12 +68,13 @@ export async function recordTransfers<Target>(
     });
     owners.add(row.owner);
   }
+  // New ones in a few statements, not one per transfer (a busy block pays many charges at once).
   let inserted = 0;
-  for (const { transfer, target } of inserts) {
-    const owner = await store.insert(tx, chain, transfer, target);
-    if (owner === undefined) continue;
-    inserted++;
-    owners.add(owner);
+  for (let i = 0; i < inserts.length; i += INSERT_BATCH) {
+    const batch = inserts.slice(i, i + INSERT_BATCH);
+    const added = await store.insert(tx, chain, batch);
+    inserted += added.length;
+    for (const owner of added) owners.add(owner);
   }
   return { recorded: inserted + moves.length, owners };
 }

@@ -33,6 +33,7 @@ import { balanceCredits, findBalanceRises, type BalanceRise } from './find-balan
 import { headerOf, readWindow, type BlockHeader, type RawTransfer } from './read-window';
 import { observeOpenTransfers, recheckOpenTransfers } from './recheck-open-transfers';
 import { recordTransfers } from './record-transfers';
+import { succeededTransactions } from './succeeded-transactions';
 import type { ObservedTransfer, ScanConsumer } from './types';
 
 /** A chain without a cursor (or whose re-organisation is deeper than every checkpoint) starts this many blocks back. */
@@ -286,11 +287,15 @@ async function matchTransfers<Target extends { address: string }>(
   // Our own gas top-ups (before a sweep) are the platform's cost, not money received.
   const ownHashes = new Set(ours.map((row) => row.txHash.toLowerCase()));
 
+  // Top-level native transfers count only when they took effect (./succeeded-transactions.ts).
+  const succeeded = await succeededTransactions(
+    client,
+    wanted.filter((t) => t.kind === 'native' && !ownHashes.has(t.txHash.toLowerCase())),
+  );
+
   const found: { transfer: ObservedTransfer; target: Target }[] = [];
   for (const t of wanted) {
-    if (t.kind === 'native' && ownHashes.has(t.txHash.toLowerCase())) continue;
-    // A plain transfer to an account cannot fail, but a deposit address may one day hold code (EIP-7702).
-    if (t.kind === 'native' && (await client.getTransactionReceipt({ hash: t.txHash })).status !== 'success') continue;
+    if (t.kind === 'native' && !succeeded.has(t.txHash.toLowerCase())) continue;
     const header = await headerAt(t.blockNumber);
     if (header.hash !== t.blockHash) return undefined;
     const target = targets.get(t.to.toLowerCase())!;

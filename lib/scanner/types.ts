@@ -50,8 +50,11 @@ type TransferLocation = Pick<ObservedTransfer, 'logIndex' | 'blockNumber' | 'blo
 export interface TransferStore<Target> {
   /** Recorded transfers of these transactions, any status. */
   byTxHashes(tx: DbOrTx, chain: ChainName, txHashes: string[]): Promise<StoredTransfer[]>;
-  /** Records a new transfer; returns its owner, or undefined when it was already there. */
-  insert(tx: DbOrTx, chain: ChainName, transfer: ObservedTransfer, target: Target): Promise<string | undefined>;
+  /**
+   * Records new transfers in one statement (at most a few thousand); returns the owner of each one inserted
+   * (those already there are skipped).
+   */
+  insert(tx: DbOrTx, chain: ChainName, found: readonly { transfer: ObservedTransfer; target: Target }[]): Promise<string[]>;
   /**
    * Moves a transfer: with a block (re-included in another block, or found again), back to `pending` there
    * and no longer missing; with a log index only, it steps aside for another row.

@@ -77,13 +77,13 @@ const walletsConsumer = (lookupBatch: number): ScanConsumer<ServiceWallet> => ({
   store: {
     byTxHashes: (tx, chain, txHashes) =>
       selectTransfers(tx, and(eq(walletIncomingTransfers.chain, chain), inArray(walletIncomingTransfers.txHash, txHashes))),
-    async insert(tx, chain, transfer) {
-      const [row] = await tx
+    async insert(tx, chain, found) {
+      const rows = await tx
         .insert(walletIncomingTransfers)
-        .values({ id: `win_${randomBase62(22)}`, chain, ...transfer })
+        .values(found.map(({ transfer }) => ({ id: `win_${randomBase62(22)}`, chain, ...transfer })))
         .onConflictDoNothing()
         .returning({ toAddress: walletIncomingTransfers.toAddress });
-      return row?.toAddress;
+      return rows.map((row) => row.toAddress);
     },
     async relocate(tx, id, location) {
       const moved = location.blockHash === undefined ? {} : { status: 'pending' as const, missingSinceBlock: null };

@@ -47,6 +47,38 @@ export async function emitChargeEvent(
 }
 
 /**
+ * emitChargeEvent for many charges at once (the chain watcher settling a block's payments): one statement
+ * takes every sequence number and one inserts every event, whatever their number. At most one event per
+ * charge per call (one counter row cannot move twice in one statement); `payments` as listChargePayments
+ * orders them (created, then id). Counter rows are taken in charge-id order, so two batches never wait
+ * on each other in a cycle.
+ */
+export async function emitChargeEvents(
+  tx: DbOrTx,
+  inputs: readonly { charge: ChargeRow; type: WebhookEventType; payments: readonly PaymentRow[] }[],
+): Promise<EmittedEvent[]> {
+  if (!inputs.length) return [];
+  const ordered = [...inputs].sort((a, b) => (a.charge.id < b.charge.id ? -1 : a.charge.id > b.charge.id ? 1 : 0));
+  for (let i = 1; i < ordered.length; i++) {
+    if (ordered[i]!.charge.id === ordered[i - 1]!.charge.id) throw new Error(`two events of charge ${ordered[i]!.charge.id} in one batch`);
+  }
+  const sequences = await tx
+    .insert(webhookEventSequences)
+    .values(
+      ordered.map(({ charge }) => ({
+        chargeId: charge.id,
+        lastSequence: sql`(select coalesce(max(${webhookEvents.sequence}), 0) + 1 from ${webhookEvents} where ${webhookEvents.chargeId} = ${charge.id})`,
+      })),
+    )
+    .onConflictDoUpdate({ target: webhookEventSequences.chargeId, set: { lastSequence: sql`${webhookEventSequences.lastSequence} + 1` } })
+    .returning({ chargeId: webhookEventSequences.chargeId, sequence: webhookEventSequences.lastSequence });
+  const sequenceOf = new Map(sequences.map((row) => [row.chargeId, row.sequence]));
+  const rows = ordered.map((input) => chargeEventRow({ ...input, sequence: sequenceOf.get(input.charge.id)! }));
+  await tx.insert(webhookEvents).values(rows);
+  return rows.map((row) => ({ id: row.id, type: row.type as WebhookEventType }));
+}
+
+/**
  * The next sequence number of a charge's events, taken in `tx`. The counter row stays locked until `tx`
  * ends, so a concurrent emitter for the same charge waits and gets the number after ours: numbers
  * follow commit order, with no gap (a rollback returns the number). A charge's first counter row starts
