@@ -3,8 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { useTransition } from 'react';
 import { setCountryAction } from '@/lib/geo/set-country-action';
-
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+import { escapeHtml } from '@/lib/http/escape-html';
 
 /**
  * Top-right country picker: decides the fiat methods offered; remembered in a cookie. Its ~250 options
