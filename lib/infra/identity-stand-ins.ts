@@ -16,6 +16,7 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { type Configuration } from 'oidc-provider';
+import { escapeHtml } from '@/lib/http/escape-html';
 
 export const STAND_IN_PROVIDERS = ['google', 'apple'] as const;
 type StandInProvider = (typeof STAND_IN_PROVIDERS)[number];
@@ -162,10 +163,6 @@ async function readBody(req: IncomingMessage): Promise<string> {
     if (body.length > 16_384) break;
   }
   return body;
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 function signInPage(name: StandInProvider, uid: string, error?: string): string {

@@ -6,6 +6,7 @@
 import 'server-only';
 import { createHash } from 'node:crypto';
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { escapeHtml } from '@/lib/http/escape-html';
 
 const CSS = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;background:#f8fafc;color:#0f172a;margin:0;display:grid;place-items:center;min-height:100vh}
 main{background:#fff;border-radius:16px;box-shadow:0 1px 3px rgba(15,23,42,.12);padding:32px;width:min(26rem,calc(100% - 32px));box-sizing:border-box}
@@ -24,10 +25,6 @@ export const OIDC_PAGE_CSP = [
   "frame-ancestors 'none'",
   "base-uri 'none'",
 ].join('; ');
-
-function escapeHtml(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
 
 /**
  * Device-code phishing (N14): an attacker starts a sign-in on their own device and asks the victim to

@@ -37,6 +37,10 @@ export default async function CheckoutPage({
   const [{ chargeId }, query, requestHeaders, cookieJar] = await Promise.all([params, searchParams, headers(), cookies()]);
   const page = await loadCheckoutPage({ chargeId, query, requestHeaders, countryCookie: cookieJar.get(COUNTRY_COOKIE)?.value });
   if (!page) notFound();
+  // The countdown's first value is rendered here, from the server's clock (see ExpiryCountdown). A server
+  // component renders once per request, so this is that request's time, not an unstable render input.
+  // eslint-disable-next-line react-hooks/purity
+  const renderedAt = Date.now();
   const { view, status, payable, popupOrigin } = page;
   const symbol = view.token.symbol;
 
@@ -121,7 +125,7 @@ export default async function CheckoutPage({
                 {payable && (
                   <WhilePayable>
                     <span className="shrink-0 text-sm text-slate-500">
-                      <ExpiryCountdown expiresAt={view.expiresAt} />
+                      <ExpiryCountdown expiresAt={view.expiresAt} serverNow={renderedAt} />
                     </span>
                   </WhilePayable>
                 )}
