@@ -1,27 +1,19 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useSyncExternalStore, useTransition } from 'react';
+import { useTransition } from 'react';
 import { setCountryAction } from '@/lib/geo/set-country-action';
 import { escapeHtml } from '@/lib/http/escape-html';
 
-const subscribeToNothing = () => () => {};
-const isClient = () => true;
-const isServer = () => false;
-
 /**
- * Top-right country picker: decides the fiat methods offered; remembered in a cookie. The server renders
- * only the current country: the ~250 options are ~10 KB of HTML ahead of the page's content, which on a
- * phone painted after the framework's scripts had run (Lighthouse's LCP). Changing country needs
- * JavaScript anyway (the change calls a server action), so the list is filled in once the page is
- * hydrated, as one HTML string rather than ~250 React elements (the select is uncontrolled).
+ * Top-right country picker: decides the fiat methods offered; remembered in a cookie. Its ~250 options
+ * are one HTML string, not ~250 React elements: hydrating them was a large share of the checkout's
+ * hydration on a phone, and React never needs to touch them (the select is uncontrolled).
  */
 export function LocationSelector({ country, options }: { country: string; options: { code: string; name: string }[] }) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
-  const hydrated = useSyncExternalStore(subscribeToNothing, isClient, isServer);
-  const shown = hydrated ? options : options.filter((option) => option.code === country);
-  const optionsHtml = shown
+  const optionsHtml = options
     .map(
       (option) =>
         `<option value="${escapeHtml(option.code)}"${option.code === country ? ' selected' : ''}>${escapeHtml(option.name)}</option>`,
