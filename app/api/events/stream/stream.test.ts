@@ -171,6 +171,9 @@ describe('concurrent streams are capped per key and per merchant (N9)', () => {
     resetEnvCache();
   });
 
+  // A closed stream deletes its lease without holding the client up; on a loaded CI machine that delete can
+  // queue behind other suites' queries for more than expect.poll's default second.
+  const LEASE_RELEASE_WAIT = { timeout: 15_000, interval: 100 };
   const leasesOf = async (merchantId: string) =>
     (await getDb().select().from(eventStreamLeases).where(eq(eventStreamLeases.merchantId, merchantId))).length;
 
@@ -198,14 +201,14 @@ describe('concurrent streams are capped per key and per merchant (N9)', () => {
 
     // The client goes away: its slot is free again.
     streams.pop()!.close();
-    await expect.poll(() => leasesOf(owner.id)).toBe(4);
+    await expect.poll(() => leasesOf(owner.id), LEASE_RELEASE_WAIT).toBe(4);
     const again = await openStream({ apiKey: owner.testKey });
     expect(again.response.status).toBe(200);
     // A consumer that cancels its reader frees its slot too.
     await streams.pop()!.reader.cancel();
-    await expect.poll(() => leasesOf(owner.id)).toBe(4);
+    await expect.poll(() => leasesOf(owner.id), LEASE_RELEASE_WAIT).toBe(4);
     for (const stream of [...streams, again]) stream.close();
-    await expect.poll(() => leasesOf(owner.id)).toBe(0);
+    await expect.poll(() => leasesOf(owner.id), LEASE_RELEASE_WAIT).toBe(0);
   });
 
   it('a stream that reaches max_seconds frees its slot', async () => {
@@ -215,7 +218,7 @@ describe('concurrent streams are capped per key and per merchant (N9)', () => {
     const stream = await openStream({ apiKey: owner.testKey, query: '?max_seconds=1' });
     await refusal(owner.testKey);
     for (;;) if ((await stream.reader.read()).done) break;
-    await expect.poll(() => leasesOf(owner.id)).toBe(0);
+    await expect.poll(() => leasesOf(owner.id), LEASE_RELEASE_WAIT).toBe(0);
     (await openStream({ apiKey: owner.testKey })).close();
   });
 
@@ -247,6 +250,6 @@ describe('concurrent streams are capped per key and per merchant (N9)', () => {
     const elsewhere = await openStream({ apiKey: other.testKey });
     expect(elsewhere.response.status).toBe(200);
     for (const stream of [a1, a2, b1, elsewhere]) stream.close();
-    await expect.poll(() => leasesOf(owner.id)).toBe(0);
+    await expect.poll(() => leasesOf(owner.id), LEASE_RELEASE_WAIT).toBe(0);
   });
 });
