@@ -69,8 +69,6 @@ export default defineConfig([
   },
   { files: ['lib/**'], rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, APP_OR_COMPONENTS, SANDBOX_PROVIDER) } },
   { files: ['lib/sandbox-provider/**'], rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, APP_OR_COMPONENTS, ONRAMP_INTERNALS) } },
-  // The dev stack funds the sandbox provider's treasury on the local chains.
-  { files: ['lib/infra/**'], rules: { 'no-restricted-imports': restrict(TEST_SUPPORT, APP_OR_COMPONENTS) } },
   {
     files: ['lib/*.ts', 'lib/db/schema/**', 'lib/db/client.ts', 'lib/chains/**'],
     ignores: TEST_FILES,

@@ -15,9 +15,9 @@ export async function register(): Promise<void> {
   const { announcePhoneLinking } = await import('@/lib/accounts/phone-linking-enabled');
   announcePhoneLinking();
   if (!env().DATABASE_URL) return;
-  // Which deployment this database belongs to, for the admin CLI and workers (lib/infra/server-start.ts);
+  // Which deployment this database belongs to, for the admin CLI and workers (lib/admin/server-start.ts);
   // a development server refuses a production database here (N17).
-  const { DeploymentRefused, recordStart } = await import('@/lib/infra/server-start');
+  const { DeploymentRefused, recordStart } = await import('@/lib/admin/server-start');
   try {
     await recordStart('server');
   } catch (error) {

@@ -5,7 +5,7 @@ import { defineConfig, devices } from '@playwright/test';
 /**
  * The e2e stack: the production build on embedded PostgreSQL and local chains (LOCAL_CHAIN_NODES=true), fresh
  * data in a temporary directory (per port): outside the checkout, so root in a private checkout keeps the
- * cluster there too (lib/infra/embedded-postgres.ts).
+ * cluster there too (scripts/stack/embedded-postgres.ts).
  */
 const PORT = Number(process.env.E2E_PORT ?? 3210);
 export const E2E_BASE_URL = `http://localhost:${PORT}`;
@@ -21,7 +21,7 @@ export const E2E_SECRETS = {
 };
 /** The Solana cluster of the stack (e2e/solana-node.mts): SOLANA is served, SOLANA_DEVNET is not. */
 const E2E_SOLANA_PORT = E2E_OIDC_PORT + 2;
-/** The Apple sign-in stand-in (lib/infra/identity-stand-ins.ts), as `npm run dev` runs it. */
+/** The Apple sign-in stand-in (scripts/stack/identity-stand-ins.ts), as `npm run dev` runs it. */
 const E2E_APPLE_PORT = E2E_OIDC_PORT + 3;
 const E2E_APPLE_SECRET = 'chargeport-e2e-apple-secret';
 /** The sandbox on-ramp provider's partner key on the e2e stack (journeys create sessions with it). */

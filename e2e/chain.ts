@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Hex } from 'viem';
 import type { ChainName } from '@/lib/chains/registry';
-import { fundLocalWallet, localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { fundLocalWallet, localDemoPayerAccount } from '@/scripts/stack/local-chain';
 import { E2E_DATA_DIR } from '../playwright.config';
 
 export const POLYGON_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';

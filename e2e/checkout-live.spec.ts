@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import { localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount } from '@/scripts/stack/local-chain';
 import { installAnvilWallet } from './account-helpers';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
 import { merchantApi } from './api';

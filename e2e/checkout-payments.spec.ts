@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount } from '@/scripts/stack/local-chain';
 import { installAnvilWallet, signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
 import { POLYGON_USDC, fundOnPolygon, polygonRpc, sendUsdcFromOutside } from './chain';

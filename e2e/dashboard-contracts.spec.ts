@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount } from '@/scripts/stack/local-chain';
 import { signUpAndSignIn } from './account-helpers';
 import { withE2eDatabase } from './admin';
 import { merchantApi } from './api';

@@ -2,7 +2,7 @@
 import { createPublicClient, createWalletClient, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import gameItemsArtifact from '@/lib/chains/artifacts/GameItems.json' with { type: 'json' };
-import { localMinterAccount } from '@/lib/infra/local-chain';
+import { localMinterAccount } from '@/scripts/stack/local-chain';
 import { localRpc } from './chain';
 
 const abi = gameItemsArtifact.abi;

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext, type BrowserContext } from '@playwright/test';
-import { localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount } from '@/scripts/stack/local-chain';
 import { installAnvilWallet, signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant } from './admin';
 import { polygonRpc } from './chain';

@@ -6,7 +6,7 @@
  *   merchant list
  *   key create <merchantId> --mode test|live [--publishable [--allowed-origin URL]… [--redirect-origin URL]…]
  *   key revoke <keyId>
- *   wallets rotate-master-key                          re-seal every sealed column (lib/keyring/sealed-columns.ts) under WALLET_MASTER_KEY
+ *   wallets rotate-master-key                          re-seal every sealed column (lib/admin/sealed-columns.ts) under WALLET_MASTER_KEY
  *   gas-tank status                                    the gas tank's address, balances and gas spent per chain
  *   reconcile [--chain C]                              ledger vs chain: every address whose balance differs, with its charges
  *   oauth signing-keys                                 the OpenID provider's signing keys and their state
@@ -17,7 +17,7 @@
  * Add --json for machine-readable output. Works against DATABASE_URL, the embedded database of a
  * running `npm run dev`/`npm start`, or starts the embedded database itself. Refuses (exit 1, code
  * deployment_mismatch) to run with another master key than the database's server, or with development
- * defaults against a production database (lib/infra/server-start.ts).
+ * defaults against a production database (lib/admin/server-start.ts).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -174,7 +174,7 @@ try {
         break;
       }
       case 'wallets rotate-master-key': {
-        const { rotateMasterKey } = await import('@/lib/keyring/rotate-master-key');
+        const { rotateMasterKey } = await import('@/lib/admin/rotate-master-key');
         const result = await rotateMasterKey();
         // Done only when no value of any registered column names an old key (a failed row is counted there too).
         const done = result.onOldKeys.length === 0;
@@ -271,7 +271,7 @@ try {
     }
   });
 } catch (error) {
-  const { DeploymentRefused } = await import('@/lib/infra/server-start');
+  const { DeploymentRefused } = await import('@/lib/admin/server-start');
   if (error instanceof DeploymentRefused) {
     // Nothing was read or written: the environment does not belong to this database's deployment.
     if (asJson) console.error(JSON.stringify({ error: { code: 'deployment_mismatch', message: error.message } }));

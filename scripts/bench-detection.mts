@@ -32,8 +32,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPublicClient, createWalletClient, defineChain, http as httpTransport, parseEther, webSocket, type Hex } from 'viem';
 import { CHAINS } from '@/lib/chains/registry';
-import { localDemoPayerAccount } from '@/lib/infra/local-chain';
-import { readRuntimeInfo } from '@/lib/infra/runtime-file';
+import { localDemoPayerAccount } from '@/scripts/stack/local-chain';
+import { readRuntimeInfo } from '@/scripts/stack/runtime-file';
 import { BenchError, benchEnv, killGroup, ProductionStack, sleep } from './lib/production-stack.mts';
 
 const { values: args } = parseArgs({

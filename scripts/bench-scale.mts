@@ -33,7 +33,7 @@ const DATA_DIR = path.resolve('.data/bench-scale');
 const progress = (line: string) => process.stderr.write(`[bench:scale] ${line}\n`);
 
 rmSync(DATA_DIR, { recursive: true, force: true });
-const { startEmbeddedPostgres } = await import('@/lib/infra/embedded-postgres');
+const { startEmbeddedPostgres } = await import('@/scripts/stack/embedded-postgres');
 const database = await startEmbeddedPostgres({ dataDir: DATA_DIR, persistent: false });
 process.env.DATABASE_URL = database.url;
 // createCharge serves only chains with an RPC URL; nothing here calls it.

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { merchants, platformSettings } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { masterKeyIdFrom, type ServerStart } from '@/lib/infra/server-start';
+import { masterKeyIdFrom, type ServerStart } from '@/lib/admin/server-start';
 import { enrolTotp, newUser } from '@/test/accounts';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';

@@ -1,10 +1,10 @@
 /**
- * The Google and Apple stand-ins (lib/infra/identity-stand-ins.ts) as a process of their own, for the
+ * The Google and Apple stand-ins (scripts/stack/identity-stand-ins.ts) as a process of their own, for the
  * e2e stack (the launcher starts them itself on `npm run dev`):
  *
  *   PORT=3394 APP_URL=http://localhost:3390 STAND_IN_CLIENT_SECRET=… STAND_IN_PROVIDERS=apple tsx scripts/identity-stand-ins.mts
  */
-import { startIdentityStandIns, STAND_IN_PROVIDERS } from '@/lib/infra/identity-stand-ins';
+import { startIdentityStandIns, STAND_IN_PROVIDERS } from '@/scripts/stack/identity-stand-ins';
 
 const providers = (process.env.STAND_IN_PROVIDERS ?? STAND_IN_PROVIDERS.join(','))
   .split(',')

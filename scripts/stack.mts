@@ -1,30 +1,30 @@
 /**
  * `npm run dev` / `npm start`: starts the embedded services the configuration leaves out
- * (lib/infra/stack.ts), then Next.js (`next dev` or `next start`) with their URLs in its environment.
+ * (scripts/stack/stack.ts), then Next.js (`next dev` or `next start`) with their URLs in its environment.
  * In production it also starts one worker (scripts/worker.mts) and runs the web server without jobs.
  * `dev` also seeds the demo merchant and prints its keys; production never seeds.
  *
  * Local chain nodes start for EVM chains without an RPC URL in development, and in production only with
- * LOCAL_CHAIN_NODES=true (lib/infra/chain-plan.ts). Stopping: SIGINT, SIGTERM or SIGHUP — to this process or
+ * LOCAL_CHAIN_NODES=true (scripts/stack/chain-plan.ts). Stopping: SIGINT, SIGTERM or SIGHUP — to this process or
  * to the tsx wrapper that runs it — stops Next.js, then the chains and PostgreSQL, each forced with SIGKILL
- * when it does not stop in time; if this process itself is killed, the reaper (lib/infra/reaper.ts) does it.
+ * when it does not stop in time; if this process itself is killed, the reaper (scripts/stack/reaper.ts) does it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv, ConfigError } from '@/lib/env';
-import { planChains } from '@/lib/infra/chain-plan';
-import { findFreePort, isPortOpen } from '@/lib/infra/free-port';
-import { fundLocalWallet, localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { planChains } from '@/scripts/stack/chain-plan';
+import { findFreePort, isPortOpen } from '@/scripts/stack/free-port';
+import { fundLocalWallet, localDemoPayerAccount } from '@/scripts/stack/local-chain';
 import { demoSeedRefusal } from '@/lib/merchants/demo-seed-guard';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
-import { ensureDevSecrets } from '@/lib/infra/dev-secrets';
-import { startReaper } from '@/lib/infra/reaper';
-import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/lib/infra/runtime-file';
-import { readServerStart } from '@/lib/infra/server-start';
-import { startStack, type Stack } from '@/lib/infra/stack';
-import { startIdentityStandIns, STAND_IN_PROVIDERS } from '@/lib/infra/identity-stand-ins';
-import { LOCAL_SWAP_ADDRESSES } from '@/lib/swap/local-swap-deployment';
+import { ensureDevSecrets } from '@/scripts/stack/dev-secrets';
+import { startReaper } from '@/scripts/stack/reaper';
+import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/scripts/stack/runtime-file';
+import { readServerStart } from '@/lib/admin/server-start';
+import { startStack, type Stack } from '@/scripts/stack/stack';
+import { startIdentityStandIns, STAND_IN_PROVIDERS } from '@/scripts/stack/identity-stand-ins';
+import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/local-swap-deployment';
 
 const mode = process.argv[2];
 if (mode !== 'dev' && mode !== 'start') {
@@ -127,10 +127,10 @@ if (demoSeedSkipped) say(demoSeedSkipped);
 if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   Object.assign(process.env, stack.env, devSecrets);
   process.env.APP_URL = appUrl;
-  const { seedDemoData, createDemoCharge, DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE } = await import('@/lib/merchants/seed-demo');
+  const { seedDemoData, createDemoCharge, DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE } = await import('@/lib/admin/seed-demo');
   const { closeDb } = await import('@/lib/db/client');
   const { consumerWallets } = await seedDemoData();
-  const { seedDemoOAuthApp } = await import('@/lib/oauth/seed-demo-app');
+  const { seedDemoOAuthApp } = await import('@/lib/admin/seed-demo-app');
   const demoApp = await seedDemoOAuthApp();
   // On POLYGON: with LOCAL_CHAIN_NODES=false and no RPC_URL_POLYGON there is none (chain_not_configured).
   const demoCharge = await createDemoCharge(appUrl).catch((error: unknown) => {
@@ -140,7 +140,7 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   // The Contracts tab's demo: a game-items ERC-1155 on the local POLYGON node, registered with a mint rule.
   const polygonNode = stack.localChains.find((node) => node.chain === 'POLYGON');
   const gameItems = polygonNode
-    ? await import('@/lib/contracts/demo-game-items')
+    ? await import('@/lib/admin/demo-game-items')
         .then(({ provisionDemoGameItems }) => provisionDemoGameItems({ url: polygonNode.url }))
         .catch((error: unknown) => {
           say(`No demo game items: ${error instanceof Error ? error.message : String(error)}`);

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import postgres from 'postgres';
-import { findFreePort } from '@/lib/infra/free-port';
+import { findFreePort } from '@/scripts/stack/free-port';
 
 const STARTUP_TIMEOUT_MS = 150_000;
 

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetEnvCache } from '@/lib/env';
-import { findFreePort } from '@/lib/infra/free-port';
+import { findFreePort } from '@/scripts/stack/free-port';
 import { switchToPrivateDatabase } from '@/test/private-database';
 
 describe('the worker health endpoint', { timeout: 120_000 }, () => {

@@ -2,15 +2,15 @@
  * `npm run worker`: runs the background jobs (charge expiry, clean-ups, webhook delivery) without
  * serving HTTP. At scale, run web instances with RUN_JOBS_IN_WEB=false (`npm start`: START_WORKER=false too) and one or more of these against
  * the same DATABASE_URL; PostgreSQL row locks and pg-boss keep the jobs from doing any work twice.
- * Without NODE_ENV=production it refuses a database a production server has opened (lib/infra/server-start.ts).
+ * Without NODE_ENV=production it refuses a database a production server has opened (lib/admin/server-start.ts).
  */
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { checkReadiness } from '@/lib/health/check-readiness';
-import { metricsResponse } from '@/lib/metrics/render-metrics';
+import { metricsResponse } from '@/lib/admin/render-metrics';
 import { env } from '@/lib/env';
 import { closeDb, selectJobsPool } from '@/lib/db/client';
-import { DeploymentRefused, recordStart } from '@/lib/infra/server-start';
+import { DeploymentRefused, recordStart } from '@/lib/admin/server-start';
 import { startBackgroundJobs, stopBackgroundJobs } from '@/lib/jobs/background-jobs';
 import { redactConsole } from '@/lib/log';
 

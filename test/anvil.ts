@@ -18,7 +18,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { type: 'json' };
 import nativeForwarderArtifact from '@/lib/chains/artifacts/NativeForwarder.json' with { type: 'json' };
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
-import { localMinterAccount, type LocalChainNode } from '@/lib/infra/local-chain';
+import { localMinterAccount, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { outsideTransactions } from '@/lib/chains/clients';
 
 export interface Anvil {

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { fundLocalWallet } from '@/lib/infra/local-chain';
-import { startStack, type Stack } from '@/lib/infra/stack';
+import { fundLocalWallet } from '@/scripts/stack/local-chain';
+import { startStack, type Stack } from '@/scripts/stack/stack';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { TEST_SECRETS } from './test-secrets';
 

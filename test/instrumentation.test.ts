@@ -1,6 +1,6 @@
 /**
  * instrumentation.ts (what Next.js runs once per server process) records the server start for the admin
- * CLI and workers (lib/infra/server-start.ts), and a development server refuses a database a production
+ * CLI and workers (lib/admin/server-start.ts), and a development server refuses a database a production
  * server opened (N17), on a private database.
  */
 import { eq } from 'drizzle-orm';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { platformSettings } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { masterKeyIdFrom, readServerStart } from '@/lib/infra/server-start';
+import { masterKeyIdFrom, readServerStart } from '@/lib/admin/server-start';
 import { register } from '@/instrumentation';
 import { switchToPrivateDatabase } from './private-database';
 import { TEST_SECRETS } from './test-secrets';

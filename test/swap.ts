@@ -12,7 +12,13 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { fundLocalWallet, localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import {
+  fundLocalWallet,
+  localDemoPayerAccount,
+  provisionLocalChain,
+  startLocalChain,
+  type LocalChainNode,
+} from '@/scripts/stack/local-chain';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { sweepCharge } from '@/lib/payments/sweep-deposits';
@@ -23,8 +29,8 @@ import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
-import { LOCAL_SWAP_ADDRESSES } from '@/lib/swap/local-swap-deployment';
-import { swapDeadline, uniswapV2Router02Abi } from '@/lib/swap/uniswap-v2-router';
+import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/local-swap-deployment';
+import { swapDeadline, uniswapV2Router02Abi } from '@/lib/chains/uniswap-v2-router';
 
 export const BSC_USDC = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
 export const PZP = LOCAL_SWAP_ADDRESSES.pzp;

@@ -1,14 +1,14 @@
 /**
  * On-ramp links (issue 14): a link can never make a foreign address look like the buyer's own
  * wallet, and its `wallet_label` reads as verified only with a valid signature from the merchant's
- * link key (lib/onramp/link-signature.ts, lib/merchants/onramp-link-key.ts).
+ * link key (lib/onramp/link-signature.ts, lib/onramp/onramp-link-key.ts).
  */
 import { eq } from 'drizzle-orm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { merchantMembers, merchants } from '@/lib/db/schema';
-import { rollOnrampLinkKey, verifiedLinkMerchantName } from '@/lib/merchants/onramp-link-key';
+import { rollOnrampLinkKey, verifiedLinkMerchantName } from '@/lib/onramp/onramp-link-key';
 import { signOnrampLink } from '@/lib/onramp/link-signature';
 import { appError, newUser } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';

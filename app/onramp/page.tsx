@@ -8,7 +8,7 @@ import { getSessionUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
 import { COUNTRY_COOKIE, countryFromRequest, countryOptions } from '@/lib/geo/country';
 import { offeredProviders, type OfferedProvider } from '@/lib/onramp/registry/offered-providers';
-import { verifiedLinkMerchantName } from '@/lib/merchants/onramp-link-key';
+import { verifiedLinkMerchantName } from '@/lib/onramp/onramp-link-key';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { linkDestination } from './link-destination';
 import { onrampHref, parseOnrampParams, type SearchParams } from './onramp-params';

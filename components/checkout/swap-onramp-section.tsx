@@ -1,7 +1,7 @@
 import { checkoutPath } from '@/lib/charges/checkout-popup';
 import { CHAINS } from '@/lib/chains/registry';
 import { swapAvailability } from '@/lib/swap/swap-availability';
-import { swapPairFor } from '@/lib/swap/swap-pairs';
+import { swapPairFor } from '@/lib/chains/swap-pairs';
 import { loadSwapProgress } from '@/lib/swap/swap-progress';
 import { SwapOnrampPanel } from './swap-onramp-panel';
 

@@ -9,7 +9,7 @@ import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import type { FormState } from '@/lib/auth/form-state';
 
-/** What the two-factor rule for a verified merchant's owner means for this viewer (lib/merchants/load-balances-page.ts). */
+/** What the two-factor rule for a verified merchant's owner means for this viewer (lib/views/load-balances-page.ts). */
 type TwoFactorNeed = { state: 'not_needed' | 'ready' | 'none' } | { state: 'cooling'; usableFrom: string };
 
 /**

@@ -1,7 +1,7 @@
 import type { DbOrTx } from '@/lib/db/client';
 import { users, type SignInMethod, type User } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
-import { createWalletsForUser } from '@/lib/wallets/create-wallets';
+import { createWalletsForUser } from '@/lib/keyring/create-wallets';
 import { addIdentity } from './add-identity';
 
 /**

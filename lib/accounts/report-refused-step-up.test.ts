@@ -23,7 +23,7 @@ import { swapHeldFunds } from '@/lib/swap/swap-held-funds';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { refundFromDashboard } from '@/lib/refunds/refund-from-dashboard';
-import { createWalletsForUser } from '@/lib/wallets/create-wallets';
+import { createWalletsForUser } from '@/lib/keyring/create-wallets';
 import { exportPrivateKey } from '@/lib/wallets/export-private-key';
 import { newSendId, sendFromWallet } from '@/lib/wallets/send';
 import { appError, enrolTotp, newUser, uniqueEmail, userRow } from '@/test/accounts';

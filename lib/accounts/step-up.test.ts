@@ -13,7 +13,7 @@ import { changeMemberRole, inviteMember } from '@/lib/merchants/members';
 import { withdrawalHeldUntil } from '@/lib/merchants/owner-hold';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { readOutbox } from '@/lib/notifications/outbox';
-import { createWebhookEndpointForMember } from '@/lib/webhooks/webhooks-for-member';
+import { createWebhookEndpointForMember } from '@/lib/merchants/webhooks-for-member';
 import { appError, enrolTotp, newUser, uniqueEmail, userRow } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
 import { verifySecondFactor } from './two-factor/second-factor';

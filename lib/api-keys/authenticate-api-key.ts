@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { apiKeys, merchants, type ApiKey, type Merchant } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { cachedCredentials } from './credential-cache';
+import { cachedCredentials } from '@/lib/merchants/credential-cache';
 import { API_KEY_PATTERN, hashApiKey } from './key-material';
 
 /** last_used_at is written at most this often per key, so reads do not turn into a write per request. */

@@ -23,7 +23,7 @@ import { requireSecondFactor } from '@/lib/accounts/two-factor/second-factor';
 import { notifyOwners } from '@/lib/merchants/notify-owners';
 import { authorizeMember } from '@/lib/merchants/permissions';
 import { assertMayIssueLiveKeys, createApiKey, type CreatedApiKey } from './create-api-key';
-import { forgetMerchantCredentials } from './credential-cache';
+import { forgetMerchantCredentials } from '@/lib/merchants/credential-cache';
 
 const ROLL_OVERLAPS_HOURS = [0, 1, 24, 168] as const;
 export type RollOverlapHours = (typeof ROLL_OVERLAPS_HOURS)[number];

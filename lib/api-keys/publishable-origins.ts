@@ -19,7 +19,7 @@ import { getDb } from '@/lib/db/client';
 import { apiKeys, type ApiKey } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { authorizeMember } from '@/lib/merchants/permissions';
-import { forgetMerchantCredentials } from './credential-cache';
+import { forgetMerchantCredentials } from '@/lib/merchants/credential-cache';
 
 const MAX_ORIGINS = 20;
 const LOCALHOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);

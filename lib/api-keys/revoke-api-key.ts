@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, or } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { apiKeys } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { forgetMerchantCredentials } from './credential-cache';
+import { forgetMerchantCredentials } from '@/lib/merchants/credential-cache';
 
 /** Revoke a key at once; requests with it get invalid_api_key from then on. */
 export async function revokeApiKey(keyId: string): Promise<void> {

@@ -5,7 +5,7 @@ import { GET as listChargesRoute } from '@/app/api/charges/route';
 import { POST as createChargeRoute, OPTIONS as createChargePreflight } from '@/app/api/createCharge/route';
 import { createApiKey } from '@/lib/api-keys/create-api-key';
 import { hashApiKey } from '@/lib/api-keys/key-material';
-import { forgetMerchantCredentials } from '@/lib/api-keys/credential-cache';
+import { forgetMerchantCredentials } from '@/lib/merchants/credential-cache';
 import { getDb } from '@/lib/db/client';
 import { apiKeys } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@/lib/errors';
-import { fail } from './response-envelope';
+import { fail } from '@/lib/http/response-envelope';
 
 const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 type RouteMethod = (typeof ROUTE_METHODS)[number];

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { zodToAppError } from './zod-to-app-error';
+import { zodToAppError } from '@/lib/http/zod-to-app-error';
 
 /** Validate with a domain schema; the first problem becomes invalid_request naming the field. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, prefix?: string): z.output<T> {

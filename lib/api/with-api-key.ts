@@ -7,13 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
 import { AppError } from '@/lib/errors';
-import type { ApiContext } from './context';
+import type { ApiContext } from '@/lib/context';
 import { withCorsHeaders } from './cors';
 import { assertOriginAllowed } from '@/lib/api-keys/publishable-origins';
 import { clientIpFrom } from '@/lib/http/client-ip';
 import { consumePublishableIpLimit } from './publishable-ip-limit';
 import { consumeApiRateLimit } from './rate-limit';
-import { fail } from './response-envelope';
+import { fail } from '@/lib/http/response-envelope';
 import { noteRequestMerchant } from '@/lib/http/request-log';
 
 type RouteParams = { params: Promise<Record<string, string>> };

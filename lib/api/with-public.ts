@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { withCorsHeaders } from './cors';
-import { fail } from './response-envelope';
+import { fail } from '@/lib/http/response-envelope';
 
 export type RouteParams = { params: Promise<Record<string, string>> };
 

@@ -3,7 +3,7 @@
  *
  * `chain` on the wire is the upper-case name used by the spec (POLYGON, SOLANA, DFK, BSC) or the
  * name of one of their test networks. Token addresses are the canonical ones on each network;
- * the local development nodes plant demo tokens at the same addresses (see lib/infra/local-chain.ts),
+ * the local development nodes plant demo tokens at the same addresses (see scripts/stack/local-chain.ts),
  * so the registry is the same whether a chain runs locally or on a configured RPC.
  *
  * Reviewed: 2026-11-22. Add a token here only with its address checked against the issuer.

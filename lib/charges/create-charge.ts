@@ -39,7 +39,7 @@ import {
 } from '@/lib/chains/registry';
 import { chainNotServedReason, isChainServed } from '@/lib/chains/served';
 import { minimumChargeOf } from '@/lib/chains/registry';
-import type { ApiContext } from '@/lib/api/context';
+import type { ApiContext } from '@/lib/context';
 import { env } from '@/lib/env';
 import { AppError, isAppError } from '@/lib/errors';
 import { metrics } from '@/lib/metrics/metrics';
@@ -49,10 +49,10 @@ import type { CreateChargeBody } from './schemas';
 import { OpenChargeCapReached, insertCharge } from './insert-charge';
 import { assertRedirectAllowed } from '@/lib/api-keys/publishable-origins';
 import { paymentUrlFor } from './serialize';
-import { newDepositAddress } from '@/lib/payments/deposit-addresses';
+import { newDepositAddress } from '@/lib/keyring/deposit-addresses';
 import { merchantTokenRule } from '@/lib/merchants/tokens';
 import { chargeEventRow } from '@/lib/webhooks/emit';
-import { configuredSwapPairs, swapPairToken } from '@/lib/swap/swap-pairs';
+import { configuredSwapPairs, swapPairToken } from '@/lib/chains/swap-pairs';
 import { isVerifiedForLive } from '@/lib/merchants/verification';
 import { currentUsdRate, usdCentsToBaseUnits, type UsdRate } from '@/lib/pricing/convert-usd';
 
@@ -210,7 +210,7 @@ async function resolveToken(
       },
     );
   }
-  // Registry tokens, then the swap on-ramp's configured tokens (PZP on BSC, lib/swap/swap-pairs.ts), then the merchant's custom ones.
+  // Registry tokens, then the swap on-ramp's configured tokens (PZP on BSC, lib/chains/swap-pairs.ts), then the merchant's custom ones.
   const token = findToken(chain, tokenAddress) ?? swapPairToken(chain.name, tokenAddress) ?? (mode === 'live' ? rule?.custom : undefined);
   if (mode === 'test' && !token?.isNative) {
     const native = nativeToken(chain);

@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
-import type { ApiContext } from '@/lib/api/context';
+import type { ApiContext } from '@/lib/context';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { chargeEvents, charges, merchants, payments, type ChargeEventRow, type ChargeRow, type PaymentRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';

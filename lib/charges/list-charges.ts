@@ -1,5 +1,5 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
-import type { ApiContext } from '@/lib/api/context';
+import type { ApiContext } from '@/lib/context';
 import { getDb } from '@/lib/db/client';
 import { charges, type ChargeRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';

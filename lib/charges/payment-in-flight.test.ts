@@ -12,7 +12,7 @@ import { createUser } from '@/lib/accounts/create-user';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, onrampOrders, outboundTransfers, swapExecutions } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { broadcastTransfer } from '@/lib/transactions/broadcast-transfer';

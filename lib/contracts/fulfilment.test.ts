@@ -32,10 +32,10 @@ import {
   webhookEvents,
 } from '@/lib/db/schema';
 import { resetEnvCache, rpcUrl } from '@/lib/env';
-import { fundLocalWallet, localMinterAccount } from '@/lib/infra/local-chain';
+import { fundLocalWallet, localMinterAccount } from '@/scripts/stack/local-chain';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { addCustomToken } from '@/lib/merchants/tokens';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { appError, newUser, userRow } from '@/test/accounts';

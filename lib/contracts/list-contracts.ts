@@ -7,7 +7,7 @@ import { fulfilmentRules, merchantContracts, type ApiKeyMode, type FulfilmentRul
 import { AppError } from '@/lib/errors';
 import { notifyOwners } from '@/lib/merchants/notify-owners';
 import { authorizeMember } from '@/lib/merchants/permissions';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { readMinterStatus, type MinterStatus } from './minter-status';
 
 export interface ContractsOverview {

@@ -17,7 +17,7 @@ import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { notifyOwners } from '@/lib/merchants/notify-owners';
 import { authorizeMember } from '@/lib/merchants/permissions';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { parseUploadedAbi } from './abi';
 import { inspectContract } from './inspect-contract';
 import { refuseTokenContract } from './refuse-token-contract';

@@ -8,7 +8,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { callRoute, newMerchant } from '@/test/fixtures';
 import { subscribeToNewBlocks } from './new-blocks';

@@ -11,7 +11,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, wallets } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { sweepCharge } from '@/lib/payments/sweep-deposits';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { createRefund } from '@/lib/refunds/create-refund';

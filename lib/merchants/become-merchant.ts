@@ -5,7 +5,7 @@
  * only after business verification (support runs `npm run admin -- merchant verify`).
  */
 import { eq } from 'drizzle-orm';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { z } from 'zod';
 import { createApiKey, type CreatedApiKey } from '@/lib/api-keys/create-api-key';
 import { getDb } from '@/lib/db/client';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { createApiKey, type CreatedApiKey } from '@/lib/api-keys/create-api-key';
 import { getDb } from '@/lib/db/client';
 import { merchants, type Merchant } from '@/lib/db/schema';

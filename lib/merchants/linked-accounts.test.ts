@@ -3,7 +3,7 @@ import { createUser } from '@/lib/accounts/create-user';
 import { getDb } from '@/lib/db/client';
 import { merchantMembers } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { uniqueEmail } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
 import { loadLinkedAccounts } from './linked-accounts';

@@ -10,7 +10,7 @@ import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { users, wallets, type ApiKeyMode, type WalletFamily } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { tokenBalance } from '@/lib/wallets/token-balance';
 import { authorizeMember } from './permissions';
 import { chainsOfMode } from './tokens';

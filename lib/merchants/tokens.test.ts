@@ -7,7 +7,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { auditLog, charges, depositAddresses, merchantMembers } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-import { localMinterAccount } from '@/lib/infra/local-chain';
+import { localMinterAccount } from '@/scripts/stack/local-chain';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { newUser } from '@/test/accounts';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';

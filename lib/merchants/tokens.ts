@@ -18,7 +18,7 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { merchantTokens, type ApiKeyMode, type MerchantTokenRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { authorizeMember } from './permissions';
-import { cachedTokenRules, forgetMerchantCredentials } from '@/lib/api-keys/credential-cache';
+import { cachedTokenRules, forgetMerchantCredentials } from '@/lib/merchants/credential-cache';
 
 interface Actor {
   userId: string;
@@ -183,7 +183,7 @@ function chainOf(name: string): ChainName {
 
 /**
  * For createCharge: the merchant's rule for a token on a chain — disabled, a custom token's info, or
- * nothing (registry defaults apply). Read from the merchant's cached rules (lib/api-keys/credential-cache.ts:
+ * nothing (registry defaults apply). Read from the merchant's cached rules (lib/merchants/credential-cache.ts:
  * every change reaches every instance by NOTIFY), so the hot path makes no query for it.
  */
 export async function merchantTokenRule(

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { merchants, type Merchant } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { forgetMerchantCredentials } from '@/lib/api-keys/credential-cache';
+import { forgetMerchantCredentials } from '@/lib/merchants/credential-cache';
 
 /**
  * Business verification done (support staff): the merchant may now hold production keys and make

@@ -6,11 +6,11 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, outboundTransfers, wallets } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { enrolTotp, newUser, userRow } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { withdrawFromMerchantWallet } from './withdraw';
 
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;

@@ -4,7 +4,7 @@
  * deliveries: attemptDelivery; reconciliation: reconcileAndReport). Each process has its own: scrape
  * every web instance at /api/metrics and every worker at WORKER_METRICS_PORT. Gauges read from
  * PostgreSQL and the chains (queue depth, watcher lag, sweep backlog, gas tank) are refreshed at scrape
- * time by refreshSharedGauges() (lib/metrics/render-metrics.ts).
+ * time by refreshSharedGauges() (lib/admin/render-metrics.ts).
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 

@@ -6,7 +6,7 @@
  */
 import 'server-only';
 import { randomBase62 } from '@/lib/ids';
-import { masterKeyById, masterKeyRing, open, seal } from '@/lib/wallets/master-keys';
+import { masterKeyById, masterKeyRing, open, seal } from '@/lib/keyring/master-keys';
 
 function aadFor(clientId: string): Buffer {
   return Buffer.from(JSON.stringify(['chargeport.oauth-client-secret.v1', clientId]), 'utf8');

@@ -6,8 +6,8 @@
  */
 import 'server-only';
 import { randomUUID } from 'node:crypto';
-import { readBodyLimited } from '@/lib/api/body';
-import { fail } from '@/lib/api/response-envelope';
+import { readBodyLimited } from '@/lib/http/body';
+import { fail } from '@/lib/http/response-envelope';
 import { getSessionUser } from '@/lib/auth/session';
 import { clientIpFrom } from '@/lib/http/client-ip';
 import { nodeRequest, runNodeHandler } from './node-bridge';

@@ -15,7 +15,7 @@ import { oauthClients, oidcPayloads, type OAuthClient, type OAuthClientType } fr
 import { AppError } from '@/lib/errors';
 import { randomBase62 } from '@/lib/ids';
 import { authorizeMember } from '@/lib/merchants/permissions';
-import { zodToAppError } from '@/lib/api/zod-to-app-error';
+import { zodToAppError } from '@/lib/http/zod-to-app-error';
 import { newClientSecret, sealClientSecret } from './client-secret';
 import { listAppUsers, revokeGrantsWhere, type AppUser } from './grants';
 import { registerOAuthAppSchema, type RegisterOAuthAppInput } from './schemas';

@@ -15,7 +15,7 @@ import type { JWK } from 'oidc-provider';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { oidcSigningKeys } from '@/lib/db/schema';
 import { randomBase62 } from '@/lib/ids';
-import { masterKeyById, masterKeyRing, open, seal } from '@/lib/wallets/master-keys';
+import { masterKeyById, masterKeyRing, open, seal } from '@/lib/keyring/master-keys';
 import { ID_TOKEN_TTL_SECONDS } from './token-lifetimes';
 
 const ALG = 'RS256';
@@ -107,7 +107,7 @@ function openPrivateJwk(kid: string, stored: string): Record<string, unknown> {
   return JSON.parse(open(key, stored.slice(separator + 1), aadFor(kid), context).toString('utf8')) as Record<string, unknown>;
 }
 
-/** Master-key rotation (lib/keyring/sealed-columns.ts): the stored private JWK, opened and sealed under the current key. */
+/** Master-key rotation (lib/admin/sealed-columns.ts): the stored private JWK, opened and sealed under the current key. */
 export function resealSigningKey(kid: string, stored: string): string {
   const { current } = masterKeyRing();
   return `${current.id}:${seal(current.key, Buffer.from(JSON.stringify(openPrivateJwk(kid, stored)), 'utf8'), aadFor(kid))}`;

@@ -1,7 +1,7 @@
 /**
  * Signed on-ramp links (issue 14): a merchant that wants its `wallet_label` shown as verified signs
  * the link with its on-ramp link key (Dashboard → Settings → On-ramp links; sealed at rest,
- * lib/merchants/onramp-link-key.ts). The signature covers the merchant, the wallet and the label, so
+ * lib/onramp/onramp-link-key.ts). The signature covers the merchant, the wallet and the label, so
  * a link whose wallet was swapped keeps no verified label. Format (docs/api.md, "On-ramp links"):
  *
  *   signature = hex(HMAC-SHA256(key, "chargeport-onramp-link.v1\n" + merchant + "\n" + wallet + "\n" + wallet_label))

@@ -16,7 +16,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, onrampOrders, outboundTransfers, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
 import { listWallets } from '@/lib/wallets/list-wallets';

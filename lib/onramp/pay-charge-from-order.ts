@@ -40,7 +40,7 @@ import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
-import { openWalletKey } from '@/lib/wallets/envelope';
+import { openWalletKey } from '@/lib/keyring/envelope';
 import { emitPaymentFailed } from '@/lib/webhooks/emit';
 
 export type OrderPaymentOutcome = 'submitted' | 'not_delivered' | 'not_payable' | 'busy';

@@ -7,7 +7,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, outboundTransfers, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { uniqueEmail } from '@/test/accounts';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { listWallets } from '@/lib/wallets/list-wallets';

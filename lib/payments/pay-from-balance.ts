@@ -26,7 +26,7 @@ import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
-import { openWalletKey } from '@/lib/wallets/envelope';
+import { openWalletKey } from '@/lib/keyring/envelope';
 
 export interface BalancePayment {
   transferId: string;

@@ -10,7 +10,7 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { chargeEvents, charges, depositAddresses, payments, scannerCursors, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { newId } from '@/lib/ids';
-import { localDemoPayerAccount, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { callRoute, newMerchant, NATIVE_EVM, type TestMerchant } from '@/test/fixtures';
 import { settleCharges } from './settle-charge';
 import { pollChain } from './watch-chain';

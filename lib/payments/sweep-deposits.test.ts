@@ -6,7 +6,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, depositAddresses, outboundTransfers, payments, sweepSchedule, wallets } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';

@@ -9,7 +9,7 @@
  *    (`charge.overpaid`) for the merchant to refund (POST /api/charges/{id}/refunds).
  *  - EVM: a transfer of the one transaction engine (lib/transactions/): the gas tank tops up the exact fee
  *    first (charged to the merchant's daily cap), and the engine re-broadcasts, fee-bumps and settles it.
- *    Solana: the tank is the sweep's fee payer (lib/payments/solana/sweep-solana.ts).
+ *    Solana: the tank is the sweep's fee payer (lib/transactions/solana/sweep-solana.ts).
  *  - Which charges to look at comes from `sweep_schedule` (rows due now, written by database triggers when
  *    a charge succeeds or a counted payment confirms), ordered by when they are due — never by age, so one
  *    failing sweep never blocks the others.
@@ -39,15 +39,15 @@ import {
 import { isAppError, type ErrorCode } from '@/lib/errors';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { log } from '@/lib/log';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
-import { depositAccount, solanaDepositSigner } from './deposit-addresses';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
+import { depositAccount, solanaDepositSigner } from '@/lib/keyring/deposit-addresses';
 import { broadcastTransfer, errorMessage, submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { gasTankSolanaSigner } from '@/lib/transactions/gas-tank';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { authorizeTransfer } from '@/lib/transactions/transfer-policy';
-import { EXPIRED_ERROR, recordSolanaSweep } from './solana/solana-transfers';
-import { signSolanaSweep } from './solana/sweep-solana';
+import { EXPIRED_ERROR, recordSolanaSweep } from '@/lib/transactions/solana/solana-transfers';
+import { signSolanaSweep } from '@/lib/transactions/solana/sweep-solana';
 import { resolveSolanaRpc, type SolanaRpcOptions } from './solana/watch-solana';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 

@@ -13,7 +13,7 @@ import {
   provisionLocalChain,
   startLocalChain,
   type LocalChainNode,
-} from '@/lib/infra/local-chain';
+} from '@/scripts/stack/local-chain';
 import { addCustomToken } from '@/lib/merchants/tokens';
 import { setTraceMode, type TraceMode } from '@/lib/scanner/internal-transfers';
 import { newUser } from '@/test/accounts';

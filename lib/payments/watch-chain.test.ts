@@ -7,7 +7,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, depositAddresses, payments } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { failUnderpaidCharges } from './settle-charge';

@@ -15,7 +15,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, merchantMembers, onrampOrders, outboundTransfers, refunds, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
 import { pollChain } from '@/lib/payments/watch-chain';

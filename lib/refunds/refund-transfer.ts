@@ -10,10 +10,10 @@ import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, wallets, type ChargeRow, type RefundSource } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
-import { depositAccount } from '@/lib/payments/deposit-addresses';
+import { depositAccount } from '@/lib/keyring/deposit-addresses';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
-import { openWalletKey } from '@/lib/wallets/envelope';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
+import { openWalletKey } from '@/lib/keyring/envelope';
 import { chargeFunds, type ChargeFunds } from './charge-funds';
 
 interface TokenLabel {

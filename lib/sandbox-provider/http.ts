@@ -3,7 +3,7 @@
  * partner authentication with the Bearer secret, and the switch that hides it when ONRAMP_SANDBOX is off.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readBodyLimited } from '@/lib/api/body';
+import { readBodyLimited } from '@/lib/http/body';
 import { isAppError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { isSandboxProviderEnabled, sandboxProviderSecret } from './config';

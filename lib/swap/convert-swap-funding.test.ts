@@ -8,11 +8,11 @@ import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { stubSandboxProvider } from '@/test/sandbox-provider-stub';
 import { applyProviderWebhook } from '@/lib/onramp/orders/apply-provider-webhook';
 import { signSandboxWebhook } from '@/lib/onramp/providers/sandbox';
-import { localDemoPayerAccount, type LocalChainNode } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { RETRY_AFTER_MS, chargesAwaitingConversion, convertChargeFunding, convertSwapFunding } from './convert-swap-funding';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
-import { LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
+import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/local-swap-deployment';
 import { placeSwapFundingOrder, quoteSwapFunding, roundUpToCents } from './place-swap-funding-order';
 import { loadSwapProgress } from './swap-progress';
 import {
@@ -26,7 +26,7 @@ import {
   sweepUntilDone,
   watchUntilSucceeded,
 } from '@/test/swap';
-import { uniswapV2Router02Abi } from './uniswap-v2-router';
+import { uniswapV2Router02Abi } from '@/lib/chains/uniswap-v2-router';
 
 let node: LocalChainNode;
 let client: PublicClient;

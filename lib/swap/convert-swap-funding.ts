@@ -25,11 +25,11 @@ import { env } from '@/lib/env';
 import { isAppError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
-import { depositAccount } from '@/lib/payments/deposit-addresses';
+import { depositAccount } from '@/lib/keyring/deposit-addresses';
 import { newSwapExecutionId, prepareSwap, recordSwap, submitSwap, type PreparedSwap, type SignedSwap } from './execute-swap';
 import { liveSwapOf, payableSwapCharge } from './swap-charge';
-import { configuredSwapPairs } from './swap-pairs';
-import { quoteExactOut, type ExactOutQuote } from './uniswap-v2-router';
+import { configuredSwapPairs } from '@/lib/chains/swap-pairs';
+import { quoteExactOut, type ExactOutQuote } from '@/lib/chains/uniswap-v2-router';
 
 /** After a refused attempt (the pool moved past the funds held), wait this long before quoting again. */
 export const RETRY_AFTER_MS = 60_000;

@@ -23,8 +23,8 @@ import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepa
 import type { TransferOutcome } from '@/lib/transactions/purpose-hooks';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { swapStatusesLeadingTo, type SwapBranch } from './state';
-import type { SwapPair } from './swap-pairs';
-import { buildExactOutSwap, swapDeadline, type ExactOutQuote } from './uniswap-v2-router';
+import type { SwapPair } from '@/lib/chains/swap-pairs';
+import { buildExactOutSwap, swapDeadline, type ExactOutQuote } from '@/lib/chains/uniswap-v2-router';
 
 export function newSwapExecutionId(): string {
   return `swx_${randomBase62(22)}`;

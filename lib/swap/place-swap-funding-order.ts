@@ -24,7 +24,7 @@ import { quoteOnramp, type OnrampQuoteView } from '@/lib/onramp/quote-onramp';
 import { assertSwapProvider, swapAvailability } from './swap-availability';
 import { liveSwapOf, payableSwapCharge, type SwapCharge } from './swap-charge';
 import { swapQuoteView, type SwapQuoteView } from './quote-view';
-import { quoteExactOut } from './uniswap-v2-router';
+import { quoteExactOut } from '@/lib/chains/uniswap-v2-router';
 
 export interface SwapFundingQuote {
   swap: SwapQuoteView;

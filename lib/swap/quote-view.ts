@@ -1,7 +1,7 @@
 /** A swap quote as the checkout shows it: exact decimal text, never floats. */
 import { formatAmount } from '@/lib/money';
-import type { SwapPair } from './swap-pairs';
-import type { ExactOutQuote } from './uniswap-v2-router';
+import type { SwapPair } from '@/lib/chains/swap-pairs';
+import type { ExactOutQuote } from '@/lib/chains/uniswap-v2-router';
 
 export interface SwapQuoteView {
   targetSymbol: string;

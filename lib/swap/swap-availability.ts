@@ -16,7 +16,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import { countryName, offeredProviders, type OfferedProvider } from '@/lib/onramp/registry/offered-providers';
 import { AppError } from '@/lib/errors';
-import { swapPairFor, type SwapPair } from './swap-pairs';
+import { swapPairFor, type SwapPair } from '@/lib/chains/swap-pairs';
 
 export interface SwapProviderOption {
   providerId: string;

@@ -8,7 +8,7 @@ import type { DbOrTx } from '@/lib/db/client';
 import { depositAddresses, payments, swapExecutions, type ChargeRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { fundingOf } from '@/lib/payments/settle-charge';
-import { swapPairFor, type SwapPair } from './swap-pairs';
+import { swapPairFor, type SwapPair } from '@/lib/chains/swap-pairs';
 
 export interface SwapCharge {
   pair: SwapPair;

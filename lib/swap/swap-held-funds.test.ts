@@ -4,7 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, outboundTransfers, swapExecutions } from '@/lib/db/schema';
-import { localDemoPayerAccount, type LocalChainNode } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { appError } from '@/test/accounts';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';

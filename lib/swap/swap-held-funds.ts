@@ -25,12 +25,12 @@ import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
-import { openWalletKey } from '@/lib/wallets/envelope';
+import { openWalletKey } from '@/lib/keyring/envelope';
 import { prepareSwap, recordSwap, submitSwap, type PreparedSwap } from './execute-swap';
 import { swapQuoteView, type SwapQuoteView } from './quote-view';
 import { assertSwapOffered, swapAvailability } from './swap-availability';
 import { liveSwapOf, payableSwapCharge } from './swap-charge';
-import { quoteExactOut } from './uniswap-v2-router';
+import { quoteExactOut } from '@/lib/chains/uniswap-v2-router';
 
 export interface HeldFundsQuote extends SwapQuoteView {
   /** The payer's balance of the funding token. */

@@ -11,7 +11,7 @@ import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, onrampOrders, onrampProviders, swapExecutions } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
 import { RETRY_AFTER_MS } from './convert-swap-funding';
-import { swapPairFor } from './swap-pairs';
+import { swapPairFor } from '@/lib/chains/swap-pairs';
 
 type SwapStage = 'idle' | 'buying' | 'funded' | 'retrying' | 'swapping' | 'swapped' | 'swap_failed';
 

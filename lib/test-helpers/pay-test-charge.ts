@@ -19,13 +19,13 @@
 import 'server-only';
 import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, type Account, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { ApiContext } from '@/lib/api/context';
+import type { ApiContext } from '@/lib/context';
 import { CHAINS, nativeToken, type ChainInfo, type ChainName } from '@/lib/chains/registry';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { getCharge } from '@/lib/charges/get-charge';
 import { env, rpcUrl } from '@/lib/env';
 import { AppError } from '@/lib/errors';
-import { localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount } from '@/scripts/stack/local-chain';
 import { log } from '@/lib/log';
 import { formatAmount, parseAmount } from '@/lib/money';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';

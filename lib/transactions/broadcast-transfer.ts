@@ -11,7 +11,7 @@ import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { outboundTransfers, type OutboundTransferRow } from '@/lib/db/schema';
 import { log } from '@/lib/log';
-import { broadcastSolanaTransfer } from '@/lib/payments/solana/solana-transfers';
+import { broadcastSolanaTransfer } from '@/lib/transactions/solana/solana-transfers';
 import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/payments/solana/watch-solana';
 
 /**

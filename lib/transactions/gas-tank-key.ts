@@ -2,7 +2,7 @@ import 'server-only';
 import { getAddressDecoder } from '@solana/kit';
 import { toHex } from 'viem';
 import { HDKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { deriveSlip10Ed25519, ed25519PublicKey } from '@/lib/payments/solana/deposit-keys';
+import { deriveSlip10Ed25519, ed25519PublicKey } from '@/lib/keyring/solana-deposit-keys';
 
 /** The gas tank's own BIP-44 account under DEPOSIT_HD_SEED (deposit addresses use account 0). */
 const GAS_TANK_PATH = "m/44'/60'/1'/0/0";

@@ -12,7 +12,7 @@
  *
  * On Solana the tank has its own key (SLIP-0010, m/44'/501'/0'/1', see gas-tank-key.ts) and pays as the
  * FEE PAYER of the transactions it sponsors, so no top-up is ever sent there: its cost is recorded next
- * to the transfer it paid for (lib/payments/solana/solana-transfers.ts), also as purpose `gas_topup`.
+ * to the transfer it paid for (lib/transactions/solana/solana-transfers.ts), also as purpose `gas_topup`.
  */
 import { createKeyPairSignerFromBytes, address as solanaAddress, type KeyPairSigner } from '@solana/kit';
 import { and, eq, ne, sql } from 'drizzle-orm';

@@ -31,7 +31,7 @@ import { outboundTransferAttempts, outboundTransfers, type OutboundTransferAttem
 import { env } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
-import { isSolanaFeeRecord, reconcileSolanaTransfer } from '@/lib/payments/solana/solana-transfers';
+import { isSolanaFeeRecord, reconcileSolanaTransfer } from '@/lib/transactions/solana/solana-transfers';
 import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/payments/solana/watch-solana';
 import { broadcastTransfer, errorMessage, sendCurrentAttempt } from './broadcast-transfer';
 import { gasTankAccount } from './gas-tank';

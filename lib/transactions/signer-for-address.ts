@@ -8,8 +8,8 @@ import { getAddress } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { getDb } from '@/lib/db/client';
 import { depositAddresses, wallets } from '@/lib/db/schema';
-import { depositAccount } from '@/lib/payments/deposit-addresses';
-import { openWalletKey } from '@/lib/wallets/envelope';
+import { depositAccount } from '@/lib/keyring/deposit-addresses';
+import { openWalletKey } from '@/lib/keyring/envelope';
 import { accountFromKey } from './account-from-key';
 import { gasTankAccount } from './gas-tank';
 

@@ -32,8 +32,8 @@ import {
 } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { log } from '@/lib/log';
-import { configuredSwapPairs } from '@/lib/swap/swap-pairs';
-import { uniswapV2Router02Abi } from '@/lib/swap/uniswap-v2-router';
+import { configuredSwapPairs } from '@/lib/chains/swap-pairs';
+import { uniswapV2Router02Abi } from '@/lib/chains/uniswap-v2-router';
 import { TRANSFER_PURPOSES, type TransferPurpose } from './state';
 import { TOKEN_MOVING_SELECTORS } from './token-moving-selectors';
 

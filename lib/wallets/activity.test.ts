@@ -9,7 +9,7 @@ import { newId, randomBase62 } from '@/lib/ids';
 import { appError, newUser } from '@/test/accounts';
 import { callRoute, newMerchant, POLYGON_USDC } from '@/test/fixtures';
 import { listWalletActivity, type ActivityItem } from './activity';
-import { createWalletsForUser } from './create-wallets';
+import { createWalletsForUser } from '@/lib/keyring/create-wallets';
 
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PROVIDER = `test-provider-${randomBase62(6).toLowerCase()}`;

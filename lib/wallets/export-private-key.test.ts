@@ -8,7 +8,7 @@ import { getDb } from '@/lib/db/client';
 import { users, walletExports } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId, randomBase62 } from '@/lib/ids';
-import { createWalletsForUser, type CreatedWallet } from './create-wallets';
+import { createWalletsForUser, type CreatedWallet } from '@/lib/keyring/create-wallets';
 import { exportPrivateKey, listWalletExports } from './export-private-key';
 
 const PIN = '482916';

@@ -14,9 +14,9 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { walletExports, wallets, type WalletFamily } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
-import { openWalletKey } from './envelope';
-import { addressOfPrivateKey, formatPrivateKey, type PrivateKeyFormat } from './generate-keys';
-import { WalletKeyError } from './master-keys';
+import { openWalletKey } from '@/lib/keyring/envelope';
+import { addressOfPrivateKey, formatPrivateKey, type PrivateKeyFormat } from '@/lib/keyring/generate-keys';
+import { WalletKeyError } from '@/lib/keyring/master-keys';
 
 export interface ExportPrivateKeyInput {
   userId: string;

@@ -6,10 +6,10 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { outboundTransfers, walletSends } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { newId } from '@/lib/ids';
 import { appError, newUser, userRow } from '@/test/accounts';
-import { createWalletsForUser } from './create-wallets';
+import { createWalletsForUser } from '@/lib/keyring/create-wallets';
 import { getWalletSend, newSendId, previewSend, sendFromWallet } from './send';
 
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;

@@ -46,7 +46,7 @@ import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { isOpen } from '@/lib/transactions/state';
 import { approximateUsd } from '@/lib/pricing/usd-value';
 import { explorerLink } from '@/lib/chains/explorer-link';
-import { openWalletKey } from './envelope';
+import { openWalletKey } from '@/lib/keyring/envelope';
 import { cachedBalance, forgetBalances, isChainConnected } from './wallet-balances';
 
 const SEND_ID_PATTERN = /^wsend_[0-9A-Za-z]{22}$/;

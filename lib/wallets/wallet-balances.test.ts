@@ -4,9 +4,9 @@ import { CHAINS, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { usdPrices } from '@/lib/db/schema';
 import { resetEnvCache, rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { newUser } from '@/test/accounts';
-import { createWalletsForUser } from './create-wallets';
+import { createWalletsForUser } from '@/lib/keyring/create-wallets';
 import { BALANCE_TTL_MS, cachedBalance, forgetBalances, loadWalletHome, usdTotal, type HomeChain } from './wallet-balances';
 
 const POL = CHAINS.POLYGON.tokens[0]!;

@@ -11,12 +11,12 @@ import { sealWebhookSecret, signingSecretsOf } from '@/lib/webhooks/secrets';
 import { newMerchant } from '@/test/fixtures';
 import { resetEnvCache } from '@/lib/env';
 import { newId, randomBase62 } from '@/lib/ids';
-import { createWalletsForUser, ensureMerchantWallets } from './create-wallets';
-import { openWalletKey, sealWalletKey } from './envelope';
-import { formatPrivateKey, generateWalletKey } from './generate-keys';
+import { createWalletsForUser, ensureMerchantWallets } from '@/lib/keyring/create-wallets';
+import { openWalletKey, sealWalletKey } from '@/lib/keyring/envelope';
+import { formatPrivateKey, generateWalletKey } from '@/lib/keyring/generate-keys';
 import { listWallets } from './list-wallets';
-import { masterKeyIdOf, masterKeyRing, open, seal, WalletKeyError } from './master-keys';
-import { rotateMasterKey } from '@/lib/keyring/rotate-master-key';
+import { masterKeyIdOf, masterKeyRing, open, seal, WalletKeyError } from '@/lib/keyring/master-keys';
+import { rotateMasterKey } from '@/lib/admin/rotate-master-key';
 
 /**
  * This file seals its wallets under its own master key, not the suite's shared one: rotateMasterKey walks

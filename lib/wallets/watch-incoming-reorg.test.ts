@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS, EVM_NATIVE_TOKEN_ADDRESS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { walletIncomingTransfers } from '@/lib/db/schema';
-import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { setTraceMode } from '@/lib/scanner/internal-transfers';
 import { newUser } from '@/test/accounts';
 import { anvilFor, nativeForwarderAbi, type Anvil } from '@/test/anvil';
 import { listWalletActivity } from './activity';
-import { createWalletsForUser } from './create-wallets';
+import { createWalletsForUser } from '@/lib/keyring/create-wallets';
 import { pollIncomingTransfers } from './watch-incoming-transfers';
 
 // A private Polygon node passed to the indexer: no other test file indexes Polygon, so its re-organisations

@@ -7,9 +7,9 @@ import { getDb } from '@/lib/db/client';
 import { outboundTransfers, walletIncomingTransfers } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { newId } from '@/lib/ids';
-import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { newUser } from '@/test/accounts';
-import { createWalletsForUser } from './create-wallets';
+import { createWalletsForUser } from '@/lib/keyring/create-wallets';
 import { pollIncomingTransfers } from './watch-incoming-transfers';
 
 // A private BSC node for this file: its re-organisations cannot disturb other test files, and no other

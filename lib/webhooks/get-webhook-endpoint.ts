@@ -3,7 +3,7 @@
  * merchant's endpoint, or one of the other mode, is "not found" (404, never 403).
  */
 import { and, eq } from 'drizzle-orm';
-import type { ApiContext } from '@/lib/api/context';
+import type { ApiContext } from '@/lib/context';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookEndpoints, type ApiKeyMode, type WebhookEndpointRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';

@@ -1,15 +1,15 @@
 /**
  * Webhook signing secrets at rest. The dashboard must be able to reveal a secret, so it is sealed
- * (AES-256-GCM under the wallet master key, lib/wallets/master-keys.ts), never stored in plaintext:
+ * (AES-256-GCM under the wallet master key, lib/keyring/master-keys.ts), never stored in plaintext:
  *
  *   stored = "<masterKeyId>:" + base64(iv ‖ ciphertext ‖ tag),   aad = ["chargeport.webhook-secret.v1", endpointId]
  *
  * The AAD binds a sealed secret to its endpoint: copied into another row it does not open. The master
  * key id says which key opens it, so secrets sealed before a master-key rotation still open while the
- * old key is in WALLET_MASTER_KEYS_PREVIOUS; the rotation (lib/keyring/rotate-master-key.ts) re-seals them.
+ * old key is in WALLET_MASTER_KEYS_PREVIOUS; the rotation (lib/admin/rotate-master-key.ts) re-seals them.
  */
 import 'server-only';
-import { masterKeyById, masterKeyRing, open, seal } from '@/lib/wallets/master-keys';
+import { masterKeyById, masterKeyRing, open, seal } from '@/lib/keyring/master-keys';
 
 function aadFor(endpointId: string): Buffer {
   return Buffer.from(JSON.stringify(['chargeport.webhook-secret.v1', endpointId]), 'utf8');

@@ -3,15 +3,15 @@
  * a running stack (runtime file); else it starts the embedded cluster itself for the duration of the
  * command. Migrations are applied in the last two cases (DATABASE_URL too: it is idempotent).
  *
- * Before anything else it checks the database's last server start (lib/infra/server-start.ts): it refuses
+ * Before anything else it checks the database's last server start (lib/admin/server-start.ts): it refuses
  * a master key (or deposit seed) other than the server's, and development defaults for WALLET_MASTER_KEY or DEPOSIT_HD_SEED
  * against a production database (there it fills no development default at all).
  */
 import path from 'node:path';
 import { runMigrations } from '@/lib/db/run-migrations';
-import { readRuntimeInfo } from '@/lib/infra/runtime-file';
-import { adminRefusal, depositSeedIdFrom, DeploymentRefused, masterKeyIdFrom, readServerStart } from '@/lib/infra/server-start';
-import { startStack } from '@/lib/infra/stack';
+import { readRuntimeInfo } from '@/scripts/stack/runtime-file';
+import { adminRefusal, depositSeedIdFrom, DeploymentRefused, masterKeyIdFrom, readServerStart } from '@/lib/admin/server-start';
+import { startStack } from '@/scripts/stack/stack';
 
 export async function withAdminDatabase<T>(run: () => Promise<T>): Promise<T> {
   const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
@@ -33,7 +33,7 @@ export async function withAdminDatabase<T>(run: () => Promise<T>): Promise<T> {
     const last = await readServerStart(process.env.DATABASE_URL!);
     const devSecrets: Record<string, string> = production
       ? {}
-      : await import('@/lib/infra/dev-secrets').then((m) => m.ensureDevSecrets(dataDir, process.env));
+      : await import('@/scripts/stack/dev-secrets').then((m) => m.ensureDevSecrets(dataDir, process.env));
     const refusal = adminRefusal(last, {
       production,
       masterKeyId: masterKeyIdFrom(process.env.WALLET_MASTER_KEY ?? devSecrets.WALLET_MASTER_KEY),

@@ -24,7 +24,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { merchantMembers } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { handleOidcRequest } from '@/lib/oauth/handle-oidc-request';
 import { registerOAuthApp } from '@/lib/oauth/manage-apps';
 import { confirmPaymentRequest, findPaymentRequestByCode } from '@/lib/oauth/payment-requests';

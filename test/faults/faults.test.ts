@@ -32,7 +32,7 @@ import {
   refunds,
 } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { reconcileChain } from '@/lib/ledger/reconcile-chains';
 import { newWithdrawalId, withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
@@ -43,7 +43,7 @@ import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { newSendId, sendFromWallet } from '@/lib/wallets/send';
 import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';

@@ -13,7 +13,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { swapExecutions } from '@/lib/db/schema';
-import type { LocalChainNode } from '@/lib/infra/local-chain';
+import type { LocalChainNode } from '@/scripts/stack/local-chain';
 import { reconcileChain } from '@/lib/ledger/reconcile-chains';
 import { sweepCharge } from '@/lib/payments/sweep-deposits';
 import { pollChain } from '@/lib/payments/watch-chain';

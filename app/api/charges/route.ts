@@ -1,6 +1,6 @@
 // GET /api/charges — the key's charges, newest first, with cursor pagination and filters.
 import { parseOrThrow, searchParamsObject } from '@/lib/api/parse';
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { listCharges } from '@/lib/charges/list-charges';
 import { listChargesQuerySchema } from '@/lib/charges/schemas';

@@ -1,8 +1,8 @@
 // POST /api/createCharge — create a charge for the key's merchant (the spec's endpoint).
-import { readJsonBody } from '@/lib/api/body';
+import { readJsonBody } from '@/lib/http/body';
 import { readIdempotencyKey, requestFingerprint, withIdempotency } from '@/lib/api/idempotency';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { corsPreflight } from '@/lib/api/cors';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { createCharge } from '@/lib/charges/create-charge';

@@ -1,7 +1,7 @@
 // GET /api/events — the key's webhook events, newest first (cursor pagination, type filter), to
 // reconcile deliveries an endpoint missed.
 import { parseOrThrow, searchParamsObject } from '@/lib/api/parse';
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { ownerOf } from '@/lib/webhooks/get-webhook-endpoint';
 import { listEvents } from '@/lib/webhooks/list-events';

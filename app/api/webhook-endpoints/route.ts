@@ -1,15 +1,15 @@
 // POST /api/webhook-endpoints — create an endpoint in the key's mode (returns its signing secret once).
 // GET  /api/webhook-endpoints — the key's endpoints.
-import { readJsonBody } from '@/lib/api/body';
+import { readJsonBody } from '@/lib/http/body';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { createWebhookEndpoint } from '@/lib/webhooks/create-webhook-endpoint';
 import { ownerOf } from '@/lib/webhooks/get-webhook-endpoint';
 import { listWebhookEndpoints } from '@/lib/webhooks/list-webhook-endpoints';
 import { createWebhookEndpointBodySchema } from '@/lib/webhooks/schemas';
 import { serializeWebhookEndpoint } from '@/lib/webhooks/serialize';
-import { notifyWebhookEndpointChange } from '@/lib/webhooks/notify-endpoint-change';
+import { notifyWebhookEndpointChange } from '@/lib/merchants/notify-endpoint-change';
 import { methodsNotAllowed } from '@/lib/api/methods';
 
 export const POST = withApiKey(async (request, ctx) => {

@@ -15,7 +15,7 @@ import { LocationSelector } from '@/components/location/location-selector';
 import { Amount } from '@/components/ui/amount';
 import { CopyButton } from '@/components/ui/copy-button';
 import { COUNTRY_COOKIE } from '@/lib/geo/country';
-import { loadCheckoutPage, type CheckoutPage, type PaymentWay } from '@/lib/charges/load-checkout-page';
+import { loadCheckoutPage, type CheckoutPage, type PaymentWay } from '@/lib/views/load-checkout-page';
 import { cancelCheckoutAction } from './actions';
 
 export const metadata: Metadata = { title: 'Checkout', robots: { index: false } };

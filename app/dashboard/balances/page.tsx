@@ -3,7 +3,7 @@ import { WithdrawForm } from '@/components/dashboard/withdraw-form';
 import { formatUsableFrom } from '@/lib/accounts/two-factor/factor-cooling';
 import { CHAINS } from '@/lib/chains/registry';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
-import { loadBalancesPage } from '@/lib/merchants/load-balances-page';
+import { loadBalancesPage } from '@/lib/views/load-balances-page';
 import { newWithdrawalId } from '@/lib/merchants/withdraw';
 import { DataTable } from '@/components/ui/data-table';
 import Link from 'next/link';

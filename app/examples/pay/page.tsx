@@ -2,8 +2,8 @@
 import type { Metadata } from 'next';
 import { GameShop } from '@/components/examples/game-shop';
 import { env } from '@/lib/env';
-import { DEMO_KEYS } from '@/lib/merchants/seed-demo';
-import { DEMO_OAUTH_APP_ID } from '@/lib/oauth/seed-demo-app';
+import { DEMO_KEYS } from '@/lib/admin/seed-demo';
+import { DEMO_OAUTH_APP_ID } from '@/lib/admin/seed-demo-app';
 
 export const metadata: Metadata = { title: 'Example: pay without leaving the page', robots: { index: false } };
 // The SDK talks to this deployment (APP_URL), known only at run time.

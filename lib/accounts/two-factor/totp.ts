@@ -2,7 +2,7 @@
  * Authenticator-app codes (TOTP, RFC 6238, with otplib): a second factor for sign-in.
  *
  *  - the secret is sealed at rest under the wallet master key, bound to the account (AAD), because
- *    it must be read back to check codes; master-key rotation re-seals it (lib/keyring/sealed-columns.ts);
+ *    it must be read back to check codes; master-key rotation re-seals it (lib/admin/sealed-columns.ts);
  *  - enrolment is two steps: a secret is stored unconfirmed, and turned on only by a right code from
  *    the app (so a mistyped scan never locks anyone out);
  *  - a code is accepted within ±30 s, and never twice: the time step of the last accepted code is kept
@@ -14,7 +14,7 @@ import { generateSecret, generateURI, verify } from 'otplib';
 import { getDb } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { masterKeyById, masterKeyRing, open, seal } from '@/lib/wallets/master-keys';
+import { masterKeyById, masterKeyRing, open, seal } from '@/lib/keyring/master-keys';
 
 const ISSUER = 'Chargeport';
 
@@ -92,7 +92,7 @@ export async function removeTotp(userId: string): Promise<void> {
   await getDb().update(users).set({ totpSecret: null, totpEnabledAt: null, totpLastStep: null }).where(eq(users.id, userId));
 }
 
-/** Master-key rotation (lib/keyring/sealed-columns.ts): the stored secret, opened and sealed under the current key. */
+/** Master-key rotation (lib/admin/sealed-columns.ts): the stored secret, opened and sealed under the current key. */
 export function resealTotpSecret(userId: string, stored: string): string {
   return sealSecret(userId, openSecret(userId, stored));
 }

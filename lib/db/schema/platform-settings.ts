@@ -1,7 +1,7 @@
 import { jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
- * Facts about the deployment that tools read before touching its data (lib/infra/server-start.ts):
+ * Facts about the deployment that tools read before touching its data (lib/admin/server-start.ts):
  * 'last_server_start' holds the master key id and the production flag of the last server or production
  * worker that started against this database.
  */

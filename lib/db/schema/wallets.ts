@@ -13,7 +13,7 @@ export const walletFamily = pgEnum('wallet_family', WALLET_FAMILIES);
  * where its charges' funds are swept; it does not change hands when members come and go).
  * Envelope encryption: the private key is sealed with a per-wallet data key (AES-256-GCM), and the
  * data key is sealed with the master key named by `masterKeyId`. Rotating the master key re-seals only
- * the data keys (lib/keyring/rotate-master-key.ts).
+ * the data keys (lib/admin/rotate-master-key.ts).
  */
 export const wallets = pgTable(
   'wallets',

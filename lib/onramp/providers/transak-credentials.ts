@@ -10,7 +10,7 @@ import { eq, sql } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { onrampAccessTokens } from '@/lib/db/schema';
 import { env } from '@/lib/env';
-import { masterKeyById, masterKeyRing, open, seal } from '@/lib/wallets/master-keys';
+import { masterKeyById, masterKeyRing, open, seal } from '@/lib/keyring/master-keys';
 import { createTransakAdapter, refreshTransakAccessToken } from './transak';
 import type { FetchLike, OnrampProviderAdapter } from './types';
 

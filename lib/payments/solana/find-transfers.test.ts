@@ -13,7 +13,7 @@ import {
   type KeyPairSigner,
 } from '@solana/kit';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { newReferenceKey } from './deposit-keys';
+import { newReferenceKey } from '@/lib/keyring/solana-deposit-keys';
 import { findReferencedTransfers, type ReferencedTransfersRpc } from './find-transfers';
 import { LiteSvmLedger, createMint, expectSuccess, fundedWallet, mintTokens, solPayment, tokenPayment } from '@/test/litesvm-view';
 

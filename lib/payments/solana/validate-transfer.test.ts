@@ -6,7 +6,7 @@
 import { LiteSVM } from 'litesvm';
 import { generateKeyPairSigner, lamports, type Address, type KeyPairSigner } from '@solana/kit';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { newReferenceKey } from './deposit-keys';
+import { newReferenceKey } from '@/lib/keyring/solana-deposit-keys';
 import {
   LiteSvmLedger,
   createMint,

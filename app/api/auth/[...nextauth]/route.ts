@@ -2,9 +2,9 @@
 // actions answer 404 in the API envelope, and POST bodies are capped before next-auth reads them.
 import { randomUUID } from 'node:crypto';
 import { NextRequest } from 'next/server';
-import { readBodyLimited } from '@/lib/api/body';
+import { readBodyLimited } from '@/lib/http/body';
 import { methodsNotAllowed, notFoundRoute } from '@/lib/api/methods';
-import { fail } from '@/lib/api/response-envelope';
+import { fail } from '@/lib/http/response-envelope';
 import { AUTH_MAX_BODY_BYTES, handlers, isAuthRoute } from '@/lib/auth/auth';
 
 export async function GET(request: NextRequest): Promise<Response> {

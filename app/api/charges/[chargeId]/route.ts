@@ -1,5 +1,5 @@
 // GET /api/charges/{chargeId} — one charge of the key's merchant, with its timeline.
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { corsPreflight } from '@/lib/api/cors';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { getCharge } from '@/lib/charges/get-charge';

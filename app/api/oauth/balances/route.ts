@@ -2,7 +2,7 @@
 // access token with `wallet:read` (the wallet Home's data: lib/wallets/wallet-balances.ts).
 import { corsPreflight } from '@/lib/api/cors';
 import { methodsNotAllowed } from '@/lib/api/methods';
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withAccessToken } from '@/lib/api/with-access-token';
 import { loadWalletHome } from '@/lib/wallets/wallet-balances';
 

@@ -1,7 +1,7 @@
 // GET /api/onramp/quote — the on-ramp page's price for a purchase at a provider, in the buyer's country.
 import { z } from 'zod';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withPublic } from '@/lib/api/with-public';
 import { CHAIN_NAMES } from '@/lib/chains/registry';
 import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';

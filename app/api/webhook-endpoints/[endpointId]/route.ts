@@ -1,16 +1,16 @@
 // GET    /api/webhook-endpoints/{endpointId} — one endpoint of the key's merchant and mode.
 // PATCH  /api/webhook-endpoints/{endpointId} — change url, eventTypes, description, enabled.
 // DELETE /api/webhook-endpoints/{endpointId} — delete it (and its delivery log).
-import { readJsonBody } from '@/lib/api/body';
+import { readJsonBody } from '@/lib/http/body';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { deleteWebhookEndpoint } from '@/lib/webhooks/delete-webhook-endpoint';
 import { getWebhookEndpoint, ownerOf } from '@/lib/webhooks/get-webhook-endpoint';
 import { updateWebhookEndpointBodySchema } from '@/lib/webhooks/schemas';
 import { serializeWebhookEndpoint } from '@/lib/webhooks/serialize';
 import { updateWebhookEndpoint } from '@/lib/webhooks/update-webhook-endpoint';
-import { notifyWebhookEndpointChange } from '@/lib/webhooks/notify-endpoint-change';
+import { notifyWebhookEndpointChange } from '@/lib/merchants/notify-endpoint-change';
 import { methodsNotAllowed } from '@/lib/api/methods';
 
 export const GET = withApiKey(async (_request, ctx, params) => {

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { readAuditLog } from '@/lib/audit/read-audit-log';
+import { readAuditLog } from '@/lib/merchants/read-audit-log';
 import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Audit log' };

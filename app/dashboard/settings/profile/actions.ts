@@ -3,7 +3,7 @@
 import { revalidatePath } from 'next/cache';
 import { formError, type FormState } from '@/lib/auth/form-state';
 import { currentMemberActor } from '@/lib/merchants/member-actor';
-import { rollOnrampLinkKey } from '@/lib/merchants/onramp-link-key';
+import { rollOnrampLinkKey } from '@/lib/onramp/onramp-link-key';
 import { updateMerchantProfile } from '@/lib/merchants/profile';
 
 export async function updateProfileAction(_state: FormState, form: FormData): Promise<FormState> {
@@ -26,7 +26,7 @@ export interface OnrampLinkKeyState extends FormState {
   key?: string;
 }
 
-/** Creates or rolls the on-ramp link key (lib/merchants/onramp-link-key.ts); the key is shown once. */
+/** Creates or rolls the on-ramp link key (lib/onramp/onramp-link-key.ts); the key is shown once. */
 export async function rollOnrampLinkKeyAction(_state: OnrampLinkKeyState, _form: FormData): Promise<OnrampLinkKeyState> {
   try {
     const { userId, merchantId } = await currentMemberActor();

@@ -16,7 +16,7 @@ import {
   sendTestWebhookEventForMember,
   updateWebhookEndpointForMember,
   type SecretOverlapHours,
-} from '@/lib/webhooks/webhooks-for-member';
+} from '@/lib/merchants/webhooks-for-member';
 import { createWebhookEndpointBodySchema, updateWebhookEndpointBodySchema } from '@/lib/webhooks/schemas';
 
 const LIST = '/dashboard/settings/webhooks';

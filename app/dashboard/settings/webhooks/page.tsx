@@ -3,7 +3,7 @@ import { WebhookEndpointsTable } from '@/components/dashboard/webhook-endpoints'
 import { CreateEndpointForm } from '@/components/dashboard/webhooks';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';
-import { listWebhookEndpointsForMember } from '@/lib/webhooks/webhooks-for-member';
+import { listWebhookEndpointsForMember } from '@/lib/merchants/webhooks-for-member';
 import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Webhooks' };

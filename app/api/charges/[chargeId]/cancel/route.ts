@@ -1,5 +1,5 @@
 // POST /api/charges/{chargeId}/cancel — cancel a pending charge of the key's merchant.
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { cancelCharge } from '@/lib/charges/cancel-charge';
 import { getCharge } from '@/lib/charges/get-charge';

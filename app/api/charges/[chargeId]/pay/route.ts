@@ -1,9 +1,9 @@
 // POST /api/charges/{chargeId}/pay — a signed-in consumer pays the charge from their balance with the PIN.
 // Same path as the checkout page's "Pay from balance" (lib/payments/pay-from-balance.ts).
 import { z } from 'zod';
-import { readJsonBody } from '@/lib/api/body';
+import { readJsonBody } from '@/lib/http/body';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withSession } from '@/lib/api/with-session';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { methodsNotAllowed } from '@/lib/api/methods';

@@ -15,7 +15,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, outboundTransfers, payments, refunds, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/lib/infra/local-chain';
+import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-deposits';
 import { pollChain } from '@/lib/payments/watch-chain';

@@ -1,10 +1,10 @@
 // POST /api/charges/{chargeId}/refunds — refund (part of) a charge of the key's merchant and mode.
 // GET  /api/charges/{chargeId}/refunds — the charge's refunds and what is still refundable.
-import { readJsonBody } from '@/lib/api/body';
+import { readJsonBody } from '@/lib/http/body';
 import { readIdempotencyKey } from '@/lib/api/idempotency';
 import { parseOrThrow } from '@/lib/api/parse';
 import { methodsNotAllowed } from '@/lib/api/methods';
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { createRefund } from '@/lib/refunds/create-refund';
 import { listRefunds } from '@/lib/refunds/list-refunds';

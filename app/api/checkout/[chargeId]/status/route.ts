@@ -1,7 +1,7 @@
 // GET /api/checkout/{chargeId}/status — the hosted checkout's live status (public: the id is the capability).
 // Any origin may read it (no cookie or key is involved): the C# SDK polls it from Unity WebGL games.
 import { ANY_ORIGIN } from '@/lib/api/cors';
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withPublic } from '@/lib/api/with-public';
 import { AppError } from '@/lib/errors';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';

@@ -2,7 +2,7 @@
 // expired, and the charge's own status (succeeded once the payment is confirmed on chain).
 import { corsPreflight } from '@/lib/api/cors';
 import { methodsNotAllowed } from '@/lib/api/methods';
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withAccessToken } from '@/lib/api/with-access-token';
 import { getPaymentRequest } from '@/lib/oauth/payment-requests';
 

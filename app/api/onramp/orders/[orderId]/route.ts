@@ -1,5 +1,5 @@
 // GET /api/onramp/orders/{orderId} — the order page's live view (public: the unguessable id is the capability, like a receipt).
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withPublic } from '@/lib/api/with-public';
 import { AppError } from '@/lib/errors';
 import { isIdOf } from '@/lib/ids';

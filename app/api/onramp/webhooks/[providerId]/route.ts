@@ -1,9 +1,9 @@
 // POST /api/onramp/webhooks/{providerId} — order webhooks from on-ramp providers. The body is read raw
 // (signatures cover its exact bytes) and capped before it is read: anyone can post here.
 import { randomUUID } from 'node:crypto';
-import { readBodyLimited } from '@/lib/api/body';
+import { readBodyLimited } from '@/lib/http/body';
 import { methodsNotAllowed } from '@/lib/api/methods';
-import { fail } from '@/lib/api/response-envelope';
+import { fail } from '@/lib/http/response-envelope';
 import { PROVIDER_WEBHOOK_MAX_BYTES, applyProviderWebhook } from '@/lib/onramp/orders/apply-provider-webhook';
 
 export async function POST(request: Request, context: { params: Promise<{ providerId: string }> }) {

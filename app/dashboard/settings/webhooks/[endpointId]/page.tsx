@@ -6,7 +6,7 @@ import { DeleteEndpointButton, EditEndpointForm, SendTestEventButton, SigningSec
 import { isAppError } from '@/lib/errors';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';
-import { getWebhookEndpointForMember, listWebhookDeliveriesForMember } from '@/lib/webhooks/webhooks-for-member';
+import { getWebhookEndpointForMember, listWebhookDeliveriesForMember } from '@/lib/merchants/webhooks-for-member';
 import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Webhook endpoint' };

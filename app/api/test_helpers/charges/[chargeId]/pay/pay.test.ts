@@ -10,7 +10,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache, rpcUrl } from '@/lib/env';
-import { localDemoPayerAccount } from '@/lib/infra/local-chain';
+import { localDemoPayerAccount } from '@/scripts/stack/local-chain';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';

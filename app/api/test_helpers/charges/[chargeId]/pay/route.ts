@@ -1,9 +1,9 @@
 // POST /api/test_helpers/charges/{chargeId}/pay — pay a test charge from the sandbox payer (test keys only).
-import { readJsonBody } from '@/lib/api/body';
+import { readJsonBody } from '@/lib/http/body';
 import { readIdempotencyKey, requestFingerprint, withIdempotency } from '@/lib/api/idempotency';
 import { methodsNotAllowed } from '@/lib/api/methods';
 import { parseOrThrow } from '@/lib/api/parse';
-import { ok } from '@/lib/api/response-envelope';
+import { ok } from '@/lib/http/response-envelope';
 import { withApiKey } from '@/lib/api/with-api-key';
 import { payTestCharge } from '@/lib/test-helpers/pay-test-charge';
 import { payTestChargeBodySchema } from '@/lib/test-helpers/schemas';

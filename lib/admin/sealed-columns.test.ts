@@ -14,14 +14,14 @@ import * as schema from '@/lib/db/schema';
 import { merchantMembers, merchants, oauthClients, onrampAccessTokens, users, wallets, webhookEndpoints } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { newId, randomBase62 } from '@/lib/ids';
-import { rollOnrampLinkKey, verifiedLinkMerchantName } from '@/lib/merchants/onramp-link-key';
+import { rollOnrampLinkKey, verifiedLinkMerchantName } from '@/lib/onramp/onramp-link-key';
 import { clientMetadataOf } from '@/lib/oauth/client-metadata';
 import { sealClientSecret } from '@/lib/oauth/client-secret';
 import { loadSigningKeys } from '@/lib/oauth/signing-keys';
 import { signOnrampLink } from '@/lib/onramp/link-signature';
-import { createWalletsForUser } from '@/lib/wallets/create-wallets';
-import { openWalletKey } from '@/lib/wallets/envelope';
-import { masterKeyIdOf, open, seal } from '@/lib/wallets/master-keys';
+import { createWalletsForUser } from '@/lib/keyring/create-wallets';
+import { openWalletKey } from '@/lib/keyring/envelope';
+import { masterKeyIdOf, open, seal } from '@/lib/keyring/master-keys';
 import { sealWebhookSecret, signingSecretsOf } from '@/lib/webhooks/secrets';
 import { enrolTotp, newUser } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
@@ -161,15 +161,14 @@ describe('the registry of sealed columns (N7)', { timeout: 120_000 }, () => {
     const found = await columnsNamingAMasterKey();
     const { values, keyIds, inner } = registered();
     // A value that names its key ("<id>:<sealed>") is a sealed column; a column holding only an id names the key of one.
-    for (const name of found.prefixed)
-      expect(values, `${name} holds sealed values: add it to lib/keyring/sealed-columns.ts`).toContain(name);
+    for (const name of found.prefixed) expect(values, `${name} holds sealed values: add it to lib/admin/sealed-columns.ts`).toContain(name);
     for (const name of found.keyIds) expect(keyIds, `${name} names master keys: register the column it keys`).toContain(name);
     // By name too: a column called sealed…/…secret is sealed unless the registry says how.
     for (const table of schemaTables()) {
       for (const column of Object.values(getTableColumns(table))) {
         if (column.dataType !== 'string' || !/sealed|secret/.test(column.name)) continue;
         const name = `${getTableName(table)}.${column.name}`;
-        expect(values.has(name) || inner.has(name), `${name} looks sealed: add it to lib/keyring/sealed-columns.ts`).toBe(true);
+        expect(values.has(name) || inner.has(name), `${name} looks sealed: add it to lib/admin/sealed-columns.ts`).toBe(true);
       }
     }
     // The seed has exercised every registered column (so the scan above saw each kind).

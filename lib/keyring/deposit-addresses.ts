@@ -27,7 +27,7 @@ import { type depositAddresses } from '@/lib/db/schema';
 import { requireSecret } from '@/lib/env';
 import { log } from '@/lib/log';
 import { newId } from '@/lib/ids';
-import { deriveSolanaDepositKey, newReferenceKey } from './solana/deposit-keys';
+import { deriveSolanaDepositKey, newReferenceKey } from './solana-deposit-keys';
 import { depositKeyWorkerAvailable, deriveDepositKeysOnWorker, type DerivedDepositKey } from './deposit-key-worker';
 
 /** Deposit addresses are watched this long after their charge expires: late payments are still seen. */

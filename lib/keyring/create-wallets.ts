@@ -15,7 +15,7 @@ type WalletOwner = { userId: string } | { merchantId: string };
 
 /**
  * Give an account (or a merchant) its wallets: one EVM address (every EVM chain) and one Solana address,
- * generated server-side and stored sealed (lib/wallets/envelope.ts). Runs in the caller's transaction so
+ * generated server-side and stored sealed (lib/keyring/envelope.ts). Runs in the caller's transaction so
  * an account never exists without its wallets. Idempotent per (owner, family): the unique index decides,
  * so a retry or a concurrent call keeps the first wallet and never replaces a key that may hold funds.
  */

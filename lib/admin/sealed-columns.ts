@@ -1,6 +1,6 @@
 /**
  * The keyring's registry: every column that holds a value sealed under the master key
- * (lib/wallets/master-keys.ts), and how each row is re-sealed. Master-key rotation (./rotate-master-key.ts)
+ * (lib/keyring/master-keys.ts), and how each row is re-sealed. Master-key rotation (./rotate-master-key.ts)
  * walks this list and nothing else; sealed-columns.test.ts fails when the schema holds a sealed value in a
  * column missing here. A new sealed column needs its line here.
  *
@@ -14,11 +14,11 @@ import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { resealTotpSecret } from '@/lib/accounts/two-factor/totp';
 import { merchants, oauthClients, oidcSigningKeys, onrampAccessTokens, users, wallets, webhookEndpoints } from '@/lib/db/schema';
-import { resealOnrampLinkKey } from '@/lib/merchants/onramp-link-key';
+import { resealOnrampLinkKey } from '@/lib/onramp/onramp-link-key';
 import { openClientSecret, sealClientSecret } from '@/lib/oauth/client-secret';
 import { resealSigningKey } from '@/lib/oauth/signing-keys';
 import { resealProviderToken } from '@/lib/onramp/providers/transak-credentials';
-import { resealDataKey } from '@/lib/wallets/envelope';
+import { resealDataKey } from '@/lib/keyring/envelope';
 import { openWebhookSecret, sealWebhookSecret } from '@/lib/webhooks/secrets';
 
 type Row = Record<string, unknown>;
@@ -83,7 +83,7 @@ const prefixed = (value: PgColumn) => ({ value, keyId: 'prefix' as const });
 export const SEALED_TABLES: readonly SealedTable[] = [
   sealedTable({
     kind: 'wallet key',
-    binding: 'JSON ["chargeport.wallet.v1", "data-key", id, family, address] (lib/wallets/envelope.ts)',
+    binding: 'JSON ["chargeport.wallet.v1", "data-key", id, family, address] (lib/keyring/envelope.ts)',
     table: wallets,
     id: wallets.id,
     // Only the data key is under the master key; the private key is sealed with the data key and never changes.
@@ -163,7 +163,7 @@ export const SEALED_TABLES: readonly SealedTable[] = [
   }),
   sealedTable({
     kind: 'on-ramp link key',
-    binding: 'JSON ["chargeport.onramp-link-key.v1", merchant id] (lib/merchants/onramp-link-key.ts)',
+    binding: 'JSON ["chargeport.onramp-link-key.v1", merchant id] (lib/onramp/onramp-link-key.ts)',
     table: merchants,
     id: merchants.id,
     columns: [

@@ -3,7 +3,7 @@
  * hex characters when created or rolled (rolling replaces it: links signed with the old key lose their
  * verified label), sealed at rest under the wallet master key and bound to the merchant (AAD), since
  * verifying a signature needs the key itself. Owners and admins manage it (profile.manage). Master-key
- * rotation re-seals it (lib/keyring/sealed-columns.ts).
+ * rotation re-seals it (lib/admin/sealed-columns.ts).
  */
 import 'server-only';
 import { randomBytes } from 'node:crypto';
@@ -12,8 +12,8 @@ import { getDb } from '@/lib/db/client';
 import { merchants } from '@/lib/db/schema';
 import { isIdOf } from '@/lib/ids';
 import { isOnrampLinkSignatureValid, type SignedLinkFields } from '@/lib/onramp/link-signature';
-import { masterKeyById, masterKeyRing, open, seal } from '@/lib/wallets/master-keys';
-import { authorizeMember } from './permissions';
+import { masterKeyById, masterKeyRing, open, seal } from '@/lib/keyring/master-keys';
+import { authorizeMember } from '@/lib/merchants/permissions';
 
 function aadFor(merchantId: string): Buffer {
   return Buffer.from(JSON.stringify(['chargeport.onramp-link-key.v1', merchantId]), 'utf8');
@@ -31,7 +31,7 @@ function openLinkKey(merchantId: string, stored: string): Buffer {
   return open(masterKeyById(stored.slice(0, separator), context), stored.slice(separator + 1), aadFor(merchantId), context);
 }
 
-/** Master-key rotation (lib/keyring/sealed-columns.ts): the stored key, opened and sealed under the current key. */
+/** Master-key rotation (lib/admin/sealed-columns.ts): the stored key, opened and sealed under the current key. */
 export function resealOnrampLinkKey(merchantId: string, stored: string): string {
   return sealLinkKey(merchantId, openLinkKey(merchantId, stored));
 }

@@ -16,12 +16,12 @@ import { fiatPaymentOptions, type FiatPaymentOption } from '@/lib/onramp/fiat-pa
 import { dueUsdCents, latestFiatOrder, minimumPurchasePreview, type MinimumPurchasePreview } from '@/lib/onramp/pay-charge-with-fiat';
 import { loadCheckoutStatus, type CheckoutStatus } from '@/lib/payments/checkout-status';
 import { approximateUsd, formatUsd } from '@/lib/pricing/usd-value';
-import { swapPairFor } from '@/lib/swap/swap-pairs';
+import { swapPairFor } from '@/lib/chains/swap-pairs';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { tokenBalance } from '@/lib/wallets/token-balance';
-import { checkoutPath, checkoutPopupOrigin } from './checkout-popup';
-import { tokenOfCharge } from './charge-token';
-import { loadCheckoutView, type CheckoutView } from './checkout-view';
+import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
+import { tokenOfCharge } from '@/lib/charges/charge-token';
+import { loadCheckoutView, type CheckoutView } from '@/lib/charges/checkout-view';
 
 /** The ways to pay, as the checkout's tabs name them. */
 export type PaymentWay = 'balance' | 'wallet' | 'swap' | 'card';

@@ -4,7 +4,7 @@
  * (`platform_settings` 'last_server_start'). Tools started beside it read that record first:
  *
  *  - the admin CLI refuses when its master key (or deposit seed) differs from the recorded one, or when it would fill a
- *    development default (lib/infra/dev-secrets.ts) for WALLET_MASTER_KEY or DEPOSIT_HD_SEED against a
+ *    development default (scripts/stack/dev-secrets.ts) for WALLET_MASTER_KEY or DEPOSIT_HD_SEED against a
  *    production database: it would create wallets and deposit addresses the server cannot open;
  *  - a server or worker without NODE_ENV=production refuses a production database (its defaults allow
  *    loopback webhooks, the sandbox provider and test helpers), and a development worker refuses a
@@ -35,7 +35,7 @@ export class DeploymentRefused extends Error {
   override name = 'DeploymentRefused';
 }
 
-/** The id lib/wallets/master-keys.ts gives the key (kept here so the check needs no key ring). */
+/** The id lib/keyring/master-keys.ts gives the key (kept here so the check needs no key ring). */
 export function masterKeyIdFrom(base64: string | undefined): string | null {
   if (!base64) return null;
   return `mk_${createHash('sha256').update(Buffer.from(base64, 'base64')).digest('hex').slice(0, 16)}`;

@@ -8,8 +8,8 @@ import { verifyPin } from '@/lib/accounts/pin';
 import { findUserByEmail } from '@/lib/accounts/find-user';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
 import { DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE, createDemoCharge, seedDemoData } from './seed-demo';
-import { findMerchantOfUser } from './become-merchant';
-import { demoSeedRefusal } from './demo-seed-guard';
+import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { demoSeedRefusal } from '@/lib/merchants/demo-seed-guard';
 
 describe('development seed', () => {
   afterEach(() => {
@@ -32,7 +32,7 @@ describe('development seed', () => {
     expect(consumerWallets.map((w) => w.family).sort()).toEqual(['evm', 'solana']);
     const owner = await findUserByEmail(DEMO_PEOPLE.owner.email);
     expect((await findMerchantOfUser(owner!.id))?.merchant.id).toBe(DEMO_MERCHANT.id);
-    // The owner's PIN confirms the demo's contract registration and rule (step-up, lib/contracts/demo-game-items.ts).
+    // The owner's PIN confirms the demo's contract registration and rule (step-up, lib/admin/demo-game-items.ts).
     await expect(verifyPin({ userId: owner!.id, pin: DEMO_PEOPLE.owner.pin })).resolves.toBeUndefined();
     const consumer = await findUserByEmail(DEMO_PEOPLE.consumer.email);
     await expect(verifyPin({ userId: consumer!.id, pin: DEMO_PEOPLE.consumer.pin })).resolves.toBeUndefined();

@@ -9,11 +9,11 @@ import { createPublicClient, createWalletClient, getAddress, http, keccak256, sl
 import gameItemsArtifact from '@/lib/chains/artifacts/GameItems.json' with { type: 'json' };
 import { getDb } from '@/lib/db/client';
 import { fulfilmentRules, merchantMembers } from '@/lib/db/schema';
-import { localMinterAccount } from '@/lib/infra/local-chain';
-import { DEMO_MERCHANT, DEMO_PEOPLE } from '@/lib/merchants/seed-demo';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
-import { createFulfilmentRule } from './create-rule';
-import { registerContract } from './register-contract';
+import { localMinterAccount } from '@/scripts/stack/local-chain';
+import { DEMO_MERCHANT, DEMO_PEOPLE } from '@/lib/admin/seed-demo';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
+import { createFulfilmentRule } from '@/lib/contracts/create-rule';
+import { registerContract } from '@/lib/contracts/register-contract';
 
 /** A fixed address nobody holds a key for (as the swap on-ramp's local contracts). */
 const DEMO_GAME_ITEMS_ADDRESS: Address = getAddress(slice(keccak256(stringToHex('chargeport:local-polygon:GameItems')), 12));

@@ -13,7 +13,13 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { resetEnvCache } from '@/lib/env';
-import { fundLocalWallet, localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/lib/infra/local-chain';
+import {
+  fundLocalWallet,
+  localDemoPayerAccount,
+  provisionLocalChain,
+  startLocalChain,
+  type LocalChainNode,
+} from '@/scripts/stack/local-chain';
 import { getAmountIn, getAmountOut, maxInputWithSlippage } from './constant-product';
 import { demoSwapFactoryAbi, demoSwapPairAbi, LOCAL_POOL_SEED, LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
 import { configuredSwapPairs } from './swap-pairs';

@@ -24,10 +24,10 @@ import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { gasTankReport } from '@/lib/transactions/gas-tank';
 import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
-import { chargesAwaitingSweep, sweepCharge, type SweepOutcome } from '../sweep-deposits';
+import { chargesAwaitingSweep, sweepCharge, type SweepOutcome } from '@/lib/payments/sweep-deposits';
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { EXPIRED_ERROR } from './solana-transfers';
-import { pollSolana, type SolanaRpc } from './watch-solana';
+import { pollSolana, type SolanaRpc } from '@/lib/payments/solana/watch-solana';
 
 const USDC = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;
 const tank = address(gasTankSolanaKeyFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address);

@@ -11,11 +11,11 @@ import { auditLog, merchantMembers, webhookDeliveries, webhookEndpoints, webhook
 import { newUser } from '@/test/accounts';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@/test/webhook-receiver';
-import { attemptDelivery, DeliveryClaimedError } from './attempt-delivery';
-import { DELIVERY_QUEUE } from './enqueue-deliveries';
-import { runningBoss } from './running-boss';
-import { listEvents } from './list-events';
-import { listWebhookDeliveries } from './list-deliveries';
+import { attemptDelivery, DeliveryClaimedError } from '@/lib/webhooks/attempt-delivery';
+import { DELIVERY_QUEUE } from '@/lib/webhooks/enqueue-deliveries';
+import { runningBoss } from '@/lib/webhooks/running-boss';
+import { listEvents } from '@/lib/webhooks/list-events';
+import { listWebhookDeliveries } from '@/lib/webhooks/list-deliveries';
 import {
   createWebhookEndpointForMember,
   deleteWebhookEndpointForMember,
@@ -28,9 +28,9 @@ import {
   sendTestWebhookEventForMember,
   updateWebhookEndpointForMember,
 } from './webhooks-for-member';
-import { startWebhookQueue, stopWebhookQueue } from './queue';
-import { relayWaitingDeliveries } from './relay';
-import { sendTestWebhookEvent } from './send-test-event';
+import { startWebhookQueue, stopWebhookQueue } from '@/lib/webhooks/queue';
+import { relayWaitingDeliveries } from '@/lib/webhooks/relay';
+import { sendTestWebhookEvent } from '@/lib/webhooks/send-test-event';
 
 const receivers: WebhookReceiver[] = [];
 let merchant: TestMerchant;

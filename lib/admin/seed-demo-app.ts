@@ -7,7 +7,7 @@ import 'server-only';
 import { getDb } from '@/lib/db/client';
 import { oauthClients } from '@/lib/db/schema';
 import { env } from '@/lib/env';
-import { DEMO_MERCHANT } from '@/lib/merchants/seed-demo';
+import { DEMO_MERCHANT } from '@/lib/admin/seed-demo';
 
 export const DEMO_OAUTH_APP_ID = 'cpapp_DemoPixelQuestApp00000';
 

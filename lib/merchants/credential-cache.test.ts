@@ -6,9 +6,9 @@ import { apiKeys, merchantTokens } from '@/lib/db/schema';
 import { env, resetEnvCache } from '@/lib/env';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { waitFor } from '@/test/webhook-receiver';
-import { authenticateApiKey } from './authenticate-api-key';
+import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
 import { cachedCredentials, credentialCacheActive, credentialListenerLosses, forgetMerchantCredentials } from './credential-cache';
-import { hashApiKey } from './key-material';
+import { hashApiKey } from '@/lib/api-keys/key-material';
 import { merchantTokenRule } from '@/lib/merchants/tokens';
 
 /** Another instance, the admin CLI or psql: a connection of its own, so only NOTIFY can tell this process. */

@@ -1,7 +1,7 @@
 /**
  * Starts what the app depends on, using embedded defaults for whatever is not configured: PostgreSQL
  * (our embedded-postgres driver) when DATABASE_URL is unset, and an anvil node for each chain in `chains`
- * (the launcher decides which: lib/infra/chain-plan.ts). Migrations are applied. Used by the launcher, the
+ * (the launcher decides which: scripts/stack/chain-plan.ts). Migrations are applied. Used by the launcher, the
  * admin CLI and tests.
  */
 import path from 'node:path';

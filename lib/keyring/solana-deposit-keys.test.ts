@@ -1,7 +1,7 @@
 import { createKeyPairSignerFromBytes, isAddress, isOffCurveAddress, address } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
-import { addressOfPrivateKey } from '@/lib/wallets/generate-keys';
-import { deriveSlip10Ed25519, deriveSolanaDepositKey, ed25519PublicKey, newReferenceKey, solanaDepositPath } from './deposit-keys';
+import { addressOfPrivateKey } from '@/lib/keyring/generate-keys';
+import { deriveSlip10Ed25519, deriveSolanaDepositKey, ed25519PublicKey, newReferenceKey, solanaDepositPath } from './solana-deposit-keys';
 
 /**
  * SLIP-0010 "Test vector 1 for ed25519" (https://github.com/satoshilabs/slips/blob/master/slip-0010.md):

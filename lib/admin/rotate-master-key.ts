@@ -12,7 +12,7 @@
 import { and, asc, eq, getTableName, gt, or, sql } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { log } from '@/lib/log';
-import { masterKeyRing, WalletKeyError } from '@/lib/wallets/master-keys';
+import { masterKeyRing, WalletKeyError } from '@/lib/keyring/master-keys';
 import { keyIdOf, onOtherKey, propertyOf, SEALED_TABLES, type SealedTable } from './sealed-columns';
 
 export interface RotateMasterKeyResult {

@@ -5,7 +5,7 @@
  * machine unless SEED_DEMO=true (demo-seed-guard.ts): the keys are public.
  */
 import { eq } from 'drizzle-orm';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { createCharge } from '@/lib/charges/create-charge';
 import { getDb } from '@/lib/db/client';
 import { env } from '@/lib/env';
@@ -15,7 +15,7 @@ import { hasPin, setPin } from '@/lib/accounts/pin';
 import { createUser } from '@/lib/accounts/create-user';
 import { findUserByEmail } from '@/lib/accounts/find-user';
 import { listWallets, type WalletView } from '@/lib/wallets/list-wallets';
-import { demoSeedRefusal } from './demo-seed-guard';
+import { demoSeedRefusal } from '@/lib/merchants/demo-seed-guard';
 
 export const DEMO_MERCHANT = {
   id: 'mer_DemoMerchant0000000000',

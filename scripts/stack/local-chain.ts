@@ -13,7 +13,7 @@ import { mnemonicToAccount } from 'viem/accounts';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { type: 'json' };
 import { findFreePort } from './free-port';
-import { provisionLocalSwap } from '@/lib/swap/local-swap-deployment';
+import { provisionLocalSwap } from '@/lib/chains/local-swap-deployment';
 
 /** anvil's well-known development mnemonic: its accounts are funded with 10 000 native coins each. */
 export const LOCAL_DEV_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -147,7 +147,7 @@ export async function provisionLocalChain(options: {
       await publicClient.waitForTransactionReceipt({ hash });
     }
   }
-  // The swap on-ramp's demo PZP token and USDC/PZP pool (lib/swap/local-swap-deployment.ts).
+  // The swap on-ramp's demo PZP token and USDC/PZP pool (lib/chains/local-swap-deployment.ts).
   if (options.chain === 'BSC') {
     const usdc = info.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
     await provisionLocalSwap({

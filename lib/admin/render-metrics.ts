@@ -12,7 +12,7 @@ import { checkHealth } from '@/lib/health/check-health';
 import { withTimeout } from '@/lib/health/check-readiness';
 import { log } from '@/lib/log';
 import { gasTankReport } from '@/lib/transactions/gas-tank';
-import { metrics } from './metrics';
+import { metrics } from '@/lib/metrics/metrics';
 
 const GAS_TANK_TTL_MS = 60_000;
 let gasTankCache: { at: number; balances: { chain: string; balance: number }[] } | undefined;

@@ -8,7 +8,7 @@
  * ed25519 has no public (non-hardened) derivation, so every step is hardened and each key needs the
  * seed: nothing like EVM's cached branch key exists here.
  *
- * The secret key is returned as seed ‖ public key (64 bytes), the format of lib/wallets/generate-keys.ts.
+ * The secret key is returned as seed ‖ public key (64 bytes), the format of lib/keyring/generate-keys.ts.
  */
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { getAddressDecoder } from '@solana/kit';

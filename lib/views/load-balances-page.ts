@@ -11,11 +11,11 @@ import { secondFactorReadiness } from '@/lib/accounts/two-factor/second-factor';
 import { getDb } from '@/lib/db/client';
 import type { ApiKeyMode, MemberRole } from '@/lib/db/schema';
 import { listStrandedFunds, type StrandedFunds } from '@/lib/refunds/stranded-funds';
-import { ensureMerchantWallets } from '@/lib/wallets/create-wallets';
-import { withBalances, type WalletWithBalances } from './linked-accounts';
-import { withdrawalHeldUntil } from './owner-hold';
-import { roleAllows } from './permissions';
-import { chainsOfMode } from './tokens';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
+import { withBalances, type WalletWithBalances } from '@/lib/merchants/linked-accounts';
+import { withdrawalHeldUntil } from '@/lib/merchants/owner-hold';
+import { roleAllows } from '@/lib/merchants/permissions';
+import { chainsOfMode } from '@/lib/merchants/tokens';
 
 export interface BalancesPage {
   wallet: WalletWithBalances;
