@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { withAdminDatabase } from '../scripts/lib/admin-database.mts';
 
 await withAdminDatabase(async () => {
-  const { createMerchant } = await import('@/lib/merchants/create-merchant');
+  const { createMerchant } = await import('@/lib/onboarding/create-merchant');
   for await (const line of createInterface({ input: process.stdin })) {
     const { id, email, name } = JSON.parse(line) as { id: number; email: string; name: string };
     try {

@@ -104,7 +104,7 @@ try {
       }
       case 'merchant create': {
         if (!values.email || !values.name) usageError('merchant create needs --email and --name');
-        const { createMerchant } = await import('@/lib/merchants/create-merchant');
+        const { createMerchant } = await import('@/lib/onboarding/create-merchant');
         const { merchant, keys } = await createMerchant({ email: values.email, name: values.name, verified: values.verified });
         const testKey = keys.find((k) => k.mode === 'test')!;
         const liveKey = keys.find((k) => k.mode === 'live');

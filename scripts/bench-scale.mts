@@ -42,9 +42,9 @@ process.env.RPC_URL_POLYGON ??= 'http://127.0.0.1:9';
 process.env.WALLET_MASTER_KEY ??= Buffer.alloc(32, 7).toString('base64');
 process.env.DEPOSIT_HD_SEED ??= Buffer.alloc(32, 5).toString('base64');
 
-const { runMigrations } = await import('@/lib/db/run-migrations');
+const { migrateDatabase } = await import('@/lib/admin/migrate-database');
 const { getDb, getSql, closeDb } = await import('@/lib/db/client');
-const { createMerchant } = await import('@/lib/merchants/create-merchant');
+const { createMerchant } = await import('@/lib/onboarding/create-merchant');
 const { openPayments, watchedAddresses } = await import('@/lib/payments/watch-chain');
 const { openIncomingTransfers, serviceWalletsLookup } = await import('@/lib/wallets/watch-incoming-transfers');
 const { chargesAwaitingSweep } = await import('@/lib/payments/sweep-deposits');
@@ -54,7 +54,7 @@ const { relayWaitingDeliveries, relayWebhookEvents } = await import('@/lib/webho
 const { POST: createChargeRoute } = await import('@/app/api/createCharge/route');
 
 try {
-  await runMigrations(database.url);
+  await migrateDatabase(database.url);
   const sql = getSql();
   const { merchant, keys } = await createMerchant({ email: 'bench@scale.example', name: 'Scale Bench', verified: true });
   const liveKey = keys.find((key) => key.mode === 'live')!;

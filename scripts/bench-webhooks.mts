@@ -60,7 +60,7 @@ import { closeDb, getDb, selectJobsPool } from '@/lib/db/client';
 import { apiKeys, merchants } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { startStack, type Stack } from '@/scripts/stack/stack';
-import { createMerchant } from '@/lib/merchants/create-merchant';
+import { createMerchant } from '@/lib/onboarding/create-merchant';
 import { createWebhookEndpoint } from '@/lib/webhooks/create-webhook-endpoint';
 import { startWebhookQueue, stopWebhookQueue } from '@/lib/webhooks/queue';
 import { nextAttemptDelay } from '@/lib/webhooks/retry-schedule';

@@ -40,6 +40,7 @@ const stages: Step[][] = [
     { name: 'format', command: 'node_modules/.bin/prettier', args: ['--check', '.', '--log-level=warn'] },
     { name: 'typecheck', command: 'node_modules/.bin/tsc', args: ['--noEmit'] },
     { name: 'lint', command: 'node_modules/.bin/eslint', args: ['.', '--max-warnings=0'] },
+    { name: 'tiers', command: 'node_modules/.bin/depcruise', args: ['lib', 'app', 'components', '--config', '.dependency-cruiser.mjs'] },
     { name: 'dead code', command: 'node_modules/.bin/knip', args: [] },
     { name: 'web SDK build', command: 'node_modules/.bin/tsc', args: ['-p', 'sdk/tsconfig.build.json'] },
   ],

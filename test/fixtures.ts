@@ -8,7 +8,7 @@ import type { ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { resetEnvCache, rpcEnvName } from '@/lib/env';
 import { chargeEvents, charges, idempotencyKeys } from '@/lib/db/schema';
-import { createMerchant } from '@/lib/merchants/create-merchant';
+import { createMerchant } from '@/lib/onboarding/create-merchant';
 import { randomBase62 } from '@/lib/ids';
 
 export interface TestMerchant {

@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { closeDb } from '@/lib/db/client';
-import { runMigrations } from '@/lib/db/run-migrations';
+import { migrateDatabase } from '@/lib/admin/migrate-database';
 import { resetEnvCache } from '@/lib/env';
 import { randomBase62 } from '@/lib/ids';
 
@@ -23,5 +23,5 @@ export async function switchToPrivateDatabase(prefix = 'private'): Promise<void>
   await closeDb();
   process.env.DATABASE_URL = url.toString();
   resetEnvCache();
-  await runMigrations(process.env.DATABASE_URL);
+  await migrateDatabase(process.env.DATABASE_URL);
 }

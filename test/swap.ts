@@ -20,7 +20,7 @@ import {
   type LocalChainNode,
 } from '@/scripts/stack/local-chain';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { sweepCharge } from '@/lib/payments/sweep-deposits';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { uniqueEmail } from '@/test/accounts';
@@ -109,7 +109,7 @@ export async function watchUntilSucceeded(client: PublicClient, chargeId: string
 export async function sweepUntilDone(chargeId: string): Promise<void> {
   for (let i = 0; i < 10; i++) {
     if ((await sweepCharge(chargeId)) === 'nothing_owed') return;
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
   }
   throw new Error(`charge ${chargeId} still owes a sweep`);
 }

@@ -13,7 +13,7 @@ import { confirmPhoneLink, startPhoneLink, unlinkPhone } from '@/lib/accounts/ph
 import { formError, type FormState } from '@/lib/auth/form-state';
 import { safeReturnPath } from '@/lib/auth/return-path';
 import { requireUserForAction, sessionSignedInAt } from '@/lib/auth/session';
-import { becomeMerchant } from '@/lib/merchants/become-merchant';
+import { becomeMerchant } from '@/lib/onboarding/become-merchant';
 import { exportPrivateKey } from '@/lib/wallets/export-private-key';
 import { clientIpFrom } from '@/lib/http/client-ip';
 import { confirmEmailChange, startEmailChange } from '@/lib/accounts/change-email';

@@ -4,7 +4,7 @@ import { CHAINS, explorerTxUrl, findToken, type ChainName } from '@/lib/chains/r
 import type { DashboardCharge } from '@/lib/charges/get-dashboard-charge';
 import { formatAmount } from '@/lib/money';
 import { Amount } from '@/components/ui/amount';
-import { fundingOf } from '@/lib/payments/settle-charge';
+import { fundingOf } from '@/lib/charges/funding';
 import { formatUsd, multiplyToCents } from '@/lib/pricing/usd-value';
 
 function Section({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {

@@ -9,7 +9,7 @@ import { createPublicClient, createWalletClient, getAddress, http, keccak256, sl
 import gameItemsArtifact from '@/lib/chains/artifacts/GameItems.json' with { type: 'json' };
 import { getDb } from '@/lib/db/client';
 import { fulfilmentRules, merchantMembers } from '@/lib/db/schema';
-import { localMinterAccount } from '@/scripts/stack/local-chain';
+import { localMinterAccount } from '@/lib/chains/local-accounts';
 import { DEMO_MERCHANT, DEMO_PEOPLE } from '@/lib/admin/seed-demo';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { createFulfilmentRule } from '@/lib/contracts/create-rule';

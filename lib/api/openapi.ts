@@ -32,9 +32,8 @@ import {
   webhookEndpointListSchema,
   webhookEndpointSchema,
   webhookEndpointWithSecretSchema,
-  webhookEventListSchema,
-  webhookEventSchemas,
 } from '@/lib/webhooks/schemas';
+import { webhookEventListSchema, webhookEventSchemas } from '@/lib/api/webhook-event-schemas';
 import { WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/event-types';
 import { createPaymentRequestSchema, paymentRequestSchema } from '@/lib/oauth/schemas';
 import { errorTableMarkdown } from './error-table';

@@ -51,7 +51,7 @@ import { assertRedirectAllowed } from '@/lib/api-keys/publishable-origins';
 import { paymentUrlFor } from './serialize';
 import { newDepositAddress } from '@/lib/keyring/deposit-addresses';
 import { merchantTokenRule } from '@/lib/merchants/tokens';
-import { chargeEventRow } from '@/lib/webhooks/emit';
+import { chargeEventRow } from './charge-events';
 import { configuredSwapPairs, swapPairToken } from '@/lib/chains/swap-pairs';
 import { isVerifiedForLive } from '@/lib/merchants/verification';
 import { currentUsdRate, usdCentsToBaseUnits, type UsdRate } from '@/lib/pricing/convert-usd';

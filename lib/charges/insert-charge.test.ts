@@ -5,7 +5,7 @@ import { getDb } from '@/lib/db/client';
 import { apiKeys, chargeEvents, charges, depositAddresses, webhookEvents, type ChargeRow } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
-import { chargeEventRow } from '@/lib/webhooks/emit';
+import { chargeEventRow } from './charge-events';
 import { insertCharge, type NewChargeRows } from './insert-charge';
 
 let merchant: TestMerchant;

@@ -16,7 +16,7 @@ import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { broadcastTransfer } from '@/lib/transactions/broadcast-transfer';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { signBalancePayment } from '@/lib/payments/pay-from-balance';
 import { scanChargesToHead } from '@/test/scanner';
 import { pollChain } from '@/lib/payments/watch-chain';
@@ -133,7 +133,7 @@ describe('expiry and cancel wait for a payment in flight', () => {
     await broadcastTransfer(signed.transferId);
     const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
     await client.waitForTransactionReceipt({ hash: signed.txHash as Hex });
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     expect((await balancePaymentsOf(chargeId))[0]!.status).toBe('confirmed');
     await expireDueCharges();
     expect(await statusOf(chargeId)).toBe('pending');

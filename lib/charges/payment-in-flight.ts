@@ -24,7 +24,7 @@ import { and, eq, exists, gt, inArray, isNotNull, isNull, notExists, or, sql, ty
 import type { DbOrTx } from '@/lib/db/client';
 import { charges, onrampOrders, onrampProviders, outboundTransfers, payments, swapExecutions, type ChargeRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { fundingOf } from '@/lib/payments/settle-charge';
+import { fundingOf } from './funding';
 
 /** The ways a payer can pay a charge that the service itself carries out (a plain wallet transfer is not one). */
 export type PaymentMethod = 'balance' | 'swap' | 'fiat';

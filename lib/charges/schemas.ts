@@ -12,8 +12,7 @@ import { CHARGE_STATUSES } from './state';
 import { cleanDisplayText } from '@/lib/text';
 import { ERROR_CODES } from '@/lib/errors';
 
-/** An ISO 8601 timestamp in UTC, as every response writes dates (`Date.toISOString()`). */
-export const timestampSchema = z.iso.datetime().meta({ example: '2026-03-01T12:00:00.000Z' });
+import { timestampSchema } from '@/lib/timestamp-schema';
 
 export const LIMITS = {
   items: 100,
@@ -271,3 +270,18 @@ export type ListChargesQuery = z.infer<typeof listChargesQuerySchema>;
 export const chargeListSchema = z
   .object({ object: z.literal('list'), data: z.array(chargeSchema), has_more: z.boolean() })
   .meta({ id: 'ChargeList' });
+
+/** An attempt to pay a charge that failed (payment.failed carries it). */
+export const failedPaymentAttemptSchema = z
+  .object({
+    id: z.string().meta({ description: 'The transfer (otx_…) or fiat on-ramp order (ord_…) that failed.' }),
+    method: z.enum(['balance', 'fiat']).optional().meta({
+      description:
+        "balance: a payment from the consumer's service wallet; fiat: a card / bank / wallet-pay purchase through an on-ramp provider.",
+    }),
+    chain: z.string(),
+    txHash: z.string().nullable(),
+    reason: z.string(),
+  })
+  .meta({ id: 'FailedPaymentAttempt' });
+export type FailedPaymentAttempt = z.infer<typeof failedPaymentAttemptSchema>;

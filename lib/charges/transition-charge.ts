@@ -1,15 +1,15 @@
 /**
  * The one way a charge changes status. It locks the charge row, checks the transition against the
  * state machine (state.ts), updates it, records the timeline event and the public webhook event
- * (lib/webhooks/emit.ts) — all in the caller's transaction, so concurrent writers serialise on the
+ * (lib/charges/charge-events.ts) — all in the caller's transaction, so concurrent writers serialise on the
  * row lock, the loser sees the winner's status, and a webhook exists exactly when the change committed.
  */
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import { chargeEvents, charges, type ChargeRow } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
-import { emitChargeEvent } from '@/lib/webhooks/emit';
-import { chargeEventTypeFor } from '@/lib/webhooks/event-types';
+import { emitChargeEvent } from './charge-events';
+import { chargeEventTypeFor } from './charge-events';
 import { assertTransition, type ChargeStatus } from './state';
 
 /** `tx` must be a transaction: the row lock lasts until it commits. */

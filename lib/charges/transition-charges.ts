@@ -9,8 +9,8 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import { chargeEvents, charges, type ChargeRow, type PaymentRow } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
-import { emitChargeEvents } from '@/lib/webhooks/emit';
-import { chargeEventTypeFor } from '@/lib/webhooks/event-types';
+import { emitChargeEvents } from './charge-events';
+import { chargeEventTypeFor } from './charge-events';
 import { assertTransition, type ChargeStatus } from './state';
 
 export interface ChargeTransition {

@@ -1,6 +1,6 @@
 /**
  * `fulfilment.succeeded` / `fulfilment.failed`, recorded in the transaction of the change like every
- * event (lib/webhooks/emit.ts): data.fulfilment as it is after the change, data.charge the charge.
+ * event (lib/charges/charge-events.ts): data.fulfilment as it is after the change, data.charge the charge.
  */
 import { eq } from 'drizzle-orm';
 import { listChargePayments } from '@/lib/charges/get-charge';
@@ -8,7 +8,7 @@ import { serializeCharge } from '@/lib/charges/serialize';
 import type { DbOrTx } from '@/lib/db/client';
 import { charges, fulfilments, webhookEvents } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
-import { nextEventSequence } from '@/lib/webhooks/emit';
+import { nextEventSequence } from '@/lib/webhooks/next-event-sequence';
 import type { WebhookEventType } from '@/lib/webhooks/event-types';
 import type { WebhookEventPayload } from '@/lib/webhooks/schemas';
 import { loadFulfilment } from './load-fulfilment';

@@ -34,7 +34,7 @@ import {
 import { resetEnvCache, rpcUrl } from '@/lib/env';
 import { fundLocalWallet, localMinterAccount } from '@/scripts/stack/local-chain';
 import { pollChain } from '@/lib/payments/watch-chain';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { addCustomToken } from '@/lib/merchants/tokens';
 import { readOutbox } from '@/lib/notifications/outbox';
@@ -142,7 +142,7 @@ async function fulfilmentsOf(chargeId: string) {
 async function runUntilSettled(chargeId: string) {
   for (let i = 0; i < 60; i++) {
     await startDueFulfilments();
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     const rows = await fulfilmentsOf(chargeId);
     if (rows.length && rows.every((row) => row.status === 'succeeded' || row.status === 'failed')) return rows;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -356,7 +356,7 @@ describe('fulfilling a succeeded charge', () => {
 
     // More passes of the job and the engine change nothing.
     await startDueFulfilments();
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     expect(await itemBalance(items, payer.address, 7n)).toBe(2n);
     const calls = await getDb()
       .select()

@@ -6,7 +6,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import { fulfilments, type OutboundTransferRow } from '@/lib/db/schema';
-import type { TransferOutcome } from '@/lib/transactions/purpose-hooks';
+import type { TransferOutcome } from '@/lib/transactions/transfer-outcome';
 import { recordFulfilmentEnd } from './start-fulfilments';
 
 export async function settleFulfilmentTransfer(tx: DbOrTx, transfer: OutboundTransferRow, outcome: TransferOutcome): Promise<void> {

@@ -15,7 +15,7 @@ import { CHAIN_NAMES, CHAINS, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { rpcUrl } from '@/lib/env';
 import { log } from '@/lib/log';
 import { metrics } from '@/lib/metrics/metrics';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { reconcileAndReport } from '@/lib/ledger/reconcile-chains';
 import { sweepDueCharges } from '@/lib/payments/sweep-deposits';
 import { PRICE_REFRESH_EVERY_MS, refreshUsdPrices } from '@/lib/pricing/usd-value';
@@ -50,7 +50,7 @@ const TASKS: Task[] = [
   // Refund claim links nobody claimed in REFUND_CLAIM_TTL_DAYS: their amount is refundable again.
   { name: 'expire-refund-claims', everyMs: 60_000, run: () => expireRefundClaims() },
   // The transaction engine: every open transfer brought up to date (leases; safe in several processes).
-  { name: 'reconcile-transfers', everyMs: 3_000, run: () => reconcileTransfers() },
+  { name: 'reconcile-transfers', everyMs: 3_000, run: () => reconcileDueTransfers() },
   { name: 'sweep-deposits', everyMs: 5_000, run: sweepDueCharges },
   // Swap on-ramp: settle swaps in flight, then swap on-ramped USDC at PZP charges' deposit addresses.
   { name: 'convert-swap-funding', everyMs: 5_000, run: () => convertSwapFunding() },

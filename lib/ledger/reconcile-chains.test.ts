@@ -16,7 +16,7 @@ import { sweepCharge } from '@/lib/payments/sweep-deposits';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { createRefund } from '@/lib/refunds/create-refund';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
@@ -51,7 +51,7 @@ afterAll(async () => {
 /** Both scanners up to the head, and the engine's transfers settled, as the background jobs would. */
 async function settleEverything(): Promise<void> {
   for (let i = 0; i < 4; i++) {
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     await pollChain(CHAIN);
     await pollIncomingTransfers(CHAIN);
   }

@@ -7,7 +7,8 @@ import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, merchants } from '@/lib/db/schema';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { uniqueEmail } from '@/test/accounts';
-import { becomeMerchant, findMerchantOfUser, requestBusinessVerification } from './become-merchant';
+import { findMerchantOfUser, requestBusinessVerification } from './become-merchant';
+import { becomeMerchant } from '@/lib/onboarding/become-merchant';
 import { verifyMerchant } from './verify-merchant';
 
 async function newUser(): Promise<{ id: string; email: string }> {

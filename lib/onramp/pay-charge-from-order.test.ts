@@ -18,7 +18,7 @@ import { charges, onrampOrders, outboundTransfers, webhookEvents } from '@/lib/d
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { pollChain } from '@/lib/payments/watch-chain';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
 import { uniqueEmail } from '@/test/accounts';
@@ -75,7 +75,7 @@ async function indexDelivery(): Promise<void> {
 
 async function settle(chargeId: string): Promise<string> {
   for (let i = 0; i < 40; i++) {
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     await pollChain('POLYGON');
     const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
     if (row!.status === 'succeeded') return row!.status;

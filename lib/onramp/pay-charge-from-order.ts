@@ -35,13 +35,13 @@ import { isAppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
-import { fundingOf } from '@/lib/payments/settle-charge';
+import { fundingOf } from '@/lib/charges/funding';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { openWalletKey } from '@/lib/keyring/envelope';
-import { emitPaymentFailed } from '@/lib/webhooks/emit';
+import { emitPaymentFailed } from '@/lib/charges/charge-events';
 
 export type OrderPaymentOutcome = 'submitted' | 'not_delivered' | 'not_payable' | 'busy';
 

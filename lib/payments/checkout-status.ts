@@ -16,7 +16,7 @@ import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
 import { amountToRequest, paymentRequestUri } from './payment-uri';
 import { confirmationsOf } from './watch-chain';
-import { fundingOf } from './settle-charge';
+import { fundingOf } from '@/lib/charges/funding';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { describePaymentInFlight, findPaymentsInFlight, nextStepOf, type PaymentMethod } from '@/lib/charges/payment-in-flight';
 

@@ -14,7 +14,7 @@ import { listWallets } from '@/lib/wallets/list-wallets';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { payFromBalance, signBalancePayment } from './pay-from-balance';
 import { pollChain } from './watch-chain';
 
@@ -123,8 +123,8 @@ describe('pay from balance', () => {
     const signed = await signBalancePayment({ userId: consumer.userId, chargeId }); // …and the process "dies" here
     const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
     expect(await client.getTransaction({ hash: signed.txHash as Hex }).catch(() => null)).toBeNull();
-    await reconcileTransfers({ ignoreSchedule: true });
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     await client.waitForTransactionReceipt({ hash: signed.txHash as Hex });
     expect(await settle(chargeId)).toBe('succeeded');
     // A retried pay after the "restart" returns the same transfer instead of signing another.
@@ -170,8 +170,8 @@ describe('a balance payment that can never land', () => {
     await client.waitForTransactionReceipt({ hash: other as Hex });
     await client.request({ method: 'anvil_stopImpersonatingAccount' as never, params: [consumer.address] as never });
 
-    await reconcileTransfers({ ignoreSchedule: true });
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     const [transfer] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, signed.transferId));
     expect(transfer).toMatchObject({ status: 'failed', error: expect.stringMatching(/nonce was used by another transaction/) });
     const failures = await getDb()

@@ -28,21 +28,7 @@ import { IN_FLIGHT_HOLD_MS, paymentInFlightExists } from '@/lib/charges/payment-
 import { transitionCharge } from '@/lib/charges/transition-charge';
 import { recordChargeEvents, transitionCharges } from '@/lib/charges/transition-charges';
 import { scannedPast } from '@/lib/scanner/scanned-past';
-
-export interface ChargeFunding {
-  seen: bigint;
-  confirmed: bigint;
-  pendingCount: number;
-}
-
-export function fundingOf(rows: readonly PaymentRow[]): ChargeFunding {
-  const live = rows.filter((p) => p.status !== 'dropped' && !p.isLate);
-  return {
-    seen: live.reduce((sum, p) => sum + p.amountBaseUnits, 0n),
-    confirmed: live.filter((p) => p.status === 'confirmed').reduce((sum, p) => sum + p.amountBaseUnits, 0n),
-    pendingCount: live.filter((p) => p.status === 'pending').length,
-  };
-}
+import { fundingOf } from '@/lib/charges/funding';
 
 /** `tx` must be a transaction (row locks). */
 export async function settleCharge(tx: DbOrTx, chargeId: string): Promise<ChargeRow> {

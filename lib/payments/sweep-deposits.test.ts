@@ -12,7 +12,7 @@ import { TEST_SECRETS } from '@/test/test-secrets';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { chargesAwaitingSweep, SWEEP_MAX_ATTEMPTS, sweepCharge } from './sweep-deposits';
 import { pollChain } from './watch-chain';
 
@@ -84,7 +84,7 @@ async function sweepUntilDone(chargeId: string): Promise<string[]> {
     const outcome = await sweepCharge(chargeId);
     outcomes.push(outcome);
     if (outcome === 'nothing_owed') break;
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
   }
   return outcomes;
 }
@@ -164,22 +164,22 @@ describe('sweeps to the payee', () => {
         )[0]!;
       // The top-up is in the mempool, unmined: the sweep waits, signed, and nothing new is signed.
       expect((await sweepRow()).status).toBe('signed');
-      await reconcileTransfers({ ignoreSchedule: true });
+      await reconcileDueTransfers({ ignoreSchedule: true });
       expect((await sweepRow()).status).toBe('signed');
       expect(await sweepCharge(chargeId)).toBe('in_flight');
       await client.request({ method: 'evm_mine' as never, params: [] as never });
-      await reconcileTransfers({ ignoreSchedule: true });
+      await reconcileDueTransfers({ ignoreSchedule: true });
       const sweep = await sweepRow();
       expect(sweep.status).toBe('broadcast');
       // The node forgets it (mempool eviction, restart)…
       await client.request({ method: 'anvil_dropTransaction' as never, params: [sweep.txHash] as never });
       expect(await client.getTransaction({ hash: sweep.txHash as Hex }).catch(() => null)).toBeNull();
       // …the reconciler sends the same bytes again; nothing new is signed meanwhile.
-      await reconcileTransfers({ ignoreSchedule: true });
+      await reconcileDueTransfers({ ignoreSchedule: true });
       expect(await client.getTransaction({ hash: sweep.txHash as Hex }).catch(() => null)).not.toBeNull();
       expect(await sweepCharge(chargeId)).toBe('in_flight');
       await client.request({ method: 'evm_mine' as never, params: [] as never });
-      await reconcileTransfers({ ignoreSchedule: true });
+      await reconcileDueTransfers({ ignoreSchedule: true });
     } finally {
       await client.request({ method: 'evm_setAutomine' as never, params: [true] as never });
     }
@@ -201,7 +201,7 @@ describe('sweeps to the payee', () => {
     const { chargeId } = await paidCharge({ symbol: 'BNB', amount: '0.1', send: '0.1', toAddress: refusing });
     let now = new Date();
     expect(await sweepCharge(chargeId, {}, now)).toBe('swept');
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     expect(await sweepCharge(chargeId, {}, now)).toBe('backing_off');
 
     // Due later, so a healthy charge paid meanwhile is swept first.
@@ -215,7 +215,7 @@ describe('sweeps to the payee', () => {
       now = new Date(now.getTime() + 7 * 60 * 60_000); // past any back-off
       const outcome = await sweepCharge(chargeId, {}, now);
       outcomes.push(outcome);
-      if (outcome === 'swept') await reconcileTransfers({ ignoreSchedule: true });
+      if (outcome === 'swept') await reconcileDueTransfers({ ignoreSchedule: true });
     }
     expect(outcomes.at(-1)).toBe('stuck');
     const failed = (await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId))).filter(

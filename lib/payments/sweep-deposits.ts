@@ -48,7 +48,7 @@ import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record
 import { authorizeTransfer } from '@/lib/transactions/transfer-policy';
 import { EXPIRED_ERROR, recordSolanaSweep } from '@/lib/transactions/solana/solana-transfers';
 import { signSolanaSweep } from '@/lib/transactions/solana/sweep-solana';
-import { resolveSolanaRpc, type SolanaRpcOptions } from './solana/watch-solana';
+import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 
 export type SweepOutcome = 'nothing_owed' | 'in_flight' | 'swept' | 'backing_off' | 'stuck' | 'not_sweepable' | 'busy' | 'waiting_for_gas';

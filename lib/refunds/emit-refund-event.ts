@@ -1,7 +1,7 @@
 /**
  * Refund webhooks (`refund.created`, `refund.claimed`, `refund.expired`, `refund.succeeded`,
  * `refund.failed`), recorded in the transaction
- * of the change like every event (lib/webhooks/emit.ts): data.refund is the refund as it is after the
+ * of the change like every event (lib/charges/charge-events.ts): data.refund is the refund as it is after the
  * change, data.charge the charge it belongs to. A claim link's URL is a bearer secret: never in an event.
  */
 import { eq } from 'drizzle-orm';
@@ -10,7 +10,7 @@ import { charges, outboundTransfers, refunds, webhookEvents } from '@/lib/db/sch
 import { listChargePayments } from '@/lib/charges/get-charge';
 import { serializeCharge } from '@/lib/charges/serialize';
 import { newId } from '@/lib/ids';
-import { nextEventSequence } from '@/lib/webhooks/emit';
+import { nextEventSequence } from '@/lib/webhooks/next-event-sequence';
 import type { WebhookEventType } from '@/lib/webhooks/event-types';
 import { serializeRefund } from './list-refunds';
 

@@ -19,7 +19,7 @@ import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
 import { pollChain } from '@/lib/payments/watch-chain';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { enrolTotp, newUser, uniqueEmail } from '@/test/accounts';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
@@ -82,7 +82,7 @@ async function settled(chargeId: string): Promise<void> {
 
 async function untilFinal(refundId: string): Promise<string> {
   for (let i = 0; i < 20; i++) {
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     const [row] = await getDb()
       .select({ status: outboundTransfers.status })
       .from(refunds)

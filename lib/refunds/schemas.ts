@@ -1,7 +1,8 @@
 /** Refunds on the wire: the request of POST /api/charges/{chargeId}/refunds and the refund object it returns. */
 import { z } from 'zod';
 import { CHAIN_NAMES } from '@/lib/chains/registry';
-import { decimalAmountSchema, timestampSchema } from '@/lib/charges/schemas';
+import { decimalAmountSchema } from '@/lib/charges/schemas';
+import { timestampSchema } from '@/lib/timestamp-schema';
 import { REFUND_STATUSES } from './state';
 
 export const createRefundBodySchema = z

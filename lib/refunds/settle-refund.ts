@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import { charges, refunds, type OutboundTransferRow } from '@/lib/db/schema';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
-import type { TransferOutcome } from '@/lib/transactions/purpose-hooks';
+import type { TransferOutcome } from '@/lib/transactions/transfer-outcome';
 import { emitRefundEvent } from './emit-refund-event';
 
 export async function settleRefundTransfer(tx: DbOrTx, transfer: OutboundTransferRow, outcome: TransferOutcome): Promise<void> {

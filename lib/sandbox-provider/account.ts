@@ -4,7 +4,7 @@
  * so the local chains can fund it (scripts/stack/stack.ts) and it holds nothing on a real network.
  */
 import { mnemonicToAccount } from 'viem/accounts';
-import { LOCAL_DEV_MNEMONIC } from '@/scripts/stack/local-chain';
+import { LOCAL_DEV_MNEMONIC } from '@/lib/chains/local-accounts';
 
 const SANDBOX_PROVIDER_ADDRESS_INDEX = 7;
 export const sandboxProviderAccount = mnemonicToAccount(LOCAL_DEV_MNEMONIC, { addressIndex: SANDBOX_PROVIDER_ADDRESS_INDEX });

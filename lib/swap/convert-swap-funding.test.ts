@@ -11,7 +11,7 @@ import { signSandboxWebhook } from '@/lib/onramp/providers/sandbox';
 import { localDemoPayerAccount, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { RETRY_AFTER_MS, chargesAwaitingConversion, convertChargeFunding, convertSwapFunding } from './convert-swap-funding';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/local-swap-deployment';
 import { placeSwapFundingOrder, quoteSwapFunding, roundUpToCents } from './place-swap-funding-order';
 import { loadSwapProgress } from './swap-progress';
@@ -212,7 +212,7 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
       vi.restoreAllMocks();
     }
     expect(await convertChargeFunding(chargeId)).toBe('submitted');
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     expect(await balanceOf(client, PZP, deposit)).toBe(parseUnits('800', 18));
   });
 
@@ -239,7 +239,7 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
     });
     expect(executions[0]!.amountInMax).toBeLessThanOrEqual(delivered);
 
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     const [done] = await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId));
     expect(done!.status).toBe('confirmed');
     expect(await balanceOf(client, PZP, deposit)).toBe(parseUnits('120.5', 18));
@@ -283,7 +283,7 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
     await deliverUsdc(deposit, r - delivered + parseUnits('1', 18));
     const evenLater = new Date(later.getTime() + RETRY_AFTER_MS + 1_000);
     expect(await convertChargeFunding(chargeId, evenLater)).toBe('submitted');
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     expect(await balanceOf(client, PZP, deposit)).toBe(due);
     const all = await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId));
     expect(all.map((row) => row.status).sort()).toEqual(['confirmed', 'failed', 'failed']);
@@ -324,7 +324,7 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
     expect(await convertChargeFunding(chargeId)).toBe('submitted');
     await expireDueCharges();
     expect(await chargeStatus(chargeId)).toBe('pending');
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     await expireDueCharges();
     expect(await chargeStatus(chargeId)).toBe('pending');
     expect(await watchUntilSucceeded(client, chargeId)).toBe('succeeded');

@@ -20,7 +20,7 @@ import { randomBase62 } from '@/lib/ids';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import type { GasSponsor } from '@/lib/transactions/gas-sponsorship';
 import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
-import type { TransferOutcome } from '@/lib/transactions/purpose-hooks';
+import type { TransferOutcome } from '@/lib/transactions/transfer-outcome';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { swapStatusesLeadingTo, type SwapBranch } from './state';
 import type { SwapPair } from '@/lib/chains/swap-pairs';

@@ -7,7 +7,7 @@ import { and, eq, ne } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import { depositAddresses, payments, swapExecutions, type ChargeRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { fundingOf } from '@/lib/payments/settle-charge';
+import { fundingOf } from '@/lib/charges/funding';
 import { swapPairFor, type SwapPair } from '@/lib/chains/swap-pairs';
 
 export interface SwapCharge {

@@ -9,7 +9,7 @@ import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { appError } from '@/test/accounts';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { AppError } from '@/lib/errors';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { quoteHeldFundsSwap, swapHeldFunds } from './swap-held-funds';
 import {
   BSC_USDC,
@@ -70,7 +70,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
       complianceCountry: 'DE',
     });
     expect((await client.waitForTransactionReceipt({ hash: txHash as Hex })).status).toBe('success');
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     const [execution] = await getDb().select().from(swapExecutions).where(eq(swapExecutions.id, swapExecutionId));
     expect(execution).toMatchObject({
       status: 'confirmed',

@@ -25,7 +25,7 @@ import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { getCharge } from '@/lib/charges/get-charge';
 import { env, rpcUrl } from '@/lib/env';
 import { AppError } from '@/lib/errors';
-import { localDemoPayerAccount } from '@/scripts/stack/local-chain';
+import { localDemoPayerAccount } from '@/lib/chains/local-accounts';
 import { log } from '@/lib/log';
 import { formatAmount, parseAmount } from '@/lib/money';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';

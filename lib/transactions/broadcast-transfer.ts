@@ -12,7 +12,7 @@ import { getDb } from '@/lib/db/client';
 import { outboundTransfers, type OutboundTransferRow } from '@/lib/db/schema';
 import { log } from '@/lib/log';
 import { broadcastSolanaTransfer } from '@/lib/transactions/solana/solana-transfers';
-import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/payments/solana/watch-solana';
+import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 
 /**
  * Why a send did not go through (N10). Only a node's definite refusal says the transaction can never be

@@ -25,7 +25,8 @@ import { TEST_SECRETS } from '@/test/test-secrets';
 import { classifySendError, submitTransfer } from './broadcast-transfer';
 import { gasTankAccountFromSeed } from './gas-tank-key';
 import { prepareTransfer } from './prepare-transfer';
-import { reconcileTransfers, SEND_BACKOFF_MAX_MS, sendBackoffMs } from './reconcile-transfers';
+import { SEND_BACKOFF_MAX_MS, sendBackoffMs } from './reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { recordTransfer } from './record-transfer';
 import { accountFromKey } from './account-from-key';
 import { transitionTable, TRANSFER_STATUSES } from './state';
@@ -39,7 +40,7 @@ let depth: number;
 
 const rpc = (method: string, params: unknown[] = []) => client.request({ method: method as never, params: params as never });
 const mine = (blocks = 1) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
-const reconcile = () => reconcileTransfers({ ignoreSchedule: true });
+const reconcile = () => reconcileDueTransfers({ ignoreSchedule: true });
 const transferRow = async (id: string) => (await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, id)))[0]!;
 const attemptsOf = (id: string) => getDb().select().from(outboundTransferAttempts).where(eq(outboundTransferAttempts.transferId, id));
 const stranger = () => privateKeyToAccount(generatePrivateKey()).address;
@@ -418,7 +419,7 @@ describe('a slow node is not a refusal (N10)', () => {
     // Past TRANSFER_SEND_BUDGET_MINUTES (30) of this: an error-level log, and still no cancel.
     const errors = vi.spyOn(log, 'error');
     try {
-      await reconcileTransfers({ ignoreSchedule: true, now: new Date(Date.now() + 31 * 60_000) });
+      await reconcileDueTransfers({ ignoreSchedule: true, now: new Date(Date.now() + 31 * 60_000) });
       expect(errors).toHaveBeenCalledWith(
         expect.stringMatching(/not accepted by any node within the send budget/),
         expect.objectContaining({ transferId: transfer.id, failures: 11 }),

@@ -25,7 +25,7 @@ import { outboundTransfers } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
 import { requireSecret } from '@/lib/env';
 import { gasTankAccountFromSeed, gasTankSolanaKeyFromSeed } from './gas-tank-key';
-import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/payments/solana/watch-solana';
+import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 
 let cached: { seed: string; account: PrivateKeyAccount } | undefined;
 let cachedSolana: { seed: string; signer: Promise<KeyPairSigner> } | undefined;

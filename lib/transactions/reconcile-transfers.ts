@@ -32,17 +32,19 @@ import { env } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { isSolanaFeeRecord, reconcileSolanaTransfer } from '@/lib/transactions/solana/solana-transfers';
-import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/payments/solana/watch-solana';
+import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { broadcastTransfer, errorMessage, sendCurrentAttempt } from './broadcast-transfer';
 import { gasTankAccount } from './gas-tank';
 import { prepareTransfer } from './prepare-transfer';
-import { PURPOSE_HOOKS, type TransferOutcome } from './purpose-hooks';
 import { recordTransfer } from './record-transfer';
 import { signerForAddress } from './signer-for-address';
 import { canTransition, type AttemptKind, type TransferStatus } from './state';
 import { authorizeTransfer } from './transfer-policy';
+import { outcomeHookFor, type TransferOutcome, type TransferOutcomeHooks } from './transfer-outcome';
 
 export interface ReconcileOptions extends SolanaRpcOptions {
+  /** What each purpose does when its transfer ends (lib/jobs/transfer-outcome-hooks.ts has them all). */
+  hooks: Partial<TransferOutcomeHooks>;
   batch?: number;
   /** Every open transfer, due or not (tests, the admin CLI). */
   ignoreSchedule?: boolean;
@@ -58,7 +60,7 @@ const BUMP_NUMERATOR = 1125n;
 const BUMP_DENOMINATOR = 1000n;
 
 /** One pass over the transfers due now. Returns how many changed status. */
-export async function reconcileTransfers(options: ReconcileOptions = {}): Promise<number> {
+export async function reconcileTransfers(options: ReconcileOptions): Promise<number> {
   const due = await leaseDueTransfers(options.batch ?? 100, options.ignoreSchedule ? new Date('9999-12-31T00:00:00Z') : new Date());
   let changed = 0;
   const heads = new Map<ChainName, bigint | null>();
@@ -101,7 +103,7 @@ async function leaseDueTransfers(batch: number, dueBy: Date): Promise<OutboundTr
 /** Brings one transfer up to date. Returns its status afterwards. */
 export async function reconcileTransfer(
   transfer: OutboundTransferRow,
-  options: ReconcileOptions & { heads?: Map<ChainName, bigint | null> } = {},
+  options: ReconcileOptions & { heads?: Map<ChainName, bigint | null> },
 ): Promise<TransferStatus> {
   const chain = transfer.chain as ChainName;
   if (CHAINS[chain].family === 'solana') {
@@ -564,7 +566,7 @@ class Reconciler {
         .where(and(eq(outboundTransfers.id, this.transfer.id), eq(outboundTransfers.status, from)))
         .returning();
       if (!row) return;
-      const hook = PURPOSE_HOOKS[row.purpose];
+      const hook = outcomeHookFor(this.options.hooks, row.purpose);
       if (hook) await hook(tx, row, { status, ...outcome });
       crashPoint('transfer.settling');
     });

@@ -311,8 +311,9 @@ export async function getWalletSend(input: { userId: string; sendId: string }): 
   if (!row) return undefined;
   const { transfer } = row;
   const chain = transfer.chain as ChainName;
-  // What the background reconciler would do next, done now so the page shows the chain's answer.
-  const status = isOpen(transfer.status) ? await reconcileTransfer(transfer).catch(() => transfer.status) : transfer.status;
+  // What the background reconciler would do next, done now so the page shows the chain's answer (a wallet
+  // send has no outcome hook).
+  const status = isOpen(transfer.status) ? await reconcileTransfer(transfer, { hooks: {} }).catch(() => transfer.status) : transfer.status;
   const token = CHAINS[chain].tokens.find((t) => t.address.toLowerCase() === transfer.tokenAddress.toLowerCase())!;
   return {
     sendId: input.sendId,

@@ -18,7 +18,7 @@ import { address as solanaAddress } from '@solana/kit';
 import { CHAINS, type ChainFamily, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { rpcUrl } from '@/lib/env';
 import { formatAmount } from '@/lib/money';
-import { solanaRpcFor } from '@/lib/payments/solana/watch-solana';
+import { solanaRpcFor } from '@/lib/chains/solana-rpc';
 import { approximateUsd } from '@/lib/pricing/usd-value';
 import { listWallets } from './list-wallets';
 import { tokenBalance } from './token-balance';

@@ -27,7 +27,8 @@ import { webhookDeliveries } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { claimDeliveries, type ClaimedDelivery } from './claim-deliveries';
 import { enqueueDeliveries } from './enqueue-deliveries';
-import { recordOutcomes, type SentAttempt } from './record-outcomes';
+import { recordOutcomes } from './record-outcomes';
+import type { AttemptOutcome, SentAttempt } from './delivery-types';
 import { signingSecretsOf } from './secrets';
 import { signWebhook } from './sign-webhook';
 import { observeWebhookDelivery } from '@/lib/metrics/metrics';
@@ -36,17 +37,6 @@ import { statusIs } from '@/lib/db/status-literal';
 
 /** Bytes of the endpoint's answer kept in the delivery log. */
 const RESPONSE_BODY_BYTES = 2048;
-
-export type AttemptOutcome =
-  | { kind: 'succeeded'; status: number }
-  | { kind: 'failed'; code: string; status?: number; nextAttemptAt: Date | null; endpointFailing: boolean }
-  | { kind: 'endpoint_disabled'; status: 410 }
-  /** Not sent: the endpoint was disabled (or deleted) before this attempt. */
-  | { kind: 'canceled' }
-  /** Nothing to do: the row is gone or already finished (a duplicate job). */
-  | { kind: 'skipped' }
-  /** Our claim was taken over while we were sending (we were too slow); the new holder records. */
-  | { kind: 'superseded' };
 
 /** Another worker holds a fresh claim on this attempt; the job is retried later by pg-boss. */
 export class DeliveryClaimedError extends Error {

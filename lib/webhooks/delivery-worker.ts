@@ -33,7 +33,8 @@ import { claimDeliveries } from './claim-deliveries';
 import { endpointAgent } from './endpoint-agents';
 import { DELIVERY_QUEUE, type DeliveryJobData } from './enqueue-deliveries';
 import { setDeliveryWorkerWake } from './wake-delivery-worker';
-import { recordOutcomes, type SentAttempt } from './record-outcomes';
+import type { SentAttempt } from './delivery-types';
+import { recordOutcomes } from './record-outcomes';
 
 /** Jobs fetched per statement, at most. */
 const FETCH_BATCH = 64;

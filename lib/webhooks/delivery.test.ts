@@ -22,7 +22,7 @@ import { readOutbox } from '@/lib/notifications/outbox';
 import { callRoute, newMerchant, testCharge, type TestMerchant } from '@/test/fixtures';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@/test/webhook-receiver';
 import { attemptDelivery, DeliveryClaimedError, requeueStuckDeliveries } from './attempt-delivery';
-import { emitPaymentFailed } from './emit';
+import { emitPaymentFailed } from '@/lib/charges/charge-events';
 import { DELIVERY_QUEUE } from './enqueue-deliveries';
 import { runningBoss } from './running-boss';
 import { PGBOSS_SCHEMA, startWebhookQueue, stopWebhookQueue } from './queue';

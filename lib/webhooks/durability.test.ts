@@ -26,7 +26,7 @@ import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { POST as createEndpointRoute } from '@/app/api/webhook-endpoints/route';
 import { transitionCharge } from '@/lib/charges/transition-charge';
 import { closeDb, getDb } from '@/lib/db/client';
-import { runMigrations } from '@/lib/db/run-migrations';
+import { migrateDatabase } from '@/lib/admin/migrate-database';
 import { charges, webhookDeliveries, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { callRoute, newMerchant, testCharge, type TestMerchant } from '@/test/fixtures';
@@ -172,7 +172,7 @@ async function expectAllSucceeded(eventIds: readonly string[]): Promise<void> {
 
 beforeAll(async () => {
   await onServer((admin) => admin.unsafe(`create database "${databaseName}"`));
-  await runMigrations(databaseUrl);
+  await migrateDatabase(databaseUrl);
   process.env.DATABASE_URL = databaseUrl;
   resetEnvCache();
   await closeDb();

@@ -1,5 +1,5 @@
 /**
- * The public webhook event types and how the charge timeline maps onto them.
+ * The public webhook event types (how a charge's statuses map onto them: lib/charges/charge-events.ts).
  *
  * One event per charge state change: a charge's creation (its first timeline entry, internally
  * `charge.pending`) is `charge.created`; each later status `s` is `charge.<s>`. Timeline entries that
@@ -12,8 +12,6 @@
  * is confirmed, failed when it reverted or could not be made (the merchant may retry; a retry that
  * succeeds sends `fulfilment.succeeded`).
  */
-import type { ChargeStatus } from '@/lib/charges/state';
-
 export const WEBHOOK_EVENT_TYPES = [
   'charge.created',
   'charge.processing',
@@ -41,26 +39,6 @@ export const TEST_EVENT_TYPE = 'webhook.test';
 
 /** An endpoint subscribed to `*` receives every type, including types added later. */
 export const ALL_EVENT_TYPES = '*';
-
-/** The public type of a status change; `charge.created` for the first status of a new charge. */
-export function chargeEventTypeFor(from: ChargeStatus | null, to: ChargeStatus): WebhookEventType {
-  if (from === null) return 'charge.created';
-  switch (to) {
-    case 'processing':
-      return 'charge.processing';
-    case 'succeeded':
-      return 'charge.succeeded';
-    case 'failed':
-      return 'charge.failed';
-    case 'expired':
-      return 'charge.expired';
-    case 'canceled':
-      return 'charge.canceled';
-    case 'pending':
-      // No transition leads back to pending (state.ts); only creation starts there.
-      throw new Error(`a charge cannot move from ${from} to pending`);
-  }
-}
 
 export function isSubscribed(eventTypes: readonly string[], type: string): boolean {
   return eventTypes.includes(ALL_EVENT_TYPES) || eventTypes.includes(type);

@@ -17,21 +17,14 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
-import type { AttemptOutcome } from './attempt-delivery';
-import type { ClaimedDelivery } from './claim-deliveries';
+import type { AttemptOutcome, SentAttempt } from './delivery-types';
 import { enqueueDeliveries } from './enqueue-deliveries';
 import { enqueueFailingNotice } from './enqueue-failing-notice';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
 import { nextAttemptDelay } from './retry-schedule';
 import { canDeliveryTransition } from './state';
-import type { DeliveryResult } from './deliver-webhook-request';
 
 const ERROR_MESSAGE_CHARS = 500;
-
-export type SentAttempt =
-  | { claimed: ClaimedDelivery; result: DeliveryResult }
-  /** Not sent: the endpoint was disabled after the attempt was scheduled. */
-  | { claimed: ClaimedDelivery; canceled: true };
 
 export interface RecordOptions {
   /** Delay after failed attempt n (1-based), or null when it was the last. Tests shorten it. */

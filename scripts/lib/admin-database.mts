@@ -8,7 +8,7 @@
  * against a production database (there it fills no development default at all).
  */
 import path from 'node:path';
-import { runMigrations } from '@/lib/db/run-migrations';
+import { migrateDatabase } from '@/lib/admin/migrate-database';
 import { readRuntimeInfo } from '@/scripts/stack/runtime-file';
 import { adminRefusal, depositSeedIdFrom, DeploymentRefused, masterKeyIdFrom, readServerStart } from '@/lib/admin/server-start';
 import { startStack } from '@/scripts/stack/stack';
@@ -42,7 +42,7 @@ export async function withAdminDatabase<T>(run: () => Promise<T>): Promise<T> {
     });
     if (refusal) throw new DeploymentRefused(refusal);
     if (!last?.production) Object.assign(process.env, devSecrets);
-    await runMigrations(process.env.DATABASE_URL!);
+    await migrateDatabase(process.env.DATABASE_URL!);
     const { closeDb } = await import('@/lib/db/client');
     try {
       return await run();

@@ -9,18 +9,12 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createPublicClient, createWalletClient, defineChain, http, type Address, type Hex } from 'viem';
-import { mnemonicToAccount } from 'viem/accounts';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { type: 'json' };
 import { findFreePort } from './free-port';
+import { localDemoPayerAccount, localMinterAccount } from '@/lib/chains/local-accounts';
+export { localDemoPayerAccount, localMinterAccount };
 import { provisionLocalSwap } from '@/lib/chains/local-swap-deployment';
-
-/** anvil's well-known development mnemonic: its accounts are funded with 10 000 native coins each. */
-export const LOCAL_DEV_MNEMONIC = 'test test test test test test test test test test test junk';
-/** Account 0 deploys and mints the demo tokens. */
-export const localMinterAccount = mnemonicToAccount(LOCAL_DEV_MNEMONIC, { addressIndex: 0 });
-/** Account 1 is the demo consumer's external wallet (e.g. imported into MetaMask), funded with every demo token. */
-export const localDemoPayerAccount = mnemonicToAccount(LOCAL_DEV_MNEMONIC, { addressIndex: 1 });
 
 /** Whole tokens of each ERC-20 minted to each funded demo wallet. */
 export const DEMO_TOKEN_FUNDING = 1_000_000n;

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
 import { rpcEnvName } from '@/lib/env';
-import { runMigrations } from '@/lib/db/run-migrations';
+import { migrateDatabase } from '@/lib/admin/migrate-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
 import { sandboxProviderAccount } from '@/lib/sandbox-provider/account';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from './local-chain';
@@ -52,7 +52,7 @@ export async function startStack(options: {
       databaseUrl = embeddedDatabase.url;
       log(`PostgreSQL (embedded) on ${new URL(databaseUrl).host}, data in ${embeddedDatabase.clusterDir}`);
     }
-    await runMigrations(databaseUrl);
+    await migrateDatabase(databaseUrl);
 
     const localChains: LocalChainNode[] = [];
     const env: Record<string, string> = { DATABASE_URL: databaseUrl };

@@ -42,7 +42,7 @@ import { claimRefund, findRefundClaim } from '@/lib/refunds/claim-refund';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { newSendId, sendFromWallet } from '@/lib/wallets/send';
@@ -192,7 +192,7 @@ const withdrawal = (toAddress: Address, amount: string, withdrawalId = newWithdr
 
 /** What the background jobs do, once: the engine's reconciler, the charge watcher, the wallet indexer. */
 async function jobsOnce(): Promise<void> {
-  await reconcileTransfers({ ignoreSchedule: true }).catch(() => 0);
+  await reconcileDueTransfers({ ignoreSchedule: true }).catch(() => 0);
   await pollChain(CHAIN).catch(() => null);
   await pollIncomingTransfers(CHAIN).catch(() => null);
 }
@@ -559,7 +559,7 @@ describe('the mempool', () => {
       await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${(first!.maxFeePerGas! * 3n).toString(16)}`]);
       await mine(1);
       await pause(1_100);
-      await reconcileTransfers({ ignoreSchedule: true });
+      await reconcileDueTransfers({ ignoreSchedule: true });
     }
     const [bumped] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
     expect(bumped!.feeBumps).toBeGreaterThan(0);
@@ -575,7 +575,7 @@ describe('the mempool', () => {
     s.note('dropped_from_mempool');
     await mine(2);
     await pause(1_100);
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
   });
 });
 
@@ -610,7 +610,7 @@ describe('re-orgs', () => {
       await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${(row!.maxFeePerGas! * 3n).toString(16)}`]);
       await mine(1);
       await pause(1_100);
-      await reconcileTransfers({ ignoreSchedule: true });
+      await reconcileDueTransfers({ ignoreSchedule: true });
     }
     await automine(true);
     await settle();
@@ -719,7 +719,7 @@ describe('processes killed mid-way (SIGKILL)', () => {
     const [link] = await getDb().select({ transferId: refunds.transferId }).from(refunds).where(eq(refunds.id, refund.id));
     const transferId = link!.transferId!; // a payer that is an outside wallet: a transfer at once, never a claim link
     for (let i = 0; i < 10; i++) {
-      await reconcileTransfers({ ignoreSchedule: true });
+      await reconcileDueTransfers({ ignoreSchedule: true });
       const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
       if (row!.status === 'included') break;
     }

@@ -12,7 +12,7 @@ import { sweepCharge } from '@/lib/payments/sweep-deposits';
 import { swapHeldFunds } from '@/lib/swap/swap-held-funds';
 import { claimRefund } from '@/lib/refunds/claim-refund';
 import { createRefund } from '@/lib/refunds/create-refund';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { sendFromWallet } from '@/lib/wallets/send';
 import type { Step } from './steps';
 
@@ -35,7 +35,7 @@ async function run(step: Step): Promise<unknown> {
     case 'reconcile': {
       let handled = 0;
       for (let round = 0; round < step.rounds; round++) {
-        handled += await reconcileTransfers({ ignoreSchedule: true });
+        handled += await reconcileDueTransfers({ ignoreSchedule: true });
         await new Promise((resolve) => setTimeout(resolve, step.pauseMs));
       }
       return { handled };

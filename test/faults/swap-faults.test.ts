@@ -18,7 +18,7 @@ import { reconcileChain } from '@/lib/ledger/reconcile-chains';
 import { sweepCharge } from '@/lib/payments/sweep-deposits';
 import { pollChain } from '@/lib/payments/watch-chain';
 import { quoteHeldFundsSwap, swapHeldFunds } from '@/lib/swap/swap-held-funds';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
 import type { CrashPoint } from '@/lib/crash-points';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 async function jobsOnce(): Promise<void> {
-  await reconcileTransfers({ ignoreSchedule: true }).catch(() => 0);
+  await reconcileDueTransfers({ ignoreSchedule: true }).catch(() => 0);
   await pollChain('BSC', { client }).catch(() => null);
   await pollIncomingTransfers('BSC', { client }).catch(() => null);
 }

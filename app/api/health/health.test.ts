@@ -10,7 +10,7 @@ import postgres from 'postgres';
 import { createPublicClient, http } from 'viem';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { closeDb, getDb } from '@/lib/db/client';
-import { runMigrations } from '@/lib/db/run-migrations';
+import { migrateDatabase } from '@/lib/admin/migrate-database';
 import { scannerCursors, webhookDeliveries, webhookEndpoints, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { clearHealthCache } from '@/lib/health/check-health';
@@ -77,7 +77,7 @@ describe('GET /api/health/ready', () => {
       await useDatabase(fresh);
       expect(await read(getReady())).toEqual({ status: 503, body: { status: 'not_ready', db: 'ok', migrations: 'pending' } });
       expect((await read(getHealth())).body).toMatchObject({ status: 'down', migrations: 'pending' });
-      await runMigrations(fresh);
+      await migrateDatabase(fresh);
       expect(await read(getReady())).toEqual({ status: 200, body: { status: 'ready', db: 'ok', migrations: 'applied' } });
     } finally {
       await useDatabase(suiteDatabaseUrl);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '@/lib/errors';
 import { chargeSchema, createChargeBodySchema, createChargeResultSchema } from '@/lib/charges/schemas';
 import { refundSchema } from '@/lib/refunds/schemas';
-import { webhookEndpointSchema, webhookEventSchema, webhookEventSchemas } from '@/lib/webhooks/schemas';
+import { webhookEndpointSchema } from '@/lib/webhooks/schemas';
+import { webhookEventSchema, webhookEventSchemas } from '@/lib/api/webhook-event-schemas';
 import { WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/event-types';
 import {
   exampleCharge,

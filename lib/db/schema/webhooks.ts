@@ -100,7 +100,7 @@ export const webhookEvents = pgTable(
 export type WebhookEventRow = typeof webhookEvents.$inferSelect;
 
 /**
- * The last sequence number given to an event of each charge (lib/webhooks/emit.ts). Its row is the
+ * The last sequence number given to an event of each charge (lib/webhooks/next-event-sequence.ts). Its row is the
  * lock that orders a charge's events: an emitter increments it in its transaction, so a second one
  * waits for the first to commit and gets the next number.
  */

@@ -23,7 +23,7 @@ import { SANDBOX_WEBHOOK_PATH_ID, sandboxWebhookAdapter } from '@/lib/onramp/pro
 import type { OnrampOrderUpdate, OnrampProviderAdapter, OnrampProviderId, WebhookHeaders } from '@/lib/onramp/providers/types';
 import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';
 import { registryEntries } from '@/lib/onramp/registry/registry-entries';
-import { emitPaymentFailed } from '@/lib/webhooks/emit';
+import { emitPaymentFailed } from '@/lib/charges/charge-events';
 import { canTransition } from './state';
 
 type WebhookOutcome = 'applied' | 'unchanged' | 'duplicate' | 'unknown_order' | 'mismatch' | 'ignored';

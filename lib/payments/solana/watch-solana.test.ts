@@ -16,7 +16,8 @@ import { loadCheckoutStatus } from '../checkout-status';
 import { parseSolanaPayTransferRequest } from './solana-pay-uri';
 import type { ReferencedTransfersRpc } from './find-transfers';
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
-import { outsideTransactionsTransport, pollSolana } from './watch-solana';
+import { outsideTransactionsTransport } from '@/lib/chains/solana-rpc';
+import { pollSolana } from './watch-solana';
 
 let merchant: TestMerchant;
 let ledger: LiteSvmLedger;

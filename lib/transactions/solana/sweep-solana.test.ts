@@ -23,11 +23,12 @@ import { callRoute, newMerchant, serveChainsWithoutNode, type TestMerchant } fro
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { gasTankReport } from '@/lib/transactions/gas-tank';
 import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { chargesAwaitingSweep, sweepCharge, type SweepOutcome } from '@/lib/payments/sweep-deposits';
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { EXPIRED_ERROR } from './solana-transfers';
-import { pollSolana, type SolanaRpc } from '@/lib/payments/solana/watch-solana';
+import { type SolanaRpc } from '@/lib/chains/solana-rpc';
+import { pollSolana } from '@/lib/payments/solana/watch-solana';
 
 const USDC = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;
 const tank = address(gasTankSolanaKeyFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address);
@@ -122,7 +123,7 @@ async function sweepUntilDone(chargeId: string): Promise<SweepOutcome[]> {
     outcomes.push(outcome);
     if (outcome === 'nothing_owed') break;
     ledger.finalizeThrough();
-    await reconcileTransfers({ ...options, ignoreSchedule: true });
+    await reconcileDueTransfers({ ...options, ignoreSchedule: true });
   }
   return outcomes;
 }
@@ -261,7 +262,7 @@ describe('Solana sweeps', () => {
     expect(ledger.releaseWithheld().every((sent) => sent.isSuccess)).toBe(true);
 
     ledger.finalizeThrough();
-    await reconcileTransfers({ ...options, ignoreSchedule: true });
+    await reconcileDueTransfers({ ...options, ignoreSchedule: true });
     expect(tankBefore - balanceOf(tank)).toBe(SWEEP_FEE);
     expect(await tokenBalanceOf(recipient, mint)).toBe(3_000_000n);
     const fee = (await transfersOf(chargeId)).find((t) => t.purpose === 'gas_topup')!;
@@ -281,11 +282,11 @@ describe('Solana sweeps', () => {
     expect(first!.status).toBe('broadcast');
     // In flight, the blockhash still valid: the same bytes are sent again, nothing new is signed.
     expect(await sweepCharge(chargeId, options)).toBe('in_flight');
-    await reconcileTransfers({ ...options, ignoreSchedule: true });
+    await reconcileDueTransfers({ ...options, ignoreSchedule: true });
     expect((await transfersOf(chargeId)).map((t) => t.status)).toEqual(['broadcast', 'broadcast']);
 
     ledger.svm.expireBlockhash();
-    await reconcileTransfers({ ...options, ignoreSchedule: true });
+    await reconcileDueTransfers({ ...options, ignoreSchedule: true });
     const expired = await transfersOf(chargeId);
     expect(expired.map((t) => [t.status, t.error])).toEqual([
       ['failed', EXPIRED_ERROR],
@@ -335,7 +336,7 @@ describe('Solana sweeps', () => {
     const payeeBefore = balanceOf(payee);
     expect(await sweepCharge(dusty.chargeId, options)).toBe('swept');
     ledger.finalizeThrough();
-    await reconcileTransfers({ ...options, ignoreSchedule: true });
+    await reconcileDueTransfers({ ...options, ignoreSchedule: true });
     expect((await transfersOf(dusty.chargeId)).find((t) => t.purpose === 'sweep')!.status).toBe('confirmed');
     expect(balanceOf(dusty.deposit)).toBe(0n);
     expect(balanceOf(payee) - payeeBefore).toBe(1_500_000_000n + dust);
@@ -346,7 +347,7 @@ describe('Solana sweeps', () => {
     expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient: kept.deposit, lamports: extra, references: [] })));
     expect(await sweepCharge(kept.chargeId, options)).toBe('swept');
     ledger.finalizeThrough();
-    await reconcileTransfers({ ...options, ignoreSchedule: true });
+    await reconcileDueTransfers({ ...options, ignoreSchedule: true });
     expect(balanceOf(kept.deposit)).toBe(extra);
   });
 });

@@ -13,7 +13,7 @@ import { getDb } from '@/lib/db/client';
 import { charges, payments } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { pollChain } from '@/lib/payments/watch-chain';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { newMerchant, storedCounts, type TestMerchant } from '@/test/fixtures';
 import {
   AuthenticationError,
@@ -207,7 +207,7 @@ describe('@chargeport/node', () => {
 
     const refundStatus = async () => (await chargeport.refunds.list(chargeId)).data[0]!.status;
     for (let i = 0; i < 20 && (await refundStatus()) !== 'succeeded'; i++) {
-      await reconcileTransfers({ ignoreSchedule: true });
+      await reconcileDueTransfers({ ignoreSchedule: true });
       await pollChain('POLYGON_AMOY');
     }
     expect(await refundStatus()).toBe('succeeded');

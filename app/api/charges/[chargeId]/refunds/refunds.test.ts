@@ -19,7 +19,7 @@ import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-deposits';
 import { pollChain } from '@/lib/payments/watch-chain';
-import { reconcileTransfers } from '@/lib/transactions/reconcile-transfers';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { uniqueEmail } from '@/test/accounts';
@@ -80,7 +80,7 @@ const refund = (chargeId: string, body: Record<string, unknown> = {}, headers: R
 
 async function untilFinal(chargeId: string, refundId: string): Promise<string> {
   for (let i = 0; i < 20; i++) {
-    await reconcileTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
     const list = await callRoute(GET, { apiKey: merchant.liveKey!, params: { chargeId } });
     const found = list.json.data.data.find((r: { id: string }) => r.id === refundId);
     if (found.status === 'succeeded' || found.status === 'failed') return found.status;
@@ -131,7 +131,7 @@ describe('refunds', () => {
     const { chargeId } = await paidByBalance('2');
     const res = await refund(chargeId, { amount: '0.5' });
     expect(await untilFinal(chargeId, res.json.data.id)).toBe('succeeded');
-    for (let i = 0; i < 6 && (await sweepCharge(chargeId)) !== 'nothing_owed'; i++) await reconcileTransfers({ ignoreSchedule: true });
+    for (let i = 0; i < 6 && (await sweepCharge(chargeId)) !== 'nothing_owed'; i++) await reconcileDueTransfers({ ignoreSchedule: true });
     const [sweep] = await getDb()
       .select()
       .from(outboundTransfers)
@@ -141,7 +141,7 @@ describe('refunds', () => {
 
   it('after the sweep: paid from the merchant wallet; the default amount is everything still refundable', async () => {
     const { chargeId, consumer } = await paidByBalance('3.25');
-    for (let i = 0; i < 6 && (await sweepCharge(chargeId)) !== 'nothing_owed'; i++) await reconcileTransfers({ ignoreSchedule: true });
+    for (let i = 0; i < 6 && (await sweepCharge(chargeId)) !== 'nothing_owed'; i++) await reconcileDueTransfers({ ignoreSchedule: true });
     const before = await usdcOf(consumer.address);
     const res = await refund(chargeId);
     expect(res.json.data).toMatchObject({ amount: '3.25', source: 'merchant_wallet', destination: consumer.address });
@@ -199,7 +199,7 @@ describe('refunds', () => {
     const { txHash } = await payFromBalance({ userId: consumer.userId, chargeId, pin: PIN });
     await client().waitForTransactionReceipt({ hash: txHash as Hex });
     await settled(chargeId);
-    for (let i = 0; i < 6 && (await sweepCharge(chargeId)) !== 'nothing_owed'; i++) await reconcileTransfers({ ignoreSchedule: true });
+    for (let i = 0; i < 6 && (await sweepCharge(chargeId)) !== 'nothing_owed'; i++) await reconcileDueTransfers({ ignoreSchedule: true });
     const res = await refund(chargeId);
     expect(res.status).toBe(409);
     expect(res.json.error).toMatchObject({ code: 'refund_not_possible' });
@@ -335,7 +335,7 @@ describe('refunds', () => {
     expect((await listStrandedFunds({ merchantId: merchant.id, mode: 'live' })).find((r) => r.chargeId === chargeId)).toBeUndefined();
 
     // The sweep still pays the merchant the full price; nothing is left at the deposit to refund again.
-    for (let i = 0; i < 6 && (await sweepCharge(chargeId)) !== 'nothing_owed'; i++) await reconcileTransfers({ ignoreSchedule: true });
+    for (let i = 0; i < 6 && (await sweepCharge(chargeId)) !== 'nothing_owed'; i++) await reconcileDueTransfers({ ignoreSchedule: true });
     const sweeps = await getDb()
       .select()
       .from(outboundTransfers)

@@ -1,30 +1,47 @@
 /**
- * Emitting webhook events — always inside the caller's transaction (the state change's), so an event
- * exists exactly when the change committed: roll back and there is no event; commit and crash the
- * next instant and the event is still there.
+ * A charge's public events, recorded in the outbox (lib/webhooks/) inside the transaction of the change, so
+ * an event exists exactly when the change committed. The charge builds its own payload (the charge as it is
+ * right after the change, frozen for every retry); the outbox stores and delivers it without reading it.
  *
- * Why an outbox and not `boss.send(…, { db })` right here: the event row *is* the durable enqueue.
- * Every process that changes a charge (web instances with RUN_JOBS_IN_WEB=false, the admin CLI,
- * tests) would otherwise need a started pg-boss (its queue cache, its schema installed) just to commit
- * a state change, and createCharge — the hot path — would pay for pg-boss's insert and an endpoint
- * lookup. Here it pays one INSERT. The relay (relay.ts) then turns each event into one delivery job
- * per subscribed endpoint, in one transaction with `relayed_at`, so no event is lost or doubled.
- *
- * The payload is built now and frozen: retries and GET /api/events show the charge as it was right
- * after this change, not as it is when a retry happens to run.
- *
- * Every event of a charge carries its `sequence`: 1 for charge.created, then +1 per event in commit
- * order (nextEventSequence). Deliveries to an endpoint follow it (release-deliveries.ts), and a
- * receiver can use it to ignore an event older than one it already applied.
+ * One event per status change: a charge's creation is `charge.created`; each later status `s` is
+ * `charge.<s>`. Timeline entries that do not change the status (charge.payment_submitted,
+ * charge.sweep_submitted, charge.overpaid, charge.late_payment) are not events. `payment.failed` reports a
+ * failed payment attempt while the charge itself may still be paid.
  */
 import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import { charges, webhookEvents, webhookEventSequences, type ChargeRow, type PaymentRow } from '@/lib/db/schema';
-import { listChargePayments } from '@/lib/charges/get-charge';
-import { serializeCharge } from '@/lib/charges/serialize';
 import { newId } from '@/lib/ids';
-import type { WebhookEventType } from './event-types';
-import type { FailedPaymentAttempt, WebhookEventPayload } from './schemas';
+import type { WebhookEventType } from '@/lib/webhooks/event-types';
+import { nextEventSequence } from '@/lib/webhooks/next-event-sequence';
+import type { WebhookEventPayload } from '@/lib/webhooks/schemas';
+import { listChargePayments } from './get-charge';
+import type { ChargeStatus } from './state';
+import type { ChargeResource, FailedPaymentAttempt } from './schemas';
+import { serializeCharge } from './serialize';
+
+/** What a charge event carries in `data`. */
+export type ChargeEventPayload = WebhookEventPayload<{ charge: ChargeResource; paymentAttempt?: FailedPaymentAttempt }>;
+
+/** The public type of a status change; `charge.created` for the first status of a new charge. */
+export function chargeEventTypeFor(from: ChargeStatus | null, to: ChargeStatus): WebhookEventType {
+  if (from === null) return 'charge.created';
+  switch (to) {
+    case 'processing':
+      return 'charge.processing';
+    case 'succeeded':
+      return 'charge.succeeded';
+    case 'failed':
+      return 'charge.failed';
+    case 'expired':
+      return 'charge.expired';
+    case 'canceled':
+      return 'charge.canceled';
+    case 'pending':
+      // No transition leads back to pending (state.ts); only creation starts there.
+      throw new Error(`a charge cannot move from ${from} to pending`);
+  }
+}
 
 export interface EmittedEvent {
   id: string;
@@ -78,24 +95,6 @@ export async function emitChargeEvents(
   return rows.map((row) => ({ id: row.id, type: row.type as WebhookEventType }));
 }
 
-/**
- * The next sequence number of a charge's events, taken in `tx`. The counter row stays locked until `tx`
- * ends, so a concurrent emitter for the same charge waits and gets the number after ours: numbers
- * follow commit order, with no gap (a rollback returns the number). A charge's first counter row starts
- * after its events so far (charge.created is numbered 1 by createCharge without a counter row).
- */
-export async function nextEventSequence(tx: DbOrTx, chargeId: string): Promise<number> {
-  const [row] = await tx
-    .insert(webhookEventSequences)
-    .values({
-      chargeId,
-      lastSequence: sql`(select coalesce(max(${webhookEvents.sequence}), 0) + 1 from ${webhookEvents} where ${webhookEvents.chargeId} = ${chargeId})`,
-    })
-    .onConflictDoUpdate({ target: webhookEventSequences.chargeId, set: { lastSequence: sql`${webhookEventSequences.lastSequence} + 1` } })
-    .returning({ sequence: webhookEventSequences.lastSequence });
-  return row!.sequence;
-}
-
 /** The outbox row of a charge event, for a caller that inserts it itself (createCharge's single statement). */
 export function chargeEventRow(input: {
   charge: ChargeRow;
@@ -105,12 +104,12 @@ export function chargeEventRow(input: {
   createdAt?: Date;
   /** Default 1: the first event of a new charge (charge.created). */
   sequence?: number;
-}): typeof webhookEvents.$inferInsert & { id: string; payload: WebhookEventPayload; createdAt: Date; sequence: number } {
+}): typeof webhookEvents.$inferInsert & { id: string; payload: ChargeEventPayload; createdAt: Date; sequence: number } {
   const { charge, type } = input;
   const sequence = input.sequence ?? 1;
   const id = newId('webhookEvent');
   const createdAt = input.createdAt ?? new Date();
-  const payload: WebhookEventPayload = {
+  const payload: ChargeEventPayload = {
     id,
     object: 'event',
     type,

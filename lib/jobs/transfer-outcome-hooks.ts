@@ -4,25 +4,17 @@
  * (`payment.failed`, the charge stays payable); a swap's outcome is recorded on its execution and the
  * charge's timeline; a refund's on the refund, with its webhook; a fulfilment's contract call on the
  * fulfilment (lib/contracts/), with its webhook. Other purposes read their transfer's status directly.
+ *
+ * The table lives here, above the domains, so the transfer engine below them imports none of them.
  */
-import type { TransactionReceipt } from 'viem';
-import type { DbOrTx } from '@/lib/db/client';
-import type { OutboundTransferRow } from '@/lib/db/schema';
 import { settleFulfilmentTransfer } from '@/lib/contracts/settle-fulfilment';
 import { settleRefundTransfer } from '@/lib/refunds/settle-refund';
 import { settleSwapTransfer } from '@/lib/swap/execute-swap';
-import { emitPaymentFailed } from '@/lib/webhooks/emit';
-import type { TransferPurpose } from './state';
+import { reconcileTransfers, type ReconcileOptions } from '@/lib/transactions/reconcile-transfers';
+import type { TransferOutcomeHooks } from '@/lib/transactions/transfer-outcome';
+import { emitPaymentFailed } from '@/lib/charges/charge-events';
 
-export interface TransferOutcome {
-  status: 'confirmed' | 'failed';
-  reason?: string;
-  receipt?: TransactionReceipt;
-}
-
-type Hook = (tx: DbOrTx, transfer: OutboundTransferRow, outcome: TransferOutcome) => Promise<void>;
-
-export const PURPOSE_HOOKS: Partial<Record<TransferPurpose, Hook>> = {
+export const TRANSFER_OUTCOME_HOOKS: TransferOutcomeHooks = {
   balance_payment: async (tx, transfer, outcome) => {
     if (outcome.status !== 'failed' || !transfer.chargeId) return;
     await emitPaymentFailed(tx, {
@@ -34,3 +26,8 @@ export const PURPOSE_HOOKS: Partial<Record<TransferPurpose, Hook>> = {
   refund: settleRefundTransfer,
   fulfilment: settleFulfilmentTransfer,
 };
+
+/** One pass of the transfer reconciler over the transfers due now, with every purpose's hook. */
+export function reconcileDueTransfers(options: Omit<ReconcileOptions, 'hooks'> = {}): Promise<number> {
+  return reconcileTransfers({ ...options, hooks: TRANSFER_OUTCOME_HOOKS });
+}

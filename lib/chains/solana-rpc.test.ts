@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { resetEnvCache } from '@/lib/env';
-import { solanaRpcFor } from './watch-solana';
+import { solanaRpcFor } from './solana-rpc';
 
 // A Solana RPC stand-in: answers getSlot, or 503 when told to be down.
 const servers: Server[] = [];
