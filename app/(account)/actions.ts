@@ -19,7 +19,7 @@ import { clientIpFrom } from '@/lib/http/client-ip';
 import { confirmEmailChange, startEmailChange } from '@/lib/accounts/change-email';
 import { emailSchema } from '@/lib/accounts/email';
 import { stepUpFromForm } from '@/lib/accounts/step-up-form';
-import { consumeAuthRateLimit } from '@/lib/auth/rate-limit';
+import { consumeAuthRateLimit } from '@/lib/rate-limit/auth-rate-limit';
 import { renewThisSession } from '@/lib/auth/end-other-sessions';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';

@@ -14,7 +14,7 @@ import { hasPin } from '@/lib/accounts/pin';
 import { completeEmailVerification, startEmailVerification } from '@/lib/accounts/verify-email';
 import { signIn, signOut } from '@/lib/auth/auth';
 import { formError, type FormState } from '@/lib/auth/form-state';
-import { consumeAuthRateLimit, forgiveAuthRateLimit } from '@/lib/auth/rate-limit';
+import { consumeAuthRateLimit, forgiveAuthRateLimit } from '@/lib/rate-limit/auth-rate-limit';
 import { safeReturnPath } from '@/lib/auth/return-path';
 import { createSignInTicket } from '@/lib/auth/sign-in-ticket';
 import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';

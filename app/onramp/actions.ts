@@ -13,7 +13,7 @@ import { env } from '@/lib/env';
 import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
 import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
 import { placeOnrampOrder } from '@/lib/onramp/orders/place-order';
-import { consumeOnrampRateLimit } from '@/lib/onramp/rate-limit';
+import { consumeOnrampRateLimit } from '@/lib/rate-limit/onramp-rate-limit';
 import { clientIpFrom } from '@/lib/http/client-ip';
 import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';
 import { listWallets } from '@/lib/wallets/list-wallets';

@@ -10,7 +10,7 @@ import { getDb } from '@/lib/db/client';
 import { apiKeys } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { callRoute, newMerchant, newPublishableKey, storedCounts, usdcCharge } from '@/test/fixtures';
-import { resetPublishableIpLimiter } from './publishable-ip-limit';
+import { resetPublishableIpLimiter } from '@/lib/rate-limit/publishable-ip-limit';
 import { corsPreflight, withCorsHeaders } from './cors';
 
 const SHOP = 'https://shop.example';

@@ -11,8 +11,8 @@ import type { ApiContext } from '@/lib/context';
 import { withCorsHeaders } from './cors';
 import { assertOriginAllowed } from '@/lib/api-keys/publishable-origins';
 import { clientIpFrom } from '@/lib/http/client-ip';
-import { consumePublishableIpLimit } from './publishable-ip-limit';
-import { consumeApiRateLimit } from './rate-limit';
+import { consumePublishableIpLimit } from '@/lib/rate-limit/publishable-ip-limit';
+import { consumeApiRateLimit } from '@/lib/rate-limit/api-rate-limit';
 import { fail } from '@/lib/http/response-envelope';
 import { noteRequestMerchant } from '@/lib/http/request-log';
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { consumeAuthRateLimit } from '@/lib/auth/rate-limit';
+import { consumeAuthRateLimit } from '@/lib/rate-limit/auth-rate-limit';
 import { resetEnvCache } from '@/lib/env';
 import { randomBase62 } from '@/lib/ids';
 import { clientIpFrom, rateLimitKeyOfIp } from './client-ip';

@@ -10,7 +10,7 @@ import { deleteExpiredIdempotencyKeys } from '@/lib/api/idempotency';
 import { sweepExpiredOidcPayloads } from '@/lib/oauth/adapter';
 import { getDb } from '@/lib/db/client';
 import { rateLimits } from '@/lib/db/schema';
-import { deleteExpiredApiRateLimits } from '@/lib/api/rate-limit';
+import { deleteExpiredApiRateLimits } from '@/lib/rate-limit/api-rate-limit';
 import { CHAIN_NAMES, CHAINS, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
 import { rpcUrl } from '@/lib/env';
 import { log } from '@/lib/log';

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resetApiRateLimiter } from '@/lib/api/rate-limit';
+import { resetApiRateLimiter } from '@/lib/rate-limit/api-rate-limit';
 import { getDb } from '@/lib/db/client';
 import { apiKeys, charges } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';

@@ -7,7 +7,7 @@ import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
 import { actionError } from '@/lib/action-error';
 import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
 import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
-import { consumeOnrampRateLimit } from '@/lib/onramp/rate-limit';
+import { consumeOnrampRateLimit } from '@/lib/rate-limit/onramp-rate-limit';
 import { clientIpFrom } from '@/lib/http/client-ip';
 
 export type FiatPayState = { checkoutUrl?: string; orderId?: string; error?: { code: string; message: string } };

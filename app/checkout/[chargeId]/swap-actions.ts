@@ -7,7 +7,7 @@ import { actionError as toActionError } from '@/lib/action-error';
 import { complianceCountryFrom } from '@/lib/geo/compliance-country';
 import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
 import { FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-methods';
-import { consumeOnrampRateLimit } from '@/lib/onramp/rate-limit';
+import { consumeOnrampRateLimit } from '@/lib/rate-limit/onramp-rate-limit';
 import { clientIpFrom } from '@/lib/http/client-ip';
 import { placeSwapFundingOrder, quoteSwapFunding, type SwapFundingQuote } from '@/lib/swap/place-swap-funding-order';
 import { quoteHeldFundsSwap, swapHeldFunds, type HeldFundsQuote } from '@/lib/swap/swap-held-funds';

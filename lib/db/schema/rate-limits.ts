@@ -8,7 +8,7 @@ export const rateLimits = pgTable('rate_limits', {
 });
 
 /**
- * Counters of the merchant API's per-key limit (lib/api/rate-limit.ts): rate-limiter-flexible's
+ * Counters of the merchant API's per-key limit (lib/rate-limit/api-rate-limit.ts): rate-limiter-flexible's
  * RateLimiterPostgres layout (expire in epoch milliseconds), which it queries with one prepared
  * statement per request — cheaper on the API's hot path than the drizzle store above. The table is
  * UNLOGGED (migration 0021; drizzle-kit has no notation for it): no WAL flush per API call, and the

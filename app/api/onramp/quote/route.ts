@@ -7,7 +7,7 @@ import { CHAIN_NAMES } from '@/lib/chains/registry';
 import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
 import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
 import { quoteOnramp } from '@/lib/onramp/quote-onramp';
-import { consumeOnrampRateLimit } from '@/lib/onramp/rate-limit';
+import { consumeOnrampRateLimit } from '@/lib/rate-limit/onramp-rate-limit';
 import { clientIpFrom } from '@/lib/http/client-ip';
 import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';
 import { methodsNotAllowed } from '@/lib/api/methods';

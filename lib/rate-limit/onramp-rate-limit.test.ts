@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { resetEnvCache } from '@/lib/env';
 import { isAppError } from '@/lib/errors';
-import { consumeOnrampRateLimit, resetOnrampRateLimiters } from './rate-limit';
+import { consumeOnrampRateLimit, resetOnrampRateLimiters } from './onramp-rate-limit';
 
 afterEach(() => {
   delete process.env.ONRAMP_ORDERS_PER_IP;

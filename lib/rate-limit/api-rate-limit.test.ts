@@ -4,7 +4,7 @@ import { getDb } from '@/lib/db/client';
 import { apiRateLimits } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { newId } from '@/lib/ids';
-import { consumeApiRateLimit, createApiLimiterState, deleteExpiredApiRateLimits, resetApiRateLimiter } from './rate-limit';
+import { consumeApiRateLimit, createApiLimiterState, deleteExpiredApiRateLimits, resetApiRateLimiter } from './api-rate-limit';
 
 /** A budget for the next requests, with a fresh limiter for this process. */
 function setLimitPerMinute(points: number): void {

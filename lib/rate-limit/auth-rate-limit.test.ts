@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomBase62 } from '@/lib/ids';
-import { consumeAuthRateLimit, forgiveAuthRateLimit } from './rate-limit';
+import { consumeAuthRateLimit, forgiveAuthRateLimit } from './auth-rate-limit';
 
 describe('sign-in and code rate limits', () => {
   it('allow 10 requests per address per 10 minutes, then refuse with a wait', async () => {
