@@ -32,6 +32,8 @@ ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 HOSTNAME=0.0.0.0 RUN
 RUN groupadd --system chargeport && useradd --system --gid chargeport --no-create-home chargeport
 COPY --from=build --chown=chargeport:chargeport /app/.next/standalone ./
 COPY --from=build --chown=chargeport:chargeport /app/.next/static ./.next/static
+# Static files served as they are (the icon, Redoc's bundle copied there by the build): the standalone output leaves them out.
+COPY --from=build --chown=chargeport:chargeport /app/public ./public
 USER chargeport
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s CMD ["node", "-e", "fetch('http://127.0.0.1:3000/api/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

@@ -89,5 +89,7 @@ export default defineConfig([
     'test-results/**',
     'playwright-report/**',
     'lib/chains/artifacts/**',
+    // Copied from node_modules at build (scripts/public-assets.mjs).
+    'public/docs/api/redoc.standalone.js',
   ]),
 ]);

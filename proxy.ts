@@ -3,12 +3,12 @@
  * scripts carrying it. Next.js reads the policy from the request headers and puts the nonce on its
  * own scripts; the page response carries the same policy (lib/http/security-headers.ts).
  *
- * Not run for /api (static headers from next.config.ts; and a proxy would make Next.js buffer request
+ * Not run for /api (static headers from next.config.mjs; and a proxy would make Next.js buffer request
  * bodies before the routes' caps), static files, prefetches, or JavaScript server-action calls (their
  * answers are RSC payloads, not documents, and their bodies stay unread until the action's cap).
  */
 import { NextResponse, type NextRequest } from 'next/server';
-import { pageContentSecurityPolicy } from '@/lib/http/security-headers';
+import { pageContentSecurityPolicy } from '@/lib/http/security-headers.mjs';
 
 export function proxy(request: NextRequest): NextResponse {
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64');

@@ -6,6 +6,7 @@ import './globals.css';
 export const metadata: Metadata = {
   title: { default: 'Chargeport', template: '%s · Chargeport' },
   description: 'Crypto payments for games and apps: charges, hosted checkout, on-ramp.',
+  icons: { icon: { url: '/icon.svg', type: 'image/svg+xml' } },
 };
 
 export const viewport: Viewport = { width: 'device-width', initialScale: 1 };

@@ -101,6 +101,21 @@ test.describe('the production stack', () => {
     await expect(page.locator('[id="operation/createCharge"]')).toContainText('/api/createCharge');
     await expect(page.locator('[id="section/Responses-and-errors"]')).toContainText('idempotency_conflict');
   });
+
+  test('serves the static files of public/: the icon every page links, and the Redoc bundle the build copied there', async ({
+    page,
+    request,
+  }) => {
+    await page.goto('/signin');
+    await expect(page.locator('head link[rel="icon"]')).toHaveAttribute('href', /^\/icon\.svg/);
+    const icon = await request.get('/icon.svg');
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()['content-type']).toMatch(/^image\/svg\+xml/);
+    const bundle = await request.get('/docs/api/redoc.standalone.js');
+    expect(bundle.status()).toBe(200);
+    expect(bundle.headers()['content-type']).toMatch(/javascript/);
+    expect((await bundle.body()).length).toBeGreaterThan(500_000);
+  });
 });
 
 test("the checkout's Cancel cancels the pending charge and returns to cancelUrl", async ({ page, request, baseURL }) => {

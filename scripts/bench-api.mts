@@ -401,7 +401,7 @@ async function firstErrorBody(target: Target): Promise<string> {
 // ---------------------------------------------------------------------------------------------
 // Main
 
-const SOURCE_ROOTS = ['app', 'lib', 'components', 'public', 'instrumentation.ts', 'next.config.ts', 'package.json', 'package-lock.json'];
+const SOURCE_ROOTS = ['app', 'lib', 'components', 'public', 'instrumentation.ts', 'next.config.mjs', 'package.json', 'package-lock.json'];
 
 /** The newest file under the sources the production build is made from (skips dotfiles and tests). */
 function newestSource(): { file: string; mtimeMs: number } | undefined {

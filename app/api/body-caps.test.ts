@@ -2,7 +2,7 @@
  * Every route that reads a body from someone not yet authenticated caps it before reading it: a
  * declared Content-Length over the cap is refused unread, and a body streamed without one is cut off
  * at the first chunk past the cap (the stream is not drained). Server actions: Next.js's own cap,
- * `serverActions.bodySizeLimit` in next.config.ts (e2e/security-headers.spec.ts).
+ * `serverActions.bodySizeLimit` in next.config.mjs (e2e/security-headers.spec.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { AUTH_MAX_BODY_BYTES } from '@/lib/auth/auth';

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 
-/** The mark: a rounded square in the brand colour with a lightning bolt (a charge), as in app/icon.svg. */
+/** The mark: a rounded square in the brand colour with a lightning bolt (a charge), as in public/icon.svg. */
 function LogoMark({ className = 'size-7' }: { className?: string }) {
   return (
     <svg viewBox="0 0 32 32" className={className} aria-hidden="true" focusable="false">

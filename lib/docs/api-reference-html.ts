@@ -8,7 +8,7 @@
  * styling library sets style attributes and injects style elements nonces do not cover), so this page
  * alone allows inline styles — never inline scripts. The page holds no secret and takes no input.
  */
-import { pageContentSecurityPolicy } from '@/lib/http/security-headers';
+import { pageContentSecurityPolicy } from '@/lib/http/security-headers.mjs';
 
 const REDOC_SCRIPT_PATH = '/docs/api/redoc.standalone.js';
 

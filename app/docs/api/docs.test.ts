@@ -3,10 +3,13 @@
  * allows no inline script or style without this response's nonce; the document gives it curl and Node
  * samples for every operation and a payload for every webhook event.
  */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '@/lib/api/openapi';
 import { WEBHOOK_EVENT_TYPES } from '@/lib/webhooks/event-types';
-import { GET as bundle } from './redoc.standalone.js/route';
+import { copyPublicAssets } from '@/scripts/public-assets.mjs';
 import { GET } from './route';
 
 const page = () => GET(new Request('http://localhost:3999/docs/api'));
@@ -36,13 +39,19 @@ describe('GET /docs/api', () => {
     expect(html).toContain(`"nonce":"${nonce}"`);
   });
 
-  it('serves the pinned Redoc bundle', async () => {
-    const res = await bundle();
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/javascript/);
-    const text = await res.text();
-    expect(text.length).toBeGreaterThan(500_000);
-    expect(text).toContain('Redoc');
+  it('the pinned Redoc bundle is copied into public/ (at build and dev start), and again only when it changed', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'public-assets-'));
+    try {
+      mkdirSync(path.join(root, 'node_modules'));
+      symlinkSync(path.resolve('node_modules/redoc'), path.join(root, 'node_modules/redoc'));
+      expect(copyPublicAssets(root)).toEqual(['public/docs/api/redoc.standalone.js']);
+      const text = readFileSync(path.join(root, 'public/docs/api/redoc.standalone.js'), 'utf8');
+      expect(text.length).toBeGreaterThan(500_000);
+      expect(text).toContain('Redoc');
+      expect(copyPublicAssets(root)).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('the document it renders has curl and Node samples on every operation and a payload per webhook event', () => {

@@ -1,7 +1,11 @@
-import type { NextConfig } from 'next';
-import { API_CONTENT_SECURITY_POLICY, staticSecurityHeaders } from './lib/http/security-headers';
+import { API_CONTENT_SECURITY_POLICY, staticSecurityHeaders } from './lib/http/security-headers.mjs';
+import { copyPublicAssets } from './scripts/public-assets.mjs';
 
-const nextConfig: NextConfig = {
+// Redoc's bundle into public/ (the API reference's script), at build and at dev start.
+copyPublicAssets();
+
+/** @type {import('next').NextConfig} */
+const nextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   // A self-contained server (.next/standalone/server.js) for the container image (Dockerfile).

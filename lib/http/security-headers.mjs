@@ -1,5 +1,6 @@
 /**
- * The browser-facing security headers (docs/security.md, "Browser"). Pure: next.config.ts sets the
+ * The browser-facing security headers (docs/security.md, "Browser"). Pure JavaScript, so next.config.mjs and
+ * proxy.ts share one policy (types: security-headers.d.mts). next.config.mjs sets the
  * static ones on every response, proxy.ts the page Content-Security-Policy with a fresh nonce.
  *
  * Framing: nothing embeds our pages. The SDK's `pay()` opens the checkout in a popup (ADR 0005) and
@@ -60,7 +61,11 @@ const PERMISSIONS_POLICY = [
 const HSTS = 'max-age=63072000; includeSubDomains';
 
 /** Headers for every response, pages, API and static files alike. HSTS only in production (browsers ignore it over http anyway). */
-export function staticSecurityHeaders({ isProduction }: { isProduction: boolean }): { key: string; value: string }[] {
+/**
+ * @param {{ isProduction: boolean }} options
+ * @returns {{ key: string, value: string }[]}
+ */
+export function staticSecurityHeaders({ isProduction }) {
   return [
     { key: 'X-Content-Type-Options', value: 'nosniff' },
     { key: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
@@ -79,15 +84,14 @@ export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 
  * Next.js's chunks); styles too, except in development, where the dev overlay injects its own.
  * Images may come from any https origin: merchants' logos and item images are theirs.
  */
-export function pageContentSecurityPolicy(options: {
-  nonce: string;
-  isDevelopment: boolean;
-  upgradeInsecureRequests: boolean;
-  /** A checkout page with WALLETCONNECT_PROJECT_ID set: WalletConnect's SDK must reach the relay and style its modal. */
-  walletConnect?: boolean;
-}): string {
+/**
+ * @param {import('./security-headers.d.mts').PageContentSecurityPolicyOptions} options
+ * @returns {string}
+ */
+export function pageContentSecurityPolicy(options) {
   const { nonce, isDevelopment } = options;
-  const extra = (origins: readonly string[]) => (options.walletConnect ? ` ${origins.join(' ')}` : '');
+  /** @param {readonly string[]} origins */
+  const extra = (origins) => (options.walletConnect ? ` ${origins.join(' ')}` : '');
   const directives = [
     "default-src 'self'",
     // React needs eval in development only, to rebuild server error stacks.
