@@ -4,8 +4,8 @@ import { headers } from 'next/headers';
 import { Logo } from '@/components/ui/logo';
 import { env } from '@/lib/env';
 import OnrampPage from './onramp/page';
-import type { SearchParams } from './onramp/onramp-params';
-import { rootShowsOnramp } from './onramp/root-shows-onramp';
+import type { SearchParams } from '@/lib/onramp/links/onramp-params';
+import { rootShowsOnramp } from '@/lib/onramp/links/root-shows-onramp';
 
 const WAYS_TO_PAY = [
   {

@@ -17,8 +17,8 @@ import { consumeOnrampRateLimit } from '@/lib/rate-limit/onramp-rate-limit';
 import { clientIpFrom } from '@/lib/http/client-ip';
 import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';
 import { listWallets } from '@/lib/wallets/list-wallets';
-import { cleanWalletLabel } from './onramp-params';
-import { onrampSiteOrigin } from './site-origin';
+import { cleanWalletLabel } from '@/lib/onramp/links/onramp-params';
+import { onrampSiteOrigin } from '@/lib/onramp/links/site-origin';
 
 const placeOrderSchema = z
   .object({

@@ -10,8 +10,8 @@ import { COUNTRY_COOKIE, countryFromRequest, countryOptions } from '@/lib/geo/co
 import { offeredProviders, type OfferedProvider } from '@/lib/onramp/registry/offered-providers';
 import { verifiedLinkMerchantName } from '@/lib/onramp/onramp-link-key';
 import { listWallets } from '@/lib/wallets/list-wallets';
-import { linkDestination } from './link-destination';
-import { onrampHref, parseOnrampParams, type SearchParams } from './onramp-params';
+import { linkDestination } from '@/lib/onramp/links/link-destination';
+import { onrampHref, parseOnrampParams, type SearchParams } from '@/lib/onramp/links/onramp-params';
 
 export const metadata: Metadata = { title: 'Buy crypto' };
 

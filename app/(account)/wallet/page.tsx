@@ -7,8 +7,8 @@ import { pinStatus } from '@/lib/accounts/pin';
 import { requireUser } from '@/lib/auth/session';
 import { formatUsd } from '@/lib/pricing/usd-value';
 import { loadWalletHome } from '@/lib/wallets/wallet-balances';
-import type { SearchParams } from '@/app/onramp/onramp-params';
-import { walletLinkToBuy } from './buy/buy-target';
+import type { SearchParams } from '@/lib/onramp/links/onramp-params';
+import { walletLinkToBuy } from '@/lib/onramp/links/buy-target';
 
 export const metadata: Metadata = { title: 'Wallet' };
 

@@ -1,9 +1,9 @@
 // /wallet/buy — the wallet's Buy screen: a redirect to the on-ramp with the same parameters.
 import { redirect } from 'next/navigation';
-import { ONRAMP_LINK_PARAMS, type SearchParams } from '@/app/onramp/onramp-params';
+import { ONRAMP_LINK_PARAMS, type SearchParams } from '@/lib/onramp/links/onramp-params';
 import { requireUser } from '@/lib/auth/session';
 import { listWallets } from '@/lib/wallets/list-wallets';
-import { buyTarget } from './buy-target';
+import { buyTarget } from '@/lib/onramp/links/buy-target';
 
 /**
  * A page, not a route handler: sign-in, sign-up and the PIN prompt return here through a server action's

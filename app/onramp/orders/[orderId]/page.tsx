@@ -6,7 +6,7 @@ import { getSessionUser } from '@/lib/auth/session';
 import { isIdOf } from '@/lib/ids';
 import { getOnrampOrderView } from '@/lib/onramp/orders/get-order';
 import { listWallets } from '@/lib/wallets/list-wallets';
-import { onrampHref } from '../../onramp-params';
+import { onrampHref } from '@/lib/onramp/links/onramp-params';
 
 // The link is the capability (like a receipt): keep it out of search engines and other sites' logs.
 export const metadata: Metadata = { title: 'Your order', robots: { index: false }, referrer: 'no-referrer' };

@@ -2,9 +2,9 @@
  * The wallet's Buy screen goes to the on-ramp (spec: "a 'Buy' screen of the wallet website, which
  * redirects to the checkout on-ramp address"), with the same query parameters. When the link names a
  * chain but no wallet, the user's own wallet for that chain is added. The on-ramp validates everything
- * itself (app/onramp/onramp-params.ts): values are passed on as given, never corrected here.
+ * itself (lib/onramp/links/onramp-params.ts): values are passed on as given, never corrected here.
  */
-import { hasOnrampLinkParams, ONRAMP_LINK_PARAMS, type SearchParams } from '@/app/onramp/onramp-params';
+import { hasOnrampLinkParams, ONRAMP_LINK_PARAMS, type SearchParams } from '@/lib/onramp/links/onramp-params';
 import { CHAINS, isChainName, type ChainFamily } from '@/lib/chains/registry';
 
 export function buyTarget(query: URLSearchParams, ownWallets: readonly { family: ChainFamily; address: string }[]): string {
