@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { cookies, headers } from 'next/headers';
-import type { OnrampDestination } from '@/components/onramp/destination';
+import type { OnrampDestination } from '@/lib/onramp/links/destination';
 import { OnrampForm, type OnrampChainOption } from '@/components/onramp/onramp-form';
 import { LocationSelector } from '@/components/location/location-selector';
 import { getSessionUser } from '@/lib/auth/session';

@@ -4,7 +4,7 @@
  * says. Any other address is an external wallet, and its label is the merchant's word: verified only
  * when the link carries a valid signature of that merchant (`verifiedBy`).
  */
-import type { OnrampDestination } from '@/components/onramp/destination';
+import type { OnrampDestination } from '@/lib/onramp/links/destination';
 import type { ChainFamily } from '@/lib/chains/registry';
 
 export function linkDestination(input: {
