@@ -4,13 +4,13 @@
  * link's wallet, or the signed-in buyer's own wallet — never an address the browser claims is "own"),
  * and places the order with the domain verb. Errors come back as `{ error }` for the page to show.
  */
-import { cookies, headers } from 'next/headers';
+import { headers } from 'next/headers';
 import { z } from 'zod';
 import { actionError } from '@/lib/action-error';
 import { getSessionUser } from '@/lib/auth/session';
 import { CHAIN_NAMES, CHAINS } from '@/lib/chains/registry';
 import { env } from '@/lib/env';
-import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
+import { requestCountry } from '@/lib/geo/request-country';
 import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
 import { placeOnrampOrder } from '@/lib/onramp/orders/place-order';
 import { consumeOnrampRateLimit } from '@/lib/rate-limit/onramp-rate-limit';
@@ -49,7 +49,7 @@ export async function placeOnrampOrderAction(input: PlaceOrderInput): Promise<Pl
     return { error: { code: 'invalid_request', message: issue.message, details: { param: issue.path.join('.') } } };
   }
   const order = parsed.data;
-  const [user, requestHeaders, cookieJar] = await Promise.all([getSessionUser(), headers(), cookies()]);
+  const [user, requestHeaders] = await Promise.all([getSessionUser(), headers()]);
 
   let walletAddress = order.wallet;
   if (!walletAddress) {
@@ -68,7 +68,7 @@ export async function placeOnrampOrderAction(input: PlaceOrderInput): Promise<Pl
       userId: user?.id ?? null,
       providerId: order.providerId,
       paymentMethod: order.paymentMethod,
-      country: countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value).country,
+      country: (await requestCountry()).country,
       chain: order.chain,
       tokenSymbol: order.tokenSymbol,
       walletAddress,

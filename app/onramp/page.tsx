@@ -1,12 +1,12 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { cookies, headers } from 'next/headers';
 import type { OnrampDestination } from '@/lib/onramp/links/destination';
 import { OnrampForm, type OnrampChainOption } from '@/components/onramp/onramp-form';
 import { LocationSelector } from '@/components/location/location-selector';
 import { getSessionUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
-import { COUNTRY_COOKIE, countryFromRequest, countryOptions } from '@/lib/geo/country';
+import { countryOptions } from '@/lib/geo/country';
+import { requestCountry } from '@/lib/geo/request-country';
 import { offeredProviders, type OfferedProvider } from '@/lib/onramp/registry/offered-providers';
 import { verifiedLinkMerchantName } from '@/lib/onramp/onramp-link-key';
 import { listWallets } from '@/lib/wallets/list-wallets';
@@ -23,8 +23,8 @@ export const metadata: Metadata = { title: 'Buy crypto' };
 export default async function OnrampPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const query = await searchParams;
   const params = parseOnrampParams(query);
-  const [requestHeaders, cookieJar, user] = await Promise.all([headers(), cookies(), getSessionUser().catch(() => undefined)]);
-  const { country } = countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value);
+  const user = await getSessionUser().catch(() => undefined);
+  const { country } = await requestCountry();
   const countries = countryOptions();
   const countryName = countries.find((c) => c.code === country)?.name ?? country;
   const restricted = params.chains.length === 1 ? params.chains[0] : undefined;

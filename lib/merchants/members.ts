@@ -29,7 +29,7 @@ import { sendEmail } from '@/lib/notifications/send-email';
 import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
 import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
 import { notifyOwners } from './notify-owners';
-import { authorizeMember, type AuthorizedMember } from './permissions';
+import { authorizeMember, mayTouchSeat, type AuthorizedMember } from './permissions';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
 
@@ -68,7 +68,7 @@ function parseRole(role: string): MemberRole {
 }
 
 function requireOwnerFor(actor: AuthorizedMember, role: MemberRole, what: string): void {
-  if (role === 'owner' && actor.role !== 'owner') throw new AppError('forbidden', `Only an owner can ${what} an owner.`);
+  if (!mayTouchSeat(actor.role, role)) throw new AppError('forbidden', `Only an owner can ${what} an owner.`);
 }
 
 export async function listMembers(input: Actor, now = new Date()): Promise<{ members: MemberListing[]; invitations: InvitationListing[] }> {

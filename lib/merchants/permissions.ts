@@ -10,7 +10,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
-import { merchantMembers, merchants, type Merchant, type MemberRole } from '@/lib/db/schema';
+import { MEMBER_ROLES, merchantMembers, merchants, type Merchant, type MemberRole } from '@/lib/db/schema';
 
 export type { MemberRole };
 import { AppError } from '@/lib/errors';
@@ -34,6 +34,22 @@ export type Permission = keyof typeof PERMISSIONS;
 
 export function roleAllows(role: MemberRole, permission: Permission): boolean {
   return (PERMISSIONS[permission] as readonly MemberRole[]).includes(role);
+}
+
+/** Only an owner seats, unseats or removes an owner; admins manage every other seat. */
+export function mayTouchSeat(actorRole: MemberRole, seat: MemberRole): boolean {
+  return seat !== 'owner' || actorRole === 'owner';
+}
+
+/** The roles this member may invite someone to or give someone (none without `members.manage`). */
+export function assignableRoles(actorRole: MemberRole): MemberRole[] {
+  if (!roleAllows(actorRole, 'members.manage')) return [];
+  return MEMBER_ROLES.filter((role) => mayTouchSeat(actorRole, role));
+}
+
+/** Whether this member may change or remove a member holding `memberRole`. */
+export function canManageMember(actorRole: MemberRole, memberRole: MemberRole): boolean {
+  return roleAllows(actorRole, 'members.manage') && mayTouchSeat(actorRole, memberRole);
 }
 
 export interface AuthorizedMember {

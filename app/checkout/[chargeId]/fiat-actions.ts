@@ -1,9 +1,9 @@
 'use server';
-import { cookies, headers } from 'next/headers';
+import { headers } from 'next/headers';
 import { z } from 'zod';
 import { getSessionUser } from '@/lib/auth/session';
 import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
-import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
+import { requestCountry } from '@/lib/geo/request-country';
 import { actionError } from '@/lib/action-error';
 import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
 import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
@@ -31,8 +31,8 @@ export async function payWithFiatAction(_state: FiatPayState, form: FormData): P
     buyMinimum: form.get('buyMinimum') ?? undefined,
   });
   if (!parsed.success) return { error: { code: 'invalid_request', message: 'Choose a provider and a payment method.' } };
-  const [requestHeaders, cookieJar, user] = await Promise.all([headers(), cookies(), getSessionUser().catch(() => undefined)]);
-  const { country } = countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value);
+  const [requestHeaders, user] = await Promise.all([headers(), getSessionUser().catch(() => undefined)]);
+  const { country } = await requestCountry();
   const popupOrigin = checkoutPopupOrigin('popup', parsed.data.popupOrigin);
   try {
     await consumeOnrampRateLimit('orders', clientIpFrom(requestHeaders));

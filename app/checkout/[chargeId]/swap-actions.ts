@@ -1,11 +1,11 @@
 'use server';
 // Server actions of the checkout's swap on-ramp panel (components/checkout/swap-onramp-panel.tsx):
 // each parses its input, takes identity and location from the session and request, calls one lib/swap verb.
-import { cookies, headers } from 'next/headers';
+import { headers } from 'next/headers';
 import { getSessionUser, requireUserForAction } from '@/lib/auth/session';
 import { actionError as toActionError } from '@/lib/action-error';
 import { complianceCountryFrom } from '@/lib/geo/compliance-country';
-import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
+import { requestCountry } from '@/lib/geo/request-country';
 import { FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 import { consumeOnrampRateLimit } from '@/lib/rate-limit/onramp-rate-limit';
 import { clientIpFrom } from '@/lib/http/client-ip';
@@ -39,9 +39,9 @@ async function run<T>(work: () => Promise<T>): Promise<ActionResult<T>> {
  * picks providers, and the server-side one the compliance rules use (never the buyer's selector).
  */
 async function requestLocation(): Promise<{ country: string; complianceCountry: string | null }> {
-  const [requestHeaders, cookieJar] = await Promise.all([headers(), cookies()]);
+  const requestHeaders = await headers();
   return {
-    country: countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value).country,
+    country: (await requestCountry()).country,
     complianceCountry: complianceCountryFrom(requestHeaders),
   };
 }

@@ -1,18 +1,18 @@
 import type { Metadata } from 'next';
-import { cookies, headers } from 'next/headers';
 import { LinkPhoneForm, UnlinkPhoneForm } from '@/components/account/phone-forms';
 import { Notice } from '@/components/ui/card';
 import { phoneLinkingEnabled } from '@/lib/accounts/phone-linking-enabled';
 import { requireUser } from '@/lib/auth/session';
-import { COUNTRY_COOKIE, countryFromRequest, countryOptions } from '@/lib/geo/country';
+import { countryOptions } from '@/lib/geo/country';
+import { requestCountry } from '@/lib/geo/request-country';
 
 export const metadata: Metadata = { title: 'Phone' };
 
 export default async function PhonePage({ searchParams }: { searchParams: Promise<{ linked?: string; unlinked?: string }> }) {
   const user = await requireUser({ returnTo: '/account/phone' });
-  const [params, requestHeaders, cookieJar] = await Promise.all([searchParams, headers(), cookies()]);
+  const params = await searchParams;
   // The country the number is dialled in when it has no +code: where the user appears to be, changeable.
-  const { country } = countryFromRequest(requestHeaders, cookieJar.get(COUNTRY_COOKIE)?.value);
+  const { country } = await requestCountry();
   return (
     <section className="max-w-md">
       <h1 className="text-2xl font-semibold">Phone</h1>

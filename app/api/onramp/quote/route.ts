@@ -4,7 +4,7 @@ import { parseOrThrow } from '@/lib/api/parse';
 import { ok } from '@/lib/http/response-envelope';
 import { withPublic } from '@/lib/api/with-public';
 import { CHAIN_NAMES } from '@/lib/chains/registry';
-import { COUNTRY_COOKIE, countryFromRequest } from '@/lib/geo/country';
+import { requestCountry } from '@/lib/geo/request-country';
 import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
 import { quoteOnramp } from '@/lib/onramp/quote-onramp';
 import { consumeOnrampRateLimit } from '@/lib/rate-limit/onramp-rate-limit';
@@ -21,18 +21,10 @@ const querySchema = z.object({
   amount: z.string().trim().min(1).max(64),
 });
 
-function cookieValue(request: Request, name: string): string | undefined {
-  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(value.join('='));
-  }
-  return undefined;
-}
-
 export const GET = withPublic(async (request) => {
   const query = parseOrThrow(querySchema, Object.fromEntries(new URL(request.url).searchParams));
   // The same country the page showed: the buyer's pick (cookie), else the request's geolocation.
-  const { country } = countryFromRequest(request.headers, cookieValue(request, COUNTRY_COOKIE));
+  const { country } = await requestCountry(request);
   await consumeOnrampRateLimit('quotes', clientIpFrom(request.headers));
   const quote = await quoteOnramp({
     providerId: query.provider,

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { readAuditLog } from '@/lib/merchants/read-audit-log';
+import { roleAllows } from '@/lib/merchants/permissions';
 import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Audit log' };
@@ -7,7 +8,7 @@ export const metadata: Metadata = { title: 'Audit log' };
 /** Every mutating dashboard action, newest first. Owners only (checked on the server). */
 export default async function AuditLogPage() {
   const { user, membership } = await requireMember({ returnTo: '/dashboard/settings/audit-log' });
-  if (membership.role !== 'owner') {
+  if (!roleAllows(membership.role, 'audit_log.view')) {
     return (
       <main className="mx-auto max-w-5xl px-4 py-8">
         <h1 className="text-xl font-semibold">Audit log</h1>

@@ -1,8 +1,7 @@
 import type { Metadata } from 'next';
 import { InvitationRow, InviteMemberForm, MemberRow } from '@/components/dashboard/members';
-import { MEMBER_ROLES } from '@/lib/db/schema';
 import { listMembers } from '@/lib/merchants/members';
-import { roleAllows } from '@/lib/merchants/permissions';
+import { assignableRoles, canManageMember, roleAllows } from '@/lib/merchants/permissions';
 import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'Members' };
@@ -11,8 +10,7 @@ export default async function MembersPage() {
   const { user, membership } = await requireMember({ returnTo: '/dashboard/settings/members' });
   const { members, invitations } = await listMembers({ userId: user.id, merchantId: membership.merchant.id });
   const canManage = roleAllows(membership.role, 'members.manage');
-  // Admins manage everyone but owners; only owners hand out the owner role.
-  const assignable = MEMBER_ROLES.filter((role) => role !== 'owner' || membership.role === 'owner');
+  const assignable = assignableRoles(membership.role);
   return (
     <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
       <div>
@@ -41,7 +39,7 @@ export default async function MembersPage() {
                 email={member.email ?? member.userId}
                 role={member.role}
                 isYou={member.userId === user.id}
-                canManage={canManage && (member.role !== 'owner' || membership.role === 'owner')}
+                canManage={canManageMember(membership.role, member.role)}
                 roles={assignable}
               />
             ))}
