@@ -10,17 +10,17 @@ import { z } from 'zod';
 import { completeEmailSignIn, completeEmailSignUp, startEmailSignIn, startEmailSignUp } from '@/lib/accounts/email-sign-up';
 import { emailSchema } from '@/lib/accounts/email';
 import { issueSiweNonce, signInWithEthereum } from '@/lib/accounts/ethereum-sign-in';
-import { hasPin } from '@/lib/accounts/pin';
 import { completeEmailVerification, startEmailVerification } from '@/lib/accounts/verify-email';
 import { signIn, signOut } from '@/lib/auth/auth';
 import { formError, type FormState } from '@/lib/auth/form-state';
 import { consumeAuthRateLimit, forgiveAuthRateLimit } from '@/lib/rate-limit/auth-rate-limit';
 import { safeReturnPath } from '@/lib/auth/return-path';
+import { signInDestination } from '@/lib/auth/sign-in-destination';
 import { createSignInTicket } from '@/lib/auth/sign-in-ticket';
 import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
 import { getSecondFactorPendingUserId, getSessionUser, requireUserForAction } from '@/lib/auth/session';
 import { passkeyAssertionOptions } from '@/lib/accounts/two-factor/passkeys';
-import { hasSecondFactor, verifySecondFactor } from '@/lib/accounts/two-factor/second-factor';
+import { verifySecondFactor } from '@/lib/accounts/two-factor/second-factor';
 import { actionResult, type ActionResult } from '@/lib/action-error';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
@@ -112,9 +112,7 @@ export async function confirmSignInCode(_state: FormState, form: FormData): Prom
     const { userId } = await completeEmailSignIn({ email, code });
     await forgiveAuthRateLimit({ ip, address: email });
     ticket = createSignInTicket(userId);
-    // Spec rule 5: after the first login the user is prompted to set a PIN.
-    if (!(await hasPin(userId))) redirectTo = `/account/pin?next=${encodeURIComponent(redirectTo)}`;
-    if (await hasSecondFactor(userId)) redirectTo = `/signin/two-factor?callbackUrl=${encodeURIComponent(redirectTo)}`;
+    redirectTo = await signInDestination({ userId, emailVerified: true, returnTo: redirectTo });
   } catch (error) {
     return formError(error, values);
   }
@@ -152,11 +150,8 @@ export async function signInWithSiwe(input: { message: string; signature: string
     await consumeAuthRateLimit({ ip: await clientIp() });
     const { userId } = await signInWithEthereum({ ...input, domain: appUrl.host, origin: appUrl.origin });
     await signIn('ticket', { ticket: createSignInTicket(userId), redirect: false });
-    // The second factor first, if the account has one; an Ethereum account then verifies an e-mail
-    // before anything else (spec rule 2).
-    if (await hasSecondFactor(userId)) return { redirectTo: '/signin/two-factor' };
     const user = await getSessionUser().catch(() => undefined);
-    return { redirectTo: user?.emailVerifiedAt ? '/wallet' : '/verify-email' };
+    return { redirectTo: await signInDestination({ userId, emailVerified: Boolean(user?.emailVerifiedAt), returnTo: '/wallet' }) };
   });
 }
 
