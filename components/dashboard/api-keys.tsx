@@ -13,6 +13,7 @@ import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import { StepUpFields } from '@/components/account/step-up-fields';
 import type { ApiKeyListing } from '@/lib/api-keys/manage-api-keys';
+import { DataTable } from '@/components/ui/data-table';
 
 const dateTime = (value: Date | null) =>
   value ? new Date(value).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC' : 'never';
@@ -87,26 +88,22 @@ export function ApiKeysTable({ keys, canManage }: { keys: ApiKeyListing[]; canMa
           {revoked.notice}
         </p>
       )}
-      <div className="relative overflow-x-auto">
-        <table className="w-full min-w-[36rem] text-left text-sm" data-testid="api-keys">
-          <thead className="text-slate-500">
-            <tr>
-              <th className="py-2 font-medium">Name</th>
-              <th className="py-2 font-medium">Key</th>
-              <th className="hidden py-2 font-medium sm:table-cell">Created</th>
-              <th className="py-2 font-medium">Last used</th>
-              <th className="py-2 font-medium">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {keys.map((key) => (
-              <ApiKeyRow key={key.id} apiKey={key} canManage={canManage} roll={roll} revoke={revoke} busy={rolling || revoking} />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        columns={[
+          { label: 'Name' },
+          { label: 'Key' },
+          { label: 'Created', className: 'hidden py-2 font-medium sm:table-cell' },
+          { label: 'Last used' },
+          { label: 'Actions', srOnly: true },
+        ]}
+        label="API keys"
+        minWidthClass="min-w-[36rem]"
+        testId="api-keys"
+      >
+        {keys.map((key) => (
+          <ApiKeyRow key={key.id} apiKey={key} canManage={canManage} roll={roll} revoke={revoke} busy={rolling || revoking} />
+        ))}
+      </DataTable>
     </div>
   );
 }

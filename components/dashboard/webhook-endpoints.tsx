@@ -88,77 +88,73 @@ export function DeliveryLog({
 }) {
   if (deliveries.length === 0) return <p className="text-sm text-slate-600">Nothing sent to this endpoint yet.</p>;
   return (
-    <div className="relative overflow-x-auto">
-      <table className="w-full min-w-[60rem] text-left text-sm" data-testid="webhook-deliveries">
-        <thead className="text-slate-500">
-          <tr>
-            <th className="py-2 pr-2 font-medium">Sent</th>
-            <th className="py-2 pr-2 font-medium">Event</th>
-            <th className="py-2 pr-2 font-medium">Attempt</th>
-            <th className="py-2 pr-2 font-medium">Status</th>
-            <th className="py-2 pr-2 font-medium">Response</th>
-            <th className="py-2 pr-2 font-medium">Duration</th>
-            <th className="py-2 pr-2 font-medium">Next retry</th>
-            <th className="py-2 font-medium">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {deliveries.map((delivery) => (
-            <tr
-              key={delivery.id}
-              data-testid="delivery-row"
-              data-event-type={delivery.eventType}
-              data-status={delivery.status}
-              data-response-status={delivery.responseStatus ?? ''}
+    <DataTable
+      columns={[
+        { label: 'Sent', className: 'py-2 pr-2 font-medium' },
+        { label: 'Event', className: 'py-2 pr-2 font-medium' },
+        { label: 'Attempt', className: 'py-2 pr-2 font-medium' },
+        { label: 'Status', className: 'py-2 pr-2 font-medium' },
+        { label: 'Response', className: 'py-2 pr-2 font-medium' },
+        { label: 'Duration', className: 'py-2 pr-2 font-medium' },
+        { label: 'Next retry', className: 'py-2 pr-2 font-medium' },
+        { label: 'Actions', srOnly: true },
+      ]}
+      label="Deliveries to this endpoint"
+      minWidthClass="min-w-[60rem]"
+      testId="webhook-deliveries"
+    >
+      {deliveries.map((delivery) => (
+        <tr
+          key={delivery.id}
+          data-testid="delivery-row"
+          data-event-type={delivery.eventType}
+          data-status={delivery.status}
+          data-response-status={delivery.responseStatus ?? ''}
+        >
+          <td className="py-3 pr-2 align-top text-xs text-slate-600">{dateTime(delivery.attemptedAt ?? delivery.scheduledAt)}</td>
+          <td className="py-3 pr-2 align-top">
+            <p className="font-mono text-xs">{delivery.eventType}</p>
+            <Link
+              href={logHref({ event: delivery.eventId })}
+              className="font-mono text-xs text-brand-700 underline"
+              title="This event's attempts only"
             >
-              <td className="py-3 pr-2 align-top text-xs text-slate-600">{dateTime(delivery.attemptedAt ?? delivery.scheduledAt)}</td>
-              <td className="py-3 pr-2 align-top">
-                <p className="font-mono text-xs">{delivery.eventType}</p>
-                <Link
-                  href={logHref({ event: delivery.eventId })}
-                  className="font-mono text-xs text-brand-700 underline"
-                  title="This event's attempts only"
-                >
-                  {delivery.eventId}
-                </Link>
-              </td>
-              <td className="py-3 pr-2 align-top">{delivery.attempt}</td>
-              <td className={`py-3 pr-2 align-top font-medium ${STATUS_STYLES[delivery.status]}`} data-testid="delivery-status">
-                {delivery.status}
-                {delivery.errorCode && <p className="font-mono text-xs font-normal text-slate-500">{delivery.errorCode}</p>}
-              </td>
-              <td className="max-w-xs py-3 pr-2 align-top">
-                <p className="font-mono text-xs" data-testid="delivery-response-status">
-                  {delivery.responseStatus ?? '—'}
-                </p>
-                {delivery.responseBody && (
-                  <p className="truncate font-mono text-xs text-slate-500" title={delivery.responseBody}>
-                    {delivery.responseBody.slice(0, BODY_PREVIEW_CHARS)}
-                  </p>
-                )}
-                <details className="text-xs">
-                  <summary className="cursor-pointer text-brand-700">Request and response</summary>
-                  <p className="mt-1 font-medium">Request body (POST)</p>
-                  <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2">{delivery.requestBody}</pre>
-                  <p className="mt-1 font-medium">Response (first 2 KiB)</p>
-                  <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2">
-                    {delivery.responseBody ?? delivery.errorMessage ?? '—'}
-                  </pre>
-                </details>
-              </td>
-              <td className="py-3 pr-2 align-top text-xs">{delivery.durationMs === null ? '—' : `${delivery.durationMs} ms`}</td>
-              <td className="py-3 pr-2 align-top text-xs text-slate-600">{dateTime(delivery.nextAttemptAt)}</td>
-              <td className="py-3 align-top">
-                {canResend && delivery.status !== 'held' && delivery.status !== 'pending' && delivery.status !== 'sending' && (
-                  <ResendButton endpointId={endpointId} eventId={delivery.eventId} />
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+              {delivery.eventId}
+            </Link>
+          </td>
+          <td className="py-3 pr-2 align-top">{delivery.attempt}</td>
+          <td className={`py-3 pr-2 align-top font-medium ${STATUS_STYLES[delivery.status]}`} data-testid="delivery-status">
+            {delivery.status}
+            {delivery.errorCode && <p className="font-mono text-xs font-normal text-slate-500">{delivery.errorCode}</p>}
+          </td>
+          <td className="max-w-xs py-3 pr-2 align-top">
+            <p className="font-mono text-xs" data-testid="delivery-response-status">
+              {delivery.responseStatus ?? '—'}
+            </p>
+            {delivery.responseBody && (
+              <p className="truncate font-mono text-xs text-slate-500" title={delivery.responseBody}>
+                {delivery.responseBody.slice(0, BODY_PREVIEW_CHARS)}
+              </p>
+            )}
+            <details className="text-xs">
+              <summary className="cursor-pointer text-brand-700">Request and response</summary>
+              <p className="mt-1 font-medium">Request body (POST)</p>
+              <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2">{delivery.requestBody}</pre>
+              <p className="mt-1 font-medium">Response (first 2 KiB)</p>
+              <pre className="max-h-48 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-50 p-2">
+                {delivery.responseBody ?? delivery.errorMessage ?? '—'}
+              </pre>
+            </details>
+          </td>
+          <td className="py-3 pr-2 align-top text-xs">{delivery.durationMs === null ? '—' : `${delivery.durationMs} ms`}</td>
+          <td className="py-3 pr-2 align-top text-xs text-slate-600">{dateTime(delivery.nextAttemptAt)}</td>
+          <td className="py-3 align-top">
+            {canResend && delivery.status !== 'held' && delivery.status !== 'pending' && delivery.status !== 'sending' && (
+              <ResendButton endpointId={endpointId} eventId={delivery.eventId} />
+            )}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

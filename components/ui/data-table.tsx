@@ -4,6 +4,8 @@ export interface DataTableColumn {
   label: string;
   /** The header cell's classes, when not the default `py-2 font-medium` (alignment, padding). */
   className?: string;
+  /** Read to screen readers only (a column of buttons: "Actions"). */
+  srOnly?: boolean;
 }
 
 /**
@@ -35,7 +37,7 @@ export function DataTable({
           <tr>
             {columns.map((column) => (
               <th key={column.label} className={column.className ?? 'py-2 font-medium'}>
-                {column.label}
+                {column.srOnly ? <span className="sr-only">{column.label}</span> : column.label}
               </th>
             ))}
           </tr>

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { readAuditLog } from '@/lib/merchants/read-audit-log';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { requireMember } from '@/lib/merchants/require-member';
+import { DataTable } from '@/components/ui/data-table';
 
 export const metadata: Metadata = { title: 'Audit log' };
 
@@ -20,16 +21,19 @@ export default async function AuditLogPage() {
   return (
     <main className="mx-auto max-w-5xl px-4 py-8">
       <h1 className="text-xl font-semibold">Audit log</h1>
-      <table className="mt-4 w-full text-left text-sm" data-testid="audit-log">
-        <thead className="text-slate-500">
-          <tr>
-            <th className="py-2 font-medium">When (UTC)</th>
-            <th className="py-2 font-medium">Who</th>
-            <th className="py-2 font-medium">Action</th>
-            <th className="hidden py-2 font-medium sm:table-cell">Details</th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
+      <div className="mt-4">
+        <DataTable
+          columns={[
+            { label: 'When (UTC)' },
+            { label: 'Who' },
+            { label: 'Action' },
+            { label: 'Details', className: 'hidden py-2 font-medium sm:table-cell' },
+          ]}
+          label="Audit log entries"
+          minWidthClass=""
+          testId="audit-log"
+          relative={false}
+        >
           {entries.map((entry) => (
             <tr key={entry.id} data-testid="audit-entry">
               <td className="py-2 font-mono text-xs">{entry.createdAt.toISOString().replace('T', ' ').slice(0, 19)}</td>
@@ -44,8 +48,8 @@ export default async function AuditLogPage() {
               </td>
             </tr>
           ))}
-        </tbody>
-      </table>
+        </DataTable>
+      </div>
     </main>
   );
 }

@@ -3,6 +3,7 @@ import { InvitationRow, InviteMemberForm, MemberRow } from '@/components/dashboa
 import { listMembers } from '@/lib/merchants/members';
 import { assignableRoles, canManageMember, roleAllows } from '@/lib/merchants/permissions';
 import { requireMember } from '@/lib/merchants/require-member';
+import { DataTable } from '@/components/ui/data-table';
 
 export const metadata: Metadata = { title: 'Members' };
 
@@ -20,42 +21,34 @@ export default async function MembersPage() {
           viewers read. A merchant always keeps at least one owner.
         </p>
       </div>
-      <div className="relative overflow-x-auto">
-        <table className="w-full min-w-[32rem] text-left text-sm" data-testid="members">
-          <thead className="text-slate-500">
-            <tr>
-              <th className="py-2 font-medium">Member</th>
-              <th className="py-2 font-medium">Role</th>
-              <th className="py-2 font-medium">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {members.map((member) => (
-              <MemberRow
-                key={member.userId}
-                userId={member.userId}
-                email={member.email ?? member.userId}
-                role={member.role}
-                isYou={member.userId === user.id}
-                canManage={canManageMember(membership.role, member.role)}
-                roles={assignable}
-              />
-            ))}
-            {invitations.map((invitation) => (
-              <InvitationRow
-                key={invitation.id}
-                id={invitation.id}
-                email={invitation.email}
-                role={invitation.role}
-                expiresAt={invitation.expiresAt.toISOString().slice(0, 10)}
-                canManage={canManage}
-              />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        columns={[{ label: 'Member' }, { label: 'Role' }, { label: 'Actions', srOnly: true }]}
+        label="Members and invitations"
+        minWidthClass="min-w-[32rem]"
+        testId="members"
+      >
+        {members.map((member) => (
+          <MemberRow
+            key={member.userId}
+            userId={member.userId}
+            email={member.email ?? member.userId}
+            role={member.role}
+            isYou={member.userId === user.id}
+            canManage={canManageMember(membership.role, member.role)}
+            roles={assignable}
+          />
+        ))}
+        {invitations.map((invitation) => (
+          <InvitationRow
+            key={invitation.id}
+            id={invitation.id}
+            email={invitation.email}
+            role={invitation.role}
+            expiresAt={invitation.expiresAt.toISOString().slice(0, 10)}
+            canManage={canManage}
+          />
+        ))}
+      </DataTable>
       {canManage ? (
         <InviteMemberForm roles={assignable} />
       ) : (
