@@ -7,6 +7,10 @@
  * (x-request-id always, Retry-After on 429, Idempotent-Replayed on a replayed POST), which error codes
  * it can return (from the closed ErrorCode enum: ERROR_STATUS in lib/errors.ts), and carries examples
  * and code samples (curl, @chargeport/node, @chargeport/web).
+ *
+ * This file assembles the document: security schemes, shared headers, each resource's paths
+ * (lib/api/openapi/register-*-paths.ts, built from the blocks of lib/api/openapi/operation.ts), the
+ * webhook events, then info, servers and tags.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { apiDescription } from './openapi/api-description';
@@ -36,6 +40,12 @@ export function buildOpenApiDocument(serverUrl: string) {
     description:
       'A publishable key, `cp_pub_test_…` or `cp_pub_live_…`: safe in a browser, it may only create charges paid to the merchant and read them.',
   });
+  registry.registerComponent('securitySchemes', 'ChargeportOAuth', {
+    type: 'openIdConnect',
+    openIdConnectUrl: `${serverUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`,
+    description:
+      'An access token from "Sign in with Chargeport" (authorization code with PKCE, or the device flow), sent as `Authorization: Bearer <token>`.',
+  });
   registry.registerComponent('headers', 'RequestId', {
     description: 'The id of this request (also in error messages of 500s): quote it to support.',
     required: true,
@@ -51,14 +61,15 @@ export function buildOpenApiDocument(serverUrl: string) {
     schema: { type: 'string', enum: ['true'], example: 'true' },
   });
 
+  // The paths in the document's order (each resource's file in ./openapi/ beside this one), then the webhook events.
   registerChargePaths(registry);
   registerRefundPaths(registry);
   registerWebhookEndpointPaths(registry);
   registerEventPaths(registry);
   registerTestHelperPaths(registry);
   registerHealthPaths(registry);
+  registerOAuthPaths(registry);
   registerWebhooks(registry);
-  registerOAuthPaths(registry, serverUrl);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',

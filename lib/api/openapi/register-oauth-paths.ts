@@ -1,3 +1,4 @@
+/** The in-app API an app calls with a "Sign in with Chargeport" access token: balances and payment requests. */
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { createPaymentRequestSchema, paymentRequestSchema } from '@/lib/oauth/schemas';
@@ -9,13 +10,7 @@ const POLYGON_USDC_EXAMPLE = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
  * What an app calls with a "Sign in with Chargeport" access token (Authorization: Bearer), not an API
  * key: the user's balances and in-app pay. The OpenID endpoints themselves are described by discovery.
  */
-export function registerOAuthPaths(registry: OpenAPIRegistry, serverUrl: string) {
-  registry.registerComponent('securitySchemes', 'ChargeportOAuth', {
-    type: 'openIdConnect',
-    openIdConnectUrl: `${serverUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`,
-    description:
-      'An access token from "Sign in with Chargeport" (authorization code with PKCE, or the device flow), sent as `Authorization: Bearer <token>`.',
-  });
+export function registerOAuthPaths(registry: OpenAPIRegistry) {
   const TOKEN_ERRORS = ['invalid_access_token', 'insufficient_scope', 'rate_limited', 'internal_error'] as const;
   const walletHome = z
     .object({
