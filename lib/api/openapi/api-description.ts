@@ -6,7 +6,7 @@ export function apiDescription(): string {
 
 # Authentication
 
-Send your API key in the \`x-api-key\` header. **Secret keys** (\`cp_test_…\`, \`cp_live_…\`) are for your server and can call every operation. **Publishable keys** (\`cp_pub_test_…\`, \`cp_pub_live_…\`) are safe in a browser and may only create charges paid to you and read them (\`createCharge\`, \`getCharge\`). The key decides the mode: a test key sees and makes only test charges (on test networks, no real money), a live key only live ones.
+Send your API key in the \`x-api-key\` header. **Secret keys** (\`cp_test_…\`, \`cp_live_…\`) are for your server and can call every operation. **Publishable keys** (\`cp_pub_test_…\`, \`cp_pub_live_…\`) are safe in a browser and may only create charges paid to you and read them (\`createCharge\`, \`getCharge\`), from the origins the key allows (others get \`403 origin_not_allowed\`). The key decides the mode: a test key sees and makes only test charges (on test networks, no real money), a live key only live ones.
 
 # Responses and errors
 

@@ -24,7 +24,9 @@ export const SECRET: Security = [{ SecretKey: [] }];
 export const SECRET_OR_PUBLISHABLE: Security = [{ SecretKey: [] }, { PublishableKey: [] }];
 export const NO_AUTH: Security = [];
 
-export const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'rate_limited', 'internal_error'] as const;
+const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'rate_limited', 'internal_error'] as const;
+/** Routes a publishable key may call: from a browser origin the key does not allow, origin_not_allowed. */
+export const PUBLISHABLE_KEY_ERRORS = [...AUTH_ERRORS, 'origin_not_allowed'] as const;
 /** Routes only secret keys may call: a publishable key is key_not_permitted. */
 export const SECRET_KEY_ERRORS = [...AUTH_ERRORS, 'key_not_permitted'] as const;
 export const BODY_ERRORS = ['invalid_request', 'invalid_json', 'payload_too_large', 'unsupported_media_type'] as const;
@@ -78,6 +80,11 @@ const ERROR_EXAMPLES: Partial<Record<ErrorCode, { code: ErrorCode; message: stri
   key_not_permitted: {
     code: 'key_not_permitted',
     message: 'Publishable keys can only create and read charges. Use a secret key from your server.',
+  },
+  origin_not_allowed: {
+    code: 'origin_not_allowed',
+    message:
+      "This publishable key may not be used from https://attacker.example. Add the origin to the key's allowed origins in the dashboard (Settings → API Keys).",
   },
   not_found: { code: 'not_found', message: 'No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key.' },
   unsupported_chain: {

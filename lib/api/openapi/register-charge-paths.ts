@@ -15,9 +15,9 @@ import {
   exampleUsdPricedRequest,
 } from '../openapi-examples';
 import {
-  AUTH_ERRORS,
   BODY_ERRORS,
   NODE_CLIENT,
+  PUBLISHABLE_KEY_ERRORS,
   SECRET,
   SECRET_KEY_ERRORS,
   SECRET_OR_PUBLISHABLE,
@@ -39,7 +39,7 @@ export function registerChargePaths(registry: OpenAPIRegistry) {
       tags: [TAGS.charges],
       summary: 'Create a charge',
       description:
-        "Creates a charge for the merchant that owns the key and returns `{ data: { chargeId, paymentUrl }, error: null }` (200), nothing more — read the charge with GET /api/charges/{chargeId}: send the buyer to `paymentUrl`, the hosted checkout (or open it with the web SDK's `pay()`). A test key makes test charges (on the chain's test network, native token only); a production key makes live charges. Price in tokens (`items` or `amount`) or in US dollars (`pricing`). Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser but cannot set toAddress or isDirectTransfer.",
+        "Creates a charge for the merchant that owns the key and returns `{ data: { chargeId, paymentUrl }, error: null }` (200), nothing more — read the charge with GET /api/charges/{chargeId}: send the buyer to `paymentUrl`, the hosted checkout (or open it with the web SDK's `pay()`). A test key makes test charges (on the chain's test network, native token only); a production key makes live charges. Price in tokens (`items` or `amount`) or in US dollars (`pricing`). Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser, from the origins the key allows (else 403 origin_not_allowed), but cannot set toAddress or isDirectTransfer, and successUrl/cancelUrl must be on the key's redirect origins (else 403 redirect_not_allowed).",
       security: SECRET_OR_PUBLISHABLE,
       request: {
         headers: idempotencyHeader('Same key + same body → the same response again (kept ≥ 24 h); same key + other body → 409.'),
@@ -66,7 +66,7 @@ export function registerChargePaths(registry: OpenAPIRegistry) {
           },
         ),
         ...errorResponses([
-          ...AUTH_ERRORS,
+          ...PUBLISHABLE_KEY_ERRORS,
           ...BODY_ERRORS,
           'unsupported_chain',
           'chain_not_configured',
@@ -74,11 +74,14 @@ export function registerChargePaths(registry: OpenAPIRegistry) {
           'invalid_address',
           'invalid_amount',
           'amount_mismatch',
+          'amount_below_minimum',
           'price_unavailable',
           'test_key_required',
           'live_key_required',
           'verification_required',
           'key_not_permitted',
+          'redirect_not_allowed',
+          'open_charge_limit',
           'idempotency_conflict',
         ]),
       },
@@ -97,12 +100,13 @@ export function registerChargePaths(registry: OpenAPIRegistry) {
       operationId: 'getCharge',
       tags: [TAGS.charges],
       summary: 'Retrieve a charge',
-      description: "One charge of the key's merchant and mode, with its timeline and payments. Other merchants' charges are 404.",
+      description:
+        "One charge of the key's merchant and mode, with its timeline and payments. Other merchants' charges are 404. A publishable key may read it from the origins the key allows (else 403 origin_not_allowed).",
       security: SECRET_OR_PUBLISHABLE,
       request: { params: chargeIdParam },
       responses: {
         200: ok('The charge.', envelope(chargeSchema, 'ChargeResponse'), examplePaidCharge()),
-        ...errorResponses([...AUTH_ERRORS, 'not_found']),
+        ...errorResponses([...PUBLISHABLE_KEY_ERRORS, 'not_found']),
       },
       samples: {
         curl: 'curl -s $CHARGEPORT_URL/api/charges/ch_4Vd9TQ1aQm2xA7bC3dE5fG -H "x-api-key: $CHARGEPORT_SECRET_KEY"',
