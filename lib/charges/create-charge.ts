@@ -11,8 +11,8 @@
  *  - amounts are exact decimals with at most the token's decimals; total = Σ amount × quantity;
  *    `amount` alone when there are no items; both → they must be equal.
  *  - or `pricing` in US dollars (never with `amount`): converted at the token's current rate (stablecoins
- *    at par), rounded up to the token's smallest unit, the rate recorded and locked (lib/pricing/convert-usd.ts);
- *    with items, their amounts are USD unit prices adding up to pricing.amount. No fresh rate → price_unavailable.
+ *    at par), rounded up to the token's smallest unit, the rate recorded and locked; with items, their amounts
+ *    are USD unit prices adding up to pricing.amount. No fresh rate → price_unavailable (price-charge-in-usd.ts).
  *  - isDirectTransfer needs toAddress, a production key and a verified merchant.
  *  - toAddress without isDirectTransfer: deliver-to-wallet charge (tokens end at toAddress).
  *  - publishable keys may not route funds elsewhere (no toAddress, no direct transfer), and may send
@@ -24,7 +24,7 @@
  *  - the charge belongs to the key's merchant; nothing from the body decides ownership.
  */
 import { getDb } from '@/lib/db/client';
-import type { ChargeDestination, ChargeRow, StoredChargeItem, StoredChargePricing } from '@/lib/db/schema';
+import type { ChargeDestination, ChargeRow, StoredChargeItem } from '@/lib/db/schema';
 import {
   CHAIN_NAMES,
   CHAINS,
@@ -54,10 +54,8 @@ import { merchantTokenRule } from '@/lib/merchants/tokens';
 import { chargeEventRow } from './charge-events';
 import { configuredSwapPairs, swapPairToken } from '@/lib/chains/swap-pairs';
 import { isVerifiedForLive } from '@/lib/merchants/verification';
-import { currentUsdRate, usdCentsToBaseUnits, type UsdRate } from '@/lib/pricing/convert-usd';
-
-/** USD prices are in cents. */
-const USD_DECIMALS = 2;
+import { priceChargeInUsd } from './price-charge-in-usd';
+import { storedChargeItems } from './stored-charge-items';
 
 export interface CreateChargeResult {
   chargeId: string;
@@ -84,18 +82,10 @@ async function buildCharge({ ctx, input }: { ctx: ApiContext; input: CreateCharg
   assertRedirectAllowed(ctx.apiKey, chargeData.successUrl, 'chargeData.successUrl');
   assertRedirectAllowed(ctx.apiKey, chargeData.cancelUrl, 'chargeData.cancelUrl');
   const now = new Date();
-  const usdRate = chargeData.pricing ? await resolveUsdRate(ctx, chain, token, chargeData, now) : undefined;
-  const { items, totalBaseUnits } = usdRate ? resolveUsdAmounts(chargeData, token, usdRate) : resolveAmounts(chargeData, token);
-  const pricing: StoredChargePricing | null =
-    usdRate && chargeData.pricing
-      ? {
-          currency: 'USD',
-          amount: formatAmount(usdCents(chargeData.pricing.amount, 'chargeData.pricing.amount'), USD_DECIMALS),
-          rate: usdRate.rate,
-          rateSource: usdRate.source,
-          rateAt: usdRate.at.toISOString(),
-        }
-      : null;
+  const usd = chargeData.pricing;
+  const { items, totalBaseUnits, pricing } = usd
+    ? await priceChargeInUsd({ ctx, input: { ...chargeData, pricing: usd }, chain, token, now })
+    : { ...resolveAmounts(chargeData, token), pricing: null };
 
   const chargeId = newId('charge');
   const expiresAt = new Date(now.getTime() + env().CHARGE_EXPIRY_MINUTES * 60_000);
@@ -325,96 +315,7 @@ function resolveAmounts(
       { param: lines.length ? 'chargeData.items' : 'chargeData.amount' },
     );
   }
-  const items: StoredChargeItem[] = lines.map(({ item, unitBaseUnits, quantity }) => ({
-    name: item.name,
-    ...(item.image ? { image: item.image } : {}),
-    amount: formatAmount(unitBaseUnits, token.decimals),
-    quantity,
-    unitBaseUnits: unitBaseUnits.toString(),
-    lineTotalBaseUnits: (unitBaseUnits * BigInt(quantity)).toString(),
-  }));
-  return { items, totalBaseUnits };
-}
-
-async function resolveUsdRate(
-  ctx: ApiContext,
-  chain: ChainInfo,
-  token: TokenInfo,
-  chargeData: CreateChargeBody['chargeData'],
-  now: Date,
-): Promise<UsdRate> {
-  if (chargeData.amount !== undefined) {
-    throw new AppError('invalid_request', 'Give chargeData.amount (in tokens) or chargeData.pricing (in USD), not both.', {
-      param: 'chargeData.amount',
-    });
-  }
-  const rate = await currentUsdRate(token, { db: ctx.tx ?? getDb(), now });
-  if (!rate) {
-    throw new AppError(
-      'price_unavailable',
-      `No fresh USD rate for ${token.symbol} on ${chain.name} right now, so a USD price cannot be converted. Give the amount in ${token.symbol} instead (chargeData.amount or items), price in a USD stablecoin, or retry later.`,
-      { param: 'chargeData.pricing' },
-    );
-  }
-  return rate;
-}
-
-/** A USD amount in cents: a positive decimal with at most 2 fractional digits. */
-function usdCents(text: string, param: string): bigint {
-  const result = parseAmount(text, USD_DECIMALS);
-  if (result.ok) return result.baseUnits;
-  const messages: Record<typeof result.reason, string> = {
-    format: `${param} "${text}" is not a decimal number of US dollars.`,
-    too_many_decimals: `${param} ${text} has more than 2 fractional digits: give US dollars to the cent.`,
-    not_positive: `${param} must be greater than zero.`,
-    too_large: `${param} ${text} is too large.`,
-  };
-  throw new AppError('invalid_amount', messages[result.reason], { param });
-}
-
-/**
- * Amounts of a USD-priced charge. Each USD unit price is converted on its own (rounded up), and the total
- * is the sum of the lines, so the charge's items always add up to its total; without items the total is
- * pricing.amount converted.
- */
-function resolveUsdAmounts(
-  chargeData: CreateChargeBody['chargeData'],
-  token: TokenInfo,
-  rate: UsdRate,
-): { items: StoredChargeItem[]; totalBaseUnits: bigint } {
-  const priceCents = usdCents(chargeData.pricing!.amount, 'chargeData.pricing.amount');
-  const toBaseUnits = (cents: bigint) => usdCentsToBaseUnits(cents, rate.rate, token.decimals);
-  const lines = (chargeData.items ?? []).map((item, index) => ({
-    item,
-    cents: usdCents(item.amount, `chargeData.items.${index}.amount`),
-    quantity: item.quantity,
-  }));
-  if (lines.length) {
-    const itemsCents = lines.reduce((total, line) => total + line.cents * BigInt(line.quantity), 0n);
-    if (itemsCents !== priceCents) {
-      throw new AppError(
-        'amount_mismatch',
-        `chargeData.pricing.amount ${formatAmount(priceCents, USD_DECIMALS)} USD does not equal the items' total ${formatAmount(itemsCents, USD_DECIMALS)} USD (with pricing, item amounts are US dollars).`,
-        { param: 'chargeData.pricing.amount' },
-      );
-    }
-  }
-  const converted = lines.map((line) => ({ ...line, unitBaseUnits: toBaseUnits(line.cents) }));
-  const totalBaseUnits = converted.length ? sumLineTotals(converted) : toBaseUnits(priceCents);
-  if (totalBaseUnits > MAX_BASE_UNITS) {
-    throw new AppError('invalid_amount', `The charge total is larger than any ${token.symbol} amount can be.`, {
-      param: 'chargeData.pricing.amount',
-    });
-  }
-  const items: StoredChargeItem[] = converted.map(({ item, unitBaseUnits, quantity }) => ({
-    name: item.name,
-    ...(item.image ? { image: item.image } : {}),
-    amount: formatAmount(unitBaseUnits, token.decimals),
-    quantity,
-    unitBaseUnits: unitBaseUnits.toString(),
-    lineTotalBaseUnits: (unitBaseUnits * BigInt(quantity)).toString(),
-  }));
-  return { items, totalBaseUnits };
+  return { items: storedChargeItems(lines, token), totalBaseUnits };
 }
 
 function requireAmount(result: ParseAmountResult, token: TokenInfo, param: string, text: string): bigint {

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '@/lib/errors';
 import { chargeSchema, createChargeBodySchema, createChargeResultSchema } from '@/lib/charges/schemas';
@@ -155,16 +157,34 @@ describe('GET /api/openapi.json', () => {
       'invalid_address',
       'invalid_amount',
       'amount_mismatch',
+      'amount_below_minimum',
       'price_unavailable',
       'test_key_required',
       'live_key_required',
       'verification_required',
       'key_not_permitted',
+      'origin_not_allowed',
+      'redirect_not_allowed',
+      'open_charge_limit',
       'idempotency_conflict',
       'rate_limited',
       'internal_error',
     ]) {
       expect(documented, code).toContain(`\`${code}\``);
+    }
+  });
+
+  it('declares 403 origin_not_allowed on every route that lets a publishable key in (withApiKey allowPublishable)', async () => {
+    const doc = await documentJson();
+    const routes = readdirSync(path.resolve('app/api'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('route.ts'))
+      .filter((file) => /allowPublishable:\s*true/.test(readFileSync(path.resolve('app/api', file), 'utf8')))
+      .map((file) => `/api/${path.dirname(file).split(path.sep).join('/')}`.replace(/\[(\w+)\]/g, '{$1}'));
+    expect(routes.sort()).toEqual(['/api/charges/{chargeId}', '/api/createCharge']);
+    const publishable = operations(doc).filter(([, , op]) => op.security.some((s: object) => 'PublishableKey' in s));
+    expect(publishable.map(([p]) => p).sort()).toEqual(routes);
+    for (const [p, method, op] of publishable) {
+      expect(op.responses['403']?.description, `${method} ${p}`).toContain('`origin_not_allowed`');
     }
   });
 

@@ -14,7 +14,7 @@ export interface paths {
         put?: never;
         /**
          * Create a charge
-         * @description Creates a charge for the merchant that owns the key and returns `{ data: { chargeId, paymentUrl }, error: null }` (200), nothing more — read the charge with GET /api/charges/{chargeId}: send the buyer to `paymentUrl`, the hosted checkout (or open it with the web SDK's `pay()`). A test key makes test charges (on the chain's test network, native token only); a production key makes live charges. Price in tokens (`items` or `amount`) or in US dollars (`pricing`). Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser but cannot set toAddress or isDirectTransfer.
+         * @description Creates a charge for the merchant that owns the key and returns `{ data: { chargeId, paymentUrl }, error: null }` (200), nothing more — read the charge with GET /api/charges/{chargeId}: send the buyer to `paymentUrl`, the hosted checkout (or open it with the web SDK's `pay()`). A test key makes test charges (on the chain's test network, native token only); a production key makes live charges. Price in tokens (`items` or `amount`) or in US dollars (`pricing`). Send an Idempotency-Key header to retry safely. Publishable keys may call this from a browser, from the origins the key allows (else 403 origin_not_allowed), but cannot set toAddress or isDirectTransfer, and successUrl/cancelUrl must be on the key's redirect origins (else 403 redirect_not_allowed).
          */
         post: operations["createCharge"];
         delete?: never;
@@ -32,7 +32,7 @@ export interface paths {
         };
         /**
          * Retrieve a charge
-         * @description One charge of the key's merchant and mode, with its timeline and payments. Other merchants' charges are 404.
+         * @description One charge of the key's merchant and mode, with its timeline and payments. Other merchants' charges are 404. A publishable key may read it from the origins the key allows (else 403 origin_not_allowed).
          */
         get: operations["getCharge"];
         put?: never;
@@ -3253,7 +3253,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: `test_key_required`, `live_key_required`, `verification_required`, `key_not_permitted` */
+            /** @description error.code: `origin_not_allowed`, `test_key_required`, `live_key_required`, `verification_required`, `key_not_permitted`, `redirect_not_allowed` */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3264,8 +3264,8 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "code": "test_key_required",
-                     *         "message": "Test helpers work with test API keys (cp_test_…) only."
+                     *         "code": "origin_not_allowed",
+                     *         "message": "This publishable key may not be used from https://attacker.example. Add the origin to the key's allowed origins in the dashboard (Settings → API Keys)."
                      *       }
                      *     }
                      */
@@ -3329,7 +3329,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: `unsupported_chain`, `chain_not_configured`, `unsupported_token`, `invalid_address`, `invalid_amount`, `amount_mismatch`, `price_unavailable` */
+            /** @description error.code: `unsupported_chain`, `chain_not_configured`, `unsupported_token`, `invalid_address`, `invalid_amount`, `amount_mismatch`, `amount_below_minimum`, `price_unavailable` */
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3349,7 +3349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description error.code: `rate_limited` */
+            /** @description error.code: `rate_limited`, `open_charge_limit` */
             429: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3497,6 +3497,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "missing_api_key",
                      *         "message": "Send your API key in the x-api-key header."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `origin_not_allowed` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "origin_not_allowed",
+                     *         "message": "This publishable key may not be used from https://attacker.example. Add the origin to the key's allowed origins in the dashboard (Settings → API Keys)."
                      *       }
                      *     }
                      */

@@ -1,0 +1,67 @@
+/** The health probes: the full report, readiness, liveness (no key). */
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { z } from 'zod';
+import { healthReportSchema, livenessSchema, readinessSchema } from '@/lib/health/schemas';
+import { NO_AUTH, TAGS, operation } from './operation';
+
+export function registerHealthPaths(registry: OpenAPIRegistry) {
+  const healthJson = (schema: z.ZodType, example: unknown) => ({ 'application/json': { schema, example } });
+  const polygon = { status: 'ok', head: 68123456, cursor: 68123455, lagBlocks: 1 };
+  const report = (status: 'ok' | 'down') => ({
+    status,
+    db: status === 'ok' ? 'ok' : 'unreachable',
+    migrations: status === 'ok' ? 'applied' : 'unknown',
+    chains: { POLYGON: polygon, SOLANA: { status: 'not_configured', head: null, cursor: null, lagBlocks: null } },
+    queue: { queued: 0, ready: 0 },
+    webhooks: { oldestDueDeliverySeconds: null, oldestUnrelayedEventSeconds: null },
+  });
+  registry.registerPath(
+    operation({
+      method: 'get',
+      path: '/api/health',
+      operationId: 'getHealth',
+      tags: [TAGS.health],
+      summary: 'Service health (full report)',
+      description:
+        "Readiness, each chain (ok, unreachable or not_configured, and its watcher's lag in blocks), the job queue's depth and the age of the oldest webhook work waiting. 200 while the instance can serve, also when a chain is unreachable (status degraded); 503 when it cannot (status down).",
+      security: NO_AUTH,
+      responses: {
+        200: { description: 'Serving: status ok or degraded.', content: healthJson(healthReportSchema, report('ok')) },
+        503: {
+          description: 'Not serving: status down (database unreachable or migrations pending).',
+          content: healthJson(healthReportSchema, report('down')),
+        },
+      },
+      samples: { curl: 'curl -s $CHARGEPORT_URL/api/health', node: 'const report = await (await fetch(`${url}/api/health`)).json();' },
+    }),
+  );
+  registry.registerPath(
+    operation({
+      method: 'get',
+      path: '/api/health/ready',
+      operationId: 'getReadiness',
+      tags: [TAGS.health],
+      summary: 'Readiness probe',
+      description: 'For load balancers: the database answers and every migration is applied. Chains are not checked.',
+      security: NO_AUTH,
+      responses: {
+        200: { description: 'Ready.', content: healthJson(readinessSchema, { status: 'ready', db: 'ok', migrations: 'applied' }) },
+        503: { description: 'Not ready.', content: healthJson(readinessSchema, { status: 'not_ready', db: 'ok', migrations: 'pending' }) },
+      },
+      samples: { curl: 'curl -s $CHARGEPORT_URL/api/health/ready', node: 'const ready = (await fetch(`${url}/api/health/ready`)).ok;' },
+    }),
+  );
+  registry.registerPath(
+    operation({
+      method: 'get',
+      path: '/api/health/live',
+      operationId: 'getLiveness',
+      tags: [TAGS.health],
+      summary: 'Liveness probe',
+      description: 'The process answers; nothing else is checked.',
+      security: NO_AUTH,
+      responses: { 200: { description: 'Alive.', content: healthJson(livenessSchema, { status: 'ok' }) } },
+      samples: { curl: 'curl -s $CHARGEPORT_URL/api/health/live', node: 'const alive = (await fetch(`${url}/api/health/live`)).ok;' },
+    }),
+  );
+}
