@@ -42,7 +42,7 @@ import { isKnownToken } from './refuse-token-contract';
 import { tokenMovingFunction } from '@/lib/transactions/token-moving-selectors';
 import { emitFulfilmentEvent } from './emit-fulfilment-event';
 import { chainClient } from './inspect-contract';
-import { statusesLeadingTo } from './state';
+import { fulfilmentMachine } from './state';
 import { statusIs } from '@/lib/db/status-literal';
 
 /** A network that could not be reached is tried again after this long. */
@@ -286,7 +286,7 @@ export async function recordFulfilmentEnd(
   row: typeof fulfilments.$inferSelect,
   outcome: { status: 'succeeded' | 'failed'; reason?: string; txHash?: string },
 ): Promise<void> {
-  if (!statusesLeadingTo(outcome.status).length) throw new Error('unreachable');
+  if (!fulfilmentMachine.leadingTo(outcome.status).length) throw new Error('unreachable');
   const [charge] = await tx.select({ status: charges.status }).from(charges).where(eq(charges.id, row.chargeId));
   await recordChargeEvent(tx, {
     chargeId: row.chargeId,

@@ -11,30 +11,19 @@
  * A confirmed payment is never dropped directly: only pending ones are re-checked. Every status write of a
  * payment goes through transition-payments.ts, a guarded UPDATE whose `WHERE status IN (…)` comes from here.
  */
-import { PAYMENT_STATUSES, type PaymentStatus } from '@/lib/db/schema';
+import { OBSERVED_TRANSFER_STATUSES } from '@/lib/scanner/state';
+import { defineStateMachine } from '@/lib/state-machine';
 
-const TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
-  pending: ['confirmed', 'dropped'],
-  confirmed: ['pending'],
-  dropped: ['pending', 'confirmed'],
-};
+/** A payment's statuses are the block scanner's (it observes the transfer); this domain adds its own table. */
+export const PAYMENT_STATUSES = OBSERVED_TRANSFER_STATUSES;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-export function canPaymentTransition(from: PaymentStatus, to: PaymentStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
-
-/** Statuses from which `to` can be reached in one step (for guarded UPDATE … WHERE status IN (…)). */
-export function paymentStatusesLeadingTo(to: PaymentStatus): PaymentStatus[] {
-  return PAYMENT_STATUSES.filter((from) => canPaymentTransition(from, to));
-}
-
-export class IllegalPaymentTransitionError extends Error {
-  override name = 'IllegalPaymentTransitionError';
-  constructor(
-    readonly paymentId: string,
-    readonly from: PaymentStatus,
-    readonly to: PaymentStatus,
-  ) {
-    super(`Payment ${paymentId} cannot go from ${from} to ${to}`);
-  }
-}
+export const paymentMachine = defineStateMachine({
+  name: 'payment',
+  statuses: PAYMENT_STATUSES,
+  transitions: {
+    pending: ['confirmed', 'dropped'],
+    confirmed: ['pending'],
+    dropped: ['pending', 'confirmed'],
+  },
+});

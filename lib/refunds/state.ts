@@ -11,41 +11,41 @@
  *
  * While `awaiting_claim` its amount is reserved (counted as refunded), so nothing is refunded twice.
  * The stored claim status changes only through the guarded UPDATE … WHERE claim_status IN
- * (claimStatusesLeadingTo(to)) of the claim verbs.
+ * (refundClaimMachine.leadingTo(to)) of the claim verbs.
  */
+import { defineStateMachine } from '@/lib/state-machine';
 import type { TransferStatus } from '@/lib/transactions/state';
 
 export const REFUND_CLAIM_STATUSES = ['awaiting_claim', 'claimed', 'expired'] as const;
 export type RefundClaimStatus = (typeof REFUND_CLAIM_STATUSES)[number];
 
-const CLAIM_TRANSITIONS: Readonly<Record<RefundClaimStatus, readonly RefundClaimStatus[]>> = {
-  awaiting_claim: ['claimed', 'expired'],
-  claimed: [],
-  expired: [],
-};
-
-/** Claim statuses from which `to` can be reached in one step. */
-export function claimStatusesLeadingTo(to: RefundClaimStatus): RefundClaimStatus[] {
-  return REFUND_CLAIM_STATUSES.filter((from) => CLAIM_TRANSITIONS[from].includes(to));
-}
+export const refundClaimMachine = defineStateMachine({
+  name: 'refund claim',
+  statuses: REFUND_CLAIM_STATUSES,
+  transitions: {
+    awaiting_claim: ['claimed', 'expired'],
+    claimed: [],
+    expired: [],
+  },
+});
 
 /** The refund's status on the wire. */
 export const REFUND_STATUSES = ['awaiting_claim', 'expired', 'pending', 'submitted', 'succeeded', 'failed'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
-const TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
-  awaiting_claim: ['pending', 'expired'],
-  expired: [],
-  pending: ['submitted', 'succeeded', 'failed'],
-  submitted: ['succeeded', 'failed'],
-  succeeded: [],
-  failed: [],
-};
-
-/** Whether a refund seen in `from` may next be seen in `to`. */
-export function canRefundTransition(from: RefundStatus, to: RefundStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
+/** The moves a refund may be seen making on the wire (derived from its claim and its transfer, never stored). */
+export const refundMachine = defineStateMachine({
+  name: 'refund',
+  statuses: REFUND_STATUSES,
+  transitions: {
+    awaiting_claim: ['pending', 'expired'],
+    expired: [],
+    pending: ['submitted', 'succeeded', 'failed'],
+    submitted: ['succeeded', 'failed'],
+    succeeded: [],
+    failed: [],
+  },
+});
 
 const STATUS_OF_TRANSFER: Record<TransferStatus, RefundStatus> = {
   signed: 'pending',

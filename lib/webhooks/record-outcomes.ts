@@ -22,7 +22,7 @@ import { enqueueDeliveries } from './enqueue-deliveries';
 import { enqueueFailingNotice } from './enqueue-failing-notice';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
 import { nextAttemptDelay } from './retry-schedule';
-import { canDeliveryTransition } from './state';
+import { webhookDeliveryMachine } from './state';
 
 const ERROR_MESSAGE_CHARS = 500;
 
@@ -56,10 +56,7 @@ export async function recordOutcomes(sent: readonly SentAttempt[], options: Reco
   const attemptedAt = new Date();
   const plans = sent.map((attempt) => planOutcome(attempt, attemptedAt, options.retryDelay ?? nextAttemptDelay));
   // The UPDATE below is guarded by `status = 'sending'`: every outcome must be a move the table allows from there.
-  for (const plan of plans) {
-    if (!canDeliveryTransition('sending', plan.values.status))
-      throw new Error(`delivery sending → ${plan.values.status} is not a transition`);
-  }
+  for (const plan of plans) webhookDeliveryMachine.assert('sending', plan.values.status, plan.values.id);
   return getDb().transaction(async (tx) => {
     const recordedIds = new Set<string>();
     if (plans.length) {
