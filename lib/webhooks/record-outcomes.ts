@@ -13,7 +13,7 @@
  * in the same commit.
  */
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, inArray, sql } from 'drizzle-orm';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
@@ -22,7 +22,7 @@ import { enqueueDeliveries } from './enqueue-deliveries';
 import { enqueueFailingNotice } from './enqueue-failing-notice';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
 import { nextAttemptDelay } from './retry-schedule';
-import { webhookDeliveryMachine } from './state';
+import { webhookDeliveryMachine, webhookEndpointMachine, type WebhookEndpointStatus } from './state';
 
 const ERROR_MESSAGE_CHARS = 500;
 
@@ -51,6 +51,9 @@ interface Plan {
   /** Delivered, out of retries, or not sendable: the charge's next event may go. */
   isFinal: boolean;
 }
+
+/** A success revives a failing endpoint only: a disabled one (410 Gone) waits for its merchant to enable it. */
+const RECOVERS_FROM = 'failing' satisfies WebhookEndpointStatus;
 
 export async function recordOutcomes(sent: readonly SentAttempt[], options: RecordOptions = {}): Promise<AttemptOutcome[]> {
   const attemptedAt = new Date();
@@ -99,11 +102,12 @@ export async function recordOutcomes(sent: readonly SentAttempt[], options: Reco
     ];
     const recovered = endpointsOf('succeeded');
     if (recovered.length) {
+      webhookEndpointMachine.assert(RECOVERS_FROM, 'active');
       // Runs with nearly every batch: one statement text whatever the number of endpoints (an IN list
       // is a new statement to prepare for each length).
       await tx.execute(sql`
         update webhook_endpoints set status = 'active', failing_since = null, updated_at = now()
-        where id = any(${sql.param(recovered)}::text[]) and status = 'failing'`);
+        where id = any(${sql.param(recovered)}::text[]) and status = ${RECOVERS_FROM}`);
     }
     const gone = endpointsOf('endpoint_disabled');
     if (gone.length) {
@@ -114,7 +118,7 @@ export async function recordOutcomes(sent: readonly SentAttempt[], options: Reco
           status: 'disabled',
           disabledReason: `The endpoint answered 410 Gone on ${attemptedAt.toISOString()}; enable it again once it accepts events.`,
         })
-        .where(inArray(webhookEndpoints.id, gone));
+        .where(and(inArray(webhookEndpoints.id, gone), inArray(webhookEndpoints.status, webhookEndpointMachine.leadingTo('disabled'))));
     }
     const exhausted = endpointsOf('failed', (plan) => plan.outcome.kind === 'failed' && plan.outcome.endpointFailing);
     if (exhausted.length) {
@@ -122,7 +126,7 @@ export async function recordOutcomes(sent: readonly SentAttempt[], options: Reco
       const flipped = await tx
         .update(webhookEndpoints)
         .set({ status: 'failing', failingSince: attemptedAt })
-        .where(and(inArray(webhookEndpoints.id, exhausted), eq(webhookEndpoints.status, 'active')))
+        .where(and(inArray(webhookEndpoints.id, exhausted), inArray(webhookEndpoints.status, webhookEndpointMachine.leadingTo('failing'))))
         .returning({ id: webhookEndpoints.id });
       for (const { id } of flipped) await enqueueFailingNotice(tx, id);
     }
