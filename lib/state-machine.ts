@@ -27,6 +27,11 @@ export interface StateMachine<S extends string> {
   can(from: S, to: S): boolean;
   /** Statuses from which `to` is reachable in one step, in the order of `statuses` (for `WHERE status IN (…)`). */
   leadingTo(to: S): S[];
+  /**
+   * `from`, once each of its moves to `to` is checked against the table: for a writer that moves only some of the
+   * statuses leading to `to` (`WHERE status IN (machine.from(['submitted'], 'failed'))`). Throws IllegalTransitionError.
+   */
+  from<const F extends S>(from: readonly F[], to: S): F[];
   /** Throws IllegalTransitionError unless `from → to` is in the table. */
   assert(from: S, to: S, subjectId?: string): void;
   /** A status with no way out. */
@@ -51,6 +56,10 @@ export function defineStateMachine<const S extends string>(definition: {
     table: transitions,
     can,
     leadingTo: (to) => statuses.filter((from) => can(from, to)),
+    from(from, to) {
+      for (const status of from) if (!can(status, to)) throw new IllegalTransitionError(name, status, to);
+      return [...from];
+    },
     assert(from, to, subjectId) {
       if (!can(from, to)) throw new IllegalTransitionError(name, from, to, subjectId);
     },

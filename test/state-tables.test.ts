@@ -159,6 +159,11 @@ describe('defineStateMachine', () => {
     expect(machine.leadingTo('open')).toEqual([]);
   });
 
+  it('checks a writer’s own from-list against the table', () => {
+    expect(machine.from(['open'], 'void')).toEqual(['open']);
+    expect(() => machine.from(['open', 'paid'], 'void')).toThrow('An order cannot go from paid to void');
+  });
+
   it('refuses a table naming a status it does not have', () => {
     const statuses: readonly string[] = ['a', 'b'];
     expect(() => defineStateMachine({ name: 'broken', statuses, transitions: { a: ['c'], b: [] } })).toThrow(

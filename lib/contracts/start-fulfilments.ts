@@ -21,7 +21,7 @@
  * gas. A network that cannot be reached postpones the row; every other problem fails it with what to fix,
  * for the merchant's retry.
  */
-import { and, eq, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { BaseError, ContractFunctionRevertedError, encodeFunctionData, parseAbi, type Address, type PublicClient } from 'viem';
 import { CHAINS, nativeToken, type ChainName } from '@/lib/chains/registry';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
@@ -190,7 +190,7 @@ export async function recordFulfilment(fulfilmentId: string): Promise<{ outcome:
           args: bound.display,
           failureReason: null,
         })
-        .where(and(eq(fulfilments.id, fulfilmentId), eq(fulfilments.status, 'pending')));
+        .where(and(eq(fulfilments.id, fulfilmentId), inArray(fulfilments.status, fulfilmentMachine.leadingTo('submitted'))));
       await recordChargeEvent(tx, {
         chargeId: charge.id,
         fromStatus: charge.status,
@@ -272,7 +272,7 @@ async function failFulfilment(
         attempts: sql`${fulfilments.attempts} + 1`,
         ...(bound ? { recipient: bound.recipient, args: bound.display } : {}),
       })
-      .where(and(eq(fulfilments.id, fulfilmentId), eq(fulfilments.status, 'pending')))
+      .where(and(eq(fulfilments.id, fulfilmentId), inArray(fulfilments.status, fulfilmentMachine.from(['pending'], 'failed'))))
       .returning();
     if (!row) return 'busy';
     await recordFulfilmentEnd(tx, row, { status: 'failed', reason });

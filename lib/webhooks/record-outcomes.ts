@@ -53,7 +53,7 @@ interface Plan {
 }
 
 /** A success revives a failing endpoint only: a disabled one (410 Gone) waits for its merchant to enable it. */
-const RECOVERS_FROM = 'failing' satisfies WebhookEndpointStatus;
+const RECOVERS_FROM = ['failing'] as const satisfies readonly WebhookEndpointStatus[];
 
 export async function recordOutcomes(sent: readonly SentAttempt[], options: RecordOptions = {}): Promise<AttemptOutcome[]> {
   const attemptedAt = new Date();
@@ -102,12 +102,11 @@ export async function recordOutcomes(sent: readonly SentAttempt[], options: Reco
     ];
     const recovered = endpointsOf('succeeded');
     if (recovered.length) {
-      webhookEndpointMachine.assert(RECOVERS_FROM, 'active');
       // Runs with nearly every batch: one statement text whatever the number of endpoints (an IN list
       // is a new statement to prepare for each length).
       await tx.execute(sql`
         update webhook_endpoints set status = 'active', failing_since = null, updated_at = now()
-        where id = any(${sql.param(recovered)}::text[]) and status = ${RECOVERS_FROM}`);
+        where id = any(${sql.param(recovered)}::text[]) and status = any(${sql.param(webhookEndpointMachine.from(RECOVERS_FROM, 'active'))}::webhook_endpoint_status[])`);
     }
     const gone = endpointsOf('endpoint_disabled');
     if (gone.length) {
