@@ -14,7 +14,7 @@ import { defineStateMachine } from '@/lib/state-machine';
 export const FULFILMENT_STATUSES = ['pending', 'submitted', 'succeeded', 'failed'] as const;
 export type FulfilmentStatus = (typeof FULFILMENT_STATUSES)[number];
 
-export const fulfilmentMachine = defineStateMachine({
+export const fulfilmentMachine = defineStateMachine<FulfilmentStatus>({
   name: 'fulfilment',
   statuses: FULFILMENT_STATUSES,
   transitions: {

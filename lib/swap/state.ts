@@ -10,7 +10,7 @@ import { defineStateMachine } from '@/lib/state-machine';
 export const SWAP_EXECUTION_STATUSES = ['signed', 'broadcast', 'confirmed', 'failed'] as const;
 export type SwapExecutionStatus = (typeof SWAP_EXECUTION_STATUSES)[number];
 
-export const swapExecutionMachine = defineStateMachine({
+export const swapExecutionMachine = defineStateMachine<SwapExecutionStatus>({
   name: 'swap execution',
   statuses: SWAP_EXECUTION_STATUSES,
   transitions: {
