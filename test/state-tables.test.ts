@@ -4,11 +4,12 @@
  * (the documented machine) lists it. A transition added or removed in code without changing the documented
  * table fails here, and so does a machine left out of the registry.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STATE_MACHINES } from '@/lib/admin/state-machines';
-import { holdsRefundAmount, REFUND_STATUSES, refundStatusOf } from '@/lib/refunds/state';
+import { refundStatusOf } from '@/lib/refunds/refund-status-of';
+import { holdsRefundAmount, REFUND_STATUSES } from '@/lib/refunds/state';
 import { defineStateMachine, IllegalTransitionError, type StateMachine } from '@/lib/state-machine';
 
 /** The documented tables, by machine name: what each state.ts header draws. */
@@ -91,6 +92,17 @@ describe('the state machine registry', () => {
       expect(machines.length, `${file} defines no machine with defineStateMachine`).toBeGreaterThan(0);
       for (const machine of machines)
         expect(STATE_MACHINES, `${file}: ${machine.name} is not in lib/admin/state-machines.ts`).toContain(machine);
+    }
+  });
+
+  it('each state.ts imports only the foundation (so any schema may import it: ADR 0032)', () => {
+    const foundation = /^@\/lib\/([^/]+|(db|chains|keyring)\/.+)$/;
+    for (const file of stateFiles()) {
+      const imports = [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].map((match) => match[1]!);
+      expect(
+        imports.filter((source) => !foundation.test(source)),
+        `${file} imports above the foundation`,
+      ).toEqual([]);
     }
   });
 

@@ -11,11 +11,14 @@
  * A confirmed payment is never dropped directly: only pending ones are re-checked. Every status write of a
  * payment goes through transition-payments.ts, a guarded UPDATE whose `WHERE status IN (…)` comes from here.
  */
-import { OBSERVED_TRANSFER_STATUSES } from '@/lib/scanner/state';
 import { defineStateMachine } from '@/lib/state-machine';
 
-/** A payment's statuses are the block scanner's (it observes the transfer); this domain adds its own table. */
-export const PAYMENT_STATUSES = OBSERVED_TRANSFER_STATUSES;
+/**
+ * The block scanner's statuses (lib/scanner/state.ts: it observes the transfer), listed here so this file imports
+ * only the foundation; the scanner's consumer (watch-chain.ts) hands its statuses to transitionPayments, so the two
+ * lists cannot drift apart without a type error.
+ */
+export const PAYMENT_STATUSES = ['pending', 'confirmed', 'dropped'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 export const paymentMachine = defineStateMachine({

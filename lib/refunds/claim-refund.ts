@@ -23,7 +23,8 @@ import { chargeFunds } from './charge-funds';
 import { hashClaimToken, isClaimTokenShaped } from './claim-token';
 import { emitRefundEvent } from './emit-refund-event';
 import { refundAddressOf, refundSourceOf, refundSourceWallet } from './refund-transfer';
-import { refundClaimMachine, refundStatusOf, type RefundStatus } from './state';
+import { refundStatusOf } from './refund-status-of';
+import { refundClaimMachine, type RefundStatus } from './state';
 import { outboundTransfers } from '@/lib/db/schema';
 
 export interface RefundClaimView {

@@ -2,7 +2,7 @@
  * A refund's statuses, in one place.
  *
  * A refund to a known payer is one transfer of the engine from the start; its status is read from that
- * transfer (pending → submitted → succeeded | failed). A refund whose payer must choose where it goes
+ * transfer (pending → submitted → succeeded | failed; refund-status-of.ts). A refund whose payer must choose where it goes
  * (a claim link: the sender was an on-ramp provider, a contract, several addresses or unknown) first
  * waits for the payer:
  *
@@ -14,7 +14,6 @@
  * (refundClaimMachine.leadingTo(to)) of the claim verbs.
  */
 import { defineStateMachine } from '@/lib/state-machine';
-import type { TransferStatus } from '@/lib/transactions/state';
 
 export const REFUND_CLAIM_STATUSES = ['awaiting_claim', 'claimed', 'expired'] as const;
 export type RefundClaimStatus = (typeof REFUND_CLAIM_STATUSES)[number];
@@ -46,20 +45,6 @@ export const refundMachine = defineStateMachine({
     failed: [],
   },
 });
-
-const STATUS_OF_TRANSFER: Record<TransferStatus, RefundStatus> = {
-  signed: 'pending',
-  broadcast: 'submitted',
-  included: 'submitted',
-  confirmed: 'succeeded',
-  failed: 'failed',
-};
-
-/** The status on the wire: the claim's while it has no transfer, else its transfer's. */
-export function refundStatusOf(input: { claimStatus: RefundClaimStatus | null; transferStatus: TransferStatus | null }): RefundStatus {
-  if (input.transferStatus) return STATUS_OF_TRANSFER[input.transferStatus];
-  return input.claimStatus === 'expired' ? 'expired' : 'awaiting_claim';
-}
 
 /** Whether a refund holds its amount (counts as refunded): not failed and not expired. */
 export function holdsRefundAmount(status: RefundStatus): boolean {
