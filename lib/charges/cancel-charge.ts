@@ -3,8 +3,8 @@ import type { ApiContext } from '@/lib/context';
 import { getDb } from '@/lib/db/client';
 import { charges, type ChargeRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
+import { IllegalTransitionError } from '@/lib/state-machine';
 import { describePaymentInFlight, findPaymentsInFlight } from './payment-in-flight';
-import { IllegalTransitionError } from './state';
 import { transitionCharge } from './transition-charge';
 
 /**

@@ -8,7 +8,7 @@
  * targetOrigin makes the browser deliver it to that origin or nowhere. The SDK side checks the
  * sender (sdk/src/checkout-message.ts); sdk/test/checkout-message.test.ts keeps both in step.
  */
-import { isFinal, type ChargeStatus } from './state';
+import { chargeMachine, type ChargeStatus } from './state';
 
 export const CHECKOUT_MESSAGE_TYPE = 'chargeport:checkout';
 
@@ -43,5 +43,5 @@ export function checkoutPath(chargeId: string, popupOrigin?: string): string {
 
 /** The message for the opener once the charge is final; undefined while it can still change. */
 export function checkoutMessage(chargeId: string, status: ChargeStatus): CheckoutMessage | undefined {
-  return isFinal(status) ? { type: CHECKOUT_MESSAGE_TYPE, chargeId, status } : undefined;
+  return chargeMachine.isTerminal(status) ? { type: CHECKOUT_MESSAGE_TYPE, chargeId, status } : undefined;
 }

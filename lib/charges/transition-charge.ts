@@ -10,7 +10,7 @@ import { chargeEvents, charges, type ChargeRow } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { emitChargeEvent } from './charge-events';
 import { chargeEventTypeFor } from './charge-events';
-import { assertTransition, type ChargeStatus } from './state';
+import { chargeMachine, type ChargeStatus } from './state';
 
 /** `tx` must be a transaction: the row lock lasts until it commits. */
 export async function transitionCharge(
@@ -19,7 +19,7 @@ export async function transitionCharge(
 ): Promise<ChargeRow> {
   const [current] = await tx.select().from(charges).where(eq(charges.id, input.chargeId)).for('update');
   if (!current) throw new Error(`charge ${input.chargeId} does not exist`);
-  assertTransition(current.status, input.to);
+  chargeMachine.assert(current.status, input.to);
   const [updated] = await tx.update(charges).set({ status: input.to }).where(eq(charges.id, input.chargeId)).returning();
   await recordChargeEvent(tx, {
     chargeId: input.chargeId,

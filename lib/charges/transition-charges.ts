@@ -11,7 +11,7 @@ import { chargeEvents, charges, type ChargeRow, type PaymentRow } from '@/lib/db
 import { newId } from '@/lib/ids';
 import { emitChargeEvents } from './charge-events';
 import { chargeEventTypeFor } from './charge-events';
-import { assertTransition, type ChargeStatus } from './state';
+import { chargeMachine, type ChargeStatus } from './state';
 
 export interface ChargeTransition {
   /** The charge as it is now (read under its row lock in `tx`). */
@@ -32,7 +32,7 @@ export async function transitionCharges(tx: DbOrTx, transitions: readonly Charge
   if (!transitions.length) return [];
   if (new Set(transitions.map((t) => t.charge.id)).size !== transitions.length)
     throw new Error('a charge twice in one batch of transitions');
-  for (const t of transitions) assertTransition(t.charge.status, t.to);
+  for (const t of transitions) chargeMachine.assert(t.charge.status, t.to);
   const updated = new Map<string, ChargeRow>();
   const moves = new Map<string, ChargeTransition[]>();
   for (const t of transitions) {

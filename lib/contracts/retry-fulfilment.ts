@@ -7,7 +7,7 @@
  * contract, a price list met by charges of publishable keys). Members with `fulfilments.run` (owner,
  * admin, developer) may press them: they only carry out a rule an owner confirmed.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
@@ -18,6 +18,7 @@ import { newId } from '@/lib/ids';
 import { authorizeMember } from '@/lib/merchants/permissions';
 import { refuseTokenMovingFunction } from './create-rule';
 import { startFulfilment, type StartOutcome } from './start-fulfilments';
+import { fulfilmentMachine } from './state';
 
 interface MemberInput {
   userId: string;
@@ -46,7 +47,7 @@ export async function retryFulfilment(input: MemberInput & { fulfilmentId: strin
     await tx
       .update(fulfilments)
       .set({ status: 'pending', transferId: null, failureReason: null, nextAttemptAt: new Date() })
-      .where(and(eq(fulfilments.id, row.id), eq(fulfilments.status, 'failed')));
+      .where(and(eq(fulfilments.id, row.id), inArray(fulfilments.status, fulfilmentMachine.leadingTo('pending'))));
     await recordChargeEvent(tx, {
       chargeId: row.chargeId,
       fromStatus: 'succeeded',

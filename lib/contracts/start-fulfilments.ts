@@ -21,7 +21,7 @@
  * gas. A network that cannot be reached postpones the row; every other problem fails it with what to fix,
  * for the merchant's retry.
  */
-import { and, eq, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { BaseError, ContractFunctionRevertedError, encodeFunctionData, parseAbi, type Address, type PublicClient } from 'viem';
 import { CHAINS, nativeToken, type ChainName } from '@/lib/chains/registry';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
@@ -42,7 +42,7 @@ import { isKnownToken } from './refuse-token-contract';
 import { tokenMovingFunction } from '@/lib/transactions/token-moving-selectors';
 import { emitFulfilmentEvent } from './emit-fulfilment-event';
 import { chainClient } from './inspect-contract';
-import { statusesLeadingTo } from './state';
+import { fulfilmentMachine } from './state';
 import { statusIs } from '@/lib/db/status-literal';
 
 /** A network that could not be reached is tried again after this long. */
@@ -190,7 +190,7 @@ export async function recordFulfilment(fulfilmentId: string): Promise<{ outcome:
           args: bound.display,
           failureReason: null,
         })
-        .where(and(eq(fulfilments.id, fulfilmentId), eq(fulfilments.status, 'pending')));
+        .where(and(eq(fulfilments.id, fulfilmentId), inArray(fulfilments.status, fulfilmentMachine.leadingTo('submitted'))));
       await recordChargeEvent(tx, {
         chargeId: charge.id,
         fromStatus: charge.status,
@@ -272,7 +272,7 @@ async function failFulfilment(
         attempts: sql`${fulfilments.attempts} + 1`,
         ...(bound ? { recipient: bound.recipient, args: bound.display } : {}),
       })
-      .where(and(eq(fulfilments.id, fulfilmentId), eq(fulfilments.status, 'pending')))
+      .where(and(eq(fulfilments.id, fulfilmentId), inArray(fulfilments.status, fulfilmentMachine.from(['pending'], 'failed'))))
       .returning();
     if (!row) return 'busy';
     await recordFulfilmentEnd(tx, row, { status: 'failed', reason });
@@ -286,7 +286,7 @@ export async function recordFulfilmentEnd(
   row: typeof fulfilments.$inferSelect,
   outcome: { status: 'succeeded' | 'failed'; reason?: string; txHash?: string },
 ): Promise<void> {
-  if (!statusesLeadingTo(outcome.status).length) throw new Error('unreachable');
+  if (!fulfilmentMachine.leadingTo(outcome.status).length) throw new Error('unreachable');
   const [charge] = await tx.select({ status: charges.status }).from(charges).where(eq(charges.id, row.chargeId));
   await recordChargeEvent(tx, {
     chargeId: row.chargeId,

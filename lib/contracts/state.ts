@@ -9,21 +9,18 @@
  * the transaction engine, which broadcasts and follows it. `succeeded` is final; `failed` moved nothing
  * (a reverted call costs only gas) and may be retried.
  */
+import { defineStateMachine } from '@/lib/state-machine';
+
 export const FULFILMENT_STATUSES = ['pending', 'submitted', 'succeeded', 'failed'] as const;
 export type FulfilmentStatus = (typeof FULFILMENT_STATUSES)[number];
 
-const TRANSITIONS: Readonly<Record<FulfilmentStatus, readonly FulfilmentStatus[]>> = {
-  pending: ['submitted', 'failed'],
-  submitted: ['succeeded', 'failed'],
-  succeeded: [],
-  failed: ['pending'],
-};
-
-function canTransition(from: FulfilmentStatus, to: FulfilmentStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
-
-/** Statuses from which `to` can be reached in one step (for guarded UPDATE … WHERE status IN (…)). */
-export function statusesLeadingTo(to: FulfilmentStatus): FulfilmentStatus[] {
-  return FULFILMENT_STATUSES.filter((from) => canTransition(from, to));
-}
+export const fulfilmentMachine = defineStateMachine<FulfilmentStatus>({
+  name: 'fulfilment',
+  statuses: FULFILMENT_STATUSES,
+  transitions: {
+    pending: ['submitted', 'failed'],
+    submitted: ['succeeded', 'failed'],
+    succeeded: [],
+    failed: ['pending'],
+  },
+});

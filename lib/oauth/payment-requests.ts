@@ -15,7 +15,7 @@
  * A token alone can never move money: the PIN is checked on step 3, by the user, on our page.
  */
 import 'server-only';
-import { and, eq, gt } from 'drizzle-orm';
+import { and, eq, gt, inArray } from 'drizzle-orm';
 import { randomInt } from 'node:crypto';
 import { getDb } from '@/lib/db/client';
 import { charges, merchants, oauthClients, oauthPaymentRequests, type OAuthPaymentRequest } from '@/lib/db/schema';
@@ -24,6 +24,7 @@ import { AppError } from '@/lib/errors';
 import { randomBase62 } from '@/lib/ids';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import type { AccessTokenContext } from './authenticate-access-token';
+import { paymentRequestMachine } from './state';
 
 /** How long a request can be confirmed (never past the charge's own expiry). */
 const REQUEST_TTL_MS = 10 * 60 * 1000;
@@ -211,7 +212,9 @@ export async function confirmPaymentRequest(
   await getDb()
     .update(oauthPaymentRequests)
     .set({ status: 'confirmed', transferId: paid.transferId, txHash: paid.txHash, decidedAt: now })
-    .where(and(eq(oauthPaymentRequests.id, request.id), eq(oauthPaymentRequests.status, 'pending')));
+    .where(
+      and(eq(oauthPaymentRequests.id, request.id), inArray(oauthPaymentRequests.status, paymentRequestMachine.leadingTo('confirmed'))),
+    );
   return { txHash: paid.txHash };
 }
 
@@ -222,7 +225,7 @@ export async function declinePaymentRequest(input: { requestId: string; userId: 
   await getDb()
     .update(oauthPaymentRequests)
     .set({ status: 'declined', decidedAt: now })
-    .where(and(eq(oauthPaymentRequests.id, request.id), eq(oauthPaymentRequests.status, 'pending')));
+    .where(and(eq(oauthPaymentRequests.id, request.id), inArray(oauthPaymentRequests.status, paymentRequestMachine.leadingTo('declined'))));
 }
 
 async function requestOfUser(requestId: string, userId: string): Promise<OAuthPaymentRequest> {

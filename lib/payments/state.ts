@@ -11,30 +11,22 @@
  * A confirmed payment is never dropped directly: only pending ones are re-checked. Every status write of a
  * payment goes through transition-payments.ts, a guarded UPDATE whose `WHERE status IN (…)` comes from here.
  */
-import { PAYMENT_STATUSES, type PaymentStatus } from '@/lib/db/schema';
+import { defineStateMachine } from '@/lib/state-machine';
 
-const TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
-  pending: ['confirmed', 'dropped'],
-  confirmed: ['pending'],
-  dropped: ['pending', 'confirmed'],
-};
+/**
+ * The block scanner's statuses (lib/scanner/state.ts: it observes the transfer), listed here so this file imports
+ * only the foundation; the scanner's consumer (watch-chain.ts) hands its statuses to transitionPayments, so the two
+ * lists cannot drift apart without a type error.
+ */
+export const PAYMENT_STATUSES = ['pending', 'confirmed', 'dropped'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-export function canPaymentTransition(from: PaymentStatus, to: PaymentStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
-
-/** Statuses from which `to` can be reached in one step (for guarded UPDATE … WHERE status IN (…)). */
-export function paymentStatusesLeadingTo(to: PaymentStatus): PaymentStatus[] {
-  return PAYMENT_STATUSES.filter((from) => canPaymentTransition(from, to));
-}
-
-export class IllegalPaymentTransitionError extends Error {
-  override name = 'IllegalPaymentTransitionError';
-  constructor(
-    readonly paymentId: string,
-    readonly from: PaymentStatus,
-    readonly to: PaymentStatus,
-  ) {
-    super(`Payment ${paymentId} cannot go from ${from} to ${to}`);
-  }
-}
+export const paymentMachine = defineStateMachine({
+  name: 'payment',
+  statuses: PAYMENT_STATUSES,
+  transitions: {
+    pending: ['confirmed', 'dropped'],
+    confirmed: ['pending'],
+    dropped: ['pending', 'confirmed'],
+  },
+});

@@ -5,7 +5,7 @@ import { getDb } from '@/lib/db/client';
 import { payments, type PaymentStatus } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { callRoute, newMerchant, usdcCharge, type TestMerchant } from '@/test/fixtures';
-import { IllegalPaymentTransitionError } from './state';
+import { IllegalTransitionError } from '@/lib/state-machine';
 import { transitionPayments } from './transition-payments';
 
 let merchant: TestMerchant;
@@ -62,7 +62,7 @@ describe('transitionPayments: a payment changes status only through the table (l
     const pending = await paymentIn('pending');
     const confirmed = await paymentIn('confirmed');
     const attempt = getDb().transaction((tx) => transitionPayments(tx, { ids: [pending, confirmed], to: 'dropped' }));
-    await expect(attempt).rejects.toBeInstanceOf(IllegalPaymentTransitionError);
+    await expect(attempt).rejects.toBeInstanceOf(IllegalTransitionError);
     await expect(attempt).rejects.toThrow(`Payment ${confirmed} cannot go from confirmed to dropped`);
     expect(await statusesOf([pending, confirmed])).toEqual(['pending', 'confirmed']);
   });

@@ -8,7 +8,8 @@
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import { depositAddresses, onrampOrders, outboundTransfers, payments, refunds, type ChargeRow } from '@/lib/db/schema';
-import { holdsRefundAmount, refundStatusOf } from './state';
+import { refundStatusOf } from './refund-status-of';
+import { holdsRefundAmount } from './state';
 
 export interface ChargeFunds {
   received: bigint;

@@ -23,7 +23,8 @@ import { chargeFunds } from './charge-funds';
 import { hashClaimToken, isClaimTokenShaped } from './claim-token';
 import { emitRefundEvent } from './emit-refund-event';
 import { refundAddressOf, refundSourceOf, refundSourceWallet } from './refund-transfer';
-import { claimStatusesLeadingTo, refundStatusOf, type RefundStatus } from './state';
+import { refundStatusOf } from './refund-status-of';
+import { refundClaimMachine, type RefundStatus } from './state';
 import { outboundTransfers } from '@/lib/db/schema';
 
 export interface RefundClaimView {
@@ -127,7 +128,7 @@ async function claimOnce(input: ClaimInput): Promise<RefundClaimView> {
     const updated = await tx
       .update(refunds)
       .set({ destination, source: plan.source, lateBaseUnits: now.late, claimStatus: 'claimed' })
-      .where(and(eq(refunds.id, row.id), inArray(refunds.claimStatus, claimStatusesLeadingTo('claimed'))))
+      .where(and(eq(refunds.id, row.id), inArray(refunds.claimStatus, refundClaimMachine.leadingTo('claimed'))))
       .returning({ id: refunds.id });
     if (updated.length !== 1) throw new AppError('refund_claim_closed', 'This refund link was just claimed.');
     const result = await recordTransfer(tx, {

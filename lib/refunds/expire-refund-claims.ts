@@ -10,7 +10,7 @@ import { getDb } from '@/lib/db/client';
 import { charges, refunds } from '@/lib/db/schema';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { emitRefundEvent } from './emit-refund-event';
-import { claimStatusesLeadingTo } from './state';
+import { refundClaimMachine } from './state';
 
 export async function expireRefundClaims(now = new Date(), limit = 100): Promise<number> {
   const due = await getDb()
@@ -31,7 +31,9 @@ export async function expireRefundClaims(now = new Date(), limit = 100): Promise
       const [row] = await tx
         .select()
         .from(refunds)
-        .where(and(eq(refunds.id, id), inArray(refunds.claimStatus, claimStatusesLeadingTo('expired')), lte(refunds.claimExpiresAt, now)))
+        .where(
+          and(eq(refunds.id, id), inArray(refunds.claimStatus, refundClaimMachine.leadingTo('expired')), lte(refunds.claimExpiresAt, now)),
+        )
         .for('update', { skipLocked: true });
       if (!row) return false;
       await tx.update(refunds).set({ claimStatus: 'expired' }).where(eq(refunds.id, row.id));

@@ -7,7 +7,7 @@ import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { chargeFunds } from './charge-funds';
 import type { RefundList, RefundResource } from './schemas';
-import { refundStatusOf } from './state';
+import { refundStatusOf } from './refund-status-of';
 
 /** A refund on the wire; `transfer` is null while a claim link waits for (or expired without) its payer. */
 export function serializeRefund(row: RefundRow, transfer: OutboundTransferRow | null): RefundResource {

@@ -2,7 +2,7 @@
  * A refund's statuses, in one place.
  *
  * A refund to a known payer is one transfer of the engine from the start; its status is read from that
- * transfer (pending → submitted → succeeded | failed). A refund whose payer must choose where it goes
+ * transfer (pending → submitted → succeeded | failed; refund-status-of.ts). A refund whose payer must choose where it goes
  * (a claim link: the sender was an on-ramp provider, a contract, several addresses or unknown) first
  * waits for the payer:
  *
@@ -11,55 +11,40 @@
  *
  * While `awaiting_claim` its amount is reserved (counted as refunded), so nothing is refunded twice.
  * The stored claim status changes only through the guarded UPDATE … WHERE claim_status IN
- * (claimStatusesLeadingTo(to)) of the claim verbs.
+ * (refundClaimMachine.leadingTo(to)) of the claim verbs.
  */
-import type { TransferStatus } from '@/lib/transactions/state';
+import { defineStateMachine } from '@/lib/state-machine';
 
 export const REFUND_CLAIM_STATUSES = ['awaiting_claim', 'claimed', 'expired'] as const;
 export type RefundClaimStatus = (typeof REFUND_CLAIM_STATUSES)[number];
 
-const CLAIM_TRANSITIONS: Readonly<Record<RefundClaimStatus, readonly RefundClaimStatus[]>> = {
-  awaiting_claim: ['claimed', 'expired'],
-  claimed: [],
-  expired: [],
-};
-
-/** Claim statuses from which `to` can be reached in one step. */
-export function claimStatusesLeadingTo(to: RefundClaimStatus): RefundClaimStatus[] {
-  return REFUND_CLAIM_STATUSES.filter((from) => CLAIM_TRANSITIONS[from].includes(to));
-}
+export const refundClaimMachine = defineStateMachine({
+  name: 'refund claim',
+  statuses: REFUND_CLAIM_STATUSES,
+  transitions: {
+    awaiting_claim: ['claimed', 'expired'],
+    claimed: [],
+    expired: [],
+  },
+});
 
 /** The refund's status on the wire. */
 export const REFUND_STATUSES = ['awaiting_claim', 'expired', 'pending', 'submitted', 'succeeded', 'failed'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
-const TRANSITIONS: Readonly<Record<RefundStatus, readonly RefundStatus[]>> = {
-  awaiting_claim: ['pending', 'expired'],
-  expired: [],
-  pending: ['submitted', 'succeeded', 'failed'],
-  submitted: ['succeeded', 'failed'],
-  succeeded: [],
-  failed: [],
-};
-
-/** Whether a refund seen in `from` may next be seen in `to`. */
-export function canRefundTransition(from: RefundStatus, to: RefundStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
-
-const STATUS_OF_TRANSFER: Record<TransferStatus, RefundStatus> = {
-  signed: 'pending',
-  broadcast: 'submitted',
-  included: 'submitted',
-  confirmed: 'succeeded',
-  failed: 'failed',
-};
-
-/** The status on the wire: the claim's while it has no transfer, else its transfer's. */
-export function refundStatusOf(input: { claimStatus: RefundClaimStatus | null; transferStatus: TransferStatus | null }): RefundStatus {
-  if (input.transferStatus) return STATUS_OF_TRANSFER[input.transferStatus];
-  return input.claimStatus === 'expired' ? 'expired' : 'awaiting_claim';
-}
+/** The moves a refund may be seen making on the wire (derived from its claim and its transfer, never stored). */
+export const refundMachine = defineStateMachine({
+  name: 'refund',
+  statuses: REFUND_STATUSES,
+  transitions: {
+    awaiting_claim: ['pending', 'expired'],
+    expired: [],
+    pending: ['submitted', 'succeeded', 'failed'],
+    submitted: ['succeeded', 'failed'],
+    succeeded: [],
+    failed: [],
+  },
+});
 
 /** Whether a refund holds its amount (counts as refunded): not failed and not expired. */
 export function holdsRefundAmount(status: RefundStatus): boolean {

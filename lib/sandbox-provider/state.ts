@@ -3,19 +3,22 @@
  * step before completion (declined card, failed 3-D Secure, delivery that did not go through).
  * Expiry is not a status: an open or authenticating session past expiresAt takes no more payment.
  */
-import type { SandboxSessionStatus } from '@/lib/db/schema/sandbox-provider';
+import { defineStateMachine } from '@/lib/state-machine';
 
-const TRANSITIONS: Readonly<Record<SandboxSessionStatus, readonly SandboxSessionStatus[]>> = {
-  open: ['authenticating', 'processing', 'failed'],
-  authenticating: ['processing', 'failed'],
-  processing: ['completed', 'failed'],
-  completed: [],
-  failed: [],
-};
+export const SANDBOX_SESSION_STATUSES = ['open', 'authenticating', 'processing', 'completed', 'failed'] as const;
+export type SandboxSessionStatus = (typeof SANDBOX_SESSION_STATUSES)[number];
 
-export function canTransition(from: SandboxSessionStatus, to: SandboxSessionStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
+export const sandboxSessionMachine = defineStateMachine({
+  name: 'sandbox session',
+  statuses: SANDBOX_SESSION_STATUSES,
+  transitions: {
+    open: ['authenticating', 'processing', 'failed'],
+    authenticating: ['processing', 'failed'],
+    processing: ['completed', 'failed'],
+    completed: [],
+    failed: [],
+  },
+});
 
 /** Whether the buyer can still act on the screen (pay, or answer the 3-D Secure challenge). */
 export function isAwaitingBuyer(status: SandboxSessionStatus): boolean {

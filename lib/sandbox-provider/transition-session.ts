@@ -2,7 +2,7 @@
 import { and, eq, gt, inArray } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { sandboxProviderSessions, type SandboxProviderSessionRow, type SandboxSessionStatus } from '@/lib/db/schema/sandbox-provider';
-import { canTransition } from './state';
+import { sandboxSessionMachine } from './state';
 
 /**
  * Moves the session from one of `from` to `to`, only if it is still there (and, with `unexpiredAt`,
@@ -16,7 +16,7 @@ export async function transitionSession(input: {
   set?: Partial<Pick<SandboxProviderSessionRow, 'paidWith' | 'cardLast4' | 'failureReason' | 'txHash'>>;
   unexpiredAt?: Date;
 }): Promise<SandboxProviderSessionRow | undefined> {
-  const from = input.from.filter((status) => canTransition(status, input.to));
+  const from = input.from.filter((status) => sandboxSessionMachine.can(status, input.to));
   if (from.length === 0) throw new Error(`no transition from ${input.from.join('/')} to ${input.to}`);
   const t = sandboxProviderSessions;
   const [row] = await getDb()

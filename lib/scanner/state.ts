@@ -11,8 +11,21 @@
  * `confirmed` is final in practice (the depth is the chain's promise); a re-organisation deeper than that
  * sends it back to `pending` to be confirmed again.
  */
+import { defineStateMachine } from '@/lib/state-machine';
+
 export const OBSERVED_TRANSFER_STATUSES = ['pending', 'confirmed', 'dropped'] as const;
 export type ObservedTransferStatus = (typeof OBSERVED_TRANSFER_STATUSES)[number];
+
+/** The scanner's own moves (the diagram above). A consumer may allow more: payments add Solana's dropped → confirmed. */
+export const observedTransferMachine = defineStateMachine({
+  name: 'observed transfer',
+  statuses: OBSERVED_TRANSFER_STATUSES,
+  transitions: {
+    pending: ['confirmed', 'dropped'],
+    confirmed: ['pending'],
+    dropped: ['pending'],
+  },
+});
 
 /** Blocks a transaction may stay off the chain (unknown to the node) before its transfer is dropped, at least. */
 const MIN_DROP_AFTER_BLOCKS = 2n;

@@ -22,7 +22,7 @@ import type { GasSponsor } from '@/lib/transactions/gas-sponsorship';
 import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
 import type { TransferOutcome } from '@/lib/transactions/transfer-outcome';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
-import { swapStatusesLeadingTo, type SwapBranch } from './state';
+import { swapExecutionMachine, type SwapBranch } from './state';
 import type { SwapPair } from '@/lib/chains/swap-pairs';
 import { buildExactOutSwap, swapDeadline, type ExactOutQuote } from '@/lib/chains/uniswap-v2-router';
 
@@ -158,7 +158,7 @@ export async function submitSwap(signed: SignedSwap): Promise<void> {
   await getDb()
     .update(swapExecutions)
     .set({ status: 'broadcast' })
-    .where(and(eq(swapExecutions.id, signed.execution.id), inArray(swapExecutions.status, swapStatusesLeadingTo('broadcast'))));
+    .where(and(eq(swapExecutions.id, signed.execution.id), inArray(swapExecutions.status, swapExecutionMachine.leadingTo('broadcast'))));
 }
 
 /**
@@ -190,7 +190,7 @@ export async function settleSwapTransfer(tx: DbOrTx, transfer: OutboundTransferR
         ? { status: 'confirmed', amountIn: amountIn ?? null, error: null, swapTxHash: transfer.txHash }
         : { status: 'failed', error, swapTxHash: transfer.txHash },
     )
-    .where(and(eq(swapExecutions.id, row.id), inArray(swapExecutions.status, swapStatusesLeadingTo(outcome.status))))
+    .where(and(eq(swapExecutions.id, row.id), inArray(swapExecutions.status, swapExecutionMachine.leadingTo(outcome.status))))
     .returning({ id: swapExecutions.id });
   if (!changed.length) return;
   const [charge] = await tx.select({ status: charges.status }).from(charges).where(eq(charges.id, row.chargeId));

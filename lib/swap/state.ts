@@ -5,25 +5,21 @@
  * deadline passed —, its nonce taken by another transaction, or refused before signing because the pool
  * had moved). A failed swap moved nothing but gas: the input stays with the payer.
  */
+import { defineStateMachine } from '@/lib/state-machine';
+
 export const SWAP_EXECUTION_STATUSES = ['signed', 'broadcast', 'confirmed', 'failed'] as const;
 export type SwapExecutionStatus = (typeof SWAP_EXECUTION_STATUSES)[number];
 
-const TRANSITIONS: Record<SwapExecutionStatus, readonly SwapExecutionStatus[]> = {
-  signed: ['broadcast', 'confirmed', 'failed'],
-  broadcast: ['confirmed', 'failed'],
-  confirmed: [],
-  failed: [],
-};
-
-/** The statuses a swap may move to from `to`: the guard every status change goes through. */
-export function swapStatusesLeadingTo(to: SwapExecutionStatus): SwapExecutionStatus[] {
-  return SWAP_EXECUTION_STATUSES.filter((from) => TRANSITIONS[from].includes(to));
-}
-
-/** The transition table, for tests that enumerate it. */
-export function swapTransitionTable(): Readonly<Record<SwapExecutionStatus, readonly SwapExecutionStatus[]>> {
-  return TRANSITIONS;
-}
+export const swapExecutionMachine = defineStateMachine<SwapExecutionStatus>({
+  name: 'swap execution',
+  statuses: SWAP_EXECUTION_STATUSES,
+  transitions: {
+    signed: ['broadcast', 'confirmed', 'failed'],
+    broadcast: ['confirmed', 'failed'],
+    confirmed: [],
+    failed: [],
+  },
+});
 
 /** held_funds: the signed-in payer's own USDC; onramp_conversion: USDC an on-ramp delivered to the charge's deposit address. */
 export const SWAP_BRANCHES = ['held_funds', 'onramp_conversion'] as const;

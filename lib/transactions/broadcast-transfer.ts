@@ -4,7 +4,7 @@
  * A transfer that waits for its gas top-up is sent once the top-up is in a block.
  */
 import { crashPoint } from '@/lib/crash-points';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Hex, PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
@@ -12,6 +12,7 @@ import { getDb } from '@/lib/db/client';
 import { outboundTransfers, type OutboundTransferRow } from '@/lib/db/schema';
 import { log } from '@/lib/log';
 import { broadcastSolanaTransfer } from '@/lib/transactions/solana/solana-transfers';
+import { transferMachine } from '@/lib/transactions/state';
 import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 
 /**
@@ -171,7 +172,8 @@ export async function sendCurrentAttempt(client: PublicClient, transfer: Outboun
       transportFailingSince: null,
       error: null,
     })
-    .where(and(eq(outboundTransfers.id, transfer.id), eq(outboundTransfers.status, 'signed')));
+    // Only a signed one: an included transfer goes back to broadcast only through the reconciler (a re-org).
+    .where(and(eq(outboundTransfers.id, transfer.id), inArray(outboundTransfers.status, transferMachine.from(['signed'], 'broadcast'))));
   return { kind: 'sent' };
 }
 

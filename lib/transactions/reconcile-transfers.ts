@@ -38,7 +38,7 @@ import { gasTankAccount } from './gas-tank';
 import { prepareTransfer } from './prepare-transfer';
 import { recordTransfer } from './record-transfer';
 import { signerForAddress } from './signer-for-address';
-import { canTransition, type AttemptKind, type TransferStatus } from './state';
+import { transferMachine, type AttemptKind, type TransferStatus } from './state';
 import { authorizeTransfer } from './transfer-policy';
 import { outcomeHookFor, type TransferOutcome, type TransferOutcomeHooks } from './transfer-outcome';
 
@@ -541,8 +541,8 @@ class Reconciler {
     to: TransferStatus,
     values: Partial<typeof outboundTransfers.$inferInsert>,
   ): Promise<boolean> {
-    if (!from.every((status) => status === to || canTransition(status, to)))
-      throw new Error(`transfer ${from.join('|')} → ${to} is not a transition`);
+    // Rewriting the same status (a note on the row) is not a move; every other from must be one.
+    for (const status of from) if (status !== to) transferMachine.assert(status, to, this.transfer.id);
     const changed = await getDb()
       .update(outboundTransfers)
       .set({ status: to, ...values })
@@ -554,7 +554,7 @@ class Reconciler {
   /** The final status, once (whoever gets there first), with the purpose's hook in the same transaction. */
   private async finish(status: 'confirmed' | 'failed', outcome: Omit<TransferOutcome, 'status'>): Promise<void> {
     const from = this.transfer.status;
-    if (!canTransition(from, status)) throw new Error(`transfer ${from} → ${status} is not a transition`);
+    transferMachine.assert(from, status, this.transfer.id);
     await getDb().transaction(async (tx) => {
       const [row] = await tx
         .update(outboundTransfers)

@@ -15,6 +15,7 @@
  * the base fee, or a 0-value self-transfer ("cancel") for one that can never be broadcast. Exactly one of
  * them can be mined, so the transfer is one movement of value whichever lands.
  */
+import { defineStateMachine } from '@/lib/state-machine';
 
 export const TRANSFER_STATUSES = ['signed', 'broadcast', 'included', 'confirmed', 'failed'] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
@@ -42,17 +43,17 @@ export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
 export const ATTEMPT_KINDS = ['original', 'fee_bump', 'cancel'] as const;
 export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
 
-const TRANSITIONS: Record<TransferStatus, readonly TransferStatus[]> = {
-  signed: ['broadcast', 'included', 'failed'],
-  broadcast: ['included', 'failed'],
-  included: ['confirmed', 'failed', 'broadcast'],
-  confirmed: [],
-  failed: [],
-};
-
-export function canTransition(from: TransferStatus, to: TransferStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
+export const transferMachine = defineStateMachine({
+  name: 'transfer',
+  statuses: TRANSFER_STATUSES,
+  transitions: {
+    signed: ['broadcast', 'included', 'failed'],
+    broadcast: ['included', 'failed'],
+    included: ['confirmed', 'failed', 'broadcast'],
+    confirmed: [],
+    failed: [],
+  },
+});
 
 /** Statuses whose value has not reached the chain's latest state: they still spend from the sender's balance. */
 export const IN_FLIGHT_STATUSES = ['signed', 'broadcast'] as const satisfies readonly TransferStatus[];
@@ -62,9 +63,4 @@ const OPEN_STATUSES = ['signed', 'broadcast', 'included'] as const satisfies rea
 
 export function isOpen(status: TransferStatus): boolean {
   return (OPEN_STATUSES as readonly TransferStatus[]).includes(status);
-}
-
-/** The transition table, for tests that enumerate it. */
-export function transitionTable(): Readonly<Record<TransferStatus, readonly TransferStatus[]>> {
-  return TRANSITIONS;
 }

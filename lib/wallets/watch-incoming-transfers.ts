@@ -20,9 +20,27 @@ import type { DbOrTx } from '@/lib/db/client';
 import { walletIncomingTransfers, wallets } from '@/lib/db/schema';
 import { randomBase62 } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
+import { observedTransferMachine, type ObservedTransferStatus } from '@/lib/scanner/state';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
 import { forgetBalances } from './wallet-balances';
 import { statusIs } from '@/lib/db/status-literal';
+
+/** A status change of incoming transfers, from the statuses the scanner's machine allows (a row already there is left alone). */
+async function moveIncomingTransfers(
+  tx: DbOrTx,
+  ids: string[],
+  patch: { status: ObservedTransferStatus; missingSinceBlock?: bigint | null },
+): Promise<void> {
+  await tx
+    .update(walletIncomingTransfers)
+    .set(patch)
+    .where(
+      and(
+        inArray(walletIncomingTransfers.id, ids),
+        inArray(walletIncomingTransfers.status, observedTransferMachine.leadingTo(patch.status)),
+      ),
+    );
+}
 
 export interface IncomingPollResult {
   chain: ChainName;
@@ -86,15 +104,17 @@ const walletsConsumer = (lookupBatch: number): ScanConsumer<ServiceWallet> => ({
       return rows.map((row) => row.toAddress);
     },
     async relocate(tx, id, location) {
-      const moved = location.blockHash === undefined ? {} : { status: 'pending' as const, missingSinceBlock: null };
       await tx
         .update(walletIncomingTransfers)
-        .set({ ...location, ...moved })
+        .set({ ...location, ...(location.blockHash === undefined ? {} : { missingSinceBlock: null }) })
         .where(eq(walletIncomingTransfers.id, id));
+      // In another block (re-included, or found again): pending there, confirmed afresh.
+      if (location.blockHash !== undefined) await moveIncomingTransfers(tx, [id], { status: 'pending' });
     },
     open: (tx, chain) => openIncomingTransfers(tx, chain),
-    async update(tx, ids, patch) {
-      await tx.update(walletIncomingTransfers).set(patch).where(inArray(walletIncomingTransfers.id, ids));
+    async update(tx, ids, { status, ...patch }) {
+      if (status) await moveIncomingTransfers(tx, ids, { status, ...patch });
+      else await tx.update(walletIncomingTransfers).set(patch).where(inArray(walletIncomingTransfers.id, ids));
     },
   } satisfies TransferStore<ServiceWallet>,
 });

@@ -11,7 +11,7 @@
 import { sql } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '@/lib/db/schema';
-import { deliveryStatusesLeadingTo } from './state';
+import { webhookDeliveryMachine } from './state';
 
 /** A claim older than this is taken over: well above the 10 s request budget plus recording. */
 export const CLAIM_LEASE_MS = 60_000;
@@ -62,7 +62,7 @@ export async function claimDeliveries(deliveryIds: readonly string[], claimedAt:
     with claimed as (
       update webhook_deliveries d set status = 'sending', claimed_at = ${claimedAt.toISOString()}::timestamptz
       where d.id = any(${sql.param(ids)}::text[])
-        and d.status = any(${sql.param(deliveryStatusesLeadingTo('sending'))}::webhook_delivery_status[])
+        and d.status = any(${sql.param(webhookDeliveryMachine.leadingTo('sending'))}::webhook_delivery_status[])
         -- sending → sending only once the other worker's lease ran out
         and (d.status <> 'sending' or d.claimed_at < ${new Date(claimedAt.getTime() - CLAIM_LEASE_MS).toISOString()}::timestamptz)
       returning d.id, d.event_id, d.endpoint_id, d.charge_id, d.event_sequence, d.attempt

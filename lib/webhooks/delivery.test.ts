@@ -351,6 +351,27 @@ describe('delivery', () => {
     expect(hook.received).toHaveLength(1);
   });
 
+  it('moves an endpoint only as webhookEndpointMachine allows: a success never revives a disabled one, a later 410 leaves it as it was', async () => {
+    let answer = 200;
+    const hook = await receiver(() => answer);
+    const { merchant, endpointId } = await merchantWithEndpoint(hook.url);
+    // As if another delivery's 410 disabled it while this one was on its way (still enabled when claimed).
+    await getDb()
+      .update(webhookEndpoints)
+      .set({ status: 'disabled', disabledReason: 'first 410' })
+      .where(eq(webhookEndpoints.id, endpointId));
+    const chargeId = await newCharge(merchant);
+    await relayAll();
+    await waitFor(async () => (await deliveriesOf(endpointId))[0]?.status === 'succeeded', { what: 'the delivery to succeed' });
+    expect(await endpointRow(endpointId)).toMatchObject({ status: 'disabled', disabledReason: 'first 410' });
+
+    answer = 410;
+    await transition(chargeId, 'canceled');
+    await relayAll();
+    await waitFor(async () => (await deliveriesOf(endpointId)).some((d) => d.responseStatus === 410), { what: 'the 410' });
+    expect(await endpointRow(endpointId)).toMatchObject({ status: 'disabled', disabledReason: 'first 410' });
+  });
+
   it('disables the endpoint on 410 Gone and stops sending to it', async () => {
     const hook = await receiver(() => 410);
     const { merchant, endpointId } = await merchantWithEndpoint(hook.url);

@@ -13,7 +13,7 @@
  * in the same commit.
  */
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, inArray, sql } from 'drizzle-orm';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
@@ -22,7 +22,7 @@ import { enqueueDeliveries } from './enqueue-deliveries';
 import { enqueueFailingNotice } from './enqueue-failing-notice';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
 import { nextAttemptDelay } from './retry-schedule';
-import { canDeliveryTransition } from './state';
+import { webhookDeliveryMachine, webhookEndpointMachine, type WebhookEndpointStatus } from './state';
 
 const ERROR_MESSAGE_CHARS = 500;
 
@@ -52,14 +52,14 @@ interface Plan {
   isFinal: boolean;
 }
 
+/** A success revives a failing endpoint only: a disabled one (410 Gone) waits for its merchant to enable it. */
+const RECOVERS_FROM = ['failing'] as const satisfies readonly WebhookEndpointStatus[];
+
 export async function recordOutcomes(sent: readonly SentAttempt[], options: RecordOptions = {}): Promise<AttemptOutcome[]> {
   const attemptedAt = new Date();
   const plans = sent.map((attempt) => planOutcome(attempt, attemptedAt, options.retryDelay ?? nextAttemptDelay));
   // The UPDATE below is guarded by `status = 'sending'`: every outcome must be a move the table allows from there.
-  for (const plan of plans) {
-    if (!canDeliveryTransition('sending', plan.values.status))
-      throw new Error(`delivery sending → ${plan.values.status} is not a transition`);
-  }
+  for (const plan of plans) webhookDeliveryMachine.assert('sending', plan.values.status, plan.values.id);
   return getDb().transaction(async (tx) => {
     const recordedIds = new Set<string>();
     if (plans.length) {
@@ -106,7 +106,7 @@ export async function recordOutcomes(sent: readonly SentAttempt[], options: Reco
       // is a new statement to prepare for each length).
       await tx.execute(sql`
         update webhook_endpoints set status = 'active', failing_since = null, updated_at = now()
-        where id = any(${sql.param(recovered)}::text[]) and status = 'failing'`);
+        where id = any(${sql.param(recovered)}::text[]) and status = any(${sql.param(webhookEndpointMachine.from(RECOVERS_FROM, 'active'))}::webhook_endpoint_status[])`);
     }
     const gone = endpointsOf('endpoint_disabled');
     if (gone.length) {
@@ -117,7 +117,7 @@ export async function recordOutcomes(sent: readonly SentAttempt[], options: Reco
           status: 'disabled',
           disabledReason: `The endpoint answered 410 Gone on ${attemptedAt.toISOString()}; enable it again once it accepts events.`,
         })
-        .where(inArray(webhookEndpoints.id, gone));
+        .where(and(inArray(webhookEndpoints.id, gone), inArray(webhookEndpoints.status, webhookEndpointMachine.leadingTo('disabled'))));
     }
     const exhausted = endpointsOf('failed', (plan) => plan.outcome.kind === 'failed' && plan.outcome.endpointFailing);
     if (exhausted.length) {
@@ -125,7 +125,7 @@ export async function recordOutcomes(sent: readonly SentAttempt[], options: Reco
       const flipped = await tx
         .update(webhookEndpoints)
         .set({ status: 'failing', failingSince: attemptedAt })
-        .where(and(inArray(webhookEndpoints.id, exhausted), eq(webhookEndpoints.status, 'active')))
+        .where(and(inArray(webhookEndpoints.id, exhausted), inArray(webhookEndpoints.status, webhookEndpointMachine.leadingTo('failing'))))
         .returning({ id: webhookEndpoints.id });
       for (const { id } of flipped) await enqueueFailingNotice(tx, id);
     }

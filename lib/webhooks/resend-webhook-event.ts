@@ -21,6 +21,7 @@ import { webhookDeliveries, type WebhookDeliveryRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { getWebhookEndpoint, type WebhookOwner } from './get-webhook-endpoint';
+import { webhookDeliveryMachine } from './state';
 
 export async function resendWebhookEvent({
   owner,
@@ -67,8 +68,13 @@ export async function resendWebhookEvent({
       await tx
         .update(webhookDeliveries)
         .set({ status: 'canceled', errorCode: 'replaced_by_resend', errorMessage: 'Replaced by a resend from the dashboard.' })
-        .where(and(inArray(webhookDeliveries.id, waiting), eq(webhookDeliveries.status, 'pending')));
-      // pending → canceled (lib/webhooks/state.ts); a delivery claimed meanwhile is left to finish
+        .where(
+          and(
+            inArray(webhookDeliveries.id, waiting),
+            inArray(webhookDeliveries.status, webhookDeliveryMachine.from(['pending'], 'canceled')),
+          ),
+        );
+      // Only pending: a delivery claimed meanwhile (sending) is left to finish
     }
     const [delivery] = await tx
       .insert(webhookDeliveries)

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { timestampSchema } from '@/lib/timestamp-schema';
 import { API_KEY_MODES } from '@/lib/db/schema/api-keys';
-import { WEBHOOK_ENDPOINT_STATUSES } from '@/lib/db/schema/webhooks';
+import { WEBHOOK_ENDPOINT_STATUSES } from './state';
 import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types';
 
 export const WEBHOOK_LIMITS = {

@@ -9,22 +9,46 @@
  * A failed attempt is final: the retry is a new row (`pending`). Every status change of a delivery is
  * a guarded UPDATE whose `WHERE status IN (…)` comes from here.
  */
-import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from '@/lib/db/schema';
+import { defineStateMachine } from '@/lib/state-machine';
 
-const TRANSITIONS: Readonly<Record<WebhookDeliveryStatus, readonly WebhookDeliveryStatus[]>> = {
-  held: ['pending'],
-  pending: ['sending', 'canceled'],
-  sending: ['sending', 'succeeded', 'failed', 'canceled'],
-  succeeded: [],
-  failed: [],
-  canceled: [],
-};
+/** One row per attempt; see the header for the moves. */
+export const WEBHOOK_DELIVERY_STATUSES = ['held', 'pending', 'sending', 'succeeded', 'failed', 'canceled'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
-export function canDeliveryTransition(from: WebhookDeliveryStatus, to: WebhookDeliveryStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
+export const webhookDeliveryMachine = defineStateMachine({
+  name: 'webhook delivery',
+  statuses: WEBHOOK_DELIVERY_STATUSES,
+  transitions: {
+    held: ['pending'],
+    pending: ['sending', 'canceled'],
+    sending: ['sending', 'succeeded', 'failed', 'canceled'],
+    succeeded: [],
+    failed: [],
+    canceled: [],
+  },
+});
 
-/** Statuses from which `to` can be reached in one step (for guarded UPDATE … WHERE status IN (…)). */
-export function deliveryStatusesLeadingTo(to: WebhookDeliveryStatus): WebhookDeliveryStatus[] {
-  return WEBHOOK_DELIVERY_STATUSES.filter((from) => canDeliveryTransition(from, to));
-}
+/**
+ * A webhook endpoint's status:
+ *
+ *   active ──► failing     (an event used up every retry; the merchant is e-mailed once, on this move)
+ *     ▲  ◄──────┘          (the next success: failing → active)
+ *     │     │
+ *     │     ▼
+ *     └── disabled ◄── active | failing   (the endpoint answered 410 Gone; enabled = false)
+ *                      (disabled → active: the merchant enables it again)
+ *
+ * A success never revives a disabled endpoint: only the merchant does (record-outcomes.ts, update-webhook-endpoint.ts).
+ */
+export const WEBHOOK_ENDPOINT_STATUSES = ['active', 'failing', 'disabled'] as const;
+export type WebhookEndpointStatus = (typeof WEBHOOK_ENDPOINT_STATUSES)[number];
+
+export const webhookEndpointMachine = defineStateMachine({
+  name: 'webhook endpoint',
+  statuses: WEBHOOK_ENDPOINT_STATUSES,
+  transitions: {
+    active: ['failing', 'disabled'],
+    failing: ['active', 'disabled'],
+    disabled: ['active'],
+  },
+});

@@ -4,6 +4,7 @@ import { webhookEndpoints, type WebhookEndpointRow } from '@/lib/db/schema';
 import { acceptEndpointUrl } from './endpoint-url';
 import { getWebhookEndpoint, type WebhookOwner } from './get-webhook-endpoint';
 import type { UpdateWebhookEndpointBody } from './schemas';
+import { webhookEndpointMachine } from './state';
 
 /**
  * Changes an endpoint's URL, event types, description or enabled flag. Enabling it again (after the
@@ -27,6 +28,7 @@ export async function updateWebhookEndpoint({
     const current = await getWebhookEndpoint({ owner, endpointId, db: tx, forUpdate: true });
     // A 410 disabled it; the merchant enabling it again says the endpoint is back.
     const reEnabled = input.enabled === true && current.status === 'disabled';
+    if (reEnabled) webhookEndpointMachine.assert(current.status, 'active', current.id);
     const [updated] = await tx
       .update(webhookEndpoints)
       .set({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHECKOUT_MESSAGE_TYPE as APP_MESSAGE_TYPE, checkoutMessage, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
-import { CHARGE_STATUSES, isFinal } from '@/lib/charges/state';
+import { CHARGE_STATUSES, chargeMachine } from '@/lib/charges/state';
 import {
   CHECKOUT_MESSAGE_TYPE,
   FINAL_CHECKOUT_STATUSES,
@@ -76,7 +76,7 @@ describe('resolveCheckout', () => {
 describe('the protocol matches the checkout (lib/charges/checkout-popup.ts)', () => {
   it('same message type, and the final statuses of the charge state machine', () => {
     expect(CHECKOUT_MESSAGE_TYPE).toBe(APP_MESSAGE_TYPE);
-    expect([...FINAL_CHECKOUT_STATUSES].sort()).toEqual(CHARGE_STATUSES.filter(isFinal).sort());
+    expect([...FINAL_CHECKOUT_STATUSES].sort()).toEqual(CHARGE_STATUSES.filter(chargeMachine.isTerminal).sort());
   });
 
   it('the checkout accepts the popup URL the SDK builds, and the SDK accepts what the checkout posts', () => {

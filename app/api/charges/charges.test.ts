@@ -2,7 +2,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { transitionCharge } from '@/lib/charges/transition-charge';
-import { IllegalTransitionError } from '@/lib/charges/state';
+import { IllegalTransitionError } from '@/lib/state-machine';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges } from '@/lib/db/schema';
 import { callRoute, newMerchant, newPublishableKey, testCharge, usdcCharge, type TestMerchant } from '@/test/fixtures';

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { PAYMENT_REQUEST_STATUSES, type PaymentRequestStatus } from '@/lib/oauth/state';
 import { timestamps } from './columns';
 import { charges } from './charges';
 import { merchants } from './merchants';
@@ -103,8 +104,7 @@ export const oidcSigningKeys = pgTable('oidc_signing_keys', {
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
 
-export const PAYMENT_REQUEST_STATUSES = ['pending', 'confirmed', 'declined', 'expired'] as const;
-export type PaymentRequestStatus = (typeof PAYMENT_REQUEST_STATUSES)[number];
+export type { PaymentRequestStatus };
 export const paymentRequestStatus = pgEnum('oauth_payment_request_status', PAYMENT_REQUEST_STATUSES);
 
 /**

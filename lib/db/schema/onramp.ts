@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, numeric, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { ONRAMP_ORDER_STATUSES, type OnrampOrderStatusName } from '@/lib/onramp/orders/state';
 import { baseUnits, timestamps } from './columns';
 import { charges } from './charges';
 import { outboundTransfers } from './payments';
@@ -21,8 +22,7 @@ export const onrampProviders = pgTable('onramp_providers', {
   ...timestamps,
 });
 
-export const ONRAMP_ORDER_STATUSES = ['created', 'pending', 'completed', 'failed', 'expired'] as const;
-export type OnrampOrderStatusName = (typeof ONRAMP_ORDER_STATUSES)[number];
+export { ONRAMP_ORDER_STATUSES, type OnrampOrderStatusName };
 export const onrampOrderStatus = pgEnum('onramp_order_status', ONRAMP_ORDER_STATUSES);
 
 /**

@@ -4,7 +4,7 @@ import { ATTEMPT_KINDS, TRANSFER_PURPOSES, TRANSFER_STATUSES, type TransferPurpo
 import { baseUnits, timestamps } from './columns';
 import { charges } from './charges';
 import { walletFamily } from './wallets';
-import { OBSERVED_TRANSFER_STATUSES } from '@/lib/scanner/state';
+import { PAYMENT_STATUSES, type PaymentStatus } from '@/lib/payments/state';
 
 /** Next HD derivation index for deposit addresses: a sequence, so concurrent charges never share one. */
 export const depositDerivationIndex = pgSequence('deposit_derivation_index', { startWith: 0, minValue: 0 });
@@ -48,8 +48,7 @@ export const depositAddresses = pgTable(
 );
 
 /** The scanner's statuses of a transfer seen on chain (lib/scanner/state.ts): pending → confirmed | dropped. */
-export const PAYMENT_STATUSES = OBSERVED_TRANSFER_STATUSES;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export { PAYMENT_STATUSES, type PaymentStatus };
 export const paymentStatus = pgEnum('payment_status', PAYMENT_STATUSES);
 
 /**

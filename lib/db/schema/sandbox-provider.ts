@@ -1,4 +1,5 @@
 import { index, integer, numeric, pgEnum, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { SANDBOX_SESSION_STATUSES, type SandboxSessionStatus } from '@/lib/sandbox-provider/state';
 import { baseUnits, timestamps } from './columns';
 
 /**
@@ -6,8 +7,7 @@ import { baseUnits, timestamps } from './columns';
  * so nothing here references Chargeport's tables: the partner's order id is plain text, as a real
  * provider would store it.
  */
-export const SANDBOX_SESSION_STATUSES = ['open', 'authenticating', 'processing', 'completed', 'failed'] as const;
-export type SandboxSessionStatus = (typeof SANDBOX_SESSION_STATUSES)[number];
+export type { SandboxSessionStatus };
 export const sandboxSessionStatus = pgEnum('sandbox_session_status', SANDBOX_SESSION_STATUSES);
 
 export const SANDBOX_PAYMENT_METHODS = ['card', 'bank_transfer', 'apple_pay', 'google_pay'] as const;

@@ -10,6 +10,12 @@
  */
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, json, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  WEBHOOK_DELIVERY_STATUSES,
+  WEBHOOK_ENDPOINT_STATUSES,
+  type WebhookDeliveryStatus,
+  type WebhookEndpointStatus,
+} from '@/lib/webhooks/state';
 import { apiKeyMode } from './api-keys';
 import { charges } from './charges';
 import { timestamps } from './columns';
@@ -20,8 +26,7 @@ import { merchants } from './merchants';
  * delivering, back to active on the next success. disabled: the endpoint answered 410 Gone, so
  * Chargeport stopped (enabled = false) until the merchant enables it again.
  */
-export const WEBHOOK_ENDPOINT_STATUSES = ['active', 'failing', 'disabled'] as const;
-export type WebhookEndpointStatus = (typeof WEBHOOK_ENDPOINT_STATUSES)[number];
+export type { WebhookEndpointStatus };
 export const webhookEndpointStatus = pgEnum('webhook_endpoint_status', WEBHOOK_ENDPOINT_STATUSES);
 
 export const webhookEndpoints = pgTable(
@@ -117,8 +122,7 @@ export const webhookEventSequences = pgTable('webhook_event_sequences', {
  * (`claimedAt`), the request may be in flight. succeeded / failed: the outcome of this attempt.
  * canceled: not sent, the endpoint was disabled meanwhile.
  */
-export const WEBHOOK_DELIVERY_STATUSES = ['held', 'pending', 'sending', 'succeeded', 'failed', 'canceled'] as const;
-export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+export { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus };
 export const webhookDeliveryStatus = pgEnum('webhook_delivery_status', WEBHOOK_DELIVERY_STATUSES);
 
 /** One row per attempt to deliver one event to one endpoint. */

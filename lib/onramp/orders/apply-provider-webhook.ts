@@ -24,7 +24,7 @@ import type { OnrampOrderUpdate, OnrampProviderAdapter, OnrampProviderId, Webhoo
 import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';
 import { registryEntries } from '@/lib/onramp/registry/registry-entries';
 import { emitPaymentFailed } from '@/lib/charges/charge-events';
-import { canTransition } from './state';
+import { onrampOrderMachine } from './state';
 
 type WebhookOutcome = 'applied' | 'unchanged' | 'duplicate' | 'unknown_order' | 'mismatch' | 'ignored';
 
@@ -108,7 +108,7 @@ async function applyUpdate(tx: DbOrTx, order: OnrampOrderRow, update: OnrampOrde
     log.error('on-ramp webhook does not match its order: not applied', { orderId: order.id, mismatch });
     return { outcome: 'mismatch' };
   }
-  if (!canTransition(order.status, update.status)) {
+  if (!onrampOrderMachine.can(order.status, update.status)) {
     // A redelivery or a late, older update: keep what we know, but learn the provider's id if new.
     if (!order.providerOrderId)
       await tx.update(onrampOrders).set({ providerOrderId: update.providerOrderId }).where(eq(onrampOrders.id, order.id));

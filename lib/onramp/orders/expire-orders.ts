@@ -3,14 +3,14 @@ import { and, inArray, lte } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { onrampOrderEvents, onrampOrders } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
-import { statusesLeadingTo } from './state';
+import { onrampOrderMachine } from './state';
 
 export async function expireDueOnrampOrders(now = new Date(), batch = 100): Promise<number> {
   return getDb().transaction(async (tx) => {
     const due = await tx
       .select({ id: onrampOrders.id, status: onrampOrders.status })
       .from(onrampOrders)
-      .where(and(inArray(onrampOrders.status, statusesLeadingTo('expired')), lte(onrampOrders.expiresAt, now)))
+      .where(and(inArray(onrampOrders.status, onrampOrderMachine.leadingTo('expired')), lte(onrampOrders.expiresAt, now)))
       .limit(batch)
       .for('update', { skipLocked: true });
     if (!due.length) return 0;
@@ -18,7 +18,7 @@ export async function expireDueOnrampOrders(now = new Date(), batch = 100): Prom
     await tx
       .update(onrampOrders)
       .set({ status: 'expired' })
-      .where(and(inArray(onrampOrders.id, ids), inArray(onrampOrders.status, statusesLeadingTo('expired'))));
+      .where(and(inArray(onrampOrders.id, ids), inArray(onrampOrders.status, onrampOrderMachine.leadingTo('expired'))));
     await tx.insert(onrampOrderEvents).values(
       due.map(({ id: orderId, status: fromStatus }) => ({
         id: newId('onrampOrderEvent'),

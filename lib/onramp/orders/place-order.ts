@@ -19,7 +19,7 @@ import { parseAmount } from '@/lib/money';
 import { FIAT_METHOD_LABELS, FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 import { isOnrampProviderError } from '@/lib/onramp/providers/errors';
 import { AppError } from '@/lib/errors';
-import { statusesLeadingTo } from './state';
+import { onrampOrderMachine } from './state';
 import { priceOf, quoteOnramp, tokenOn, type OnrampQuoteView } from '@/lib/onramp/quote-onramp';
 import { methodFact, orderCurrency, type ProviderFacts } from '@/lib/onramp/registry/facts';
 import { providerWithAdapter } from '@/lib/onramp/registry/provider-with-adapter';
@@ -166,7 +166,7 @@ export async function placeOnrampOrder(rawInput: PlaceOrderInput, now = new Date
       const [failed] = await tx
         .update(onrampOrders)
         .set({ status: 'failed', failureReason: reason })
-        .where(and(eq(onrampOrders.id, orderId), inArray(onrampOrders.status, statusesLeadingTo('failed'))))
+        .where(and(eq(onrampOrders.id, orderId), inArray(onrampOrders.status, onrampOrderMachine.leadingTo('failed'))))
         .returning({ id: onrampOrders.id });
       if (!failed) return; // a provider update got there first: it decides the outcome
       await tx.insert(onrampOrderEvents).values({

@@ -9,24 +9,19 @@
  * Provider updates only move an order forward: a late or duplicated "pending" after "completed"
  * changes nothing, and an order that has ended never changes again.
  */
-import { ONRAMP_ORDER_STATUSES, type OnrampOrderStatusName } from '@/lib/db/schema';
+import { defineStateMachine } from '@/lib/state-machine';
 
-export type { OnrampOrderStatusName };
+export const ONRAMP_ORDER_STATUSES = ['created', 'pending', 'completed', 'failed', 'expired'] as const;
+export type OnrampOrderStatusName = (typeof ONRAMP_ORDER_STATUSES)[number];
 
-const TRANSITIONS: Readonly<Record<OnrampOrderStatusName, readonly OnrampOrderStatusName[]>> = {
-  created: ['pending', 'completed', 'failed', 'expired'],
-  pending: ['completed', 'failed'],
-  completed: [],
-  failed: [],
-  expired: [],
-};
-
-/** Whether an order in `from` may move to `to`. */
-export function canTransition(from: OnrampOrderStatusName, to: OnrampOrderStatusName): boolean {
-  return TRANSITIONS[from].includes(to);
-}
-
-/** Statuses from which `to` can be reached in one step (for guarded UPDATE … WHERE status IN (…)). */
-export function statusesLeadingTo(to: OnrampOrderStatusName): OnrampOrderStatusName[] {
-  return ONRAMP_ORDER_STATUSES.filter((from) => canTransition(from, to));
-}
+export const onrampOrderMachine = defineStateMachine({
+  name: 'on-ramp order',
+  statuses: ONRAMP_ORDER_STATUSES,
+  transitions: {
+    created: ['pending', 'completed', 'failed', 'expired'],
+    pending: ['completed', 'failed'],
+    completed: [],
+    failed: [],
+    expired: [],
+  },
+});

@@ -1,5 +1,5 @@
 /**
- * Recorded Solana transfers: the Solana half of lib/payments/outbound-transfers.ts, with the same three
+ * Recorded Solana transfers: the Solana half of the transaction engine (lib/transactions/), with the same three
  * steps — recorded in the caller's transaction before anything is sent, broadcast after commit, and
  * reconciled in the background.
  *
@@ -19,6 +19,11 @@
  * Reconciling: finalized → `confirmed` (or `failed` with the runtime's error); never seen and its
  * blockhash expired → `failed`, so the next sweep pass signs a new transaction — the old one can no
  * longer land, so two sweeps are never live at once; otherwise the same bytes are sent again.
+ *
+ * Every status write follows the transfer table (lib/transactions/state.ts) through `leadingTo`. A transaction
+ * in a block that is not yet finalized stays `broadcast` here (the reconciler looks again); once finalized it
+ * was in a block, so its rows pass `included` on their way to `confirmed` / `failed`, in one transaction —
+ * the table's promise (only an included transfer reaches a final status at depth) holds on both chains.
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { SOLANA_NATIVE_MINT, type ChainName, type TokenInfo } from '@/lib/chains/registry';
@@ -26,6 +31,7 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { outboundTransfers, type TransferStatus } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
+import { transferMachine } from '@/lib/transactions/state';
 import {
   decodeWireTransaction,
   feePayerSpent,
@@ -109,11 +115,11 @@ export async function broadcastSolanaTransfer(rpc: SolanaTransferRpc, transfer: 
       const message = error instanceof Error ? error.message : String(error);
       log.warn('solana broadcast failed; the reconciler will retry', { transferId: transfer.id, error: message });
       // Kept on the rows for support (why a sweep is stuck until its blockhash expires), status unchanged.
-      await setStatus(transfer, { from: ['signed'], status: 'signed', error: `broadcast refused: ${message}`.slice(0, 500) });
+      await noteOnSigned(transfer, `broadcast refused: ${message}`.slice(0, 500));
       return false;
     }
   }
-  await setStatus(transfer, { from: ['signed'], status: 'broadcast', error: null });
+  await setStatus(transfer, { status: 'broadcast', error: null });
   return true;
 }
 
@@ -127,23 +133,33 @@ export async function reconcileSolanaTransfer(rpc: SolanaTransferRpc, transfer: 
       const status = outcome.err === null ? ('confirmed' as const) : ('failed' as const);
       const { signature } = decodeWireTransaction(transfer.rawTransaction);
       const spent = await feePayerSpent(rpc, signature).catch(() => undefined);
+      const row = (txHash: string, to: TransferStatus) =>
+        and(
+          eq(outboundTransfers.chain, transfer.chain),
+          eq(outboundTransfers.txHash, txHash),
+          inArray(outboundTransfers.status, transferMachine.leadingTo(to)),
+        );
       await getDb().transaction(async (tx) => {
-        const open = inArray(outboundTransfers.status, ['signed', 'broadcast']);
+        // Finalized means it was in a block: both rows still open pass `included` (see the header).
+        await tx
+          .update(outboundTransfers)
+          .set({ status: 'included' })
+          .where(and(bothRows(transfer), inArray(outboundTransfers.status, transferMachine.leadingTo('included'))));
         await tx
           .update(outboundTransfers)
           .set({ status, error: outcome.err === null ? null : `failed on chain: ${stringify(outcome.err)}` })
-          .where(and(eq(outboundTransfers.chain, transfer.chain), eq(outboundTransfers.txHash, signature), open));
+          .where(row(signature, status));
         // A landed transaction charged the tank even if it failed (its fee; the rent only if it succeeded):
         // the fee record is confirmed either way, at what the tank really spent.
         await tx
           .update(outboundTransfers)
           .set({ status: 'confirmed', error: null, ...(spent === undefined ? {} : { amountBaseUnits: spent }) })
-          .where(and(eq(outboundTransfers.chain, transfer.chain), eq(outboundTransfers.txHash, `${signature}${FEE_RECORD_SUFFIX}`), open));
+          .where(row(`${signature}${FEE_RECORD_SUFFIX}`, 'confirmed'));
       });
       return isSolanaFeeRecord(transfer) ? 'confirmed' : status;
     }
     case 'landing':
-      if (!wasAccepted) await setStatus(transfer, { from: ['signed'], status: 'broadcast', error: null });
+      if (!wasAccepted) await setStatus(transfer, { status: 'broadcast', error: null });
       return 'broadcast';
     case 'not_seen':
       // Dropped by the leader or still on its way: same bytes again (they cannot land twice).
@@ -157,27 +173,34 @@ export async function reconcileSolanaTransfer(rpc: SolanaTransferRpc, transfer: 
       }
       return wasAccepted ? 'broadcast' : 'signed';
     case 'expired':
-      await setStatus(transfer, { from: ['signed', 'broadcast'], status: 'failed', error: EXPIRED_ERROR });
+      await setStatus(transfer, { status: 'failed', error: EXPIRED_ERROR });
       return 'failed';
   }
 }
 
-/** One UPDATE over both rows of a transaction (the transfer and its fee record), only from the expected statuses. */
-async function setStatus(
-  transfer: OutboundTransferRow,
-  change: { from: TransferStatus[]; status: TransferStatus; error: string | null },
-): Promise<void> {
-  const signature = transfer.txHash.replace(new RegExp(`${FEE_RECORD_SUFFIX}$`), '');
+/** One UPDATE over both rows of a transaction (the transfer and its fee record), from the statuses the table allows. */
+async function setStatus(transfer: OutboundTransferRow, change: { status: TransferStatus; error: string | null }): Promise<void> {
   await getDb()
     .update(outboundTransfers)
     .set({ status: change.status, error: change.error })
-    .where(
-      and(
-        eq(outboundTransfers.chain, transfer.chain),
-        inArray(outboundTransfers.txHash, [signature, `${signature}${FEE_RECORD_SUFFIX}`]),
-        inArray(outboundTransfers.status, change.from),
-      ),
-    );
+    .where(and(bothRows(transfer), inArray(outboundTransfers.status, transferMachine.leadingTo(change.status))));
+}
+
+/** Keeps why a broadcast was refused on both rows while they are still `signed` (no status change). */
+async function noteOnSigned(transfer: OutboundTransferRow, error: string): Promise<void> {
+  await getDb()
+    .update(outboundTransfers)
+    .set({ error })
+    .where(and(bothRows(transfer), eq(outboundTransfers.status, 'signed')));
+}
+
+/** The transfer and its fee record: the rows of one Solana transaction. */
+function bothRows(transfer: OutboundTransferRow) {
+  const signature = transfer.txHash.replace(new RegExp(`${FEE_RECORD_SUFFIX}$`), '');
+  return and(
+    eq(outboundTransfers.chain, transfer.chain),
+    inArray(outboundTransfers.txHash, [signature, `${signature}${FEE_RECORD_SUFFIX}`]),
+  );
 }
 
 function stringify(value: unknown): string {

@@ -7,12 +7,16 @@
  * SOL charges use a test key (SOLANA_DEVNET), the SPL charge a live key (SOLANA, whose registry has
  * USDC): watch-solana.test.ts polls SOLANA with its own ledger from another worker, and two watchers of one
  * chain on two different ledgers would disagree, so this file stays off SOLANA where it can.
+ *
+ * While this file runs, PostgreSQL itself refuses any status change of a Solana outbound transfer that the
+ * transfer table (lib/transactions/state.ts) does not list, so every sweep below also proves the Solana
+ * writer follows the table (it once moved broadcast → confirmed directly).
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { LiteSVM } from 'litesvm';
 import { address, createSolanaRpcFromTransport, generateKeyPairSigner, lamports, type Address, type KeyPairSigner } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTokenDecoder } from '@solana-program/token';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS, EVM_CHAIN_NAMES, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, depositAddresses, outboundTransfers, wallets } from '@/lib/db/schema';
@@ -26,6 +30,7 @@ import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { chargesAwaitingSweep, sweepCharge, type SweepOutcome } from '@/lib/payments/sweep-deposits';
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
+import { transferMachine } from '@/lib/transactions/state';
 import { EXPIRED_ERROR } from './solana-transfers';
 import { type SolanaRpc } from '@/lib/chains/solana-rpc';
 import { pollSolana } from '@/lib/payments/solana/watch-solana';
@@ -47,7 +52,32 @@ beforeAll(async () => {
   for (const chain of EVM_CHAIN_NAMES) delete process.env[rpcEnvName(chain)];
   serveChainsWithoutNode('SOLANA', 'SOLANA_DEVNET');
   merchant = await newMerchant({ verified: true });
+  await guardSolanaTransfersByTheTable();
 });
+
+afterAll(async () => {
+  await getDb().execute(sql`drop trigger if exists solana_transfer_table_guard on outbound_transfers`);
+});
+
+/** A trigger refusing every move of a Solana transfer's status that transferMachine.table lacks. */
+async function guardSolanaTransfersByTheTable(): Promise<void> {
+  const pairs = Object.entries(transferMachine.table).flatMap(([from, tos]) => tos.map((to) => `('${from}','${to}')`));
+  await getDb().execute(
+    sql.raw(`
+      create or replace function solana_transfer_table_guard() returns trigger language plpgsql as $$
+      begin
+        if (old.status::text, new.status::text) not in (${pairs.join(', ')}) then
+          raise exception 'transfer % cannot go from % to %', old.id, old.status, new.status;
+        end if;
+        return new;
+      end $$`),
+  );
+  await getDb().execute(sql`drop trigger if exists solana_transfer_table_guard on outbound_transfers`);
+  await getDb().execute(sql`
+    create trigger solana_transfer_table_guard before update of status on outbound_transfers
+    for each row when (old.status is distinct from new.status and new.chain like 'SOLANA%')
+    execute function solana_transfer_table_guard()`);
+}
 
 beforeEach(async () => {
   ledger = new LiteSvmLedger(new LiteSVM());
@@ -141,6 +171,32 @@ async function merchantSolanaWallet(): Promise<Address> {
 }
 
 describe('Solana sweeps', () => {
+  it('the guard of this file is live: PostgreSQL refuses a Solana transfer going broadcast → confirmed', async () => {
+    const { chargeId } = await paidCharge({ token: 'SOL', amount: '0.5', paid: 500_000_000n });
+    ledger.svm.airdrop(tank, lamports(1_000_000_000n));
+    ledger.withholding = true;
+    expect(await sweepCharge(chargeId, options)).toBe('swept');
+    const [sweep] = (await transfersOf(chargeId)).filter((t) => t.purpose === 'sweep');
+    expect(sweep!.status).toBe('broadcast');
+    const refused = await getDb()
+      .update(outboundTransfers)
+      .set({ status: 'confirmed' })
+      .where(eq(outboundTransfers.id, sweep!.id))
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect((refused as Error | undefined)?.cause).toMatchObject({
+      message: expect.stringContaining('cannot go from broadcast to confirmed'),
+    });
+    ledger.withholding = false;
+    expect(ledger.releaseWithheld().map((sent) => sent.isLanded)).toEqual([true]);
+    ledger.finalizeThrough();
+    // Through the writer, the finalized sweep passes `included` and ends confirmed.
+    await reconcileDueTransfers({ ...options, ignoreSchedule: true });
+    expect((await transfersOf(chargeId)).map((t) => t.status)).toEqual(['confirmed', 'confirmed']);
+  });
+
   it('moves a SOL payment to the merchant wallet, the gas tank paying the fee as fee payer, recorded as platform cost', async () => {
     const { chargeId, chain, deposit } = await paidCharge({ token: 'SOL', amount: '1.5', paid: 1_500_000_000n });
     expect(chain).toBe('SOLANA_DEVNET');
