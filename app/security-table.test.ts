@@ -84,7 +84,9 @@ function serverActions(): string[] {
       const source = readFileSync(file, 'utf8');
       if (!/^\s*(\/\/[^\n]*\n|\/\*[\s\S]*?\*\/\s*)*['"]use server['"]/.test(source)) return [];
       const relative = path.relative(ROOT, file).split(path.sep).join('/');
-      return [...source.matchAll(/export async function (\w+)/g)].map((match) => `${relative}#${match[1]}`);
+      return [...source.matchAll(/export (?:async function (\w+)|const (\w+) = (?:user|member|public)(?:Action|Call)\b)/g)].map(
+        (match) => `${relative}#${match[1] ?? match[2]}`,
+      );
     });
 }
 
