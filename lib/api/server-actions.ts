@@ -23,6 +23,7 @@ import { currentMemberActor } from '@/lib/merchants/member-actor';
 import { authorizeMember, type Permission } from '@/lib/merchants/permissions';
 
 type Values = Record<string, string>;
+type Fallback = Parameters<typeof actionError>[1];
 
 /** A form field as a string ('' when absent). */
 export const formField = (form: FormData, name: string): string => String(form.get(name) ?? '');
@@ -41,7 +42,6 @@ export interface UserCtx {
   user: User;
   ip: string | null;
 }
-type Fallback = Parameters<typeof actionError>[1];
 
 /** The member acting in the dashboard: who, for which merchant, from where; the dashboard's mode; the form's step-up. */
 export interface MemberCtx {
@@ -107,11 +107,11 @@ async function userContext(): Promise<UserCtx> {
   return { user, ip: clientIpFrom(await headers()) };
 }
 
-async function memberContext(form: FormData | undefined, permission?: Permission): Promise<MemberCtx> {
+async function memberContext(form: FormData, permission?: Permission): Promise<MemberCtx> {
   const actor = await currentMemberActor();
   // The verb authorizes again inside its transaction; this refuses early, before any work.
   if (permission) await authorizeMember(getDb(), { userId: actor.userId, merchantId: actor.merchantId, permission });
-  return { actor, mode: await dashboardMode(), stepUp: form ? stepUpFromForm(form) : {} };
+  return { actor, mode: await dashboardMode(), stepUp: stepUpFromForm(form) };
 }
 
 /** A form action of the signed-in user: `(state, form) => FormState`. */
