@@ -84,7 +84,9 @@ function serverActions(): string[] {
       const source = readFileSync(file, 'utf8');
       if (!/^\s*(\/\/[^\n]*\n|\/\*[\s\S]*?\*\/\s*)*['"]use server['"]/.test(source)) return [];
       const relative = path.relative(ROOT, file).split(path.sep).join('/');
-      return [...source.matchAll(/export async function (\w+)/g)].map((match) => `${relative}#${match[1]}`);
+      return [...source.matchAll(/export (?:async function (\w+)|const (\w+) = (?:user|member|public)(?:Action|Call)\b)/g)].map(
+        (match) => `${relative}#${match[1] ?? match[2]}`,
+      );
     });
 }
 
@@ -670,12 +672,11 @@ const ACTIONS: Record<string, Row> = {
   ...Object.fromEntries(
     (['passkeyRegistrationOptionsAction', 'stepUpPasskeyOptionsAction'] as const).map((name) => [
       `app/(account)/account/security/actions.ts#${name}`,
-      actionRow(security, name, { call: noArgs, noSessionCode: 'message: Your session has ended. Sign in again.' }),
+      actionRow(security, name, { call: noArgs }),
     ]),
   ),
   'app/(account)/account/security/actions.ts#registerPasskeyAction': actionRow(security, 'registerPasskeyAction', {
     call: objectArg({ name: 'Evil key', response: '{}' }),
-    noSessionCode: 'message: Your session has ended. Sign in again.',
   }),
   'app/(account)/account/security/actions.ts#removePasskeyAction': actionRow(security, 'removePasskeyAction', {
     scopeNa: 'the passkey is deleted only among the signed-in user’s own (lib/accounts/two-factor/passkeys.ts: not_found otherwise)',

@@ -2,7 +2,8 @@
  * The one way a server action turns an error into its result: an AppError becomes `{ code, message,
  * param?, details? }` for the page to show; anything else is either rethrown (the default, so Next's
  * redirect()/notFound() and bugs reach their boundaries) or, when the action gives a `fallback`
- * message, logged and answered as `internal_error` with that message (no internals leak).
+ * message, logged and answered as `internal_error` with that message (no internals leak). Actions use it
+ * through their wrapper (lib/api/server-actions.ts).
  */
 import { isAppError, type ErrorBody } from '@/lib/errors';
 import { log } from '@/lib/log';
@@ -25,12 +26,3 @@ export function actionError(error: unknown, fallback?: Fallback): ErrorBody {
  * returns: the API's `{ data, error }` envelope, so the caller branches on `error` and reads its code.
  */
 export type ActionResult<T> = { data: T; error?: undefined } | { data?: undefined; error: ErrorBody };
-
-/** Runs the action's work and answers `{ data }`, or `{ error }` through `actionError`. */
-export async function actionResult<T>(work: () => Promise<T>, fallback?: Fallback): Promise<ActionResult<T>> {
-  try {
-    return { data: await work() };
-  } catch (error) {
-    return { error: actionError(error, fallback) };
-  }
-}

@@ -2,11 +2,12 @@
 /**
  * The on-ramp page's Buy: validates what the page sends, decides the destination on the server (the
  * link's wallet, or the signed-in buyer's own wallet — never an address the browser claims is "own"),
- * and places the order with the domain verb. Errors come back as `{ error }` for the page to show.
+ * and places the order with the domain verb. Errors come back as `{ error }` (lib/api/server-actions.ts) for the page to show.
  */
 import { headers } from 'next/headers';
 import { z } from 'zod';
-import { actionError } from '@/lib/action-error';
+import { publicCall } from '@/lib/api/server-actions';
+import { AppError } from '@/lib/errors';
 import { getSessionUser } from '@/lib/auth/session';
 import { CHAIN_NAMES, CHAINS } from '@/lib/chains/registry';
 import { env } from '@/lib/env';
@@ -14,7 +15,6 @@ import { requestCountry } from '@/lib/geo/request-country';
 import { FIAT_METHODS } from '@/lib/onramp/fiat-methods';
 import { placeOnrampOrder } from '@/lib/onramp/orders/place-order';
 import { consumeOnrampRateLimit } from '@/lib/rate-limit/onramp-rate-limit';
-import { clientIpFrom } from '@/lib/http/client-ip';
 import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { cleanWalletLabel } from '@/lib/onramp/links/onramp-params';
@@ -38,31 +38,31 @@ const placeOrderSchema = z
   .strict();
 
 export type PlaceOrderInput = z.input<typeof placeOrderSchema>;
+/** What the page handles: the action's ActionResult, or its own `network` error when the call did not arrive. */
 export type PlaceOrderResult =
   | { data: { orderId: string; checkoutUrl: string; checkoutKind: 'redirect' | 'embed' }; error?: undefined }
   | { data?: undefined; error: { code: string; message: string; details?: Record<string, string> } };
 
-export async function placeOnrampOrderAction(input: PlaceOrderInput): Promise<PlaceOrderResult> {
-  const parsed = placeOrderSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return { error: { code: 'invalid_request', message: issue.message, details: { param: issue.path.join('.') } } };
-  }
-  const order = parsed.data;
-  const [user, requestHeaders] = await Promise.all([getSessionUser(), headers()]);
+export const placeOnrampOrderAction = publicCall(
+  async ({ ip }, input: PlaceOrderInput): Promise<{ orderId: string; checkoutUrl: string; checkoutKind: 'redirect' | 'embed' }> => {
+    const parsed = placeOrderSchema.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new AppError('invalid_request', issue.message, { details: { param: issue.path.join('.') } });
+    }
+    const order = parsed.data;
+    const [user, requestHeaders] = await Promise.all([getSessionUser(), headers()]);
 
-  let walletAddress = order.wallet;
-  if (!walletAddress) {
-    if (!user) return { error: { code: 'unauthenticated', message: 'Sign in to buy for your Chargeport wallet.' } };
-    if (!user.emailVerifiedAt) return { error: { code: 'email_not_verified', message: 'Verify your e-mail first.' } };
-    const family = CHAINS[order.chain].family;
-    walletAddress = (await listWallets(user.id)).find((wallet) => wallet.family === family)?.address;
-    if (!walletAddress)
-      return { error: { code: 'invalid_wallet', message: `Your account has no ${CHAINS[order.chain].displayName} wallet.` } };
-  }
+    let walletAddress = order.wallet;
+    if (!walletAddress) {
+      if (!user) throw new AppError('unauthenticated', 'Sign in to buy for your Chargeport wallet.');
+      if (!user.emailVerifiedAt) throw new AppError('email_not_verified', 'Verify your e-mail first.');
+      const family = CHAINS[order.chain].family;
+      walletAddress = (await listWallets(user.id)).find((wallet) => wallet.family === family)?.address;
+      if (!walletAddress) throw new AppError('invalid_wallet', `Your account has no ${CHAINS[order.chain].displayName} wallet.`);
+    }
 
-  try {
-    await consumeOnrampRateLimit('orders', clientIpFrom(requestHeaders));
+    await consumeOnrampRateLimit('orders', ip);
     const placed = await placeOnrampOrder({
       purpose: 'wallet_topup',
       userId: user?.id ?? null,
@@ -78,13 +78,7 @@ export async function placeOnrampOrderAction(input: PlaceOrderInput): Promise<Pl
       // Back to this order's page on the site the buyer came from; place-order fills in {orderId}.
       redirectUrl: `${onrampSiteOrigin(requestHeaders, env())}/onramp/orders/{orderId}`,
     });
-    return { data: { orderId: placed.orderId, checkoutUrl: placed.checkoutUrl, checkoutKind: placed.checkoutKind } };
-  } catch (error) {
-    return {
-      error: actionError(error, {
-        log: 'placing an on-ramp order failed',
-        message: 'The order could not be placed. Try again in a moment.',
-      }),
-    };
-  }
-}
+    return { orderId: placed.orderId, checkoutUrl: placed.checkoutUrl, checkoutKind: placed.checkoutKind };
+  },
+  { log: 'placing an on-ramp order failed', message: 'The order could not be placed. Try again in a moment.' },
+);

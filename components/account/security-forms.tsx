@@ -122,8 +122,9 @@ export function PasskeysSection({
     setBusy(true);
     setProblem(undefined);
     try {
-      const { options, error } = await passkeyRegistrationOptionsAction();
-      if (!options) throw new Error(error ?? 'Passkeys are not available.');
+      const { data, error } = await passkeyRegistrationOptionsAction();
+      const options = data?.options;
+      if (!options) throw new Error(error?.message ?? 'Passkeys are not available.');
       const response = await startRegistration({ optionsJSON: options as Parameters<typeof startRegistration>[0]['optionsJSON'] });
       const saved = await registerPasskeyAction({
         name: name || 'Passkey',
@@ -132,8 +133,8 @@ export function PasskeysSection({
         passkeyResponse: value('passkeyResponse'),
         emailCode: value('emailCode'),
       });
-      if (saved.error) throw new Error(saved.error);
-      setCodes(saved.recoveryCodes);
+      if (saved.error) throw new Error(saved.error.message);
+      setCodes(saved.data.recoveryCodes);
       setName('');
     } catch (failure) {
       setProblem(failure instanceof Error ? failure.message : 'The passkey was not saved.');

@@ -19,8 +19,9 @@ export function StepUpFields({ label = 'Your PIN', error, optional = false }: { 
     setBusy(true);
     setProblem(undefined);
     try {
-      const { options, error: refused } = await stepUpPasskeyOptionsAction();
-      if (!options) throw new Error(refused ?? 'No passkey is available.');
+      const { data, error: refused } = await stepUpPasskeyOptionsAction();
+      const options = data?.options;
+      if (!options) throw new Error(refused?.message ?? 'No passkey is available.');
       const assertion = await startAuthentication({ optionsJSON: options as Parameters<typeof startAuthentication>[0]['optionsJSON'] });
       setResponse(JSON.stringify(assertion));
     } catch (failure) {

@@ -30,7 +30,7 @@ export function SwapHeldFundsForm({ chargeId, signInHref, signedIn }: { chargeId
     setLoading(true);
     const result = await quoteHeldFundsAction(chargeId);
     setLoading(false);
-    if (result.ok) {
+    if (!result.error) {
       setQuote(result.data);
       setQuoteError(undefined);
     } else setQuoteError(result.error);

@@ -47,7 +47,7 @@ export function SwapOnrampFunding({
     let current = true;
     void quoteSwapFundingAction({ chargeId, providerId: provider.providerId, paymentMethod: method }).then((result) => {
       if (!current) return;
-      if (result.ok) setQuote(result.data);
+      if (!result.error) setQuote(result.data);
       else setError(result.error);
     });
     return () => {
@@ -72,7 +72,7 @@ export function SwapOnrampFunding({
     const tab = window.open('', '_blank');
     const result = await placeSwapFundingOrderAction({ chargeId, providerId: provider.providerId, paymentMethod: method, acceptMinimum });
     setPlacing(false);
-    if (!result.ok) {
+    if (result.error) {
       tab?.close();
       setError(result.error);
       return;

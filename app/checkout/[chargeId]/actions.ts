@@ -1,10 +1,10 @@
 'use server';
 import { redirect } from 'next/navigation';
-import { formError, type FormState } from '@/lib/auth/form-state';
+import type { FormState } from '@/lib/auth/form-state';
+import { formField, userAction } from '@/lib/api/server-actions';
 import { isAppError } from '@/lib/errors';
 import { cancelChargeByConsumer } from '@/lib/charges/cancel-charge';
 import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
-import { requireUserForAction } from '@/lib/auth/session';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 
 export interface PayState extends FormState {
@@ -12,19 +12,10 @@ export interface PayState extends FormState {
 }
 
 /** The checkout's "Pay from balance": same verb as POST /api/charges/{id}/pay. */
-export async function payFromBalanceAction(_state: PayState, form: FormData): Promise<PayState> {
-  try {
-    const user = await requireUserForAction();
-    const { txHash } = await payFromBalance({
-      userId: user.id,
-      chargeId: String(form.get('chargeId')),
-      pin: String(form.get('pin') ?? ''),
-    });
-    return { txHash };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const payFromBalanceAction = userAction<PayState>({}, async ({ user }, { form }) => {
+  const { txHash } = await payFromBalance({ userId: user.id, chargeId: String(form.get('chargeId')), pin: formField(form, 'pin') });
+  return { txHash };
+});
 
 /**
  * The checkout's Cancel: cancels the pending charge, then returns to the merchant's cancelUrl. In the

@@ -2,37 +2,22 @@
 // Server actions of the checkout's swap on-ramp panel (components/checkout/swap-onramp-panel.tsx):
 // each parses its input, takes identity and location from the session and request, calls one lib/swap verb.
 import { headers } from 'next/headers';
-import { getSessionUser, requireUserForAction } from '@/lib/auth/session';
-import { actionError as toActionError } from '@/lib/action-error';
+import { getSessionUser } from '@/lib/auth/session';
+import type { FormState } from '@/lib/auth/form-state';
+import { formField, publicCall, userAction, userCall } from '@/lib/api/server-actions';
+import type { ErrorBody } from '@/lib/errors';
 import { complianceCountryFrom } from '@/lib/geo/compliance-country';
 import { requestCountry } from '@/lib/geo/request-country';
 import { FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 import { consumeOnrampRateLimit } from '@/lib/rate-limit/onramp-rate-limit';
-import { clientIpFrom } from '@/lib/http/client-ip';
-import { placeSwapFundingOrder, quoteSwapFunding, type SwapFundingQuote } from '@/lib/swap/place-swap-funding-order';
-import { quoteHeldFundsSwap, swapHeldFunds, type HeldFundsQuote } from '@/lib/swap/swap-held-funds';
+import { placeSwapFundingOrder, quoteSwapFunding } from '@/lib/swap/place-swap-funding-order';
+import { quoteHeldFundsSwap, swapHeldFunds } from '@/lib/swap/swap-held-funds';
 import { loadSwapProgress, type SwapProgress } from '@/lib/swap/swap-progress';
 
-export interface ActionError {
-  code: string;
-  message: string;
-  details?: Record<string, string>;
-}
-
-export type ActionResult<T> = { ok: true; data: T } | { ok: false; error: ActionError };
+export type ActionError = ErrorBody;
 
 /** Domain errors become their code and message; anything else is logged and answered generically. */
-function actionError(error: unknown): ActionError {
-  return toActionError(error, { log: 'swap on-ramp action failed', message: 'Something went wrong on our side. Try again in a moment.' });
-}
-
-async function run<T>(work: () => Promise<T>): Promise<ActionResult<T>> {
-  try {
-    return { ok: true, data: await work() };
-  } catch (error) {
-    return { ok: false, error: actionError(error) };
-  }
-}
+const FALLBACK = { log: 'swap on-ramp action failed', message: 'Something went wrong on our side. Try again in a moment.' };
 
 /**
  * The location the checkout shows (cookie, edge headers, language: the same rule as the page), which
@@ -50,58 +35,43 @@ const fiatMethod = (value: string): FiatMethod | undefined =>
   (FIAT_METHODS as readonly string[]).includes(value) ? (value as FiatMethod) : undefined;
 
 /** Branch A: the quote shown before the PIN. */
-export async function quoteHeldFundsAction(chargeId: string): Promise<ActionResult<HeldFundsQuote>> {
-  return run(async () => {
-    const user = await requireUserForAction();
-    return quoteHeldFundsSwap({ userId: user.id, chargeId: String(chargeId), ...(await requestLocation()) });
-  });
-}
+export const quoteHeldFundsAction = userCall(
+  async ({ user }, chargeId: string) => quoteHeldFundsSwap({ userId: user.id, chargeId: String(chargeId), ...(await requestLocation()) }),
+  FALLBACK,
+);
 
-export interface SwapHeldFundsState {
-  error?: ActionError;
+export interface SwapHeldFundsState extends FormState {
   txHash?: string;
 }
 
 /** Branch A: PIN-authorised swap of the payer's USDC up to the maximum they were shown. */
-export async function swapHeldFundsAction(_state: SwapHeldFundsState, form: FormData): Promise<SwapHeldFundsState> {
-  const result = await run(async () => {
-    const user = await requireUserForAction();
-    return swapHeldFunds({
-      userId: user.id,
-      chargeId: String(form.get('chargeId') ?? ''),
-      pin: String(form.get('pin') ?? ''),
-      maxAmountIn: String(form.get('maxAmountIn') ?? ''),
-      ...(await requestLocation()),
-    });
+export const swapHeldFundsAction = userAction<SwapHeldFundsState>({ fallback: FALLBACK }, async ({ user }, { form }) => {
+  const { txHash } = await swapHeldFunds({
+    userId: user.id,
+    chargeId: formField(form, 'chargeId'),
+    pin: formField(form, 'pin'),
+    maxAmountIn: formField(form, 'maxAmountIn'),
+    ...(await requestLocation()),
   });
-  return result.ok ? { txHash: result.data.txHash } : { error: result.error };
-}
+  return { txHash };
+});
 
 /** Branch B: how much USDC to buy, and the chosen provider's price for it. */
-export async function quoteSwapFundingAction(input: {
-  chargeId: string;
-  providerId: string;
-  paymentMethod: string;
-}): Promise<ActionResult<SwapFundingQuote>> {
-  return run(async () =>
+export const quoteSwapFundingAction = publicCall(
+  async (_ctx, input: { chargeId: string; providerId: string; paymentMethod: string }) =>
     quoteSwapFunding({
       chargeId: String(input.chargeId),
       providerId: String(input.providerId),
       paymentMethod: fiatMethod(String(input.paymentMethod)),
       country: (await requestLocation()).country,
     }),
-  );
-}
+  FALLBACK,
+);
 
 /** Branch B: places the USDC purchase, delivered to the charge's deposit address; the page opens the provider's screen. */
-export async function placeSwapFundingOrderAction(input: {
-  chargeId: string;
-  providerId: string;
-  paymentMethod: string;
-  acceptMinimum: boolean;
-}): Promise<ActionResult<{ orderId: string; checkoutUrl: string; checkoutKind: 'redirect' | 'embed'; fundingAmount: string }>> {
-  return run(async () => {
-    await consumeOnrampRateLimit('orders', clientIpFrom(await headers()));
+export const placeSwapFundingOrderAction = publicCall(
+  async ({ ip }, input: { chargeId: string; providerId: string; paymentMethod: string; acceptMinimum: boolean }) => {
+    await consumeOnrampRateLimit('orders', ip);
     const user = await getSessionUser().catch(() => undefined);
     const order = await placeSwapFundingOrder({
       chargeId: String(input.chargeId),
@@ -113,8 +83,9 @@ export async function placeSwapFundingOrderAction(input: {
       acceptMinimum: input.acceptMinimum === true,
     });
     return { orderId: order.orderId, checkoutUrl: order.checkoutUrl, checkoutKind: order.checkoutKind, fundingAmount: order.fundingAmount };
-  });
-}
+  },
+  FALLBACK,
+);
 
 /** Branch B: the conversion's progress, polled by the panel. */
 export async function swapProgressAction(chargeId: string): Promise<SwapProgress | null> {

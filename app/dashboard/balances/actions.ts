@@ -1,33 +1,24 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
-import { formError, type FormState } from '@/lib/auth/form-state';
-import { dashboardMode } from '@/lib/merchants/dashboard-mode';
-import { currentMemberActor } from '@/lib/merchants/member-actor';
+import { formField, memberAction } from '@/lib/api/server-actions';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
-import { stepUpFromForm } from '@/lib/accounts/step-up-form';
 
-export async function withdrawAction(_state: FormState, form: FormData): Promise<FormState> {
-  const [chain, tokenAddress] = String(form.get('token') ?? '').split(':');
-  const values = {
-    token: String(form.get('token') ?? ''),
-    amount: String(form.get('amount') ?? ''),
-    toAddress: String(form.get('toAddress') ?? ''),
-  };
-  try {
+export const withdrawAction = memberAction(
+  { values: (form) => ({ token: formField(form, 'token'), amount: formField(form, 'amount'), toAddress: formField(form, 'toAddress') }) },
+  async ({ actor, mode, stepUp }, { form, values }) => {
+    const [chain, tokenAddress] = formField(form, 'token').split(':');
     const { txHash } = await withdrawFromMerchantWallet({
-      ...(await currentMemberActor()),
-      mode: await dashboardMode(),
+      ...actor,
+      mode,
       chain: chain ?? '',
       tokenAddress: tokenAddress ?? '',
       amount: values.amount,
       toAddress: values.toAddress,
-      ...stepUpFromForm(form),
-      withdrawalId: String(form.get('withdrawalId') ?? ''),
+      ...stepUp,
+      withdrawalId: formField(form, 'withdrawalId'),
     });
     revalidatePath('/dashboard/balances');
     return { notice: `Withdrawal sent: ${txHash}` };
-  } catch (error) {
-    return formError(error, values);
-  }
-}
+  },
+);

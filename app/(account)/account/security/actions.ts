@@ -7,7 +7,6 @@
  * e-mailed too (by the proof check itself, lib/accounts/report-refused-step-up.ts). Turning a factor on ends the account's other sessions (they were opened without it).
  */
 import QRCode from 'qrcode';
-import { headers } from 'next/headers';
 import { revalidatePath } from 'next/cache';
 import { requestSecurityCode } from '@/lib/accounts/request-security-code';
 import { stepUpFromForm } from '@/lib/accounts/step-up-form';
@@ -19,11 +18,9 @@ import { removeSecondFactor } from '@/lib/accounts/two-factor/remove-second-fact
 import { replaceRecoveryCodes } from '@/lib/accounts/two-factor/replace-recovery-codes';
 import { startTotpEnrolment } from '@/lib/accounts/two-factor/totp';
 import { turnOnTotp } from '@/lib/accounts/two-factor/turn-on-totp';
-import { formError, type FormState } from '@/lib/auth/form-state';
+import type { FormState } from '@/lib/auth/form-state';
+import { userAction, userCall } from '@/lib/api/server-actions';
 import { endOtherSessions } from '@/lib/auth/end-other-sessions';
-import { requireUserForAction } from '@/lib/auth/session';
-import { AppError } from '@/lib/errors';
-import { clientIpFrom } from '@/lib/http/client-ip';
 
 const PAGE = '/account/security';
 const field = (form: FormData, name: string) => String(form.get(name) ?? '').trim();
@@ -32,10 +29,6 @@ export interface SecurityFormState extends FormState {
   totp?: { secret: string; qrDataUrl: string };
   /** Shown once, right after two-factor sign-in was turned on or the codes were renewed. */
   recoveryCodes?: string[];
-}
-
-async function clientIp(): Promise<string | null> {
-  return clientIpFrom(await headers());
 }
 
 /** The PIN or passkey of a step-up form, and the e-mail code field of FactorProofFields. */
@@ -53,112 +46,64 @@ async function afterFactorAdded(userId: string): Promise<string[] | undefined> {
 }
 
 /** E-mails a code that confirms a factor change, for an account with no PIN and no passkey. */
-export async function requestFactorCodeAction(_state: SecurityFormState, _form: FormData): Promise<SecurityFormState> {
-  try {
-    const user = await requireUserForAction();
-    const { sentTo } = await requestSecurityCode({ userId: user.id, reason: 'factor_change', ip: await clientIp() });
-    return { notice: `We sent a code to ${sentTo}. Enter it below.` };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const requestFactorCodeAction = userAction<SecurityFormState>({}, async ({ user, ip }) => {
+  const { sentTo } = await requestSecurityCode({ userId: user.id, reason: 'factor_change', ip });
+  return { notice: `We sent a code to ${sentTo}. Enter it below.` };
+});
 
-export async function startTotpAction(_state: SecurityFormState, _form: FormData): Promise<SecurityFormState> {
-  try {
-    const user = await requireUserForAction();
-    const { secret, uri } = await startTotpEnrolment({ userId: user.id, label: user.email ?? user.id });
-    return { totp: { secret, qrDataUrl: await QRCode.toDataURL(uri, { margin: 1, width: 200 }) } };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const startTotpAction = userAction<SecurityFormState>({}, async ({ user }) => {
+  const { secret, uri } = await startTotpEnrolment({ userId: user.id, label: user.email ?? user.id });
+  return { totp: { secret, qrDataUrl: await QRCode.toDataURL(uri, { margin: 1, width: 200 }) } };
+});
 
-export async function confirmTotpAction(_state: SecurityFormState, form: FormData): Promise<SecurityFormState> {
-  try {
-    const user = await requireUserForAction();
-    await turnOnTotp({ userId: user.id, code: field(form, 'code'), proof: factorProofFromForm(form), ip: await clientIp() });
-    return { notice: 'Authenticator app turned on. Your other sessions were signed out.', recoveryCodes: await afterFactorAdded(user.id) };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const confirmTotpAction = userAction<SecurityFormState>({}, async ({ user, ip }, { form }) => {
+  await turnOnTotp({ userId: user.id, code: field(form, 'code'), proof: factorProofFromForm(form), ip });
+  return { notice: 'Authenticator app turned on. Your other sessions were signed out.', recoveryCodes: await afterFactorAdded(user.id) };
+});
 
-export async function removeTotpAction(_state: SecurityFormState, form: FormData): Promise<SecurityFormState> {
-  try {
-    const user = await requireUserForAction();
-    await removeSecondFactor({ userId: user.id, factor: { kind: 'totp' }, proof: factorProofFromForm(form), ip: await clientIp() });
-    revalidatePath(PAGE);
-    return { notice: 'Authenticator app removed.' };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const removeTotpAction = userAction<SecurityFormState>({}, async ({ user, ip }, { form }) => {
+  await removeSecondFactor({ userId: user.id, factor: { kind: 'totp' }, proof: factorProofFromForm(form), ip });
+  revalidatePath(PAGE);
+  return { notice: 'Authenticator app removed.' };
+});
 
-export async function passkeyRegistrationOptionsAction(): Promise<{ options?: unknown; error?: string }> {
-  try {
-    const user = await requireUserForAction();
-    return { options: await passkeyRegistrationOptions({ userId: user.id, userName: user.email ?? user.id }) };
-  } catch (error) {
-    if (error instanceof AppError) return { error: error.message };
-    throw error;
-  }
-}
+/** Called from the passkey form: the browser's registration options. */
+export const passkeyRegistrationOptionsAction = userCall(async ({ user }) => ({
+  options: (await passkeyRegistrationOptions({ userId: user.id, userName: user.email ?? user.id })) as unknown,
+}));
 
-export async function registerPasskeyAction(input: {
-  name: string;
-  response: string;
-  pin?: string;
-  passkeyResponse?: string;
-  emailCode?: string;
-}): Promise<{ error?: string; recoveryCodes?: string[] }> {
-  try {
-    const user = await requireUserForAction();
+export const registerPasskeyAction = userCall(
+  async (
+    { user, ip },
+    input: { name: string; response: string; pin?: string; passkeyResponse?: string; emailCode?: string },
+  ): Promise<{ recoveryCodes?: string[] }> => {
     const proof: FactorChangeProof = {
       pin: input.pin?.trim() || undefined,
       passkeyResponse: input.passkeyResponse?.trim() || undefined,
       emailCode: input.emailCode?.trim() || undefined,
     };
-    await addPasskey({ userId: user.id, name: input.name, response: input.response, proof, ip: await clientIp() });
+    await addPasskey({ userId: user.id, name: input.name, response: input.response, proof, ip });
     return { recoveryCodes: await afterFactorAdded(user.id) };
-  } catch (error) {
-    if (error instanceof AppError) return { error: error.message };
-    throw error;
-  }
-}
+  },
+);
 
-export async function removePasskeyAction(_state: SecurityFormState, form: FormData): Promise<SecurityFormState> {
-  try {
-    const user = await requireUserForAction();
-    await removeSecondFactor({
-      userId: user.id,
-      factor: { kind: 'passkey', passkeyId: field(form, 'passkeyId') },
-      proof: factorProofFromForm(form),
-      ip: await clientIp(),
-    });
-    revalidatePath(PAGE);
-    return { notice: 'Passkey removed.' };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const removePasskeyAction = userAction<SecurityFormState>({}, async ({ user, ip }, { form }) => {
+  await removeSecondFactor({
+    userId: user.id,
+    factor: { kind: 'passkey', passkeyId: field(form, 'passkeyId') },
+    proof: factorProofFromForm(form),
+    ip,
+  });
+  revalidatePath(PAGE);
+  return { notice: 'Passkey removed.' };
+});
 
-export async function renewRecoveryCodesAction(_state: SecurityFormState, form: FormData): Promise<SecurityFormState> {
-  try {
-    const user = await requireUserForAction();
-    const codes = await replaceRecoveryCodes({ userId: user.id, proof: factorProofFromForm(form), ip: await clientIp() });
-    return { recoveryCodes: codes, notice: 'New recovery codes: the old ones no longer work.' };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const renewRecoveryCodesAction = userAction<SecurityFormState>({}, async ({ user, ip }, { form }) => {
+  const codes = await replaceRecoveryCodes({ userId: user.id, proof: factorProofFromForm(form), ip });
+  return { recoveryCodes: codes, notice: 'New recovery codes: the old ones no longer work.' };
+});
 
 /** Options for confirming a money or ownership change with a passkey instead of the PIN (StepUpFields). */
-export async function stepUpPasskeyOptionsAction(): Promise<{ options?: unknown; error?: string }> {
-  try {
-    const user = await requireUserForAction();
-    return { options: await passkeyAssertionOptions({ userId: user.id, ceremony: 'step_up' }) };
-  } catch (error) {
-    if (error instanceof AppError) return { error: error.message };
-    throw error;
-  }
-}
+export const stepUpPasskeyOptionsAction = userCall(async ({ user }) => ({
+  options: (await passkeyAssertionOptions({ userId: user.id, ceremony: 'step_up' })) as unknown,
+}));

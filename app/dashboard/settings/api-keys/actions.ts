@@ -1,11 +1,9 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
-import { formError, type FormState } from '@/lib/auth/form-state';
+import type { FormState } from '@/lib/auth/form-state';
+import { formField, memberAction } from '@/lib/api/server-actions';
 import { createKeyForMember, revokeKeyForMember, rollKeyForMember, type RollOverlapHours } from '@/lib/api-keys/manage-api-keys';
-import { dashboardMode } from '@/lib/merchants/dashboard-mode';
-import { currentMemberActor } from '@/lib/merchants/member-actor';
-import { stepUpFromForm } from '@/lib/accounts/step-up-form';
 import { setPublishableKeyOrigins } from '@/lib/api-keys/publishable-origins';
 
 export interface KeyFormState extends FormState {
@@ -13,60 +11,47 @@ export interface KeyFormState extends FormState {
   created?: { name: string; plaintext: string };
 }
 
-const actor = currentMemberActor;
+const PAGE = '/dashboard/settings/api-keys';
+const kindOf = (form: FormData) => (form.get('kind') === 'publishable' ? 'publishable' : 'secret');
 
-export async function createKeyAction(_state: KeyFormState, form: FormData): Promise<KeyFormState> {
-  const name = String(form.get('name') ?? '');
-  const kind = form.get('kind') === 'publishable' ? 'publishable' : 'secret';
-  try {
-    const created = await createKeyForMember({ ...(await actor()), mode: await dashboardMode(), kind, name, stepUp: stepUpFromForm(form) });
-    revalidatePath('/dashboard/settings/api-keys');
+export const createKeyAction = memberAction<KeyFormState>(
+  { values: (form) => ({ name: formField(form, 'name'), kind: kindOf(form) }) },
+  async ({ actor, mode, stepUp }, { form }) => {
+    const name = formField(form, 'name');
+    const created = await createKeyForMember({ ...actor, mode, kind: kindOf(form), name, stepUp });
+    revalidatePath(PAGE);
     return { created: { name, plaintext: created.plaintext } };
-  } catch (error) {
-    return formError(error, { name, kind });
-  }
-}
+  },
+);
 
-export async function rollKeyAction(_state: KeyFormState, form: FormData): Promise<KeyFormState> {
-  try {
-    const created = await rollKeyForMember({
-      ...(await actor()),
-      keyId: String(form.get('keyId') ?? ''),
-      overlapHours: Number(form.get('overlapHours')) as RollOverlapHours,
-      stepUp: stepUpFromForm(form),
-    });
-    revalidatePath('/dashboard/settings/api-keys');
-    return { created: { name: 'Rolled key', plaintext: created.plaintext } };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const rollKeyAction = memberAction<KeyFormState>({}, async ({ actor, stepUp }, { form }) => {
+  const created = await rollKeyForMember({
+    ...actor,
+    keyId: formField(form, 'keyId'),
+    overlapHours: Number(form.get('overlapHours')) as RollOverlapHours,
+    stepUp,
+  });
+  revalidatePath(PAGE);
+  return { created: { name: 'Rolled key', plaintext: created.plaintext } };
+});
 
-export async function revokeKeyAction(_state: KeyFormState, form: FormData): Promise<KeyFormState> {
-  try {
-    await revokeKeyForMember({
-      ...(await actor()),
-      keyId: String(form.get('keyId') ?? ''),
-      confirmation: typeof form.get('confirm') === 'string' ? String(form.get('confirm')) : undefined,
-    });
-    revalidatePath('/dashboard/settings/api-keys');
-    return { notice: 'Key revoked.' };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const revokeKeyAction = memberAction<KeyFormState>({}, async ({ actor }, { form }) => {
+  await revokeKeyForMember({
+    ...actor,
+    keyId: formField(form, 'keyId'),
+    confirmation: typeof form.get('confirm') === 'string' ? String(form.get('confirm')) : undefined,
+  });
+  revalidatePath(PAGE);
+  return { notice: 'Key revoked.' };
+});
 
-export async function setOriginsAction(_state: KeyFormState, form: FormData): Promise<KeyFormState> {
-  try {
-    await setPublishableKeyOrigins({
-      ...(await actor()),
-      keyId: String(form.get('keyId') ?? ''),
-      allowedOrigins: String(form.get('allowedOrigins') ?? ''),
-      allowedRedirectOrigins: String(form.get('allowedRedirectOrigins') ?? ''),
-    });
-    revalidatePath('/dashboard/settings/api-keys');
-    return { notice: 'Origins saved.' };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const setOriginsAction = memberAction<KeyFormState>({}, async ({ actor }, { form }) => {
+  await setPublishableKeyOrigins({
+    ...actor,
+    keyId: formField(form, 'keyId'),
+    allowedOrigins: formField(form, 'allowedOrigins'),
+    allowedRedirectOrigins: formField(form, 'allowedRedirectOrigins'),
+  });
+  revalidatePath(PAGE);
+  return { notice: 'Origins saved.' };
+});

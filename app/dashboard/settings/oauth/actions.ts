@@ -1,8 +1,8 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
-import { formError, type FormState } from '@/lib/auth/form-state';
-import { currentMemberActor } from '@/lib/merchants/member-actor';
+import type { FormState } from '@/lib/auth/form-state';
+import { formField, memberAction } from '@/lib/api/server-actions';
 import { registerOAuthApp, revokeOAuthApp, revokeOAuthAppSecret, rollOAuthAppSecret } from '@/lib/oauth/manage-apps';
 
 export interface OAuthAppFormState extends FormState {
@@ -12,51 +12,36 @@ export interface OAuthAppFormState extends FormState {
 
 const PATH = '/dashboard/settings/oauth';
 
-export async function registerOAuthAppAction(_state: OAuthAppFormState, form: FormData): Promise<OAuthAppFormState> {
-  const values = {
-    name: String(form.get('name') ?? ''),
-    logoUrl: String(form.get('logoUrl') ?? ''),
-    redirectUris: String(form.get('redirectUris') ?? ''),
+function appFields(form: FormData) {
+  return {
+    name: formField(form, 'name'),
+    logoUrl: formField(form, 'logoUrl'),
+    redirectUris: formField(form, 'redirectUris'),
     clientType: form.get('clientType') === 'confidential' ? 'confidential' : 'public',
   } as const;
-  try {
-    const created = await registerOAuthApp({
-      ...(await currentMemberActor()),
-      app: { ...values, redirectUris: values.redirectUris.split(/\s+/).filter(Boolean) },
-    });
-    revalidatePath(PATH);
-    return { created: { name: values.name, ...created } };
-  } catch (error) {
-    return formError(error, values);
-  }
 }
 
-export async function rollOAuthAppSecretAction(_state: OAuthAppFormState, form: FormData): Promise<OAuthAppFormState> {
-  try {
-    const rolled = await rollOAuthAppSecret({ ...(await currentMemberActor()), clientId: String(form.get('clientId') ?? '') });
-    revalidatePath(PATH);
-    return { created: { name: 'New secret', ...rolled } };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const registerOAuthAppAction = memberAction<OAuthAppFormState>({ values: appFields }, async ({ actor }, { form }) => {
+  const values = appFields(form);
+  const created = await registerOAuthApp({ ...actor, app: { ...values, redirectUris: values.redirectUris.split(/\s+/).filter(Boolean) } });
+  revalidatePath(PATH);
+  return { created: { name: values.name, ...created } };
+});
 
-export async function revokeOAuthAppSecretAction(_state: OAuthAppFormState, form: FormData): Promise<OAuthAppFormState> {
-  try {
-    await revokeOAuthAppSecret({ ...(await currentMemberActor()), clientId: String(form.get('clientId') ?? '') });
-    revalidatePath(PATH);
-    return { notice: 'Secret revoked: the app cannot sign in until you roll a new one.' };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const rollOAuthAppSecretAction = memberAction<OAuthAppFormState>({}, async ({ actor }, { form }) => {
+  const rolled = await rollOAuthAppSecret({ ...actor, clientId: formField(form, 'clientId') });
+  revalidatePath(PATH);
+  return { created: { name: 'New secret', ...rolled } };
+});
 
-export async function revokeOAuthAppAction(_state: OAuthAppFormState, form: FormData): Promise<OAuthAppFormState> {
-  try {
-    await revokeOAuthApp({ ...(await currentMemberActor()), clientId: String(form.get('clientId') ?? '') });
-    revalidatePath(PATH);
-    return { notice: 'App revoked: its users are signed out of it and its tokens no longer work.' };
-  } catch (error) {
-    return formError(error);
-  }
-}
+export const revokeOAuthAppSecretAction = memberAction<OAuthAppFormState>({}, async ({ actor }, { form }) => {
+  await revokeOAuthAppSecret({ ...actor, clientId: formField(form, 'clientId') });
+  revalidatePath(PATH);
+  return { notice: 'Secret revoked: the app cannot sign in until you roll a new one.' };
+});
+
+export const revokeOAuthAppAction = memberAction<OAuthAppFormState>({}, async ({ actor }, { form }) => {
+  await revokeOAuthApp({ ...actor, clientId: formField(form, 'clientId') });
+  revalidatePath(PATH);
+  return { notice: 'App revoked: its users are signed out of it and its tokens no longer work.' };
+});

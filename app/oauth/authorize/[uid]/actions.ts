@@ -1,8 +1,8 @@
 'use server';
 
 import { cookies } from 'next/headers';
-import { formError, type FormState } from '@/lib/auth/form-state';
-import { requireUserForAction } from '@/lib/auth/session';
+import type { FormState } from '@/lib/auth/form-state';
+import { formField, publicAction } from '@/lib/api/server-actions';
 import { approveConsent } from '@/lib/oauth/approve-consent';
 import { denyConsent } from '@/lib/oauth/deny-consent';
 
@@ -11,17 +11,11 @@ export interface ConsentState extends FormState {
   redirectTo?: string;
 }
 
-async function cookieHeader(): Promise<string> {
-  return (await cookies()).toString();
-}
-
-export async function consentAction(_state: ConsentState, form: FormData): Promise<ConsentState> {
-  const uid = String(form.get('uid') ?? '');
-  try {
-    if (form.get('decision') === 'deny') return { redirectTo: await denyConsent({ uid, cookieHeader: await cookieHeader() }) };
-    const user = await requireUserForAction();
-    return { redirectTo: await approveConsent({ uid, cookieHeader: await cookieHeader(), userId: user.id }) };
-  } catch (error) {
-    return formError(error);
-  }
-}
+/** Denying needs no session (the provider's interaction cookie is enough); approving needs the user. */
+export const consentAction = publicAction<ConsentState>({}, async ({ requireUser }, { form }) => {
+  const uid = formField(form, 'uid');
+  const cookieHeader = (await cookies()).toString();
+  if (form.get('decision') === 'deny') return { redirectTo: await denyConsent({ uid, cookieHeader }) };
+  const user = await requireUser();
+  return { redirectTo: await approveConsent({ uid, cookieHeader, userId: user.id }) };
+});
