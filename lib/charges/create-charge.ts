@@ -38,7 +38,6 @@ import {
   type TokenInfo,
 } from '@/lib/chains/registry';
 import { chainNotServedReason, isChainServed } from '@/lib/chains/served';
-import { minimumChargeOf } from '@/lib/chains/registry';
 import type { ApiContext } from '@/lib/context';
 import { env } from '@/lib/env';
 import { AppError, isAppError } from '@/lib/errors';
@@ -55,6 +54,7 @@ import { chargeEventRow } from './charge-events';
 import { configuredSwapPairs, swapPairToken } from '@/lib/chains/swap-pairs';
 import { isVerifiedForLive } from '@/lib/merchants/verification';
 import { priceChargeInUsd } from './price-charge-in-usd';
+import { assertChargeAboveMinimum } from './charge-minimum';
 import { storedChargeItems } from './stored-charge-items';
 
 export interface CreateChargeResult {
@@ -306,15 +306,7 @@ function resolveAmounts(
       param: 'chargeData.items',
     });
   }
-  const minimum = minimumChargeOf(token);
-  if (minimum !== undefined && totalBaseUnits < minimum) {
-    // Dust charges cost more to sweep than they bring, and would drain the gas tank that pays those fees.
-    throw new AppError(
-      'amount_below_minimum',
-      `The smallest charge in ${token.symbol} is ${formatAmount(minimum, token.decimals)} ${token.symbol} (this one totals ${formatAmount(totalBaseUnits, token.decimals)}): moving less would cost more in network fees than it is worth.`,
-      { param: lines.length ? 'chargeData.items' : 'chargeData.amount' },
-    );
-  }
+  assertChargeAboveMinimum(totalBaseUnits, token, lines.length ? 'chargeData.items' : 'chargeData.amount');
   return { items: storedChargeItems(lines, token), totalBaseUnits };
 }
 

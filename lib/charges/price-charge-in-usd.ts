@@ -8,6 +8,7 @@
  *  - with items, their amounts are USD unit prices adding up to pricing.amount (amount_mismatch); each unit
  *    price is converted on its own and rounded up, and the total is the sum of the lines, so the items always
  *    add up to the charge's total; without items the total is pricing.amount converted;
+ *  - the converted total must reach the token's smallest charge, as a token-priced one must (charge-minimum.ts);
  *  - the rate is recorded with the charge (StoredChargePricing) and locked for its lifetime.
  */
 import type { ChainInfo, TokenInfo } from '@/lib/chains/registry';
@@ -18,6 +19,7 @@ import { AppError } from '@/lib/errors';
 import { MAX_BASE_UNITS, formatAmount, parseAmount, sumLineTotals } from '@/lib/money';
 import { currentUsdRate, usdCentsToBaseUnits, type UsdRate } from '@/lib/pricing/convert-usd';
 import type { CreateChargeBody } from './schemas';
+import { assertChargeAboveMinimum } from './charge-minimum';
 import { storedChargeItems } from './stored-charge-items';
 
 /** USD prices are in cents. */
@@ -129,5 +131,11 @@ function resolveUsdAmounts(
       param: 'chargeData.pricing.amount',
     });
   }
+  assertChargeAboveMinimum(
+    totalBaseUnits,
+    token,
+    'chargeData.pricing.amount',
+    `$${formatAmount(priceCents, USD_DECIMALS)} at ${rate.rate} USD per ${token.symbol}`,
+  );
   return { items: storedChargeItems(converted, token), totalBaseUnits };
 }

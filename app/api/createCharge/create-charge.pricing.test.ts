@@ -154,6 +154,23 @@ describe('createCharge with chargeData.pricing in USD', () => {
     expect(await storedCounts(merchant.id)).toEqual(before);
   });
 
+  it('a USD price below the token’s smallest charge is refused like a token-priced one, and stores nothing (dust)', async () => {
+    const before = await storedCounts(merchant.id);
+    const usdc = await callRoute(POST, { apiKey: merchant.liveKey, body: usdcPriced({ currency: 'USD', amount: '0.09' }) });
+    expect(usdc.status).toBe(422);
+    expect(usdc.json.error).toMatchObject({ code: 'amount_below_minimum', param: 'chargeData.pricing.amount' });
+    expect(usdc.json.error?.message).toMatch(/smallest charge in USDC is 0\.1 USDC \(this one totals 0\.09, \$0\.09 at 1 USD per USDC\)/);
+    await setPolPrice('2');
+    // $0.10 at $2 a POL is 0.05 POL, below POL's 0.1.
+    const pol = await callRoute(POST, { apiKey: merchant.testKey, body: polPriced({ currency: 'USD', amount: '0.10' }) });
+    expect(pol.status).toBe(422);
+    expect(pol.json.error?.code).toBe('amount_below_minimum');
+    expect(await storedCounts(merchant.id)).toEqual(before);
+    // At the minimum it is a charge.
+    const enough = await callRoute(POST, { apiKey: merchant.testKey, body: polPriced({ currency: 'USD', amount: '0.20' }) });
+    expect(enough.status).toBe(200);
+  });
+
   it('charges priced in tokens carry pricing: null', async () => {
     const res = await callRoute(POST, {
       apiKey: merchant.liveKey,

@@ -2624,7 +2624,7 @@ export interface components {
             amount: string | number;
             quantity: number;
         };
-        /** @description Price the charge in US dollars instead of token amounts: at creation the amount is converted to the token with the token's current USD rate (stablecoins at par), rounded up to the token's smallest unit, and the rate is recorded on the charge and locked for its lifetime. With `items`, their `amount`s are USD unit prices that must add up to `pricing.amount`. Not with `chargeData.amount`. Refused with `price_unavailable` when the token has no fresh rate. */
+        /** @description Price the charge in US dollars instead of token amounts: at creation the amount is converted to the token with the token's current USD rate (stablecoins at par), rounded up to the token's smallest unit, and the rate is recorded on the charge and locked for its lifetime. With `items`, their `amount`s are USD unit prices that must add up to `pricing.amount`. Not with `chargeData.amount`. Refused with `price_unavailable` when the token has no fresh rate, and with `amount_below_minimum` when the converted total is below the token's smallest charge. */
         PricingRequest: {
             /**
              * @description Only USD for now.
