@@ -33,8 +33,11 @@ export interface EventStreamOptions {
   startingAfter?: string;
   types?: WebhookEventType[];
   maxSeconds: number;
-  /** The request's signal: the stream ends when the client goes away. */
-  signal?: AbortSignal;
+  /**
+   * The request: the stream ends when the client goes away (its signal aborts). The stream holds the Request for
+   * its whole life: a Request that is garbage-collected stops passing its caller's abort on to its signal (undici).
+   */
+  request?: Request;
   pollMs?: number;
 }
 
@@ -113,8 +116,9 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
           // already closed by the consumer
         }
       };
-      if (options.signal?.aborted) return close();
-      options.signal?.addEventListener('abort', close, { once: true });
+      const signal = options.request?.signal;
+      if (signal?.aborted) return close();
+      signal?.addEventListener('abort', close, { once: true });
       // Tells EventSource how long to wait before reconnecting, and flushes the headers at once.
       controller.enqueue(encoder.encode('retry: 2000\n\n'));
       const tick = async () => {

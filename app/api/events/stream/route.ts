@@ -17,7 +17,7 @@ export const GET = withApiKey(async (request, ctx) => {
     ...(startingAfter ? { startingAfter } : {}),
     ...(query.types ? { types: query.types } : {}),
     maxSeconds: query.max_seconds,
-    signal: request.signal,
+    request,
   });
   return new Response(stream, {
     headers: {

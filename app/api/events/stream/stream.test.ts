@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
@@ -171,8 +173,7 @@ describe('concurrent streams are capped per key and per merchant (N9)', () => {
     resetEnvCache();
   });
 
-  // A closed stream deletes its lease without holding the client up; on a loaded CI machine that delete can
-  // queue behind other suites' queries for more than expect.poll's default second.
+  // A closed stream deletes its lease without holding the client up (the delete runs after the response ends).
   const LEASE_RELEASE_WAIT = { timeout: 15_000, interval: 100 };
   const leasesOf = async (merchantId: string) =>
     (await getDb().select().from(eventStreamLeases).where(eq(eventStreamLeases.merchantId, merchantId))).length;
@@ -208,6 +209,21 @@ describe('concurrent streams are capped per key and per merchant (N9)', () => {
     await streams.pop()!.reader.cancel();
     await expect.poll(() => leasesOf(owner.id), LEASE_RELEASE_WAIT).toBe(4);
     for (const stream of [...streams, again]) stream.close();
+    await expect.poll(() => leasesOf(owner.id), LEASE_RELEASE_WAIT).toBe(0);
+  });
+
+  it('a client that goes away frees its slot even after the Request object itself was garbage-collected', async () => {
+    // undici stops passing an abort on to request.signal once the Request is collected; the stream holds it.
+    const owner = await newMerchant();
+    const stream = await openStream({ apiKey: owner.testKey });
+    expect(await leasesOf(owner.id)).toBe(1);
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    for (let i = 0; i < 5; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    stream.close();
     await expect.poll(() => leasesOf(owner.id), LEASE_RELEASE_WAIT).toBe(0);
   });
 
