@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,13 +162,32 @@ describe('GET /api/checkout/{chargeId}/events', () => {
     for (const stream of [b, other, again]) stream.controller.abort();
   });
 
+  it('a client that goes away frees its place even after the Request object itself was garbage-collected', async () => {
+    // undici stops passing an abort on to request.signal once the Request is collected; the stream holds it.
+    const chargeId = await newCharge();
+    const first = open(chargeId, '198.51.100.7');
+    const second = open(chargeId, '198.51.100.7');
+    expect((await first.response).status).toBe(200);
+    expect((await second.response).status).toBe(200);
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    for (let i = 0; i < 5; i++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    first.controller.abort();
+    const again = open(chargeId, '198.51.100.7');
+    expect((await again.response).status).toBe(200);
+    for (const stream of [second, again]) stream.controller.abort();
+  });
+
   it('sends a heartbeat comment while nothing changes', async () => {
     const chargeId = await newCharge();
     const controller = new AbortController();
     const stream = openCheckoutEventStream({
       initial: (await loadCheckoutStatus(chargeId))!,
       clientIp: '198.51.100.6',
-      signal: controller.signal,
+      request: new Request('http://localhost/api/checkout/events', { signal: controller.signal }),
       heartbeatMs: 100,
     });
     const events = reader(stream);

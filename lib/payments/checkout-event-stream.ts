@@ -20,7 +20,11 @@ export function openCheckoutEventStream(options: {
   initial: CheckoutStatus;
   /** The client's IP (null when unknown: such clients share one allowance). */
   clientIp: string | null;
-  signal: AbortSignal;
+  /**
+   * The request: the stream ends when the client goes away (its signal aborts). Held for the stream's whole life:
+   * a Request that is garbage-collected stops passing its caller's abort on to its signal (undici).
+   */
+  request: Request;
   heartbeatMs?: number;
 }): ReadableStream<Uint8Array> {
   const ip = options.clientIp ?? 'unknown';
@@ -44,7 +48,7 @@ export function openCheckoutEventStream(options: {
         closed = true;
         clearInterval(heartbeat);
         unfollow();
-        options.signal.removeEventListener('abort', release);
+        options.request.signal.removeEventListener('abort', release);
         const left = (streamsByIp.get(ip) ?? 1) - 1;
         if (left > 0) streamsByIp.set(ip, left);
         else streamsByIp.delete(ip);
@@ -72,8 +76,8 @@ export function openCheckoutEventStream(options: {
       };
       if (FINAL_STATUSES.includes(options.initial.status)) return send(options.initial);
       unfollow = followCheckoutStatus(options.initial.chargeId, send, options.initial);
-      if (options.signal.aborted) release();
-      else options.signal.addEventListener('abort', release);
+      if (options.request.signal.aborted) release();
+      else options.request.signal.addEventListener('abort', release);
     },
     cancel() {
       release();

@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
 export const GET = withPublic(async (request, _ctx, { chargeId = '' }) => {
   const initial = /^ch_[0-9A-Za-z]{22}$/.test(chargeId) ? await loadCheckoutStatus(chargeId) : undefined;
   if (!initial) throw new AppError('not_found', `No charge ${chargeId.slice(0, 64)}.`);
-  const stream = openCheckoutEventStream({ initial, clientIp: clientIpFrom(request.headers), signal: request.signal });
+  const stream = openCheckoutEventStream({ initial, clientIp: clientIpFrom(request.headers), request });
   return new Response(stream, {
     headers: {
       'content-type': 'text/event-stream; charset=utf-8',
