@@ -13,7 +13,7 @@ import drizzle from 'eslint-plugin-drizzle';
  *   test/       test support: imported by tests only
  *   lib/sandbox-provider/ Sandpiper Pay, the sandbox on-ramp provider: beside the on-ramp, not in it. The
  *               on-ramp reaches it over HTTP like any provider (its adapter's configuration,
- *               lib/onramp/providers/sandbox-binding.ts); it shares only the adapter's wire protocol.
+ *               lib/onramp/providers/sandbox-adapter.ts); it shares only the adapter's wire protocol.
  *
  * `no-restricted-imports` options do not merge across config objects, so each group lists every
  * restriction that applies to it.
@@ -42,7 +42,7 @@ const SANDBOX_PROVIDER = {
   // Its state.ts (a pure status table) is listed in the state-machine registry, lib/admin/state-machines.ts.
   group: ['@/lib/sandbox-provider', '@/lib/sandbox-provider/**', '!@/lib/sandbox-provider/', '!@/lib/sandbox-provider/state'],
   message:
-    'The sandbox provider is reached over HTTP like any provider (configure it in lib/onramp/providers/sandbox-binding.ts); only its app/ routes, pages and the dev stack import it.',
+    'The sandbox provider is reached over HTTP like any provider (configure it in lib/onramp/providers/sandbox-adapter.ts); only its app/ routes, pages and the dev stack import it.',
 };
 const ONRAMP_INTERNALS = {
   regex: '^@/lib/onramp/(?!providers/(?:sandbox|types)$)',

@@ -5,8 +5,8 @@ export async function register(): Promise<void> {
   // printed (Next.js prints errors that escape a request) carries a credential (lib/log.ts).
   const { recordPeerAddresses } = await import('@/lib/http/peer-address');
   recordPeerAddresses();
-  // One structured line per request, and the request-duration metrics (lib/http/request-log.ts).
-  const { recordRequests } = await import('@/lib/http/request-log');
+  // One structured line per request, and the request-duration metrics (lib/http/record-requests.ts).
+  const { recordRequests } = await import('@/lib/http/record-requests');
   recordRequests();
   const { redactConsole } = await import('@/lib/log');
   redactConsole();

@@ -9,7 +9,7 @@
  * The same thief on a merchant's dashboard: no refund of a paid charge to the thief's own address, no
  * contract registered, no fulfilment rule added — each asks for the PIN or a passkey, and nothing is
  * stored. The owner's mailbox shows each refused attempt (what, when, from which IP and browser, what to
- * do), once per kind of action however often it is tried (lib/accounts/report-refused-step-up.ts).
+ * do), once per kind of action however often it is tried (lib/accounts/reporting-refusal.ts).
  */
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';

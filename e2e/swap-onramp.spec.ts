@@ -3,7 +3,7 @@ import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, typ
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { CHAINS } from '@/lib/chains/registry';
 import { localDemoPayerAccount } from '@/scripts/stack/local-chain';
-import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/local-swap-deployment';
+import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/provision-local-swap';
 import { signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant } from './admin';
 import { localRpc } from './chain';

@@ -176,7 +176,7 @@ const envSchema = z.object({
     .optional(),
   /**
    * `npm run dev` seeds the demo merchant (public, fixed keys) only into the embedded or a loopback
-   * database; true seeds into any DATABASE_URL, false never seeds (lib/merchants/demo-seed-guard.ts).
+   * database; true seeds into any DATABASE_URL, false never seeds (lib/merchants/demo-seed-refusal.ts).
    */
   SEED_DEMO: z
     .enum(['true', 'false'])

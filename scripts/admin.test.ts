@@ -5,8 +5,8 @@ import { callRoute, usdcCharge } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { TEST_SECRETS } from '@/test/test-secrets';
-import { pollChain } from '@/lib/payments/watch-chain';
-import { pollIncomingTransfers } from '@/lib/wallets/watch-incoming-transfers';
+import { pollChain } from '@/lib/payments/poll-chain';
+import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 
 const run = promisify(execFile);
 

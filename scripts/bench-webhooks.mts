@@ -63,7 +63,7 @@ import { startStack, type Stack } from '@/scripts/stack/stack';
 import { createMerchant } from '@/lib/onboarding/create-merchant';
 import { createWebhookEndpoint } from '@/lib/webhooks/create-webhook-endpoint';
 import { startWebhookQueue, stopWebhookQueue } from '@/lib/webhooks/queue';
-import { nextAttemptDelay } from '@/lib/webhooks/retry-schedule';
+import { nextAttemptDelay } from '@/lib/webhooks/next-attempt-delay';
 import { createWebhookEndpointBodySchema } from '@/lib/webhooks/schemas';
 
 const { values: args } = parseArgs({

@@ -16,7 +16,7 @@ import { parseEnv, ConfigError } from '@/lib/env';
 import { planChains } from '@/scripts/stack/chain-plan';
 import { findFreePort, isPortOpen } from '@/scripts/stack/free-port';
 import { fundLocalWallet, localDemoPayerAccount } from '@/scripts/stack/local-chain';
-import { demoSeedRefusal } from '@/lib/merchants/demo-seed-guard';
+import { demoSeedRefusal } from '@/lib/merchants/demo-seed-refusal';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { ensureDevSecrets } from '@/scripts/stack/dev-secrets';
 import { startReaper } from '@/scripts/stack/reaper';
@@ -24,7 +24,7 @@ import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/scripts/
 import { readServerStart } from '@/lib/admin/server-start';
 import { startStack, type Stack } from '@/scripts/stack/stack';
 import { startIdentityStandIns, STAND_IN_PROVIDERS } from '@/scripts/stack/identity-stand-ins';
-import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/local-swap-deployment';
+import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/provision-local-swap';
 
 const mode = process.argv[2];
 if (mode !== 'dev' && mode !== 'start') {

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { checkReadiness } from '@/lib/health/check-readiness';
-import { metricsResponse } from '@/lib/admin/render-metrics';
+import { metricsResponse } from '@/lib/admin/metrics-response';
 import { env } from '@/lib/env';
 import { closeDb, selectJobsPool } from '@/lib/db/client';
 import { DeploymentRefused, recordStart } from '@/lib/admin/server-start';

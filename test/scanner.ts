@@ -5,7 +5,7 @@
  */
 import { publicClientFor } from '@/lib/chains/clients';
 import type { ChainName } from '@/lib/chains/registry';
-import { pollChain } from '@/lib/payments/watch-chain';
+import { pollChain } from '@/lib/payments/poll-chain';
 
 export async function scanChargesToHead(chain: ChainName): Promise<void> {
   const head = await publicClientFor(chain)!.getBlockNumber({ cacheTime: 0 });

@@ -6,7 +6,7 @@
  *   node --conditions=react-server --import tsx test/settle-charge-then-die.mts <chain>
  */
 import type { ChainName } from '@/lib/chains/registry';
-import { pollChain } from '@/lib/payments/watch-chain';
+import { pollChain } from '@/lib/payments/poll-chain';
 
 const chain = process.argv[2] as ChainName;
 await pollChain(chain);

@@ -21,15 +21,15 @@ import {
 } from '@/scripts/stack/local-chain';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { sweepCharge } from '@/lib/payments/sweep-deposits';
-import { pollChain } from '@/lib/payments/watch-chain';
+import { sweepCharge } from '@/lib/payments/sweep-charges';
+import { pollChain } from '@/lib/payments/poll-chain';
 import { uniqueEmail } from '@/test/accounts';
 import { callRoute, type TestMerchant } from '@/test/fixtures';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
-import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/local-swap-deployment';
+import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/provision-local-swap';
 import { swapDeadline, uniswapV2Router02Abi } from '@/lib/chains/uniswap-v2-router';
 
 export const BSC_USDC = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDC')!.address as Address;

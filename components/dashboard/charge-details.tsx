@@ -5,7 +5,7 @@ import type { DashboardCharge } from '@/lib/charges/get-dashboard-charge';
 import { formatAmount } from '@/lib/money';
 import { Amount } from '@/components/ui/amount';
 import { fundingOf } from '@/lib/charges/funding';
-import { formatUsd, multiplyToCents } from '@/lib/pricing/usd-value';
+import { formatUsd, multiplyToCents } from '@/lib/pricing/approximate-usd';
 
 function Section({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
   const id = `section-${title.toLowerCase().replaceAll(/[^a-z]+/g, '-')}`;

@@ -3,7 +3,7 @@ import { BarChart } from '@/components/dashboard/bar-chart';
 import { ChargesTable } from '@/components/dashboard/charges-table';
 import type { DashboardOverview } from '@/lib/charges/get-dashboard-overview';
 import type { ApiKeyMode } from '@/lib/merchants/dashboard-mode';
-import { formatUsd } from '@/lib/pricing/usd-value';
+import { formatUsd } from '@/lib/pricing/approximate-usd';
 
 /** The Overview's charge figures: succeeded charges per day (count, and volume per token) and the latest charges. */
 export function ChargesOverview({ overview, mode }: { overview: DashboardOverview; mode: ApiKeyMode }) {

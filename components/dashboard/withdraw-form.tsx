@@ -14,7 +14,7 @@ type TwoFactorNeed = { state: 'not_needed' | 'ready' | 'none' } | { state: 'cool
 
 /**
  * `withdrawalId` is the withdrawal's idempotency id: a double submit or a retry is one withdrawal; the page hands out a new one after each.
- * `heldUntil`: the new-owner hold (lib/merchants/owner-hold.ts), shown instead of a form that would be refused.
+ * `heldUntil`: the new-owner hold (lib/merchants/withdrawal-hold.ts), shown instead of a form that would be refused.
  * `twoFactor`: said before the form is filled — a verified merchant's owner needs two-factor sign-in
  * (the form is disabled, with a link to Account → Security, while it is missing or still new).
  */

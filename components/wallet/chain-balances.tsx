@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { formatExactTokenAmount, formatTokenNumber } from '@/lib/format-amount';
-import { formatUsd } from '@/lib/pricing/usd-value';
-import type { HomeChain } from '@/lib/wallets/wallet-balances';
+import { formatUsd } from '@/lib/pricing/approximate-usd';
+import type { HomeChain } from '@/lib/wallets/cached-balance';
 
 const STATUS_TEXT: Record<Exclude<HomeChain['status'], 'ok'>, string> = {
   not_connected: 'unavailable: this network is not connected',

@@ -2,7 +2,7 @@
  * E-mails the account's own address about every change to how it is confirmed (issue 26): a passkey
  * added or removed, the authenticator app turned on or off, recovery codes renewed, the PIN set,
  * changed or reset. The text says what, when and from which IP, and what to do if it was not the
- * owner; never a secret. Changes tried but refused are e-mailed by report-refused-step-up.ts.
+ * owner; never a secret. Changes tried but refused are e-mailed by reporting-refusal.ts.
  *
  * Sent after the change committed (sendEmail talks SMTP or writes the dev outbox; there is no queue
  * table to commit it with): a mail that fails is logged and does not undo the change.

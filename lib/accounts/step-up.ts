@@ -6,20 +6,20 @@
  * changes (two-factor/factor-change-proof.ts).
  *
  * `mode` says what is confirmed: in live mode a passkey added less than FACTOR_COOLING_HOURS ago is
- * refused (factor_cooling_down, two-factor/factor-cooling.ts); test mode never waits. Callers pass
+ * refused (factor_cooling_down, two-factor/factor-usable-from.ts); test mode never waits. Callers pass
  * the dashboard's mode, or 'live' for what acts on real funds or ownership whatever the mode (key
  * exports, members, e-mail change, production keys).
  *
  * Every refusal (no proof, a wrong one, a cooling passkey) is recorded and e-mailed to the account, and
- * for a merchant action to its owners (report-refused-step-up.ts): callers say what they confirm with
+ * for a merchant action to its owners (reporting-refusal.ts): callers say what they confirm with
  * a StepUpAttempt.
  */
 import 'server-only';
 import type { DbOrTx } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';
 import { verifyPin } from './pin';
-import { reportingRefusal, type StepUpAttempt } from './report-refused-step-up';
-import { factorUsableFrom, formatUsableFrom, isCoolingDown, type StepUpMode } from './two-factor/factor-cooling';
+import { reportingRefusal, type StepUpAttempt } from './reporting-refusal';
+import { factorUsableFrom, formatUsableFrom, isCoolingDown, type StepUpMode } from './two-factor/factor-usable-from';
 import { verifyPasskeyAssertion } from './two-factor/passkeys';
 
 /** What a form sends: the PIN, or the JSON of a passkey assertion (from stepUpPasskeyOptionsAction). */

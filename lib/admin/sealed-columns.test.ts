@@ -32,7 +32,7 @@ import { SEALED_TABLES } from './sealed-columns';
 const key1 = randomBytes(32);
 const key2 = randomBytes(32);
 const saved = { current: process.env.WALLET_MASTER_KEY, previous: process.env.WALLET_MASTER_KEYS_PREVIOUS };
-/** As lib/onramp/providers/transak-credentials.ts seals its token (it has no public sealing function). */
+/** As lib/onramp/providers/transak-adapter-from-env.ts seals its token (it has no public sealing function). */
 const TOKEN_AAD = Buffer.from('onramp-access-token:transak');
 
 function useMasterKeys(current: Buffer, previous: Buffer[] = []): void {

@@ -17,7 +17,7 @@ import { merchants, oauthClients, oidcSigningKeys, onrampAccessTokens, users, wa
 import { resealOnrampLinkKey } from '@/lib/onramp/onramp-link-key';
 import { openClientSecret, sealClientSecret } from '@/lib/oauth/client-secret';
 import { resealSigningKey } from '@/lib/oauth/signing-keys';
-import { resealProviderToken } from '@/lib/onramp/providers/transak-credentials';
+import { resealProviderToken } from '@/lib/onramp/providers/transak-adapter-from-env';
 import { resealDataKey } from '@/lib/keyring/envelope';
 import { openWebhookSecret, sealWebhookSecret } from '@/lib/webhooks/secrets';
 
@@ -108,7 +108,7 @@ export const SEALED_TABLES: readonly SealedTable[] = [
   }),
   sealedTable({
     kind: 'on-ramp provider token',
-    binding: 'the constant "onramp-access-token:transak" (lib/onramp/providers/transak-credentials.ts)',
+    binding: 'the constant "onramp-access-token:transak" (lib/onramp/providers/transak-adapter-from-env.ts)',
     table: onrampAccessTokens,
     id: onrampAccessTokens.providerId,
     columns: [

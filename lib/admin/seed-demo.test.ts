@@ -9,7 +9,7 @@ import { findUserByEmail } from '@/lib/accounts/find-user';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
 import { DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE, createDemoCharge, seedDemoData } from './seed-demo';
 import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
-import { demoSeedRefusal } from '@/lib/merchants/demo-seed-guard';
+import { demoSeedRefusal } from '@/lib/merchants/demo-seed-refusal';
 
 describe('development seed', () => {
   afterEach(() => {

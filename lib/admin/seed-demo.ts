@@ -2,7 +2,7 @@
  * Development seed: a verified demo merchant with fixed, documented keys, so the README's curl
  * examples work verbatim against `npm run dev`. Never run in production (the launcher only calls it
  * for `dev`, and it refuses when NODE_ENV is production), nor into a database that is not on this
- * machine unless SEED_DEMO=true (demo-seed-guard.ts): the keys are public.
+ * machine unless SEED_DEMO=true (demo-seed-refusal.ts): the keys are public.
  */
 import { eq } from 'drizzle-orm';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
@@ -15,7 +15,7 @@ import { hasPin, setPin } from '@/lib/accounts/pin';
 import { createUser } from '@/lib/accounts/create-user';
 import { findUserByEmail } from '@/lib/accounts/find-user';
 import { listWallets, type WalletView } from '@/lib/wallets/list-wallets';
-import { demoSeedRefusal } from '@/lib/merchants/demo-seed-guard';
+import { demoSeedRefusal } from '@/lib/merchants/demo-seed-refusal';
 
 export const DEMO_MERCHANT = {
   id: 'mer_DemoMerchant0000000000',

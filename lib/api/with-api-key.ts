@@ -14,7 +14,7 @@ import { clientIpFrom } from '@/lib/http/client-ip';
 import { consumePublishableIpLimit } from '@/lib/rate-limit/publishable-ip-limit';
 import { consumeApiRateLimit } from '@/lib/rate-limit/api-rate-limit';
 import { fail } from '@/lib/http/response-envelope';
-import { noteRequestMerchant } from '@/lib/http/request-log';
+import { noteRequestMerchant } from '@/lib/http/record-requests';
 
 type RouteParams = { params: Promise<Record<string, string>> };
 type ApiHandler = (request: Request, ctx: ApiContext, params: Record<string, string>) => Promise<Response>;

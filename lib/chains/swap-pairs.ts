@@ -14,7 +14,7 @@
 import { getAddress, type Address } from 'viem';
 import { CHAINS, normalizeAddress, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { env } from '@/lib/env';
-import { DEMO_PZP, LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
+import { DEMO_PZP, LOCAL_SWAP_ADDRESSES } from './provision-local-swap';
 
 export interface SwapPair {
   chain: ChainName;

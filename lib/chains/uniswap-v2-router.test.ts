@@ -21,7 +21,7 @@ import {
   type LocalChainNode,
 } from '@/scripts/stack/local-chain';
 import { getAmountIn, getAmountOut, maxInputWithSlippage } from './constant-product';
-import { demoSwapFactoryAbi, demoSwapPairAbi, LOCAL_POOL_SEED, LOCAL_SWAP_ADDRESSES } from './local-swap-deployment';
+import { demoSwapFactoryAbi, demoSwapPairAbi, LOCAL_POOL_SEED, LOCAL_SWAP_ADDRESSES } from './provision-local-swap';
 import { configuredSwapPairs } from './swap-pairs';
 import { buildExactOutSwap, quoteExactOut, swapDeadline, uniswapV2Router02Abi } from './uniswap-v2-router';
 

@@ -5,7 +5,7 @@ import { log } from '@/lib/log';
 import { scannedPast } from '@/lib/scanner/scanned-past';
 import { IN_FLIGHT_HOLD_MS, findPaymentsInFlight, paymentInFlightExists } from './payment-in-flight';
 import { transitionCharge } from './transition-charge';
-import { statusIs } from '@/lib/db/status-literal';
+import { statusIs } from '@/lib/db/status-is';
 
 /**
  * Expire pending charges whose expiresAt has passed. Runs in the background (lib/jobs) so expiry

@@ -16,7 +16,7 @@ import { getDb } from '@/lib/db/client';
 import { charges } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
 import { authorizeMember } from '@/lib/merchants/permissions';
-import { multiplyToCents } from '@/lib/pricing/usd-value';
+import { multiplyToCents } from '@/lib/pricing/approximate-usd';
 import { toListItem, type DashboardChargeListItem, type DashboardMemberInput } from './list-dashboard-charges';
 
 const OVERVIEW_DAYS = 30;

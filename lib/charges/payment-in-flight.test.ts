@@ -19,7 +19,7 @@ import { broadcastTransfer } from '@/lib/transactions/broadcast-transfer';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { signBalancePayment } from '@/lib/payments/pay-from-balance';
 import { scanChargesToHead } from '@/test/scanner';
-import { pollChain } from '@/lib/payments/watch-chain';
+import { pollChain } from '@/lib/payments/poll-chain';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { POST as cancelRoute } from '@/app/api/charges/[chargeId]/cancel/route';

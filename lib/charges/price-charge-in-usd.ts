@@ -3,7 +3,7 @@
  * the token's base units at creation:
  *
  *  - the token's current USD rate (stablecoins at par; others from the price feed, at most 15 minutes old:
- *    lib/pricing/convert-usd.ts); none → price_unavailable;
+ *    lib/pricing/current-usd-rate.ts); none → price_unavailable;
  *  - USD amounts are cents: at most 2 fractional digits, greater than zero (invalid_amount);
  *  - with items, their amounts are USD unit prices adding up to pricing.amount (amount_mismatch); each unit
  *    price is converted on its own and rounded up, and the total is the sum of the lines, so the items always
@@ -17,7 +17,7 @@ import { getDb } from '@/lib/db/client';
 import type { StoredChargeItem, StoredChargePricing } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { MAX_BASE_UNITS, formatAmount, parseAmount, sumLineTotals } from '@/lib/money';
-import { currentUsdRate, usdCentsToBaseUnits, type UsdRate } from '@/lib/pricing/convert-usd';
+import { currentUsdRate, usdCentsToBaseUnits, type UsdRate } from '@/lib/pricing/current-usd-rate';
 import type { CreateChargeBody } from './schemas';
 import { assertChargeAboveMinimum } from './charge-minimum';
 import { storedChargeItems } from './stored-charge-items';

@@ -82,7 +82,7 @@ const metadataSchema = z
   .refine((record) => Object.keys(record).length <= LIMITS.metadataKeys, `must have at most ${LIMITS.metadataKeys} keys`)
   .meta({ description: 'Your own key/value pairs (order id, user id, …), returned with the charge and in webhooks.' });
 
-/** `chargeData.pricing`: the price in US dollars, converted to the token at creation (lib/pricing/convert-usd.ts). */
+/** `chargeData.pricing`: the price in US dollars, converted to the token at creation (lib/pricing/current-usd-rate.ts). */
 const pricingRequestSchema = z
   .object({
     currency: z.literal('USD').meta({ description: 'Only USD for now.' }),

@@ -7,7 +7,7 @@
  * Never a token-moving function (approve, transfer, permit, setApprovalForAll, …), compared by selector
  * whatever the uploaded ABI names it (token-moving-selectors.ts, `function_moves_tokens`). An owner's
  * act, confirmed with their PIN or a passkey; every owner is e-mailed. An optional price list lets the
- * rule fire on charges of publishable keys (check-price-list.ts).
+ * rule fire on charges of publishable keys (price-list-refusal.ts).
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { AbiFunction } from 'viem';

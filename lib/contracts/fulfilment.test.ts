@@ -33,7 +33,7 @@ import {
 } from '@/lib/db/schema';
 import { resetEnvCache, rpcUrl } from '@/lib/env';
 import { fundLocalWallet, localMinterAccount } from '@/scripts/stack/local-chain';
-import { pollChain } from '@/lib/payments/watch-chain';
+import { pollChain } from '@/lib/payments/poll-chain';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { addCustomToken } from '@/lib/merchants/tokens';

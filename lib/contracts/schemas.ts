@@ -35,7 +35,7 @@ const argumentBindingSchema = z.discriminatedUnion('source', [
  *
  * The charge meets it when every item id it names is listed and its total is at least the sum of
  * minimum × quantity (`metadata.<key>`: × the items' total quantity, 1 without items; `item.name`: each
- * line's quantity). See check-price-list.ts.
+ * line's quantity). See price-list-refusal.ts.
  */
 const priceListInputSchema = z.object({
   token: z.string().trim().min(1, 'Name the token the prices are in (its symbol or address).').max(100),

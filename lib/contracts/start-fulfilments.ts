@@ -13,7 +13,7 @@
  * Before anything is read from the chain, the rule is checked again as it stands today, whenever it was
  * saved: a token-moving function (token-moving-selectors.ts) or a contract that is a known token
  * (refuse-token-contract.ts) fails the row; a charge whose price the payer chose (publishable key) fails
- * it unless the rule's price list is met (check-price-list.ts). Nothing is sent in any of these cases.
+ * it unless the rule's price list is met (price-list-refusal.ts). Nothing is sent in any of these cases.
  * The call's gas limit is capped lower than the gas tank's (FULFILMENT_GAS_LIMIT_MAX, finding N18).
  *
  * Before recording, the call is simulated from the service wallet: a call that would revert (no minter
@@ -37,13 +37,13 @@ import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { openWalletKey } from '@/lib/keyring/envelope';
 import { bindArguments } from './bind-arguments';
-import { priceListRefusal } from './check-price-list';
+import { priceListRefusal } from './price-list-refusal';
 import { isKnownToken } from './refuse-token-contract';
 import { tokenMovingFunction } from '@/lib/transactions/token-moving-selectors';
 import { emitFulfilmentEvent } from './emit-fulfilment-event';
 import { chainClient } from './inspect-contract';
 import { fulfilmentMachine } from './state';
-import { statusIs } from '@/lib/db/status-literal';
+import { statusIs } from '@/lib/db/status-is';
 
 /** A network that could not be reached is tried again after this long. */
 const POSTPONE_MS = 30_000;

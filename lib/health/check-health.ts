@@ -14,7 +14,7 @@ import { rpcUrls } from '@/lib/env';
 import { PGBOSS_SCHEMA } from '@/lib/webhooks/queue';
 import { checkReadiness, withTimeout } from './check-readiness';
 import type { ChainHealth, HealthReport } from './schemas';
-import { statusIs } from '@/lib/db/status-literal';
+import { statusIs } from '@/lib/db/status-is';
 
 const CHAIN_CHECK_TTL_MS = 5_000;
 const TIMEOUT_MS = 2_000;

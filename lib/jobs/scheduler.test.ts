@@ -9,7 +9,7 @@ import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
-import { pollChain } from '@/lib/payments/watch-chain';
+import { pollChain } from '@/lib/payments/poll-chain';
 import { callRoute, newMerchant } from '@/test/fixtures';
 import { subscribeToNewBlocks } from './new-blocks';
 import { startScheduler, stopScheduler, wakeTask } from './scheduler';

@@ -14,7 +14,7 @@
  *    session alone cannot seat a new owner, who would then withdraw;
  *  - every owner is e-mailed when an owner or admin is invited, joins, changes role or is removed;
  *  - someone made an owner by another member gets `owner_since`, which holds their withdrawals
- *    (owner-hold.ts); a removed member's sessions all end.
+ *    (withdrawal-hold.ts); a removed member's sessions all end.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';

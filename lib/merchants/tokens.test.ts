@@ -8,7 +8,7 @@ import { getDb } from '@/lib/db/client';
 import { auditLog, charges, depositAddresses, merchantMembers } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { localMinterAccount } from '@/scripts/stack/local-chain';
-import { pollChain } from '@/lib/payments/watch-chain';
+import { pollChain } from '@/lib/payments/poll-chain';
 import { newUser } from '@/test/accounts';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';

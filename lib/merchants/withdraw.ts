@@ -4,7 +4,7 @@
  *  - Owners only ('funds.withdraw'), confirmed with the owner's own PIN or a passkey (step-up; PINs
  *    attempt-limited like every PIN check), on a network of the dashboard's mode (test networks in
  *    test mode). For a verified merchant the owner must have two-factor sign-in turned on; an owner
- *    added by another member waits OWNER_WITHDRAWAL_HOLD_HOURS (owner-hold.ts). Every owner is e-mailed.
+ *    added by another member waits OWNER_WITHDRAWAL_HOLD_HOURS (withdrawal-hold.ts). Every owner is e-mailed.
  *  - Exact amounts: parsed with the token's decimals, checked against the on-chain balance.
  *  - The gas tank covers the fee if the wallet holds no native coin (recorded as platform cost).
  *  - Like every transfer the service sends, it is signed and recorded before it is broadcast, and the
@@ -29,7 +29,7 @@ import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { openWalletKey } from '@/lib/keyring/envelope';
 import { notifyOwners } from './notify-owners';
-import { requireNoWithdrawalHold } from './owner-hold';
+import { requireNoWithdrawalHold } from './withdrawal-hold';
 import { authorizeMember } from './permissions';
 import { chainsOfMode } from './tokens';
 

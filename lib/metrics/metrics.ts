@@ -1,10 +1,10 @@
 /**
  * Prometheus metrics of this process (prom-client). Counters and histograms are recorded where things
- * happen (requests: lib/http/request-log.ts; charges: createCharge; payments: the watchers; webhook
+ * happen (requests: lib/http/record-requests.ts; charges: createCharge; payments: the watchers; webhook
  * deliveries: attemptDelivery; reconciliation: reconcileAndReport). Each process has its own: scrape
  * every web instance at /api/metrics and every worker at WORKER_METRICS_PORT. Gauges read from
  * PostgreSQL and the chains (queue depth, watcher lag, sweep backlog, gas tank) are refreshed at scrape
- * time by refreshSharedGauges() (lib/admin/render-metrics.ts).
+ * time by refreshSharedGauges() (lib/admin/metrics-response.ts).
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 

@@ -10,7 +10,7 @@ import { readBodyLimited } from '@/lib/http/body';
 import { fail } from '@/lib/http/response-envelope';
 import { getSessionUser } from '@/lib/auth/session';
 import { clientIpFrom } from '@/lib/http/client-ip';
-import { nodeRequest, runNodeHandler } from './node-bridge';
+import { nodeRequest, runNodeHandler } from './run-node-handler';
 import { getProvider, issuerUrl, OIDC_PATH_PREFIX, SESSION_USER } from './provider';
 
 /** oidc-provider refuses larger bodies itself (56 KiB); reading stops a little above. */

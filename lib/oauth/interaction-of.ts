@@ -9,7 +9,7 @@ import 'server-only';
 import { ServerResponse } from 'node:http';
 import { errors } from 'oidc-provider';
 import { AppError } from '@/lib/errors';
-import { nodeRequest } from './node-bridge';
+import { nodeRequest } from './run-node-handler';
 import { getProvider, interactionPath } from './provider';
 
 type Interaction = Awaited<ReturnType<Awaited<ReturnType<typeof getProvider>>['interactionDetails']>>;

@@ -22,7 +22,7 @@ import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { AppError } from '@/lib/errors';
 import type { FiatMethod } from './fiat-methods';
 import { placeOnrampOrder, type PlacedOrder } from './orders/place-order';
-import { usdRate } from '@/lib/pricing/usd-value';
+import { usdRate } from '@/lib/pricing/approximate-usd';
 import { quoteOnramp, tokenOn } from './quote-onramp';
 import { valueInCents } from './fiat-math';
 

@@ -9,7 +9,7 @@
 import { CHAINS, tokenHasSymbol, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { formatAmount, parseAmount } from '@/lib/money';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
-import { usdRate } from '@/lib/pricing/usd-value';
+import { usdRate } from '@/lib/pricing/approximate-usd';
 import { AppError } from '@/lib/errors';
 import { baseUnitsForCents, centsToText, parseFiat, percentOfCents, toCents, valueInCents } from './fiat-math';
 import { methodFact, orderCurrency } from './registry/facts';

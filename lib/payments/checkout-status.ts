@@ -15,7 +15,7 @@ import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
 import { amountToRequest, paymentRequestUri } from './payment-uri';
-import { confirmationsOf } from './watch-chain';
+import { confirmationsOf } from './poll-chain';
 import { fundingOf } from '@/lib/charges/funding';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { describePaymentInFlight, findPaymentsInFlight, nextStepOf, type PaymentMethod } from '@/lib/charges/payment-in-flight';

@@ -16,7 +16,7 @@ import { TEST_SECRETS } from '@/test/test-secrets';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { payFromBalance, signBalancePayment } from './pay-from-balance';
-import { pollChain } from './watch-chain';
+import { pollChain } from './poll-chain';
 
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '583920';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHAINS, SOLANA_NATIVE_MINT } from '@/lib/chains/registry';
 import { amountToRequest, paymentRequestUri } from './payment-uri';
-import { parseSolanaPayTransferRequest } from './solana/solana-pay-uri';
+import { parseSolanaPayTransferRequest } from './solana/solana-pay-transfer-request';
 
 const USDC_POLYGON = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const USDC_SOLANA = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;

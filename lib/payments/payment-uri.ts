@@ -5,7 +5,7 @@
  *   Solana:  solana:<to>?amount=<decimal>&spl-token=<mint>&reference=<key>&message=…
  */
 import type { ChainInfo } from '@/lib/chains/registry';
-import { solanaPayTransferRequest } from './solana/solana-pay-uri';
+import { solanaPayTransferRequest } from './solana/solana-pay-transfer-request';
 
 function eip681Uri(input: { chainId: number; to: string; tokenAddress: string; isNative: boolean; amountBaseUnits: bigint }): string {
   if (input.isNative) return `ethereum:${input.to}@${input.chainId}?value=${input.amountBaseUnits}`;

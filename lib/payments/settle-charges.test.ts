@@ -13,7 +13,7 @@ import { newId } from '@/lib/ids';
 import { localDemoPayerAccount, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { callRoute, newMerchant, NATIVE_EVM, type TestMerchant } from '@/test/fixtures';
 import { settleCharges } from './settle-charge';
-import { pollChain } from './watch-chain';
+import { pollChain } from './poll-chain';
 
 // The watcher settles the payments of a block together (settleCharges): a fixed number of statements per
 // poll, each charge still settled exactly once. A private BSC_TESTNET node: no other test file runs one,

@@ -15,7 +15,7 @@ import { defineStateMachine } from '@/lib/state-machine';
 
 /**
  * The block scanner's statuses (lib/scanner/state.ts: it observes the transfer), listed here so this file imports
- * only the foundation; the scanner's consumer (watch-chain.ts) hands its statuses to transitionPayments, so the two
+ * only the foundation; the scanner's consumer (poll-chain.ts) hands its statuses to transitionPayments, so the two
  * lists cannot drift apart without a type error.
  */
 export const PAYMENT_STATUSES = ['pending', 'confirmed', 'dropped'] as const;

@@ -22,7 +22,7 @@ import { listWallets } from '@/lib/wallets/list-wallets';
 import { chargeFunds } from './charge-funds';
 import { hashClaimToken, isClaimTokenShaped } from './claim-token';
 import { emitRefundEvent } from './emit-refund-event';
-import { refundAddressOf, refundSourceOf, refundSourceWallet } from './refund-transfer';
+import { refundAddressOf, refundSourceOf, refundSourceWallet } from './refund-source';
 import { refundStatusOf } from './refund-status-of';
 import { refundClaimMachine, type RefundStatus } from './state';
 import { outboundTransfers } from '@/lib/db/schema';

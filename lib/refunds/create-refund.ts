@@ -46,7 +46,7 @@ import { chargeFunds, type ChargeFunds } from './charge-funds';
 import { claimExpiryFrom, claimUrlOf, newClaimToken } from './claim-token';
 import { emitRefundEvent } from './emit-refund-event';
 import { getRefund } from './list-refunds';
-import { checkRefundable, payerAddresses, refundAddressOf, refundSourceOf, refundSourceWallet } from './refund-transfer';
+import { checkRefundable, payerAddresses, refundAddressOf, refundSourceOf, refundSourceWallet } from './refund-source';
 import type { CreateRefundBody, CreatedRefund } from './schemas';
 
 export interface RefundContext {

@@ -15,10 +15,10 @@ import { getDb } from '@/lib/db/client';
 import type { ApiKeyMode } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { notifyOwners } from '@/lib/merchants/notify-owners';
-import { requireNoWithdrawalHold } from '@/lib/merchants/owner-hold';
+import { requireNoWithdrawalHold } from '@/lib/merchants/withdrawal-hold';
 import { authorizeMember } from '@/lib/merchants/permissions';
 import { createRefund } from './create-refund';
-import { isPayerOfCharge } from './refund-transfer';
+import { isPayerOfCharge } from './refund-source';
 import { createRefundBodySchema, type CreatedRefund } from './schemas';
 
 const REQUEST_ID_PATTERN = /^rfq_[0-9A-Za-z]{22}$/;

@@ -11,7 +11,7 @@ import { randomBase62 } from '@/lib/ids';
 import { parseAmount } from '@/lib/money';
 import { sandboxProviderBaseUrl } from './config';
 import { SandboxApiError, invalidRequest } from './errors';
-import { SANDBOX_FIAT_CURRENCIES, sellableToken } from './pricing';
+import { SANDBOX_FIAT_CURRENCIES, sellableToken } from './sandbox-quote';
 import { createSessionSchema } from './schemas';
 import { isExpired } from './state';
 

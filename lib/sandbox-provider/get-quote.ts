@@ -1,6 +1,6 @@
 /** What `GET /sandbox-provider/api/quote` answers: the price for a token amount, or the tokens a fiat amount buys. */
 import { invalidRequest } from './errors';
-import { quoteForCrypto, quoteForFiat } from './pricing';
+import { quoteForCrypto, quoteForFiat } from './sandbox-quote';
 import { quoteQuerySchema } from './schemas';
 
 export interface QuoteResponse {

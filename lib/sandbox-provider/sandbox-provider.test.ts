@@ -15,7 +15,7 @@ import { TEST_SECRETS } from '@/test/test-secrets';
 import { startWebhookReceiver, type WebhookReceiver } from '@/test/webhook-receiver';
 import { sandboxProviderAccount } from './account';
 import { fulfilSession } from './fulfil-session';
-import { answerAuthentication, payWithCard, payWithoutCard } from './pay-session';
+import { answerAuthentication, payWithCard, payWithoutCard } from './pay-with-card';
 import { loadPaymentScreen } from './payment-screen';
 
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;

@@ -4,7 +4,7 @@ import { publicClientFor } from '@/lib/chains/clients';
 import { fromCallTraces, fromParityTraces, traceModeOf, type CallFrame, type ParityTrace } from './internal-transfers';
 
 // Real traces of the NativeForwarder contract are read from anvil in both formats by
-// lib/payments/watch-chain-reorg.test.ts; these cover the frame kinds it does not produce.
+// lib/payments/poll-chain-reorg.test.ts; these cover the frame kinds it does not produce.
 const tx = `0x${'ab'.repeat(32)}` as Hex;
 const wallet = '0x1111111111111111111111111111111111111111';
 const singleton = '0x2222222222222222222222222222222222222222';

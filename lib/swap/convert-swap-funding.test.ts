@@ -12,7 +12,7 @@ import { localDemoPayerAccount, type LocalChainNode } from '@/scripts/stack/loca
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { RETRY_AFTER_MS, chargesAwaitingConversion, convertChargeFunding, convertSwapFunding } from './convert-swap-funding';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/local-swap-deployment';
+import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/provision-local-swap';
 import { placeSwapFundingOrder, quoteSwapFunding, roundUpToCents } from './place-swap-funding-order';
 import { loadSwapProgress } from './swap-progress';
 import {

@@ -3,7 +3,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { resetEnvCache } from '@/lib/env';
 import { callRoute, newMerchant, serveChainsWithoutNode } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
-import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/local-swap-deployment';
+import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/provision-local-swap';
 import { assertSwapOffered, assertSwapProvider, swapAvailability } from './swap-availability';
 import { complianceCountryFrom } from '@/lib/geo/compliance-country';
 import { switchToPrivateDatabase } from '@/test/private-database';

@@ -21,7 +21,7 @@ import { formatAmount } from '@/lib/money';
 import { gasTankAccount } from './gas-tank';
 import { assertSponsorshipAllowed, type GasSponsor } from './gas-sponsorship';
 import type { PreparedTransfer } from './prepare-transfer';
-import { inFlightOf, lockSender } from './sender-ledger';
+import { inFlightOf, lockSender } from './lock-sender';
 import type { TransferPurpose } from './state';
 import { authorizeTransfer, describeAuthority, type TransferAuthorization } from './transfer-policy';
 

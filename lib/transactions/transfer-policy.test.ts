@@ -26,7 +26,7 @@ import { rpcUrl } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
-import { pollChain } from '@/lib/payments/watch-chain';
+import { pollChain } from '@/lib/payments/poll-chain';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { openWalletKey } from '@/lib/keyring/envelope';
@@ -222,7 +222,7 @@ describe('the policy table against the code', () => {
       'lib/refunds/create-refund.ts',
       'lib/onramp/pay-charge-from-order.ts',
       'lib/payments/pay-from-balance.ts',
-      'lib/payments/sweep-deposits.ts',
+      'lib/payments/sweep-charges.ts',
       'lib/contracts/start-fulfilments.ts',
       'lib/swap/execute-swap.ts',
       'lib/merchants/withdraw.ts',

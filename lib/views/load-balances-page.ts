@@ -13,7 +13,7 @@ import type { ApiKeyMode, MemberRole } from '@/lib/db/schema';
 import { listStrandedFunds, type StrandedFunds } from '@/lib/refunds/stranded-funds';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { withBalances, type WalletWithBalances } from '@/lib/merchants/linked-accounts';
-import { withdrawalHeldUntil } from '@/lib/merchants/owner-hold';
+import { withdrawalHeldUntil } from '@/lib/merchants/withdrawal-hold';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { chainsOfMode } from '@/lib/merchants/tokens';
 

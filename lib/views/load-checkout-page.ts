@@ -15,7 +15,7 @@ import { formatAmount, parseAmount } from '@/lib/money';
 import { fiatPaymentOptions, type FiatPaymentOption } from '@/lib/onramp/fiat-payment-options';
 import { dueUsdCents, latestFiatOrder, minimumPurchasePreview, type MinimumPurchasePreview } from '@/lib/onramp/pay-charge-with-fiat';
 import { loadCheckoutStatus, type CheckoutStatus } from '@/lib/payments/checkout-status';
-import { approximateUsd, formatUsd } from '@/lib/pricing/usd-value';
+import { approximateUsd, formatUsd } from '@/lib/pricing/approximate-usd';
 import { swapPairFor } from '@/lib/chains/swap-pairs';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { tokenBalance } from '@/lib/wallets/token-balance';

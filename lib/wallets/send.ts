@@ -41,13 +41,13 @@ import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
 import { reconcileTransfer } from '@/lib/transactions/reconcile-transfers';
 import { recordTransfer } from '@/lib/transactions/record-transfer';
-import { inFlightOf } from '@/lib/transactions/sender-ledger';
+import { inFlightOf } from '@/lib/transactions/lock-sender';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { isOpen } from '@/lib/transactions/state';
-import { approximateUsd } from '@/lib/pricing/usd-value';
+import { approximateUsd } from '@/lib/pricing/approximate-usd';
 import { explorerLink } from '@/lib/chains/explorer-link';
 import { openWalletKey } from '@/lib/keyring/envelope';
-import { cachedBalance, forgetBalances, isChainConnected } from './wallet-balances';
+import { cachedBalance, forgetBalances, isChainConnected } from './cached-balance';
 
 const SEND_ID_PATTERN = /^wsend_[0-9A-Za-z]{22}$/;
 

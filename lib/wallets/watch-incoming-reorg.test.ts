@@ -10,7 +10,7 @@ import { newUser } from '@/test/accounts';
 import { anvilFor, nativeForwarderAbi, type Anvil } from '@/test/anvil';
 import { listWalletActivity } from './activity';
 import { createWalletsForUser } from '@/lib/keyring/create-wallets';
-import { pollIncomingTransfers } from './watch-incoming-transfers';
+import { pollIncomingTransfers } from './poll-incoming-transfers';
 
 // A private Polygon node passed to the indexer: no other test file indexes Polygon, so its re-organisations
 // and cursor are this file's alone. Transfers need 3 confirmations here.

@@ -17,7 +17,7 @@
  *
  * Outcomes: 2xx → succeeded (a failing endpoint becomes active again). 410 → the endpoint is disabled,
  * no more attempts. Anything else → failed, and the next attempt is scheduled on the Standard Webhooks
- * schedule (retry-schedule.ts); after the last one the endpoint is marked failing and the merchant is
+ * schedule (next-attempt-delay.ts); after the last one the endpoint is marked failing and the merchant is
  * e-mailed (a durable job, once per active → failing change).
  */
 import type http from 'node:http';
@@ -33,7 +33,7 @@ import { signingSecretsOf } from './secrets';
 import { signWebhook } from './sign-webhook';
 import { observeWebhookDelivery } from '@/lib/metrics/metrics';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, deliverWebhookRequest } from './deliver-webhook-request';
-import { statusIs } from '@/lib/db/status-literal';
+import { statusIs } from '@/lib/db/status-is';
 
 /** Bytes of the endpoint's answer kept in the delivery log. */
 const RESPONSE_BODY_BYTES = 2048;

@@ -27,7 +27,7 @@ import { DELIVERY_QUEUE } from './enqueue-deliveries';
 import { runningBoss } from './running-boss';
 import { PGBOSS_SCHEMA, startWebhookQueue, stopWebhookQueue } from './queue';
 import { relayWebhookEvents } from './relay';
-import { MAX_DELIVERY_ATTEMPTS } from './retry-schedule';
+import { MAX_DELIVERY_ATTEMPTS } from './next-attempt-delay';
 import { rotateWebhookSecret } from './rotate-webhook-secret';
 import { deleteWebhookEndpoint } from './delete-webhook-endpoint';
 

@@ -8,7 +8,7 @@ import { getDb } from '@/lib/db/client';
 import { merchants, webhookEndpoints } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { sendEmail } from '@/lib/notifications/send-email';
-import { MAX_DELIVERY_ATTEMPTS } from './retry-schedule';
+import { MAX_DELIVERY_ATTEMPTS } from './next-attempt-delay';
 
 /** Returns whether an e-mail went out (not when the endpoint recovered or was deleted meanwhile). */
 export async function notifyFailingEndpoint(endpointId: string): Promise<boolean> {

@@ -21,7 +21,7 @@ import type { AttemptOutcome, SentAttempt } from './delivery-types';
 import { enqueueDeliveries } from './enqueue-deliveries';
 import { enqueueFailingNotice } from './enqueue-failing-notice';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
-import { nextAttemptDelay } from './retry-schedule';
+import { nextAttemptDelay } from './next-attempt-delay';
 import { webhookDeliveryMachine, webhookEndpointMachine, type WebhookEndpointStatus } from './state';
 
 const ERROR_MESSAGE_CHARS = 500;

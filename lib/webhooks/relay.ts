@@ -25,7 +25,7 @@ import { isSubscribed } from './event-types';
 import { enqueueDeliveries } from './enqueue-deliveries';
 import { wakeDeliveryWorker } from './wake-delivery-worker';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
-import { statusIs } from '@/lib/db/status-literal';
+import { statusIs } from '@/lib/db/status-is';
 
 const RELAY_BATCH_SIZE = 200;
 

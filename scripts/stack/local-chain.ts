@@ -14,7 +14,7 @@ import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { typ
 import { findFreePort } from './free-port';
 import { localDemoPayerAccount, localMinterAccount } from '@/lib/chains/local-accounts';
 export { localDemoPayerAccount, localMinterAccount };
-import { provisionLocalSwap } from '@/lib/chains/local-swap-deployment';
+import { provisionLocalSwap } from '@/lib/chains/provision-local-swap';
 
 /** Whole tokens of each ERC-20 minted to each funded demo wallet. */
 export const DEMO_TOKEN_FUNDING = 1_000_000n;
@@ -141,7 +141,7 @@ export async function provisionLocalChain(options: {
       await publicClient.waitForTransactionReceipt({ hash });
     }
   }
-  // The swap on-ramp's demo PZP token and USDC/PZP pool (lib/chains/local-swap-deployment.ts).
+  // The swap on-ramp's demo PZP token and USDC/PZP pool (lib/chains/provision-local-swap.ts).
   if (options.chain === 'BSC') {
     const usdc = info.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
     await provisionLocalSwap({

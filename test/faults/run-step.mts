@@ -8,7 +8,7 @@
 import { closeDb } from '@/lib/db/client';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
-import { sweepCharge } from '@/lib/payments/sweep-deposits';
+import { sweepCharge } from '@/lib/payments/sweep-charges';
 import { swapHeldFunds } from '@/lib/swap/swap-held-funds';
 import { claimRefund } from '@/lib/refunds/claim-refund';
 import { createRefund } from '@/lib/refunds/create-refund';

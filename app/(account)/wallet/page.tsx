@@ -5,8 +5,8 @@ import { Notice } from '@/components/ui/card';
 import { ChainBalances } from '@/components/wallet/chain-balances';
 import { pinStatus } from '@/lib/accounts/pin';
 import { requireUser } from '@/lib/auth/session';
-import { formatUsd } from '@/lib/pricing/usd-value';
-import { loadWalletHome } from '@/lib/wallets/wallet-balances';
+import { formatUsd } from '@/lib/pricing/approximate-usd';
+import { loadWalletHome } from '@/lib/wallets/cached-balance';
 import type { SearchParams } from '@/lib/onramp/links/onramp-params';
 import { walletLinkToBuy } from '@/lib/onramp/links/buy-target';
 

@@ -16,7 +16,7 @@ import { resetEnvCache } from '@/lib/env';
 import { clearHealthCache } from '@/lib/health/check-health';
 import { forgetMigrationStatus } from '@/lib/health/check-readiness';
 import { newId } from '@/lib/ids';
-import { pollChain } from '@/lib/payments/watch-chain';
+import { pollChain } from '@/lib/payments/poll-chain';
 import { PGBOSS_SCHEMA } from '@/lib/webhooks/queue';
 import { newMerchant } from '@/test/fixtures';
 import { GET as getHealth } from './route';

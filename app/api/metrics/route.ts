@@ -1,6 +1,6 @@
 // GET /api/metrics — Prometheus metrics of this instance, behind METRICS_TOKEN (404 when unset, 401 when wrong).
 import { methodsNotAllowed } from '@/lib/api/methods';
-import { metricsResponse } from '@/lib/admin/render-metrics';
+import { metricsResponse } from '@/lib/admin/metrics-response';
 
 export const dynamic = 'force-dynamic';
 

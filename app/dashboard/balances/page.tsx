@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { WithdrawForm } from '@/components/dashboard/withdraw-form';
-import { formatUsableFrom } from '@/lib/accounts/two-factor/factor-cooling';
+import { formatUsableFrom } from '@/lib/accounts/two-factor/factor-usable-from';
 import { CHAINS } from '@/lib/chains/registry';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { loadBalancesPage } from '@/lib/views/load-balances-page';

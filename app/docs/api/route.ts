@@ -1,5 +1,5 @@
-// GET /docs/api — the API reference, rendered by Redoc from /api/openapi.json (lib/docs/api-reference-html.ts).
-import { apiReferenceResponse } from '@/lib/docs/api-reference-html';
+// GET /docs/api — the API reference, rendered by Redoc from /api/openapi.json (lib/docs/api-reference-response.ts).
+import { apiReferenceResponse } from '@/lib/docs/api-reference-response';
 
 export function GET(request: Request): Response {
   return apiReferenceResponse({

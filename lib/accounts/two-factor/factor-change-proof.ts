@@ -16,7 +16,7 @@ import { count, eq } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { passkeys, users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { reportingRefusal, type StepUpAttempt } from '../report-refused-step-up';
+import { reportingRefusal, type StepUpAttempt } from '@/lib/accounts/reporting-refusal';
 import { checkStepUp, type StepUpProof } from '../step-up';
 import { consumeCode } from '../verification-codes';
 
@@ -35,7 +35,7 @@ export async function factorChangeMethod(userId: string): Promise<'step_up' | 'e
 
 /**
  * Throws unless `proof` confirms a factor change for this account (see the header). A refusal is
- * reported as `attempt` (e-mailed to the account, throttled: report-refused-step-up.ts).
+ * reported as `attempt` (e-mailed to the account, throttled: reporting-refusal.ts).
  */
 export async function verifyFactorChangeProof(input: {
   userId: string;

@@ -160,7 +160,7 @@ describe('removing and renewing need the same proof; every change is e-mailed', 
     await removeSecondFactor({ userId, factor: { kind: 'totp' }, proof: { pin: PIN } });
     expect(await totpOn(userId)).toBe(false);
 
-    // The changes, and each refused attempt before them (report-refused-step-up.ts).
+    // The changes, and each refused attempt before them (reporting-refusal.ts).
     expect(await subjects(userId)).toEqual([
       'Chargeport security: the authenticator app was removed',
       'Chargeport security: a refused attempt to remove the authenticator app',

@@ -5,15 +5,15 @@
  *
  * Members acting for a verified merchant must have one before creating production keys or
  * withdrawing (requireSecondFactor): their session alone is what a thief would hold. In live mode a
- * factor counts there only once it is FACTOR_COOLING_HOURS old (factor-cooling.ts).
+ * factor counts there only once it is FACTOR_COOLING_HOURS old (factor-usable-from.ts).
  */
 import 'server-only';
 import { count, eq } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { passkeys, users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { reportingRefusal, type StepUpAttempt } from '../report-refused-step-up';
-import { factorUsableFrom, formatUsableFrom, isCoolingDown, type StepUpMode } from './factor-cooling';
+import { reportingRefusal, type StepUpAttempt } from '@/lib/accounts/reporting-refusal';
+import { factorUsableFrom, formatUsableFrom, isCoolingDown, type StepUpMode } from './factor-usable-from';
 import { verifyPasskeyAssertion } from './passkeys';
 import { countUnusedRecoveryCodes, redeemRecoveryCode } from './recovery-codes';
 import { verifyTotpCode } from './totp';
@@ -58,7 +58,7 @@ export async function secondFactorReadiness(
 /**
  * Refuses `what` (e.g. "create production keys") until the account has a second factor; in live
  * mode, one at least FACTOR_COOLING_HOURS old (factor_cooling_down names when the first one counts).
- * A refusal is reported as `options.attempt` (e-mailed, throttled: report-refused-step-up.ts).
+ * A refusal is reported as `options.attempt` (e-mailed, throttled: reporting-refusal.ts).
  */
 export async function requireSecondFactor(
   userId: string,

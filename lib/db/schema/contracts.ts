@@ -63,7 +63,7 @@ export type ArgumentBinding =
   | { source: 'value'; value: string };
 
 /**
- * A rule's price list as stored (lib/contracts/schemas.ts priceListInputSchema, check-price-list.ts):
+ * A rule's price list as stored (lib/contracts/schemas.ts priceListInputSchema, price-list-refusal.ts):
  * the token (on the rule's contract's network) and, per item id, the minimum price of one unit in its
  * base units (decimal text of a bigint).
  */

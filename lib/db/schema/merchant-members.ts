@@ -20,7 +20,7 @@ export const merchantMembers = pgTable(
     role: memberRole('role').notNull(),
     /**
      * When another member made this one an owner (invitation as owner, or promotion): withdrawals wait
-     * OWNER_WITHDRAWAL_HOLD_HOURS from then (lib/merchants/owner-hold.ts). Null for the founding owner.
+     * OWNER_WITHDRAWAL_HOLD_HOURS from then (lib/merchants/withdrawal-hold.ts). Null for the founding owner.
      */
     ownerSince: timestamp('owner_since', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),

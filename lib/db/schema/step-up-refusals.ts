@@ -7,7 +7,7 @@ import { users } from './users';
  * needs — no PIN or passkey, a wrong one, a factor still cooling down, no two-factor sign-in, a wrong
  * e-mail code. Written in its own transaction (the refused action's rolls back), with the account, and
  * for a merchant action the merchant. `notified` marks the one refusal per account and action per
- * REFUSAL_NOTICE_INTERVAL that was e-mailed (lib/accounts/report-refused-step-up.ts): the rows are the
+ * REFUSAL_NOTICE_INTERVAL that was e-mailed (lib/accounts/reporting-refusal.ts): the rows are the
  * throttle, shared by every server process. Never a secret: the reason is the error code.
  */
 export const stepUpRefusals = pgTable(

@@ -12,7 +12,7 @@ export const incomingTransferStatus = pgEnum('incoming_transfer_status', INCOMIN
 
 /**
  * Transfers into users' service wallets, from anyone (an external wallet, an on-ramp provider, another
- * user), indexed by lib/wallets/watch-incoming-transfers.ts for the wallet's Activity tab.
+ * user), indexed by lib/wallets/poll-incoming-transfers.ts for the wallet's Activity tab.
  * (chain, tx hash, log index) is unique, so a transfer is recorded once however often it is seen;
  * native transfers use log index -1, native coin moved by a contract -2 - its position. A transfer whose block
  * leaves the chain (re-organisation) follows its transaction into the new block, or ends `dropped`.

@@ -142,7 +142,7 @@ export const webhookDeliveries = pgTable(
      */
     chargeId: text('charge_id'),
     eventSequence: integer('event_sequence'),
-    /** 1 … MAX_DELIVERY_ATTEMPTS (lib/webhooks/retry-schedule.ts). */
+    /** 1 … MAX_DELIVERY_ATTEMPTS (lib/webhooks/next-attempt-delay.ts). */
     attempt: integer('attempt').notNull(),
     status: webhookDeliveryStatus('status').notNull().default('pending'),
     /** When this attempt is due (the pg-boss job's startAfter). */

@@ -19,7 +19,7 @@ import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { parseAmount } from '@/lib/money';
 import { adapterFor, isPlayedBySandbox } from '@/lib/onramp/providers/adapter-for';
-import { SANDBOX_WEBHOOK_PATH_ID, sandboxWebhookAdapter } from '@/lib/onramp/providers/sandbox-binding';
+import { SANDBOX_WEBHOOK_PATH_ID, sandboxWebhookAdapter } from '@/lib/onramp/providers/sandbox-adapter';
 import type { OnrampOrderUpdate, OnrampProviderAdapter, OnrampProviderId, WebhookHeaders } from '@/lib/onramp/providers/types';
 import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';
 import { registryEntries } from '@/lib/onramp/registry/registry-entries';

@@ -10,8 +10,8 @@
  */
 import { env } from '@/lib/env';
 import { createMoonPayAdapter } from './moonpay';
-import { transakAdapterFromEnv } from './transak-credentials';
-import { sandboxAdapterFor } from './sandbox-binding';
+import { transakAdapterFromEnv } from './transak-adapter-from-env';
+import { sandboxAdapterFor } from './sandbox-adapter';
 import type { OnrampProviderAdapter, OnrampProviderId } from './types';
 
 const cache = new Map<OnrampProviderId, OnrampProviderAdapter | null>();

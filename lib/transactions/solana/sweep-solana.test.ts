@@ -1,6 +1,6 @@
 /**
  * Solana sweeps end to end through the database: charges created by the API, paid by real transactions
- * executed in LiteSVM, found by pollSolana, then swept by lib/payments/sweep-deposits.ts and reconciled by
+ * executed in LiteSVM, found by pollSolana, then swept by lib/payments/sweep-charges.ts and reconciled by
  * the outbound-transfer reconciler, all through @solana/kit's RPC client whose transport serves LiteSVM
  * (test/litesvm-view.ts says what a live node would add).
  *
@@ -28,12 +28,12 @@ import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { gasTankReport } from '@/lib/transactions/gas-tank';
 import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { chargesAwaitingSweep, sweepCharge, type SweepOutcome } from '@/lib/payments/sweep-deposits';
+import { chargesAwaitingSweep, sweepCharge, type SweepOutcome } from '@/lib/payments/sweep-charges';
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { transferMachine } from '@/lib/transactions/state';
 import { EXPIRED_ERROR } from './solana-transfers';
 import { type SolanaRpc } from '@/lib/chains/solana-rpc';
-import { pollSolana } from '@/lib/payments/solana/watch-solana';
+import { pollSolana } from '@/lib/payments/solana/poll-solana';
 
 const USDC = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;
 const tank = address(gasTankSolanaKeyFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address);

@@ -1,7 +1,7 @@
 /**
  * Solana sweeps, chain side: build and sign the transaction that moves a charge's funds from its deposit
  * address to the payee, send it, and read back what became of it. The database side (recorded before
- * broadcast, reconciled) is ./solana-transfers.ts; the entry point is lib/payments/sweep-deposits.ts.
+ * broadcast, reconciled) is ./solana-transfers.ts; the entry point is lib/payments/sweep-charges.ts.
  *
  *  - The gas tank's Solana key is the transaction's FEE PAYER, so the deposit address never needs SOL of
  *    its own and no top-up transaction is needed (unlike EVM chains). Both keys sign the one transaction.

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { charges, payments } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-import { pollChain } from '@/lib/payments/watch-chain';
+import { pollChain } from '@/lib/payments/poll-chain';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { newMerchant, storedCounts, type TestMerchant } from '@/test/fixtures';
 import {

@@ -4,7 +4,7 @@
  * codes), the e-mail code for accounts with no PIN and no passkey, and the passkey options every
  * step-up form asks for. Adding, removing or renewing needs the PIN, a passkey or that e-mail code
  * (lib/accounts/two-factor/factor-change-proof.ts) and e-mails the account; a refused attempt is
- * e-mailed too (by the proof check itself, lib/accounts/report-refused-step-up.ts). Turning a factor on ends the account's other sessions (they were opened without it).
+ * e-mailed too (by the proof check itself, lib/accounts/reporting-refusal.ts). Turning a factor on ends the account's other sessions (they were opened without it).
  */
 import QRCode from 'qrcode';
 import { revalidatePath } from 'next/cache';

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { PasskeysSection, RecoveryCodesSection, TotpSection } from '@/components/account/security-forms';
 import { factorChangeMethod } from '@/lib/accounts/two-factor/factor-change-proof';
-import { factorUsableFrom, formatUsableFrom } from '@/lib/accounts/two-factor/factor-cooling';
+import { factorUsableFrom, formatUsableFrom } from '@/lib/accounts/two-factor/factor-usable-from';
 import { listPasskeys } from '@/lib/accounts/two-factor/passkeys';
 import { secondFactorsOf } from '@/lib/accounts/two-factor/second-factor';
 import { requireUser } from '@/lib/auth/session';

@@ -4,7 +4,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { isChainServed } from '@/lib/chains/served';
 import { signatureOf } from '@/lib/contracts/abi';
 import { describeBinding } from '@/lib/contracts/bind-arguments';
-import { describePriceList } from '@/lib/contracts/check-price-list';
+import { describePriceList } from '@/lib/contracts/price-list-refusal';
 import { listContracts } from '@/lib/contracts/list-contracts';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';

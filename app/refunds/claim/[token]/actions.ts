@@ -2,7 +2,7 @@
 
 import { formField, publicAction } from '@/lib/api/server-actions';
 import { claimRefund } from '@/lib/refunds/claim-refund';
-import { consumeRefundClaimLimit } from '@/lib/refunds/claim-rate-limit';
+import { consumeRefundClaimLimit } from '@/lib/refunds/consume-refund-claim-limit';
 
 /** The payer claims a refund link: to an address they enter, or (signed in) to their Chargeport balance. */
 export const claimRefundAction = publicAction(

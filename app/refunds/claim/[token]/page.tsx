@@ -7,7 +7,7 @@ import { getSessionUser } from '@/lib/auth/session';
 import { isAppError } from '@/lib/errors';
 import { clientIpFrom } from '@/lib/http/client-ip';
 import { findRefundClaim, type RefundClaimView } from '@/lib/refunds/claim-refund';
-import { consumeRefundClaimLimit } from '@/lib/refunds/claim-rate-limit';
+import { consumeRefundClaimLimit } from '@/lib/refunds/consume-refund-claim-limit';
 
 export const metadata: Metadata = { title: 'Your refund', robots: { index: false }, referrer: 'no-referrer' };
 

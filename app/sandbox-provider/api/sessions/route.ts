@@ -1,6 +1,6 @@
 // POST /sandbox-provider/api/sessions — Sandpiper Pay: a partner opens a checkout session for one of its orders
 import { createSession } from '@/lib/sandbox-provider/create-session';
-import { handleProviderRequest, providerJson, readJsonBody, requirePartner } from '@/lib/sandbox-provider/http';
+import { handleProviderRequest, providerJson, readJsonBody, requirePartner } from '@/lib/sandbox-provider/handle-provider-request';
 
 export async function POST(request: Request): Promise<Response> {
   return handleProviderRequest(async () => {

@@ -4,7 +4,7 @@ import type { CardFieldErrors } from '@/lib/sandbox-provider/card';
 import { isSandboxProviderEnabled } from '@/lib/sandbox-provider/config';
 import { isSandboxApiError } from '@/lib/sandbox-provider/errors';
 import { fulfilSession } from '@/lib/sandbox-provider/fulfil-session';
-import { answerAuthentication, payWithCard, payWithoutCard, type PaymentResult } from '@/lib/sandbox-provider/pay-session';
+import { answerAuthentication, payWithCard, payWithoutCard, type PaymentResult } from '@/lib/sandbox-provider/pay-with-card';
 import { failureMessage } from '@/lib/sandbox-provider/payment-screen';
 
 export interface SandboxPayState {

@@ -17,8 +17,8 @@ import { charges, depositAddresses, outboundTransfers, payments, refunds, webhoo
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
-import { sweepCharge } from '@/lib/payments/sweep-deposits';
-import { pollChain } from '@/lib/payments/watch-chain';
+import { sweepCharge } from '@/lib/payments/sweep-charges';
+import { pollChain } from '@/lib/payments/poll-chain';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';

@@ -11,7 +11,7 @@ import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache, rpcUrl } from '@/lib/env';
 import { localDemoPayerAccount } from '@/scripts/stack/local-chain';
-import { pollChain } from '@/lib/payments/watch-chain';
+import { pollChain } from '@/lib/payments/poll-chain';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST } from './route';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resetEnvCache } from '@/lib/env';
 import { metrics } from '@/lib/metrics/metrics';
-import { noteRequestMerchant, recordRequests, routeOf } from './request-log';
+import { noteRequestMerchant, recordRequests, routeOf } from './record-requests';
 
 let server: Server;
 let base: string;

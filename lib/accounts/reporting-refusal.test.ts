@@ -10,7 +10,7 @@
 import { and, eq } from 'drizzle-orm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { createKeyForMember } from '@/lib/api-keys/manage-api-keys';
+import { createKeyForMember } from '@/lib/api-keys/api-keys';
 import { CHAINS } from '@/lib/chains/registry';
 import { createFulfilmentRule } from '@/lib/contracts/create-rule';
 import { setRuleEnabled } from '@/lib/contracts/list-contracts';
@@ -30,7 +30,7 @@ import { appError, enrolTotp, newUser, uniqueEmail, userRow } from '@/test/accou
 import { newMerchant } from '@/test/fixtures';
 import type { RequestScope } from '@/test/next-request-scope';
 import { startEmailChange } from './change-email';
-import { REFUSAL_NOTICE_INTERVAL_MS, STEP_UP_ACTIONS, type StepUpAction } from './report-refused-step-up';
+import { REFUSAL_NOTICE_INTERVAL_MS, STEP_UP_ACTIONS, type StepUpAction } from './reporting-refusal';
 import { verifyStepUp } from './step-up';
 import { addPasskey } from './two-factor/add-passkey';
 import { removeSecondFactor } from './two-factor/remove-second-factor';

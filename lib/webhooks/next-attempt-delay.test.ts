@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DELIVERY_ATTEMPTS, RETRY_JITTER, nextAttemptDelay } from './retry-schedule';
+import { MAX_DELIVERY_ATTEMPTS, RETRY_JITTER, nextAttemptDelay } from './next-attempt-delay';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -16,7 +16,7 @@ import {
   PRICE_MAX_AGE_MS,
   PRICE_REFRESH_EVERY_MS,
   refreshUsdPrices,
-} from './usd-value';
+} from './approximate-usd';
 
 const POL = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'POL')!;
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;

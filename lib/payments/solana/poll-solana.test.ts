@@ -12,12 +12,12 @@ import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { callRoute, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
-import { loadCheckoutStatus } from '../checkout-status';
-import { parseSolanaPayTransferRequest } from './solana-pay-uri';
+import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
+import { parseSolanaPayTransferRequest } from './solana-pay-transfer-request';
 import type { ReferencedTransfersRpc } from './find-transfers';
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { outsideTransactionsTransport } from '@/lib/chains/solana-rpc';
-import { pollSolana } from './watch-solana';
+import { pollSolana } from './poll-solana';
 
 let merchant: TestMerchant;
 let ledger: LiteSvmLedger;

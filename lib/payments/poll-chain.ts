@@ -19,7 +19,7 @@ import { scanChain } from '@/lib/scanner/scan-chain';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
 import { settleCharges } from './settle-charge';
 import { transitionPayments } from './transition-payments';
-import { statusIs } from '@/lib/db/status-literal';
+import { statusIs } from '@/lib/db/status-is';
 
 export interface PollResult {
   chain: ChainName;

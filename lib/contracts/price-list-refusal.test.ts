@@ -1,7 +1,7 @@
-/** The price list's arithmetic (check-price-list.ts), without a chain: which charges of publishable keys fire a rule. */
+/** The price list's arithmetic (price-list-refusal.ts), without a chain: which charges of publishable keys fire a rule. */
 import { describe, expect, it } from 'vitest';
 import type { StoredChargeItem, StoredPriceList } from '@/lib/db/schema';
-import { describePriceList, priceListRefusal } from './check-price-list';
+import { describePriceList, priceListRefusal } from './price-list-refusal';
 
 const USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 const item = (name: string, quantity: number): StoredChargeItem => ({

@@ -22,8 +22,8 @@ import { randomBase62 } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
 import { observedTransferMachine, type ObservedTransferStatus } from '@/lib/scanner/state';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
-import { forgetBalances } from './wallet-balances';
-import { statusIs } from '@/lib/db/status-literal';
+import { forgetBalances } from './cached-balance';
+import { statusIs } from '@/lib/db/status-is';
 
 /** A status change of incoming transfers, from the statuses the scanner's machine allows (a row already there is left alone). */
 async function moveIncomingTransfers(

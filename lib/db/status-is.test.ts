@@ -8,7 +8,7 @@ import { and, asc, eq, isNull, lte, type SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { getDb } from './client';
 import { charges, fulfilments, payments, webhookDeliveries } from './schema';
-import { statusIs } from './status-literal';
+import { statusIs } from './status-is';
 
 const literal = (value: unknown) => `'${(value instanceof Date ? value.toISOString() : String(value)).replaceAll("'", "''")}'`;
 

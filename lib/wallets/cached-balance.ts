@@ -9,7 +9,7 @@
  *    shared, so a refresh storm costs the RPC one read per token. Failed reads are cached for 5 s only.
  *    The incoming-transfer indexer and sends forget a wallet's entries when they change its balance.
  *  - A chain without an RPC, or one that does not answer, is "unavailable" — never shown as zero.
- *  - USD: each token's value is rounded to cents (lib/pricing/usd-value.ts, exact arithmetic), and the
+ *  - USD: each token's value is rounded to cents (lib/pricing/approximate-usd.ts, exact arithmetic), and the
  *    total is the exact sum of the values shown, in integer cents. Tokens without a fresh price are
  *    listed without USD and the total says it covers the tokens with a known price. Test-network coins
  *    have no USD value.
@@ -19,7 +19,7 @@ import { CHAINS, type ChainFamily, type ChainName, type TokenInfo } from '@/lib/
 import { rpcUrl } from '@/lib/env';
 import { formatAmount } from '@/lib/money';
 import { solanaRpcFor } from '@/lib/chains/solana-rpc';
-import { approximateUsd } from '@/lib/pricing/usd-value';
+import { approximateUsd } from '@/lib/pricing/approximate-usd';
 import { listWallets } from './list-wallets';
 import { tokenBalance } from './token-balance';
 

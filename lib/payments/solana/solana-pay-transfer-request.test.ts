@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSolanaPayTransferRequest, solanaPayTransferRequest } from './solana-pay-uri';
+import { parseSolanaPayTransferRequest, solanaPayTransferRequest } from './solana-pay-transfer-request';
 
 // From the spec's examples (docs.solanapay.com/spec).
 const MVINES = 'mvines9iiHiQTysrwkJjGf2gb9Ex9jXJX8ns3qwf2kN';

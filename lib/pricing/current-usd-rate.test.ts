@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { usdCentsToBaseUnits } from './convert-usd';
+import { usdCentsToBaseUnits } from './current-usd-rate';
 
 describe('usdCentsToBaseUnits', () => {
   it('is exact at par: $4.99 is 4.99 USDC (6 decimals) and 4.99 BSC-USDC (18 decimals)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SandboxApiError } from './errors';
-import { quoteForCrypto, quoteForFiat, sellableToken } from './pricing';
+import { quoteForCrypto, quoteForFiat, sellableToken } from './sandbox-quote';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const base = { chain: 'POLYGON' as const, fiatCurrency: 'USD', paymentMethod: 'card' as const, now: NOW };

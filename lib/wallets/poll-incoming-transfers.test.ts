@@ -10,7 +10,7 @@ import { newId } from '@/lib/ids';
 import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { newUser } from '@/test/accounts';
 import { createWalletsForUser } from '@/lib/keyring/create-wallets';
-import { pollIncomingTransfers } from './watch-incoming-transfers';
+import { pollIncomingTransfers } from './poll-incoming-transfers';
 
 // A private BSC node for this file: its re-organisations cannot disturb other test files, and no other
 // file indexes incoming transfers on BSC.

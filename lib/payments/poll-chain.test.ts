@@ -11,7 +11,7 @@ import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type Local
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { failUnderpaidCharges } from './settle-charge';
-import { pollChain, watchedAddresses } from './watch-chain';
+import { pollChain, watchedAddresses } from './poll-chain';
 import { outsideTransactions } from '@/lib/chains/clients';
 
 // A private BSC node for this file: re-organisations made here cannot disturb other test files.

@@ -7,11 +7,11 @@ import { resetEnvCache, rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { newUser } from '@/test/accounts';
 import { createWalletsForUser } from '@/lib/keyring/create-wallets';
-import { BALANCE_TTL_MS, cachedBalance, forgetBalances, loadWalletHome, usdTotal, type HomeChain } from './wallet-balances';
+import { BALANCE_TTL_MS, cachedBalance, forgetBalances, loadWalletHome, usdTotal, type HomeChain } from './cached-balance';
 
 const POL = CHAINS.POLYGON.tokens[0]!;
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
-// The price lib/pricing/usd-value.test.ts stores too: the two files can share the row without a race.
+// The price lib/pricing/approximate-usd.test.ts stores too: the two files can share the row without a race.
 const POL_PRICE = '0.2345';
 
 beforeAll(async () => {

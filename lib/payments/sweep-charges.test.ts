@@ -13,8 +13,8 @@ import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { chargesAwaitingSweep, SWEEP_MAX_ATTEMPTS, sweepCharge } from './sweep-deposits';
-import { pollChain } from './watch-chain';
+import { chargesAwaitingSweep, SWEEP_MAX_ATTEMPTS, sweepCharge } from './sweep-charges';
+import { pollChain } from './poll-chain';
 
 // A private BSC node, configured as the app's BSC RPC: this file pauses mining and drops transactions.
 let node: LocalChainNode;

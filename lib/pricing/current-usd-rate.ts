@@ -13,7 +13,7 @@ import { eq } from 'drizzle-orm';
 import type { TokenInfo } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { usdPrices } from '@/lib/db/schema';
-import { PRICE_MAX_AGE_MS } from './usd-value';
+import { PRICE_MAX_AGE_MS } from './approximate-usd';
 
 /** Digits kept of a rate's fraction: usd_prices.usd is numeric(38, 18). */
 const RATE_SCALE_DIGITS = 18;

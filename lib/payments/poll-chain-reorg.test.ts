@@ -21,7 +21,7 @@ import { anvilFor, nativeForwarderAbi, type Anvil } from '@/test/anvil';
 import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { failUnderpaidCharges } from './settle-charge';
-import { pollChain } from './watch-chain';
+import { pollChain } from './poll-chain';
 
 // A private DFK node: no other test file watches DFK, so its re-organisations and cursor are this file's
 // alone. Payments need 3 confirmations here, so they wait in `pending` while blocks are re-organised.

@@ -30,8 +30,8 @@ import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { solanaRpcFor } from '@/lib/chains/solana-rpc';
-import { settleCharge } from '../settle-charge';
-import { transitionPayments } from '../transition-payments';
+import { settleCharge } from '@/lib/payments/settle-charge';
+import { transitionPayments } from '@/lib/payments/transition-payments';
 import { findReferencedTransfers, type ReferencedTransfersRpc } from './find-transfers';
 
 export interface SolanaPollResult {
