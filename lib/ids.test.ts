@@ -1,5 +1,7 @@
+import { execSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isIdOf, newId, randomBase62 } from './ids';
+import { ID_PREFIXES, isIdOf, newId, randomBase62 } from './ids';
 
 describe('ids', () => {
   it('are the prefix and 22 base62 characters, and never repeat', () => {
@@ -15,5 +17,24 @@ describe('ids', () => {
     expect(counts.size).toBe(62);
     // Expected 10,000 each; a biased draw (byte % 62 without rejection) puts the first 8 characters ~25 % higher.
     for (const count of counts.values()) expect(Math.abs(count - 10_000)).toBeLessThan(600);
+  });
+});
+
+// ids.ts itself, and secrets (longer, shown once, stored only as a hash or sealed), which are not ids.
+const NOT_IDS = new Set(['lib/ids.ts', 'lib/oauth/client-secret.ts']);
+
+describe('every prefixed id', () => {
+  it('comes from newId: no product file builds `xx_${randomBase62(…)}` by hand', () => {
+    const sources = execSync("git ls-files 'lib/**/*.ts' 'lib/*.ts' 'app/**/*.ts' 'app/**/*.tsx'", { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter((file) => !/\.test\.tsx?$/.test(file) && !NOT_IDS.has(file));
+    const handMade = /`[a-z]+_\$\{randomBase62\(|'[a-z]+_'\s*\+\s*randomBase62\(/;
+    expect(sources.filter((file) => handMade.test(readFileSync(file, 'utf8')))).toEqual([]);
+  });
+
+  it('has a prefix of its own (the sandbox provider, which plays an outside provider, keeps its own namespace)', () => {
+    const ours = Object.entries(ID_PREFIXES).filter(([kind]) => !kind.startsWith('sandbox'));
+    expect(new Set(ours.map(([, prefix]) => prefix)).size).toBe(ours.length);
   });
 });

@@ -20,7 +20,7 @@ import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { wallets, type ApiKeyMode } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { randomBase62 } from '@/lib/ids';
+import { isIdOf, newId } from '@/lib/ids';
 import { formatAmount, parseAmount } from '@/lib/money';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
@@ -33,11 +33,9 @@ import { requireNoWithdrawalHold } from './withdrawal-hold';
 import { authorizeMember } from './permissions';
 import { chainsOfMode } from './tokens';
 
-const WITHDRAWAL_ID_PATTERN = /^wdr_[0-9A-Za-z]{22}$/;
-
 /** The id a withdrawal form carries: submitting it twice (double click, retry) is one withdrawal. */
 export function newWithdrawalId(): string {
-  return `wdr_${randomBase62(22)}`;
+  return newId('withdrawal');
 }
 
 export interface WithdrawalInput {
@@ -77,7 +75,7 @@ export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promis
     throw new AppError('invalid_amount', `Enter a positive amount of ${token.symbol} with at most ${token.decimals} decimals.`, {
       param: 'amount',
     });
-  if (input.withdrawalId !== undefined && !WITHDRAWAL_ID_PATTERN.test(input.withdrawalId)) {
+  if (input.withdrawalId !== undefined && !isIdOf('withdrawal', input.withdrawalId)) {
     throw new AppError('invalid_request', 'This withdrawal form is out of date: reload the page and try again.', { param: 'withdrawalId' });
   }
   const withdrawalId = input.withdrawalId ?? newWithdrawalId();

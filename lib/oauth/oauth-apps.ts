@@ -13,7 +13,7 @@ import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { oauthClients, oidcPayloads, type OAuthClient, type OAuthClientType } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { randomBase62 } from '@/lib/ids';
+import { newId } from '@/lib/ids';
 import { authorizeMember } from '@/lib/merchants/permissions';
 import { zodToAppError } from '@/lib/http/zod-to-app-error';
 import { newClientSecret, sealClientSecret } from './client-secret';
@@ -57,7 +57,7 @@ export async function registerOAuthApp(input: Actor & { app: RegisterOAuthAppInp
       .where(and(eq(oauthClients.merchantId, input.merchantId), isNull(oauthClients.revokedAt)));
     if (existing >= MAX_APPS_PER_MERCHANT)
       throw new AppError('invalid_request', `At most ${MAX_APPS_PER_MERCHANT} apps per merchant: revoke one first.`);
-    const clientId = `cpapp_${randomBase62(22)}`;
+    const clientId = newId('oauthApp');
     const secret = app.clientType === 'confidential' ? newClientSecret() : undefined;
     await tx.insert(oauthClients).values({
       id: clientId,

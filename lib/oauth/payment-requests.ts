@@ -21,7 +21,7 @@ import { getDb } from '@/lib/db/client';
 import { charges, merchants, oauthClients, oauthPaymentRequests, type OAuthPaymentRequest } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
-import { randomBase62 } from '@/lib/ids';
+import { newId } from '@/lib/ids';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import type { AccessTokenContext } from './authenticate-access-token';
 import { paymentRequestMachine } from './state';
@@ -117,7 +117,7 @@ export async function createPaymentRequest(
       const [created] = await getDb()
         .insert(oauthPaymentRequests)
         .values({
-          id: `opr_${randomBase62(22)}`,
+          id: newId('oauthPaymentRequest'),
           clientId: ctx.clientId,
           userId: ctx.userId,
           chargeId: charge.id,

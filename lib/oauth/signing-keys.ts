@@ -14,7 +14,7 @@ import { and, desc, gt, isNull, or, sql } from 'drizzle-orm';
 import type { JWK } from 'oidc-provider';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { oidcSigningKeys } from '@/lib/db/schema';
-import { randomBase62 } from '@/lib/ids';
+import { newId } from '@/lib/ids';
 import { masterKeyById, masterKeyRing, open, seal } from '@/lib/keyring/master-keys';
 import { ID_TOKEN_TTL_SECONDS } from './token-lifetimes';
 
@@ -86,7 +86,7 @@ function publishedKeys(db: DbOrTx, now: Date) {
 }
 
 async function insertKey(tx: DbOrTx, now = new Date()): Promise<string> {
-  const kid = `sk_${randomBase62(16)}`;
+  const kid = newId('oauthSigningKey');
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const privateJwk = privateKey.export({ format: 'jwk' });
   const { current } = masterKeyRing();

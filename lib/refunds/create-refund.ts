@@ -34,7 +34,7 @@ import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, outboundTransfers, refunds, users, type ApiKeyMode, type ChargeRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { newId, randomBase62 } from '@/lib/ids';
+import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { formatAmount, parseAmount } from '@/lib/money';
 import { sendEmail } from '@/lib/notifications/send-email';
@@ -94,7 +94,7 @@ function refundAuthorization(ctx: RefundContext, route: Extract<Route, { kind: '
 
 /** An id for a refund form: submitting it twice is one refund. */
 export function newRefundRequestId(): string {
-  return `rfq_${randomBase62(22)}`;
+  return newId('refundRequest');
 }
 
 const UNSETTLED = new Set(['pending', 'processing']);

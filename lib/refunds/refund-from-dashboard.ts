@@ -14,14 +14,13 @@ import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb } from '@/lib/db/client';
 import type { ApiKeyMode } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
+import { isIdOf } from '@/lib/ids';
 import { notifyOwners } from '@/lib/merchants/notify-owners';
 import { requireNoWithdrawalHold } from '@/lib/merchants/withdrawal-hold';
 import { authorizeMember } from '@/lib/merchants/permissions';
 import { createRefund } from './create-refund';
 import { isPayerOfCharge } from './refund-source';
 import { createRefundBodySchema, type CreatedRefund } from './schemas';
-
-const REQUEST_ID_PATTERN = /^rfq_[0-9A-Za-z]{22}$/;
 
 export async function refundFromDashboard(
   input: {
@@ -36,7 +35,7 @@ export async function refundFromDashboard(
     ip?: string | null;
   } & StepUpProof,
 ): Promise<CreatedRefund> {
-  if (!REQUEST_ID_PATTERN.test(input.requestId)) {
+  if (!isIdOf('refundRequest', input.requestId)) {
     throw new AppError('invalid_request', 'This refund form is out of date: reload the page and try again.', { param: 'requestId' });
   }
   const parsed = createRefundBodySchema.safeParse({

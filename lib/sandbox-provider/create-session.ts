@@ -7,7 +7,7 @@ import { desc, eq, sql } from 'drizzle-orm';
 import { getChain, isValidAddress, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { sandboxProviderSessions, type SandboxProviderSessionRow } from '@/lib/db/schema/sandbox-provider';
-import { randomBase62 } from '@/lib/ids';
+import { newId } from '@/lib/ids';
 import { parseAmount } from '@/lib/money';
 import { sandboxProviderBaseUrl } from './config';
 import { SandboxApiError, invalidRequest } from './errors';
@@ -94,7 +94,7 @@ export async function createSession(body: unknown, options: { now?: Date } = {})
     }
     const [session] = await tx
       .insert(sandboxProviderSessions)
-      .values({ id: `sps_${randomBase62(22)}`, ...values, expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS) })
+      .values({ id: newId('sandboxSession'), ...values, expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS) })
       .returning();
     return { session: session!, url: paymentScreenUrl(session!.id), created: true };
   });

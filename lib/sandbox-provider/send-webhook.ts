@@ -5,7 +5,7 @@
  * once the next event of the session arrives).
  */
 import { formatAmount } from '@/lib/money';
-import { randomBase62 } from '@/lib/ids';
+import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import type { SandboxProviderSessionRow } from '@/lib/db/schema/sandbox-provider';
 import { SANDBOX_SIGNATURE_HEADER, signSandboxWebhook } from '@/lib/onramp/providers/sandbox';
@@ -47,7 +47,7 @@ function orderUpdatedEvent(session: SandboxProviderSessionRow, now: Date): Order
   const status = webhookStatus(session.status);
   if (!status) throw new Error(`session ${session.id} is ${session.status}: nothing to announce`);
   return {
-    id: `evt_${randomBase62(22)}`,
+    id: newId('sandboxWebhookEvent'),
     type: 'order.updated',
     createdAt: now.toISOString(),
     data: {

@@ -16,7 +16,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, swapExecutions, type OutboundTransferRow, type SwapExecutionRow } from '@/lib/db/schema';
-import { randomBase62 } from '@/lib/ids';
+import { newId } from '@/lib/ids';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import type { GasSponsor } from '@/lib/transactions/gas-sponsorship';
 import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
@@ -27,7 +27,7 @@ import type { SwapPair } from '@/lib/chains/swap-pairs';
 import { buildExactOutSwap, swapDeadline, type ExactOutQuote } from '@/lib/chains/uniswap-v2-router';
 
 export function newSwapExecutionId(): string {
-  return `swx_${randomBase62(22)}`;
+  return newId('swapExecution');
 }
 
 export interface SignedSwap {

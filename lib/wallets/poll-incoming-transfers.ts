@@ -18,7 +18,7 @@ import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS, EVM_NATIVE_TOKEN_ADDRESS, type ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
 import { walletIncomingTransfers, wallets } from '@/lib/db/schema';
-import { randomBase62 } from '@/lib/ids';
+import { newId } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
 import { observedTransferMachine, type ObservedTransferStatus } from '@/lib/scanner/state';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
@@ -98,7 +98,7 @@ const walletsConsumer = (lookupBatch: number): ScanConsumer<ServiceWallet> => ({
     async insert(tx, chain, found) {
       const rows = await tx
         .insert(walletIncomingTransfers)
-        .values(found.map(({ transfer }) => ({ id: `win_${randomBase62(22)}`, chain, ...transfer })))
+        .values(found.map(({ transfer }) => ({ id: newId('walletIncomingTransfer'), chain, ...transfer })))
         .onConflictDoNothing()
         .returning({ toAddress: walletIncomingTransfers.toAddress });
       return rows.map((row) => row.toAddress);

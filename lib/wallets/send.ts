@@ -35,7 +35,7 @@ import {
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { outboundTransfers, wallets, walletSends, type TransferStatus } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { randomBase62 } from '@/lib/ids';
+import { isIdOf, newId } from '@/lib/ids';
 import { formatAmount, parseAmount } from '@/lib/money';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
@@ -49,10 +49,8 @@ import { explorerLink } from '@/lib/chains/explorer-link';
 import { openWalletKey } from '@/lib/keyring/envelope';
 import { cachedBalance, forgetBalances, isChainConnected } from './cached-balance';
 
-const SEND_ID_PATTERN = /^wsend_[0-9A-Za-z]{22}$/;
-
 export function newSendId(): string {
-  return `wsend_${randomBase62(22)}`;
+  return newId('walletSend');
 }
 
 const sendRequestSchema = z.object({
@@ -238,7 +236,7 @@ export interface WalletSendResult {
 }
 
 export async function sendFromWallet(input: SendRequest & { userId: string; sendId: string; pin: string }): Promise<WalletSendResult> {
-  if (!SEND_ID_PATTERN.test(input.sendId))
+  if (!isIdOf('walletSend', input.sendId))
     throw new AppError('invalid_request', 'This send form is out of date: review the send again.', { param: 'sendId' });
   const wallet = await userEvmWallet(getDb(), input.userId);
   const send = resolveSendRequest(input, wallet.address);
@@ -302,7 +300,7 @@ const SEND_STATUS: Record<TransferStatus, { status: WalletSendView['status']; la
 
 /** A send of the user, brought up to date with the chain; undefined when it is not theirs. */
 export async function getWalletSend(input: { userId: string; sendId: string }): Promise<WalletSendView | undefined> {
-  if (!SEND_ID_PATTERN.test(input.sendId)) return undefined;
+  if (!isIdOf('walletSend', input.sendId)) return undefined;
   const [row] = await getDb()
     .select({ send: walletSends, transfer: outboundTransfers })
     .from(walletSends)
