@@ -49,7 +49,7 @@ const stem = (word: string) =>
 const squash = (text: string) => text.replace(/[-_]/g, '').toLowerCase();
 
 /** Whether an export's name carries every word of the file's name. */
-export function nameMatches(fileBase: string, exportName: string): boolean {
+function nameMatches(fileBase: string, exportName: string): boolean {
   if (squash(exportName).includes(squash(fileBase))) return true;
   const exportWords = words(exportName);
   return fileBase.split('-').every((word) => exportWords.some((candidate) => candidate === word || candidate.startsWith(stem(word))));
