@@ -26,7 +26,8 @@ import { DELIVERY_QUEUE } from './enqueue-deliveries';
 import { FAILING_NOTICE_QUEUE, type FailingNoticeJobData } from './enqueue-failing-notice';
 import { isBossRunning, setRunningBoss } from './running-boss';
 import { notifyFailingEndpoint } from './notify-failing-endpoint';
-import { relayWaitingDeliveries, relayWebhookEvents } from './relay';
+import { OUTBOX_CHANNEL, WAITING_DELIVERIES_PAYLOAD } from './announce-waiting-delivery';
+import { RELAY_BATCH_SIZE, relayWaitingDeliveries, relayWebhookEvents } from './relay';
 
 export const PGBOSS_SCHEMA = 'pgboss';
 /** Attempts in flight per process: 20 endpoints at the default per-endpoint cap. */
@@ -34,13 +35,20 @@ const DELIVERY_CONCURRENCY = 320;
 const SUPERVISE_INTERVAL_SECONDS = 5;
 /** The relay's fallback timer; it normally runs on the outbox's notification. */
 const RELAY_INTERVAL_MS = 5_000;
+/**
+ * How long the relay gathers notifications before a pass: each committed charge notifies, and one pass
+ * costs the database about the same few statements for 1 event as for 200. At a few hundred new charges
+ * a second, relaying each on its own cost PostgreSQL as much CPU as creating the charges (bench:api,
+ * issue 27); 25 ms batches them and adds at most that to a webhook's way.
+ */
+const RELAY_GATHER_MS = 25;
 const STUCK_SWEEP_INTERVAL_MS = 5 * 60_000;
-/** The channel the outbox trigger (and a dashboard resend) notifies (drizzle/0030_ordered_webhook_chains.sql). */
-const OUTBOX_CHANNEL = 'webhook_events';
 
 export interface WebhookQueueOptions {
   /** How often the outbox relay looks for new events without being notified. */
   relayIntervalMs?: number;
+  /** How long the notified relay gathers notifications before a pass (default RELAY_GATHER_MS). */
+  relayGatherMs?: number;
   /** false: the relay runs on its timer only (tests that relay by hand). Default true. */
   relayOnNotify?: boolean;
   /** Passed to every attempt (tests: a shorter retry schedule, a test CA). */
@@ -139,10 +147,24 @@ async function start(options: WebhookQueueOptions): Promise<Running> {
       for (const job of jobs) await notifyFailingEndpoint(job.data.endpointId);
     });
 
-    const relay = coalesced(running, 'relay-webhook-events', relayAll);
-    if (options.relayOnNotify !== false) listenToOutbox(relay);
-    relay();
-    running.timers.push(every(running, 'relay-webhook-events', options.relayIntervalMs ?? RELAY_INTERVAL_MS, relay));
+    // Events on their notification (after a short gather); waiting deliveries only when one is announced
+    // (a dashboard resend or test event), and both on start and on the fallback timer.
+    const relayEvents = coalesced(
+      running,
+      'relay-webhook-events',
+      () => drain(relayWebhookEvents),
+      options.relayGatherMs ?? RELAY_GATHER_MS,
+    );
+    const relayWaiting = coalesced(running, 'relay-waiting-deliveries', () => drain(relayWaitingDeliveries));
+    const relayBoth = () => {
+      relayEvents();
+      relayWaiting();
+    };
+    if (options.relayOnNotify !== false) {
+      listenToOutbox({ onEvents: relayEvents, onWaitingDeliveries: relayWaiting, onListening: relayBoth });
+    }
+    relayBoth();
+    running.timers.push(every(running, 'relay-webhook-events', options.relayIntervalMs ?? RELAY_INTERVAL_MS, relayBoth));
     running.timers.push(every(running, 'requeue-stuck-webhook-deliveries', STUCK_SWEEP_INTERVAL_MS, () => requeueStuckDeliveries()));
     log.info('webhook queue started', {
       queue: DELIVERY_QUEUE,
@@ -158,23 +180,19 @@ async function start(options: WebhookQueueOptions): Promise<Running> {
 }
 
 /**
- * Relays until the outbox and the waiting deliveries (dashboard resends and test events) are empty
- * (a burst drains at once, not one batch per second).
+ * Relays batch after batch while they come back full (a burst drains at once, not one batch per
+ * second); a short batch means the rest is empty, and a notification during the pass runs it again.
  */
-async function relayAll(): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const relayed = (await relayWebhookEvents()) + (await relayWaitingDeliveries());
-    total += relayed;
-    if (relayed === 0) return total;
-  }
+async function drain(relayBatch: () => Promise<number>): Promise<void> {
+  while ((await relayBatch()) >= RELAY_BATCH_SIZE);
 }
 
 /**
  * A task that runs at most once at a time: called while it runs, it runs once more right after (a
- * notification during a relay pass may be for an event that pass did not see).
+ * notification during a relay pass may be for an event that pass did not see). With `gatherMs`, each
+ * run first waits that long, so the calls of a burst become one run.
  */
-function coalesced(running: Running, name: string, task: () => Promise<unknown>): () => void {
+function coalesced(running: Running, name: string, task: () => Promise<unknown>, gatherMs = 0): () => void {
   let current: Promise<void> | undefined;
   let again = false;
   return () => {
@@ -186,6 +204,8 @@ function coalesced(running: Running, name: string, task: () => Promise<unknown>)
     current = (async () => {
       do {
         again = false;
+        if (gatherMs > 0) await new Promise((resolve) => setTimeout(resolve, gatherMs));
+        if (running.stopped) return;
         await task().catch((error: unknown) => log.error('job failed', { job: name, error }));
       } while (again && !running.stopped);
     })().finally(() => {
@@ -219,20 +239,29 @@ function every(running: Running, name: string, everyMs: number, task: () => unkn
  * ends it); `onEvent` is the running queue's relay. It also runs when LISTEN (re)starts: events
  * committed while it was not listening were not notified.
  */
-const globalForOutbox = globalThis as unknown as { __chargeportOutboxListener?: { listener: NotificationListener; onEvent?: () => void } };
+interface OutboxHandlers {
+  onEvents: () => void;
+  onWaitingDeliveries: () => void;
+  onListening: () => void;
+}
 
-function listenToOutbox(onEvent: (() => void) | undefined): void {
+const globalForOutbox = globalThis as unknown as {
+  __chargeportOutboxListener?: { listener: NotificationListener; handlers?: OutboxHandlers };
+};
+
+function listenToOutbox(handlers: OutboxHandlers | undefined): void {
   let current = globalForOutbox.__chargeportOutboxListener;
-  if (onEvent && (!current || current.listener.closed)) {
-    const state: { listener?: NotificationListener; onEvent?: () => void } = {};
+  if (handlers && (!current || current.listener.closed)) {
+    const state: { listener?: NotificationListener; handlers?: OutboxHandlers } = {};
     state.listener = listenForNotifications(OUTBOX_CHANNEL, {
-      onNotification: () => state.onEvent?.(),
-      onListening: () => state.onEvent?.(),
+      onNotification: (payload) =>
+        payload === WAITING_DELIVERIES_PAYLOAD ? state.handlers?.onWaitingDeliveries() : state.handlers?.onEvents(),
+      onListening: () => state.handlers?.onListening(),
       onLost: () => {},
     });
-    current = globalForOutbox.__chargeportOutboxListener = state as { listener: NotificationListener; onEvent?: () => void };
+    current = globalForOutbox.__chargeportOutboxListener = state as { listener: NotificationListener; handlers?: OutboxHandlers };
   }
-  if (current) current.onEvent = onEvent;
+  if (current) current.handlers = handlers;
 }
 
 /** Stops the timers, lets in-flight work finish (up to `timeoutMs`), and closes pg-boss's pool. */

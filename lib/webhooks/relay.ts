@@ -27,7 +27,8 @@ import { wakeDeliveryWorker } from './wake-delivery-worker';
 import { lockChargeChains, releaseNextDeliveries } from './release-deliveries';
 import { statusIs } from '@/lib/db/status-is';
 
-const RELAY_BATCH_SIZE = 200;
+/** Events (or waiting deliveries) one relay transaction takes; a full batch means more may wait. */
+export const RELAY_BATCH_SIZE = 200;
 
 /**
  * Deliveries inserted without a job — the dashboard's resends and test events (resend-webhook-event.ts,

@@ -15,11 +15,12 @@
  *  - The row has no job yet: the relay gives it one (relayWaitingDeliveries, ADR 0007), woken at commit
  *    by the same notification as for new events.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookDeliveries, type WebhookDeliveryRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
+import { announceWaitingDelivery } from './announce-waiting-delivery';
 import { getWebhookEndpoint, type WebhookOwner } from './get-webhook-endpoint';
 import { webhookDeliveryMachine } from './state';
 
@@ -90,8 +91,7 @@ export async function resendWebhookEvent({
         jobId: null,
       })
       .returning();
-    // Wakes the relay at commit (relay.ts listens on the outbox's channel).
-    await tx.execute(sql`select pg_notify('webhook_events', '')`);
+    await announceWaitingDelivery(tx);
     return delivery!;
   });
 }

@@ -12,6 +12,7 @@ import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookDeliveries, webhookEvents, type WebhookDeliveryRow, type WebhookEventRow } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
+import { announceWaitingDelivery } from './announce-waiting-delivery';
 import { TEST_EVENT_TYPE } from './event-types';
 import { getWebhookEndpoint, type WebhookOwner } from './get-webhook-endpoint';
 
@@ -68,6 +69,7 @@ export async function sendTestWebhookEvent({
         jobId: null,
       })
       .returning();
+    await announceWaitingDelivery(tx);
     return { event: event!, delivery: delivery! };
   });
 }
