@@ -17,7 +17,7 @@ import { getDb } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { notifySecurityChange } from './notify-security-change';
-import { assertNewPin, setPin } from './pin';
+import { assertNewPin, setPin } from './verify-pin';
 import { consumeCode } from './verification-codes';
 
 const FIRST_PIN_PROMPT_MS = 15 * 60_000;

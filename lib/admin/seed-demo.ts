@@ -11,7 +11,7 @@ import { getDb } from '@/lib/db/client';
 import { env } from '@/lib/env';
 import { apiKeys, merchantMembers, merchants } from '@/lib/db/schema';
 import { hashApiKey } from '@/lib/api-keys/key-material';
-import { hasPin, setPin } from '@/lib/accounts/pin';
+import { hasPin, setPin } from '@/lib/accounts/verify-pin';
 import { createUser } from '@/lib/accounts/create-user';
 import { findUserByEmail } from '@/lib/accounts/find-user';
 import { listWallets, type WalletView } from '@/lib/wallets/list-wallets';

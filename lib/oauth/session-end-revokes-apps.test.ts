@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { confirmEmailChange, startEmailChange } from '@/lib/accounts/change-email';
 import { findUserById } from '@/lib/accounts/find-user';
 import { confirmPhoneLink, startPhoneLink } from '@/lib/accounts/phone';
-import { requestPinResetCode, resetPinWithPhone } from '@/lib/accounts/pin';
+import { requestPinResetCode, resetPinWithPhone } from '@/lib/accounts/verify-pin';
 import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
 import { getDb } from '@/lib/db/client';
 import { merchantMembers, users } from '@/lib/db/schema';

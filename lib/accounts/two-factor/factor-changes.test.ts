@@ -17,7 +17,7 @@ import { readOutbox } from '@/lib/notifications/outbox';
 import { appError, enrolTotp, hoursAgo, latestCode, newUser, userRow } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
 import { softwareAuthenticator, type SoftwareAuthenticator } from '@/test/software-authenticator';
-import { changePin, hasPin } from '../pin';
+import { changePin, hasPin } from '@/lib/accounts/verify-pin';
 import { requestSecurityCode } from '../request-security-code';
 import { isFirstPinPrompt, setFirstPin } from '../set-first-pin';
 import { verifyStepUp } from '../step-up';
