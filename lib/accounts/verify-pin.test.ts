@@ -7,7 +7,8 @@ import { resetEnvCache } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { appError, lastSmsCode, newUser, randomMobile, userRow } from '@/test/accounts';
 import { confirmPhoneLink, startPhoneLink } from './phone';
-import { changePin, hasPin, isTrivialPin, pinStatus, requestPinResetCode, resetPinWithPhone, setPin, verifyPin } from './verify-pin';
+import { isTrivialPin } from './assert-new-pin';
+import { changePin, hasPin, pinStatus, requestPinResetCode, resetPinWithPhone, setPin, verifyPin } from './verify-pin';
 
 const PIN = '482916';
 const NEW_PIN = '730481';

@@ -24,13 +24,13 @@ import { users } from '@/lib/db/schema';
 import { requireSecret } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
+import { assertNewPin, PIN_LENGTH } from './assert-new-pin';
 import { notifySecurityChange } from './notify-security-change';
 import { assertPhoneLinkingEnabled } from './phone-linking-enabled';
 import { endAllSessions } from './revoke-sessions';
 import { consumeSmsBudget } from './sms-limits';
 import { CODE_TTL_MS, consumeCode, issueCode } from './verification-codes';
 
-const PIN_LENGTH = 6;
 /** The wrong PIN in a row that brings the first lock. */
 const PIN_LOCK_AFTER = 5;
 /** The wrong PIN in a row that disables the PIN until a reset through the phone. */
@@ -43,38 +43,6 @@ const PIN_LOCK_SCHEDULE_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000, 4 * 
  * Algorithm.Argon2id, a const enum that cannot be imported under isolatedModules.
  */
 const ARGON2_OPTIONS: Argon2Options = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
-
-/** Keypad shapes and other favourites that the structural rules below do not catch. */
-const COMMON_PINS = new Set(['112233', '123321', '147258', '159753', '258369', '369258', '789456', '456123', '102030', '987456']);
-
-/**
- * Too easy to guess: one digit repeated (000000), a run up or down (123456, 654321, 012345, wrapping
- * like 890123), a repeated 2- or 3-digit pattern (121212, 123123), or a well-known keypad shape.
- */
-export function isTrivialPin(pin: string): boolean {
-  const digits = [...pin].map(Number);
-  const steps = new Set(digits.slice(1).map((digit, i) => (digit - digits[i]! + 10) % 10));
-  if (steps.size === 1 && [0, 1, 9].includes([...steps][0]!)) return true;
-  if (pin === pin.slice(0, 2).repeat(3) || pin === pin.slice(0, 3).repeat(2)) return true;
-  return COMMON_PINS.has(pin);
-}
-
-/** Checks a new PIN and its confirmation; throws the error to show next to the offending field. */
-export function assertNewPin(pin: string, confirm: string): void {
-  if (typeof pin !== 'string' || !/^\d{6}$/.test(pin)) {
-    throw new AppError('invalid_request', `The PIN must be exactly ${PIN_LENGTH} digits.`, { param: 'pin' });
-  }
-  if (isTrivialPin(pin)) {
-    throw new AppError(
-      'pin_too_simple',
-      'That PIN is too easy to guess (repeated digits, a run like 123456 or a repeated pattern). Choose another.',
-      {
-        param: 'pin',
-      },
-    );
-  }
-  if (confirm !== pin) throw new AppError('invalid_request', 'The two PINs do not match. Enter the same PIN twice.', { param: 'confirm' });
-}
 
 function pepper(): Buffer {
   return Buffer.from(requireSecret('PIN_PEPPER'), 'utf8');
