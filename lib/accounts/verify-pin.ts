@@ -17,14 +17,13 @@
  * row lock, a burst cannot run past a lock, the argon2 work never holds a row lock, and a caller's
  * transaction rolling back never forgives a wrong PIN.
  */
-import { hash as argon2Hash, verify as argon2Verify, type Options as Argon2Options } from '@node-rs/argon2';
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';
-import { requireSecret } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
 import { assertNewPin, PIN_LENGTH } from './assert-new-pin';
+import { hashPin, matchesPinHash } from './hash-pin';
 import { notifySecurityChange } from './notify-security-change';
 import { assertPhoneLinkingEnabled } from './phone-linking-enabled';
 import { endAllSessions } from './revoke-sessions';
@@ -37,20 +36,6 @@ const PIN_LOCK_AFTER = 5;
 const PIN_DISABLE_AFTER = 10;
 /** Lock after the 5th, 6th, … 9th wrong PIN in a row. */
 const PIN_LOCK_SCHEDULE_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000, 4 * 60 * 60_000] as const;
-
-/**
- * argon2id with OWASP's baseline cost (19 MiB, 2 passes, 1 lane): 10–35 ms here. `algorithm: 2` is
- * Algorithm.Argon2id, a const enum that cannot be imported under isolatedModules.
- */
-const ARGON2_OPTIONS: Argon2Options = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
-
-function pepper(): Buffer {
-  return Buffer.from(requireSecret('PIN_PEPPER'), 'utf8');
-}
-
-async function hashPin(pin: string): Promise<string> {
-  return argon2Hash(pin, { ...ARGON2_OPTIONS, secret: pepper() });
-}
 
 /** What the n-th wrong PIN in a row brings. */
 function penaltyAfter(failedAttempts: number): { kind: 'none' } | { kind: 'lock'; ms: number } | { kind: 'disable' } {
@@ -137,7 +122,7 @@ async function checkPin(input: { userId: string; pin: string; now?: Date }): Pro
     throw new AppError('invalid_request', `Enter your ${PIN_LENGTH}-digit PIN.`, { param: 'pin' });
   }
   const attempt = await claimAttempt(input.userId, now);
-  const isRight = await argon2Verify(attempt.pinHash, input.pin, { secret: pepper() });
+  const isRight = await matchesPinHash(attempt.pinHash, input.pin);
   if (isRight) {
     // Take the attempt back. Only the attempt that disabled the PIN may lift that mark: a PIN disabled
     // by another attempt meanwhile stays disabled until a reset through the phone.
