@@ -24,6 +24,7 @@ import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
 import { assertNewPin, PIN_LENGTH } from './assert-new-pin';
 import { hashPin, matchesPinHash } from './hash-pin';
+import { loadPinState } from './load-pin-state';
 import { notifySecurityChange } from './notify-security-change';
 import { assertPhoneLinkingEnabled } from './phone-linking-enabled';
 import { endAllSessions } from './revoke-sessions';
@@ -227,22 +228,6 @@ export async function changePin(input: {
     .returning({ id: users.id });
   if (!updated) throw new AppError('pin_incorrect', 'The PIN was changed meanwhile. Enter the current PIN.', { param: 'oldPin' });
   await notifySecurityChange({ userId: input.userId, change: { kind: 'pin_changed' }, ip: input.ip, at: input.now });
-}
-
-async function loadPinState(userId: string) {
-  const [user] = await getDb()
-    .select({
-      pinHash: users.pinHash,
-      failed: users.pinFailedAttempts,
-      lockedUntil: users.pinLockedUntil,
-      disabledAt: users.pinDisabledAt,
-      phoneE164: users.phoneE164,
-      phoneVerifiedAt: users.phoneVerifiedAt,
-    })
-    .from(users)
-    .where(eq(users.id, userId));
-  if (!user) throw new AppError('not_found', `No account ${userId}.`);
-  return user;
 }
 
 export async function hasPin(userId: string): Promise<boolean> {
