@@ -5,7 +5,7 @@ import { latestCode, uniqueEmail } from '@/test/accounts';
 import { exportPrivateKey } from '@/lib/wallets/export-private-key';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { completeEmailSignUp, startEmailSignIn, startEmailSignUp } from './email-sign-up';
-import { setPin } from './verify-pin';
+import { setPin } from './set-pin';
 
 /** Every text-like value of every column of every table, as one string per row. */
 async function dumpDatabase(): Promise<string> {

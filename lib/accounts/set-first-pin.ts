@@ -18,7 +18,7 @@ import { users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { assertNewPin } from './assert-new-pin';
 import { notifySecurityChange } from './notify-security-change';
-import { setPin } from './verify-pin';
+import { setPin } from './set-pin';
 import { consumeCode } from './verification-codes';
 
 const FIRST_PIN_PROMPT_MS = 15 * 60_000;

@@ -180,26 +180,6 @@ export async function verifyPin(input: { userId: string; pin: string; tx?: DbOrT
   if (!held) throw new AppError('pin_incorrect', 'The PIN was changed meanwhile. Enter the current PIN.', { param: 'pin' });
 }
 
-/**
- * Stores the first PIN. An account that has one changes it (changePin) or resets it (resetPinWithPhone).
- * No check of who asks: sessions go through setFirstPin (set-first-pin.ts), which needs the first-login
- * prompt or an e-mail code; seeds and tests call this directly.
- */
-export async function setPin(input: { userId: string; pin: string; confirm: string; now?: Date }): Promise<void> {
-  assertNewPin(input.pin, input.confirm);
-  const pinHash = await hashPin(input.pin);
-  const [updated] = await getDb()
-    .update(users)
-    .set({ pinHash, pinSetAt: input.now ?? new Date(), pinFailedAttempts: 0, pinLockedUntil: null, pinDisabledAt: null })
-    .where(and(eq(users.id, input.userId), isNull(users.pinHash)))
-    .returning({ id: users.id });
-  if (updated) return;
-  await loadPinState(input.userId); // not_found for an unknown account
-  throw new AppError('pin_already_set', 'A PIN is already set. Change it with your current PIN, or reset it through your linked phone.', {
-    param: 'pin',
-  });
-}
-
 /** Replaces the PIN; the current one is checked (and counted) like any other PIN entry. */
 export async function changePin(input: {
   userId: string;
