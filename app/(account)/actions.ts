@@ -6,7 +6,8 @@
  */
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { changePin, requestPinResetCode, resetPinWithPhone } from '@/lib/accounts/verify-pin';
+import { changePin } from '@/lib/accounts/change-pin';
+import { requestPinResetCode, resetPinWithPhone } from '@/lib/accounts/verify-pin';
 import { requestSecurityCode } from '@/lib/accounts/request-security-code';
 import { setFirstPin } from '@/lib/accounts/set-first-pin';
 import { confirmPhoneLink, startPhoneLink, unlinkPhone } from '@/lib/accounts/phone';

@@ -13,7 +13,8 @@ import { readOutbox } from '@/lib/notifications/outbox';
 import { appError, lastSmsCode, latestCode, newUser, randomMobile, uniqueEmail, userRow } from '@/test/accounts';
 import { confirmEmailChange, startEmailChange } from './change-email';
 import { confirmPhoneLink, startPhoneLink, unlinkPhone } from './phone';
-import { changePin, requestPinResetCode, resetPinWithPhone } from './verify-pin';
+import { changePin } from './change-pin';
+import { requestPinResetCode, resetPinWithPhone } from './verify-pin';
 
 const PIN = '739104';
 const NEW_PIN = '862051';

@@ -117,7 +117,7 @@ async function claimAttempt(userId: string, now: Date) {
  * Checks the PIN; throws pin_not_set, pin_locked (423, Retry-After), pin_disabled or pin_incorrect.
  * Returns the verified hash so callers can make their write conditional on it.
  */
-async function checkPin(input: { userId: string; pin: string; now?: Date }): Promise<string> {
+export async function checkPin(input: { userId: string; pin: string; now?: Date }): Promise<string> {
   const now = input.now ?? new Date();
   if (typeof input.pin !== 'string' || !/^\d{6}$/.test(input.pin)) {
     throw new AppError('invalid_request', `Enter your ${PIN_LENGTH}-digit PIN.`, { param: 'pin' });
@@ -178,36 +178,6 @@ export async function verifyPin(input: { userId: string; pin: string; tx?: DbOrT
     .where(and(eq(users.id, input.userId), eq(users.pinHash, pinHash), isNull(users.pinDisabledAt)))
     .for('share');
   if (!held) throw new AppError('pin_incorrect', 'The PIN was changed meanwhile. Enter the current PIN.', { param: 'pin' });
-}
-
-/** Replaces the PIN; the current one is checked (and counted) like any other PIN entry. */
-export async function changePin(input: {
-  userId: string;
-  oldPin: string;
-  pin: string;
-  confirm: string;
-  ip?: string | null;
-  now?: Date;
-}): Promise<void> {
-  // The new PIN first: a typo in it must not cost a PIN attempt.
-  assertNewPin(input.pin, input.confirm);
-  let verifiedHash: string;
-  try {
-    verifiedHash = await checkPin({ userId: input.userId, pin: input.oldPin, now: input.now });
-  } catch (error) {
-    if (error instanceof AppError && error.param === 'pin')
-      throw new AppError(error.code, error.message, { param: 'oldPin', headers: error.headers });
-    throw error;
-  }
-  const pinHash = await hashPin(input.pin);
-  const [updated] = await getDb()
-    .update(users)
-    // Every session ends with the old PIN (issue 14); the action renews the one that made the change.
-    .set({ pinHash, pinSetAt: input.now ?? new Date(), pinFailedAttempts: 0, pinLockedUntil: null, pinDisabledAt: null, ...endAllSessions })
-    .where(and(eq(users.id, input.userId), eq(users.pinHash, verifiedHash), isNull(users.pinDisabledAt)))
-    .returning({ id: users.id });
-  if (!updated) throw new AppError('pin_incorrect', 'The PIN was changed meanwhile. Enter the current PIN.', { param: 'oldPin' });
-  await notifySecurityChange({ userId: input.userId, change: { kind: 'pin_changed' }, ip: input.ip, at: input.now });
 }
 
 export async function hasPin(userId: string): Promise<boolean> {
