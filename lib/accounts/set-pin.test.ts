@@ -5,7 +5,8 @@ import { getDb } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';
 import { appError, newUser, userRow } from '@/test/accounts';
 import { setPin } from './set-pin';
-import { hasPin, pinStatus, verifyPin } from './verify-pin';
+import { hasPin, pinStatus } from './pin-status';
+import { verifyPin } from './verify-pin';
 
 const PIN = '482916';
 const NEW_PIN = '730481';

@@ -6,7 +6,8 @@ import { resetEnvCache } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { appError, lastSmsCode, newUser, randomMobile, userRow } from '@/test/accounts';
 import { confirmPhoneLink, startPhoneLink } from './phone';
-import { pinStatus, requestPinResetCode, resetPinWithPhone, verifyPin } from './verify-pin';
+import { pinStatus } from './pin-status';
+import { requestPinResetCode, resetPinWithPhone, verifyPin } from './verify-pin';
 
 const PIN = '482916';
 const NEW_PIN = '730481';

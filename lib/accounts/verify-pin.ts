@@ -34,7 +34,7 @@ import { CODE_TTL_MS, consumeCode, issueCode } from './verification-codes';
 /** The wrong PIN in a row that brings the first lock. */
 const PIN_LOCK_AFTER = 5;
 /** The wrong PIN in a row that disables the PIN until a reset through the phone. */
-const PIN_DISABLE_AFTER = 10;
+export const PIN_DISABLE_AFTER = 10;
 /** Lock after the 5th, 6th, … 9th wrong PIN in a row. */
 const PIN_LOCK_SCHEDULE_MS = [60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000, 4 * 60 * 60_000] as const;
 
@@ -178,32 +178,6 @@ export async function verifyPin(input: { userId: string; pin: string; tx?: DbOrT
     .where(and(eq(users.id, input.userId), eq(users.pinHash, pinHash), isNull(users.pinDisabledAt)))
     .for('share');
   if (!held) throw new AppError('pin_incorrect', 'The PIN was changed meanwhile. Enter the current PIN.', { param: 'pin' });
-}
-
-export async function hasPin(userId: string): Promise<boolean> {
-  return (await loadPinState(userId)).pinHash !== null;
-}
-
-export interface PinStatus {
-  isSet: boolean;
-  /** Set while a lock after wrong PINs lasts. */
-  lockedUntil: Date | null;
-  /** Disabled after too many wrong PINs: only resetPinWithPhone enables it again. */
-  disabled: boolean;
-  /** Wrong PINs left before the PIN is disabled. */
-  attemptsLeft: number;
-}
-
-export async function pinStatus(userId: string, options: { now?: Date } = {}): Promise<PinStatus> {
-  const now = options.now ?? new Date();
-  const user = await loadPinState(userId);
-  const disabled = user.disabledAt !== null;
-  return {
-    isSet: user.pinHash !== null,
-    lockedUntil: !disabled && user.lockedUntil && user.lockedUntil > now ? user.lockedUntil : null,
-    disabled,
-    attemptsLeft: disabled ? 0 : Math.max(0, PIN_DISABLE_AFTER - user.failed),
-  };
 }
 
 /** The one wording of an SMS carrying a one-time code (PIN reset here, phone linking in phone.ts). */

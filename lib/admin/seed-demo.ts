@@ -11,7 +11,7 @@ import { getDb } from '@/lib/db/client';
 import { env } from '@/lib/env';
 import { apiKeys, merchantMembers, merchants } from '@/lib/db/schema';
 import { hashApiKey } from '@/lib/api-keys/key-material';
-import { hasPin } from '@/lib/accounts/verify-pin';
+import { hasPin } from '@/lib/accounts/pin-status';
 import { setPin } from '@/lib/accounts/set-pin';
 import { createUser } from '@/lib/accounts/create-user';
 import { findUserByEmail } from '@/lib/accounts/find-user';

@@ -18,7 +18,7 @@ import { appError, enrolTotp, hoursAgo, latestCode, newUser, userRow } from '@/t
 import { newMerchant } from '@/test/fixtures';
 import { softwareAuthenticator, type SoftwareAuthenticator } from '@/test/software-authenticator';
 import { changePin } from '@/lib/accounts/change-pin';
-import { hasPin } from '@/lib/accounts/verify-pin';
+import { hasPin } from '@/lib/accounts/pin-status';
 import { requestSecurityCode } from '../request-security-code';
 import { isFirstPinPrompt, setFirstPin } from '../set-first-pin';
 import { verifyStepUp } from '../step-up';
