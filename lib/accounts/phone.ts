@@ -16,7 +16,8 @@ import { sendSms } from '@/lib/notifications/send-sms';
 import { PHONE_EXAMPLE } from './phone-example';
 import { assertPhoneLinkingEnabled } from './phone-linking-enabled';
 import { endAllSessions } from './revoke-sessions';
-import { codeSmsText, verifyPin } from './verify-pin';
+import { codeSmsText } from './code-sms-text';
+import { verifyPin } from './verify-pin';
 import { consumeSmsBudget } from './sms-limits';
 import { consumeCode, issueCode } from './verification-codes';
 

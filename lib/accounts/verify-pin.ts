@@ -23,13 +23,14 @@ import { users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { sendSms } from '@/lib/notifications/send-sms';
 import { assertNewPin, PIN_LENGTH } from './assert-new-pin';
+import { codeSmsText } from './code-sms-text';
 import { hashPin, matchesPinHash } from './hash-pin';
 import { loadPinState } from './load-pin-state';
 import { notifySecurityChange } from './notify-security-change';
 import { assertPhoneLinkingEnabled } from './phone-linking-enabled';
 import { endAllSessions } from './revoke-sessions';
 import { consumeSmsBudget } from './sms-limits';
-import { CODE_TTL_MS, consumeCode, issueCode } from './verification-codes';
+import { consumeCode, issueCode } from './verification-codes';
 
 /** The wrong PIN in a row that brings the first lock. */
 const PIN_LOCK_AFTER = 5;
@@ -178,11 +179,6 @@ export async function verifyPin(input: { userId: string; pin: string; tx?: DbOrT
     .where(and(eq(users.id, input.userId), eq(users.pinHash, pinHash), isNull(users.pinDisabledAt)))
     .for('share');
   if (!held) throw new AppError('pin_incorrect', 'The PIN was changed meanwhile. Enter the current PIN.', { param: 'pin' });
-}
-
-/** The one wording of an SMS carrying a one-time code (PIN reset here, phone linking in phone.ts). */
-export function codeSmsText(code: string): string {
-  return `Your Chargeport code is ${code}. It expires in ${CODE_TTL_MS / 60_000} minutes.`;
 }
 
 async function linkedPhoneOrThrow(userId: string): Promise<string> {
