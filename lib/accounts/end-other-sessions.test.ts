@@ -14,7 +14,8 @@ import { appError, lastSmsCode, latestCode, newUser, randomMobile, uniqueEmail, 
 import { confirmEmailChange, startEmailChange } from './change-email';
 import { confirmPhoneLink, startPhoneLink, unlinkPhone } from './phone';
 import { changePin } from './change-pin';
-import { requestPinResetCode, resetPinWithPhone } from './verify-pin';
+import { requestPinResetCode } from './request-pin-reset-code';
+import { resetPinWithPhone } from './reset-pin-with-phone';
 
 const PIN = '739104';
 const NEW_PIN = '862051';

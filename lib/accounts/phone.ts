@@ -1,6 +1,6 @@
 /**
  * The optional linked phone: proved by an SMS code, stored in E.164, and the only way to reset a
- * forgotten or disabled PIN (pin.ts resetPinWithPhone).
+ * forgotten or disabled PIN (reset-pin-with-phone.ts).
  *
  * Because the phone can reset the PIN, linking one when a PIN exists needs that PIN (otherwise anyone
  * holding the session could link their own phone and reset the PIN), and so does unlinking it.

@@ -1,36 +1,26 @@
 /**
- * The account PIN: six digits that confirm sensitive actions (private-key export, unlinking the phone, …).
+ * Checking the account PIN: six digits that confirm sensitive actions (payments and private-key
+ * exports, spec account rule 5; unlinking the phone, …). A PIN is guessed online only slowly: from the
+ * 5th wrong PIN in a row each wrong PIN locks it for longer (1 min, 5 min, 15 min, 1 h, 4 h) and the
+ * 10th disables it until it is reset through the linked phone (reset-pin-with-phone.ts). Counter, lock
+ * and disabled mark are columns of `users`: they survive restarts and bind every process alike. A
+ * right PIN resets the counter. changePin checks the current PIN here too (checkPin).
  *
- *  - chosen twice (pin + confirm) and never trivial (isTrivialPin);
- *  - stored as argon2id keyed with the server-side pepper PIN_PEPPER. Six digits are a million
- *    guesses, which fall offline under any hash alone; the pepper lives in the configuration, never in
- *    the database, so a dump of it gives nothing to guess against;
- *  - guessed online only slowly: from the 5th wrong PIN in a row each wrong PIN locks it for longer
- *    (1 min, 5 min, 15 min, 1 h, 4 h) and the 10th disables it until it is reset through the linked
- *    phone (resetPinWithPhone). Counter, lock and disabled mark are columns of `users`: they survive
- *    restarts and bind every process alike. A right PIN resets the counter;
- *  - the first PIN from a session needs the first-login prompt or an e-mail code (set-first-pin.ts);
- *    every PIN set, change and reset e-mails the account (notify-security-change.ts).
+ * The rest of the PIN: what one may be, assert-new-pin.ts; how it is stored (argon2id keyed with
+ * PIN_PEPPER), hash-pin.ts; the first one, set-pin.ts and set-first-pin.ts; what the pages show,
+ * pin-status.ts. Every PIN set from a session, change and reset e-mails the account.
  *
  * Invariant: an attempt is counted and committed in its own short transaction BEFORE the PIN is
  * checked, and only a right PIN takes it back. So concurrent attempts all count and serialise on the
  * row lock, a burst cannot run past a lock, the argon2 work never holds a row lock, and a caller's
  * transaction rolling back never forgives a wrong PIN.
  */
-import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { sendSms } from '@/lib/notifications/send-sms';
-import { assertNewPin, PIN_LENGTH } from './assert-new-pin';
-import { codeSmsText } from './code-sms-text';
-import { hashPin, matchesPinHash } from './hash-pin';
-import { loadPinState } from './load-pin-state';
-import { notifySecurityChange } from './notify-security-change';
-import { assertPhoneLinkingEnabled } from './phone-linking-enabled';
-import { endAllSessions } from './revoke-sessions';
-import { consumeSmsBudget } from './sms-limits';
-import { consumeCode, issueCode } from './verification-codes';
+import { PIN_LENGTH } from './assert-new-pin';
+import { matchesPinHash } from './hash-pin';
 
 /** The wrong PIN in a row that brings the first lock. */
 const PIN_LOCK_AFTER = 5;
@@ -179,60 +169,4 @@ export async function verifyPin(input: { userId: string; pin: string; tx?: DbOrT
     .where(and(eq(users.id, input.userId), eq(users.pinHash, pinHash), isNull(users.pinDisabledAt)))
     .for('share');
   if (!held) throw new AppError('pin_incorrect', 'The PIN was changed meanwhile. Enter the current PIN.', { param: 'pin' });
-}
-
-async function linkedPhoneOrThrow(userId: string): Promise<string> {
-  const user = await loadPinState(userId);
-  if (!user.phoneE164 || !user.phoneVerifiedAt) {
-    throw new AppError(
-      'phone_not_linked',
-      'No phone linked: the PIN cannot be reset, because a code sent to a verified phone is the only way to prove it is you. Contact support.',
-    );
-  }
-  return user.phoneE164;
-}
-
-/** Sends a 'reset_pin' code by SMS to the account's linked phone (throttled like every code). */
-export async function requestPinResetCode(input: { userId: string; ip?: string | null; now?: Date }): Promise<{ expiresAt: Date }> {
-  const phone = await linkedPhoneOrThrow(input.userId);
-  // A phone linked before the SMS provider was removed cannot receive the code: say so, spend nothing.
-  assertPhoneLinkingEnabled();
-  const budget = await consumeSmsBudget({ userId: input.userId, ip: input.ip ?? null, phoneE164: phone });
-  const { code, expiresAt } = await issueCode({ purpose: 'reset_pin', target: phone, userId: input.userId, now: input.now }).catch(
-    async (error: unknown) => {
-      await budget.refund();
-      throw error;
-    },
-  );
-  await sendSms({ to: phone, text: codeSmsText(code) });
-  return { expiresAt };
-}
-
-/**
- * Forgotten, locked or disabled PIN: the SMS code from requestPinResetCode proves the user, then the
- * new PIN replaces the old one and the counter, lock and disabled mark are cleared.
- */
-export async function resetPinWithPhone(input: {
-  userId: string;
-  code: string;
-  pin: string;
-  confirm: string;
-  ip?: string | null;
-  now?: Date;
-}): Promise<void> {
-  // Check the new PIN before the code is used up.
-  assertNewPin(input.pin, input.confirm);
-  const phone = await linkedPhoneOrThrow(input.userId);
-  const { userId: codeOwner } = await consumeCode({ purpose: 'reset_pin', target: phone, code: input.code, now: input.now });
-  if (codeOwner !== input.userId)
-    throw new AppError('code_incorrect', 'This code was not sent for this account. Ask for a new code.', { param: 'code' });
-  const pinHash = await hashPin(input.pin);
-  const [updated] = await getDb()
-    .update(users)
-    // A reset is what someone who took the phone would do: every session ends (issue 14).
-    .set({ pinHash, pinSetAt: input.now ?? new Date(), pinFailedAttempts: 0, pinLockedUntil: null, pinDisabledAt: null, ...endAllSessions })
-    .where(and(eq(users.id, input.userId), eq(users.phoneE164, phone), isNotNull(users.phoneVerifiedAt)))
-    .returning({ id: users.id });
-  if (!updated) throw new AppError('phone_not_linked', 'The phone was unlinked meanwhile: the PIN was not reset.');
-  await notifySecurityChange({ userId: input.userId, change: { kind: 'pin_reset' }, ip: input.ip, at: input.now });
 }
