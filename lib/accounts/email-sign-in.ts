@@ -14,7 +14,7 @@ import { AppError } from '@/lib/errors';
 import { sendEmail } from '@/lib/notifications/send-email';
 import { consumeCode, issueCode } from './verification-codes';
 import { findUserByEmail } from './find-user';
-import { listIdentities } from './list-identities';
+import { hasEmailSignIn } from './has-email-sign-in';
 
 const METHOD_NAMES = { google: 'Google', apple: 'Apple', ethereum: 'Sign in with Ethereum', email: 'e-mail' } as const;
 
@@ -25,8 +25,8 @@ const METHOD_NAMES = { google: 'Google', apple: 'Apple', ethereum: 'Sign in with
  */
 export async function startEmailSignIn({ email }: { email: string }): Promise<{ expiresAt: Date }> {
   const user = await findUserByEmail(email);
-  const hasEmailSignIn = user !== undefined && (await listIdentities(user.id)).some((identity) => identity.provider === 'email');
-  const { code, expiresAt } = await issueCode({ purpose: 'signin', target: email, userId: hasEmailSignIn ? user.id : undefined });
+  const signsInByEmail = user !== undefined && (await hasEmailSignIn(user.id));
+  const { code, expiresAt } = await issueCode({ purpose: 'signin', target: email, userId: signsInByEmail ? user.id : undefined });
   if (!user) {
     await sendEmail({
       to: email,
@@ -35,7 +35,7 @@ export async function startEmailSignIn({ email }: { email: string }): Promise<{ 
     });
     return { expiresAt };
   }
-  if (!hasEmailSignIn) {
+  if (!signsInByEmail) {
     const method = METHOD_NAMES[user.signUpMethod];
     await sendEmail({
       to: email,

@@ -18,7 +18,7 @@ import { consumeCode, issueCode } from './verification-codes';
 import { addIdentity } from './add-identity';
 import { createUser } from './create-user';
 import { findUserByEmail } from './find-user';
-import { listIdentities } from './list-identities';
+import { hasEmailSignIn } from './has-email-sign-in';
 
 /**
  * Neutral: the answer is the same whether or not the address has an account (no enumeration). An
@@ -27,9 +27,9 @@ import { listIdentities } from './list-identities';
  */
 export async function startEmailSignUp({ email }: { email: string }): Promise<{ expiresAt: Date }> {
   const existing = await findUserByEmail(email);
-  const hasEmailSignIn = existing !== undefined && (await listIdentities(existing.id)).some((identity) => identity.provider === 'email');
+  const signsInByEmail = existing !== undefined && (await hasEmailSignIn(existing.id));
   const { code, expiresAt } = await issueCode({ purpose: 'signup', target: email });
-  if (hasEmailSignIn) {
+  if (signsInByEmail) {
     await sendEmail({
       to: email,
       subject: 'You already have a Chargeport account',
