@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { generate } from 'otplib';
-import { setPin } from '@/lib/accounts/pin';
+import { setPin } from '@/lib/accounts/set-pin';
 import { confirmTotpEnrolment, startTotpEnrolment } from '@/lib/accounts/two-factor/totp';
 import { getDb } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';

@@ -6,7 +6,9 @@
  */
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { changePin, requestPinResetCode, resetPinWithPhone } from '@/lib/accounts/pin';
+import { changePin } from '@/lib/accounts/change-pin';
+import { requestPinResetCode } from '@/lib/accounts/request-pin-reset-code';
+import { resetPinWithPhone } from '@/lib/accounts/reset-pin-with-phone';
 import { requestSecurityCode } from '@/lib/accounts/request-security-code';
 import { setFirstPin } from '@/lib/accounts/set-first-pin';
 import { confirmPhoneLink, startPhoneLink, unlinkPhone } from '@/lib/accounts/phone';

@@ -6,7 +6,8 @@
  */
 import { redirect } from 'next/navigation';
 import { z } from 'zod';
-import { completeEmailSignIn, completeEmailSignUp, startEmailSignIn, startEmailSignUp } from '@/lib/accounts/email-sign-up';
+import { completeEmailSignIn, startEmailSignIn } from '@/lib/accounts/email-sign-in';
+import { completeEmailSignUp, startEmailSignUp } from '@/lib/accounts/email-sign-up';
 import { emailSchema } from '@/lib/accounts/email';
 import { issueSiweNonce, signInWithEthereum } from '@/lib/accounts/ethereum-sign-in';
 import { completeEmailVerification, startEmailVerification } from '@/lib/accounts/verify-email';

@@ -13,7 +13,9 @@ import { readOutbox } from '@/lib/notifications/outbox';
 import { appError, lastSmsCode, latestCode, newUser, randomMobile, uniqueEmail, userRow } from '@/test/accounts';
 import { confirmEmailChange, startEmailChange } from './change-email';
 import { confirmPhoneLink, startPhoneLink, unlinkPhone } from './phone';
-import { changePin, requestPinResetCode, resetPinWithPhone } from './pin';
+import { changePin } from './change-pin';
+import { requestPinResetCode } from './request-pin-reset-code';
+import { resetPinWithPhone } from './reset-pin-with-phone';
 
 const PIN = '739104';
 const NEW_PIN = '862051';

@@ -4,8 +4,9 @@ import { getDb } from '@/lib/db/client';
 import { latestCode, uniqueEmail } from '@/test/accounts';
 import { exportPrivateKey } from '@/lib/wallets/export-private-key';
 import { listWallets } from '@/lib/wallets/list-wallets';
-import { completeEmailSignUp, startEmailSignIn, startEmailSignUp } from './email-sign-up';
-import { setPin } from './pin';
+import { completeEmailSignUp, startEmailSignUp } from './email-sign-up';
+import { startEmailSignIn } from './email-sign-in';
+import { setPin } from './set-pin';
 
 /** Every text-like value of every column of every table, as one string per row. */
 async function dumpDatabase(): Promise<string> {

@@ -13,7 +13,7 @@ import { sendSms } from '@/lib/notifications/send-sms';
 import { appError, newUser, randomMobile, userRow } from '@/test/accounts';
 import { startPhoneLink, unlinkPhone } from './phone';
 import { announcePhoneLinking, phoneLinkingEnabled } from './phone-linking-enabled';
-import { requestPinResetCode } from './pin';
+import { requestPinResetCode } from './request-pin-reset-code';
 
 const PIN = '258036';
 

@@ -1,6 +1,6 @@
 /**
  * The optional linked phone: proved by an SMS code, stored in E.164, and the only way to reset a
- * forgotten or disabled PIN (pin.ts resetPinWithPhone).
+ * forgotten or disabled PIN (reset-pin-with-phone.ts).
  *
  * Because the phone can reset the PIN, linking one when a PIN exists needs that PIN (otherwise anyone
  * holding the session could link their own phone and reset the PIN), and so does unlinking it.
@@ -16,7 +16,8 @@ import { sendSms } from '@/lib/notifications/send-sms';
 import { PHONE_EXAMPLE } from './phone-example';
 import { assertPhoneLinkingEnabled } from './phone-linking-enabled';
 import { endAllSessions } from './revoke-sessions';
-import { codeSmsText, verifyPin } from './pin';
+import { codeSmsText } from './code-sms-text';
+import { verifyPin } from './verify-pin';
 import { consumeSmsBudget } from './sms-limits';
 import { consumeCode, issueCode } from './verification-codes';
 

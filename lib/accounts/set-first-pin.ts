@@ -16,8 +16,9 @@ import { eq } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { users } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
+import { assertNewPin } from './assert-new-pin';
 import { notifySecurityChange } from './notify-security-change';
-import { assertNewPin, setPin } from './pin';
+import { setPin } from './set-pin';
 import { consumeCode } from './verification-codes';
 
 const FIRST_PIN_PROMPT_MS = 15 * 60_000;

@@ -17,7 +17,7 @@
 import 'server-only';
 import type { DbOrTx } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';
-import { verifyPin } from './pin';
+import { verifyPin } from './verify-pin';
 import { reportingRefusal, type StepUpAttempt } from './reporting-refusal';
 import { factorUsableFrom, formatUsableFrom, isCoolingDown, type StepUpMode } from './two-factor/factor-usable-from';
 import { verifyPasskeyAssertion } from './two-factor/passkeys';

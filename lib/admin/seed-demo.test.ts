@@ -4,7 +4,7 @@ import { getDb } from '@/lib/db/client';
 import { apiKeys } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
-import { verifyPin } from '@/lib/accounts/pin';
+import { verifyPin } from '@/lib/accounts/verify-pin';
 import { findUserByEmail } from '@/lib/accounts/find-user';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
 import { DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE, createDemoCharge, seedDemoData } from './seed-demo';

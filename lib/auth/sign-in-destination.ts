@@ -6,7 +6,7 @@
  *  3. after the first login, an account without a PIN is asked to set one (spec account rule 5);
  *  4. where the user was going.
  */
-import { hasPin } from '@/lib/accounts/pin';
+import { hasPin } from '@/lib/accounts/pin-status';
 import { hasSecondFactor } from '@/lib/accounts/two-factor/second-factor';
 
 export async function signInDestination(input: { userId: string; emailVerified: boolean; returnTo: string }): Promise<string> {

@@ -7,7 +7,7 @@ import { and, eq } from 'drizzle-orm';
 import { createPublicClient, http, type Hex } from 'viem';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { vi } from 'vitest';
-import { setPin } from '@/lib/accounts/pin';
+import { setPin } from '@/lib/accounts/set-pin';
 import { createUser } from '@/lib/accounts/create-user';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, onrampOrders, outboundTransfers, swapExecutions } from '@/lib/db/schema';

@@ -6,7 +6,7 @@
 import { eq } from 'drizzle-orm';
 import type { Hex } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { setPin } from '@/lib/accounts/pin';
+import { setPin } from '@/lib/accounts/set-pin';
 import { createUser } from '@/lib/accounts/create-user';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { createPublicClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { setPin } from '@/lib/accounts/pin';
+import { setPin } from '@/lib/accounts/set-pin';
 import { createUser } from '@/lib/accounts/create-user';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';

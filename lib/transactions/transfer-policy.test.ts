@@ -18,7 +18,7 @@ import { createPublicClient, encodeFunctionData, erc20Abi, getAddress, http, max
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '@/lib/accounts/create-user';
-import { setPin } from '@/lib/accounts/pin';
+import { setPin } from '@/lib/accounts/set-pin';
 import { CHAINS, nativeToken } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, merchantContracts, merchantMembers, outboundTransfers, refunds, wallets } from '@/lib/db/schema';

@@ -5,7 +5,7 @@
  */
 import 'server-only';
 import QRCode from 'qrcode';
-import { pinStatus } from '@/lib/accounts/pin';
+import { pinStatus } from '@/lib/accounts/pin-status';
 import { getSessionUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
 import { env } from '@/lib/env';

@@ -3,7 +3,7 @@ import { createKeyPairFromBytes, getAddressDecoder, getAddressFromPublicKey, get
 import { eq } from 'drizzle-orm';
 import { privateKeyToAddress } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { setPin } from '@/lib/accounts/pin';
+import { setPin } from '@/lib/accounts/set-pin';
 import { getDb } from '@/lib/db/client';
 import { users, walletExports } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';

@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { compileCsharpSdkTest, typecheckCsharpSdkForUnity } from '@/test/compile-csharp-sdk';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { setPin } from '@/lib/accounts/pin';
+import { setPin } from '@/lib/accounts/set-pin';
 import { createUser } from '@/lib/accounts/create-user';
 import { findUserById } from '@/lib/accounts/find-user';
 import { CHAINS } from '@/lib/chains/registry';

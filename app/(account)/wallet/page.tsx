@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { Notice } from '@/components/ui/card';
 import { ChainBalances } from '@/components/wallet/chain-balances';
-import { pinStatus } from '@/lib/accounts/pin';
+import { pinStatus } from '@/lib/accounts/pin-status';
 import { requireUser } from '@/lib/auth/session';
 import { formatUsd } from '@/lib/pricing/approximate-usd';
 import { loadWalletHome } from '@/lib/wallets/cached-balance';

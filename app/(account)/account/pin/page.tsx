@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { ChangePinForm, SetPinForm } from '@/components/account/pin-forms';
 import { Notice } from '@/components/ui/card';
-import { pinStatus } from '@/lib/accounts/pin';
+import { pinStatus } from '@/lib/accounts/pin-status';
 import { isFirstPinPrompt } from '@/lib/accounts/set-first-pin';
 import { requireUser, sessionSignedInAt } from '@/lib/auth/session';
 

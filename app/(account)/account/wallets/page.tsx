@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { ExportKeyButton } from '@/components/account/export-key-form';
-import { hasPin } from '@/lib/accounts/pin';
+import { hasPin } from '@/lib/accounts/pin-status';
 import { requireUser } from '@/lib/auth/session';
 import { listWalletExports } from '@/lib/wallets/export-private-key';
 import { listWallets } from '@/lib/wallets/list-wallets';

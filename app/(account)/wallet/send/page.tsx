@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { SendForm } from '@/components/wallet/send-form';
-import { hasPin } from '@/lib/accounts/pin';
+import { hasPin } from '@/lib/accounts/pin-status';
 import { requireUser } from '@/lib/auth/session';
 import { sendOptions } from '@/lib/wallets/send';
 

@@ -7,7 +7,8 @@ import { authIdentities, users, verificationCodes, wallets, type CodePurpose } f
 import { readOutbox } from '@/lib/notifications/outbox';
 import { appError, latestCode, uniqueEmail } from '@/test/accounts';
 import { derivedKey, hmacHex } from './derived-key';
-import { completeEmailSignIn, completeEmailSignUp, startEmailSignIn, startEmailSignUp } from './email-sign-up';
+import { completeEmailSignIn, startEmailSignIn } from './email-sign-in';
+import { completeEmailSignUp, startEmailSignUp } from './email-sign-up';
 import { issueSiweNonce, signInWithEthereum } from './ethereum-sign-in';
 import { signInWithOidc } from './oidc-sign-in';
 import { findUserByEmail } from './find-user';
