@@ -25,7 +25,7 @@ import { readOutbox } from '@/lib/notifications/outbox';
 import { refundFromDashboard } from '@/lib/refunds/refund-from-dashboard';
 import { createWalletsForUser } from '@/lib/keyring/create-wallets';
 import { exportPrivateKey } from '@/lib/wallets/export-private-key';
-import { newSendId, sendFromWallet } from '@/lib/wallets/send';
+import { newSendId, sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { appError, enrolTotp, newUser, uniqueEmail, userRow } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
 import type { RequestScope } from '@/test/next-request-scope';

@@ -26,7 +26,7 @@ import { isAppError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
 import { depositAccount } from '@/lib/keyring/deposit-addresses';
-import { newSwapExecutionId, prepareSwap, recordSwap, submitSwap, type PreparedSwap, type SignedSwap } from './execute-swap';
+import { newSwapExecutionId, prepareSwap, recordSwap, submitSwap, type PreparedSwap, type SignedSwap } from './record-swap';
 import { liveSwapOf, payableSwapCharge } from './swap-charge';
 import { configuredSwapPairs } from '@/lib/chains/swap-pairs';
 import { quoteExactOut, type ExactOutQuote } from '@/lib/chains/uniswap-v2-router';

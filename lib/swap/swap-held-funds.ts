@@ -26,7 +26,7 @@ import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { openWalletKey } from '@/lib/keyring/envelope';
-import { prepareSwap, recordSwap, submitSwap, type PreparedSwap } from './execute-swap';
+import { prepareSwap, recordSwap, submitSwap, type PreparedSwap } from './record-swap';
 import { swapQuoteView, type SwapQuoteView } from './quote-view';
 import { assertSwapOffered, swapAvailability } from './swap-availability';
 import { liveSwapOf, payableSwapCharge } from './swap-charge';

@@ -45,7 +45,7 @@ import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { listWallets } from '@/lib/wallets/list-wallets';
-import { newSendId, sendFromWallet } from '@/lib/wallets/send';
+import { newSendId, sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import type { CrashPoint } from '@/lib/crash-points';
