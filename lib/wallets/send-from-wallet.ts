@@ -19,125 +19,30 @@
  * EVM networks only: the Solana wallet receives (Receive, on-ramps), sending from it is not built yet.
  */
 import { and, eq } from 'drizzle-orm';
-import { getAddress, isAddress, type Hex } from 'viem';
-import { z } from 'zod';
+import type { Hex } from 'viem';
 import { verifyPinStepUp } from '@/lib/accounts/step-up';
-import {
-  CHAINS,
-  EVM_CHAIN_NAMES,
-  EVM_NATIVE_TOKEN_ADDRESS,
-  isChainName,
-  isValidAddress,
-  nativeToken,
-  type ChainName,
-  type TokenInfo,
-} from '@/lib/chains/registry';
-import { getDb, type DbOrTx } from '@/lib/db/client';
-import { outboundTransfers, wallets, walletSends, type TransferStatus } from '@/lib/db/schema';
+import { CHAINS, EVM_CHAIN_NAMES, nativeToken, type ChainName } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { outboundTransfers, walletSends, type TransferStatus } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { isIdOf, newId } from '@/lib/ids';
-import { formatAmount, parseAmount } from '@/lib/money';
+import { formatAmount } from '@/lib/money';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
-import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
 import { reconcileTransfer } from '@/lib/transactions/reconcile-transfers';
 import { recordTransfer } from '@/lib/transactions/record-transfer';
-import { inFlightOf } from '@/lib/transactions/lock-sender';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { isOpen } from '@/lib/transactions/state';
 import { approximateUsd } from '@/lib/pricing/approximate-usd';
 import { explorerLink } from '@/lib/chains/explorer-link';
 import { openWalletKey } from '@/lib/keyring/envelope';
 import { cachedBalance, forgetBalances, isChainConnected } from './cached-balance';
+import { checkFunds } from './check-funds';
+import { resolveSendRequest } from './resolve-send-request';
+import type { SendRequest } from './schemas';
+import { userEvmWallet } from './user-evm-wallet';
 
 export function newSendId(): string {
   return newId('walletSend');
-}
-
-const sendRequestSchema = z.object({
-  chain: z.string().trim(),
-  tokenAddress: z.string().trim(),
-  toAddress: z.string().trim(),
-  amount: z.string().trim(),
-});
-export type SendRequest = z.input<typeof sendRequestSchema>;
-
-interface ResolvedSend {
-  chain: ChainName;
-  token: TokenInfo;
-  toAddress: Hex;
-  amount: bigint;
-}
-
-/** Checks what can be checked without the chain; throws the error to show next to its field. */
-function resolveSendRequest(input: SendRequest, from: string): ResolvedSend {
-  const request = sendRequestSchema.parse(input);
-  if (!isChainName(request.chain)) throw new AppError('unsupported_chain', 'Choose a network and token to send.', { param: 'token' });
-  const info = CHAINS[request.chain];
-  if (info.family !== 'evm') {
-    throw new AppError('unsupported_chain', `Sending from your Solana wallet is not available yet. Send on ${evmNetworkNames()}.`, {
-      param: 'token',
-    });
-  }
-  const token = info.tokens.find((t) => t.address.toLowerCase() === request.tokenAddress.toLowerCase());
-  if (!token) throw new AppError('unsupported_token', `There is no such token on ${info.displayName}.`, { param: 'token' });
-  const toAddress = resolveRecipient(request.toAddress, { chainName: info.displayName, from, token });
-  const parsed = parseAmount(request.amount, token.decimals);
-  if (!parsed.ok) throw new AppError('invalid_amount', amountMessage(parsed.reason, token), { param: 'amount' });
-  return { chain: info.name, token, toAddress, amount: parsed.baseUnits };
-}
-
-function evmNetworkNames(): string {
-  return EVM_CHAIN_NAMES.filter((chain) => !CHAINS[chain].isTestnet)
-    .map((chain) => CHAINS[chain].displayName)
-    .join(', ');
-}
-
-function resolveRecipient(raw: string, context: { chainName: string; from: string; token: TokenInfo }): Hex {
-  const invalid = (message: string) => new AppError('invalid_address', message, { param: 'toAddress' });
-  if (!raw) throw invalid('Enter the address to send to.');
-  if (!raw.startsWith('0x') && isValidAddress('solana', raw)) {
-    throw invalid(`That is a Solana address. On ${context.chainName} send to an EVM address: 0x followed by 40 hexadecimal characters.`);
-  }
-  if (!isAddress(raw, { strict: false }))
-    throw invalid(`That is not an EVM address: on ${context.chainName} an address is 0x followed by 40 hexadecimal characters.`);
-  if (!isAddress(raw, { strict: true })) {
-    throw invalid(
-      'The address’s mix of capital and small letters (its checksum) does not match: it was probably mistyped. Copy it again from the recipient.',
-    );
-  }
-  const address = getAddress(raw);
-  if (address === EVM_NATIVE_TOKEN_ADDRESS) throw invalid('That is the zero address: anything sent there is lost.');
-  if (address === getAddress(context.from)) throw invalid('That is this wallet’s own address. Enter the recipient’s address.');
-  if (!context.token.isNative && address === getAddress(context.token.address)) {
-    throw invalid(`That is the ${context.token.symbol} contract itself: tokens sent there are lost. Enter the recipient’s address.`);
-  }
-  return address;
-}
-
-function amountMessage(reason: 'format' | 'too_many_decimals' | 'not_positive' | 'too_large', token: TokenInfo): string {
-  switch (reason) {
-    case 'format':
-      return `Enter an amount of ${token.symbol} like 12.5.`;
-    case 'too_many_decimals':
-      return `${token.symbol} has at most ${token.decimals} decimal places.`;
-    case 'not_positive':
-      return 'Enter an amount above zero.';
-    case 'too_large':
-      return 'That amount is too large.';
-  }
-}
-
-async function userEvmWallet(db: DbOrTx, userId: string) {
-  const [wallet] = await db
-    .select()
-    .from(wallets)
-    .where(and(eq(wallets.userId, userId), eq(wallets.family, 'evm')));
-  if (!wallet) throw new AppError('not_found', 'This account has no EVM wallet.');
-  return wallet;
-}
-
-function unavailable(chain: ChainName): AppError {
-  return new AppError('chain_unavailable', `${CHAINS[chain].displayName} is not reachable right now. Try again shortly.`);
 }
 
 export interface SendPreview {
@@ -184,49 +89,6 @@ export async function previewSend(input: SendRequest & { userId: string }): Prom
       ...(usd !== undefined ? { usd } : {}),
     },
   };
-}
-
-/**
- * Whether the wallet can send `amount` and pay the fee: its latest balances minus what its transfers on
- * the chain have in flight (recorded or broadcast, not yet in a block). The engine checks again under the
- * wallet's lock when it records the send. Returns the prepared transfer and what the wallet could send.
- */
-async function checkFunds(db: DbOrTx, send: ResolvedSend & { from: Hex }): Promise<{ prepared: PreparedTransfer; available: bigint }> {
-  const info = CHAINS[send.chain];
-  const native = nativeToken(info);
-  const prepared = await prepareTransfer({
-    chain: send.chain,
-    from: send.from,
-    spend: { token: send.token, amount: send.amount, recipient: send.toAddress },
-    gasSponsored: false,
-  }).catch(() => {
-    throw unavailable(send.chain);
-  });
-  const flight = await inFlightOf(db, send.chain, prepared.from);
-  const maxGasCost = prepared.gas * prepared.maxFeePerGas;
-  const nativeLeft = prepared.sender.nativeBalance - flight.nativeOut;
-  const available = send.token.isNative
-    ? nativeLeft
-    : (prepared.sender.tokenBalance ?? 0n) - (flight.valueOut.get(send.token.address.toLowerCase()) ?? 0n);
-  const amount = (units: bigint, token: TokenInfo) => `${formatAmount(units > 0n ? units : 0n, token.decimals)} ${token.symbol}`;
-  if (available < send.amount) {
-    throw new AppError(
-      'insufficient_balance',
-      `Your wallet holds ${amount(available, send.token)} on ${info.displayName}: you cannot send more than that.`,
-      { param: 'amount' },
-    );
-  }
-  const nativeNeeded = maxGasCost + (send.token.isNative ? send.amount : 0n);
-  if (nativeLeft < nativeNeeded) {
-    throw new AppError(
-      'insufficient_balance',
-      send.token.isNative
-        ? `With the network fee (up to ${amount(maxGasCost, native)}) this is more than your wallet holds: send at most ${amount(nativeLeft - maxGasCost, native)}.`
-        : `The network fee (up to ${amount(maxGasCost, native)}) is paid from your ${native.symbol}, and your wallet holds ${amount(nativeLeft, native)} on ${info.displayName}. Add ${native.symbol} first.`,
-      { param: 'amount' },
-    );
-  }
-  return { prepared, available };
 }
 
 export interface WalletSendResult {
