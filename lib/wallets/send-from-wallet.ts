@@ -21,18 +21,17 @@
 import { and, eq } from 'drizzle-orm';
 import type { Hex } from 'viem';
 import { verifyPinStepUp } from '@/lib/accounts/step-up';
-import { CHAINS, EVM_CHAIN_NAMES, nativeToken, type ChainName } from '@/lib/chains/registry';
+import { CHAINS, EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { outboundTransfers, walletSends, type TransferStatus } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { isIdOf, newId } from '@/lib/ids';
+import { isIdOf } from '@/lib/ids';
 import { formatAmount } from '@/lib/money';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { reconcileTransfer } from '@/lib/transactions/reconcile-transfers';
 import { recordTransfer } from '@/lib/transactions/record-transfer';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { isOpen } from '@/lib/transactions/state';
-import { approximateUsd } from '@/lib/pricing/approximate-usd';
 import { explorerLink } from '@/lib/chains/explorer-link';
 import { openWalletKey } from '@/lib/keyring/envelope';
 import { cachedBalance, forgetBalances, isChainConnected } from './cached-balance';
@@ -40,56 +39,6 @@ import { checkFunds } from './check-funds';
 import { resolveSendRequest } from './resolve-send-request';
 import type { SendRequest } from './schemas';
 import { userEvmWallet } from './user-evm-wallet';
-
-export function newSendId(): string {
-  return newId('walletSend');
-}
-
-export interface SendPreview {
-  sendId: string;
-  chain: ChainName;
-  chainDisplayName: string;
-  tokenAddress: string;
-  symbol: string;
-  /** Exact decimal text. */
-  amount: string;
-  toAddress: string;
-  /** What the wallet can send of the token now. */
-  available: string;
-  fee: {
-    /** The most the network fee can be (gas limit × max fee per gas), in the native coin. */
-    maxAmount: string;
-    symbol: string;
-    usd?: string;
-    /** Who pays it: the wallet, from its native coin. */
-    paidBy: 'wallet';
-  };
-}
-
-export async function previewSend(input: SendRequest & { userId: string }): Promise<SendPreview> {
-  const wallet = await userEvmWallet(getDb(), input.userId);
-  const send = resolveSendRequest(input, wallet.address);
-  const { prepared, available } = await checkFunds(getDb(), { ...send, from: wallet.address as Hex });
-  const maxGasCost = prepared.gas * prepared.maxFeePerGas;
-  const native = nativeToken(CHAINS[send.chain]);
-  const usd = CHAINS[send.chain].isTestnet ? undefined : await approximateUsd(native, maxGasCost).catch(() => undefined);
-  return {
-    sendId: newSendId(),
-    chain: send.chain,
-    chainDisplayName: CHAINS[send.chain].displayName,
-    tokenAddress: send.token.address,
-    symbol: send.token.symbol,
-    amount: formatAmount(send.amount, send.token.decimals),
-    toAddress: send.toAddress,
-    available: formatAmount(available, send.token.decimals),
-    fee: {
-      maxAmount: formatAmount(maxGasCost, native.decimals),
-      symbol: native.symbol,
-      paidBy: 'wallet',
-      ...(usd !== undefined ? { usd } : {}),
-    },
-  };
-}
 
 export interface WalletSendResult {
   sendId: string;
