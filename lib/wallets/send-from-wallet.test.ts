@@ -11,7 +11,8 @@ import { newId } from '@/lib/ids';
 import { appError, newUser, userRow } from '@/test/accounts';
 import { createWalletsForUser } from '@/lib/keyring/create-wallets';
 import { newSendId, previewSend } from './preview-send';
-import { getWalletSend, sendFromWallet } from './send-from-wallet';
+import { getWalletSend } from './get-wallet-send';
+import { sendFromWallet } from './send-from-wallet';
 
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '739104';
