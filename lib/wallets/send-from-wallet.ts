@@ -1,12 +1,14 @@
 /**
  * Send tokens from the user's service wallet to any address (/wallet/send), in two steps:
  *
- *  1. `previewSend` — checks the request (chain, token, recipient for the chain's family, exact amount
- *     within the balance) and estimates the network fee; hands out the send's id. Costs no PIN attempt.
- *  2. `sendFromWallet` — the same checks again, the PIN (attempt-limited like every PIN check), then, in
- *     one transaction, the funds check, signing and recording (outbound_transfers, purpose wallet_send)
- *     and the wallet_sends row; broadcast after the commit. Like every transfer the service sends, a
- *     crash between recording and broadcasting leaves a row the reconciler sends — never a second one.
+ *  1. `previewSend` (preview-send.ts) — checks the request (chain, token, recipient for the chain's
+ *     family, exact amount within the balance) and estimates the network fee; hands out the send's id.
+ *     Costs no PIN attempt.
+ *  2. `sendFromWallet`, here — the same checks again (resolve-send-request.ts, check-funds.ts), the PIN
+ *     (attempt-limited like every PIN check), then, in one transaction, the funds check, signing and
+ *     recording (outbound_transfers, purpose wallet_send) and the wallet_sends row; broadcast after the
+ *     commit. Like every transfer the service sends, a crash between recording and broadcasting leaves
+ *     a row the reconciler sends — never a second one.
  *
  * Exactly once per send id: replaying the confirmation (double click, retry) returns the first transfer.
  * Concurrent sends from one wallet on one chain take turns, and the funds check counts what earlier
@@ -21,17 +23,15 @@
 import { eq } from 'drizzle-orm';
 import type { Hex } from 'viem';
 import { verifyPinStepUp } from '@/lib/accounts/step-up';
-import { CHAINS, EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { outboundTransfers, walletSends } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { isIdOf } from '@/lib/ids';
-import { formatAmount } from '@/lib/money';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { recordTransfer } from '@/lib/transactions/record-transfer';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { openWalletKey } from '@/lib/keyring/envelope';
-import { cachedBalance, forgetBalances, isChainConnected } from './cached-balance';
+import { forgetBalances } from './cached-balance';
 import { checkFunds } from './check-funds';
 import { resolveSendRequest } from './resolve-send-request';
 import type { SendRequest } from './schemas';
@@ -82,33 +82,4 @@ export async function sendFromWallet(input: SendRequest & { userId: string; send
     forgetBalances(send.chain, send.toAddress);
   }
   return { sendId: input.sendId, transferId: outcome.transferId, txHash: outcome.txHash };
-}
-
-export interface SendOption {
-  /** `${chain}:${tokenAddress}`, the form's value. */
-  value: string;
-  chain: ChainName;
-  label: string;
-  isTestnet: boolean;
-}
-
-/** What the user can send: every registry token of the EVM networks with an RPC, with the wallet's balance when known. */
-export async function sendOptions(userId: string): Promise<{ from: string; options: SendOption[] }> {
-  const wallet = await userEvmWallet(getDb(), userId);
-  const chains = EVM_CHAIN_NAMES.filter(isChainConnected).sort((a, b) => Number(CHAINS[a].isTestnet) - Number(CHAINS[b].isTestnet));
-  const options = await Promise.all(
-    chains.flatMap((chain) =>
-      CHAINS[chain].tokens.map(async (token): Promise<SendOption> => {
-        const balance = await cachedBalance(chain, token, wallet.address);
-        const held = balance === undefined ? 'balance unavailable' : `${formatAmount(balance, token.decimals)} held`;
-        return {
-          value: `${chain}:${token.address}`,
-          chain,
-          label: `${token.symbol} on ${CHAINS[chain].displayName} (${held})`,
-          isTestnet: CHAINS[chain].isTestnet,
-        };
-      }),
-    ),
-  );
-  return { from: wallet.address, options };
 }
