@@ -11,20 +11,18 @@
  * payment and the sweep delivers it to the payee.
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import { erc20Abi, parseEventLogs, type Address, type PublicClient } from 'viem';
-import type { PrivateKeyAccount } from 'viem/accounts';
+import { erc20Abi, parseEventLogs } from 'viem';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, swapExecutions, type OutboundTransferRow, type SwapExecutionRow } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import type { GasSponsor } from '@/lib/transactions/gas-sponsorship';
-import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
+import type { PreparedTransfer } from '@/lib/transactions/prepare-transfer';
 import type { TransferOutcome } from '@/lib/transactions/transfer-outcome';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
+import type { PreparedSwap } from './prepare-swap';
 import { swapExecutionMachine, type SwapBranch } from './state';
-import type { SwapPair } from '@/lib/chains/swap-pairs';
-import { buildExactOutSwap, swapDeadline, type ExactOutQuote } from '@/lib/chains/uniswap-v2-router';
 
 export function newSwapExecutionId(): string {
   return newId('swapExecution');
@@ -34,65 +32,6 @@ export interface SignedSwap {
   execution: SwapExecutionRow;
   /** The engine's records, sent in order by submitSwap (approve first, each after its gas top-up). */
   transfers: RecordedTransfer[];
-}
-
-/** What the chain says before a swap is recorded: the router calls and each transfer's gas, fees and balances. */
-export interface PreparedSwap {
-  pair: SwapPair;
-  account: PrivateKeyAccount;
-  recipient: Address;
-  quote: ExactOutQuote;
-  amountInMax: bigint;
-  deadline: bigint;
-  approve?: PreparedTransfer;
-  swap: PreparedTransfer;
-}
-
-/** Step 1, BEFORE any database transaction: the RPC reads (allowance, gas estimates, fees, nonces). */
-export async function prepareSwap(input: {
-  pair: SwapPair;
-  client: PublicClient;
-  account: PrivateKeyAccount;
-  recipient: Address;
-  quote: ExactOutQuote;
-  /** The most input to sign for (≤ quote.amountInMax; the caller caps it by what the payer accepted or holds). */
-  amountInMax: bigint;
-  now?: Date;
-}): Promise<PreparedSwap> {
-  const { pair, client, account, quote } = input;
-  const from = account.address;
-  const deadline = swapDeadline(input.now ?? new Date());
-  const calls = await buildExactOutSwap(client, {
-    from,
-    router: pair.router,
-    path: quote.path,
-    amountOut: quote.amountOut,
-    amountInMax: input.amountInMax,
-    recipient: input.recipient,
-    deadline,
-  });
-  const prepare = (call: { to: Address; data: `0x${string}`; gas: bigint }, amount: bigint) =>
-    prepareTransfer({
-      chain: pair.chain,
-      from,
-      spend: { token: pair.funding, amount, recipient: input.recipient },
-      call: { to: call.to, value: 0n, data: call.data },
-      gas: call.gas,
-      gasSponsored: true,
-    });
-  // The approval moves no value; the swap may take up to amountInMax of the funding token.
-  const approve = calls.approve ? await prepare(calls.approve, 0n) : undefined;
-  const swap = await prepare(calls.swap, input.amountInMax);
-  return {
-    pair,
-    account,
-    recipient: input.recipient,
-    quote,
-    amountInMax: input.amountInMax,
-    deadline,
-    swap,
-    ...(approve ? { approve } : {}),
-  };
 }
 
 /** Step 2, in the caller's transaction (which should hold the charge's row lock): signs and records, no RPC. */
