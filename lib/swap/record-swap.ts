@@ -13,10 +13,9 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { erc20Abi, parseEventLogs } from 'viem';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
-import { getDb, type DbOrTx } from '@/lib/db/client';
+import type { DbOrTx } from '@/lib/db/client';
 import { charges, swapExecutions, type OutboundTransferRow, type SwapExecutionRow } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
-import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import type { GasSponsor } from '@/lib/transactions/gas-sponsorship';
 import type { PreparedTransfer } from '@/lib/transactions/prepare-transfer';
 import type { TransferOutcome } from '@/lib/transactions/transfer-outcome';
@@ -89,15 +88,6 @@ export async function recordSwap(
     })
     .returning();
   return { execution: execution!, transfers };
-}
-
-/** Step 2, after the signing transaction committed: each transfer in order, after its gas top-up. */
-export async function submitSwap(signed: SignedSwap): Promise<void> {
-  for (const recorded of signed.transfers) await submitTransfer(recorded);
-  await getDb()
-    .update(swapExecutions)
-    .set({ status: 'broadcast' })
-    .where(and(eq(swapExecutions.id, signed.execution.id), inArray(swapExecutions.status, swapExecutionMachine.leadingTo('broadcast'))));
 }
 
 /**
