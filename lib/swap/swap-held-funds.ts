@@ -8,7 +8,7 @@
  *    open), re-checked under the charge's row lock before anything is recorded. If the pool moved so
  *    that it now asks more than the maximum the payer saw (or the amount due changed), the swap is
  *    refused (`slippage_exceeded`) and nothing is written. Otherwise approve + swapTokensForExactTokens are signed with that maximum and
- *    recorded before broadcast (execute-swap.ts), gas comes from the gas tank, and the timeline says so.
+ *    recorded before broadcast (prepare-swap.ts, record-swap.ts, submit-swap.ts), gas comes from the gas tank, and the timeline says so.
  *    One swap per charge: a double click gets the first swap back.
  */
 import { and, eq } from 'drizzle-orm';
