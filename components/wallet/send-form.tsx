@@ -6,7 +6,7 @@ import { PinField } from '@/components/account/pin-fields';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
-import type { SendOption } from '@/lib/wallets/send';
+import type { SendOption } from '@/lib/wallets/send-options';
 
 const FIELDS = ['token', 'toAddress', 'amount'] as const;
 

@@ -9,7 +9,7 @@
  */
 import { settleFulfilmentTransfer } from '@/lib/contracts/settle-fulfilment';
 import { settleRefundTransfer } from '@/lib/refunds/settle-refund';
-import { settleSwapTransfer } from '@/lib/swap/execute-swap';
+import { settleSwapTransfer } from '@/lib/swap/settle-swap-transfer';
 import { reconcileTransfers, type ReconcileOptions } from '@/lib/transactions/reconcile-transfers';
 import type { TransferOutcomeHooks } from '@/lib/transactions/transfer-outcome';
 import { emitPaymentFailed } from '@/lib/charges/charge-events';

@@ -8,7 +8,7 @@
  *    open), re-checked under the charge's row lock before anything is recorded. If the pool moved so
  *    that it now asks more than the maximum the payer saw (or the amount due changed), the swap is
  *    refused (`slippage_exceeded`) and nothing is written. Otherwise approve + swapTokensForExactTokens are signed with that maximum and
- *    recorded before broadcast (execute-swap.ts), gas comes from the gas tank, and the timeline says so.
+ *    recorded before broadcast (prepare-swap.ts, record-swap.ts, submit-swap.ts), gas comes from the gas tank, and the timeline says so.
  *    One swap per charge: a double click gets the first swap back.
  */
 import { and, eq } from 'drizzle-orm';
@@ -26,7 +26,9 @@ import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { openWalletKey } from '@/lib/keyring/envelope';
-import { prepareSwap, recordSwap, submitSwap, type PreparedSwap } from './execute-swap';
+import { prepareSwap, type PreparedSwap } from './prepare-swap';
+import { recordSwap } from './record-swap';
+import { submitSwap } from './submit-swap';
 import { swapQuoteView, type SwapQuoteView } from './quote-view';
 import { assertSwapOffered, swapAvailability } from './swap-availability';
 import { liveSwapOf, payableSwapCharge } from './swap-charge';

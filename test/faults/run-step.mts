@@ -13,7 +13,7 @@ import { swapHeldFunds } from '@/lib/swap/swap-held-funds';
 import { claimRefund } from '@/lib/refunds/claim-refund';
 import { createRefund } from '@/lib/refunds/create-refund';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { sendFromWallet } from '@/lib/wallets/send';
+import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import type { Step } from './steps';
 
 async function run(step: Step): Promise<unknown> {

@@ -1,7 +1,7 @@
 /** The steps test/faults/run-step.mts can run in a process of its own (and die in). */
 import type { WithdrawalInput } from '@/lib/merchants/withdraw';
 import type { RefundContext } from '@/lib/refunds/create-refund';
-import type { SendRequest } from '@/lib/wallets/send';
+import type { SendRequest } from '@/lib/wallets/schemas';
 import type { swapHeldFunds } from '@/lib/swap/swap-held-funds';
 
 export type Step =

@@ -7,7 +7,8 @@ import { redirect } from 'next/navigation';
 import type { FormState } from '@/lib/auth/form-state';
 import { userAction } from '@/lib/api/server-actions';
 import { isAppError } from '@/lib/errors';
-import { previewSend, sendFromWallet, type SendPreview } from '@/lib/wallets/send';
+import { previewSend, type SendPreview } from '@/lib/wallets/preview-send';
+import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 
 export interface SendFormState extends FormState {
   /** Set after a successful review: the confirmation step is shown. */

@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { SendForm } from '@/components/wallet/send-form';
 import { hasPin } from '@/lib/accounts/pin-status';
 import { requireUser } from '@/lib/auth/session';
-import { sendOptions } from '@/lib/wallets/send';
+import { sendOptions } from '@/lib/wallets/send-options';
 
 export const metadata: Metadata = { title: 'Send' };
 

@@ -4,7 +4,7 @@ import { notFound } from 'next/navigation';
 import { AutoRefresh } from '@/components/wallet/auto-refresh';
 import { StatusPill } from '@/components/wallet/status-pill';
 import { requireUser } from '@/lib/auth/session';
-import { getWalletSend } from '@/lib/wallets/send';
+import { getWalletSend } from '@/lib/wallets/get-wallet-send';
 
 export const metadata: Metadata = { title: 'Send' };
 

@@ -10,7 +10,9 @@ import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { newId } from '@/lib/ids';
 import { appError, newUser, userRow } from '@/test/accounts';
 import { createWalletsForUser } from '@/lib/keyring/create-wallets';
-import { getWalletSend, newSendId, previewSend, sendFromWallet } from './send';
+import { newSendId, previewSend } from './preview-send';
+import { getWalletSend } from './get-wallet-send';
+import { sendFromWallet } from './send-from-wallet';
 
 const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '739104';

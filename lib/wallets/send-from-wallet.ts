@@ -1,0 +1,85 @@
+/**
+ * Send tokens from the user's service wallet to any address (/wallet/send), in two steps:
+ *
+ *  1. `previewSend` (preview-send.ts) — checks the request (chain, token, recipient for the chain's
+ *     family, exact amount within the balance) and estimates the network fee; hands out the send's id.
+ *     Costs no PIN attempt.
+ *  2. `sendFromWallet`, here — the same checks again (resolve-send-request.ts, check-funds.ts), the PIN
+ *     (attempt-limited like every PIN check), then, in one transaction, the funds check, signing and
+ *     recording (outbound_transfers, purpose wallet_send) and the wallet_sends row; broadcast after the
+ *     commit. Like every transfer the service sends, a crash between recording and broadcasting leaves
+ *     a row the reconciler sends — never a second one.
+ *
+ * Exactly once per send id: replaying the confirmation (double click, retry) returns the first transfer.
+ * Concurrent sends from one wallet on one chain take turns, and the funds check counts what earlier
+ * sends recorded but have not broadcast yet, so two sends cannot both spend the same balance.
+ *
+ * The network fee is paid by the wallet, from its native coin, and shown before confirming. The gas tank
+ * does not cover sends: it pays for charge payments and sweeps, which the platform lives from; covering
+ * transfers to arbitrary addresses would let anyone drain it with dust sends.
+ *
+ * EVM networks only: the Solana wallet receives (Receive, on-ramps), sending from it is not built yet.
+ */
+import { eq } from 'drizzle-orm';
+import type { Hex } from 'viem';
+import { verifyPinStepUp } from '@/lib/accounts/step-up';
+import { getDb } from '@/lib/db/client';
+import { outboundTransfers, walletSends } from '@/lib/db/schema';
+import { AppError } from '@/lib/errors';
+import { isIdOf } from '@/lib/ids';
+import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
+import { recordTransfer } from '@/lib/transactions/record-transfer';
+import { accountFromKey } from '@/lib/transactions/account-from-key';
+import { openWalletKey } from '@/lib/keyring/envelope';
+import { forgetBalances } from './cached-balance';
+import { checkFunds } from './check-funds';
+import { resolveSendRequest } from './resolve-send-request';
+import type { SendRequest } from './schemas';
+import { userEvmWallet } from './user-evm-wallet';
+
+export interface WalletSendResult {
+  sendId: string;
+  transferId: string;
+  txHash: string;
+}
+
+export async function sendFromWallet(input: SendRequest & { userId: string; sendId: string; pin: string }): Promise<WalletSendResult> {
+  if (!isIdOf('walletSend', input.sendId))
+    throw new AppError('invalid_request', 'This send form is out of date: review the send again.', { param: 'sendId' });
+  const wallet = await userEvmWallet(getDb(), input.userId);
+  const send = resolveSendRequest(input, wallet.address);
+  await verifyPinStepUp({ userId: input.userId, pin: input.pin, attempt: { action: 'wallet_send' } });
+
+  // A replay of this send (double click, retry) returns the first transfer, whatever the balance is now.
+  const [existing] = await getDb()
+    .select({ userId: walletSends.userId, transferId: walletSends.transferId, txHash: outboundTransfers.txHash })
+    .from(walletSends)
+    .innerJoin(outboundTransfers, eq(outboundTransfers.id, walletSends.transferId))
+    .where(eq(walletSends.id, input.sendId));
+  if (existing) {
+    if (existing.userId !== input.userId) throw new AppError('not_found', 'No such send.');
+    return { sendId: input.sendId, transferId: existing.transferId, txHash: existing.txHash };
+  }
+  const { prepared } = await checkFunds(getDb(), { ...send, from: wallet.address as Hex });
+
+  const outcome = await getDb().transaction(async (tx) => {
+    const recorded = await recordTransfer(tx, {
+      prepared,
+      signer: accountFromKey(openWalletKey(wallet)),
+      purpose: 'wallet_send',
+      authorization: { authority: { kind: 'payer_pin', userId: input.userId }, destination: { class: 'any_address' } },
+      idempotency: { scope: `wallet_send:${input.userId}`, key: input.sendId },
+      senderLabel: 'Your wallet',
+    });
+    if (!recorded.replayed)
+      await tx.insert(walletSends).values({ id: input.sendId, userId: input.userId, transferId: recorded.transfer.id });
+    return { recorded, transferId: recorded.transfer.id, txHash: recorded.transfer.txHash, isNew: !recorded.replayed };
+  });
+
+  if (outcome.isNew) {
+    await submitTransfer(outcome.recorded);
+    forgetBalances(send.chain, wallet.address);
+    forgetBalances(send.chain, send.toAddress);
+  }
+  return { sendId: input.sendId, transferId: outcome.transferId, txHash: outcome.txHash };
+}
