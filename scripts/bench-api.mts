@@ -14,7 +14,11 @@
  * printed side by side with the open count at each (issue 27: flat in open charges).
  * Stops the stack and deletes .data/bench afterwards, also on Ctrl-C.
  *
- *   npm run bench:api -- [--connections 32] [--duration 8] [--rounds 3] [--min-open 20000] [--warmup 3000] [--pool-size N] [--json] [--verbose]
+ *   npm run bench:api -- [--connections 32] [--duration 8] [--rounds 3] [--min-open 20000] [--warmup 3000] [--pool-size N] [--statements] [--json] [--verbose]
+ *
+ * `--statements` loads pg_stat_statements into the stack's cluster and prints, for the createCharge rounds, the
+ * statements PostgreSQL ran per charge created (the app's and the worker's: the relay of each `charge.created`
+ * included), ranked by execution time, with commits per charge.
  *
  * Progress goes to stderr; the table (or, with --json, the figures) to stdout.
  * Exit code: 0 when both runs completed without errors (aims met or not), 1 on any failure.
@@ -25,6 +29,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import postgres from 'postgres';
 import { BenchError, benchEnv, descendantsOf, killGroup, ProductionStack } from './lib/production-stack.mts';
 
 const { values: args } = parseArgs({
@@ -37,13 +42,14 @@ const { values: args } = parseArgs({
     'pool-size': { type: 'string' },
     json: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
+    statements: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 
 if (args.help) {
   console.log(
-    'usage: npm run bench:api -- [--connections 32] [--duration 8] [--rounds 3] [--min-open 20000] [--warmup 3000] [--pool-size N] [--json] [--verbose]',
+    'usage: npm run bench:api -- [--connections 32] [--duration 8] [--rounds 3] [--min-open 20000] [--warmup 3000] [--pool-size N] [--statements] [--json] [--verbose]',
   );
   process.exit(0);
 }
@@ -226,6 +232,7 @@ const stack = new ProductionStack({
     API_RATE_LIMIT_PER_MINUTE: '100000000',
     NEXT_TELEMETRY_DISABLED: '1',
     ...(POOL_SIZE !== undefined ? { DATABASE_POOL_SIZE: String(POOL_SIZE) } : {}),
+    ...(args.statements ? { STACK_POSTGRES_SETTINGS: 'shared_preload_libraries=pg_stat_statements;pg_stat_statements.max=1000' } : {}),
   },
   log,
   isInterrupted: () => interrupted,
@@ -498,6 +505,7 @@ async function main(): Promise<number> {
     if (target === createCharge) openCharges += warm['2xx'];
   }
 
+  const statements = args.statements ? await statementMeter() : undefined;
   const rounds: Round[] = [];
   for (let round = 1; round <= ROUNDS || (openCharges < MIN_OPEN && round <= MAX_ROUNDS); round++) {
     const figuresOf: RouteFigures[] = [];
@@ -505,8 +513,10 @@ async function main(): Promise<number> {
       checkInterrupted();
       log(`round ${round}, ${target.route}: ${CONNECTIONS} connections for ${DURATION_S} s (${openCharges} open charges)`);
       const meter = cpuMeter();
+      if (target === createCharge) await statements?.reset();
       const result = await cannon(target, { durationS: DURATION_S });
       figuresOf.push(figures(target.route, result, meter()));
+      if (target === createCharge) await statements?.add(result['2xx']);
     }
     const [healthRun, chargeRun] = figuresOf as [RouteFigures, RouteFigures];
     openCharges += chargeRun.statusCodes['200'] ?? 0;
@@ -565,10 +575,69 @@ async function main(): Promise<number> {
     );
   } else {
     printTable(rounds, results, ratio, aims);
+    if (statements) await statements.print();
   }
+  await statements?.close();
   for (const problem of problems) console.error(`FAILED: ${problem}`);
   if (problems.length) console.error(`Last lines of the stack's log:\n${stack.logTail(20)}`);
   return problems.length ? 1 : 0;
+}
+
+/**
+ * pg_stat_statements over the createCharge rounds (--statements): reset before each, summed after it
+ * (with its charges created), so the health rounds between them are left out.
+ */
+async function statementMeter() {
+  const match = /PostgreSQL \(embedded\) on ([\d.]+:\d+)/.exec(stack.logTail(200));
+  if (!match) throw new BenchError('--statements: the stack did not log its embedded PostgreSQL address (DATABASE_URL set?)');
+  const db = postgres(`postgres://chargeport:chargeport-local@${match[1]}/chargeport`, { max: 1, onnotice: () => {} });
+  await db`create extension if not exists pg_stat_statements`;
+  const totals = new Map<string, { calls: number; totalMs: number; rows: number }>();
+  let charges = 0;
+  let commits = 0;
+  let commitsBefore = 0;
+  const commitCount = async () => Number((await db`select sum(xact_commit)::text as n from pg_stat_database`)[0]!.n);
+  return {
+    async reset() {
+      await db`select pg_stat_statements_reset()`;
+      commitsBefore = await commitCount();
+    },
+    async add(created: number) {
+      // pg_stat_database is flushed by backends at most once a second.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      charges += created;
+      commits += (await commitCount()) - commitsBefore;
+      const rows = await db<{ query: string; calls: string; total_ms: number; rows: string }[]>`
+        select query, calls::text, total_exec_time as total_ms, rows::text from pg_stat_statements
+        where query not like '%pg_stat_%' and query not like '%pg_stat_statements%'`;
+      for (const row of rows) {
+        const key = row.query.replace(/\s+/g, ' ').trim();
+        const sum = totals.get(key) ?? { calls: 0, totalMs: 0, rows: 0 };
+        sum.calls += Number(row.calls);
+        sum.totalMs += row.total_ms;
+        sum.rows += Number(row.rows);
+        totals.set(key, sum);
+      }
+    },
+    async print() {
+      const per = Math.max(1, charges);
+      const ranked = [...totals.entries()].sort((a, b) => b[1].totalMs - a[1].totalMs);
+      const totalMs = ranked.reduce((sum, [, figures]) => sum + figures.totalMs, 0);
+      console.log('');
+      console.log(
+        `Statements during the createCharge rounds (pg_stat_statements, per charge of ${per}): execution ${(totalMs / per).toFixed(3)} ms, ` +
+          `${(commits / per).toFixed(2)} commits, ${(ranked.reduce((sum, [, f]) => sum + f.calls, 0) / per).toFixed(2)} statements`,
+      );
+      console.log(`${'calls'.padStart(7)}  ${'ms'.padStart(7)}  ${'ms/call'.padStart(8)}  statement`);
+      for (const [query, figures] of ranked.slice(0, 20)) {
+        const text = query.length > 140 ? `${query.slice(0, 137)}...` : query;
+        console.log(
+          `${(figures.calls / per).toFixed(3).padStart(7)}  ${(figures.totalMs / per).toFixed(3).padStart(7)}  ${(figures.totalMs / Math.max(1, figures.calls)).toFixed(3).padStart(8)}  ${text}`,
+        );
+      }
+    },
+    close: () => db.end(),
+  };
 }
 
 function printTable(rounds: Round[], results: RouteFigures[], ratio: number, aims: Record<string, { aim: string; met: boolean }>): void {

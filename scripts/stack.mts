@@ -69,7 +69,15 @@ const onStartupSignal = (signal: NodeJS.Signals) => (startupSignal = signal);
 for (const signal of STOP_SIGNALS) process.on(signal, onStartupSignal);
 
 try {
-  stack = await startStack({ dataDir, env: process.env, chains: chainPlan.localChains, log: say });
+  // STACK_POSTGRES_SETTINGS (benchmarks only: `bench:api -- --statements`): extra `-c` settings for the embedded cluster.
+  const postgresSettings = process.env.STACK_POSTGRES_SETTINGS?.split(';').filter(Boolean);
+  stack = await startStack({
+    dataDir,
+    env: process.env,
+    chains: chainPlan.localChains,
+    log: say,
+    ...(postgresSettings?.length ? { postgresSettings } : {}),
+  });
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
