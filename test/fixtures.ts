@@ -1,13 +1,21 @@
 /**
- * Test helpers: merchants with keys, calling route handlers exactly as Next.js does (a Request in,
- * a Response out), and counting what a merchant has stored.
+ * Test helpers: merchants with keys, charges made through the domain verb (createTestCharge, for tests of
+ * other domains: lib/ never reaches up into app/), calling route handlers exactly as Next.js does (a Request
+ * in, a Response out, for the routes' own tests), and counting what a merchant has stored.
  */
+import { randomUUID } from 'node:crypto';
 import { count, eq, inArray } from 'drizzle-orm';
+import { parse } from 'lossless-json';
+import { authenticateApiKey } from '@/lib/api-keys/authenticate-api-key';
 import { createApiKey } from '@/lib/api-keys/create-api-key';
+import { parseOrThrow } from '@/lib/api/parse';
+import { createCharge } from '@/lib/charges/create-charge';
+import { createChargeBodySchema } from '@/lib/charges/schemas';
+import { parseNumberExactly } from '@/lib/http/body';
 import type { ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { resetEnvCache, rpcEnvName } from '@/lib/env';
-import { chargeEvents, charges, idempotencyKeys } from '@/lib/db/schema';
+import { chargeEvents, charges, depositAddresses, idempotencyKeys, type ChargeRow } from '@/lib/db/schema';
 import { createMerchant } from '@/lib/onboarding/create-merchant';
 import { randomBase62 } from '@/lib/ids';
 
@@ -48,6 +56,34 @@ export async function newPublishableKey(
       allowedRedirectOrigins: origins.allowedRedirectOrigins ?? ['https://game.example'],
     })
   ).plaintext;
+}
+
+export interface TestCharge {
+  chargeId: string;
+  /** The hosted checkout, as createCharge answers it. */
+  paymentUrl: string;
+  /** Where the payer sends the money; `reference` is the Solana Pay reference key (Solana only). */
+  deposit: { address: string; reference: string | null };
+  /** The stored charge: mode, chain, token, totalBaseUnits, items, destination, … */
+  charge: ChargeRow;
+}
+
+/**
+ * A charge made as POST /api/createCharge makes it, minus HTTP: the key authenticated as x-api-key is, the body
+ * read as the route reads JSON (numbers kept exact) and parsed with its schema, the same createCharge verb with
+ * the same ctx (app/api/createCharge/test-charge-fixture.test.ts holds the two alike). A refusal throws its AppError
+ * (code, param, status, headers), so a test reads it with `appError(createTestCharge(…))`. Left out, as
+ * transport concerns the route's own tests cover: rate limits, publishable-key origin checks, Idempotency-Key.
+ */
+export async function createTestCharge(options: { apiKey: string | undefined; body: unknown }): Promise<TestCharge> {
+  const { merchant, apiKey } = await authenticateApiKey(options.apiKey ?? null);
+  const input = parseOrThrow(createChargeBodySchema, parse(JSON.stringify(options.body), null, parseNumberExactly));
+  const ctx = { merchant, apiKey, actor: `api_key:${apiKey.id}`, requestId: randomUUID() };
+  const { chargeId, paymentUrl } = await createCharge({ ctx, input });
+  const db = getDb();
+  const [charge] = await db.select().from(charges).where(eq(charges.id, chargeId));
+  const [deposit] = await db.select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
+  return { chargeId, paymentUrl, deposit: { address: deposit!.address, reference: deposit!.reference }, charge: charge! };
 }
 
 type Handler = (request: Request, route: { params: Promise<Record<string, string>> }) => Promise<Response>;

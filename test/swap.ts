@@ -10,7 +10,7 @@ import { setPin } from '@/lib/accounts/set-pin';
 import { createUser } from '@/lib/accounts/create-user';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses } from '@/lib/db/schema';
+import { charges } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import {
   fundLocalWallet,
@@ -24,11 +24,10 @@ import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
 import { pollChain } from '@/lib/payments/poll-chain';
 import { uniqueEmail } from '@/test/accounts';
-import { callRoute, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, type TestMerchant } from '@/test/fixtures';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { listWallets } from '@/lib/wallets/list-wallets';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/provision-local-swap';
 import { swapDeadline, uniswapV2Router02Abi } from '@/lib/chains/uniswap-v2-router';
 
@@ -63,14 +62,11 @@ export async function createPzpCharge(
   amount: string,
   toAddress: Address,
 ): Promise<{ chargeId: string; deposit: Address }> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId, deposit } = await createTestCharge({
     apiKey: merchant.liveKey!,
     body: { chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount, toAddress }, isDirectTransfer: true },
   });
-  expect(res.json.error).toBeNull();
-  const chargeId = res.json.data.chargeId as string;
-  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-  return { chargeId, deposit: deposit!.address as Address };
+  return { chargeId, deposit: deposit.address as Address };
 }
 
 /** A consumer with a PIN whose service wallet holds BSC USDC (and, unless `noGas`, BNB for gas). */

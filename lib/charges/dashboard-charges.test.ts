@@ -5,12 +5,11 @@
  */
 import { asc, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, merchantMembers, payments, webhookDeliveries, webhookEndpoints, webhookEvents } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { appError, newUser } from '@/test/accounts';
-import { callRoute, newMerchant, NATIVE_EVM, POLYGON_USDC, serveChainsWithoutNode, testCharge, usdcCharge } from '@/test/fixtures';
+import { createTestCharge, NATIVE_EVM, newMerchant, POLYGON_USDC, serveChainsWithoutNode, testCharge, usdcCharge } from '@/test/fixtures';
 import { parseCsv } from '@/test/parse-csv';
 import type { DashboardChargeFilters } from './dashboard-filters';
 import { EXPORT_COLUMNS, exportChargesCsv } from './export-charges-csv';
@@ -36,9 +35,7 @@ async function merchantWithOwner(): Promise<Owner> {
 }
 
 async function create(apiKey: string, body: unknown): Promise<string> {
-  const res = await callRoute(createChargeRoute, { apiKey, body });
-  expect(res.status, JSON.stringify(res.json.error)).toBe(200);
-  return res.json.data.chargeId;
+  return (await createTestCharge({ apiKey, body })).chargeId;
 }
 
 /** pending → processing → succeeded through the state machine, as settlement does. */

@@ -6,11 +6,11 @@
  */
 import { and, count, eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { getDb } from '@/lib/db/client';
 import { charges, openChargeCounts } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { callRoute, newMerchant, newPublishableKey, storedCounts, testCharge } from '@/test/fixtures';
+import { appError } from '@/test/accounts';
+import { createTestCharge, newMerchant, newPublishableKey, storedCounts, testCharge } from '@/test/fixtures';
 
 afterEach(() => {
   delete process.env.MAX_OPEN_PUBLISHABLE_CHARGES_PER_MERCHANT;
@@ -39,18 +39,16 @@ describe('open-charge caps', () => {
     resetEnvCache();
     const merchant = await newMerchant();
     const publishable = await newPublishableKey(merchant.id);
-    const create = (apiKey: string) => callRoute(createChargeRoute, { apiKey, body: testCharge() });
+    const create = (apiKey: string) => createTestCharge({ apiKey, body: testCharge() });
 
-    expect((await create(publishable)).status).toBe(200);
-    expect((await create(publishable)).status).toBe(200);
-    const refused = await create(publishable);
-    expect(refused.status).toBe(429);
-    expect(refused.json.error).toMatchObject({ code: 'open_charge_limit' });
-    expect(refused.headers.get('retry-after')).toBe('60');
+    await create(publishable);
+    await create(publishable);
+    const refused = await appError(create(publishable));
+    expect(refused).toMatchObject({ code: 'open_charge_limit', status: 429, headers: { 'retry-after': '60' } });
     expect((await storedCounts(merchant.id)).charges).toBe(2);
 
     // The merchant's own server is not held by its browser key's cap, nor by any count of open charges.
-    for (let i = 0; i < 4; i++) expect((await create(merchant.testKey)).status).toBe(200);
+    for (let i = 0; i < 4; i++) await create(merchant.testKey);
     expect((await storedCounts(merchant.id)).charges).toBe(6);
     expect(await publishableOpenCounter(merchant.id)).toBe(2);
   });
@@ -60,10 +58,10 @@ describe('open-charge caps', () => {
     resetEnvCache();
     const merchant = await newMerchant();
     const publishable = await newPublishableKey(merchant.id);
-    const create = () => callRoute(createChargeRoute, { apiKey: publishable, body: testCharge() });
+    const create = () => createTestCharge({ apiKey: publishable, body: testCharge() });
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push(((await create()).json.data as { chargeId: string }).chargeId);
-    expect((await create()).status).toBe(429);
+    for (let i = 0; i < 3; i++) ids.push((await create()).chargeId);
+    expect(await appError(create())).toMatchObject({ code: 'open_charge_limit' });
 
     // Expiry, cancel and payment each move a charge out of pending (plain UPDATEs: the trigger, not the verbs, counts).
     await getDb().update(charges).set({ status: 'expired' }).where(eq(charges.id, ids[0]!));
@@ -71,8 +69,8 @@ describe('open-charge caps', () => {
     await getDb().update(charges).set({ status: 'processing' }).where(eq(charges.id, ids[2]!));
     expect(await publishableOpenCounter(merchant.id)).toBe(0);
 
-    for (let i = 0; i < 3; i++) expect((await create()).status).toBe(200);
-    expect((await create()).status).toBe(429);
+    for (let i = 0; i < 3; i++) await create();
+    expect(await appError(create())).toMatchObject({ code: 'open_charge_limit' });
     // A status write that stays outside pending changes nothing; a deleted pending charge is uncounted.
     await getDb().update(charges).set({ status: 'succeeded' }).where(eq(charges.id, ids[2]!));
     const [newest] = await getDb()
@@ -90,8 +88,7 @@ describe('open-charge caps', () => {
 
   it('secret-key charges never touch the counter', async () => {
     const merchant = await newMerchant();
-    for (let i = 0; i < 3; i++)
-      expect((await callRoute(createChargeRoute, { apiKey: merchant.testKey, body: testCharge() })).status).toBe(200);
+    for (let i = 0; i < 3; i++) await createTestCharge({ apiKey: merchant.testKey, body: testCharge() });
     const [row] = await getDb().select().from(openChargeCounts).where(eq(openChargeCounts.merchantId, merchant.id));
     expect(row).toBeUndefined();
   });

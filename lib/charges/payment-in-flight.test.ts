@@ -21,10 +21,9 @@ import { signBalancePayment } from '@/lib/payments/pay-from-balance';
 import { scanChargesToHead } from '@/test/scanner';
 import { pollChain } from '@/lib/payments/poll-chain';
 import { listWallets } from '@/lib/wallets/list-wallets';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { POST as cancelRoute } from '@/app/api/charges/[chargeId]/cancel/route';
 import { appError, uniqueEmail } from '@/test/accounts';
-import { callRoute, newMerchant, usdcCharge, type TestMerchant } from '@/test/fixtures';
+import { callRoute, createTestCharge, newMerchant, type TestMerchant, usdcCharge } from '@/test/fixtures';
 import { stubSandboxProvider } from '@/test/sandbox-provider-stub';
 import { cancelChargeByConsumer } from './cancel-charge';
 import { expireDueCharges } from './expire-charges';
@@ -42,12 +41,11 @@ afterEach(() => vi.restoreAllMocks());
 
 /** A live USDC charge on POLYGON, large enough for the providers' card minimums. */
 async function newCharge(amount = '25'): Promise<string> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId } = await createTestCharge({
     apiKey: merchant.liveKey,
     body: usdcCharge({ items: [{ name: 'Chest', amount, quantity: 1 }] }),
   });
-  expect(res.json.error).toBeNull();
-  return res.json.data.chargeId as string;
+  return chargeId;
 }
 
 async function payer(): Promise<string> {

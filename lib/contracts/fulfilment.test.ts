@@ -13,7 +13,6 @@ import { and, eq } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import gameBadgesArtifact from '@/lib/chains/artifacts/GameBadges.json' with { type: 'json' };
 import gameItemsArtifact from '@/lib/chains/artifacts/GameItems.json' with { type: 'json' };
 import nativeForwarderArtifact from '@/lib/chains/artifacts/NativeForwarder.json' with { type: 'json' };
@@ -39,7 +38,7 @@ import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { addCustomToken } from '@/lib/merchants/tokens';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { appError, newUser, userRow } from '@/test/accounts';
-import { callRoute, newMerchant, newPublishableKey, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, newMerchant, newPublishableKey, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { createFulfilmentRule } from './create-rule';
 import { listContracts } from './list-contracts';
 import { registerContract } from './register-contract';
@@ -107,12 +106,11 @@ async function freshPayer() {
 }
 
 async function createCharge(chargeData: Record<string, unknown>, apiKey = merchant.liveKey!): Promise<string> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId } = await createTestCharge({
     apiKey,
     body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, ...chargeData } },
   });
-  expect(res.status, JSON.stringify(res.json)).toBe(200);
-  return res.json.data.chargeId;
+  return chargeId;
 }
 
 /** Pays the charge by a plain ERC-20 transfer from `payer` (no watcher pass). */
@@ -425,11 +423,10 @@ describe('fulfilling a succeeded charge', () => {
         bindings: [{ source: 'recipient' }, { source: 'value', value: '1' }, { source: 'quantity' }],
       },
     });
-    const bsc = await callRoute(createChargeRoute, {
+    const { chargeId: bscChargeId } = await createTestCharge({
       apiKey: merchant.liveKey!,
       body: { chargeData: { symbol: 'BNB', chain: 'BSC', tokenAddress: '0x0000000000000000000000000000000000000000', amount: '0.01' } },
     });
-    const bscChargeId = bsc.json.data.chargeId as string;
     await getDb().update(charges).set({ status: 'processing' }).where(eq(charges.id, bscChargeId));
     await getDb().update(charges).set({ status: 'succeeded' }).where(eq(charges.id, bscChargeId));
     expect(await fulfilmentsOf(bscChargeId)).toEqual([]); // a POLYGON rule is not armed for a BSC charge

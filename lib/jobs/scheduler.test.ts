@@ -2,15 +2,14 @@ import { createServer, connect, type Socket } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type PublicClient } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { outsideTransactions } from '@/lib/chains/clients';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses, payments } from '@/lib/db/schema';
+import { charges, payments } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { pollChain } from '@/lib/payments/poll-chain';
-import { callRoute, newMerchant } from '@/test/fixtures';
+import { createTestCharge, newMerchant } from '@/test/fixtures';
 import { subscribeToNewBlocks } from './new-blocks';
 import { startScheduler, stopScheduler, wakeTask } from './scheduler';
 
@@ -76,12 +75,10 @@ describe('new-block subscription', () => {
 
   it("wakes the chain's watcher on a new block: a payment is recorded long before the 60 s poll", async () => {
     const merchant = await newMerchant();
-    const res = await callRoute(createChargeRoute, {
+    const { chargeId, deposit } = await createTestCharge({
       apiKey: merchant.liveKey,
       body: { chargeData: { symbol: 'USDT', chain: 'BSC', tokenAddress: USDT.address, amount: '2' } },
     });
-    const chargeId = res.json.data.chargeId as string;
-    const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
     await pollChain('BSC', { client }); // the watcher's cursor at the head
 
     let runs = 0;
@@ -107,7 +104,7 @@ describe('new-block subscription', () => {
       address: USDT.address as `0x${string}`,
       abi: erc20Abi,
       functionName: 'transfer',
-      args: [deposit!.address as `0x${string}`, parseUnits('2', USDT.decimals)],
+      args: [deposit.address as `0x${string}`, parseUnits('2', USDT.decimals)],
       chain: null,
     });
     await until(async () => (await getDb().select().from(payments).where(eq(payments.txHash, hash))).length === 1, 5_000);

@@ -9,7 +9,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses, wallets } from '@/lib/db/schema';
+import { charges, wallets } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
@@ -18,8 +18,7 @@ import { createRefund } from '@/lib/refunds/create-refund';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
-import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { reconcileChain } from './reconcile-chains';
@@ -58,21 +57,18 @@ async function settleEverything(): Promise<void> {
 }
 
 async function paidCharge(amount: string): Promise<{ chargeId: string; deposit: Address }> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId, deposit } = await createTestCharge({
     apiKey: merchant.testKey,
     body: { chargeData: { symbol: 'JEWEL', chain: 'DFK', tokenAddress: JEWEL.address, amount }, isTest: true },
   });
-  expect(res.status).toBe(200);
-  const chargeId = res.json.data.chargeId as string;
-  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
   const wallet = createWalletClient({ account: payer, transport: http(node.url) });
   await client.waitForTransactionReceipt({
-    hash: await wallet.sendTransaction({ to: deposit!.address as Hex, value: parseUnits(amount, 18), chain: null }),
+    hash: await wallet.sendTransaction({ to: deposit.address as Hex, value: parseUnits(amount, 18), chain: null }),
   });
   await settleEverything();
   const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
   expect(row!.status).toBe('succeeded');
-  return { chargeId, deposit: deposit!.address as Address };
+  return { chargeId, deposit: deposit.address as Address };
 }
 
 const ours = (result: Awaited<ReturnType<typeof reconcileChain>>, address: string) =>

@@ -3,9 +3,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
 import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, merchants } from '@/lib/db/schema';
-import { enrolTotp, newUser } from '@/test/accounts';
-import { callRoute, newMerchant, usdcCharge, type TestMerchant } from '@/test/fixtures';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { appError, enrolTotp, newUser } from '@/test/accounts';
+import { createTestCharge, newMerchant, type TestMerchant, usdcCharge } from '@/test/fixtures';
 import { createKeyForMember } from '@/lib/api-keys/api-keys';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { updateMerchantProfile } from './profile';
@@ -40,8 +39,8 @@ describe('merchant profile', () => {
     const [row] = await getDb().select().from(merchants).where(eq(merchants.id, merchant.id));
     expect(row).toMatchObject({ name: 'Orbit Games', logoUrl: 'https://cdn.orbit.example/logo.png', supportEmail: 'help@orbit.example' });
 
-    const charge = await callRoute(createChargeRoute, { apiKey: merchant.liveKey!, body: usdcCharge() });
-    const view = await loadCheckoutView(charge.json.data.chargeId);
+    const charge = await createTestCharge({ apiKey: merchant.liveKey!, body: usdcCharge() });
+    const view = await loadCheckoutView(charge.chargeId);
     expect(view).toMatchObject({ merchantName: 'Orbit Games', merchantLogoUrl: 'https://cdn.orbit.example/logo.png' });
 
     const [entry] = await getDb().select().from(auditLog).where(eq(auditLog.merchantId, merchant.id));
@@ -50,7 +49,7 @@ describe('merchant profile', () => {
 
     // Clearing the logo removes it.
     await updateMerchantProfile({ userId: owner, merchantId: merchant.id, name: 'Orbit Games', logoUrl: '', supportEmail: '' });
-    expect((await loadCheckoutView(charge.json.data.chargeId))!.merchantLogoUrl).toBeNull();
+    expect((await loadCheckoutView(charge.chargeId))!.merchantLogoUrl).toBeNull();
   });
 
   it('refuses bad values with the field named, and developers, changing nothing', async () => {
@@ -87,14 +86,15 @@ describe('renaming a verified merchant flags it for re-review', () => {
       code: 'verification_required',
       message: expect.stringContaining('name changed'),
     });
-    const direct = await callRoute(createChargeRoute, {
-      apiKey: merchant.liveKey!,
-      body: usdcCharge({ toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }, { isDirectTransfer: true }),
-    });
-    expect(direct.status).toBe(403);
-    expect(direct.json.error).toMatchObject({ code: 'verification_required', param: 'isDirectTransfer' });
+    const direct = await appError(
+      createTestCharge({
+        apiKey: merchant.liveKey!,
+        body: usdcCharge({ toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }, { isDirectTransfer: true }),
+      }),
+    );
+    expect(direct).toMatchObject({ code: 'verification_required', param: 'isDirectTransfer', status: 403 });
     // The live integration does not stop: the existing key still creates charges.
-    expect((await callRoute(createChargeRoute, { apiKey: merchant.liveKey!, body: usdcCharge() })).status).toBe(200);
+    await expect(createTestCharge({ apiKey: merchant.liveKey!, body: usdcCharge() })).resolves.toMatchObject({ charge: { mode: 'live' } });
 
     await verifyMerchant(merchant.id);
     expect((await row()).reviewRequiredAt).toBeNull();

@@ -5,13 +5,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { type: 'json' };
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { auditLog, charges, depositAddresses, merchantMembers } from '@/lib/db/schema';
+import { auditLog, charges, merchantMembers } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { localMinterAccount } from '@/scripts/stack/local-chain';
 import { pollChain } from '@/lib/payments/poll-chain';
-import { newUser } from '@/test/accounts';
-import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { appError, newUser } from '@/test/accounts';
+import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { addCustomToken, listAcceptedTokens, setTokenEnabled } from './tokens';
 
 const USDT = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDT')!;
@@ -32,7 +31,7 @@ beforeEach(async () => {
 });
 
 const as = (userId: string) => ({ userId, merchantId: merchant.id });
-const charge = (chargeData: Record<string, unknown>) => callRoute(createChargeRoute, { apiKey: merchant.liveKey!, body: { chargeData } });
+const charge = (chargeData: Record<string, unknown>) => createTestCharge({ apiKey: merchant.liveKey!, body: { chargeData } });
 
 /** A real ERC-20 (the demo token contract) planted at a fresh address on the local Polygon node. */
 async function plantToken(symbol: string, decimals: number): Promise<Hex> {
@@ -59,15 +58,14 @@ describe('Tokens tab', () => {
     expect((await listAcceptedTokens({ ...as(viewer), mode: 'test' })).every((t) => CHAINS[t.chain].isTestnet)).toBe(true);
 
     await setTokenEnabled({ ...as(developer), chain: 'POLYGON', address: USDT.address, enabled: false });
-    const refused = await charge({ symbol: 'USDT', chain: 'POLYGON', tokenAddress: USDT.address, amount: '1' });
-    expect(refused.status).toBe(422);
-    expect(refused.json.error).toMatchObject({ code: 'unsupported_token', param: 'chargeData.tokenAddress' });
+    const refused = await appError(charge({ symbol: 'USDT', chain: 'POLYGON', tokenAddress: USDT.address, amount: '1' }));
+    expect(refused).toMatchObject({ code: 'unsupported_token', param: 'chargeData.tokenAddress', status: 422 });
     expect(
       (await listAcceptedTokens({ ...as(viewer), mode: 'live' })).find((t) => t.symbol === 'USDT' && t.chain === 'POLYGON')?.enabled,
     ).toBe(false);
 
     await setTokenEnabled({ ...as(developer), chain: 'POLYGON', address: USDT.address, enabled: true });
-    expect((await charge({ symbol: 'USDT', chain: 'POLYGON', tokenAddress: USDT.address, amount: '1' })).status).toBe(200);
+    expect((await charge({ symbol: 'USDT', chain: 'POLYGON', tokenAddress: USDT.address, amount: '1' })).charge.tokenSymbol).toBe('USDT');
     await expect(setTokenEnabled({ ...as(viewer), chain: 'POLYGON', address: USDT.address, enabled: false })).rejects.toMatchObject({
       code: 'forbidden',
     });
@@ -91,25 +89,23 @@ describe('Tokens tab', () => {
       .where(and(eq(auditLog.merchantId, merchant.id), eq(auditLog.action, 'token.add_custom')));
     expect(audit!.data).toMatchObject({ symbol: 'GEM', decimals: 4 });
 
-    expect((await charge({ symbol: 'GEM', chain: 'POLYGON', tokenAddress: gem, amount: '1.23456' })).json.error?.code).toBe(
-      'invalid_amount',
-    );
-    const created = await charge({ symbol: 'GEM', chain: 'POLYGON', tokenAddress: gem, amount: '1.2345' });
-    expect(created.status).toBe(200);
-    const chargeId = created.json.data.chargeId as string;
-    const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
+    expect(await appError(charge({ symbol: 'GEM', chain: 'POLYGON', tokenAddress: gem, amount: '1.23456' }))).toMatchObject({
+      code: 'invalid_amount',
+    });
+    const { chargeId, charge: row, deposit } = await charge({ symbol: 'GEM', chain: 'POLYGON', tokenAddress: gem, amount: '1.2345' });
     expect(row).toMatchObject({ tokenSymbol: 'GEM', tokenDecimals: 4, totalBaseUnits: 12345n });
 
     // Another merchant has not added it.
     const other = await newMerchant();
-    const elsewhere = await callRoute(createChargeRoute, {
-      apiKey: other.liveKey!,
-      body: { chargeData: { symbol: 'GEM', chain: 'POLYGON', tokenAddress: gem, amount: '1' } },
-    });
-    expect(elsewhere.json.error?.code).toBe('unsupported_token');
+    const elsewhere = await appError(
+      createTestCharge({
+        apiKey: other.liveKey!,
+        body: { chargeData: { symbol: 'GEM', chain: 'POLYGON', tokenAddress: gem, amount: '1' } },
+      }),
+    );
+    expect(elsewhere.code).toBe('unsupported_token');
 
     // Paid in GEM, the watcher (which follows the charge's token contract) settles it.
-    const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
     const minter = createWalletClient({ account: localMinterAccount, transport: http(rpcUrl('POLYGON')!) });
     const client = createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
     await client.waitForTransactionReceipt({
@@ -117,7 +113,7 @@ describe('Tokens tab', () => {
         address: gem,
         abi: demoTokenArtifact.abi,
         functionName: 'mint',
-        args: [deposit!.address, 12345n],
+        args: [deposit.address, 12345n],
         chain: null,
       }),
     });
@@ -127,7 +123,7 @@ describe('Tokens tab', () => {
       status = (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status;
     }
     expect(status).toBe('succeeded');
-    expect(await client.readContract({ address: gem, abi: erc20Abi, functionName: 'balanceOf', args: [deposit!.address as Hex] })).toBe(
+    expect(await client.readContract({ address: gem, abi: erc20Abi, functionName: 'balanceOf', args: [deposit.address as Hex] })).toBe(
       12345n,
     );
   });

@@ -15,8 +15,7 @@ import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { uniqueEmail } from '@/test/accounts';
-import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { callRoute, createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { GET as balancesRoute } from '@/app/api/oauth/balances/route';
 import { GET as getRequestRoute } from '@/app/api/oauth/payment-requests/[requestId]/route';
 import { POST as createRequestRoute } from '@/app/api/oauth/payment-requests/route';
@@ -64,11 +63,11 @@ async function accessToken(input: { userId: string; clientId: string; scope: str
 }
 
 async function usdcCharge(of: TestMerchant, amount = '1.25'): Promise<string> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId } = await createTestCharge({
     apiKey: of.liveKey,
     body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount } },
   });
-  return res.json.data.chargeId;
+  return chargeId;
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

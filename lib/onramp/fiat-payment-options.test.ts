@@ -4,10 +4,9 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { getDb } from '@/lib/db/client';
 import { charges, onrampOrders } from '@/lib/db/schema';
-import { callRoute, newMerchant, usdcCharge, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, newMerchant, type TestMerchant, usdcCharge } from '@/test/fixtures';
 import { stubSandboxProvider } from '@/test/sandbox-provider-stub';
 import { fiatPaymentOptions } from './fiat-payment-options';
 import { payChargeWithFiat } from './pay-charge-with-fiat';
@@ -60,11 +59,10 @@ describe('placing a fiat order for a charge', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it('refuses a bank transfer that would arrive after the charge expired (422 settles_after_expiry), and writes nothing', async () => {
-    const created = await callRoute(createChargeRoute, {
+    const { chargeId } = await createTestCharge({
       apiKey: merchant.liveKey,
       body: usdcCharge({ items: [{ name: 'Chest', amount: '50', quantity: 1 }] }),
     });
-    const chargeId = created.json.data.chargeId as string;
     const refused = await payChargeWithFiat({ chargeId, providerId: 'moonpay', paymentMethod: 'bank_transfer', country: 'DE' }).catch(
       (error: unknown) => error,
     );

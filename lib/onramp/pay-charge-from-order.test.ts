@@ -8,7 +8,6 @@ import { and, eq } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { createUser } from '@/lib/accounts/create-user';
 import { findPaymentsInFlight } from '@/lib/charges/payment-in-flight';
 import { transitionCharge } from '@/lib/charges/transition-charge';
@@ -22,7 +21,7 @@ import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import { uniqueEmail } from '@/test/accounts';
-import { callRoute, newMerchant, usdcCharge, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, newMerchant, type TestMerchant, usdcCharge } from '@/test/fixtures';
 import { stubSandboxProvider } from '@/test/sandbox-provider-stub';
 import { fiatPaymentOptions } from './fiat-payment-options';
 import { payChargeFromOrder, payChargesFromDeliveredOrders } from './pay-charge-from-order';
@@ -42,11 +41,11 @@ async function buyer(): Promise<{ userId: string; wallet: Address }> {
 }
 
 async function charge(amount = '4.99'): Promise<string> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId } = await createTestCharge({
     apiKey: merchant.liveKey,
     body: usdcCharge({ items: [{ name: 'Gem pack', amount, quantity: 1 }] }),
   });
-  return res.json.data.chargeId;
+  return chargeId;
 }
 
 /** Plays the provider: the order's tokens sent to its wallet, the order completed with the delivery's hash. */

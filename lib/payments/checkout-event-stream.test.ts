@@ -3,13 +3,12 @@ import { runInNewContext } from 'node:vm';
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { GET as eventsRoute } from '@/app/api/checkout/[chargeId]/events/route';
 import { getDb } from '@/lib/db/client';
 import { charges, payments } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { resetEnvCache } from '@/lib/env';
-import { callRoute, newMerchant, POLYGON_USDC, usdcCharge } from '@/test/fixtures';
+import { createTestCharge, newMerchant, POLYGON_USDC, usdcCharge } from '@/test/fixtures';
 import { loadCheckoutStatus, type CheckoutStatus } from './checkout-status';
 import { openCheckoutEventStream } from './checkout-event-stream';
 
@@ -59,9 +58,7 @@ afterAll(() => {
 });
 
 async function newCharge(): Promise<string> {
-  const res = await callRoute(createChargeRoute, { apiKey: merchantKey, body: usdcCharge() });
-  expect(res.status).toBe(200);
-  return res.json.data.chargeId as string;
+  return (await createTestCharge({ apiKey: merchantKey, body: usdcCharge() })).chargeId;
 }
 
 function open(chargeId: string, ip: string, controller = new AbortController()) {

@@ -9,9 +9,8 @@ import { chargeEvents, charges, outboundTransfers, webhookEvents } from '@/lib/d
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { uniqueEmail } from '@/test/accounts';
-import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { listWallets } from '@/lib/wallets/list-wallets';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
@@ -32,11 +31,11 @@ async function fundedConsumer(): Promise<{ userId: string; address: Hex }> {
 }
 
 async function usdcCharge(amount = '4.99'): Promise<string> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId } = await createTestCharge({
     apiKey: merchant.liveKey,
     body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount } },
   });
-  return res.json.data.chargeId;
+  return chargeId;
 }
 
 /** Polls until the watcher has settled the charge (the shared test chain may be polled by other files too). */

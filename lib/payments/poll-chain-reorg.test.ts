@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { EVM_NATIVE_TOKEN_ADDRESS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, depositAddresses, merchantMembers, payments } from '@/lib/db/schema';
+import { chargeEvents, charges, merchantMembers, payments } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import {
   localDemoPayerAccount,
@@ -18,8 +18,7 @@ import { addCustomToken } from '@/lib/merchants/tokens';
 import { setTraceMode, type TraceMode } from '@/lib/scanner/internal-transfers';
 import { newUser } from '@/test/accounts';
 import { anvilFor, nativeForwarderAbi, type Anvil } from '@/test/anvil';
-import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { failUnderpaidCharges } from './settle-charge';
 import { pollChain } from './poll-chain';
 
@@ -59,13 +58,11 @@ const poll = () => pollChain('DFK', { client: anvil.client, confirmations: CONFI
 
 async function newCharge(symbol: 'GEM' | 'JEWEL', amount: string): Promise<{ chargeId: string; deposit: Hex }> {
   const tokenAddress = symbol === 'GEM' ? GEM : EVM_NATIVE_TOKEN_ADDRESS;
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId, deposit } = await createTestCharge({
     apiKey: merchant.liveKey,
     body: { chargeData: { symbol, chain: 'DFK', tokenAddress, amount } },
   });
-  expect(res.status).toBe(200);
-  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, res.json.data.chargeId));
-  return { chargeId: res.json.data.chargeId, deposit: deposit!.address as Hex };
+  return { chargeId, deposit: deposit.address as Hex };
 }
 
 const paymentsOf = (chargeId: string) => getDb().select().from(payments).where(eq(payments.chargeId, chargeId));

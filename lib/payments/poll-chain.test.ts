@@ -8,8 +8,7 @@ import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, depositAddresses, payments } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
-import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { failUnderpaidCharges } from './settle-charge';
 import { pollChain, watchedAddresses } from './poll-chain';
 import { outsideTransactions } from '@/lib/chains/clients';
@@ -38,13 +37,11 @@ afterAll(async () => {
 });
 
 async function usdtCharge(amount: string): Promise<{ chargeId: string; deposit: `0x${string}` }> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId, deposit } = await createTestCharge({
     apiKey: merchant.liveKey,
     body: { chargeData: { symbol: 'USDT', chain: 'BSC', tokenAddress: USDT.address, amount } },
   });
-  expect(res.status).toBe(200);
-  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, res.json.data.chargeId));
-  return { chargeId: res.json.data.chargeId, deposit: deposit!.address as `0x${string}` };
+  return { chargeId, deposit: deposit.address as `0x${string}` };
 }
 
 async function sendUsdt(to: `0x${string}`, amount: string): Promise<`0x${string}`> {
@@ -102,13 +99,11 @@ describe('chain watcher', () => {
   });
 
   it('a native payment works the same way', async () => {
-    const res = await callRoute(createChargeRoute, {
+    const { chargeId, deposit } = await createTestCharge({
       apiKey: merchant.liveKey,
       body: { chargeData: { symbol: 'BNB', chain: 'BSC', tokenAddress: '0x0000000000000000000000000000000000000000', amount: '0.25' } },
     });
-    const chargeId = res.json.data.chargeId;
-    const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-    const hash = await payer().sendTransaction({ to: deposit!.address as `0x${string}`, value: parseEther('0.25'), chain: null });
+    const hash = await payer().sendTransaction({ to: deposit.address as `0x${string}`, value: parseEther('0.25'), chain: null });
     await client.waitForTransactionReceipt({ hash });
     await pollChain('BSC', { client });
     expect(await status(chargeId)).toBe('succeeded');

@@ -2,16 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, custom, defineChain, http, parseEther, type Hex, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { transitionCharge } from '@/lib/charges/transition-charge';
 import { outsideTransactions } from '@/lib/chains/clients';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
-import { chargeEvents, charges, depositAddresses, payments, scannerCursors, webhookEvents } from '@/lib/db/schema';
+import { chargeEvents, charges, payments, scannerCursors, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { localDemoPayerAccount, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
-import { callRoute, newMerchant, NATIVE_EVM, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, NATIVE_EVM, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { settleCharges } from './settle-charge';
 import { pollChain } from './poll-chain';
 
@@ -55,13 +54,11 @@ afterAll(async () => {
 const poll = () => pollChain(CHAIN, { client });
 
 async function newCharge(amount: string): Promise<{ chargeId: string; deposit: Hex }> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId, deposit } = await createTestCharge({
     apiKey: merchant.testKey,
     body: { chargeData: { symbol: 'BNB', chain: CHAIN, tokenAddress: NATIVE_EVM, amount }, isTest: true },
   });
-  expect(res.status).toBe(200);
-  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, res.json.data.chargeId));
-  return { chargeId: res.json.data.chargeId, deposit: deposit!.address as Hex };
+  return { chargeId, deposit: deposit.address as Hex };
 }
 
 const wallet = () =>

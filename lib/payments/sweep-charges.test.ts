@@ -4,13 +4,12 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, depositAddresses, outboundTransfers, payments, sweepSchedule, wallets } from '@/lib/db/schema';
+import { chargeEvents, charges, outboundTransfers, payments, sweepSchedule, wallets } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
-import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { chargesAwaitingSweep, SWEEP_MAX_ATTEMPTS, sweepCharge } from './sweep-charges';
@@ -51,30 +50,27 @@ async function paidCharge(input: {
   toAddress?: Hex;
 }): Promise<{ chargeId: string; deposit: Hex }> {
   const token = CHAINS.BSC.tokens.find((t) => t.symbol === input.symbol)!;
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId, deposit } = await createTestCharge({
     apiKey: merchant.liveKey!,
     body: {
       chargeData: { symbol: input.symbol, chain: 'BSC', tokenAddress: token.address, amount: input.amount, toAddress: input.toAddress },
     },
   });
-  expect(res.status).toBe(200);
-  const chargeId = res.json.data.chargeId as string;
-  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
   const wallet = createWalletClient({ account: payer, transport: http(node.url) });
   const hash = token.isNative
-    ? await wallet.sendTransaction({ to: deposit!.address as Hex, value: parseEther(input.send), chain: null })
+    ? await wallet.sendTransaction({ to: deposit.address as Hex, value: parseEther(input.send), chain: null })
     : await wallet.writeContract({
         address: USDT.address as Hex,
         abi: erc20Abi,
         functionName: 'transfer',
-        args: [deposit!.address as Hex, parseUnits(input.send, USDT.decimals)],
+        args: [deposit.address as Hex, parseUnits(input.send, USDT.decimals)],
         chain: null,
       });
   await client.waitForTransactionReceipt({ hash });
   await pollChain('BSC');
   const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
   expect(row!.status).toBe('succeeded');
-  return { chargeId, deposit: deposit!.address as Hex };
+  return { chargeId, deposit: deposit.address as Hex };
 }
 
 /** Runs sweep passes (and the reconciler, as the scheduler does) until nothing is owed. */
@@ -230,11 +226,10 @@ describe('sweeps to the payee', () => {
   });
 
   it('leaves funds of a charge that did not succeed where they are, for refund', async () => {
-    const res = await callRoute(createChargeRoute, {
+    const { chargeId } = await createTestCharge({
       apiKey: merchant.liveKey!,
       body: { chargeData: { symbol: 'USDT', chain: 'BSC', tokenAddress: USDT.address, amount: '1' } },
     });
-    const chargeId = res.json.data.chargeId as string;
     await getDb().update(charges).set({ status: 'canceled' }).where(eq(charges.id, chargeId));
     expect(await sweepCharge(chargeId)).toBe('not_sweepable');
     expect(await chargesAwaitingSweep(1000)).not.toContain(chargeId);

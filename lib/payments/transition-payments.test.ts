@@ -1,10 +1,9 @@
 import { eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { getDb } from '@/lib/db/client';
 import { payments, type PaymentStatus } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
-import { callRoute, newMerchant, usdcCharge, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, newMerchant, type TestMerchant, usdcCharge } from '@/test/fixtures';
 import { IllegalTransitionError } from '@/lib/state-machine';
 import { transitionPayments } from './transition-payments';
 
@@ -13,8 +12,7 @@ let chargeId: string;
 
 beforeAll(async () => {
   merchant = await newMerchant();
-  const res = await callRoute(createChargeRoute, { apiKey: merchant.liveKey, body: usdcCharge() });
-  chargeId = res.json.data.chargeId;
+  ({ chargeId } = await createTestCharge({ apiKey: merchant.liveKey, body: usdcCharge() }));
 });
 
 async function paymentIn(status: PaymentStatus): Promise<string> {

@@ -8,12 +8,11 @@ import { and, eq } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { GET, POST } from '@/app/api/charges/[chargeId]/refunds/route';
 import { createUser } from '@/lib/accounts/create-user';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses, merchantMembers, onrampOrders, outboundTransfers, refunds, webhookEvents } from '@/lib/db/schema';
+import { charges, merchantMembers, onrampOrders, outboundTransfers, refunds, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { readOutbox } from '@/lib/notifications/outbox';
@@ -22,7 +21,7 @@ import { pollChain } from '@/lib/payments/poll-chain';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { enrolTotp, newUser, uniqueEmail } from '@/test/accounts';
-import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { callRoute, createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { stubSandboxProvider } from '@/test/sandbox-provider-stub';
 import { claimRefund, findRefundClaim } from './claim-refund';
 import { consumeRefundClaimLimit } from './consume-refund-claim-limit';
@@ -46,13 +45,11 @@ beforeEach(() => {
 afterEach(() => vi.restoreAllMocks());
 
 async function createCharge(amount: string): Promise<{ chargeId: string; deposit: Address }> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId, deposit } = await createTestCharge({
     apiKey: merchant.liveKey!,
     body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount } },
   });
-  const chargeId = res.json.data.chargeId as string;
-  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-  return { chargeId, deposit: deposit!.address as Address };
+  return { chargeId, deposit: deposit.address as Address };
 }
 
 /** A fresh outside wallet sends `amount` USDC to `to`; returns the sender and the transaction hash. */

@@ -5,8 +5,7 @@ import { getDb, getSql } from '@/lib/db/client';
 import { depositAddresses } from '@/lib/db/schema';
 import { openPayments } from '@/lib/payments/poll-chain';
 import { openIncomingTransfers, serviceWalletsLookup } from '@/lib/wallets/poll-incoming-transfers';
-import { callRoute, newMerchant, usdcCharge } from '@/test/fixtures';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { createTestCharge, newMerchant, usdcCharge } from '@/test/fixtures';
 import { eq } from 'drizzle-orm';
 
 // What a poll reads must not grow with history. Each query the scanner runs every poll is run here under
@@ -92,8 +91,7 @@ async function addHistory(
 
 beforeAll(async () => {
   const merchant = await newMerchant();
-  const res = await callRoute(createChargeRoute, { apiKey: merchant.liveKey, body: usdcCharge() });
-  chargeId = res.json.data.chargeId;
+  ({ chargeId } = await createTestCharge({ apiKey: merchant.liveKey, body: usdcCharge() }));
 });
 
 describe('per-poll cost does not grow with history', () => {

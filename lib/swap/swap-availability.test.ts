@@ -1,12 +1,12 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { resetEnvCache } from '@/lib/env';
-import { callRoute, newMerchant, serveChainsWithoutNode } from '@/test/fixtures';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { createTestCharge, newMerchant, serveChainsWithoutNode } from '@/test/fixtures';
 import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/provision-local-swap';
 import { assertSwapOffered, assertSwapProvider, swapAvailability } from './swap-availability';
 import { complianceCountryFrom } from '@/lib/geo/compliance-country';
 import { switchToPrivateDatabase } from '@/test/private-database';
+import { appError } from '@/test/accounts';
 
 const PZP = LOCAL_SWAP_ADDRESSES.pzp;
 const saved = {
@@ -108,32 +108,33 @@ describe('createCharge and the swap pair token', () => {
       },
       isDirectTransfer: true,
     };
-    const ok = await callRoute(createChargeRoute, { apiKey: merchant.liveKey!, body });
-    expect(ok.json.error).toBeNull();
+    const ok = await createTestCharge({ apiKey: merchant.liveKey!, body });
+    expect(ok.charge).toMatchObject({ tokenSymbol: 'PZP', isDirectTransfer: true });
 
-    const test = await callRoute(createChargeRoute, {
-      apiKey: merchant.testKey,
-      body: { chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount: '1' } },
-    });
-    expect(test.json.error).toMatchObject({ code: 'unsupported_token' });
+    const test = await appError(
+      createTestCharge({ apiKey: merchant.testKey, body: { chargeData: { symbol: 'PZP', chain: 'BSC', tokenAddress: PZP, amount: '1' } } }),
+    );
+    expect(test).toMatchObject({ code: 'unsupported_token' });
 
     // A real BSC (not local) without PZP_BSC_TOKEN_ADDRESS: PZP is unknown.
     process.env.LOCAL_CHAINS = 'POLYGON,POLYGON_AMOY';
     resetEnvCache();
-    const unconfigured = await callRoute(createChargeRoute, { apiKey: merchant.liveKey!, body });
-    expect(unconfigured.json.error).toMatchObject({ code: 'unsupported_token', param: 'chargeData.tokenAddress' });
+    const unconfigured = await appError(createTestCharge({ apiKey: merchant.liveKey!, body }));
+    expect(unconfigured).toMatchObject({ code: 'unsupported_token', param: 'chargeData.tokenAddress' });
   });
 
   it("an unknown token on BSC is refused with the known tokens listed, PZP's address among them", async () => {
     serveChainsWithoutNode('BSC');
     const merchant = await newMerchant({ verified: true });
-    const unknown = await callRoute(createChargeRoute, {
-      apiKey: merchant.liveKey!,
-      body: { chargeData: { symbol: 'XYZ', chain: 'BSC', tokenAddress: '0x000000000000000000000000000000000000dEaD', amount: '1' } },
-    });
-    expect(unknown.json.error).toMatchObject({ code: 'unsupported_token', param: 'chargeData.tokenAddress' });
-    expect(unknown.json.error?.message).toContain(`PZP (${PZP})`);
-    expect(unknown.json.error?.message).toContain('USDC (0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d)');
+    const unknown = await appError(
+      createTestCharge({
+        apiKey: merchant.liveKey!,
+        body: { chargeData: { symbol: 'XYZ', chain: 'BSC', tokenAddress: '0x000000000000000000000000000000000000dEaD', amount: '1' } },
+      }),
+    );
+    expect(unknown).toMatchObject({ code: 'unsupported_token', param: 'chargeData.tokenAddress' });
+    expect(unknown.message).toContain(`PZP (${PZP})`);
+    expect(unknown.message).toContain('USDC (0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d)');
   });
 });
 

@@ -30,10 +30,9 @@ import { pollChain } from '@/lib/payments/poll-chain';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { openWalletKey } from '@/lib/keyring/envelope';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { POST as refundRoute } from '@/app/api/charges/[chargeId]/refunds/route';
 import { newUser, uniqueEmail } from '@/test/accounts';
-import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { callRoute, createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { accountFromKey } from './account-from-key';
 import { prepareTransfer, type TransferCall } from './prepare-transfer';
 import { recordTransfer, type RecordedTransfer } from './record-transfer';
@@ -340,12 +339,11 @@ beforeAll(async () => {
 });
 
 async function createCharge(amount = '1'): Promise<string> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId } = await createTestCharge({
     apiKey: merchant.liveKey!,
     body: { chargeData: { symbol: 'USDC', chain: CHAIN, tokenAddress: USDC.address, amount } },
   });
-  expect(res.status, JSON.stringify(res.json.error)).toBe(200);
-  return res.json.data.chargeId as string;
+  return chargeId;
 }
 
 async function signerOf(address: Address) {
@@ -596,7 +594,7 @@ describe('the gate on PostgreSQL and anvil', () => {
     );
     // Another merchant's charge cannot borrow this merchant's registration.
     const foreign = await newMerchant();
-    const foreignCharge = await callRoute(createChargeRoute, {
+    const foreignCharge = await createTestCharge({
       apiKey: foreign.liveKey!,
       body: { chargeData: { symbol: 'USDC', chain: CHAIN, tokenAddress: USDC.address, amount: '1' } },
     });
@@ -605,7 +603,7 @@ describe('the gate on PostgreSQL and anvil', () => {
         attempt({
           from: merchantWallet,
           purpose: 'fulfilment',
-          chargeId: foreignCharge.json.data.chargeId,
+          chargeId: foreignCharge.chargeId,
           authorization: fulfil,
           call: { to: getAddress(item), value: 0n, data: mint },
         }),

@@ -1,13 +1,12 @@
 import { eq, sql } from 'drizzle-orm';
 import { parseUnits } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { CHAINS, EVM_NATIVE_TOKEN_ADDRESS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { onrampOrders, onrampProviders, outboundTransfers, walletIncomingTransfers } from '@/lib/db/schema';
 import { newId, randomBase62 } from '@/lib/ids';
 import { appError, newUser } from '@/test/accounts';
-import { callRoute, newMerchant, POLYGON_USDC } from '@/test/fixtures';
+import { createTestCharge, newMerchant, POLYGON_USDC } from '@/test/fixtures';
 import { listWalletActivity, type ActivityItem } from './activity';
 import { createWalletsForUser } from '@/lib/keyring/create-wallets';
 
@@ -103,11 +102,10 @@ beforeAll(async () => {
     .insert(onrampProviders)
     .values({ id: PROVIDER, displayName: 'Test Ramp', facts: {}, reviewedOn: '2026-11-22', enabled: false });
   const merchant = await newMerchant({ name: 'Demo Game Studio' });
-  const res = await callRoute(createChargeRoute, {
+  ({ chargeId } = await createTestCharge({
     apiKey: merchant.liveKey,
     body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '3.75' } },
-  });
-  chargeId = res.json.data.chargeId;
+  }));
 
   const deliveryHash = hash();
   await getDb()

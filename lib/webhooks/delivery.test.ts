@@ -11,7 +11,6 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GET as getChargeRoute } from '@/app/api/charges/[chargeId]/route';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { POST as createEndpointRoute } from '@/app/api/webhook-endpoints/route';
 import { transitionCharge } from '@/lib/charges/transition-charge';
 import { getDb } from '@/lib/db/client';
@@ -19,7 +18,7 @@ import { env } from '@/lib/env';
 import { charges, merchants, payments, webhookDeliveries, webhookEndpoints, webhookEvents } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { readOutbox } from '@/lib/notifications/outbox';
-import { callRoute, newMerchant, testCharge, type TestMerchant } from '@/test/fixtures';
+import { callRoute, createTestCharge, newMerchant, testCharge, type TestMerchant } from '@/test/fixtures';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@/test/webhook-receiver';
 import { attemptDelivery, DeliveryClaimedError, requeueStuckDeliveries } from './attempt-delivery';
 import { emitPaymentFailed } from '@/lib/charges/charge-events';
@@ -65,9 +64,7 @@ async function merchantWithEndpoint(
 }
 
 async function newCharge(merchant: TestMerchant): Promise<string> {
-  const res = await callRoute(createChargeRoute, { apiKey: merchant.testKey, body: testCharge() });
-  expect(res.status).toBe(200);
-  return res.json.data.chargeId;
+  return (await createTestCharge({ apiKey: merchant.testKey, body: testCharge() })).chargeId;
 }
 
 async function transition(chargeId: string, ...statuses: ('processing' | 'succeeded' | 'canceled')[]): Promise<void> {

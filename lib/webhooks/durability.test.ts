@@ -22,14 +22,13 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { POST as createEndpointRoute } from '@/app/api/webhook-endpoints/route';
 import { transitionCharge } from '@/lib/charges/transition-charge';
 import { closeDb, getDb } from '@/lib/db/client';
 import { migrateDatabase } from '@/lib/admin/migrate-database';
 import { charges, webhookDeliveries, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { callRoute, newMerchant, testCharge, type TestMerchant } from '@/test/fixtures';
+import { callRoute, createTestCharge, newMerchant, testCharge, type TestMerchant } from '@/test/fixtures';
 import { startWebhookReceiver, waitFor, type ReceivedWebhook, type WebhookReceiver } from '@/test/webhook-receiver';
 import { CLAIM_LEASE_MS } from './claim-deliveries';
 import { DELIVERY_QUEUE } from './enqueue-deliveries';
@@ -140,9 +139,7 @@ async function statusCounts(eventIds: readonly string[]): Promise<Record<string,
 }
 
 async function newCharge(): Promise<string> {
-  const res = await callRoute(createChargeRoute, { apiKey: merchant.testKey, body: testCharge() });
-  expect(res.status, JSON.stringify(res.json)).toBe(200);
-  return res.json.data.chargeId;
+  return (await createTestCharge({ apiKey: merchant.testKey, body: testCharge() })).chargeId;
 }
 
 async function transition(chargeId: string, ...statuses: ('processing' | 'succeeded' | 'canceled')[]): Promise<void> {

@@ -22,15 +22,7 @@ import { createUser } from '@/lib/accounts/create-user';
 import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import {
-  charges,
-  depositAddresses,
-  merchantMembers,
-  outboundTransferAttempts,
-  outboundTransfers,
-  payments,
-  refunds,
-} from '@/lib/db/schema';
+import { charges, merchantMembers, outboundTransferAttempts, outboundTransfers, payments, refunds } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { reconcileChain } from '@/lib/ledger/reconcile-chains';
@@ -48,10 +40,9 @@ import { listWallets } from '@/lib/wallets/list-wallets';
 import { newSendId } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import type { CrashPoint } from '@/lib/crash-points';
 import { enrolTotp, uniqueEmail } from '@/test/accounts';
-import { callRoute, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { startRpcFaultProxy, type FaultPlan, type RpcFaultProxy } from './rpc-fault-proxy';
@@ -133,14 +124,11 @@ async function newConsumer(jewel: string): Promise<{ userId: string; address: Ad
 }
 
 async function newCharge(amount: string): Promise<{ chargeId: string; deposit: Address }> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId, deposit } = await createTestCharge({
     apiKey: merchant.testKey,
     body: { chargeData: { symbol: 'JEWEL', chain: 'DFK', tokenAddress: JEWEL.address, amount }, isTest: true },
   });
-  expect(res.status, JSON.stringify(res.json.error)).toBe(200);
-  const chargeId = res.json.data.chargeId as string;
-  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-  return { chargeId, deposit: deposit!.address as Address };
+  return { chargeId, deposit: deposit.address as Address };
 }
 
 /** A charge paid from a fresh outside wallet (its refunds go back there), settled. */

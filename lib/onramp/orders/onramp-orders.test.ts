@@ -6,11 +6,10 @@
  */
 import { count, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses, onrampOrderEvents, onrampOrders, webhookEvents } from '@/lib/db/schema';
+import { charges, onrampOrderEvents, onrampOrders, webhookEvents } from '@/lib/db/schema';
 import { signSandboxWebhook } from '@/lib/onramp/providers/sandbox';
-import { callRoute, newMerchant, usdcCharge } from '@/test/fixtures';
+import { createTestCharge, newMerchant, usdcCharge } from '@/test/fixtures';
 import { isAppError, type AppError } from '@/lib/errors';
 import { payChargeWithFiat } from '../pay-charge-with-fiat';
 import { quoteOnramp } from '../quote-onramp';
@@ -399,15 +398,13 @@ describe('provider webhooks', () => {
 
   it('a failed card payment of a charge emits payment.failed and leaves the charge payable', async () => {
     const merchant = await newMerchant();
-    const created = await callRoute(createChargeRoute, {
+    const { chargeId, deposit } = await createTestCharge({
       apiKey: merchant.liveKey,
       body: usdcCharge({ items: [{ name: 'Chest', image: 'https://game.example/c.png', amount: '24.5', quantity: 1 }] }),
     });
-    const chargeId = created.json.data.chargeId as string;
     const placed = await payChargeWithFiat({ chargeId, providerId: 'moonpay', paymentMethod: 'card', country: 'US' });
-    const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
     const order = await orderRow(placed.orderId);
-    expect(order).toMatchObject({ purpose: 'charge_payment', chargeId, walletAddress: deposit!.address, cryptoBaseUnits: 24_500_000n });
+    expect(order).toMatchObject({ purpose: 'charge_payment', chargeId, walletAddress: deposit.address, cryptoBaseUnits: 24_500_000n });
     expect(sessionRequests.at(-1)).toMatchObject({ redirectUrl: `${process.env.APP_URL}/checkout/${chargeId}` });
 
     const failed = sandboxWebhook({ orderId: 'ses_c', partnerOrderId: placed.orderId, status: 'FAILED', failureReason: 'card_declined' });
@@ -423,9 +420,9 @@ describe('provider webhooks', () => {
     const [charge] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
     expect(charge!.status).toBe('pending');
     // A charge below every minimum cannot be paid by card: the provider says so instead of overcharging.
-    const small = await callRoute(createChargeRoute, { apiKey: merchant.liveKey, body: usdcCharge() });
+    const small = await createTestCharge({ apiKey: merchant.liveKey, body: usdcCharge() });
     await expectAppError(
-      payChargeWithFiat({ chargeId: small.json.data.chargeId, providerId: 'moonpay', paymentMethod: 'card', country: 'US' }),
+      payChargeWithFiat({ chargeId: small.chargeId, providerId: 'moonpay', paymentMethod: 'card', country: 'US' }),
       'below_minimum',
     );
   });

@@ -10,8 +10,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS, SOLANA_NATIVE_MINT } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
-import { callRoute, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { parseSolanaPayTransferRequest } from './solana-pay-transfer-request';
 import type { ReferencedTransfersRpc } from './find-transfers';
@@ -45,14 +44,11 @@ async function charge(
   tokenAddress: string,
   amount: string,
 ): Promise<{ chargeId: string; address: Address; reference: Address }> {
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId, deposit } = await createTestCharge({
     apiKey: merchant.liveKey!,
     body: { chargeData: { symbol, chain: 'SOLANA', tokenAddress, amount } },
   });
-  expect(res.status).toBe(200);
-  const chargeId = res.json.data.chargeId as string;
-  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-  return { chargeId, address: deposit!.address as Address, reference: deposit!.reference as Address };
+  return { chargeId, address: deposit.address as Address, reference: deposit.reference as Address };
 }
 
 const statusOf = async (chargeId: string) => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status;

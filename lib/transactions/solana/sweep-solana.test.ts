@@ -19,12 +19,11 @@ import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTokenDecoder } from '
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS, EVM_CHAIN_NAMES, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, depositAddresses, outboundTransfers, wallets } from '@/lib/db/schema';
+import { chargeEvents, charges, outboundTransfers, wallets } from '@/lib/db/schema';
 import { rpcEnvName } from '@/lib/env';
 import { formatAmount } from '@/lib/money';
 import { TEST_SECRETS } from '@/test/test-secrets';
-import { callRoute, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
-import { POST as createChargeRoute } from '@/app/api/createCharge/route';
+import { createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { gasTankReport } from '@/lib/transactions/gas-tank';
 import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
@@ -111,7 +110,7 @@ async function paidCharge(input: {
   toAddress?: Address;
 }): Promise<{ chargeId: string; chain: ChainName; deposit: Address }> {
   const isSol = input.token === 'SOL';
-  const res = await callRoute(createChargeRoute, {
+  const { chargeId, deposit, charge } = await createTestCharge({
     apiKey: isSol ? merchant.testKey : merchant.liveKey!,
     body: {
       chargeData: {
@@ -123,11 +122,8 @@ async function paidCharge(input: {
       },
     },
   });
-  expect(res.status).toBe(200);
-  const chargeId = res.json.data.chargeId as string;
-  const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-  const recipient = deposit!.address as Address;
-  const references = [deposit!.reference as Address];
+  const recipient = deposit.address as Address;
+  const references = [deposit.reference as Address];
   const transaction = isSol
     ? await solPayment(ledger.svm, { payer, recipient, lamports: input.paid, references })
     : await tokenPayment(ledger.svm, {
@@ -140,7 +136,7 @@ async function paidCharge(input: {
       });
   expectSuccess(ledger.send(transaction));
   ledger.finalizeThrough();
-  const chain = deposit!.chain as ChainName;
+  const chain = charge.chain as ChainName;
   await poll(chain);
   return { chargeId, chain, deposit: recipient };
 }
