@@ -17,7 +17,7 @@ import { setRuleEnabled } from '@/lib/contracts/list-contracts';
 import { getDb } from '@/lib/db/client';
 import { auditLog, merchantContracts, merchantMembers, stepUpRefusals, users } from '@/lib/db/schema';
 import { newId, randomBase62 } from '@/lib/ids';
-import { inviteMember } from '@/lib/merchants/members';
+import { inviteMember } from '@/lib/merchants/invite-member';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { swapHeldFunds } from '@/lib/swap/swap-held-funds';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';

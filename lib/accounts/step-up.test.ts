@@ -9,7 +9,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { apiKeys, merchantInvitations, merchantMembers, webhookEndpoints } from '@/lib/db/schema';
 import { createKeyForMember } from '@/lib/api-keys/api-keys';
-import { changeMemberRole, inviteMember } from '@/lib/merchants/members';
+import { changeMemberRole, inviteMember } from '@/lib/merchants/invite-member';
 import { withdrawalHeldUntil } from '@/lib/merchants/withdrawal-hold';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { readOutbox } from '@/lib/notifications/outbox';

@@ -2,7 +2,7 @@
 
 import { revalidatePath } from 'next/cache';
 import { formField, memberAction } from '@/lib/api/server-actions';
-import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from '@/lib/merchants/members';
+import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from '@/lib/merchants/invite-member';
 
 const PAGE = '/dashboard/settings/members';
 

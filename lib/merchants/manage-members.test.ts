@@ -9,7 +9,7 @@ const PIN = '739104';
 import { newMerchant } from '@/test/fixtures';
 import { checkSessionClaims, issueSessionClaims } from '@/lib/auth/session-token';
 import { describeInvitation } from './describe-invitation';
-import { acceptInvitation, changeMemberRole, INVITATION_TTL_MS, inviteMember, listMembers, removeMember } from './members';
+import { acceptInvitation, changeMemberRole, INVITATION_TTL_MS, inviteMember, listMembers, removeMember } from './invite-member';
 
 let merchantId: string;
 const people: Partial<Record<MemberRole, string>> = {};
