@@ -16,12 +16,12 @@
  *  - someone made an owner by another member gets `owner_since`, which holds their withdrawals
  *    (withdrawal-hold.ts); a removed member's sessions all end.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import { emailSchema } from '@/lib/accounts/email';
 import { recordAudit } from '@/lib/audit/record-audit';
-import { getDb, type DbOrTx } from '@/lib/db/client';
-import { MEMBER_ROLES, merchantInvitations, merchantMembers, users, type MemberRole } from '@/lib/db/schema';
+import { getDb } from '@/lib/db/client';
+import { merchantInvitations, merchantMembers, users, type MemberRole } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
@@ -29,19 +29,14 @@ import { sendEmail } from '@/lib/notifications/send-email';
 import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
 import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
 import { notifyOwners } from './notify-owners';
-import { authorizeMember, mayTouchSeat, type AuthorizedMember } from './permissions';
+import { emailOf } from './email-of';
+import { hashInvitationToken } from './hash-invitation-token';
+import { lockedMember } from './locked-member';
+import { authorizeMember, isPrivilegedRole, parseMemberRole, requireOwnerFor, type MemberActor } from './permissions';
+import { requireAnotherOwner } from './require-another-owner';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
 
-interface Actor {
-  userId: string;
-  merchantId: string;
-  ip?: string | null;
-}
-
-/** Roles whose seats are ownership: inviting or promoting into them needs a step-up, and owners hear of every change. */
-const PRIVILEGED_ROLES: readonly MemberRole[] = ['owner', 'admin'];
-const isPrivileged = (role: MemberRole) => PRIVILEGED_ROLES.includes(role);
 /** owner > admin > the rest: a change to a higher seat is a promotion. */
 const rank = (role: MemberRole) => (role === 'owner' ? 2 : role === 'admin' ? 1 : 0);
 
@@ -59,19 +54,10 @@ export interface InvitationListing {
   expiresAt: Date;
 }
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
-
-function parseRole(role: string): MemberRole {
-  if (!(MEMBER_ROLES as readonly string[]).includes(role))
-    throw new AppError('invalid_request', `The role is one of ${MEMBER_ROLES.join(', ')}.`, { param: 'role' });
-  return role as MemberRole;
-}
-
-function requireOwnerFor(actor: AuthorizedMember, role: MemberRole, what: string): void {
-  if (!mayTouchSeat(actor.role, role)) throw new AppError('forbidden', `Only an owner can ${what} an owner.`);
-}
-
-export async function listMembers(input: Actor, now = new Date()): Promise<{ members: MemberListing[]; invitations: InvitationListing[] }> {
+export async function listMembers(
+  input: MemberActor,
+  now = new Date(),
+): Promise<{ members: MemberListing[]; invitations: InvitationListing[] }> {
   await authorizeMember(getDb(), { ...input, permission: 'dashboard.view' });
   const members = await getDb()
     .select({ userId: merchantMembers.userId, email: users.email, role: merchantMembers.role, joinedAt: merchantMembers.createdAt })
@@ -101,18 +87,18 @@ export async function listMembers(input: Actor, now = new Date()): Promise<{ mem
 
 /** Invites `email` as `role`; e-mails the link. Returns the invitation id (the token only travels by e-mail). */
 export async function inviteMember(
-  input: Actor & { email: string; role: string; stepUp?: StepUpProof },
+  input: MemberActor & { email: string; role: string; stepUp?: StepUpProof },
   now = new Date(),
 ): Promise<{ invitationId: string }> {
   const email = emailSchema.safeParse(input.email);
   if (!email.success) throw new AppError('invalid_request', 'Enter the e-mail address of the person to invite.', { param: 'email' });
-  const role = parseRole(input.role);
+  const role = parseMemberRole(input.role);
   const token = randomBytes(24).toString('base64url');
   const { invitationId, merchantName } = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'members.manage' });
     requireOwnerFor(actor, role, 'invite');
     // Owners and admins act in both modes: seating one is a live ownership change.
-    if (isPrivileged(role)) {
+    if (isPrivilegedRole(role)) {
       await verifyStepUp({
         userId: input.userId,
         proof: input.stepUp ?? {},
@@ -144,14 +130,14 @@ export async function inviteMember(
       merchantId: input.merchantId,
       email: email.data,
       role,
-      tokenHash: hashToken(token),
+      tokenHash: hashInvitationToken(token),
       invitedByUserId: input.userId,
       expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
     });
     await recordAudit(tx, { actor, action: 'member.invite', targetId: id, data: { email: email.data, role }, ip: input.ip });
     return { invitationId: id, merchantName: actor.merchant.name };
   });
-  if (isPrivileged(role)) {
+  if (isPrivilegedRole(role)) {
     await notifyOwners({
       merchantId: input.merchantId,
       actorUserId: input.userId,
@@ -173,7 +159,7 @@ export async function findInvitation(token: string, now = new Date()) {
   const [row] = await getDb()
     .select()
     .from(merchantInvitations)
-    .where(eq(merchantInvitations.tokenHash, hashToken(token)));
+    .where(eq(merchantInvitations.tokenHash, hashInvitationToken(token)));
   if (!row || row.acceptedAt || row.revokedAt || row.expiresAt <= now) return undefined;
   return row;
 }
@@ -186,7 +172,7 @@ export async function acceptInvitation(
     const [invitation] = await tx
       .select()
       .from(merchantInvitations)
-      .where(eq(merchantInvitations.tokenHash, hashToken(input.token)))
+      .where(eq(merchantInvitations.tokenHash, hashInvitationToken(input.token)))
       .for('update');
     if (!invitation || invitation.acceptedAt || invitation.revokedAt || invitation.expiresAt <= now) {
       throw new AppError('not_found', 'This invitation link is no longer valid. Ask for a new one.');
@@ -213,7 +199,7 @@ export async function acceptInvitation(
     await recordAudit(tx, { actor, action: 'member.join', targetId: invitation.id, data: { role: invitation.role }, ip: input.ip });
     return { merchantId: invitation.merchantId, role: invitation.role, email: invitation.email };
   });
-  if (isPrivileged(accepted.role)) {
+  if (isPrivilegedRole(accepted.role)) {
     await notifyOwners({
       merchantId: accepted.merchantId,
       actorUserId: input.userId,
@@ -225,15 +211,15 @@ export async function acceptInvitation(
   return { merchantId: accepted.merchantId, role: accepted.role };
 }
 
-export async function changeMemberRole(input: Actor & { memberUserId: string; role: string; stepUp?: StepUpProof }): Promise<void> {
-  const role = parseRole(input.role);
+export async function changeMemberRole(input: MemberActor & { memberUserId: string; role: string; stepUp?: StepUpProof }): Promise<void> {
+  const role = parseMemberRole(input.role);
   const from = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'members.manage' });
     const target = await lockedMember(tx, input.merchantId, input.memberUserId);
     requireOwnerFor(actor, role, 'make');
     requireOwnerFor(actor, target.role, 'change');
     if (target.role === 'owner' && role !== 'owner') await requireAnotherOwner(tx, input.merchantId);
-    if (isPrivileged(role) && rank(role) > rank(target.role)) {
+    if (isPrivilegedRole(role) && rank(role) > rank(target.role)) {
       await verifyStepUp({
         userId: input.userId,
         proof: input.stepUp ?? {},
@@ -255,7 +241,7 @@ export async function changeMemberRole(input: Actor & { memberUserId: string; ro
     });
     return target.role;
   });
-  if (from !== role && (isPrivileged(from) || isPrivileged(role))) {
+  if (from !== role && (isPrivilegedRole(from) || isPrivilegedRole(role))) {
     await notifyOwners({
       merchantId: input.merchantId,
       actorUserId: input.userId,
@@ -266,12 +252,7 @@ export async function changeMemberRole(input: Actor & { memberUserId: string; ro
   }
 }
 
-async function emailOf(userId: string): Promise<string> {
-  const [row] = await getDb().select({ email: users.email }).from(users).where(eq(users.id, userId));
-  return row?.email ?? userId;
-}
-
-export async function removeMember(input: Actor & { memberUserId: string }): Promise<void> {
+export async function removeMember(input: MemberActor & { memberUserId: string }): Promise<void> {
   const removedRole = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'members.manage' });
     const target = await lockedMember(tx, input.merchantId, input.memberUserId);
@@ -285,7 +266,7 @@ export async function removeMember(input: Actor & { memberUserId: string }): Pro
     await recordAudit(tx, { actor, action: 'member.remove', targetId: input.memberUserId, data: { role: target.role }, ip: input.ip });
     return target.role;
   });
-  if (isPrivileged(removedRole)) {
+  if (isPrivilegedRole(removedRole)) {
     const email = await emailOf(input.memberUserId);
     await notifyOwners({
       merchantId: input.merchantId,
@@ -297,7 +278,7 @@ export async function removeMember(input: Actor & { memberUserId: string }): Pro
   }
 }
 
-export async function revokeInvitation(input: Actor & { invitationId: string }, now = new Date()): Promise<void> {
+export async function revokeInvitation(input: MemberActor & { invitationId: string }, now = new Date()): Promise<void> {
   await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'members.manage' });
     const revoked = await tx
@@ -316,20 +297,4 @@ export async function revokeInvitation(input: Actor & { invitationId: string }, 
     requireOwnerFor(actor, revoked[0]!.role, 'revoke the invitation of');
     await recordAudit(tx, { actor, action: 'member.revoke_invitation', targetId: input.invitationId, ip: input.ip });
   });
-}
-
-/** Locks every member row of the merchant (so two concurrent changes cannot both remove "another" owner), returns the target. */
-async function lockedMember(tx: DbOrTx, merchantId: string, userId: string) {
-  const rows = await tx.select().from(merchantMembers).where(eq(merchantMembers.merchantId, merchantId)).for('update');
-  const target = rows.find((row) => row.userId === userId);
-  if (!target) throw new AppError('not_found', 'No such member.');
-  return target;
-}
-
-async function requireAnotherOwner(tx: DbOrTx, merchantId: string): Promise<void> {
-  const owners = await tx
-    .select({ userId: merchantMembers.userId })
-    .from(merchantMembers)
-    .where(and(eq(merchantMembers.merchantId, merchantId), eq(merchantMembers.role, 'owner')));
-  if (owners.length < 2) throw new AppError('invalid_request', 'A merchant needs at least one owner: make someone else owner first.');
 }
