@@ -17,7 +17,7 @@
  *    (withdrawal-hold.ts); a removed member's sessions all end.
  */
 import { randomBytes } from 'node:crypto';
-import { and, asc, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { emailSchema } from '@/lib/accounts/email';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb } from '@/lib/db/client';
@@ -39,51 +39,6 @@ export const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
 
 /** owner > admin > the rest: a change to a higher seat is a promotion. */
 const rank = (role: MemberRole) => (role === 'owner' ? 2 : role === 'admin' ? 1 : 0);
-
-export interface MemberListing {
-  userId: string;
-  email: string | null;
-  role: MemberRole;
-  joinedAt: Date;
-}
-
-export interface InvitationListing {
-  id: string;
-  email: string;
-  role: MemberRole;
-  expiresAt: Date;
-}
-
-export async function listMembers(
-  input: MemberActor,
-  now = new Date(),
-): Promise<{ members: MemberListing[]; invitations: InvitationListing[] }> {
-  await authorizeMember(getDb(), { ...input, permission: 'dashboard.view' });
-  const members = await getDb()
-    .select({ userId: merchantMembers.userId, email: users.email, role: merchantMembers.role, joinedAt: merchantMembers.createdAt })
-    .from(merchantMembers)
-    .innerJoin(users, eq(users.id, merchantMembers.userId))
-    .where(eq(merchantMembers.merchantId, input.merchantId))
-    .orderBy(asc(merchantMembers.createdAt));
-  const invitations = await getDb()
-    .select({
-      id: merchantInvitations.id,
-      email: merchantInvitations.email,
-      role: merchantInvitations.role,
-      expiresAt: merchantInvitations.expiresAt,
-    })
-    .from(merchantInvitations)
-    .where(
-      and(
-        eq(merchantInvitations.merchantId, input.merchantId),
-        isNull(merchantInvitations.acceptedAt),
-        isNull(merchantInvitations.revokedAt),
-        gt(merchantInvitations.expiresAt, now),
-      ),
-    )
-    .orderBy(asc(merchantInvitations.createdAt));
-  return { members, invitations };
-}
 
 /** Invites `email` as `role`; e-mails the link. Returns the invitation id (the token only travels by e-mail). */
 export async function inviteMember(
