@@ -555,7 +555,7 @@ const ACTIONS: Record<string, Row> = {
   }),
   'app/dashboard/settings/members/actions.ts#revokeInvitationAction': actionRow(memberActions, 'revokeInvitationAction', {
     memberForm: () => ({ invitationId: 'inv_0000000000000000' }),
-    scopeNa: 'the invitation is looked up within the session’s merchant (lib/merchants/invite-member.ts, lib/merchants/manage-members.test.ts)',
+    scopeNa: 'the invitation is looked up within the session’s merchant (lib/merchants/revoke-invitation.ts)',
     modeNa: NO_MODE,
   }),
   'app/dashboard/settings/oauth/actions.ts#registerOAuthAppAction': actionRow(oauthActions, 'registerOAuthAppAction', {

@@ -232,24 +232,3 @@ export async function removeMember(input: MemberActor & { memberUserId: string }
     });
   }
 }
-
-export async function revokeInvitation(input: MemberActor & { invitationId: string }, now = new Date()): Promise<void> {
-  await getDb().transaction(async (tx) => {
-    const actor = await authorizeMember(tx, { ...input, permission: 'members.manage' });
-    const revoked = await tx
-      .update(merchantInvitations)
-      .set({ revokedAt: now })
-      .where(
-        and(
-          eq(merchantInvitations.id, input.invitationId),
-          eq(merchantInvitations.merchantId, input.merchantId),
-          isNull(merchantInvitations.acceptedAt),
-          isNull(merchantInvitations.revokedAt),
-        ),
-      )
-      .returning({ id: merchantInvitations.id, role: merchantInvitations.role });
-    if (!revoked.length) throw new AppError('not_found', 'No open invitation with that id.');
-    requireOwnerFor(actor, revoked[0]!.role, 'revoke the invitation of');
-    await recordAudit(tx, { actor, action: 'member.revoke_invitation', targetId: input.invitationId, ip: input.ip });
-  });
-}

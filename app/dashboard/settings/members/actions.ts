@@ -2,7 +2,8 @@
 
 import { revalidatePath } from 'next/cache';
 import { formField, memberAction } from '@/lib/api/server-actions';
-import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from '@/lib/merchants/invite-member';
+import { changeMemberRole, inviteMember, removeMember } from '@/lib/merchants/invite-member';
+import { revokeInvitation } from '@/lib/merchants/revoke-invitation';
 
 const PAGE = '/dashboard/settings/members';
 
