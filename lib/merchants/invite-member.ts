@@ -27,7 +27,6 @@ import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { sendEmail } from '@/lib/notifications/send-email';
 import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
-import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
 import { notifyOwners } from './notify-owners';
 import { emailOf } from './email-of';
 import { hashInvitationToken } from './hash-invitation-token';
@@ -203,32 +202,6 @@ export async function changeMemberRole(input: MemberActor & { memberUserId: stri
       ip: input.ip,
       subject: `${await emailOf(input.memberUserId)} is now ${role}`,
       text: `The role of ${await emailOf(input.memberUserId)} changed from ${from} to ${role}.`,
-    });
-  }
-}
-
-export async function removeMember(input: MemberActor & { memberUserId: string }): Promise<void> {
-  const removedRole = await getDb().transaction(async (tx) => {
-    const actor = await authorizeMember(tx, { ...input, permission: 'members.manage' });
-    const target = await lockedMember(tx, input.merchantId, input.memberUserId);
-    requireOwnerFor(actor, target.role, 'remove');
-    if (target.role === 'owner') await requireAnotherOwner(tx, input.merchantId);
-    await tx
-      .delete(merchantMembers)
-      .where(and(eq(merchantMembers.merchantId, input.merchantId), eq(merchantMembers.userId, input.memberUserId)));
-    // Their sessions carried this merchant's dashboard: they all end.
-    await revokeAllSessions(input.memberUserId, tx);
-    await recordAudit(tx, { actor, action: 'member.remove', targetId: input.memberUserId, data: { role: target.role }, ip: input.ip });
-    return target.role;
-  });
-  if (isPrivilegedRole(removedRole)) {
-    const email = await emailOf(input.memberUserId);
-    await notifyOwners({
-      merchantId: input.merchantId,
-      actorUserId: input.userId,
-      ip: input.ip,
-      subject: `${email} (${removedRole}) was removed`,
-      text: `${email}, ${removedRole}, no longer belongs to this merchant.`,
     });
   }
 }
