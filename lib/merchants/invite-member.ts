@@ -28,16 +28,10 @@ import { newId } from '@/lib/ids';
 import { sendEmail } from '@/lib/notifications/send-email';
 import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
 import { notifyOwners } from './notify-owners';
-import { emailOf } from './email-of';
 import { hashInvitationToken } from './hash-invitation-token';
-import { lockedMember } from './locked-member';
 import { authorizeMember, isPrivilegedRole, parseMemberRole, requireOwnerFor, type MemberActor } from './permissions';
-import { requireAnotherOwner } from './require-another-owner';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
-
-/** owner > admin > the rest: a change to a higher seat is a promotion. */
-const rank = (role: MemberRole) => (role === 'owner' ? 2 : role === 'admin' ? 1 : 0);
 
 /** Invites `email` as `role`; e-mails the link. Returns the invitation id (the token only travels by e-mail). */
 export async function inviteMember(
@@ -163,45 +157,4 @@ export async function acceptInvitation(
     });
   }
   return { merchantId: accepted.merchantId, role: accepted.role };
-}
-
-export async function changeMemberRole(input: MemberActor & { memberUserId: string; role: string; stepUp?: StepUpProof }): Promise<void> {
-  const role = parseMemberRole(input.role);
-  const from = await getDb().transaction(async (tx) => {
-    const actor = await authorizeMember(tx, { ...input, permission: 'members.manage' });
-    const target = await lockedMember(tx, input.merchantId, input.memberUserId);
-    requireOwnerFor(actor, role, 'make');
-    requireOwnerFor(actor, target.role, 'change');
-    if (target.role === 'owner' && role !== 'owner') await requireAnotherOwner(tx, input.merchantId);
-    if (isPrivilegedRole(role) && rank(role) > rank(target.role)) {
-      await verifyStepUp({
-        userId: input.userId,
-        proof: input.stepUp ?? {},
-        mode: 'live',
-        tx,
-        attempt: { action: 'member_promote', merchantId: input.merchantId, mode: 'live', ip: input.ip },
-      });
-    }
-    await tx
-      .update(merchantMembers)
-      .set({ role, ownerSince: role !== 'owner' ? null : target.role === 'owner' ? target.ownerSince : new Date() })
-      .where(and(eq(merchantMembers.merchantId, input.merchantId), eq(merchantMembers.userId, input.memberUserId)));
-    await recordAudit(tx, {
-      actor,
-      action: 'member.change_role',
-      targetId: input.memberUserId,
-      data: { from: target.role, to: role },
-      ip: input.ip,
-    });
-    return target.role;
-  });
-  if (from !== role && (isPrivilegedRole(from) || isPrivilegedRole(role))) {
-    await notifyOwners({
-      merchantId: input.merchantId,
-      actorUserId: input.userId,
-      ip: input.ip,
-      subject: `${await emailOf(input.memberUserId)} is now ${role}`,
-      text: `The role of ${await emailOf(input.memberUserId)} changed from ${from} to ${role}.`,
-    });
-  }
 }

@@ -9,7 +9,8 @@ const PIN = '739104';
 import { newMerchant } from '@/test/fixtures';
 import { checkSessionClaims, issueSessionClaims } from '@/lib/auth/session-token';
 import { describeInvitation } from './describe-invitation';
-import { acceptInvitation, changeMemberRole, INVITATION_TTL_MS, inviteMember } from './invite-member';
+import { changeMemberRole } from './change-member-role';
+import { acceptInvitation, INVITATION_TTL_MS, inviteMember } from './invite-member';
 import { removeMember } from './remove-member';
 import { listMembers } from './list-members';
 

@@ -2,7 +2,8 @@
 
 import { revalidatePath } from 'next/cache';
 import { formField, memberAction } from '@/lib/api/server-actions';
-import { changeMemberRole, inviteMember } from '@/lib/merchants/invite-member';
+import { changeMemberRole } from '@/lib/merchants/change-member-role';
+import { inviteMember } from '@/lib/merchants/invite-member';
 import { removeMember } from '@/lib/merchants/remove-member';
 import { revokeInvitation } from '@/lib/merchants/revoke-invitation';
 
