@@ -1,27 +1,22 @@
 /**
- * The Members tab: invite by e-mail, accept, change roles, remove — every rule enforced here, on the
- * server, in one transaction with its audit entry:
+ * Inviting someone to the merchant by e-mail from the Members tab (`members.manage`). The Members tab's
+ * other verbs live beside it: list-members, accept-invitation, change-member-role, remove-member,
+ * revoke-invitation. Every rule is enforced on the server, in one transaction with its audit entry:
  *
- *  - only owners and admins manage members (lib/merchants/permissions.ts); only an owner may make,
- *    unmake or remove an owner;
- *  - a merchant always keeps at least one owner: the member rows are locked and the owners counted
- *    before any change that could remove the last one;
+ *  - only owners and admins invite; only an owner invites an owner (permissions.ts);
  *  - an invitation is for one address, once, for 7 days; its link carries a random token of which only
- *    the SHA-256 is stored; inviting the same address again replaces the open invitation;
- *  - an account belongs to one merchant (the dashboard shows one; a unique index holds it), so
- *    accepting from an account that already is a member elsewhere is refused with the reason;
- *  - inviting or promoting an owner or admin needs the actor's PIN or a passkey (step-up): a stolen
- *    session alone cannot seat a new owner, who would then withdraw;
- *  - every owner is e-mailed when an owner or admin is invited, joins, changes role or is removed;
- *  - someone made an owner by another member gets `owner_since`, which holds their withdrawals
- *    (withdrawal-hold.ts); a removed member's sessions all end.
+ *    the SHA-256 is stored (hash-invitation-token.ts); inviting the same address again replaces the
+ *    open invitation; a current member is not invited again;
+ *  - inviting an owner or admin needs the actor's PIN or a passkey (step-up, live: roles hold in both
+ *    modes): a stolen session alone cannot seat a new owner, who would then withdraw;
+ *  - every owner is e-mailed when an owner or admin is invited (after the commit), then the invitee.
  */
 import { randomBytes } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import { emailSchema } from '@/lib/accounts/email';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb } from '@/lib/db/client';
-import { merchantInvitations, merchantMembers, users, type MemberRole } from '@/lib/db/schema';
+import { merchantInvitations, merchantMembers, users } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
@@ -100,61 +95,4 @@ export async function inviteMember(
     text: `You are invited to join ${merchantName} on Chargeport as ${role}.\n\nAccept within 7 days: ${env().APP_URL}/invitations/${token}\n\nSign in (or sign up) with this e-mail address to accept. If you did not expect this, ignore it.`,
   });
   return { invitationId };
-}
-
-/** The invitation behind a link, for the accept page (without accepting). */
-export async function findInvitation(token: string, now = new Date()) {
-  const [row] = await getDb()
-    .select()
-    .from(merchantInvitations)
-    .where(eq(merchantInvitations.tokenHash, hashInvitationToken(token)));
-  if (!row || row.acceptedAt || row.revokedAt || row.expiresAt <= now) return undefined;
-  return row;
-}
-
-export async function acceptInvitation(
-  input: { userId: string; token: string; ip?: string | null },
-  now = new Date(),
-): Promise<{ merchantId: string; role: MemberRole }> {
-  const accepted = await getDb().transaction(async (tx) => {
-    const [invitation] = await tx
-      .select()
-      .from(merchantInvitations)
-      .where(eq(merchantInvitations.tokenHash, hashInvitationToken(input.token)))
-      .for('update');
-    if (!invitation || invitation.acceptedAt || invitation.revokedAt || invitation.expiresAt <= now) {
-      throw new AppError('not_found', 'This invitation link is no longer valid. Ask for a new one.');
-    }
-    const [user] = await tx.select().from(users).where(eq(users.id, input.userId));
-    if (!user?.email || user.email.toLowerCase() !== invitation.email) {
-      throw new AppError('forbidden', `This invitation is for ${invitation.email}. Sign in with that address to accept it.`);
-    }
-    const [membership] = await tx.select().from(merchantMembers).where(eq(merchantMembers.userId, input.userId));
-    if (membership) {
-      throw new AppError(
-        'account_exists',
-        membership.merchantId === invitation.merchantId ? 'You are already a member.' : 'This account already belongs to another merchant.',
-      );
-    }
-    await tx.insert(merchantMembers).values({
-      merchantId: invitation.merchantId,
-      userId: input.userId,
-      role: invitation.role,
-      ownerSince: invitation.role === 'owner' ? now : null,
-    });
-    await tx.update(merchantInvitations).set({ acceptedAt: now }).where(eq(merchantInvitations.id, invitation.id));
-    const actor = await authorizeMember(tx, { userId: input.userId, merchantId: invitation.merchantId, permission: 'dashboard.view' });
-    await recordAudit(tx, { actor, action: 'member.join', targetId: invitation.id, data: { role: invitation.role }, ip: input.ip });
-    return { merchantId: invitation.merchantId, role: invitation.role, email: invitation.email };
-  });
-  if (isPrivilegedRole(accepted.role)) {
-    await notifyOwners({
-      merchantId: accepted.merchantId,
-      actorUserId: input.userId,
-      ip: input.ip,
-      subject: `${accepted.email} joined as ${accepted.role}`,
-      text: `${accepted.email} accepted the invitation and is now ${accepted.role}.`,
-    });
-  }
-  return { merchantId: accepted.merchantId, role: accepted.role };
 }

@@ -1,3 +1,7 @@
+/**
+ * The Members tab's flow across its verbs (invite-member, accept-invitation, list-members,
+ * change-member-role, remove-member): who may do what, the last owner, one merchant per account.
+ */
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
@@ -10,7 +14,8 @@ import { newMerchant } from '@/test/fixtures';
 import { checkSessionClaims, issueSessionClaims } from '@/lib/auth/session-token';
 import { describeInvitation } from './describe-invitation';
 import { changeMemberRole } from './change-member-role';
-import { acceptInvitation, INVITATION_TTL_MS, inviteMember } from './invite-member';
+import { acceptInvitation } from './accept-invitation';
+import { INVITATION_TTL_MS, inviteMember } from './invite-member';
 import { removeMember } from './remove-member';
 import { listMembers } from './list-members';
 
