@@ -3,7 +3,6 @@
  * puts a merchant, its wallets and its first key together: lib/onboarding/become-merchant.ts.
  */
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
 import { getDb } from '@/lib/db/client';
 import { merchantMembers, merchants, type MemberRole, type Merchant } from '@/lib/db/schema';
 import { env } from '@/lib/env';
@@ -11,14 +10,6 @@ import { recordAudit } from '@/lib/audit/record-audit';
 import { AppError } from '@/lib/errors';
 import { authorizeMember } from './permissions';
 import { sendEmail } from '@/lib/notifications/send-email';
-import { cleanDisplayText } from '@/lib/text';
-
-/** The merchant's name: shown to buyers (checkout, on-ramp label), so bidi, control and invisible characters are removed (lib/text.ts). */
-export const businessNameSchema = z
-  .string()
-  .overwrite(cleanDisplayText)
-  .min(2, 'must be at least 2 characters')
-  .max(100, 'must be at most 100 characters');
 
 export async function findMerchantOfUser(userId: string): Promise<{ merchant: Merchant; role: MemberRole } | undefined> {
   const [row] = await getDb()
