@@ -40,7 +40,7 @@ export function roleAllows(role: MemberRole, permission: Permission): boolean {
 }
 
 /** Only an owner seats, unseats or removes an owner; admins manage every other seat. */
-export function mayTouchSeat(actorRole: MemberRole, seat: MemberRole): boolean {
+function mayTouchSeat(actorRole: MemberRole, seat: MemberRole): boolean {
   return seat !== 'owner' || actorRole === 'owner';
 }
 
