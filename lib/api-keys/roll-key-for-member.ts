@@ -18,11 +18,12 @@ import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb } from '@/lib/db/client';
 import { apiKeys, type ApiKey, type ApiKeyKind, type ApiKeyMode } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
-import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
-import { requireSecondFactor } from '@/lib/accounts/two-factor/second-factor';
-import { notifyOwners } from '@/lib/merchants/notify-owners';
-import { authorizeMember } from '@/lib/merchants/permissions';
-import { assertMayIssueLiveKeys, createApiKey, type CreatedApiKey } from './create-api-key';
+import type { StepUpProof } from '@/lib/accounts/step-up';
+import { authorizeMember, type MemberActor } from '@/lib/merchants/permissions';
+import { confirmProductionKey } from './confirm-production-key';
+import { createApiKey, type CreatedApiKey } from './create-api-key';
+import { liveKeyOfMerchant } from './live-key-of-merchant';
+import { notifyNewProductionKey } from './notify-new-production-key';
 import { forgetMerchantCredentials } from '@/lib/merchants/credential-cache';
 
 const ROLL_OVERLAPS_HOURS = [0, 1, 24, 168] as const;
@@ -43,14 +44,8 @@ export interface ApiKeyListing {
   allowedRedirectOrigins: string[];
 }
 
-interface Actor {
-  userId: string;
-  merchantId: string;
-  ip?: string | null;
-}
-
 /** Keys of one mode that still work (or will until their overlap ends), oldest first. */
-export async function listApiKeys(input: Actor & { mode: ApiKeyMode }, now = new Date()): Promise<ApiKeyListing[]> {
+export async function listApiKeys(input: MemberActor & { mode: ApiKeyMode }, now = new Date()): Promise<ApiKeyListing[]> {
   await authorizeMember(getDb(), { ...input, permission: 'dashboard.view' });
   const rows = await getDb()
     .select()
@@ -66,27 +61,8 @@ export async function listApiKeys(input: Actor & { mode: ApiKeyMode }, now = new
   return rows.map(toListing);
 }
 
-/** A production key needs the second factor enrolled and a step-up; checked before anything is written. */
-async function confirmProductionKey(input: Actor & { stepUp?: StepUpProof }): Promise<void> {
-  const { merchant } = await authorizeMember(getDb(), { ...input, permission: 'api_keys.manage' });
-  assertMayIssueLiveKeys(merchant);
-  const attempt = { action: 'production_key_create', merchantId: input.merchantId, mode: 'live', ip: input.ip } as const;
-  await requireSecondFactor(input.userId, 'create production keys', { mode: 'live', attempt });
-  await verifyStepUp({ userId: input.userId, proof: input.stepUp ?? {}, mode: 'live', attempt });
-}
-
-async function notifyNewProductionKey(input: Actor, what: string): Promise<void> {
-  await notifyOwners({
-    merchantId: input.merchantId,
-    actorUserId: input.userId,
-    ip: input.ip,
-    subject: 'new production API key',
-    text: what,
-  });
-}
-
 export async function createKeyForMember(
-  input: Actor & { mode: ApiKeyMode; kind: ApiKeyKind; name: string; stepUp?: StepUpProof },
+  input: MemberActor & { mode: ApiKeyMode; kind: ApiKeyKind; name: string; stepUp?: StepUpProof },
 ): Promise<CreatedApiKey> {
   const name = input.name.trim();
   if (!name || name.length > 60)
@@ -110,7 +86,7 @@ export async function createKeyForMember(
 }
 
 export async function rollKeyForMember(
-  input: Actor & { keyId: string; overlapHours: RollOverlapHours; stepUp?: StepUpProof },
+  input: MemberActor & { keyId: string; overlapHours: RollOverlapHours; stepUp?: StepUpProof },
   now = new Date(),
 ): Promise<CreatedApiKey> {
   if (!ROLL_OVERLAPS_HOURS.includes(input.overlapHours)) {
@@ -151,7 +127,7 @@ export async function rollKeyForMember(
  * Revoking a production key stops a live integration at once, so it must be confirmed by typing the
  * key's name or "revoke", in any case (the dashboard's dialog sends it as `confirmation`).
  */
-export async function revokeKeyForMember(input: Actor & { keyId: string; confirmation?: string }, now = new Date()): Promise<void> {
+export async function revokeKeyForMember(input: MemberActor & { keyId: string; confirmation?: string }, now = new Date()): Promise<void> {
   await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'api_keys.manage' });
     const key = await liveKeyOfMerchant(tx, input.merchantId, input.keyId, now);
@@ -180,20 +156,6 @@ export async function revokeKeyForMember(input: Actor & { keyId: string; confirm
   });
   // Other instances hear of it by NOTIFY (migration 0019); this one forgets now.
   forgetMerchantCredentials(input.merchantId);
-}
-
-async function liveKeyOfMerchant(tx: Parameters<typeof authorizeMember>[0], merchantId: string, keyId: string, now: Date): Promise<ApiKey> {
-  const [key] = await tx
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.merchantId, merchantId)))
-    .for('update');
-  if (!key || (key.revokedAt && key.revokedAt <= now)) throw new AppError('not_found', `No active key ${keyId}.`, { param: 'keyId' });
-  if (key.revokedAt)
-    throw new AppError('invalid_request', 'This key was already rolled and expires soon; roll or revoke its replacement.', {
-      param: 'keyId',
-    });
-  return key;
 }
 
 function toListing(row: ApiKey): ApiKeyListing {
