@@ -8,7 +8,8 @@ const PIN = '739104';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { verifyMerchant } from '@/lib/merchants/verify-merchant';
 import { authenticateApiKey } from './authenticate-api-key';
-import { createKeyForMember, listApiKeys, revokeKeyForMember, rollKeyForMember } from './roll-key-for-member';
+import { listApiKeys } from './list-api-keys';
+import { createKeyForMember, revokeKeyForMember, rollKeyForMember } from './roll-key-for-member';
 
 let merchant: TestMerchant;
 const members: Partial<Record<MemberRole, string>> = {};

@@ -13,10 +13,10 @@
  *  - A new production key (created or rolled) needs the member's PIN or a passkey (step-up) and
  *    two-factor sign-in turned on, and every owner is e-mailed: a production key moves real money.
  */
-import { and, asc, eq, gt, isNull, ne, or } from 'drizzle-orm';
+import { and, eq, isNull, ne } from 'drizzle-orm';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb } from '@/lib/db/client';
-import { apiKeys, type ApiKey, type ApiKeyKind, type ApiKeyMode } from '@/lib/db/schema';
+import { apiKeys, type ApiKeyKind, type ApiKeyMode } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import type { StepUpProof } from '@/lib/accounts/step-up';
 import { authorizeMember, type MemberActor } from '@/lib/merchants/permissions';
@@ -28,38 +28,6 @@ import { forgetMerchantCredentials } from '@/lib/merchants/credential-cache';
 
 const ROLL_OVERLAPS_HOURS = [0, 1, 24, 168] as const;
 export type RollOverlapHours = (typeof ROLL_OVERLAPS_HOURS)[number];
-
-export interface ApiKeyListing {
-  id: string;
-  name: string;
-  kind: ApiKeyKind;
-  mode: ApiKeyMode;
-  displayPrefix: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  /** Set for a revoked key, or in the future for a rolled key still in its overlap. */
-  expiresAt: Date | null;
-  /** Publishable keys: the browser origins (CORS) and the redirect origins of their charges. */
-  allowedOrigins: string[];
-  allowedRedirectOrigins: string[];
-}
-
-/** Keys of one mode that still work (or will until their overlap ends), oldest first. */
-export async function listApiKeys(input: MemberActor & { mode: ApiKeyMode }, now = new Date()): Promise<ApiKeyListing[]> {
-  await authorizeMember(getDb(), { ...input, permission: 'dashboard.view' });
-  const rows = await getDb()
-    .select()
-    .from(apiKeys)
-    .where(
-      and(
-        eq(apiKeys.merchantId, input.merchantId),
-        eq(apiKeys.mode, input.mode),
-        or(isNull(apiKeys.revokedAt), gt(apiKeys.revokedAt, now)),
-      ),
-    )
-    .orderBy(asc(apiKeys.createdAt));
-  return rows.map(toListing);
-}
 
 export async function createKeyForMember(
   input: MemberActor & { mode: ApiKeyMode; kind: ApiKeyKind; name: string; stepUp?: StepUpProof },
@@ -156,19 +124,4 @@ export async function revokeKeyForMember(input: MemberActor & { keyId: string; c
   });
   // Other instances hear of it by NOTIFY (migration 0019); this one forgets now.
   forgetMerchantCredentials(input.merchantId);
-}
-
-function toListing(row: ApiKey): ApiKeyListing {
-  return {
-    id: row.id,
-    name: row.name,
-    kind: row.kind,
-    mode: row.mode,
-    displayPrefix: row.displayPrefix,
-    allowedOrigins: row.allowedOrigins,
-    allowedRedirectOrigins: row.allowedRedirectOrigins,
-    createdAt: row.createdAt,
-    lastUsedAt: row.lastUsedAt,
-    expiresAt: row.revokedAt,
-  };
 }
