@@ -10,7 +10,7 @@
 import { and, eq } from 'drizzle-orm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { createKeyForMember } from '@/lib/api-keys/roll-key-for-member';
+import { createKeyForMember } from '@/lib/api-keys/create-key-for-member';
 import { CHAINS } from '@/lib/chains/registry';
 import { createFulfilmentRule } from '@/lib/contracts/create-rule';
 import { setRuleEnabled } from '@/lib/contracts/list-contracts';

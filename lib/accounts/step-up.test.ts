@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { apiKeys, merchantInvitations, merchantMembers, webhookEndpoints } from '@/lib/db/schema';
-import { createKeyForMember } from '@/lib/api-keys/roll-key-for-member';
+import { createKeyForMember } from '@/lib/api-keys/create-key-for-member';
 import { changeMemberRole } from '@/lib/merchants/change-member-role';
 import { inviteMember } from '@/lib/merchants/invite-member';
 import { withdrawalHeldUntil } from '@/lib/merchants/withdrawal-hold';

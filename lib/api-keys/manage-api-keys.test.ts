@@ -9,7 +9,8 @@ import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { verifyMerchant } from '@/lib/merchants/verify-merchant';
 import { authenticateApiKey } from './authenticate-api-key';
 import { listApiKeys } from './list-api-keys';
-import { createKeyForMember, revokeKeyForMember, rollKeyForMember } from './roll-key-for-member';
+import { createKeyForMember } from './create-key-for-member';
+import { revokeKeyForMember, rollKeyForMember } from './roll-key-for-member';
 
 let merchant: TestMerchant;
 const members: Partial<Record<MemberRole, string>> = {};

@@ -16,7 +16,7 @@
 import { and, eq, isNull, ne } from 'drizzle-orm';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb } from '@/lib/db/client';
-import { apiKeys, type ApiKeyKind, type ApiKeyMode } from '@/lib/db/schema';
+import { apiKeys } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import type { StepUpProof } from '@/lib/accounts/step-up';
 import { authorizeMember, type MemberActor } from '@/lib/merchants/permissions';
@@ -28,30 +28,6 @@ import { forgetMerchantCredentials } from '@/lib/merchants/credential-cache';
 
 const ROLL_OVERLAPS_HOURS = [0, 1, 24, 168] as const;
 export type RollOverlapHours = (typeof ROLL_OVERLAPS_HOURS)[number];
-
-export async function createKeyForMember(
-  input: MemberActor & { mode: ApiKeyMode; kind: ApiKeyKind; name: string; stepUp?: StepUpProof },
-): Promise<CreatedApiKey> {
-  const name = input.name.trim();
-  if (!name || name.length > 60)
-    throw new AppError('invalid_request', 'Give the key a name of 1 to 60 characters, e.g. "Game server".', { param: 'name' });
-  if (input.mode === 'live') await confirmProductionKey(input);
-  const key = await getDb().transaction(async (tx) => {
-    const actor = await authorizeMember(tx, { ...input, permission: 'api_keys.manage' });
-    const created = await createApiKey({ merchantId: input.merchantId, mode: input.mode, kind: input.kind, name, tx });
-    await recordAudit(tx, {
-      actor,
-      action: 'api_key.create',
-      targetId: created.id,
-      mode: input.mode,
-      data: { kind: input.kind, name },
-      ip: input.ip,
-    });
-    return created;
-  });
-  if (input.mode === 'live') await notifyNewProductionKey(input, `A production ${input.kind} key named “${name}” was created.`);
-  return key;
-}
 
 export async function rollKeyForMember(
   input: MemberActor & { keyId: string; overlapHours: RollOverlapHours; stepUp?: StepUpProof },

@@ -6,7 +6,7 @@ import { auditLog, merchantMembers, merchants } from '@/lib/db/schema';
 import { enrolTotp, newUser } from '@/test/accounts';
 import { callRoute, newMerchant, usdcCharge, type TestMerchant } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
-import { createKeyForMember } from '@/lib/api-keys/roll-key-for-member';
+import { createKeyForMember } from '@/lib/api-keys/create-key-for-member';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { updateMerchantProfile } from './profile';
 import { verifyMerchant } from './verify-merchant';

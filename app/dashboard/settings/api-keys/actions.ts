@@ -3,7 +3,8 @@
 import { revalidatePath } from 'next/cache';
 import type { FormState } from '@/lib/auth/form-state';
 import { formField, memberAction } from '@/lib/api/server-actions';
-import { createKeyForMember, revokeKeyForMember, rollKeyForMember, type RollOverlapHours } from '@/lib/api-keys/roll-key-for-member';
+import { createKeyForMember } from '@/lib/api-keys/create-key-for-member';
+import { revokeKeyForMember, rollKeyForMember, type RollOverlapHours } from '@/lib/api-keys/roll-key-for-member';
 import { setPublishableKeyOrigins } from '@/lib/api-keys/publishable-origins';
 
 export interface KeyFormState extends FormState {
