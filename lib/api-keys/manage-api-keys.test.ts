@@ -10,7 +10,8 @@ import { verifyMerchant } from '@/lib/merchants/verify-merchant';
 import { authenticateApiKey } from './authenticate-api-key';
 import { listApiKeys } from './list-api-keys';
 import { createKeyForMember } from './create-key-for-member';
-import { revokeKeyForMember, rollKeyForMember } from './roll-key-for-member';
+import { revokeKeyForMember } from './revoke-key-for-member';
+import { rollKeyForMember } from './roll-key-for-member';
 
 let merchant: TestMerchant;
 const members: Partial<Record<MemberRole, string>> = {};

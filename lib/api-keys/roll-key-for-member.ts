@@ -1,19 +1,15 @@
 /**
- * The dashboard's API Keys tab: list, create, roll and revoke, as a member whose role allows it
- * (lib/merchants/permissions.ts), each action audited in its transaction.
+ * Rolling a key from the API Keys tab (`api_keys.manage`), as Stripe's roll does: a new key with the
+ * same mode, kind and name, its plaintext returned once; the old one keeps working for the overlap
+ * (none, 1 h, 24 h or 7 days: `revoked_at` set in the future) so deployments switch without downtime.
+ * The API Keys tab's other verbs: list-api-keys, create-key-for-member, revoke-key-for-member.
  *
- *  - A key's plaintext is returned once, at creation or roll; only its hash is stored.
- *  - Live (production) keys need a verified merchant (createApiKey enforces it).
- *  - Roll: a new key with the same mode, kind and name; the old one keeps working for the overlap
- *    (none, 1 h, 24 h or 7 days: `revoked_at` set in the future) so deployments can switch without
- *    downtime, as Stripe's roll does.
- *  - The test key cannot be left without a working secret key: revoking the last one is refused
- *    (roll it instead), so the "test key always" promise holds.
- *  - Revoking a production key needs its name or "revoke" typed (revokeKeyForMember).
- *  - A new production key (created or rolled) needs the member's PIN or a passkey (step-up) and
- *    two-factor sign-in turned on, and every owner is e-mailed: a production key moves real money.
+ *  - Rolling a production key needs a verified merchant, two-factor sign-in and a step-up
+ *    (confirm-production-key.ts), and every owner is e-mailed (notify-new-production-key.ts).
+ *  - The new key, the old key's end and the audit entry commit together; the credential cache forgets
+ *    the merchant's keys either way.
  */
-import { and, eq, isNull, ne } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb } from '@/lib/db/client';
 import { apiKeys } from '@/lib/db/schema';
@@ -65,39 +61,4 @@ export async function rollKeyForMember(
   if (created.mode === 'live')
     await notifyNewProductionKey(input, `The production key “${current!.name}” was rolled: a new key replaces it.`);
   return created;
-}
-
-/**
- * Revoking a production key stops a live integration at once, so it must be confirmed by typing the
- * key's name or "revoke", in any case (the dashboard's dialog sends it as `confirmation`).
- */
-export async function revokeKeyForMember(input: MemberActor & { keyId: string; confirmation?: string }, now = new Date()): Promise<void> {
-  await getDb().transaction(async (tx) => {
-    const actor = await authorizeMember(tx, { ...input, permission: 'api_keys.manage' });
-    const key = await liveKeyOfMerchant(tx, input.merchantId, input.keyId, now);
-    const typed = input.confirmation?.trim().toLowerCase();
-    if (key.mode === 'live' && typed !== key.name.toLowerCase() && typed !== 'revoke') {
-      throw new AppError('invalid_request', `To revoke a production key, type its name (“${key.name}”) or "revoke".`, { param: 'confirm' });
-    }
-    if (key.kind === 'secret' && key.mode === 'test') {
-      const others = await tx
-        .select({ id: apiKeys.id })
-        .from(apiKeys)
-        .where(
-          and(
-            eq(apiKeys.merchantId, input.merchantId),
-            eq(apiKeys.mode, 'test'),
-            eq(apiKeys.kind, 'secret'),
-            ne(apiKeys.id, key.id),
-            isNull(apiKeys.revokedAt),
-          ),
-        );
-      if (others.length === 0)
-        throw new AppError('invalid_request', 'This is your only test secret key: roll it instead of revoking it.', { param: 'keyId' });
-    }
-    await tx.update(apiKeys).set({ revokedAt: now, updatedAt: now }).where(eq(apiKeys.id, key.id));
-    await recordAudit(tx, { actor, action: 'api_key.revoke', targetId: key.id, mode: key.mode, ip: input.ip });
-  });
-  // Other instances hear of it by NOTIFY (migration 0019); this one forgets now.
-  forgetMerchantCredentials(input.merchantId);
 }
