@@ -19,7 +19,7 @@ import { SESSION_ABSOLUTE_SECONDS, issueSessionClaims } from '@/lib/auth/session
 import { getDb } from '@/lib/db/client';
 import { apiKeys, merchantMembers, users } from '@/lib/db/schema';
 import { DASHBOARD_MODE_COOKIE } from '@/lib/merchants/dashboard-mode';
-import { registerOAuthApp } from '@/lib/oauth/oauth-apps';
+import { registerOAuthApp } from '@/lib/oauth/register-oauth-app';
 import { newUser } from '@/test/accounts';
 import { callRoute, newMerchant, newPublishableKey, testCharge, usdcCharge, type CallResult } from '@/test/fixtures';
 

@@ -3,7 +3,7 @@
 import { revalidatePath } from 'next/cache';
 import type { FormState } from '@/lib/auth/form-state';
 import { formField, memberAction } from '@/lib/api/server-actions';
-import { registerOAuthApp, revokeOAuthApp, revokeOAuthAppSecret, rollOAuthAppSecret } from '@/lib/oauth/oauth-apps';
+import { registerOAuthApp, revokeOAuthApp, revokeOAuthAppSecret, rollOAuthAppSecret } from '@/lib/oauth/register-oauth-app';
 
 export interface OAuthAppFormState extends FormState {
   /** The new app's credentials; the secret is shown once, never stored in clear. */
