@@ -10,21 +10,16 @@
 import 'server-only';
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import { recordAudit } from '@/lib/audit/record-audit';
-import { getDb, type DbOrTx } from '@/lib/db/client';
-import { oauthClients, oidcPayloads, type OAuthClient, type OAuthClientType } from '@/lib/db/schema';
+import { getDb } from '@/lib/db/client';
+import { oauthClients, oidcPayloads, type OAuthClientType } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
-import { authorizeMember } from '@/lib/merchants/permissions';
+import { authorizeMember, type MemberActor } from '@/lib/merchants/permissions';
 import { zodToAppError } from '@/lib/http/zod-to-app-error';
+import { appOfMerchant } from './app-of-merchant';
 import { newClientSecret, sealClientSecret } from './client-secret';
 import { listAppUsers, revokeGrantsWhere, type AppUser } from './grants';
 import { registerOAuthAppSchema, type RegisterOAuthAppInput } from './schemas';
-
-interface Actor {
-  userId: string;
-  merchantId: string;
-  ip?: string | null;
-}
 
 export interface OAuthAppListing {
   clientId: string;
@@ -45,7 +40,7 @@ export interface RegisteredApp {
 
 const MAX_APPS_PER_MERCHANT = 50;
 
-export async function registerOAuthApp(input: Actor & { app: RegisterOAuthAppInput }): Promise<RegisteredApp> {
+export async function registerOAuthApp(input: MemberActor & { app: RegisterOAuthAppInput }): Promise<RegisteredApp> {
   const parsed = registerOAuthAppSchema.safeParse(input.app);
   if (!parsed.success) throw zodToAppError(parsed.error);
   const app = parsed.data;
@@ -80,7 +75,7 @@ export async function registerOAuthApp(input: Actor & { app: RegisterOAuthAppInp
   });
 }
 
-export async function listOAuthApps(input: Actor): Promise<OAuthAppListing[]> {
+export async function listOAuthApps(input: MemberActor): Promise<OAuthAppListing[]> {
   await authorizeMember(getDb(), { ...input, permission: 'dashboard.view' });
   const rows = await getDb()
     .select()
@@ -107,14 +102,14 @@ export async function listOAuthApps(input: Actor): Promise<OAuthAppListing[]> {
 }
 
 /** The app's users, for a member who may see the dashboard. */
-export async function listOAuthAppUsers(input: Actor & { clientId: string }): Promise<AppUser[]> {
+export async function listOAuthAppUsers(input: MemberActor & { clientId: string }): Promise<AppUser[]> {
   await authorizeMember(getDb(), { ...input, permission: 'dashboard.view' });
   await appOfMerchant(getDb(), input.merchantId, input.clientId);
   return listAppUsers(input.clientId);
 }
 
 /** A new secret for a confidential app; the old one stops working at once. */
-export async function rollOAuthAppSecret(input: Actor & { clientId: string }): Promise<RegisteredApp> {
+export async function rollOAuthAppSecret(input: MemberActor & { clientId: string }): Promise<RegisteredApp> {
   return getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'oauth_apps.manage' });
     const app = await appOfMerchant(tx, input.merchantId, input.clientId);
@@ -131,7 +126,7 @@ export async function rollOAuthAppSecret(input: Actor & { clientId: string }): P
 }
 
 /** The secret stops working; the app cannot use its token endpoint until a new secret is rolled. */
-export async function revokeOAuthAppSecret(input: Actor & { clientId: string }): Promise<void> {
+export async function revokeOAuthAppSecret(input: MemberActor & { clientId: string }): Promise<void> {
   await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'oauth_apps.manage' });
     const app = await appOfMerchant(tx, input.merchantId, input.clientId);
@@ -142,7 +137,7 @@ export async function revokeOAuthAppSecret(input: Actor & { clientId: string }):
 }
 
 /** The app is gone: the provider no longer knows it, and every user's grant and token of it is deleted. */
-export async function revokeOAuthApp(input: Actor & { clientId: string }): Promise<void> {
+export async function revokeOAuthApp(input: MemberActor & { clientId: string }): Promise<void> {
   await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'oauth_apps.manage' });
     const app = await appOfMerchant(tx, input.merchantId, input.clientId);
@@ -152,13 +147,4 @@ export async function revokeOAuthApp(input: Actor & { clientId: string }): Promi
   await revokeGrantsWhere(eq(oidcPayloads.clientId, input.clientId));
   // Tokens of grants already gone (or never granted: device codes in flight) go too.
   await getDb().delete(oidcPayloads).where(eq(oidcPayloads.clientId, input.clientId));
-}
-
-async function appOfMerchant(tx: DbOrTx, merchantId: string, clientId: string): Promise<OAuthClient> {
-  const [app] = await tx
-    .select()
-    .from(oauthClients)
-    .where(and(eq(oauthClients.id, clientId), eq(oauthClients.merchantId, merchantId), isNull(oauthClients.revokedAt)));
-  if (!app) throw new AppError('not_found', `No app ${clientId} on this merchant.`, { param: 'clientId' });
-  return app;
 }
