@@ -10,7 +10,8 @@ import { newUser } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
 import { handleOidcRequest } from './handle-oidc-request';
 import { listAppUsers, listConnectedApps, revokeConnectedApp } from './grants';
-import { listOAuthApps, registerOAuthApp, revokeOAuthApp, revokeOAuthAppSecret, rollOAuthAppSecret } from './register-oauth-app';
+import { listOAuthApps } from './list-oauth-apps';
+import { registerOAuthApp, revokeOAuthApp, revokeOAuthAppSecret, rollOAuthAppSecret } from './register-oauth-app';
 import { getProvider } from './provider';
 import { rotateSigningKey } from './signing-keys';
 

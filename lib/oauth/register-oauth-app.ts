@@ -8,10 +8,10 @@
  *    token, so each user's access ends at once, and the provider no longer knows its client id.
  */
 import 'server-only';
-import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import { and, count, eq, isNull } from 'drizzle-orm';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb } from '@/lib/db/client';
-import { oauthClients, oidcPayloads, type OAuthClientType } from '@/lib/db/schema';
+import { oauthClients, oidcPayloads } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { authorizeMember, type MemberActor } from '@/lib/merchants/permissions';
@@ -20,17 +20,6 @@ import { appOfMerchant } from './app-of-merchant';
 import { newClientSecret, sealClientSecret } from './client-secret';
 import { listAppUsers, revokeGrantsWhere, type AppUser } from './grants';
 import { registerOAuthAppSchema, type RegisterOAuthAppInput } from './schemas';
-
-export interface OAuthAppListing {
-  clientId: string;
-  name: string;
-  logoUrl: string | null;
-  redirectUris: string[];
-  clientType: OAuthClientType;
-  hasSecret: boolean;
-  userCount: number;
-  createdAt: Date;
-}
 
 /** An app and, for a confidential one, its secret (shown once). */
 export interface RegisteredApp {
@@ -73,32 +62,6 @@ export async function registerOAuthApp(input: MemberActor & { app: RegisterOAuth
     });
     return { clientId, ...(secret ? { clientSecret: secret } : {}) };
   });
-}
-
-export async function listOAuthApps(input: MemberActor): Promise<OAuthAppListing[]> {
-  await authorizeMember(getDb(), { ...input, permission: 'dashboard.view' });
-  const rows = await getDb()
-    .select()
-    .from(oauthClients)
-    .where(and(eq(oauthClients.merchantId, input.merchantId), isNull(oauthClients.revokedAt)))
-    .orderBy(asc(oauthClients.createdAt));
-  const counts = await getDb()
-    .select({ clientId: oidcPayloads.clientId, users: count() })
-    .from(oidcPayloads)
-    .innerJoin(oauthClients, eq(oauthClients.id, oidcPayloads.clientId))
-    .where(and(eq(oidcPayloads.model, 'Grant'), eq(oauthClients.merchantId, input.merchantId)))
-    .groupBy(oidcPayloads.clientId);
-  const usersOf = new Map(counts.map((row) => [row.clientId, row.users]));
-  return rows.map((row) => ({
-    clientId: row.id,
-    name: row.name,
-    logoUrl: row.logoUrl,
-    redirectUris: row.redirectUris,
-    clientType: row.clientType,
-    hasSecret: row.sealedSecret !== null,
-    userCount: usersOf.get(row.id) ?? 0,
-    createdAt: row.createdAt,
-  }));
 }
 
 /** The app's users, for a member who may see the dashboard. */
