@@ -18,7 +18,7 @@ import { authorizeMember, type MemberActor } from '@/lib/merchants/permissions';
 import { zodToAppError } from '@/lib/http/zod-to-app-error';
 import { appOfMerchant } from './app-of-merchant';
 import { newClientSecret, sealClientSecret } from './client-secret';
-import { listAppUsers, revokeGrantsWhere, type AppUser } from './grants';
+import { revokeGrantsWhere } from './grants';
 import { registerOAuthAppSchema, type RegisterOAuthAppInput } from './schemas';
 
 /** An app and, for a confidential one, its secret (shown once). */
@@ -62,13 +62,6 @@ export async function registerOAuthApp(input: MemberActor & { app: RegisterOAuth
     });
     return { clientId, ...(secret ? { clientSecret: secret } : {}) };
   });
-}
-
-/** The app's users, for a member who may see the dashboard. */
-export async function listOAuthAppUsers(input: MemberActor & { clientId: string }): Promise<AppUser[]> {
-  await authorizeMember(getDb(), { ...input, permission: 'dashboard.view' });
-  await appOfMerchant(getDb(), input.merchantId, input.clientId);
-  return listAppUsers(input.clientId);
 }
 
 /** A new secret for a confidential app; the old one stops working at once. */

@@ -3,7 +3,7 @@ import { OAuthApps, RegisterOAuthAppForm } from '@/components/dashboard/oauth-ap
 import { env } from '@/lib/env';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { listOAuthApps } from '@/lib/oauth/list-oauth-apps';
-import { listOAuthAppUsers } from '@/lib/oauth/register-oauth-app';
+import { listOAuthAppUsers } from '@/lib/oauth/list-oauth-app-users';
 import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'OAuth' };
