@@ -11,7 +11,8 @@ import { newMerchant } from '@/test/fixtures';
 import { handleOidcRequest } from './handle-oidc-request';
 import { listAppUsers, listConnectedApps, revokeConnectedApp } from './grants';
 import { listOAuthApps } from './list-oauth-apps';
-import { registerOAuthApp, revokeOAuthApp, revokeOAuthAppSecret, rollOAuthAppSecret } from './register-oauth-app';
+import { registerOAuthApp, revokeOAuthApp, revokeOAuthAppSecret } from './register-oauth-app';
+import { rollOAuthAppSecret } from './roll-oauth-app-secret';
 import { getProvider } from './provider';
 import { rotateSigningKey } from './signing-keys';
 

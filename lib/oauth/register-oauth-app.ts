@@ -64,23 +64,6 @@ export async function registerOAuthApp(input: MemberActor & { app: RegisterOAuth
   });
 }
 
-/** A new secret for a confidential app; the old one stops working at once. */
-export async function rollOAuthAppSecret(input: MemberActor & { clientId: string }): Promise<RegisteredApp> {
-  return getDb().transaction(async (tx) => {
-    const actor = await authorizeMember(tx, { ...input, permission: 'oauth_apps.manage' });
-    const app = await appOfMerchant(tx, input.merchantId, input.clientId);
-    if (app.clientType !== 'confidential')
-      throw new AppError('invalid_request', 'A public app has no secret: it signs users in with PKCE alone.', { param: 'clientId' });
-    const secret = newClientSecret();
-    await tx
-      .update(oauthClients)
-      .set({ sealedSecret: sealClientSecret(app.id, secret), secretCreatedAt: new Date() })
-      .where(eq(oauthClients.id, app.id));
-    await recordAudit(tx, { actor, action: 'oauth_app.roll_secret', targetId: app.id, ip: input.ip });
-    return { clientId: app.id, clientSecret: secret };
-  });
-}
-
 /** The secret stops working; the app cannot use its token endpoint until a new secret is rolled. */
 export async function revokeOAuthAppSecret(input: MemberActor & { clientId: string }): Promise<void> {
   await getDb().transaction(async (tx) => {

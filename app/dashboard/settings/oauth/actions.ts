@@ -3,7 +3,8 @@
 import { revalidatePath } from 'next/cache';
 import type { FormState } from '@/lib/auth/form-state';
 import { formField, memberAction } from '@/lib/api/server-actions';
-import { registerOAuthApp, revokeOAuthApp, revokeOAuthAppSecret, rollOAuthAppSecret } from '@/lib/oauth/register-oauth-app';
+import { registerOAuthApp, revokeOAuthApp, revokeOAuthAppSecret } from '@/lib/oauth/register-oauth-app';
+import { rollOAuthAppSecret } from '@/lib/oauth/roll-oauth-app-secret';
 
 export interface OAuthAppFormState extends FormState {
   /** The new app's credentials; the secret is shown once, never stored in clear. */
