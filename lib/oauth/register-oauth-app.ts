@@ -64,17 +64,6 @@ export async function registerOAuthApp(input: MemberActor & { app: RegisterOAuth
   });
 }
 
-/** The secret stops working; the app cannot use its token endpoint until a new secret is rolled. */
-export async function revokeOAuthAppSecret(input: MemberActor & { clientId: string }): Promise<void> {
-  await getDb().transaction(async (tx) => {
-    const actor = await authorizeMember(tx, { ...input, permission: 'oauth_apps.manage' });
-    const app = await appOfMerchant(tx, input.merchantId, input.clientId);
-    if (!app.sealedSecret) throw new AppError('invalid_request', 'This app has no secret to revoke.', { param: 'clientId' });
-    await tx.update(oauthClients).set({ sealedSecret: null, secretCreatedAt: null }).where(eq(oauthClients.id, app.id));
-    await recordAudit(tx, { actor, action: 'oauth_app.revoke_secret', targetId: app.id, ip: input.ip });
-  });
-}
-
 /** The app is gone: the provider no longer knows it, and every user's grant and token of it is deleted. */
 export async function revokeOAuthApp(input: MemberActor & { clientId: string }): Promise<void> {
   await getDb().transaction(async (tx) => {
