@@ -1,24 +1,20 @@
 /**
- * The dashboard's OAuth tab: a merchant's apps for "Sign in with Chargeport". Each action is checked
- * against the member's role (`oauth_apps.manage`) and audited in its transaction.
- *
- *  - A confidential app's secret is shown once (at registration or roll) and stored sealed.
- *  - Rolling replaces the secret at once; revoking the secret leaves the app unable to authenticate
- *    until a new one is rolled (its tokens stay valid); revoking the app deletes its grants and every
- *    token, so each user's access ends at once, and the provider no longer knows its client id.
+ * Registering an app for "Sign in with Chargeport" from the OAuth tab (`oauth_apps.manage`): the form
+ * is checked by its schema (schemas.ts), a merchant has at most 50 live apps, and a confidential app's
+ * secret is shown once and stored sealed (client-secret.ts). The app commits with its audit entry.
+ * The OAuth tab's other verbs: list-oauth-apps, list-oauth-app-users, roll-oauth-app-secret,
+ * revoke-oauth-app-secret, revoke-oauth-app.
  */
 import 'server-only';
 import { and, count, eq, isNull } from 'drizzle-orm';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { getDb } from '@/lib/db/client';
-import { oauthClients, oidcPayloads } from '@/lib/db/schema';
+import { oauthClients } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { authorizeMember, type MemberActor } from '@/lib/merchants/permissions';
 import { zodToAppError } from '@/lib/http/zod-to-app-error';
-import { appOfMerchant } from './app-of-merchant';
 import { newClientSecret, sealClientSecret } from './client-secret';
-import { revokeGrantsWhere } from './grants';
 import { registerOAuthAppSchema, type RegisterOAuthAppInput } from './schemas';
 
 /** An app and, for a confidential one, its secret (shown once). */
@@ -62,17 +58,4 @@ export async function registerOAuthApp(input: MemberActor & { app: RegisterOAuth
     });
     return { clientId, ...(secret ? { clientSecret: secret } : {}) };
   });
-}
-
-/** The app is gone: the provider no longer knows it, and every user's grant and token of it is deleted. */
-export async function revokeOAuthApp(input: MemberActor & { clientId: string }): Promise<void> {
-  await getDb().transaction(async (tx) => {
-    const actor = await authorizeMember(tx, { ...input, permission: 'oauth_apps.manage' });
-    const app = await appOfMerchant(tx, input.merchantId, input.clientId);
-    await tx.update(oauthClients).set({ revokedAt: new Date(), sealedSecret: null }).where(eq(oauthClients.id, app.id));
-    await recordAudit(tx, { actor, action: 'oauth_app.revoke', targetId: app.id, data: { name: app.name }, ip: input.ip });
-  });
-  await revokeGrantsWhere(eq(oidcPayloads.clientId, input.clientId));
-  // Tokens of grants already gone (or never granted: device codes in flight) go too.
-  await getDb().delete(oidcPayloads).where(eq(oidcPayloads.clientId, input.clientId));
 }
