@@ -19,7 +19,7 @@ import { SESSION_ABSOLUTE_SECONDS, issueSessionClaims } from '@/lib/auth/session
 import { getDb } from '@/lib/db/client';
 import { apiKeys, merchantMembers, users } from '@/lib/db/schema';
 import { DASHBOARD_MODE_COOKIE } from '@/lib/merchants/dashboard-mode';
-import { registerOAuthApp } from '@/lib/oauth/oauth-apps';
+import { registerOAuthApp } from '@/lib/oauth/register-oauth-app';
 import { newUser } from '@/test/accounts';
 import { callRoute, newMerchant, newPublishableKey, testCharge, usdcCharge, type CallResult } from '@/test/fixtures';
 
@@ -555,7 +555,7 @@ const ACTIONS: Record<string, Row> = {
   }),
   'app/dashboard/settings/members/actions.ts#revokeInvitationAction': actionRow(memberActions, 'revokeInvitationAction', {
     memberForm: () => ({ invitationId: 'inv_0000000000000000' }),
-    scopeNa: 'the invitation is looked up within the session’s merchant (lib/merchants/members.ts, lib/merchants/members.test.ts)',
+    scopeNa: 'the invitation is looked up within the session’s merchant (lib/merchants/revoke-invitation.ts)',
     modeNa: NO_MODE,
   }),
   'app/dashboard/settings/oauth/actions.ts#registerOAuthAppAction': actionRow(oauthActions, 'registerOAuthAppAction', {

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { DashboardNav } from '@/components/dashboard/dashboard-nav';
 import { Logo } from '@/components/ui/logo';
 import { requireUser } from '@/lib/auth/session';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { findMerchantOfUser } from '@/lib/merchants/find-merchant-of-user';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { setDashboardModeAction } from './mode-actions';
 

@@ -5,7 +5,7 @@ import { ChargesOverview } from '@/components/dashboard/charges-overview';
 import { RequestVerificationButton } from '@/components/dashboard/request-verification-button';
 import { requireUser } from '@/lib/auth/session';
 import { getDashboardOverview } from '@/lib/charges/get-dashboard-overview';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { findMerchantOfUser } from '@/lib/merchants/find-merchant-of-user';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { VERIFICATION_STATUS_LABELS, verificationStatus } from '@/lib/merchants/verification';
 

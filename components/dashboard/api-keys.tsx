@@ -12,7 +12,7 @@ import { Button } from '@/components/ui/button';
 import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import { StepUpFields } from '@/components/account/step-up-fields';
-import type { ApiKeyListing } from '@/lib/api-keys/api-keys';
+import type { ApiKeyListing } from '@/lib/api-keys/list-api-keys';
 import { DataTable } from '@/components/ui/data-table';
 
 const dateTime = (value: Date | null) =>

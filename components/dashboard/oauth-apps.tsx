@@ -12,7 +12,7 @@ import { Button } from '@/components/ui/button';
 import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';
 import type { AppUser } from '@/lib/oauth/grants';
-import type { OAuthAppListing } from '@/lib/oauth/oauth-apps';
+import type { OAuthAppListing } from '@/lib/oauth/list-oauth-apps';
 
 const date = (value: Date) => new Date(value).toLocaleDateString('en-GB', { dateStyle: 'medium', timeZone: 'UTC' });
 

@@ -10,14 +10,14 @@
 import { and, eq } from 'drizzle-orm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { createKeyForMember } from '@/lib/api-keys/api-keys';
+import { createKeyForMember } from '@/lib/api-keys/create-key-for-member';
 import { CHAINS } from '@/lib/chains/registry';
 import { createFulfilmentRule } from '@/lib/contracts/create-rule';
 import { setRuleEnabled } from '@/lib/contracts/list-contracts';
 import { getDb } from '@/lib/db/client';
 import { auditLog, merchantContracts, merchantMembers, stepUpRefusals, users } from '@/lib/db/schema';
 import { newId, randomBase62 } from '@/lib/ids';
-import { inviteMember } from '@/lib/merchants/members';
+import { inviteMember } from '@/lib/merchants/invite-member';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { swapHeldFunds } from '@/lib/swap/swap-held-funds';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';

@@ -8,7 +8,7 @@ import { verifyPin } from '@/lib/accounts/verify-pin';
 import { findUserByEmail } from '@/lib/accounts/find-user';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
 import { DEMO_KEYS, DEMO_MERCHANT, DEMO_PEOPLE, createDemoCharge, seedDemoData } from './seed-demo';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { findMerchantOfUser } from '@/lib/merchants/find-merchant-of-user';
 import { demoSeedRefusal } from '@/lib/merchants/demo-seed-refusal';
 
 describe('development seed', () => {

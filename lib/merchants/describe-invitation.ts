@@ -2,7 +2,7 @@ import 'server-only';
 import { eq } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { merchants, users, type MemberRole } from '@/lib/db/schema';
-import { findInvitation } from './members';
+import { findInvitation } from './accept-invitation';
 
 export interface InvitationSummary {
   merchantName: string;

@@ -1,7 +1,7 @@
 import { headers } from 'next/headers';
 import { requireUserForAction } from '@/lib/auth/session';
 import { AppError } from '@/lib/errors';
-import { findMerchantOfUser } from './become-merchant';
+import { findMerchantOfUser } from './find-merchant-of-user';
 import { clientIpFrom } from '@/lib/http/client-ip';
 
 /** For dashboard server actions: the signed-in member, their merchant and IP (for the audit log). */

@@ -7,6 +7,9 @@
  *   admin      everything but owners' seats, withdrawals, the audit log, contracts and rules
  *   developer  API keys, webhooks, tokens, OAuth apps, retrying fulfilments; reads the rest
  *   viewer     reads
+ *
+ * Owner and admin seats are ownership (isPrivilegedRole): seating one needs the actor's step-up and every
+ * owner hears of each change to them.
  */
 import { and, eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
@@ -37,8 +40,24 @@ export function roleAllows(role: MemberRole, permission: Permission): boolean {
 }
 
 /** Only an owner seats, unseats or removes an owner; admins manage every other seat. */
-export function mayTouchSeat(actorRole: MemberRole, seat: MemberRole): boolean {
+function mayTouchSeat(actorRole: MemberRole, seat: MemberRole): boolean {
   return seat !== 'owner' || actorRole === 'owner';
+}
+
+/** Roles whose seats are ownership: inviting or promoting into them needs a step-up, and owners hear of every change. */
+const PRIVILEGED_ROLES: readonly MemberRole[] = ['owner', 'admin'];
+export const isPrivilegedRole = (role: MemberRole) => PRIVILEGED_ROLES.includes(role);
+
+/** A role from a form: one of MEMBER_ROLES, else a 400 on `role`. */
+export function parseMemberRole(role: string): MemberRole {
+  if (!(MEMBER_ROLES as readonly string[]).includes(role))
+    throw new AppError('invalid_request', `The role is one of ${MEMBER_ROLES.join(', ')}.`, { param: 'role' });
+  return role as MemberRole;
+}
+
+/** mayTouchSeat as a 403: "Only an owner can <what> an owner." */
+export function requireOwnerFor(actor: AuthorizedMember, role: MemberRole, what: string): void {
+  if (!mayTouchSeat(actor.role, role)) throw new AppError('forbidden', `Only an owner can ${what} an owner.`);
 }
 
 /** The roles this member may invite someone to or give someone (none without `members.manage`). */
@@ -50,6 +69,13 @@ export function assignableRoles(actorRole: MemberRole): MemberRole[] {
 /** Whether this member may change or remove a member holding `memberRole`. */
 export function canManageMember(actorRole: MemberRole, memberRole: MemberRole): boolean {
   return roleAllows(actorRole, 'members.manage') && mayTouchSeat(actorRole, memberRole);
+}
+
+/** A signed-in member calling a dashboard verb; the verb authorizes them in its own transaction (authorizeMember). */
+export interface MemberActor {
+  userId: string;
+  merchantId: string;
+  ip?: string | null;
 }
 
 export interface AuthorizedMember {

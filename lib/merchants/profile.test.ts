@@ -5,7 +5,7 @@ import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, merchants } from '@/lib/db/schema';
 import { appError, enrolTotp, newUser } from '@/test/accounts';
 import { createTestCharge, newMerchant, type TestMerchant, usdcCharge } from '@/test/fixtures';
-import { createKeyForMember } from '@/lib/api-keys/api-keys';
+import { createKeyForMember } from '@/lib/api-keys/create-key-for-member';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { updateMerchantProfile } from './profile';
 import { verifyMerchant } from './verify-merchant';

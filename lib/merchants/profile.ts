@@ -15,7 +15,7 @@ import { merchants, type Merchant } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { sendEmail } from '@/lib/notifications/send-email';
-import { businessNameSchema } from './become-merchant';
+import { businessNameSchema } from './schemas';
 import { authorizeMember } from './permissions';
 
 const profileSchema = z.object({

@@ -9,7 +9,7 @@ import { redirect } from 'next/navigation';
 import { requireUser } from '@/lib/auth/session';
 import { getDb } from '@/lib/db/client';
 import type { Merchant, MemberRole, User } from '@/lib/db/schema';
-import { findMerchantOfUser } from './become-merchant';
+import { findMerchantOfUser } from './find-merchant-of-user';
 import { authorizeMember, type Permission } from './permissions';
 
 export async function requireMember(options: {

@@ -16,7 +16,7 @@ import { newUser, uniqueEmail } from '@/test/accounts';
 import { ISSUER, OidcBrowser as Browser, signInAndConsent } from '@/test/oidc-browser';
 import { newMerchant } from '@/test/fixtures';
 import { handleOidcRequest } from './handle-oidc-request';
-import { registerOAuthApp } from './oauth-apps';
+import { registerOAuthApp } from './register-oauth-app';
 
 const session = vi.hoisted(() => ({ userId: undefined as string | undefined }));
 vi.mock('@/lib/auth/session', () => ({

@@ -19,7 +19,7 @@ import { callRoute, createTestCharge, newMerchant, type TestMerchant } from '@/t
 import { GET as balancesRoute } from '@/app/api/oauth/balances/route';
 import { GET as getRequestRoute } from '@/app/api/oauth/payment-requests/[requestId]/route';
 import { POST as createRequestRoute } from '@/app/api/oauth/payment-requests/route';
-import { registerOAuthApp } from './oauth-apps';
+import { registerOAuthApp } from './register-oauth-app';
 import { confirmPaymentRequest, declinePaymentRequest, findPaymentRequestByCode, normaliseUserCode } from './payment-requests';
 import { getProvider } from './provider';
 

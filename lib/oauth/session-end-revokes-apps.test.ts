@@ -22,7 +22,7 @@ import { ISSUER, OidcBrowser, signInAndConsent } from '@/test/oidc-browser';
 import { authenticateAccessToken } from './authenticate-access-token';
 import { listConnectedApps, revokeAllConnectedApps } from './grants';
 import { handleOidcRequest } from './handle-oidc-request';
-import { registerOAuthApp } from './oauth-apps';
+import { registerOAuthApp } from './register-oauth-app';
 
 const session = vi.hoisted(() => ({ userId: undefined as string | undefined }));
 vi.mock('@/lib/auth/session', () => ({

@@ -11,7 +11,7 @@ import { merchantMembers, merchants, users, type Merchant } from '@/lib/db/schem
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
-import { businessNameSchema } from '@/lib/merchants/become-merchant';
+import { businessNameSchema } from '@/lib/merchants/schemas';
 
 export async function becomeMerchant({ userId, businessName }: { userId: string; businessName: string }): Promise<{
   merchant: Merchant;

@@ -26,7 +26,7 @@ import { merchantMembers } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { handleOidcRequest } from '@/lib/oauth/handle-oidc-request';
-import { registerOAuthApp } from '@/lib/oauth/oauth-apps';
+import { registerOAuthApp } from '@/lib/oauth/register-oauth-app';
 import { confirmPaymentRequest, findPaymentRequestByCode } from '@/lib/oauth/payment-requests';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { newUser, uniqueEmail } from '@/test/accounts';

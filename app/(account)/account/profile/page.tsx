@@ -7,7 +7,7 @@ import { EmailChangeForm } from '@/components/account/email-change-form';
 import { Button } from '@/components/ui/button';
 import { listIdentities } from '@/lib/accounts/list-identities';
 import { requireUser } from '@/lib/auth/session';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { findMerchantOfUser } from '@/lib/merchants/find-merchant-of-user';
 import { listConnectedApps } from '@/lib/oauth/grants';
 
 export const metadata: Metadata = { title: 'Profile' };

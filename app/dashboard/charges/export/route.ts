@@ -3,7 +3,7 @@ import { withSession } from '@/lib/api/with-session';
 import { parseDashboardChargeQuery } from '@/lib/charges/dashboard-filters';
 import { exportChargesCsv } from '@/lib/charges/export-charges-csv';
 import { AppError } from '@/lib/errors';
-import { findMerchantOfUser } from '@/lib/merchants/become-merchant';
+import { findMerchantOfUser } from '@/lib/merchants/find-merchant-of-user';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 
 export const GET = withSession(async (request, { user }) => {

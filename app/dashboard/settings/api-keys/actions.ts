@@ -3,7 +3,9 @@
 import { revalidatePath } from 'next/cache';
 import type { FormState } from '@/lib/auth/form-state';
 import { formField, memberAction } from '@/lib/api/server-actions';
-import { createKeyForMember, revokeKeyForMember, rollKeyForMember, type RollOverlapHours } from '@/lib/api-keys/api-keys';
+import { createKeyForMember } from '@/lib/api-keys/create-key-for-member';
+import { revokeKeyForMember } from '@/lib/api-keys/revoke-key-for-member';
+import { rollKeyForMember, type RollOverlapHours } from '@/lib/api-keys/roll-key-for-member';
 import { setPublishableKeyOrigins } from '@/lib/api-keys/publishable-origins';
 
 export interface KeyFormState extends FormState {

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { ApiKeysTable, CreateKeyForm } from '@/components/dashboard/api-keys';
-import { listApiKeys } from '@/lib/api-keys/api-keys';
+import { listApiKeys } from '@/lib/api-keys/list-api-keys';
 import { dashboardMode } from '@/lib/merchants/dashboard-mode';
 import { roleAllows } from '@/lib/merchants/permissions';
 import { verificationStatus } from '@/lib/merchants/verification';

@@ -2,7 +2,10 @@
 
 import { revalidatePath } from 'next/cache';
 import { formField, memberAction } from '@/lib/api/server-actions';
-import { changeMemberRole, inviteMember, removeMember, revokeInvitation } from '@/lib/merchants/members';
+import { changeMemberRole } from '@/lib/merchants/change-member-role';
+import { inviteMember } from '@/lib/merchants/invite-member';
+import { removeMember } from '@/lib/merchants/remove-member';
+import { revokeInvitation } from '@/lib/merchants/revoke-invitation';
 
 const PAGE = '/dashboard/settings/members';
 

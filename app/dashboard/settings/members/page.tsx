@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { InvitationRow, InviteMemberForm, MemberRow } from '@/components/dashboard/members';
-import { listMembers } from '@/lib/merchants/members';
+import { listMembers } from '@/lib/merchants/list-members';
 import { assignableRoles, canManageMember, roleAllows } from '@/lib/merchants/permissions';
 import { requireMember } from '@/lib/merchants/require-member';
 import { DataTable } from '@/components/ui/data-table';

@@ -3,7 +3,10 @@
 import { revalidatePath } from 'next/cache';
 import type { FormState } from '@/lib/auth/form-state';
 import { formField, memberAction } from '@/lib/api/server-actions';
-import { registerOAuthApp, revokeOAuthApp, revokeOAuthAppSecret, rollOAuthAppSecret } from '@/lib/oauth/oauth-apps';
+import { registerOAuthApp } from '@/lib/oauth/register-oauth-app';
+import { revokeOAuthApp } from '@/lib/oauth/revoke-oauth-app';
+import { revokeOAuthAppSecret } from '@/lib/oauth/revoke-oauth-app-secret';
+import { rollOAuthAppSecret } from '@/lib/oauth/roll-oauth-app-secret';
 
 export interface OAuthAppFormState extends FormState {
   /** The new app's credentials; the secret is shown once, never stored in clear. */

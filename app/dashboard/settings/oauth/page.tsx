@@ -2,7 +2,8 @@ import type { Metadata } from 'next';
 import { OAuthApps, RegisterOAuthAppForm } from '@/components/dashboard/oauth-apps';
 import { env } from '@/lib/env';
 import { roleAllows } from '@/lib/merchants/permissions';
-import { listOAuthAppUsers, listOAuthApps } from '@/lib/oauth/oauth-apps';
+import { listOAuthApps } from '@/lib/oauth/list-oauth-apps';
+import { listOAuthAppUsers } from '@/lib/oauth/list-oauth-app-users';
 import { requireMember } from '@/lib/merchants/require-member';
 
 export const metadata: Metadata = { title: 'OAuth' };

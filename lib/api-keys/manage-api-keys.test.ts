@@ -8,7 +8,10 @@ const PIN = '739104';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { verifyMerchant } from '@/lib/merchants/verify-merchant';
 import { authenticateApiKey } from './authenticate-api-key';
-import { createKeyForMember, listApiKeys, revokeKeyForMember, rollKeyForMember } from './api-keys';
+import { listApiKeys } from './list-api-keys';
+import { createKeyForMember } from './create-key-for-member';
+import { revokeKeyForMember } from './revoke-key-for-member';
+import { rollKeyForMember } from './roll-key-for-member';
 
 let merchant: TestMerchant;
 const members: Partial<Record<MemberRole, string>> = {};

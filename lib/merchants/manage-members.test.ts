@@ -1,3 +1,7 @@
+/**
+ * The Members tab's flow across its verbs (invite-member, accept-invitation, list-members,
+ * change-member-role, remove-member): who may do what, the last owner, one merchant per account.
+ */
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
@@ -9,7 +13,11 @@ const PIN = '739104';
 import { newMerchant } from '@/test/fixtures';
 import { checkSessionClaims, issueSessionClaims } from '@/lib/auth/session-token';
 import { describeInvitation } from './describe-invitation';
-import { acceptInvitation, changeMemberRole, INVITATION_TTL_MS, inviteMember, listMembers, removeMember } from './members';
+import { changeMemberRole } from './change-member-role';
+import { acceptInvitation } from './accept-invitation';
+import { INVITATION_TTL_MS, inviteMember } from './invite-member';
+import { removeMember } from './remove-member';
+import { listMembers } from './list-members';
 
 let merchantId: string;
 const people: Partial<Record<MemberRole, string>> = {};

@@ -1,34 +1,16 @@
 /**
- * A merchant's name, its owner, and business verification. Becoming a merchant (spec account rules 6–7)
- * puts a merchant, its wallets and its first key together: lib/onboarding/become-merchant.ts.
+ * Business verification, requested from the dashboard Profile tab (spec account rules 6–7): a merchant
+ * gets production keys only once support has verified it (lib/api-keys/create-api-key.ts,
+ * verify-merchant.ts). Becoming a merchant itself is lib/onboarding/become-merchant.ts.
  */
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
 import { getDb } from '@/lib/db/client';
-import { merchantMembers, merchants, type MemberRole, type Merchant } from '@/lib/db/schema';
+import { merchants, type Merchant } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { recordAudit } from '@/lib/audit/record-audit';
 import { AppError } from '@/lib/errors';
 import { authorizeMember } from './permissions';
 import { sendEmail } from '@/lib/notifications/send-email';
-import { cleanDisplayText } from '@/lib/text';
-
-/** The merchant's name: shown to buyers (checkout, on-ramp label), so bidi, control and invisible characters are removed (lib/text.ts). */
-export const businessNameSchema = z
-  .string()
-  .overwrite(cleanDisplayText)
-  .min(2, 'must be at least 2 characters')
-  .max(100, 'must be at most 100 characters');
-
-export async function findMerchantOfUser(userId: string): Promise<{ merchant: Merchant; role: MemberRole } | undefined> {
-  const [row] = await getDb()
-    .select({ merchant: merchants, role: merchantMembers.role })
-    .from(merchantMembers)
-    .innerJoin(merchants, eq(merchantMembers.merchantId, merchants.id))
-    .where(eq(merchantMembers.userId, userId))
-    .limit(1);
-  return row;
-}
 
 /**
  * "Request verification" from the dashboard Profile tab: the member must be allowed to manage the

@@ -7,9 +7,10 @@ import { getDb } from '@/lib/db/client';
 import { auditLog, merchantMembers, merchants } from '@/lib/db/schema';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { uniqueEmail } from '@/test/accounts';
-import { findMerchantOfUser, requestBusinessVerification } from './become-merchant';
+import { findMerchantOfUser } from '@/lib/merchants/find-merchant-of-user';
+import { requestBusinessVerification } from '@/lib/merchants/request-business-verification';
 import { becomeMerchant } from '@/lib/onboarding/become-merchant';
-import { verifyMerchant } from './verify-merchant';
+import { verifyMerchant } from '@/lib/merchants/verify-merchant';
 
 async function newUser(): Promise<{ id: string; email: string }> {
   const email = uniqueEmail('merchant');

@@ -10,7 +10,11 @@ import { newUser } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
 import { handleOidcRequest } from './handle-oidc-request';
 import { listAppUsers, listConnectedApps, revokeConnectedApp } from './grants';
-import { listOAuthApps, registerOAuthApp, revokeOAuthApp, revokeOAuthAppSecret, rollOAuthAppSecret } from './oauth-apps';
+import { listOAuthApps } from './list-oauth-apps';
+import { registerOAuthApp } from './register-oauth-app';
+import { revokeOAuthApp } from './revoke-oauth-app';
+import { revokeOAuthAppSecret } from './revoke-oauth-app-secret';
+import { rollOAuthAppSecret } from './roll-oauth-app-secret';
 import { getProvider } from './provider';
 import { rotateSigningKey } from './signing-keys';
 
