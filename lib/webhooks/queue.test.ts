@@ -7,7 +7,7 @@
 import { and, eq, inArray, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as createEndpointRoute } from '@/app/api/webhook-endpoints/route';
-import { getDb } from '@/lib/db/client';
+import { getDb, listenForNotifications } from '@/lib/db/client';
 import { webhookDeliveries, webhookEvents } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { callRoute, newMerchant } from '@/test/fixtures';
@@ -34,17 +34,41 @@ afterAll(async () => {
   await receiver.close();
 });
 
+async function insertEvent(merchantId: string, type: string): Promise<string> {
+  const id = newId('webhookEvent');
+  await getDb().insert(webhookEvents).values({ id, merchantId, mode: 'test', type, chargeId: null, payload: {}, createdAt: new Date() });
+  return id;
+}
+
+describe('which events wake the relay at their commit', () => {
+  it('every event but charge.created notifies: new charges, written at their own rate, wait for the poll', async () => {
+    const merchant = await newMerchant();
+    const payloads: string[] = [];
+    let listening!: () => void;
+    const ready = new Promise<void>((resolve) => (listening = resolve));
+    // Ended with the others by closeDb() when the file's process ends.
+    listenForNotifications('webhook_events', {
+      onNotification: (payload) => payloads.push(payload),
+      onListening: () => listening(),
+      onLost: () => {},
+    });
+    await ready;
+    await insertEvent(merchant.id, 'charge.created');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(payloads).toEqual([]);
+    await insertEvent(merchant.id, 'charge.succeeded');
+    await waitFor(() => payloads.length > 0, { what: 'the notification of charge.succeeded' });
+    expect(payloads).toEqual(['']);
+  });
+});
+
 describe('the relay on notification', () => {
   it('gathers a burst: 12 events committed one by one are relayed in one or a few passes, not one each', async () => {
     const merchant = await newMerchant();
     const ids: string[] = [];
     for (let index = 0; index < 12; index++) {
-      const id = newId('webhookEvent');
-      ids.push(id);
       // Each insert commits on its own, and the outbox trigger notifies at each commit.
-      await getDb()
-        .insert(webhookEvents)
-        .values({ id, merchantId: merchant.id, mode: 'test', type: 'charge.created', chargeId: null, payload: {}, createdAt: new Date() });
+      ids.push(await insertEvent(merchant.id, 'charge.succeeded'));
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const relayed = await waitFor(

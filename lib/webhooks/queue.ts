@@ -7,9 +7,9 @@
  * Several processes may run this at once: pg-boss hands each job to one worker (SKIP LOCKED), the relay
  * locks the events it takes (SKIP LOCKED), and each attempt is claimed on its row (claim-deliveries.ts).
  *
- * No waiting on timers on the way of an event (ADR 0018): the relay runs when PostgreSQL notifies
- * `webhook_events` (a trigger on the outbox, at the commit of the emitting transaction; the timer stays
- * as a fallback), and the delivery worker fetches the moment the relay or a recording committed jobs in
+ * No waiting on timers on the way of a payment's event (ADR 0018): the relay runs when PostgreSQL notifies
+ * `webhook_events` (a trigger on the outbox, at the commit of the emitting transaction; `charge.created`,
+ * written at the rate charges are created, waits for the one-second poll instead), and the delivery worker fetches the moment the relay or a recording committed jobs in
  * this process (delivery-worker.ts). Each process runs at most DELIVERY_CONCURRENCY attempts at once, at
  * most WEBHOOK_ENDPOINT_CONCURRENCY (default 16) to one endpoint, so a slow or dead endpoint (10 s
  * timeout per attempt) cannot starve the others; a failing endpoint's retries wait for their time
@@ -33,8 +33,13 @@ export const PGBOSS_SCHEMA = 'pgboss';
 /** Attempts in flight per process: 20 endpoints at the default per-endpoint cap. */
 const DELIVERY_CONCURRENCY = 320;
 const SUPERVISE_INTERVAL_SECONDS = 5;
-/** The relay's fallback timer; it normally runs on the outbox's notification. */
-const RELAY_INTERVAL_MS = 5_000;
+/**
+ * The relay's poll: how long a `charge.created` event may wait (it does not notify: PostgreSQL serialises
+ * the commits of notifying transactions, drizzle/0047_relay_new_charges_on_poll.sql), and the fallback
+ * for every other event, which notifies at its commit. One indexed look at the outbox a second, whatever
+ * the load.
+ */
+const RELAY_INTERVAL_MS = 1_000;
 /**
  * How long the relay gathers notifications before a pass: each committed charge notifies, and one pass
  * costs the database about the same few statements for 1 event as for 200. At a few hundred new charges

@@ -10,7 +10,8 @@
  * which skip the relay) go out at once.
  *
  * When: queue.ts runs the relay when PostgreSQL notifies `webhook_events` (a trigger on the outbox,
- * sent at the commit of each transaction that emitted) and every few seconds as a fallback.
+ * sent at the commit of each transaction that emitted an event other than `charge.created`) and every
+ * second (which is when `charge.created` goes: drizzle/0047_relay_new_charges_on_poll.sql).
  *
  * Who receives an event is decided by the endpoints as they are now (enabled, subscribed to the type,
  * same merchant and mode) and created no later than the event — the relay normally runs within
