@@ -1,5 +1,5 @@
 /**
- * One structured log line per HTTP request (pino): method, route, status, duration, request id and,
+ * One structured log line per HTTP request (lib/log.ts, pino): method, route, status, duration, request id and,
  * for API calls, the merchant — and the same observation in chargeport_http_request_duration_seconds.
  *
  * Installed once per process (instrumentation.ts) on Node's `http.server.request.start` and
@@ -12,9 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import pino from 'pino';
-import { env } from '@/lib/env';
-import { scrubText } from '@/lib/log';
+import { log, scrubText } from '@/lib/log';
 import { metrics } from '@/lib/metrics/metrics';
 
 interface RequestContext {
@@ -26,17 +24,6 @@ interface RequestContext {
 const state = globalThis as unknown as {
   __chargeportRequestLog?: { storage: AsyncLocalStorage<RequestContext>; contexts: WeakMap<IncomingMessage, RequestContext> };
 };
-
-const logger = pino(
-  {
-    base: null,
-    messageKey: 'msg',
-    timestamp: () => `,"time":"${new Date().toISOString()}"`,
-    formatters: { level: (label) => ({ level: label }) },
-    // Written through process.stdout, like lib/log.ts (and so tests can read it).
-  },
-  { write: (line: string) => process.stdout.write(line) },
-);
 
 /** Installs the listeners (idempotent). Node runtime only. */
 export function recordRequests(): void {
@@ -60,35 +47,22 @@ export function recordRequests(): void {
     const context = contexts.get(request);
     if (!context) return;
     contexts.delete(request);
-    const isLogged = isInfoLogged();
     const seconds = Number(process.hrtime.bigint() - context.startedAt) / 1e9;
     const method = request.method ?? 'GET';
     const route = routeOf(request.url ?? '/');
     const status = response.statusCode;
     metrics().httpRequestDuration.observe({ method, route, status: String(status) }, seconds);
     const answered = response.getHeader('x-request-id');
-    if (!isLogged) return;
-    logger.info(
-      {
-        method,
-        route,
-        status,
-        durationMs: Math.round(seconds * 10_000) / 10,
-        requestId: typeof answered === 'string' ? answered : context.requestId,
-        ...(context.merchantId ? { merchantId: context.merchantId } : {}),
-      },
-      'request',
-    );
+    // Info: LOG_LEVEL=warn or error leaves request lines out.
+    log.info('request', {
+      method,
+      route,
+      status,
+      durationMs: Math.round(seconds * 10_000) / 10,
+      requestId: typeof answered === 'string' ? answered : context.requestId,
+      ...(context.merchantId ? { merchantId: context.merchantId } : {}),
+    });
   });
-}
-
-/** Request lines are info: LOG_LEVEL=warn or error leaves them out. */
-function isInfoLogged(): boolean {
-  try {
-    return ['debug', 'info'].includes(env().LOG_LEVEL);
-  } catch {
-    return true; // configuration errors are reported elsewhere
-  }
 }
 
 /** Called by withApiKey once the key is known: the request's log line names its merchant. */
