@@ -54,7 +54,11 @@ describe('npm start', () => {
     expect(command.command).toBe(process.execPath);
     expect(command.args).toEqual([path.join(root, '.next/standalone/server.js')]);
     const report = JSON.parse(
-      execFileSync(command.command, command.args, { cwd: command.cwd, env: { PATH: process.env.PATH, ...command.env }, encoding: 'utf8' }),
+      execFileSync(command.command, command.args, {
+        cwd: command.cwd,
+        env: { PATH: process.env.PATH, ...command.env } as NodeJS.ProcessEnv,
+        encoding: 'utf8',
+      }),
     ) as Record<string, string>;
     expect(report).toEqual({
       cwd: path.join(root, '.next/standalone'),
