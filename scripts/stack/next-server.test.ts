@@ -56,7 +56,7 @@ describe('npm start', () => {
     const report = JSON.parse(
       execFileSync(command.command, command.args, {
         cwd: command.cwd,
-        env: { PATH: process.env.PATH, ...command.env } as NodeJS.ProcessEnv,
+        env: { ...process.env, ...command.env },
         encoding: 'utf8',
       }),
     ) as Record<string, string>;
