@@ -56,7 +56,7 @@ export function traced<T>(
 }
 
 /** AsyncLocalStorage-backed context, with `enter` for a context that starts in a synchronous callback. */
-export class RequestContextManager implements ContextManager {
+class RequestContextManager implements ContextManager {
   private readonly storage = new AsyncLocalStorage<Context>();
 
   active(): Context {
