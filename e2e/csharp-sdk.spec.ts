@@ -1,6 +1,6 @@
 /**
  * The C# game SDK (sdk/csharp, the Unity package's runtime and its sample's logic, through a recording
- * transport) against the running production stack (`next start`), as a game would use it: compiled with
+ * transport) against the running production stack (`npm start`), as a game would use it: compiled with
  * Mono, it signs the player in by the device flow and pays a live USDC charge; the
  * player does their part in Chromium on Chargeport (enters the device code, allows the app, types the
  * PIN on Chargeport's pay page). Skipped with a reason where Mono is not installed (.ci/run installs it).

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { E2E_DATA_DIR, E2E_SECRETS } from '../playwright.config';
+import { prepareStandaloneServer } from '@/scripts/stack/next-server';
 
 const STANDALONE = path.resolve('.next/standalone');
 export const STANDALONE_SERVER = path.join(STANDALONE, 'server.js');
@@ -59,9 +60,8 @@ export interface StandaloneServer {
  * have (WALLETCONNECT_PROJECT_ID) runs on one of these.
  */
 export async function startStandaloneServer(env: Record<string, string> = {}): Promise<StandaloneServer> {
-  // As the Dockerfile does: the standalone folder does not include the static assets.
-  cpSync('.next/static', path.join(STANDALONE, '.next/static'), { recursive: true });
-  if (existsSync('public')) cpSync('public', path.join(STANDALONE, 'public'), { recursive: true });
+  // As the Dockerfile and `npm start` do: the standalone folder does not include the static assets.
+  prepareStandaloneServer(process.cwd());
   const port = await freePort();
   const base = `http://localhost:${port}`;
   let output = '';

@@ -2,7 +2,7 @@ import { createPublicClient, http } from 'viem';
 import { polygon } from 'viem/chains';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetEnvCache } from './env';
-import { log, redactConsole, scrubText } from './log';
+import { log, logger, redactConsole, scrubText } from './log';
 
 const ALCHEMY_KEY = 'aLcHeMyKeY0123456789abcdefXYZ';
 const RPC_URL = `https://polygon-mainnet.g.alchemy.com/v2/${ALCHEMY_KEY}`;
@@ -140,5 +140,59 @@ describe('log redaction', () => {
     expect(written).toHaveLength(2);
     expect(written.join('\n')).not.toContain(ALCHEMY_KEY);
     expect(written.join('\n')).toContain('polygon-mainnet.g.alchemy.com');
+  });
+});
+
+describe('the logger is pino', () => {
+  it("redacts in pino's own hooks: a child logger's fields and message, and the bindings it carries", async () => {
+    const output = await captureOutput(() =>
+      logger
+        .child({ requestId: 'req_1', sessionToken: 'child-binding-token' })
+        .warn({ apiKey: 'cp_live_AbCdEf0123456789', upstream: RPC_URL, chargeId: 'ch_1' }, `retrying ${RPC_URL}`),
+    );
+    expect(output).not.toContain(ALCHEMY_KEY);
+    expect(output).not.toContain('cp_live_AbCdEf0123456789');
+    const line = JSON.parse(output) as Record<string, unknown>;
+    expect(line).toMatchObject({
+      level: 'warn',
+      requestId: 'req_1',
+      apiKey: '[redacted]',
+      chargeId: 'ch_1',
+      upstream: 'https://polygon-mainnet.g.alchemy.com/[redacted]',
+      msg: 'retrying https://polygon-mainnet.g.alchemy.com/[redacted]',
+    });
+    expect(output).not.toContain('child-binding-token');
+    const grandchild = await captureOutput(() => logger.child({ requestId: 'req_2' }).child({ pin: 123456 }).error('failed'));
+    expect(JSON.parse(grandchild)).toMatchObject({ requestId: 'req_2', pin: '[redacted]', msg: 'failed' });
+  });
+
+  it('writes one line per call: info and debug on stdout, warn and error on stderr, none under LOG_LEVEL', async () => {
+    const written: { stream: string; line: Record<string, unknown> }[] = [];
+    const spies = (['stdout', 'stderr'] as const).map((name) =>
+      vi.spyOn(process[name], 'write').mockImplementation((chunk: string | Uint8Array) => {
+        written.push({ stream: name, line: JSON.parse(String(chunk)) as Record<string, unknown> });
+        return true;
+      }),
+    );
+    try {
+      log.debug('d', { n: 1n });
+      log.info('i');
+      log.warn('w');
+      log.error('e');
+      process.env.LOG_LEVEL = 'warn';
+      resetEnvCache();
+      log.info('left out');
+      log.warn('kept');
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(written.map(({ stream, line }) => [stream, line.level, line.msg])).toEqual([
+      ['stdout', 'debug', 'd'],
+      ['stdout', 'info', 'i'],
+      ['stderr', 'warn', 'w'],
+      ['stderr', 'error', 'e'],
+      ['stderr', 'warn', 'kept'],
+    ]);
+    expect(written[0]!.line).toMatchObject({ n: '1', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
   });
 });

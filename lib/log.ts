@@ -1,5 +1,9 @@
 /**
- * Structured logs, one JSON object per line, with secrets taken out centrally before writing:
+ * The one logger: pino, one JSON object per line (`level`, `time`, `msg` and the fields), info and debug on
+ * stdout, warn and error on stderr, at LOG_LEVEL. `log.info/warn/error/debug(message, fields)` is the facade the
+ * code calls (the request log too: lib/http/record-requests.ts); `logger` is the pino instance behind it.
+ * Secrets are taken out in pino's own hooks (formatters.log for the fields, hooks.logMethod for the message),
+ * so whatever goes through `logger` — a child logger too — is redacted the same way:
  *
  *  - fields named like secrets (key, secret, token, password, pin, code, authorization, cookie, seed,
  *    pepper, signature) have their value replaced, whatever its type, so a key, code or PIN passed by
@@ -13,11 +17,10 @@
  * escape a request.
  */
 import { inspect } from 'node:util';
+import pino from 'pino';
 import { CHAIN_NAMES } from './chains/registry';
 import { env, rpcEnvName, type Env } from './env';
 
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
-type Level = keyof typeof LEVELS;
 const REDACTED = '[redacted]';
 const SECRET_FIELD = /(key|secret|token|password|passwd|pin|code|otp|authorization|cookie|seed|pepper|mnemonic|signature|credential)/i;
 /** Names that carry an identifier, count or status of a secret-named thing, not the secret. */
@@ -107,16 +110,56 @@ function redact(value: unknown, depth = 0): unknown {
   );
 }
 
-function write(level: Level, message: string, fields?: Record<string, unknown>): void {
-  let threshold: Level = 'info';
+/** LOG_LEVEL, read at each line (tests and the launcher change it); info while the configuration is invalid. */
+function threshold(): Env['LOG_LEVEL'] {
   try {
-    threshold = env().LOG_LEVEL;
+    return env().LOG_LEVEL;
   } catch {
-    // configuration errors are reported elsewhere; keep logging
+    return 'info'; // configuration errors are reported elsewhere; keep logging
   }
-  if (LEVELS[level] < LEVELS[threshold]) return;
-  const line = JSON.stringify({ level, time: new Date().toISOString(), msg: scrubText(message), ...(redact(fields ?? {}) as object) });
-  (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(`${line}\n`);
+}
+
+// Through process.stdout/stderr at each write (not a captured fd), so tests can read what is written.
+const toStdout = { write: (line: string) => process.stdout.write(line) };
+const toStderr = { write: (line: string) => process.stderr.write(line) };
+
+export const logger = pino(
+  {
+    level: 'info', // set from LOG_LEVEL at each write (below)
+    base: null,
+    messageKey: 'msg',
+    timestamp: () => `,"time":"${new Date().toISOString()}"`,
+    formatters: {
+      level: (label) => ({ level: label }),
+      // Every field, before it is serialized: secret-named values replaced, strings and errors scrubbed.
+      log: (fields) => redact(fields) as Record<string, unknown>,
+    },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, args.map((arg: unknown) => (typeof arg === 'string' ? scrubText(arg) : arg)) as Parameters<typeof method>);
+      },
+    },
+  },
+  // dedupe: each line goes to the one stream of the highest level it reaches (warn and error: stderr only).
+  pino.multistream(
+    [
+      { level: 'debug', stream: toStdout },
+      { level: 'warn', stream: toStderr },
+    ],
+    { dedupe: true },
+  ),
+);
+
+// A child logger's bindings skip formatters.log (pino formats them once, when the child is made): redacted here.
+const pinoChild = logger.child;
+logger.child = function child(this: typeof logger, bindings, options) {
+  return pinoChild.call(this, redact(bindings) as typeof bindings, options);
+} as typeof logger.child;
+
+function write(level: Env['LOG_LEVEL'], message: string, fields?: Record<string, unknown>): void {
+  const wanted = threshold();
+  if (logger.level !== wanted) logger.level = wanted;
+  logger[level](fields ?? {}, message);
 }
 
 export const log = {

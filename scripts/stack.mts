@@ -1,6 +1,7 @@
 /**
  * `npm run dev` / `npm start`: starts the embedded services the configuration leaves out
- * (scripts/stack/stack.ts), then Next.js (`next dev` or `next start`) with their URLs in its environment.
+ * (scripts/stack/stack.ts) and applies the migrations, then Next.js with their URLs in its environment: `next dev`,
+ * or for `npm start` the standalone server of the build, `node .next/standalone/server.js` (scripts/stack/next-server.ts).
  * In production it also starts one worker (scripts/worker.mts) and runs the web server without jobs.
  * `dev` also seeds the demo merchant and prints its keys; production never seeds.
  *
@@ -23,6 +24,7 @@ import { startReaper } from '@/scripts/stack/reaper';
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/scripts/stack/runtime-file';
 import { readServerStart } from '@/lib/admin/server-start';
 import { startStack, type Stack } from '@/scripts/stack/stack';
+import { nextServerCommand, NoProductionBuild, type NextServerCommand } from '@/scripts/stack/next-server';
 import { startIdentityStandIns, STAND_IN_PROVIDERS } from '@/scripts/stack/identity-stand-ins';
 import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/provision-local-swap';
 
@@ -49,12 +51,17 @@ if (running) {
   console.error(`Another Chargeport stack (pid ${running.launcherPid}) is running from ${dataDir}. Stop it first, or set DATA_DIR.`);
   process.exit(1);
 }
-if (mode === 'start' && !existsSync(path.join('.next', 'BUILD_ID'))) {
-  console.error('No production build found: run `npm run build` first.');
-  process.exit(1);
-}
 
 const port = process.env.PORT ? Number(process.env.PORT) : await firstFreePort(3000);
+// `next dev`, or the standalone server of the production build (with its static files copied beside it).
+let nextCommand: NextServerCommand;
+try {
+  nextCommand = nextServerCommand(mode, { root: process.cwd(), port });
+} catch (error) {
+  if (!(error instanceof NoProductionBuild)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 const appUrl = process.env.APP_URL ?? `http://localhost:${port}`;
 
 const say = (line: string) => console.log(`[chargeport] ${line}`);
@@ -118,6 +125,8 @@ const childEnv: NodeJS.ProcessEnv = {
   ...identityStandIns?.env,
   PORT: String(port),
   APP_URL: appUrl,
+  // Absolute: the standalone server runs in .next/standalone.
+  DATA_DIR: dataDir,
 };
 if (childEnv.DEPOSIT_HD_SEED && stack.localChains.length) {
   // The gas tank pays fees for balance payments and sweeps; on local chains it is funded here.
@@ -201,14 +210,10 @@ writeRuntimeInfo(dataDir, {
 
 // Production: background jobs run in a worker process beside the web server, each with its own pool.
 const startsWorker = isProduction && config.START_WORKER;
-const nextBin = path.resolve('node_modules/.bin/next');
-// Idle keep-alive connections stay open longer than a load balancer's (60 s is the usual idle timeout):
-// with Node's 5 s default the server closes a connection just as a client or proxy reuses it, and that
-// request fails with ECONNRESET. The standalone server reads the same from KEEP_ALIVE_TIMEOUT (Dockerfile).
-const KEEP_ALIVE_MS = '65000';
 // Own process group, so stopping it also stops next-server's children.
-const next = spawn(nextBin, [mode, '--port', String(port), ...(mode === 'start' ? ['--keepAliveTimeout', KEEP_ALIVE_MS] : [])], {
-  env: startsWorker ? { ...childEnv, RUN_JOBS_IN_WEB: 'false' } : childEnv,
+const next = spawn(nextCommand.command, nextCommand.args, {
+  cwd: nextCommand.cwd,
+  env: { ...childEnv, ...nextCommand.env, ...(startsWorker ? { RUN_JOBS_IN_WEB: 'false' } : {}) },
   stdio: 'inherit',
   detached: true,
 });

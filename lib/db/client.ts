@@ -9,6 +9,7 @@ import postgres, { type Sql } from 'postgres';
 import { env, type Env } from '@/lib/env';
 import * as schema from './schema';
 import { runInTransactionScope } from './transaction-scope';
+import { traceQueries } from './trace-queries';
 
 export type Database = PostgresJsDatabase<typeof schema>;
 /** A transaction or the database itself: domain verbs accept either through ctx.tx. */
@@ -51,12 +52,15 @@ function connect(): DbHandle {
     );
   }
   const isJobs = globalForDb.__chargeportDbRole === 'jobs';
-  const sql = postgres(url, {
-    max: isJobs ? env().WORKER_DATABASE_POOL_SIZE : env().DATABASE_POOL_SIZE,
-    onnotice: () => {},
-    // NUMERIC stays a string on the wire; drizzle's bigint mode turns it into bigint.
-    connection: { application_name: isJobs ? 'chargeport-jobs' : 'chargeport', ...sessionSettings(env()) },
-  });
+  // A span per query while tracing is on (./trace-queries.ts).
+  const sql = traceQueries(
+    postgres(url, {
+      max: isJobs ? env().WORKER_DATABASE_POOL_SIZE : env().DATABASE_POOL_SIZE,
+      onnotice: () => {},
+      // NUMERIC stays a string on the wire; drizzle's bigint mode turns it into bigint.
+      connection: { application_name: isJobs ? 'chargeport-jobs' : 'chargeport', ...sessionSettings(env()) },
+    }),
+  );
   const db = drizzle(sql, { schema });
   // Chain clients refuse requests inside this scope (./transaction-scope.ts); savepoints (tx.transaction) run inside it.
   const transaction = db.transaction.bind(db);

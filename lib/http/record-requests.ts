@@ -1,5 +1,5 @@
 /**
- * One structured log line per HTTP request (pino): method, route, status, duration, request id and,
+ * One structured log line per HTTP request (lib/log.ts, pino): method, route, status, duration, request id and,
  * for API calls, the merchant — and the same observation in chargeport_http_request_duration_seconds.
  *
  * Installed once per process (instrumentation.ts) on Node's `http.server.request.start` and
@@ -7,36 +7,29 @@
  * is the path with ids replaced (`/api/charges/:id`), never the query string, so neither a token in a URL
  * nor an unbounded label set reaches the log or the metrics. The request's context lives in an
  * AsyncLocalStorage entered at request start, so withApiKey can name the merchant (noteRequestMerchant).
+ * Each request is also a SERVER span (lib/tracing.ts) named `METHOD route`, with the status, the merchant and
+ * `chargeport.request_id`: the x-request-id the response carries (the API's), so a support quote finds its trace.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import pino from 'pino';
-import { env } from '@/lib/env';
-import { scrubText } from '@/lib/log';
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { log, scrubText } from '@/lib/log';
+import { enterSpan, tracer } from '@/lib/tracing';
 import { metrics } from '@/lib/metrics/metrics';
 
 interface RequestContext {
   startedAt: bigint;
   requestId: string;
   merchantId?: string;
+  /** The request's SERVER span (a no-op one while tracing is off). */
+  span: Span;
 }
 
 const state = globalThis as unknown as {
   __chargeportRequestLog?: { storage: AsyncLocalStorage<RequestContext>; contexts: WeakMap<IncomingMessage, RequestContext> };
 };
-
-const logger = pino(
-  {
-    base: null,
-    messageKey: 'msg',
-    timestamp: () => `,"time":"${new Date().toISOString()}"`,
-    formatters: { level: (label) => ({ level: label }) },
-    // Written through process.stdout, like lib/log.ts (and so tests can read it).
-  },
-  { write: (line: string) => process.stdout.write(line) },
-);
 
 /** Installs the listeners (idempotent). Node runtime only. */
 export function recordRequests(): void {
@@ -47,48 +40,58 @@ export function recordRequests(): void {
   diagnosticsChannel.subscribe('http.server.request.start', (message) => {
     const { request } = message as { request: IncomingMessage };
     const incoming = request.headers['x-request-id'];
+    const method = request.method ?? 'GET';
+    // A caller's W3C traceparent continues its trace (once a propagator is registered; none while tracing is off).
+    const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const context: RequestContext = {
       startedAt: process.hrtime.bigint(),
       requestId: (typeof incoming === 'string' && incoming.slice(0, 64)) || randomUUID(),
+      span: tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent),
     };
     contexts.set(request, context);
-    // Runs synchronously before the server emits 'request': what handles it continues in this context.
+    // Runs synchronously before the server emits 'request': what handles it continues in this context,
+    // and under this span (Next.js's spans, queries, outgoing calls).
     storage.enterWith(context);
+    enterSpan(context.span);
   });
   diagnosticsChannel.subscribe('http.server.response.finish', (message) => {
     const { request, response } = message as { request: IncomingMessage; response: ServerResponse };
     const context = contexts.get(request);
     if (!context) return;
     contexts.delete(request);
-    const isLogged = isInfoLogged();
     const seconds = Number(process.hrtime.bigint() - context.startedAt) / 1e9;
     const method = request.method ?? 'GET';
     const route = routeOf(request.url ?? '/');
     const status = response.statusCode;
     metrics().httpRequestDuration.observe({ method, route, status: String(status) }, seconds);
     const answered = response.getHeader('x-request-id');
-    if (!isLogged) return;
-    logger.info(
-      {
-        method,
-        route,
-        status,
-        durationMs: Math.round(seconds * 10_000) / 10,
-        requestId: typeof answered === 'string' ? answered : context.requestId,
-        ...(context.merchantId ? { merchantId: context.merchantId } : {}),
-      },
-      'request',
-    );
+    const requestId = typeof answered === 'string' ? answered : context.requestId;
+    endRequestSpan(context, { method, route, status, requestId });
+    // Info: LOG_LEVEL=warn or error leaves request lines out.
+    log.info('request', {
+      method,
+      route,
+      status,
+      durationMs: Math.round(seconds * 10_000) / 10,
+      requestId,
+      ...(context.merchantId ? { merchantId: context.merchantId } : {}),
+    });
   });
 }
 
-/** Request lines are info: LOG_LEVEL=warn or error leaves them out. */
-function isInfoLogged(): boolean {
-  try {
-    return ['debug', 'info'].includes(env().LOG_LEVEL);
-  } catch {
-    return true; // configuration errors are reported elsewhere
-  }
+/** The route (ids masked, no query string), the status and the request id the response carries (the API's, or ours). */
+function endRequestSpan(context: RequestContext, fields: { method: string; route: string; status: number; requestId: string }): void {
+  const { span } = context;
+  if (!span.isRecording()) return;
+  span.updateName(`${fields.method} ${fields.route}`);
+  span.setAttributes({
+    'http.route': fields.route,
+    'http.response.status_code': fields.status,
+    'chargeport.request_id': fields.requestId,
+    ...(context.merchantId ? { 'chargeport.merchant_id': context.merchantId } : {}),
+  });
+  if (fields.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
 }
 
 /** Called by withApiKey once the key is known: the request's log line names its merchant. */

@@ -29,6 +29,7 @@ import { payChargesFromDeliveredOrders } from '@/lib/onramp/pay-charge-from-orde
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
 import { subscribeToNewBlocks, type BlockSubscriptions } from './new-blocks';
+import { traced } from '@/lib/tracing';
 
 /** The watchers' recorded payments, for chargeport_payments_seen_total. */
 function countPayments(chain: string, recorded: number): number {
@@ -130,7 +131,8 @@ function schedule(task: Task): ScheduledTask {
       do {
         again = false;
         try {
-          const result = await task.run();
+          // A root span per run (lib/tracing.ts): its queries and chain calls are its children.
+          const result = await traced(`job ${task.name}`, { attributes: { 'chargeport.job': task.name }, root: true }, () => task.run());
           if (typeof result === 'number' && result > 0) log.info('job done', { job: task.name, count: result });
         } catch (error) {
           log.error('job failed', { job: task.name, error });

@@ -4,12 +4,15 @@
  * deliveries: attemptDelivery; reconciliation: reconcileAndReport). Each process has its own: scrape
  * every web instance at /api/metrics and every worker at WORKER_METRICS_PORT. Gauges read from
  * PostgreSQL and the chains (queue depth, watcher lag, sweep backlog, gas tank) are refreshed at scrape
- * time by refreshSharedGauges() (lib/admin/metrics-response.ts).
+ * time by refreshSharedGauges() (lib/admin/metrics-response.ts). prom-client's default process series
+ * (`process_*`, `nodejs_*`: CPU, memory, heap, event-loop lag, GC) come with them.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 function createMetrics() {
   const registry = new Registry();
+  // Node's process series beside ours: CPU, resident memory, heap, event-loop lag, GC, handles, file descriptors.
+  collectDefaultMetrics({ register: registry });
   const registers = [registry];
   return {
     registry,

@@ -29,6 +29,7 @@ import { sql } from 'drizzle-orm';
 import { fromDrizzle, type Job, type PgBoss } from 'pg-boss';
 import { log } from '@/lib/log';
 import { sendAttempt, type AttemptOptions } from './attempt-delivery';
+import { traced } from '@/lib/tracing';
 import { claimDeliveries } from './claim-deliveries';
 import { endpointAgent } from './endpoint-agents';
 import { DELIVERY_QUEUE, type DeliveryJobData } from './enqueue-deliveries';
@@ -161,7 +162,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     for (const claimed of claim.claimed) {
       const job = jobOf.get(claimed.delivery.id)!;
       const agent = endpointAgent(claimed.endpoint.id, claimed.endpoint.url, perEndpoint);
-      const send: Promise<void> = sendAttempt(claimed, { ...options.attempt, agent })
+      // A root span per attempt (lib/tracing.ts): the POST to the endpoint (recorded once finished, in a batch).
+      const attributes = { 'chargeport.job': 'webhook-delivery', 'chargeport.delivery_id': claimed.delivery.id };
+      const send: Promise<void> = traced('job webhook-delivery', { attributes, root: true }, () =>
+        sendAttempt(claimed, { ...options.attempt, agent }),
+      )
         .then((sent) => finish([{ job, sent }]))
         .catch((error: unknown) => {
           // sendAttempt does not throw for HTTP outcomes; this is a bug or a bad secret. The claim

@@ -57,7 +57,7 @@ export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-/** Every live descendant of pid (from /proc), so processes in other groups (next start) are found too. */
+/** Every live descendant of pid (from /proc), so processes in other groups (the Next.js server) are found too. */
 export function descendantsOf(pid: number): number[] {
   const children = new Map<number, number[]>();
   let entries: string[] = [];

@@ -1,7 +1,7 @@
 /**
  * GET /api/metrics: 404 without METRICS_TOKEN, 401 with a wrong token, the Prometheus text with the right
  * one — charges created by outcome, request durations, webhook deliveries, sweep backlog, queue depth,
- * reconciliation discrepancies.
+ * reconciliation discrepancies, and the process's default series.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetEnvCache } from '@/lib/env';
@@ -77,5 +77,15 @@ describe('GET /api/metrics', () => {
     expect(text).toMatch(/^chargeport_http_request_duration_seconds_count\{method="GET",route="\/api\/health",status="200"\} 1$/m);
     expect(text).toContain('# TYPE chargeport_queue_depth gauge');
     expect(text).toContain('# TYPE chargeport_gas_tank_balance gauge');
+  });
+
+  it("serves the process's default series beside Chargeport's (CPU, memory, heap, event loop, GC)", async () => {
+    withToken();
+    const { text } = await scrape(`Bearer ${TOKEN}`);
+    expect(text).toMatch(/^process_cpu_user_seconds_total [0-9.e+-]+$/m);
+    expect(text).toMatch(/^process_resident_memory_bytes [1-9]/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes [1-9]/m);
+    expect(text).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
+    expect(text).toContain('# TYPE nodejs_gc_duration_seconds histogram');
   });
 });
