@@ -1,6 +1,10 @@
 /** Next.js calls register() once per server process: start the background jobs there (Node runtime only). */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
+  // Traces over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (lib/start-tracing.ts); before anything is traced.
+  const { startTracing } = await import('@/lib/start-tracing');
+  const stopTracing = startTracing('web');
+  if (stopTracing) process.once('beforeExit', () => void stopTracing());
   // First, so every request is stamped with its peer address (lib/http/client-ip.ts) and nothing
   // printed (Next.js prints errors that escape a request) carries a credential (lib/log.ts).
   const { recordPeerAddresses } = await import('@/lib/http/peer-address');

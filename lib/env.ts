@@ -129,6 +129,10 @@ const envSchema = z.object({
     .default('true')
     .transform((value) => value === 'true'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** OTLP/HTTP collector (e.g. http://otel-collector:4318): traces are exported there. Unset: no tracing. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /** The traces' service.name. */
+  OTEL_SERVICE_NAME: z.string().min(1).default('chargeport'),
   /** Bearer token of GET /api/metrics (Prometheus). Unset: the endpoint answers 404. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 24`)').optional(),
   /** A worker serves its own metrics on this port (GET /metrics, same token). Unset: none. */

@@ -13,9 +13,11 @@ import { closeDb, selectJobsPool } from '@/lib/db/client';
 import { DeploymentRefused, recordStart } from '@/lib/admin/server-start';
 import { startBackgroundJobs, stopBackgroundJobs } from '@/lib/jobs/background-jobs';
 import { redactConsole } from '@/lib/log';
+import { startTracing } from '@/lib/start-tracing';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 redactConsole();
+const stopTracing = startTracing('worker');
 selectJobsPool();
 if (!env().DATABASE_URL) {
   console.error("npm run worker needs DATABASE_URL (the web instances' database).");
@@ -63,6 +65,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     metricsServer?.close();
     await stopBackgroundJobs();
     await closeDb();
+    await stopTracing?.();
     process.exit(0);
   });
 }
