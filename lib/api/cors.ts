@@ -18,7 +18,8 @@
 /** Sent with every grant and on the preflight. */
 const CORS_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-methods': 'GET, POST, OPTIONS',
-  'access-control-allow-headers': 'content-type, x-api-key, idempotency-key, x-request-id, authorization, chargeport-client, chargeport-version',
+  'access-control-allow-headers':
+    'content-type, x-api-key, idempotency-key, x-request-id, authorization, chargeport-client, chargeport-version',
   'access-control-expose-headers': [
     'x-request-id',
     'retry-after',

@@ -67,12 +67,14 @@ export function buildOpenApiDocument(serverUrl: string) {
     schema: { type: 'string', enum: [...API_VERSIONS], example: CURRENT_API_VERSION },
   });
   registry.registerComponent('headers', 'ChargeportVersion', {
-    description: 'The API version this answer was made under: the request\'s Chargeport-Version, else the key\'s pinned version, else the current one.',
+    description:
+      "The API version this answer was made under: the request's Chargeport-Version, else the key's pinned version, else the current one.",
     required: true,
     schema: { type: 'string', example: CURRENT_API_VERSION },
   });
   registry.registerComponent('headers', 'RateLimitLimit', {
-    description: "Requests the key may make per window (60 s), IETF draft RateLimit headers. Absent when the key was not counted (a 401, a 400 unsupported_api_version, a 403 before the limit).",
+    description:
+      'Requests the key may make per window (60 s), IETF draft RateLimit headers. Absent when the key was not counted (a 401, a 400 unsupported_api_version, a 403 before the limit).',
     schema: { type: 'integer', minimum: 1, example: 600 },
   });
   registry.registerComponent('headers', 'RateLimitRemaining', {

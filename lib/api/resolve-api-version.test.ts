@@ -31,7 +31,10 @@ afterEach(() => {
 });
 
 async function keyRow(plaintext: string) {
-  const [row] = await getDb().select().from(apiKeys).where(eq(apiKeys.hash, hashApiKey(plaintext)));
+  const [row] = await getDb()
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.hash, hashApiKey(plaintext)));
   return row!;
 }
 
@@ -39,7 +42,11 @@ describe('Chargeport-Version', () => {
   it('an unknown version → 400 unsupported_api_version listing the known ones; nothing stored, counted or pinned', async () => {
     const merchant = await newMerchant();
     const before = await storedCounts(merchant.id);
-    const res = await callRoute(createCharge, { apiKey: merchant.liveKey, body: usdcCharge(), headers: { 'chargeport-version': '2020-01-01' } });
+    const res = await callRoute(createCharge, {
+      apiKey: merchant.liveKey,
+      body: usdcCharge(),
+      headers: { 'chargeport-version': '2020-01-01' },
+    });
     expect(res.status).toBe(400);
     expect(res.json.error?.code).toBe('unsupported_api_version');
     expect(res.json.error?.message).toContain('2020-01-01');
@@ -49,7 +56,12 @@ describe('Chargeport-Version', () => {
     const key = await keyRow(merchant.liveKey!);
     expect(key.apiVersion).toBeNull();
     expect(key.lastUsedAt).toBeNull();
-    expect(await getDb().select().from(apiRateLimits).where(eq(apiRateLimits.key, `api:${key.id}`))).toEqual([]);
+    expect(
+      await getDb()
+        .select()
+        .from(apiRateLimits)
+        .where(eq(apiRateLimits.key, `api:${key.id}`)),
+    ).toEqual([]);
   });
 
   it('the first request pins the key to the current version and says so; the dashboard listing reads the same column', async () => {
@@ -70,7 +82,10 @@ describe('Chargeport-Version', () => {
 
   it('a pinned key without the header gets its pinned version; the header overrides it', async () => {
     const merchant = await newMerchant();
-    await getDb().update(apiKeys).set({ apiVersion: OLDER }).where(eq(apiKeys.hash, hashApiKey(merchant.testKey)));
+    await getDb()
+      .update(apiKeys)
+      .set({ apiVersion: OLDER })
+      .where(eq(apiKeys.hash, hashApiKey(merchant.testKey)));
     forgetPinnedApiVersions();
     const pinned = await callRoute(listCharges, { apiKey: merchant.testKey });
     expect(pinned.status).toBe(200);
@@ -103,7 +118,10 @@ describe('Chargeport-Version', () => {
   });
 
   it('errors carry the version too: a 401 answers the version asked for, or the current one', async () => {
-    const unknownKey = await callRoute(listCharges, { apiKey: 'cp_test_0000000000000000000000000000', headers: { 'chargeport-version': OLDER } });
+    const unknownKey = await callRoute(listCharges, {
+      apiKey: 'cp_test_0000000000000000000000000000',
+      headers: { 'chargeport-version': OLDER },
+    });
     expect(unknownKey.status).toBe(401);
     expect(unknownKey.headers.get('chargeport-version')).toBe(OLDER);
     const noKey = await callRoute(listCharges, {});

@@ -143,7 +143,9 @@ function withKeyHeaders(route: RouteConfig): RouteConfig {
       '$ref' in response ? response : { ...response, headers: { ...response.headers, ...KEY_RESPONSE_HEADERS } },
     ]),
   );
-  return { ...route, parameters: [...(route.parameters ?? []), API_VERSION_PARAMETER], responses };
+  // The spread widens the 3.0/3.1 parameter union the type is declared with; the elements are unchanged.
+  const parameters = [...(route.parameters ?? []), API_VERSION_PARAMETER] as RouteConfig['parameters'];
+  return { ...route, parameters, responses };
 }
 
 export function operation(route: RouteConfig & { samples: Samples }): RouteConfig {
