@@ -79,7 +79,7 @@ export function buildOpenApiDocument(serverUrl: string) {
   });
   registry.registerComponent('headers', 'RateLimitRemaining', {
     description:
-      'Requests left in the current window. Counted per instance from its lease of the shared budget: exact with one instance, with several it may be a little high, never low.',
+      'Requests left in the current window. Counted per instance from its lease of the shared budget: exact with one instance; with several, off by what the other instances took or hold leased since (a few requests).',
     schema: { type: 'integer', minimum: 0, example: 599 },
   });
   registry.registerComponent('headers', 'RateLimitReset', {

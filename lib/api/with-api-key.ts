@@ -43,6 +43,8 @@ export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {})
       version = requested ?? version;
       const { merchant, apiKey } = await authenticateApiKey(request.headers.get('x-api-key'));
       noteRequestMerchant(merchant.id);
+      // The first authenticated request pins the key, whatever happens next (a 403 or 429 included).
+      version = await resolveApiVersion({ requested, apiKey });
       if (apiKey.kind === 'publishable' && !options.allowPublishable) {
         throw new AppError('key_not_permitted', 'Publishable keys can only create and read charges. Use a secret key from your server.');
       }
@@ -53,7 +55,6 @@ export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {})
         await consumePublishableIpLimit(apiKey.id, clientIpFrom(request.headers));
       }
       rateLimit = rateLimitHeaders(await consumeApiRateLimit(apiKey.id));
-      version = await resolveApiVersion({ requested, apiKey });
       const ctx: ApiContext = { merchant, apiKey, actor: `api_key:${apiKey.id}`, requestId };
       response = await handler(request, ctx, (await route?.params) ?? {});
     } catch (error) {

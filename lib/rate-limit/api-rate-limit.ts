@@ -17,9 +17,9 @@
  *
  * Each counted request gets the RateLimit-Limit / -Remaining / -Reset headers (IETF draft) from what
  * the instance knows, without another round trip: Remaining is what the shared budget had left when
- * the current lease was taken plus the lease's unspent points. With one instance that is exact; with
- * several it can be higher than the truth by what the others spent since this lease was taken (at
- * most their own leases and requests of the last moments), never lower, and the limit itself stays exact.
+ * the current lease was taken plus the lease's unspent points. With one instance that is exact. With
+ * several it is an approximation: too high by what the others took since this lease was taken, too low
+ * by what the others hold leased but have not spent (at most LEASE_MAX each). The limit stays exact.
  */
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { lt } from 'drizzle-orm';

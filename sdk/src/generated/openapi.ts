@@ -3178,7 +3178,7 @@ export interface components {
         ChargeportVersion: string;
         /** @description Requests the key may make per window (60 s), IETF draft RateLimit headers. Absent when the key was not counted (a 401, a 400 unsupported_api_version, a 403 before the limit). */
         RateLimitLimit: number;
-        /** @description Requests left in the current window. Counted per instance from its lease of the shared budget: exact with one instance, with several it may be a little high, never low. */
+        /** @description Requests left in the current window. Counted per instance from its lease of the shared budget: exact with one instance; with several, off by what the other instances took or hold leased since (a few requests). */
         RateLimitRemaining: number;
         /** @description Seconds until the window resets (on a 429, Retry-After says when to retry). */
         RateLimitReset: number;
