@@ -6,14 +6,14 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GET as listCharges } from '@/app/api/charges/route';
-import { POST as createCharge } from '@/app/api/createCharge/route';
+import { POST as cancelCharge } from '@/app/api/charges/[chargeId]/cancel/route';
 import { forgetPinnedApiVersions, pinApiVersion } from '@/lib/api-keys/pin-api-version';
 import { getDb } from '@/lib/db/client';
-import { apiKeys, apiRateLimits } from '@/lib/db/schema';
+import { apiKeys, apiRateLimits, charges } from '@/lib/db/schema';
 import { hashApiKey } from '@/lib/api-keys/key-material';
 import { env, resetEnvCache } from '@/lib/env';
 import { resetApiRateLimiter } from '@/lib/rate-limit/api-rate-limit';
-import { callRoute, newMerchant, storedCounts, usdcCharge } from '@/test/fixtures';
+import { callRoute, createTestCharge, newMerchant, storedCounts, usdcCharge } from '@/test/fixtures';
 import { API_VERSIONS, CURRENT_API_VERSION } from './resolve-api-version';
 
 /** An older version still served, standing for the day there is more than one. */
@@ -39,12 +39,14 @@ async function keyRow(plaintext: string) {
 }
 
 describe('Chargeport-Version', () => {
-  it('an unknown version → 400 unsupported_api_version listing the known ones; nothing stored, counted or pinned', async () => {
+  it('an unknown version → 400 unsupported_api_version listing the known ones; nothing done, counted or pinned', async () => {
     const merchant = await newMerchant();
+    const { chargeId } = await createTestCharge({ apiKey: merchant.liveKey, body: usdcCharge() });
     const before = await storedCounts(merchant.id);
-    const res = await callRoute(createCharge, {
+    const res = await callRoute(cancelCharge, {
+      method: 'POST',
       apiKey: merchant.liveKey,
-      body: usdcCharge(),
+      params: { chargeId },
       headers: { 'chargeport-version': '2020-01-01' },
     });
     expect(res.status).toBe(400);
@@ -53,9 +55,10 @@ describe('Chargeport-Version', () => {
     for (const version of [OLDER, CURRENT_API_VERSION]) expect(res.json.error?.message).toContain(version);
     expect(res.headers.get('chargeport-version')).toBe(CURRENT_API_VERSION);
     expect(await storedCounts(merchant.id)).toEqual(before);
+    const [charge] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
+    expect(charge!.status).toBe('pending');
     const key = await keyRow(merchant.liveKey!);
     expect(key.apiVersion).toBeNull();
-    expect(key.lastUsedAt).toBeNull();
     expect(
       await getDb()
         .select()

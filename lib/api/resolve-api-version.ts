@@ -4,8 +4,8 @@
  *
  *  - A request may send `Chargeport-Version: <date>`; a date that is not a known version → 400
  *    unsupported_api_version before anything else is done (no key check, no rate-limit point, no pin).
- *  - An API key is pinned to the version current at its first authenticated request (stored on the key
- *    row, lib/api-keys/pin-api-version.ts).
+ *  - An API key is pinned to the version current at its first authenticated request that passes the
+ *    key's own checks (kind, origin), stored on the key row (lib/api-keys/pin-api-version.ts).
  *  - The version used: the header if sent, else the key's pinned version, else the current one.
  *  - Every merchant API response says which one it used in `Chargeport-Version` (withApiKey).
  */
@@ -36,13 +36,16 @@ export function requestedApiVersion(headers: Headers): ApiVersion | undefined {
 
 /**
  * The version an authenticated request runs under: `requested` if sent, else the key's pinned version.
- * Pins an unpinned key to the current version (one write per key, on its first request).
+ * Pins an unpinned key to the current version (one write per key, on its first request) unless `pin`
+ * is false: a request refused before it counts (a publishable key from a foreign origin) changes nothing.
  */
 export async function resolveApiVersion(input: {
   requested: ApiVersion | undefined;
   apiKey: Pick<ApiKey, 'id' | 'apiVersion'>;
+  pin?: boolean;
 }): Promise<ApiVersion> {
-  const pinned = await pinApiVersion(input.apiKey, CURRENT_API_VERSION);
+  const pinned =
+    input.pin === false ? (input.apiKey.apiVersion ?? CURRENT_API_VERSION) : await pinApiVersion(input.apiKey, CURRENT_API_VERSION);
   if (input.requested) return input.requested;
   // A pin to a version since retired falls back to the current one.
   return isApiVersion(pinned) ? pinned : CURRENT_API_VERSION;

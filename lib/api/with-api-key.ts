@@ -43,8 +43,8 @@ export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {})
       version = requested ?? version;
       const { merchant, apiKey } = await authenticateApiKey(request.headers.get('x-api-key'));
       noteRequestMerchant(merchant.id);
-      // The first authenticated request pins the key, whatever happens next (a 403 or 429 included).
-      version = await resolveApiVersion({ requested, apiKey });
+      // The key's version without a write: a request refused below changes nothing.
+      version = await resolveApiVersion({ requested, apiKey, pin: false });
       if (apiKey.kind === 'publishable' && !options.allowPublishable) {
         throw new AppError('key_not_permitted', 'Publishable keys can only create and read charges. Use a secret key from your server.');
       }
@@ -54,6 +54,8 @@ export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {})
         corsOrigin = origin;
         await consumePublishableIpLimit(apiKey.id, clientIpFrom(request.headers));
       }
+      // The first request the key may make pins it (a 429 included: the limit has counted it).
+      version = await resolveApiVersion({ requested, apiKey });
       rateLimit = rateLimitHeaders(await consumeApiRateLimit(apiKey.id));
       const ctx: ApiContext = { merchant, apiKey, actor: `api_key:${apiKey.id}`, requestId };
       response = await handler(request, ctx, (await route?.params) ?? {});
