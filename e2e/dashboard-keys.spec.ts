@@ -38,6 +38,8 @@ test('API Keys and Members tabs: the owner creates a key (shown once) that works
   await expect(page.getByTestId('new-key')).toHaveCount(0);
   const row = page.getByTestId('api-key-row').filter({ hasText: 'Game server' });
   await expect(row.getByTestId('last-used')).not.toHaveText('never');
+  // Its first request pinned it to the current API version (a date, lib/api/resolve-api-version.ts).
+  await expect(row.getByTestId('api-version')).toHaveText(/^\d{4}-\d{2}-\d{2}$/);
 
   // Roll with no overlap: the old key stops at once, the new one works.
   await row.getByLabel('Old key keeps working for').selectOption('0');

@@ -12,6 +12,7 @@
 export const ERROR_STATUS = {
   invalid_request: 400,
   invalid_json: 400,
+  unsupported_api_version: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
   test_key_required: 403,
@@ -113,6 +114,8 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   invalid_request: 'A field is missing, malformed, out of bounds or unknown (`param` names it)',
   invalid_json: 'The body is empty or not JSON',
+  unsupported_api_version:
+    '`Chargeport-Version` names no known API version; the message lists them (docs/api-changelog.md). Nothing was done',
   missing_api_key: 'No `x-api-key` header',
   invalid_api_key: 'The key is malformed, unknown or revoked',
   test_key_required: '`isTest: true` (or `mode=test`) with a production key; test helpers (`/api/test_helpers/…`) with a production key',

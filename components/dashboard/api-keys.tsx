@@ -94,6 +94,7 @@ export function ApiKeysTable({ keys, canManage }: { keys: ApiKeyListing[]; canMa
           { label: 'Key' },
           { label: 'Created', className: 'hidden py-2 font-medium sm:table-cell' },
           { label: 'Last used' },
+          { label: 'API version', className: 'hidden py-2 font-medium md:table-cell' },
           { label: 'Actions', srOnly: true },
         ]}
         label="API keys"
@@ -133,6 +134,9 @@ function ApiKeyRow({
       <td className="hidden py-3 align-top text-slate-600 sm:table-cell">{dateTime(apiKey.createdAt)}</td>
       <td className="py-3 align-top text-slate-600" data-testid="last-used">
         {dateTime(apiKey.lastUsedAt)}
+      </td>
+      <td className="hidden py-3 align-top font-mono text-xs text-slate-600 md:table-cell" data-testid="api-version">
+        {apiKey.apiVersion ?? <span className="font-sans">pinned on first use</span>}
       </td>
       <td className="py-3 align-top">
         {canManage && !apiKey.expiresAt && (

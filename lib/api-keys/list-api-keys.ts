@@ -16,6 +16,8 @@ export interface ApiKeyListing {
   displayPrefix: string;
   createdAt: Date;
   lastUsedAt: Date | null;
+  /** The dated API version the key's first request pinned it to (lib/api/resolve-api-version.ts); null before it. */
+  apiVersion: string | null;
   /** Set for a revoked key, or in the future for a rolled key still in its overlap. */
   expiresAt: Date | null;
   /** Publishable keys: the browser origins (CORS) and the redirect origins of their charges. */
@@ -51,6 +53,7 @@ function toListing(row: ApiKey): ApiKeyListing {
     allowedRedirectOrigins: row.allowedRedirectOrigins,
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
+    apiVersion: row.apiVersion,
     expiresAt: row.revokedAt,
   };
 }

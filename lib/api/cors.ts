@@ -9,7 +9,8 @@
  *    read it (errors before the key is known included).
  *  - No cookies are involved (no Allow-Credentials): the key in the header is the only credential.
  *  - The allowed request headers are the ones @chargeport/web sends, `Chargeport-Client: web/<version>`
- *    included (sdk/test/client-identity.test.ts fails when the SDK sends one the preflight refuses).
+ *    and `Chargeport-Version` included (sdk/test/client-identity.test.ts fails when the SDK sends one the
+ *    preflight refuses); the version and RateLimit-* headers are exposed to the page.
  *  - The in-app routes (/api/oauth/*) take an OAuth access token (Authorization: Bearer) instead: the
  *    token is the credential, so their answers grant any origin (`*`).
  */
@@ -17,8 +18,17 @@
 /** Sent with every grant and on the preflight. */
 const CORS_HEADERS: Readonly<Record<string, string>> = {
   'access-control-allow-methods': 'GET, POST, OPTIONS',
-  'access-control-allow-headers': 'content-type, x-api-key, idempotency-key, x-request-id, authorization, chargeport-client',
-  'access-control-expose-headers': 'x-request-id, retry-after, idempotent-replayed',
+  'access-control-allow-headers':
+    'content-type, x-api-key, idempotency-key, x-request-id, authorization, chargeport-client, chargeport-version',
+  'access-control-expose-headers': [
+    'x-request-id',
+    'retry-after',
+    'idempotent-replayed',
+    'chargeport-version',
+    'ratelimit-limit',
+    'ratelimit-remaining',
+    'ratelimit-reset',
+  ].join(', '),
   // Browsers cap this (Chrome at 2 hours); 10 minutes keeps a changed policy from lingering.
   'access-control-max-age': '600',
 };

@@ -4,7 +4,8 @@
  * tests, and the source of both SDKs' generated types.
  *
  * Every operation says which keys may call it (`security`), which headers it answers with
- * (x-request-id always, Retry-After on 429, Idempotent-Replayed on a replayed POST), which error codes
+ * (x-request-id always, Retry-After on 429, Idempotent-Replayed on a replayed POST, Chargeport-Version and
+ * RateLimit-* on x-api-key operations), which error codes
  * it can return (from the closed ErrorCode enum: ERROR_STATUS in lib/errors.ts), and carries examples
  * and code samples (curl, @chargeport/node, @chargeport/web).
  *
@@ -14,6 +15,7 @@
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { apiDescription } from './openapi/api-description';
+import { API_VERSIONS, CURRENT_API_VERSION } from './resolve-api-version';
 import { TAGS } from './openapi/operation';
 import { registerChargePaths } from './openapi/register-charge-paths';
 import { registerEventPaths } from './openapi/register-event-paths';
@@ -55,6 +57,34 @@ export function buildOpenApiDocument(serverUrl: string) {
     description: 'Seconds to wait before the next request with this key.',
     required: true,
     schema: { type: 'integer', minimum: 1, example: 3 },
+  });
+  registry.registerComponent('parameters', 'ChargeportVersion', {
+    name: 'Chargeport-Version',
+    in: 'header',
+    required: false,
+    description:
+      "The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md.",
+    schema: { type: 'string', enum: [...API_VERSIONS], example: CURRENT_API_VERSION },
+  });
+  registry.registerComponent('headers', 'ChargeportVersion', {
+    description:
+      "The API version this answer was made under: the request's Chargeport-Version, else the key's pinned version, else the current one.",
+    required: true,
+    schema: { type: 'string', example: CURRENT_API_VERSION },
+  });
+  registry.registerComponent('headers', 'RateLimitLimit', {
+    description:
+      'Requests the key may make per window (60 s), IETF draft RateLimit headers. Absent when the key was not counted (a 401, a 400 unsupported_api_version, a 403 before the limit).',
+    schema: { type: 'integer', minimum: 1, example: 600 },
+  });
+  registry.registerComponent('headers', 'RateLimitRemaining', {
+    description:
+      'Requests left in the current window. Counted per instance from its lease of the shared budget: exact with one instance; with several, off by what the other instances took or hold leased since (a few requests).',
+    schema: { type: 'integer', minimum: 0, example: 599 },
+  });
+  registry.registerComponent('headers', 'RateLimitReset', {
+    description: 'Seconds until the window resets (on a 429, Retry-After says when to retry).',
+    schema: { type: 'integer', minimum: 0, example: 42 },
   });
   registry.registerComponent('headers', 'IdempotentReplayed', {
     description: '`true` when this answer is the stored answer to an earlier request with the same Idempotency-Key.',

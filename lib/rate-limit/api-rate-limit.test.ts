@@ -115,6 +115,24 @@ describe('per-key API rate limit (RateLimiterPostgres over postgres.js)', () => 
     expect(refused.reason).toMatchObject({ code: 'rate_limited' });
   });
 
+  it('reports the budget for the RateLimit headers without a round trip: exact on one instance, within a lease on two', async () => {
+    setLimitPerMinute(640); // leases of 10
+    const keyId = newId('apiKey');
+    const [a, b] = [createApiLimiterState(), createApiLimiterState()];
+    const first = await consumeApiRateLimit(keyId, a);
+    expect(first).toMatchObject({ limit: 640, remaining: 639 });
+    expect(first.resetSeconds).toBeGreaterThan(0);
+    expect(first.resetSeconds).toBeLessThanOrEqual(60);
+    expect((await consumeApiRateLimit(keyId, a)).remaining).toBe(638); // spent from the lease
+    // Instance b takes its own lease: a's unspent points are already gone from the shared budget.
+    const fromB = await consumeApiRateLimit(keyId, b);
+    expect(fromB.remaining).toBe(640 - 10 - 10 + 9);
+    for (const status of [fromB, await consumeApiRateLimit(keyId, a)]) {
+      // Four requests made: each view is within one lease of that.
+      expect(Math.abs(status.remaining - (640 - 4))).toBeLessThanOrEqual(10);
+    }
+  });
+
   it('the clean-up deletes ended windows only', async () => {
     const [ended, open] = [`api:${newId('apiKey')}`, `api:${newId('apiKey')}`];
     await getDb()

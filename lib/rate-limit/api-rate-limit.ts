@@ -14,6 +14,12 @@
  * LEASE_MAX), so points an instance took but did not use — refused early elsewhere — are bounded by
  * that; near the limit (fewer than 128 points left) every request is counted on its own. One refill
  * per key and instance at a time.
+ *
+ * Each counted request gets the RateLimit-Limit / -Remaining / -Reset headers (IETF draft) from what
+ * the instance knows, without another round trip: Remaining is what the shared budget had left when
+ * the current lease was taken plus the lease's unspent points. With one instance that is exact. With
+ * several it is an approximation: too high by what the others took since this lease was taken, too low
+ * by what the others hold leased but have not spent (at most LEASE_MAX each). The limit stays exact.
  */
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { lt } from 'drizzle-orm';
@@ -78,13 +84,22 @@ function processState(): ApiLimiterState {
   return globalForLimiter.__chargeportApiLimiter;
 }
 
-/** Counts one request of `apiKeyId`; throws rate_limited (with Retry-After) past the budget. */
-export async function consumeApiRateLimit(apiKeyId: string, state: ApiLimiterState = processState()): Promise<void> {
+/** The key's budget as this request leaves it, for the RateLimit-* headers. */
+export interface ApiRateLimitStatus {
+  limit: number;
+  /** Requests left in the window (see the header comment: from the lease, an upper bound with several instances). */
+  remaining: number;
+  /** Seconds until the window ends. */
+  resetSeconds: number;
+}
+
+/** Counts one request of `apiKeyId`; throws rate_limited (with Retry-After and RateLimit-*) past the budget. */
+export async function consumeApiRateLimit(apiKeyId: string, state: ApiLimiterState = processState()): Promise<ApiRateLimitStatus> {
   for (;;) {
     const lease = state.leases.get(apiKeyId);
     if (lease && lease.points > 0 && lease.windowEndsAt > Date.now()) {
       lease.points--;
-      return;
+      return statusOf(lease);
     }
     const refill = state.refills.get(apiKeyId);
     if (refill) {
@@ -95,14 +110,33 @@ export async function consumeApiRateLimit(apiKeyId: string, state: ApiLimiterSta
   }
 }
 
+function statusOf(lease: Lease): ApiRateLimitStatus {
+  return {
+    limit: env().API_RATE_LIMIT_PER_MINUTE,
+    remaining: Math.max(0, lease.remainingAfter + lease.points),
+    resetSeconds: Math.max(0, Math.ceil((lease.windowEndsAt - Date.now()) / 1000)),
+  };
+}
+
+/** RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (IETF draft-ietf-httpapi-ratelimit-headers). */
+export function rateLimitHeaders(status: ApiRateLimitStatus): Record<string, string> {
+  return {
+    'ratelimit-limit': String(status.limit),
+    'ratelimit-remaining': String(status.remaining),
+    'ratelimit-reset': String(status.resetSeconds),
+  };
+}
+
 /** Takes a lease for this request and the next few (one upsert); this request spends one point of it. */
-async function takeLease(state: ApiLimiterState, apiKeyId: string, previous: Lease | undefined): Promise<void> {
+async function takeLease(state: ApiLimiterState, apiKeyId: string, previous: Lease | undefined): Promise<ApiRateLimitStatus> {
   const remaining = previous && previous.windowEndsAt > Date.now() ? previous.remainingAfter : env().API_RATE_LIMIT_PER_MINUTE;
   const size = Math.max(1, Math.min(LEASE_MAX, Math.floor(remaining / LEASE_DIVISOR)));
   const refill = (async () => {
     const taken = await state.limiter.consume(apiKeyId, size);
     if (state.leases.size >= MAX_LEASED_KEYS) state.leases.clear();
-    state.leases.set(apiKeyId, { points: size - 1, windowEndsAt: Date.now() + taken.msBeforeNext, remainingAfter: taken.remainingPoints });
+    const lease: Lease = { points: size - 1, windowEndsAt: Date.now() + taken.msBeforeNext, remainingAfter: taken.remainingPoints };
+    state.leases.set(apiKeyId, lease);
+    return lease;
   })();
   // Waiters only need to know the refill ended; its outcome is this request's.
   const settled = refill.then(
@@ -112,14 +146,15 @@ async function takeLease(state: ApiLimiterState, apiKeyId: string, previous: Lea
   state.refills.set(apiKeyId, settled);
   void settled.finally(() => state.refills.delete(apiKeyId));
   try {
-    await refill;
+    return statusOf(await refill);
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) {
       // Spent: requests until the window ends go to the shared count one by one.
-      state.leases.set(apiKeyId, { points: 0, windowEndsAt: Date.now() + rejection.msBeforeNext, remainingAfter: 0 });
+      const spent: Lease = { points: 0, windowEndsAt: Date.now() + rejection.msBeforeNext, remainingAfter: 0 };
+      state.leases.set(apiKeyId, spent);
       const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
       throw new AppError('rate_limited', `Too many requests for this API key. Retry after ${retryAfter} s.`, {
-        headers: { 'retry-after': String(retryAfter) },
+        headers: { 'retry-after': String(retryAfter), ...rateLimitHeaders(statusOf(spent)) },
       });
     }
     throw rejection;

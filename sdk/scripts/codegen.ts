@@ -6,6 +6,7 @@
  */
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { buildOpenApiDocument } from '@/lib/api/openapi';
+import { CURRENT_API_VERSION } from '@/lib/api/resolve-api-version';
 
 /** A fixed server URL keeps the generated files identical on every machine. */
 const OPENAPI_SERVER_URL = 'http://localhost:3000';
@@ -36,6 +37,8 @@ export async function renderGeneratedFiles(): Promise<GeneratedFiles> {
   // A JSON round trip gives openapi-typescript a plain object, exactly what sdk/openapi.json holds.
   const openapiJson = `${JSON.stringify(document, null, 2)}\n`;
   const ast = await openapiTS(JSON.parse(openapiJson) as OpenAPI3, { silent: true });
-  const openapiTypes = `${TYPES_HEADER}${astToString(ast)}`;
+  // The SDKs send it as Chargeport-Version, so a merchant's code keeps the shapes these types describe.
+  const apiVersion = `\n/** The API version these types describe: sent as \`Chargeport-Version\` on every request. */\nexport const API_VERSION = '${CURRENT_API_VERSION}';\n`;
+  const openapiTypes = `${TYPES_HEADER}${astToString(ast)}${apiVersion}`;
   return { openapiJson, openapiTypes, nodeOpenapiTypes: openapiTypes };
 }

@@ -4,13 +4,16 @@
  */
 export const VERSION = '1.0.0';
 
+import { API_VERSION } from './generated/openapi.ts';
+
 /**
- * `Chargeport-Client: web/<version>` on every request. Browsers do not let a page set `User-Agent`
+ * `Chargeport-Client: web/<version>` and `Chargeport-Version: <the API version the types were generated
+ * for>` on every request, so the API answers in the shapes these types describe whatever the key is pinned to. Browsers do not let a page set `User-Agent`
  * (and a custom one would cost a CORS preflight), so it is set only outside a browser
  * (`chargeport-web/<version> node/22.12.0`, or deno/bun).
  */
 export function sdkHeaders(inBrowser: boolean): Record<string, string> {
-  const headers: Record<string, string> = { 'chargeport-client': `web/${VERSION}` };
+  const headers: Record<string, string> = { 'chargeport-client': `web/${VERSION}`, 'chargeport-version': API_VERSION };
   if (!inBrowser) headers['user-agent'] = `chargeport-web/${VERSION} ${runtime()}`;
   return headers;
 }

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { corsPreflight } from '@/lib/api/cors';
+import { CURRENT_API_VERSION } from '@/lib/api/resolve-api-version';
 import { Chargeport, VERSION, type FetchLike } from '../src/index';
 
 const globals = globalThis as { window?: unknown; document?: unknown };
@@ -30,7 +31,7 @@ function recording(): { fetch: FetchLike; sent: Headers[] } {
 }
 
 describe('@chargeport/web identity headers', () => {
-  it('in a browser: Chargeport-Client on every request, no User-Agent, and only headers the preflight allows', async () => {
+  it('in a browser: Chargeport-Client and Chargeport-Version on every request, no User-Agent, and only headers the preflight allows', async () => {
     globals.window = {};
     globals.document = {};
     const { fetch, sent } = recording();
@@ -46,6 +47,7 @@ describe('@chargeport/web identity headers', () => {
     expect(sent).toHaveLength(2);
     for (const headers of sent) {
       expect(headers.get('chargeport-client')).toBe(`web/${VERSION}`);
+      expect(headers.get('chargeport-version')).toBe(CURRENT_API_VERSION);
       expect(headers.has('user-agent')).toBe(false);
       for (const name of headers.keys()) if (!SAFELISTED.has(name)) expect(allowed, name).toContain(name);
     }

@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as node from '../node/src/index';
 import * as web from '../src/index';
+import { CURRENT_API_VERSION } from '@/lib/api/resolve-api-version';
 import { envelope, failure, startLocalServer, type LocalServer } from './local-server';
 
 let server: LocalServer;
@@ -53,7 +54,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 describe.each(sdks)('$name over a real socket', (sdk) => {
   const Errors = sdk.name === '@chargeport/web' ? web : node;
 
-  it('503 then 200: retried after a back-off, and every attempt names the SDK (User-Agent, Chargeport-Client)', async () => {
+  it('503 then 200: retried after a back-off, and every attempt names the SDK (User-Agent, Chargeport-Client) and the API version', async () => {
     server.script({ status: 503, body: failure('service_unavailable') }, { status: 200, body: envelope(CHARGE) });
     const started = Date.now();
     expect(await sdk.get({})).toMatchObject({ id: 'ch_1' });
@@ -63,6 +64,8 @@ describe.each(sdks)('$name over a real socket', (sdk) => {
     for (const request of server.requests) {
       expect(request.headers['user-agent']).toMatch(sdk.identity.userAgent);
       expect(request.headers['chargeport-client']).toBe(sdk.identity.client);
+      // The version the SDK's types were generated for: the server's current one (sdk:generate keeps them equal).
+      expect(request.headers['chargeport-version']).toBe(CURRENT_API_VERSION);
     }
   });
 

@@ -105,6 +105,16 @@ describe('GET /api/openapi.json', () => {
       for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
         expect(response.headers?.['x-request-id'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/RequestId' });
         if (status === '429') expect(response.headers['Retry-After'], `${where} 429`).toEqual({ $ref: '#/components/headers/RetryAfter' });
+        // x-api-key operations: the API version and the key's budget on every answer (lib/api/with-api-key.ts).
+        if (path.startsWith('/api/oauth')) continue;
+        for (const header of ['ChargeportVersion', 'RateLimitLimit', 'RateLimitRemaining', 'RateLimitReset']) {
+          const name = header.replace(/^ChargeportVersion$/, 'Chargeport-Version').replace(/^RateLimit(?=[A-Z])/, 'RateLimit-');
+          expect(response.headers[name], `${where} ${status} ${name}`).toEqual({ $ref: `#/components/headers/${header}` });
+        }
+      }
+      if (!path.startsWith('/api/oauth')) {
+        expect(op.parameters, `${where} Chargeport-Version`).toContainEqual({ $ref: '#/components/parameters/ChargeportVersion' });
+        expect(op.responses['400']?.description, `${where} documents unsupported_api_version`).toContain('unsupported_api_version');
       }
       expect(op.responses['429'], `${where} documents rate_limited`).toBeDefined();
     }
@@ -112,7 +122,15 @@ describe('GET /api/openapi.json', () => {
       const [, , op] = operations(doc).find(([, , o]) => o.operationId === id)!;
       expect(op.responses['200'].headers['Idempotent-Replayed'], id).toEqual({ $ref: '#/components/headers/IdempotentReplayed' });
     }
-    expect(Object.keys(doc.components.headers).sort()).toEqual(['IdempotentReplayed', 'RequestId', 'RetryAfter']);
+    expect(Object.keys(doc.components.headers).sort()).toEqual([
+      'ChargeportVersion',
+      'IdempotentReplayed',
+      'RateLimitLimit',
+      'RateLimitRemaining',
+      'RateLimitReset',
+      'RequestId',
+      'RetryAfter',
+    ]);
     const web = operations(doc).find(([, , o]) => o.operationId === 'createCharge')![2]['x-codeSamples'];
     expect(web.map((s: { label: string }) => s.label)).toContain('Web SDK');
   });

@@ -1,7 +1,8 @@
 /**
  * The building blocks every resource's operations share: tags, who may call (security), the error lists,
  * the `{ data, error }` envelopes, the headers, and `operation()`, which turns code samples into Redoc's
- * x-codeSamples. The resources' paths are in the register-*-paths.ts files beside this one.
+ * x-codeSamples and gives every x-api-key operation the Chargeport-Version request header and the
+ * Chargeport-Version and RateLimit-* response headers. The resources' paths are in the register-*-paths.ts files beside this one.
  */
 import { type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
@@ -24,7 +25,7 @@ export const SECRET: Security = [{ SecretKey: [] }];
 export const SECRET_OR_PUBLISHABLE: Security = [{ SecretKey: [] }, { PublishableKey: [] }];
 export const NO_AUTH: Security = [];
 
-const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'rate_limited', 'internal_error'] as const;
+const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'unsupported_api_version', 'rate_limited', 'internal_error'] as const;
 /** Routes a publishable key may call: from a browser origin the key does not allow, origin_not_allowed. */
 export const PUBLISHABLE_KEY_ERRORS = [...AUTH_ERRORS, 'origin_not_allowed'] as const;
 /** Routes only secret keys may call: a publishable key is key_not_permitted. */
@@ -124,7 +125,30 @@ function codeSamples(samples: Samples) {
 export const NODE_CLIENT =
   "import { Chargeport } from '@chargeport/node';\nconst chargeport = new Chargeport({ apiKey: process.env.CHARGEPORT_SECRET_KEY });\n";
 
+/** What every merchant API (x-api-key) operation takes and answers with: the API version and the key's budget. */
+const API_VERSION_PARAMETER = { $ref: '#/components/parameters/ChargeportVersion' };
+const KEY_RESPONSE_HEADERS = {
+  'Chargeport-Version': { $ref: '#/components/headers/ChargeportVersion' },
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+};
+
+function withKeyHeaders(route: RouteConfig): RouteConfig {
+  const usesKey = route.security?.some((scheme) => 'SecretKey' in scheme || 'PublishableKey' in scheme);
+  if (!usesKey) return route;
+  const responses = Object.fromEntries(
+    Object.entries(route.responses).map(([status, response]) => [
+      status,
+      '$ref' in response ? response : { ...response, headers: { ...response.headers, ...KEY_RESPONSE_HEADERS } },
+    ]),
+  );
+  // The spread widens the 3.0/3.1 parameter union the type is declared with; the elements are unchanged.
+  const parameters = [...(route.parameters ?? []), API_VERSION_PARAMETER] as RouteConfig['parameters'];
+  return { ...route, parameters, responses };
+}
+
 export function operation(route: RouteConfig & { samples: Samples }): RouteConfig {
   const { samples, ...rest } = route;
-  return { ...rest, 'x-codeSamples': codeSamples(samples) };
+  return { ...withKeyHeaders(rest), 'x-codeSamples': codeSamples(samples) };
 }

@@ -39,6 +39,12 @@ export const apiKeys = pgTable(
       .notNull()
       .default(sql`'{}'::text[]`),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * The dated API version (`2026-11-27`) the key was pinned to by its first authenticated request;
+     * null until then. Requests without a Chargeport-Version header get this version
+     * (lib/api/resolve-api-version.ts).
+     */
+    apiVersion: text('api_version'),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
     ...timestamps,
   },

@@ -4,6 +4,7 @@
  * the SDK as every other request does.
  */
 import { describe, expect, it } from 'vitest';
+import { CURRENT_API_VERSION } from '@/lib/api/resolve-api-version';
 import { Chargeport, VERSION, type FetchLike, type WebhookEvent } from '../src/index';
 
 const event = (id: string) => JSON.stringify({ id, object: 'event', type: 'charge.created', data: { charge: { id: `ch_${id}` } } });
@@ -40,5 +41,6 @@ describe('events.stream', () => {
     expect(ids).toEqual(['a', 'b', 'c']);
     expect(seenHeaders[0]!.get('user-agent')).toBe(`chargeport-node/${VERSION} node/${process.versions.node}`);
     expect(seenHeaders[0]!.get('chargeport-client')).toBe(`node/${VERSION}`);
+    expect(seenHeaders[0]!.get('chargeport-version')).toBe(CURRENT_API_VERSION);
   });
 });

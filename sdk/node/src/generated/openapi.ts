@@ -2580,7 +2580,7 @@ export interface components {
          * @description Stable machine-readable code: the closed list of lib/errors.ts (README, "Error codes"). New codes may be added.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "missing_api_key" | "invalid_api_key" | "test_key_required" | "live_key_required" | "verification_required" | "key_not_permitted" | "unauthenticated" | "code_incorrect" | "code_expired" | "pin_not_set" | "pin_incorrect" | "email_not_verified" | "forbidden" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "charge_not_cancelable" | "payment_in_progress" | "account_exists" | "use_other_sign_in" | "pin_locked" | "payload_too_large" | "unsupported_media_type" | "unsupported_chain" | "chain_not_configured" | "unsupported_token" | "invalid_address" | "amount_mismatch" | "invalid_amount" | "rate_limited" | "too_many_streams" | "code_attempts_exceeded" | "internal_error" | "service_unavailable" | "pin_too_simple" | "pin_already_set" | "pin_disabled" | "phone_in_use" | "phone_not_linked" | "charge_not_payable" | "insufficient_balance" | "chain_unavailable" | "invalid_webhook_url" | "webhook_endpoint_limit" | "gas_sponsorship_limit" | "gas_tank_empty" | "amount_below_minimum" | "refund_exceeds_refundable" | "refund_destination_required" | "refund_not_possible" | "refund_destination_not_payer" | "charge_not_settled" | "refund_claim_closed" | "contract_not_found" | "abi_required" | "invalid_abi" | "contract_exists" | "function_not_found" | "argument_not_bindable" | "contract_chain_mismatch" | "contract_is_token" | "function_moves_tokens" | "invalid_price_list" | "fulfilment_exists" | "fulfilment_not_retryable" | "invalid_access_token" | "insufficient_scope" | "price_unavailable" | "step_up_required" | "step_up_failed" | "two_factor_required" | "factor_cooling_down" | "second_factor_required" | "withdrawal_held" | "origin_not_allowed" | "redirect_not_allowed" | "open_charge_limit" | "sms_country_not_allowed" | "email_already_verified" | "invalid_wallet" | "provider_unavailable" | "quote_unavailable" | "below_minimum" | "settles_after_expiry" | "provider_error" | "swap_unavailable" | "slippage_exceeded" | "transfer_not_authorized";
+        ErrorCode: "invalid_request" | "invalid_json" | "unsupported_api_version" | "missing_api_key" | "invalid_api_key" | "test_key_required" | "live_key_required" | "verification_required" | "key_not_permitted" | "unauthenticated" | "code_incorrect" | "code_expired" | "pin_not_set" | "pin_incorrect" | "email_not_verified" | "forbidden" | "not_found" | "method_not_allowed" | "idempotency_conflict" | "charge_not_cancelable" | "payment_in_progress" | "account_exists" | "use_other_sign_in" | "pin_locked" | "payload_too_large" | "unsupported_media_type" | "unsupported_chain" | "chain_not_configured" | "unsupported_token" | "invalid_address" | "amount_mismatch" | "invalid_amount" | "rate_limited" | "too_many_streams" | "code_attempts_exceeded" | "internal_error" | "service_unavailable" | "pin_too_simple" | "pin_already_set" | "pin_disabled" | "phone_in_use" | "phone_not_linked" | "charge_not_payable" | "insufficient_balance" | "chain_unavailable" | "invalid_webhook_url" | "webhook_endpoint_limit" | "gas_sponsorship_limit" | "gas_tank_empty" | "amount_below_minimum" | "refund_exceeds_refundable" | "refund_destination_required" | "refund_not_possible" | "refund_destination_not_payer" | "charge_not_settled" | "refund_claim_closed" | "contract_not_found" | "abi_required" | "invalid_abi" | "contract_exists" | "function_not_found" | "argument_not_bindable" | "contract_chain_mismatch" | "contract_is_token" | "function_moves_tokens" | "invalid_price_list" | "fulfilment_exists" | "fulfilment_not_retryable" | "invalid_access_token" | "insufficient_scope" | "price_unavailable" | "step_up_required" | "step_up_failed" | "two_factor_required" | "factor_cooling_down" | "second_factor_required" | "withdrawal_held" | "origin_not_allowed" | "redirect_not_allowed" | "open_charge_limit" | "sms_country_not_allowed" | "email_already_verified" | "invalid_wallet" | "provider_unavailable" | "quote_unavailable" | "below_minimum" | "settles_after_expiry" | "provider_error" | "swap_unavailable" | "slippage_exceeded" | "transfer_not_authorized";
         CreateChargeRequest: {
             chargeData: components["schemas"]["ChargeData"];
             /** @description true: a test charge on the chain's test network; needs a test key. */
@@ -3164,13 +3164,24 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+        ChargeportVersion: "2026-11-27";
+    };
     requestBodies: never;
     headers: {
         /** @description The id of this request (also in error messages of 500s): quote it to support. */
         RequestId: string;
         /** @description Seconds to wait before the next request with this key. */
         RetryAfter: number;
+        /** @description The API version this answer was made under: the request's Chargeport-Version, else the key's pinned version, else the current one. */
+        ChargeportVersion: string;
+        /** @description Requests the key may make per window (60 s), IETF draft RateLimit headers. Absent when the key was not counted (a 401, a 400 unsupported_api_version, a 403 before the limit). */
+        RateLimitLimit: number;
+        /** @description Requests left in the current window. Counted per instance from its lease of the shared budget: exact with one instance; with several, off by what the other instances took or hold leased since (a few requests). */
+        RateLimitRemaining: number;
+        /** @description Seconds until the window resets (on a 429, Retry-After says when to retry). */
+        RateLimitReset: number;
         /** @description `true` when this answer is the stored answer to an earlier request with the same Idempotency-Key. */
         IdempotentReplayed: "true";
     };
@@ -3182,6 +3193,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
                 /** @description Same key + same body → the same response again (kept ≥ 24 h); same key + other body → 409. */
                 "Idempotency-Key"?: string;
             };
@@ -3199,6 +3212,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3214,10 +3231,14 @@ export interface operations {
                     "application/json": components["schemas"]["CreateChargeResponse"];
                 };
             };
-            /** @description error.code: `invalid_request`, `invalid_json` */
+            /** @description error.code: `unsupported_api_version`, `invalid_request`, `invalid_json` */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3225,9 +3246,8 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "chargeData.symbol: is required",
-                     *         "param": "chargeData.symbol"
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
                      *       }
                      *     }
                      */
@@ -3238,6 +3258,10 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3257,6 +3281,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3276,6 +3304,10 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3295,6 +3327,10 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3314,6 +3350,10 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3333,6 +3373,10 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3354,6 +3398,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3373,6 +3421,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3393,7 +3445,10 @@ export interface operations {
     getCharge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
+            };
             path: {
                 /** @description A charge id (ch_…). */
                 chargeId: string;
@@ -3406,6 +3461,10 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3484,10 +3543,37 @@ export interface operations {
                     "application/json": components["schemas"]["ChargeResponse"];
                 };
             };
+            /** @description error.code: `unsupported_api_version` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3507,6 +3593,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3526,6 +3616,10 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3546,6 +3640,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3565,6 +3663,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3596,7 +3698,10 @@ export interface operations {
                 /** @description Only charges created before this time. */
                 created_lt?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3606,6 +3711,10 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3659,10 +3768,14 @@ export interface operations {
                     "application/json": components["schemas"]["ChargeListResponse"];
                 };
             };
-            /** @description error.code: `invalid_request` */
+            /** @description error.code: `unsupported_api_version`, `invalid_request` */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3670,9 +3783,8 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "chargeData.symbol: is required",
-                     *         "param": "chargeData.symbol"
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
                      *       }
                      *     }
                      */
@@ -3683,6 +3795,10 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3702,6 +3818,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3722,6 +3842,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3741,6 +3865,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3761,7 +3889,10 @@ export interface operations {
     cancelCharge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
+            };
             path: {
                 /** @description A charge id (ch_…). */
                 chargeId: string;
@@ -3774,6 +3905,10 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3821,10 +3956,37 @@ export interface operations {
                     "application/json": components["schemas"]["CanceledChargeResponse"];
                 };
             };
+            /** @description error.code: `unsupported_api_version` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3844,6 +4006,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3863,6 +4029,10 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3882,6 +4052,10 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3902,6 +4076,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3921,6 +4099,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3941,7 +4123,10 @@ export interface operations {
     listRefunds: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
+            };
             path: {
                 /** @description A charge id (ch_…). */
                 chargeId: string;
@@ -3954,6 +4139,10 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4002,10 +4191,37 @@ export interface operations {
                     "application/json": components["schemas"]["RefundListResponse"];
                 };
             };
+            /** @description error.code: `unsupported_api_version` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4025,6 +4241,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4044,6 +4264,10 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4064,6 +4288,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4083,6 +4311,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4104,6 +4336,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
                 /** @description Same key → the same refund; same key with another amount or destination → 409. */
                 "Idempotency-Key"?: string;
             };
@@ -4130,6 +4364,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4169,10 +4407,14 @@ export interface operations {
                     "application/json": components["schemas"]["RefundResponse"];
                 };
             };
-            /** @description error.code: `invalid_request`, `invalid_json` */
+            /** @description error.code: `unsupported_api_version`, `invalid_request`, `invalid_json` */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4180,9 +4422,8 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "chargeData.symbol: is required",
-                     *         "param": "chargeData.symbol"
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
                      *       }
                      *     }
                      */
@@ -4193,6 +4434,10 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4212,6 +4457,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4231,6 +4480,10 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4250,6 +4503,10 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4269,6 +4526,10 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4288,6 +4549,10 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4307,6 +4572,10 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4327,6 +4596,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4346,6 +4619,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4365,6 +4642,10 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4385,7 +4666,10 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4395,6 +4679,10 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4430,10 +4718,37 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointListResponse"];
                 };
             };
+            /** @description error.code: `unsupported_api_version` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4453,6 +4768,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4473,6 +4792,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4492,6 +4815,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4512,7 +4839,10 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4536,6 +4866,10 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4566,10 +4900,14 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
                 };
             };
-            /** @description error.code: `invalid_request`, `invalid_json`, `invalid_webhook_url` */
+            /** @description error.code: `unsupported_api_version`, `invalid_request`, `invalid_json`, `invalid_webhook_url` */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4577,9 +4915,8 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "chargeData.symbol: is required",
-                     *         "param": "chargeData.symbol"
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
                      *       }
                      *     }
                      */
@@ -4590,6 +4927,10 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4609,6 +4950,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4628,6 +4973,10 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4647,6 +4996,10 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4666,6 +5019,10 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4686,6 +5043,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4705,6 +5066,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4725,7 +5090,10 @@ export interface operations {
     getWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
+            };
             path: {
                 /** @description A webhook endpoint id (we_…). */
                 endpointId: string;
@@ -4738,6 +5106,10 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4767,10 +5139,37 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointResponse"];
                 };
             };
+            /** @description error.code: `unsupported_api_version` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4790,6 +5189,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4809,6 +5212,10 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4829,6 +5236,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4848,6 +5259,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4868,7 +5283,10 @@ export interface operations {
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
+            };
             path: {
                 /** @description A webhook endpoint id (we_…). */
                 endpointId: string;
@@ -4881,6 +5299,10 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4897,10 +5319,37 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedWebhookEndpointResponse"];
                 };
             };
+            /** @description error.code: `unsupported_api_version` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description error.code: `missing_api_key`, `invalid_api_key` */
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4920,6 +5369,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4939,6 +5392,10 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4959,6 +5416,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4978,6 +5439,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4998,7 +5463,10 @@ export interface operations {
     updateWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
+            };
             path: {
                 /** @description A webhook endpoint id (we_…). */
                 endpointId: string;
@@ -5020,6 +5488,10 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5049,10 +5521,14 @@ export interface operations {
                     "application/json": components["schemas"]["UpdatedWebhookEndpointResponse"];
                 };
             };
-            /** @description error.code: `invalid_request`, `invalid_json`, `invalid_webhook_url` */
+            /** @description error.code: `unsupported_api_version`, `invalid_request`, `invalid_json`, `invalid_webhook_url` */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5060,9 +5536,8 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "chargeData.symbol: is required",
-                     *         "param": "chargeData.symbol"
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
                      *       }
                      *     }
                      */
@@ -5073,6 +5548,10 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5092,6 +5571,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5111,6 +5594,10 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5130,6 +5617,10 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5149,6 +5640,10 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5169,6 +5664,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5188,6 +5687,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5208,7 +5711,10 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
+            };
             path: {
                 /** @description A webhook endpoint id (we_…). */
                 endpointId: string;
@@ -5230,6 +5736,10 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5260,10 +5770,14 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedWebhookSecretResponse"];
                 };
             };
-            /** @description error.code: `invalid_request`, `invalid_json` */
+            /** @description error.code: `unsupported_api_version`, `invalid_request`, `invalid_json` */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5271,9 +5785,8 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "chargeData.symbol: is required",
-                     *         "param": "chargeData.symbol"
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
                      *       }
                      *     }
                      */
@@ -5284,6 +5797,10 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5303,6 +5820,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5322,6 +5843,10 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5341,6 +5866,10 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5360,6 +5889,10 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5380,6 +5913,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5399,6 +5936,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5428,7 +5969,10 @@ export interface operations {
                 /** @description Only events created before this time. */
                 created_lt?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5438,6 +5982,10 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5515,10 +6063,14 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEventListResponse"];
                 };
             };
-            /** @description error.code: `invalid_request` */
+            /** @description error.code: `unsupported_api_version`, `invalid_request` */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5526,9 +6078,8 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "chargeData.symbol: is required",
-                     *         "param": "chargeData.symbol"
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
                      *       }
                      *     }
                      */
@@ -5539,6 +6090,10 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5558,6 +6113,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5578,6 +6137,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5597,6 +6160,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5625,6 +6192,8 @@ export interface operations {
                 max_seconds?: number;
             };
             header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
                 /** @description Resume after this event id. */
                 "Last-Event-ID"?: string;
             };
@@ -5637,6 +6206,10 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5648,10 +6221,14 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description error.code: `invalid_request` */
+            /** @description error.code: `unsupported_api_version`, `invalid_request` */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5659,9 +6236,8 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "chargeData.symbol: is required",
-                     *         "param": "chargeData.symbol"
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
                      *       }
                      *     }
                      */
@@ -5672,6 +6248,10 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5691,6 +6271,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5711,6 +6295,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5730,6 +6318,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5751,6 +6343,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The dated API version to use for this request. Without it, the key's pinned version (set by the key's first request) is used. An unknown value → 400 `unsupported_api_version`. Versions: docs/api-changelog.md. */
+                "Chargeport-Version"?: components["parameters"]["ChargeportVersion"];
                 /** @description Same key → the same payment again, never a second transfer. */
                 "Idempotency-Key"?: string;
             };
@@ -5776,6 +6370,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5797,10 +6395,14 @@ export interface operations {
                     "application/json": components["schemas"]["TestPaymentResponse"];
                 };
             };
-            /** @description error.code: `invalid_request`, `invalid_json` */
+            /** @description error.code: `unsupported_api_version`, `invalid_request`, `invalid_json` */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5808,9 +6410,8 @@ export interface operations {
                      * @example {
                      *       "data": null,
                      *       "error": {
-                     *         "code": "invalid_request",
-                     *         "message": "chargeData.symbol: is required",
-                     *         "param": "chargeData.symbol"
+                     *         "code": "unsupported_api_version",
+                     *         "message": "See the error table."
                      *       }
                      *     }
                      */
@@ -5821,6 +6422,10 @@ export interface operations {
             401: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5840,6 +6445,10 @@ export interface operations {
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5859,6 +6468,10 @@ export interface operations {
             404: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5878,6 +6491,10 @@ export interface operations {
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5897,6 +6514,10 @@ export interface operations {
             413: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5916,6 +6537,10 @@ export interface operations {
             415: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5935,6 +6560,10 @@ export interface operations {
             422: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5955,6 +6584,10 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5974,6 +6607,10 @@ export interface operations {
             500: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5993,6 +6630,10 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
+                    "Chargeport-Version": components["headers"]["ChargeportVersion"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8219,3 +8860,6 @@ export interface operations {
         };
     };
 }
+
+/** The API version these types describe: sent as `Chargeport-Version` on every request. */
+export const API_VERSION = '2026-11-27';
