@@ -87,7 +87,13 @@ describe.skipIf(process.platform !== 'linux')('npm run dev with a page open', ()
         if (frame === page.mainFrame()) navigations++;
       });
       await page.goto(checkoutUrl!, { waitUntil: 'load', timeout: 120_000 });
-      await expect.poll(() => page.getByText(/USDC/).first().isVisible(), { timeout: 60_000 }).toBe(true);
+      const rendered = await page
+        .getByTestId('merchant-name')
+        .waitFor({ timeout: 90_000 })
+        .then(() => true)
+        .catch(() => false);
+      if (!rendered) throw new Error(`the checkout page did not render:\n${(await page.content()).slice(0, 3000)}\n${output.slice(-5000)}`);
+      await expect(page.getByTestId('merchant-name')).toHaveText('Demo Game Studio');
       // Settled: no compile line for QUIET_MS (the page's first requests compile their routes).
       let last = compiles(output);
       let quietSince = Date.now();
@@ -104,7 +110,10 @@ describe.skipIf(process.platform !== 'linux')('npm run dev with a page open', ()
       await sleep(WATCH_MS);
 
       const during = output.slice(before.output);
-      expect(writtenAt().every((at, i) => at > before.state[i]!), 'the chains dumped their state during the minute').toBe(true);
+      expect(
+        writtenAt().every((at, i) => at > before.state[i]!),
+        'the chains dumped their state during the minute',
+      ).toBe(true);
       expect(compiles(during), during).toBe(0);
       expect(navigations - before.navigations).toBe(0);
       expect(page.url()).toBe(checkoutUrl);

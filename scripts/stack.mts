@@ -167,7 +167,10 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   const consumerEvm = consumerWallets.find((wallet) => wallet.family === 'evm');
   if (consumerEvm) {
     await Promise.all(
-      stack.localChains.map((node) => fundLocalWallet({ chain: node.chain, url: node.url, address: consumerEvm.address as `0x${string}` })),
+      // On the record (a transaction the wallet indexer sees): the ledger counts this service wallet's opening balance.
+      stack.localChains.map((node) =>
+        fundLocalWallet({ chain: node.chain, url: node.url, address: consumerEvm.address as `0x${string}`, onTheRecord: true }),
+      ),
     );
   }
   say(
