@@ -32,7 +32,7 @@ export function defaultDataDir(projectRoot: string, environment: Record<string, 
 }
 
 /** The earlier default, inside the project. */
-export function legacyDataDir(projectRoot: string): string {
+function legacyDataDir(projectRoot: string): string {
   return path.join(path.resolve(projectRoot), '.data');
 }
 
