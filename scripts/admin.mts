@@ -81,7 +81,7 @@ try {
     switch (command) {
       case 'backup': {
         const { backupDatabase } = await import('./lib/backup.mts');
-        const directory = path.resolve(process.env.DATA_DIR ?? '.data', 'backups');
+        const directory = path.resolve(process.env.DATA_DIR!, 'backups');
         const file = path.resolve(verb ?? path.join(directory, `chargeport-${new Date().toISOString().replace(/[:.]/g, '-')}.backup.gz`));
         mkdirSync(path.dirname(file), { recursive: true });
         const summary = await backupDatabase(process.env.DATABASE_URL!, file);

@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { defaultDataDir } from '@/scripts/stack/data-dir';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -44,7 +45,10 @@ function copyCheckout(target: string): void {
   }
 }
 
-/** `npm run admin -- merchant list` in the checkout; no DATABASE_URL: the CLI starts the embedded PostgreSQL (DATA_DIR .data). */
+/**
+ * `npm run admin -- merchant list` in the checkout; no DATABASE_URL: the CLI starts the embedded PostgreSQL in the
+ * default data directory, outside the checkout but still in the private home (scripts/stack/data-dir.ts).
+ */
 async function listMerchants(checkout: string, env: Record<string, string> = {}): Promise<unknown> {
   const { stdout } = await run(
     process.execPath,
@@ -63,9 +67,12 @@ describe.skipIf(!isRoot)('as root, from a checkout in a directory others cannot 
     try {
       expect(statSync(home).mode & 0o777).toBe(0o700);
       copyCheckout(checkout);
+      const dataDir = defaultDataDir(checkout, { HOME: home });
+      expect(dataDir.startsWith(`${home}/.local/state/chargeport/`)).toBe(true);
       expect(await listMerchants(checkout)).toEqual({ merchants: [] });
+      expect(existsSync(path.join(checkout, '.data'))).toBe(false);
 
-      cluster = readFileSync(path.join(checkout, '.data', 'pg-location'), 'utf8').trim();
+      cluster = readFileSync(path.join(dataDir, 'pg-location'), 'utf8').trim();
       expect(cluster.startsWith('/var/lib/chargeport/clusters/')).toBe(true);
       expect(existsSync(path.join(cluster, 'PG_VERSION'))).toBe(true);
       const postgresUid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
@@ -76,17 +83,17 @@ describe.skipIf(!isRoot)('as root, from a checkout in a directory others cannot 
       // Nothing was opened up: the home directory is still private.
       expect(statSync(home).mode & 0o777).toBe(0o700);
 
-      // Deleting .data means a fresh database. In development the old relocated cluster goes with it…
+      // Deleting the data directory means a fresh database. In development the old relocated cluster goes with it…
       writeFileSync(path.join(cluster, 'from-before'), '');
-      rmSync(path.join(checkout, '.data'), { recursive: true });
+      rmSync(dataDir, { recursive: true });
       expect(await listMerchants(checkout)).toEqual({ merchants: [] });
-      expect(readFileSync(path.join(checkout, '.data', 'pg-location'), 'utf8').trim()).toBe(cluster);
+      expect(readFileSync(path.join(dataDir, 'pg-location'), 'utf8').trim()).toBe(cluster);
       expect(existsSync(path.join(cluster, 'PG_VERSION'))).toBe(true);
       expect(existsSync(path.join(cluster, 'from-before'))).toBe(false);
 
       // …in production it is moved aside, never deleted.
       writeFileSync(path.join(cluster, 'from-before'), '');
-      rmSync(path.join(checkout, '.data'), { recursive: true });
+      rmSync(dataDir, { recursive: true });
       const production = {
         NODE_ENV: 'production',
         AUTH_SECRET: 'a'.repeat(32),

@@ -21,6 +21,7 @@ import { demoSeedRefusal } from '@/lib/merchants/demo-seed-refusal';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { ensureDevSecrets } from '@/scripts/stack/dev-secrets';
 import { startReaper } from '@/scripts/stack/reaper';
+import { resolveDataDir } from '@/scripts/stack/data-dir';
 import { readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from '@/scripts/stack/runtime-file';
 import { readServerStart } from '@/lib/admin/server-start';
 import { startStack, type Stack } from '@/scripts/stack/stack';
@@ -36,6 +37,13 @@ if (mode !== 'dev' && mode !== 'start') {
 if (existsSync('.env')) process.loadEnvFile('.env');
 (process.env as Record<string, string | undefined>).NODE_ENV ??= mode === 'dev' ? 'development' : 'production';
 process.env.NEXT_TELEMETRY_DISABLED = '1';
+// Outside the project unless DATA_DIR says otherwise (scripts/stack/data-dir.ts); set here, so Next.js and the
+// worker (the dev outbox) use the same directory.
+process.env.DATA_DIR = resolveDataDir({
+  projectRoot: process.cwd(),
+  migrate: mode === 'dev' && process.env.NODE_ENV !== 'production',
+  log: (line) => (line.startsWith('WARNING') ? console.warn : console.log)(`[chargeport] ${line}`),
+});
 
 let config;
 try {
@@ -45,7 +53,7 @@ try {
   process.exit(1);
 }
 
-const dataDir = path.resolve(config.DATA_DIR);
+const dataDir = config.DATA_DIR;
 const running = readRuntimeInfo(dataDir);
 if (running) {
   console.error(`Another Chargeport stack (pid ${running.launcherPid}) is running from ${dataDir}. Stop it first, or set DATA_DIR.`);
@@ -168,7 +176,10 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   const consumerEvm = consumerWallets.find((wallet) => wallet.family === 'evm');
   if (consumerEvm) {
     await Promise.all(
-      stack.localChains.map((node) => fundLocalWallet({ chain: node.chain, url: node.url, address: consumerEvm.address as `0x${string}` })),
+      // On the record (a transaction the wallet indexer sees): the ledger counts this service wallet's opening balance.
+      stack.localChains.map((node) =>
+        fundLocalWallet({ chain: node.chain, url: node.url, address: consumerEvm.address as `0x${string}`, onTheRecord: true }),
+      ),
     );
   }
   say(

@@ -7,14 +7,16 @@
  * a master key (or deposit seed) other than the server's, and development defaults for WALLET_MASTER_KEY or DEPOSIT_HD_SEED
  * against a production database (there it fills no development default at all).
  */
-import path from 'node:path';
 import { migrateDatabase } from '@/lib/admin/migrate-database';
 import { readRuntimeInfo } from '@/scripts/stack/runtime-file';
 import { adminRefusal, depositSeedIdFrom, DeploymentRefused, masterKeyIdFrom, readServerStart } from '@/lib/admin/server-start';
 import { startStack } from '@/scripts/stack/stack';
+import { resolveDataDir } from '@/scripts/stack/data-dir';
 
 export async function withAdminDatabase<T>(run: () => Promise<T>): Promise<T> {
-  const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
+  // The launcher's directory (scripts/stack/data-dir.ts), set for the commands that use it (backup).
+  const dataDir = resolveDataDir({ projectRoot: process.cwd() });
+  process.env.DATA_DIR = dataDir;
   let stop: (() => Promise<void>) | undefined;
   const running = readRuntimeInfo(dataDir);
   // A running stack's local chains, for commands that read them (gas-tank status).

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { createPublicClient, createWalletClient, defineChain, http, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, http, type Address, type Hex, type PublicClient } from 'viem';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { type: 'json' };
 import { findFreePort } from './free-port';
@@ -155,17 +155,27 @@ export async function provisionLocalChain(options: {
 }
 
 /**
- * Tops a wallet up on a local chain: 10 000 native coins (anvil_setBalance) and DEMO_TOKEN_FUNDING of
- * every demo token, unless it already holds at least a tenth of that. Development seed only.
+ * Tops a wallet up on a local chain: 10 000 native coins and DEMO_TOKEN_FUNDING of every demo token, unless it
+ * already holds at least a tenth of that. The tokens are minted (Transfer logs); the native coin is set with
+ * anvil_setBalance, or with `onTheRecord` sent from the minter in a transaction, which the wallet indexer
+ * records like any other inflow, so the ledger counts it (service wallets: reconciliation stays clean).
+ * Development seed only.
  */
-export async function fundLocalWallet(options: { chain: ChainName; url: string; address: Address }): Promise<void> {
+export async function fundLocalWallet(options: { chain: ChainName; url: string; address: Address; onTheRecord?: boolean }): Promise<void> {
   const info = CHAINS[options.chain];
   const transport = http(options.url);
   const publicClient = createPublicClient({ transport });
   const minter = createWalletClient({ transport, account: localMinterAccount });
   const native = 10_000n * 10n ** 18n;
   if ((await publicClient.getBalance({ address: options.address })) < native / 10n) {
-    await publicClient.request({ method: 'anvil_setBalance' as never, params: [options.address, `0x${native.toString(16)}`] as never });
+    if (options.onTheRecord) {
+      const minterBalance = await publicClient.getBalance({ address: localMinterAccount.address });
+      if (minterBalance < native * 2n) await setBalance(publicClient, localMinterAccount.address, native * 10n);
+      const hash = await minter.sendTransaction({ to: options.address, value: native, chain: null });
+      await publicClient.waitForTransactionReceipt({ hash });
+    } else {
+      await setBalance(publicClient, options.address, native);
+    }
   }
   for (const token of info.tokens.filter((t) => !t.isNative)) {
     const target = DEMO_TOKEN_FUNDING * 10n ** BigInt(token.decimals);
@@ -185,4 +195,8 @@ export async function fundLocalWallet(options: { chain: ChainName; url: string; 
     });
     await publicClient.waitForTransactionReceipt({ hash });
   }
+}
+
+async function setBalance(client: PublicClient, address: Address, amount: bigint): Promise<void> {
+  await client.request({ method: 'anvil_setBalance' as never, params: [address, `0x${amount.toString(16)}`] as never });
 }
