@@ -1,0 +1,81 @@
+/**
+ * The API's route table as Next.js builds it: every app/api/**\/route.ts and the HTTP methods it
+ * implements (not the `methodsNotAllowed` placeholders, not OPTIONS preflights, not HEAD). Used by
+ * app/api/route-table.test.ts (every route is in the OpenAPI document and docs/api.md's endpoint table)
+ * and by the response validation of `callRoute` (test/openapi-validation.ts), which finds the route
+ * a handler serves by identity.
+ *
+ * The routes that are deliberately left out of the document or the table are listed in
+ * `UNDOCUMENTED_ROUTES`, each with its reason.
+ */
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { isMethodNotAllowedHandler } from '@/lib/api/methods';
+
+export const API_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type ApiMethod = (typeof API_METHODS)[number];
+
+const API_DIR = path.resolve(import.meta.dirname, '../app/api');
+/** The catch-all that answers unknown /api paths with 404 not_found: not a route of its own. */
+export const CATCH_ALL_FILE = path.join('[...path]', 'route.ts');
+
+export interface ApiRoute {
+  /** Relative to app/api, e.g. `charges/[chargeId]/refunds/route.ts`. */
+  file: string;
+  /** The OpenAPI form: `/api/charges/{chargeId}/refunds` (a catch-all segment `[...x]` becomes `{...x}`). */
+  path: string;
+  /** The methods the route implements. */
+  methods: ApiMethod[];
+  module: Record<string, unknown>;
+}
+
+/** `charges/[chargeId]/route.ts` → `/api/charges/{chargeId}`. */
+export function routePathOf(file: string): string {
+  const dir = path.dirname(file).split(path.sep).join('/');
+  const segments = dir === '.' ? [] : dir.split('/');
+  return ['/api', ...segments.map((segment) => segment.replace(/^\[(.+)\]$/, '{$1}'))].join('/');
+}
+
+export function apiRouteFiles(): string[] {
+  return readdirSync(API_DIR, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith(`${path.sep}route.ts`) && file !== CATCH_ALL_FILE)
+    .sort();
+}
+
+let loaded: Promise<ApiRoute[]> | undefined;
+
+/** Imports every route module once (per test file: vitest's module graph), so handlers compare by identity. */
+export function loadApiRoutes(): Promise<ApiRoute[]> {
+  loaded ??= Promise.all(
+    apiRouteFiles().map(async (file) => {
+      const module = (await import(path.join(API_DIR, file))) as Record<string, unknown>;
+      const methods = API_METHODS.filter((method) => typeof module[method] === 'function' && !isMethodNotAllowedHandler(module[method]));
+      return { file, path: routePathOf(file), methods, module };
+    }),
+  );
+  return loaded;
+}
+
+export async function loadCatchAll(): Promise<Record<string, unknown>> {
+  return (await import(path.join(API_DIR, CATCH_ALL_FILE))) as Record<string, unknown>;
+}
+
+/**
+ * Routes that are not in the OpenAPI document (`openapi`) or not in docs/api.md's endpoint table
+ * (`table`), and why. Anything else the route table serves must be in both.
+ */
+export const UNDOCUMENTED_ROUTES: Record<string, { openapi?: string; table?: string }> = {
+  '/api/auth/{...nextauth}': {
+    openapi: "next-auth's own endpoints (sign-in, callbacks, session, CSRF) for the dashboard and wallet pages, not the merchant API",
+    table: "next-auth's own endpoints, covered in docs/security.md and docs/accounts.md, not the merchant API",
+  },
+  '/api/charges/{chargeId}/pay': {
+    openapi: "the hosted checkout's pay-from-balance button: a consumer's session cookie and PIN, never an API key",
+  },
+  '/api/checkout/{chargeId}/status': {
+    openapi: "the hosted checkout page's own live view (the id is the capability); its shape follows the page, see docs/api.md",
+  },
+  '/api/checkout/{chargeId}/events': {
+    openapi: "the hosted checkout page's own server-sent events (the id is the capability); see docs/api.md#checkout-events",
+  },
+};
