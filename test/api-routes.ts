@@ -17,7 +17,7 @@ export type ApiMethod = (typeof API_METHODS)[number];
 
 const API_DIR = path.resolve(import.meta.dirname, '../app/api');
 /** The catch-all that answers unknown /api paths with 404 not_found: not a route of its own. */
-export const CATCH_ALL_FILE = path.join('[...path]', 'route.ts');
+const CATCH_ALL_FILE = path.join('[...path]', 'route.ts');
 
 export interface ApiRoute {
   /** Relative to app/api, e.g. `charges/[chargeId]/refunds/route.ts`. */
@@ -42,22 +42,49 @@ export function apiRouteFiles(): string[] {
     .sort();
 }
 
-let loaded: Promise<ApiRoute[]> | undefined;
+const modules = new Map<string, Promise<ApiRoute>>();
 
-/** Imports every route module once (per test file: vitest's module graph), so handlers compare by identity. */
-export function loadApiRoutes(): Promise<ApiRoute[]> {
-  loaded ??= Promise.all(
-    apiRouteFiles().map(async (file) => {
+function loadApiRoute(file: string): Promise<ApiRoute> {
+  let route = modules.get(file);
+  if (!route) {
+    route = (async () => {
       const module = (await import(path.join(API_DIR, file))) as Record<string, unknown>;
       const methods = API_METHODS.filter((method) => typeof module[method] === 'function' && !isMethodNotAllowedHandler(module[method]));
       return { file, path: routePathOf(file), methods, module };
-    }),
-  );
-  return loaded;
+    })();
+    modules.set(file, route);
+  }
+  return route;
 }
 
-export async function loadCatchAll(): Promise<Record<string, unknown>> {
-  return (await import(path.join(API_DIR, CATCH_ALL_FILE))) as Record<string, unknown>;
+/** Imports every route module once (per test file: vitest's module graph), so handlers compare by identity. */
+export function loadApiRoutes(): Promise<ApiRoute[]> {
+  return Promise.all(apiRouteFiles().map(loadApiRoute));
+}
+
+/**
+ * Routes whose modules take a second or more to import (next-auth, the OIDC provider, the chains' clients):
+ * searched last, so a test that calls only other routes never pays for them.
+ */
+const SLOW_TO_IMPORT = ['auth', 'oauth', 'test_helpers', path.join('charges', '[chargeId]', 'pay'), path.join('checkout', '[chargeId]', 'events')];
+const found = new WeakMap<object, { route: ApiRoute; method: ApiMethod } | null>();
+
+/** The route and method a handler is the export of, or null for a handler no route exports (a test's own). */
+export async function routeOfHandler(handler: object): Promise<{ route: ApiRoute; method: ApiMethod } | null> {
+  if (found.has(handler)) return found.get(handler)!;
+  const slow = (file: string) => SLOW_TO_IMPORT.some((prefix) => file.startsWith(prefix));
+  const files = apiRouteFiles();
+  let result: { route: ApiRoute; method: ApiMethod } | null = null;
+  for (const file of [...files.filter((file) => !slow(file)), ...files.filter(slow)]) {
+    const route = await loadApiRoute(file);
+    const method = route.methods.find((name) => route.module[name] === handler);
+    if (method) {
+      result = { route, method };
+      break;
+    }
+  }
+  found.set(handler, result);
+  return result;
 }
 
 /**
