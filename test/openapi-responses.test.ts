@@ -15,8 +15,8 @@ vi.mock('@/lib/api/openapi', async (importOriginal) => {
       const document = original.buildOpenApiDocument(serverUrl);
       // As if the document forgot the liveness probe's 200: callRoute must refuse the route's real answer.
       const live = structuredClone(document.paths!['/api/health/live']!);
-      delete live.get!.responses['200'];
-      live.get!.responses['503'] = { description: 'Not alive.' };
+      delete live.get!.responses!['200'];
+      live.get!.responses!['503'] = { description: 'Not alive.' };
       return { ...document, paths: { ...document.paths, '/api/health/live': live } };
     },
   };
@@ -75,6 +75,6 @@ describe('OpenAPI response validation', () => {
       /GET \/api\/health\/live answered 200, which the OpenAPI document does not declare \(it declares 503\)/,
     );
     // The mocked document is the one callRoute reads: the real one declares the 200.
-    expect(Object.keys(buildOpenApiDocument('http://x').paths!['/api/health/live']!.get!.responses)).toEqual(['503']);
+    expect(Object.keys(buildOpenApiDocument('http://x').paths!['/api/health/live']!.get!.responses!)).toEqual(['503']);
   });
 });

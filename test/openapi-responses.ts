@@ -26,7 +26,9 @@ export interface ApiResponseSample {
 const DOCUMENT_ID = 'chargeport-openapi';
 const pointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
-export function openApiResponseValidator(document: OpenApiDocument) {
+/** `source`: the document as built (lib/api/openapi.ts) or as committed (sdk/openapi.json). */
+export function openApiResponseValidator(source: object) {
+  const document = source as OpenApiDocument;
   const ajv = new Ajv2020({ strict: false, validateFormats: false, validateSchema: false, allErrors: true });
   ajv.addSchema({ ...document, $id: DOCUMENT_ID });
   const compiled = new Map<string, ValidateFunction>();

@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { eventStreamLeases } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { callRoute, newMerchant, newPublishableKey, testCharge, type TestMerchant } from '@/test/fixtures';
+import { callRoute, expectDeclaredResponse, newMerchant, newPublishableKey, testCharge, type TestMerchant } from '@/test/fixtures';
 import { POST as cancelRoute } from '../../charges/[chargeId]/cancel/route';
 import { POST as createChargeRoute } from '../../createCharge/route';
 import { GET as streamRoute } from './route';
@@ -29,6 +29,7 @@ async function openStream(options: { query?: string; apiKey?: string; headers?: 
     signal: abort.signal,
   });
   const response = await streamRoute(request, { params: Promise.resolve({}) });
+  await expectDeclaredResponse(streamRoute, { status: response.status, contentType: response.headers.get('content-type'), body: undefined });
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   const messages: SseMessage[] = [];
@@ -165,7 +166,9 @@ describe('GET /api/events/stream', () => {
     });
     const response = await streamRoute(request, { params: Promise.resolve({}) });
     expect(response.status).toBe(status);
-    expect((await response.json()).error.code).toBe(code);
+    const body = await response.json();
+    await expectDeclaredResponse(streamRoute, { status: response.status, contentType: response.headers.get('content-type'), body });
+    expect(body.error.code).toBe(code);
   });
 });
 
@@ -186,6 +189,8 @@ describe('concurrent streams are capped per key and per merchant (N9)', () => {
       params: Promise.resolve({}),
     });
     expect(response.status).toBe(429);
+    const body: unknown = await response.clone().json();
+    await expectDeclaredResponse(streamRoute, { status: response.status, contentType: response.headers.get('content-type'), body });
     return response;
   }
 
