@@ -63,19 +63,26 @@ export function loadApiRoutes(): Promise<ApiRoute[]> {
 }
 
 /**
- * Routes whose modules take a second or more to import (next-auth, the OIDC provider, the chains' clients):
- * searched last, so a test that calls only other routes never pays for them.
+ * The route files this test file has already loaded, from vitest's own module cache. callRoute only ever
+ * gets a handler from a module the test imported, so these are the only candidates; importing the others
+ * would cost seconds per test file and run their side effects (hooks they register) in tests that never
+ * asked for them.
  */
-const SLOW_TO_IMPORT = ['auth', 'oauth', 'test_helpers', path.join('charges', '[chargeId]', 'pay'), path.join('checkout', '[chargeId]', 'events')];
+function loadedRouteFiles(): string[] {
+  const worker = (globalThis as { __vitest_worker__?: { evaluatedModules?: { fileToModulesMap?: Map<string, unknown> } } })
+    .__vitest_worker__;
+  const loaded = worker?.evaluatedModules?.fileToModulesMap;
+  if (!loaded) throw new Error("routeOfHandler: vitest's module cache (__vitest_worker__.evaluatedModules) is not there: update test/api-routes.ts");
+  return apiRouteFiles().filter((file) => loaded.has(path.join(API_DIR, file)));
+}
+
 const found = new WeakMap<object, { route: ApiRoute; method: ApiMethod } | null>();
 
 /** The route and method a handler is the export of, or null for a handler no route exports (a test's own). */
 export async function routeOfHandler(handler: object): Promise<{ route: ApiRoute; method: ApiMethod } | null> {
   if (found.has(handler)) return found.get(handler)!;
-  const slow = (file: string) => SLOW_TO_IMPORT.some((prefix) => file.startsWith(prefix));
-  const files = apiRouteFiles();
   let result: { route: ApiRoute; method: ApiMethod } | null = null;
-  for (const file of [...files.filter((file) => !slow(file)), ...files.filter(slow)]) {
+  for (const file of loadedRouteFiles()) {
     const route = await loadApiRoute(file);
     const method = route.methods.find((name) => route.module[name] === handler);
     if (method) {
@@ -83,7 +90,8 @@ export async function routeOfHandler(handler: object): Promise<{ route: ApiRoute
       break;
     }
   }
-  found.set(handler, result);
+  // A miss is not cached: the test may import the route that exports it later.
+  if (result) found.set(handler, result);
   return result;
 }
 
