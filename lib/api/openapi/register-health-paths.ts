@@ -105,7 +105,15 @@ export function registerHealthPaths(registry: OpenAPIRegistry) {
       responses: {
         200: {
           description: 'The document.',
-          content: { 'application/json': { schema: { type: 'object' as const, required: ['openapi', 'info', 'paths'] } } },
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object' as const,
+                properties: { openapi: { type: 'string' as const }, info: { type: 'object' as const }, paths: { type: 'object' as const } },
+                required: ['openapi', 'info', 'paths'],
+              },
+            },
+          },
         },
       },
       samples: { curl: 'curl -s $CHARGEPORT_URL/api/openapi.json', node: 'const document = await (await fetch(`${url}/api/openapi.json`)).json();' },
