@@ -112,6 +112,7 @@ export function registerHealthPaths(registry: OpenAPIRegistry) {
                 properties: { openapi: { type: 'string' as const }, info: { type: 'object' as const }, paths: { type: 'object' as const } },
                 required: ['openapi', 'info', 'paths'],
               },
+              example: { openapi: '3.1.0', info: { title: 'Chargeport API', version: '1.0.0' }, paths: {} },
             },
           },
         },

@@ -107,7 +107,12 @@ export function registerOnrampPaths(registry: OpenAPIRegistry) {
         params: z.object({ providerId: z.string().meta({ description: 'The provider (moonpay, transak, sandbox).', example: 'moonpay' }) }),
         body: {
           required: true,
-          content: { 'application/json': { schema: z.object({}).passthrough().meta({ description: "The provider's own payload." }) } },
+          content: {
+            'application/json': {
+              schema: z.looseObject({}).meta({ description: "The provider's own payload." }),
+              example: { type: 'transaction_updated', data: { id: 'moonpay-tx-1', externalTransactionId: 'onr_4Vd9TQ1aQm2xA7bC3dE5fG', status: 'completed' } },
+            },
+          },
         },
       },
       responses: {

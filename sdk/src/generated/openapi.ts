@@ -6396,6 +6396,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Chargeport API",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": {
                         openapi: string;
                         info: Record<string, never>;
@@ -7121,6 +7131,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "transaction_updated",
+                 *       "data": {
+                 *         "id": "moonpay-tx-1",
+                 *         "externalTransactionId": "onr_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *         "status": "completed"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     [key: string]: unknown;
                 };
