@@ -50,7 +50,8 @@ export function merchantApi(request: APIRequestContext, key: string, options: { 
     createCharge: async (body: CreateChargeInput, call: { idempotencyKey?: string } = {}) =>
       data<CreateChargeResult>(await createChargeResponse(body, call)),
     createChargeResponse,
-    getCharge: async (chargeId: string) => data<ChargeResource>(await checked('GET', await request.get(url(`/api/charges/${chargeId}`), { headers }))),
+    getCharge: async (chargeId: string) =>
+      data<ChargeResource>(await checked('GET', await request.get(url(`/api/charges/${chargeId}`), { headers }))),
     listRefunds: async (chargeId: string) =>
       data<RefundList>(await checked('GET', await request.get(url(`/api/charges/${chargeId}/refunds`), { headers }))),
     cancelCharge: async (chargeId: string) =>

@@ -48,9 +48,9 @@ function loadApiRoute(file: string): Promise<ApiRoute> {
   let route = modules.get(file);
   if (!route) {
     route = (async () => {
-      const module = (await import(path.join(API_DIR, file))) as Record<string, unknown>;
-      const methods = API_METHODS.filter((method) => typeof module[method] === 'function' && !isMethodNotAllowedHandler(module[method]));
-      return { file, path: routePathOf(file), methods, module };
+      const exports = (await import(path.join(API_DIR, file))) as Record<string, unknown>;
+      const methods = API_METHODS.filter((method) => typeof exports[method] === 'function' && !isMethodNotAllowedHandler(exports[method]));
+      return { file, path: routePathOf(file), methods, module: exports };
     })();
     modules.set(file, route);
   }
@@ -72,7 +72,8 @@ function loadedRouteFiles(): string[] {
   const worker = (globalThis as { __vitest_worker__?: { evaluatedModules?: { fileToModulesMap?: Map<string, unknown> } } })
     .__vitest_worker__;
   const loaded = worker?.evaluatedModules?.fileToModulesMap;
-  if (!loaded) throw new Error("routeOfHandler: vitest's module cache (__vitest_worker__.evaluatedModules) is not there: update test/api-routes.ts");
+  if (!loaded)
+    throw new Error("routeOfHandler: vitest's module cache (__vitest_worker__.evaluatedModules) is not there: update test/api-routes.ts");
   return apiRouteFiles().filter((file) => loaded.has(path.join(API_DIR, file)));
 }
 

@@ -5,11 +5,12 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { buildOpenApiDocument } from '@/lib/api/openapi';
+import type * as OpenApiModule from '@/lib/api/openapi';
 import { callRoute } from './fixtures';
 import { openApiResponseValidator } from './openapi-responses';
 
 vi.mock('@/lib/api/openapi', async (importOriginal) => {
-  const original = await importOriginal<typeof import('@/lib/api/openapi')>();
+  const original = await importOriginal<typeof OpenApiModule>();
   return {
     buildOpenApiDocument: (serverUrl: string) => {
       const document = original.buildOpenApiDocument(serverUrl);
@@ -22,22 +23,38 @@ vi.mock('@/lib/api/openapi', async (importOriginal) => {
   };
 });
 
-const real = await vi.importActual<typeof import('@/lib/api/openapi')>('@/lib/api/openapi');
+const real = await vi.importActual<typeof OpenApiModule>('@/lib/api/openapi');
 const openApi = openApiResponseValidator(real.buildOpenApiDocument('http://localhost:3999'));
 const envelope = (code: string) => ({ data: null, error: { code, message: 'x' } });
 const JSON_TYPE = 'application/json';
 
 describe('OpenAPI response validation', () => {
   it('accepts what the document declares', () => {
-    expect(openApi.problems({ method: 'GET', path: '/api/health/live', status: 200, contentType: JSON_TYPE, body: { status: 'ok' } })).toEqual([]);
     expect(
-      openApi.problems({ method: 'GET', path: '/api/charges/ch_x', status: 404, contentType: 'application/json; charset=utf-8', body: envelope('not_found') }),
+      openApi.problems({ method: 'GET', path: '/api/health/live', status: 200, contentType: JSON_TYPE, body: { status: 'ok' } }),
+    ).toEqual([]);
+    expect(
+      openApi.problems({
+        method: 'GET',
+        path: '/api/charges/ch_x',
+        status: 404,
+        contentType: 'application/json; charset=utf-8',
+        body: envelope('not_found'),
+      }),
     ).toEqual([]);
   });
 
   it('refuses a status the operation does not declare, naming the declared ones', () => {
-    const [problem] = openApi.problems({ method: 'GET', path: '/api/charges/{chargeId}', status: 409, contentType: JSON_TYPE, body: envelope('idempotency_conflict') });
-    expect(problem).toContain('GET /api/charges/{chargeId} answered 409 (idempotency_conflict), which the OpenAPI document does not declare');
+    const [problem] = openApi.problems({
+      method: 'GET',
+      path: '/api/charges/{chargeId}',
+      status: 409,
+      contentType: JSON_TYPE,
+      body: envelope('idempotency_conflict'),
+    });
+    expect(problem).toContain(
+      'GET /api/charges/{chargeId} answered 409 (idempotency_conflict), which the OpenAPI document does not declare',
+    );
     expect(problem).toContain('200, 401, 403, 404, 429, 500');
   });
 
@@ -51,7 +68,13 @@ describe('OpenAPI response validation', () => {
     });
     expect(problem).toContain('the body does not match');
     expect(problem).toContain('body.status');
-    const [envelopeProblem] = openApi.problems({ method: 'GET', path: '/api/charges', status: 401, contentType: JSON_TYPE, body: { error: 'nope' } });
+    const [envelopeProblem] = openApi.problems({
+      method: 'GET',
+      path: '/api/charges',
+      status: 401,
+      contentType: JSON_TYPE,
+      body: { error: 'nope' },
+    });
     expect(envelopeProblem).toContain('the body does not match');
   });
 

@@ -64,7 +64,9 @@ export function openApiResponseValidator(source: object) {
     const content = declared.content ?? {};
     if (!Object.keys(content).length) return [];
     if (!mediaType || !(mediaType in content)) {
-      return [`${label} ${sample.status} answered ${mediaType ?? 'no content type'}; the document declares ${Object.keys(content).join(', ')}`];
+      return [
+        `${label} ${sample.status} answered ${mediaType ?? 'no content type'}; the document declares ${Object.keys(content).join(', ')}`,
+      ];
     }
     if (mediaType !== 'application/json') return [];
     const status = responses[String(sample.status)] ? String(sample.status) : 'default';
@@ -79,7 +81,10 @@ export function openApiResponseValidator(source: object) {
       `${label} ${sample.status}: the body does not match the document's schema:\n` +
         (validate.errors ?? [])
           .slice(0, 8)
-          .map((error) => `  body${error.instancePath.replace(/\//g, '.')} ${error.message}${error.params ? ` ${JSON.stringify(error.params)}` : ''}`)
+          .map(
+            (error) =>
+              `  body${error.instancePath.replace(/\//g, '.')} ${error.message}${error.params ? ` ${JSON.stringify(error.params)}` : ''}`,
+          )
           .join('\n') +
         `\nbody: ${JSON.stringify(sample.body).slice(0, 800)}`,
     ];

@@ -77,21 +77,32 @@ describe('the route table, the OpenAPI document and docs/api.md agree', async ()
   it.each(served.map((entry) => [entry.key, entry] as const))('%s is in the OpenAPI document and docs/api.md', (_, entry) => {
     const allowed = UNDOCUMENTED_ROUTES[entry.route.path];
     if (!allowed?.openapi) {
-      expect(inDocument.has(entry.key), `${entry.key} (app/api/${entry.route.file}) is not in the OpenAPI document: register it in lib/api/openapi/register-*-paths.ts`).toBe(true);
+      expect(
+        inDocument.has(entry.key),
+        `${entry.key} (app/api/${entry.route.file}) is not in the OpenAPI document: register it in lib/api/openapi/register-*-paths.ts`,
+      ).toBe(true);
     }
     if (!allowed?.table) {
-      expect(inTable.has(entry.key), `${entry.key} (app/api/${entry.route.file}) is not in docs/api.md's endpoint table: add a row`).toBe(true);
+      expect(inTable.has(entry.key), `${entry.key} (app/api/${entry.route.file}) is not in docs/api.md's endpoint table: add a row`).toBe(
+        true,
+      );
     }
   });
 
   it('every operation of the document is served by a route', () => {
     const servedKeys = new Set(served.map((entry) => entry.key));
-    expect([...inDocument].filter((operation) => !servedKeys.has(operation)), 'in the OpenAPI document, but no route serves them').toEqual([]);
+    expect(
+      [...inDocument].filter((operation) => !servedKeys.has(operation)),
+      'in the OpenAPI document, but no route serves them',
+    ).toEqual([]);
   });
 
   it('every row of the endpoint table is served by a route', () => {
     const servedKeys = new Set(served.map((entry) => entry.key));
-    expect([...inTable].filter((row) => !servedKeys.has(row)), "in docs/api.md's endpoint table, but no route serves them").toEqual([]);
+    expect(
+      [...inTable].filter((row) => !servedKeys.has(row)),
+      "in docs/api.md's endpoint table, but no route serves them",
+    ).toEqual([]);
   });
 
   it('the table reader understands the forms the table uses', () => {

@@ -50,7 +50,7 @@ export function buildOpenApiDocument(serverUrl: string) {
   registry.registerComponent('securitySchemes', 'MetricsToken', {
     type: 'http',
     scheme: 'bearer',
-    description: 'The operator\'s METRICS_TOKEN, sent as `Authorization: Bearer <token>` (GET /api/metrics only).',
+    description: "The operator's METRICS_TOKEN, sent as `Authorization: Bearer <token>` (GET /api/metrics only).",
   });
   registry.registerComponent('headers', 'RequestId', {
     description: 'The id of this request (also in error messages of 500s): quote it to support.',
@@ -107,11 +107,11 @@ export function buildOpenApiDocument(serverUrl: string) {
       },
       {
         name: TAGS.health,
-        description: 'Probes for load balancers and monitoring (no key), the Prometheus metrics (the operator\'s token) and this document.',
+        description: "Probes for load balancers and monitoring (no key), the Prometheus metrics (the operator's token) and this document.",
       },
       {
         name: TAGS.onramp,
-        description: 'What the on-ramp pages call (a quote, an order\'s live view; no key) and the on-ramp providers\' webhooks.',
+        description: "What the on-ramp pages call (a quote, an order's live view; no key) and the on-ramp providers' webhooks.",
       },
       { name: TAGS.webhooks, description: 'The events Chargeport POSTs to your webhook endpoints, one payload per type.' },
     ],
@@ -120,7 +120,10 @@ export function buildOpenApiDocument(serverUrl: string) {
   return {
     ...document,
     'x-tagGroups': [
-      { name: 'API', tags: [TAGS.charges, TAGS.refunds, TAGS.endpoints, TAGS.events, TAGS.testHelpers, TAGS.inApp, TAGS.health, TAGS.onramp] },
+      {
+        name: 'API',
+        tags: [TAGS.charges, TAGS.refunds, TAGS.endpoints, TAGS.events, TAGS.testHelpers, TAGS.inApp, TAGS.health, TAGS.onramp],
+      },
       { name: 'Webhooks', tags: [TAGS.webhooks] },
     ],
   };

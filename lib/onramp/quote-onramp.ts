@@ -33,7 +33,6 @@ export interface OnrampQuoteInput {
 /** The quote's wire format (lib/onramp/schemas.ts). */
 export type OnrampQuoteView = z.infer<typeof onrampQuoteSchema>;
 
-
 export function tokenOn(chain: ChainName, symbol: string): TokenInfo | undefined {
   return CHAINS[chain].tokens.find((token) => tokenHasSymbol(token, symbol));
 }

@@ -60,7 +60,9 @@ export const onrampOrderSchema = z
     checkoutUrl: z.string().nullable().meta({ description: "The provider's screen, while the buyer can still (re)open it." }),
     chargeId: z.string().nullable(),
     createdAt: z.string().meta({ format: 'date-time' }),
-    timeline: z.array(z.object({ toStatus: z.string(), at: z.string().meta({ format: 'date-time' }), providerStatus: z.string().nullable() })),
+    timeline: z.array(
+      z.object({ toStatus: z.string(), at: z.string().meta({ format: 'date-time' }), providerStatus: z.string().nullable() }),
+    ),
   })
   .meta({ id: 'OnrampOrder' });
 

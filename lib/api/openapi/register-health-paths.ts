@@ -89,7 +89,7 @@ export function registerHealthPaths(registry: OpenAPIRegistry) {
       },
       samples: {
         curl: 'curl -s $CHARGEPORT_URL/api/metrics -H "Authorization: Bearer $METRICS_TOKEN"',
-        node: "const text = await (await fetch(`${url}/api/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();",
+        node: 'const text = await (await fetch(`${url}/api/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();',
       },
     }),
   );
@@ -100,7 +100,8 @@ export function registerHealthPaths(registry: OpenAPIRegistry) {
       operationId: 'getOpenApiDocument',
       tags: [TAGS.health],
       summary: 'This OpenAPI document',
-      description: 'The OpenAPI 3.1 document of this deployment (its `servers` entry is this server), rendered at /docs/api. No key; any origin.',
+      description:
+        'The OpenAPI 3.1 document of this deployment (its `servers` entry is this server), rendered at /docs/api. No key; any origin.',
       security: NO_AUTH,
       responses: {
         200: {
@@ -117,7 +118,10 @@ export function registerHealthPaths(registry: OpenAPIRegistry) {
           },
         },
       },
-      samples: { curl: 'curl -s $CHARGEPORT_URL/api/openapi.json', node: 'const document = await (await fetch(`${url}/api/openapi.json`)).json();' },
+      samples: {
+        curl: 'curl -s $CHARGEPORT_URL/api/openapi.json',
+        node: 'const document = await (await fetch(`${url}/api/openapi.json`)).json();',
+      },
     }),
   );
 }

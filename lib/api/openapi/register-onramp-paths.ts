@@ -59,7 +59,14 @@ export function registerOnrampPaths(registry: OpenAPIRegistry) {
       request: { query: onrampQuoteQuerySchema },
       responses: {
         200: ok('The quote.', envelope(onrampQuoteSchema, 'OnrampQuoteResponse'), exampleQuote),
-        ...errorResponses(['invalid_request', 'provider_unavailable', 'invalid_amount', 'quote_unavailable', 'rate_limited', 'internal_error']),
+        ...errorResponses([
+          'invalid_request',
+          'provider_unavailable',
+          'invalid_amount',
+          'quote_unavailable',
+          'rate_limited',
+          'internal_error',
+        ]),
       },
       samples: {
         curl: "curl -s '$CHARGEPORT_URL/api/onramp/quote?provider=sandbox&chain=POLYGON&token=USDC&method=card&amount_kind=usd&amount=25'",
@@ -77,7 +84,9 @@ export function registerOnrampPaths(registry: OpenAPIRegistry) {
       description: "The order page's view of an order: anyone with the (unguessable) order id may read it, like a receipt. No key.",
       security: NO_AUTH,
       request: {
-        params: z.object({ orderId: z.string().meta({ description: 'An on-ramp order id (onr_…).', example: 'onr_4Vd9TQ1aQm2xA7bC3dE5fG' }) }),
+        params: z.object({
+          orderId: z.string().meta({ description: 'An on-ramp order id (onr_…).', example: 'onr_4Vd9TQ1aQm2xA7bC3dE5fG' }),
+        }),
       },
       responses: {
         200: ok('The order.', envelope(onrampOrderSchema, 'OnrampOrderResponse'), exampleOrder),
@@ -110,7 +119,10 @@ export function registerOnrampPaths(registry: OpenAPIRegistry) {
           content: {
             'application/json': {
               schema: z.looseObject({}).meta({ description: "The provider's own payload." }),
-              example: { type: 'transaction_updated', data: { id: 'moonpay-tx-1', externalTransactionId: 'onr_4Vd9TQ1aQm2xA7bC3dE5fG', status: 'completed' } },
+              example: {
+                type: 'transaction_updated',
+                data: { id: 'moonpay-tx-1', externalTransactionId: 'onr_4Vd9TQ1aQm2xA7bC3dE5fG', status: 'completed' },
+              },
             },
           },
         },

@@ -12,7 +12,6 @@ import type { onrampOrderSchema } from '@/lib/onramp/schemas';
 /** The order's wire format (lib/onramp/schemas.ts). */
 export type OnrampOrderView = z.infer<typeof onrampOrderSchema>;
 
-
 export async function getOnrampOrderView(orderId: string): Promise<OnrampOrderView | null> {
   const [row] = await getDb()
     .select({ order: onrampOrders, providerName: onrampProviders.displayName })

@@ -29,7 +29,11 @@ async function openStream(options: { query?: string; apiKey?: string; headers?: 
     signal: abort.signal,
   });
   const response = await streamRoute(request, { params: Promise.resolve({}) });
-  await expectDeclaredResponse(streamRoute, { status: response.status, contentType: response.headers.get('content-type'), body: undefined });
+  await expectDeclaredResponse(streamRoute, {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: undefined,
+  });
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   const messages: SseMessage[] = [];
