@@ -30,13 +30,13 @@ export interface ApiRoute {
 }
 
 /** `charges/[chargeId]/route.ts` → `/api/charges/{chargeId}`. */
-export function routePathOf(file: string): string {
+function routePathOf(file: string): string {
   const dir = path.dirname(file).split(path.sep).join('/');
   const segments = dir === '.' ? [] : dir.split('/');
   return ['/api', ...segments.map((segment) => segment.replace(/^\[(.+)\]$/, '{$1}'))].join('/');
 }
 
-export function apiRouteFiles(): string[] {
+function apiRouteFiles(): string[] {
   return readdirSync(API_DIR, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith(`${path.sep}route.ts`) && file !== CATCH_ALL_FILE)
     .sort();
