@@ -103,15 +103,9 @@ export async function routeOfHandler(handler: object): Promise<{ route: ApiRoute
 export const UNDOCUMENTED_ROUTES: Record<string, { openapi?: string; table?: string }> = {
   '/api/auth/{...nextauth}': {
     openapi: "next-auth's own endpoints (sign-in, callbacks, session, CSRF) for the dashboard and wallet pages, not the merchant API",
-    table: "next-auth's own endpoints, covered in docs/security.md and docs/accounts.md, not the merchant API",
+    table: "next-auth's own endpoints, covered in docs/security.md, not the merchant API",
   },
   '/api/charges/{chargeId}/pay': {
     openapi: "the hosted checkout's pay-from-balance button: a consumer's session cookie and PIN, never an API key",
-  },
-  '/api/checkout/{chargeId}/status': {
-    openapi: "the hosted checkout page's own live view (the id is the capability); its shape follows the page, see docs/api.md",
-  },
-  '/api/checkout/{chargeId}/events': {
-    openapi: "the hosted checkout page's own server-sent events (the id is the capability); see docs/api.md#checkout-events",
   },
 };

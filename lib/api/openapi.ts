@@ -16,6 +16,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { apiDescription } from './openapi/api-description';
 import { TAGS } from './openapi/operation';
 import { registerChargePaths } from './openapi/register-charge-paths';
+import { registerCheckoutPaths } from './openapi/register-checkout-paths';
 import { registerEventPaths } from './openapi/register-event-paths';
 import { registerHealthPaths } from './openapi/register-health-paths';
 import { registerOAuthPaths } from './openapi/register-oauth-paths';
@@ -69,6 +70,7 @@ export function buildOpenApiDocument(serverUrl: string) {
 
   // The paths in the document's order (each resource's file in ./openapi/ beside this one), then the webhook events.
   registerChargePaths(registry);
+  registerCheckoutPaths(registry);
   registerRefundPaths(registry);
   registerWebhookEndpointPaths(registry);
   registerEventPaths(registry);

@@ -23,7 +23,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 /** The probes, the metrics, this document and the providers' webhooks answer in their own formats, not the API's envelope. */
 const OWN_FORMAT = ['/api/health', '/api/metrics', '/api/openapi.json', '/api/onramp/webhooks/'];
 /** Public routes that no key (and so no per-key rate limit) guards: keyless reads or others' signatures. */
-const KEYLESS = [...OWN_FORMAT, '/api/onramp/'];
+const KEYLESS = [...OWN_FORMAT, '/api/onramp/', '/api/checkout/'];
 
 async function documentJson() {
   return GET().json();
@@ -45,6 +45,8 @@ describe('GET /api/openapi.json', () => {
         '/api/charges/{chargeId}',
         '/api/charges/{chargeId}/cancel',
         '/api/charges/{chargeId}/refunds',
+        '/api/checkout/{chargeId}/events',
+        '/api/checkout/{chargeId}/status',
         '/api/createCharge',
         '/api/events',
         '/api/events/stream',
@@ -117,7 +119,8 @@ describe('GET /api/openapi.json', () => {
         expect(response.headers?.['x-request-id'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/RequestId' });
         if (status === '429') expect(response.headers['Retry-After'], `${where} 429`).toEqual({ $ref: '#/components/headers/RetryAfter' });
       }
-      if (path === '/api/onramp/orders/{orderId}') continue; // a keyless read by an unguessable id: no rate limit
+      // Keyless reads by an unguessable id: no per-key rate limit.
+      if (['/api/onramp/orders/{orderId}', '/api/checkout/{chargeId}/status'].includes(path)) continue;
       expect(op.responses['429'], `${where} documents rate_limited`).toBeDefined();
     }
     for (const id of ['createCharge', 'createRefund', 'payTestCharge']) {

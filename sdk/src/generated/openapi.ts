@@ -83,6 +83,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/checkout/{chargeId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hosted checkout's live status
+         * @description What the hosted checkout shows while the charge is paid: status, amounts received and due, each payment with its confirmations, where to pay, and whether it may be paid now (`payable`). No key: the charge id is the capability the `paymentUrl` carries. Any origin may read it (the C# SDK polls it from Unity WebGL). A merchant's server reads the charge with GET /api/charges/{chargeId} instead.
+         */
+        get: operations["getCheckoutStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/{chargeId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hosted checkout's live status (server-sent events)
+         * @description The same status as GET /api/checkout/{chargeId}/status, as a `text/event-stream`: one `data:` message on connect and on every change, `: heartbeat` every 15 s; the stream ends after a final status. A few open streams per client address at most (else 429: poll the status route instead).
+         */
+        get: operations["streamCheckoutStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/charges/{chargeId}/refunds": {
         parameters: {
             query?: never;
@@ -2853,6 +2893,48 @@ export interface components {
             error: null;
         };
         /** @description Success: `data` is set, `error` is null. */
+        CheckoutStatusResponse: {
+            data: components["schemas"]["CheckoutStatus"];
+            error: null;
+        };
+        CheckoutStatus: {
+            chargeId: string;
+            /** @enum {string} */
+            status: "pending" | "processing" | "succeeded" | "failed" | "expired" | "canceled";
+            /** @description Exact decimal text in the token. */
+            total: string;
+            received: string;
+            due: string;
+            symbol: string;
+            /** Format: date-time */
+            expiresAt: string;
+            successUrl: string | null;
+            payments: {
+                txHash: string;
+                amount: string;
+                /** @enum {string} */
+                status: "pending" | "confirmed" | "dropped";
+                confirmations: number;
+                required: number;
+                explorerUrl?: string;
+                isLate: boolean;
+            }[];
+            /** @description Whether any way to pay may be offered now: pending, or processing with something still due; before expiresAt; and no payment in flight. */
+            payable: boolean;
+            /** @description A payment the service is carrying out for this charge (expiry and cancel wait for it). */
+            inFlight: {
+                /** @enum {string} */
+                method: "balance" | "swap" | "fiat";
+                message: string;
+                resumeUrl: string | null;
+            } | null;
+            /** @description The deposit address, and the wallet request for the amount still due. */
+            deposit: {
+                address: string;
+                uri: string;
+            } | null;
+        };
+        /** @description Success: `data` is set, `error` is null. */
         RefundResponse: {
             data: components["schemas"]["CreatedRefund"];
             error: null;
@@ -4060,6 +4142,177 @@ export interface operations {
                      *       "error": {
                      *         "code": "charge_not_cancelable",
                      *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getCheckoutStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A charge id (ch_…). */
+                chargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "status": "pending",
+                     *         "total": "4.99",
+                     *         "received": "0",
+                     *         "due": "4.99",
+                     *         "symbol": "USDC",
+                     *         "expiresAt": "2026-11-27T13:00:00.000Z",
+                     *         "successUrl": "https://game.example/success",
+                     *         "payments": [],
+                     *         "payable": true,
+                     *         "inFlight": null,
+                     *         "deposit": {
+                     *           "address": "0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF",
+                     *           "uri": "ethereum:0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359@137/transfer?address=0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF&uint256=4990000"
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CheckoutStatusResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    streamCheckoutStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A charge id (ch_…). */
+                chargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream. Each `data:` line is one CheckoutStatus as JSON. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 3000
+                     *
+                     *     data: {"chargeId":"ch_4Vd9TQ1aQm2xA7bC3dE5fG","status":"pending","total":"4.99","received":"0","due":"4.99","symbol":"USDC","expiresAt":"2026-11-27T13:00:00.000Z","successUrl":"https://game.example/success","payments":[],"payable":true,"inFlight":null,"deposit":{"address":"0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF","uri":"ethereum:0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359@137/transfer?address=0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF&uint256=4990000"}}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
                      *       }
                      *     }
                      */
