@@ -19,7 +19,14 @@ const openApi = openApiResponseValidator(JSON.parse(readFileSync(path.resolve(im
 async function checked(method: string, response: APIResponse): Promise<APIResponse> {
   const contentType = response.headers()['content-type'] ?? null;
   const body: unknown = contentType?.includes('json') ? await response.json() : await response.text();
-  openApi.check({ method, path: new URL(response.url()).pathname, status: response.status(), contentType, body });
+  openApi.check({
+    method,
+    path: new URL(response.url()).pathname,
+    status: response.status(),
+    contentType,
+    body,
+    headers: new Headers(response.headers()),
+  });
   return response;
 }
 

@@ -86,7 +86,12 @@ export async function callRoute(handler: Handler, options: CallOptions = {}): Pr
   });
   const response = await handler(request, { params: Promise.resolve(options.params ?? {}) });
   const json = await response.json();
-  await expectDeclaredResponse(handler, { status: response.status, contentType: response.headers.get('content-type'), body: json });
+  await expectDeclaredResponse(handler, {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: json,
+    headers: response.headers,
+  });
   return { status: response.status, headers: response.headers, json };
 }
 
@@ -98,7 +103,10 @@ let validator: Promise<ReturnType<typeof openApiResponseValidator>> | undefined;
  * route exports (a test's own) and the routes UNDOCUMENTED_ROUTES leaves out of the document are not
  * checked. Tests that call a handler with their own Request (streams, raw bodies) call this themselves.
  */
-export async function expectDeclaredResponse(handler: Handler, response: { status: number; contentType: string | null; body: unknown }) {
+export async function expectDeclaredResponse(
+  handler: Handler,
+  response: { status: number; contentType: string | null; body: unknown; headers?: Headers },
+) {
   validator ??= import('@/lib/api/openapi').then(({ buildOpenApiDocument }) =>
     openApiResponseValidator(buildOpenApiDocument('http://localhost:3999')),
   );

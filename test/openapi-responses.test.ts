@@ -87,6 +87,16 @@ describe('OpenAPI response validation', () => {
     );
   });
 
+  it('refuses an answer without a header the document requires (x-request-id; Retry-After on 429)', () => {
+    const sample = { method: 'POST', path: '/api/createCharge', contentType: JSON_TYPE };
+    const withId = new Headers({ 'x-request-id': 'r1' });
+    expect(openApi.problems({ ...sample, status: 400, body: envelope('invalid_request'), headers: withId })).toEqual([]);
+    expect(openApi.problems({ ...sample, status: 400, body: envelope('invalid_request'), headers: new Headers() })[0]).toContain(
+      'lacks the header(s) the document requires: x-request-id',
+    );
+    expect(openApi.problems({ ...sample, status: 429, body: envelope('rate_limited'), headers: withId })[0]).toContain('Retry-After');
+  });
+
   it('405 and unknown-path answers are held to the error envelope', () => {
     expect(openApi.errorEnvelopeProblems(envelope('method_not_allowed'))).toEqual([]);
     expect(openApi.errorEnvelopeProblems({ error: 'method not allowed' })[0]).toContain('not the error envelope');

@@ -4,14 +4,26 @@
  * ajv). Used by `callRoute` (test/fixtures.ts) on every response the route tests receive, and by the e2e
  * journeys' merchant API client (e2e/api.ts) against the committed sdk/openapi.json.
  *
- * Formats (`date-time`, …) are not checked; headers are not checked.
+ * Formats (`date-time`, …) are not checked; of the headers, those the document marks required must be present.
  */
 import type { ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 
+interface DeclaredHeader {
+  $ref?: string;
+  required?: boolean;
+}
+
 interface OpenApiDocument {
-  paths?: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> } | undefined> | undefined>;
-  components?: unknown;
+  paths?: Record<
+    string,
+    | Record<
+        string,
+        { responses?: Record<string, { content?: Record<string, unknown>; headers?: Record<string, DeclaredHeader> }> } | undefined
+      >
+    | undefined
+  >;
+  components?: { headers?: Record<string, DeclaredHeader> };
 }
 
 export interface ApiResponseSample {
@@ -21,6 +33,8 @@ export interface ApiResponseSample {
   status: number;
   contentType: string | null;
   body: unknown;
+  /** When given, the headers the document marks required (x-request-id, Retry-After on 429) must be there. */
+  headers?: Headers;
 }
 
 const DOCUMENT_ID = 'chargeport-openapi';
@@ -60,6 +74,13 @@ export function openApiResponseValidator(source: object) {
           `(it declares ${Object.keys(responses).join(', ')}): declare it in lib/api/openapi/register-*-paths.ts, or fix the route`,
       ];
     }
+    const missingHeaders = sample.headers
+      ? Object.entries(declared.headers ?? {})
+          .filter(([, header]) => (header.$ref ? document.components?.headers?.[header.$ref.split('/').pop()!] : header)?.required)
+          .map(([name]) => name)
+          .filter((name) => !sample.headers!.has(name))
+      : [];
+    if (missingHeaders.length) return [`${label} ${sample.status} lacks the header(s) the document requires: ${missingHeaders.join(', ')}`];
     const mediaType = sample.contentType?.split(';')[0]!.trim().toLowerCase() ?? null;
     const content = declared.content ?? {};
     if (!Object.keys(content).length) return [];

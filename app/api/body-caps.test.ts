@@ -38,7 +38,12 @@ function endless(url: string, headers: Record<string, string> = {}): { request: 
 async function call(handler: Post, request: Request, params: Record<string, string> = {}) {
   const response = await handler(request, { params: Promise.resolve(params) });
   const json = (await response.json()) as Record<string, any>;
-  await expectDeclaredResponse(handler, { status: response.status, contentType: response.headers.get('content-type'), body: json });
+  await expectDeclaredResponse(handler, {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: json,
+    headers: response.headers,
+  });
   return { status: response.status, json };
 }
 

@@ -171,7 +171,12 @@ describe('GET /api/events/stream', () => {
     const response = await streamRoute(request, { params: Promise.resolve({}) });
     expect(response.status).toBe(status);
     const body = await response.json();
-    await expectDeclaredResponse(streamRoute, { status: response.status, contentType: response.headers.get('content-type'), body });
+    await expectDeclaredResponse(streamRoute, {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      body,
+      headers: response.headers,
+    });
     expect(body.error.code).toBe(code);
   });
 });
@@ -194,7 +199,12 @@ describe('concurrent streams are capped per key and per merchant (N9)', () => {
     });
     expect(response.status).toBe(429);
     const body: unknown = await response.clone().json();
-    await expectDeclaredResponse(streamRoute, { status: response.status, contentType: response.headers.get('content-type'), body });
+    await expectDeclaredResponse(streamRoute, {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      body,
+      headers: response.headers,
+    });
     return response;
   }
 
