@@ -1,7 +1,8 @@
 /**
  * Test helpers: merchants with keys, charges made through the domain verb (createTestCharge, for tests of
  * other domains: lib/ never reaches up into app/), calling route handlers exactly as Next.js does (a Request
- * in, a Response out, for the routes' own tests), and counting what a merchant has stored.
+ * in, a Response out, checked against the OpenAPI document, for the routes' own tests), and counting what a
+ * merchant has stored.
  */
 import { randomUUID } from 'node:crypto';
 import { count, eq, inArray } from 'drizzle-orm';
@@ -18,6 +19,9 @@ import { resetEnvCache, rpcEnvName } from '@/lib/env';
 import { chargeEvents, charges, depositAddresses, idempotencyKeys, type ChargeRow } from '@/lib/db/schema';
 import { createMerchant } from '@/lib/onboarding/create-merchant';
 import { randomBase62 } from '@/lib/ids';
+import { isMethodNotAllowedHandler, notFoundRoute } from '@/lib/api/methods';
+import { UNDOCUMENTED_ROUTES, routeOfHandler } from './api-routes';
+import { openApiResponseValidator } from './openapi-responses';
 
 export interface TestMerchant {
   id: string;
@@ -118,7 +122,45 @@ export async function callRoute(handler: Handler, options: CallOptions = {}): Pr
     body,
   });
   const response = await handler(request, { params: Promise.resolve(options.params ?? {}) });
-  return { status: response.status, headers: response.headers, json: await response.json() };
+  const json = await response.json();
+  await expectDeclaredResponse(handler, {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: json,
+    headers: response.headers,
+  });
+  return { status: response.status, headers: response.headers, json };
+}
+
+let validator: Promise<ReturnType<typeof openApiResponseValidator>> | undefined;
+
+/**
+ * Every response a test receives through callRoute is what the OpenAPI document declares for its route
+ * and method (status, and the body's schema): else the test fails, naming the mismatch. Handlers no
+ * route exports (a test's own) and the routes UNDOCUMENTED_ROUTES leaves out of the document are not
+ * checked. Tests that call a handler with their own Request (streams, raw bodies) call this themselves.
+ */
+export async function expectDeclaredResponse(
+  handler: Handler,
+  response: { status: number; contentType: string | null; body: unknown; headers?: Headers },
+) {
+  validator ??= import('@/lib/api/openapi').then(({ buildOpenApiDocument }) =>
+    openApiResponseValidator(buildOpenApiDocument('http://localhost:3999')),
+  );
+  const openApi = await validator;
+  let problems: string[];
+  if (isMethodNotAllowedHandler(handler) || handler === (notFoundRoute as unknown)) {
+    const expected = isMethodNotAllowedHandler(handler) ? 405 : 404;
+    problems = [
+      ...(response.status === expected ? [] : [`answered ${response.status}, not ${expected}`]),
+      ...openApi.errorEnvelopeProblems(response.body),
+    ];
+  } else {
+    const found = await routeOfHandler(handler);
+    if (!found || UNDOCUMENTED_ROUTES[found.route.path]?.openapi) return;
+    problems = openApi.problems({ method: found.method, path: found.route.path, ...response });
+  }
+  if (problems.length) throw new Error(`OpenAPI response validation: ${problems.join('\n')}`);
 }
 
 /** How many charges, charge events and idempotency rows a merchant has: "a failed request stores nothing". */

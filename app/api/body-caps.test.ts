@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { AUTH_MAX_BODY_BYTES } from '@/lib/auth/auth';
 import { PROVIDER_WEBHOOK_MAX_BYTES } from '@/lib/onramp/orders/apply-provider-webhook';
+import { expectDeclaredResponse } from '@/test/fixtures';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { POST as authPost } from './auth/[...nextauth]/route';
 import { POST as webhookPost } from './onramp/webhooks/[providerId]/route';
@@ -36,7 +37,14 @@ function endless(url: string, headers: Record<string, string> = {}): { request: 
 
 async function call(handler: Post, request: Request, params: Record<string, string> = {}) {
   const response = await handler(request, { params: Promise.resolve(params) });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
+  const json = (await response.json()) as Record<string, any>;
+  await expectDeclaredResponse(handler, {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: json,
+    headers: response.headers,
+  });
+  return { status: response.status, json };
 }
 
 const ENVELOPE_413 = { data: null, error: { code: 'payload_too_large', message: expect.stringContaining('larger than') } };

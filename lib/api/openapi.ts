@@ -18,9 +18,11 @@ import { apiDescription } from './openapi/api-description';
 import { API_VERSIONS, CURRENT_API_VERSION } from './resolve-api-version';
 import { TAGS } from './openapi/operation';
 import { registerChargePaths } from './openapi/register-charge-paths';
+import { registerCheckoutPaths } from './openapi/register-checkout-paths';
 import { registerEventPaths } from './openapi/register-event-paths';
 import { registerHealthPaths } from './openapi/register-health-paths';
 import { registerOAuthPaths } from './openapi/register-oauth-paths';
+import { registerOnrampPaths } from './openapi/register-onramp-paths';
 import { registerRefundPaths } from './openapi/register-refund-paths';
 import { registerTestHelperPaths } from './openapi/register-test-helper-paths';
 import { registerWebhookEndpointPaths } from './openapi/register-webhook-endpoint-paths';
@@ -47,6 +49,11 @@ export function buildOpenApiDocument(serverUrl: string) {
     openIdConnectUrl: `${serverUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`,
     description:
       'An access token from "Sign in with Chargeport" (authorization code with PKCE, or the device flow), sent as `Authorization: Bearer <token>`.',
+  });
+  registry.registerComponent('securitySchemes', 'MetricsToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: "The operator's METRICS_TOKEN, sent as `Authorization: Bearer <token>` (GET /api/metrics only).",
   });
   registry.registerComponent('headers', 'RequestId', {
     description: 'The id of this request (also in error messages of 500s): quote it to support.',
@@ -93,12 +100,14 @@ export function buildOpenApiDocument(serverUrl: string) {
 
   // The paths in the document's order (each resource's file in ./openapi/ beside this one), then the webhook events.
   registerChargePaths(registry);
+  registerCheckoutPaths(registry);
   registerRefundPaths(registry);
   registerWebhookEndpointPaths(registry);
   registerEventPaths(registry);
   registerTestHelperPaths(registry);
   registerHealthPaths(registry);
   registerOAuthPaths(registry);
+  registerOnrampPaths(registry);
   registerWebhooks(registry);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
@@ -128,7 +137,14 @@ export function buildOpenApiDocument(serverUrl: string) {
         description:
           'Called by your app or game with a "Sign in with Chargeport" access token (never an API key): the user\'s balances, and payments the user confirms with the PIN on Chargeport.',
       },
-      { name: TAGS.health, description: 'Probes for load balancers and monitoring; no key.' },
+      {
+        name: TAGS.health,
+        description: "Probes for load balancers and monitoring (no key), the Prometheus metrics (the operator's token) and this document.",
+      },
+      {
+        name: TAGS.onramp,
+        description: "What the on-ramp pages call (a quote, an order's live view; no key) and the on-ramp providers' webhooks.",
+      },
       { name: TAGS.webhooks, description: 'The events Chargeport POSTs to your webhook endpoints, one payload per type.' },
     ],
   });
@@ -136,7 +152,10 @@ export function buildOpenApiDocument(serverUrl: string) {
   return {
     ...document,
     'x-tagGroups': [
-      { name: 'API', tags: [TAGS.charges, TAGS.refunds, TAGS.endpoints, TAGS.events, TAGS.testHelpers, TAGS.inApp, TAGS.health] },
+      {
+        name: 'API',
+        tags: [TAGS.charges, TAGS.refunds, TAGS.endpoints, TAGS.events, TAGS.testHelpers, TAGS.inApp, TAGS.health, TAGS.onramp],
+      },
       { name: 'Webhooks', tags: [TAGS.webhooks] },
     ],
   };

@@ -11,6 +11,8 @@ import { formatAmount, parseAmount } from '@/lib/money';
 import type { FiatMethod } from '@/lib/onramp/fiat-methods';
 import { usdRate } from '@/lib/pricing/approximate-usd';
 import { AppError } from '@/lib/errors';
+import type { z } from 'zod';
+import type { onrampQuoteSchema } from './schemas';
 import { baseUnitsForCents, centsToText, parseFiat, percentOfCents, toCents, valueInCents } from './fiat-math';
 import { methodFact, orderCurrency } from './registry/facts';
 import { providerWithAdapter } from './registry/provider-with-adapter';
@@ -28,23 +30,8 @@ export interface OnrampQuoteInput {
   amount: { kind: 'crypto' | 'usd'; value: string };
 }
 
-export interface OnrampQuoteView {
-  providerId: string;
-  tokenSymbol: string;
-  /** What arrives, exact decimal text. */
-  cryptoAmount: string;
-  cryptoBaseUnits: string;
-  fiatCurrency: string;
-  /** Fiat per whole token. */
-  rate: string;
-  subtotal: string;
-  providerFee: string;
-  networkFee: string;
-  total: string;
-  minimum: { fiat: string; crypto: string };
-  belowMinimum: boolean;
-  expiresAt: string;
-}
+/** The quote's wire format (lib/onramp/schemas.ts). */
+export type OnrampQuoteView = z.infer<typeof onrampQuoteSchema>;
 
 export function tokenOn(chain: ChainName, symbol: string): TokenInfo | undefined {
   return CHAINS[chain].tokens.find((token) => tokenHasSymbol(token, symbol));

@@ -14,41 +14,16 @@ import type { ChargeStatus } from '@/lib/charges/state';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
+import type { z } from 'zod';
+import type { checkoutStatusSchema } from './schemas';
 import { amountToRequest, paymentRequestUri } from './payment-uri';
 import { confirmationsOf } from './poll-chain';
 import { fundingOf } from '@/lib/charges/funding';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
-import { describePaymentInFlight, findPaymentsInFlight, nextStepOf, type PaymentMethod } from '@/lib/charges/payment-in-flight';
+import { describePaymentInFlight, findPaymentsInFlight, nextStepOf } from '@/lib/charges/payment-in-flight';
 
-export interface CheckoutStatus {
-  chargeId: string;
-  status: ChargeStatus;
-  total: string;
-  received: string;
-  due: string;
-  symbol: string;
-  expiresAt: string;
-  successUrl: string | null;
-  payments: {
-    txHash: string;
-    amount: string;
-    status: string;
-    confirmations: number;
-    required: number;
-    explorerUrl?: string;
-    isLate: boolean;
-  }[];
-  /**
-   * Whether the page may offer any way to pay now: pending, or processing with something still due;
-   * before expiresAt; and no payment of the charge in flight. False → the page shows no address, QR,
-   * wallet link, wallet button, card option or countdown.
-   */
-  payable: boolean;
-  /** A payment the service is carrying out for this charge (expiry and cancel wait for it). */
-  inFlight: { method: PaymentMethod; message: string; resumeUrl: string | null } | null;
-  /** The deposit address, and the wallet request for the amount still due (`due`), not the total. */
-  deposit: { address: string; uri: string } | null;
-}
+/** The status's wire format, its fields described in ./schemas.ts. */
+export type CheckoutStatus = z.infer<typeof checkoutStatusSchema>;
 
 export async function loadCheckoutStatus(chargeId: string, now = new Date()): Promise<CheckoutStatus | undefined> {
   const [charge] = await getDb().select().from(charges).where(eq(charges.id, chargeId));

@@ -139,28 +139,40 @@ export const listEventsQuerySchema = z
   .strict();
 export type ListEventsQuery = z.infer<typeof listEventsQuerySchema>;
 
-/** GET /api/events/stream: where to start, which types, how long the server keeps the stream open. */
+/** A comma-separated list of event types (`charge.succeeded,refund.succeeded`); empty means all. */
+const eventTypeListSchema = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value === '') return undefined;
+    const types = [...new Set(value.split(',').map((type) => type.trim()))];
+    const unknown = types.filter((type) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type));
+    if (unknown.length)
+      ctx.addIssue({ code: 'custom', message: `unknown event type ${unknown.join(', ')}: use ${WEBHOOK_EVENT_TYPES.join(', ')}` });
+    return types as WebhookEventType[];
+  });
+
+/**
+ * GET /api/events/stream: where to start, which types, how long the server keeps the stream open. The
+ * type filter is `type`, as on GET /api/events (comma-separated here); `types`, its former name, is
+ * still accepted so no client breaks.
+ */
 export const streamEventsQuerySchema = z
   .object({
     starting_after: z.string().optional().meta({
       description: 'Start with the events after this event id (the `Last-Event-ID` header does the same). Default: events from now on.',
     }),
-    types: z
-      .string()
-      .optional()
-      .transform((value, ctx) => {
-        if (value === undefined || value === '') return undefined;
-        const types = [...new Set(value.split(',').map((type) => type.trim()))];
-        const unknown = types.filter((type) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type));
-        if (unknown.length)
-          ctx.addIssue({ code: 'custom', message: `unknown event type ${unknown.join(', ')}: use ${WEBHOOK_EVENT_TYPES.join(', ')}` });
-        return types as WebhookEventType[];
-      })
-      .meta({
-        type: 'string',
-        description: 'Comma-separated event types to stream (default: all).',
-        example: 'charge.succeeded,refund.succeeded',
-      }),
+    type: eventTypeListSchema.meta({
+      type: 'string',
+      description: 'Comma-separated event types to stream (default: all), as `type` filters GET /api/events.',
+      example: 'charge.succeeded,refund.succeeded',
+    }),
+    types: eventTypeListSchema.meta({
+      type: 'string',
+      description: 'Deprecated: the former name of `type`, still accepted (not together with `type`).',
+      deprecated: true,
+      param: { deprecated: true },
+    }),
     max_seconds: z.coerce
       .number()
       .int()
@@ -169,7 +181,8 @@ export const streamEventsQuerySchema = z
       .default(300)
       .meta({ description: 'Seconds before the server ends the stream (1–3600); reconnect with the last event id.' }),
   })
-  .strict();
+  .strict()
+  .refine((query) => !(query.type && query.types), { message: 'send `type` only (`types` is its former name)', path: ['types'] });
 
 /**
  * An event payload as stored and sent. The outbox carries whatever its producer put in `data` (the charge

@@ -20,6 +20,10 @@ import {
 import { GET } from './route';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+/** The probes, the metrics, this document and the providers' webhooks answer in their own formats, not the API's envelope. */
+const OWN_FORMAT = ['/api/health', '/api/metrics', '/api/openapi.json', '/api/onramp/webhooks/'];
+/** Public routes that no key (and so no per-key rate limit) guards: keyless reads or others' signatures. */
+const KEYLESS = [...OWN_FORMAT, '/api/onramp/', '/api/checkout/'];
 
 async function documentJson() {
   return GET().json();
@@ -41,15 +45,22 @@ describe('GET /api/openapi.json', () => {
         '/api/charges/{chargeId}',
         '/api/charges/{chargeId}/cancel',
         '/api/charges/{chargeId}/refunds',
+        '/api/checkout/{chargeId}/events',
+        '/api/checkout/{chargeId}/status',
         '/api/createCharge',
         '/api/events',
         '/api/events/stream',
         '/api/health',
         '/api/health/live',
         '/api/health/ready',
+        '/api/metrics',
         '/api/oauth/balances',
         '/api/oauth/payment-requests',
         '/api/oauth/payment-requests/{requestId}',
+        '/api/onramp/orders/{orderId}',
+        '/api/onramp/quote',
+        '/api/onramp/webhooks/{providerId}',
+        '/api/openapi.json',
         '/api/test_helpers/charges/{chargeId}/pay',
         '/api/webhook-endpoints',
         '/api/webhook-endpoints/{endpointId}',
@@ -71,16 +82,18 @@ describe('GET /api/openapi.json', () => {
     expect(doc.components.schemas.ChargeItem.required.sort()).toEqual(['amount', 'name', 'quantity']);
   });
 
-  it('says which key each operation takes: secret, or secret or publishable (createCharge, getCharge); none for health', async () => {
+  it('says which key each operation takes: secret, or secret or publishable (createCharge, getCharge); none for health and the on-ramp pages', async () => {
     const doc = await documentJson();
     expect(doc.components.securitySchemes).toEqual({
       SecretKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
       PublishableKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-api-key' }),
       ChargeportOAuth: expect.objectContaining({ type: 'openIdConnect' }),
+      MetricsToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     });
+    expect(doc.paths['/api/metrics'].get.security).toEqual([{ MetricsToken: [] }]);
     for (const [path, method, op] of operations(doc)) {
-      if (path.startsWith('/api/oauth/')) continue; // a "Sign in with Chargeport" access token: checked above
-      const expected = path.startsWith('/api/health')
+      if (path.startsWith('/api/oauth/') || path === '/api/metrics') continue; // access token, operator token: checked above
+      const expected = KEYLESS.some((prefix) => path.startsWith(prefix))
         ? []
         : ['createCharge', 'getCharge'].includes(op.operationId)
           ? [{ SecretKey: [] }, { PublishableKey: [] }]
@@ -101,7 +114,7 @@ describe('GET /api/openapi.json', () => {
         op['x-codeSamples'].map((s: { label: string }) => s.label),
         where,
       ).toEqual(expect.arrayContaining(['curl', 'Node SDK']));
-      if (path.startsWith('/api/health')) continue;
+      if (OWN_FORMAT.some((prefix) => path.startsWith(prefix))) continue;
       for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
         expect(response.headers?.['x-request-id'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/RequestId' });
         if (status === '429') expect(response.headers['Retry-After'], `${where} 429`).toEqual({ $ref: '#/components/headers/RetryAfter' });
@@ -116,6 +129,8 @@ describe('GET /api/openapi.json', () => {
         expect(op.parameters, `${where} Chargeport-Version`).toContainEqual({ $ref: '#/components/parameters/ChargeportVersion' });
         expect(op.responses['400']?.description, `${where} documents unsupported_api_version`).toContain('unsupported_api_version');
       }
+      // Keyless reads by an unguessable id: no per-key rate limit.
+      if (['/api/onramp/orders/{orderId}', '/api/checkout/{chargeId}/status'].includes(path)) continue;
       expect(op.responses['429'], `${where} documents rate_limited`).toBeDefined();
     }
     for (const id of ['createCharge', 'createRefund', 'payTestCharge']) {

@@ -16,6 +16,7 @@ export const TAGS = {
   events: 'Events',
   testHelpers: 'Test helpers',
   health: 'Health',
+  onramp: 'On-ramp',
   inApp: 'In-app (Sign in with Chargeport)',
   webhooks: 'Webhook events',
 } as const;
@@ -24,6 +25,7 @@ type Security = Record<string, string[]>[];
 export const SECRET: Security = [{ SecretKey: [] }];
 export const SECRET_OR_PUBLISHABLE: Security = [{ SecretKey: [] }, { PublishableKey: [] }];
 export const NO_AUTH: Security = [];
+export const METRICS_TOKEN: Security = [{ MetricsToken: [] }];
 
 const AUTH_ERRORS = ['missing_api_key', 'invalid_api_key', 'unsupported_api_version', 'rate_limited', 'internal_error'] as const;
 /** Routes a publishable key may call: from a browser origin the key does not allow, origin_not_allowed. */

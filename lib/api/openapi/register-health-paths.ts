@@ -1,8 +1,8 @@
-/** The health probes: the full report, readiness, liveness (no key). */
+/** The health probes (the full report, readiness, liveness; no key), the Prometheus metrics and this document. */
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
 import { healthReportSchema, livenessSchema, readinessSchema } from '@/lib/health/schemas';
-import { NO_AUTH, TAGS, operation } from './operation';
+import { METRICS_TOKEN, NO_AUTH, TAGS, operation } from './operation';
 
 export function registerHealthPaths(registry: OpenAPIRegistry) {
   const healthJson = (schema: z.ZodType, example: unknown) => ({ 'application/json': { schema, example } });
@@ -62,6 +62,66 @@ export function registerHealthPaths(registry: OpenAPIRegistry) {
       security: NO_AUTH,
       responses: { 200: { description: 'Alive.', content: healthJson(livenessSchema, { status: 'ok' }) } },
       samples: { curl: 'curl -s $CHARGEPORT_URL/api/health/live', node: 'const alive = (await fetch(`${url}/api/health/live`)).ok;' },
+    }),
+  );
+  const text = (example: string) => ({ 'text/plain': { schema: { type: 'string' as const }, example } });
+  registry.registerPath(
+    operation({
+      method: 'get',
+      path: '/api/metrics',
+      operationId: 'getMetrics',
+      tags: [TAGS.health],
+      summary: 'Prometheus metrics',
+      description:
+        "This instance's metrics in the Prometheus text format, behind the operator's METRICS_TOKEN. Without METRICS_TOKEN the server answers 404, as if there were no such endpoint. See docs/operations.md.",
+      security: METRICS_TOKEN,
+      responses: {
+        200: {
+          description: 'The metrics (text/plain; version=0.0.4).',
+          content: text('# HELP chargeport_http_requests_total HTTP requests by route and status.\n'),
+        },
+        401: {
+          description: 'Wrong or missing token.',
+          headers: { 'WWW-Authenticate': { schema: { type: 'string', example: 'Bearer' } } },
+          content: text('Unauthorized: send Authorization: Bearer <METRICS_TOKEN>\n'),
+        },
+        404: { description: 'METRICS_TOKEN is not set on this server.', content: text('Not found\n') },
+      },
+      samples: {
+        curl: 'curl -s $CHARGEPORT_URL/api/metrics -H "Authorization: Bearer $METRICS_TOKEN"',
+        node: 'const text = await (await fetch(`${url}/api/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();',
+      },
+    }),
+  );
+  registry.registerPath(
+    operation({
+      method: 'get',
+      path: '/api/openapi.json',
+      operationId: 'getOpenApiDocument',
+      tags: [TAGS.health],
+      summary: 'This OpenAPI document',
+      description:
+        'The OpenAPI 3.1 document of this deployment (its `servers` entry is this server), rendered at /docs/api. No key; any origin.',
+      security: NO_AUTH,
+      responses: {
+        200: {
+          description: 'The document.',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object' as const,
+                properties: { openapi: { type: 'string' as const }, info: { type: 'object' as const }, paths: { type: 'object' as const } },
+                required: ['openapi', 'info', 'paths'],
+              },
+              example: { openapi: '3.1.0', info: { title: 'Chargeport API', version: '1.0.0' }, paths: {} },
+            },
+          },
+        },
+      },
+      samples: {
+        curl: 'curl -s $CHARGEPORT_URL/api/openapi.json',
+        node: 'const document = await (await fetch(`${url}/api/openapi.json`)).json();',
+      },
     }),
   );
 }

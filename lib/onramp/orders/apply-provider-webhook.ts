@@ -24,9 +24,11 @@ import type { OnrampOrderUpdate, OnrampProviderAdapter, OnrampProviderId, Webhoo
 import { ONRAMP_PROVIDER_IDS } from '@/lib/onramp/providers/types';
 import { registryEntries } from '@/lib/onramp/registry/registry-entries';
 import { emitPaymentFailed } from '@/lib/charges/charge-events';
+import type { z } from 'zod';
+import type { providerWebhookAnswerSchema } from '@/lib/onramp/schemas';
 import { onrampOrderMachine } from './state';
 
-type WebhookOutcome = 'applied' | 'unchanged' | 'duplicate' | 'unknown_order' | 'mismatch' | 'ignored';
+type WebhookOutcome = Exclude<z.infer<typeof providerWebhookAnswerSchema>['outcome'], 'rejected' | 'unknown_provider'>;
 
 /** Largest provider webhook body read (MoonPay and Transak send a few KiB); larger → 413 before reading on. */
 export const PROVIDER_WEBHOOK_MAX_BYTES = 256 * 1024;

@@ -4,34 +4,13 @@ import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { explorerLink } from '@/lib/chains/explorer-link';
 import { failureMessage } from '@/lib/onramp/failure-message';
 import { getDb } from '@/lib/db/client';
-import { onrampOrderEvents, onrampOrders, onrampProviders, type OnrampOrderStatusName } from '@/lib/db/schema';
+import { onrampOrderEvents, onrampOrders, onrampProviders } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
+import type { z } from 'zod';
+import type { onrampOrderSchema } from '@/lib/onramp/schemas';
 
-export interface OnrampOrderView {
-  id: string;
-  status: OnrampOrderStatusName;
-  providerName: string;
-  chain: ChainName;
-  chainName: string;
-  tokenSymbol: string;
-  cryptoAmount: string;
-  requestedAmount: string;
-  raisedToMinimum: boolean;
-  deliveredAmount: string | null;
-  walletAddress: string;
-  walletLabel: string | null;
-  fiatTotal: string;
-  fiatCurrency: string;
-  paymentMethod: string;
-  deliveryTxHash: string | null;
-  explorerUrl: string | null;
-  failureReason: string | null;
-  /** The provider's screen, while the buyer can still (re)open it. */
-  checkoutUrl: string | null;
-  chargeId: string | null;
-  createdAt: string;
-  timeline: { toStatus: string; at: string; providerStatus: string | null }[];
-}
+/** The order's wire format (lib/onramp/schemas.ts). */
+export type OnrampOrderView = z.infer<typeof onrampOrderSchema>;
 
 export async function getOnrampOrderView(orderId: string): Promise<OnrampOrderView | null> {
   const [row] = await getDb()

@@ -137,7 +137,7 @@ export class Chargeport {
     let lastId = options.startingAfter;
     while (!options.signal?.aborted) {
       const url = new URL(`${this.#baseUrl}/api/events/stream`);
-      if (options.types?.length) url.searchParams.set('types', options.types.join(','));
+      if (options.types?.length) url.searchParams.set('type', options.types.join(','));
       if (lastId) url.searchParams.set('starting_after', lastId);
       let response: Response;
       try {

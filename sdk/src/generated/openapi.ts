@@ -83,6 +83,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/checkout/{chargeId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hosted checkout's live status
+         * @description What the hosted checkout shows while the charge is paid: status, amounts received and due, each payment with its confirmations, where to pay, and whether it may be paid now (`payable`). No key: the charge id is the capability the `paymentUrl` carries. Any origin may read it (the C# SDK polls it from Unity WebGL). A merchant's server reads the charge with GET /api/charges/{chargeId} instead.
+         */
+        get: operations["getCheckoutStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/checkout/{chargeId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hosted checkout's live status (server-sent events)
+         * @description The same status as GET /api/checkout/{chargeId}/status, as a `text/event-stream`: one `data:` message on connect and on every change, `: heartbeat` every 15 s; the stream ends after a final status. A few open streams per client address at most (else 429: poll the status route instead).
+         */
+        get: operations["streamCheckoutStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/charges/{chargeId}/refunds": {
         parameters: {
             query?: never;
@@ -299,6 +339,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description This instance's metrics in the Prometheus text format, behind the operator's METRICS_TOKEN. Without METRICS_TOKEN the server answers 404, as if there were no such endpoint. See docs/operations.md.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI document
+         * @description The OpenAPI 3.1 document of this deployment (its `servers` entry is this server), rendered at /docs/api. No key; any origin.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/oauth/balances": {
         parameters: {
             query?: never;
@@ -353,6 +433,66 @@ export interface paths {
         get: operations["getPaymentRequest"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/onramp/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Quote a purchase at an on-ramp provider
+         * @description What buying tokens with money costs at one provider, in the buyer's country (the country the page chose, else the request's geolocation): fees, total and the method's minimum. The on-ramp page calls it; no key. Rate-limited per IP address.
+         */
+        get: operations["quoteOnramp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/onramp/orders/{orderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An on-ramp order's live view
+         * @description The order page's view of an order: anyone with the (unguessable) order id may read it, like a receipt. No key.
+         */
+        get: operations["getOnrampOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/onramp/webhooks/{providerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An on-ramp provider's order webhook
+         * @description Called by the on-ramp providers (MoonPay, Transak, the sandbox provider), never by an integrator: the provider's own payload, signed its way (the signature covers the exact bytes), at most 256 KiB. The answer is not the `{ data, error }` envelope but what the provider reads: a 2xx stops its retries.
+         */
+        post: operations["receiveOnrampProviderWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2753,6 +2893,48 @@ export interface components {
             error: null;
         };
         /** @description Success: `data` is set, `error` is null. */
+        CheckoutStatusResponse: {
+            data: components["schemas"]["CheckoutStatus"];
+            error: null;
+        };
+        CheckoutStatus: {
+            chargeId: string;
+            /** @enum {string} */
+            status: "pending" | "processing" | "succeeded" | "failed" | "expired" | "canceled";
+            /** @description Exact decimal text in the token. */
+            total: string;
+            received: string;
+            due: string;
+            symbol: string;
+            /** Format: date-time */
+            expiresAt: string;
+            successUrl: string | null;
+            payments: {
+                txHash: string;
+                amount: string;
+                /** @enum {string} */
+                status: "pending" | "confirmed" | "dropped";
+                confirmations: number;
+                required: number;
+                explorerUrl?: string;
+                isLate: boolean;
+            }[];
+            /** @description Whether any way to pay may be offered now: pending, or processing with something still due; before expiresAt; and no payment in flight. */
+            payable: boolean;
+            /** @description A payment the service is carrying out for this charge (expiry and cancel wait for it). */
+            inFlight: {
+                /** @enum {string} */
+                method: "balance" | "swap" | "fiat";
+                message: string;
+                resumeUrl: string | null;
+            } | null;
+            /** @description The deposit address, and the wallet request for the amount still due. */
+            deposit: {
+                address: string;
+                uri: string;
+            } | null;
+        };
+        /** @description Success: `data` is set, `error` is null. */
         RefundResponse: {
             data: components["schemas"]["CreatedRefund"];
             error: null;
@@ -3161,6 +3343,75 @@ export interface components {
             /** @description Seconds to wait between polls */
             interval: number;
             txHash: string | null;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        OnrampQuoteResponse: {
+            data: components["schemas"]["OnrampQuote"];
+            error: null;
+        };
+        OnrampQuote: {
+            providerId: string;
+            tokenSymbol: string;
+            /** @description What arrives, exact decimal text. */
+            cryptoAmount: string;
+            cryptoBaseUnits: string;
+            fiatCurrency: string;
+            /** @description Fiat per whole token. */
+            rate: string;
+            subtotal: string;
+            providerFee: string;
+            networkFee: string;
+            total: string;
+            minimum: {
+                fiat: string;
+                crypto: string;
+            };
+            belowMinimum: boolean;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        /** @description Success: `data` is set, `error` is null. */
+        OnrampOrderResponse: {
+            data: components["schemas"]["OnrampOrder"];
+            error: null;
+        };
+        OnrampOrder: {
+            id: string;
+            /** @enum {string} */
+            status: "created" | "pending" | "completed" | "failed" | "expired";
+            providerName: string;
+            /** @enum {string} */
+            chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+            chainName: string;
+            tokenSymbol: string;
+            cryptoAmount: string;
+            requestedAmount: string;
+            raisedToMinimum: boolean;
+            deliveredAmount: string | null;
+            walletAddress: string;
+            walletLabel: string | null;
+            fiatTotal: string;
+            fiatCurrency: string;
+            paymentMethod: string;
+            deliveryTxHash: string | null;
+            explorerUrl: string | null;
+            failureReason: string | null;
+            /** @description The provider's screen, while the buyer can still (re)open it. */
+            checkoutUrl: string | null;
+            chargeId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            timeline: {
+                toStatus: string;
+                /** Format: date-time */
+                at: string;
+                providerStatus: string | null;
+            }[];
+        };
+        OnrampProviderWebhookAnswer: {
+            received: boolean;
+            /** @enum {string} */
+            outcome: "applied" | "unchanged" | "duplicate" | "unknown_order" | "mismatch" | "ignored" | "rejected" | "unknown_provider";
         };
     };
     responses: never;
@@ -4103,6 +4354,177 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getCheckoutStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A charge id (ch_…). */
+                chargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "chargeId": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "status": "pending",
+                     *         "total": "4.99",
+                     *         "received": "0",
+                     *         "due": "4.99",
+                     *         "symbol": "USDC",
+                     *         "expiresAt": "2026-11-27T13:00:00.000Z",
+                     *         "successUrl": "https://game.example/success",
+                     *         "payments": [],
+                     *         "payable": true,
+                     *         "inFlight": null,
+                     *         "deposit": {
+                     *           "address": "0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF",
+                     *           "uri": "ethereum:0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359@137/transfer?address=0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF&uint256=4990000"
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CheckoutStatusResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    streamCheckoutStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A charge id (ch_…). */
+                chargeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream. Each `data:` line is one CheckoutStatus as JSON. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 3000
+                     *
+                     *     data: {"chargeId":"ch_4Vd9TQ1aQm2xA7bC3dE5fG","status":"pending","total":"4.99","received":"0","due":"4.99","symbol":"USDC","expiresAt":"2026-11-27T13:00:00.000Z","successUrl":"https://game.example/success","payments":[],"payable":true,"inFlight":null,"deposit":{"address":"0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF","uri":"ethereum:0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359@137/transfer?address=0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF&uint256=4990000"}}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6186,7 +6608,12 @@ export interface operations {
             query?: {
                 /** @description Start with the events after this event id (the `Last-Event-ID` header does the same). Default: events from now on. */
                 starting_after?: string;
-                /** @description Comma-separated event types to stream (default: all). */
+                /** @description Comma-separated event types to stream (default: all), as `type` filters GET /api/events. */
+                type?: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `type`, still accepted (not together with `type`).
+                 */
                 types?: string;
                 /** @description Seconds before the server ends the stream (1–3600); reconnect with the last event id. */
                 max_seconds?: number;
@@ -6806,6 +7233,82 @@ export interface operations {
             };
         };
     };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics (text/plain; version=0.0.4). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example # HELP chargeport_http_requests_total HTTP requests by route and status. */
+                    "text/plain": string;
+                };
+            };
+            /** @description Wrong or missing token. */
+            401: {
+                headers: {
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example Unauthorized: send Authorization: Bearer <METRICS_TOKEN> */
+                    "text/plain": string;
+                };
+            };
+            /** @description METRICS_TOKEN is not set on this server. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example Not found */
+                    "text/plain": string;
+                };
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Chargeport API",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
+                    "application/json": {
+                        openapi: string;
+                        info: Record<string, never>;
+                        paths: Record<string, never>;
+                    };
+                };
+            };
+        };
+    };
     getOAuthBalances: {
         parameters: {
             query?: never;
@@ -7250,6 +7753,366 @@ export interface operations {
                      *       "data": null,
                      *       "error": {
                      *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    quoteOnramp: {
+        parameters: {
+            query: {
+                /** @description The on-ramp provider. */
+                provider: "moonpay" | "transak" | "sandbox";
+                /** @description The chain the tokens arrive on. */
+                chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                /** @description The token symbol. */
+                token: string;
+                /** @description How the buyer pays. */
+                method: "card" | "bank_transfer" | "apple_pay" | "google_pay";
+                /** @description `amount` in tokens or in US dollars. */
+                amount_kind: "crypto" | "usd";
+                /** @description A positive decimal. */
+                amount: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quote. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "providerId": "sandbox",
+                     *         "tokenSymbol": "USDC",
+                     *         "cryptoAmount": "25",
+                     *         "cryptoBaseUnits": "25000000",
+                     *         "fiatCurrency": "USD",
+                     *         "rate": "1.00",
+                     *         "subtotal": "25.00",
+                     *         "providerFee": "1.00",
+                     *         "networkFee": "0.05",
+                     *         "total": "26.05",
+                     *         "minimum": {
+                     *           "fiat": "20.00",
+                     *           "crypto": "20"
+                     *         },
+                     *         "belowMinimum": false,
+                     *         "expiresAt": "2026-11-27T12:01:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OnrampQuoteResponse"];
+                };
+            };
+            /** @description error.code: `invalid_request` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "chargeData.symbol: is required",
+                     *         "param": "chargeData.symbol"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `provider_unavailable`, `invalid_amount` */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "provider_unavailable",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `rate_limited` */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests for this API key: retry after 3 seconds."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `quote_unavailable` */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "quote_unavailable",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getOnrampOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An on-ramp order id (onr_…). */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "onr_4Vd9TQ1aQm2xA7bC3dE5fG",
+                     *         "status": "completed",
+                     *         "providerName": "Sandbox",
+                     *         "chain": "POLYGON",
+                     *         "chainName": "Polygon",
+                     *         "tokenSymbol": "USDC",
+                     *         "cryptoAmount": "25",
+                     *         "requestedAmount": "25",
+                     *         "raisedToMinimum": false,
+                     *         "deliveredAmount": "25",
+                     *         "walletAddress": "0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF",
+                     *         "walletLabel": null,
+                     *         "fiatTotal": "26.05",
+                     *         "fiatCurrency": "USD",
+                     *         "paymentMethod": "card",
+                     *         "deliveryTxHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+                     *         "explorerUrl": "https://polygonscan.com/tx/0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+                     *         "failureReason": null,
+                     *         "checkoutUrl": null,
+                     *         "chargeId": null,
+                     *         "createdAt": "2026-11-27T12:00:00.000Z",
+                     *         "timeline": [
+                     *           {
+                     *             "toStatus": "completed",
+                     *             "at": "2026-11-27T12:03:00.000Z",
+                     *             "providerStatus": "completed"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OnrampOrderResponse"];
+                };
+            };
+            /** @description error.code: `not_found` */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No charge ch_4Vd9TQ1aQm2xA7bC3dE5fG for this key."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description error.code: `internal_error` */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "See the error table."
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    receiveOnrampProviderWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider (moonpay, transak, sandbox). */
+                providerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "transaction_updated",
+                 *       "data": {
+                 *         "id": "moonpay-tx-1",
+                 *         "externalTransactionId": "onr_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *         "status": "completed"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted (applied, unchanged, a duplicate, an unknown order, or an authentic event of no interest). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "outcome": "applied"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OnrampProviderWebhookAnswer"];
+                };
+            };
+            /** @description The signature is missing or malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": false,
+                     *       "outcome": "rejected"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OnrampProviderWebhookAnswer"];
+                };
+            };
+            /** @description The signature does not verify. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": false,
+                     *       "outcome": "rejected"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OnrampProviderWebhookAnswer"];
+                };
+            };
+            /** @description No such provider here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": false,
+                     *       "outcome": "unknown_provider"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OnrampProviderWebhookAnswer"];
+                };
+            };
+            /** @description error.code: `payload_too_large` */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": {
+                     *         "code": "payload_too_large",
                      *         "message": "See the error table."
                      *       }
                      *     }

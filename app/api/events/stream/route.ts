@@ -15,7 +15,7 @@ export const GET = withApiKey(async (request, ctx) => {
     owner: ownerOf(ctx),
     apiKeyId: ctx.apiKey.id,
     ...(startingAfter ? { startingAfter } : {}),
-    ...(query.types ? { types: query.types } : {}),
+    ...((query.type ?? query.types) ? { types: query.type ?? query.types } : {}),
     maxSeconds: query.max_seconds,
     request,
   });

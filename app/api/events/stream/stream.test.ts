@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { eventStreamLeases } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { callRoute, newMerchant, newPublishableKey, testCharge, type TestMerchant } from '@/test/fixtures';
+import { callRoute, expectDeclaredResponse, newMerchant, newPublishableKey, testCharge, type TestMerchant } from '@/test/fixtures';
 import { POST as cancelRoute } from '../../charges/[chargeId]/cancel/route';
 import { POST as createChargeRoute } from '../../createCharge/route';
 import { GET as streamRoute } from './route';
@@ -29,6 +29,11 @@ async function openStream(options: { query?: string; apiKey?: string; headers?: 
     signal: abort.signal,
   });
   const response = await streamRoute(request, { params: Promise.resolve({}) });
+  await expectDeclaredResponse(streamRoute, {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: undefined,
+  });
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   const messages: SseMessage[] = [];
@@ -92,7 +97,7 @@ describe('GET /api/events/stream', () => {
   it('resumes after Last-Event-ID (or starting_after) without losing or repeating an event', async () => {
     const first = await createTestCharge();
     const second = await createTestCharge();
-    const stream = await openStream({ query: '?types=charge.created' });
+    const stream = await openStream({ query: '?type=charge.created' });
     const third = await createTestCharge();
     const seen = await stream.next();
     expect(seen.data.data.charge.id).toBe(third);
@@ -102,10 +107,11 @@ describe('GET /api/events/stream', () => {
       path: '/api/events?type=charge.created&limit=100',
     });
     const firstEvent = json.data.data.find((e: any) => e.data.charge.id === first);
-    const resumed = await openStream({ query: '?types=charge.created', headers: { 'last-event-id': firstEvent.id } });
+    const resumed = await openStream({ query: '?type=charge.created', headers: { 'last-event-id': firstEvent.id } });
     const ids = [(await resumed.next()).data.data.charge.id, (await resumed.next()).data.data.charge.id];
     expect(ids).toEqual([second, third]);
     resumed.close();
+    // `types`, the filter's former name, still works.
     const byQuery = await openStream({ query: `?types=charge.created&starting_after=${firstEvent.id}` });
     expect((await byQuery.next()).data.data.charge.id).toBe(second);
     byQuery.close();
@@ -139,7 +145,9 @@ describe('GET /api/events/stream', () => {
   const refusals: [string, () => Promise<{ query?: string; apiKey?: string; headers?: Record<string, string> }>, number, string][] = [
     ['a publishable key', async () => ({ apiKey: await newPublishableKey(merchant.id) }), 403, 'key_not_permitted'],
     ['no key', async () => ({ apiKey: '' }), 401, 'missing_api_key'],
-    ['an unknown event type', async () => ({ query: '?types=charge.paid' }), 400, 'invalid_request'],
+    ['an unknown event type', async () => ({ query: '?type=charge.paid' }), 400, 'invalid_request'],
+    ['an unknown event type under the former name', async () => ({ query: '?types=charge.paid' }), 400, 'invalid_request'],
+    ['type and types together', async () => ({ query: '?type=charge.created&types=charge.canceled' }), 400, 'invalid_request'],
     [
       'a cursor of another merchant',
       async () => {
@@ -162,7 +170,14 @@ describe('GET /api/events/stream', () => {
     });
     const response = await streamRoute(request, { params: Promise.resolve({}) });
     expect(response.status).toBe(status);
-    expect((await response.json()).error.code).toBe(code);
+    const body = await response.json();
+    await expectDeclaredResponse(streamRoute, {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      body,
+      headers: response.headers,
+    });
+    expect(body.error.code).toBe(code);
   });
 });
 
@@ -183,6 +198,13 @@ describe('concurrent streams are capped per key and per merchant (N9)', () => {
       params: Promise.resolve({}),
     });
     expect(response.status).toBe(429);
+    const body: unknown = await response.clone().json();
+    await expectDeclaredResponse(streamRoute, {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      body,
+      headers: response.headers,
+    });
     return response;
   }
 
