@@ -55,7 +55,7 @@ describe('OpenAPI response validation', () => {
     expect(problem).toContain(
       'GET /api/charges/{chargeId} answered 409 (idempotency_conflict), which the OpenAPI document does not declare',
     );
-    expect(problem).toContain('200, 401, 403, 404, 429, 500');
+    expect(problem).toContain('200, 400, 401, 403, 404, 429, 500');
   });
 
   it('refuses a body that does not match the schema, with the path of the field', () => {
@@ -89,7 +89,7 @@ describe('OpenAPI response validation', () => {
 
   it('refuses an answer without a header the document requires (x-request-id; Retry-After on 429)', () => {
     const sample = { method: 'POST', path: '/api/createCharge', contentType: JSON_TYPE };
-    const withId = new Headers({ 'x-request-id': 'r1' });
+    const withId = new Headers({ 'x-request-id': 'r1', 'chargeport-version': '2026-11-27' });
     expect(openApi.problems({ ...sample, status: 400, body: envelope('invalid_request'), headers: withId })).toEqual([]);
     expect(openApi.problems({ ...sample, status: 400, body: envelope('invalid_request'), headers: new Headers() })[0]).toContain(
       'lacks the header(s) the document requires: x-request-id',
