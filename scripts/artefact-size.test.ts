@@ -107,4 +107,11 @@ describe('the size checks', () => {
     expect(app?.copies.some((copy) => copy.includes('/app/.next/standalone'))).toBe(true);
     expect(stages.map((stage) => stage.name)).toEqual(expect.arrayContaining(['deps', 'build', 'app']));
   });
+
+  it('the tools image holds the tree once: not built on the Next.js build, no chown -R of the copied tree', () => {
+    const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    const tools = dockerStages(dockerfile).find((stage) => stage.name === 'tools');
+    expect(tools?.from).toBe('deps');
+    expect(dockerfile).not.toMatch(/chown -R/);
+  });
 });
