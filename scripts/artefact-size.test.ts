@@ -7,11 +7,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { NextConfig } from 'next';
 import { afterAll, describe, expect, it } from 'vitest';
-import nextConfig from '../next.config.mjs';
 import { dockerStages, forbiddenFiles, isForbidden, packageSizes } from './lib/artefact-size.mts';
 
 const root = path.resolve(import.meta.dirname, '..');
+// Loaded by URL: the config is plain JavaScript, typed here as Next reads it.
+const nextConfig = ((await import(pathToFileURL(path.join(root, 'next.config.mjs')).href)) as { default: NextConfig }).default;
 /** The matcher Next's build applies outputFileTracingExcludes with (next/dist/build/collect-build-traces.js). */
 const picomatch = createRequire(import.meta.url)('next/dist/compiled/picomatch') as (
   glob: string | string[],
