@@ -18,7 +18,7 @@ export const STANDALONE_AIM_BYTES = 60 * 1024 * 1024;
 const START_COPIES = ['.next/static', 'public'];
 
 /** Bytes of the files under `dir` (symbolic links counted as links, never followed). */
-export function folderBytes(dir: string): number {
+function folderBytes(dir: string): number {
   let total = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
