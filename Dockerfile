@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Chargeport images (docs/operations.md, "Containers"). Two targets from one build:
 #   app    the standalone Next.js server (`node server.js`): web traffic only, jobs off
-#   tools  the full tree: `npm run worker`, `npm run db:migrate`, `npm run admin -- …`
+#   tools  the sources and node_modules, no build: `npm run worker`, `npm run db:migrate`, `npm run admin -- …`
 # Migrations are a separate command (compose.yaml's `migrate` service), never run by the web containers.
 # Node 22 LTS: the floor `engines` declares. The suite runs on the exact 22.x pinned as the `node`
 # devDependency, which `npm install` also puts in node_modules/.bin, so the tools image's `npm run …` use it.
@@ -18,10 +18,14 @@ COPY . .
 ENV NEXT_TELEMETRY_DISABLED=1
 RUN node_modules/.bin/next build
 
-FROM build AS tools
+# From deps, not build: the worker, migrations and the admin CLI run the sources through tsx and never read `.next`
+# (413 MB). The sources are copied owned by the user; node_modules stays root's, read-only to it (a recursive chown
+# after the fact would store the whole tree a second time). /app itself is the user's home (npm's cache and logs).
+FROM deps AS tools
 ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1
 RUN groupadd --system chargeport && useradd --system --gid chargeport --home-dir /app chargeport \
-  && chown -R chargeport:chargeport /app
+  && chown chargeport:chargeport /app
+COPY --chown=chargeport:chargeport . .
 USER chargeport
 CMD ["npm", "run", "worker"]
 

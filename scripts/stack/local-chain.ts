@@ -33,7 +33,16 @@ function anvilBinaryPath(): string {
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   const pkg = `@foundry-rs/anvil-${process.platform}-${arch}/package.json`;
   const binary = process.platform === 'win32' ? 'anvil.exe' : 'anvil';
-  return path.join(path.dirname(require.resolve(pkg)), 'bin', binary);
+  let manifest: string;
+  try {
+    manifest = require.resolve(pkg);
+  } catch {
+    // A devDependency (package.json): an install without them (`--omit=dev`) has no local chains.
+    throw new Error(
+      `No anvil binary (${pkg}): local chains are a development part, installed with the devDependencies; run \`npm install\` without --omit=dev, or configure RPC URLs and set LOCAL_CHAIN_NODES=false`,
+    );
+  }
+  return path.join(path.dirname(manifest), 'bin', binary);
 }
 
 export async function startLocalChain(options: {
