@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Locator, type Page } from './fixtures';
 import { signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
 import { sendUsdcFromOutside } from './chain';

@@ -2,7 +2,7 @@
  * Apple sign-up through the development stand-in (a real OpenID provider on loopback): its screen says
  * what it stands in for, and the answer reaches the app as a cross-site form POST (response_mode=form_post).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { uniqueEmail, waitForEmailMatch } from './outbox';
 
 test('Apple sign-up: the stand-in says what it is, the form_post answer signs the new account in', async ({ page }) => {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
 import { merchantApi, TEST_POL } from './api';
 

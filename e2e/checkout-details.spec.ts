@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test, type APIRequestContext } from './fixtures';
 import { SHARED_ACCOUNTS } from './account-helpers';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
 import { merchantApi, type CreateChargeInput } from './api';

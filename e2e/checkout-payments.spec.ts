@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test, type APIRequestContext } from './fixtures';
 import { localDemoPayerAccount } from '@/scripts/stack/local-chain';
 import { installAnvilWallet, signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { createVerifiedMerchant } from './admin';
 import { merchantApi } from './api';
 import { POLYGON_USDC } from './chain';

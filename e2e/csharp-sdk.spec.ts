@@ -8,7 +8,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { compileCsharpSdkTest } from '@/test/compile-csharp-sdk';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from './fixtures';
 import { signUpAndSignIn } from './account-helpers';
 import { merchantApi } from './api';
 import { admin, createVerifiedMerchant, withE2eDatabase } from './admin';

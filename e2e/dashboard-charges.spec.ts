@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from './fixtures';
 import { parseCsv } from '@/test/parse-csv';
 import { signUpAndSignIn } from './account-helpers';
 import { withE2eDatabase } from './admin';

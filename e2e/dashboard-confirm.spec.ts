@@ -3,7 +3,7 @@
  * revoked only after its name (or "revoke") is typed in an accessible dialog; a webhook endpoint is
  * deleted only from its dialog; cancelling changes nothing.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures';
 import { enrolAuthenticatorApp, signUpAndSignIn } from './account-helpers';
 import { admin, withE2eDatabase } from './admin';
 import { merchantApi, TEST_POL } from './api';

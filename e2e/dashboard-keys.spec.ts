@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { expect, test, type APIRequestContext } from './fixtures';
 import { signUpAndSignIn } from './account-helpers';
 import { merchantApi, TEST_POL, type CreateChargeInput } from './api';
 import { sendNativeFromOutside } from './chain';

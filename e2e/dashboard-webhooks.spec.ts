@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { Webhook } from 'standardwebhooks';
 import { signUpAndSignIn } from './account-helpers';
 import { merchantApi, TEST_POL } from './api';

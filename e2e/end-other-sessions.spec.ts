@@ -2,7 +2,7 @@
  * Changing the PIN ends the account's other sessions (issue 14), and only those: the device that made
  * the change stays signed in (its session is renewed in the same server action), the other is refused.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { signUpAndSignIn } from './account-helpers';
 import { uniqueEmail, waitForCode } from './outbox';
 

@@ -3,7 +3,7 @@
  * the dashboard's OAuth tab; a player signs in to the shop in Chargeport's popup, consents, buys an
  * item and types the PIN in Chargeport's popup (never on the shop's page); the charge succeeds.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { admin, withE2eDatabase } from './admin';
 import { signUpAndSignIn } from './account-helpers';
 import { sendNativeFromOutside } from './chain';

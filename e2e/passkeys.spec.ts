@@ -4,7 +4,7 @@
  * Chromium's virtual authenticator (DevTools protocol), so the page, @simplewebauthn/browser and the
  * server's verification are all the real ones. Desktop only (Chromium's CDP).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { signUpAndSignIn } from './account-helpers';
 import { uniqueEmail, waitForCode } from './outbox';
 import { addVirtualAuthenticator } from './virtual-authenticator';

@@ -3,7 +3,7 @@
  * (SOLANA_DEVNET has no RPC URL there), and the health probes a load balancer and monitoring use. (No demo
  * data: charge-checkout.spec.ts, "never seeds the demo merchant".)
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
 import { merchantApi } from './api';
 

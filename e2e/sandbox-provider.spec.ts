@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from './fixtures';
 import { createPublicClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { E2E_BASE_URL, E2E_SANDBOX_PROVIDER_SECRET } from '../playwright.config';

@@ -13,7 +13,7 @@ import http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { signUpAndSignIn } from './account-helpers';
 import { admin, createVerifiedMerchant, withE2eDatabase } from './admin';
 import type { CreateChargeInput } from './api';

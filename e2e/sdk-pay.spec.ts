@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from './fixtures';
 import { admin, createVerifiedMerchant } from './admin';
 import { merchantApi } from './api';
 import { POLYGON_USDC, sendUsdcFromOutside } from './chain';

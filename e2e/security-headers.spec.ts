@@ -6,7 +6,7 @@
  * envelope for unknown paths and wrong methods; the client IP not taken from a spoofed header.
  */
 import { readFileSync } from 'node:fs';
-import { expect, test, type APIRequestContext, type BrowserContext } from '@playwright/test';
+import { expect, test, type APIRequestContext, type BrowserContext } from './fixtures';
 import { localDemoPayerAccount } from '@/scripts/stack/local-chain';
 import { installAnvilWallet, signUpAndSignIn } from './account-helpers';
 import { createVerifiedMerchant } from './admin';

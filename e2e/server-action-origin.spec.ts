@@ -5,7 +5,7 @@
  * user's cookies: from another origin it is refused and renews nothing; from ours the very same
  * request works, so only the Origin made the difference.
  */
-import { expect, test, type Request } from '@playwright/test';
+import { expect, test, type Request } from './fixtures';
 import { enrolAuthenticatorApp, signUpAndSignIn } from './account-helpers';
 import { uniqueEmail } from './outbox';
 

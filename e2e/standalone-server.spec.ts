@@ -4,7 +4,7 @@
  * stack's database and chains: the API and the checkout page answer, with their static assets.
  */
 import { existsSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { createVerifiedMerchant } from './admin';
 import { merchantApi } from './api';
 import { POLYGON_USDC } from './chain';

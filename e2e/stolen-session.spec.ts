@@ -11,7 +11,7 @@
  * stored. The owner's mailbox shows each refused attempt (what, when, from which IP and browser, what to
  * do), once per kind of action however often it is tried (lib/accounts/reporting-refusal.ts).
  */
-import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type Browser, type BrowserContext, type Page } from './fixtures';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { signUpAndSignIn } from './account-helpers';
 import { withE2eDatabase } from './admin';

@@ -3,7 +3,7 @@
  * then a code from the app (or a recovery code, once); in between, the session opens nothing, and
  * wrong codes are limited per account.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures';
 import { enrolAuthenticatorApp, signUpAndSignIn } from './account-helpers';
 import { uniqueEmail, waitForCode } from './outbox';
 

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './fixtures';
 import { createVerifiedMerchant } from './admin';
 import { createUsdcCharge } from './charges';
 import { STANDALONE_SERVER, startStandaloneServer, type StandaloneServer } from './standalone-server';

@@ -2,7 +2,7 @@
  * The new-owner hold (issue 14): an owner seated by another member less than 48 hours ago sees on
  * Balances until when their withdrawals are held (the server refuses them: lib/accounts/step-up.test.ts).
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures';
 import { signUpAndSignIn } from './account-helpers';
 import { withE2eDatabase } from './admin';
 import { uniqueEmail } from './outbox';
