@@ -7,7 +7,7 @@
  * Formats (`date-time`, …) are not checked; of the headers, those the document marks required must be present.
  */
 import type { ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
+import Ajv2020 from 'ajv/dist/2020.js';
 
 interface DeclaredHeader {
   $ref?: string;
