@@ -54,6 +54,11 @@ function buildConfig(): NextAuthConfig {
     providers.push(Apple({ clientId: config.APPLE_CLIENT_ID, clientSecret: config.APPLE_CLIENT_SECRET, issuer: config.APPLE_ISSUER }));
   }
 
+  // Auth.js builds its callback and redirect URLs from the request's origin unless AUTH_URL names one. The
+  // standalone server (npm start, the image) binds HOSTNAME=0.0.0.0 and Next.js then gives route handlers
+  // that origin, so a Google or Apple sign-in came back to http://0.0.0.0:3000/ (caught by the e2e journeys).
+  // The service's public origin is APP_URL.
+  process.env.AUTH_URL ??= config.APP_URL;
   return {
     secret: requireSecret('AUTH_SECRET'),
     trustHost: true,
