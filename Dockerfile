@@ -10,6 +10,8 @@ ARG NODE_VERSION=22
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+# patch-package applies these at `npm install` (postinstall): patches/README.md says why each exists.
+COPY patches ./patches
 # `npm install` honours the lockfile; `npm ci` refuses the platform packages the lockfile leaves out.
 RUN npm install --no-audit --no-fund
 
