@@ -6,44 +6,42 @@
  *
  *   node --conditions=react-server --import tsx test/faults/run-job.mts '<json job>'   (env: the suite's)
  */
-import { startDueFulfilments } from '@/lib/contracts/start-fulfilments';
 import type { ChainName } from '@/lib/chains/registry';
 import { closeDb } from '@/lib/db/client';
-import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
-import { applyProviderWebhook } from '@/lib/onramp/orders/apply-provider-webhook';
-import { payChargesFromDeliveredOrders } from '@/lib/onramp/pay-charge-from-order';
-import { payFromBalance } from '@/lib/payments/pay-from-balance';
-import { pollChain } from '@/lib/payments/poll-chain';
-import { createRefund } from '@/lib/refunds/create-refund';
-import { startWebhookQueue, stopWebhookQueue } from '@/lib/webhooks/queue';
-import { relayWebhookEvents } from '@/lib/webhooks/relay';
 import type { Job } from './jobs';
 
+// Each job imports only its own modules: a child process starts in a few seconds instead of ten.
 async function run(job: Job): Promise<unknown> {
   switch (job.op) {
     case 'pay':
-      return payFromBalance(job);
+      return (await import('@/lib/payments/pay-from-balance')).payFromBalance(job);
     case 'withdraw':
-      return withdrawFromMerchantWallet(job.input);
-    case 'refund':
+      return (await import('@/lib/merchants/withdraw')).withdrawFromMerchantWallet(job.input);
+    case 'refund': {
+      const { createRefund } = await import('@/lib/refunds/create-refund');
       return (await createRefund({ ctx: job.ctx, chargeId: job.chargeId, body: {}, idempotencyKey: job.idempotencyKey })).refund.id;
+    }
     case 'poll':
-      return pollChain(job.chain as ChainName);
+      return (await import('@/lib/payments/poll-chain')).pollChain(job.chain as ChainName);
     case 'relay': {
       // A worker's relay: pg-boss up for enqueueing, no delivery worker of its own.
+      const { startWebhookQueue, stopWebhookQueue } = await import('@/lib/webhooks/queue');
       await startWebhookQueue({ work: false, relayOnNotify: false, relayIntervalMs: 3_600_000 });
       try {
-        return await relayWebhookEvents();
+        return await (await import('@/lib/webhooks/relay')).relayWebhookEvents();
       } finally {
         await stopWebhookQueue();
       }
     }
     case 'pay-orders':
-      return payChargesFromDeliveredOrders();
+      return (await import('@/lib/onramp/pay-charge-from-order')).payChargesFromDeliveredOrders();
     case 'provider-webhook':
-      return applyProviderWebhook(job.providerId, { rawBody: job.rawBody, headers: job.headers });
+      return (await import('@/lib/onramp/orders/apply-provider-webhook')).applyProviderWebhook(job.providerId, {
+        rawBody: job.rawBody,
+        headers: job.headers,
+      });
     case 'fulfil':
-      return startDueFulfilments();
+      return (await import('@/lib/contracts/start-fulfilments')).startDueFulfilments();
   }
 }
 
