@@ -13,7 +13,13 @@
  * The audit of money-world.ts runs after each (amounts on chain, charges against the chain, rows, ledger).
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { parseEther, type Address } from 'viem';
+import { createWalletClient, http, parseEther, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import gameItemsArtifact from '@/lib/chains/artifacts/GameItems.json' with { type: 'json' };
+import { createFulfilmentRule } from '@/lib/contracts/create-rule';
+import { registerContract } from '@/lib/contracts/register-contract';
+import { startDueFulfilments } from '@/lib/contracts/start-fulfilments';
+import { fundLocalWallet, localMinterAccount } from '@/scripts/stack/local-chain';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { POST as createEndpointRoute } from '@/app/api/webhook-endpoints/route';
 import { getDb } from '@/lib/db/client';
@@ -25,12 +31,16 @@ import {
   webhookDeliveries,
   webhookEvents,
   charges,
+  fulfilments,
 } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { signSandboxWebhook } from '@/lib/onramp/providers/sandbox';
+import { applyProviderWebhook } from '@/lib/onramp/orders/apply-provider-webhook';
+import { payChargesFromDeliveredOrders } from '@/lib/onramp/pay-charge-from-order';
 import { startWebhookQueue, stopWebhookQueue } from '@/lib/webhooks/queue';
+import { relayWebhookEvents } from '@/lib/webhooks/relay';
 import type { CrashPoint } from '@/lib/crash-points';
-import { callRoute } from '@/test/fixtures';
+import { callRoute, createTestCharge } from '@/test/fixtures';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@/test/webhook-receiver';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { runJob, type Job } from './jobs';
@@ -42,6 +52,7 @@ import {
   newCharge,
   newConsumer,
   pause,
+  PIN,
   payFromOutside,
   scenario,
   sendFrom,
@@ -76,11 +87,27 @@ async function killedAt(s: Scenario, job: Job, point: CrashPoint): Promise<void>
   s.note(`kill at ${point}`);
 }
 
-/** Runs `job` in a fresh process to its end; returns its result. */
+/** Runs `job` in a fresh process to its end (the restarted worker, the provider's redelivery); returns its result. */
 async function fresh(job: Job): Promise<unknown> {
   const run = await runJob(job);
   expect(run.output?.ok, `${job.op}: ${JSON.stringify(run.output)} ${run.stderr}`).toBe(true);
   return run.output!.result;
+}
+
+/** Runs `job` again in this process (a live instance): children cost seconds each on a loaded machine. */
+async function again(job: Job): Promise<unknown> {
+  switch (job.op) {
+    case 'provider-webhook':
+      return applyProviderWebhook(job.providerId, { rawBody: job.rawBody, headers: job.headers });
+    case 'pay-orders':
+      return payChargesFromDeliveredOrders();
+    case 'relay':
+      return relayWebhookEvents();
+    case 'fulfil':
+      return startDueFulfilments();
+    default:
+      throw new Error(`again: ${job.op} runs in a child only`);
+  }
 }
 
 const countOf = async (query: Promise<{ n: number }[]>) => (await query)[0]!.n;
@@ -141,7 +168,7 @@ describe(`${KILL}: on-ramp orders`, () => {
     expect(before).toMatchObject({ status: 'pending', deliveryTxHash: null });
     // The provider got no answer and delivers the same body again: applied now, then a duplicate.
     expect(await fresh(webhook)).toMatchObject({ status: 200, outcome: 'applied', orderId });
-    expect(await fresh(webhook)).toMatchObject({ status: 200, outcome: 'duplicate' });
+    expect(await again(webhook)).toMatchObject({ status: 200, outcome: 'duplicate' });
     s.expectRows('the order and its history', async () => {
       const [order] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, orderId));
       const events = await countOf(
@@ -170,7 +197,7 @@ describe(`${KILL}: on-ramp orders`, () => {
     const charge = await newCharge('4');
     const orderId = await pendingOrder(charge.chargeId, buyer, '6');
     const delivery = await sendFrom(w().funder, buyer.address, parseEther('6'));
-    expect(await fresh(completedWebhook(orderId, buyer.address, '6', delivery))).toMatchObject({ outcome: 'applied' });
+    expect(await again(completedWebhook(orderId, buyer.address, '6', delivery))).toMatchObject({ outcome: 'applied' });
     await mine(w().depth);
     await jobsOnce(); // the wallet indexer confirms the delivery: the order is ready to pay its charge
     await killedAt(s, { op: 'pay-orders' }, 'onramp.order_payment_recording');
@@ -178,7 +205,7 @@ describe(`${KILL}: on-ramp orders`, () => {
     expect(killed!.chargeTransferId).toBeNull();
     expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, charge.chargeId))).toEqual([]);
     expect(await fresh({ op: 'pay-orders' })).toBe(1);
-    expect(await fresh({ op: 'pay-orders' })).toBe(0);
+    expect(await again({ op: 'pay-orders' })).toBe(0);
     s.expectCharge(charge.chargeId, 'succeeded');
     s.expectRows('the order paid its charge once', async () => {
       const [order] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, orderId));
@@ -198,7 +225,7 @@ async function settleOrders(): Promise<void> {
   for (let i = 0; i < 3; i++) {
     await mine(w().depth);
     await jobsOnce();
-    await fresh({ op: 'pay-orders' });
+    await again({ op: 'pay-orders' });
   }
 }
 
@@ -229,11 +256,12 @@ describe(`${KILL}: a charge's webhook`, () => {
 
       // Restarted: a fresh process relays (everything due: charge.created, processing, succeeded); this
       // process's delivery worker sends them in order.
-      while (((await fresh({ op: 'relay' })) as number) > 0);
+      expect(await fresh({ op: 'relay' })).toBeGreaterThan(0);
+      while (((await again({ op: 'relay' })) as number) > 0);
       const forEvent = () => receiver.received.filter((r) => r.headers['webhook-id'] === event!.id);
       await waitFor(() => forEvent().length > 0, { timeoutMs: 30_000, what: 'charge.succeeded at the endpoint' });
       // A second relay finds nothing; a little later the endpoint still has it once.
-      expect(await fresh({ op: 'relay' })).toBe(0);
+      expect(await again({ op: 'relay' })).toBe(0);
       await pause(1_500);
       s.expectRows('charge.succeeded delivered', async () => {
         const deliveries = await getDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event!.id));
@@ -245,3 +273,78 @@ describe(`${KILL}: a charge's webhook`, () => {
     },
   );
 });
+
+/** A GameItems ERC-1155 (lib/chains/artifacts) at a fresh address on the node; the merchant wallet may mint. */
+async function gameItems(): Promise<Address> {
+  const address = privateKeyToAccount(generatePrivateKey()).address;
+  await w().chain.request({ method: 'anvil_setCode' as never, params: [address, gameItemsArtifact.deployedBytecode] as never });
+  await fundLocalWallet({ chain: CHAIN, url: w().node.url, address: localMinterAccount.address });
+  const minter = createWalletClient({ account: localMinterAccount, transport: http(w().node.url) });
+  const call = async (functionName: string, args: unknown[]) =>
+    w().chain.waitForTransactionReceipt({
+      hash: await minter.writeContract({ address, abi: gameItemsArtifact.abi, functionName, args, chain: null } as never),
+    });
+  await call('initialize', ['Demo items', 'ITEM', 'https://game.example/items/{id}.json', localMinterAccount.address]);
+  const role = (await w().chain.readContract({ address, abi: gameItemsArtifact.abi, functionName: 'MINTER_ROLE' })) as Hex;
+  await call('grantRole', [role, w().merchantWallet]);
+  return address;
+}
+
+const itemBalance = async (contract: Address, holder: Address, id: bigint) =>
+  (await w().chain.readContract({ address: contract, abi: gameItemsArtifact.abi, functionName: 'balanceOf', args: [holder, id] })) as bigint;
+
+describe(`${KILL}: fulfilment`, () => {
+  scenario(KILL, 'the worker dies recording a fulfilment (the mint recorded, the row submitted, not committed); the next run mints once', async (s) => {
+    const items = await gameItems();
+    const owner = { userId: w().ownerId, merchantId: w().merchant.id, mode: 'test' as const, stepUp: { pin: PIN } };
+    const contract = await registerContract({ ...owner, values: { chain: CHAIN, address: items } });
+    await createFulfilmentRule({
+      ...owner,
+      values: {
+        contractId: contract.id,
+        function: 'mint(address,uint256,uint256)',
+        bindings: [{ source: 'recipient' }, { source: 'metadata', key: 'itemId' }, { source: 'quantity' }],
+      },
+    });
+    const { chargeId, deposit } = await createTestCharge({
+      apiKey: w().merchant.testKey,
+      body: {
+        chargeData: { symbol: 'JEWEL', chain: 'DFK', tokenAddress: JEWEL.address, items: [{ name: 'Potion', amount: '0.5', quantity: 3 }], metadata: { itemId: '7' } },
+        isTest: true,
+      },
+    });
+    s.expectCharge(chargeId, 'succeeded');
+    const payer = await payFromOutside(deposit.address as Address, '1.5');
+    await settleWatcher(chargeId);
+    const [armed] = await getDb().select().from(fulfilments).where(eq(fulfilments.chargeId, chargeId));
+    expect(armed).toMatchObject({ status: 'pending', transferId: null });
+
+    await killedAt(s, { op: 'fulfil' }, 'fulfilment.recording');
+    const [after] = await getDb().select().from(fulfilments).where(eq(fulfilments.id, armed!.id));
+    expect(after).toMatchObject({ status: 'pending', transferId: null });
+    expect(await fresh({ op: 'fulfil' })).toBe(1);
+    expect(await again({ op: 'fulfil' })).toBe(0);
+    s.expectRows('minted once', async () => {
+      const [row] = await getDb().select().from(fulfilments).where(eq(fulfilments.id, armed!.id));
+      const calls = await getDb()
+        .select({ id: outboundTransfers.id })
+        .from(outboundTransfers)
+        .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'fulfilment')));
+      const held = await itemBalance(items, payer, 7n);
+      return row!.status === 'succeeded' && calls.length === 1 && held === 3n
+        ? null
+        : `fulfilment ${row!.status}, ${calls.length} mint calls, the payer holds ${held} items (expected 3)`;
+    });
+  });
+});
+
+/** The watcher until the charge succeeded (no fulfilment job runs here). */
+async function settleWatcher(chargeId: string): Promise<void> {
+  for (let i = 0; i < 10; i++) {
+    await mine(w().depth);
+    await jobsOnce();
+    const [row] = await getDb().select({ status: charges.status }).from(charges).where(eq(charges.id, chargeId));
+    if (row!.status === 'succeeded') return;
+  }
+  throw new Error(`charge ${chargeId} did not succeed`);
+}
