@@ -157,67 +157,75 @@ function completedWebhook(orderId: string, wallet: Address, amount: string, txHa
 }
 
 describe(`${KILL}: on-ramp orders`, () => {
-  scenario(KILL, 'the worker dies applying a provider webhook (receipt and order written, not committed); the redelivery applies it once', async (s) => {
-    const buyer = await newConsumer('0');
-    const charge = await newCharge('3');
-    const orderId = await pendingOrder(charge.chargeId, buyer, '5');
-    const delivery = await sendFrom(w().funder, buyer.address, parseEther('5')); // the provider delivers
-    const webhook = completedWebhook(orderId, buyer.address, '5', delivery);
-    await killedAt(s, webhook, 'onramp.webhook_applying');
-    const [before] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, orderId));
-    expect(before).toMatchObject({ status: 'pending', deliveryTxHash: null });
-    // The provider got no answer and delivers the same body again: applied now, then a duplicate.
-    expect(await fresh(webhook)).toMatchObject({ status: 200, outcome: 'applied', orderId });
-    expect(await again(webhook)).toMatchObject({ status: 200, outcome: 'duplicate' });
-    s.expectRows('the order and its history', async () => {
-      const [order] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, orderId));
-      const events = await countOf(
-        getDb()
-          .select({ n: sql<number>`count(*)::int` })
-          .from(onrampOrderEvents)
-          .where(and(eq(onrampOrderEvents.orderId, orderId), eq(onrampOrderEvents.source, 'provider_webhook'))),
-      );
-      const receipts = await countOf(
-        getDb()
-          .select({ n: sql<number>`count(*)::int` })
-          .from(onrampWebhookReceipts)
-          .where(eq(onrampWebhookReceipts.orderId, orderId)),
-      );
-      return order!.status === 'completed' && order!.deliveryTxHash === delivery && events === 1 && receipts === 1
-        ? null
-        : `order ${order!.status} (${order!.deliveryTxHash}), ${events} provider events, ${receipts} receipts`;
-    });
-    // The charge is then paid from the delivery, once (the next scenario kills that step).
-    s.expectCharge(charge.chargeId, 'succeeded');
-    await settleOrders();
-  });
+  scenario(
+    KILL,
+    'the worker dies applying a provider webhook (receipt and order written, not committed); the redelivery applies it once',
+    async (s) => {
+      const buyer = await newConsumer('0');
+      const charge = await newCharge('3');
+      const orderId = await pendingOrder(charge.chargeId, buyer, '5');
+      const delivery = await sendFrom(w().funder, buyer.address, parseEther('5')); // the provider delivers
+      const webhook = completedWebhook(orderId, buyer.address, '5', delivery);
+      await killedAt(s, webhook, 'onramp.webhook_applying');
+      const [before] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, orderId));
+      expect(before).toMatchObject({ status: 'pending', deliveryTxHash: null });
+      // The provider got no answer and delivers the same body again: applied now, then a duplicate.
+      expect(await fresh(webhook)).toMatchObject({ status: 200, outcome: 'applied', orderId });
+      expect(await again(webhook)).toMatchObject({ status: 200, outcome: 'duplicate' });
+      s.expectRows('the order and its history', async () => {
+        const [order] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, orderId));
+        const events = await countOf(
+          getDb()
+            .select({ n: sql<number>`count(*)::int` })
+            .from(onrampOrderEvents)
+            .where(and(eq(onrampOrderEvents.orderId, orderId), eq(onrampOrderEvents.source, 'provider_webhook'))),
+        );
+        const receipts = await countOf(
+          getDb()
+            .select({ n: sql<number>`count(*)::int` })
+            .from(onrampWebhookReceipts)
+            .where(eq(onrampWebhookReceipts.orderId, orderId)),
+        );
+        return order!.status === 'completed' && order!.deliveryTxHash === delivery && events === 1 && receipts === 1
+          ? null
+          : `order ${order!.status} (${order!.deliveryTxHash}), ${events} provider events, ${receipts} receipts`;
+      });
+      // The charge is then paid from the delivery, once (the next scenario kills that step).
+      s.expectCharge(charge.chargeId, 'succeeded');
+      await settleOrders();
+    },
+  );
 
-  scenario(KILL, 'the worker dies paying a charge from a delivered order (transfer and order link written, not committed); the next pass pays once', async (s) => {
-    const buyer = await newConsumer('0');
-    const charge = await newCharge('4');
-    const orderId = await pendingOrder(charge.chargeId, buyer, '6');
-    const delivery = await sendFrom(w().funder, buyer.address, parseEther('6'));
-    expect(await again(completedWebhook(orderId, buyer.address, '6', delivery))).toMatchObject({ outcome: 'applied' });
-    await mine(w().depth);
-    await jobsOnce(); // the wallet indexer confirms the delivery: the order is ready to pay its charge
-    await killedAt(s, { op: 'pay-orders' }, 'onramp.order_payment_recording');
-    const [killed] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, orderId));
-    expect(killed!.chargeTransferId).toBeNull();
-    expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, charge.chargeId))).toEqual([]);
-    expect(await fresh({ op: 'pay-orders' })).toBe(1);
-    expect(await again({ op: 'pay-orders' })).toBe(0);
-    s.expectCharge(charge.chargeId, 'succeeded');
-    s.expectRows('the order paid its charge once', async () => {
-      const [order] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, orderId));
-      const transfers = await getDb()
-        .select({ id: outboundTransfers.id })
-        .from(outboundTransfers)
-        .where(and(eq(outboundTransfers.chargeId, charge.chargeId), eq(outboundTransfers.purpose, 'balance_payment')));
-      return transfers.length === 1 && order!.chargeTransferId === transfers[0]!.id && order!.chargePaymentError === null
-        ? null
-        : `${transfers.length} balance payments, the order links ${order!.chargeTransferId} (${order!.chargePaymentError ?? ''})`;
-    });
-  });
+  scenario(
+    KILL,
+    'the worker dies paying a charge from a delivered order (transfer and order link written, not committed); the next pass pays once',
+    async (s) => {
+      const buyer = await newConsumer('0');
+      const charge = await newCharge('4');
+      const orderId = await pendingOrder(charge.chargeId, buyer, '6');
+      const delivery = await sendFrom(w().funder, buyer.address, parseEther('6'));
+      expect(await again(completedWebhook(orderId, buyer.address, '6', delivery))).toMatchObject({ outcome: 'applied' });
+      await mine(w().depth);
+      await jobsOnce(); // the wallet indexer confirms the delivery: the order is ready to pay its charge
+      await killedAt(s, { op: 'pay-orders' }, 'onramp.order_payment_recording');
+      const [killed] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, orderId));
+      expect(killed!.chargeTransferId).toBeNull();
+      expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, charge.chargeId))).toEqual([]);
+      expect(await fresh({ op: 'pay-orders' })).toBe(1);
+      expect(await again({ op: 'pay-orders' })).toBe(0);
+      s.expectCharge(charge.chargeId, 'succeeded');
+      s.expectRows('the order paid its charge once', async () => {
+        const [order] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, orderId));
+        const transfers = await getDb()
+          .select({ id: outboundTransfers.id })
+          .from(outboundTransfers)
+          .where(and(eq(outboundTransfers.chargeId, charge.chargeId), eq(outboundTransfers.purpose, 'balance_payment')));
+        return transfers.length === 1 && order!.chargeTransferId === transfers[0]!.id && order!.chargePaymentError === null
+          ? null
+          : `${transfers.length} balance payments, the order links ${order!.chargeTransferId} (${order!.chargePaymentError ?? ''})`;
+      });
+    },
+  );
 });
 
 /** The order-payment job and the chain jobs until the scenario's transfers are through. */
@@ -251,7 +259,12 @@ describe(`${KILL}: a charge's webhook`, () => {
       expect(event!.relayedAt).toBeNull();
       // The relay dies with the deliveries written and the event stamped, before commit.
       await killedAt(s, { op: 'relay' }, 'webhook.relaying');
-      expect(await getDb().select().from(webhookEvents).where(and(eq(webhookEvents.id, event!.id), isNull(webhookEvents.relayedAt)))).toHaveLength(1);
+      expect(
+        await getDb()
+          .select()
+          .from(webhookEvents)
+          .where(and(eq(webhookEvents.id, event!.id), isNull(webhookEvents.relayedAt))),
+      ).toHaveLength(1);
       expect(await getDb().select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event!.id))).toEqual([]);
 
       // Restarted: a fresh process relays (everything due: charge.created, processing, succeeded); this
@@ -291,51 +304,66 @@ async function gameItems(): Promise<Address> {
 }
 
 const itemBalance = async (contract: Address, holder: Address, id: bigint) =>
-  (await w().chain.readContract({ address: contract, abi: gameItemsArtifact.abi, functionName: 'balanceOf', args: [holder, id] })) as bigint;
+  (await w().chain.readContract({
+    address: contract,
+    abi: gameItemsArtifact.abi,
+    functionName: 'balanceOf',
+    args: [holder, id],
+  })) as bigint;
 
 describe(`${KILL}: fulfilment`, () => {
-  scenario(KILL, 'the worker dies recording a fulfilment (the mint recorded, the row submitted, not committed); the next run mints once', async (s) => {
-    const items = await gameItems();
-    const owner = { userId: w().ownerId, merchantId: w().merchant.id, mode: 'test' as const, stepUp: { pin: PIN } };
-    const contract = await registerContract({ ...owner, values: { chain: CHAIN, address: items } });
-    await createFulfilmentRule({
-      ...owner,
-      values: {
-        contractId: contract.id,
-        function: 'mint(address,uint256,uint256)',
-        bindings: [{ source: 'recipient' }, { source: 'metadata', key: 'itemId' }, { source: 'quantity' }],
-      },
-    });
-    const { chargeId, deposit } = await createTestCharge({
-      apiKey: w().merchant.testKey,
-      body: {
-        chargeData: { symbol: 'JEWEL', chain: 'DFK', tokenAddress: JEWEL.address, items: [{ name: 'Potion', amount: '0.5', quantity: 3 }], metadata: { itemId: '7' } },
-        isTest: true,
-      },
-    });
-    s.expectCharge(chargeId, 'succeeded');
-    const payer = await payFromOutside(deposit.address as Address, '1.5');
-    await settleWatcher(chargeId);
-    const [armed] = await getDb().select().from(fulfilments).where(eq(fulfilments.chargeId, chargeId));
-    expect(armed).toMatchObject({ status: 'pending', transferId: null });
+  scenario(
+    KILL,
+    'the worker dies recording a fulfilment (the mint recorded, the row submitted, not committed); the next run mints once',
+    async (s) => {
+      const items = await gameItems();
+      const owner = { userId: w().ownerId, merchantId: w().merchant.id, mode: 'test' as const, stepUp: { pin: PIN } };
+      const contract = await registerContract({ ...owner, values: { chain: CHAIN, address: items } });
+      await createFulfilmentRule({
+        ...owner,
+        values: {
+          contractId: contract.id,
+          function: 'mint(address,uint256,uint256)',
+          bindings: [{ source: 'recipient' }, { source: 'metadata', key: 'itemId' }, { source: 'quantity' }],
+        },
+      });
+      const { chargeId, deposit } = await createTestCharge({
+        apiKey: w().merchant.testKey,
+        body: {
+          chargeData: {
+            symbol: 'JEWEL',
+            chain: 'DFK',
+            tokenAddress: JEWEL.address,
+            items: [{ name: 'Potion', amount: '0.5', quantity: 3 }],
+            metadata: { itemId: '7' },
+          },
+          isTest: true,
+        },
+      });
+      s.expectCharge(chargeId, 'succeeded');
+      const payer = await payFromOutside(deposit.address as Address, '1.5');
+      await settleWatcher(chargeId);
+      const [armed] = await getDb().select().from(fulfilments).where(eq(fulfilments.chargeId, chargeId));
+      expect(armed).toMatchObject({ status: 'pending', transferId: null });
 
-    await killedAt(s, { op: 'fulfil' }, 'fulfilment.recording');
-    const [after] = await getDb().select().from(fulfilments).where(eq(fulfilments.id, armed!.id));
-    expect(after).toMatchObject({ status: 'pending', transferId: null });
-    expect(await fresh({ op: 'fulfil' })).toBe(1);
-    expect(await again({ op: 'fulfil' })).toBe(0);
-    s.expectRows('minted once', async () => {
-      const [row] = await getDb().select().from(fulfilments).where(eq(fulfilments.id, armed!.id));
-      const calls = await getDb()
-        .select({ id: outboundTransfers.id })
-        .from(outboundTransfers)
-        .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'fulfilment')));
-      const held = await itemBalance(items, payer, 7n);
-      return row!.status === 'succeeded' && calls.length === 1 && held === 3n
-        ? null
-        : `fulfilment ${row!.status}, ${calls.length} mint calls, the payer holds ${held} items (expected 3)`;
-    });
-  });
+      await killedAt(s, { op: 'fulfil' }, 'fulfilment.recording');
+      const [after] = await getDb().select().from(fulfilments).where(eq(fulfilments.id, armed!.id));
+      expect(after).toMatchObject({ status: 'pending', transferId: null });
+      expect(await fresh({ op: 'fulfil' })).toBe(1);
+      expect(await again({ op: 'fulfil' })).toBe(0);
+      s.expectRows('minted once', async () => {
+        const [row] = await getDb().select().from(fulfilments).where(eq(fulfilments.id, armed!.id));
+        const calls = await getDb()
+          .select({ id: outboundTransfers.id })
+          .from(outboundTransfers)
+          .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'fulfilment')));
+        const held = await itemBalance(items, payer, 7n);
+        return row!.status === 'succeeded' && calls.length === 1 && held === 3n
+          ? null
+          : `fulfilment ${row!.status}, ${calls.length} mint calls, the payer holds ${held} items (expected 3)`;
+      });
+    },
+  );
 });
 
 /** The watcher until the charge succeeded (no fulfilment job runs here). */

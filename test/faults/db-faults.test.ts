@@ -99,8 +99,14 @@ interface Blocked {
   advisoryHeld: number;
 }
 
-/** Waits until one of the app's backends waits for a lock on `table` (or any advisory lock) and says which. */
-async function blockedOn(what: PgTable | 'advisory', timeoutMs = 20_000): Promise<Blocked> {
+/**
+ * Waits until one of the app's backends waits for a lock on `table` (or any advisory lock) and says which;
+ * gives up when `call` ends first (it never reached the lock) or after a minute (a child process starts
+ * slowly on a loaded machine).
+ */
+async function blockedOn(what: PgTable | 'advisory', call?: Promise<unknown>, timeoutMs = 60_000): Promise<Blocked> {
+  let ended: unknown = undefined;
+  void call?.then((result) => (ended = { result }));
   const deadline = Date.now() + timeoutMs;
   const target = what === 'advisory' ? null : getTableName(what);
   for (;;) {
@@ -110,7 +116,9 @@ async function blockedOn(what: PgTable | 'advisory', timeoutMs = 20_000): Promis
       where not l.granted and a.application_name = 'chargeport'
         and ${target === null ? w().admin`l.locktype = 'advisory'` : w().admin`l.relation = ${target}::regclass`}`;
     if (rows[0]) return { pid: rows[0].pid, advisoryHeld: rows[0].advisory_held };
-    if (Date.now() > deadline) throw new Error(`no app backend blocked on ${target ?? 'an advisory lock'}`);
+    if (ended !== undefined || Date.now() > deadline) {
+      throw new Error(`no app backend blocked on ${target ?? 'an advisory lock'}${ended ? `; it ended: ${JSON.stringify(ended)}` : ''}`);
+    }
     await pause(20);
   }
 }
@@ -150,7 +158,7 @@ async function faultAt<T>(table: PgTable, money: () => Promise<T>, fault: (block
     (error: unknown) => error,
   );
   try {
-    const blocked = await blockedOn(table);
+    const blocked = await blockedOn(table, call);
     await fault(blocked);
     const error = await call;
     return { error, blocked };
@@ -200,12 +208,7 @@ const withdrawalRows = (s: Scenario, destination: Address, expected = 1) =>
             getDb()
               .select({ n: sql<number>`count(*)::int` })
               .from(auditLog)
-              .where(
-                and(
-                  eq(auditLog.action, 'funds.withdraw'),
-                  sql`${auditLog.targetId} in ${transfers.map((t) => t.id)}`,
-                ),
-              ),
+              .where(and(eq(auditLog.action, 'funds.withdraw'), sql`${auditLog.targetId} in ${transfers.map((t) => t.id)}`)),
           )
         : 0;
       return { transfers: transfers.length, rows };
@@ -253,11 +256,15 @@ describe(`${LOST} (pg_terminate_backend of the backend running the money transac
    * (porsager/postgres#1154, #1208) — for the money, the same as kill -9. Both are counted.
    */
   async function lose(s: Scenario, table: PgTable, job: Job, inMoneyTransaction = true): Promise<void> {
-    const { error: run } = await faultAt(table, () => runJob(job), async (blocked) => {
-      if (inMoneyTransaction) expect(blocked.advisoryHeld, 'the terminated backend holds the sender lock').toBeGreaterThan(0);
-      expect(await terminate(blocked.pid)).toBe(true);
-      s.note('backend terminated');
-    });
+    const { error: run } = await faultAt(
+      table,
+      () => runJob(job),
+      async (blocked) => {
+        if (inMoneyTransaction) expect(blocked.advisoryHeld, 'the terminated backend holds the sender lock').toBeGreaterThan(0);
+        expect(await terminate(blocked.pid)).toBe(true);
+        s.note('backend terminated');
+      },
+    );
     const { output, exitCode, stderr } = run as JobRun;
     if (output) {
       expect(output.ok, JSON.stringify(output)).toBe(false);
@@ -300,17 +307,21 @@ describe(`${LOST} (pg_terminate_backend of the backend running the money transac
     await createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: key });
   });
 
-  scenario(LOST, 'the chain watcher: killed while settling a paid charge (payment and status written); the next poll settles it once', async (s) => {
-    const charge = await newCharge('2');
-    s.expectCharge(charge.chargeId, 'succeeded');
-    succeededEvents(s, charge.chargeId);
-    await payFromOutside(charge.deposit, '2');
-    await mine(w().depth + 1);
-    // The watcher's poll records the payment, then settles the charge: blocked at its timeline rows.
-    await lose(s, chargeEvents, { op: 'poll', chain: CHAIN }, false);
-    const [row] = await getDb().select().from(charges).where(eq(charges.id, charge.chargeId));
-    expect(row!.status).toBe('pending'); // the whole poll rolled back
-  });
+  scenario(
+    LOST,
+    'the chain watcher: killed while settling a paid charge (payment and status written); the next poll settles it once',
+    async (s) => {
+      const charge = await newCharge('2');
+      s.expectCharge(charge.chargeId, 'succeeded');
+      succeededEvents(s, charge.chargeId);
+      await payFromOutside(charge.deposit, '2');
+      await mine(w().depth + 1);
+      // The watcher's poll records the payment, then settles the charge: blocked at its timeline rows.
+      await lose(s, chargeEvents, { op: 'poll', chain: CHAIN }, false);
+      const [row] = await getDb().select().from(charges).where(eq(charges.id, charge.chargeId));
+      expect(row!.status).toBe('pending'); // the whole poll rolled back
+    },
+  );
 });
 
 const TIMEOUT = 'statement timeout';
@@ -332,10 +343,18 @@ describe(`${TIMEOUT} (DATABASE_STATEMENT_TIMEOUT_MS low: a statement waiting on 
     withdrawalRows(s, destination);
     await usePool({ statementTimeoutMs: 400 });
     try {
-      const pay = await faultAt(chargeEvents, () => payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }), async () => {});
+      const pay = await faultAt(
+        chargeEvents,
+        () => payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }),
+        async () => {},
+      );
       expect(pay.blocked.advisoryHeld).toBeGreaterThan(0);
       timedOut(s, pay.error);
-      const out = await faultAt(auditLog, () => withdrawFromMerchantWallet(form), async () => {});
+      const out = await faultAt(
+        auditLog,
+        () => withdrawFromMerchantWallet(form),
+        async () => {},
+      );
       expect(out.blocked.advisoryHeld).toBeGreaterThan(0);
       timedOut(s, out.error);
     } finally {
@@ -349,35 +368,39 @@ describe(`${TIMEOUT} (DATABASE_STATEMENT_TIMEOUT_MS low: a statement waiting on 
 const DEADLOCK = 'serialization failure (deadlock)';
 
 describe(`${DEADLOCK}: no path runs SERIALIZABLE; a competing locker closes a lock cycle and PostgreSQL aborts the money transaction`, () => {
-  scenario(DEADLOCK, 'balance payment holds the charge and waits for the sender lock; the locker holds that and asks for the charge', async (s) => {
-    const consumer = await newConsumer('20');
-    const charge = await newCharge('2.5');
-    s.expectCharge(charge.chargeId, 'succeeded');
-    balancePaymentRows(s, charge.chargeId);
-    const senderLock = `wallet-nonce:${CHAIN}:${getAddress(consumer.address)}`;
-    const held = await hold(`select pg_advisory_xact_lock(hashtextextended($1, 0))`, senderLock);
-    const call = payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }).then(
-      () => null,
-      (error: unknown) => error,
-    );
-    let lockerError: unknown = null;
-    try {
-      const blocked = await blockedOn('advisory');
-      expect(blocked.advisoryHeld).toBe(0); // it waits for the sender lock, holding the charge row
-      // The locker asks for the charge row the payment holds: a cycle. The payment waited first, so its
-      // backend runs the deadlock check first and is the one aborted.
-      await held.run(`select id from charges where id = $1 for update`, charge.chargeId).catch((error: unknown) => (lockerError = error));
-      const error = await call;
-      expect(errorCode(error)).toMatch(/40P01|deadlock/);
-      s.note('deadlock_detected');
-    } finally {
-      await held.release();
-      await call;
-    }
-    expect(lockerError).toBeNull();
-    expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, charge.chargeId))).toEqual([]);
-    await payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN });
-  });
+  scenario(
+    DEADLOCK,
+    'balance payment holds the charge and waits for the sender lock; the locker holds that and asks for the charge',
+    async (s) => {
+      const consumer = await newConsumer('20');
+      const charge = await newCharge('2.5');
+      s.expectCharge(charge.chargeId, 'succeeded');
+      balancePaymentRows(s, charge.chargeId);
+      const senderLock = `wallet-nonce:${CHAIN}:${getAddress(consumer.address)}`;
+      const held = await hold(`select pg_advisory_xact_lock(hashtextextended($1, 0))`, senderLock);
+      const call = payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      let lockerError: unknown = null;
+      try {
+        const blocked = await blockedOn('advisory', call);
+        expect(blocked.advisoryHeld).toBe(0); // it waits for the sender lock, holding the charge row
+        // The locker asks for the charge row the payment holds: a cycle. The payment waited first, so its
+        // backend runs the deadlock check first and is the one aborted.
+        await held.run(`select id from charges where id = $1 for update`, charge.chargeId).catch((error: unknown) => (lockerError = error));
+        const error = await call;
+        expect(errorCode(error)).toMatch(/40P01|deadlock/);
+        s.note('deadlock_detected');
+      } finally {
+        await held.release();
+        await call;
+      }
+      expect(lockerError).toBeNull();
+      expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, charge.chargeId))).toEqual([]);
+      await payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN });
+    },
+  );
 });
 
 const POOL = 'pool exhausted while the sender lock is held';
@@ -394,10 +417,21 @@ describe(`${POOL} (DATABASE_POOL_SIZE=2)`, () => {
     const held = await holdTable(auditLog);
     const results: Promise<unknown>[] = [];
     try {
-      results.push(withdrawFromMerchantWallet(forms[0]!).then(() => 'ok', (error: unknown) => error));
+      results.push(
+        withdrawFromMerchantWallet(forms[0]!).then(
+          () => 'ok',
+          (error: unknown) => error,
+        ),
+      );
       const first = await blockedOn(auditLog);
       expect(first.advisoryHeld).toBeGreaterThan(0); // the first request holds the merchant wallet's lock
-      for (const form of forms.slice(1)) results.push(withdrawFromMerchantWallet(form).then(() => 'ok', (error: unknown) => error));
+      for (const form of forms.slice(1))
+        results.push(
+          withdrawFromMerchantWallet(form).then(
+            () => 'ok',
+            (error: unknown) => error,
+          ),
+        );
       // Every connection of the pool is taken: one in the first transaction, one waiting behind its lock.
       await blockedOn('advisory');
       const [busy] = await w().admin<{ n: number }[]>`

@@ -30,10 +30,14 @@ export interface JobRun {
 
 export function runJob(job: Job, crashAt?: CrashPoint): Promise<JobRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=react-server', '--import', 'tsx', 'test/faults/run-job.mts', JSON.stringify(job)], {
-      env: { ...process.env, CHARGEPORT_CRASH_AT: crashAt ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--conditions=react-server', '--import', 'tsx', 'test/faults/run-job.mts', JSON.stringify(job)],
+      {
+        env: { ...process.env, CHARGEPORT_CRASH_AT: crashAt ?? '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -37,7 +37,7 @@ import { TEST_SECRETS } from '@/test/test-secrets';
 export const CHAIN = 'DFK_TESTNET' as const;
 export const JEWEL = CHAINS[CHAIN].tokens[0]!;
 export const PIN = '640213';
-export const SCENARIO_TIMEOUT = 120_000;
+export const SCENARIO_TIMEOUT = 180_000;
 
 export interface World {
   node: LocalChainNode;
@@ -259,7 +259,12 @@ export class Scenario {
       }
     }
     const transfers = await getDb()
-      .select({ id: outboundTransfers.id, status: outboundTransfers.status, purpose: outboundTransfers.purpose, error: outboundTransfers.error })
+      .select({
+        id: outboundTransfers.id,
+        status: outboundTransfers.status,
+        purpose: outboundTransfers.purpose,
+        error: outboundTransfers.error,
+      })
       .from(outboundTransfers)
       .where(and(eq(outboundTransfers.chain, CHAIN), gt(outboundTransfers.createdAt, this.started)));
     for (const transfer of transfers.filter((t) => t.status !== 'confirmed')) {
