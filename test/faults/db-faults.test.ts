@@ -113,7 +113,7 @@ async function blockedOn(what: PgTable | 'advisory', call?: Promise<unknown>, ti
     const rows = await w().admin<{ pid: number; advisory_held: number }[]>`
       select l.pid, (select count(*)::int from pg_locks h where h.pid = l.pid and h.locktype = 'advisory' and h.granted) as advisory_held
       from pg_locks l join pg_stat_activity a on a.pid = l.pid
-      where not l.granted and a.application_name = 'chargeport'
+      where not l.granted and a.application_name = 'chargeport' and a.datname = current_database()
         and ${target === null ? w().admin`l.locktype = 'advisory'` : w().admin`l.relation = ${target}::regclass`}`;
     if (rows[0]) return { pid: rows[0].pid, advisoryHeld: rows[0].advisory_held };
     if (ended !== undefined || Date.now() > deadline) {
@@ -435,7 +435,7 @@ describe(`${POOL} (DATABASE_POOL_SIZE=2)`, () => {
       // Every connection of the pool is taken: one in the first transaction, one waiting behind its lock.
       await blockedOn('advisory');
       const [busy] = await w().admin<{ n: number }[]>`
-        select count(*)::int as n from pg_stat_activity where application_name = 'chargeport' and state <> 'idle'`;
+        select count(*)::int as n from pg_stat_activity where application_name = 'chargeport' and datname = current_database() and state <> 'idle'`;
       expect(busy!.n).toBe(2);
       s.note('pool exhausted');
       await pause(1_000); // requests keep waiting for a connection: none fails meanwhile

@@ -37,7 +37,7 @@ import { TEST_SECRETS } from '@/test/test-secrets';
 export const CHAIN = 'DFK_TESTNET' as const;
 export const JEWEL = CHAINS[CHAIN].tokens[0]!;
 export const PIN = '640213';
-export const SCENARIO_TIMEOUT = 180_000;
+const SCENARIO_TIMEOUT = 180_000;
 
 export interface World {
   node: LocalChainNode;
@@ -163,7 +163,7 @@ async function openTransfers(): Promise<number> {
 }
 
 /** Mines and runs the jobs until no transfer is open and the newest block is at depth. */
-export async function settle(maxRounds = 40): Promise<void> {
+async function settle(maxRounds = 40): Promise<void> {
   for (let round = 0; round < maxRounds; round++) {
     await mine(1);
     await jobsOnce();
