@@ -25,6 +25,7 @@ import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { BaseError, ContractFunctionRevertedError, encodeFunctionData, parseAbi, type Address, type PublicClient } from 'viem';
 import { CHAINS, nativeToken, type ChainName } from '@/lib/chains/registry';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
+import { crashPoint } from '@/lib/crash-points';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { apiKeys, charges, fulfilmentRules, fulfilments, merchantContracts, payments, wallets } from '@/lib/db/schema';
 import { env } from '@/lib/env';
@@ -199,6 +200,7 @@ export async function recordFulfilment(fulfilmentId: string): Promise<{ outcome:
         type: 'charge.fulfilment_submitted',
         data: { fulfilmentId, ruleId: rule.id, function: rule.functionSignature, args: bound.display, txHash: recorded.transfer.txHash },
       });
+      crashPoint('fulfilment.recording');
       return { outcome: 'submitted' as const, recorded };
     });
   } catch (error) {

@@ -19,6 +19,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
+import { crashPoint } from '@/lib/crash-points';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import {
   charges,
@@ -162,6 +163,7 @@ async function recordOrderPayment(orderId: string): Promise<{ outcome: OrderPaym
         type: 'charge.payment_submitted',
         data: { method: 'fiat_minimum', orderId: order.id, txHash: recorded.transfer.txHash, from: wallet.address },
       });
+      crashPoint('onramp.order_payment_recording');
       return { outcome: 'submitted' as const, recorded };
     });
   } catch (error) {

@@ -11,6 +11,7 @@
 import { and, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import type { Hex, PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
+import { crashPoint } from '@/lib/crash-points';
 import { EVM_NATIVE_TOKEN_ADDRESS, type ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
 import { charges, depositAddresses, payments } from '@/lib/db/schema';
@@ -41,6 +42,7 @@ export async function pollChain(chain: ChainName, options: PollOptions = {}): Pr
   if (!client) return null;
   const result = await scanChain(chargesConsumer, chain, { ...options, client });
   if (!result) return null;
+  if (result.owners.size > 0) crashPoint('charge.settled');
   return { chain, scanned: result.scanned, recorded: result.recorded, settled: result.owners.size, reorg: result.reorg };
 }
 

@@ -19,6 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { crashPoint } from '@/lib/crash-points';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
@@ -165,6 +166,7 @@ export async function relayWebhookEvents({ limit = RELAY_BATCH_SIZE }: { limit?:
       where id = any(${sql.param(events.map((event) => event.id))}::text[])`);
     // After the stamp: an event of this batch no longer counts as an earlier one still in the outbox.
     await releaseNextDeliveries(tx, chargeIds);
+    crashPoint('webhook.relaying');
     return events.length;
   });
   if (relayed > 0) wakeDeliveryWorker();

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { CHAINS, normalizeAddress, tokenHasSymbol, type ChainName } from '@/lib/chains/registry';
+import { crashPoint } from '@/lib/crash-points';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { onrampOrderEvents, onrampOrders, onrampWebhookReceipts, type OnrampOrderRow } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
@@ -76,6 +77,7 @@ export async function applyProviderWebhook(
       .update(onrampWebhookReceipts)
       .set({ outcome: result.outcome, orderId: order?.id ?? null })
       .where(eq(onrampWebhookReceipts.id, receipt.id));
+    crashPoint('onramp.webhook_applying');
     if (result.outcome === 'unknown_order')
       log.warn('on-ramp webhook for an unknown order', { provider: pathProviderId, providerOrderId: verified.update.providerOrderId });
     return { status: 200, outcome: result.outcome, ...(order ? { orderId: order.id } : {}) };
