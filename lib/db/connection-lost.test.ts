@@ -36,7 +36,7 @@ it('a killed transaction fails, the process survives, and none of its statements
 
     const transaction = sql.begin(async (tx) => {
       await tx.unsafe(`insert into ${table} (step) values (1)`);
-      [{ pid: backendPid }] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      backendPid = (await tx<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid;
       await killed;
       // The connection is gone and the pool has reconnected it: this must be refused, not run on the new session.
       laterStatement = await tx.unsafe(`insert into ${table} (step) values (2)`).then(
@@ -50,11 +50,11 @@ it('a killed transaction fails, the process survives, and none of its statements
     );
 
     await expect.poll(() => backendPid).toBeGreaterThan(0);
-    const queued = sql`select pg_backend_pid() as pid`;
-    const [{ terminated }] = await admin<{ terminated: boolean }[]>`select pg_terminate_backend(${backendPid}) as terminated`;
-    expect(terminated).toBe(true);
-    const [{ pid: newPid }] = await queued;
-    expect(newPid).not.toBe(backendPid);
+    const queued = sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
+    const [termination] = await admin<{ terminated: boolean }[]>`select pg_terminate_backend(${backendPid}) as terminated`;
+    expect(termination!.terminated).toBe(true);
+    const [reconnected] = await queued;
+    expect(reconnected!.pid).not.toBe(backendPid);
     releaseTransaction();
 
     expect(await transactionOutcome).toBe('CONNECTION_CLOSED');
