@@ -140,7 +140,7 @@ export async function reconcileChain(chain: ChainName): Promise<ChainReconciliat
 }
 
 /** The newest block both scanners have passed and that is at the chain's depth. */
-async function comparableBlock(client: PublicClient, chain: ChainName): Promise<bigint | null> {
+export async function comparableBlock(client: PublicClient, chain: ChainName): Promise<bigint | null> {
   const head = await client.getBlockNumber({ cacheTime: 0 });
   const cursors = await getDb()
     .select({ consumer: scannerCursors.consumer, lastBlock: scannerCursors.lastBlock })
@@ -240,7 +240,7 @@ async function tankExpected(input: {
 }
 
 /** Senders with a transfer signed or broadcast but not yet seen in a block: their balance is moving. */
-async function busyAddresses(chain: ChainName): Promise<Set<string>> {
+export async function busyAddresses(chain: ChainName): Promise<Set<string>> {
   const rows = await getDb()
     .select({ from: outboundTransfers.fromAddress, to: outboundTransfers.toAddress })
     .from(outboundTransfers)
@@ -248,7 +248,7 @@ async function busyAddresses(chain: ChainName): Promise<Set<string>> {
   return new Set(rows.flatMap((row) => [row.from.toLowerCase(), row.to.toLowerCase()]));
 }
 
-async function balanceAt(client: PublicClient, address: string, token: string, blockNumber: bigint): Promise<bigint> {
+export async function balanceAt(client: PublicClient, address: string, token: string, blockNumber: bigint): Promise<bigint> {
   const owner = getAddress(address) as Address;
   if (/^0x0{40}$/.test(token)) return client.getBalance({ address: owner, blockNumber });
   return client.readContract({ address: getAddress(token), abi: erc20Abi, functionName: 'balanceOf', args: [owner], blockNumber });
