@@ -10,6 +10,7 @@
  *    purpose `recovery`) before it is broadcast, in the approval's transaction, and the transfer gate checks
  *    the request row itself (approved by someone else than its requester, this deposit, token, amount and
  *    destination: lib/transactions/transfer-policy.ts), so nothing else can move funds this way.
+ *  - never the charge's own token: that is the merchant's (swept) or the payer's (refunded), in the books.
  *  - the gas tank pays the fee when the deposit holds no native coin (charged to the merchant's daily cap).
  *
  * Operator identity is the name given with --operator (an e-mail); whoever runs the CLI holds the database's
@@ -69,12 +70,23 @@ export async function requestDepositRecovery(input: {
       param: 'to',
     });
   const [deposit] = await getDb()
-    .select({ chargeId: depositAddresses.chargeId, address: depositAddresses.address, merchantId: charges.merchantId, mode: charges.mode })
+    .select({
+      chargeId: depositAddresses.chargeId,
+      address: depositAddresses.address,
+      merchantId: charges.merchantId,
+      mode: charges.mode,
+      chargeToken: charges.tokenAddress,
+    })
     .from(depositAddresses)
     .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
     .where(and(eq(depositAddresses.chain, chain), eq(depositAddresses.address, getAddress(input.deposit))));
   if (!deposit) throw new AppError('not_found', `${input.deposit} is no deposit address on ${chain}.`, { param: 'deposit' });
   const token = await tokenInfo(chain, input.token);
+  // The charge's own token is the books' (owed to the merchant, or refundable to the payer through a refund): never this path.
+  if (token.address.toLowerCase() === deposit.chargeToken.toLowerCase())
+    throw new AppError('invalid_request', `${token.symbol} is the charge's own token: return it with a refund of ${deposit.chargeId}.`, {
+      param: 'token',
+    });
   let amount: bigint;
   if (input.amount.trim().toLowerCase() === 'all') {
     amount = await balanceOf(chain, token, deposit.address);
