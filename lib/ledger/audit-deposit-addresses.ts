@@ -31,7 +31,7 @@ import { expectedBalances } from './expected-balances';
 import { balanceAt, busyAddresses, comparableBlock } from './reconcile-chains';
 
 /** Deposit addresses read per chain and run. */
-export const AUDIT_PAGE = 500;
+const AUDIT_PAGE = 500;
 const READ_CONCURRENCY = 8;
 
 export interface DepositAudit {
