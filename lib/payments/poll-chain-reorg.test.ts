@@ -261,12 +261,20 @@ describe('native coin paid through a contract (internal calls)', () => {
 
 describe('without traces, our own transfers are never credited as a payment (N13)', () => {
   const tank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED);
-  const recordOurs = async (input: { purpose: 'gas_topup' | 'refund'; from: Hex; to: Hex; amount: bigint; hash: Hex }) => {
+  const recordOurs = async (input: {
+    purpose: 'gas_topup' | 'refund';
+    chargeId: string;
+    from: Hex;
+    to: Hex;
+    amount: bigint;
+    hash: Hex;
+  }) => {
     const receipt = await anvil.client.getTransactionReceipt({ hash: input.hash });
     await getDb()
       .insert(outboundTransfers)
       .values({
         id: newId('outboundTransfer'),
+        chargeId: input.chargeId,
         purpose: input.purpose,
         chain: 'DFK',
         fromAddress: input.from,
@@ -293,7 +301,7 @@ describe('without traces, our own transfers are never credited as a payment (N13
       // The engine tops the deposit up before a refund of earlier funds (recorded before broadcast, as it does).
       const topUp = await anvil.sendNative(tank, deposit, parseEther('0.3'));
       await anvil.client.waitForTransactionReceipt({ hash: topUp.hash });
-      await recordOurs({ purpose: 'gas_topup', from: tank.address, to: deposit, amount: parseEther('0.3'), hash: topUp.hash });
+      await recordOurs({ purpose: 'gas_topup', chargeId, from: tank.address, to: deposit, amount: parseEther('0.3'), hash: topUp.hash });
       await poll(); // a window that sees the top-up but not the refund
       await anvil.mine(CONFIRMATIONS);
       await poll();
@@ -305,7 +313,7 @@ describe('without traces, our own transfers are never credited as a payment (N13
       const refund = await depositWallet.sendTransaction({ to: payer.address, value: parseEther('0.1'), chain: null });
       await anvil.client.request({ method: 'anvil_stopImpersonatingAccount' as never, params: [deposit] as never });
       await anvil.client.waitForTransactionReceipt({ hash: refund });
-      await recordOurs({ purpose: 'refund', from: deposit, to: payer.address, amount: parseEther('0.1'), hash: refund });
+      await recordOurs({ purpose: 'refund', chargeId, from: deposit, to: payer.address, amount: parseEther('0.1'), hash: refund });
       await poll();
       await anvil.mine(CONFIRMATIONS);
       await poll();
