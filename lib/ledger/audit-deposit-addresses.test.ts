@@ -171,7 +171,15 @@ describe('the slow pass over every deposit address', () => {
     expect(request).toMatchObject({ amount: '3', symbol: 'USDT', status: 'requested', chargeId });
     // The charge's own token is never recovered this way (a refund returns it; the sweep owes it to the merchant).
     await expect(
-      requestDepositRecovery({ chain: CHAIN, deposit: address, token: USDC.address, amount: '1', to: named, operator: 'alice@ops.example', reason: 'x' }),
+      requestDepositRecovery({
+        chain: CHAIN,
+        deposit: address,
+        token: USDC.address,
+        amount: '1',
+        to: named,
+        operator: 'alice@ops.example',
+        reason: 'x',
+      }),
     ).rejects.toMatchObject({ code: 'invalid_request', param: 'token' });
     await expect(approveDepositRecovery({ recoveryId: request.id, operator: ' Alice@ops.example' })).rejects.toMatchObject({
       code: 'forbidden',

@@ -132,17 +132,15 @@ describe('withdrawals from the merchant wallet', () => {
     // Someone else's custom token (not this merchant's) is not withdrawable from here.
     const other = await newMerchant();
     const foreign = await plantToken('FOE', 18);
-    await getDb()
-      .insert(merchantTokens)
-      .values({
-        merchantId: other.id,
-        chain: 'POLYGON',
-        address: foreign.toLowerCase(),
-        symbol: 'FOE',
-        name: 'FOE token',
-        decimals: 18,
-        isCustom: true,
-      });
+    await getDb().insert(merchantTokens).values({
+      merchantId: other.id,
+      chain: 'POLYGON',
+      address: foreign.toLowerCase(),
+      symbol: 'FOE',
+      name: 'FOE token',
+      decimals: 18,
+      isCustom: true,
+    });
     await expect(withdraw({ tokenAddress: foreign, amount: '1' })).rejects.toMatchObject({
       code: 'unsupported_token',
       param: 'tokenAddress',
