@@ -13,6 +13,7 @@
  *   recover-deposit request --chain C --deposit A --token T --amount N|all --to A --operator E --reason R
  *                                                      ask to move a token from a deposit address to A (a second operator approves)
  *   recover-deposit approve <recoveryId> --operator E  approve (not the requester): the transfer is recorded, then sent
+ *   recover-deposit list                               stray tokens at deposit addresses, what was recovered, what awaits approval
  *   oauth signing-keys                                 the OpenID provider's signing keys and their state
  *   oauth rotate-signing-key                           a new signing key; the old ones stay published until their ID tokens expire
  *   backup [file]                                      the data, to a file (default $DATA_DIR/backups/…); prints where
@@ -42,6 +43,7 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   audit-deposits [--chain C]
   recover-deposit request --chain C --deposit A --token T --amount N|all --to A --operator E --reason R
   recover-deposit approve <recoveryId> --operator E
+  recover-deposit list
   oauth signing-keys
   oauth rotate-signing-key
   backup [file]
@@ -306,6 +308,20 @@ try {
         output(
           { recovery },
           `Recovery ${recovery.id} requested by ${recovery.requestedBy}: ${recovery.amount} ${recovery.symbol} from ${recovery.fromAddress} (${recovery.chargeId}) to ${recovery.toAddress}.\nA second operator approves it: npm run admin -- recover-deposit approve ${recovery.id} --operator <their e-mail>`,
+        );
+        break;
+      }
+      case 'recover-deposit list': {
+        const { listStrayHoldings } = await import('@/lib/ledger/recover-deposit');
+        const holdings = await listStrayHoldings();
+        output(
+          JSON.parse(JSON.stringify(holdings, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))),
+          holdings
+            .map(
+              (h) =>
+                `${h.chain} ${h.address} (${h.chargeId}) token ${h.tokenAddress}: stray ${h.stray}, recovered ${h.recovered} (base units)${h.openRequests.length ? `; awaiting approval: ${h.openRequests.join(', ')}` : ''}`,
+            )
+            .join('\n') || 'No stray deposits recorded.',
         );
         break;
       }

@@ -29,7 +29,7 @@ import { createTestCharge, newMerchant, usdcCharge, type TestMerchant } from '@/
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { auditDepositAddresses } from './audit-deposit-addresses';
 import { reconcileChain } from './reconcile-chains';
-import { approveDepositRecovery, requestDepositRecovery } from './recover-deposit';
+import { approveDepositRecovery, listStrayHoldings, requestDepositRecovery } from './recover-deposit';
 
 const CHAIN = 'POLYGON' as const;
 const USDC = CHAINS[CHAIN].tokens.find((t) => t.symbol === 'USDC')!;
@@ -169,6 +169,8 @@ describe('the slow pass over every deposit address', () => {
       reason: 'USDT sent to a USDC charge; the payer asked for it back',
     });
     expect(request).toMatchObject({ amount: '3', symbol: 'USDT', status: 'requested', chargeId });
+    const holding = async () => (await listStrayHoldings()).find((h) => h.address === address);
+    expect(await holding()).toMatchObject({ stray: parseUnits('3', 6), recovered: 0n, openRequests: [request.id] });
     // The charge's own token is never recovered this way (a refund returns it; the sweep owes it to the merchant).
     await expect(
       requestDepositRecovery({
@@ -224,6 +226,7 @@ describe('the slow pass over every deposit address', () => {
       ['deposit.recovery_approved', 'bob@ops.example'],
       ['deposit.recovery_requested', 'alice@ops.example'],
     ]);
+    expect(await holding()).toMatchObject({ stray: parseUnits('3', 6), recovered: parseUnits('3', 6), openRequests: [] });
     // In the books: the stray entry in, the recovery (and its fee, and the tank's top-up) out.
     expect(ours(await reconcileChain(CHAIN), address)).toEqual([]);
     await expect(approveDepositRecovery({ recoveryId: request.id, operator: 'carol@ops.example' })).rejects.toMatchObject({

@@ -17,12 +17,20 @@
  * credentials, so the rule is procedural: it makes a single person's mistake or shortcut visible and refused,
  * not a compromised operator host. See docs/security.md.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { erc20Abi, getAddress, isAddress, type Hex } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAIN_NAMES, CHAINS, EVM_NATIVE_TOKEN_ADDRESS, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
-import { auditLog, charges, depositAddresses, depositRecoveries, type DepositRecoveryStatus } from '@/lib/db/schema';
+import {
+  auditLog,
+  charges,
+  depositAddresses,
+  depositRecoveries,
+  outboundTransfers,
+  strayDeposits,
+  type DepositRecoveryStatus,
+} from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { depositAccount } from '@/lib/keyring/deposit-addresses';
@@ -186,6 +194,50 @@ export async function approveDepositRecovery(input: { recoveryId: string; operat
   });
   await submitTransfer(recorded.result);
   return { ...describe(recorded.row, token), txHash: recorded.result.transfer.txHash };
+}
+
+export interface StrayHolding {
+  chain: string;
+  chargeId: string;
+  address: string;
+  tokenAddress: string;
+  /** Base units: recorded as stray, and moved out by recoveries sent (not failed). */
+  stray: bigint;
+  recovered: bigint;
+  /** Requests still waiting for a second operator. */
+  openRequests: string[];
+}
+
+/** For support (`recover-deposit list`): stray tokens per deposit, what recoveries returned, what waits for approval. */
+export async function listStrayHoldings(): Promise<StrayHolding[]> {
+  const rows = await getDb().execute<{
+    chain: string;
+    charge_id: string;
+    address: string;
+    token_address: string;
+    stray: string;
+    recovered: string;
+    open_requests: string[];
+  }>(sql`
+    select d.chain, d.charge_id, d.address, d.token_address, sum(d.amount_base_units)::text as stray,
+           coalesce((select sum(r.amount_base_units) from ${depositRecoveries} r
+                       join ${outboundTransfers} t on t.id = r.transfer_id and t.status <> 'failed'
+                      where r.chain = d.chain and r.from_address = d.address and r.token_address = d.token_address), 0)::text as recovered,
+           coalesce((select array_agg(r.id order by r.created_at) from ${depositRecoveries} r
+                      where r.chain = d.chain and r.from_address = d.address and r.token_address = d.token_address
+                        and r.status = 'requested'), '{}') as open_requests
+      from ${strayDeposits} d
+     group by d.chain, d.charge_id, d.address, d.token_address
+     order by max(d.created_at) desc`);
+  return rows.map((row) => ({
+    chain: row.chain,
+    chargeId: row.charge_id,
+    address: row.address,
+    tokenAddress: row.token_address,
+    stray: BigInt(row.stray),
+    recovered: BigInt(row.recovered),
+    openRequests: row.open_requests,
+  }));
 }
 
 function evmChain(name: string): ChainName {
