@@ -65,6 +65,8 @@ export const ID_PREFIXES = {
   walletSend: 'wsend',
   walletIncomingTransfer: 'win',
   swapExecution: 'swx',
+  strayDeposit: 'sdp',
+  depositRecovery: 'rcv',
   oauthApp: 'cpapp',
   oauthPaymentRequest: 'opr',
   oauthSigningKey: 'sk',

@@ -9,6 +9,11 @@
  *   wallets rotate-master-key                          re-seal every sealed column (lib/admin/sealed-columns.ts) under WALLET_MASTER_KEY
  *   gas-tank status                                    the gas tank's address, balances and gas spent per chain
  *   reconcile [--chain C]                              ledger vs chain: every address whose balance differs, with its charges
+ *   audit-deposits [--chain C]                         one run of the slow pass over deposit addresses (late payments, stray tokens)
+ *   recover-deposit request --chain C --deposit A --token T --amount N|all --to A --operator E --reason R
+ *                                                      ask to move a token from a deposit address to A (a second operator approves)
+ *   recover-deposit approve <recoveryId> --operator E  approve (not the requester): the transfer is recorded, then sent
+ *   recover-deposit list                               stray tokens at deposit addresses, what was recovered, what awaits approval
  *   oauth signing-keys                                 the OpenID provider's signing keys and their state
  *   oauth rotate-signing-key                           a new signing key; the old ones stay published until their ID tokens expire
  *   backup [file]                                      the data, to a file (default $DATA_DIR/backups/…); prints where
@@ -35,6 +40,10 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   wallets rotate-master-key
   gas-tank status
   reconcile [--chain C]
+  audit-deposits [--chain C]
+  recover-deposit request --chain C --deposit A --token T --amount N|all --to A --operator E --reason R
+  recover-deposit approve <recoveryId> --operator E
+  recover-deposit list
   oauth signing-keys
   oauth rotate-signing-key
   backup [file]
@@ -52,6 +61,12 @@ const { values, positionals } = parseArgs({
     'redirect-origin': { type: 'string', multiple: true, default: [] },
     json: { type: 'boolean', default: false },
     chain: { type: 'string' },
+    deposit: { type: 'string' },
+    token: { type: 'string' },
+    amount: { type: 'string' },
+    to: { type: 'string' },
+    operator: { type: 'string' },
+    reason: { type: 'string' },
     force: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -264,6 +279,60 @@ try {
           lines.join('\n') || 'No EVM chain is served here.',
         );
         if (results.some((r) => r.discrepancies.length)) process.exitCode = 1;
+        break;
+      }
+      case 'audit-deposits': {
+        const { CHAIN_NAMES } = await import('@/lib/chains/registry');
+        const chain = values.chain?.toUpperCase();
+        if (chain !== undefined && !(CHAIN_NAMES as readonly string[]).includes(chain)) usageError(`unknown chain: ${values.chain}`);
+        const { auditDepositAddresses } = await import('@/lib/ledger/audit-deposit-addresses');
+        const results = await auditDepositAddresses(chain ? { chains: [chain as (typeof CHAIN_NAMES)[number]] } : {});
+        output(
+          JSON.parse(JSON.stringify(results, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))),
+          results
+            .map((r) =>
+              r.error
+                ? `${r.chain}: not audited (${r.error})`
+                : `${r.chain} at block ${r.atBlock}: ${r.audited} deposit addresses read, ${r.busy} busy; ${r.latePayments} late payments and ${r.strayDeposits} stray deposits recorded`,
+            )
+            .join('\n') || 'No EVM chain is served here.',
+        );
+        break;
+      }
+      case 'recover-deposit request': {
+        const { chain, deposit, token, amount, to, operator, reason } = values;
+        if (!chain || !deposit || !token || !amount || !to || !operator || !reason)
+          usageError('recover-deposit request needs --chain, --deposit, --token, --amount, --to, --operator and --reason');
+        const { requestDepositRecovery } = await import('@/lib/ledger/recover-deposit');
+        const recovery = await requestDepositRecovery({ chain, deposit, token, amount, to, operator, reason });
+        output(
+          { recovery },
+          `Recovery ${recovery.id} requested by ${recovery.requestedBy}: ${recovery.amount} ${recovery.symbol} from ${recovery.fromAddress} (${recovery.chargeId}) to ${recovery.toAddress}.\nA second operator approves it: npm run admin -- recover-deposit approve ${recovery.id} --operator <their e-mail>`,
+        );
+        break;
+      }
+      case 'recover-deposit list': {
+        const { listStrayHoldings } = await import('@/lib/ledger/recover-deposit');
+        const holdings = await listStrayHoldings();
+        output(
+          JSON.parse(JSON.stringify(holdings, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))),
+          holdings
+            .map(
+              (h) =>
+                `${h.chain} ${h.address} (${h.chargeId}) token ${h.tokenAddress}: stray ${h.stray}, recovered ${h.recovered} (base units)${h.openRequests.length ? `; awaiting approval: ${h.openRequests.join(', ')}` : ''}`,
+            )
+            .join('\n') || 'No stray deposits recorded.',
+        );
+        break;
+      }
+      case 'recover-deposit approve': {
+        if (!target || !values.operator) usageError('recover-deposit approve needs the recovery id and --operator');
+        const { approveDepositRecovery } = await import('@/lib/ledger/recover-deposit');
+        const recovery = await approveDepositRecovery({ recoveryId: target, operator: values.operator });
+        output(
+          { recovery },
+          `Recovery ${recovery.id} approved by ${recovery.approvedBy}: ${recovery.amount} ${recovery.symbol} sent to ${recovery.toAddress} (transaction ${recovery.txHash}).`,
+        );
         break;
       }
       default:

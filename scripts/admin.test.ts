@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { callRoute, usdcCharge } from '@/test/fixtures';
+import { CHAINS } from '@/lib/chains/registry';
+import { callRoute, createTestCharge, newMerchant, usdcCharge } from '@/test/fixtures';
 import { POST as createChargeRoute } from '@/app/api/createCharge/route';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { TEST_SECRETS } from '@/test/test-secrets';
@@ -109,5 +110,38 @@ describe('admin CLI: wallet master key rotation', () => {
     const unknown = await admin('reconcile', '--chain', 'ETHEREUM');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown chain: ETHEREUM/);
+  });
+
+  it('recover-deposit: a request names the deposit, token and destination; its requester cannot approve it; flags are checked', async () => {
+    const merchant = await newMerchant({ verified: true });
+    const { deposit } = await createTestCharge({ apiKey: merchant.liveKey, body: usdcCharge() });
+    const usdt = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDT')!.address;
+    const requested = await admin(
+      'recover-deposit',
+      'request',
+      '--chain',
+      'POLYGON',
+      '--deposit',
+      deposit.address,
+      '--token',
+      usdt,
+      '--amount',
+      '1.5',
+      '--to',
+      '0x000000000000000000000000000000000000dEaD',
+      '--operator',
+      'alice@ops.example',
+      '--reason',
+      'USDT to a USDC charge',
+      '--json',
+    );
+    expect(requested.code).toBe(0);
+    const { recovery } = JSON.parse(requested.stdout);
+    expect(recovery).toMatchObject({ amount: '1.5', symbol: 'USDT', status: 'requested', requestedBy: 'alice@ops.example' });
+
+    const self = await admin('recover-deposit', 'approve', recovery.id, '--operator', 'alice@ops.example', '--json');
+    expect(self.code).toBe(1);
+    expect(JSON.parse(self.stderr).error).toMatchObject({ code: 'forbidden' });
+    expect((await admin('recover-deposit', 'approve', recovery.id)).code).toBe(2);
   });
 });

@@ -69,6 +69,13 @@ describe('admin backup / restore', { timeout: 180_000 }, () => {
       await source.end();
       expect(Number(restoredCount!.count)).toBeGreaterThan(0);
       expect(Number(restoredCount!.count)).toBeLessThanOrEqual(Number(sourceCount!.count));
+      // N16: the next deposit key index is past every restored one (a fresh database's sequence starts at 0).
+      const [highest] = await target<{ max: number }[]>`select max(derivation_index)::int as max from deposit_addresses`;
+      const [drawn] = await target<{ next: string }[]>`select nextval('deposit_derivation_index')::text as next`;
+      const max = highest!.max;
+      const next = drawn!.next;
+      expect(max).toBeGreaterThanOrEqual(0);
+      expect(Number(next)).toBeGreaterThan(max);
     } finally {
       await target.end();
     }

@@ -139,7 +139,9 @@ const childEnv: NodeJS.ProcessEnv = {
 if (childEnv.DEPOSIT_HD_SEED && stack.localChains.length) {
   // The gas tank pays fees for balance payments and sweeps; on local chains it is funded here.
   const gasTank = gasTankAccountFromSeed(childEnv.DEPOSIT_HD_SEED).address;
-  await Promise.all(stack.localChains.map((node) => fundLocalWallet({ chain: node.chain, url: node.url, address: gasTank })));
+  await Promise.all(
+    stack.localChains.map((node) => fundLocalWallet({ chain: node.chain, url: node.url, address: gasTank, onTheRecord: true })),
+  );
   say(`Gas tank ${gasTank} funded on the local chains`);
 }
 

@@ -17,6 +17,7 @@ import { log } from '@/lib/log';
 import { metrics } from '@/lib/metrics/metrics';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { reconcileAndReport } from '@/lib/ledger/reconcile-chains';
+import { auditDepositAddresses } from '@/lib/ledger/audit-deposit-addresses';
 import { sweepDueCharges } from '@/lib/payments/sweep-charges';
 import { PRICE_REFRESH_EVERY_MS, refreshUsdPrices } from '@/lib/pricing/approximate-usd';
 import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
@@ -81,6 +82,8 @@ const TASKS: Task[] = [
   })),
   // The ledger against the chains: every difference is logged as an error (lib/ledger).
   { name: 'reconcile-ledger', everyMs: 10 * 60_000, run: () => reconcileAndReport() },
+  // The slow pass over every deposit address ever issued: late payments after the watch window, stray tokens.
+  { name: 'audit-deposit-addresses', everyMs: 10 * 60_000, run: async () => (await auditDepositAddresses()).length },
   { name: 'delete-expired-idempotency-keys', everyMs: 60 * 60_000, run: () => deleteExpiredIdempotencyKeys() },
   // The OpenID provider's expired codes, tokens, sessions and interactions (lib/oauth/adapter.ts).
   { name: 'sweep-expired-oidc-payloads', everyMs: 60 * 60_000, run: () => sweepExpiredOidcPayloads() },

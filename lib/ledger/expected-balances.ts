@@ -4,10 +4,12 @@
  *
  *   received   + a payment into a charge's deposit address (the charge watcher's `payments`)
  *   received   + a transfer into a user's or merchant's service wallet (the wallet indexer's rows), sweeps
- *                and refunds to Chargeport wallets included
+ *                and refunds to Chargeport wallets included; the gas tank's funding (same indexer)
+ *   stray      + a token a deposit address received that its charge is not in (stray_deposits, found by
+ *                the slow pass over every deposit address)
  *   gas_topup  + the gas tank's top-up into a deposit address or a wallet (the scanners skip those)
  *   <purpose>  − what an outbound transfer moved out of its sender once in a block: balance_payment, sweep,
- *                withdrawal, wallet_send, refund, gas_topup, swap (the input it took), swap_approve (nothing)
+ *                withdrawal, wallet_send, refund, gas_topup, recovery, swap (the input it took), swap_approve (nothing)
  *   gas_fee    − what a transaction in a block cost its sender (gasUsed × effectiveGasPrice), reverted or not
  *
  * Entries are placed by block, so the expected balance of an address at block B compares exactly with its
@@ -30,9 +32,19 @@ export interface ExpectedBalance {
 
 const NATIVE = '0x0000000000000000000000000000000000000000';
 
-/** Every (address, token) the ledger has entries for on `chain`, summed up to `atBlock`. */
-export async function expectedBalances(db: DbOrTx, input: { chain: ChainName; atBlock: bigint }): Promise<ExpectedBalance[]> {
+/** Every (address, token) the ledger has entries for on `chain` (or only those of `addresses`, lower-case), summed up to `atBlock`. */
+export async function expectedBalances(
+  db: DbOrTx,
+  input: { chain: ChainName; atBlock: bigint; addresses?: string[] },
+): Promise<ExpectedBalance[]> {
   const { chain, atBlock } = input;
+  if (input.addresses?.length === 0) return [];
+  const only = input.addresses
+    ? sql`where address in (${sql.join(
+        input.addresses.map((address) => sql`${address}`),
+        sql`, `,
+      )})`
+    : sql``;
   const rows = await db.execute<{ address: string; token: string; expected: string; charge_ids: (string | null)[]; kinds: string[] }>(sql`
     with entries as (
       select lower(p.to_address) as address, lower(p.token_address) as token, p.amount_base_units as delta,
@@ -43,6 +55,10 @@ export async function expectedBalances(db: DbOrTx, input: { chain: ChainName; at
       select lower(w.to_address), lower(w.token_address), w.amount_base_units, 'received', null
         from wallet_incoming_transfers w
        where w.chain = ${chain} and w.status <> 'dropped' and w.block_number <= ${atBlock}
+      union all
+      select lower(d.address), d.token_address, d.amount_base_units, 'stray', d.charge_id
+        from stray_deposits d
+       where d.chain = ${chain} and d.block_number <= ${atBlock}
       union all
       select lower(t.to_address), lower(t.token_address), t.amount_base_units, 'gas_topup', t.charge_id
         from outbound_transfers t
@@ -65,6 +81,7 @@ export async function expectedBalances(db: DbOrTx, input: { chain: ChainName; at
     )
     select address, token, sum(delta)::text as expected, array_agg(distinct charge_id) as charge_ids, array_agg(distinct kind) as kinds
       from entries
+      ${only}
      group by address, token`);
   return rows.map((row) => ({
     address: row.address,

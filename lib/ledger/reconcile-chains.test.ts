@@ -1,7 +1,8 @@
 /**
  * The ledger against the chain on a private Polygon node (its own database too): a paid, swept and
  * partly refunded charge reconciles to the unit, gas included; a token nothing records (stranded at a
- * deposit address) and value that left a deposit address behind the service's back are reported.
+ * deposit address) and value that left a deposit address behind the service's back are reported; a deposit
+ * address with no record at all is still read, and the gas tank is reconciled from the block its books open.
  */
 import { eq } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
@@ -9,7 +10,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { charges, wallets } from '@/lib/db/schema';
+import { charges, ledgerOpenings, wallets } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
@@ -71,6 +72,8 @@ async function paidCharge(amount: string): Promise<{ chargeId: string; deposit: 
   return { chargeId, deposit: deposit.address as Address };
 }
 
+const tank = () => gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address;
+
 const ours = (result: Awaited<ReturnType<typeof reconcileChain>>, address: string) =>
   result.discrepancies.filter((d) => d.address.toLowerCase() === address.toLowerCase());
 
@@ -123,5 +126,58 @@ describe('reconciliation', () => {
     const [missing] = ours(result, deposit);
     expect(missing!.difference).toBe(stray - parseUnits('1', 18) - receipt.gasUsed * receipt.effectiveGasPrice);
     expect(missing!.chargeIds).toHaveLength(1);
+  });
+
+  it('reads every deposit address ever issued: one whose charge never received anything still shows funds nobody recorded', async () => {
+    const { deposit } = await createTestCharge({
+      apiKey: merchant.testKey,
+      body: { chargeData: { symbol: 'JEWEL', chain: 'DFK', tokenAddress: JEWEL.address, amount: '1' }, isTest: true },
+    });
+    const address = deposit.address as Address;
+    // No record at all touches this address: nothing in the ledger names it.
+    await client.request({ method: 'anvil_setBalance' as never, params: [address, '0x' + parseUnits('0.25', 18).toString(16)] as never });
+    await client.request({ method: 'anvil_mine' as never, params: ['0x1'] as never });
+    await settleEverything();
+    const result = await reconcileChain(CHAIN);
+    expect(ours(result, address)).toEqual([
+      expect.objectContaining({
+        symbol: 'JEWEL',
+        expected: 0n,
+        difference: parseUnits('0.25', 18),
+        holder: expect.stringMatching(/^deposit address of ch_/),
+      }),
+    ]);
+  });
+
+  it('reconciles the gas tank: funding before its books opened is no difference, funding since is recorded, value leaving it unrecorded is', async () => {
+    await settleEverything();
+    // The tank was funded off the record (anvil_setBalance) before anything watched it: its books open at the first run.
+    let result = await reconcileChain(CHAIN);
+    expect(ours(result, tank())).toEqual([]);
+    expect(await getDb().select().from(ledgerOpenings).where(eq(ledgerOpenings.address, tank().toLowerCase()))).not.toEqual([]);
+
+    // Funding in, by a transaction: the wallet indexer records it, so the ledger follows.
+    const wallet = createWalletClient({ account: payer, transport: http(node.url) });
+    await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: tank(), value: parseUnits('2', 18), chain: null }) });
+    await settleEverything();
+    result = await reconcileChain(CHAIN);
+    expect(ours(result, tank())).toEqual([]);
+
+    // Value leaves the tank behind the service's back.
+    await client.request({ method: 'anvil_impersonateAccount' as never, params: [tank()] as never });
+    const thief = createWalletClient({ account: tank(), transport: http(node.url) });
+    const receipt = await client.waitForTransactionReceipt({
+      hash: await thief.sendTransaction({ to: payer.address, value: parseUnits('1', 18), chain: null }),
+    });
+    await client.request({ method: 'anvil_stopImpersonatingAccount' as never, params: [tank()] as never });
+    await settleEverything();
+    result = await reconcileChain(CHAIN);
+    expect(ours(result, tank())).toEqual([
+      expect.objectContaining({
+        holder: 'gas tank',
+        symbol: 'JEWEL',
+        difference: -(parseUnits('1', 18) + receipt.gasUsed * receipt.effectiveGasPrice),
+      }),
+    ]);
   });
 });

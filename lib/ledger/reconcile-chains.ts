@@ -1,24 +1,33 @@
 /**
- * Reconciliation: the ledger's expected balance of every address the service holds keys for (charges'
- * deposit addresses, users' and merchants' service wallets) against the chain, at one block B that every
- * record has reached — the chain's depth and both scanners' cursors — so nothing in flight makes a false
- * alarm. `npm run admin -- reconcile` prints the differences; a job logs each one as an error.
+ * Reconciliation: the ledger's expected balance of every address the service holds keys for against the
+ * chain, at one block B that every record has reached — the chain's depth and both scanners' cursors — so
+ * nothing in flight makes a false alarm. `npm run admin -- reconcile` prints the differences; a job logs
+ * each one as an error (every 10 minutes, lib/jobs/scheduler.ts).
+ *
+ * The addresses, all of them each run (docs/adr/0033-every-address-in-the-books.md):
+ *  - every deposit address ever issued on the chain, read from deposit_addresses page by page (not only
+ *    those with ledger entries: a payment to an old address nobody recorded shows up here), in every
+ *    registry token and its charge's token;
+ *  - every service wallet with ledger entries;
+ *  - the gas tank. It is funded from outside: the wallet indexer records its inflows, but funding from before
+ *    the indexer watched it is in no record, so its books open at the first run that reads it
+ *    (ledger_openings: balance and ledger sum at that block) and its expected balance afterwards is that
+ *    balance plus its ledger entries since (funding in, top-ups out, fees).
  *
  * A difference is a fact to explain, not always a loss: more on chain than expected is usually a transfer
  * nothing records (a token the charge is not in, sent to a deposit address: stranded funds to refund);
- * less than expected means value left without a record — page someone. The gas tank is funded from
- * outside and its inflows are not indexed: it is reported by `gas-tank status`, not reconciled here.
+ * less than expected means value left without a record — page someone.
  * An address with a transfer still on its way (signed or broadcast, not yet seen in a block) is skipped
  * for that run and counted as busy.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS, EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
 import { isChainServed } from '@/lib/chains/served';
 import { getDb } from '@/lib/db/client';
-import { depositAddresses, outboundTransfers, scannerCursors, wallets } from '@/lib/db/schema';
+import { charges, depositAddresses, ledgerOpenings, outboundTransfers, scannerCursors, wallets } from '@/lib/db/schema';
 import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
 import { gasTankAddress } from '@/lib/transactions/gas-tank';
@@ -29,7 +38,7 @@ import { metrics } from '@/lib/metrics/metrics';
 interface Discrepancy {
   chain: ChainName;
   address: string;
-  /** What the address is: a charge's deposit address, a merchant's or a user's wallet. */
+  /** What the address is: a charge's deposit address, a merchant's or a user's wallet, the gas tank. */
   holder: string;
   token: string;
   symbol: string;
@@ -70,15 +79,19 @@ export async function reconcileChain(chain: ChainName): Promise<ChainReconciliat
 
   const db = getDb();
   const ledger = await expectedBalances(db, { chain, atBlock });
-  const holders = await holdersOf(chain, ledger);
+  const { holders, tokensOf } = await holdersOf(chain, ledger);
+  const tank = gasTankAddress().toLowerCase();
+  const openings = await tankOpenings(chain, tank);
   const busy = await busyAddresses(chain);
   const tokens = CHAINS[chain].tokens;
-  // Every registry token of every address we hold keys for (a token nobody expected still shows up), plus any other token the ledger names.
+  // Every registry token of every address we hold keys for (a token nobody expected still shows up), each
+  // deposit's charge token (a merchant's custom token), plus any other token the ledger names.
   const keyOf = (address: string, token: string) => `${address}:${token}`;
   const expectedByKey = new Map(ledger.map((row) => [keyOf(row.address, row.token), row]));
   const pairs = new Map<string, { address: string; token: string; row?: ExpectedBalance }>();
   for (const address of holders.keys()) {
     for (const token of tokens) pairs.set(keyOf(address, token.address.toLowerCase()), { address, token: token.address.toLowerCase() });
+    for (const token of tokensOf.get(address) ?? []) pairs.set(keyOf(address, token), { address, token });
   }
   for (const row of ledger)
     if (holders.has(row.address)) pairs.set(keyOf(row.address, row.token), { address: row.address, token: row.token });
@@ -95,8 +108,16 @@ export async function reconcileChain(chain: ChainName): Promise<ChainReconciliat
           return;
         }
         const row = expectedByKey.get(keyOf(address, token));
-        const expected = row?.expected ?? 0n;
         const actual = await balanceAt(client, address, token, atBlock);
+        let expected = row?.expected ?? 0n;
+        if (address === tank) {
+          const opened = await tankExpected({ chain, tank, token, atBlock, ledger: expected, actual, openings });
+          if (opened === null) {
+            skipped++;
+            return;
+          }
+          expected = opened;
+        }
         checked++;
         if (actual === expected) return;
         const info = tokens.find((t) => t.address.toLowerCase() === token);
@@ -119,7 +140,7 @@ export async function reconcileChain(chain: ChainName): Promise<ChainReconciliat
 }
 
 /** The newest block both scanners have passed and that is at the chain's depth. */
-async function comparableBlock(client: PublicClient, chain: ChainName): Promise<bigint | null> {
+export async function comparableBlock(client: PublicClient, chain: ChainName): Promise<bigint | null> {
   const head = await client.getBlockNumber({ cacheTime: 0 });
   const cursors = await getDb()
     .select({ consumer: scannerCursors.consumer, lastBlock: scannerCursors.lastBlock })
@@ -130,33 +151,96 @@ async function comparableBlock(client: PublicClient, chain: ChainName): Promise<
   return cursors.reduce((min, cursor) => (cursor.lastBlock < min ? cursor.lastBlock : min), deepEnough);
 }
 
-/** Lower-case address → who it is, for every address in the ledger the service holds keys for (the gas tank aside). */
-async function holdersOf(chain: ChainName, ledger: ExpectedBalance[]): Promise<Map<string, string>> {
-  const addresses = [...new Set(ledger.map((row) => row.address))];
-  const tank = gasTankAddress().toLowerCase();
+/** Deposit addresses per page when every one ever issued is listed. */
+const DEPOSIT_PAGE = 1_000;
+
+/**
+ * Lower-case address → who it is: every deposit address ever issued on the chain, every wallet with
+ * ledger entries, and the gas tank; with each deposit's charge token (which may be outside the registry).
+ */
+async function holdersOf(
+  chain: ChainName,
+  ledger: ExpectedBalance[],
+): Promise<{ holders: Map<string, string>; tokensOf: Map<string, string[]> }> {
   const holders = new Map<string, string>();
+  const tokensOf = new Map<string, string[]>();
+  // Every deposit address ever issued, page by page in derivation order (deposit_addresses_index_idx).
+  for (let after = -1; ;) {
+    const page = await getDb()
+      .select({
+        address: depositAddresses.address,
+        chargeId: depositAddresses.chargeId,
+        index: depositAddresses.derivationIndex,
+        token: charges.tokenAddress,
+      })
+      .from(depositAddresses)
+      .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
+      .where(and(eq(depositAddresses.family, 'evm'), gt(depositAddresses.derivationIndex, after), eq(depositAddresses.chain, chain)))
+      .orderBy(asc(depositAddresses.derivationIndex))
+      .limit(DEPOSIT_PAGE);
+    for (const d of page) {
+      holders.set(d.address.toLowerCase(), `deposit address of ${d.chargeId}`);
+      tokensOf.set(d.address.toLowerCase(), [d.token.toLowerCase()]);
+    }
+    if (page.length < DEPOSIT_PAGE) break;
+    after = page[page.length - 1]!.index;
+  }
+  const addresses = [...new Set(ledger.map((row) => row.address))].filter((address) => !holders.has(address));
   for (let i = 0; i < addresses.length; i += 1000) {
     const batch = addresses.slice(i, i + 1000).map((a) => getAddress(a));
-    const [deposits, walletRows] = await Promise.all([
-      getDb()
-        .select({ address: depositAddresses.address, chargeId: depositAddresses.chargeId })
-        .from(depositAddresses)
-        .where(and(eq(depositAddresses.chain, chain), inArray(depositAddresses.address, batch))),
-      getDb()
-        .select({ address: wallets.address, userId: wallets.userId, merchantId: wallets.merchantId })
-        .from(wallets)
-        .where(and(eq(wallets.family, 'evm'), inArray(wallets.address, batch))),
-    ]);
-    for (const d of deposits) holders.set(d.address.toLowerCase(), `deposit address of ${d.chargeId}`);
+    const walletRows = await getDb()
+      .select({ address: wallets.address, userId: wallets.userId, merchantId: wallets.merchantId })
+      .from(wallets)
+      .where(and(eq(wallets.family, 'evm'), inArray(wallets.address, batch)));
     for (const w of walletRows)
       holders.set(w.address.toLowerCase(), w.merchantId ? `wallet of merchant ${w.merchantId}` : `wallet of user ${w.userId}`);
   }
-  holders.delete(tank);
-  return holders;
+  holders.set(gasTankAddress().toLowerCase(), 'gas tank');
+  return { holders, tokensOf };
+}
+
+type Opening = { blockNumber: bigint; balanceBaseUnits: bigint; ledgerBaseUnits: bigint };
+
+async function tankOpenings(chain: ChainName, tank: string): Promise<Map<string, Opening>> {
+  const rows = await getDb()
+    .select()
+    .from(ledgerOpenings)
+    .where(and(eq(ledgerOpenings.chain, chain), eq(ledgerOpenings.address, tank)));
+  return new Map(rows.map((row) => [row.token, row]));
+}
+
+/**
+ * The tank's expected balance of `token` at `atBlock`: its opening balance plus its ledger entries since.
+ * The first run that reads it opens its books there (so it reports no difference that run). Null when
+ * `atBlock` is before the opening (a node behind the one that opened them): not comparable this run.
+ */
+async function tankExpected(input: {
+  chain: ChainName;
+  tank: string;
+  token: string;
+  atBlock: bigint;
+  /** The ledger's sum of the tank's entries up to atBlock. */
+  ledger: bigint;
+  actual: bigint;
+  openings: Map<string, Opening>;
+}): Promise<bigint | null> {
+  const { chain, tank, token, atBlock, ledger, actual, openings } = input;
+  let opening = openings.get(token);
+  if (!opening) {
+    const [row] = await getDb()
+      .insert(ledgerOpenings)
+      .values({ chain, address: tank, token, blockNumber: atBlock, balanceBaseUnits: actual, ledgerBaseUnits: ledger })
+      .onConflictDoNothing()
+      .returning();
+    if (row) log.info('gas tank books opened', { chain, token, atBlock: atBlock.toString(), balance: actual.toString() });
+    opening = row ?? (await tankOpenings(chain, tank)).get(token)!;
+  }
+  if (atBlock < opening.blockNumber) return null;
+  return opening.balanceBaseUnits + ledger - opening.ledgerBaseUnits;
 }
 
 /** Senders with a transfer signed or broadcast but not yet seen in a block: their balance is moving. */
-async function busyAddresses(chain: ChainName): Promise<Set<string>> {
+export async function busyAddresses(chain: ChainName): Promise<Set<string>> {
   const rows = await getDb()
     .select({ from: outboundTransfers.fromAddress, to: outboundTransfers.toAddress })
     .from(outboundTransfers)
@@ -164,7 +248,7 @@ async function busyAddresses(chain: ChainName): Promise<Set<string>> {
   return new Set(rows.flatMap((row) => [row.from.toLowerCase(), row.to.toLowerCase()]));
 }
 
-async function balanceAt(client: PublicClient, address: string, token: string, blockNumber: bigint): Promise<bigint> {
+export async function balanceAt(client: PublicClient, address: string, token: string, blockNumber: bigint): Promise<bigint> {
   const owner = getAddress(address) as Address;
   if (/^0x0{40}$/.test(token)) return client.getBalance({ address: owner, blockNumber });
   return client.readContract({ address: getAddress(token), abi: erc20Abi, functionName: 'balanceOf', args: [owner], blockNumber });

@@ -1,12 +1,13 @@
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { auditLog, merchantMembers, outboundTransfers, wallets } from '@/lib/db/schema';
+import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { type: 'json' };
+import { auditLog, merchantMembers, merchantTokens, outboundTransfers, wallets } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/scripts/stack/local-chain';
+import { fundLocalWallet, localMinterAccount } from '@/scripts/stack/local-chain';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { enrolTotp, newUser, userRow } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
@@ -98,4 +99,67 @@ describe('withdrawals from the merchant wallet', () => {
       .where(and(eq(wallets.merchantId, merchantId), eq(wallets.family, 'evm')));
     expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.fromAddress, wallet!.address))).toHaveLength(0);
   });
+
+  it("withdraws the merchant's custom token with the same checks; another merchant's custom token is refused", async () => {
+    const gem = await plantToken('GEM', 9);
+    await getDb()
+      .insert(merchantTokens)
+      .values({ merchantId, chain: 'POLYGON', address: gem.toLowerCase(), symbol: 'GEM', name: 'GEM token', decimals: 9, isCustom: true });
+    const minter = createWalletClient({ account: localMinterAccount, transport: http(rpcUrl('POLYGON')!) });
+    await client().waitForTransactionReceipt({
+      hash: await minter.writeContract({
+        address: gem,
+        abi: demoTokenArtifact.abi,
+        functionName: 'mint',
+        args: [walletAddress, parseUnits('50', 9)],
+        chain: null,
+      }),
+    });
+    const gemOf = (address: Hex) => client().readContract({ address: gem, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+
+    // The same authority checks as any withdrawal.
+    await expect(withdraw({ tokenAddress: gem, amount: '1', userId: admin })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(withdraw({ tokenAddress: gem, amount: '1', pin: '000000' })).rejects.toMatchObject({ code: 'pin_incorrect' });
+    await expect(withdraw({ tokenAddress: gem, amount: '1.0000000001' })).rejects.toMatchObject({ code: 'invalid_amount' });
+
+    const destination = privateKeyToAccount(generatePrivateKey()).address;
+    const { txHash, transferId } = await withdraw({ tokenAddress: gem, amount: '12.5', toAddress: destination });
+    expect((await client().waitForTransactionReceipt({ hash: txHash as Hex })).status).toBe('success');
+    expect(await gemOf(destination)).toBe(parseUnits('12.5', 9));
+    const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
+    expect(row).toMatchObject({ purpose: 'withdrawal', tokenAddress: gem, amountBaseUnits: parseUnits('12.5', 9) });
+
+    // Someone else's custom token (not this merchant's) is not withdrawable from here.
+    const other = await newMerchant();
+    const foreign = await plantToken('FOE', 18);
+    await getDb().insert(merchantTokens).values({
+      merchantId: other.id,
+      chain: 'POLYGON',
+      address: foreign.toLowerCase(),
+      symbol: 'FOE',
+      name: 'FOE token',
+      decimals: 18,
+      isCustom: true,
+    });
+    await expect(withdraw({ tokenAddress: foreign, amount: '1' })).rejects.toMatchObject({
+      code: 'unsupported_token',
+      param: 'tokenAddress',
+    });
+  });
 });
+
+/** A real ERC-20 (the demo token contract) planted at a fresh address on the local Polygon node. */
+async function plantToken(symbol: string, decimals: number): Promise<Hex> {
+  const address = privateKeyToAccount(generatePrivateKey()).address;
+  await client().request({ method: 'anvil_setCode' as never, params: [address, demoTokenArtifact.deployedBytecode] as never });
+  const minter = createWalletClient({ account: localMinterAccount, transport: http(rpcUrl('POLYGON')!) });
+  const hash = await minter.writeContract({
+    address,
+    abi: demoTokenArtifact.abi,
+    functionName: 'initialize',
+    args: [`${symbol} token`, symbol, decimals, localMinterAccount.address],
+    chain: null,
+  });
+  await client().waitForTransactionReceipt({ hash });
+  return address;
+}

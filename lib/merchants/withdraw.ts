@@ -5,6 +5,8 @@
  *    attempt-limited like every PIN check), on a network of the dashboard's mode (test networks in
  *    test mode). For a verified merchant the owner must have two-factor sign-in turned on; an owner
  *    added by another member waits OWNER_WITHDRAWAL_HOLD_HOURS (withdrawal-hold.ts). Every owner is e-mailed.
+ *  - Any registry token of the chain, or a custom ERC-20 the merchant added there (its sweeps land in this
+ *    wallet; disabled since or not, the funds are the merchant's), with the same checks.
  *  - Exact amounts: parsed with the token's decimals, checked against the on-chain balance.
  *  - The gas tank covers the fee if the wallet holds no native coin (recorded as platform cost).
  *  - Like every transfer the service sends, it is signed and recorded before it is broadcast, and the
@@ -16,9 +18,9 @@ import { getAddress, isAddress } from 'viem';
 import { verifyStepUp } from '@/lib/accounts/step-up';
 import { requireSecondFactor } from '@/lib/accounts/two-factor/second-factor';
 import { recordAudit } from '@/lib/audit/record-audit';
-import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import { CHAINS, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { wallets, type ApiKeyMode } from '@/lib/db/schema';
+import { merchantTokens, wallets, type ApiKeyMode } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { isIdOf, newId } from '@/lib/ids';
 import { formatAmount, parseAmount } from '@/lib/money';
@@ -64,8 +66,11 @@ export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promis
         .join(', ')}.`,
       { param: 'chain' },
     );
-  const token = CHAINS[chain].tokens.find((t) => t.address.toLowerCase() === input.tokenAddress.toLowerCase());
-  if (!token) throw new AppError('unsupported_token', `No token ${input.tokenAddress} on ${chain}.`, { param: 'tokenAddress' });
+  const token = await withdrawableToken(input.merchantId, chain, input.tokenAddress);
+  if (!token)
+    throw new AppError('unsupported_token', `No token ${input.tokenAddress} on ${chain}, nor a custom token of yours there.`, {
+      param: 'tokenAddress',
+    });
   if (!isAddress(input.toAddress.trim(), { strict: false })) {
     throw new AppError('invalid_address', 'The destination is not an EVM address (0x followed by 40 hex digits).', { param: 'toAddress' });
   }
@@ -148,4 +153,24 @@ Transaction: ${recorded.transfer.txHash}`,
     });
   }
   return { transferId: recorded.transfer.id, txHash: recorded.transfer.txHash };
+}
+
+/** A registry token of the chain, else one of the merchant's custom ERC-20s there (merchant_tokens, lower-case address). */
+async function withdrawableToken(merchantId: string, chain: ChainName, tokenAddress: string): Promise<TokenInfo | undefined> {
+  const address = tokenAddress.trim().toLowerCase();
+  const registry = CHAINS[chain].tokens.find((t) => t.address.toLowerCase() === address);
+  if (registry) return registry;
+  const [custom] = await getDb()
+    .select()
+    .from(merchantTokens)
+    .where(
+      and(
+        eq(merchantTokens.merchantId, merchantId),
+        eq(merchantTokens.chain, chain),
+        eq(merchantTokens.address, address),
+        eq(merchantTokens.isCustom, true),
+      ),
+    );
+  if (!custom) return undefined;
+  return { symbol: custom.symbol, name: custom.name, address: getAddress(custom.address), decimals: custom.decimals, isNative: false };
 }

@@ -1,13 +1,17 @@
 import { eq } from 'drizzle-orm';
-import { encodeFunctionData, erc20Abi, parseEther, parseUnits, type Hex } from 'viem';
+import { createWalletClient, encodeFunctionData, erc20Abi, http, parseEther, parseUnits, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { EVM_NATIVE_TOKEN_ADDRESS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, merchantMembers, payments } from '@/lib/db/schema';
+import { chargeEvents, charges, merchantMembers, outboundTransfers, payments } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
+import { newId } from '@/lib/ids';
+import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
+import { TEST_SECRETS } from '@/test/test-secrets';
 import {
+  fundLocalWallet,
   localDemoPayerAccount,
   localMinterAccount,
   provisionLocalChain,
@@ -249,6 +253,86 @@ describe('native coin paid through a contract (internal calls)', () => {
       ]);
       expect((await paymentsOf(batchB.chargeId)).map((p) => p.amountBaseUnits)).toEqual([parseEther('1.5')]);
       expect(await paymentsOf(undone.chargeId)).toEqual([]);
+    } finally {
+      setTraceMode(anvil.client, 'trace_block');
+    }
+  });
+});
+
+describe('without traces, our own transfers are never credited as a payment (N13)', () => {
+  const tank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED);
+  const recordOurs = async (input: {
+    purpose: 'gas_topup' | 'refund';
+    chargeId: string;
+    from: Hex;
+    to: Hex;
+    amount: bigint;
+    hash: Hex;
+  }) => {
+    const receipt = await anvil.client.getTransactionReceipt({ hash: input.hash });
+    await getDb()
+      .insert(outboundTransfers)
+      .values({
+        id: newId('outboundTransfer'),
+        chargeId: input.chargeId,
+        purpose: input.purpose,
+        chain: 'DFK',
+        fromAddress: input.from,
+        toAddress: input.to,
+        tokenAddress: EVM_NATIVE_TOKEN_ADDRESS,
+        amountBaseUnits: input.amount,
+        nonce: 0,
+        txHash: input.hash,
+        rawTransaction: '0x',
+        // As the engine leaves them: in a block, their cost known (confirmed: no reconciler picks them up).
+        status: 'confirmed',
+        includedBlockNumber: receipt.blockNumber,
+        includedBlockHash: receipt.blockHash,
+        gasFeeBaseUnits: receipt.gasUsed * receipt.effectiveGasPrice,
+      });
+  };
+
+  it('a gas top-up into an open native deposit, then a refund out of it: neither becomes a payment; a payment by contract after them still does', async () => {
+    setTraceMode(anvil.client, 'none');
+    try {
+      await poll();
+      await fundLocalWallet({ chain: 'DFK', url: node.url, address: tank.address });
+      const { chargeId, deposit } = await newCharge('JEWEL', '5');
+      // The engine tops the deposit up before a refund of earlier funds (recorded before broadcast, as it does).
+      const topUp = await anvil.sendNative(tank, deposit, parseEther('0.3'));
+      await anvil.client.waitForTransactionReceipt({ hash: topUp.hash });
+      await recordOurs({ purpose: 'gas_topup', chargeId, from: tank.address, to: deposit, amount: parseEther('0.3'), hash: topUp.hash });
+      await poll(); // a window that sees the top-up but not the refund
+      await anvil.mine(CONFIRMATIONS);
+      await poll();
+      expect(await paymentsOf(chargeId)).toEqual([]);
+
+      // The refund leaves the deposit (the engine's transfer, recorded), in a later window.
+      await anvil.client.request({ method: 'anvil_impersonateAccount' as never, params: [deposit] as never });
+      const depositWallet = createWalletClient({ account: deposit, transport: http(node.url) });
+      const refund = await depositWallet.sendTransaction({ to: payer.address, value: parseEther('0.1'), chain: null });
+      await anvil.client.request({ method: 'anvil_stopImpersonatingAccount' as never, params: [deposit] as never });
+      await anvil.client.waitForTransactionReceipt({ hash: refund });
+      await recordOurs({ purpose: 'refund', chargeId, from: deposit, to: payer.address, amount: parseEther('0.1'), hash: refund });
+      await poll();
+      await anvil.mine(CONFIRMATIONS);
+      await poll();
+      expect(await paymentsOf(chargeId)).toEqual([]);
+
+      // A real payment forwarded by a contract (only its balance shows it) is credited at its amount, no more.
+      const forwarder = await anvil.plantForwarder();
+      await anvil.sendNative(
+        payer,
+        forwarder,
+        parseEther('1'),
+        encodeFunctionData({ abi: nativeForwarderAbi, functionName: 'forward', args: [deposit] }),
+      );
+      await poll();
+      await anvil.mine(CONFIRMATIONS);
+      await poll();
+      expect((await paymentsOf(chargeId)).map((p) => [p.txHash.startsWith('balance:'), p.amountBaseUnits])).toEqual([
+        [true, parseEther('1')],
+      ]);
     } finally {
       setTraceMode(anvil.client, 'trace_block');
     }

@@ -14,7 +14,7 @@ import { publicClientFor } from '@/lib/chains/clients';
 import { crashPoint } from '@/lib/crash-points';
 import { EVM_NATIVE_TOKEN_ADDRESS, type ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
-import { charges, depositAddresses, payments } from '@/lib/db/schema';
+import { charges, depositAddresses, outboundTransfers, payments } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
@@ -106,14 +106,25 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
       else await tx.update(payments).set(patch).where(inArray(payments.id, ids));
     },
   } satisfies TransferStore<WatchedDeposit>,
-  async balanceWatches(tx, chain, now) {
-    // Open native-coin deposits: they receive and never send until the charge succeeds (then swept).
+  async balanceWatches(tx, chain, now, atBlock) {
+    // Open native-coin deposits. They also receive our gas top-ups and send refunds (an expired charge's
+    // late funds): both are ours and recorded, so what the records explain is net of them (N13). Addresses
+    // compare as stored (EIP-55 everywhere); a top-up into a deposit names the charge of the transfer it
+    // pays for (every transfer out of a deposit names its charge), so outbound_transfers_charge_idx finds it.
     const rows = await tx
       .select({
         address: depositAddresses.address,
         chargeId: depositAddresses.chargeId,
-        recorded: sql<string>`coalesce((select sum(${payments.amountBaseUnits}) from ${payments}
-          where ${payments.chargeId} = ${depositAddresses.chargeId} and ${payments.status} <> 'dropped'), 0)::text`,
+        recorded: sql<string>`(coalesce((select sum(${payments.amountBaseUnits}) from ${payments}
+            where ${payments.chargeId} = ${depositAddresses.chargeId} and ${payments.status} <> 'dropped'), 0)
+          + coalesce((select sum(t.amount_base_units) from ${outboundTransfers} t
+            where t.charge_id = ${depositAddresses.chargeId} and t.purpose = 'gas_topup'
+              and t.to_address = ${depositAddresses.address} and t.status <> 'failed'), 0)
+          - coalesce((select sum(case when t.status in ('included', 'confirmed') and t.token_address = ${EVM_NATIVE_TOKEN_ADDRESS}
+                                      then t.amount_base_units else 0 end)
+                             + sum(coalesce(t.gas_fee_base_units, 0)) from ${outboundTransfers} t
+            where t.from_address = ${depositAddresses.address} and t.chain = ${chain}
+              and t.included_block_number <= ${atBlock}), 0))::text`,
       })
       .from(depositAddresses)
       .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))

@@ -207,8 +207,11 @@ async function paymentsStartedInTime(
   return result;
 }
 
-/** Marks payments late and reports each (`charge.late_payment`): recorded for refund, never counted. */
-async function markLate(tx: DbOrTx, late: readonly { charge: ChargeRow; payment: PaymentRow }[]): Promise<void> {
+/**
+ * Marks payments late and reports each (`charge.late_payment`): recorded for refund, never counted. Also
+ * the path of a late payment the slow pass over old deposit addresses finds (lib/ledger/audit-deposit-addresses.ts).
+ */
+export async function markLate(tx: DbOrTx, late: readonly { charge: ChargeRow; payment: PaymentRow }[]): Promise<void> {
   if (!late.length) return;
   await tx
     .update(payments)

@@ -1,9 +1,10 @@
 /**
  * The fallback for RPCs that trace nothing (docs/adr/0013-one-block-scanner.md): native coin a contract
  * sent to a watched address shows only in its balance. For each address the consumer names (open
- * native-coin deposits: they receive and never send while open), a balance at the window's end above what
- * was recorded there is credited as a transfer of the first block in the window whose balance holds it —
- * not tied to one transaction (its reference is `balance:<block hash>:<address>`).
+ * native-coin deposits), a balance at the window's end above what the records explain there is credited as
+ * a transfer of the first block in the window whose balance holds it — not tied to one transaction (its
+ * reference is `balance:<block hash>:<address>`). What the records explain is net of our own gas top-ups
+ * in and transfers out (the consumer's `recorded`, N13), so a top-up is never credited as a payment.
  */
 import type { Hex, PublicClient } from 'viem';
 import { EVM_NATIVE_TOKEN_ADDRESS } from '@/lib/chains/registry';
@@ -39,7 +40,7 @@ export async function findBalanceRises<Target>(
         const address = watch.address as Hex;
         const balance = await client.getBalance({ address, blockNumber: to });
         if (balance <= watch.recorded) return undefined;
-        // Balances only grow here: the first block of the window already holding `balance` is where it arrived.
+        // The first block of the window already holding `balance` is where it arrived (our own transfers aside, balances only grow).
         let low = from;
         let high = to;
         while (low < high) {

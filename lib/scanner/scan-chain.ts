@@ -10,7 +10,8 @@
  *     native transfers; keeps those whose recipient the consumer watches (an index lookup of the
  *     recipients found, never a load of every watched address) and that it accepts;
  *  3. records them (./record-transfers.ts): new ones inserted, re-included ones moved to their new block;
- *  4. without traces, credits unexplained native balance at open deposits (./find-balance-rises.ts);
+ *  4. without traces, credits unexplained native balance at open deposits (./find-balance-rises.ts), net
+ *     of our own top-ups into them and transfers out of them (N13);
  *  5. re-checks the pending transfers (./recheck-open-transfers.ts): confirmed at depth, re-included ones
  *     followed, missing ones dropped after re-checks;
  *  6. stores the cursor, with the time up to which every block is scanned (charge expiry waits for it);
@@ -185,7 +186,7 @@ async function observeChain<Target extends { address: string }>(
     if (!found) return undefined;
     const rises =
       assets.native && traceMode === 'none' && consumer.balanceWatches
-        ? await findBalanceRises(client, { watches: await consumer.balanceWatches(db, chain, now), from, to, headerAt })
+        ? await findBalanceRises(client, { watches: await consumer.balanceWatches(db, chain, now, to), from, to, headerAt })
         : [];
     for (const header of headers.values()) knownHashes.set(header.number, header.hash);
     window = {
@@ -218,7 +219,7 @@ async function writeObservation<Target extends { address: string }>(
     result.recorded += recorded.recorded;
     for (const owner of recorded.owners) result.owners.add(owner);
     if (window.rises.length && consumer.balanceWatches) {
-      const credits = balanceCredits(window.rises, await consumer.balanceWatches(tx, chain, observation.now));
+      const credits = balanceCredits(window.rises, await consumer.balanceWatches(tx, chain, observation.now, window.to));
       const credited = await recordTransfers(tx, chain, consumer.store, credits);
       result.recorded += credited.recorded;
       for (const owner of credited.owners) result.owners.add(owner);

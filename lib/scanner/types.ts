@@ -69,7 +69,13 @@ export interface TransferStore<Target> {
 export interface BalanceWatch<Target> {
   address: string;
   target: Target;
-  /** Native coin recorded as received there (not dropped), in base units. */
+  /**
+   * Native coin the records explain there at the window's end, in base units: received (not dropped), plus
+   * our gas top-ups into it (any not failed: one may be in the window before the engine marks it included),
+   * minus what our transfers out of it moved and cost up to that block. An upper bound, so our own
+   * transfers are never credited as a payment; a payment arriving beside a top-up still on its way is
+   * credited once that top-up is counted on chain too.
+   */
   recorded: bigint;
 }
 
@@ -90,8 +96,11 @@ export interface ScanConsumer<Target extends { address: string }> {
   /** Whether a transfer of this token (lower-case address) into the target counts. */
   accepts(target: Target, tokenAddress: string): boolean;
   store: TransferStore<Target>;
-  /** For the no-traces fallback: open addresses whose native balance should equal what was recorded. */
-  balanceWatches?(tx: DbOrTx, chain: ChainName, now: Date): Promise<BalanceWatch<Target>[]>;
+  /**
+   * For the no-traces fallback: open addresses whose native balance at `atBlock` (the window's end) should
+   * equal what was recorded, our own top-ups in and transfers out included (N13).
+   */
+  balanceWatches?(tx: DbOrTx, chain: ChainName, now: Date, atBlock: bigint): Promise<BalanceWatch<Target>[]>;
   /** In the poll's transaction, after its writes: settle what changed. */
   onChanged?(tx: DbOrTx, owners: ReadonlySet<string>): Promise<void>;
 }

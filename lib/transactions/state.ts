@@ -37,6 +37,8 @@ export const TRANSFER_PURPOSES = [
   'swap_approve',
   'swap',
   'fulfilment',
+  // An operator's return of funds from a deposit address, approved by a second operator (lib/ledger/recover-deposit.ts).
+  'recovery',
 ] as const;
 export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
 

@@ -203,6 +203,7 @@ describe('the policy table against the code', () => {
       sponsored_sender: true,
       any_address: true,
       self: true,
+      recovery_address: true,
     };
     for (const destination of Object.keys(classes))
       expect(

@@ -23,6 +23,7 @@ import type { DbOrTx } from '@/lib/db/client';
 import {
   charges,
   depositAddresses,
+  depositRecoveries,
   merchantContracts,
   merchantMembers,
   outboundTransfers,
@@ -58,7 +59,9 @@ export type TransferAuthority =
   /** The payer chose the destination on a refund claim link. */
   | { kind: 'payer_claim'; claimId: string }
   /** A job of ours. */
-  | { kind: 'system'; job: SystemJob };
+  | { kind: 'system'; job: SystemJob }
+  /** Two operators: one requested a recovery from a deposit address, another approved it (deposit_recoveries). */
+  | { kind: 'two_operators'; recoveryId: string };
 
 /** Where the value goes, each class verified by the gate. */
 type TransferDestination =
@@ -73,7 +76,9 @@ type TransferDestination =
   | { class: 'swap_router' }
   | { class: 'sponsored_sender' }
   | { class: 'any_address' }
-  | { class: 'self' };
+  | { class: 'self' }
+  /** The address named in an approved recovery request. */
+  | { class: 'recovery_address'; recoveryId: string };
 
 export type DestinationClass = TransferDestination['class'];
 
@@ -117,6 +122,8 @@ export const TRANSFER_POLICY: readonly PolicyRow[] = [
   { purpose: 'swap_approve', authority: 'system:swap', destination: 'swap_router' },
   { purpose: 'swap', authority: 'system:swap', destination: 'swap_router' },
   { purpose: 'cancel', authority: 'system:cancel', destination: 'self' },
+  // Funds the charge does not cover (a wrong token, a swap's leftover) returned from a deposit address by operators.
+  { purpose: 'recovery', authority: 'two_operators', destination: 'recovery_address' },
 ];
 
 /** Every purpose a row may name (the transfer purposes and the reconciler's cancel). */
@@ -150,6 +157,8 @@ export function describeAuthority(authority: TransferAuthority): string {
       return `payer_claim:${authority.claimId}`;
     case 'system':
       return `system:${authority.job}`;
+    case 'two_operators':
+      return `two_operators:${authority.recoveryId}`;
   }
 }
 
@@ -263,6 +272,7 @@ async function verifyDestination(tx: DbOrTx, input: GateInput): Promise<string |
     'owner_approved',
     'sponsored_sender',
     'any_address',
+    'recovery_address',
   ];
   // A value transfer's call must move what it says to whom it says: a caller cannot name the payer and sign a transfer to someone else.
   if (valueClasses.includes(destination.class) && !isPlainTransfer(movement))
@@ -337,6 +347,21 @@ async function verifyDestination(tx: DbOrTx, input: GateInput): Promise<string |
       const authority = authorization.authority;
       if (authority.kind !== 'payer_pin') return 'Only a user’s own PIN sends to any address.';
       return (await isUserWallet(tx, authority.userId, movement.from)) ? undefined : 'A user sends from their own wallet only.';
+    }
+    case 'recovery_address': {
+      // The request row says it all: approved by an operator other than its requester, this deposit, token, amount and address.
+      const authority = authorization.authority;
+      if (authority.kind !== 'two_operators' || authority.recoveryId !== destination.recoveryId)
+        return 'A recovery goes to the address of its own approved request only.';
+      const [recovery] = await tx.select().from(depositRecoveries).where(eq(depositRecoveries.id, destination.recoveryId));
+      if (!recovery || !recovery.approvedBy || recovery.approvedBy === recovery.requestedBy)
+        return 'A recovery needs the approval of a second operator.';
+      if (recovery.chain !== movement.chain || recovery.chargeId !== input.chargeId || !same(recovery.fromAddress, movement.from))
+        return 'A recovery leaves the deposit address of its request only.';
+      if (!same(recovery.toAddress, recipient) || !same(recovery.tokenAddress, movement.spend.token.address))
+        return 'The recipient or token is not the one the operators approved.';
+      if (recovery.amountBaseUnits !== movement.spend.amount) return 'The amount is not the one the operators approved.';
+      return (await isDepositOf(tx, recovery.chargeId, movement.from)) ? undefined : 'A recovery leaves a deposit address only.';
     }
     case 'self': {
       const call = movement.call;

@@ -1,6 +1,6 @@
 /**
  * What the dashboard's Balances page shows: the merchant's service wallet with its balances on the
- * mode's networks, the funds still awaiting refund, and whether (and from when) the viewer may withdraw,
+ * mode's networks, the funds still awaiting refund, the custom tokens it may withdraw too, and whether (and from when) the viewer may withdraw,
  * including the two-factor sign-in a verified merchant's owner needs.
  * Reads only, apart from creating the merchant's wallets the first time (ensureMerchantWallets is a
  * no-op once they exist).
@@ -9,7 +9,8 @@ import 'server-only';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { secondFactorReadiness } from '@/lib/accounts/two-factor/second-factor';
 import { getDb } from '@/lib/db/client';
-import type { ApiKeyMode, MemberRole } from '@/lib/db/schema';
+import { and, eq } from 'drizzle-orm';
+import { merchantTokens, type ApiKeyMode, type MemberRole } from '@/lib/db/schema';
 import { listStrandedFunds, type StrandedFunds } from '@/lib/refunds/stranded-funds';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { withBalances, type WalletWithBalances } from '@/lib/merchants/linked-accounts';
@@ -21,6 +22,8 @@ export interface BalancesPage {
   wallet: WalletWithBalances;
   /** The EVM networks of the mode: what a withdrawal may be made on. */
   evmChains: ChainName[];
+  /** The merchant's custom ERC-20s on those networks: withdrawable like registry tokens. */
+  customTokens: { chain: ChainName; address: string; symbol: string }[];
   stranded: StrandedFunds[];
   canWithdraw: boolean;
   /** A new owner's withdrawals are held until then (null: not held). */
@@ -43,7 +46,7 @@ export async function loadBalancesPage(input: {
   const evmChains = chainsOfMode(input.mode).filter((chain) => CHAINS[chain].family === 'evm');
   const evmWallet = (await ensureMerchantWallets(db, input.merchantId)).find((wallet) => wallet.family === 'evm')!;
   const canWithdraw = roleAllows(input.role, 'funds.withdraw');
-  const [wallet, stranded, heldUntil, twoFactor] = await Promise.all([
+  const [wallet, stranded, heldUntil, twoFactor, custom] = await Promise.all([
     withBalances(evmWallet, evmChains),
     listStrandedFunds({ merchantId: input.merchantId, mode: input.mode }),
     canWithdraw ? withdrawalHeldUntil(db, { merchantId: input.merchantId, userId: input.userId }) : null,
@@ -51,6 +54,14 @@ export async function loadBalancesPage(input: {
     canWithdraw && input.merchantVerified
       ? secondFactorReadiness(input.userId, { mode: input.mode })
       : Promise.resolve({ state: 'not_needed' as const }),
+    db
+      .select({ chain: merchantTokens.chain, address: merchantTokens.address, symbol: merchantTokens.symbol })
+      .from(merchantTokens)
+      .where(and(eq(merchantTokens.merchantId, input.merchantId), eq(merchantTokens.isCustom, true))),
   ]);
-  return { wallet, evmChains, stranded, canWithdraw, heldUntil, twoFactor };
+  const customTokens = custom.flatMap((token) => {
+    const chain = evmChains.find((name) => name === token.chain);
+    return chain ? [{ chain, address: token.address, symbol: token.symbol }] : [];
+  });
+  return { wallet, evmChains, customTokens, stranded, canWithdraw, heldUntil, twoFactor };
 }

@@ -5,6 +5,8 @@
  * recipients of each window among the wallets (by index: the wallets are never all loaded). A transfer
  * re-organised out follows its transaction into the new block, or ends `dropped` after re-checks.
  *
+ * The gas tank is indexed too (its funding, for the ledger's reconciliation of the tank), with no wallet row.
+ *
  * Not indexed: zero-value transfers (address-poisoning spam), tokens outside the registry, our own gas
  * top-ups (the platform's cost, spent at once on the transfer they pay for), and — on an RPC without
  * traces — native coin moved by contracts.
@@ -22,6 +24,7 @@ import { newId } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
 import { observedTransferMachine, type ObservedTransferStatus } from '@/lib/scanner/state';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
+import { gasTankAddress } from '@/lib/transactions/gas-tank';
 import { forgetBalances } from './cached-balance';
 import { statusIs } from '@/lib/db/status-is';
 
@@ -124,10 +127,15 @@ export function openIncomingTransfers(tx: DbOrTx, chain: ChainName) {
   return selectTransfers(tx, and(eq(walletIncomingTransfers.chain, chain), statusIs(walletIncomingTransfers.status, 'pending')));
 }
 
-/** EVM service wallets (users' and merchants') among `recipients` (EIP-55), by lower-case address: wallets_address_idx, batch by batch. */
+/**
+ * EVM service wallets (users' and merchants') among `recipients` (EIP-55), by lower-case address: wallets_address_idx, batch by batch;
+ * and the gas tank, whose funding the ledger needs.
+ */
 async function serviceWalletsAmong(tx: DbOrTx, recipients: string[], batch = LOOKUP_BATCH): Promise<Map<string, ServiceWallet>> {
   const found = new Map<string, ServiceWallet>();
   const unique = [...new Set(recipients)].filter((address) => address !== EVM_NATIVE_TOKEN_ADDRESS);
+  const tank = gasTankAddress();
+  if (unique.some((address) => address.toLowerCase() === tank.toLowerCase())) found.set(tank.toLowerCase(), { address: tank });
   for (let i = 0; i < unique.length; i += batch) {
     for (const row of await serviceWalletsLookup(tx, unique.slice(i, i + batch)))
       found.set(row.address.toLowerCase(), { address: row.address });

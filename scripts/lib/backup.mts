@@ -8,7 +8,7 @@
  * migrations (withAdminDatabase did), checks the backup's newest migration is among them, empties the
  * tables and copies the rows back with triggers and foreign-key checks off (session_replication_role =
  * replica: needs a superuser, which the embedded cluster's user is), then moves each sequence past its
- * column's largest value. The pg-boss queue schema is not included (docs/operations.md, "Backups").
+ * column's largest value, and `deposit_derivation_index` (owned by no column) past the largest derivation index. The pg-boss queue schema is not included (docs/operations.md, "Backups").
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -168,6 +168,11 @@ export async function restoreDatabase(databaseUrl: string, file: string, options
             execute format('select setval(%L, coalesce((select max(%I) from %I), 0) + 1, false)', r.seq, r.col, r.t);
           end loop;
         end $$;`);
+      // A standalone sequence no column owns (N16): deposit keys are derived from it, so it must pass every
+      // restored index, or new charges draw indexes already used and the unique index refuses them.
+      await tx.unsafe(
+        `select setval('deposit_derivation_index', coalesce((select max(derivation_index) from deposit_addresses), -1) + 1, false)`,
+      );
     });
     return { file, tables: header.tables.length, rows };
   } finally {

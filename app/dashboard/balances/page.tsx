@@ -15,7 +15,7 @@ export const metadata: Metadata = { title: 'Balances' };
 export default async function BalancesPage() {
   const { user, membership } = await requireMember({ returnTo: '/dashboard/balances', permission: 'dashboard.view' });
   const mode = await dashboardMode();
-  const { wallet, evmChains, stranded, canWithdraw, heldUntil, twoFactor } = await loadBalancesPage({
+  const { wallet, evmChains, customTokens, stranded, canWithdraw, heldUntil, twoFactor } = await loadBalancesPage({
     merchantId: membership.merchant.id,
     userId: user.id,
     role: membership.role,
@@ -87,12 +87,18 @@ export default async function BalancesPage() {
               ? { state: 'cooling', usableFrom: formatUsableFrom(twoFactor.usableFrom) }
               : { state: twoFactor.state }
           }
-          tokens={evmChains.flatMap((chain) =>
-            CHAINS[chain].tokens.map((token) => ({
-              value: `${chain}:${token.address}`,
-              label: `${token.symbol} on ${CHAINS[chain].displayName}`,
+          tokens={[
+            ...evmChains.flatMap((chain) =>
+              CHAINS[chain].tokens.map((token) => ({
+                value: `${chain}:${token.address}`,
+                label: `${token.symbol} on ${CHAINS[chain].displayName}`,
+              })),
+            ),
+            ...customTokens.map((token) => ({
+              value: `${token.chain}:${token.address}`,
+              label: `${token.symbol} (custom) on ${CHAINS[token.chain].displayName}`,
             })),
-          )}
+          ]}
         />
       ) : (
         <p className="text-sm text-slate-600">Only owners can withdraw (your role: {membership.role}).</p>

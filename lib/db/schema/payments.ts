@@ -36,6 +36,8 @@ export const depositAddresses = pgTable(
     receiveCursor: text('receive_cursor'),
     /** Watched until this time (24 h after the charge expires): late payments are still recorded. */
     watchUntil: timestamp('watch_until', { withTimezone: true, mode: 'date' }).notNull(),
+    /** When the slow pass over every deposit address last read this one's balances (lib/ledger/audit-deposit-addresses.ts). */
+    lastAuditedAt: timestamp('last_audited_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (table) => [
@@ -44,6 +46,8 @@ export const depositAddresses = pgTable(
     uniqueIndex('deposit_addresses_index_idx').on(table.family, table.derivationIndex),
     // The watchers' "what is watched on this chain now": a range over the open addresses, not the table.
     index('deposit_addresses_watch_idx').on(table.chain, table.watchUntil),
+    // The slow pass takes the addresses read longest ago (never read first), a page per run.
+    index('deposit_addresses_audit_idx').on(table.chain, table.lastAuditedAt.asc().nullsFirst()),
   ],
 );
 
