@@ -22,3 +22,4 @@ export * from './oauth';
 export * from './two-factor';
 export * from './platform-settings';
 export * from './step-up-refusals';
+export * from './spending-allowances';
