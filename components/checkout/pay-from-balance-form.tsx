@@ -91,7 +91,7 @@ export function PayFromBalanceForm({
                 onChange={(event) => setApproving(event.target.checked)}
               />
               <span>
-                Approve a spending allowance for {merchantName}: its next purchases up to an amount a day need no PIN.
+                Approve a spending allowance for {merchantName}: its later purchases, up to an amount a day, are paid with one tap.
               </span>
             </label>
             {approving && (
