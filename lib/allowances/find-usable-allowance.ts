@@ -22,7 +22,8 @@ export async function findUsableAllowance(
   const now = input.now ?? new Date();
   const live = await liveAllowancesFor(db, { ...input, now });
   for (const allowance of live) {
-    const remaining = allowance.amountPerDayBaseUnits - (await allowanceSpent(db, { allowanceId: allowance.id, userId: input.userId, now }));
+    const remaining =
+      allowance.amountPerDayBaseUnits - (await allowanceSpent(db, { allowanceId: allowance.id, userId: input.userId, now }));
     if (remaining >= input.charge.totalBaseUnits) return { allowance, remaining };
   }
   return undefined;

@@ -14,11 +14,7 @@ export async function revokeSpendingAllowance(input: { userId: string; allowance
     .update(spendingAllowances)
     .set({ revokedAt: now })
     .where(
-      and(
-        eq(spendingAllowances.id, input.allowanceId),
-        eq(spendingAllowances.userId, input.userId),
-        isNull(spendingAllowances.revokedAt),
-      ),
+      and(eq(spendingAllowances.id, input.allowanceId), eq(spendingAllowances.userId, input.userId), isNull(spendingAllowances.revokedAt)),
     )
     .returning({ id: spendingAllowances.id });
   if (!revoked.length) throw new AppError('not_found', 'No such spending allowance: it may be revoked already.');

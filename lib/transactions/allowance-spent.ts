@@ -23,7 +23,10 @@ export async function allowanceSpent(tx: DbOrTx, input: { allowanceId: string; u
     .from(outboundTransfers)
     .where(
       and(
-        inArray(outboundTransfers.fromAddress, tx.select({ address: wallets.address }).from(wallets).where(eq(wallets.userId, input.userId))),
+        inArray(
+          outboundTransfers.fromAddress,
+          tx.select({ address: wallets.address }).from(wallets).where(eq(wallets.userId, input.userId)),
+        ),
         eq(outboundTransfers.authority, allowanceAuthority(input.allowanceId, input.userId)),
         ne(outboundTransfers.status, 'failed'),
         gt(outboundTransfers.createdAt, since),

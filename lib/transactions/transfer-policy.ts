@@ -269,7 +269,8 @@ async function verifyAllowance(
   if (allowance.chain !== movement.chain || !same(allowance.tokenAddress, movement.spend.token.address))
     return 'The spending allowance is for another token.';
   const spent = await allowanceSpent(tx, { allowanceId: allowance.id, userId: allowance.userId, now });
-  if (spent + movement.spend.amount > allowance.amountPerDayBaseUnits) return 'The purchase is above what is left of the spending allowance today.';
+  if (spent + movement.spend.amount > allowance.amountPerDayBaseUnits)
+    return 'The purchase is above what is left of the spending allowance today.';
   return undefined;
 }
 
