@@ -9,7 +9,7 @@ import type { DbOrTx } from '@/lib/db/client';
 import { spendingAllowances, type ChargeRow, type SpendingAllowanceRow } from '@/lib/db/schema';
 import { allowanceSpent } from '@/lib/transactions/allowance-spent';
 
-export interface UsableAllowance {
+interface UsableAllowance {
   allowance: SpendingAllowanceRow;
   /** What is left of the last 24 hours before this charge. */
   remaining: bigint;

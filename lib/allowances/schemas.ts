@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 /** The longest an allowance may run: a forgotten one ends on its own. */
-export const MAX_ALLOWANCE_DAYS = 90;
+const MAX_ALLOWANCE_DAYS = 90;
 
 export const approveAllowanceSchema = z
   .object({

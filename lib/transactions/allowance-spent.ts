@@ -8,7 +8,7 @@ import type { DbOrTx } from '@/lib/db/client';
 import { outboundTransfers, wallets } from '@/lib/db/schema';
 
 /** The window "per day" means: a rolling 24 hours, so no midnight lets twice the amount through. */
-export const ALLOWANCE_WINDOW_MS = 24 * 60 * 60 * 1000;
+const ALLOWANCE_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** How a payment under an allowance is written on its transfer (outbound_transfers.authority). */
 export function allowanceAuthority(allowanceId: string, userId: string): string {
