@@ -14,6 +14,7 @@ import { newId } from '@/lib/ids';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { payFromBalance, signBalancePayment } from '@/lib/payments/pay-from-balance';
 import { pollChain } from '@/lib/payments/poll-chain';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { allowanceAuthority, allowanceSpent } from '@/lib/transactions/allowance-spent';
 import { authorizeTransfer } from '@/lib/transactions/transfer-policy';
 import { listWallets } from '@/lib/wallets/list-wallets';
@@ -210,6 +211,32 @@ describe('paying under a spending allowance', () => {
     expect(await appError(revokeSpendingAllowance({ userId: player.userId, allowanceId: allowance.id }))).toMatchObject({
       code: 'not_found',
     });
+  });
+});
+
+describe('a payment under an allowance that fails', () => {
+  it('gives its amount back to the day and no longer marks the charge paid under the allowance', async () => {
+    const player = await fundedPlayer();
+    const allowance = await approve(player.userId, '5');
+    const { chargeId } = await usdcCharge('4');
+    const signed = await signBalancePayment({ userId: player.userId, chargeId, allowanceId: allowance.id });
+    expect((await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.allowanceId).toBe(allowance.id);
+    expect(await allowanceSpent(getDb(), { allowanceId: allowance.id, userId: player.userId })).toBe(4_000_000n);
+    // Before it is broadcast, the wallet's nonce is used by another transaction: the payment can never land.
+    const chain = client();
+    await chain.request({ method: 'anvil_impersonateAccount' as never, params: [player.address] as never });
+    const other = await chain.request({
+      method: 'eth_sendTransaction' as never,
+      params: [{ from: player.address, to: player.address, value: '0x0' }] as never,
+    });
+    await chain.waitForTransactionReceipt({ hash: other as Hex });
+    await chain.request({ method: 'anvil_stopImpersonatingAccount' as never, params: [player.address] as never });
+    await reconcileDueTransfers({ ignoreSchedule: true });
+    await reconcileDueTransfers({ ignoreSchedule: true });
+    const [transfer] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, signed.transferId));
+    expect(transfer!.status).toBe('failed');
+    expect((await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.allowanceId).toBeNull();
+    expect(await allowanceSpent(getDb(), { allowanceId: allowance.id, userId: player.userId })).toBe(0n);
   });
 });
 
