@@ -1,9 +1,10 @@
 /**
  * What each purpose does when one of its transfers ends, run by the reconciler in the transaction that
  * records the end (so it happens exactly once): a failed balance payment is reported to the merchant
- * (`payment.failed`, the charge stays payable, no longer marked paid under an allowance); a swap's outcome is recorded on its execution and the
- * charge's timeline; a refund's on the refund, with its webhook; a fulfilment's contract call on the
- * fulfilment (lib/contracts/), with its webhook. Other purposes read their transfer's status directly.
+ * (`payment.failed`, the charge stays payable, no longer marked paid under an allowance); a swap's outcome
+ * is recorded on its execution and the charge's timeline; a refund's on the refund, with its webhook; a
+ * fulfilment's contract call on the fulfilment (lib/contracts/), with its webhook. Other purposes read their
+ * transfer's status directly.
  *
  * The table lives here, above the domains, so the transfer engine below them imports none of them.
  */
