@@ -31,6 +31,7 @@ export const TIERS = [
       'merchants',
       'api-keys',
       'charges',
+      'allowances',
       'payments',
       'onramp',
       'swap',

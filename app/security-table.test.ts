@@ -692,6 +692,11 @@ const ACTIONS: Record<string, Row> = {
     },
   ),
   'app/(account)/wallet/send/actions.ts#sendAction': actionRow(send, 'sendAction', {}),
+  'app/(account)/wallet/allowances/actions.ts#revokeAllowanceAction': actionRow(
+    () => import('./(account)/wallet/allowances/actions'),
+    'revokeAllowanceAction',
+    { scopeNa: 'revokes only the signed-in user’s own allowance: another’s id is not_found (lib/allowances/spending-allowance.test.ts)' },
+  ),
   'app/invitations/[token]/actions.ts#acceptInvitationAction': actionRow(
     () => import('./invitations/[token]/actions'),
     'acceptInvitationAction',

@@ -70,6 +70,7 @@ export const ID_PREFIXES = {
   oauthApp: 'cpapp',
   oauthPaymentRequest: 'opr',
   oauthSigningKey: 'sk',
+  spendingAllowance: 'alw',
   // The sandbox provider plays an outside provider, whose ids are its own.
   sandboxSession: 'sps',
   sandboxWebhookEvent: 'evt',

@@ -1,12 +1,16 @@
 'use client';
 
-import { useActionState } from 'react';
+import { useActionState, useState } from 'react';
 import { payFromBalanceAction, type PayState } from '@/app/checkout/[chargeId]/actions';
-import { PinField } from '@/components/account/pin-fields';
+import { errorFor, PinField } from '@/components/account/pin-fields';
+import { Field } from '@/components/ui/field';
 import { Amount } from '@/components/ui/amount';
 import { Button } from '@/components/ui/button';
 import { CopyButton } from '@/components/ui/copy-button';
 import { formatExactTokenAmount, formatTokenAmount } from '@/lib/format-amount';
+
+/** The fields an error may name (lib/allowances/approve-spending-allowance.ts names amountPerDay and days). */
+const FIELDS = ['pin', 'amountPerDay', 'days'] as const;
 
 export function PayFromBalanceForm({
   chargeId,
@@ -14,6 +18,8 @@ export function PayFromBalanceForm({
   symbol,
   balance,
   enough,
+  merchantName,
+  allowance,
   topUp,
 }: {
   chargeId: string;
@@ -22,17 +28,31 @@ export function PayFromBalanceForm({
   symbol: string;
   balance: string;
   enough: boolean;
+  merchantName: string;
+  /** The buyer's spending allowance for this merchant covers the charge: one tap, no PIN (exact decimal texts). */
+  allowance: { left: string; perDay: string } | null;
   /** How to add what is missing: send it to the consumer's own service wallet (or buy it, when a provider serves the buyer). */
   topUp: { shortfall: string; chainName: string; walletAddress: string; onrampUrl: string | null };
 }) {
   const [state, action, pending] = useActionState<PayState, FormData>(payFromBalanceAction, {});
+  const [approving, setApproving] = useState(false);
   if (state.txHash) {
     return (
-      <p role="status" className="text-sm text-slate-700">
-        Payment sent. Waiting for the network… <span className="break-all font-mono text-xs">{state.txHash}</span>
-      </p>
+      <div role="status" className="flex flex-col gap-1 text-sm text-slate-700">
+        <p>
+          Payment sent. Waiting for the network… <span className="break-all font-mono text-xs">{state.txHash}</span>
+        </p>
+        {state.allowanceApproved && (
+          <p data-testid="allowance-approved">
+            Spending allowance approved: your next purchases from {merchantName} within it need no PIN. See or revoke it under Wallet →
+            Allowances.
+          </p>
+        )}
+      </div>
     );
   }
+  // One tap while the allowance covers the charge; the PIN once the server says it does not (step_up_required).
+  const oneTap = allowance !== null && state.error?.code !== 'step_up_required';
   const shown = formatTokenAmount(total, symbol);
   const exact = formatExactTokenAmount(total, symbol);
   return (
@@ -41,9 +61,62 @@ export function PayFromBalanceForm({
       <p className="text-sm text-slate-600">
         Your balance: <Amount value={balance} symbol={symbol} className="font-mono" testId="balance" />
       </p>
-      {enough ? (
+      {enough && oneTap && allowance ? (
         <>
-          <PinField label="PIN" name="pin" error={state.error?.message} />
+          <p className="text-sm text-slate-700" data-testid="allowance-one-tap">
+            Within your spending allowance for {merchantName}: <Amount value={allowance.left} symbol={symbol} /> left today (of{' '}
+            <Amount value={allowance.perDay} symbol={symbol} /> a day). No PIN needed.
+          </p>
+          {state.error && (
+            <p role="alert" className="text-sm text-rose-700">
+              {state.error.message}
+            </p>
+          )}
+          <Button type="submit" disabled={pending}>
+            {pending ? 'Paying…' : `Pay ${shown}`}
+          </Button>
+          {shown !== exact && <p className="text-xs text-slate-500">Exactly {exact} is sent.</p>}
+        </>
+      ) : enough ? (
+        <>
+          <PinField label="PIN" name="pin" error={errorFor(state, 'pin', FIELDS)} />
+          <fieldset className="flex flex-col gap-2 rounded-lg border border-slate-200 p-3 text-sm">
+            <legend className="px-1 text-slate-700">One-tap purchases</legend>
+            <label className="flex items-start gap-2">
+              <input
+                type="checkbox"
+                name="approveAllowance"
+                className="mt-1"
+                checked={approving}
+                onChange={(event) => setApproving(event.target.checked)}
+              />
+              <span>
+                Approve a spending allowance for {merchantName}: its later purchases, up to an amount a day, are paid with one tap.
+              </span>
+            </label>
+            {approving && (
+              <div className="grid grid-cols-2 gap-2">
+                <Field
+                  label={`${symbol} per day`}
+                  name="amountPerDay"
+                  inputMode="decimal"
+                  defaultValue={state.values?.amountPerDay || total}
+                  error={errorFor(state, 'amountPerDay', FIELDS)}
+                  required
+                />
+                <Field
+                  label="For days (1–90)"
+                  name="allowanceDays"
+                  type="number"
+                  min={1}
+                  max={90}
+                  defaultValue={state.values?.allowanceDays || '30'}
+                  error={errorFor(state, 'days', FIELDS)}
+                  required
+                />
+              </div>
+            )}
+          </fieldset>
           <Button type="submit" disabled={pending}>
             {pending ? 'Paying…' : `Pay ${shown}`}
           </Button>

@@ -81,6 +81,12 @@ export function ChargeDetails({ details }: { details: DashboardCharge }) {
               ? 'Your service wallet'
               : `${charge.toAddress} (${charge.destination.replace('_', ' ')})`}
           </dd>
+          {charge.allowanceId && (
+            <>
+              <dt className="text-slate-500">Paid with</dt>
+              <dd data-testid="charge-paid-under-allowance">One tap, under the buyer’s spending allowance for you</dd>
+            </>
+          )}
           <dt className="text-slate-500">Created</dt>
           <dd>{formatUtc(charge.createdAt)}</dd>
           <dt className="text-slate-500">Expires</dt>

@@ -16,11 +16,14 @@ export function ConfirmPaymentForm({
   charge,
   email,
   isPopup,
+  allowance,
 }: {
   request: PaymentRequestForUser;
   charge: CheckoutView;
   email: string;
   isPopup: boolean;
+  /** The user's spending allowance for the merchant covers the charge: one tap, no PIN (exact decimal texts). */
+  allowance: { left: string; perDay: string } | null;
 }) {
   const [state, action, pending] = useActionState<ConfirmPaymentState, FormData>(confirmPaymentRequestAction, {});
   const outcome = state.outcome ?? (request.status === 'confirmed' ? { kind: 'paid' as const, txHash: request.txHash ?? '' } : undefined);
@@ -92,10 +95,26 @@ export function ConfirmPaymentForm({
       </ul>
       <form action={action} className="flex flex-col gap-3" noValidate>
         <input type="hidden" name="requestId" value={request.id} />
-        <p className="text-sm text-slate-600">
-          Paid from your Chargeport balance. Type your PIN here, on Chargeport — never in a game or app.
-        </p>
-        <PinField label="PIN" name="pin" error={state.error?.message} autoFocus />
+        {allowance && state.error?.code !== 'step_up_required' ? (
+          <>
+            <p className="text-sm text-slate-600" data-testid="allowance-one-tap">
+              Paid from your Chargeport balance, within your spending allowance for {charge.merchantName}: {allowance.left}{' '}
+              {charge.token.symbol} left today (of {allowance.perDay} a day). No PIN needed.
+            </p>
+            {state.error && (
+              <p role="alert" className="text-sm text-rose-700">
+                {state.error.message}
+              </p>
+            )}
+          </>
+        ) : (
+          <>
+            <p className="text-sm text-slate-600">
+              Paid from your Chargeport balance. Type your PIN here, on Chargeport — never in a game or app.
+            </p>
+            <PinField label="PIN" name="pin" error={state.error?.message} autoFocus />
+          </>
+        )}
         <div className="flex flex-wrap justify-end gap-2">
           <Button type="submit" name="decision" value="decline" variant="secondary" disabled={pending}>
             Decline

@@ -23,7 +23,9 @@ export type SecurityChange =
   | { kind: 'recovery_codes_renewed' }
   | { kind: 'pin_set' }
   | { kind: 'pin_changed' }
-  | { kind: 'pin_reset' };
+  | { kind: 'pin_reset' }
+  /** A merchant may now be paid without the PIN, within a budget (lib/allowances/). */
+  | { kind: 'allowance_approved'; merchantName: string; perDay: string; until: string };
 
 function describe(change: SecurityChange): { subject: string; what: string } {
   switch (change.kind) {
@@ -41,6 +43,11 @@ function describe(change: SecurityChange): { subject: string; what: string } {
       return { subject: 'your PIN was set', what: 'A PIN was set for your account.' };
     case 'pin_changed':
       return { subject: 'your PIN was changed', what: 'Your PIN was changed. Your other sessions were signed out.' };
+    case 'allowance_approved':
+      return {
+        subject: `one-tap purchases from ${change.merchantName}`,
+        what: `A spending allowance was approved: ${change.merchantName} may be paid from your balance without your PIN, up to ${change.perDay} in any 24 hours, until ${change.until}. See or revoke it at ${env().APP_URL}/wallet/allowances.`,
+      };
     case 'pin_reset':
       return {
         subject: 'your PIN was reset',

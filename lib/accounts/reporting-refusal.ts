@@ -50,6 +50,7 @@ export const STEP_UP_ACTIONS = {
   recovery_codes_renew: 'renew the recovery codes',
   wallet_send: 'send funds from your wallet',
   balance_payment: 'pay a charge from your balance',
+  spending_allowance: 'approve a spending allowance for a merchant',
   held_funds_swap: 'swap funds held for a payment',
 } as const;
 

@@ -48,7 +48,8 @@ export async function verifyStepUp(input: StepUpCheck & { attempt: StepUpAttempt
 
 /**
  * A PIN-only confirmation of the user's own money move (a wallet send, a balance payment, a swap of held
- * funds): verifyPin, its refusals reported like every step-up's.
+ * funds, approving a spending allowance): verifyPin, its refusals reported like every step-up's. A balance
+ * payment within a spending allowance needs none (lib/allowances/, ADR 0034; the transfer gate checks it).
  */
 export async function verifyPinStepUp(input: {
   userId: string;

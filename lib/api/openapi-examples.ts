@@ -62,6 +62,7 @@ export function exampleCharge(overrides: Partial<ChargeResource> = {}): ChargeRe
     cancelUrl: 'https://game.example/cancel',
     metadata: { orderId: '1001' },
     pricing: null,
+    paidUnderAllowance: false,
     paymentUrl: `https://pay.example.com/checkout/${CHARGE_ID}`,
     expiresAt: '2026-03-01T13:00:00.000Z',
     createdAt: CREATED,

@@ -109,6 +109,7 @@ async function buildCharge({ ctx, input }: { ctx: ApiContext; input: CreateCharg
     metadata: chargeData.metadata ?? {},
     pricing,
     status: 'pending',
+    allowanceId: null,
     expiresAt,
     createdAt: now,
     updatedAt: now,

@@ -230,6 +230,10 @@ export const chargeSchema = z
     cancelUrl: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
     pricing: chargePricingSchema.nullable().meta({ description: 'Set when the charge was priced in US dollars (`chargeData.pricing`).' }),
+    paidUnderAllowance: z.boolean().meta({
+      description:
+        "true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27.",
+    }),
     paymentUrl: z
       .url()
       .meta({ description: 'The hosted checkout of the charge.', example: 'https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG' }),

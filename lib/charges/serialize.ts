@@ -37,6 +37,7 @@ export function serializeCharge(row: ChargeRow, events?: readonly ChargeEventRow
     cancelUrl: row.cancelUrl,
     metadata: row.metadata,
     pricing: row.pricing,
+    paidUnderAllowance: row.allowanceId !== null,
     paymentUrl: paymentUrlFor(row.id),
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),

@@ -1,7 +1,8 @@
 /**
  * In-app pay through the API an app calls with its access token, against real PostgreSQL and the
  * local Polygon node: tokens pay only their merchant's charges, need the `payments` scope, never pay
- * without the PIN, and the PIN-confirmed payment goes through the checkout's exactly-once path.
+ * without the PIN (or a spending allowance the user approved with it), and the confirmed payment goes through
+ * the checkout's exactly-once path.
  */
 import { eq } from 'drizzle-orm';
 import type { Hex } from 'viem';
@@ -19,6 +20,7 @@ import { callRoute, createTestCharge, newMerchant, type TestMerchant } from '@/t
 import { GET as balancesRoute } from '@/app/api/oauth/balances/route';
 import { GET as getRequestRoute } from '@/app/api/oauth/payment-requests/[requestId]/route';
 import { POST as createRequestRoute } from '@/app/api/oauth/payment-requests/route';
+import { approveSpendingAllowance } from '@/lib/allowances/approve-spending-allowance';
 import { registerOAuthApp } from './register-oauth-app';
 import { confirmPaymentRequest, declinePaymentRequest, findPaymentRequestByCode, normaliseUserCode } from './payment-requests';
 import { getProvider } from './provider';
@@ -154,6 +156,30 @@ describe('the in-app pay API', () => {
     const strangerToken = await accessToken({ userId: stranger.userId, clientId, scope: 'openid payments' });
     const hidden = await callRoute(getRequestRoute, { method: 'GET', headers: bearer(strangerToken), params: { requestId: request.id } });
     expect(hidden.status).toBe(404);
+  });
+
+  it('without the PIN only within a spending allowance for the app’s merchant (one tap on /oauth/pay), else step_up_required', async () => {
+    const player = await consumer({ funded: true });
+    const token = await accessToken({ userId: player.userId, clientId, scope: 'openid payments' });
+    const request = async (amount: string) =>
+      (await callRoute(createRequestRoute, { headers: bearer(token), body: { chargeId: await usdcCharge(merchant, amount) } })).json.data;
+    const first = await request('1');
+    await expect(confirmPaymentRequest({ requestId: first.id, userId: player.userId })).rejects.toMatchObject({ code: 'step_up_required' });
+    await approveSpendingAllowance({
+      userId: player.userId,
+      chargeId: first.chargeId,
+      pin: PIN,
+      allowance: { amountPerDay: '2', days: '7' },
+    });
+    const { txHash } = await confirmPaymentRequest({ requestId: first.id, userId: player.userId });
+    const [transfer] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, first.chargeId));
+    expect(transfer).toMatchObject({ txHash, authority: expect.stringMatching(/^payer_allowance:alw_/) });
+    // 1 of 2 left: a 1.5 purchase needs the PIN again.
+    const second = await request('1.5');
+    await expect(confirmPaymentRequest({ requestId: second.id, userId: player.userId })).rejects.toMatchObject({
+      code: 'step_up_required',
+    });
+    expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, second.chargeId))).toHaveLength(0);
   });
 
   it('a declined request cannot be paid afterwards', async () => {

@@ -12,7 +12,8 @@
  *     row lock, one live balance payment per charge, signed and recorded before broadcast).
  *  4. The app polls GET /api/oauth/payment-requests/{id} until the charge succeeds.
  *
- * A token alone can never move money: the PIN is checked on step 3, by the user, on our page.
+ * A token alone can never move money: the PIN is checked on step 3, by the user, on our page — or the
+ * user taps Pay there within a spending allowance they approved for this merchant with the PIN (ADR 0034).
  */
 import 'server-only';
 import { and, eq, gt, inArray } from 'drizzle-orm';
@@ -196,12 +197,14 @@ export async function findPaymentRequestByCode(
 }
 
 /**
- * The user confirms with the PIN: the charge is paid from their balance by the checkout's own path.
+ * The user confirms with the PIN — or with one tap within a spending allowance for the merchant (no `pin`;
+ * payFromBalance refuses with step_up_required when none covers it): the charge is paid from their
+ * balance by the checkout's own path.
  * A wrong PIN leaves the request pending (the PIN's own lockout applies); a repeat after success
  * returns the same transfer (payFromBalance is idempotent for the same payer).
  */
 export async function confirmPaymentRequest(
-  input: { requestId: string; userId: string; pin: string },
+  input: { requestId: string; userId: string; pin?: string },
   now = new Date(),
 ): Promise<{ txHash: string }> {
   const request = await requestOfUser(input.requestId, input.userId);

@@ -1,5 +1,7 @@
 /**
- * Pay a charge from the consumer's service wallet (the spec's main method), authorised by the PIN.
+ * Pay a charge from the consumer's service wallet (the spec's main method), authorised by the PIN — or,
+ * without it, by a spending allowance the consumer approved for the charge's merchant (lib/allowances/,
+ * ADR 0034; the transfer gate checks it under its lock).
  *
  * Exactly once, whatever races (double click, two tabs, a retry after a timeout):
  *  - the charge row is locked and must be `pending`;
@@ -27,15 +29,21 @@ import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepa
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
 import { openWalletKey } from '@/lib/keyring/envelope';
+import { allowanceForPayment, pinNeededWhenRefused } from '@/lib/allowances/allowance-for-payment';
+import { recordAllowanceUse } from '@/lib/allowances/record-allowance-use';
 
 export interface BalancePayment {
   transferId: string;
   txHash: string;
 }
 
-export async function payFromBalance(input: { userId: string; chargeId: string; pin: string }): Promise<BalancePayment> {
-  await verifyPinStepUp({ userId: input.userId, pin: input.pin, attempt: { action: 'balance_payment' } });
-  const signed = await signBalancePayment(input);
+export async function payFromBalance(input: { userId: string; chargeId: string; pin?: string }): Promise<BalancePayment> {
+  // No PIN: only within a spending allowance (else 403 step_up_required, and the form asks for the PIN).
+  const allowanceId = input.pin === undefined ? await allowanceForPayment(input) : undefined;
+  if (input.pin !== undefined) await verifyPinStepUp({ userId: input.userId, pin: input.pin, attempt: { action: 'balance_payment' } });
+  const signed = await signBalancePayment({ ...input, allowanceId }).catch((error: unknown) => {
+    throw allowanceId ? pinNeededWhenRefused(error) : error;
+  });
   if (signed.isNew) await submitTransfer(signed.recorded);
   return { transferId: signed.transferId, txHash: signed.txHash };
 }
@@ -44,6 +52,7 @@ export async function payFromBalance(input: { userId: string; chargeId: string; 
 export async function signBalancePayment(input: {
   userId: string;
   chargeId: string;
+  allowanceId?: string;
 }): Promise<BalancePayment & { isNew: boolean; recorded: RecordedTransfer }> {
   // Outside any transaction: the checks a request can fail fast on, and the chain reads (no RPC call waits under a lock).
   const checked = await checkPayable(getDb(), input);
@@ -67,12 +76,18 @@ export async function signBalancePayment(input: {
       prepared,
       signer: accountFromKey(openWalletKey(wallet)),
       purpose: 'balance_payment',
-      authorization: { authority: { kind: 'payer_pin', userId: input.userId }, destination: { class: 'charge_deposit' } },
+      authorization: {
+        authority: input.allowanceId
+          ? { kind: 'payer_allowance', userId: input.userId, allowanceId: input.allowanceId }
+          : { kind: 'payer_pin', userId: input.userId },
+        destination: { class: 'charge_deposit' },
+      },
       chargeId: charge.id,
       gasSponsor: { userId: input.userId },
       senderLabel: 'Your wallet',
     });
     const { id: transferId, txHash } = recorded.transfer;
+    await recordAllowanceUse(tx, { chargeId: charge.id, allowanceId: input.allowanceId ?? null });
     await recordChargeEvent(tx, {
       chargeId: charge.id,
       fromStatus: locked.charge.status,

@@ -29,6 +29,7 @@ import {
   outboundTransfers,
   payments,
   refunds,
+  spendingAllowances,
   wallets,
 } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
@@ -36,6 +37,7 @@ import { log } from '@/lib/log';
 import { configuredSwapPairs } from '@/lib/chains/swap-pairs';
 import { uniswapV2Router02Abi } from '@/lib/chains/uniswap-v2-router';
 import { TRANSFER_PURPOSES, type TransferPurpose } from './state';
+import { allowanceAuthority, allowanceSpent } from './allowance-spent';
 import { TOKEN_MOVING_SELECTORS } from './token-moving-selectors';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -50,6 +52,12 @@ type SystemJob = (typeof SYSTEM_JOBS)[number];
 export type TransferAuthority =
   /** A consumer confirmed with their PIN (or a passkey step-up) on our page. */
   | { kind: 'payer_pin'; userId: string }
+  /**
+   * A consumer's one tap under a spending allowance they approved with their PIN (ADR 0034): the gate
+   * checks the allowance under its lock — the user's, live, for this charge's merchant, chain and token,
+   * and the last 24 hours' payments under it plus this one within its amount per day.
+   */
+  | { kind: 'payer_allowance'; userId: string; allowanceId: string }
   /** An owner of the merchant confirmed with step-up (the gate checks they are an owner). */
   | { kind: 'owner_step_up'; userId: string; merchantId: string }
   /** A dashboard member with the needed permission (the gate checks they are a member). */
@@ -106,6 +114,8 @@ export interface PolicyRow {
 
 export const TRANSFER_POLICY: readonly PolicyRow[] = [
   { purpose: 'balance_payment', authority: 'payer_pin', destination: 'charge_deposit' },
+  // One tap within a spending allowance: a charge's deposit only — never a send, a withdrawal or a refund (ADR 0034).
+  { purpose: 'balance_payment', authority: 'payer_allowance', destination: 'charge_deposit' },
   // A card order below the provider's minimum delivered to the buyer's wallet pays its charge (ADR 0019).
   { purpose: 'balance_payment', authority: 'system:order_delivery', destination: 'charge_deposit' },
   { purpose: 'wallet_send', authority: 'payer_pin', destination: 'any_address' },
@@ -147,6 +157,8 @@ export function describeAuthority(authority: TransferAuthority): string {
   switch (authority.kind) {
     case 'payer_pin':
       return `payer_pin:${authority.userId}`;
+    case 'payer_allowance':
+      return allowanceAuthority(authority.allowanceId, authority.userId);
     case 'owner_step_up':
       return `owner_step_up:${authority.userId}@${authority.merchantId}`;
     case 'member':
@@ -227,7 +239,8 @@ async function chargeOf(tx: DbOrTx, chargeId: string | null | undefined) {
 }
 
 /** What the database says about the authority itself. Returns why it is refused, or undefined. */
-async function verifyAuthority(tx: DbOrTx, { authorization, chargeId }: GateInput): Promise<string | undefined> {
+async function verifyAuthority(tx: DbOrTx, input: GateInput): Promise<string | undefined> {
+  const { authorization, chargeId } = input;
   const authority = authorization.authority;
   if (authority.kind === 'owner_step_up' || authority.kind === 'member') {
     const [member] = await tx
@@ -241,6 +254,32 @@ async function verifyAuthority(tx: DbOrTx, { authorization, chargeId }: GateInpu
     const charge = await chargeOf(tx, chargeId);
     if (!charge || charge.merchantId !== authority.merchantId) return 'The charge is not this merchant’s.';
   }
+  if (authority.kind === 'payer_allowance') return verifyAllowance(tx, authority, input);
+  return undefined;
+}
+
+/**
+ * The allowance, read under its row lock (held to the end of the recording transaction): a second purchase
+ * under it waits here until the first is recorded or rolled back, then counts it — two purchases can never
+ * both fit in the last of the budget, whatever locks the caller holds.
+ */
+async function verifyAllowance(
+  tx: DbOrTx,
+  authority: { userId: string; allowanceId: string },
+  { prepared: movement, chargeId }: GateInput,
+): Promise<string | undefined> {
+  const [allowance] = await tx.select().from(spendingAllowances).where(eq(spendingAllowances.id, authority.allowanceId)).for('update');
+  if (!allowance || allowance.userId !== authority.userId) return 'No such spending allowance of this user.';
+  const now = new Date();
+  if (allowance.revokedAt) return 'The spending allowance was revoked.';
+  if (allowance.expiresAt <= now) return 'The spending allowance has expired.';
+  const charge = await chargeOf(tx, chargeId);
+  if (!charge || charge.merchantId !== allowance.merchantId) return 'The spending allowance is for another merchant’s charges.';
+  if (allowance.chain !== movement.chain || !same(allowance.tokenAddress, movement.spend.token.address))
+    return 'The spending allowance is for another token.';
+  const spent = await allowanceSpent(tx, { allowanceId: allowance.id, userId: allowance.userId, now });
+  if (spent + movement.spend.amount > allowance.amountPerDayBaseUnits)
+    return 'The purchase is above what is left of the spending allowance today.';
   return undefined;
 }
 
@@ -284,7 +323,7 @@ async function verifyDestination(tx: DbOrTx, input: GateInput): Promise<string |
       if (!charge || charge.chain !== movement.chain) return 'A payment goes to a charge on its own network.';
       const [deposit] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, charge.id));
       if (!same(deposit?.address, recipient)) return 'A payment goes to its charge’s deposit address only.';
-      if (input.authorization.authority.kind === 'payer_pin') {
+      if (input.authorization.authority.kind === 'payer_pin' || input.authorization.authority.kind === 'payer_allowance') {
         if (!(await isUserWallet(tx, input.authorization.authority.userId, movement.from)))
           return 'A payer pays from their own wallet only.';
       } else if (!(await isAnyUserWallet(tx, movement.from))) return 'An order pays from the buyer’s wallet only.';

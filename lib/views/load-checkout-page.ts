@@ -3,6 +3,7 @@
  * ways to pay on offer now (and the one suggested first), the buyer's balance and PIN state, the card
  * providers for the buyer's country. The page (app/checkout/[chargeId]/page.tsx) only renders this.
  */
+import { checkoutAllowance, type CheckoutAllowance } from '@/lib/allowances/checkout-allowance';
 import 'server-only';
 import QRCode from 'qrcode';
 import { pinStatus } from '@/lib/accounts/pin-status';
@@ -42,6 +43,8 @@ type BalanceOffer =
       walletAddress: string;
       /** The on-ramp for the shortfall: only when a card provider serves the buyer here. */
       onrampUrl: string | null;
+      /** A spending allowance for this merchant covers the charge: it is paid with one tap, no PIN (ADR 0034). */
+      allowance: CheckoutAllowance | null;
     };
 
 export interface CheckoutPage {
@@ -170,6 +173,7 @@ export async function loadCheckoutPage(input: {
         onrampUrl: canBuyWithCard
           ? `/onramp?${new URLSearchParams({ chain: view.chain, token: view.token.symbol, wallet: evm.address, wallet_label: 'Your Chargeport wallet' })}`
           : null,
+        allowance: await checkoutAllowance({ userId: user.id, chargeId: view.id }),
       };
     }
   }

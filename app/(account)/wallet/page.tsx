@@ -77,6 +77,12 @@ export default async function WalletHomePage({ searchParams }: { searchParams: P
           </section>
         );
       })}
+      <p className="text-sm text-slate-600">
+        <Link href="/wallet/allowances" className="font-semibold text-brand-700 underline underline-offset-4">
+          Spending allowances
+        </Link>{' '}
+        — merchants you let charge you with one tap, no PIN, up to an amount a day.
+      </p>
     </div>
   );
 }

@@ -6,16 +6,38 @@ import { isAppError } from '@/lib/errors';
 import { cancelChargeByConsumer } from '@/lib/charges/cancel-charge';
 import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
+import { approveSpendingAllowance } from '@/lib/allowances/approve-spending-allowance';
 
 export interface PayState extends FormState {
   txHash?: string;
+  /** A spending allowance was approved with this payment's PIN. */
+  allowanceApproved?: boolean;
 }
 
-/** The checkout's "Pay from balance": same verb as POST /api/charges/{id}/pay. */
-export const payFromBalanceAction = userAction<PayState>({}, async ({ user }, { form }) => {
-  const { txHash } = await payFromBalance({ userId: user.id, chargeId: String(form.get('chargeId')), pin: formField(form, 'pin') });
-  return { txHash };
-});
+/**
+ * The checkout's "Pay from balance": same verb as POST /api/charges/{id}/pay. Without a PIN (the one-tap
+ * button) it pays only within a spending allowance for the charge's merchant, else answers
+ * step_up_required and the form asks for the PIN. With the PIN and "Approve a spending allowance" ticked,
+ * the allowance is approved first (its fields checked before anything moves), then the charge is paid.
+ */
+export const payFromBalanceAction = userAction<PayState>(
+  { values: (form) => ({ amountPerDay: formField(form, 'amountPerDay'), allowanceDays: formField(form, 'allowanceDays') }) },
+  async ({ user }, { form }) => {
+    const chargeId = String(form.get('chargeId'));
+    const pin = form.has('pin') ? formField(form, 'pin') : undefined;
+    const approve = pin !== undefined && form.get('approveAllowance') === 'on';
+    if (approve) {
+      await approveSpendingAllowance({
+        userId: user.id,
+        chargeId,
+        pin,
+        allowance: { amountPerDay: formField(form, 'amountPerDay'), days: formField(form, 'allowanceDays') },
+      });
+    }
+    const { txHash } = await payFromBalance({ userId: user.id, chargeId, pin });
+    return { txHash, allowanceApproved: approve };
+  },
+);
 
 /**
  * The checkout's Cancel: cancels the pending charge, then returns to the merchant's cancelUrl. In the

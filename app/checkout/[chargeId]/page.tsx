@@ -281,6 +281,8 @@ function BalancePanel({ page }: { page: CheckoutPage }) {
           symbol={symbol}
           balance={balance.balance}
           enough={balance.enough}
+          merchantName={view.merchantName}
+          allowance={balance.allowance}
           topUp={{
             shortfall: balance.shortfall,
             chainName: view.chainName,

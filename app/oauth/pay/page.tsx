@@ -5,6 +5,7 @@ import { ConfirmPaymentForm } from '@/components/oauth/confirm-payment-form';
 import { Button } from '@/components/ui/button';
 import { requireUser } from '@/lib/auth/session';
 import { loadCheckoutView } from '@/lib/charges/checkout-view';
+import { checkoutAllowance } from '@/lib/allowances/checkout-allowance';
 import { isAppError } from '@/lib/errors';
 import { findPaymentRequestByCode } from '@/lib/oauth/payment-requests';
 
@@ -58,5 +59,8 @@ export default async function ConfirmPaymentPage({ searchParams }: { searchParam
   }
   const charge = await loadCheckoutView(request.chargeId);
   if (!charge) return frame(<p role="alert">This charge no longer exists.</p>);
-  return frame(<ConfirmPaymentForm request={request} charge={charge} email={user.email ?? ''} isPopup={popup === '1'} />);
+  const allowance = request.isForThisUser ? await checkoutAllowance({ userId: user.id, chargeId: request.chargeId }) : null;
+  return frame(
+    <ConfirmPaymentForm request={request} charge={charge} email={user.email ?? ''} isPopup={popup === '1'} allowance={allowance} />,
+  );
 }

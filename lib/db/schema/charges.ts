@@ -4,6 +4,7 @@ import { CHARGE_STATUSES } from '@/lib/charges/state';
 import { apiKeyMode, apiKeys } from './api-keys';
 import { baseUnits, timestamps } from './columns';
 import { merchants } from './merchants';
+import { spendingAllowances } from './spending-allowances';
 
 export const chargeStatus = pgEnum('charge_status', CHARGE_STATUSES);
 
@@ -64,6 +65,11 @@ export const charges = pgTable(
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
     pricing: jsonb('pricing').$type<StoredChargePricing>(),
     status: chargeStatus('status').notNull().default('pending'),
+    /**
+     * The spending allowance its live balance payment was made under (one tap, no PIN), else null: set with
+     * that payment, cleared when it fails. The API's `paidUnderAllowance`.
+     */
+    allowanceId: text('allowance_id').references(() => spendingAllowances.id),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     ...timestamps,
   },

@@ -23,3 +23,4 @@ export * from './two-factor';
 export * from './platform-settings';
 export * from './step-up-refusals';
 export * from './ledger';
+export * from './spending-allowances';

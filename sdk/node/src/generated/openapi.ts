@@ -900,6 +900,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -1051,6 +1053,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -1175,6 +1179,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -1299,6 +1305,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -1423,6 +1431,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -1547,6 +1557,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -1671,6 +1683,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -1808,6 +1822,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -1995,6 +2011,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -2120,6 +2138,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -2245,6 +2265,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -2370,6 +2392,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -2495,6 +2519,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -2649,6 +2675,8 @@ export interface components {
                          */
                         rateAt: string;
                     } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
                     /**
                      * Format: uri
                      * @description The hosted checkout of the charge.
@@ -2842,6 +2870,8 @@ export interface components {
                  */
                 rateAt: string;
             } | null;
+            /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+            paidUnderAllowance: boolean;
             /**
              * Format: uri
              * @description The hosted checkout of the charge.
@@ -3752,6 +3782,7 @@ export interface operations {
                      *           "orderId": "1001"
                      *         },
                      *         "pricing": null,
+                     *         "paidUnderAllowance": false,
                      *         "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                      *         "expiresAt": "2026-03-01T13:00:00.000Z",
                      *         "createdAt": "2026-03-01T12:00:00.000Z",
@@ -4005,6 +4036,7 @@ export interface operations {
                      *               "orderId": "1001"
                      *             },
                      *             "pricing": null,
+                     *             "paidUnderAllowance": false,
                      *             "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                      *             "expiresAt": "2026-03-01T13:00:00.000Z",
                      *             "createdAt": "2026-03-01T12:00:00.000Z",
@@ -4196,6 +4228,7 @@ export interface operations {
                      *           "orderId": "1001"
                      *         },
                      *         "pricing": null,
+                     *         "paidUnderAllowance": false,
                      *         "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                      *         "expiresAt": "2026-03-01T13:00:00.000Z",
                      *         "createdAt": "2026-03-01T12:00:00.000Z",
@@ -6455,6 +6488,7 @@ export interface operations {
                      *                   "orderId": "1001"
                      *                 },
                      *                 "pricing": null,
+                     *                 "paidUnderAllowance": false,
                      *                 "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                      *                 "expiresAt": "2026-03-01T13:00:00.000Z",
                      *                 "createdAt": "2026-03-01T12:00:00.000Z",
@@ -6643,7 +6677,7 @@ export interface operations {
                     /**
                      * @example id: wevt_4Vd9TQ1aQm2xA7bC3dE5fG
                      *     event: charge.succeeded
-                     *     data: {"id":"wevt_4Vd9TQ1aQm2xA7bC3dE5fG","object":"event","type":"charge.succeeded","mode":"live","sequence":3,"createdAt":"2026-03-01T12:03:10.000Z","data":{"charge":{"id":"ch_4Vd9TQ1aQm2xA7bC3dE5fG","object":"charge","mode":"live","status":"succeeded","chain":"POLYGON","token":{"symbol":"USDC","address":"0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359","decimals":6},"amount":"4.99","amountBaseUnits":"4990000","items":[{"name":"Gem pack","image":"https://game.example/gems.png","amount":"4.99","quantity":1,"lineTotal":"4.99"}],"destination":"merchant_wallet","toAddress":null,"isDirectTransfer":false,"successUrl":"https://game.example/success","cancelUrl":"https://game.example/cancel","metadata":{"orderId":"1001"},"pricing":null,"paymentUrl":"https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG","expiresAt":"2026-03-01T13:00:00.000Z","createdAt":"2026-03-01T12:00:00.000Z","updatedAt":"2026-03-01T12:03:10.000Z","payments":[{"id":"pay_7Hk2LmN4pQ6rS8tU0vW2xY","chain":"POLYGON","txHash":"0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7","fromAddress":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","amount":"4.99","amountBaseUnits":"4990000","status":"confirmed","isLate":false,"blockNumber":"68123456","createdAt":"2026-03-01T12:02:58.000Z"}]}}}
+                     *     data: {"id":"wevt_4Vd9TQ1aQm2xA7bC3dE5fG","object":"event","type":"charge.succeeded","mode":"live","sequence":3,"createdAt":"2026-03-01T12:03:10.000Z","data":{"charge":{"id":"ch_4Vd9TQ1aQm2xA7bC3dE5fG","object":"charge","mode":"live","status":"succeeded","chain":"POLYGON","token":{"symbol":"USDC","address":"0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359","decimals":6},"amount":"4.99","amountBaseUnits":"4990000","items":[{"name":"Gem pack","image":"https://game.example/gems.png","amount":"4.99","quantity":1,"lineTotal":"4.99"}],"destination":"merchant_wallet","toAddress":null,"isDirectTransfer":false,"successUrl":"https://game.example/success","cancelUrl":"https://game.example/cancel","metadata":{"orderId":"1001"},"pricing":null,"paidUnderAllowance":false,"paymentUrl":"https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG","expiresAt":"2026-03-01T13:00:00.000Z","createdAt":"2026-03-01T12:00:00.000Z","updatedAt":"2026-03-01T12:03:10.000Z","payments":[{"id":"pay_7Hk2LmN4pQ6rS8tU0vW2xY","chain":"POLYGON","txHash":"0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7","fromAddress":"0x70997970C51812dc3A010C7d01b50e0d17dc79C8","amount":"4.99","amountBaseUnits":"4990000","status":"confirmed","isLate":false,"blockNumber":"68123456","createdAt":"2026-03-01T12:02:58.000Z"}]}}}
                      */
                     "text/event-stream": string;
                 };
@@ -8178,6 +8212,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -8270,6 +8305,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -8375,6 +8411,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -8480,6 +8517,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -8572,6 +8610,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -8664,6 +8703,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -8756,6 +8796,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -8855,6 +8896,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -8988,6 +9030,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -9121,6 +9164,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -9258,6 +9302,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -9391,6 +9436,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -9524,6 +9570,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
@@ -9651,6 +9698,7 @@ export interface operations {
                  *             "orderId": "1001"
                  *           },
                  *           "pricing": null,
+                 *           "paidUnderAllowance": false,
                  *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
                  *           "expiresAt": "2026-03-01T13:00:00.000Z",
                  *           "createdAt": "2026-03-01T12:00:00.000Z",
