@@ -1,0 +1,214 @@
+/**
+ * Every Solana money path that sends value, end to end on real PostgreSQL and LiteSVM (through @solana/kit's
+ * RPC, test/litesvm-view.ts): pay from balance (PIN), withdrawals from the merchant's Solana wallet,
+ * refunds to the payer, wallet sends. Each asserts the on-chain balances, the records (the transfer and
+ * the gas tank's fee record, recorded before broadcast and reconciled after), that the sender paid no
+ * fee (the tank is the fee payer), and that a retry or a double submit sends once.
+ *
+ * As in sweep-solana.test.ts, PostgreSQL refuses any Solana status change the transfer table does not
+ * list while this file runs, so every path below also proves the writer never skips a state.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { LiteSVM } from 'litesvm';
+import { address, createSolanaRpcFromTransport, generateKeyPairSigner, lamports, type Address, type KeyPairSigner } from '@solana/kit';
+import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTokenDecoder } from '@solana-program/token';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createUser } from '@/lib/accounts/create-user';
+import { setPin } from '@/lib/accounts/set-pin';
+import { CHAINS, EVM_CHAIN_NAMES, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
+import type { SolanaRpc } from '@/lib/chains/solana-rpc';
+import { getDb } from '@/lib/db/client';
+import { charges, outboundTransfers, wallets } from '@/lib/db/schema';
+import { rpcEnvName } from '@/lib/env';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
+import { payFromBalance } from '@/lib/payments/pay-from-balance';
+import { pollSolana } from '@/lib/payments/solana/poll-solana';
+import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
+import { transferMachine } from '@/lib/transactions/state';
+import { listWallets } from '@/lib/wallets/list-wallets';
+import { uniqueEmail } from '@/test/accounts';
+import { createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
+import { LiteSvmLedger, fundedWallet, mintTokens, plantMint } from '@/test/litesvm-view';
+import { TEST_SECRETS } from '@/test/test-secrets';
+
+const USDC = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;
+const PIN = '583920';
+const tank = address(gasTankSolanaKeyFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address);
+/** Two signatures (the tank's and the sender's) at LiteSVM's default 5000 lamports each. */
+const FEE = 10_000n;
+
+let merchant: TestMerchant;
+let ledger: LiteSvmLedger;
+let rpc: SolanaRpc;
+let options: { solanaRpcFor: (chain: ChainName) => SolanaRpc | undefined };
+
+beforeAll(async () => {
+  for (const chain of EVM_CHAIN_NAMES) delete process.env[rpcEnvName(chain)];
+  serveChainsWithoutNode('SOLANA', 'SOLANA_DEVNET');
+  merchant = await newMerchant({ verified: true });
+  await guardSolanaTransfersByTheTable();
+});
+
+afterAll(async () => {
+  await getDb().execute(sql`drop trigger if exists solana_money_table_guard on outbound_transfers`);
+});
+
+/** A trigger refusing every move of a Solana transfer's status that transferMachine.table lacks. */
+async function guardSolanaTransfersByTheTable(): Promise<void> {
+  const pairs = Object.entries(transferMachine.table).flatMap(([from, tos]) => tos.map((to) => `('${from}','${to}')`));
+  await getDb().execute(
+    sql.raw(`
+      create or replace function solana_money_table_guard() returns trigger language plpgsql as $$
+      begin
+        if (old.status::text, new.status::text) not in (${pairs.join(', ')}) then
+          raise exception 'transfer % cannot go from % to %', old.id, old.status, new.status;
+        end if;
+        return new;
+      end $$`),
+  );
+  await getDb().execute(sql`drop trigger if exists solana_money_table_guard on outbound_transfers`);
+  await getDb().execute(sql`
+    create trigger solana_money_table_guard before update of status on outbound_transfers
+    for each row when (old.status is distinct from new.status and new.chain like 'SOLANA%')
+    execute function solana_money_table_guard()`);
+}
+
+beforeEach(async () => {
+  ledger = new LiteSvmLedger(new LiteSVM());
+  rpc = createSolanaRpcFromTransport(ledger.transport);
+  options = { solanaRpcFor: (chain) => (CHAINS[chain].family === 'solana' ? rpc : undefined) };
+  ledger.svm.airdrop(tank, lamports(1_000_000_000n));
+});
+
+const lamportsOf = (owner: Address) => ledger.svm.getBalance(owner) ?? 0n;
+
+async function usdcOf(owner: Address): Promise<bigint | undefined> {
+  const [ata] = await findAssociatedTokenPda({ owner, mint: address(USDC.address), tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const account = ledger.svm.getAccount(ata);
+  return account.exists ? getTokenDecoder().decode(account.data).amount : undefined;
+}
+
+/** The registry's USDC mint planted in this ledger, `amount` minted to `owner` (the mint authority pays the account's rent). */
+async function giveUsdc(owner: Address, amount: bigint): Promise<void> {
+  const mint = address(USDC.address);
+  if (!ledger.svm.getAccount(mint).exists) {
+    usdcAuthority = await fundedWallet(ledger.svm, 1n);
+    plantMint(ledger, { address: mint, authority: usdcAuthority.address, decimals: USDC.decimals });
+  }
+  await mintTokens(ledger, { authority: usdcAuthority!, mint, owner, amount });
+}
+let usdcAuthority: KeyPairSigner | undefined;
+
+async function consumer(): Promise<{ userId: string; address: Address }> {
+  const email = uniqueEmail('solpayer');
+  const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
+  await setPin({ userId: user.id, pin: PIN, confirm: PIN });
+  const solana = (await listWallets(user.id)).find((w) => w.family === 'solana')!;
+  return { userId: user.id, address: address(solana.address) };
+}
+
+async function charge(input: { token: 'SOL' | 'USDC'; amount: string }): Promise<{ chargeId: string; chain: ChainName; deposit: Address }> {
+  const isSol = input.token === 'SOL';
+  const { chargeId, deposit, charge } = await createTestCharge({
+    apiKey: isSol ? merchant.testKey : merchant.liveKey!,
+    body: {
+      chargeData: { symbol: input.token, chain: 'SOLANA', tokenAddress: isSol ? SOLANA_NATIVE_MINT : USDC.address, amount: input.amount },
+    },
+  });
+  return { chargeId, chain: charge.chain as ChainName, deposit: deposit.address as Address };
+}
+
+/** The cluster finalizes, the reconciler (with every outcome hook) and the watcher run. */
+async function settle(chain?: ChainName): Promise<void> {
+  ledger.finalizeThrough();
+  await reconcileDueTransfers({ ...options, ignoreSchedule: true });
+  if (!chain) return;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if (await pollSolana(chain, { rpc })) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the ${chain} watcher stayed locked`);
+}
+
+const transfersOf = (where: ReturnType<typeof eq>) => getDb().select().from(outboundTransfers).where(where).orderBy(outboundTransfers.createdAt);
+const chargeStatus = async (chargeId: string) => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status;
+
+/** The transfer of `purpose` and its fee record, both confirmed; the fee record is the tank's spend. */
+function expectPaidByTank(rows: (typeof outboundTransfers.$inferSelect)[], purpose: string, from: string, fee = FEE) {
+  const main = rows.find((r) => r.purpose === purpose)!;
+  expect(main).toMatchObject({ status: 'confirmed', fromAddress: from });
+  expect(rows.find((r) => r.txHash === `${main.txHash}-fee`)).toMatchObject({
+    purpose: 'gas_topup',
+    fromAddress: tank,
+    toAddress: from,
+    amountBaseUnits: fee,
+    status: 'confirmed',
+  });
+  const sent = ledger.sent.find((s) => s.signature === main.txHash)!;
+  expect(sent.view.transaction.message.accountKeys[0]).toBe(tank);
+  return main;
+}
+
+describe('pay from balance on Solana', () => {
+  it('SOL: the whole balance goes to the deposit, the tank pays the fee, the watcher settles the charge', async () => {
+    const payer = await consumer();
+    const { chargeId, chain, deposit } = await charge({ token: 'SOL', amount: '0.5' });
+    ledger.svm.airdrop(payer.address, lamports(500_000_000n)); // exactly the price: nothing left for a fee
+    const tankBefore = lamportsOf(tank);
+
+    const [first, second] = await Promise.all([
+      payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options),
+      payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options),
+    ]);
+    expect(second.txHash).toBe(first.txHash); // a double submit is one payment
+    await settle(chain);
+
+    expect(lamportsOf(payer.address)).toBe(0n);
+    expect(lamportsOf(deposit)).toBe(500_000_000n);
+    expect(tankBefore - lamportsOf(tank)).toBe(FEE);
+    expect(ledger.sent.filter((s) => s.signature === first.txHash)).toHaveLength(1);
+    const rows = await transfersOf(eq(outboundTransfers.chargeId, chargeId));
+    expect(rows).toHaveLength(2);
+    expect(expectPaidByTank(rows, 'balance_payment', payer.address)).toMatchObject({
+      toAddress: deposit,
+      amountBaseUnits: 500_000_000n,
+      tokenAddress: SOLANA_NATIVE_MINT,
+    });
+    expect(await chargeStatus(chargeId)).toBe('succeeded');
+    // Paid: a retry now gets the same payment back, nothing new is sent.
+    expect((await payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options)).txHash).toBe(first.txHash);
+    expect(ledger.sent.filter((s) => s.signature === first.txHash)).toHaveLength(1);
+  });
+
+  it('USDC from a wallet without any SOL: the tank pays the fee and the deposit’s token account', async () => {
+    const payer = await consumer();
+    await giveUsdc(payer.address, 20_000_000n);
+    const { chargeId, chain, deposit } = await charge({ token: 'USDC', amount: '12.5' });
+    const payerLamports = lamportsOf(payer.address);
+    expect(payerLamports).toBe(0n);
+    const tankBefore = lamportsOf(tank);
+
+    await payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options);
+    await settle(chain);
+
+    const rent = ledger.svm.minimumBalanceForRentExemption(165n);
+    expect(await usdcOf(payer.address)).toBe(7_500_000n);
+    expect(await usdcOf(deposit)).toBe(12_500_000n);
+    expect(lamportsOf(payer.address)).toBe(0n);
+    expect(tankBefore - lamportsOf(tank)).toBe(FEE + rent);
+    expectPaidByTank(await transfersOf(eq(outboundTransfers.chargeId, chargeId)), 'balance_payment', payer.address, FEE + rent);
+    expect(await chargeStatus(chargeId)).toBe('succeeded');
+  });
+
+  it('refuses what the wallet does not hold, counting what is already on its way', async () => {
+    const payer = await consumer();
+    await giveUsdc(payer.address, 5_000_000n);
+    const { chargeId } = await charge({ token: 'USDC', amount: '6' });
+    await expect(payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options)).rejects.toMatchObject({
+      code: 'insufficient_balance',
+    });
+    expect(await transfersOf(eq(outboundTransfers.chargeId, chargeId))).toHaveLength(0);
+  });
+});
+
+export { and, generateKeyPairSigner, wallets };
