@@ -37,7 +37,8 @@ export async function recordChainTransfer(
   const opened = await signer();
   if (isSolanaPrepared(prepared)) {
     const gasSponsor = rest.gasSponsor ?? solanaFeeSponsor;
-    if (!('keyPair' in opened) || !gasSponsor) throw new Error('recordChainTransfer: a Solana spend needs a Solana signer and a fee sponsor');
+    if (!('keyPair' in opened) || !gasSponsor)
+      throw new Error('recordChainTransfer: a Solana spend needs a Solana signer and a fee sponsor');
     return recordSolanaTransfer(tx, { ...rest, gasSponsor, prepared, signer: opened });
   }
   if ('keyPair' in opened) throw new Error('recordChainTransfer: an EVM spend needs an EVM signer');

@@ -6,7 +6,7 @@
  * no-op once they exist).
  */
 import 'server-only';
-import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import type { ChainName } from '@/lib/chains/registry';
 import { secondFactorReadiness } from '@/lib/accounts/two-factor/second-factor';
 import { getDb } from '@/lib/db/client';
 import type { ApiKeyMode, MemberRole } from '@/lib/db/schema';
@@ -18,9 +18,10 @@ import { roleAllows } from '@/lib/merchants/permissions';
 import { chainsOfMode } from '@/lib/merchants/tokens';
 
 export interface BalancesPage {
-  wallet: WalletWithBalances;
-  /** The EVM networks of the mode: what a withdrawal may be made on. */
-  evmChains: ChainName[];
+  /** The merchant's service wallets (EVM, then Solana) with their balances on the mode's networks. */
+  wallets: WalletWithBalances[];
+  /** The networks of the mode: what a withdrawal may be made on (from the wallet of the network's family). */
+  chains: ChainName[];
   stranded: StrandedFunds[];
   canWithdraw: boolean;
   /** A new owner's withdrawals are held until then (null: not held). */
@@ -40,11 +41,11 @@ export async function loadBalancesPage(input: {
   merchantVerified: boolean;
 }): Promise<BalancesPage> {
   const db = getDb();
-  const evmChains = chainsOfMode(input.mode).filter((chain) => CHAINS[chain].family === 'evm');
-  const evmWallet = (await ensureMerchantWallets(db, input.merchantId)).find((wallet) => wallet.family === 'evm')!;
+  const chains = chainsOfMode(input.mode);
+  const serviceWallets = await ensureMerchantWallets(db, input.merchantId);
   const canWithdraw = roleAllows(input.role, 'funds.withdraw');
-  const [wallet, stranded, heldUntil, twoFactor] = await Promise.all([
-    withBalances(evmWallet, evmChains),
+  const [wallets, stranded, heldUntil, twoFactor] = await Promise.all([
+    Promise.all(serviceWallets.map((wallet) => withBalances(wallet, chains))),
     listStrandedFunds({ merchantId: input.merchantId, mode: input.mode }),
     canWithdraw ? withdrawalHeldUntil(db, { merchantId: input.merchantId, userId: input.userId }) : null,
     // The same rule withdraw.ts enforces (requireSecondFactor), read instead of thrown.
@@ -52,5 +53,5 @@ export async function loadBalancesPage(input: {
       ? secondFactorReadiness(input.userId, { mode: input.mode })
       : Promise.resolve({ state: 'not_needed' as const }),
   ]);
-  return { wallet, evmChains, stranded, canWithdraw, heldUntil, twoFactor };
+  return { wallets, chains, stranded, canWithdraw, heldUntil, twoFactor };
 }

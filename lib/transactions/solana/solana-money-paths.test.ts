@@ -18,15 +18,17 @@ import { setPin } from '@/lib/accounts/set-pin';
 import { CHAINS, EVM_CHAIN_NAMES, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
 import type { SolanaRpc } from '@/lib/chains/solana-rpc';
 import { getDb } from '@/lib/db/client';
-import { charges, outboundTransfers, wallets } from '@/lib/db/schema';
+import { auditLog, charges, merchantMembers, outboundTransfers } from '@/lib/db/schema';
 import { rpcEnvName } from '@/lib/env';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { pollSolana } from '@/lib/payments/solana/poll-solana';
 import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
 import { transferMachine } from '@/lib/transactions/state';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
+import { newWithdrawalId, withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { listWallets } from '@/lib/wallets/list-wallets';
-import { uniqueEmail } from '@/test/accounts';
+import { enrolTotp, newUser, uniqueEmail } from '@/test/accounts';
 import { createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { LiteSvmLedger, fundedWallet, mintTokens, plantMint } from '@/test/litesvm-view';
 import { TEST_SECRETS } from '@/test/test-secrets';
@@ -130,7 +132,8 @@ async function settle(chain?: ChainName): Promise<void> {
   throw new Error(`the ${chain} watcher stayed locked`);
 }
 
-const transfersOf = (where: ReturnType<typeof eq>) => getDb().select().from(outboundTransfers).where(where).orderBy(outboundTransfers.createdAt);
+const transfersOf = (where: ReturnType<typeof eq>) =>
+  getDb().select().from(outboundTransfers).where(where).orderBy(outboundTransfers.createdAt);
 const chargeStatus = async (chargeId: string) => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status;
 
 /** The transfer of `purpose` and its fee record, both confirmed; the fee record is the tank's spend. */
@@ -211,4 +214,98 @@ describe('pay from balance on Solana', () => {
   });
 });
 
-export { and, generateKeyPairSigner, wallets };
+describe('withdrawals from the merchant’s Solana wallet', () => {
+  let owners: TestMerchant;
+  let owner: string;
+  let admin: string;
+  let serviceWallet: Address;
+
+  beforeEach(async () => {
+    owners = await newMerchant({ verified: true });
+    owner = await newUser({ pin: PIN });
+    await enrolTotp(owner); // a verified merchant's owner withdraws only with two-factor sign-in on
+    admin = await newUser({ pin: PIN });
+    await getDb()
+      .insert(merchantMembers)
+      .values([
+        { merchantId: owners.id, userId: owner, role: 'owner' },
+        { merchantId: owners.id, userId: admin, role: 'admin' },
+      ]);
+    serviceWallet = address((await ensureMerchantWallets(getDb(), owners.id)).find((w) => w.family === 'solana')!.address);
+  });
+
+  const withdraw = (overrides: Partial<Parameters<typeof withdrawFromMerchantWallet>[0]>) =>
+    withdrawFromMerchantWallet(
+      {
+        userId: owner,
+        merchantId: owners.id,
+        mode: 'live',
+        chain: 'SOLANA',
+        tokenAddress: USDC.address,
+        amount: '1',
+        toAddress: '',
+        pin: PIN,
+        ...overrides,
+      },
+      options,
+    );
+
+  it('USDC from a wallet without SOL: the tank pays the fee and the new token account; recorded, audited, sent once', async () => {
+    await giveUsdc(serviceWallet, 30_000_000n);
+    const destination = (await generateKeyPairSigner()).address;
+    const withdrawalId = newWithdrawalId();
+    const tankBefore = lamportsOf(tank);
+    const walletLamports = lamportsOf(serviceWallet);
+
+    const [first, retry] = await Promise.all([
+      withdraw({ amount: '12.345678', toAddress: destination, withdrawalId }),
+      withdraw({ amount: '12.345678', toAddress: destination, withdrawalId }),
+    ]);
+    expect(retry.transferId).toBe(first.transferId);
+    await settle();
+
+    expect(await usdcOf(destination)).toBe(12_345_678n);
+    expect(await usdcOf(serviceWallet)).toBe(30_000_000n - 12_345_678n);
+    expect(lamportsOf(serviceWallet)).toBe(walletLamports);
+    const rent = ledger.svm.minimumBalanceForRentExemption(165n);
+    expect(tankBefore - lamportsOf(tank)).toBe(FEE + rent);
+    expect(ledger.sent.filter((s) => s.signature === first.txHash)).toHaveLength(1);
+    const rows = await transfersOf(eq(outboundTransfers.fromAddress, serviceWallet));
+    expect(
+      expectPaidByTank(
+        [...rows, ...(await transfersOf(eq(outboundTransfers.toAddress, serviceWallet)))],
+        'withdrawal',
+        serviceWallet,
+        FEE + rent,
+      ),
+    ).toMatchObject({
+      id: first.transferId,
+      toAddress: destination,
+      amountBaseUnits: 12_345_678n,
+      authority: `owner_step_up:${owner}@${owners.id}`,
+    });
+    const audits = await getDb()
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.merchantId, owners.id), eq(auditLog.targetId, first.transferId)));
+    expect(audits).toHaveLength(1);
+    expect(audits[0]!.data).toMatchObject({ chain: 'SOLANA', token: 'USDC', amount: '12.345678', toAddress: destination });
+  });
+
+  it('SOL in test mode; refuses admins, bad addresses, remainders below rent and more than the balance — sending nothing', async () => {
+    ledger.svm.airdrop(serviceWallet, lamports(1_000_000_000n));
+    const destination = (await generateKeyPairSigner()).address;
+    const sol = { mode: 'test' as const, chain: 'SOLANA_DEVNET', tokenAddress: SOLANA_NATIVE_MINT };
+    await expect(withdraw({ ...sol, userId: admin, amount: '0.4', toAddress: destination })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(withdraw({ ...sol, amount: '0.4', toAddress: '0xabc' })).rejects.toMatchObject({ code: 'invalid_address' });
+    await expect(withdraw({ ...sol, amount: '0.9999999', toAddress: destination })).rejects.toMatchObject({ code: 'insufficient_balance' });
+    await expect(withdraw({ ...sol, amount: '1.5', toAddress: destination })).rejects.toMatchObject({ code: 'insufficient_balance' });
+    expect(await transfersOf(eq(outboundTransfers.fromAddress, serviceWallet))).toHaveLength(0);
+
+    const { txHash } = await withdraw({ ...sol, amount: '0.4', toAddress: destination });
+    await settle();
+    expect(lamportsOf(destination)).toBe(400_000_000n);
+    expect(lamportsOf(serviceWallet)).toBe(600_000_000n); // exactly the amount left: no fee
+    expect(ledger.sent.find((s) => s.signature === txHash)!.view.transaction.message.accountKeys[0]).toBe(tank);
+  });
+});
