@@ -18,10 +18,12 @@ import { setPin } from '@/lib/accounts/set-pin';
 import { CHAINS, EVM_CHAIN_NAMES, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
 import type { SolanaRpc } from '@/lib/chains/solana-rpc';
 import { getDb } from '@/lib/db/client';
-import { auditLog, charges, merchantMembers, outboundTransfers } from '@/lib/db/schema';
+import { auditLog, chargeEvents, charges, merchantMembers, outboundTransfers, payments, webhookEvents } from '@/lib/db/schema';
 import { rpcEnvName } from '@/lib/env';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
+import { sweepCharge } from '@/lib/payments/sweep-charges';
+import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { pollSolana } from '@/lib/payments/solana/poll-solana';
 import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
 import { transferMachine } from '@/lib/transactions/state';
@@ -178,6 +180,9 @@ describe('pay from balance on Solana', () => {
       tokenAddress: SOLANA_NATIVE_MINT,
     });
     expect(await chargeStatus(chargeId)).toBe('succeeded');
+    // The payer is the consumer's wallet (whose value went out), not the gas tank that paid the fee.
+    const [payment] = await getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
+    expect(payment).toMatchObject({ fromAddress: payer.address, amountBaseUnits: 500_000_000n, status: 'confirmed' });
     // Paid: a retry now gets the same payment back, nothing new is sent.
     expect((await payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options)).txHash).toBe(first.txHash);
     expect(ledger.sent.filter((s) => s.signature === first.txHash)).toHaveLength(1);
@@ -307,5 +312,96 @@ describe('withdrawals from the merchant’s Solana wallet', () => {
     expect(lamportsOf(destination)).toBe(400_000_000n);
     expect(lamportsOf(serviceWallet)).toBe(600_000_000n); // exactly the amount left: no fee
     expect(ledger.sent.find((s) => s.signature === txHash)!.view.transaction.message.accountKeys[0]).toBe(tank);
+  });
+});
+
+describe('refunds on Solana', () => {
+  let owner: string;
+  beforeAll(async () => {
+    owner = await newUser({ pin: PIN });
+    await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: owner, role: 'admin' });
+  });
+
+  /** A charge paid from a consumer's balance and settled. */
+  async function paidFromBalance(token: 'SOL' | 'USDC', amount: string, units: bigint) {
+    const payer = await consumer();
+    if (token === 'SOL') ledger.svm.airdrop(payer.address, lamports(units));
+    else await giveUsdc(payer.address, units);
+    const paid = await charge({ token, amount });
+    await payFromBalance({ userId: payer.userId, chargeId: paid.chargeId, pin: PIN }, options);
+    await settle(paid.chain);
+    expect(await chargeStatus(paid.chargeId)).toBe('succeeded');
+    return { payer, ...paid };
+  }
+
+  const refund = (
+    chargeId: string,
+    mode: 'test' | 'live',
+    body: { amount?: string; toAddress?: string },
+    idempotencyKey = newRefundRequestId(),
+  ) => createRefund({ ctx: { merchantId: merchant.id, mode, actor: `member:${owner}` }, chargeId, body, idempotencyKey }, options);
+
+  it('SOL, before the sweep: part goes back to the payer from the deposit, the tank paying; a retried request sends once', async () => {
+    const { payer, chargeId, deposit } = await paidFromBalance('SOL', '0.5', 500_000_000n);
+    const tankBefore = lamportsOf(tank);
+    const key = newRefundRequestId();
+    const [first, retried] = await Promise.all([
+      refund(chargeId, 'test', { amount: '0.2' }, key),
+      refund(chargeId, 'test', { amount: '0.2' }, key),
+    ]);
+    expect(retried.refund.id).toBe(first.refund.id);
+    expect(first.refund.destination).toBe(payer.address); // the default destination: the payer
+    await settle();
+
+    expect(lamportsOf(payer.address)).toBe(200_000_000n);
+    expect(lamportsOf(deposit)).toBe(300_000_000n);
+    expect(tankBefore - lamportsOf(tank)).toBe(FEE);
+    const rows = await transfersOf(eq(outboundTransfers.chargeId, chargeId));
+    const transfer = expectPaidByTank(rows, 'refund', deposit);
+    expect(transfer).toMatchObject({ toAddress: payer.address, amountBaseUnits: 200_000_000n });
+    expect(rows.filter((r) => r.purpose === 'refund')).toHaveLength(1);
+    expect(ledger.sent.filter((s) => s.signature === transfer.txHash)).toHaveLength(1);
+    // The refund's end reached its owner through the outcome hook, once.
+    const events = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
+    expect(events.filter((e) => e.type === 'charge.refunded')).toHaveLength(1);
+    const hooks = await getDb().select().from(webhookEvents).where(eq(webhookEvents.merchantId, merchant.id));
+    expect(hooks.filter((e) => e.type === 'refund.succeeded' && JSON.stringify(e.payload).includes(first.refund.id))).toHaveLength(1);
+
+    // The sweep then pays the merchant what is left, and the rest cannot be refunded twice.
+    ledger.svm.airdrop(tank, lamports(100_000_000n));
+    expect(await sweepCharge(chargeId, options)).toBe('swept');
+    await settle();
+    expect(lamportsOf(deposit)).toBe(0n);
+    await expect(refund(chargeId, 'test', { amount: '0.31' })).rejects.toMatchObject({ code: 'refund_exceeds_refundable' });
+  });
+
+  it('USDC after the sweep: from the merchant’s Solana wallet to the payer; an address that never paid is refused', async () => {
+    const { payer, chargeId } = await paidFromBalance('USDC', '10', 10_000_000n);
+    expect(await sweepCharge(chargeId, options)).toBe('swept');
+    await settle();
+    const merchantWallet = address((await ensureMerchantWallets(getDb(), merchant.id)).find((w) => w.family === 'solana')!.address);
+    const walletUsdc = (await usdcOf(merchantWallet))!;
+    const walletLamports = lamportsOf(merchantWallet);
+
+    const stranger = (await generateKeyPairSigner()).address;
+    await expect(refund(chargeId, 'live', { toAddress: stranger })).rejects.toMatchObject({ code: 'refund_destination_not_payer' });
+    await expect(refund(chargeId, 'live', { toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' })).rejects.toMatchObject({
+      code: 'invalid_address',
+    });
+    const tankBefore = lamportsOf(tank);
+    const { refund: created } = await refund(chargeId, 'live', { amount: '4', toAddress: payer.address });
+    expect(created).toMatchObject({ destination: payer.address });
+    await settle();
+
+    expect(await usdcOf(payer.address)).toBe(4_000_000n);
+    expect(await usdcOf(merchantWallet)).toBe(walletUsdc - 4_000_000n);
+    expect(lamportsOf(merchantWallet)).toBe(walletLamports);
+    expect(lamportsOf(payer.address)).toBe(0n);
+    expect(tankBefore - lamportsOf(tank)).toBe(FEE); // the payer's token account exists: no rent
+    const rows = [
+      ...(await transfersOf(eq(outboundTransfers.chargeId, chargeId))),
+      ...(await transfersOf(eq(outboundTransfers.toAddress, merchantWallet))),
+    ];
+    expect(expectPaidByTank(rows, 'refund', merchantWallet)).toMatchObject({ toAddress: payer.address, amountBaseUnits: 4_000_000n });
   });
 });
