@@ -30,6 +30,8 @@ import { transferMachine } from '@/lib/transactions/state';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { newWithdrawalId, withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { listWallets } from '@/lib/wallets/list-wallets';
+import { newSendId, previewSend } from '@/lib/wallets/preview-send';
+import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { enrolTotp, newUser, uniqueEmail } from '@/test/accounts';
 import { createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { LiteSvmLedger, fundedWallet, mintTokens, plantMint } from '@/test/litesvm-view';
@@ -403,5 +405,64 @@ describe('refunds on Solana', () => {
       ...(await transfersOf(eq(outboundTransfers.toAddress, merchantWallet))),
     ];
     expect(expectPaidByTank(rows, 'refund', merchantWallet)).toMatchObject({ toAddress: payer.address, amountBaseUnits: 4_000_000n });
+  });
+});
+
+describe('wallet sends from the Solana wallet', () => {
+  it('USDC without any SOL: previewed with the fee paid by the service, sent once per send id, the tank paying fee and rent', async () => {
+    const user = await consumer();
+    await giveUsdc(user.address, 9_000_000n);
+    const recipient = (await generateKeyPairSigner()).address;
+    const request = { chain: 'SOLANA', tokenAddress: USDC.address, toAddress: recipient, amount: '2.5' };
+    const preview = await previewSend({ ...request, userId: user.userId }, options);
+    const rent = ledger.svm.minimumBalanceForRentExemption(165n);
+    expect(preview).toMatchObject({ available: '9', fee: { paidBy: 'service', symbol: 'SOL' } });
+    expect(preview.fee.maxAmount).toBe((Number(FEE + rent) / 1e9).toString());
+
+    const tankBefore = lamportsOf(tank);
+    const sendId = newSendId();
+    const [first, again] = await Promise.all([
+      sendFromWallet({ ...request, userId: user.userId, sendId, pin: PIN }, options),
+      sendFromWallet({ ...request, userId: user.userId, sendId, pin: PIN }, options),
+    ]);
+    expect(again.transferId).toBe(first.transferId);
+    await settle();
+
+    expect(await usdcOf(recipient)).toBe(2_500_000n);
+    expect(await usdcOf(user.address)).toBe(6_500_000n);
+    expect(lamportsOf(user.address)).toBe(0n);
+    expect(tankBefore - lamportsOf(tank)).toBe(FEE + rent);
+    expect(ledger.sent.filter((s) => s.signature === first.txHash)).toHaveLength(1);
+    const rows = [
+      ...(await transfersOf(eq(outboundTransfers.fromAddress, user.address))),
+      ...(await transfersOf(eq(outboundTransfers.toAddress, user.address))),
+    ];
+    const sent = expectPaidByTank(rows, 'wallet_send', user.address, FEE + rent);
+    expect(sent).toMatchObject({ id: first.transferId, toAddress: recipient, amountBaseUnits: 2_500_000n });
+    // The tank's fee record counts toward the user's daily sponsorship cap.
+    expect(rows.find((r) => r.txHash === `${sent.txHash}-fee`)).toMatchObject({ sponsorUserId: user.userId });
+  });
+
+  it('SOL: refuses EVM recipients, its own address, and a remainder below rent; sends the whole balance', async () => {
+    const user = await consumer();
+    ledger.svm.airdrop(user.address, lamports(300_000_000n));
+    const recipient = (await generateKeyPairSigner()).address;
+    const request = (overrides: Record<string, string>) => ({
+      chain: 'SOLANA_DEVNET',
+      tokenAddress: SOLANA_NATIVE_MINT,
+      toAddress: recipient,
+      amount: '0.3',
+      userId: user.userId,
+      ...overrides,
+    });
+    await expect(previewSend(request({ toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }), options)).rejects.toMatchObject({
+      code: 'invalid_address',
+    });
+    await expect(previewSend(request({ toAddress: user.address }), options)).rejects.toMatchObject({ code: 'invalid_address' });
+    await expect(previewSend(request({ amount: '0.2999999' }), options)).rejects.toMatchObject({ code: 'insufficient_balance' });
+    await sendFromWallet({ ...request({}), sendId: newSendId(), pin: PIN }, options);
+    await settle();
+    expect(lamportsOf(recipient)).toBe(300_000_000n);
+    expect(lamportsOf(user.address)).toBe(0n);
   });
 });
