@@ -18,13 +18,24 @@ import { setPin } from '@/lib/accounts/set-pin';
 import { CHAINS, EVM_CHAIN_NAMES, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
 import type { SolanaRpc } from '@/lib/chains/solana-rpc';
 import { getDb } from '@/lib/db/client';
-import { auditLog, chargeEvents, charges, merchantMembers, outboundTransfers, payments, webhookEvents } from '@/lib/db/schema';
+import {
+  auditLog,
+  chargeEvents,
+  charges,
+  merchantMembers,
+  onrampOrders,
+  outboundTransfers,
+  payments,
+  webhookEvents,
+} from '@/lib/db/schema';
 import { rpcEnvName } from '@/lib/env';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
+import { payChargeFromOrder } from '@/lib/onramp/pay-charge-from-order';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { pollSolana } from '@/lib/payments/solana/poll-solana';
+import { newId } from '@/lib/ids';
 import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
 import { transferMachine } from '@/lib/transactions/state';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
@@ -464,5 +475,65 @@ describe('wallet sends from the Solana wallet', () => {
     await settle();
     expect(lamportsOf(recipient)).toBe(300_000_000n);
     expect(lamportsOf(user.address)).toBe(0n);
+  });
+});
+
+describe('a card payment below the provider’s minimum, on Solana', () => {
+  it('the minimum goes to the buyer’s Solana wallet, pays the charge once when finalized, the rest stays there', async () => {
+    const buyer = await consumer();
+    const { chargeId, chain, deposit } = await charge({ token: 'USDC', amount: '4.99' });
+    // What payChargeWithFiat records for a buyMinimum order (the sandbox provider of the tests sells EVM
+    // assets only; MoonPay sells usdc_sol): the minimum, to the buyer's own wallet of the charge's family.
+    const placed = { orderId: newId('onrampOrder') };
+    await getDb()
+      .insert(onrampOrders)
+      .values({
+        id: placed.orderId,
+        userId: buyer.userId,
+        chargeId,
+        purpose: 'charge_minimum',
+        providerId: 'moonpay',
+        chain,
+        tokenSymbol: 'USDC',
+        tokenAddress: USDC.address,
+        tokenDecimals: USDC.decimals,
+        walletAddress: buyer.address,
+        walletLabel: 'Your Chargeport wallet',
+        country: 'US',
+        paymentMethod: 'card',
+        fiatCurrency: 'USD',
+        requestedBaseUnits: 4_990_000n,
+        cryptoBaseUnits: 20_000_000n,
+        raisedToMinimum: true,
+        quote: {},
+        fiatTotal: '20',
+        expiresAt: new Date(Date.now() + 3_600_000),
+      });
+    const [order] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, placed.orderId));
+
+    // The provider delivers (a mint stands in for its transfer); the order completes with the signature.
+    await giveUsdc(buyer.address, order!.cryptoBaseUnits);
+    const delivery = ledger.sent.at(-1)!.signature;
+    await getDb()
+      .update(onrampOrders)
+      .set({ status: 'completed', deliveryTxHash: delivery, deliveredBaseUnits: order!.cryptoBaseUnits })
+      .where(eq(onrampOrders.id, placed.orderId));
+    expect(await payChargeFromOrder(placed.orderId, options)).toBe('not_delivered'); // not finalized yet
+    ledger.finalizeThrough();
+
+    const outcomes = await Promise.all([payChargeFromOrder(placed.orderId, options), payChargeFromOrder(placed.orderId, options)]);
+    expect(outcomes.filter((o) => o === 'submitted')).toHaveLength(1);
+    await settle(chain);
+
+    expect(await chargeStatus(chargeId)).toBe('succeeded');
+    expect(await usdcOf(deposit)).toBe(4_990_000n);
+    expect(await usdcOf(buyer.address)).toBe(15_010_000n);
+    expect(lamportsOf(buyer.address)).toBe(0n);
+    const rows = await transfersOf(eq(outboundTransfers.chargeId, chargeId));
+    const paid = expectPaidByTank(rows, 'balance_payment', buyer.address, FEE + ledger.svm.minimumBalanceForRentExemption(165n));
+    expect(paid).toMatchObject({ amountBaseUnits: 4_990_000n, authority: 'system:order_delivery' });
+    expect(rows.filter((r) => r.purpose === 'balance_payment')).toHaveLength(1);
+    const [after] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, placed.orderId));
+    expect(after!.chargeTransferId).toBe(paid.id);
   });
 });
