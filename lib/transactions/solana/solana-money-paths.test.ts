@@ -31,6 +31,10 @@ import {
 import { rpcEnvName } from '@/lib/env';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { payChargeFromOrder } from '@/lib/onramp/pay-charge-from-order';
+import { confirmPaymentRequest } from '@/lib/oauth/payment-requests';
+import { getProvider } from '@/lib/oauth/provider';
+import { registerOAuthApp } from '@/lib/oauth/register-oauth-app';
+import { POST as createPaymentRequestRoute } from '@/app/api/oauth/payment-requests/route';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
@@ -44,7 +48,7 @@ import { listWallets } from '@/lib/wallets/list-wallets';
 import { newSendId, previewSend } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { enrolTotp, newUser, uniqueEmail } from '@/test/accounts';
-import { createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
+import { callRoute, createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { LiteSvmLedger, fundedWallet, mintTokens, plantMint } from '@/test/litesvm-view';
 import { TEST_SECRETS } from '@/test/test-secrets';
 
@@ -535,5 +539,46 @@ describe('a card payment below the provider’s minimum, on Solana', () => {
     expect(rows.filter((r) => r.purpose === 'balance_payment')).toHaveLength(1);
     const [after] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, placed.orderId));
     expect(after!.chargeTransferId).toBe(paid.id);
+  });
+});
+
+describe('in-app pay on Solana', () => {
+  it('an app’s payment request for a SOLANA charge, confirmed with the PIN, pays once from the Solana balance', async () => {
+    const owner = await newUser({ pin: PIN });
+    await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: owner, role: 'owner' }).onConflictDoNothing();
+    const { clientId } = await registerOAuthApp({
+      userId: owner,
+      merchantId: merchant.id,
+      app: { name: 'Sol Quest', redirectUris: ['https://solquest.example/callback'], clientType: 'public' },
+    });
+    const player = await consumer();
+    await giveUsdc(player.address, 3_000_000n);
+    const { chargeId, chain, deposit } = await charge({ token: 'USDC', amount: '1.25' });
+    // An access token exactly as the provider issues it after consent.
+    const provider = await getProvider();
+    const grant = new provider.Grant({ accountId: player.userId, clientId });
+    grant.addOIDCScope('openid payments');
+    const client = await provider.Client.find(clientId);
+    const token = await new provider.AccessToken({
+      accountId: player.userId,
+      client: client!,
+      grantId: await grant.save(),
+      scope: 'openid payments',
+      gty: 'authorization_code',
+    }).save();
+    const created = await callRoute(createPaymentRequestRoute, { headers: { authorization: `Bearer ${token}` }, body: { chargeId } });
+    expect(created.status).toBe(201);
+
+    const requestId = created.json.data.id as string;
+    const [first, second] = await Promise.all([
+      confirmPaymentRequest({ requestId, userId: player.userId, pin: PIN }, new Date(), options),
+      confirmPaymentRequest({ requestId, userId: player.userId, pin: PIN }, new Date(), options),
+    ]);
+    expect(second.txHash).toBe(first.txHash);
+    await settle(chain);
+    expect(await chargeStatus(chargeId)).toBe('succeeded');
+    expect(await usdcOf(deposit)).toBe(1_250_000n);
+    expect(lamportsOf(player.address)).toBe(0n);
+    expect(ledger.sent.filter((s) => s.signature === first.txHash)).toHaveLength(1);
   });
 });
