@@ -225,6 +225,32 @@ describe('pay from balance on Solana', () => {
     expect(await chargeStatus(chargeId)).toBe('succeeded');
   });
 
+  it('a payment that never lands fails once its blockhash expires (payment.failed, once); paying again moves the funds once', async () => {
+    const payer = await consumer();
+    const { chargeId, chain, deposit } = await charge({ token: 'SOL', amount: '0.25' });
+    ledger.svm.airdrop(payer.address, lamports(250_000_000n));
+    ledger.withholding = true; // the node accepts it, no leader ever gets it
+    const lost = await payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options);
+    // While it may still land, the same payment is the answer and its value is spoken for.
+    expect((await payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options)).txHash).toBe(lost.txHash);
+    ledger.svm.expireBlockhash();
+    await settle();
+    await settle();
+    const failed = await transfersOf(eq(outboundTransfers.chargeId, chargeId));
+    expect(failed.map((r) => r.status)).toEqual(['failed', 'failed']);
+    const notices = await getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, chargeId));
+    expect(notices.filter((e) => e.type === 'payment.failed')).toHaveLength(1);
+    ledger.withholding = false;
+    expect(ledger.releaseWithheld().map((sent) => sent.isLanded)).not.toContain(true);
+
+    const paid = await payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options);
+    expect(paid.txHash).not.toBe(lost.txHash);
+    await settle(chain);
+    expect(await chargeStatus(chargeId)).toBe('succeeded');
+    expect(lamportsOf(deposit)).toBe(250_000_000n);
+    expect(lamportsOf(payer.address)).toBe(0n);
+  });
+
   it('refuses what the wallet does not hold, counting what is already on its way', async () => {
     const payer = await consumer();
     await giveUsdc(payer.address, 5_000_000n);
