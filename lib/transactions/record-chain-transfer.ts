@@ -39,8 +39,15 @@ export async function recordChainTransfer(
     const gasSponsor = rest.gasSponsor ?? solanaFeeSponsor;
     if (!('keyPair' in opened) || !gasSponsor)
       throw new Error('recordChainTransfer: a Solana spend needs a Solana signer and a fee sponsor');
-    return recordSolanaTransfer(tx, { ...rest, gasSponsor, prepared, signer: opened });
+    return recordSolanaTransfer(tx, {
+      ...rest,
+      purpose: input.purpose,
+      authorization: input.authorization,
+      gasSponsor,
+      prepared,
+      signer: opened,
+    });
   }
   if ('keyPair' in opened) throw new Error('recordChainTransfer: an EVM spend needs an EVM signer');
-  return recordTransfer(tx, { ...rest, prepared, signer: opened });
+  return recordTransfer(tx, { ...rest, purpose: input.purpose, authorization: input.authorization, prepared, signer: opened });
 }
