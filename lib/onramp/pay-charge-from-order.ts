@@ -114,7 +114,13 @@ async function recordOrderPayment(
     CHAINS[order.chain as ChainName].family === 'solana'
       ? await solanaDeliveredAmount(order, options)
       : await deliveredAmount(getDb(), order);
-  if (delivered === 0n) return { outcome: 'not_delivered' };
+  if (delivered === 0n) {
+    // A Solana order is picked by its chain, not by an indexed delivery: to the back of the queue, so orders
+    // whose delivery never finalizes cannot hold up the others.
+    if (CHAINS[order.chain as ChainName].family === 'solana')
+      await getDb().update(onrampOrders).set({ updatedAt: new Date() }).where(eq(onrampOrders.id, order.id));
+    return { outcome: 'not_delivered' };
+  }
   const [charge] = await getDb().select().from(charges).where(eq(charges.id, order.chargeId));
   const [wallet] = await getDb()
     .select()
