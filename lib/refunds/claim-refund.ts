@@ -6,6 +6,7 @@
  * as it is (a double submit is one transfer), and the claim status moves awaiting_claim → claimed in the
  * transaction that records the transfer and `refund.claimed`. Authority payer_claim → claim_address.
  */
+import type { SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { and, eq, inArray } from 'drizzle-orm';
 import { getAddress } from 'viem';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
@@ -78,9 +79,9 @@ interface ClaimInput {
   to: { address: string } | { balanceOfUserId: string };
 }
 
-export async function claimRefund(input: ClaimInput): Promise<RefundClaimView> {
+export async function claimRefund(input: ClaimInput, options: SolanaRpcOptions = {}): Promise<RefundClaimView> {
   try {
-    return await claimOnce(input);
+    return await claimOnce(input, options);
   } catch (error) {
     // A double submit (two tabs, a retry) can lose the race outside the lock: its twin's transfer already
     // spent the funds it was estimating. The link is claimed either way, so the answer is the claim as it is.
@@ -90,7 +91,7 @@ export async function claimRefund(input: ClaimInput): Promise<RefundClaimView> {
   }
 }
 
-async function claimOnce(input: ClaimInput): Promise<RefundClaimView> {
+async function claimOnce(input: ClaimInput, options: SolanaRpcOptions): Promise<RefundClaimView> {
   const claim = await claimByToken(getDb(), input.token);
   if (claim.claimStatus !== 'awaiting_claim' || (claim.claimExpiresAt && claim.claimExpiresAt <= new Date())) {
     if (claim.claimStatus === 'claimed') return findRefundClaim(input.token);
@@ -104,12 +105,15 @@ async function claimOnce(input: ClaimInput): Promise<RefundClaimView> {
   // The claim's own amount is reserved in `funds`; where it is paid from is decided now.
   const plan = refundSourceOf(funds, claim.amountBaseUnits, label);
   const source = await refundSourceWallet(charge!, plan.source, funds);
-  const prepared = await prepareChainTransfer({
-    chain: charge!.chain as ChainName,
-    from: source.address,
-    spend: { token, amount: claim.amountBaseUnits, recipient: destination },
-    gasSponsored: true,
-  });
+  const prepared = await prepareChainTransfer(
+    {
+      chain: charge!.chain as ChainName,
+      from: source.address,
+      spend: { token, amount: claim.amountBaseUnits, recipient: destination },
+      gasSponsored: true,
+    },
+    options,
+  );
   // The transfer gate checks the recipient is the address recorded on this claim: payer_claim → claim_address.
   const authorization = {
     authority: { kind: 'payer_claim' as const, claimId: claim.id },
@@ -161,7 +165,7 @@ async function claimOnce(input: ClaimInput): Promise<RefundClaimView> {
     await emitRefundEvent(tx, { refundId: row.id, type: 'refund.claimed' });
     return result;
   });
-  if (recorded && !recorded.replayed) await submitTransfer(recorded, { waitForGasMs: 0 });
+  if (recorded && !recorded.replayed) await submitTransfer(recorded, { waitForGasMs: 0, ...options });
   return findRefundClaim(input.token);
 }
 

@@ -22,6 +22,7 @@ import {
   auditLog,
   chargeEvents,
   charges,
+  depositAddresses,
   merchantMembers,
   onrampOrders,
   outboundTransfers,
@@ -37,6 +38,7 @@ import { registerOAuthApp } from '@/lib/oauth/register-oauth-app';
 import { POST as createPaymentRequestRoute } from '@/app/api/oauth/payment-requests/route';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
+import { claimRefund } from '@/lib/refunds/claim-refund';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { pollSolana } from '@/lib/payments/solana/poll-solana';
 import { newId } from '@/lib/ids';
@@ -49,7 +51,7 @@ import { newSendId, previewSend } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { enrolTotp, newUser, uniqueEmail } from '@/test/accounts';
 import { callRoute, createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
-import { LiteSvmLedger, fundedWallet, mintTokens, plantMint } from '@/test/litesvm-view';
+import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment } from '@/test/litesvm-view';
 import { TEST_SECRETS } from '@/test/test-secrets';
 
 const USDC = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;
@@ -416,6 +418,38 @@ describe('refunds on Solana', () => {
     await settle();
     expect(lamportsOf(deposit)).toBe(0n);
     await expect(refund(chargeId, 'test', { amount: '0.31' })).rejects.toMatchObject({ code: 'refund_exceeds_refundable' });
+  });
+
+  it('paid from two wallets: a claim link; the payer claims it to a Solana address of theirs, sent once', async () => {
+    const { chargeId, chain, deposit } = await charge({ token: 'SOL', amount: '0.6' });
+    const [one, two] = [await fundedWallet(ledger.svm, 1n), await fundedWallet(ledger.svm, 1n)];
+    const [{ reference }] = await getDb()
+      .select({ reference: depositAddresses.reference })
+      .from(depositAddresses)
+      .where(eq(depositAddresses.chargeId, chargeId));
+    for (const from of [one, two]) {
+      const references = [address(reference!)];
+      expectSuccess(ledger.send(await solPayment(ledger.svm, { payer: from, recipient: deposit, lamports: 300_000_000n, references })));
+    }
+    await settle(chain);
+    expect(await chargeStatus(chargeId)).toBe('succeeded');
+
+    const { refund: link } = await refund(chargeId, 'test', { amount: '0.25' });
+    expect(link).toMatchObject({ status: 'awaiting_claim' });
+    const token = new URL(link.claimUrl!).pathname.split('/').pop()!;
+    const to = (await generateKeyPairSigner()).address;
+    await expect(claimRefund({ token, to: { address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' } }, options)).rejects.toMatchObject({
+      code: 'invalid_address',
+    });
+    const tankBefore = lamportsOf(tank);
+    await Promise.all([claimRefund({ token, to: { address: to } }, options), claimRefund({ token, to: { address: to } }, options)]);
+    await settle();
+    expect(lamportsOf(to)).toBe(250_000_000n);
+    expect(lamportsOf(deposit)).toBe(350_000_000n);
+    expect(tankBefore - lamportsOf(tank)).toBe(FEE);
+    const rows = await transfersOf(eq(outboundTransfers.chargeId, chargeId));
+    expect(expectPaidByTank(rows, 'refund', deposit)).toMatchObject({ toAddress: to, amountBaseUnits: 250_000_000n });
+    expect(rows.filter((r) => r.purpose === 'refund')).toHaveLength(1);
   });
 
   it('USDC after the sweep: from the merchant’s Solana wallet to the payer; an address that never paid is refused', async () => {
