@@ -423,12 +423,12 @@ describe('refunds on Solana', () => {
   it('paid from two wallets: a claim link; the payer claims it to a Solana address of theirs, sent once', async () => {
     const { chargeId, chain, deposit } = await charge({ token: 'SOL', amount: '0.6' });
     const [one, two] = [await fundedWallet(ledger.svm, 1n), await fundedWallet(ledger.svm, 1n)];
-    const [{ reference }] = await getDb()
+    const [row] = await getDb()
       .select({ reference: depositAddresses.reference })
       .from(depositAddresses)
       .where(eq(depositAddresses.chargeId, chargeId));
     for (const from of [one, two]) {
-      const references = [address(reference!)];
+      const references = [address(row!.reference!)];
       expectSuccess(ledger.send(await solPayment(ledger.svm, { payer: from, recipient: deposit, lamports: 300_000_000n, references })));
     }
     await settle(chain);
