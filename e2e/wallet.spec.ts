@@ -66,7 +66,7 @@ test.describe('wallet website', () => {
     // Send to an external address: review with the fee, a wrong PIN first, then the right one.
     const recipient = privateKeyToAccount(generatePrivateKey()).address;
     await page.getByRole('navigation', { name: 'Wallet' }).getByRole('link', { name: 'Send' }).click();
-    await expect(page.getByTestId('solana-send-note')).toBeVisible();
+    await expect(page.getByTestId('solana-send-note')).toContainText('Chargeport pays the network fee');
     await page.getByLabel('Token and network').selectOption(`POLYGON:${POLYGON_USDC}`);
     await page.getByLabel('To address').fill('0x1234');
     await page.getByLabel('Amount').fill('5.25');

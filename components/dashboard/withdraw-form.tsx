@@ -102,7 +102,7 @@ export function WithdrawForm({
         required
         defaultValue={state.values?.toAddress}
         error={errorFor('toAddress')}
-        placeholder="0x…"
+        placeholder="0x… or a Solana address"
       />
       <StepUpFields error={errorFor('pin')} />
       <Button type="submit" disabled={pending || blocked}>

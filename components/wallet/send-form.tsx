@@ -54,7 +54,8 @@ export function SendForm({ options, defaultToken }: { options: SendOption[]; def
           <dt className="text-slate-500">Network fee</dt>
           <dd data-testid="review-fee">
             up to <span className="font-mono">{preview.fee.maxAmount}</span> {preview.fee.symbol}
-            {preview.fee.usd !== undefined && <> (≈ ${preview.fee.usd})</>}, paid from your {preview.fee.symbol} balance
+            {preview.fee.usd !== undefined && <> (≈ ${preview.fee.usd})</>},{' '}
+            {preview.fee.paidBy === 'service' ? 'paid by Chargeport' : `paid from your ${preview.fee.symbol} balance`}
           </dd>
         </dl>
         <p className="text-xs text-slate-500">Transfers cannot be undone. Check the address: tokens sent to a wrong address are lost.</p>

@@ -11,6 +11,7 @@ import { getDb } from '@/lib/db/client';
 import { users, wallets, type ApiKeyMode, type WalletFamily } from '@/lib/db/schema';
 import { formatAmount } from '@/lib/money';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
+import { cachedBalance } from '@/lib/wallets/cached-balance';
 import { tokenBalance } from '@/lib/wallets/token-balance';
 import { authorizeMember } from './permissions';
 import { chainsOfMode } from './tokens';
@@ -57,20 +58,23 @@ export async function loadLinkedAccounts(input: { userId: string; merchantId: st
   };
 }
 
+/** The wallet's balances on those of `chains` of its family (Solana read through the wallet's cached reader). */
 export async function withBalances(wallet: { family: WalletFamily; address: string }, chains: ChainName[]): Promise<WalletWithBalances> {
-  if (wallet.family !== 'evm') return { ...wallet, balances: [] };
   const balances = await Promise.all(
-    chains.flatMap((chain) =>
-      CHAINS[chain].tokens.map(async (token) => {
-        const units = await tokenBalance(chain, token, wallet.address);
-        return {
-          chain,
-          chainName: CHAINS[chain].displayName,
-          symbol: token.symbol,
-          amount: units === undefined ? null : formatAmount(units, token.decimals),
-        };
-      }),
-    ),
+    chains
+      .filter((chain) => CHAINS[chain].family === wallet.family)
+      .flatMap((chain) =>
+        CHAINS[chain].tokens.map(async (token) => {
+          const units =
+            wallet.family === 'evm' ? await tokenBalance(chain, token, wallet.address) : await cachedBalance(chain, token, wallet.address);
+          return {
+            chain,
+            chainName: CHAINS[chain].displayName,
+            symbol: token.symbol,
+            amount: units === undefined ? null : formatAmount(units, token.decimals),
+          };
+        }),
+      ),
   );
   return { ...wallet, balances };
 }

@@ -8,28 +8,27 @@
  *  - Any registry token of the chain, or a custom ERC-20 the merchant added there (its sweeps land in this
  *    wallet; disabled since or not, the funds are the merchant's), with the same checks.
  *  - Exact amounts: parsed with the token's decimals, checked against the on-chain balance.
- *  - The gas tank covers the fee if the wallet holds no native coin (recorded as platform cost).
+ *  - The gas tank covers the fee if the wallet holds no native coin (recorded as platform cost); on
+ *    Solana it always pays, as the transaction's fee payer, so the Solana wallet needs no SOL for fees.
  *  - Like every transfer the service sends, it is signed and recorded before it is broadcast, and the
  *    reconciler follows it; the withdrawal is audited in the same transaction.
- *  - EVM networks only for now (the merchant's Solana wallet receives Solana sweeps).
+ *  - Every network of the mode: from the merchant's EVM wallet, or its Solana wallet (where Solana sweeps land).
  */
 import { and, eq } from 'drizzle-orm';
-import { getAddress, isAddress } from 'viem';
 import { verifyStepUp } from '@/lib/accounts/step-up';
 import { requireSecondFactor } from '@/lib/accounts/two-factor/second-factor';
 import { recordAudit } from '@/lib/audit/record-audit';
-import { CHAINS, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import { CHAINS, findToken, isValidAddress, normalizeAddress, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import type { SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { getDb } from '@/lib/db/client';
 import { merchantTokens, wallets, type ApiKeyMode } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { isIdOf, newId } from '@/lib/ids';
 import { formatAmount, parseAmount } from '@/lib/money';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
-import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
-import { recordTransfer } from '@/lib/transactions/record-transfer';
-import { accountFromKey } from '@/lib/transactions/account-from-key';
+import { prepareChainTransfer } from '@/lib/transactions/prepare-chain-transfer';
+import { recordChainTransfer, walletSigner } from '@/lib/transactions/record-chain-transfer';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
-import { openWalletKey } from '@/lib/keyring/envelope';
 import { notifyOwners } from './notify-owners';
 import { requireNoWithdrawalHold } from './withdrawal-hold';
 import { authorizeMember } from './permissions';
@@ -56,25 +55,39 @@ export interface WithdrawalInput {
   ip?: string | null;
 }
 
-export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promise<{ transferId: string; txHash: string }> {
-  const chain = chainsOfMode(input.mode).find((name) => name === input.chain && CHAINS[name].family === 'evm') as ChainName | undefined;
+export async function withdrawFromMerchantWallet(
+  input: WithdrawalInput,
+  options: SolanaRpcOptions = {},
+): Promise<{ transferId: string; txHash: string }> {
+  const chain = chainsOfMode(input.mode).find((name) => name === input.chain) as ChainName | undefined;
   if (!chain)
-    throw new AppError(
-      'unsupported_chain',
-      `Withdraw on an EVM network of ${input.mode} mode: ${chainsOfMode(input.mode)
-        .filter((c) => CHAINS[c].family === 'evm')
-        .join(', ')}.`,
-      { param: 'chain' },
-    );
-  const token = await withdrawableToken(input.merchantId, chain, input.tokenAddress);
-  if (!token)
-    throw new AppError('unsupported_token', `No token ${input.tokenAddress} on ${chain}, nor a custom token of yours there.`, {
-      param: 'tokenAddress',
+    throw new AppError('unsupported_chain', `Withdraw on a network of ${input.mode} mode: ${chainsOfMode(input.mode).join(', ')}.`, {
+      param: 'chain',
     });
-  if (!isAddress(input.toAddress.trim(), { strict: false })) {
-    throw new AppError('invalid_address', 'The destination is not an EVM address (0x followed by 40 hex digits).', { param: 'toAddress' });
+  const family = CHAINS[chain].family;
+  // EVM: a registry token or a custom ERC-20 of the merchant's; Solana: a registry token (mints are case-sensitive).
+  const token =
+    family === 'evm' ? await withdrawableToken(input.merchantId, chain, input.tokenAddress) : findToken(CHAINS[chain], input.tokenAddress);
+  if (!token)
+    throw new AppError(
+      'unsupported_token',
+      family === 'evm'
+        ? `No token ${input.tokenAddress} on ${chain}, nor a custom token of yours there.`
+        : `No token ${input.tokenAddress} on ${chain}.`,
+      { param: 'tokenAddress' },
+    );
+  const rawTo = input.toAddress.trim();
+  // EVM: any checksum (or none) is accepted here, as before; Solana addresses are case-sensitive base58.
+  if (family === 'evm' ? !isValidAddress('evm', rawTo.toLowerCase()) : !isValidAddress('solana', rawTo)) {
+    throw new AppError(
+      'invalid_address',
+      family === 'evm'
+        ? 'The destination is not an EVM address (0x followed by 40 hex digits).'
+        : 'The destination is not a Solana address (32 to 44 base58 characters).',
+      { param: 'toAddress' },
+    );
   }
-  const toAddress = getAddress(input.toAddress.trim());
+  const toAddress = normalizeAddress(family, rawTo);
   const amount = parseAmount(input.amount, token.decimals);
   if (!amount.ok)
     throw new AppError('invalid_amount', `Enter a positive amount of ${token.symbol} with at most ${token.decimals} decimals.`, {
@@ -96,23 +109,21 @@ export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promis
     attempt,
   });
 
-  const wallet = (await ensureMerchantWallets(getDb(), input.merchantId)).find((w) => w.family === 'evm')!;
-  const prepared = await prepareTransfer({
-    chain,
-    from: wallet.address,
-    spend: { token, amount: amount.baseUnits, recipient: toAddress },
-    gasSponsored: true,
-  });
+  const wallet = (await ensureMerchantWallets(getDb(), input.merchantId)).find((w) => w.family === family)!;
+  const prepared = await prepareChainTransfer(
+    { chain, from: wallet.address, spend: { token, amount: amount.baseUnits, recipient: toAddress }, gasSponsored: true },
+    options,
+  );
 
   const recorded = await getDb().transaction(async (tx) => {
     const actor = await authorizeMember(tx, { ...input, permission: 'funds.withdraw' });
     const [sealed] = await tx
       .select()
       .from(wallets)
-      .where(and(eq(wallets.merchantId, input.merchantId), eq(wallets.family, 'evm')));
-    const result = await recordTransfer(tx, {
+      .where(and(eq(wallets.merchantId, input.merchantId), eq(wallets.family, family)));
+    const result = await recordChainTransfer(tx, {
       prepared,
-      signer: accountFromKey(openWalletKey(sealed!)),
+      signer: () => walletSigner(sealed!),
       purpose: 'withdrawal',
       authorization: {
         authority: { kind: 'owner_step_up', userId: input.userId, merchantId: input.merchantId },
@@ -142,7 +153,7 @@ export async function withdrawFromMerchantWallet(input: WithdrawalInput): Promis
   });
 
   if (!recorded.replayed) {
-    await submitTransfer(recorded);
+    await submitTransfer(recorded, options);
     await notifyOwners({
       merchantId: input.merchantId,
       actorUserId: input.userId,
@@ -172,5 +183,11 @@ async function withdrawableToken(merchantId: string, chain: ChainName, tokenAddr
       ),
     );
   if (!custom) return undefined;
-  return { symbol: custom.symbol, name: custom.name, address: getAddress(custom.address), decimals: custom.decimals, isNative: false };
+  return {
+    symbol: custom.symbol,
+    name: custom.name,
+    address: normalizeAddress('evm', custom.address),
+    decimals: custom.decimals,
+    isNative: false,
+  };
 }

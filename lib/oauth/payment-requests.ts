@@ -15,6 +15,7 @@
  * A token alone can never move money: the PIN is checked on step 3, by the user, on our page — or the
  * user taps Pay there within a spending allowance they approved for this merchant with the PIN (ADR 0034).
  */
+import type { SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import 'server-only';
 import { and, eq, gt, inArray } from 'drizzle-orm';
 import { randomInt } from 'node:crypto';
@@ -206,12 +207,13 @@ export async function findPaymentRequestByCode(
 export async function confirmPaymentRequest(
   input: { requestId: string; userId: string; pin?: string },
   now = new Date(),
+  options: SolanaRpcOptions = {},
 ): Promise<{ txHash: string }> {
   const request = await requestOfUser(input.requestId, input.userId);
   const status = effectiveStatus(request, now);
   if (status === 'confirmed' && request.txHash) return { txHash: request.txHash };
   if (status !== 'pending') throw new AppError('charge_not_payable', `This payment request is ${status}: start again from the app.`);
-  const paid = await payFromBalance({ userId: input.userId, chargeId: request.chargeId, pin: input.pin });
+  const paid = await payFromBalance({ userId: input.userId, chargeId: request.chargeId, pin: input.pin }, options);
   await getDb()
     .update(oauthPaymentRequests)
     .set({ status: 'confirmed', transferId: paid.transferId, txHash: paid.txHash, decidedAt: now })

@@ -2,8 +2,8 @@
  * The fiat methods (card, bank transfer, Apple Pay, Google Pay) a consumer in `country` can use to pay
  * a charge in `token` on `chain`: the checkout's slot for the on-ramp providers, from the provider
  * registry. A provider whose minimum purchase is above the amount due is offered for its minimum
- * (`buyMinimum`, spec on-ramp rule 5) where the charge can be paid from a Chargeport balance (EVM
- * chains): the minimum goes to the buyer's wallet, pays the charge, and the rest stays there (ADR 0019);
+ * (`buyMinimum`, spec on-ramp rule 5) where the charge can be paid from a Chargeport balance (every
+ * chain, Solana included): the minimum goes to the buyer's wallet, pays the charge, and the rest stays there (ADR 0019);
  * elsewhere it is shown unavailable, with why. A method that cannot deliver before the charge expires
  * (bank transfers take days; registry fact `settlementMinutes`) is not offered (ADR 0014).
  */
@@ -31,7 +31,7 @@ export async function fiatPaymentOptions(input: {
   dueUsdCents?: bigint;
   /** When the charge expires: methods that settle later are left out. */
   expiresAt?: Date;
-  /** The charge can be paid from a balance (EVM): below a minimum, the minimum may be bought into the buyer's wallet. */
+  /** The charge can be paid from a balance (every chain, Solana included): below a minimum, the minimum may be bought into the buyer's wallet. */
   canBuyMinimum?: boolean;
   now?: Date;
 }): Promise<FiatPaymentOption[]> {

@@ -14,9 +14,15 @@
  *  - a crash after commit leaves a `signed` transfer that the reconciler broadcasts.
  * When the charge can no longer be paid (it expired, or was paid another way), nothing is sent: the order
  * records why and the tokens stay in the buyer's balance.
+ *
+ * Solana: no incoming-transfer indexer watches the Solana wallets, so the delivery is read from the cluster
+ * itself — the provider's transaction, finalized, and what it added to the buyer's wallet (its SOL, or its
+ * token accounts of the mint). The payment then goes through the same engine, the gas tank as fee payer.
  */
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import { signature as solanaSignature } from '@solana/kit';
+import { and, eq, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm';
+import { CHAIN_NAMES, CHAINS, type ChainName } from '@/lib/chains/registry';
+import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { crashPoint } from '@/lib/crash-points';
@@ -38,10 +44,9 @@ import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
 import { fundingOf } from '@/lib/charges/funding';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
-import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
-import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
-import { accountFromKey } from '@/lib/transactions/account-from-key';
-import { openWalletKey } from '@/lib/keyring/envelope';
+import { prepareChainTransfer } from '@/lib/transactions/prepare-chain-transfer';
+import { recordChainTransfer, walletSigner } from '@/lib/transactions/record-chain-transfer';
+import type { RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { emitPaymentFailed } from '@/lib/charges/charge-events';
 
 export type OrderPaymentOutcome = 'submitted' | 'not_delivered' | 'not_payable' | 'busy';
@@ -57,8 +62,12 @@ async function ordersReadyToPay(limit = 20): Promise<string[]> {
         eq(onrampOrders.status, 'completed'),
         isNull(onrampOrders.chargeTransferId),
         isNull(onrampOrders.chargePaymentError),
-        sql`exists (select 1 from ${walletIncomingTransfers} w where lower(w.tx_hash) = lower(${onrampOrders.deliveryTxHash})
+        or(
+          sql`exists (select 1 from ${walletIncomingTransfers} w where lower(w.tx_hash) = lower(${onrampOrders.deliveryTxHash})
           and w.to_address = ${onrampOrders.walletAddress} and w.status = 'confirmed')`,
+          // Solana deliveries are read from the cluster (see the header).
+          and(inArray(onrampOrders.chain, SOLANA_CHAINS), isNotNull(onrampOrders.deliveryTxHash)),
+        ),
       ),
     )
     .orderBy(onrampOrders.updatedAt)
@@ -66,12 +75,14 @@ async function ordersReadyToPay(limit = 20): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
+const SOLANA_CHAINS = CHAIN_NAMES.filter((chain) => CHAINS[chain].family === 'solana');
+
 /** The scheduler's entry point. Returns how many charges were paid. */
-export async function payChargesFromDeliveredOrders(): Promise<number> {
+export async function payChargesFromDeliveredOrders(options: SolanaRpcOptions = {}): Promise<number> {
   let paid = 0;
   for (const orderId of await ordersReadyToPay()) {
     try {
-      if ((await payChargeFromOrder(orderId)) === 'submitted') paid++;
+      if ((await payChargeFromOrder(orderId, options)) === 'submitted') paid++;
     } catch (error) {
       log.warn('paying a charge from its on-ramp delivery failed; tried again on the next pass', { orderId, error });
     }
@@ -79,14 +90,17 @@ export async function payChargesFromDeliveredOrders(): Promise<number> {
   return paid;
 }
 
-export async function payChargeFromOrder(orderId: string): Promise<OrderPaymentOutcome> {
-  const step = await recordOrderPayment(orderId);
-  if (step.recorded) await submitTransfer(step.recorded, { waitForGasMs: 0 });
+export async function payChargeFromOrder(orderId: string, options: SolanaRpcOptions = {}): Promise<OrderPaymentOutcome> {
+  const step = await recordOrderPayment(orderId, options);
+  if (step.recorded) await submitTransfer(step.recorded, { waitForGasMs: 0, ...options });
   return step.outcome;
 }
 
 /** Step 1: check, read the chain, then record under the locks (nothing is broadcast here). */
-async function recordOrderPayment(orderId: string): Promise<{ outcome: OrderPaymentOutcome; recorded?: RecordedTransfer }> {
+async function recordOrderPayment(
+  orderId: string,
+  options: SolanaRpcOptions,
+): Promise<{ outcome: OrderPaymentOutcome; recorded?: RecordedTransfer }> {
   const [order] = await getDb().select().from(onrampOrders).where(eq(onrampOrders.id, orderId));
   if (
     !order ||
@@ -97,8 +111,17 @@ async function recordOrderPayment(orderId: string): Promise<{ outcome: OrderPaym
     order.chargePaymentError
   )
     return { outcome: 'busy' };
-  const delivered = await deliveredAmount(getDb(), order);
-  if (delivered === 0n) return { outcome: 'not_delivered' };
+  const delivered =
+    CHAINS[order.chain as ChainName].family === 'solana'
+      ? await solanaDeliveredAmount(order, options)
+      : await deliveredAmount(getDb(), order);
+  if (delivered === 0n) {
+    // A Solana order is picked by its chain, not by an indexed delivery: to the back of the queue, so orders
+    // whose delivery never finalizes cannot hold up the others.
+    if (CHAINS[order.chain as ChainName].family === 'solana')
+      await getDb().update(onrampOrders).set({ updatedAt: new Date() }).where(eq(onrampOrders.id, order.id));
+    return { outcome: 'not_delivered' };
+  }
   const [charge] = await getDb().select().from(charges).where(eq(charges.id, order.chargeId));
   const [wallet] = await getDb()
     .select()
@@ -111,12 +134,15 @@ async function recordOrderPayment(orderId: string): Promise<{ outcome: OrderPaym
   const refusal = payableRefusal(charge, due, delivered, token);
   if (refusal) return { outcome: await giveUp(order, refusal) };
 
-  const prepared = await prepareTransfer({
-    chain: charge.chain as ChainName,
-    from: wallet.address,
-    spend: { token, amount: due, recipient: deposit.address },
-    gasSponsored: true,
-  });
+  const prepared = await prepareChainTransfer(
+    {
+      chain: charge.chain as ChainName,
+      from: wallet.address,
+      spend: { token, amount: due, recipient: deposit.address },
+      gasSponsored: true,
+    },
+    options,
+  );
   try {
     return await getDb().transaction(async (tx) => {
       const [locked] = await tx.select().from(onrampOrders).where(eq(onrampOrders.id, orderId)).for('update', { skipLocked: true });
@@ -135,9 +161,9 @@ async function recordOrderPayment(orderId: string): Promise<{ outcome: OrderPaym
           ),
         );
       if (late || other) return { outcome: await giveUp(locked, late ?? 'The charge is already being paid from a balance.', tx) };
-      const recorded = await recordTransfer(tx, {
+      const recorded = await recordChainTransfer(tx, {
         prepared,
-        signer: accountFromKey(openWalletKey(wallet)),
+        signer: () => walletSigner(wallet),
         purpose: 'balance_payment',
         // No PIN: the order the buyer confirmed on the checkout is the authority (see the header).
         authorization: { authority: { kind: 'system', job: 'order_delivery' }, destination: { class: 'charge_deposit' } },
@@ -190,6 +216,37 @@ async function deliveredAmount(db: DbOrTx, order: OnrampOrderRow): Promise<bigin
   return BigInt(row?.total ?? '0');
 }
 
+/**
+ * Solana: what the order's delivery transaction added to the buyer's wallet, once finalized (0 before, or
+ * when the cluster cannot be read: the next pass looks again). SOL by the wallet's lamports; a token by
+ * the wallet's token accounts of the mint (pre → post).
+ */
+async function solanaDeliveredAmount(order: OnrampOrderRow, options: SolanaRpcOptions): Promise<bigint> {
+  const rpc = resolveSolanaRpc(order.chain as ChainName, options);
+  if (!order.deliveryTxHash || !rpc) return 0n;
+  const transaction = await rpc
+    .getTransaction(solanaSignature(order.deliveryTxHash), { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 })
+    .send()
+    .catch(() => null);
+  const meta = transaction?.meta;
+  if (!transaction || !meta || meta.err !== null) return 0n;
+  const token = CHAINS[order.chain as ChainName].tokens.find((t) => t.address === order.tokenAddress);
+  if (!token) return 0n;
+  let added: bigint;
+  if (token.isNative) {
+    const index = transaction.transaction.message.accountKeys.indexOf(order.walletAddress as never);
+    if (index === -1) return 0n;
+    added = BigInt(meta.postBalances[index] ?? 0n) - BigInt(meta.preBalances[index] ?? 0n);
+  } else {
+    const mine = (balances: typeof meta.postTokenBalances) =>
+      (balances ?? [])
+        .filter((b) => b.mint === token.address && b.owner === order.walletAddress)
+        .reduce((sum, b) => sum + BigInt(b.uiTokenAmount.amount), 0n);
+    added = mine(meta.postTokenBalances) - mine(meta.preTokenBalances);
+  }
+  return added > 0n ? added : 0n;
+}
+
 async function dueOf(db: DbOrTx, chargeId: string, total: bigint): Promise<bigint> {
   const { seen } = fundingOf(await db.select().from(payments).where(eq(payments.chargeId, chargeId)));
   return seen >= total ? 0n : total - seen;
@@ -203,7 +260,6 @@ function payableRefusal(
 ): string | undefined {
   if (charge.status !== 'pending' && charge.status !== 'processing') return `The charge is ${charge.status}.`;
   if (due === 0n) return 'The charge has already received its full amount.';
-  if (CHAINS[charge.chain as ChainName].family !== 'evm') return 'The charge is not on an EVM chain.';
   if (delivered < due) {
     return `The purchase delivered ${formatAmount(delivered, token.decimals)} ${token.symbol}; the charge needs ${formatAmount(due, token.decimals)}.`;
   }

@@ -57,10 +57,9 @@ export async function payChargeWithFiat(input: {
         'unauthenticated',
         'Sign in (or create an account) to buy the minimum: the rest is kept in your Chargeport balance.',
       );
-    if (CHAINS[charge.chain as ChainName].family !== 'evm')
-      throw new AppError('invalid_request', 'Buying the minimum is available on EVM chains only.');
-    const wallet = (await listWallets(input.userId)).find((w) => w.family === 'evm');
-    if (!wallet) throw new AppError('invalid_wallet', 'Your account has no EVM wallet.');
+    const family = CHAINS[charge.chain as ChainName].family;
+    const wallet = (await listWallets(input.userId)).find((w) => w.family === family);
+    if (!wallet) throw new AppError('invalid_wallet', `Your account has no ${family === 'evm' ? 'EVM' : 'Solana'} wallet.`);
     return placeOnrampOrder({
       purpose: 'charge_minimum',
       chargeId: charge.id,

@@ -12,7 +12,8 @@
  *    broadcasts (the same bytes, so never a second transfer).
  *
  * The transfer goes to the charge's deposit address; the chain watcher then settles the charge like
- * any other payment.
+ * any other payment. Every chain: on EVM from the consumer's EVM wallet (the gas tank tops up the fee), on
+ * Solana from their Solana wallet with the gas tank as the fee payer (lib/transactions/solana/).
  */
 import { and, eq, ne } from 'drizzle-orm';
 import { verifyPinStepUp } from '@/lib/accounts/step-up';
@@ -24,11 +25,11 @@ import { formatAmount } from '@/lib/money';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { assertNoOtherPaymentInFlight } from '@/lib/charges/payment-in-flight';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
+import type { SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
-import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
-import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
-import { accountFromKey } from '@/lib/transactions/account-from-key';
-import { openWalletKey } from '@/lib/keyring/envelope';
+import { isSolanaPrepared, prepareChainTransfer, type ChainPreparedTransfer } from '@/lib/transactions/prepare-chain-transfer';
+import { recordChainTransfer, walletSigner } from '@/lib/transactions/record-chain-transfer';
+import type { RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { allowanceForPayment, pinNeededWhenRefused } from '@/lib/allowances/allowance-for-payment';
 import { recordAllowanceUse } from '@/lib/allowances/record-allowance-use';
 
@@ -37,34 +38,43 @@ export interface BalancePayment {
   txHash: string;
 }
 
-export async function payFromBalance(input: { userId: string; chargeId: string; pin?: string }): Promise<BalancePayment> {
+export async function payFromBalance(
+  input: { userId: string; chargeId: string; pin?: string },
+  options: SolanaRpcOptions = {},
+): Promise<BalancePayment> {
   // No PIN: only within a spending allowance (else 403 step_up_required, and the form asks for the PIN).
   const allowanceId = input.pin === undefined ? await allowanceForPayment(input) : undefined;
   if (input.pin !== undefined) await verifyPinStepUp({ userId: input.userId, pin: input.pin, attempt: { action: 'balance_payment' } });
-  const signed = await signBalancePayment({ ...input, allowanceId }).catch((error: unknown) => {
+  const signed = await signBalancePayment({ ...input, allowanceId }, options).catch((error: unknown) => {
     throw allowanceId ? pinNeededWhenRefused(error) : error;
   });
-  if (signed.isNew) await submitTransfer(signed.recorded);
+  if (signed.isNew) await submitTransfer(signed.recorded, options);
   return { transferId: signed.transferId, txHash: signed.txHash };
 }
 
 /** Step 1 (exported for the crash test): check, read the chain, then lock, re-check and record — nothing leaves the server yet. */
-export async function signBalancePayment(input: {
-  userId: string;
-  chargeId: string;
-  allowanceId?: string;
-}): Promise<BalancePayment & { isNew: boolean; recorded: RecordedTransfer }> {
+export async function signBalancePayment(
+  input: {
+    userId: string;
+    chargeId: string;
+    allowanceId?: string;
+  },
+  options: SolanaRpcOptions = {},
+): Promise<BalancePayment & { isNew: boolean; recorded: RecordedTransfer }> {
   // Outside any transaction: the checks a request can fail fast on, and the chain reads (no RPC call waits under a lock).
   const checked = await checkPayable(getDb(), input);
   if ('existing' in checked) return checked.existing;
   const { charge, wallet, deposit } = checked;
   const token = tokenOfCharge(charge);
-  const prepared = await prepareTransfer({
-    chain: charge.chain as ChainName,
-    from: wallet.address,
-    spend: { token, amount: charge.totalBaseUnits, recipient: deposit.address },
-    gasSponsored: true,
-  });
+  const prepared = await prepareChainTransfer(
+    {
+      chain: charge.chain as ChainName,
+      from: wallet.address,
+      spend: { token, amount: charge.totalBaseUnits, recipient: deposit.address },
+      gasSponsored: true,
+    },
+    options,
+  );
   assertHolds(prepared, charge);
 
   return getDb().transaction(async (tx) => {
@@ -72,9 +82,9 @@ export async function signBalancePayment(input: {
     if ('existing' in locked) return locked.existing;
     // One payment method at a time: no swap or card payment of this charge may be in flight.
     await assertNoOtherPaymentInFlight(tx, charge.id, 'balance');
-    const recorded = await recordTransfer(tx, {
+    const recorded = await recordChainTransfer(tx, {
       prepared,
-      signer: accountFromKey(openWalletKey(wallet)),
+      signer: () => walletSigner(wallet),
       purpose: 'balance_payment',
       authorization: {
         authority: input.allowanceId
@@ -104,7 +114,7 @@ type Payable =
   | { charge: ChargeRow; wallet: typeof wallets.$inferSelect; deposit: typeof depositAddresses.$inferSelect }
   | { existing: BalancePayment & { isNew: false; recorded: RecordedTransfer } };
 
-/** The charge must be pending and unexpired, payable on an EVM chain, and not already being paid (the same payer gets their payment back). */
+/** The charge must be pending and unexpired, and not already being paid (the same payer gets their payment back). The wallet is the consumer's one of the charge's chain family. */
 async function checkPayable(db: DbOrTx, input: { userId: string; chargeId: string }, options: { lock?: boolean } = {}): Promise<Payable> {
   const query = db.select().from(charges).where(eq(charges.id, input.chargeId));
   const [charge] = options.lock ? await query.for('update') : await query;
@@ -113,9 +123,8 @@ async function checkPayable(db: DbOrTx, input: { userId: string; chargeId: strin
   const [wallet] = await db
     .select()
     .from(wallets)
-    .where(and(eq(wallets.userId, input.userId), eq(wallets.family, 'evm')));
-  if (!wallet || chain.family !== 'evm')
-    throw new AppError('charge_not_payable', 'This charge cannot be paid from a balance yet (EVM chains only).');
+    .where(and(eq(wallets.userId, input.userId), eq(wallets.family, chain.family)));
+  if (!wallet) throw new AppError('charge_not_payable', `Your account has no ${chain.displayName} wallet to pay from.`);
   const [existing] = await db
     .select()
     .from(outboundTransfers)
@@ -146,9 +155,10 @@ async function checkPayable(db: DbOrTx, input: { userId: string; chargeId: strin
 }
 
 /** The friendly "top up" answer before the engine's own check (which also counts what is in flight). */
-function assertHolds(prepared: PreparedTransfer, charge: ChargeRow): void {
+function assertHolds(prepared: ChainPreparedTransfer, charge: ChargeRow): void {
   const token = prepared.spend.token;
-  const balance = token.isNative ? prepared.sender.nativeBalance : (prepared.sender.tokenBalance ?? 0n);
+  const native = isSolanaPrepared(prepared) ? prepared.sender.lamports : prepared.sender.nativeBalance;
+  const balance = token.isNative ? native : (prepared.sender.tokenBalance ?? 0n);
   if (balance < charge.totalBaseUnits) {
     throw new AppError(
       'insufficient_balance',

@@ -6,8 +6,9 @@
  * as it is (a double submit is one transfer), and the claim status moves awaiting_claim → claimed in the
  * transaction that records the transfer and `refund.claimed`. Authority payer_claim → claim_address.
  */
+import type { SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { and, eq, inArray } from 'drizzle-orm';
-import { getAddress, type Address } from 'viem';
+import { getAddress } from 'viem';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
@@ -16,8 +17,8 @@ import { charges, merchants, refunds, type ChargeRow, type RefundRow } from '@/l
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
-import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
-import { recordTransfer } from '@/lib/transactions/record-transfer';
+import { prepareChainTransfer } from '@/lib/transactions/prepare-chain-transfer';
+import { recordChainTransfer } from '@/lib/transactions/record-chain-transfer';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { chargeFunds } from './charge-funds';
 import { hashClaimToken, isClaimTokenShaped } from './claim-token';
@@ -78,9 +79,9 @@ interface ClaimInput {
   to: { address: string } | { balanceOfUserId: string };
 }
 
-export async function claimRefund(input: ClaimInput): Promise<RefundClaimView> {
+export async function claimRefund(input: ClaimInput, options: SolanaRpcOptions = {}): Promise<RefundClaimView> {
   try {
-    return await claimOnce(input);
+    return await claimOnce(input, options);
   } catch (error) {
     // A double submit (two tabs, a retry) can lose the race outside the lock: its twin's transfer already
     // spent the funds it was estimating. The link is claimed either way, so the answer is the claim as it is.
@@ -90,7 +91,7 @@ export async function claimRefund(input: ClaimInput): Promise<RefundClaimView> {
   }
 }
 
-async function claimOnce(input: ClaimInput): Promise<RefundClaimView> {
+async function claimOnce(input: ClaimInput, options: SolanaRpcOptions): Promise<RefundClaimView> {
   const claim = await claimByToken(getDb(), input.token);
   if (claim.claimStatus !== 'awaiting_claim' || (claim.claimExpiresAt && claim.claimExpiresAt <= new Date())) {
     if (claim.claimStatus === 'claimed') return findRefundClaim(input.token);
@@ -104,12 +105,15 @@ async function claimOnce(input: ClaimInput): Promise<RefundClaimView> {
   // The claim's own amount is reserved in `funds`; where it is paid from is decided now.
   const plan = refundSourceOf(funds, claim.amountBaseUnits, label);
   const source = await refundSourceWallet(charge!, plan.source, funds);
-  const prepared = await prepareTransfer({
-    chain: charge!.chain as ChainName,
-    from: source.address,
-    spend: { token, amount: claim.amountBaseUnits, recipient: destination },
-    gasSponsored: true,
-  });
+  const prepared = await prepareChainTransfer(
+    {
+      chain: charge!.chain as ChainName,
+      from: source.address,
+      spend: { token, amount: claim.amountBaseUnits, recipient: destination },
+      gasSponsored: true,
+    },
+    options,
+  );
   // The transfer gate checks the recipient is the address recorded on this claim: payer_claim → claim_address.
   const authorization = {
     authority: { kind: 'payer_claim' as const, claimId: claim.id },
@@ -131,9 +135,9 @@ async function claimOnce(input: ClaimInput): Promise<RefundClaimView> {
       .where(and(eq(refunds.id, row.id), inArray(refunds.claimStatus, refundClaimMachine.leadingTo('claimed'))))
       .returning({ id: refunds.id });
     if (updated.length !== 1) throw new AppError('refund_claim_closed', 'This refund link was just claimed.');
-    const result = await recordTransfer(tx, {
+    const result = await recordChainTransfer(tx, {
       prepared,
-      signer: await source.signer(),
+      signer: source.signer,
       purpose: 'refund',
       authorization,
       chargeId: row.chargeId,
@@ -161,7 +165,7 @@ async function claimOnce(input: ClaimInput): Promise<RefundClaimView> {
     await emitRefundEvent(tx, { refundId: row.id, type: 'refund.claimed' });
     return result;
   });
-  if (recorded && !recorded.replayed) await submitTransfer(recorded, { waitForGasMs: 0 });
+  if (recorded && !recorded.replayed) await submitTransfer(recorded, { waitForGasMs: 0, ...options });
   return findRefundClaim(input.token);
 }
 
@@ -169,7 +173,7 @@ async function claimDestination(
   charge: ChargeRow,
   funds: Awaited<ReturnType<typeof chargeFunds>>,
   to: { address: string } | { balanceOfUserId: string },
-): Promise<Address> {
+): Promise<string> {
   if ('address' in to) {
     if (!to.address.trim())
       throw new AppError('refund_destination_required', `Enter your ${CHAINS[charge.chain as ChainName].displayName} address.`, {
@@ -180,5 +184,5 @@ async function claimDestination(
   const family = CHAINS[charge.chain as ChainName].family;
   const wallet = (await listWallets(to.balanceOfUserId)).find((w) => w.family === family);
   if (!wallet) throw new AppError('refund_not_possible', 'Your account has no wallet on this network yet: enter an address instead.');
-  return getAddress(wallet.address);
+  return family === 'evm' ? getAddress(wallet.address) : wallet.address;
 }

@@ -10,7 +10,9 @@
  *  - Paid from where the funds are now: the charge's deposit address before its sweep, the merchant wallet
  *    after it (while the sweep is still on its way, the refund waits for it to land). A deposit refund draws
  *    on late funds first and records how much, so the sweep still pays the merchant the full price (N11).
- *    The gas tank pays the fee (the merchant's daily cap).
+ *    The gas tank pays the fee (the merchant's daily cap); on Solana as the transaction's fee payer.
+ *  - Every chain: on Solana the same rules, the transfer signed by the Solana deposit key or the merchant's
+ *    Solana wallet (lib/transactions/solana/); the payer is the signer whose value went out.
  *  - Destination: the payer, never an address an API key alone chose (N2).
  *      · No toAddress: the one address that paid (for a balance payment, the payer's Chargeport wallet).
  *        Where the sender is not the payer or not known — a card payment delivered by an on-ramp provider,
@@ -26,9 +28,9 @@
  *    transfer ends (settle-refund.ts).
  */
 import { and, eq } from 'drizzle-orm';
-import { getAddress, isAddress, type Address } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import type { SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
@@ -39,14 +41,14 @@ import { log } from '@/lib/log';
 import { formatAmount, parseAmount } from '@/lib/money';
 import { sendEmail } from '@/lib/notifications/send-email';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
-import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
-import { recordTransfer } from '@/lib/transactions/record-transfer';
+import { prepareChainTransfer } from '@/lib/transactions/prepare-chain-transfer';
+import { recordChainTransfer } from '@/lib/transactions/record-chain-transfer';
 import type { TransferAuthority } from '@/lib/transactions/transfer-policy';
 import { chargeFunds, type ChargeFunds } from './charge-funds';
 import { claimExpiryFrom, claimUrlOf, newClaimToken } from './claim-token';
 import { emitRefundEvent } from './emit-refund-event';
 import { getRefund } from './list-refunds';
-import { checkRefundable, payerAddresses, refundAddressOf, refundSourceOf, refundSourceWallet } from './refund-source';
+import { canonicalAddress, checkRefundable, payerAddresses, refundAddressOf, refundSourceOf, refundSourceWallet } from './refund-source';
 import type { CreateRefundBody, CreatedRefund } from './schemas';
 
 export interface RefundContext {
@@ -109,28 +111,28 @@ function refuseUnsettled(charge: ChargeRow): void {
 }
 
 type Route =
-  | { kind: 'transfer'; destination: Address; destinationClass: Exclude<RefundDestinationClass, 'claim_address'> }
+  | { kind: 'transfer'; destination: string; destinationClass: Exclude<RefundDestinationClass, 'claim_address'> }
   | { kind: 'claim'; why: string };
 
-export async function createRefund(input: {
-  ctx: RefundContext;
-  chargeId: string;
-  body: CreateRefundBody;
-  /** The request's Idempotency-Key (or the form's id). */
-  idempotencyKey?: string;
-  /** Runs in the recording transaction once a new refund is recorded (the dashboard's audit entry). */
-  onRecorded?: (
-    tx: DbOrTx,
-    refund: { id: string; amountBaseUnits: bigint; destination: string | null; txHash: string | null; destinationClass: string },
-  ) => Promise<void>;
-}): Promise<{ refund: CreatedRefund; replayed: boolean }> {
+export async function createRefund(
+  input: {
+    ctx: RefundContext;
+    chargeId: string;
+    body: CreateRefundBody;
+    /** The request's Idempotency-Key (or the form's id). */
+    idempotencyKey?: string;
+    /** Runs in the recording transaction once a new refund is recorded (the dashboard's audit entry). */
+    onRecorded?: (
+      tx: DbOrTx,
+      refund: { id: string; amountBaseUnits: bigint; destination: string | null; txHash: string | null; destinationClass: string },
+    ) => Promise<void>;
+  },
+  options: SolanaRpcOptions = {},
+): Promise<{ refund: CreatedRefund; replayed: boolean }> {
   const { ctx } = input;
   const charge = await chargeOf(getDb(), ctx, input.chargeId);
   const token = tokenOfCharge(charge);
   const chain = CHAINS[charge.chain as ChainName];
-  if (chain.family !== 'evm') {
-    throw new AppError('refund_not_possible', `Refunds on ${chain.displayName} are not available yet: refund from your own wallet.`);
-  }
   const idempotency = { scope: `refund:${ctx.merchantId}:${ctx.mode}`, key: input.idempotencyKey ?? newRefundRequestId() };
   const requestKey = `${idempotency.scope}:${idempotency.key}`;
   const replay = await findReplay(getDb(), idempotency, input);
@@ -149,12 +151,10 @@ export async function createRefund(input: {
 
   const plan = refundSourceOf(funds, amount, label);
   const source = await refundSourceWallet(charge, plan.source, funds);
-  const prepared = await prepareTransfer({
-    chain: chain.name,
-    from: source.address,
-    spend: { token, amount, recipient: route.destination },
-    gasSponsored: true,
-  });
+  const prepared = await prepareChainTransfer(
+    { chain: chain.name, from: source.address, spend: { token, amount, recipient: route.destination }, gasSponsored: true },
+    options,
+  );
   const authorization = refundAuthorization(ctx, route);
 
   const created = await getDb().transaction(async (tx) => {
@@ -168,9 +168,9 @@ export async function createRefund(input: {
     checkRefundable(fundsNow, amount, label);
     const now = refundSourceOf(fundsNow, amount, label);
     if (now.source !== plan.source) throw new AppError('refund_not_possible', 'The charge’s funds just moved. Try again.');
-    const recorded = await recordTransfer(tx, {
+    const recorded = await recordChainTransfer(tx, {
       prepared,
-      signer: await source.signer(),
+      signer: source.signer,
       purpose: 'refund',
       // The transfer gate sends a key's or a member's refund to an address that paid this charge only (N2).
       authorization,
@@ -224,7 +224,7 @@ export async function createRefund(input: {
     return { recorded, refundId };
   });
   if (created.raced) return { refund: created.raced, replayed: true };
-  if (!created.recorded.replayed) await submitTransfer(created.recorded, { waitForGasMs: 0 });
+  if (!created.recorded.replayed) await submitTransfer(created.recorded, { waitForGasMs: 0, ...options });
   const refund = await getRefund(getDb(), { merchantId: ctx.merchantId, mode: ctx.mode, refundId: created.refundId });
   return { refund: refund!, replayed: created.recorded.replayed };
 }
@@ -316,7 +316,8 @@ async function emailClaimLink(userIds: string[], link: { claimUrl: string; amoun
 
 /** To whom: a transfer to the payer (or an owner-approved address), or a claim link the payer completes. */
 async function refundRoute(charge: ChargeRow, funds: ChargeFunds, toAddress: string | undefined, ctx: RefundContext): Promise<Route> {
-  const payers = payerAddresses(funds);
+  const family = CHAINS[charge.chain as ChainName].family;
+  const payers = payerAddresses(funds, family);
   if (toAddress !== undefined) {
     const address = refundAddressOf(toAddress, charge, funds, 'toAddress');
     if (payers.includes(address)) return { kind: 'transfer', destination: address, destinationClass: 'original_payer' };
@@ -330,6 +331,8 @@ async function refundRoute(charge: ChargeRow, funds: ChargeFunds, toAddress: str
   if (funds.hasSenderNotPayer) return { kind: 'claim', why: 'a payment’s sender is not the payer (an on-ramp provider or unknown)' };
   if (payers.length !== 1) return { kind: 'claim', why: `the charge was paid from ${payers.length} addresses` };
   const payer = payers[0]!;
+  // A Solana payer signed its payment: a key holder, not a program (nothing like EVM contract wallets to check).
+  if (family === 'solana') return { kind: 'transfer', destination: payer, destinationClass: 'original_payer' };
   const unreachable = new AppError(
     'chain_unavailable',
     `${CHAINS[charge.chain as ChainName].displayName} is not reachable right now. Try again shortly.`,
@@ -337,7 +340,7 @@ async function refundRoute(charge: ChargeRow, funds: ChargeFunds, toAddress: str
   const client = publicClientFor(charge.chain as ChainName);
   if (!client) throw unreachable;
   // viem answers undefined for an address without code.
-  const code = await client.getCode({ address: payer }).catch(() => {
+  const code = await client.getCode({ address: payer as `0x${string}` }).catch(() => {
     throw unreachable;
   });
   // A smart-contract wallet or an exchange's hot wallet may not give the money back to the right person.
@@ -387,8 +390,8 @@ async function findReplay(
   const { toAddress, amount } = input.body;
   const requested = amount === undefined ? undefined : parseAmount(amount, refund.token.decimals);
   const sameAmount = requested === undefined || (requested.ok && requested.baseUnits === existing.amount);
-  const sameDestination =
-    toAddress === undefined || (isAddress(toAddress, { strict: false }) && getAddress(toAddress) === existing.destination);
+  const family = CHAINS[refund.chain as ChainName].family;
+  const sameDestination = toAddress === undefined || canonicalAddress(family, toAddress) === existing.destination;
   if (!sameAmount || !sameDestination) {
     throw new AppError('idempotency_conflict', 'This Idempotency-Key was used for a different refund. Use a new key for a new refund.');
   }

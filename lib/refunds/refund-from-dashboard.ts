@@ -8,6 +8,7 @@
  *    sign-in on a verified merchant, no new-owner hold, step-up; every owner is e-mailed. Authority
  *    owner_step_up → owner_approved. An admin gets 403 refund_destination_not_payer.
  */
+import type { SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { verifyStepUp, type StepUpProof } from '@/lib/accounts/step-up';
 import { requireSecondFactor } from '@/lib/accounts/two-factor/second-factor';
 import { recordAudit } from '@/lib/audit/record-audit';
@@ -34,6 +35,7 @@ export async function refundFromDashboard(
     requestId: string;
     ip?: string | null;
   } & StepUpProof,
+  options: SolanaRpcOptions = {},
 ): Promise<CreatedRefund> {
   if (!isIdOf('refundRequest', input.requestId)) {
     throw new AppError('invalid_request', 'This refund form is out of date: reload the page and try again.', { param: 'requestId' });
@@ -74,32 +76,35 @@ export async function refundFromDashboard(
     mode: input.mode,
     attempt,
   });
-  const { refund, replayed } = await createRefund({
-    ctx: {
-      merchantId: input.merchantId,
-      mode: input.mode,
-      actor: `member:${input.userId}`,
-      ...(ownerApproved || actor.role === 'owner' ? { ownerApproval: { userId: input.userId } } : {}),
-    },
-    chargeId: input.chargeId,
-    body: parsed.data,
-    idempotencyKey: input.requestId,
-    onRecorded: (tx, recorded) =>
-      recordAudit(tx, {
-        actor,
-        action: 'charges.refund',
-        targetId: recorded.id,
+  const { refund, replayed } = await createRefund(
+    {
+      ctx: {
+        merchantId: input.merchantId,
         mode: input.mode,
-        data: {
-          chargeId: input.chargeId,
-          amountBaseUnits: recorded.amountBaseUnits.toString(),
-          destination: recorded.destination,
-          destinationClass: recorded.destinationClass,
-          txHash: recorded.txHash,
-        },
-        ip: input.ip,
-      }),
-  });
+        actor: `member:${input.userId}`,
+        ...(ownerApproved || actor.role === 'owner' ? { ownerApproval: { userId: input.userId } } : {}),
+      },
+      chargeId: input.chargeId,
+      body: parsed.data,
+      idempotencyKey: input.requestId,
+      onRecorded: (tx, recorded) =>
+        recordAudit(tx, {
+          actor,
+          action: 'charges.refund',
+          targetId: recorded.id,
+          mode: input.mode,
+          data: {
+            chargeId: input.chargeId,
+            amountBaseUnits: recorded.amountBaseUnits.toString(),
+            destination: recorded.destination,
+            destinationClass: recorded.destinationClass,
+            txHash: recorded.txHash,
+          },
+          ip: input.ip,
+        }),
+    },
+    options,
+  );
   if (ownerApproved && !replayed) {
     await notifyOwners({
       merchantId: input.merchantId,

@@ -194,7 +194,7 @@ async function dependencyLanded(client: PublicClient, dependencyId: string): Pro
  */
 export async function submitTransfer(
   recorded: { transfer: { id: string }; gasTopUp?: { id: string; txHash: string; chain: string } },
-  options: { waitForGasMs?: number } = {},
+  options: { waitForGasMs?: number } & SolanaRpcOptions = {},
 ): Promise<void> {
   crashPoint('transfer.recorded');
   const waitMs = options.waitForGasMs ?? 20_000;
@@ -207,5 +207,5 @@ export async function submitTransfer(
       });
     }
   }
-  await broadcastTransfer(recorded.transfer.id);
+  await broadcastTransfer(recorded.transfer.id, options);
 }

@@ -108,7 +108,7 @@ export async function reconcileTransfer(
   const chain = transfer.chain as ChainName;
   if (CHAINS[chain].family === 'solana') {
     const rpc = resolveSolanaRpc(chain, options);
-    return rpc ? reconcileSolanaTransfer(rpc, transfer) : transfer.status;
+    return rpc ? reconcileSolanaTransfer(rpc, transfer, options.hooks) : transfer.status;
   }
   const client = publicClientFor(chain);
   if (!client || (transfer.status !== 'signed' && transfer.status !== 'broadcast' && transfer.status !== 'included'))

@@ -11,6 +11,9 @@
  * or a node refused it. `broadcast`: a node accepted it. `included`: a receipt exists in a block that is
  * not yet deep enough. `confirmed` / `failed` are final and written once, at the chain's depth.
  *
+ * Solana transfers (lib/transactions/solana/solana-transfers.ts) follow the same table: finality writes
+ * `included` then `confirmed` / `failed` in one transaction; a blockhash that expired unlanded ends `failed`.
+ *
  * One transfer may be signed several times at its nonce (an attempt each): a fee bump for one stuck under
  * the base fee, or a 0-value self-transfer ("cancel") for one that can never be broadcast. Exactly one of
  * them can be mined, so the transfer is one movement of value whichever lands.

@@ -59,9 +59,16 @@ function sourceFiles(dir: string): string[] {
 }
 const walkable = (name: string) => name !== 'node_modules' && !name.startsWith('.');
 
-const GATE_CALLS = ['recordTransfer', 'authorizeTransfer'] as const;
-/** The engine's own forwarding of its caller's authorization (recordTransfer → authorizeTransfer): the callers are checked instead. */
-const FORWARDING = { file: 'lib/transactions/record-transfer.ts', authorization: 'input.authorization' };
+const GATE_CALLS = ['recordTransfer', 'recordChainTransfer', 'recordSolanaTransfer', 'authorizeTransfer'] as const;
+/**
+ * The engine's own forwarding of its caller's authorization (recordChainTransfer → recordTransfer or
+ * recordSolanaTransfer → authorizeTransfer): the callers are checked instead.
+ */
+const FORWARDING = [
+  'lib/transactions/record-transfer.ts',
+  'lib/transactions/record-chain-transfer.ts',
+  'lib/transactions/solana/solana-transfers.ts',
+].map((file) => ({ file, authorization: 'input.authorization' }));
 /** Rows no caller uses yet, each waiting for the change that wires it (none today). */
 const AWAITING_CALLERS: PolicyRow[] = [];
 
@@ -125,7 +132,7 @@ function gateCallSites(): { sites: CallSite[]; problems: string[] } {
           return;
         }
         const authorizationExpression = ts.isPropertyAssignment(authorizationNode) ? authorizationNode.initializer : authorizationNode.name;
-        if (relative === FORWARDING.file && authorizationExpression.getText() === FORWARDING.authorization) return;
+        if (FORWARDING.some((f) => relative === f.file && authorizationExpression.getText() === f.authorization)) return;
         const purposeExpression = ts.isPropertyAssignment(purposeNode) ? purposeNode.initializer : purposeNode.name;
         const purposes = literals(checker.getTypeAtLocation(purposeExpression));
         const authorizationType = checker.getTypeAtLocation(authorizationExpression);

@@ -19,10 +19,11 @@ import { roleAllows } from '@/lib/merchants/permissions';
 import { chainsOfMode } from '@/lib/merchants/tokens';
 
 export interface BalancesPage {
-  wallet: WalletWithBalances;
-  /** The EVM networks of the mode: what a withdrawal may be made on. */
-  evmChains: ChainName[];
-  /** The merchant's custom ERC-20s on those networks: withdrawable like registry tokens. */
+  /** The merchant's service wallets (EVM, then Solana) with their balances on the mode's networks. */
+  wallets: WalletWithBalances[];
+  /** The networks of the mode: what a withdrawal may be made on (from the wallet of the network's family). */
+  chains: ChainName[];
+  /** The merchant's custom ERC-20s on the mode's EVM networks: withdrawable like registry tokens. */
   customTokens: { chain: ChainName; address: string; symbol: string }[];
   stranded: StrandedFunds[];
   canWithdraw: boolean;
@@ -43,11 +44,11 @@ export async function loadBalancesPage(input: {
   merchantVerified: boolean;
 }): Promise<BalancesPage> {
   const db = getDb();
-  const evmChains = chainsOfMode(input.mode).filter((chain) => CHAINS[chain].family === 'evm');
-  const evmWallet = (await ensureMerchantWallets(db, input.merchantId)).find((wallet) => wallet.family === 'evm')!;
+  const chains = chainsOfMode(input.mode);
+  const serviceWallets = await ensureMerchantWallets(db, input.merchantId);
   const canWithdraw = roleAllows(input.role, 'funds.withdraw');
-  const [wallet, stranded, heldUntil, twoFactor, custom] = await Promise.all([
-    withBalances(evmWallet, evmChains),
+  const [wallets, stranded, heldUntil, twoFactor, custom] = await Promise.all([
+    Promise.all(serviceWallets.map((wallet) => withBalances(wallet, chains))),
     listStrandedFunds({ merchantId: input.merchantId, mode: input.mode }),
     canWithdraw ? withdrawalHeldUntil(db, { merchantId: input.merchantId, userId: input.userId }) : null,
     // The same rule withdraw.ts enforces (requireSecondFactor), read instead of thrown.
@@ -60,8 +61,8 @@ export async function loadBalancesPage(input: {
       .where(and(eq(merchantTokens.merchantId, input.merchantId), eq(merchantTokens.isCustom, true))),
   ]);
   const customTokens = custom.flatMap((token) => {
-    const chain = evmChains.find((name) => name === token.chain);
+    const chain = chains.find((name) => name === token.chain && CHAINS[name].family === 'evm');
     return chain ? [{ chain, address: token.address, symbol: token.symbol }] : [];
   });
-  return { wallet, evmChains, customTokens, stranded, canWithdraw, heldUntil, twoFactor };
+  return { wallets, chains, customTokens, stranded, canWithdraw, heldUntil, twoFactor };
 }

@@ -19,6 +19,7 @@ import { loadCheckoutStatus, type CheckoutStatus } from '@/lib/payments/checkout
 import { approximateUsd, formatUsd } from '@/lib/pricing/approximate-usd';
 import { swapPairFor } from '@/lib/chains/swap-pairs';
 import { listWallets } from '@/lib/wallets/list-wallets';
+import { cachedBalance } from '@/lib/wallets/cached-balance';
 import { tokenBalance } from '@/lib/wallets/token-balance';
 import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
@@ -127,7 +128,7 @@ export async function loadCheckoutPage(input: {
           ...(dueCents !== undefined ? { dueUsdCents: dueCents } : {}),
           expiresAt: new Date(view.expiresAt),
           // Below a provider's minimum, the minimum can go to the buyer's wallet, which pays the charge (ADR 0019).
-          canBuyMinimum: chainInfo.family === 'evm',
+          canBuyMinimum: true,
         })
       : [],
     payable ? latestFiatOrder(view.id) : undefined,
@@ -160,18 +161,24 @@ export async function loadCheckoutPage(input: {
     balance = { kind: 'needs_pin', setPinUrl: `/account/pin?${new URLSearchParams({ next: checkoutPath(view.id, popupOrigin) })}` };
   } else {
     balance = { kind: 'unreadable' };
-    const evm = payable ? (await listWallets(user.id)).find((wallet) => wallet.family === 'evm') : undefined;
-    const units = evm && token && chainInfo.family === 'evm' ? await tokenBalance(view.chain, token, evm.address) : undefined;
-    if (units !== undefined && token && evm) {
+    // The buyer's wallet of the charge's chain family: the one a balance payment comes from (pay-from-balance.ts).
+    const own = payable ? (await listWallets(user.id)).find((wallet) => wallet.family === chainInfo.family) : undefined;
+    const units =
+      own && token
+        ? chainInfo.family === 'evm'
+          ? await tokenBalance(view.chain, token, own.address)
+          : await cachedBalance(view.chain, token, own.address)
+        : undefined;
+    if (units !== undefined && token && own) {
       const total = BigInt(view.totalBaseUnits);
       balance = {
         kind: 'ready',
         balance: formatAmount(units, token.decimals),
         enough: units >= total,
         shortfall: formatAmount(units >= total ? 0n : total - units, token.decimals),
-        walletAddress: evm.address,
+        walletAddress: own.address,
         onrampUrl: canBuyWithCard
-          ? `/onramp?${new URLSearchParams({ chain: view.chain, token: view.token.symbol, wallet: evm.address, wallet_label: 'Your Chargeport wallet' })}`
+          ? `/onramp?${new URLSearchParams({ chain: view.chain, token: view.token.symbol, wallet: own.address, wallet_label: 'Your Chargeport wallet' })}`
           : null,
         allowance: await checkoutAllowance({ userId: user.id, chargeId: view.id }),
       };

@@ -1,15 +1,19 @@
 /**
- * The funds check of a send, for the preview and again for the confirmation: the wallet pays the network fee
- * from its native coin (`gasSponsored: false`: the gas tank does not cover sends, see send-from-wallet.ts),
- * and what its earlier transfers on the chain have in flight is already spent.
+ * The funds check of a send, for the preview and again for the confirmation: on EVM networks the wallet pays
+ * the network fee from its native coin (`gasSponsored: false`: the gas tank does not cover EVM sends, see
+ * send-from-wallet.ts); on Solana the gas tank pays it as fee payer, so only the value is the wallet's. What
+ * its earlier transfers on the chain have in flight is already spent.
  */
-import type { Hex } from 'viem';
+import type { Address } from 'viem';
 import { CHAINS, nativeToken, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import type { SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import type { DbOrTx } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { inFlightOf } from '@/lib/transactions/lock-sender';
-import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
+import type { ChainPreparedTransfer } from '@/lib/transactions/prepare-chain-transfer';
+import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
+import { prepareSolanaTransfer } from '@/lib/transactions/solana/prepare-solana-transfer';
 import type { ResolvedSend } from './resolve-send-request';
 
 function unavailable(chain: ChainName): AppError {
@@ -23,9 +27,11 @@ function unavailable(chain: ChainName): AppError {
  */
 export async function checkFunds(
   db: DbOrTx,
-  send: ResolvedSend & { from: Hex },
-): Promise<{ prepared: PreparedTransfer; available: bigint }> {
+  send: ResolvedSend,
+  options: SolanaRpcOptions = {},
+): Promise<{ prepared: ChainPreparedTransfer; available: bigint; fee: { max: bigint; paidBy: 'wallet' | 'service' } }> {
   const info = CHAINS[send.chain];
+  if (info.family === 'solana') return checkSolanaFunds(db, send, options);
   const native = nativeToken(info);
   const prepared = await prepareTransfer({
     chain: send.chain,
@@ -59,5 +65,33 @@ export async function checkFunds(
       { param: 'amount' },
     );
   }
-  return { prepared, available };
+  return { prepared, available, fee: { max: maxGasCost, paidBy: 'wallet' } };
+}
+
+/** Solana: the value only (the tank pays the fee); SOL must leave the wallet empty or rent-exempt, as the engine checks again. */
+async function checkSolanaFunds(db: DbOrTx, send: ResolvedSend, options: SolanaRpcOptions): ReturnType<typeof checkFunds> {
+  const prepared = await prepareSolanaTransfer(
+    { chain: send.chain, from: send.from, spend: { token: send.token, amount: send.amount, recipient: send.toAddress } },
+    options,
+  );
+  const flight = await inFlightOf(db, send.chain, send.from as Address);
+  const held = send.token.isNative ? prepared.sender.lamports : (prepared.sender.tokenBalance ?? 0n);
+  const available = held - (flight.valueOut.get(send.token.address.toLowerCase()) ?? 0n);
+  const fmt = (units: bigint) => `${formatAmount(units > 0n ? units : 0n, send.token.decimals)} ${send.token.symbol}`;
+  if (available < send.amount) {
+    throw new AppError(
+      'insufficient_balance',
+      `Your wallet holds ${fmt(available)} on ${CHAINS[send.chain].displayName}: you cannot send more than that.`,
+      { param: 'amount' },
+    );
+  }
+  const rest = available - send.amount;
+  if (send.token.isNative && rest > 0n && rest < prepared.rentExempt) {
+    throw new AppError(
+      'insufficient_balance',
+      `Your wallet must keep at least ${fmt(prepared.rentExempt)} (Solana's minimum for an account) or send everything (${fmt(available)}).`,
+      { param: 'amount' },
+    );
+  }
+  return { prepared, available, fee: { max: prepared.feePayerCost, paidBy: 'service' } };
 }

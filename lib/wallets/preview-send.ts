@@ -4,8 +4,8 @@
  * native coin and shown before confirming; hands out the send's id, which makes step 2 (`sendFromWallet`)
  * happen once. Writes nothing and costs no PIN attempt.
  */
-import type { Hex } from 'viem';
 import { CHAINS, nativeToken, type ChainName } from '@/lib/chains/registry';
+import type { SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { getDb } from '@/lib/db/client';
 import { newId } from '@/lib/ids';
 import { formatAmount } from '@/lib/money';
@@ -13,7 +13,7 @@ import { approximateUsd } from '@/lib/pricing/approximate-usd';
 import { checkFunds } from './check-funds';
 import { resolveSendRequest } from './resolve-send-request';
 import type { SendRequest } from './schemas';
-import { userEvmWallet } from './user-evm-wallet';
+import { userWallets } from './user-wallets';
 
 export function newSendId(): string {
   return newId('walletSend');
@@ -31,20 +31,19 @@ export interface SendPreview {
   /** What the wallet can send of the token now. */
   available: string;
   fee: {
-    /** The most the network fee can be (gas limit × max fee per gas), in the native coin. */
+    /** The most the network fee can be (gas limit × max fee per gas; on Solana the fee and any token-account rent), in the native coin. */
     maxAmount: string;
     symbol: string;
     usd?: string;
-    /** Who pays it: the wallet, from its native coin. */
-    paidBy: 'wallet';
+    /** Who pays it: the wallet, from its native coin (EVM), or the service's gas tank as fee payer (Solana). */
+    paidBy: 'wallet' | 'service';
   };
 }
 
-export async function previewSend(input: SendRequest & { userId: string }): Promise<SendPreview> {
-  const wallet = await userEvmWallet(getDb(), input.userId);
-  const send = resolveSendRequest(input, wallet.address);
-  const { prepared, available } = await checkFunds(getDb(), { ...send, from: wallet.address as Hex });
-  const maxGasCost = prepared.gas * prepared.maxFeePerGas;
+export async function previewSend(input: SendRequest & { userId: string }, options: SolanaRpcOptions = {}): Promise<SendPreview> {
+  const send = resolveSendRequest(input, await userWallets(getDb(), input.userId));
+  const { available, fee } = await checkFunds(getDb(), send, options);
+  const maxGasCost = fee.max;
   const native = nativeToken(CHAINS[send.chain]);
   const usd = CHAINS[send.chain].isTestnet ? undefined : await approximateUsd(native, maxGasCost).catch(() => undefined);
   return {
@@ -59,7 +58,7 @@ export async function previewSend(input: SendRequest & { userId: string }): Prom
     fee: {
       maxAmount: formatAmount(maxGasCost, native.decimals),
       symbol: native.symbol,
-      paidBy: 'wallet',
+      paidBy: fee.paidBy,
       ...(usd !== undefined ? { usd } : {}),
     },
   };

@@ -1,15 +1,16 @@
 /**
- * What can be checked of a send without the chain: the network (EVM only — sending from the Solana wallet is
- * not built yet), the token, the recipient for the chain's family, the exact amount. One function for the
- * preview and the confirmation, so the confirmation refuses exactly what the preview refused.
+ * What can be checked of a send without the chain: the network (EVM networks from the EVM wallet, Solana
+ * from the Solana wallet), the token, the recipient for the chain's family, the exact amount. One function
+ * for the preview and the confirmation, so the confirmation refuses exactly what the preview refused.
  */
-import { getAddress, isAddress, type Hex } from 'viem';
+import { getAddress, isAddress } from 'viem';
 import {
   CHAINS,
-  EVM_CHAIN_NAMES,
   EVM_NATIVE_TOKEN_ADDRESS,
+  findToken,
   isChainName,
   isValidAddress,
+  type ChainFamily,
   type ChainName,
   type TokenInfo,
 } from '@/lib/chains/registry';
@@ -20,35 +21,51 @@ import { sendRequestSchema, type SendRequest } from './schemas';
 export interface ResolvedSend {
   chain: ChainName;
   token: TokenInfo;
-  toAddress: Hex;
+  toAddress: string;
   amount: bigint;
+  /** The user's wallet of the chain's family: the sender. */
+  from: string;
 }
 
-/** Checks what can be checked without the chain; throws the error to show next to its field. */
-export function resolveSendRequest(input: SendRequest, from: string): ResolvedSend {
+/** Checks what can be checked without the chain; throws the error to show next to its field. `from`: the user's wallet per family. */
+export function resolveSendRequest(input: SendRequest, from: Record<ChainFamily, string>): ResolvedSend {
   const request = sendRequestSchema.parse(input);
   if (!isChainName(request.chain)) throw new AppError('unsupported_chain', 'Choose a network and token to send.', { param: 'token' });
   const info = CHAINS[request.chain];
-  if (info.family !== 'evm') {
-    throw new AppError('unsupported_chain', `Sending from your Solana wallet is not available yet. Send on ${evmNetworkNames()}.`, {
-      param: 'token',
-    });
-  }
-  const token = info.tokens.find((t) => t.address.toLowerCase() === request.tokenAddress.toLowerCase());
+  const token =
+    info.family === 'evm'
+      ? info.tokens.find((t) => t.address.toLowerCase() === request.tokenAddress.toLowerCase())
+      : findToken(info, request.tokenAddress);
   if (!token) throw new AppError('unsupported_token', `There is no such token on ${info.displayName}.`, { param: 'token' });
-  const toAddress = resolveRecipient(request.toAddress, { chainName: info.displayName, from, token });
+  const sender = from[info.family];
+  if (!sender) throw new AppError('unsupported_chain', `Your account has no ${info.displayName} wallet.`, { param: 'token' });
+  const context = { chainName: info.displayName, from: sender, token };
+  const toAddress =
+    info.family === 'evm' ? resolveRecipient(request.toAddress, context) : resolveSolanaRecipient(request.toAddress, context);
   const parsed = parseAmount(request.amount, token.decimals);
   if (!parsed.ok) throw new AppError('invalid_amount', amountMessage(parsed.reason, token), { param: 'amount' });
-  return { chain: info.name, token, toAddress, amount: parsed.baseUnits };
+  return { chain: info.name, token, toAddress, amount: parsed.baseUnits, from: sender };
 }
 
-function evmNetworkNames(): string {
-  return EVM_CHAIN_NAMES.filter((chain) => !CHAINS[chain].isTestnet)
-    .map((chain) => CHAINS[chain].displayName)
-    .join(', ');
+/** Solana's System Program: lamports sent there are lost. */
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+
+function resolveSolanaRecipient(raw: string, context: { chainName: string; from: string; token: TokenInfo }): string {
+  const invalid = (message: string) => new AppError('invalid_address', message, { param: 'toAddress' });
+  if (!raw) throw invalid('Enter the address to send to.');
+  if (raw.startsWith('0x'))
+    throw invalid(`That is an EVM address. On ${context.chainName} send to a Solana address (base58, 32 to 44 characters).`);
+  if (!isValidAddress('solana', raw))
+    throw invalid(`That is not a Solana address: on ${context.chainName} an address is 32 to 44 base58 characters.`);
+  if (raw === SYSTEM_PROGRAM) throw invalid('That is the System Program: anything sent there is lost.');
+  if (raw === context.from) throw invalid('That is this wallet’s own address. Enter the recipient’s address.');
+  if (!context.token.isNative && raw === context.token.address) {
+    throw invalid(`That is the ${context.token.symbol} mint itself: tokens sent there are lost. Enter the recipient’s wallet address.`);
+  }
+  return raw;
 }
 
-function resolveRecipient(raw: string, context: { chainName: string; from: string; token: TokenInfo }): Hex {
+function resolveRecipient(raw: string, context: { chainName: string; from: string; token: TokenInfo }): string {
   const invalid = (message: string) => new AppError('invalid_address', message, { param: 'toAddress' });
   if (!raw) throw invalid('Enter the address to send to.');
   if (!raw.startsWith('0x') && isValidAddress('solana', raw)) {

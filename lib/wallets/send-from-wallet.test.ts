@@ -186,11 +186,7 @@ describe('sending from the wallet', () => {
     [{ amount: '1.1234567' }, 'invalid_amount', /at most 6 decimal places/],
     [{ amount: '0' }, 'invalid_amount', /above zero/],
     [{ amount: '1,5' }, 'invalid_amount', /like 12.5/],
-    [
-      { chain: 'SOLANA', tokenAddress: 'So11111111111111111111111111111111111111112' },
-      'unsupported_chain',
-      /Solana wallet is not available yet/,
-    ],
+    [{ chain: 'SOLANA', tokenAddress: 'So11111111111111111111111111111111111111112' }, 'invalid_address', /That is an EVM address/],
     [{ chain: 'ETHEREUM' }, 'unsupported_chain', /Choose a network/],
     [{ tokenAddress: '0x1111111111111111111111111111111111111111' }, 'unsupported_token', /no such token/],
   ])('refuses %o before asking the PIN (%s)', async (overrides, code, message) => {

@@ -14,28 +14,31 @@
  * Concurrent sends from one wallet on one chain take turns, and the funds check counts what earlier
  * sends recorded but have not broadcast yet, so two sends cannot both spend the same balance.
  *
- * The network fee is paid by the wallet, from its native coin, and shown before confirming. The gas tank
- * does not cover sends: it pays for charge payments and sweeps, which the platform lives from; covering
- * transfers to arbitrary addresses would let anyone drain it with dust sends.
+ * On EVM networks the network fee is paid by the wallet, from its native coin, and shown before confirming.
+ * The gas tank does not cover EVM sends: it pays for charge payments and sweeps, which the platform lives
+ * from; covering transfers to arbitrary addresses would let anyone drain it with dust sends.
  *
- * EVM networks only: the Solana wallet receives (Receive, on-ramps), sending from it is not built yet.
+ * On Solana the gas tank is the fee payer of every transaction the service signs, sends included, so the
+ * Solana wallet needs no SOL (issue 29). The drain is bounded as for sponsored EVM top-ups: each send's fee
+ * record counts toward the user's daily cap (GAS_TANK_DAILY_TOPUPS_PER_USER), and a send costs the tank
+ * 10 000 lamports plus, at most, one token account's rent.
  */
 import { eq } from 'drizzle-orm';
-import type { Hex } from 'viem';
 import { verifyPinStepUp } from '@/lib/accounts/step-up';
+import type { SolanaRpcOptions } from '@/lib/chains/solana-rpc';
+import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { outboundTransfers, walletSends } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { isIdOf } from '@/lib/ids';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
-import { recordTransfer } from '@/lib/transactions/record-transfer';
-import { accountFromKey } from '@/lib/transactions/account-from-key';
-import { openWalletKey } from '@/lib/keyring/envelope';
+import { recordChainTransfer, walletSigner } from '@/lib/transactions/record-chain-transfer';
 import { forgetBalances } from './cached-balance';
 import { checkFunds } from './check-funds';
 import { resolveSendRequest } from './resolve-send-request';
 import type { SendRequest } from './schemas';
-import { userEvmWallet } from './user-evm-wallet';
+import { userWallet } from './user-wallet';
+import { userWallets } from './user-wallets';
 
 export interface WalletSendResult {
   sendId: string;
@@ -43,11 +46,14 @@ export interface WalletSendResult {
   txHash: string;
 }
 
-export async function sendFromWallet(input: SendRequest & { userId: string; sendId: string; pin: string }): Promise<WalletSendResult> {
+export async function sendFromWallet(
+  input: SendRequest & { userId: string; sendId: string; pin: string },
+  options: SolanaRpcOptions = {},
+): Promise<WalletSendResult> {
   if (!isIdOf('walletSend', input.sendId))
     throw new AppError('invalid_request', 'This send form is out of date: review the send again.', { param: 'sendId' });
-  const wallet = await userEvmWallet(getDb(), input.userId);
-  const send = resolveSendRequest(input, wallet.address);
+  const send = resolveSendRequest(input, await userWallets(getDb(), input.userId));
+  const wallet = await userWallet(getDb(), input.userId, CHAINS[send.chain].family);
   await verifyPinStepUp({ userId: input.userId, pin: input.pin, attempt: { action: 'wallet_send' } });
 
   // A replay of this send (double click, retry) returns the first transfer, whatever the balance is now.
@@ -60,12 +66,13 @@ export async function sendFromWallet(input: SendRequest & { userId: string; send
     if (existing.userId !== input.userId) throw new AppError('not_found', 'No such send.');
     return { sendId: input.sendId, transferId: existing.transferId, txHash: existing.txHash };
   }
-  const { prepared } = await checkFunds(getDb(), { ...send, from: wallet.address as Hex });
+  const { prepared } = await checkFunds(getDb(), send, options);
 
   const outcome = await getDb().transaction(async (tx) => {
-    const recorded = await recordTransfer(tx, {
+    const recorded = await recordChainTransfer(tx, {
       prepared,
-      signer: accountFromKey(openWalletKey(wallet)),
+      signer: () => walletSigner(wallet),
+      solanaFeeSponsor: { userId: input.userId },
       purpose: 'wallet_send',
       authorization: { authority: { kind: 'payer_pin', userId: input.userId }, destination: { class: 'any_address' } },
       idempotency: { scope: `wallet_send:${input.userId}`, key: input.sendId },
@@ -77,7 +84,7 @@ export async function sendFromWallet(input: SendRequest & { userId: string; send
   });
 
   if (outcome.isNew) {
-    await submitTransfer(outcome.recorded);
+    await submitTransfer(outcome.recorded, options);
     forgetBalances(send.chain, wallet.address);
     forgetBalances(send.chain, send.toAddress);
   }

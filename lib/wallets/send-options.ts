@@ -1,9 +1,9 @@
 /** The Send form's choices (/wallet/send): the tokens a user can send, on which networks, with what the wallet holds. */
-import { CHAINS, EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
+import { CHAIN_NAMES, CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { formatAmount } from '@/lib/money';
 import { cachedBalance, isChainConnected } from './cached-balance';
-import { userEvmWallet } from './user-evm-wallet';
+import { userWallets } from './user-wallets';
 
 export interface SendOption {
   /** `${chain}:${tokenAddress}`, the form's value. */
@@ -13,14 +13,19 @@ export interface SendOption {
   isTestnet: boolean;
 }
 
-/** What the user can send: every registry token of the EVM networks with an RPC, with the wallet's balance when known. */
-export async function sendOptions(userId: string): Promise<{ from: string; options: SendOption[] }> {
-  const wallet = await userEvmWallet(getDb(), userId);
-  const chains = EVM_CHAIN_NAMES.filter(isChainConnected).sort((a, b) => Number(CHAINS[a].isTestnet) - Number(CHAINS[b].isTestnet));
+/**
+ * What the user can send: every registry token of the networks with an RPC (EVM ones from the EVM wallet,
+ * Solana from the Solana wallet), with the wallet's balance when known.
+ */
+export async function sendOptions(userId: string): Promise<{ from: string; solanaFrom: string; options: SendOption[] }> {
+  const from = await userWallets(getDb(), userId);
+  const chains = CHAIN_NAMES.filter((chain) => isChainConnected(chain) && from[CHAINS[chain].family] !== '').sort(
+    (a, b) => Number(CHAINS[a].isTestnet) - Number(CHAINS[b].isTestnet),
+  );
   const options = await Promise.all(
     chains.flatMap((chain) =>
       CHAINS[chain].tokens.map(async (token): Promise<SendOption> => {
-        const balance = await cachedBalance(chain, token, wallet.address);
+        const balance = await cachedBalance(chain, token, from[CHAINS[chain].family]);
         const held = balance === undefined ? 'balance unavailable' : `${formatAmount(balance, token.decimals)} held`;
         return {
           value: `${chain}:${token.address}`,
@@ -31,5 +36,5 @@ export async function sendOptions(userId: string): Promise<{ from: string; optio
       }),
     ),
   );
-  return { from: wallet.address, options };
+  return { from: from.evm, solanaFrom: from.solana, options };
 }

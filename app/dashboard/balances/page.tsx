@@ -15,7 +15,7 @@ export const metadata: Metadata = { title: 'Balances' };
 export default async function BalancesPage() {
   const { user, membership } = await requireMember({ returnTo: '/dashboard/balances', permission: 'dashboard.view' });
   const mode = await dashboardMode();
-  const { wallet, evmChains, customTokens, stranded, canWithdraw, heldUntil, twoFactor } = await loadBalancesPage({
+  const { wallets, chains, customTokens, stranded, canWithdraw, heldUntil, twoFactor } = await loadBalancesPage({
     merchantId: membership.merchant.id,
     userId: user.id,
     role: membership.role,
@@ -26,10 +26,14 @@ export default async function BalancesPage() {
     <main className="mx-auto flex max-w-5xl flex-col gap-6 px-4 py-8">
       <div>
         <h1 className="text-xl font-semibold">Balances ({mode})</h1>
-        <p className="mt-1 text-sm text-slate-600">
-          Your service wallet <span className="break-all font-mono text-xs">{wallet.address}</span> receives succeeded charges (swept from
-          their deposit addresses).
-        </p>
+        <p className="mt-1 text-sm text-slate-600">Your service wallets receive succeeded charges (swept from their deposit addresses):</p>
+        <ul className="mt-1 text-sm text-slate-600">
+          {wallets.map((wallet) => (
+            <li key={wallet.family} data-testid="service-wallet" data-family={wallet.family}>
+              {wallet.family === 'evm' ? 'EVM networks' : 'Solana'}: <span className="break-all font-mono text-xs">{wallet.address}</span>
+            </li>
+          ))}
+        </ul>
       </div>
       <DataTable
         columns={[{ label: 'Network' }, { label: 'Token' }, { label: 'Balance', className: 'py-2 text-right font-medium' }]}
@@ -37,13 +41,15 @@ export default async function BalancesPage() {
         testId="balances"
         label="Balances"
       >
-        {wallet.balances.map((balance) => (
-          <tr key={`${balance.chain}:${balance.symbol}`} data-testid="balance-row">
-            <td className="py-2">{balance.chainName}</td>
-            <td className="py-2">{balance.symbol}</td>
-            <td className="py-2 text-right font-mono tabular-nums">{balance.amount ?? 'unavailable'}</td>
-          </tr>
-        ))}
+        {wallets
+          .flatMap((wallet) => wallet.balances)
+          .map((balance) => (
+            <tr key={`${balance.chain}:${balance.symbol}`} data-testid="balance-row">
+              <td className="py-2">{balance.chainName}</td>
+              <td className="py-2">{balance.symbol}</td>
+              <td className="py-2 text-right font-mono tabular-nums">{balance.amount ?? 'unavailable'}</td>
+            </tr>
+          ))}
       </DataTable>
       <section aria-labelledby="stranded-heading" className="flex flex-col gap-2" data-testid="stranded-funds">
         <h2 id="stranded-heading" className="font-semibold">
@@ -88,7 +94,7 @@ export default async function BalancesPage() {
               : { state: twoFactor.state }
           }
           tokens={[
-            ...evmChains.flatMap((chain) =>
+            ...chains.flatMap((chain) =>
               CHAINS[chain].tokens.map((token) => ({
                 value: `${chain}:${token.address}`,
                 label: `${token.symbol} on ${CHAINS[chain].displayName}`,

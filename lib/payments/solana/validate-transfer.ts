@@ -71,7 +71,11 @@ export type ValidateTransferResult =
       ok: true;
       /** Base units received by the recipient (lamports, or the token's smallest unit); always > 0. */
       received: bigint;
-      /** The fee payer (first signer): who paid, for refunds and support. */
+      /**
+       * Who paid, for refunds and support: the signer whose value went out (the SPL owner whose balance of
+       * the mint fell most; for SOL the signer whose lamports fell most), not the fee payer — a payment from
+       * a Chargeport balance has the gas tank as fee payer. The first signer when nothing else says.
+       */
       payer: string;
       signature: string;
       slot: bigint;
@@ -102,7 +106,7 @@ export function validateSolanaPayTransfer(tx: ConfirmedTransactionView, input: V
   }
   if (received <= 0n) return { ok: false, reason: 'nothing_received' };
 
-  const payer = accountKeys[0];
+  const payer = valueSource(tx, accountKeys, input) ?? accountKeys[0];
   const signature = tx.transaction.signatures[0];
   if (payer === undefined || signature === undefined) return { ok: false, reason: 'malformed' };
   return {
@@ -129,4 +133,27 @@ export function allAccountKeys(tx: ConfirmedTransactionView): string[] {
 
 function sumAmounts(balances: readonly RpcTokenBalance[]): bigint {
   return balances.reduce((total, balance) => total + BigInt(balance.uiTokenAmount.amount), 0n);
+}
+
+/** The signer (SOL) or token owner (SPL) whose balance fell most in the transaction, other than the recipient. */
+function valueSource(tx: ConfirmedTransactionView, accountKeys: string[], input: ValidateTransferInput): string | undefined {
+  const meta = tx.meta!;
+  let best: { key: string; spent: bigint } | undefined;
+  const consider = (key: string | undefined, spent: bigint) => {
+    if (key && key !== input.recipient && spent > 0n && (!best || spent > best.spent)) best = { key, spent };
+  };
+  if (input.splToken === undefined) {
+    const signers = tx.transaction.signatures.length;
+    for (let index = 0; index < signers; index++) {
+      consider(accountKeys[index], BigInt(meta.preBalances[index] ?? 0) - BigInt(meta.postBalances[index] ?? 0));
+    }
+  } else {
+    const ofMint = (balances: readonly RpcTokenBalance[] | null | undefined) => (balances ?? []).filter((b) => b.mint === input.splToken);
+    const post = ofMint(meta.postTokenBalances);
+    for (const before of ofMint(meta.preTokenBalances)) {
+      const after = post.find((b) => b.accountIndex === before.accountIndex);
+      consider(before.owner, BigInt(before.uiTokenAmount.amount) - BigInt(after?.uiTokenAmount.amount ?? '0'));
+    }
+  }
+  return best?.key;
 }

@@ -20,18 +20,36 @@
  * blockhash expired → `failed`, so the next sweep pass signs a new transaction — the old one can no
  * longer land, so two sweeps are never live at once; otherwise the same bytes are sent again.
  *
+ * Sweeps are signed by lib/payments/sweep-charges.ts; every other Solana spend (balance payments, withdrawals,
+ * refunds, wallet sends) by `recordSolanaTransfer` below, the Solana twin of recordTransfer: the same
+ * idempotency, sender lock, transfer gate, in-flight check and gas sponsorship caps, the gas tank paying the
+ * fee as fee payer (its own balance checked under its lock), and the same two rows.
+ *
+ * When a transfer ends, the purpose's outcome hook (lib/jobs/transfer-outcome-hooks.ts: a refund's webhook, a
+ * failed balance payment's `payment.failed`) runs in the transaction that records the end, as on EVM.
+ *
  * Every status write follows the transfer table (lib/transactions/state.ts) through `leadingTo`. A transaction
  * in a block that is not yet finalized stays `broadcast` here (the reconciler looks again); once finalized it
  * was in a block, so its rows pass `included` on their way to `confirmed` / `failed`, in one transaction —
  * the table's promise (only an included transfer reaches a final status at depth) holds on both chains.
  */
-import { and, eq, inArray } from 'drizzle-orm';
-import { SOLANA_NATIVE_MINT, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { KeyPairSigner } from '@solana/kit';
+import type { Address } from 'viem';
+import { CHAINS, SOLANA_NATIVE_MINT, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { outboundTransfers, type TransferStatus } from '@/lib/db/schema';
+import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
-import { transferMachine } from '@/lib/transactions/state';
+import { formatAmount } from '@/lib/money';
+import { assertSponsorshipAllowed, type GasSponsor } from '@/lib/transactions/gas-sponsorship';
+import { inFlightOf, lockSender } from '@/lib/transactions/lock-sender';
+import type { RecordedTransfer } from '@/lib/transactions/record-transfer';
+import { transferMachine, type TransferPurpose } from '@/lib/transactions/state';
+import { outcomeHookFor, type TransferOutcomeHooks } from '@/lib/transactions/transfer-outcome';
+import { authorizeTransfer, describeAuthority, type TransferAuthorization } from '@/lib/transactions/transfer-policy';
+import { signSolanaTransfer, type PreparedSolanaTransfer } from './prepare-solana-transfer';
 import {
   decodeWireTransaction,
   feePayerSpent,
@@ -66,6 +84,138 @@ export async function recordSolanaSweep(
     feePayerCost: bigint;
   },
 ): Promise<OutboundTransferRow> {
+  const [sweep] = await insertSolanaRows(tx, {
+    chargeId: input.chargeId,
+    chain: input.chain,
+    signature: input.signature,
+    wireTransaction: input.wireTransaction,
+    transfer: {
+      purpose: 'sweep',
+      authority: 'system:sweep',
+      from: input.from,
+      to: input.payee,
+      token: input.token,
+      amount: input.amount,
+    },
+    fee: { feePayer: input.feePayer, cost: input.feePayerCost },
+  });
+  return sweep!;
+}
+
+/**
+ * Step 1 of a Solana spend, in the caller's transaction (see the header): nothing leaves the server. The
+ * sponsor's daily cap counts the tank's fee records as it counts EVM top-ups.
+ */
+export async function recordSolanaTransfer(
+  tx: DbOrTx,
+  input: {
+    prepared: PreparedSolanaTransfer;
+    signer: KeyPairSigner;
+    purpose: TransferPurpose;
+    authorization: TransferAuthorization;
+    chargeId?: string | null;
+    gasSponsor: GasSponsor;
+    idempotency?: { scope: string; key: string };
+    senderLabel?: string;
+  },
+): Promise<RecordedTransfer> {
+  const { prepared } = input;
+  if (input.signer.address !== prepared.from) throw new Error('recordSolanaTransfer: the signer is not the prepared sender');
+  if (input.idempotency) {
+    const { scope, key } = input.idempotency;
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`transfer-idempotency:${scope}:${key}`}, 0))`);
+    const [existing] = await tx
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.idempotencyScope, scope), eq(outboundTransfers.idempotencyKey, key)));
+    if (existing) return { transfer: existing, replayed: true };
+  }
+  const chain = CHAINS[prepared.chain];
+  const { token, amount } = prepared.spend;
+  await lockSender(tx, prepared.chain, prepared.from as Address);
+  await authorizeTransfer(tx, { prepared, purpose: input.purpose, chargeId: input.chargeId, authorization: input.authorization });
+
+  // What earlier spends of this wallet have signed but not landed is not the wallet's to spend again.
+  const flight = await inFlightOf(tx, prepared.chain, prepared.from as Address);
+  const committed = flight.valueOut.get(token.address.toLowerCase()) ?? 0n;
+  const held = (token.isNative ? prepared.sender.lamports : (prepared.sender.tokenBalance ?? 0n)) - committed;
+  const label = input.senderLabel ?? 'The wallet';
+  const fmt = (units: bigint) => `${formatAmount(units > 0n ? units : 0n, token.decimals)} ${token.symbol}`;
+  if (held < amount) {
+    throw new AppError(
+      'insufficient_balance',
+      `${label} holds ${fmt(held)} available on ${chain.displayName}${committed > 0n ? ` (${fmt(committed)} of it is already committed to transfers on their way)` : ''}; this needs ${fmt(amount)}.`,
+      { param: 'amount' },
+    );
+  }
+  // A system account ends at 0 or rent-exempt: a remainder in between would fail on chain.
+  const rest = held - amount;
+  if (token.isNative && rest > 0n && rest < prepared.rentExempt) {
+    throw new AppError(
+      'insufficient_balance',
+      `${label} must keep at least ${fmt(prepared.rentExempt)} on ${chain.displayName} (Solana's minimum for an account) or send everything (${fmt(held)}).`,
+      { param: 'amount' },
+    );
+  }
+
+  await assertSponsorshipAllowed(tx, { chain: prepared.chain, sponsor: input.gasSponsor, gasLimit: 0n });
+  // Lock order as on EVM: the sender, then the tank. The tank's in-flight fee records are spent already.
+  await lockSender(tx, prepared.chain, prepared.tank.address as Address);
+  const tankFlight = await inFlightOf(tx, prepared.chain, prepared.tank.address as Address);
+  const tankAvailable = prepared.tank.lamports - (tankFlight.valueOut.get(SOLANA_NATIVE_MINT.toLowerCase()) ?? 0n);
+  if (tankAvailable < prepared.feePayerCost + prepared.rentExempt) {
+    log.error('gas tank cannot pay a Solana fee; fund it (npm run admin -- gas-tank status)', {
+      chain: prepared.chain,
+      tank: prepared.tank.address,
+      available: tankAvailable.toString(),
+      needed: (prepared.feePayerCost + prepared.rentExempt).toString(),
+    });
+    throw new AppError(
+      'gas_tank_empty',
+      `Network fees on ${chain.displayName} cannot be covered right now (the fee wallet needs SOL). Try again later.`,
+    );
+  }
+
+  const signed = await signSolanaTransfer(prepared, input.signer);
+  const [transfer] = await insertSolanaRows(tx, {
+    chargeId: input.chargeId ?? null,
+    chain: prepared.chain,
+    signature: signed.signature,
+    wireTransaction: signed.wireTransaction,
+    transfer: {
+      purpose: input.purpose,
+      authority: describeAuthority(input.authorization.authority),
+      from: prepared.from,
+      to: prepared.spend.recipient,
+      token,
+      amount,
+      idempotency: input.idempotency,
+    },
+    fee: { feePayer: prepared.tank.address, cost: prepared.feePayerCost, sponsor: input.gasSponsor },
+  });
+  return { transfer: transfer!, replayed: false };
+}
+
+/** The transfer's row and the tank's fee record (see the header), one transaction's two rows. */
+async function insertSolanaRows(
+  tx: DbOrTx,
+  input: {
+    chargeId: string | null;
+    chain: ChainName;
+    signature: string;
+    wireTransaction: string;
+    transfer: {
+      purpose: TransferPurpose;
+      authority: string;
+      from: string;
+      to: string;
+      token: TokenInfo;
+      amount: bigint;
+      idempotency?: { scope: string; key: string };
+    };
+    fee: { feePayer: string; cost: bigint; sponsor?: GasSponsor };
+  },
+): Promise<OutboundTransferRow[]> {
   const common = {
     chargeId: input.chargeId,
     chain: input.chain,
@@ -73,34 +223,37 @@ export async function recordSolanaSweep(
     rawTransaction: input.wireTransaction,
     status: 'signed' as const,
   };
-  const [sweep] = await tx
+  return tx
     .insert(outboundTransfers)
     .values([
       {
         ...common,
         id: newId('outboundTransfer'),
-        purpose: 'sweep',
-        authority: 'system:sweep',
-        fromAddress: input.from,
-        toAddress: input.payee,
-        tokenAddress: input.token.address,
-        amountBaseUnits: input.amount,
+        purpose: input.transfer.purpose,
+        authority: input.transfer.authority,
+        fromAddress: input.transfer.from,
+        toAddress: input.transfer.to,
+        tokenAddress: input.transfer.token.address,
+        amountBaseUnits: input.transfer.amount,
         txHash: input.signature,
+        idempotencyScope: input.transfer.idempotency?.scope ?? null,
+        idempotencyKey: input.transfer.idempotency?.key ?? null,
       },
       {
         ...common,
         id: newId('outboundTransfer'),
         purpose: 'gas_topup',
         authority: 'system:gas_topup',
-        fromAddress: input.feePayer,
-        toAddress: input.from,
+        fromAddress: input.fee.feePayer,
+        toAddress: input.transfer.from,
         tokenAddress: SOLANA_NATIVE_MINT,
-        amountBaseUnits: input.feePayerCost,
+        amountBaseUnits: input.fee.cost,
         txHash: `${input.signature}${FEE_RECORD_SUFFIX}`,
+        sponsorMerchantId: input.fee.sponsor?.merchantId ?? null,
+        sponsorUserId: input.fee.sponsor?.userId ?? null,
       },
     ])
     .returning();
-  return sweep!;
 }
 
 /** Step 2: send the recorded bytes. Safe to repeat. Returns whether the cluster accepted (or already has) them. */
@@ -124,7 +277,11 @@ export async function broadcastSolanaTransfer(rpc: SolanaTransferRpc, transfer: 
 }
 
 /** Brings a Solana transfer (either of its two rows) up to date with the cluster. */
-export async function reconcileSolanaTransfer(rpc: SolanaTransferRpc, transfer: OutboundTransferRow): Promise<TransferStatus> {
+export async function reconcileSolanaTransfer(
+  rpc: SolanaTransferRpc,
+  transfer: OutboundTransferRow,
+  hooks: Partial<TransferOutcomeHooks> = {},
+): Promise<TransferStatus> {
   if (transfer.status !== 'signed' && transfer.status !== 'broadcast') return transfer.status;
   const wasAccepted = transfer.status === 'broadcast' || (await broadcastSolanaTransfer(rpc, transfer));
   const outcome = await solanaTransactionOutcome(rpc, transfer.rawTransaction);
@@ -145,10 +302,15 @@ export async function reconcileSolanaTransfer(rpc: SolanaTransferRpc, transfer: 
           .update(outboundTransfers)
           .set({ status: 'included' })
           .where(and(bothRows(transfer), inArray(outboundTransfers.status, transferMachine.leadingTo('included'))));
-        await tx
+        const reason = outcome.err === null ? undefined : `failed on chain: ${stringify(outcome.err)}`;
+        const [ended] = await tx
           .update(outboundTransfers)
-          .set({ status, error: outcome.err === null ? null : `failed on chain: ${stringify(outcome.err)}` })
-          .where(row(signature, status));
+          .set({ status, error: reason ?? null })
+          .where(row(signature, status))
+          .returning();
+        // The purpose's hook, once: only the pass whose update ended the row runs it.
+        const hook = ended && outcomeHookFor(hooks, ended.purpose);
+        if (hook) await hook(tx, ended, { status, ...(reason ? { reason } : {}) });
         // A landed transaction charged the tank even if it failed (its fee; the rent only if it succeeded):
         // the fee record is confirmed either way, at what the tank really spent.
         await tx
@@ -173,7 +335,16 @@ export async function reconcileSolanaTransfer(rpc: SolanaTransferRpc, transfer: 
       }
       return wasAccepted ? 'broadcast' : 'signed';
     case 'expired':
-      await setStatus(transfer, { status: 'failed', error: EXPIRED_ERROR });
+      await getDb().transaction(async (tx) => {
+        const ended = await tx
+          .update(outboundTransfers)
+          .set({ status: 'failed', error: EXPIRED_ERROR })
+          .where(and(bothRows(transfer), inArray(outboundTransfers.status, transferMachine.leadingTo('failed'))))
+          .returning();
+        const main = ended.find((row) => !isSolanaFeeRecord(row));
+        const hook = main && outcomeHookFor(hooks, main.purpose);
+        if (hook) await hook(tx, main, { status: 'failed', reason: EXPIRED_ERROR });
+      });
       return 'failed';
   }
 }

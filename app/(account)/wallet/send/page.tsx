@@ -10,7 +10,7 @@ export const metadata: Metadata = { title: 'Send' };
 /** Send to an external address: token and network, recipient, amount; the fee shown before the PIN. */
 export default async function SendPage({ searchParams }: { searchParams: Promise<{ token?: string | string[] }> }) {
   const user = await requireUser({ returnTo: '/wallet/send' });
-  const [{ from, options }, pinIsSet, params] = await Promise.all([sendOptions(user.id), hasPin(user.id), searchParams]);
+  const [{ from, solanaFrom, options }, pinIsSet, params] = await Promise.all([sendOptions(user.id), hasPin(user.id), searchParams]);
   const token = typeof params.token === 'string' ? params.token.toLowerCase() : undefined;
   const wanted = token ? options.find((option) => option.value.toLowerCase() === token)?.value : undefined;
   return (
@@ -22,9 +22,12 @@ export default async function SendPage({ searchParams }: { searchParams: Promise
           fee is paid from the network&rsquo;s own coin (POL on Polygon, BNB on BNB Smart Chain, JEWEL on DFK Chain) and shown before you
           confirm.
         </p>
-        <p className="mt-1 text-sm text-slate-600" data-testid="solana-send-note">
-          Sending from your Solana wallet is not available yet: it can receive (see Receive).
-        </p>
+        {solanaFrom && (
+          <p className="mt-1 text-sm text-slate-600" data-testid="solana-send-note">
+            On Solana from your Solana wallet <span className="break-all font-mono text-xs">{solanaFrom}</span>: Chargeport pays the network
+            fee, so it needs no SOL for fees.
+          </p>
+        )}
       </div>
       {!pinIsSet ? (
         <p className="text-sm">
