@@ -17,6 +17,14 @@ describe('which chains the launcher runs locally', () => {
     expect(plan.localChains).toContain('SOLANA_DEVNET');
   });
 
+  it('a chain in the skip list (STACK_SKIP_LOCAL_CHAINS) gets no local node and is not served', () => {
+    const plan = planChains({ NODE_ENV: 'production', LOCAL_CHAIN_NODES: true }, ['DFK_TESTNET']);
+    expect(plan.localChains).not.toContain('DFK_TESTNET');
+    expect(plan.localChains).toContain('SOLANA_DEVNET');
+    expect(plan.unserved).toEqual(['DFK_TESTNET']);
+    expect(plan.messages.join('\n')).toContain('RPC_URL_DFK_TESTNET');
+  });
+
   it('production: no local node, ever, without LOCAL_CHAIN_NODES; chains without an RPC URL are not served', () => {
     const plan = planChains({ NODE_ENV: 'production', LOCAL_CHAIN_NODES: false, RPC_URL_POLYGON: 'https://polygon.example/rpc' });
     expect(plan.localChains).toEqual([]);

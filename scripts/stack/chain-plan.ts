@@ -21,9 +21,11 @@ export interface ChainPlan {
 
 export function planChains(
   config: Pick<Env, 'NODE_ENV' | 'LOCAL_CHAIN_NODES'> & Partial<Record<`RPC_URL_${ChainName}`, string>>,
+  /** Chains that get no local node even so (STACK_SKIP_LOCAL_CHAINS: the e2e stack keeps one chain unserved). */
+  skip: readonly string[] = [],
 ): ChainPlan {
   const withoutRpc = CHAIN_NAMES.filter((chain) => !config[rpcEnvName(chain)]);
-  const localChains = config.LOCAL_CHAIN_NODES ? withoutRpc : [];
+  const localChains = config.LOCAL_CHAIN_NODES ? withoutRpc.filter((chain) => !skip.includes(chain)) : [];
   const unserved = withoutRpc.filter((chain) => !localChains.includes(chain));
   const messages: string[] = [];
   if (config.NODE_ENV === 'production' && localChains.length) {
