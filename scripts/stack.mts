@@ -18,7 +18,7 @@ import { planChains } from '@/scripts/stack/chain-plan';
 import { findFreePort, isPortOpen } from '@/scripts/stack/free-port';
 import { fundLocalWallet, localDemoPayerAccount, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { fundLocalSolanaWallet } from '@/scripts/stack/local-solana';
-import { localSolanaDemoPayerAccount } from '@/lib/chains/local-accounts';
+import { localSolanaDemoPayerAccount } from '@/lib/keyring/local-solana-accounts';
 import { CHAINS } from '@/lib/chains/registry';
 import { demoSeedRefusal } from '@/lib/merchants/demo-seed-refusal';
 import { gasTankAccountFromSeed, gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
@@ -207,7 +207,8 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   say(
     `Demo consumer: ${DEMO_PEOPLE.consumer.email}, PIN ${DEMO_PEOPLE.consumer.pin}; service wallet ${consumerEvm?.address ?? '-'} funded on the local chains`,
   );
-  if (consumerSolana && stack.localChains.some(isSolanaNode)) say(`  Solana service wallet ${consumerSolana.address} funded with SOL and USDC`);
+  if (consumerSolana && stack.localChains.some(isSolanaNode))
+    say(`  Solana service wallet ${consumerSolana.address} funded with SOL and USDC`);
   say(`  (sign in at ${appUrl}/signin; codes arrive in ${appUrl}/dev/mailbox)`);
   if (demoCharge) say(`Demo charge, ready to pay: ${demoCharge.paymentUrl}  (paid or canceled, it returns to ${appUrl}/)`);
   // The swap on-ramp's token: merchants need its address for createCharge (symbol PZP, chain BSC).

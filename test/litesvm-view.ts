@@ -29,7 +29,7 @@ import {
   type KeyPairSigner,
   type Transaction,
 } from '@solana/kit';
-import { LiteSvmLedger, type SentTransaction } from '@/scripts/stack/litesvm-ledger';
+import type { LiteSvmLedger, SentTransaction } from '@/scripts/stack/litesvm-ledger';
 
 export { LiteSvmLedger, plantMint, type RpcJsonTransaction } from '@/scripts/stack/litesvm-ledger';
 
@@ -139,4 +139,3 @@ export function expectSuccess(sent: SentTransaction): SentTransaction {
     throw new Error(`Transaction failed: ${JSON.stringify(sent.view.meta.err)}\n${sent.view.meta.logMessages.join('\n')}`);
   return sent;
 }
-

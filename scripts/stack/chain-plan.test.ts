@@ -44,6 +44,8 @@ describe('which chains the launcher runs locally', () => {
   it('production with LOCAL_CHAIN_NODES=true: local nodes, Solana included, and a warning that says they are not real', () => {
     const plan = planChains({ NODE_ENV: 'production', LOCAL_CHAIN_NODES: true });
     expect(plan.localChains).toEqual(CHAIN_NAMES);
-    expect(plan.messages[0]).toMatch(/^WARNING: LOCAL_CHAIN_NODES=true in production: POLYGON, .*SOLANA_DEVNET .*Nothing paid on them is real/);
+    expect(plan.messages[0]).toMatch(
+      /^WARNING: LOCAL_CHAIN_NODES=true in production: POLYGON, .*SOLANA_DEVNET .*Nothing paid on them is real/,
+    );
   });
 });

@@ -29,11 +29,13 @@ import {
   type Blockhash,
   type Instruction,
   type KeyPairSigner,
+  type Rpc,
   type Signature,
+  type SolanaRpcApi,
 } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
-import { localSolanaDemoPayerAccount, localSolanaMinterAccount } from '@/lib/chains/local-accounts';
+import { localSolanaDemoPayerAccount, localSolanaMinterAccount } from '@/lib/keyring/local-solana-accounts';
 import { DEMO_TOKEN_FUNDING, type LocalChainNode } from './local-chain';
 import { DEMO_SOL_FUNDING, fundLocalSolanaWallet, startLocalSolanaCluster } from './local-solana';
 import { SolanaCluster } from './solana-cluster';
@@ -44,7 +46,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let stateDir: string;
 let node: LocalChainNode;
-let rpc: ReturnType<typeof createSolanaRpc>;
+let rpc: Rpc<SolanaRpcApi>;
 let payer: KeyPairSigner;
 
 beforeAll(async () => {
@@ -156,7 +158,9 @@ describe('the local Solana cluster (LiteSVM behind JSON-RPC)', () => {
     expect(status.err).toBeNull();
     expect(status.slot).toBeGreaterThan(airdropSlot);
 
-    const { value: accounts } = await rpc.getTokenAccountsByOwner(recipient.address, { mint: USDC_MINT }, { encoding: 'jsonParsed' }).send();
+    const { value: accounts } = await rpc
+      .getTokenAccountsByOwner(recipient.address, { mint: USDC_MINT }, { encoding: 'jsonParsed' })
+      .send();
     expect(accounts.map((account) => [account.pubkey, account.account.data.parsed.info.tokenAmount.amount])).toEqual([
       [destination, String(amount)],
     ]);
@@ -202,7 +206,11 @@ describe('the local Solana cluster (LiteSVM behind JSON-RPC)', () => {
         createTransactionMessage({ version: 0 }),
         (m) => setTransactionMessageFeePayerSigner(payer, m),
         (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-        (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: payer, destination: recipient.address, amount: 1n })], m),
+        (m) =>
+          appendTransactionMessageInstructions(
+            [getTransferSolInstruction({ source: payer, destination: recipient.address, amount: 1n })],
+            m,
+          ),
       ),
     ).messageBytes;
     const { value: fee } = await rpc.getFeeForMessage(Buffer.from(message).toString('base64') as never).send();

@@ -5,8 +5,14 @@
  * real transaction in the recipient's history.
  */
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstructionAsync, getMintToInstruction } from '@solana-program/token';
+import {
+  TOKEN_PROGRAM_ADDRESS,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstructionAsync,
+  getMintToInstruction,
+} from '@solana-program/token';
 import {
   address as toAddress,
   appendTransactionMessageInstructions,
@@ -24,7 +30,7 @@ import {
   type SolanaRpcApi,
 } from '@solana/kit';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
-import { localSolanaMinterAccount } from '@/lib/chains/local-accounts';
+import { localSolanaMinterAccount } from '@/lib/keyring/local-solana-accounts';
 import { findFreePort } from './free-port';
 import { DEMO_TOKEN_FUNDING, stopProcess, type LocalChainNode } from './local-chain';
 
@@ -38,8 +44,21 @@ export async function startLocalSolanaCluster(options: {
   stateDir?: string;
 }): Promise<LocalChainNode> {
   if (CHAINS[options.chain].family !== 'solana') throw new Error(`${options.chain} is not a Solana chain`);
+  try {
+    createRequire(import.meta.url).resolve('litesvm');
+  } catch {
+    // A devDependency (package.json), as anvil: an install without them (`--omit=dev`) has no local clusters.
+    throw new Error(
+      'No litesvm package: the local Solana clusters are a development part, installed with the devDependencies; run `npm install` without --omit=dev, or set RPC_URL_SOLANA / RPC_URL_SOLANA_DEVNET or LOCAL_CHAIN_NODES=false',
+    );
+  }
   const port = await findFreePort();
-  const args = [path.join(ROOT, 'scripts/solana-cluster.mts'), options.chain, String(port), ...(options.stateDir ? [options.stateDir] : [])];
+  const args = [
+    path.join(ROOT, 'scripts/solana-cluster.mts'),
+    options.chain,
+    String(port),
+    ...(options.stateDir ? [options.stateDir] : []),
+  ];
   const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   try {

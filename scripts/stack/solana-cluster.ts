@@ -13,7 +13,7 @@
  *   - the real runtime: fees (5 000 lamports a signature), rent, SPL token rules, duplicate signatures.
  *   - getSignaturesForAddress / getTransaction built from what really executed (litesvm-ledger.ts).
  *   - the registry's SPL tokens (USDC on SOLANA) as mints planted at their canonical addresses, the mint
- *     authority and faucet being the local Solana minter (lib/chains/local-accounts.ts); requestAirdrop is a
+ *     authority and faucet being the local Solana minter (lib/keyring/local-solana-accounts.ts); requestAirdrop is a
  *     real transfer from that faucet, so it shows in the recipient's history.
  *   - the chain's real genesis hash (getGenesisHash), as the anvil nodes run with the chains' real ids.
  *   - state kept across restarts in `<stateDir>/<CHAIN>.litesvm` and `<CHAIN>.json`, saved every few seconds
@@ -53,7 +53,7 @@ import {
   type MaybeEncodedAccount,
 } from '@solana/kit';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
-import { localSolanaMinterAccount } from '@/lib/chains/local-accounts';
+import { localSolanaMinterAccount } from '@/lib/keyring/local-solana-accounts';
 import { formatAmount } from '@/lib/money';
 import {
   LAMPORTS_PER_SIGNATURE,
@@ -66,7 +66,7 @@ import {
 } from './litesvm-ledger';
 
 /** One slot every 400 ms, as on mainnet. */
-export const SLOT_MS = 400;
+const SLOT_MS = 400;
 /** Blocks a blockhash stays valid for (MAX_PROCESSING_AGE). */
 const BLOCKHASH_VALID_BLOCKS = 150;
 const SLOTS_PER_EPOCH = 432_000;
@@ -230,7 +230,8 @@ export class SolanaCluster {
         return { result: this.anchors[0]!.slot };
       case 'getBlockTime': {
         const slot = Number(params[0]);
-        if (!(slot >= this.anchors[0]!.slot && slot <= this.slot)) return { error: { code: -32004, message: `Block not available for slot ${slot}` } };
+        if (!(slot >= this.anchors[0]!.slot && slot <= this.slot))
+          return { error: { code: -32004, message: `Block not available for slot ${slot}` } };
         return { result: this.blockTime(slot) };
       }
       case 'getEpochInfo': {
@@ -298,7 +299,9 @@ export class SolanaCluster {
       case 'getMinimumBalanceForRentExemption':
         return this.viaLedger(method, params);
       default:
-        return { error: { code: -32601, message: `Method not found: ${method} (the local Solana cluster serves what docs/development.md lists)` } };
+        return {
+          error: { code: -32601, message: `Method not found: ${method} (the local Solana cluster serves what docs/development.md lists)` },
+        };
     }
   }
 
@@ -358,7 +361,9 @@ export class SolanaCluster {
         return { result: { context, value } };
       }
       const meta = simulated.meta();
-      return { result: { context, value: { ...base, err: null, logs: meta.logs(), unitsConsumed: toNumber(meta.computeUnitsConsumed()) } } };
+      return {
+        result: { context, value: { ...base, err: null, logs: meta.logs(), unitsConsumed: toNumber(meta.computeUnitsConsumed()) } },
+      };
     } finally {
       this.svm.withSigverify(true);
     }
@@ -510,9 +515,12 @@ export async function serveSolanaCluster(options: {
         return;
       }
       try {
-        const parsed = JSON.parse(body) as { id: unknown; method: string; params?: unknown[] } | { id: unknown; method: string; params?: unknown[] }[];
+        const parsed = JSON.parse(body) as
+          { id: unknown; method: string; params?: unknown[] } | { id: unknown; method: string; params?: unknown[] }[];
         // One request at a time, in order: LiteSVM is synchronous, and a batch answers in its order.
-        const result = Array.isArray(parsed) ? await sequentially(parsed, (request) => cluster.handle(request)) : await cluster.handle(parsed);
+        const result = Array.isArray(parsed)
+          ? await sequentially(parsed, (request) => cluster.handle(request))
+          : await cluster.handle(parsed);
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
       } catch (error) {
         res

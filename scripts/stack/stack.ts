@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
-import { localSolanaDemoPayerAccount } from '@/lib/chains/local-accounts';
+import { localSolanaDemoPayerAccount } from '@/lib/keyring/local-solana-accounts';
 import { rpcEnvName } from '@/lib/env';
 import { migrateDatabase } from '@/lib/admin/migrate-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
