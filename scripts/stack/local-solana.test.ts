@@ -33,34 +33,45 @@ import {
   type Signature,
   type SolanaRpcApi,
 } from '@solana/kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { localSolanaDemoPayerAccount, localSolanaMinterAccount } from '@/lib/keyring/local-solana-accounts';
 import { DEMO_TOKEN_FUNDING, type LocalChainNode } from './local-chain';
 import { DEMO_SOL_FUNDING, fundLocalSolanaWallet, startLocalSolanaCluster } from './local-solana';
+import { startStack, type Stack } from './stack';
 import { SolanaCluster } from './solana-cluster';
 
 const USDC = CHAINS.SOLANA.tokens.find((token) => token.symbol === 'USDC')!;
 const USDC_MINT = address(USDC.address);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let stateDir: string;
+let dataDir: string;
+let stack: Stack;
 let node: LocalChainNode;
 let rpc: Rpc<SolanaRpcApi>;
 let payer: KeyPairSigner;
 
 beforeAll(async () => {
-  stateDir = mkdtempSync(path.join(tmpdir(), 'chargeport-solana-'));
-  node = await startLocalSolanaCluster({ chain: 'SOLANA', stateDir });
+  dataDir = mkdtempSync(path.join(tmpdir(), 'chargeport-solana-'));
+  // As the launcher starts it (the suite's database: startStack starts PostgreSQL only without one).
+  stack = await startStack({ dataDir, env: { DATABASE_URL: inject('stackEnv').DATABASE_URL }, chains: ['SOLANA'] });
+  node = stack.localChains[0]!;
   rpc = createSolanaRpc(node.url);
-  // As startStack does for every local Solana cluster.
-  await fundLocalSolanaWallet({ chain: 'SOLANA', url: node.url, address: localSolanaDemoPayerAccount.address });
   payer = await createKeyPairSignerFromBytes(localSolanaDemoPayerAccount.secretKey);
 });
 
 afterAll(async () => {
+  await stack?.stop();
   await node?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the launcher (startStack) with a Solana chain', () => {
+  it('starts a local cluster for it and gives the app its RPC URL, as for an EVM chain', () => {
+    expect(stack.localChains.map((local) => local.chain)).toEqual(['SOLANA']);
+    expect(stack.env.RPC_URL_SOLANA).toBe(node.url);
+    expect(stack.env.LOCAL_CHAINS).toBe('SOLANA');
+  });
 });
 
 async function signed(feePayer: KeyPairSigner, instructions: Instruction[], blockhash?: string) {
@@ -221,7 +232,8 @@ describe('the local Solana cluster (LiteSVM behind JSON-RPC)', () => {
     const before = await rpc.getSignaturesForAddress(payer.address).send();
     const slot = await rpc.getSlot().send();
     await node.stop();
-    node = await startLocalSolanaCluster({ chain: 'SOLANA', stateDir });
+    // The launcher's state directory for its Solana clusters.
+    node = await startLocalSolanaCluster({ chain: 'SOLANA', stateDir: path.join(dataDir, 'solana') });
     rpc = createSolanaRpc(node.url);
     expect(await rpc.getSlot().send()).toBeGreaterThanOrEqual(slot);
     expect((await rpc.getSignaturesForAddress(payer.address).send()).map((entry) => entry.signature)).toEqual(
