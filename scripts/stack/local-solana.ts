@@ -59,7 +59,9 @@ export async function startLocalSolanaCluster(options: {
     String(port),
     ...(options.stateDir ? [options.stateDir] : []),
   ];
-  const child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  // `node --import tsx`, not the tsx CLI: one process, so a SIGKILL (stopProcess's last resort, the reaper) ends
+  // the cluster itself and not only a wrapper around it.
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHealth(url, () => child.exitCode);
