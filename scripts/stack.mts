@@ -208,7 +208,7 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
     `Demo consumer: ${DEMO_PEOPLE.consumer.email}, PIN ${DEMO_PEOPLE.consumer.pin}; service wallet ${consumerEvm?.address ?? '-'} funded on the local chains`,
   );
   if (consumerSolana && stack.localChains.some(isSolanaNode))
-    say(`  Solana service wallet ${consumerSolana.address} funded with SOL and USDC`);
+    say(`  Solana service wallet ${consumerSolana.address} funded on the local Solana clusters (SOL, and USDC on SOLANA)`);
   say(`  (sign in at ${appUrl}/signin; codes arrive in ${appUrl}/dev/mailbox)`);
   if (demoCharge) say(`Demo charge, ready to pay: ${demoCharge.paymentUrl}  (paid or canceled, it returns to ${appUrl}/)`);
   // The swap on-ramp's token: merchants need its address for createCharge (symbol PZP, chain BSC).
@@ -225,7 +225,7 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
     say(`  (anvil's well-known dev account #1; import its key into a browser wallet to pay test charges)`);
   }
   if (stack.localChains.some(isSolanaNode)) {
-    say(`Demo payer wallet on the local Solana clusters: ${localSolanaDemoPayerAccount.address}, with SOL and USDC`);
+    say(`Demo payer wallet on the local Solana clusters: ${localSolanaDemoPayerAccount.address} (SOL, and USDC on SOLANA)`);
     say(`  (account 2 of anvil's mnemonic "test test … junk" imported into Phantom or Solflare; point the wallet at the cluster's URL)`);
   }
 }

@@ -4,7 +4,7 @@
  * JSON-RPC as any client would (an airdrop from the faucet, a mint of each demo SPL token), so every top-up is a
  * real transaction in the recipient's history.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import {
@@ -31,7 +31,6 @@ import {
 } from '@solana/kit';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { localSolanaMinterAccount } from '@/lib/keyring/local-solana-accounts';
-import { findFreePort } from './free-port';
 import { DEMO_TOKEN_FUNDING, stopProcess, type LocalChainNode } from './local-chain';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -52,24 +51,41 @@ export async function startLocalSolanaCluster(options: {
       'No litesvm package: the local Solana clusters are a development part, installed with the devDependencies; run `npm install` without --omit=dev, or set RPC_URL_SOLANA / RPC_URL_SOLANA_DEVNET or LOCAL_CHAIN_NODES=false',
     );
   }
-  const port = await findFreePort();
-  const args = [
-    path.join(ROOT, 'scripts/solana-cluster.mts'),
-    options.chain,
-    String(port),
-    ...(options.stateDir ? [options.stateDir] : []),
-  ];
+  // Port 0: the cluster binds a free port itself and says which (choosing one here and passing it on races with
+  // the other nodes starting beside it).
+  const args = ['scripts/solana-cluster.mts', options.chain, '0', ...(options.stateDir ? [options.stateDir] : [])];
   // `node --import tsx`, not the tsx CLI: one process, so a SIGKILL (stopProcess's last resort, the reaper) ends
   // the cluster itself and not only a wrapper around it.
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  let url: string;
   try {
+    url = await listeningUrl(child);
     await waitForHealth(url, () => child.exitCode);
   } catch (error) {
     await stopProcess(child);
     throw error;
   }
   return { chain: options.chain, url, process: child, stop: () => stopProcess(child) };
+}
+
+/** The URL the cluster prints once it listens ("listening http://127.0.0.1:PORT"). */
+function listeningUrl(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error('the local Solana cluster did not start within 30 s')), 30_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-1_000);
+      const found = /^listening (http:\/\/\S+)$/m.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the local Solana cluster exited with code ${code}`));
+    });
+  });
 }
 
 async function waitForHealth(url: string, exitCode: () => number | null): Promise<void> {
@@ -82,7 +98,7 @@ async function waitForHealth(url: string, exitCode: () => number | null): Promis
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getHealth' }),
       });
-      if (response.ok) return;
+      if (response.ok && ((await response.json()) as { result?: unknown }).result === 'ok') return;
     } catch {
       // not listening yet
     }
