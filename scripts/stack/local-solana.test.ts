@@ -15,14 +15,17 @@ import {
 import {
   address,
   appendTransactionMessageInstructions,
+  assertIsTransactionWithBlockhashLifetime,
   compileTransaction,
   createKeyPairSignerFromBytes,
   createSolanaRpc,
+  createSolanaRpcSubscriptions,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   lamports,
   pipe,
+  sendAndConfirmTransactionFactory,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
@@ -226,6 +229,37 @@ describe('the local Solana cluster (LiteSVM behind JSON-RPC)', () => {
     ).messageBytes;
     const { value: fee } = await rpc.getFeeForMessage(Buffer.from(message).toString('base64') as never).send();
     expect(fee).toBe(5_000n);
+  });
+
+  it('websocket subscriptions on the same port: kit sends and confirms; slot and account notifications arrive', async () => {
+    const rpcSubscriptions = createSolanaRpcSubscriptions(node.url.replace(/^http/, 'ws'));
+    const recipient = await generateKeyPairSigner();
+    const abort = new AbortController();
+    try {
+      const accountChanges = await rpcSubscriptions
+        .accountNotifications(recipient.address, { encoding: 'base64' })
+        .subscribe({ abortSignal: abort.signal });
+      const slots = await rpcSubscriptions.slotNotifications().subscribe({ abortSignal: abort.signal });
+      const transaction = await signed(payer, [
+        getTransferSolInstruction({ source: payer, destination: recipient.address, amount: lamports(3_000_000_000n) }),
+      ]);
+      // Signature notifications and the block height watch (slot notifications) of kit's own confirmation.
+      assertIsTransactionWithBlockhashLifetime(transaction);
+      await sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions })(transaction, { commitment: 'confirmed' });
+      expect((await rpc.getBalance(recipient.address).send()).value).toBe(3_000_000_000n);
+      for await (const change of accountChanges) {
+        expect(change.value.lamports).toBe(3_000_000_000n);
+        break;
+      }
+      let previous = -1n;
+      for await (const notification of slots) {
+        expect(notification.slot).toBeGreaterThan(previous);
+        if (previous >= 0n) break;
+        previous = notification.slot;
+      }
+    } finally {
+      abort.abort();
+    }
   });
 
   it('keeps its accounts, history and clock across a restart (state in the data directory)', async () => {

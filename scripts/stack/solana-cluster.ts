@@ -18,12 +18,15 @@
  *   - the chain's real genesis hash (getGenesisHash), as the anvil nodes run with the chains' real ids.
  *   - state kept across restarts in `<stateDir>/<CHAIN>.litesvm` and `<CHAIN>.json`, saved every few seconds
  *     after a change and when stopped.
+ *   - websocket subscriptions on the same port (local-subscriptions.ts): slotSubscribe, signatureSubscribe,
+ *     accountSubscribe, so @solana/kit's sendAndConfirmTransactionFactory and wallets confirm as on a cluster.
  * What it does not (docs/development.md, "The local Solana clusters"): leaders, forks and re-orgs (one node,
  * every transaction final at once: processed, confirmed and finalized collapse), priority fees (always none),
- * durable nonces, address lookup tables, Token-2022, websocket subscriptions, vote accounts and rewards.
+ * durable nonces, address lookup tables, Token-2022, logs/program/root subscriptions, vote accounts and rewards.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { serveSubscriptions } from './local-subscriptions';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
@@ -100,6 +103,8 @@ export class SolanaCluster {
   private readonly recentBlockhashes = new Map<string, number>();
   private latestBlockhash: { blockhash: string; slot: number };
   private dirty = false;
+  /** Called after the clock moved to a new slot (the websocket subscriptions notify then). */
+  readonly onSlot = new Set<(slot: number) => void>();
 
   private constructor(
     readonly chain: ChainName,
@@ -146,6 +151,7 @@ export class SolanaCluster {
     if (target <= this.slot) return;
     this.setClock(target);
     this.newBlockhash(target);
+    for (const listener of this.onSlot) listener(target);
   }
 
   private newBlockhash(slot: number): void {
@@ -397,7 +403,8 @@ export class SolanaCluster {
     return { result: sent.signature };
   }
 
-  private accountJson(address: string, encoding: unknown): unknown {
+  /** An account as getAccountInfo's value (null when it does not exist). */
+  accountJson(address: string, encoding: unknown): unknown {
     const account = this.svm.getAccount(toAddress(address));
     if (!account.exists) return null;
     return {
@@ -533,6 +540,7 @@ export async function serveSolanaCluster(options: {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
+  const subscriptions = serveSubscriptions(server, cluster);
   const ticker = setInterval(() => cluster.tick(), Math.max(50, Math.floor((options.slotMs ?? SLOT_MS) / 2)));
   const saver = setInterval(() => cluster.save(), SAVE_INTERVAL_MS);
   const { port } = server.address() as AddressInfo;
@@ -542,6 +550,7 @@ export async function serveSolanaCluster(options: {
     stop: async () => {
       clearInterval(ticker);
       clearInterval(saver);
+      subscriptions.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       cluster.save(true);
