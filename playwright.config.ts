@@ -19,8 +19,6 @@ export const E2E_SECRETS = {
   WALLET_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
   DEPOSIT_HD_SEED: Buffer.alloc(32, 11).toString('base64'),
 };
-/** The Solana cluster of the stack (e2e/solana-node.mts): SOLANA is served, SOLANA_DEVNET is not. */
-const E2E_SOLANA_PORT = E2E_OIDC_PORT + 2;
 /** The Apple sign-in stand-in (scripts/stack/identity-stand-ins.ts), as `npm run dev` runs it. */
 const E2E_APPLE_PORT = E2E_OIDC_PORT + 3;
 const E2E_APPLE_SECRET = 'chargeport-e2e-apple-secret';
@@ -83,14 +81,6 @@ export default defineConfig({
   ],
   webServer: [
     {
-      command: 'node_modules/.bin/tsx e2e/solana-node.mts',
-      url: `http://127.0.0.1:${E2E_SOLANA_PORT}/`,
-      reuseExistingServer: false,
-      timeout: 90_000,
-      stdout: 'pipe',
-      env: { SOLANA_RPC_PORT: String(E2E_SOLANA_PORT) },
-    },
-    {
       command: 'node_modules/.bin/tsx --conditions=react-server scripts/identity-stand-ins.mts',
       url: `http://127.0.0.1:${E2E_APPLE_PORT}/apple/.well-known/openid-configuration`,
       reuseExistingServer: false,
@@ -117,9 +107,11 @@ export default defineConfig({
         APP_URL: E2E_BASE_URL,
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',
-        // A production build never starts local chains on its own: the journeys pay on local anvil nodes.
+        // A production build never starts local chains on its own: the journeys pay on local anvil nodes and
+        // the launcher's local Solana clusters (one per Solana chain, scripts/stack/solana-cluster.ts).
         LOCAL_CHAIN_NODES: 'true',
-        RPC_URL_SOLANA: `http://127.0.0.1:${E2E_SOLANA_PORT}`,
+        // One chain left unserved: production-safety.spec.ts checks that charges on it are refused.
+        STACK_SKIP_LOCAL_CHAINS: 'DFK_TESTNET',
         ...E2E_SECRETS,
         // Codes go to the dev outbox ($DATA_DIR/outbox), where the journeys read them.
         ALLOW_DEV_OUTBOX: 'true',

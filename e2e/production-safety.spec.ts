@@ -1,38 +1,38 @@
 /**
  * The production build (what `npm start` serves) on its e2e stack: no charge on a chain nothing watches
- * (SOLANA_DEVNET has no RPC URL there), and the health probes a load balancer and monitoring use. (No demo
+ * (DFK_TESTNET has no RPC URL there and no local node: STACK_SKIP_LOCAL_CHAINS in playwright.config.ts), and the health probes a load balancer and monitoring use. (No demo
  * data: charge-checkout.spec.ts, "never seeds the demo merchant".)
  */
 import { expect, test } from './fixtures';
 import { createVerifiedMerchant, withE2eDatabase } from './admin';
 import { merchantApi } from './api';
 
-const SOL_MINT = 'So11111111111111111111111111111111111111112';
+const NATIVE = '0x0000000000000000000000000000000000000000';
 
 test.describe('the production build', () => {
   test('refuses a charge on a chain it does not serve, naming the variable that would serve it', async ({ request }) => {
     const merchant = await createVerifiedMerchant('Unserved Games');
-    // A test charge on SOLANA runs on SOLANA_DEVNET, which has no RPC URL here.
+    // A test charge on DFK runs on DFK_TESTNET, which has no RPC URL here.
     const response = await merchantApi(request, merchant.testKey).createChargeResponse({
-      chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOL_MINT, amount: '1' },
+      chargeData: { symbol: 'JEWEL', chain: 'DFK', tokenAddress: NATIVE, amount: '1' },
       isTest: true,
     });
     expect(response.status()).toBe(422);
     const { data, error } = await response.json();
     expect(data).toBeNull();
     expect(error).toMatchObject({ code: 'chain_not_configured', param: 'chargeData.chain' });
-    expect(error.message).toContain('RPC_URL_SOLANA_DEVNET');
+    expect(error.message).toContain('RPC_URL_DFK_TESTNET');
   });
 
   test('a charge whose chain is no longer served offers no way to pay', async ({ page, request }) => {
     const merchant = await createVerifiedMerchant('Stranded Games');
     const { chargeId, paymentUrl } = await merchantApi(request, merchant.liveKey).createCharge({
-      chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOL_MINT, amount: '0.5' },
+      chargeData: { symbol: 'JEWEL', chain: 'DFK', tokenAddress: NATIVE, amount: '5' },
     });
-    // As if created on SOLANA_DEVNET before its RPC URL was removed from the configuration.
+    // As if created on DFK_TESTNET before its RPC URL was removed from the configuration.
     await withE2eDatabase(async (sql) => {
-      await sql`update charges set chain = 'SOLANA_DEVNET', mode = 'test' where id = ${chargeId}`;
-      await sql`update deposit_addresses set chain = 'SOLANA_DEVNET' where charge_id = ${chargeId}`;
+      await sql`update charges set chain = 'DFK_TESTNET', mode = 'test' where id = ${chargeId}`;
+      await sql`update deposit_addresses set chain = 'DFK_TESTNET' where charge_id = ${chargeId}`;
     });
     await page.goto(paymentUrl);
     await expect(page.getByTestId('chain-not-served')).toContainText('not available');
@@ -59,8 +59,10 @@ test.describe('the production build', () => {
     const report = await health.json();
     expect(report).toMatchObject({ status: 'ok', db: 'ok', migrations: 'applied' });
     expect(report.chains.POLYGON).toMatchObject({ status: 'ok', head: expect.any(Number), cursor: expect.any(Number) });
-    expect(report.chains.SOLANA.status).toBe('ok');
-    expect(report.chains.SOLANA_DEVNET).toEqual({ status: 'not_configured', head: null, cursor: null, lagBlocks: null });
+    // Both Solana chains run on the launcher's local clusters; their head is the slot.
+    expect(report.chains.SOLANA).toMatchObject({ status: 'ok', head: expect.any(Number) });
+    expect(report.chains.SOLANA_DEVNET).toMatchObject({ status: 'ok', head: expect.any(Number) });
+    expect(report.chains.DFK_TESTNET).toEqual({ status: 'not_configured', head: null, cursor: null, lagBlocks: null });
     expect(report.queue.queued).toEqual(expect.any(Number));
     expect(report.webhooks).toHaveProperty('oldestDueDeliverySeconds');
   });

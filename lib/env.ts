@@ -224,7 +224,8 @@ const envSchema = z.object({
   /** HD seed of charge deposit addresses: 32 bytes, base64. Keys are derived, never stored. */
   DEPOSIT_HD_SEED: base64Key.optional(),
   /**
-   * Start a local anvil node for each EVM chain without an RPC URL. Defaults to true outside production and
+   * Start a local node for each chain without an RPC URL (anvil for EVM chains, a LiteSVM cluster for Solana:
+   * scripts/stack/solana-cluster.ts). Defaults to true outside production and
    * false in production, where a local node would pose as the real chain (its real chain id, demo tokens at
    * the real token addresses). true in production only for demos and end-to-end tests of the production build.
    */

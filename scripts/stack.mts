@@ -5,8 +5,8 @@
  * In production it also starts one worker (scripts/worker.mts) and runs the web server without jobs.
  * `dev` also seeds the demo merchant and prints its keys; production never seeds.
  *
- * Local chain nodes start for EVM chains without an RPC URL in development, and in production only with
- * LOCAL_CHAIN_NODES=true (scripts/stack/chain-plan.ts). Stopping: SIGINT, SIGTERM or SIGHUP — to this process or
+ * Local chain nodes (anvil for EVM chains, a LiteSVM cluster for Solana) start for chains without an RPC URL in
+ * development, and in production only with LOCAL_CHAIN_NODES=true (scripts/stack/chain-plan.ts). Stopping: SIGINT, SIGTERM or SIGHUP — to this process or
  * to the tsx wrapper that runs it — stops Next.js, then the chains and PostgreSQL, each forced with SIGKILL
  * when it does not stop in time; if this process itself is killed, the reaper (scripts/stack/reaper.ts) does it.
  */
@@ -16,9 +16,12 @@ import path from 'node:path';
 import { parseEnv, ConfigError } from '@/lib/env';
 import { planChains } from '@/scripts/stack/chain-plan';
 import { findFreePort, isPortOpen } from '@/scripts/stack/free-port';
-import { fundLocalWallet, localDemoPayerAccount } from '@/scripts/stack/local-chain';
+import { fundLocalWallet, localDemoPayerAccount, type LocalChainNode } from '@/scripts/stack/local-chain';
+import { fundLocalSolanaWallet } from '@/scripts/stack/local-solana';
+import { localSolanaDemoPayerAccount } from '@/lib/keyring/local-solana-accounts';
+import { CHAINS } from '@/lib/chains/registry';
 import { demoSeedRefusal } from '@/lib/merchants/demo-seed-refusal';
-import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
+import { gasTankAccountFromSeed, gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
 import { ensureDevSecrets } from '@/scripts/stack/dev-secrets';
 import { startReaper } from '@/scripts/stack/reaper';
 import { resolveDataDir } from '@/scripts/stack/data-dir';
@@ -74,7 +77,8 @@ const appUrl = process.env.APP_URL ?? `http://localhost:${port}`;
 
 const say = (line: string) => console.log(`[chargeport] ${line}`);
 const isProduction = config.NODE_ENV === 'production';
-const chainPlan = planChains(config);
+// STACK_SKIP_LOCAL_CHAINS (e2e stack only): chains left without a local node, so one chain stays unserved.
+const chainPlan = planChains(config, process.env.STACK_SKIP_LOCAL_CHAINS?.split(',').filter(Boolean));
 
 // Signals may arrive while the stack is still starting: remember them, stop once started.
 let stack: Stack | undefined;
@@ -136,13 +140,19 @@ const childEnv: NodeJS.ProcessEnv = {
   // Absolute: the standalone server runs in .next/standalone.
   DATA_DIR: dataDir,
 };
+const isSolanaNode = (node: LocalChainNode) => CHAINS[node.chain].family === 'solana';
 if (childEnv.DEPOSIT_HD_SEED && stack.localChains.length) {
-  // The gas tank pays fees for balance payments and sweeps; on local chains it is funded here.
+  // The gas tank pays fees for balance payments and sweeps (on Solana as the fee payer); on local chains it is funded here.
   const gasTank = gasTankAccountFromSeed(childEnv.DEPOSIT_HD_SEED).address;
+  const solanaTank = gasTankSolanaKeyFromSeed(childEnv.DEPOSIT_HD_SEED).address;
   await Promise.all(
-    stack.localChains.map((node) => fundLocalWallet({ chain: node.chain, url: node.url, address: gasTank, onTheRecord: true })),
+    stack.localChains.map((node) =>
+      isSolanaNode(node)
+        ? fundLocalSolanaWallet({ chain: node.chain, url: node.url, address: solanaTank })
+        : fundLocalWallet({ chain: node.chain, url: node.url, address: gasTank, onTheRecord: true }),
+    ),
   );
-  say(`Gas tank ${gasTank} funded on the local chains`);
+  say(`Gas tank ${gasTank} funded on the local chains${stack.localChains.some(isSolanaNode) ? `; on Solana ${solanaTank}` : ''}`);
 }
 
 if (mode === 'dev' && isProduction) say('NODE_ENV is production: no demo data is seeded.');
@@ -176,14 +186,18 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
     : undefined;
   await closeDb();
   const consumerEvm = consumerWallets.find((wallet) => wallet.family === 'evm');
-  if (consumerEvm) {
-    await Promise.all(
-      // On the record (a transaction the wallet indexer sees): the ledger counts this service wallet's opening balance.
-      stack.localChains.map((node) =>
-        fundLocalWallet({ chain: node.chain, url: node.url, address: consumerEvm.address as `0x${string}`, onTheRecord: true }),
-      ),
-    );
-  }
+  const consumerSolana = consumerWallets.find((wallet) => wallet.family === 'solana');
+  await Promise.all(
+    // On the record (a transaction the wallet indexer sees): the ledger counts this service wallet's opening balance.
+    // On Solana every top-up is a transaction (an airdrop from the faucet, a mint), in the wallet's history.
+    stack.localChains.map(async (node) => {
+      if (isSolanaNode(node)) {
+        if (consumerSolana) await fundLocalSolanaWallet({ chain: node.chain, url: node.url, address: consumerSolana.address });
+      } else if (consumerEvm) {
+        await fundLocalWallet({ chain: node.chain, url: node.url, address: consumerEvm.address as `0x${string}`, onTheRecord: true });
+      }
+    }),
+  );
   say(
     `Demo merchant: ${DEMO_MERCHANT.name} (${DEMO_MERCHANT.id}), verified; owner ${DEMO_PEOPLE.owner.email}, PIN ${DEMO_PEOPLE.owner.pin}`,
   );
@@ -193,6 +207,8 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   say(
     `Demo consumer: ${DEMO_PEOPLE.consumer.email}, PIN ${DEMO_PEOPLE.consumer.pin}; service wallet ${consumerEvm?.address ?? '-'} funded on the local chains`,
   );
+  if (consumerSolana && stack.localChains.some(isSolanaNode))
+    say(`  Solana service wallet ${consumerSolana.address} funded on the local Solana clusters (SOL, and USDC on SOLANA)`);
   say(`  (sign in at ${appUrl}/signin; codes arrive in ${appUrl}/dev/mailbox)`);
   if (demoCharge) say(`Demo charge, ready to pay: ${demoCharge.paymentUrl}  (paid or canceled, it returns to ${appUrl}/)`);
   // The swap on-ramp's token: merchants need its address for createCharge (symbol PZP, chain BSC).
@@ -207,6 +223,10 @@ if (mode === 'dev' && !isProduction && !demoSeedSkipped) {
   if (stack.localChains.length) {
     say(`Demo payer wallet on the local chains: ${localDemoPayerAccount.address}`);
     say(`  (anvil's well-known dev account #1; import its key into a browser wallet to pay test charges)`);
+  }
+  if (stack.localChains.some(isSolanaNode)) {
+    say(`Demo payer wallet on the local Solana clusters: ${localSolanaDemoPayerAccount.address} (SOL, and USDC on SOLANA)`);
+    say(`  (account 2 of anvil's mnemonic "test test … junk" imported into Phantom or Solflare; point the wallet at the cluster's URL)`);
   }
 }
 

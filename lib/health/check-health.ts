@@ -1,6 +1,7 @@
 /**
  * The full health report (GET /api/health): readiness (database, migrations), each chain — reachable, and how
- * many blocks its watcher is behind (the chain's head − the watcher's cursor in chain_cursors) — the pg-boss
+ * many blocks its watcher is behind (the chain's head − the watcher's cursor in chain_cursors; on Solana the head
+ * is the slot, and a watcher that keeps its cursors per deposit address shows no lag) — the pg-boss
  * queue depth, and how old the oldest webhook work waiting is.
  *
  * Chain probes are cached a few seconds, so a monitoring or load-balancer probe cannot flood the nodes; the
@@ -109,18 +110,28 @@ async function probeChain(chain: ChainName): Promise<ChainProbe> {
 
 async function probeUrl(chain: ChainName, url: string): Promise<ChainProbe> {
   const isEvm = CHAINS[chain].family === 'evm';
+  const health = await rpcCall(url, isEvm ? 'eth_blockNumber' : 'getHealth');
+  if (health === undefined) return { status: 'unreachable', head: null };
+  if (isEvm) return { status: 'ok', head: typeof health === 'string' ? Number(BigInt(health)) : null };
+  // Solana: healthy, and its head is the slot (a node that will not tell is still reachable).
+  const slot = await rpcCall(url, 'getSlot');
+  return { status: 'ok', head: typeof slot === 'number' ? slot : null };
+}
+
+/** One JSON-RPC call's result; undefined when the node does not answer, answers an error or no result. */
+async function rpcCall(url: string, method: string): Promise<unknown> {
   try {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: isEvm ? 'eth_blockNumber' : 'getHealth', params: [] }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     const payload = (await response.json()) as { result?: unknown; error?: unknown };
-    if (!response.ok || payload.result === undefined || payload.error) return { status: 'unreachable', head: null };
-    return { status: 'ok', head: isEvm && typeof payload.result === 'string' ? Number(BigInt(payload.result)) : null };
+    if (!response.ok || payload.result === undefined || payload.error) return undefined;
+    return payload.result;
   } catch {
-    return { status: 'unreachable', head: null };
+    return undefined;
   }
 }
 

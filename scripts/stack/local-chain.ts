@@ -72,7 +72,7 @@ export async function startLocalChain(options: {
 }
 
 /** SIGTERM, then SIGKILL after STOP_GRACE_MS: a node that hangs (or is stopped) still ends. */
-async function stopProcess(child: ChildProcess): Promise<void> {
+export async function stopProcess(child: ChildProcess): Promise<void> {
   const exited = () => child.exitCode !== null || child.signalCode !== null;
   if (exited()) return;
   const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -1,16 +1,19 @@
 /**
  * Starts what the app depends on, using embedded defaults for whatever is not configured: PostgreSQL
- * (our embedded-postgres driver) when DATABASE_URL is unset, and an anvil node for each chain in `chains`
- * (the launcher decides which: scripts/stack/chain-plan.ts). Migrations are applied. Used by the launcher, the
+ * (our embedded-postgres driver) when DATABASE_URL is unset, and a local node for each chain in `chains` — anvil
+ * for an EVM chain, a LiteSVM cluster for a Solana one (local-solana.ts) — (the launcher decides which:
+ * scripts/stack/chain-plan.ts). Migrations are applied. Used by the launcher, the
  * admin CLI and tests.
  */
 import path from 'node:path';
-import { EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
+import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import { localSolanaDemoPayerAccount } from '@/lib/keyring/local-solana-accounts';
 import { rpcEnvName } from '@/lib/env';
 import { migrateDatabase } from '@/lib/admin/migrate-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres';
 import { sandboxProviderAccount } from '@/lib/sandbox-provider/account';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from './local-chain';
+import { fundLocalSolanaWallet, startLocalSolanaCluster } from './local-solana';
 
 export interface Stack {
   databaseUrl: string;
@@ -25,7 +28,7 @@ export interface Stack {
 export async function startStack(options: {
   dataDir: string;
   env: Record<string, string | undefined>;
-  /** EVM chains to run on local nodes; none by default. */
+  /** Chains to run on local nodes (anvil, or a LiteSVM cluster for Solana); none by default. */
   chains?: readonly ChainName[];
   persistent?: boolean;
   /** Extra settings for an embedded PostgreSQL (embedded-postgres.ts); ignored with DATABASE_URL. */
@@ -56,14 +59,15 @@ export async function startStack(options: {
 
     const localChains: LocalChainNode[] = [];
     const env: Record<string, string> = { DATABASE_URL: databaseUrl };
-    const wanted = (options.chains ?? []).filter((chain) => EVM_CHAIN_NAMES.includes(chain));
+    const wanted = options.chains ?? [];
+    const stateDir = (kind: string) => (options.persistent === false ? undefined : path.join(options.dataDir, kind));
     // allSettled: every node that did start is registered for stopping before a failure is thrown.
     const outcomes = await Promise.allSettled(
       wanted.map(async (chain) => {
-        const node = await startLocalChain({
-          chain,
-          stateDir: options.persistent === false ? undefined : path.join(options.dataDir, 'anvil'),
-        });
+        const node =
+          CHAINS[chain].family === 'solana'
+            ? await startLocalSolanaCluster({ chain, stateDir: stateDir('solana') })
+            : await startLocalChain({ chain, stateDir: stateDir('anvil') });
         stopFns.push(() => node.stop());
         return node;
       }),
@@ -77,6 +81,11 @@ export async function startStack(options: {
     }
     await Promise.all(
       started.map(async (node) => {
+        // The cluster plants its SPL mints itself; the demo payer's wallet is funded as on the EVM nodes.
+        if (CHAINS[node.chain].family === 'solana') {
+          await fundLocalSolanaWallet({ chain: node.chain, url: node.url, address: localSolanaDemoPayerAccount.address });
+          return;
+        }
         await provisionLocalChain({ chain: node.chain, url: node.url });
         // The sandbox on-ramp provider delivers purchases from its own account: topped up on every start,
         // so a chain restored from its state file is covered too.
@@ -85,7 +94,13 @@ export async function startStack(options: {
     );
     if (started.length) {
       env.LOCAL_CHAINS = started.map((node) => node.chain).join(',');
-      log(`Local chains (anvil): ${started.map((n) => `${n.chain} ${n.url}`).join(', ')}`);
+      const listed = (family: string) =>
+        started
+          .filter((node) => CHAINS[node.chain].family === family)
+          .map((n) => `${n.chain} ${n.url}`)
+          .join(', ');
+      if (listed('evm')) log(`Local chains (anvil): ${listed('evm')}`);
+      if (listed('solana')) log(`Local Solana clusters (LiteSVM, a slot every 400 ms): ${listed('solana')}`);
     }
     return { databaseUrl, embeddedDatabase, localChains, env, stop };
   } catch (error) {

@@ -19,6 +19,7 @@ import { newId } from '@/lib/ids';
 import { pollChain } from '@/lib/payments/poll-chain';
 import { PGBOSS_SCHEMA } from '@/lib/webhooks/queue';
 import { newMerchant } from '@/test/fixtures';
+import { serveSolanaCluster } from '@/scripts/stack/solana-cluster';
 import { GET as getHealth } from './route';
 import { GET as getLive } from './live/route';
 import { GET as getReady } from './ready/route';
@@ -36,6 +37,7 @@ async function useDatabase(url: string): Promise<void> {
 
 afterEach(async () => {
   delete process.env.RPC_URL_BSC;
+  delete process.env.RPC_URL_SOLANA_DEVNET;
   await useDatabase(suiteDatabaseUrl);
   clearHealthCache();
 });
@@ -115,6 +117,22 @@ describe('GET /api/health', () => {
     const { body } = await read(getHealth());
     expect(body.chains.SOLANA).toEqual({ status: 'not_configured', head: null, cursor: null, lagBlocks: null });
     expect(body.chains.BSC.status).toBe('not_configured');
+  });
+
+  it("a Solana chain on the launcher's local cluster is ok, its head the cluster's slot", async () => {
+    const served = await serveSolanaCluster({ chain: 'SOLANA_DEVNET' });
+    try {
+      process.env.RPC_URL_SOLANA_DEVNET = served.url;
+      resetEnvCache();
+      clearHealthCache();
+      const { status, body } = await read(getHealth());
+      expect(status).toBe(200);
+      expect(body.chains.SOLANA_DEVNET).toMatchObject({ status: 'ok', head: expect.any(Number) });
+      expect(body.chains.SOLANA_DEVNET.head).toBeGreaterThanOrEqual(1);
+      expect(body.chains.SOLANA_DEVNET.head).toBeLessThanOrEqual(served.cluster.slot);
+    } finally {
+      await served.stop();
+    }
   });
 
   it('200 degraded (never 503) when a configured chain is unreachable', async () => {
