@@ -137,7 +137,16 @@ export class LiteSvmLedger {
   readonly withheld: Transaction[] = [];
   private finalizedSlot = -1;
 
-  constructor(readonly svm: LiteSVM) {}
+  constructor(readonly svm: LiteSVM) {
+    // LiteSVM starts at a recent mainnet slot (447552000) with time 0: start at slot 0, stamped at genesis, as
+    // documented above (else blocks would be stamped in 2040 and every payment's block time after its expiry).
+    const clock = svm.getClock();
+    if (clock.unixTimestamp === 0n) {
+      clock.slot = 0n;
+      clock.unixTimestamp = GENESIS_UNIX_TIME;
+      svm.setClock(clock);
+    }
+  }
 
   /** Executes a signed transaction in LiteSVM and records its RPC view. */
   send(transaction: Transaction): SentTransaction {
