@@ -3,20 +3,18 @@
  * transactions executed in LiteSVM, found through @solana/kit's RPC client whose transport serves them
  * (test/litesvm-view.ts says what a live node would add).
  */
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { LiteSVM } from 'litesvm';
 import { address, createSolanaRpcFromTransport, type Address, type KeyPairSigner } from '@solana/kit';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS, SOLANA_NATIVE_MINT } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses, payments, scannerCursors } from '@/lib/db/schema';
+import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { parseSolanaPayTransferRequest } from './solana-pay-transfer-request';
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { outsideTransactionsTransport } from '@/lib/chains/solana-rpc';
-import { expireDueCharges } from '@/lib/charges/expire-charges';
-import { advanceClock, ledgerNow, withClock } from '@/test/litesvm-clock';
 import { pollSolana, type SolanaWatcherRpc } from './poll-solana';
 
 let merchant: TestMerchant;
@@ -218,141 +216,5 @@ describe('Solana Pay charges', () => {
     isFailing = false;
     await pollSolana('SOLANA', { rpc: flaky });
     expect(await statusOf(failing.chargeId)).toBe('succeeded');
-  });
-});
-
-describe('Solana expiry waits for the watcher’s cursor (review N5 b)', () => {
-  /** The ledger's RPC answering getSlot / getBlockTime too, so the watcher can claim time. */
-  let timed: SolanaWatcherRpc;
-
-  beforeEach(() => {
-    timed = createSolanaRpcFromTransport(outsideTransactionsTransport(withClock(ledger)));
-    // Far past any other ledger's clock (other files poll SOLANA with their own, untimed ledgers).
-    advanceClock(ledger, 10_000_000);
-  });
-
-  const setExpiry = (chargeId: string, expiresAt: Date) => getDb().update(charges).set({ expiresAt }).where(eq(charges.id, chargeId));
-  const searchedOf = async (chargeId: string) =>
-    (
-      await getDb()
-        .select({ until: depositAddresses.searchedUntil, slot: depositAddresses.searchedSlot })
-        .from(depositAddresses)
-        .where(eq(depositAddresses.chargeId, chargeId))
-    )[0]!;
-  const chainCursor = async () =>
-    (
-      await getDb()
-        .select()
-        .from(scannerCursors)
-        .where(and(eq(scannerCursors.chain, 'SOLANA'), eq(scannerCursors.consumer, 'charges')))
-    )[0];
-  const seconds = (at: Date, delta: number) => new Date(at.getTime() + delta * 1000);
-
-  it('a payment made before expiry but found after it (the watcher delayed) makes the charge succeed, not expire-then-late', async () => {
-    const { chargeId, address, reference } = await solCharge('1');
-    await pollSolana('SOLANA', { rpc: timed });
-    const expiresAt = seconds(ledgerNow(ledger), 30);
-    await setExpiry(chargeId, expiresAt);
-    // Searched up to just before the pass's slot: not past expiry.
-    expect((await searchedOf(chargeId)).until).toEqual(seconds(ledgerNow(ledger), -1));
-    expect((await chainCursor())!.scannedUntil!.getTime()).toBeLessThan(expiresAt.getTime());
-
-    // Paid 1 s after the last search, well before expiry…
-    const sent = expectSuccess(
-      ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 1_000_000_000n, references: [reference] })),
-    );
-    expect(sent.view.blockTime * 1000).toBeLessThan(expiresAt.getTime());
-    ledger.finalizeThrough();
-    // …and the cluster moves past expiry while the watcher does not run.
-    advanceClock(ledger, 120);
-    // Expiry is due by the clock (expiresAt is long past on this machine), but the watcher has not searched that far.
-    expect(expiresAt.getTime()).toBeLessThan(Date.now());
-    await expireDueCharges();
-    expect(await statusOf(chargeId)).toBe('pending');
-
-    await pollSolana('SOLANA', { rpc: timed });
-    expect(await statusOf(chargeId)).toBe('succeeded');
-    expect(await paymentsOf(chargeId)).toEqual([
-      expect.objectContaining({ txHash: sent.signature, isLate: false, blockTime: new Date(sent.view.blockTime * 1000) }),
-    ]);
-    expect((await searchedOf(chargeId)).until!.getTime()).toBeGreaterThan(expiresAt.getTime());
-    await expireDueCharges();
-    expect(await statusOf(chargeId)).toBe('succeeded');
-  });
-
-  it('once the watcher has searched past expiry and found nothing, the charge expires', async () => {
-    const { chargeId } = await solCharge('1');
-    await pollSolana('SOLANA', { rpc: timed });
-    const expiresAt = seconds(ledgerNow(ledger), 10);
-    await setExpiry(chargeId, expiresAt);
-    await expireDueCharges();
-    expect(await statusOf(chargeId)).toBe('pending');
-    advanceClock(ledger, 10);
-    // The cluster is at expiry's second, which a later slot may still carry: not searched through it yet.
-    await pollSolana('SOLANA', { rpc: timed });
-    await expireDueCharges();
-    expect(await statusOf(chargeId)).toBe('pending');
-    advanceClock(ledger, 1);
-    await pollSolana('SOLANA', { rpc: timed });
-    await expireDueCharges();
-    expect(await statusOf(chargeId)).toBe('expired');
-  });
-
-  it('lateness is judged by block time: mined after expiry but found while the charge was still open, it is late and not counted', async () => {
-    const { chargeId, address, reference } = await solCharge('1');
-    await pollSolana('SOLANA', { rpc: timed });
-    const expiresAt = seconds(ledgerNow(ledger), 5);
-    await setExpiry(chargeId, expiresAt);
-    advanceClock(ledger, 10);
-    const sent = expectSuccess(
-      ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 1_000_000_000n, references: [reference] })),
-    );
-    expect(sent.view.blockTime * 1000).toBeGreaterThan(expiresAt.getTime());
-    ledger.finalizeThrough();
-    await pollSolana('SOLANA', { rpc: timed });
-    expect(await paymentsOf(chargeId)).toEqual([
-      expect.objectContaining({ txHash: sent.signature, isLate: true, blockTime: new Date(sent.view.blockTime * 1000) }),
-    ]);
-    expect(await statusOf(chargeId)).toBe('pending');
-    await expireDueCharges();
-    expect(await statusOf(chargeId)).toBe('expired');
-  });
-
-  it('a listed transaction the node cannot return yet holds the address’s cursor: it may be a payment in time', async () => {
-    const { chargeId, address, reference } = await solCharge('1');
-    await pollSolana('SOLANA', { rpc: timed });
-    const before = await searchedOf(chargeId);
-    const sent = expectSuccess(
-      ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 1_000_000_000n, references: [reference] })),
-    );
-    ledger.lagging.add(sent.signature);
-    advanceClock(ledger, 60);
-    await pollSolana('SOLANA', { rpc: timed });
-    expect(await searchedOf(chargeId)).toEqual(before);
-    ledger.lagging.delete(sent.signature);
-    await pollSolana('SOLANA', { rpc: timed });
-    expect((await searchedOf(chargeId)).until).toEqual(seconds(ledgerNow(ledger), -1));
-  });
-
-  it('a pass cut by its budget moves only the addresses it searched, and the chain’s cursor never claims more', async () => {
-    const first = await solCharge('1');
-    const second = await solCharge('1');
-    // Every watched address searched once, at one time.
-    await pollSolana('SOLANA', { rpc: timed, maxDeposits: 100_000 });
-    const searchedAt = seconds(ledgerNow(ledger), -1);
-    expect((await chainCursor())!.scannedUntil).toEqual(searchedAt);
-    advanceClock(ledger, 100);
-    ledger.calls.length = 0;
-    await pollSolana('SOLANA', { rpc: timed, maxDeposits: 1 });
-    // One address searched (its reference and its receiving account), the others not touched.
-    const listed = new Set(ledger.calls.filter((call) => call.method === 'getSignaturesForAddress').map((call) => call.params[0]));
-    expect(listed.size).toBeLessThanOrEqual(2);
-    const moved = [await searchedOf(first.chargeId), await searchedOf(second.chargeId)].filter((s) => s.until! > searchedAt);
-    expect(moved.length).toBeLessThanOrEqual(1);
-    expect((await chainCursor())!.scannedUntil).toEqual(searchedAt);
-    // A full pass catches up.
-    await pollSolana('SOLANA', { rpc: timed, maxDeposits: 100_000 });
-    expect((await chainCursor())!.scannedUntil).toEqual(seconds(ledgerNow(ledger), -1));
-    expect((await searchedOf(second.chargeId)).until).toEqual(seconds(ledgerNow(ledger), -1));
   });
 });
