@@ -1,14 +1,11 @@
 /**
  * Test helper: a LiteSVM ledger's transport (test/litesvm-view.ts) that also answers getSlot and
- * getBlockTime from LiteSVM's clock, as the Solana watcher and reconciliation ask a node. Block time of a
- * slot follows the ledger's rule (one second per slot from its genesis time). Every commitment
- * sees the current slot (the ledger has no forks).
+ * getBlockTime from LiteSVM's clock, as the Solana watcher and reconciliation ask a node. A slot's block
+ * time is counted back from the clock at one second per slot (the ledger's rule). Every commitment sees
+ * the current slot (the ledger has no forks).
  */
 import type { RpcTransport } from '@solana/kit';
 import type { LiteSvmLedger } from './litesvm-view';
-
-/** test/litesvm-view.ts's rule: slot s is stamped 2026-01-01T00:00:00Z + s seconds. */
-const GENESIS_UNIX_TIME = 1_767_225_600n;
 
 export function withClock(ledger: LiteSvmLedger): RpcTransport {
   const transport = async <TResponse>(request: Parameters<RpcTransport>[0]): Promise<TResponse> => {
@@ -19,7 +16,7 @@ export function withClock(ledger: LiteSvmLedger): RpcTransport {
       const slot = BigInt(params[0] as number);
       if (slot > clock.slot)
         return { jsonrpc: '2.0', id, error: { code: -32004, message: `Block not available for slot ${slot}` } } as TResponse;
-      return { jsonrpc: '2.0', id, result: Number(GENESIS_UNIX_TIME + slot) } as TResponse;
+      return { jsonrpc: '2.0', id, result: Number(clock.unixTimestamp - (clock.slot - slot)) } as TResponse;
     }
     return ledger.transport(request);
   };
@@ -30,11 +27,11 @@ export function withClock(ledger: LiteSvmLedger): RpcTransport {
 export function advanceClock(ledger: LiteSvmLedger, seconds: number): void {
   const clock = ledger.svm.getClock();
   clock.slot += BigInt(seconds);
-  clock.unixTimestamp = GENESIS_UNIX_TIME + clock.slot;
+  clock.unixTimestamp += BigInt(seconds);
   ledger.svm.setClock(clock);
 }
 
 /** The block time of the ledger's current slot. */
 export function ledgerNow(ledger: LiteSvmLedger): Date {
-  return new Date(Number(GENESIS_UNIX_TIME + ledger.svm.getClock().slot) * 1000);
+  return new Date(Number(ledger.svm.getClock().unixTimestamp) * 1000);
 }
