@@ -35,7 +35,7 @@ export const depositAddresses = pgTable(
     referenceCursor: text('reference_cursor'),
     receiveCursor: text('receive_cursor'),
     /**
-     * Solana only: the watcher's last complete search of this address began at this confirmed slot, so every
+     * Solana only: the watcher's last complete search of this address began after this slot was finalized, so every
      * transaction to it stamped at or before `searchedUntil` is recorded. Charge expiry waits for it
      * (lib/scanner/scanned-past.ts); reconciliation compares this address only at or below `searchedSlot`.
      * Null until the first complete search.

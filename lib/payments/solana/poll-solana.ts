@@ -22,7 +22,7 @@
  * one charge is logged and skipped, and the others' payments and cursors still commit.
  *
  * Time, as the EVM scanner's `scanned_until` (issue 29, review N5 b): each pass first reads the cluster's
- * confirmed slot S and its block time T. A search that starts after S was confirmed lists every
+ * finalized slot S and its block time T. A search that starts after S was finalized lists every
  * transaction of slots up to S, so once an address's search is complete (not cut by the signature cap, no
  * listed transaction the node could not return yet) its `searched_until` moves to T − 1 s (block times
  * have one-second resolution: a later slot may carry T too) and `searched_slot` to S. The chain's cursor
@@ -53,7 +53,7 @@ export interface SolanaPollResult {
   settled: number;
 }
 
-/** What the watcher asks of a cluster: signatures and transactions, and the confirmed slot with its block time. */
+/** What the watcher asks of a cluster: signatures and transactions, and the finalized slot with its block time. */
 export type SolanaWatcherRpc = ReferencedTransfersRpc & Rpc<GetSlotApi & GetBlockTimeApi>;
 
 /** Deposit addresses searched per pass at most (two signature listings each, plus the transactions found). */
@@ -66,7 +66,7 @@ export async function pollSolana(
   const rpc = options.rpc ?? solanaRpcFor(chain);
   if (!rpc) return null;
   const now = options.now ?? new Date();
-  // Read before any search: everything confirmed up to this slot is listed by the searches that follow.
+  // Read before any search: everything up to this slot is listed by the searches that follow.
   const searchedFrom = await confirmedSlotAndTime(rpc, chain);
   const watched = await getDb()
     .select({
@@ -130,10 +130,12 @@ export async function pollSolana(
   return { chain, watched: watched.length, recorded, settled };
 }
 
-/** The cluster's confirmed slot, and the time up to which every stamped transaction is in it or before; undefined when the node cannot tell. */
+/** The cluster's finalized slot, and the time up to which every stamped transaction is in it or before; undefined when the node cannot tell. */
 async function confirmedSlotAndTime(rpc: SolanaWatcherRpc, chain: ChainName): Promise<SearchedFrom | undefined> {
   try {
-    const slot = await rpc.getSlot({ commitment: 'confirmed' }).send();
+    // Finalized, not confirmed: every node has the block time of a rooted slot; the searches that follow (at
+    // 'confirmed') list everything up to it all the same, expiry only waits the few seconds between the two.
+    const slot = await rpc.getSlot({ commitment: 'finalized' }).send();
     const blockTime = await rpc.getBlockTime(slot).send();
     if (blockTime === null) return undefined;
     // One second less: block times are whole seconds, and a slot after `slot` may carry the same one.
