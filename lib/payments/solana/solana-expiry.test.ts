@@ -12,6 +12,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SOLANA_NATIVE_MINT } from '@/lib/chains/registry';
 import { outsideTransactionsTransport } from '@/lib/chains/solana-rpc';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
+import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments, scannerCursors } from '@/lib/db/schema';
 import { createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
@@ -119,6 +120,45 @@ describe('Solana expiry waits for the watcher’s cursor (review N5 b)', () => {
     await pollSolana('SOLANA', { rpc: timed });
     await expireDueCharges();
     expect(await statusOf(chargeId)).toBe('expired');
+  });
+
+  it('an underpaid charge fails only once the watcher has searched past its expiry: a top-up made in time still completes it', async () => {
+    const { chargeId, address, reference } = await solCharge('1');
+    expectSuccess(
+      ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 400_000_000n, references: [reference] })),
+    );
+    ledger.finalizeThrough();
+    await pollSolana('SOLANA', { rpc: timed });
+    expect(await statusOf(chargeId)).toBe('processing');
+    const expiresAt = seconds(ledgerNow(ledger), 20);
+    await setExpiry(chargeId, expiresAt);
+    // The rest, paid in time; the cluster moves on past expiry before the watcher looks again.
+    const topUp = expectSuccess(
+      ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 600_000_000n, references: [reference] })),
+    );
+    ledger.finalizeThrough();
+    advanceClock(ledger, 60);
+    await getDb().transaction((tx) => failUnderpaidCharges(tx));
+    expect(await statusOf(chargeId)).toBe('processing');
+    await pollSolana('SOLANA', { rpc: timed });
+    expect(await statusOf(chargeId)).toBe('succeeded');
+    expect((await paymentsOf(chargeId)).find((p) => p.txHash === topUp.signature)).toMatchObject({ isLate: false });
+  });
+
+  it('an underpaid charge with nothing more in time fails once the watcher has searched past its expiry', async () => {
+    const { chargeId, address, reference } = await solCharge('1');
+    expectSuccess(
+      ledger.send(await solPayment(ledger.svm, { payer, recipient: address, lamports: 400_000_000n, references: [reference] })),
+    );
+    ledger.finalizeThrough();
+    await pollSolana('SOLANA', { rpc: timed });
+    await setExpiry(chargeId, seconds(ledgerNow(ledger), 5));
+    await getDb().transaction((tx) => failUnderpaidCharges(tx));
+    expect(await statusOf(chargeId)).toBe('processing');
+    advanceClock(ledger, 10);
+    await pollSolana('SOLANA', { rpc: timed });
+    await getDb().transaction((tx) => failUnderpaidCharges(tx));
+    expect(await statusOf(chargeId)).toBe('failed');
   });
 
   it('lateness is judged by block time: mined after expiry but found while the charge was still open, it is late and not counted', async () => {
