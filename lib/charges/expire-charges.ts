@@ -31,7 +31,7 @@ export async function expireDueCharges({ now = new Date(), batchSize = 200 } = {
         and(
           statusIs(charges.status, 'pending'),
           lte(charges.expiresAt, now),
-          scannedPast('charges', charges.chain, charges.expiresAt),
+          scannedPast('charges', charges.chain, charges.expiresAt, charges.id),
           or(lte(charges.expiresAt, holdEnded), not(paymentInFlightExists(charges.id, now))),
         ),
       )

@@ -19,12 +19,15 @@
  * less than expected means value left without a record — page someone.
  * An address with a transfer still on its way (signed or broadcast, not yet seen in a block) is skipped
  * for that run and counted as busy.
+ *
+ * Solana clusters: ./reconcile-solana.ts (deposit addresses, at a finalized slot the watcher has searched past).
  */
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { requiredConfirmations } from '@/lib/chains/required-confirmations';
-import { CHAINS, EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
+import { CHAIN_NAMES, CHAINS, type ChainName } from '@/lib/chains/registry';
+import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { isChainServed } from '@/lib/chains/served';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, ledgerOpenings, outboundTransfers, scannerCursors, wallets } from '@/lib/db/schema';
@@ -33,6 +36,7 @@ import { formatAmount } from '@/lib/money';
 import { gasTankAddress } from '@/lib/transactions/gas-tank';
 import { IN_FLIGHT_STATUSES } from '@/lib/transactions/state';
 import { expectedBalances, type ExpectedBalance } from './expected-balances';
+import { reconcileSolana } from './reconcile-solana';
 import { metrics } from '@/lib/metrics/metrics';
 
 interface Discrepancy {
@@ -62,12 +66,25 @@ export interface ChainReconciliation {
 
 const READ_CONCURRENCY = 8;
 
-/** Reconciles the given EVM chains (default: every served one). */
-export async function reconcileChains(options: { chains?: ChainName[] } = {}): Promise<ChainReconciliation[]> {
-  const chains = (options.chains ?? EVM_CHAIN_NAMES).filter((chain) => CHAINS[chain].family === 'evm' && isChainServed(chain));
+/** Reconciles the given chains (default: every served one); Solana clusters by ./reconcile-solana.ts. */
+export async function reconcileChains(options: { chains?: ChainName[] } & SolanaRpcOptions = {}): Promise<ChainReconciliation[]> {
+  const chains = (options.chains ?? CHAIN_NAMES).filter((chain) => isChainServed(chain));
   const results: ChainReconciliation[] = [];
-  for (const chain of chains) results.push(await reconcileChain(chain));
+  for (const chain of chains) {
+    results.push(CHAINS[chain].family === 'solana' ? await reconcileSolanaChain(chain, options) : await reconcileChain(chain));
+  }
   return results;
+}
+
+/** A Solana cluster: deposit addresses against their SOL and SPL balances at 'finalized'. An error is reported, not thrown. */
+async function reconcileSolanaChain(chain: ChainName, options: SolanaRpcOptions): Promise<ChainReconciliation> {
+  const rpc = resolveSolanaRpc(chain, options);
+  if (!rpc) return { chain, atBlock: null, checked: 0, busy: 0, discrepancies: [], error: 'no RPC endpoint' };
+  try {
+    return { chain, ...(await reconcileSolana(chain, rpc)) };
+  } catch (error) {
+    return { chain, atBlock: null, checked: 0, busy: 0, discrepancies: [], error: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 export async function reconcileChain(chain: ChainName): Promise<ChainReconciliation> {

@@ -249,7 +249,7 @@ export async function failUnderpaidCharges(tx: DbOrTx, now = new Date()): Promis
       and(
         eq(charges.status, 'processing'),
         lte(charges.expiresAt, now),
-        scannedPast('charges', charges.chain, charges.expiresAt),
+        scannedPast('charges', charges.chain, charges.expiresAt, charges.id),
         // A payment the service started in time may still complete it (held at most IN_FLIGHT_HOLD_MS).
         or(lte(charges.expiresAt, new Date(now.getTime() - IN_FLIGHT_HOLD_MS)), not(paymentInFlightExists(charges.id, now))),
       ),

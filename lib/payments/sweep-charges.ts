@@ -10,6 +10,8 @@
  *  - EVM: a transfer of the one transaction engine (lib/transactions/): the gas tank tops up the exact fee
  *    first (charged to the merchant's daily cap), and the engine re-broadcasts, fee-bumps and settles it.
  *    Solana: the tank is the sweep's fee payer (lib/transactions/solana/sweep-solana.ts).
+ *  - Both read the chain before taking the charge's lock and check under it that what is owed has not changed:
+ *    no RPC call while a row lock is held (lib/db/transaction-scope.ts refuses it outside production).
  *  - Which charges to look at comes from `sweep_schedule` (rows due now, written by database triggers when
  *    a charge succeeds or a counted payment confirms), ordered by when they are due — never by age, so one
  *    failing sweep never blocks the others.
@@ -47,7 +49,7 @@ import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { authorizeTransfer } from '@/lib/transactions/transfer-policy';
 import { EXPIRED_ERROR, recordSolanaSweep } from '@/lib/transactions/solana/solana-transfers';
-import { signSolanaSweep } from '@/lib/transactions/solana/sweep-solana';
+import { signSolanaSweep, type SignSolanaSweepResult } from '@/lib/transactions/solana/sweep-solana';
 import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 
@@ -237,21 +239,46 @@ async function sweepEvm(state: SweepState): Promise<SweepStep> {
   });
 }
 
-/** Solana: signed under the charge's lock (its fee payer is the gas tank; solana-transfers.ts follows it). */
+/**
+ * Solana: read the chain and sign first (balance, rent, blockhash, the tank's balance; no transaction open),
+ * then take the charge's lock, check nothing changed, and record (review N12, as sweepEvm). Signing sends
+ * nothing: bytes that are never recorded are never broadcast.
+ */
 async function sweepSolana(state: SweepState, options: SolanaRpcOptions): Promise<SweepStep> {
+  const chain = CHAINS[state.charge.chain as ChainName];
+  const token = tokenOfCharge(state.charge);
+  const signed = await signSolanaSweepStep({ ...state, chain, token }, options);
+  if (signed.outcome !== 'signed') return signed;
   return getDb().transaction(async (tx): Promise<SweepStep> => {
     const locked = await sweepState(tx, state.charge.id, { lock: true });
     if (locked === 'busy' || locked === 'not_sweepable') return { outcome: locked };
-    if (locked.owed <= 0n) return { outcome: 'nothing_owed' };
-    const chain = CHAINS[locked.charge.chain as ChainName];
-    const signed = await signSolanaSweepStep(tx, { ...locked, chain, token: tokenOfCharge(locked.charge) }, options);
-    if (signed.outcome !== 'swept') return signed;
-    await recordSweepEvent(tx, locked, {
-      txHash: signed.txHash!,
-      payee: signed.payee!,
-      tokenAddress: tokenOfCharge(locked.charge).address,
+    if (locked.owed !== state.owed) return { outcome: 'busy' }; // changed since the chain was read: next pass
+    const { sweep, payee } = signed;
+    // The same gate as the engine's (Solana has no prepared call: the sweep's instructions are built from these).
+    await authorizeTransfer(tx, {
+      prepared: { chain: chain.name, from: state.deposit.address, spend: { token, amount: state.owed, recipient: payee } },
+      purpose: 'sweep',
+      chargeId: state.charge.id,
+      authorization: {
+        authority: { kind: 'system', job: 'sweep' },
+        destination: { class: state.charge.toAddress ? 'charge_payee' : 'merchant_wallet' },
+      },
     });
-    return { outcome: 'swept', transferId: signed.transferId };
+    const recorded = await recordSolanaSweep(tx, {
+      chargeId: state.charge.id,
+      chain: chain.name,
+      from: state.deposit.address,
+      payee,
+      token,
+      // What the transaction moves: a SOL remainder too small to stay rent-exempt goes along.
+      amount: sweep.amount,
+      feePayer: signed.feePayer,
+      signature: sweep.signature,
+      wireTransaction: sweep.wireTransaction,
+      feePayerCost: sweep.feePayerCost,
+    });
+    await recordSweepEvent(tx, locked, { txHash: recorded.txHash, payee, tokenAddress: token.address });
+    return { outcome: 'swept', transferId: recorded.id };
   });
 }
 
@@ -310,12 +337,14 @@ interface SweepInput {
   owed: bigint;
 }
 
-/** Solana: one transaction signed by the deposit key, the gas tank paying its fee (and any token-account rent). */
+/** Solana: one transaction signed by the deposit key, the gas tank paying its fee (and any token-account rent). Chain reads only. */
 async function signSolanaSweepStep(
-  tx: DbOrTx,
   { charge, chain, deposit, token, owed }: SweepInput,
   options: SolanaRpcOptions,
-): Promise<SweepStep & { txHash?: string; payee?: string }> {
+): Promise<
+  | { outcome: 'signed'; sweep: Extract<SignSolanaSweepResult, { kind: 'signed' }>; payee: string; feePayer: string }
+  | { outcome: 'not_sweepable' | 'waiting_for_gas' }
+> {
   const rpc = resolveSolanaRpc(chain.name, options);
   if (!rpc) return { outcome: 'not_sweepable' };
   const depositSigner = await solanaDepositSigner(deposit.derivationIndex);
@@ -324,17 +353,7 @@ async function signSolanaSweepStep(
     log.error('solana deposit key does not match its address; check DEPOSIT_HD_SEED', { chargeId: charge.id, address: deposit.address });
     return { outcome: 'not_sweepable' };
   }
-  const payee = await payeeOf(tx, charge, 'solana');
-  // The same gate as the engine's (Solana has no prepared call: the sweep's instructions are built from these).
-  await authorizeTransfer(tx, {
-    prepared: { chain: chain.name, from: deposit.address, spend: { token, amount: owed, recipient: payee } },
-    purpose: 'sweep',
-    chargeId: charge.id,
-    authorization: {
-      authority: { kind: 'system', job: 'sweep' },
-      destination: { class: charge.toAddress ? 'charge_payee' : 'merchant_wallet' },
-    },
-  });
+  const payee = await payeeOf(getDb(), charge, 'solana');
   const feePayer = await gasTankSolanaSigner();
   const signed = await signSolanaSweep(rpc, { feePayer, deposit: depositSigner, payee: solanaAddress(payee), token, amount: owed });
   if (signed.kind === 'fee_payer_short') {
@@ -346,20 +365,7 @@ async function signSolanaSweepStep(
     });
     return { outcome: 'waiting_for_gas' };
   }
-  const sweep = await recordSolanaSweep(tx, {
-    chargeId: charge.id,
-    chain: chain.name,
-    from: deposit.address,
-    payee,
-    token,
-    // What the transaction moves: a SOL remainder too small to stay rent-exempt goes along.
-    amount: signed.amount,
-    feePayer: feePayer.address,
-    signature: signed.signature,
-    wireTransaction: signed.wireTransaction,
-    feePayerCost: signed.feePayerCost,
-  });
-  return { outcome: 'swept', transferId: sweep.id, txHash: sweep.txHash, payee };
+  return { outcome: 'signed', sweep: signed, payee, feePayer: feePayer.address };
 }
 
 /** Where a charge's funds end: its toAddress when it has one, else the merchant's service wallet of the chain's family. */

@@ -13,7 +13,11 @@ import { paymentMachine } from './state';
  */
 export async function transitionPayments(
   tx: DbOrTx,
-  input: { ids: readonly string[]; to: PaymentStatus; patch?: { missingSinceBlock?: bigint | null; blockNumber?: bigint } },
+  input: {
+    ids: readonly string[];
+    to: PaymentStatus;
+    patch?: { missingSinceBlock?: bigint | null; blockNumber?: bigint; blockTime?: Date | null };
+  },
 ): Promise<string[]> {
   const { ids, to, patch = {} } = input;
   if (!ids.length) return [];

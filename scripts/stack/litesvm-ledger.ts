@@ -136,7 +136,16 @@ export class LiteSvmLedger {
   constructor(
     readonly svm: LiteSVM,
     private readonly options: LiteSvmLedgerOptions = {},
-  ) {}
+  ) {
+    // LiteSVM starts at a recent mainnet slot (447552000) with time 0: with its own clock the ledger starts at slot 0,
+    // stamped at genesis (else blocks would be stamped in 2040, and every payment's block time after its expiry).
+    const clock = svm.getClock();
+    if (options.clock !== 'external' && clock.unixTimestamp === 0n) {
+      clock.slot = 0n;
+      clock.unixTimestamp = GENESIS_UNIX_TIME;
+      svm.setClock(clock);
+    }
+  }
 
   /** Executes a signed transaction in LiteSVM and records its RPC view. */
   send(transaction: Transaction): SentTransaction {

@@ -34,6 +34,16 @@ export const depositAddresses = pgTable(
      */
     referenceCursor: text('reference_cursor'),
     receiveCursor: text('receive_cursor'),
+    /**
+     * Solana only: the watcher's last complete search of this address began after this slot was finalized, so every
+     * transaction to it stamped at or before `searchedUntil` is recorded. Charge expiry waits for it
+     * (lib/scanner/scanned-past.ts); reconciliation compares this address only at or below `searchedSlot`.
+     * Null until the first complete search.
+     */
+    searchedSlot: bigint('searched_slot', { mode: 'bigint' }),
+    searchedUntil: timestamp('searched_until', { withTimezone: true, mode: 'date' }),
+    /** Solana only: when the watcher last tried this address (its clock): a pass cut by its budget takes the least recent first. */
+    searchedAt: timestamp('searched_at', { withTimezone: true, mode: 'date' }),
     /** Watched until this time (24 h after the charge expires): late payments are still recorded. */
     watchUntil: timestamp('watch_until', { withTimezone: true, mode: 'date' }).notNull(),
     /** When the slow pass over every deposit address last read this one's balances (lib/ledger/audit-deposit-addresses.ts). */
@@ -76,7 +86,7 @@ export const payments = pgTable(
     amountBaseUnits: baseUnits('amount_base_units').notNull(),
     blockNumber: bigint('block_number', { mode: 'bigint' }).notNull(),
     blockHash: text('block_hash').notNull(),
-    /** When the block was made: lateness is judged by it (null on Solana and on rows recorded before it was kept). */
+    /** When the block was made: lateness is judged by it (null on rows recorded before it was kept, and on a Solana transaction its node gives no block time). */
     blockTime: timestamp('block_time', { withTimezone: true, mode: 'date' }),
     status: paymentStatus('status').notNull().default('pending'),
     /** The head when the transfer was first found missing from the chain (re-organised out); dropped only after re-checks. */

@@ -13,14 +13,13 @@ import { charges, depositAddresses, payments } from '@/lib/db/schema';
 import { createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
 import { loadCheckoutStatus } from '@/lib/payments/checkout-status';
 import { parseSolanaPayTransferRequest } from './solana-pay-transfer-request';
-import type { ReferencedTransfersRpc } from './find-transfers';
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { outsideTransactionsTransport } from '@/lib/chains/solana-rpc';
-import { pollSolana } from './poll-solana';
+import { pollSolana, type SolanaWatcherRpc } from './poll-solana';
 
 let merchant: TestMerchant;
 let ledger: LiteSvmLedger;
-let rpc: ReferencedTransfersRpc;
+let rpc: SolanaWatcherRpc;
 let payer: KeyPairSigner;
 
 beforeAll(async () => {

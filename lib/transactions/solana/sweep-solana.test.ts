@@ -8,6 +8,9 @@
  * USDC): watch-solana.test.ts polls SOLANA with its own ledger from another worker, and two watchers of one
  * chain on two different ledgers would disagree, so this file stays off SOLANA where it can.
  *
+ * Its RPC is guarded as the configured one is (lib/db/transaction-scope.ts): the sweep reads the chain before it
+ * takes the charge's lock (review N12), or every sweep below fails.
+ *
  * While this file runs, PostgreSQL itself refuses any status change of a Solana outbound transfer that the
  * transfer table (lib/transactions/state.ts) does not list, so every sweep below also proves the Solana
  * writer follows the table (it once moved broadcast → confirmed directly).
@@ -31,7 +34,8 @@ import { chargesAwaitingSweep, sweepCharge, type SweepOutcome } from '@/lib/paym
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { transferMachine } from '@/lib/transactions/state';
 import { EXPIRED_ERROR } from './solana-transfers';
-import { type SolanaRpc } from '@/lib/chains/solana-rpc';
+import { outsideTransactionsTransport, type SolanaRpc } from '@/lib/chains/solana-rpc';
+import { RpcInsideTransactionError } from '@/lib/db/transaction-scope';
 import { pollSolana } from '@/lib/payments/solana/poll-solana';
 
 const USDC = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;
@@ -80,7 +84,8 @@ async function guardSolanaTransfersByTheTable(): Promise<void> {
 
 beforeEach(async () => {
   ledger = new LiteSvmLedger(new LiteSVM());
-  rpc = createSolanaRpcFromTransport(ledger.transport);
+  // Guarded like the configured RPC (review N12): a request while a database transaction is open fails the test.
+  rpc = createSolanaRpcFromTransport(outsideTransactionsTransport(ledger.transport));
   options = { solanaRpcFor: (chain) => (CHAINS[chain].family === 'solana' ? rpc : undefined) };
   payer = await fundedWallet(ledger.svm, 10n);
 });
@@ -191,6 +196,12 @@ describe('Solana sweeps', () => {
     // Through the writer, the finalized sweep passes `included` and ends confirmed.
     await reconcileDueTransfers({ ...options, ignoreSchedule: true });
     expect((await transfersOf(chargeId)).map((t) => t.status)).toEqual(['confirmed', 'confirmed']);
+  });
+
+  it('reads the chain only outside database transactions: this file’s RPC refuses a request under a lock (N12)', async () => {
+    // Every sweep below goes through this RPC, so a sweep reading the chain under the charge's lock fails them.
+    await expect(getDb().transaction(() => rpc.getLatestBlockhash().send())).rejects.toThrow(RpcInsideTransactionError);
+    await expect(rpc.getLatestBlockhash().send()).resolves.toBeDefined();
   });
 
   it('moves a SOL payment to the merchant wallet, the gas tank paying the fee as fee payer, recorded as platform cost', async () => {
