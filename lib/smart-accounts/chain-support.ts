@@ -6,12 +6,12 @@
 import type { PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { ENTRY_POINT_V08_ADDRESS, SIMPLE_7702_ACCOUNT_ADDRESS } from '@/lib/chains/smart-account-contracts';
-import { CHAINS, EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
+import { CHAIN_NAMES, CHAINS, type ChainName } from '@/lib/chains/registry';
 import { env } from '@/lib/env';
 
 export interface ChainSmartAccountFacts {
-  /** What the chain supports: EIP-7702 delegation, or nothing (today's top-up path). */
-  mode: 'eip7702' | 'topup';
+  /** What the chain supports: EIP-7702 delegation, nothing (today's top-up path), or Solana's fee payer (no top-ups there). */
+  mode: 'eip7702' | 'topup' | 'fee_payer';
   /** The anvil hardfork of its local node (scripts/stack/local-chain.ts). */
   localHardfork: 'prague';
   /** Why, in one line (ADR 0033 has the sources). */
@@ -29,14 +29,22 @@ export const SMART_ACCOUNT_SUPPORT: Readonly<Record<ChainName, ChainSmartAccount
   BSC_TESTNET: { mode: 'eip7702', localHardfork: 'prague', fact: PASCAL },
   DFK: { mode: 'topup', localHardfork: 'prague', fact: SUBNET_EVM },
   DFK_TESTNET: { mode: 'topup', localHardfork: 'prague', fact: SUBNET_EVM },
-  SOLANA: { mode: 'topup', localHardfork: 'prague', fact: 'Solana: the gas tank is the fee payer (no top-ups)' },
-  SOLANA_DEVNET: { mode: 'topup', localHardfork: 'prague', fact: 'Solana: the gas tank is the fee payer (no top-ups)' },
+  SOLANA: { mode: 'fee_payer', localHardfork: 'prague', fact: 'Solana: the gas tank is the fee payer (no top-ups)' },
+  SOLANA_DEVNET: { mode: 'fee_payer', localHardfork: 'prague', fact: 'Solana: the gas tank is the fee payer (no top-ups)' },
 };
 
-export type SmartAccountStatus = { chain: ChainName; path: 'sponsored' } | { chain: ChainName; path: 'topup'; reason: string };
+export interface SmartAccountStatus {
+  chain: ChainName;
+  /** sponsored: relayed smart-account calls, no top-ups; topup: today's path; fee_payer: Solana's. */
+  path: 'sponsored' | 'topup' | 'fee_payer';
+  /** Why not sponsored (null when it is). */
+  reason: string | null;
+}
 
-/** Results of the code check, per chain (the contracts do not go away: one positive answer is kept). */
+/** The code check per chain: a positive answer is kept (the contracts do not go away), a negative one a minute. */
 const deployed = new Map<ChainName, boolean>();
+const absentSince = new Map<ChainName, number>();
+const RECHECK_ABSENT_MS = 60_000;
 
 async function contractsDeployed(client: PublicClient): Promise<boolean> {
   const [entryPoint, implementation] = await Promise.all([
@@ -49,26 +57,27 @@ async function contractsDeployed(client: PublicClient): Promise<boolean> {
 /** Whether `chain`'s EVM transfers take the sponsored path now; with the reason when they do not. */
 export async function smartAccountStatus(chain: ChainName): Promise<SmartAccountStatus> {
   const facts = SMART_ACCOUNT_SUPPORT[chain];
+  if (facts.mode === 'fee_payer') return { chain, path: 'fee_payer', reason: facts.fact };
   if (facts.mode !== 'eip7702') return { chain, path: 'topup', reason: facts.fact };
   if (!env().SMART_ACCOUNT_CHAINS.includes(chain)) return { chain, path: 'topup', reason: 'not listed in SMART_ACCOUNT_CHAINS' };
   if (!deployed.get(chain)) {
+    const absent = `EntryPoint v0.8 (${ENTRY_POINT_V08_ADDRESS}) or Simple7702Account (${SIMPLE_7702_ACCOUNT_ADDRESS}) has no code there`;
+    const since = absentSince.get(chain);
+    if (since !== undefined && Date.now() - since < RECHECK_ABSENT_MS) return { chain, path: 'topup', reason: absent };
     const client = publicClientFor(chain);
     if (!client) return { chain, path: 'topup', reason: 'no RPC URL' };
     const ok = await contractsDeployed(client).catch(() => undefined);
     if (ok === undefined) return { chain, path: 'topup', reason: `${CHAINS[chain].displayName} did not answer the code check` };
     if (!ok) {
-      return {
-        chain,
-        path: 'topup',
-        reason: `EntryPoint v0.8 (${ENTRY_POINT_V08_ADDRESS}) or Simple7702Account (${SIMPLE_7702_ACCOUNT_ADDRESS}) has no code there`,
-      };
+      absentSince.set(chain, Date.now());
+      return { chain, path: 'topup', reason: absent };
     }
     deployed.set(chain, true);
   }
-  return { chain, path: 'sponsored' };
+  return { chain, path: 'sponsored', reason: null };
 }
 
-/** Every EVM chain's path, for the start-up log and /api/health. */
+/** Every chain's path, for the start-up log and /api/health. */
 export async function smartAccountStatuses(): Promise<SmartAccountStatus[]> {
-  return Promise.all(EVM_CHAIN_NAMES.map(smartAccountStatus));
+  return Promise.all(CHAIN_NAMES.map(smartAccountStatus));
 }

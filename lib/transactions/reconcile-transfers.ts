@@ -614,7 +614,7 @@ class Reconciler {
 /** The EIP-7702 authorizations a signed transaction carries (none for other types). */
 function authorizationsOf(raw: string): SignedAuthorization[] {
   const parsed = parseTransaction(raw as Hex);
-  return parsed.type === 'eip7702' ? (parsed.authorizationList ?? []) : [];
+  return parsed.type === 'eip7702' ? [...(parsed.authorizationList ?? [])] : [];
 }
 
 function maxOf(...values: bigint[]): bigint {

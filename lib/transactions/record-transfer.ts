@@ -7,6 +7,8 @@
  * its first attempt. Nothing has left the server yet: broadcast-transfer.ts sends it after commit.
  *
  * The chain facts come from prepareTransfer (read before the transaction: no RPC call waits here).
+ * A relayed transfer (prepared with `relayed`, ADR 0033) has no top-up: the gas tank signs a type-4
+ * transaction carrying the sender's own signed smart-account call, at the tank's nonce, and pays its gas.
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { getAddress, keccak256, type SignedAuthorization } from 'viem';
