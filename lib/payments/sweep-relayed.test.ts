@@ -8,6 +8,7 @@ import { getDb } from '@/lib/db/client';
 import { charges, outboundTransfers, wallets } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
+import { expectedBalances } from '@/lib/ledger/expected-balances';
 import { readDelegation } from '@/lib/smart-accounts/read-delegation';
 import { broadcastTransfer } from '@/lib/transactions/broadcast-transfer';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
@@ -132,6 +133,11 @@ describe('relayed ERC-20 sweeps (EIP-7702 smart accounts)', () => {
     // The tank paid exactly the relayed transaction's gas, recorded on the transfer.
     expect(sweep!.gasFeeBaseUnits).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
     expect(tankBefore - (await client.getBalance({ address: gasTank }))).toBe(sweep!.gasFeeBaseUnits);
+    // The books agree: the fee is the tank's, the deposit address is expected to hold no native coin.
+    const expected = await expectedBalances(getDb(), { chain: CHAIN, atBlock: await client.getBlockNumber({ cacheTime: 0 }) });
+    const native = (address: string) => expected.find((e) => e.address === address.toLowerCase() && /^0x0{40}$/.test(e.token));
+    expect(native(deposit)?.expected ?? 0n).toBe(0n);
+    expect(native(gasTank)?.kinds).toContain('gas_fee');
   });
 
   it('does not sweep twice: a pass while it is in flight records nothing, a second broadcast of the same bytes moves nothing', async () => {
