@@ -35,16 +35,19 @@ afterAll(async () => {
 const balanceOf = (address: Address) =>
   client.readContract({ address: USDC.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
 
-async function relay(owner: ReturnType<typeof privateKeyToAccount>, to: Address, amount: bigint) {
-  const facts = await readSponsorFacts(client, owner.address);
+type Owner = ReturnType<typeof privateKeyToAccount>;
+const transferCall = (to: Address, amount: bigint) => ({
+  to: USDC.address as Address,
+  value: 0n,
+  data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }),
+});
+
+/** The relayer sends one handleOps moving `amount` from each owner to `to`. */
+async function relayAll(owners: Owner[], to: Address, amount: bigint) {
+  const facts = await Promise.all(owners.map((owner) => readSponsorFacts(client, owner.address)));
   const call = await buildSponsoredCall({
-    owner,
     chainId: CHAINS.POLYGON.evmChainId!,
-    facts,
-    calls: [
-      { to: USDC.address as Address, value: 0n, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) },
-    ],
-    callGas: 60_000n,
+    operations: owners.map((owner, i) => ({ owner, facts: facts[i]!, calls: [transferCall(to, amount)], callGas: 60_000n })),
     relayer: relayer.address,
   });
   const wallet = createWalletClient({ account: relayer, transport: http(node.url) });
@@ -58,6 +61,18 @@ async function relay(owner: ReturnType<typeof privateKeyToAccount>, to: Address,
   return { call, facts, receipt: await client.waitForTransactionReceipt({ hash }) };
 }
 
+async function relay(owner: Owner, to: Address, amount: bigint) {
+  const { call, facts, receipt } = await relayAll([owner], to, amount);
+  return { call, facts: facts[0]!, receipt };
+}
+
+async function fundedWithoutCoin(): Promise<Owner> {
+  const owner = privateKeyToAccount(generatePrivateKey());
+  await fundLocalWallet({ chain: 'POLYGON', url: node.url, address: owner.address });
+  await client.request({ method: 'anvil_setBalance' as never, params: [owner.address, '0x0'] as never });
+  return owner;
+}
+
 describe('sponsored calls through EIP-7702 and the EntryPoint', () => {
   it('reads a delegation only from the exact 0xef0100 ‖ address code', () => {
     expect(delegationOf(`0xef0100${SIMPLE_7702_ACCOUNT_ADDRESS.slice(2)}`)).toBe(SIMPLE_7702_ACCOUNT_ADDRESS);
@@ -67,10 +82,8 @@ describe('sponsored calls through EIP-7702 and the EntryPoint', () => {
   });
 
   it('moves an ERC-20 out of an EOA that holds no native coin, delegating on first use, the relayer paying', async () => {
-    const owner = privateKeyToAccount(generatePrivateKey());
+    const owner = await fundedWithoutCoin();
     const payee = privateKeyToAccount(generatePrivateKey()).address;
-    await fundLocalWallet({ chain: 'POLYGON', url: node.url, address: owner.address });
-    await client.request({ method: 'anvil_setBalance' as never, params: [owner.address, '0x0'] as never });
     const held = await balanceOf(owner.address);
     const relayerBefore = await client.getBalance({ address: relayer.address });
 
@@ -103,19 +116,34 @@ describe('sponsored calls through EIP-7702 and the EntryPoint', () => {
     expect(userOperationOutcome(receipt, localMinterAccount.address)).toBeUndefined();
   });
 
-  it('refuses an operation signed by another key', async () => {
+  it('refuses an operation signed by another key, and two operations of one account in one call', async () => {
     const owner = privateKeyToAccount(generatePrivateKey());
     const impostor = privateKeyToAccount(generatePrivateKey());
     const facts = await readSponsorFacts(client, owner.address);
+    const operation = { owner, facts, calls: [transferCall(owner.address, 0n)], callGas: 0n };
     await expect(
-      buildSponsoredCall({
-        owner: impostor,
-        chainId: 137,
-        facts,
-        calls: [{ to: owner.address, value: 0n, data: undefined }],
-        callGas: 0n,
-        relayer: relayer.address,
-      }),
+      buildSponsoredCall({ chainId: 137, operations: [{ ...operation, owner: impostor }], relayer: relayer.address }),
     ).rejects.toThrow(/not the account/);
+    await expect(buildSponsoredCall({ chainId: 137, operations: [operation, operation], relayer: relayer.address })).rejects.toThrow(
+      /one operation per account/,
+    );
+  });
+
+  it("moves several accounts' tokens in one handleOps (a batch), delegated or not", async () => {
+    // One after another: the minter's nonces.
+    const first = await fundedWithoutCoin();
+    const second = await fundedWithoutCoin();
+    const third = await fundedWithoutCoin();
+    await relay(first, relayer.address, 1n); // delegated before the batch
+    const payee = privateKeyToAccount(generatePrivateKey()).address;
+    const { call, receipt } = await relayAll([first, second, third], payee, 2n * 10n ** 6n);
+    expect(receipt.status).toBe('success');
+    expect(call.authorizationList).toHaveLength(2);
+    expect(call.userOperationHashes).toHaveLength(3);
+    for (const owner of [first, second, third]) {
+      expect(userOperationOutcome(receipt, owner.address)).toBe('success');
+      expect(await client.getBalance({ address: owner.address })).toBe(0n);
+    }
+    expect(await balanceOf(payee)).toBe(6n * 10n ** 6n);
   });
 });

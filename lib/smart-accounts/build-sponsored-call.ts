@@ -43,22 +43,24 @@ export interface SponsoredCall {
   data: Hex;
   value: 0n;
   gas: bigint;
-  /** The EOA's authorization, when it does not delegate to Simple7702Account yet. */
+  /** The accounts' authorizations, for those that do not delegate to Simple7702Account yet. */
   authorizationList: SignedAuthorization[];
-  userOperationHash: Hex;
+  /** One per operation, in order. */
+  userOperationHashes: Hex[];
 }
 
-export async function buildSponsoredCall(input: {
+/** One account's part: its key, what was read of it, its calls and their gas. */
+export interface AccountOperation {
   owner: PrivateKeyAccount;
-  chainId: number;
   facts: SponsorFacts;
   calls: AccountCall[];
   /** Gas the inner calls need (their estimate). */
   callGas: bigint;
-  /** Who sends handleOps (and would receive the fees, which are 0). */
-  relayer: Address;
-}): Promise<SponsoredCall> {
-  const { owner, facts, calls } = input;
+}
+
+/** The account's UserOperation, signed, and its authorization when it needs one. */
+async function signOperation(chainId: number, operation: AccountOperation) {
+  const { owner, facts, calls } = operation;
   if (owner.address !== facts.account) throw new Error('buildSponsoredCall: the owner is not the account the facts were read for');
   if (calls.length === 0) throw new Error('buildSponsoredCall: no call');
   const callData =
@@ -74,32 +76,46 @@ export async function buildSponsoredCall(input: {
     sender: facts.account,
     nonce: facts.entryPointNonce,
     callData,
-    callGasLimit: input.callGas + EXECUTE_OVERHEAD,
+    callGasLimit: operation.callGas + EXECUTE_OVERHEAD,
     verificationGasLimit: VERIFICATION_GAS,
     preVerificationGas: 0n,
     maxFeePerGas: 0n,
     maxPriorityFeePerGas: 0n,
     signature: '0x',
   };
-  const userOperationHash = getUserOperationHash({
-    chainId: input.chainId,
-    entryPointAddress: ENTRY_POINT_V08_ADDRESS,
-    entryPointVersion: '0.8',
-    userOperation,
-  });
+  const hash = getUserOperationHash({ chainId, entryPointAddress: ENTRY_POINT_V08_ADDRESS, entryPointVersion: '0.8', userOperation });
   // Simple7702Account checks ECDSA.recover(userOpHash, signature) == address(this): the raw EIP-712 digest.
-  userOperation.signature = await owner.sign({ hash: userOperationHash });
-  const authorizationList = delegated ? [] : [await signDelegation(owner, { chainId: input.chainId, nonce: facts.accountNonce })];
+  userOperation.signature = await owner.sign({ hash });
+  const authorization = delegated ? undefined : await signDelegation(owner, { chainId, nonce: facts.accountNonce });
+  const gas = VERIFICATION_GAS + userOperation.callGasLimit + (authorization ? AUTHORIZATION_GAS : 0n);
+  return { packed: toPackedUserOperation(userOperation), hash, authorization, gas };
+}
+
+/**
+ * One `handleOps` for one or more accounts' operations (a batch: several deposit addresses swept in one
+ * transaction). Each account appears once: its operation takes its next EntryPoint nonce.
+ */
+export async function buildSponsoredCall(input: {
+  chainId: number;
+  operations: AccountOperation[];
+  /** Who sends handleOps (and would receive the fees, which are 0). */
+  relayer: Address;
+}): Promise<SponsoredCall> {
+  if (input.operations.length === 0) throw new Error('buildSponsoredCall: no operation');
+  if (new Set(input.operations.map((op) => op.facts.account)).size !== input.operations.length) {
+    throw new Error('buildSponsoredCall: one operation per account');
+  }
+  const signed = await Promise.all(input.operations.map((operation) => signOperation(input.chainId, operation)));
   return {
     to: ENTRY_POINT_V08_ADDRESS,
     data: encodeFunctionData({
       abi: entryPoint08Abi,
       functionName: 'handleOps',
-      args: [[toPackedUserOperation(userOperation)], input.relayer],
+      args: [signed.map((op) => op.packed), input.relayer],
     }),
     value: 0n,
-    gas: ENTRY_POINT_OVERHEAD + VERIFICATION_GAS + userOperation.callGasLimit + (delegated ? 0n : AUTHORIZATION_GAS),
-    authorizationList,
-    userOperationHash,
+    gas: ENTRY_POINT_OVERHEAD + signed.reduce((sum, op) => sum + op.gas, 0n),
+    authorizationList: signed.flatMap((op) => (op.authorization ? [op.authorization] : [])),
+    userOperationHashes: signed.map((op) => op.hash),
   };
 }

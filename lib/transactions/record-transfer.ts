@@ -161,11 +161,8 @@ async function recordRelayed(
   const flight = await inFlightOf(tx, prepared.chain, tankFacts.address);
   const chainId = CHAINS[prepared.chain].evmChainId!;
   const call = await buildSponsoredCall({
-    owner: input.signer,
     chainId,
-    facts: prepared.relay,
-    calls: [prepared.call],
-    callGas: prepared.gas,
+    operations: [{ owner: input.signer, facts: prepared.relay, calls: [prepared.call], callGas: prepared.gas }],
     relayer: tank.address,
   });
   await assertSponsorshipAllowed(tx, { chain: prepared.chain, sponsor: input.gasSponsor, gasLimit: call.gas });
