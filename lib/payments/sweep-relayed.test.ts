@@ -1,5 +1,15 @@
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Hex, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  http,
+  parseTransaction,
+  parseUnits,
+  recoverTransactionAddress,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
@@ -40,6 +50,7 @@ beforeAll(async () => {
   await provisionLocalChain({ chain: CHAIN, url: node.url });
   process.env.RPC_URL_POLYGON = node.url;
   process.env.LOCAL_CHAINS = 'BSC,POLYGON,POLYGON_AMOY';
+  process.env.TRANSFER_STUCK_AFTER_SECONDS = '1';
   smartAccountChains(CHAIN);
   client = createPublicClient({ transport: http(node.url) });
   await fundLocalWallet({ chain: CHAIN, url: node.url, address: payer.address });
@@ -50,6 +61,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   delete process.env.SMART_ACCOUNT_CHAINS;
+  delete process.env.TRANSFER_STUCK_AFTER_SECONDS;
   resetEnvCache();
   await node.stop();
 });
@@ -162,6 +174,47 @@ describe('relayed ERC-20 sweeps (EIP-7702 smart accounts)', () => {
     const rows = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId));
     expect(rows).toHaveLength(1);
     expect(rows[0]!.status).toBe('confirmed');
+  });
+
+  it('stuck under the base fee: the tank re-signs it at its own nonce with the authorization again, and it sweeps once', async () => {
+    const { chargeId, deposit } = await paidCharge('4');
+    const merchantWallet = await merchantEvmWallet();
+    const before = await usdcBalance(merchantWallet);
+    const rpc = (method: string, params: unknown[]) => client.request({ method: method as never, params: params as never });
+    await rpc('evm_setAutomine', [false]);
+    try {
+      expect(await sweepCharge(chargeId)).toBe('swept');
+      const [sweep] = await getDb()
+        .select()
+        .from(outboundTransfers)
+        .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'sweep')));
+      expect(sweep!.status).toBe('broadcast');
+      const high = sweep!.maxFeePerGas! * 4n;
+      await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
+      await rpc('evm_mine', []);
+      expect(await client.getTransactionReceipt({ hash: sweep!.txHash as Hex }).catch(() => null)).toBeNull();
+
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await reconcileDueTransfers({ ignoreSchedule: true });
+      const [bumped] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, sweep!.id));
+      expect(bumped!.feeBumps).toBe(1);
+      expect(bumped!.nonce).toBe(sweep!.nonce); // the tank's nonce, not the deposit's
+      const replacement = parseTransaction(bumped!.rawTransaction as Hex);
+      expect(replacement.type).toBe('eip7702');
+      expect(replacement.authorizationList).toEqual(parseTransaction(sweep!.rawTransaction as Hex).authorizationList);
+      expect(await recoverTransactionAddress({ serializedTransaction: bumped!.rawTransaction as never })).toBe(gasTank);
+
+      await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
+      await rpc('evm_mine', []);
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
+    const { outcomes, nativeSeen } = await sweepUntilDone(chargeId, deposit);
+    expect(outcomes).not.toContain('swept');
+    expect(nativeSeen.every((balance) => balance === 0n)).toBe(true);
+    expect(await usdcBalance(merchantWallet)).toBe(before + parseUnits('4', USDC.decimals));
+    const rows = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId));
+    expect(rows.map((r) => [r.purpose, r.status])).toEqual([['sweep', 'confirmed']]);
   });
 
   it('keeps the top-up path on a chain not switched on (SMART_ACCOUNT_CHAINS)', async () => {
