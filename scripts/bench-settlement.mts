@@ -44,7 +44,7 @@ try {
   const client = createPublicClient({ transport });
   const tank = privateKeyToAccount(generatePrivateKey());
   await client.request({ method: 'anvil_setBalance' as never, params: [tank.address, `0x${(10n ** 24n).toString(16)}`] as never });
-  const tankWallet = createWalletClient({ account: tank, transport, chain: null });
+  const tankWallet = createWalletClient({ account: tank, transport });
   /** Each run pays a new merchant address, so no run finds the payee's balance slot warmer than another. */
   const transferToNewMerchant = () =>
     encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [privateKeyToAccount(generatePrivateKey()).address, AMOUNT] });
@@ -73,9 +73,12 @@ try {
     for (const deposit of await deposits(n)) {
       const estimate = await client.estimateGas({ account: deposit.address, to: USDC.address as Address, data: transferData });
       const fees = await client.estimateFeesPerGas();
-      gas += (await mined(await tankWallet.sendTransaction({ to: deposit.address, value: estimate * fees.maxFeePerGas }))).gasUsed;
-      const own = createWalletClient({ account: deposit, transport, chain: null });
-      gas += (await mined(await own.sendTransaction({ to: USDC.address as Address, data: transferData, gas: estimate, ...fees }))).gasUsed;
+      gas += (await mined(await tankWallet.sendTransaction({ to: deposit.address, value: estimate * fees.maxFeePerGas, chain: null })))
+        .gasUsed;
+      const own = createWalletClient({ account: deposit, transport });
+      gas += (
+        await mined(await own.sendTransaction({ to: USDC.address as Address, data: transferData, gas: estimate, ...fees, chain: null }))
+      ).gasUsed;
       txs += 2;
     }
     return { txs, gas, topUps: n };
@@ -95,6 +98,7 @@ try {
         });
         await mined(
           await tankWallet.sendTransaction({
+            chain: null,
             to: call.to,
             data: call.data,
             gas: call.gas,
@@ -118,6 +122,7 @@ try {
       const call = await buildSponsoredCall({ chainId: CHAINS[CHAIN].evmChainId!, operations: group, relayer: tank.address });
       const receipt = await mined(
         await tankWallet.sendTransaction({
+          chain: null,
           to: call.to,
           data: call.data,
           gas: call.gas,
