@@ -12,7 +12,7 @@ import simple7702Artifact from '@/lib/chains/artifacts/Simple7702Account.json' w
 import { ENTRY_POINT_V08_ADDRESS, SIMPLE_7702_ACCOUNT_ADDRESS } from './smart-account-contracts';
 
 /** Arachnid's deterministic deployment proxy (anvil has it at genesis). */
-export const CREATE2_DEPLOYER: Address = '0x4e59b44847b379578588920cA78FbF26c0B4956C';
+const CREATE2_DEPLOYER: Address = '0x4e59b44847b379578588920cA78FbF26c0B4956C';
 
 const CONTRACTS = [
   { artifact: entryPointArtifact, address: ENTRY_POINT_V08_ADDRESS },

@@ -31,7 +31,7 @@ const AUTHORIZATION_GAS = 25_000n;
 /** Simple7702Account's execute around the inner call. */
 const EXECUTE_OVERHEAD = 20_000n;
 
-export interface AccountCall {
+interface AccountCall {
   to: Address;
   value: bigint;
   data: Hex | undefined;
