@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNotNull } from 'drizzle-orm';
 import {
   createPublicClient,
   createWalletClient,
@@ -215,6 +215,27 @@ describe('relayed ERC-20 sweeps (EIP-7702 smart accounts)', () => {
     expect(await usdcBalance(merchantWallet)).toBe(before + parseUnits('4', USDC.decimals));
     const rows = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId));
     expect(rows.map((r) => [r.purpose, r.status])).toEqual([['sweep', 'confirmed']]);
+  });
+
+  it("counts relayed sweeps against the merchant's daily cap of sponsored transactions", async () => {
+    const { chargeId, deposit } = await paidCharge('2');
+    const sponsored = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.sponsorMerchantId, merchant.id), isNotNull(outboundTransfers.relayerAddress)));
+    process.env.GAS_TANK_DAILY_TOPUPS_PER_MERCHANT = String(sponsored.filter((t) => t.status !== 'failed').length);
+    resetEnvCache();
+    try {
+      // The tank refuses: an outage for the sweeper (retried later, not counted against the sweep).
+      expect(await sweepCharge(chargeId)).toBe('waiting_for_gas');
+      const rows = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId));
+      expect(rows).toEqual([]);
+    } finally {
+      delete process.env.GAS_TANK_DAILY_TOPUPS_PER_MERCHANT;
+      resetEnvCache();
+    }
+    const { outcomes } = await sweepUntilDone(chargeId, deposit);
+    expect(outcomes).toContain('swept');
   });
 
   it('keeps the top-up path on a chain not switched on (SMART_ACCOUNT_CHAINS)', async () => {
