@@ -21,6 +21,7 @@ import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { expectedBalances } from '@/lib/ledger/expected-balances';
 import { readDelegation } from '@/lib/smart-accounts/read-delegation';
 import { broadcastTransfer } from '@/lib/transactions/broadcast-transfer';
+import { inFlightOf } from '@/lib/transactions/lock-sender';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
@@ -163,6 +164,14 @@ describe('relayed ERC-20 sweeps (EIP-7702 smart accounts)', () => {
       .select()
       .from(outboundTransfers)
       .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'sweep')));
+    // In flight, the engine's books split it: the deposit's tokens are committed, the gas and the nonce are the tank's.
+    const depositFlight = await inFlightOf(getDb(), CHAIN, deposit);
+    expect(depositFlight).toMatchObject({ maxNonce: -1, nativeOut: 0n, relayedOut: 1 });
+    expect(depositFlight.valueOut.get(USDC.address.toLowerCase())).toBe(parseUnits('7', USDC.decimals));
+    const tankFlight = await inFlightOf(getDb(), CHAIN, gasTank);
+    expect(tankFlight.maxNonce).toBeGreaterThanOrEqual(sweep!.nonce);
+    expect(tankFlight.nativeOut).toBeGreaterThanOrEqual(sweep!.gasLimit! * sweep!.maxFeePerGas!);
+    expect(tankFlight.valueOut.get(USDC.address.toLowerCase())).toBeUndefined();
     await client.waitForTransactionReceipt({ hash: sweep!.txHash as Hex });
     // The same signed transaction again (a crash between send and record): its nonce is used, nothing moves.
     await getDb().update(outboundTransfers).set({ status: 'signed' }).where(eq(outboundTransfers.id, sweep!.id));
