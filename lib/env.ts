@@ -363,6 +363,20 @@ const envSchema = z.object({
   FULFILMENT_GAS_LIMIT_MAX: z.coerce.number().int().min(21_000).default(300_000),
   /** Transactions the gas tank pays for one merchant (sweeps, refunds, withdrawals) per 24 hours. */
   GAS_TANK_DAILY_TOPUPS_PER_MERCHANT: z.coerce.number().int().min(0).default(5_000),
+  /**
+   * Chains (comma-separated names, e.g. BSC,POLYGON) whose sweeps go the sponsored way of ADR 0035: the gas tank relays an
+   * EIP-7702 smart-account call and the deposit address never receives native coin. A chain without EIP-7702, or whose
+   * EntryPoint or account implementation has no code, keeps the top-up path (said at start). Unset: none.
+   */
+  SMART_ACCOUNT_CHAINS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((v) => v.trim().toUpperCase())
+        .filter(Boolean),
+    ),
   /** A refund claim link nobody claimed expires after this many days: its amount is refundable again. */
   REFUND_CLAIM_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   /** Transactions the gas tank pays for one paying user (balance payments, swaps) per 24 hours. */

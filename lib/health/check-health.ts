@@ -13,6 +13,7 @@ import { getDb, getSql } from '@/lib/db/client';
 import { scannerCursors, webhookDeliveries, webhookEvents } from '@/lib/db/schema';
 import { rpcUrls } from '@/lib/env';
 import { PGBOSS_SCHEMA } from '@/lib/webhooks/queue';
+import { smartAccountStatuses } from '@/lib/smart-accounts/chain-support';
 import { checkReadiness, withTimeout } from './check-readiness';
 import type { ChainHealth, HealthReport } from './schemas';
 import { statusIs } from '@/lib/db/status-is';
@@ -24,7 +25,7 @@ type ChainProbe = Pick<ChainHealth, 'status' | 'head'>;
 let probeCache: { at: number; probes: Record<ChainName, ChainProbe> } | undefined;
 
 export async function checkHealth(): Promise<HealthReport> {
-  const [readiness, probes] = await Promise.all([checkReadiness(), probeChainsCached()]);
+  const [readiness, probes, smartAccounts] = await Promise.all([checkReadiness(), probeChainsCached(), smartAccountsOrUnknown()]);
   const figures = readiness.db === 'ok' ? await readFigures().catch(() => undefined) : undefined;
   const chains = Object.fromEntries(
     CHAIN_NAMES.map((chain) => {
@@ -41,8 +42,20 @@ export async function checkHealth(): Promise<HealthReport> {
     migrations: readiness.migrations,
     chains,
     queue: figures?.queue ?? { queued: null, ready: null },
+    smartAccounts,
     webhooks: figures?.webhooks ?? { oldestDueDeliverySeconds: null, oldestUnrelayedEventSeconds: null },
   };
+}
+
+/** The gas path of each chain (lib/smart-accounts/chain-support.ts); a check that does not answer in time reads as the fallback, as the sweeper would take. */
+async function smartAccountsOrUnknown(): Promise<HealthReport['smartAccounts']> {
+  const statuses = await withTimeout(smartAccountStatuses(), TIMEOUT_MS).catch(() => undefined);
+  return Object.fromEntries(
+    CHAIN_NAMES.map((chain) => {
+      const status = statuses?.find((s) => s.chain === chain);
+      return [chain, status ? { path: status.path, reason: status.reason } : { path: 'topup', reason: 'the check did not answer in time' }];
+    }),
+  ) as HealthReport['smartAccounts'];
 }
 
 async function readFigures() {

@@ -36,6 +36,11 @@ export const healthReportSchema = z
     chains: z.record(z.enum(CHAIN_NAMES), chainHealthSchema),
     /** pg-boss jobs waiting (created or retry; ready = due now); null when unknown. */
     queue: z.object({ queued: z.number().int().nullable(), ready: z.number().int().nullable() }),
+    /** Per chain, how the service pays gas (ADR 0035): sponsored smart-account calls, the top-up fallback (with why), or Solana's fee payer. */
+    smartAccounts: z.record(
+      z.enum(CHAIN_NAMES),
+      z.object({ path: z.enum(['sponsored', 'topup', 'fee_payer']), reason: z.string().nullable() }),
+    ),
     webhooks: z.object({
       /** Age of the oldest delivery attempt that is due and not done (pending or sending); null: none. */
       oldestDueDeliverySeconds: z.number().nullable(),

@@ -75,7 +75,8 @@ export async function expectedBalances(
        where t.chain = ${chain} and t.status in ('included', 'confirmed')
          and (t.included_block_number <= ${atBlock} or (t.included_block_number is null and t.status = 'confirmed'))
       union all
-      select lower(t.from_address), ${NATIVE}, -t.gas_fee_base_units, 'gas_fee', t.charge_id
+      -- The fee is the sender's of the transaction: the relayer's for a relayed transfer (ADR 0035).
+      select lower(coalesce(t.relayer_address, t.from_address)), ${NATIVE}, -t.gas_fee_base_units, 'gas_fee', t.charge_id
         from outbound_transfers t
        where t.chain = ${chain} and t.gas_fee_base_units is not null and t.included_block_number <= ${atBlock}
     )

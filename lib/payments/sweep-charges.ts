@@ -9,6 +9,9 @@
  *    (`charge.overpaid`) for the merchant to refund (POST /api/charges/{id}/refunds).
  *  - EVM: a transfer of the one transaction engine (lib/transactions/): the gas tank tops up the exact fee
  *    first (charged to the merchant's daily cap), and the engine re-broadcasts, fee-bumps and settles it.
+ *    On a chain where smart accounts are on (SMART_ACCOUNT_CHAINS, ADR 0035), an ERC-20 sweep is instead
+ *    relayed: the tank sends the deposit address's EIP-7702 smart-account call and pays its gas, so the
+ *    deposit address never receives native coin (one transaction, no top-up).
  *    Solana: the tank is the sweep's fee payer (lib/transactions/solana/sweep-solana.ts).
  *  - Both read the chain before taking the charge's lock and check under it that what is owed has not changed:
  *    no RPC call while a row lock is held (lib/db/transaction-scope.ts refuses it outside production).
@@ -52,6 +55,7 @@ import { EXPIRED_ERROR, recordSolanaSweep } from '@/lib/transactions/solana/sola
 import { signSolanaSweep, type SignSolanaSweepResult } from '@/lib/transactions/solana/sweep-solana';
 import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
+import { smartAccountStatus } from '@/lib/smart-accounts/chain-support';
 
 export type SweepOutcome = 'nothing_owed' | 'in_flight' | 'swept' | 'backing_off' | 'stuck' | 'not_sweepable' | 'busy' | 'waiting_for_gas';
 
@@ -212,11 +216,15 @@ async function sweepEvm(state: SweepState): Promise<SweepStep> {
     });
     return { outcome: 'not_sweepable' };
   }
+  const chain = state.charge.chain as ChainName;
+  // ADR 0035: where the chain relays smart-account calls, the tank sends the deposit's own call (no top-up).
+  const relayed = !token.isNative && (await smartAccountStatus(chain)).path === 'sponsored';
   const prepared = await prepareTransfer({
-    chain: state.charge.chain as ChainName,
+    chain,
     from: account.address,
     spend: { token, amount: state.owed, recipient: payee },
     gasSponsored: true,
+    relayed,
   });
   return getDb().transaction(async (tx): Promise<SweepStep> => {
     const locked = await sweepState(tx, state.charge.id, { lock: true });

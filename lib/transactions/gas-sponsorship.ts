@@ -1,9 +1,10 @@
 /**
  * What the gas tank agrees to pay for, so nobody can drain it: a cap on the gas limit of one transaction,
- * and daily caps of sponsored transactions per merchant and per paying user (env: GAS_TANK_*). A dust
+ * and daily caps of sponsored transactions per merchant and per paying user (env: GAS_TANK_*): its top-ups
+ * and the transfers it relays (ADR 0035) count alike. A dust
  * charge cannot drain it either: createCharge refuses amounts below the token's minimum (lib/charges).
  */
-import { and, count, eq, gt, ne } from 'drizzle-orm';
+import { and, count, eq, gt, isNotNull, ne, or } from 'drizzle-orm';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
 import { outboundTransfers } from '@/lib/db/schema';
@@ -53,7 +54,8 @@ export async function assertSponsorshipAllowed(
       .where(
         and(
           eq(check.column, check.id),
-          eq(outboundTransfers.purpose, 'gas_topup'),
+          // A top-up, or a transfer the tank relayed and paid the gas of (ADR 0035): both are sponsored transactions.
+          or(eq(outboundTransfers.purpose, 'gas_topup'), isNotNull(outboundTransfers.relayerAddress)),
           ne(outboundTransfers.status, 'failed'),
           gt(outboundTransfers.createdAt, since),
         ),

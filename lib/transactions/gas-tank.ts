@@ -10,6 +10,9 @@
  * no extra secret to manage; fund its address on every chain you run (`npm run admin -- gas-tank`).
  * On local anvil chains the launcher funds it.
  *
+ * On chains with EIP-7702 smart accounts switched on (SMART_ACCOUNT_CHAINS, ADR 0035) the tank sends no
+ * top-up for an ERC-20 sweep: it relays the deposit address's own signed call and pays the gas directly.
+ *
  * On Solana the tank has its own key (SLIP-0010, m/44'/501'/0'/1', see gas-tank-key.ts) and pays as the
  * FEE PAYER of the transactions it sponsors, so no top-up is ever sent there: its cost is recorded next
  * to the transfer it paid for (lib/transactions/solana/solana-transfers.ts), also as purpose `gas_topup`.

@@ -3,7 +3,7 @@
  * and what its transfers already have in flight. Every spend path goes through here (record-transfer.ts),
  * so two spends can never take one nonce or spend one balance twice.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Address } from 'viem';
 import type { ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
@@ -27,9 +27,11 @@ export interface InFlight {
   valueIn: Map<string, bigint>;
   /** Those incoming transfers, per token: a spend that counts on them must wait for them. */
   incomingIds: Map<string, string[]>;
-  /** The highest nonce ever recorded for the sender, or -1. Every recorded nonce is used or will be:
+  /** The highest nonce ever recorded for the sender's own transactions (sent or relayed by it), or -1. Every recorded nonce is used or will be:
    *  a transfer fails only once its nonce is consumed, so the next nonce is always above all of them. */
   maxNonce: number;
+  /** Relayed transfers of this account's value in flight: one at a time (each takes the next EntryPoint nonce). */
+  relayedOut: number;
 }
 
 /** What `from`'s recorded transfers have in flight on `chain`. Call under `lockSender`. */
@@ -42,12 +44,14 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address): P
         callValue: outboundTransfers.callValue,
         gasLimit: outboundTransfers.gasLimit,
         maxFeePerGas: outboundTransfers.maxFeePerGas,
+        fromAddress: outboundTransfers.fromAddress,
+        relayerAddress: outboundTransfers.relayerAddress,
       })
       .from(outboundTransfers)
       .where(
         and(
           eq(outboundTransfers.chain, chain),
-          eq(outboundTransfers.fromAddress, from),
+          or(eq(outboundTransfers.fromAddress, from), eq(outboundTransfers.relayerAddress, from)),
           inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES]),
         ),
       ),
@@ -64,16 +68,36 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address): P
     tx
       .select({ nonce: sql<number | null>`max(${outboundTransfers.nonce})` })
       .from(outboundTransfers)
-      .where(and(eq(outboundTransfers.chain, chain), eq(outboundTransfers.fromAddress, from))),
+      // Its own transactions' nonces: those it sent itself and those it relayed, never a relayed one of its value.
+      .where(
+        and(
+          eq(outboundTransfers.chain, chain),
+          or(
+            and(eq(outboundTransfers.fromAddress, from), isNull(outboundTransfers.relayerAddress)),
+            eq(outboundTransfers.relayerAddress, from),
+          ),
+        ),
+      ),
   ]);
   const valueOut = new Map<string, bigint>();
   let nativeOut = 0n;
+  let relayedOut = 0;
   for (const row of outgoing) {
     const token = row.tokenAddress.toLowerCase();
+    const gas = (row.gasLimit ?? 0n) * (row.maxFeePerGas ?? 0n);
+    if (row.relayerAddress !== null) {
+      // Relayed (ADR 0035): the value leaves the account, the gas the relayer; the outer call carries no value.
+      if (row.fromAddress === from) {
+        valueOut.set(token, (valueOut.get(token) ?? 0n) + row.amount);
+        relayedOut++;
+      }
+      if (row.relayerAddress === from) nativeOut += gas;
+      continue;
+    }
     valueOut.set(token, (valueOut.get(token) ?? 0n) + row.amount);
     // Rows recorded before the engine kept the call: their value is the native amount, gas unknown.
     const value = row.callValue ?? (/^0x0{40}$/.test(token) ? row.amount : 0n);
-    nativeOut += value + (row.gasLimit ?? 0n) * (row.maxFeePerGas ?? 0n);
+    nativeOut += value + gas;
   }
   const valueIn = new Map<string, bigint>();
   const incomingIds = new Map<string, string[]>();
@@ -87,6 +111,7 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address): P
     nativeOut,
     valueIn,
     incomingIds,
+    relayedOut,
     maxNonce: last?.nonce === null || last?.nonce === undefined ? -1 : Number(last.nonce),
   };
 }

@@ -7,6 +7,7 @@ import { encodeFunctionData, erc20Abi, getAddress, type Address, type Hex, type 
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { AppError } from '@/lib/errors';
+import { readSponsorFacts, type SponsorFacts } from '@/lib/smart-accounts/read-sponsor-facts';
 import { gasTankAddress } from './gas-tank';
 
 /** Gas limits used when the node cannot estimate (e.g. an ERC-20 sender without native coin yet). */
@@ -46,6 +47,11 @@ export interface PreparedTransfer {
   sender: ChainFacts;
   /** Present when the gas tank may pay the fee: its own facts, read in the same pass. */
   gasTank?: ChainFacts & { address: Address };
+  /**
+   * Present when the transfer is relayed (ADR 0035): the gas tank sends the sender's smart-account call and
+   * pays its gas; `gas` is then the inner call's. The sender's delegation and EntryPoint nonce, read now.
+   */
+  relay?: SponsorFacts;
 }
 
 /** The call that moves `amount` of `token` to `recipient`. */
@@ -88,17 +94,20 @@ export async function prepareTransfer(input: {
   /** Known gas limit (skips estimation). */
   gas?: bigint;
   gasSponsored: boolean;
+  /** Relay it through the sender's EIP-7702 smart account, the gas tank paying (lib/smart-accounts/chain-support.ts says where). */
+  relayed?: boolean;
 }): Promise<PreparedTransfer> {
   const client = clientOrThrow(input.chain);
   const from = getAddress(input.from);
   const call = input.call ?? tokenTransferCall(input.spend.token, getAddress(input.spend.recipient), input.spend.amount);
   try {
     const fallback = input.call ? FALLBACK_GAS.call : input.spend.token.isNative ? FALLBACK_GAS.native : FALLBACK_GAS.erc20;
-    const [gas, fees, sender, tank] = await Promise.all([
+    const [gas, fees, sender, tank, relay] = await Promise.all([
       input.gas ?? client.estimateGas({ account: from, ...call }).catch(() => fallback),
       client.estimateFeesPerGas(),
       readFacts(client, from, input.spend.token),
-      input.gasSponsored ? readFacts(client, gasTankAddress()) : Promise.resolve(undefined),
+      input.gasSponsored || input.relayed ? readFacts(client, gasTankAddress()) : Promise.resolve(undefined),
+      input.relayed ? readSponsorFacts(client, from) : Promise.resolve(undefined),
     ]);
     return {
       chain: input.chain,
@@ -110,6 +119,7 @@ export async function prepareTransfer(input: {
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       sender,
       ...(tank ? { gasTank: { ...tank, address: gasTankAddress() } } : {}),
+      ...(relay ? { relay } : {}),
     };
   } catch (error) {
     if (error instanceof AppError) throw error;

@@ -12,7 +12,9 @@
  *    bytes again. Unmined for TRANSFER_STUCK_AFTER_SECONDS under the base fee → a fee bump (EIP-1559
  *    replacement: both fees at least +12.5%).
  *  - included: its block left the chain → broadcast again; at the chain's depth → confirmed, or failed
- *    if it reverted (or was our cancel).
+ *    if it reverted (or was our cancel). A relayed transfer (ADR 0035: the gas tank sends the account's
+ *    UserOperation) is confirmed only if the EntryPoint's UserOperationEvent says its call succeeded; its
+ *    nonce, fee bumps and cancels are the relayer's.
  *  - failed, otherwise, only when its nonce is used at the chain's depth by a transaction that is none of
  *    its attempts, seen on two passes (one RPC answer "no receipt" is not proof).
  *
@@ -22,7 +24,16 @@
  */
 import { crashPoint } from '@/lib/crash-points';
 import { and, asc, eq, inArray, lte, notInArray } from 'drizzle-orm';
-import { getAddress, keccak256, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
+import {
+  getAddress,
+  keccak256,
+  parseTransaction,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type SignedAuthorization,
+  type TransactionReceipt,
+} from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS, nativeToken, type ChainName } from '@/lib/chains/registry';
@@ -33,6 +44,7 @@ import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { isSolanaFeeRecord, reconcileSolanaTransfer } from '@/lib/transactions/solana/solana-transfers';
 import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
+import { userOperationOutcome } from '@/lib/smart-accounts/user-operation-outcome';
 import { broadcastTransfer, errorMessage, sendCurrentAttempt } from './broadcast-transfer';
 import { gasTankAccount } from './gas-tank';
 import { prepareTransfer } from './prepare-transfer';
@@ -158,6 +170,11 @@ class Reconciler {
     this.depth = BigInt(requiredConfirmations(this.chain));
   }
 
+  /** Who signs and sends the transaction, whose nonce it takes: the relayer of a relayed transfer (ADR 0035), else its sender. */
+  private get sender(): Address {
+    return (this.transfer.relayerAddress ?? this.transfer.fromAddress) as Address;
+  }
+
   async run(): Promise<TransferStatus> {
     if (this.transfer.status === 'included') return this.followIncluded();
     // Read the nonce at depth BEFORE looking for receipts: an attempt mined in between is then found.
@@ -209,7 +226,7 @@ class Reconciler {
   private async nonceAtDepth(): Promise<number | null> {
     const block = this.head - this.depth + 1n;
     if (block < 0n) return null;
-    return this.client.getTransactionCount({ address: this.transfer.fromAddress as Address, blockNumber: block }).catch(() => null);
+    return this.client.getTransactionCount({ address: this.sender, blockNumber: block }).catch(() => null);
   }
 
   private async markIncluded(attempt: OutboundTransferAttemptRow, receipt: TransactionReceipt): Promise<TransferStatus> {
@@ -255,13 +272,19 @@ class Reconciler {
     }
     if (this.head - receipt.blockNumber + 1n < this.depth) return 'included';
     const isCancel = kind === 'cancel' || (await this.isCancelAttempt(receipt.transactionHash));
-    if (receipt.status === 'success' && !isCancel) {
+    // handleOps succeeds when the account's call reverts: a relayed transfer moved value only if its UserOperation did.
+    const moved =
+      receipt.status === 'success' &&
+      (this.transfer.relayerAddress === null || userOperationOutcome(receipt, this.transfer.fromAddress) === 'success');
+    if (moved && !isCancel) {
       await this.finish('confirmed', { receipt });
       return 'confirmed';
     }
     const reason = isCancel
       ? (this.transfer.error ?? 'canceled: its nonce was filled by a 0-value self-transfer')
-      : 'reverted on chain; nothing was moved but the fee';
+      : receipt.status === 'success'
+        ? "its smart-account call reverted inside handleOps; nothing was moved but the relayer's fee"
+        : 'reverted on chain; nothing was moved but the fee';
     await this.finish('failed', { receipt, reason });
     return 'failed';
   }
@@ -280,7 +303,7 @@ class Reconciler {
    * back from the depth block by doubling steps (recent state only, no archive node needed), then halved.
    */
   private async transactionThatUsedNonce(): Promise<Hex | undefined> {
-    const sender = this.transfer.fromAddress as Address;
+    const sender = this.sender;
     const nonce = this.transfer.nonce;
     const countAt = (blockNumber: bigint) => this.client.getTransactionCount({ address: sender, blockNumber }).catch(() => null);
     let high = this.head - this.depth + 1n; // count > nonce here
@@ -381,7 +404,7 @@ class Reconciler {
       return;
     }
     if (kind === 'fee_bump' && (t.callTo === null || t.gasLimit === null)) return; // Recorded before the engine kept the call.
-    const signer = await signerForAddress(this.chain, t.fromAddress);
+    const signer = await signerForAddress(this.chain, this.sender);
     if (!signer) {
       log.error('no key to sign a replacement for this transfer', { transferId: t.id, kind });
       return;
@@ -395,15 +418,15 @@ class Reconciler {
     const maxFee = maxOf(bump(last.maxFeePerGas), fees.maxFeePerGas, (block?.baseFeePerGas ?? 0n) * 2n + priority);
     const call =
       kind === 'cancel'
-        ? { to: getAddress(t.fromAddress), value: 0n, data: undefined, gas: 21_000n }
+        ? { to: getAddress(this.sender), value: 0n, data: undefined, gas: 21_000n }
         : { to: t.callTo as Address, value: t.callValue ?? 0n, data: (t.callData ?? undefined) as Hex | undefined, gas: t.gasLimit! };
     // A fee bump re-signs the call the gate allowed when it was recorded; a cancel is a new call: it passes the gate.
     if (kind === 'cancel') {
       await authorizeTransfer(getDb(), {
         prepared: {
           chain: this.chain,
-          from: t.fromAddress,
-          spend: { token: nativeToken(CHAINS[this.chain]), amount: 0n, recipient: t.fromAddress },
+          from: this.sender,
+          spend: { token: nativeToken(CHAINS[this.chain]), amount: 0n, recipient: this.sender },
           call,
         },
         purpose: 'cancel',
@@ -413,8 +436,10 @@ class Reconciler {
     }
     const affordable = await this.ensureGasFor(call.value + call.gas * maxFee);
     if (!affordable) return;
+    // A relayed fee bump carries the account's EIP-7702 authorization again, as its first attempt did.
+    const authorizationList = kind === 'fee_bump' ? authorizationsOf(attempts[0]!.rawTransaction) : [];
     const raw = await signer.signTransaction({
-      type: 'eip1559',
+      ...(authorizationList.length ? { type: 'eip7702' as const, authorizationList } : { type: 'eip1559' as const }),
       chainId: CHAINS[this.chain].evmChainId!,
       nonce: t.nonce,
       to: call.to,
@@ -482,9 +507,16 @@ class Reconciler {
    */
   private async ensureGasFor(cost: bigint): Promise<boolean> {
     const t = this.transfer;
-    const balance = await this.client.getBalance({ address: t.fromAddress as Address }).catch(() => null);
+    const balance = await this.client.getBalance({ address: this.sender }).catch(() => null);
     if (balance === null) return false;
     if (balance >= cost) return true;
+    if (t.relayerAddress !== null) {
+      log.error('gas tank cannot pay for a relayed replacement; fund it (npm run admin -- gas-tank status)', {
+        transferId: t.id,
+        chain: this.chain,
+      });
+      return false;
+    }
     if (!t.dependsOnTransferIds.length && t.purpose !== 'sweep' && t.purpose !== 'refund') {
       log.error('a replacement transaction cannot be paid for: the sender lacks native coin', { transferId: t.id, chain: this.chain });
       return false;
@@ -577,6 +609,12 @@ class Reconciler {
       ...(outcome.reason ? { reason: outcome.reason } : {}),
     });
   }
+}
+
+/** The EIP-7702 authorizations a signed transaction carries (none for other types). */
+function authorizationsOf(raw: string): SignedAuthorization[] {
+  const parsed = parseTransaction(raw as Hex);
+  return parsed.type === 'eip7702' ? [...(parsed.authorizationList ?? [])] : [];
 }
 
 function maxOf(...values: bigint[]): bigint {

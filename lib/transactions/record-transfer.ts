@@ -7,9 +7,11 @@
  * its first attempt. Nothing has left the server yet: broadcast-transfer.ts sends it after commit.
  *
  * The chain facts come from prepareTransfer (read before the transaction: no RPC call waits here).
+ * A relayed transfer (prepared with `relayed`, ADR 0035) has no top-up: the gas tank signs a type-4
+ * transaction carrying the sender's own signed smart-account call, at the tank's nonce, and pays its gas.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { getAddress, keccak256 } from 'viem';
+import { getAddress, keccak256, type SignedAuthorization } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { CHAINS, nativeToken } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
@@ -18,6 +20,7 @@ import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
+import { buildSponsoredCall } from '@/lib/smart-accounts/build-sponsored-call';
 import { gasTankAccount } from './gas-tank';
 import { assertSponsorshipAllowed, type GasSponsor } from './gas-sponsorship';
 import type { PreparedTransfer } from './prepare-transfer';
@@ -93,6 +96,8 @@ export async function recordTransfer(tx: DbOrTx, input: RecordTransferInput): Pr
     if (held < amount) countOn(tokenKey);
   }
 
+  if (prepared.relay) return recordRelayed(tx, input, { inFlight: flight.relayedOut, dependsOnTransferIds: [...dependencies] });
+
   const gasCost = prepared.gas * prepared.maxFeePerGas;
   const nativeHeld = prepared.sender.nativeBalance - flight.nativeOut;
   const nativeAvailable = nativeHeld + (flight.valueIn.get(nativeKey) ?? 0n);
@@ -131,6 +136,63 @@ export async function recordTransfer(tx: DbOrTx, input: RecordTransferInput): Pr
     idempotency: input.idempotency,
   });
   return { transfer, gasTopUp, replayed: false };
+}
+
+/**
+ * ADR 0035: the gas tank relays the sender's smart-account call (an EntryPoint UserOperation the sender's key
+ * signs, with its EIP-7702 authorization when it is not delegated yet) and pays the gas itself: no top-up, and
+ * the sender never holds native coin. Recorded like any transfer (the sender's value, the tank's nonce), under
+ * the sender's lock, then the tank's.
+ */
+async function recordRelayed(
+  tx: DbOrTx,
+  input: RecordTransferInput,
+  account: { inFlight: number; dependsOnTransferIds: string[] },
+): Promise<RecordedTransfer> {
+  const { prepared } = input;
+  const tankFacts = prepared.gasTank;
+  if (!prepared.relay || !tankFacts) throw new Error('recordRelayed: prepareTransfer was not asked to relay');
+  if (!input.gasSponsor) throw new Error('recordRelayed: a relayed transfer needs a gas sponsor');
+  if (prepared.call.value > 0n) throw new Error('recordRelayed: the relayer moves no native value');
+  // Each operation takes the account's next EntryPoint nonce, read before this lock: one in flight at a time.
+  if (account.inFlight > 0) throw new Error('recordRelayed: another relayed transfer of this account is in flight');
+  const tank = gasTankAccount();
+  await lockSender(tx, prepared.chain, tankFacts.address);
+  const flight = await inFlightOf(tx, prepared.chain, tankFacts.address);
+  const chainId = CHAINS[prepared.chain].evmChainId!;
+  const call = await buildSponsoredCall({
+    chainId,
+    operations: [{ owner: input.signer, facts: prepared.relay, calls: [prepared.call], callGas: prepared.gas }],
+    relayer: tank.address,
+  });
+  await assertSponsorshipAllowed(tx, { chain: prepared.chain, sponsor: input.gasSponsor, gasLimit: call.gas });
+  const cost = call.gas * prepared.maxFeePerGas;
+  const available = tankFacts.nativeBalance - flight.nativeOut;
+  if (available < cost) {
+    log.error('gas tank cannot cover a relayed transfer; fund it (npm run admin -- gas-tank status)', {
+      chain: prepared.chain,
+      tank: tankFacts.address,
+      available: available.toString(),
+      needed: cost.toString(),
+    });
+    throw new AppError(
+      'gas_tank_empty',
+      `Network fees on ${CHAINS[prepared.chain].displayName} cannot be covered right now (the fee wallet needs ${nativeToken(CHAINS[prepared.chain]).symbol}). Try again later.`,
+    );
+  }
+  const transfer = await signAndInsert(tx, {
+    prepared: { ...prepared, call: { to: call.to, value: 0n, data: call.data }, gas: call.gas },
+    signer: tank,
+    nonce: Math.max(tankFacts.chainNonce, flight.maxNonce + 1),
+    purpose: input.purpose,
+    authorization: input.authorization,
+    chargeId: input.chargeId ?? null,
+    dependsOnTransferIds: account.dependsOnTransferIds,
+    idempotency: input.idempotency,
+    sponsor: input.gasSponsor,
+    relay: { authorizationList: call.authorizationList },
+  });
+  return { transfer, replayed: false };
 }
 
 /** The tank sends `amount` of native coin to the sender, charged to the sponsor's daily cap. Under the sender's lock, then the tank's. */
@@ -202,11 +264,14 @@ async function signAndInsert(
     dependsOnTransferIds: string[];
     idempotency?: { scope: string; key: string };
     sponsor?: GasSponsor;
+    /** Relayed (ADR 0035): the signer is the relayer; `prepared.from` the account whose value moves. */
+    relay?: { authorizationList: SignedAuthorization[] };
   },
 ): Promise<OutboundTransferRow> {
   const { prepared } = input;
+  const authorizationList = input.relay?.authorizationList ?? [];
   const raw = await input.signer.signTransaction({
-    type: 'eip1559',
+    ...(authorizationList.length ? { type: 'eip7702' as const, authorizationList } : { type: 'eip1559' as const }),
     chainId: CHAINS[prepared.chain].evmChainId!,
     nonce: input.nonce,
     to: prepared.call.to,
@@ -225,6 +290,7 @@ async function signAndInsert(
       purpose: input.purpose,
       chain: prepared.chain,
       fromAddress: prepared.from,
+      relayerAddress: input.relay ? getAddress(input.signer.address) : null,
       toAddress: prepared.spend.recipient,
       tokenAddress: prepared.spend.token.address,
       amountBaseUnits: prepared.spend.amount,

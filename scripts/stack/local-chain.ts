@@ -15,6 +15,8 @@ import { findFreePort } from './free-port';
 import { localDemoPayerAccount, localMinterAccount } from '@/lib/chains/local-accounts';
 export { localDemoPayerAccount, localMinterAccount };
 import { provisionLocalSwap } from '@/lib/chains/provision-local-swap';
+import { provisionLocalSmartAccounts } from '@/lib/chains/provision-local-smart-accounts';
+import { SMART_ACCOUNT_SUPPORT } from '@/lib/smart-accounts/chain-support';
 
 /** Whole tokens of each ERC-20 minted to each funded demo wallet. */
 export const DEMO_TOKEN_FUNDING = 1_000_000n;
@@ -56,6 +58,9 @@ export async function startLocalChain(options: {
   }
   const port = await findFreePort();
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(info.evmChainId), '--silent'];
+  // The chain's fork as ADR 0035 records it: prague (EIP-7702) where the chain has it. Subnet-EVM (DFK) has
+  // no anvil fork of its own; prague changes nothing today's path does, and DFK stays on it.
+  args.push('--hardfork', SMART_ACCOUNT_SUPPORT[options.chain].localHardfork);
   if (options.stateDir) {
     mkdirSync(options.stateDir, { recursive: true });
     args.push('--state', path.join(options.stateDir, `${options.chain}.json`), '--state-interval', '5');
@@ -150,6 +155,8 @@ export async function provisionLocalChain(options: {
       await publicClient.waitForTransactionReceipt({ hash });
     }
   }
+  // EntryPoint v0.8 and Simple7702Account at their canonical addresses (ADR 0035).
+  await provisionLocalSmartAccounts({ url: options.url, deployer: localMinterAccount });
   // The swap on-ramp's demo PZP token and USDC/PZP pool (lib/chains/provision-local-swap.ts).
   if (options.chain === 'BSC') {
     const usdc = info.tokens.find((t) => t.symbol === 'USDC')!.address as Address;

@@ -135,6 +135,23 @@ describe('GET /api/health', () => {
     }
   });
 
+  it('says per chain how gas is paid (ADR 0035): sponsored where switched on and deployed, else the top-up fallback and why', async () => {
+    process.env.SMART_ACCOUNT_CHAINS = 'POLYGON,DFK';
+    resetEnvCache();
+    try {
+      const { body } = await read(getHealth());
+      // The shared POLYGON node runs prague with EntryPoint v0.8 and Simple7702Account (scripts/stack/local-chain.ts).
+      expect(body.smartAccounts.POLYGON).toEqual({ path: 'sponsored', reason: null });
+      expect(body.smartAccounts.POLYGON_AMOY).toEqual({ path: 'topup', reason: 'not listed in SMART_ACCOUNT_CHAINS' });
+      expect(body.smartAccounts.DFK.path).toBe('topup');
+      expect(body.smartAccounts.DFK.reason).toMatch(/Subnet-EVM/);
+      expect(body.smartAccounts.SOLANA.path).toBe('fee_payer');
+    } finally {
+      delete process.env.SMART_ACCOUNT_CHAINS;
+      resetEnvCache();
+    }
+  });
+
   it('200 degraded (never 503) when a configured chain is unreachable', async () => {
     process.env.RPC_URL_BSC = NOWHERE;
     resetEnvCache();

@@ -125,6 +125,12 @@ export const outboundTransfers = pgTable(
     purpose: transferPurpose('purpose').notNull(),
     chain: text('chain').notNull(),
     fromAddress: text('from_address').notNull(),
+    /**
+     * A relayed transfer (ADR 0035): the account that signs and sends the transaction (the gas tank), whose nonce
+     * `nonce` is and who pays its gas; `from_address` is the smart account whose value moves. Null: the sender is
+     * `from_address` itself.
+     */
+    relayerAddress: text('relayer_address'),
     /** Who receives the value (for an ERC-20 transfer the token contract is `callTo`). */
     toAddress: text('to_address').notNull(),
     tokenAddress: text('token_address').notNull(),
@@ -184,6 +190,10 @@ export const outboundTransfers = pgTable(
     index('outbound_transfers_from_idx').on(table.fromAddress, table.createdAt.desc()),
     // The nonce allocator and the in-flight accounting read one sender's rows on one chain.
     index('outbound_transfers_sender_idx').on(table.chain, table.fromAddress, table.nonce),
+    // The relayer's nonces and in-flight gas (relayed transfers).
+    index('outbound_transfers_relayer_idx')
+      .on(table.chain, table.relayerAddress, table.nonce)
+      .where(sql`${table.relayerAddress} is not null`),
     // The reconciler's work list: open transfers, by when they are due. (Written as "not final": an enum
     // value added by a migration cannot be named before that migration commits.)
     index('outbound_transfers_due_idx')

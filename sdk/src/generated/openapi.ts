@@ -3283,6 +3283,48 @@ export interface components {
                 queued: number | null;
                 ready: number | null;
             };
+            smartAccounts: {
+                POLYGON?: {
+                    /** @enum {string} */
+                    path: "sponsored" | "topup" | "fee_payer";
+                    reason: string | null;
+                };
+                POLYGON_AMOY?: {
+                    /** @enum {string} */
+                    path: "sponsored" | "topup" | "fee_payer";
+                    reason: string | null;
+                };
+                BSC?: {
+                    /** @enum {string} */
+                    path: "sponsored" | "topup" | "fee_payer";
+                    reason: string | null;
+                };
+                BSC_TESTNET?: {
+                    /** @enum {string} */
+                    path: "sponsored" | "topup" | "fee_payer";
+                    reason: string | null;
+                };
+                DFK?: {
+                    /** @enum {string} */
+                    path: "sponsored" | "topup" | "fee_payer";
+                    reason: string | null;
+                };
+                DFK_TESTNET?: {
+                    /** @enum {string} */
+                    path: "sponsored" | "topup" | "fee_payer";
+                    reason: string | null;
+                };
+                SOLANA?: {
+                    /** @enum {string} */
+                    path: "sponsored" | "topup" | "fee_payer";
+                    reason: string | null;
+                };
+                SOLANA_DEVNET?: {
+                    /** @enum {string} */
+                    path: "sponsored" | "topup" | "fee_payer";
+                    reason: string | null;
+                };
+            };
             webhooks: {
                 oldestDueDeliverySeconds: number | null;
                 oldestUnrelayedEventSeconds: number | null;

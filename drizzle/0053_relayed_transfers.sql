@@ -1,0 +1,2 @@
+ALTER TABLE "outbound_transfers" ADD COLUMN "relayer_address" text;--> statement-breakpoint
+CREATE INDEX "outbound_transfers_relayer_idx" ON "outbound_transfers" USING btree ("chain","relayer_address","nonce") WHERE "outbound_transfers"."relayer_address" is not null;
