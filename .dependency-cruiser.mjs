@@ -19,7 +19,19 @@ export const TIERS = [
   {
     name: 'engines',
     why: 'machinery that knows no product rule: scanning blocks, moving value, delivering events, sending mail',
-    folders: ['metrics', 'http', 'geo', 'pricing', 'audit', 'notifications', 'rate-limit', 'scanner', 'smart-accounts', 'transactions', 'webhooks'],
+    folders: [
+      'metrics',
+      'http',
+      'geo',
+      'pricing',
+      'audit',
+      'notifications',
+      'rate-limit',
+      'scanner',
+      'smart-accounts',
+      'transactions',
+      'webhooks',
+    ],
   },
   {
     name: 'domains',
