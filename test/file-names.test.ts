@@ -17,6 +17,7 @@ const NOUN_MODULES: Record<string, string> = {
   'lib/accounts/verification-codes.ts': 'issue and consume one code scheme (hash, TTL, attempts)',
   'lib/api-keys/key-material.ts': 'generate, hash and recognise one key format',
   'lib/api/openapi-examples.ts': 'the examples the OpenAPI document shows',
+  'lib/chains/smart-account-contracts.ts': 'the addresses of the smart-account contracts every chain shares',
   'lib/api/server-actions.ts': 'the one server-action wrapper and its contexts',
   'lib/auth/session-token.ts': 'issue and check one session-claims format',
   'lib/chains/constant-product.ts': 'pure x·y=k math',

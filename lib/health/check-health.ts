@@ -13,7 +13,7 @@ import { getDb, getSql } from '@/lib/db/client';
 import { scannerCursors, webhookDeliveries, webhookEvents } from '@/lib/db/schema';
 import { rpcUrls } from '@/lib/env';
 import { PGBOSS_SCHEMA } from '@/lib/webhooks/queue';
-import { smartAccountStatuses } from '@/lib/smart-accounts/chain-support';
+import { smartAccountStatuses } from '@/lib/smart-accounts/smart-account-status';
 import { checkReadiness, withTimeout } from './check-readiness';
 import type { ChainHealth, HealthReport } from './schemas';
 import { statusIs } from '@/lib/db/status-is';
@@ -47,7 +47,7 @@ export async function checkHealth(): Promise<HealthReport> {
   };
 }
 
-/** The gas path of each chain (lib/smart-accounts/chain-support.ts); a check that does not answer in time reads as the fallback, as the sweeper would take. */
+/** The gas path of each chain (lib/smart-accounts/smart-account-status.ts); a check that does not answer in time reads as the fallback, as the sweeper would take. */
 async function smartAccountsOrUnknown(): Promise<HealthReport['smartAccounts']> {
   const statuses = await withTimeout(smartAccountStatuses(), TIMEOUT_MS).catch(() => undefined);
   return Object.fromEntries(

@@ -5,7 +5,7 @@
  */
 import { publicClientFor } from '@/lib/chains/clients';
 import { log } from '@/lib/log';
-import { smartAccountStatuses } from '@/lib/smart-accounts/chain-support';
+import { smartAccountStatuses } from '@/lib/smart-accounts/smart-account-status';
 import { startWebhookQueue, stopWebhookQueue } from '@/lib/webhooks/queue';
 import { startScheduler, stopScheduler } from './scheduler';
 

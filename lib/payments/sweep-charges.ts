@@ -55,7 +55,7 @@ import { EXPIRED_ERROR, recordSolanaSweep } from '@/lib/transactions/solana/sola
 import { signSolanaSweep, type SignSolanaSweepResult } from '@/lib/transactions/solana/sweep-solana';
 import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
-import { smartAccountStatus } from '@/lib/smart-accounts/chain-support';
+import { smartAccountStatus } from '@/lib/smart-accounts/smart-account-status';
 
 export type SweepOutcome = 'nothing_owed' | 'in_flight' | 'swept' | 'backing_off' | 'stuck' | 'not_sweepable' | 'busy' | 'waiting_for_gas';
 

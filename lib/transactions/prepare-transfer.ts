@@ -94,7 +94,7 @@ export async function prepareTransfer(input: {
   /** Known gas limit (skips estimation). */
   gas?: bigint;
   gasSponsored: boolean;
-  /** Relay it through the sender's EIP-7702 smart account, the gas tank paying (lib/smart-accounts/chain-support.ts says where). */
+  /** Relay it through the sender's EIP-7702 smart account, the gas tank paying (lib/smart-accounts/smart-account-status.ts says where). */
   relayed?: boolean;
 }): Promise<PreparedTransfer> {
   const client = clientOrThrow(input.chain);

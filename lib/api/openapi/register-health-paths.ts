@@ -13,6 +13,11 @@ export function registerHealthPaths(registry: OpenAPIRegistry) {
     migrations: status === 'ok' ? 'applied' : 'unknown',
     chains: { POLYGON: polygon, SOLANA: { status: 'not_configured', head: null, cursor: null, lagBlocks: null } },
     queue: { queued: 0, ready: 0 },
+    smartAccounts: {
+      POLYGON: { path: 'sponsored', reason: null },
+      DFK: { path: 'topup', reason: 'DFK runs Subnet-EVM, which has no EIP-7702' },
+      SOLANA: { path: 'fee_payer', reason: null },
+    },
     webhooks: { oldestDueDeliverySeconds: null, oldestUnrelayedEventSeconds: null },
   });
   registry.registerPath(

@@ -7192,6 +7192,20 @@ export interface operations {
                      *         "queued": 0,
                      *         "ready": 0
                      *       },
+                     *       "smartAccounts": {
+                     *         "POLYGON": {
+                     *           "path": "sponsored",
+                     *           "reason": null
+                     *         },
+                     *         "DFK": {
+                     *           "path": "topup",
+                     *           "reason": "DFK runs Subnet-EVM, which has no EIP-7702"
+                     *         },
+                     *         "SOLANA": {
+                     *           "path": "fee_payer",
+                     *           "reason": null
+                     *         }
+                     *       },
                      *       "webhooks": {
                      *         "oldestDueDeliverySeconds": null,
                      *         "oldestUnrelayedEventSeconds": null
@@ -7229,6 +7243,20 @@ export interface operations {
                      *       "queue": {
                      *         "queued": 0,
                      *         "ready": 0
+                     *       },
+                     *       "smartAccounts": {
+                     *         "POLYGON": {
+                     *           "path": "sponsored",
+                     *           "reason": null
+                     *         },
+                     *         "DFK": {
+                     *           "path": "topup",
+                     *           "reason": "DFK runs Subnet-EVM, which has no EIP-7702"
+                     *         },
+                     *         "SOLANA": {
+                     *           "path": "fee_payer",
+                     *           "reason": null
+                     *         }
                      *       },
                      *       "webhooks": {
                      *         "oldestDueDeliverySeconds": null,
