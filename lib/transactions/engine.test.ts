@@ -4,7 +4,7 @@
  * shared development chains. Each test injects one fault and checks that the value moved exactly once.
  */
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, http, parseEther, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
+import { createPublicClient, erc20Abi, http, parseEther, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { HttpRequestError, InternalRpcError, LimitExceededRpcError, RpcRequestError, TimeoutError } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -22,7 +22,7 @@ import { uniqueEmail } from '@/test/accounts';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { startRpcFaultProxy, type RpcFaultProxy } from '@/test/faults/rpc-fault-proxy';
 import { TEST_SECRETS } from '@/test/test-secrets';
-import { classifySendError, submitTransfer } from './broadcast-transfer';
+import { broadcastTransfer, classifySendError, submitTransfer } from './broadcast-transfer';
 import { gasTankAccountFromSeed } from './gas-tank-key';
 import { prepareTransfer } from './prepare-transfer';
 import { SEND_BACKOFF_MAX_MS, sendBackoffMs } from './reconcile-transfers';
@@ -334,6 +334,29 @@ describe('faults the engine survives', () => {
     ).rejects.toMatchObject({ code: 'gas_sponsorship_limit', message: expect.stringMatching(/600000 gas/) });
     const recorded = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.fromAddress, sender.address));
     expect(recorded).toHaveLength(0);
+  });
+
+  it('a gas top-up already in a block while its record still says broadcast is counted once: the next spend gets its own fee (N19, found by the fault suite)', async () => {
+    const sender = await funded({ native: 0n });
+    const sponsor = { userId: sender.userId };
+    const firstTo = stranger();
+    const first = await send({ from: sender.address, to: firstTo, token: USDT, amount: 1_000_000n, sponsor, submit: false });
+    // The top-up is mined at once (automine); the reconciler has not looked yet, and the spend waits for it.
+    await broadcastTransfer(first.gasTopUp!.id);
+    expect(await client.getBalance({ address: sender.address })).toBe(first.gasTopUp!.amountBaseUnits);
+    expect((await transferRow(first.gasTopUp!.id)).status).toBe('broadcast');
+    // The wallet holds the first spend's fee, which that spend (in flight) will use: the second needs its own.
+    const secondTo = stranger();
+    const second = await send({ from: sender.address, to: secondTo, token: USDT, amount: 1_000_000n, sponsor, submit: false });
+    expect(second.gasTopUp).toBeDefined();
+    await broadcastTransfer(second.gasTopUp!.id);
+    for (const transfer of [first.transfer, second.transfer]) {
+      await reconcile();
+      expect(await settleToDepth(transfer.id)).toBe('confirmed');
+    }
+    const usdtOf = (address: Address) =>
+      client.readContract({ address: USDT.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+    expect([await usdtOf(firstTo), await usdtOf(secondTo)]).toEqual([1_000_000n, 1_000_000n]);
   });
 });
 

@@ -3,7 +3,7 @@
  * and what its transfers already have in flight. Every spend path goes through here (record-transfer.ts),
  * so two spends can never take one nonce or spend one balance twice.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Address } from 'viem';
 import type { ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
@@ -32,8 +32,27 @@ export interface InFlight {
   maxNonce: number;
 }
 
-/** What `from`'s recorded transfers have in flight on `chain`. Call under `lockSender`. */
-export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address): Promise<InFlight> {
+/**
+ * The balances the in-flight records are counted against: read at `atBlock` (prepareTransfer), with the
+ * incoming transfers already in that block. Without it, against the latest balances.
+ */
+export interface BalancesAt {
+  atBlock: bigint;
+  landedIncoming: string[];
+}
+
+/**
+ * What `from`'s recorded transfers have in flight on `chain`. Call under `lockSender`. Against balances read
+ * at a block (`at`), each transfer counts once (N19): our transfers recorded as in a block after it still
+ * spend (outgoing) or arrive (incoming, with no need to wait for them), and incoming ones the records still
+ * show in flight but already in it are in the balance already, not on their way.
+ */
+export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at?: BalancesAt): Promise<InFlight> {
+  const inFlight = inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES]);
+  const afterRead: SQL | undefined = at
+    ? and(inArray(outboundTransfers.status, ['included', 'confirmed']), gt(outboundTransfers.includedBlockNumber, at.atBlock))
+    : undefined;
+  const notLanded = at?.landedIncoming.length ? notInArray(outboundTransfers.id, at.landedIncoming) : undefined;
   const [outgoing, incoming, [last]] = await Promise.all([
     tx
       .select({
@@ -44,21 +63,20 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address): P
         maxFeePerGas: outboundTransfers.maxFeePerGas,
       })
       .from(outboundTransfers)
-      .where(
-        and(
-          eq(outboundTransfers.chain, chain),
-          eq(outboundTransfers.fromAddress, from),
-          inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES]),
-        ),
-      ),
+      .where(and(eq(outboundTransfers.chain, chain), eq(outboundTransfers.fromAddress, from), afterRead ? or(inFlight, afterRead) : inFlight)),
     tx
-      .select({ id: outboundTransfers.id, tokenAddress: outboundTransfers.tokenAddress, amount: outboundTransfers.amountBaseUnits })
+      .select({
+        id: outboundTransfers.id,
+        tokenAddress: outboundTransfers.tokenAddress,
+        amount: outboundTransfers.amountBaseUnits,
+        status: outboundTransfers.status,
+      })
       .from(outboundTransfers)
       .where(
         and(
           eq(outboundTransfers.chain, chain),
           eq(outboundTransfers.toAddress, from),
-          inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES]),
+          afterRead ? or(and(inFlight, notLanded), afterRead) : inFlight,
         ),
       ),
     tx
@@ -80,7 +98,8 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address): P
   for (const row of incoming) {
     const token = row.tokenAddress.toLowerCase();
     valueIn.set(token, (valueIn.get(token) ?? 0n) + row.amount);
-    incomingIds.set(token, [...(incomingIds.get(token) ?? []), row.id]);
+    // One already in a block (after the balances' block) is counted without waiting for it.
+    if ((IN_FLIGHT_STATUSES as readonly string[]).includes(row.status)) incomingIds.set(token, [...(incomingIds.get(token) ?? []), row.id]);
   }
   return {
     valueOut,
