@@ -38,7 +38,7 @@ import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { reconcileChain } from '@/lib/ledger/reconcile-chains';
 import { pollChain } from '@/lib/payments/poll-chain';
 import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
-import { sweepDueCharges } from '@/lib/payments/sweep-charges';
+import { chargesAwaitingSweep, sweepCharge } from '@/lib/payments/sweep-charges';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
@@ -63,6 +63,8 @@ export interface TokenWorld {
   depth: number;
   funder: PrivateKeyAccount;
   tank: Address;
+  /** The tank's balance before anything was recorded, plus what scenarios added or took outside the service. */
+  tankFunded: bigint;
   merchant: TestMerchant;
   ownerId: string;
   merchantWallet: Address;
@@ -109,6 +111,7 @@ export async function startTokenWorld(options: {
     depth: requiredConfirmations(options.chain),
     funder,
     tank,
+    tankFunded: await client.getBalance({ address: tank }),
   } as TokenWorld;
 
   await jobsOnce(); // the scanners start here: everything after is on the record
@@ -229,7 +232,13 @@ export async function jobsOnce(options: { sweeps?: boolean } = {}): Promise<void
   await getDb()
     .transaction((tx) => failUnderpaidCharges(tx))
     .catch(() => 0);
-  if (options.sweeps !== false) await sweepDueCharges().catch(() => 0);
+  if (options.sweeps !== false) await sweepsDue();
+}
+
+/** The sweep job, in the suite's time: a sweep put off (60 s after an outage, 15 s while in flight) is due at the next pass. */
+async function sweepsDue(): Promise<void> {
+  const later = new Date(Date.now() + 24 * 3600_000);
+  for (const chargeId of await chargesAwaitingSweep(50, later)) await sweepCharge(chargeId).catch(() => null);
 }
 
 async function openTransfers(): Promise<number> {
@@ -292,17 +301,11 @@ export class Scenario {
   private readonly arrivals: { address: Address; baseline: bigint; amount: bigint; label: string }[] = [];
   private readonly chargeExpectations: { chargeId: string; status: string }[] = [];
   private readonly expectedFailures = new Set<string>();
-  private tankBefore = 0n;
-  private tankAdjustment = 0n;
 
   constructor(
     readonly name: string,
     readonly faultClass: string,
   ) {}
-
-  async begin(): Promise<void> {
-    this.tankBefore = await world.client.getBalance({ address: world.tank });
-  }
 
   /** Replaces the proxy's faults; what fired so far is kept. */
   inject(plan: FaultPlan): void {
@@ -325,7 +328,7 @@ export class Scenario {
 
   /** What the scenario itself added to (or took from) the tank outside the service (an operator's refill). */
   adjustTank(delta: bigint): void {
-    this.tankAdjustment += delta;
+    world.tankFunded += delta;
   }
 
   /** A transfer the scenario expects to end `failed` (canceled): the audit then wants it failed, not confirmed. */
@@ -393,19 +396,29 @@ export class Scenario {
       const want = this.expectedFailures.has(transfer.id) ? 'failed' : 'confirmed';
       if (transfer.status === want) continue;
       statusMismatches++;
-      problems.push(`${transfer.purpose} transfer ${transfer.id} ended ${transfer.status} (expected ${want}): ${transfer.error ?? ''}`);
+      problems.push(
+        `${transfer.purpose} transfer ${transfer.id} ended ${transfer.status} (expected ${want}): ${transfer.error ?? ''} ` +
+          `[${transfer.fromAddress} → ${transfer.toAddress}, ${transfer.amountBaseUnits}, nonce ${transfer.nonce}, gas ${transfer.gasLimit}, ` +
+          `sender holds ${await tokenBalance(transfer.fromAddress as Address)}, depends on ${transfer.dependsOnTransferIds.join(' ') || '—'}]`,
+      );
     }
 
-    // The gas tank, reconciled like any wallet: what left it is what its recorded transfers cost.
+    // The gas tank, reconciled like any wallet: what left it since it was funded is what its recorded
+    // transfers cost (value and fee), cumulative over the file's scenarios.
     let unaccounted = 0;
-    const tankSpent = transfers
-      .filter((t) => t.fromAddress.toLowerCase() === world.tank.toLowerCase())
-      .reduce((sum, t) => sum + (t.status === 'confirmed' ? t.amountBaseUnits : 0n) + (t.gasFeeBaseUnits ?? 0n), 0n);
+    const tankTransfers = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chain, world.chain), eq(outboundTransfers.fromAddress, world.tank)));
+    const tankSpent = tankTransfers.reduce(
+      (sum, t) => sum + (t.status === 'confirmed' ? t.amountBaseUnits : 0n) + (t.gasFeeBaseUnits ?? 0n),
+      0n,
+    );
     const tankNow = await world.client.getBalance({ address: world.tank });
-    if (this.tankBefore + this.tankAdjustment - tankSpent !== tankNow) {
+    if (world.tankFunded - tankSpent !== tankNow) {
       unaccounted++;
       problems.push(
-        `gas tank holds ${tankNow}, its records say ${this.tankBefore + this.tankAdjustment - tankSpent} (spent ${tankSpent} in ${transfers.length} transfers)`,
+        `gas tank holds ${tankNow}, its records say ${world.tankFunded - tankSpent} (spent ${tankSpent} in ${tankTransfers.length} transfers)`,
       );
     }
 
@@ -438,7 +451,6 @@ export function scenario(faultClass: string, name: string, body: (s: Scenario) =
     name,
     async () => {
       const s = new Scenario(name, faultClass);
-      await s.begin();
       try {
         await body(s);
       } finally {
