@@ -6,9 +6,10 @@
  * re-organised out of the chain (a payer's double spend) before the confirmation depth.
  */
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { charges, outboundTransfers, payments } from '@/lib/db/schema';
+import { chargeEvents, charges, outboundTransfers, payments } from '@/lib/db/schema';
+import { reconcileChain } from '@/lib/ledger/reconcile-chains';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
@@ -31,6 +32,7 @@ import {
   scenario,
   sendToken,
   setNativeBalance,
+  settle,
   startTokenWorld,
   stopTokenWorld,
   stranger,
@@ -67,7 +69,7 @@ async function retriedUnlessRefused<T>(action: () => Promise<T>): Promise<T> {
 const tankBalance = () => w().client.getBalance({ address: w().tank });
 
 describe('the gas tank', () => {
-  scenario(TANK, 'the tank runs dry while two top-ups are in the mempool: the spends wait, and complete once it is refilled', async (s) => {
+  scenario(TANK, 'the tank runs dry while two top-ups are in the mempool, which evicts them: the spends wait, and complete once it is refilled', async (s) => {
     const consumer = await newConsumer('10');
     const charge = await newCharge('3');
     const paid = await paidCharge('2', { sweeps: false });
@@ -83,6 +85,14 @@ describe('the gas tank', () => {
     await setNativeBalance(w().tank, 0n);
     s.adjustTank(-full);
     s.note('tank_empty');
+    // A node evicts what its sender can no longer pay for: sent again, each is refused for want of funds.
+    for (const t of await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.purpose, 'gas_topup'))) {
+      if (t.createdAt > s.started && t.status === 'broadcast') {
+        await rpc('anvil_dropTransaction', [t.txHash]);
+        s.note('top-up evicted');
+      }
+    }
+    s.requireFault('top-up evicted');
     for (let i = 0; i < 6; i++) {
       await mine(1);
       await pause(1_100); // stuck after TRANSFER_STUCK_AFTER_SECONDS: sent again, refused for funds
@@ -147,7 +157,8 @@ describe('competing spends of one wallet', () => {
       retried(() => sweepCharge(incoming.chargeId)),
     ]);
     s.note('concurrent spends', 3);
-    // Each is either done once or refused whole, never half; the audit checks the chain.
+    // Each is either done once or refused whole, never half; the audit checks the chain. (Both fit only when
+    // the refund counts on the sweep on its way in; else one is refused for want of funds.)
     const withdrew = withdrawn.status === 'fulfilled';
     const refundedOk = refunded.status === 'fulfilled';
     if (!withdrew) expect(withdrawn.reason).toMatchObject({ code: 'insufficient_balance' });
@@ -157,10 +168,11 @@ describe('competing spends of one wallet', () => {
     await s.expectArrival(
       'merchant wallet',
       w().merchantWallet,
-      before + units('6') - (withdrew ? before : 0n) - (refundedOk ? units('5') : 0n),
+      units('6') - (withdrew ? before : 0n) - (refundedOk ? units('5') : 0n),
       before,
     );
     expect(withdrew || refundedOk).toBe(true);
+    s.note(withdrew && refundedOk ? 'both fit (the refund counted on the sweep)' : withdrew ? 'withdrawal won' : 'refund won');
     for (let i = 0; i < 4; i++) {
       await mine(10);
       await jobsOnce();
@@ -227,4 +239,62 @@ describe('re-orgs of incoming payments', () => {
     await mine(5);
     await jobsOnce();
   });
+});
+
+// Last in the file: it leaves the books explained, not balanced (see docs/adr/0033-payments-reversed-after-settlement.md).
+describe('a re-organisation deeper than the confirmation depth', () => {
+  it(
+    'a USDC payment reversed (double-spent) after its charge succeeded and was swept: recorded, on the timeline once, nothing clawed back, the reconciliation shows where',
+    async () => {
+      const charge = await newCharge('8');
+      const payer = await outsideWallet('8');
+      const merchantBefore = await tokenBalance(w().merchantWallet);
+      const snapshot = await rpc('evm_snapshot');
+      const paidHash = await sendToken(payer, charge.deposit, units('8'));
+      await settle(); // confirmed at depth 30, succeeded, swept (the tank's top-up, then the sweep)
+      const [succeeded] = await getDb().select().from(charges).where(eq(charges.id, charge.chargeId));
+      expect(succeeded!.status).toBe('succeeded');
+      const ours = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, charge.chargeId));
+      expect(ours.map((t) => [t.purpose, t.status]).sort()).toEqual([
+        ['gas_topup', 'confirmed'],
+        ['sweep', 'confirmed'],
+      ]);
+      expect(await tokenBalance(w().merchantWallet)).toBe(merchantBefore + units('8'));
+
+      // The chain re-organises past all of it (deeper than 30 blocks); in the new branch the payer spent the
+      // same nonce elsewhere. Our own transactions return to the mempool, as nodes do with a dropped branch's.
+      await rpc('evm_revert', [snapshot]);
+      await sendToken(payer, stranger(), units('8'));
+      for (const t of ours.sort((a, b) => (a.purpose === 'gas_topup' ? -1 : b.purpose === 'gas_topup' ? 1 : 0))) {
+        await rpc('eth_sendRawTransaction', [t.rawTransaction]).catch(() => null);
+      }
+      await mine(w().depth + 40); // longer than the branch it replaces
+      const paymentOf = async () => (await getDb().select().from(payments).where(eq(payments.txHash, paidHash)))[0]!;
+      for (let i = 0; i < 30 && (await paymentOf()).status !== 'dropped'; i++) {
+        await jobsOnce({ sweeps: false });
+        await mine(10);
+      }
+      await jobsOnce();
+
+      // Recorded: the payment dropped, the charge still succeeded, the timeline says so once.
+      expect((await paymentOf()).status).toBe('dropped');
+      const [after] = await getDb().select().from(charges).where(eq(charges.id, charge.chargeId));
+      expect(after!.status).toBe('succeeded');
+      const reversed = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, charge.chargeId));
+      expect(reversed.filter((e) => e.type === 'charge.payment_reversed').map((e) => e.data)).toEqual([
+        expect.objectContaining({ txHash: paidHash, amountBaseUnits: units('8').toString() }),
+      ]);
+      // Nothing clawed back: no transfer leaves the merchant wallet for it, and its balance is as before the payment.
+      const transfersAfter = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, charge.chargeId));
+      expect(transfersAfter).toHaveLength(2);
+      expect(await tokenBalance(w().merchantWallet)).toBe(merchantBefore);
+      // Visible: the reconciliation's differences are exactly this charge's deposit and the merchant wallet.
+      const ledger = await reconcileChain(w().chain);
+      expect(ledger.error).toBeUndefined();
+      const where = new Set(ledger.discrepancies.map((d) => d.address.toLowerCase()));
+      expect([...where].sort()).toEqual([charge.deposit.toLowerCase(), w().merchantWallet.toLowerCase()].sort());
+      expect(ledger.discrepancies.some((d) => d.chargeIds.includes(charge.chargeId))).toBe(true);
+    },
+    SCENARIO_TIMEOUT,
+  );
 });

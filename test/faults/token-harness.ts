@@ -440,6 +440,12 @@ export class Scenario {
       unaccounted,
     };
     table.push(outcome);
+    if (problems.length) {
+      // What moved, for whoever reads the failure.
+      for (const t of transfers) {
+        problems.push(`  (${t.purpose} ${t.status}: ${t.fromAddress} → ${t.toAddress} ${t.amountBaseUnits} of ${t.tokenAddress}, charge ${t.chargeId ?? '—'})`);
+      }
+    }
     expect(problems, problems.join('\n')).toEqual([]);
     return outcome;
   }
