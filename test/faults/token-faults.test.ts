@@ -7,6 +7,7 @@
  * against its records, and the ledger's reconciliation (test/faults/token-harness.ts).
  */
 import { and, eq, gt } from 'drizzle-orm';
+import { parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { outboundTransferAttempts, outboundTransfers } from '@/lib/db/schema';
@@ -14,6 +15,8 @@ import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
+import { newSendId } from '@/lib/wallets/preview-send';
+import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import {
   PIN,
@@ -26,7 +29,9 @@ import {
   pause,
   refundCtx,
   retried,
+  automine,
   scenario,
+  sendNative,
   startTokenWorld,
   stopTokenWorld,
   stranger,
@@ -110,6 +115,64 @@ describe('ERC-20 payments, sweeps, refunds and withdrawals under RPC faults', ()
       await jobsOnce();
     }
     expect(await canceledSince(s.started)).toEqual([]);
+  });
+});
+
+/** A consumer holding USDC and its own POL for gas (sent on the record), and a wallet send of `amount` to `to`. */
+async function walletSend(amount: string, to: string) {
+  const consumer = await newConsumer('10');
+  await sendNative(w().funder, consumer.address, parseEther('1'));
+  await jobsOnce({ sweeps: false }); // the POL arrives on the record
+  const input = { userId: consumer.userId, sendId: newSendId(), pin: PIN, chain: w().chain, tokenAddress: w().token.address, toAddress: to, amount };
+  return { input, address: consumer.address };
+}
+
+const CANCEL = 'The cancel path (definite refusals)';
+
+describe('the cancel path under faults', () => {
+  scenario(CANCEL, 'a USDC wallet send refused three times amid 429s: its nonce is filled by a cancel, nothing moves; sent again, it lands once', async (s) => {
+    const destination = stranger();
+    const { input: first } = await walletSend('2', destination);
+    await s.expectArrival('wallet send (the second)', destination, units('2'), 0n);
+    s.inject({ refuseSends: 3, transportFaults: { count: 2, kinds: ['http_429', 'http_503'], methods: ['eth_sendRawTransaction'] } });
+    s.requireFault('refused_send', 'transport_http_429');
+    const sent = await sendFromWallet(first);
+    for (let i = 0; i < 8; i++) {
+      await reconcileDueTransfers({ ignoreSchedule: true });
+      await mine(10);
+    }
+    s.heal();
+    await reconcileDueTransfers({ ignoreSchedule: true });
+    const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, sent.transferId));
+    expect(row).toMatchObject({ status: 'failed', error: expect.stringMatching(/canceled/) });
+    expect((await canceledSince(s.started)).map((c) => c.transferId)).toEqual([sent.transferId]);
+    s.expectFailed(sent.transferId);
+    s.note('canceled', 1);
+    // The user sees it failed and sends again (a new form): this one lands.
+    await sendFromWallet({ ...first, sendId: newSendId() });
+  });
+
+  scenario(CANCEL, 'a cancel racing the original a node already took (its answer lost), both in the mempool: exactly one of them is mined', async (s) => {
+    const destination = stranger();
+    const { input, address } = await walletSend('3', destination);
+    await automine(false);
+    s.inject({ failAfterSends: 1, refuseSends: 3 });
+    s.requireFault('fail_after_send', 'refused_send');
+    await sendFromWallet(input).catch(() => null); // the answer is lost: the user does not know
+    for (let i = 0; i < 5; i++) await reconcileDueTransfers({ ignoreSchedule: true });
+    s.heal();
+    await automine(true);
+    await mine(w().depth + 1);
+    for (let i = 0; i < 4; i++) {
+      await reconcileDueTransfers({ ignoreSchedule: true });
+      await mine(10);
+    }
+    const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.fromAddress, address));
+    const canceled = (await canceledSince(s.started)).length > 0;
+    s.note(canceled ? 'cancel signed' : 'no cancel needed');
+    if (row!.status === 'failed') s.expectFailed(row!.id);
+    s.note(row!.status === 'failed' ? 'the cancel was mined' : 'the original was mined');
+    await s.expectArrival('wallet send', destination, row!.status === 'failed' ? 0n : units('3'), 0n);
   });
 });
 

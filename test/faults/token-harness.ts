@@ -159,6 +159,14 @@ export async function sendToken(account: PrivateKeyAccount, to: Address, value: 
   return hash;
 }
 
+/** Native coin sent on the record (a transaction the wallet indexer sees), as a user funding their wallet would. */
+export async function sendNative(account: PrivateKeyAccount, to: Address, value: bigint): Promise<Hex> {
+  const wallet = createWalletClient({ account, transport: http(world.node.url) });
+  const hash = await wallet.sendTransaction({ to, value, chain: null });
+  await world.client.waitForTransactionReceipt({ hash });
+  return hash;
+}
+
 /** A fresh outside wallet with native coin for its own gas and `amount` of the token. */
 export async function outsideWallet(amount: string): Promise<PrivateKeyAccount> {
   const account = privateKeyToAccount(generatePrivateKey());
