@@ -202,7 +202,17 @@ async function observeChain<Target extends { address: string }>(
   }
 
   const sightings = await observeOpenTransfers(client, await consumer.store.open(db, chain), { latest, scannedThrough, knownHashes });
-  return { now, latest, confirmations, reorg, ...(reorg ? { reorgFrom: from } : {}), ...(window ? { window } : {}), atHead, knownHashes, sightings };
+  return {
+    now,
+    latest,
+    confirmations,
+    reorg,
+    ...(reorg ? { reorgFrom: from } : {}),
+    ...(window ? { window } : {}),
+    atHead,
+    knownHashes,
+    sightings,
+  };
 }
 
 /** Steps 3–7: the poll's writes, in one short transaction holding the lock, the cursor unchanged since it was read. */

@@ -63,7 +63,9 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
         maxFeePerGas: outboundTransfers.maxFeePerGas,
       })
       .from(outboundTransfers)
-      .where(and(eq(outboundTransfers.chain, chain), eq(outboundTransfers.fromAddress, from), afterRead ? or(inFlight, afterRead) : inFlight)),
+      .where(
+        and(eq(outboundTransfers.chain, chain), eq(outboundTransfers.fromAddress, from), afterRead ? or(inFlight, afterRead) : inFlight),
+      ),
     tx
       .select({
         id: outboundTransfers.id,

@@ -77,7 +77,13 @@ function clientOrThrow(chain: ChainName): PublicClient {
   return client;
 }
 
-async function readFacts(client: PublicClient, chain: ChainName, address: Address, atBlock: bigint, token?: TokenInfo): Promise<ChainFacts> {
+async function readFacts(
+  client: PublicClient,
+  chain: ChainName,
+  address: Address,
+  atBlock: bigint,
+  token?: TokenInfo,
+): Promise<ChainFacts> {
   const [nativeBalance, tokenBalance, chainNonce, landedIncoming] = await Promise.all([
     client.getBalance({ address, blockNumber: atBlock }),
     token && !token.isNative
@@ -106,7 +112,11 @@ async function landedIncomingTransfers(client: PublicClient, chain: ChainName, a
     .select({ id: outboundTransfers.id, from: outboundTransfers.fromAddress, nonce: outboundTransfers.nonce })
     .from(outboundTransfers)
     .where(
-      and(eq(outboundTransfers.chain, chain), eq(outboundTransfers.toAddress, address), inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES])),
+      and(
+        eq(outboundTransfers.chain, chain),
+        eq(outboundTransfers.toAddress, address),
+        inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES]),
+      ),
     );
   const senders = [...new Set(incoming.map((row) => row.from))];
   const nonces = new Map(

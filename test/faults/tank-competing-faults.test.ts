@@ -69,115 +69,127 @@ async function retriedUnlessRefused<T>(action: () => Promise<T>): Promise<T> {
 const tankBalance = () => w().client.getBalance({ address: w().tank });
 
 describe('the gas tank', () => {
-  scenario(TANK, 'the tank runs dry while two top-ups are in the mempool, which evicts them: the spends wait, and complete once it is refilled', async (s) => {
-    const consumer = await newConsumer('10');
-    const charge = await newCharge('3');
-    const paid = await paidCharge('2', { sweeps: false });
-    s.expectCharge(charge.chargeId, 'succeeded');
-    s.expectCharge(paid.chargeId, 'succeeded');
-    await s.expectArrival('refund', paid.payer, units('2'));
-    await automine(false);
-    // Recorded and sent while the tank could pay; not yet mined.
-    await payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN });
-    await createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: newRefundRequestId() });
-    // The tank is emptied (another instance, an operator's mistake): nothing in the pool can be paid for.
-    const full = await tankBalance();
-    await setNativeBalance(w().tank, 0n);
-    s.adjustTank(-full);
-    s.note('tank_empty');
-    // A node evicts what its sender can no longer pay for: sent again, each is refused for want of funds.
-    for (const t of await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.purpose, 'gas_topup'))) {
-      if (t.createdAt > s.started && t.status === 'broadcast') {
-        await rpc('anvil_dropTransaction', [t.txHash]);
-        s.note('top-up evicted');
+  scenario(
+    TANK,
+    'the tank runs dry while two top-ups are in the mempool, which evicts them: the spends wait, and complete once it is refilled',
+    async (s) => {
+      const consumer = await newConsumer('10');
+      const charge = await newCharge('3');
+      const paid = await paidCharge('2', { sweeps: false });
+      s.expectCharge(charge.chargeId, 'succeeded');
+      s.expectCharge(paid.chargeId, 'succeeded');
+      await s.expectArrival('refund', paid.payer, units('2'));
+      await automine(false);
+      // Recorded and sent while the tank could pay; not yet mined.
+      await payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN });
+      await createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: newRefundRequestId() });
+      // The tank is emptied (another instance, an operator's mistake): nothing in the pool can be paid for.
+      const full = await tankBalance();
+      await setNativeBalance(w().tank, 0n);
+      s.adjustTank(-full);
+      s.note('tank_empty');
+      // A node evicts what its sender can no longer pay for: sent again, each is refused for want of funds.
+      for (const t of await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.purpose, 'gas_topup'))) {
+        if (t.createdAt > s.started && t.status === 'broadcast') {
+          await rpc('anvil_dropTransaction', [t.txHash]);
+          s.note('top-up evicted');
+        }
       }
-    }
-    s.requireFault('top-up evicted');
-    for (let i = 0; i < 6; i++) {
-      await mine(1);
-      await pause(1_100); // stuck after TRANSFER_STUCK_AFTER_SECONDS: sent again, refused for funds
-      await reconcileDueTransfers({ ignoreSchedule: true });
-    }
-    // Nothing a dry tank refuses is given up: no top-up is canceled or failed while the operator refills it.
-    const recorded = await getDb().select().from(outboundTransfers);
-    const ours = recorded.filter((t) => t.createdAt > s.started);
-    expect(ours.filter((t) => t.status === 'failed')).toEqual([]);
-    // The dry tank held them: its top-ups are not in a block, and the spends behind them not sent.
-    const waiting = ours.filter((t) => t.purpose === 'gas_topup' && (t.status === 'signed' || t.status === 'broadcast'));
-    s.note('top-ups held by the dry tank', waiting.length);
-    s.requireFault('top-ups held by the dry tank');
-    await setNativeBalance(w().tank, full);
-    s.adjustTank(full);
-    await automine(true);
-  });
+      s.requireFault('top-up evicted');
+      for (let i = 0; i < 6; i++) {
+        await mine(1);
+        await pause(1_100); // stuck after TRANSFER_STUCK_AFTER_SECONDS: sent again, refused for funds
+        await reconcileDueTransfers({ ignoreSchedule: true });
+      }
+      // Nothing a dry tank refuses is given up: no top-up is canceled or failed while the operator refills it.
+      const recorded = await getDb().select().from(outboundTransfers);
+      const ours = recorded.filter((t) => t.createdAt > s.started);
+      expect(ours.filter((t) => t.status === 'failed')).toEqual([]);
+      // The dry tank held them: its top-ups are not in a block, and the spends behind them not sent.
+      const waiting = ours.filter((t) => t.purpose === 'gas_topup' && (t.status === 'signed' || t.status === 'broadcast'));
+      s.note('top-ups held by the dry tank', waiting.length);
+      s.requireFault('top-ups held by the dry tank');
+      await setNativeBalance(w().tank, full);
+      s.adjustTank(full);
+      await automine(true);
+    },
+  );
 
-  scenario(TANK, 'the tank’s own top-up is dropped from the mempool, then its re-send stuck under the base fee: the sweep waits, then lands once', async (s) => {
-    const paid = await paidCharge('4', { sweeps: false });
-    s.expectCharge(paid.chargeId, 'succeeded');
-    await s.expectArrival('sweep to the merchant wallet', w().merchantWallet, units('4'));
-    await automine(false);
-    await sweepCharge(paid.chargeId);
-    const [topUp] = await transfersOf(paid.chargeId, 'gas_topup');
-    expect(topUp).toBeDefined();
-    await rpc('anvil_dropTransaction', [topUp!.txHash]);
-    s.note('top-up dropped');
-    for (let i = 0; i < 3; i++) {
-      await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${(topUp!.maxFeePerGas! * 3n).toString(16)}`]);
-      await mine(1);
-      await pause(1_100);
-      await reconcileDueTransfers({ ignoreSchedule: true });
-    }
-    const [bumped] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, topUp!.id));
-    s.note('top-up fee bump', bumped!.feeBumps);
-    s.requireFault('top-up fee bump');
-    // The sweep itself never went out ahead of its gas.
-    const [sweep] = await transfersOf(paid.chargeId, 'sweep');
-    expect(sweep!.status).toBe('signed');
-    await automine(true);
-  });
+  scenario(
+    TANK,
+    'the tank’s own top-up is dropped from the mempool, then its re-send stuck under the base fee: the sweep waits, then lands once',
+    async (s) => {
+      const paid = await paidCharge('4', { sweeps: false });
+      s.expectCharge(paid.chargeId, 'succeeded');
+      await s.expectArrival('sweep to the merchant wallet', w().merchantWallet, units('4'));
+      await automine(false);
+      await sweepCharge(paid.chargeId);
+      const [topUp] = await transfersOf(paid.chargeId, 'gas_topup');
+      expect(topUp).toBeDefined();
+      await rpc('anvil_dropTransaction', [topUp!.txHash]);
+      s.note('top-up dropped');
+      for (let i = 0; i < 3; i++) {
+        await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${(topUp!.maxFeePerGas! * 3n).toString(16)}`]);
+        await mine(1);
+        await pause(1_100);
+        await reconcileDueTransfers({ ignoreSchedule: true });
+      }
+      const [bumped] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, topUp!.id));
+      s.note('top-up fee bump', bumped!.feeBumps);
+      s.requireFault('top-up fee bump');
+      // The sweep itself never went out ahead of its gas.
+      const [sweep] = await transfersOf(paid.chargeId, 'sweep');
+      expect(sweep!.status).toBe('signed');
+      await automine(true);
+    },
+  );
 });
 
 describe('competing spends of one wallet', () => {
-  scenario(COMPETING, 'a withdrawal, a refund and a sweep of the merchant wallet at once, under 20 % RPC errors (each retried)', async (s) => {
-    const swept = await paidCharge('5'); // swept: its refund comes from the merchant wallet
-    const incoming = await paidCharge('6', { sweeps: false }); // its sweep runs with the others
-    const destination = stranger();
-    s.expectCharge(swept.chargeId, 'succeeded');
-    s.expectCharge(incoming.chargeId, 'succeeded');
-    const before = await tokenBalance(w().merchantWallet);
-    const refundKey = newRefundRequestId();
-    const withdrawalId = (await import('@/lib/merchants/withdraw')).newWithdrawalId();
-    // The wallet's whole balance is withdrawn while the refund draws on it and a sweep brings more.
-    const amount = (Number(before) / 10 ** w().token.decimals).toFixed(w().token.decimals);
-    s.inject({ errorRate: 0.1 });
-    s.requireFault('error');
-    const [withdrawn, refunded] = await Promise.allSettled([
-      retriedUnlessRefused(() => withdrawFromMerchantWallet(withdrawal(destination, amount, withdrawalId))),
-      retriedUnlessRefused(() => createRefund({ ctx: refundCtx(), chargeId: swept.chargeId, body: {}, idempotencyKey: refundKey })),
-      retried(() => sweepCharge(incoming.chargeId)),
-    ]);
-    s.note('concurrent spends', 3);
-    // Each is either done once or refused whole, never half; the audit checks the chain. (Both fit only when
-    // the refund counts on the sweep on its way in; else one is refused for want of funds.)
-    const withdrew = withdrawn.status === 'fulfilled';
-    const refundedOk = refunded.status === 'fulfilled';
-    if (!withdrew) expect(withdrawn.reason).toMatchObject({ code: 'insufficient_balance' });
-    if (!refundedOk) expect(refunded.reason).toMatchObject({ code: expect.stringMatching(/insufficient_balance|refund_not_possible/) });
-    await s.expectArrival('withdrawal', destination, withdrew ? before : 0n, 0n);
-    await s.expectArrival('refund', swept.payer, refundedOk ? units('5') : 0n, 0n); // the payer sent all it had
-    await s.expectArrival(
-      'merchant wallet',
-      w().merchantWallet,
-      units('6') - (withdrew ? before : 0n) - (refundedOk ? units('5') : 0n),
-      before,
-    );
-    expect(withdrew || refundedOk).toBe(true);
-    s.note(withdrew && refundedOk ? 'both fit (the refund counted on the sweep)' : withdrew ? 'withdrawal won' : 'refund won');
-    for (let i = 0; i < 4; i++) {
-      await mine(10);
-      await jobsOnce();
-    }
-  });
+  scenario(
+    COMPETING,
+    'a withdrawal, a refund and a sweep of the merchant wallet at once, under 20 % RPC errors (each retried)',
+    async (s) => {
+      const swept = await paidCharge('5'); // swept: its refund comes from the merchant wallet
+      const incoming = await paidCharge('6', { sweeps: false }); // its sweep runs with the others
+      const destination = stranger();
+      s.expectCharge(swept.chargeId, 'succeeded');
+      s.expectCharge(incoming.chargeId, 'succeeded');
+      const before = await tokenBalance(w().merchantWallet);
+      const refundKey = newRefundRequestId();
+      const withdrawalId = (await import('@/lib/merchants/withdraw')).newWithdrawalId();
+      // The wallet's whole balance is withdrawn while the refund draws on it and a sweep brings more.
+      const amount = (Number(before) / 10 ** w().token.decimals).toFixed(w().token.decimals);
+      s.inject({ errorRate: 0.1 });
+      s.requireFault('error');
+      const [withdrawn, refunded] = await Promise.allSettled([
+        retriedUnlessRefused(() => withdrawFromMerchantWallet(withdrawal(destination, amount, withdrawalId))),
+        retriedUnlessRefused(() => createRefund({ ctx: refundCtx(), chargeId: swept.chargeId, body: {}, idempotencyKey: refundKey })),
+        retried(() => sweepCharge(incoming.chargeId)),
+      ]);
+      s.note('concurrent spends', 3);
+      // Each is either done once or refused whole, never half; the audit checks the chain. (Both fit only when
+      // the refund counts on the sweep on its way in; else one is refused for want of funds.)
+      const withdrew = withdrawn.status === 'fulfilled';
+      const refundedOk = refunded.status === 'fulfilled';
+      if (!withdrew) expect(withdrawn.reason).toMatchObject({ code: 'insufficient_balance' });
+      if (!refundedOk) expect(refunded.reason).toMatchObject({ code: expect.stringMatching(/insufficient_balance|refund_not_possible/) });
+      await s.expectArrival('withdrawal', destination, withdrew ? before : 0n, 0n);
+      await s.expectArrival('refund', swept.payer, refundedOk ? units('5') : 0n, 0n); // the payer sent all it had
+      await s.expectArrival(
+        'merchant wallet',
+        w().merchantWallet,
+        units('6') - (withdrew ? before : 0n) - (refundedOk ? units('5') : 0n),
+        before,
+      );
+      expect(withdrew || refundedOk).toBe(true);
+      s.note(withdrew && refundedOk ? 'both fit (the refund counted on the sweep)' : withdrew ? 'withdrawal won' : 'refund won');
+      for (let i = 0; i < 4; i++) {
+        await mine(10);
+        await jobsOnce();
+      }
+    },
+  );
 
   scenario(COMPETING, 'a refund racing the sweep of the same deposit, while sends are lost and answered with errors', async (s) => {
     const paid = await paidCharge('7', { sweeps: false });
@@ -205,40 +217,44 @@ describe('competing spends of one wallet', () => {
 });
 
 describe('re-orgs of incoming payments', () => {
-  scenario(REORG, 'a USDC payment re-organised out before depth by the payer’s double spend, under 20 % RPC errors: the charge waits, and succeeds once paid again', async (s) => {
-    const charge = await newCharge('3');
-    s.expectCharge(charge.chargeId, 'succeeded');
-    const payer = await outsideWallet('3');
-    const snapshot = await rpc('evm_snapshot');
-    s.inject({ errorRate: 0.2 });
-    s.requireFault('error');
-    const paidHash = await sendToken(payer, charge.deposit, units('3'));
-    await mine(5); // seen, below the depth of 30
-    for (let i = 0; i < 20 && !(await getDb().select().from(payments).where(eq(payments.txHash, paidHash))).length; i++) {
-      await jobsOnce({ sweeps: false });
-    }
-    const [seen] = await getDb().select().from(payments).where(eq(payments.txHash, paidHash));
-    expect(seen?.status).toBe('pending');
-    // A longer branch where the payer spent the same nonce elsewhere.
-    await rpc('evm_revert', [snapshot]);
-    s.note('reorg');
-    await sendToken(payer, stranger(), units('3'));
-    // The watcher notes it missing from its block, never drops it on one look; a depth later, it does.
-    const statusOf = async () => (await getDb().select().from(payments).where(eq(payments.txHash, paidHash)))[0]?.status;
-    for (let i = 0; i < 30 && (await statusOf()) === 'pending'; i++) {
+  scenario(
+    REORG,
+    'a USDC payment re-organised out before depth by the payer’s double spend, under 20 % RPC errors: the charge waits, and succeeds once paid again',
+    async (s) => {
+      const charge = await newCharge('3');
+      s.expectCharge(charge.chargeId, 'succeeded');
+      const payer = await outsideWallet('3');
+      const snapshot = await rpc('evm_snapshot');
+      s.inject({ errorRate: 0.2 });
+      s.requireFault('error');
+      const paidHash = await sendToken(payer, charge.deposit, units('3'));
+      await mine(5); // seen, below the depth of 30
+      for (let i = 0; i < 20 && !(await getDb().select().from(payments).where(eq(payments.txHash, paidHash))).length; i++) {
+        await jobsOnce({ sweeps: false });
+      }
+      const [seen] = await getDb().select().from(payments).where(eq(payments.txHash, paidHash));
+      expect(seen?.status).toBe('pending');
+      // A longer branch where the payer spent the same nonce elsewhere.
+      await rpc('evm_revert', [snapshot]);
+      s.note('reorg');
+      await sendToken(payer, stranger(), units('3'));
+      // The watcher notes it missing from its block, never drops it on one look; a depth later, it does.
+      const statusOf = async () => (await getDb().select().from(payments).where(eq(payments.txHash, paidHash)))[0]?.status;
+      for (let i = 0; i < 30 && (await statusOf()) === 'pending'; i++) {
+        await mine(5);
+        await jobsOnce({ sweeps: false });
+      }
+      const [dropped] = await getDb().select().from(payments).where(eq(payments.txHash, paidHash));
+      const [waiting] = await getDb().select({ status: charges.status }).from(charges).where(eq(charges.id, charge.chargeId));
+      expect(dropped?.status).toBe('dropped');
+      expect(waiting!.status).not.toBe('succeeded');
+      // The payer pays again (another wallet): this one counts.
+      const again = await outsideWallet('3');
+      await sendToken(again, charge.deposit, units('3'));
       await mine(5);
-      await jobsOnce({ sweeps: false });
-    }
-    const [dropped] = await getDb().select().from(payments).where(eq(payments.txHash, paidHash));
-    const [waiting] = await getDb().select({ status: charges.status }).from(charges).where(eq(charges.id, charge.chargeId));
-    expect(dropped?.status).toBe('dropped');
-    expect(waiting!.status).not.toBe('succeeded');
-    // The payer pays again (another wallet): this one counts.
-    const again = await outsideWallet('3');
-    await sendToken(again, charge.deposit, units('3'));
-    await mine(5);
-    await jobsOnce();
-  });
+      await jobsOnce();
+    },
+  );
 });
 
 // Last in the file: it leaves the books explained, not balanced (see docs/adr/0033-payments-reversed-after-settlement.md).

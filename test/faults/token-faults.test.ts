@@ -45,7 +45,13 @@ const ERC20 = 'ERC-20 (USDC) money paths';
 const TIMEOUTS = 'RPC timeouts, hangs, 429 on send (ERC-20)';
 
 beforeAll(async () => {
-  await startTokenWorld({ chain: 'POLYGON', symbol: 'USDC', dbPrefix: 'faults_token', localChains: 'POLYGON_AMOY', merchantFunding: '500' });
+  await startTokenWorld({
+    chain: 'POLYGON',
+    symbol: 'USDC',
+    dbPrefix: 'faults_token',
+    localChains: 'POLYGON_AMOY',
+    merchantFunding: '500',
+  });
 }, SCENARIO_TIMEOUT);
 
 afterAll(() => stopTokenWorld('faults-token'));
@@ -59,30 +65,34 @@ const canceledSince = (since: Date) =>
     .where(and(gt(outboundTransfers.createdAt, since), eq(outboundTransferAttempts.kind, 'cancel')));
 
 describe('ERC-20 payments, sweeps, refunds and withdrawals under RPC faults', () => {
-  scenario(ERC20, '25 % of RPC calls fail: a USDC balance payment, a withdrawal and a refund from the deposit (each retried)', async (s) => {
-    const consumer = await newConsumer('30');
-    const charge = await newCharge('5');
-    const paid = await paidCharge('4', { sweeps: false });
-    const destination = stranger();
-    const refundKey = newRefundRequestId();
-    await s.expectArrival('withdrawal', destination, units('1.5'));
-    await s.expectArrival('refund', paid.payer, units('4'));
-    await s.expectArrival('merchant wallet (two sweeps less the withdrawal)', w().merchantWallet, units('5') - units('1.5'));
-    s.expectCharge(charge.chargeId, 'succeeded');
-    s.expectCharge(paid.chargeId, 'succeeded');
+  scenario(
+    ERC20,
+    '25 % of RPC calls fail: a USDC balance payment, a withdrawal and a refund from the deposit (each retried)',
+    async (s) => {
+      const consumer = await newConsumer('30');
+      const charge = await newCharge('5');
+      const paid = await paidCharge('4', { sweeps: false });
+      const destination = stranger();
+      const refundKey = newRefundRequestId();
+      await s.expectArrival('withdrawal', destination, units('1.5'));
+      await s.expectArrival('refund', paid.payer, units('4'));
+      await s.expectArrival('merchant wallet (two sweeps less the withdrawal)', w().merchantWallet, units('5') - units('1.5'));
+      s.expectCharge(charge.chargeId, 'succeeded');
+      s.expectCharge(paid.chargeId, 'succeeded');
 
-    s.inject({ errorRate: 0.25 });
-    s.requireFault('error');
-    await retried(() => payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }));
-    await retried(() => withdrawFromMerchantWallet(withdrawal(destination, '1.5')));
-    await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: refundKey }));
-    for (let i = 0; i < 6; i++) {
-      await mine(10);
-      await jobsOnce();
-    }
-    // Each spend of a wallet without POL went after the tank's top-up.
-    expect(await transfersOf(charge.chargeId, 'gas_topup')).not.toHaveLength(0);
-  });
+      s.inject({ errorRate: 0.25 });
+      s.requireFault('error');
+      await retried(() => payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }));
+      await retried(() => withdrawFromMerchantWallet(withdrawal(destination, '1.5')));
+      await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: refundKey }));
+      for (let i = 0; i < 6; i++) {
+        await mine(10);
+        await jobsOnce();
+      }
+      // Each spend of a wallet without POL went after the tank's top-up.
+      expect(await transfersOf(charge.chargeId, 'gas_topup')).not.toHaveLength(0);
+    },
+  );
 
   scenario(ERC20, 'a sweep whose gas top-up is lost and whose sweep send is answered with an error after the node took it', async (s) => {
     const paid = await paidCharge('6', { sweeps: false });
@@ -100,22 +110,26 @@ describe('ERC-20 payments, sweeps, refunds and withdrawals under RPC faults', ()
     expect(await transfersOf(paid.chargeId, 'gas_topup')).toHaveLength(1);
   });
 
-  scenario(ERC20, 'receipts answer "not found" 70 % of the time while a USDC refund from the merchant wallet and a withdrawal settle', async (s) => {
-    const paid = await paidCharge('3'); // swept: the refund comes from the merchant wallet
-    const destination = stranger();
-    await s.expectArrival('refund', paid.payer, units('3'));
-    await s.expectArrival('withdrawal', destination, units('2'));
-    s.expectCharge(paid.chargeId, 'succeeded');
-    s.inject({ missingReceiptRate: 0.7 });
-    s.requireFault('missing_receipt');
-    await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: newRefundRequestId() }));
-    await retried(() => withdrawFromMerchantWallet(withdrawal(destination, '2')));
-    for (let i = 0; i < 6; i++) {
-      await mine(10);
-      await jobsOnce();
-    }
-    expect(await canceledSince(s.started)).toEqual([]);
-  });
+  scenario(
+    ERC20,
+    'receipts answer "not found" 70 % of the time while a USDC refund from the merchant wallet and a withdrawal settle',
+    async (s) => {
+      const paid = await paidCharge('3'); // swept: the refund comes from the merchant wallet
+      const destination = stranger();
+      await s.expectArrival('refund', paid.payer, units('3'));
+      await s.expectArrival('withdrawal', destination, units('2'));
+      s.expectCharge(paid.chargeId, 'succeeded');
+      s.inject({ missingReceiptRate: 0.7 });
+      s.requireFault('missing_receipt');
+      await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: newRefundRequestId() }));
+      await retried(() => withdrawFromMerchantWallet(withdrawal(destination, '2')));
+      for (let i = 0; i < 6; i++) {
+        await mine(10);
+        await jobsOnce();
+      }
+      expect(await canceledSince(s.started)).toEqual([]);
+    },
+  );
 });
 
 /** A consumer holding USDC and its own POL for gas (sent on the record), and a wallet send of `amount` to `to`. */
@@ -123,57 +137,73 @@ async function walletSend(amount: string, to: string) {
   const consumer = await newConsumer('10');
   await sendNative(w().funder, consumer.address, parseEther('1'));
   await jobsOnce({ sweeps: false }); // the POL arrives on the record
-  const input = { userId: consumer.userId, sendId: newSendId(), pin: PIN, chain: w().chain, tokenAddress: w().token.address, toAddress: to, amount };
+  const input = {
+    userId: consumer.userId,
+    sendId: newSendId(),
+    pin: PIN,
+    chain: w().chain,
+    tokenAddress: w().token.address,
+    toAddress: to,
+    amount,
+  };
   return { input, address: consumer.address };
 }
 
 const CANCEL = 'The cancel path (definite refusals)';
 
 describe('the cancel path under faults', () => {
-  scenario(CANCEL, 'a USDC wallet send refused three times amid 429s: its nonce is filled by a cancel, nothing moves; sent again, it lands once', async (s) => {
-    const destination = stranger();
-    const { input: first } = await walletSend('2', destination);
-    await s.expectArrival('wallet send (the second)', destination, units('2'), 0n);
-    s.inject({ refuseSends: 3, transportFaults: { count: 2, kinds: ['http_429', 'http_503'], methods: ['eth_sendRawTransaction'] } });
-    s.requireFault('refused_send', 'transport_http_429');
-    const sent = await sendFromWallet(first);
-    for (let i = 0; i < 8; i++) {
+  scenario(
+    CANCEL,
+    'a USDC wallet send refused three times amid 429s: its nonce is filled by a cancel, nothing moves; sent again, it lands once',
+    async (s) => {
+      const destination = stranger();
+      const { input: first } = await walletSend('2', destination);
+      await s.expectArrival('wallet send (the second)', destination, units('2'), 0n);
+      s.inject({ refuseSends: 3, transportFaults: { count: 2, kinds: ['http_429', 'http_503'], methods: ['eth_sendRawTransaction'] } });
+      s.requireFault('refused_send', 'transport_http_429');
+      const sent = await sendFromWallet(first);
+      for (let i = 0; i < 8; i++) {
+        await reconcileDueTransfers({ ignoreSchedule: true });
+        await mine(10);
+      }
+      s.heal();
       await reconcileDueTransfers({ ignoreSchedule: true });
-      await mine(10);
-    }
-    s.heal();
-    await reconcileDueTransfers({ ignoreSchedule: true });
-    const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, sent.transferId));
-    expect(row).toMatchObject({ status: 'failed', error: expect.stringMatching(/canceled/) });
-    expect((await canceledSince(s.started)).map((c) => c.transferId)).toEqual([sent.transferId]);
-    s.expectFailed(sent.transferId);
-    s.note('canceled', 1);
-    // The user sees it failed and sends again (a new form): this one lands.
-    await sendFromWallet({ ...first, sendId: newSendId() });
-  });
+      const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, sent.transferId));
+      expect(row).toMatchObject({ status: 'failed', error: expect.stringMatching(/canceled/) });
+      expect((await canceledSince(s.started)).map((c) => c.transferId)).toEqual([sent.transferId]);
+      s.expectFailed(sent.transferId);
+      s.note('canceled', 1);
+      // The user sees it failed and sends again (a new form): this one lands.
+      await sendFromWallet({ ...first, sendId: newSendId() });
+    },
+  );
 
-  scenario(CANCEL, 'a cancel racing the original a node already took (its answer lost), both in the mempool: exactly one of them is mined', async (s) => {
-    const destination = stranger();
-    const { input, address } = await walletSend('3', destination);
-    await automine(false);
-    s.inject({ failAfterSends: 1, refuseSends: 3 });
-    s.requireFault('fail_after_send', 'refused_send');
-    await sendFromWallet(input).catch(() => null); // the answer is lost: the user does not know
-    for (let i = 0; i < 5; i++) await reconcileDueTransfers({ ignoreSchedule: true });
-    s.heal();
-    await automine(true);
-    await mine(w().depth + 1);
-    for (let i = 0; i < 4; i++) {
-      await reconcileDueTransfers({ ignoreSchedule: true });
-      await mine(10);
-    }
-    const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.fromAddress, address));
-    const canceled = (await canceledSince(s.started)).length > 0;
-    s.note(canceled ? 'cancel signed' : 'no cancel needed');
-    if (row!.status === 'failed') s.expectFailed(row!.id);
-    s.note(row!.status === 'failed' ? 'the cancel was mined' : 'the original was mined');
-    await s.expectArrival('wallet send', destination, row!.status === 'failed' ? 0n : units('3'), 0n);
-  });
+  scenario(
+    CANCEL,
+    'a cancel racing the original a node already took (its answer lost), both in the mempool: exactly one of them is mined',
+    async (s) => {
+      const destination = stranger();
+      const { input, address } = await walletSend('3', destination);
+      await automine(false);
+      s.inject({ failAfterSends: 1, refuseSends: 3 });
+      s.requireFault('fail_after_send', 'refused_send');
+      await sendFromWallet(input).catch(() => null); // the answer is lost: the user does not know
+      for (let i = 0; i < 5; i++) await reconcileDueTransfers({ ignoreSchedule: true });
+      s.heal();
+      await automine(true);
+      await mine(w().depth + 1);
+      for (let i = 0; i < 4; i++) {
+        await reconcileDueTransfers({ ignoreSchedule: true });
+        await mine(10);
+      }
+      const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.fromAddress, address));
+      const canceled = (await canceledSince(s.started)).length > 0;
+      s.note(canceled ? 'cancel signed' : 'no cancel needed');
+      if (row!.status === 'failed') s.expectFailed(row!.id);
+      s.note(row!.status === 'failed' ? 'the cancel was mined' : 'the original was mined');
+      await s.expectArrival('wallet send', destination, row!.status === 'failed' ? 0n : units('3'), 0n);
+    },
+  );
 });
 
 describe('the cancel path, RPC timeouts and hangs, HTTP 429 on send (N10)', () => {

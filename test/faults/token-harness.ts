@@ -199,7 +199,10 @@ export async function newCharge(amount: string): Promise<{ chargeId: string; dep
 }
 
 /** A charge paid in the token from a fresh outside wallet (its refunds go back there), settled. */
-export async function paidCharge(amount: string, options: { sweeps?: boolean } = {}): Promise<{ chargeId: string; deposit: Address; payer: Address }> {
+export async function paidCharge(
+  amount: string,
+  options: { sweeps?: boolean } = {},
+): Promise<{ chargeId: string; deposit: Address; payer: Address }> {
   const charge = await newCharge(amount);
   const payer = await outsideWallet(amount);
   await sendToken(payer, charge.deposit, units(amount));
@@ -432,7 +435,8 @@ export class Scenario {
 
     const ledger = await reconcileChain(world.chain);
     if (ledger.error) problems.push(`reconciliation: ${ledger.error}`);
-    for (const d of ledger.discrepancies) problems.push(`ledger: ${d.holder} ${d.address} holds ${d.actual} ${d.symbol}, expected ${d.expected}`);
+    for (const d of ledger.discrepancies)
+      problems.push(`ledger: ${d.holder} ${d.address} holds ${d.actual} ${d.symbol}, expected ${d.expected}`);
     unaccounted += ledger.discrepancies.length + (ledger.error ? 1 : 0);
     const outcome: Outcome = {
       scenario: this.name,
@@ -451,7 +455,9 @@ export class Scenario {
     if (problems.length) {
       // What moved, for whoever reads the failure.
       for (const t of transfers) {
-        problems.push(`  (${t.purpose} ${t.status}: ${t.fromAddress} → ${t.toAddress} ${t.amountBaseUnits} of ${t.tokenAddress}, charge ${t.chargeId ?? '—'})`);
+        problems.push(
+          `  (${t.purpose} ${t.status}: ${t.fromAddress} → ${t.toAddress} ${t.amountBaseUnits} of ${t.tokenAddress}, charge ${t.chargeId ?? '—'})`,
+        );
       }
     }
     expect(problems, problems.join('\n')).toEqual([]);
