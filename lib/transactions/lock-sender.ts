@@ -19,11 +19,14 @@ export async function lockSender(tx: DbOrTx, chain: ChainName, from: Address): P
 }
 
 export interface InFlight {
-  /** Per token (lower-case address): value signed or broadcast but not yet in a block. */
+  /** Per token (lower-case address): value signed or broadcast but not yet in a block (or, against balances of a block, in a later one). */
   valueOut: Map<string, bigint>;
   /** Native coin those transfers may still take: their native value plus gas limit × max fee. */
   nativeOut: bigint;
-  /** Per token (lower-case address): value on its way to this wallet from our own transfers (gas top-ups, sweeps), not yet in a block. */
+  /**
+   * Per token (lower-case address): value on its way to this wallet from our own transfers (gas top-ups,
+   * sweeps), not in the balances read: not yet in a block, or in one after the balances' block.
+   */
   valueIn: Map<string, bigint>;
   /** Those incoming transfers, per token: a spend that counts on them must wait for them. */
   incomingIds: Map<string, string[]>;
