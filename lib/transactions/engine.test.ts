@@ -480,4 +480,32 @@ describe('a slow node is not a refusal (N10)', () => {
     expect(await settleToDepth(transfer.id)).toBe('failed');
     expect((await transferRow(transfer.id)).error).toMatch(/canceled/);
   });
+  it('a gas top-up refused for funds (the tank dry, or a node behind the balancer that thinks so) is never canceled: it waits, and the spend behind it lands', async () => {
+    const sender = await funded({ native: 0n });
+    const to = stranger();
+    const recorded = await send({
+      from: sender.address,
+      to,
+      token: USDT,
+      amount: 1_000_000n,
+      sponsor: { userId: sender.userId },
+      submit: false,
+    });
+    proxy.inject({ refuseSends: 4 });
+    await submitTransfer(recorded, { waitForGasMs: 0 });
+    // TRANSFER_CANCEL_AFTER_FAILURES is 2 in this file: as refusals of any other transfer, these would cancel it.
+    for (let i = 0; i < 3; i++) await reconcile();
+    expect(proxy.counts().refused_send).toBe(4);
+    const topUp = await transferRow(recorded.gasTopUp!.id);
+    expect(topUp).toMatchObject({ status: 'signed', error: expect.stringMatching(/insufficient_funds/) });
+    expect((await attemptsOf(topUp.id)).map((a) => a.kind)).toEqual(['original']);
+    expect((await transferRow(recorded.transfer.id)).status).toBe('signed');
+    proxy.inject({}); // the tank is funded (or the node catches up)
+    for (const id of [recorded.gasTopUp!.id, recorded.transfer.id]) {
+      await reconcile();
+      expect(await settleToDepth(id)).toBe('confirmed');
+    }
+    const usdt = await client.readContract({ address: USDT.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [to] });
+    expect(usdt).toBe(1_000_000n);
+  });
 });

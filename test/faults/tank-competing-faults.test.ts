@@ -8,7 +8,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, outboundTransfers, payments } from '@/lib/db/schema';
+import { chargeEvents, charges, outboundTransferAttempts, outboundTransfers, payments } from '@/lib/db/schema';
 import { reconcileChain } from '@/lib/ledger/reconcile-chains';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
@@ -143,6 +143,26 @@ describe('the gas tank', () => {
       await automine(true);
     },
   );
+});
+
+describe('the gas tank refused', () => {
+  scenario(TANK, 'the tank’s top-up before a USDC refund refused three times for funds (the tank dry at its first send): never canceled, the refund lands once refilled', async (s) => {
+    const paid = await paidCharge('3', { sweeps: false });
+    s.expectCharge(paid.chargeId, 'succeeded');
+    await s.expectArrival('refund', paid.payer, units('3'), 0n);
+    s.inject({ refuseSends: 3 });
+    s.requireFault('refused_send');
+    await createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: newRefundRequestId() });
+    for (let i = 0; i < 6; i++) {
+      await reconcileDueTransfers({ ignoreSchedule: true });
+      await mine(5);
+    }
+    // The tank's refusals never cancel its top-up (it waits for funds): nothing is canceled, nothing failed.
+    const [topUp] = await transfersOf(paid.chargeId, 'gas_topup');
+    const attempts = await getDb().select().from(outboundTransferAttempts).where(eq(outboundTransferAttempts.transferId, topUp!.id));
+    expect(attempts.map((a) => a.kind)).toEqual(['original']);
+    expect(topUp!.status).not.toBe('failed');
+  });
 });
 
 describe('competing spends of one wallet', () => {
