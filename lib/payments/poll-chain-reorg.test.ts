@@ -162,7 +162,7 @@ describe('re-organisations with re-inclusion (confirmation depth 3)', () => {
   });
 });
 
-describe('re-organisations deeper than the confirmation depth (docs/adr/0035)', () => {
+describe('re-organisations deeper than the confirmation depth (docs/adr/0036)', () => {
   it('a payment gone after its charge succeeded: followed again, dropped after re-checks, the charge stays succeeded and its timeline says so once', async () => {
     const { chargeId, deposit } = await newCharge('GEM', '4');
     const { hash } = await anvil.transferToken(payer, GEM, deposit, parseUnits('4', 18));

@@ -172,7 +172,7 @@ async function settleBatch(tx: DbOrTx, ids: readonly string[]): Promise<ChargeRo
 /**
  * Payments of succeeded charges re-organised out of the chain after they counted (a re-organisation deeper
  * than the confirmation depth; the payer's double spend), so the charge is no longer covered: a timeline
- * entry `charge.payment_reversed` once per payment, and an error for an operator (docs/adr/0035). The charge
+ * entry `charge.payment_reversed` once per payment, and an error for an operator (docs/adr/0036). The charge
  * stays succeeded and nothing is taken back from the merchant automatically: what was delivered, and
  * whether to claw anything back, is a human's decision.
  */

@@ -227,7 +227,7 @@ async function writeObservation<Target extends { address: string }>(
   const { window } = observation;
   // A re-organisation may be deeper than the confirmation depth: what was settled in the blocks scanned
   // again is followed again like any open transfer (still there: confirmed again; re-included: moved;
-  // gone, e.g. double-spent: dropped after re-checks, and its owner told, docs/adr/0035).
+  // gone, e.g. double-spent: dropped after re-checks, and its owner told, docs/adr/0036).
   if (observation.reorgFrom !== undefined && consumer.store.reopenSettled) {
     for (const owner of await consumer.store.reopenSettled(tx, chain, observation.reorgFrom)) result.owners.add(owner);
   }

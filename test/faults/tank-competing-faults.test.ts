@@ -277,7 +277,7 @@ describe('re-orgs of incoming payments', () => {
   );
 });
 
-// Last in the file: it leaves the books explained, not balanced (see docs/adr/0035-payments-reversed-after-settlement.md).
+// Last in the file: it leaves the books explained, not balanced (see docs/adr/0036-payments-reversed-after-settlement.md).
 describe('a re-organisation deeper than the confirmation depth', () => {
   it(
     'a USDC payment reversed (double-spent) after its charge succeeded and was swept: recorded, on the timeline once, nothing clawed back, the reconciliation shows where',
