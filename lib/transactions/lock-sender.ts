@@ -23,10 +23,7 @@ export interface InFlight {
   valueOut: Map<string, bigint>;
   /** Native coin those transfers may still take: their native value plus gas limit × max fee. */
   nativeOut: bigint;
-  /**
-   * Per token (lower-case address): value on its way to this wallet from our own transfers (gas top-ups,
-   * sweeps), not in the balances read: not yet in a block, or in one after the balances' block.
-   */
+  /** Per token (lower-case address): value on its way to this wallet from our own transfers (gas top-ups, sweeps), not yet in the balances read. */
   valueIn: Map<string, bigint>;
   /** Those incoming transfers, per token: a spend that counts on them must wait for them. */
   incomingIds: Map<string, string[]>;
@@ -36,8 +33,9 @@ export interface InFlight {
 }
 
 /**
- * The balances the in-flight records are counted against: read at `atBlock` (prepareTransfer), with the
- * incoming transfers already in that block. Without it, against the latest balances.
+ * What the balances the in-flight records are counted against may already hold (prepareTransfer): read no
+ * earlier than block `atBlock`, with these incoming transfers possibly in them. Without it, against the
+ * latest balances as if nothing had landed since.
  */
 export interface BalancesAt {
   atBlock: bigint;
@@ -45,10 +43,10 @@ export interface BalancesAt {
 }
 
 /**
- * What `from`'s recorded transfers have in flight on `chain`. Call under `lockSender`. Against balances read
- * at a block (`at`), each transfer counts once (N19): our transfers recorded as in a block after it still
- * spend (outgoing) or arrive (incoming, with no need to wait for them), and incoming ones the records still
- * show in flight but already in it are in the balance already, not on their way.
+ * What `from`'s recorded transfers have in flight on `chain`. Call under `lockSender`. Each transfer counts
+ * once, erring towards "not there yet" (N19): outgoing ones recorded as in a block after `at.atBlock` still
+ * spend (the balances may predate them); incoming ones that may already be in the balances are not counted
+ * again as on their way.
  */
 export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at?: BalancesAt): Promise<InFlight> {
   const inFlight = inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES]);
@@ -70,19 +68,10 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
         and(eq(outboundTransfers.chain, chain), eq(outboundTransfers.fromAddress, from), afterRead ? or(inFlight, afterRead) : inFlight),
       ),
     tx
-      .select({
-        id: outboundTransfers.id,
-        tokenAddress: outboundTransfers.tokenAddress,
-        amount: outboundTransfers.amountBaseUnits,
-        status: outboundTransfers.status,
-      })
+      .select({ id: outboundTransfers.id, tokenAddress: outboundTransfers.tokenAddress, amount: outboundTransfers.amountBaseUnits })
       .from(outboundTransfers)
       .where(
-        and(
-          eq(outboundTransfers.chain, chain),
-          eq(outboundTransfers.toAddress, from),
-          afterRead ? or(and(inFlight, notLanded), afterRead) : inFlight,
-        ),
+        and(eq(outboundTransfers.chain, chain), eq(outboundTransfers.toAddress, from), notLanded ? and(inFlight, notLanded) : inFlight),
       ),
     tx
       .select({ nonce: sql<number | null>`max(${outboundTransfers.nonce})` })
@@ -103,8 +92,7 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
   for (const row of incoming) {
     const token = row.tokenAddress.toLowerCase();
     valueIn.set(token, (valueIn.get(token) ?? 0n) + row.amount);
-    // One already in a block (after the balances' block) is counted without waiting for it.
-    if ((IN_FLIGHT_STATUSES as readonly string[]).includes(row.status)) incomingIds.set(token, [...(incomingIds.get(token) ?? []), row.id]);
+    incomingIds.set(token, [...(incomingIds.get(token) ?? []), row.id]);
   }
   return {
     valueOut,

@@ -32,18 +32,20 @@ export interface TransferSpend {
 
 interface ChainFacts {
   /**
-   * The block the balances were read at (the latest when read). Our transfers the records still show in
-   * flight may already be in it, and ones recorded as included may be after it: inFlightOf counts each
-   * transfer once against balances of this block (a top-up already landed is not counted twice, N19).
+   * The head before the balances were read (they are at it or later). Our transfers recorded as in a block
+   * after it may not be in the balances yet: inFlightOf still counts them as spending (N19).
    */
   atBlock: bigint;
-  /** Native balance at `atBlock`. */
+  /** Native balance at the latest block. */
   nativeBalance: bigint;
-  /** Balance of the spent token at `atBlock` (ERC-20 spends only). */
+  /** Balance of the spent token at the latest block (ERC-20 spends only). */
   tokenBalance?: bigint;
   /** The node's pending nonce: a floor; our records decide above it. */
   chainNonce: number;
-  /** Our transfers to this address the records show in flight that are already in `atBlock` (their sender's nonce there is past theirs). */
+  /**
+   * Our transfers to this address the records still show in flight that may already be in the balances
+   * (their sender's nonce, read after the balances, is past theirs): not counted again as on their way.
+   */
   landedIncoming: string[];
 }
 
@@ -84,30 +86,25 @@ async function readFacts(
   atBlock: bigint,
   token?: TokenInfo,
 ): Promise<ChainFacts> {
-  const [nativeBalance, tokenBalance, chainNonce, landedIncoming] = await Promise.all([
-    client.getBalance({ address, blockNumber: atBlock }),
+  const [nativeBalance, tokenBalance, chainNonce] = await Promise.all([
+    client.getBalance({ address }),
     token && !token.isNative
-      ? client.readContract({
-          address: token.address as Address,
-          abi: erc20Abi,
-          functionName: 'balanceOf',
-          args: [address],
-          blockNumber: atBlock,
-        })
+      ? client.readContract({ address: token.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
       : Promise.resolve(undefined),
     client.getTransactionCount({ address, blockTag: 'pending' }),
-    landedIncomingTransfers(client, chain, address, atBlock),
   ]);
+  // After the balances: whatever they hold of our transfers on their way has landed by now.
+  const landedIncoming = await landedIncomingTransfers(client, chain, address);
   return { atBlock, nativeBalance, tokenBalance, chainNonce, landedIncoming };
 }
 
 /**
- * Which of our transfers to `address` that the records still show in flight are already in block
- * `atBlock` (the reconciler has not seen them yet). Read after `atBlock` was fixed, so a transfer recorded
- * later cannot be in it; one whose sender's nonce at `atBlock` is past its own was mined by then (or its
- * nonce was filled by a cancel: not counting its value is then right too).
+ * Which of our transfers to `address` that the records still show in flight may be in balances read just
+ * before (the reconciler has not seen them yet): those whose sender's nonce, read now, is past theirs. One
+ * that landed after the balances were read is wrongly taken as in them: the spend then counts less, never
+ * more (a cancel that filled the nonce moved nothing: also right not to count).
  */
-async function landedIncomingTransfers(client: PublicClient, chain: ChainName, address: Address, atBlock: bigint): Promise<string[]> {
+async function landedIncomingTransfers(client: PublicClient, chain: ChainName, address: Address): Promise<string[]> {
   const incoming = await getDb()
     .select({ id: outboundTransfers.id, from: outboundTransfers.fromAddress, nonce: outboundTransfers.nonce })
     .from(outboundTransfers)
@@ -120,9 +117,7 @@ async function landedIncomingTransfers(client: PublicClient, chain: ChainName, a
     );
   const senders = [...new Set(incoming.map((row) => row.from))];
   const nonces = new Map(
-    await Promise.all(
-      senders.map(async (from) => [from, await client.getTransactionCount({ address: from as Address, blockNumber: atBlock })] as const),
-    ),
+    await Promise.all(senders.map(async (from) => [from, await client.getTransactionCount({ address: from as Address })] as const)),
   );
   return incoming.filter((row) => (nonces.get(row.from) ?? 0) > row.nonce).map((row) => row.id);
 }
@@ -145,7 +140,7 @@ export async function prepareTransfer(input: {
   const call = input.call ?? tokenTransferCall(input.spend.token, getAddress(input.spend.recipient), input.spend.amount);
   try {
     const fallback = input.call ? FALLBACK_GAS.call : input.spend.token.isNative ? FALLBACK_GAS.native : FALLBACK_GAS.erc20;
-    // Balances at one fixed block, read before the records of what is in flight (landedIncomingTransfers).
+    // The head before the balances: a transfer included after it may not be in them yet (inFlightOf).
     const atBlock = await client.getBlockNumber({ cacheTime: 0 });
     const [gas, fees, sender, tank] = await Promise.all([
       input.gas ?? client.estimateGas({ account: from, ...call }).catch(() => fallback),
