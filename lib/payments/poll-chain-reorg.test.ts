@@ -166,6 +166,56 @@ describe('re-organisations with re-inclusion (confirmation depth 3)', () => {
   });
 });
 
+describe('re-organisations deeper than the confirmation depth (docs/adr/0036)', () => {
+  it('a payment gone after its charge succeeded: followed again, dropped after re-checks, the charge stays succeeded and its timeline says so once', async () => {
+    const { chargeId, deposit } = await newCharge('GEM', '4');
+    const { hash } = await anvil.transferToken(payer, GEM, deposit, parseUnits('4', 18));
+    await poll();
+    await anvil.mine(CONFIRMATIONS);
+    await poll();
+    expect(await statusOf(chargeId)).toBe('succeeded');
+    expect((await paymentsOf(chargeId)).map((p) => p.status)).toEqual(['confirmed']);
+
+    // Five blocks replaced (deeper than 3), and nobody sends it again (the payer spent the nonce elsewhere).
+    await anvil.reorg(CONFIRMATIONS + 2);
+    await expect(anvil.client.getTransaction({ hash })).rejects.toThrow();
+    expect((await poll())?.reorg).toBe(true);
+    expect((await paymentsOf(chargeId)).map((p) => p.status)).toEqual(['pending']); // followed again, not yet judged
+    for (let i = 0; i < 4; i++) {
+      await poll();
+      await anvil.mine(2);
+    }
+    await poll();
+    expect((await paymentsOf(chargeId)).map((p) => p.status)).toEqual(['dropped']);
+    expect(await statusOf(chargeId)).toBe('succeeded');
+    await poll(); // settled again: reported once, not per poll
+    const timeline = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
+    expect(timeline.filter((e) => e.type === 'charge.payment_reversed').map((e) => e.data)).toEqual([
+      expect.objectContaining({ txHash: hash, amountBaseUnits: parseUnits('4', 18).toString(), chain: 'DFK' }),
+    ]);
+  });
+
+  it('a payment re-included after a deep re-organisation is confirmed again in its new block, with no reversal reported', async () => {
+    const { chargeId, deposit } = await newCharge('GEM', '2');
+    const { raw, hash } = await anvil.transferToken(payer, GEM, deposit, parseUnits('2', 18));
+    await poll();
+    await anvil.mine(CONFIRMATIONS);
+    await poll();
+    expect(await statusOf(chargeId)).toBe('succeeded');
+    await anvil.reorg(CONFIRMATIONS + 2, [[raw, 2]]);
+    for (let i = 0; i < 3; i++) {
+      await poll();
+      await anvil.mine(2);
+    }
+    await poll();
+    const receipt = await anvil.client.getTransactionReceipt({ hash });
+    expect(await paymentsOf(chargeId)).toEqual([expect.objectContaining({ status: 'confirmed', blockHash: receipt.blockHash })]);
+    const timeline = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
+    expect(timeline.filter((e) => e.type === 'charge.payment_reversed')).toEqual([]);
+    expect(await statusOf(chargeId)).toBe('succeeded');
+  });
+});
+
 describe('native coin paid through a contract (internal calls)', () => {
   async function payThroughForwarder() {
     const forwarder = await anvil.plantForwarder();

@@ -8,7 +8,7 @@
  *
  * One instance watches a chain at a time (advisory lock `chain-watcher:<chain>`).
  */
-import { and, eq, gt, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, ne, notLike, sql } from 'drizzle-orm';
 import type { Hex, PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { crashPoint } from '@/lib/crash-points';
@@ -101,6 +101,22 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
       if (location.blockHash !== undefined) await transitionPayments(tx, { ids: [id], to: 'pending' });
     },
     open: (tx, chain) => openPayments(tx, chain),
+    async reopenSettled(tx, chain, fromBlock) {
+      // Payments seen on chain (not the no-trace balance credits, which have no transaction to look for).
+      const rows = await tx
+        .select({ id: payments.id, chargeId: payments.chargeId })
+        .from(payments)
+        .where(
+          and(
+            eq(payments.chain, chain),
+            statusIs(payments.status, 'confirmed'),
+            gte(payments.blockNumber, fromBlock),
+            notLike(payments.txHash, 'balance:%'),
+          ),
+        );
+      await transitionPayments(tx, { ids: rows.map((row) => row.id), to: 'pending', patch: { missingSinceBlock: null } });
+      return rows.map((row) => row.chargeId);
+    },
     async update(tx, ids, { status, ...patch }) {
       if (status) await transitionPayments(tx, { ids, to: status, patch });
       else await tx.update(payments).set(patch).where(inArray(payments.id, ids));

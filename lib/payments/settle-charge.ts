@@ -16,6 +16,7 @@
 import { and, asc, eq, inArray, lte, ne, not, or } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import {
+  chargeEvents,
   charges,
   onrampOrders,
   outboundTransferAttempts,
@@ -28,6 +29,7 @@ import { IN_FLIGHT_HOLD_MS, paymentInFlightExists } from '@/lib/charges/payment-
 import { transitionCharge } from '@/lib/charges/transition-charge';
 import { recordChargeEvents, transitionCharges } from '@/lib/charges/transition-charges';
 import { scannedPast } from '@/lib/scanner/scanned-past';
+import { log } from '@/lib/log';
 import { fundingOf } from '@/lib/charges/funding';
 
 /** `tx` must be a transaction (row locks). */
@@ -161,9 +163,66 @@ async function settleBatch(tx: DbOrTx, ids: readonly string[]): Promise<ChargeRo
     ];
   });
   await recordChargeEvents(tx, overpaid);
+  await recordChargeEvents(tx, await reversedPayments(tx, locked, rowsOf));
 
   for (const row of succeeded) current.set(row.id, row);
   return locked.map((charge) => current.get(charge.id) ?? charge);
+}
+
+/**
+ * Payments of succeeded charges re-organised out of the chain after they counted (a re-organisation deeper
+ * than the confirmation depth; the payer's double spend), so the charge is no longer covered: a timeline
+ * entry `charge.payment_reversed` once per payment, and an error for an operator (docs/adr/0036). The charge
+ * stays succeeded and nothing is taken back from the merchant automatically: what was delivered, and
+ * whether to claw anything back, is a human's decision.
+ */
+async function reversedPayments(tx: DbOrTx, locked: readonly ChargeRow[], rowsOf: ReadonlyMap<string, PaymentRow[]>) {
+  const uncovered = locked.filter((charge) => {
+    if (charge.status !== 'succeeded') return false;
+    const rows = rowsOf.get(charge.id)!;
+    const counting = rows.filter((p) => !p.isLate && p.status !== 'dropped').reduce((sum, p) => sum + p.amountBaseUnits, 0n);
+    return counting < charge.totalBaseUnits && rows.some((p) => p.status === 'dropped' && !p.isLate);
+  });
+  if (!uncovered.length) return [];
+  const reported = await tx
+    .select({ chargeId: chargeEvents.chargeId, data: chargeEvents.data })
+    .from(chargeEvents)
+    .where(
+      and(
+        inArray(
+          chargeEvents.chargeId,
+          uncovered.map((c) => c.id),
+        ),
+        eq(chargeEvents.type, 'charge.payment_reversed'),
+      ),
+    );
+  const known = new Set(reported.map((row) => `${row.chargeId}:${String(row.data.txHash)}`));
+  return uncovered.flatMap((charge) =>
+    rowsOf
+      .get(charge.id)!
+      .filter((p) => p.status === 'dropped' && !p.isLate && !known.has(`${charge.id}:${p.txHash}`))
+      .map((payment) => {
+        log.error('a payment of a succeeded charge left the chain after it counted; review the charge', {
+          chargeId: charge.id,
+          chain: payment.chain,
+          txHash: payment.txHash,
+          amountBaseUnits: payment.amountBaseUnits.toString(),
+        });
+        return {
+          chargeId: charge.id,
+          fromStatus: 'succeeded' as const,
+          toStatus: 'succeeded' as const,
+          actor: 'system:chain-watcher',
+          type: 'charge.payment_reversed',
+          data: {
+            txHash: payment.txHash,
+            amountBaseUnits: payment.amountBaseUnits.toString(),
+            chain: payment.chain,
+            blockNumber: payment.blockNumber.toString(),
+          },
+        };
+      }),
+  );
 }
 
 /**

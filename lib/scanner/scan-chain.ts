@@ -107,6 +107,8 @@ interface Observation<Target> {
   latest: bigint;
   confirmations: number;
   reorg: boolean;
+  /** After a re-organisation: the first block scanned again (the fork base + 1); settled transfers from it on are re-opened. */
+  reorgFrom?: bigint;
   /** The window scanned and what it found; absent when nothing is above the cursor. */
   window?: {
     from: bigint;
@@ -201,7 +203,17 @@ async function observeChain<Target extends { address: string }>(
   }
 
   const sightings = await observeOpenTransfers(client, await consumer.store.open(db, chain), { latest, scannedThrough, knownHashes });
-  return { now, latest, confirmations, reorg, ...(window ? { window } : {}), atHead, knownHashes, sightings };
+  return {
+    now,
+    latest,
+    confirmations,
+    reorg,
+    ...(reorg ? { reorgFrom: from } : {}),
+    ...(window ? { window } : {}),
+    atHead,
+    knownHashes,
+    sightings,
+  };
 }
 
 /** Steps 3–7: the poll's writes, in one short transaction holding the lock, the cursor unchanged since it was read. */
@@ -214,6 +226,12 @@ async function writeObservation<Target extends { address: string }>(
 ): Promise<ScanResult> {
   const result: ScanResult = { ...emptyResult(chain), reorg: observation.reorg };
   const { window } = observation;
+  // A re-organisation may be deeper than the confirmation depth: what was settled in the blocks scanned
+  // again is followed again like any open transfer (still there: confirmed again; re-included: moved;
+  // gone, e.g. double-spent: dropped after re-checks, and its owner told, docs/adr/0036).
+  if (observation.reorgFrom !== undefined && consumer.store.reopenSettled) {
+    for (const owner of await consumer.store.reopenSettled(tx, chain, observation.reorgFrom)) result.owners.add(owner);
+  }
   if (window) {
     const recorded = await recordTransfers(tx, chain, consumer.store, window.found);
     result.recorded += recorded.recorded;

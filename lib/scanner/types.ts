@@ -63,6 +63,11 @@ export interface TransferStore<Target> {
   /** The chain's pending transfers, through a partial index: what each poll re-checks. */
   open(tx: DbOrTx, chain: ChainName): Promise<StoredTransfer[]>;
   update(tx: DbOrTx, ids: string[], patch: { status?: ObservedTransferStatus; missingSinceBlock?: bigint | null }): Promise<void>;
+  /**
+   * After a re-organisation: the confirmed transfers in blocks from `fromBlock` on, back to `pending`, so the
+   * re-checks follow them again (a re-organisation deeper than the confirmation depth). Returns their owners.
+   */
+  reopenSettled?(tx: DbOrTx, chain: ChainName, fromBlock: bigint): Promise<string[]>;
 }
 
 /** A native-coin address whose balance must match what was recorded for it (the no-traces fallback). */

@@ -4,7 +4,7 @@
  * shared development chains. Each test injects one fault and checks that the value moved exactly once.
  */
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, http, parseEther, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
+import { createPublicClient, erc20Abi, http, parseEther, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { HttpRequestError, InternalRpcError, LimitExceededRpcError, RpcRequestError, TimeoutError } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -22,7 +22,7 @@ import { uniqueEmail } from '@/test/accounts';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { startRpcFaultProxy, type RpcFaultProxy } from '@/test/faults/rpc-fault-proxy';
 import { TEST_SECRETS } from '@/test/test-secrets';
-import { classifySendError, submitTransfer } from './broadcast-transfer';
+import { broadcastTransfer, classifySendError, submitTransfer } from './broadcast-transfer';
 import { gasTankAccountFromSeed } from './gas-tank-key';
 import { prepareTransfer } from './prepare-transfer';
 import { SEND_BACKOFF_MAX_MS, sendBackoffMs } from './reconcile-transfers';
@@ -335,6 +335,29 @@ describe('faults the engine survives', () => {
     const recorded = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.fromAddress, sender.address));
     expect(recorded).toHaveLength(0);
   });
+
+  it('a gas top-up already in a block while its record still says broadcast is counted once: the next spend gets its own fee (N19, found by the fault suite)', async () => {
+    const sender = await funded({ native: 0n });
+    const sponsor = { userId: sender.userId };
+    const firstTo = stranger();
+    const first = await send({ from: sender.address, to: firstTo, token: USDT, amount: 1_000_000n, sponsor, submit: false });
+    // The top-up is mined at once (automine); the reconciler has not looked yet, and the spend waits for it.
+    await broadcastTransfer(first.gasTopUp!.id);
+    expect(await client.getBalance({ address: sender.address })).toBe(first.gasTopUp!.amountBaseUnits);
+    expect((await transferRow(first.gasTopUp!.id)).status).toBe('broadcast');
+    // The wallet holds the first spend's fee, which that spend (in flight) will use: the second needs its own.
+    const secondTo = stranger();
+    const second = await send({ from: sender.address, to: secondTo, token: USDT, amount: 1_000_000n, sponsor, submit: false });
+    expect(second.gasTopUp).toBeDefined();
+    await broadcastTransfer(second.gasTopUp!.id);
+    for (const transfer of [first.transfer, second.transfer]) {
+      await reconcile();
+      expect(await settleToDepth(transfer.id)).toBe('confirmed');
+    }
+    const usdtOf = (address: Address) =>
+      client.readContract({ address: USDT.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+    expect([await usdtOf(firstTo), await usdtOf(secondTo)]).toEqual([1_000_000n, 1_000_000n]);
+  });
 });
 
 describe('a slow node is not a refusal (N10)', () => {
@@ -456,5 +479,33 @@ describe('a slow node is not a refusal (N10)', () => {
     expect((await attemptsOf(transfer.id)).map((a) => a.kind)).toContain('cancel');
     expect(await settleToDepth(transfer.id)).toBe('failed');
     expect((await transferRow(transfer.id)).error).toMatch(/canceled/);
+  });
+  it('a gas top-up refused for funds (the tank dry, or a node behind the balancer that thinks so) is never canceled: it waits, and the spend behind it lands', async () => {
+    const sender = await funded({ native: 0n });
+    const to = stranger();
+    const recorded = await send({
+      from: sender.address,
+      to,
+      token: USDT,
+      amount: 1_000_000n,
+      sponsor: { userId: sender.userId },
+      submit: false,
+    });
+    proxy.inject({ refuseSends: 4 });
+    await submitTransfer(recorded, { waitForGasMs: 0 });
+    // TRANSFER_CANCEL_AFTER_FAILURES is 2 in this file: as refusals of any other transfer, these would cancel it.
+    for (let i = 0; i < 3; i++) await reconcile();
+    expect(proxy.counts().refused_send).toBe(4);
+    const topUp = await transferRow(recorded.gasTopUp!.id);
+    expect(topUp).toMatchObject({ status: 'signed', error: expect.stringMatching(/insufficient_funds/) });
+    expect((await attemptsOf(topUp.id)).map((a) => a.kind)).toEqual(['original']);
+    expect((await transferRow(recorded.transfer.id)).status).toBe('signed');
+    proxy.inject({}); // the tank is funded (or the node catches up)
+    for (const id of [recorded.gasTopUp!.id, recorded.transfer.id]) {
+      await reconcile();
+      expect(await settleToDepth(id)).toBe('confirmed');
+    }
+    const usdt = await client.readContract({ address: USDT.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [to] });
+    expect(usdt).toBe(1_000_000n);
   });
 });

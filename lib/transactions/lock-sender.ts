@@ -3,7 +3,7 @@
  * and what its transfers already have in flight. Every spend path goes through here (record-transfer.ts),
  * so two spends can never take one nonce or spend one balance twice.
  */
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Address } from 'viem';
 import type { ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
@@ -19,11 +19,11 @@ export async function lockSender(tx: DbOrTx, chain: ChainName, from: Address): P
 }
 
 export interface InFlight {
-  /** Per token (lower-case address): value signed or broadcast but not yet in a block. */
+  /** Per token (lower-case address): value signed or broadcast but not yet in a block (or, against balances of a block, in a later one). */
   valueOut: Map<string, bigint>;
   /** Native coin those transfers may still take: their native value plus gas limit × max fee. */
   nativeOut: bigint;
-  /** Per token (lower-case address): value on its way to this wallet from our own transfers (gas top-ups, sweeps), not yet in a block. */
+  /** Per token (lower-case address): value on its way to this wallet from our own transfers (gas top-ups, sweeps), not yet in the balances read. */
   valueIn: Map<string, bigint>;
   /** Those incoming transfers, per token: a spend that counts on them must wait for them. */
   incomingIds: Map<string, string[]>;
@@ -34,8 +34,28 @@ export interface InFlight {
   relayedOut: number;
 }
 
-/** What `from`'s recorded transfers have in flight on `chain`. Call under `lockSender`. */
-export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address): Promise<InFlight> {
+/**
+ * What the balances the in-flight records are counted against may already hold (prepareTransfer): read no
+ * earlier than block `atBlock`, with these incoming transfers possibly in them. Without it, against the
+ * latest balances as if nothing had landed since.
+ */
+export interface BalancesAt {
+  atBlock: bigint;
+  landedIncoming: string[];
+}
+
+/**
+ * What `from`'s recorded transfers have in flight on `chain`. Call under `lockSender`. Each transfer counts
+ * once, erring towards "not there yet" (N19): outgoing ones recorded as in a block after `at.atBlock` still
+ * spend (the balances may predate them); incoming ones that may already be in the balances are not counted
+ * again as on their way.
+ */
+export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at?: BalancesAt): Promise<InFlight> {
+  const inFlight = inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES]);
+  const afterRead: SQL | undefined = at
+    ? and(inArray(outboundTransfers.status, ['included', 'confirmed']), gt(outboundTransfers.includedBlockNumber, at.atBlock))
+    : undefined;
+  const notLanded = at?.landedIncoming.length ? notInArray(outboundTransfers.id, at.landedIncoming) : undefined;
   const [outgoing, incoming, [last]] = await Promise.all([
     tx
       .select({
@@ -52,18 +72,14 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address): P
         and(
           eq(outboundTransfers.chain, chain),
           or(eq(outboundTransfers.fromAddress, from), eq(outboundTransfers.relayerAddress, from)),
-          inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES]),
+          afterRead ? or(inFlight, afterRead) : inFlight,
         ),
       ),
     tx
       .select({ id: outboundTransfers.id, tokenAddress: outboundTransfers.tokenAddress, amount: outboundTransfers.amountBaseUnits })
       .from(outboundTransfers)
       .where(
-        and(
-          eq(outboundTransfers.chain, chain),
-          eq(outboundTransfers.toAddress, from),
-          inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES]),
-        ),
+        and(eq(outboundTransfers.chain, chain), eq(outboundTransfers.toAddress, from), notLanded ? and(inFlight, notLanded) : inFlight),
       ),
     tx
       .select({ nonce: sql<number | null>`max(${outboundTransfers.nonce})` })

@@ -3,12 +3,16 @@
  * BEFORE the database transaction that records the transfer, so no RPC call waits inside a transaction
  * holding locks; `recordTransfer` then decides under the sender's lock with what is in flight.
  */
+import { and, eq, inArray } from 'drizzle-orm';
 import { encodeFunctionData, erc20Abi, getAddress, type Address, type Hex, type PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import { getDb } from '@/lib/db/client';
+import { outboundTransfers } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { readSponsorFacts, type SponsorFacts } from '@/lib/smart-accounts/read-sponsor-facts';
 import { gasTankAddress } from './gas-tank';
+import { IN_FLIGHT_STATUSES } from './state';
 
 /** Gas limits used when the node cannot estimate (e.g. an ERC-20 sender without native coin yet). */
 const FALLBACK_GAS = { native: 21_000n, erc20: 100_000n, call: 300_000n } as const;
@@ -28,12 +32,22 @@ export interface TransferSpend {
 }
 
 interface ChainFacts {
+  /**
+   * The head before the balances were read (they are at it or later). Our transfers recorded as in a block
+   * after it may not be in the balances yet: inFlightOf still counts them as spending (N19).
+   */
+  atBlock: bigint;
   /** Native balance at the latest block. */
   nativeBalance: bigint;
   /** Balance of the spent token at the latest block (ERC-20 spends only). */
   tokenBalance?: bigint;
   /** The node's pending nonce: a floor; our records decide above it. */
   chainNonce: number;
+  /**
+   * Our transfers to this address the records still show in flight that may already be in the balances
+   * (their sender's nonce, read after the balances, is past theirs): not counted again as on their way.
+   */
+  landedIncoming: string[];
 }
 
 export interface PreparedTransfer {
@@ -71,7 +85,13 @@ function clientOrThrow(chain: ChainName): PublicClient {
   return client;
 }
 
-async function readFacts(client: PublicClient, address: Address, token?: TokenInfo): Promise<ChainFacts> {
+async function readFacts(
+  client: PublicClient,
+  chain: ChainName,
+  address: Address,
+  atBlock: bigint,
+  token?: TokenInfo,
+): Promise<ChainFacts> {
   const [nativeBalance, tokenBalance, chainNonce] = await Promise.all([
     client.getBalance({ address }),
     token && !token.isNative
@@ -79,7 +99,33 @@ async function readFacts(client: PublicClient, address: Address, token?: TokenIn
       : Promise.resolve(undefined),
     client.getTransactionCount({ address, blockTag: 'pending' }),
   ]);
-  return { nativeBalance, tokenBalance, chainNonce };
+  // After the balances: whatever they hold of our transfers on their way has landed by now.
+  const landedIncoming = await landedIncomingTransfers(client, chain, address);
+  return { atBlock, nativeBalance, tokenBalance, chainNonce, landedIncoming };
+}
+
+/**
+ * Which of our transfers to `address` that the records still show in flight may be in balances read just
+ * before (the reconciler has not seen them yet): those whose sender's nonce, read now, is past theirs. One
+ * that landed after the balances were read is wrongly taken as in them: the spend then counts less, never
+ * more (a cancel that filled the nonce moved nothing: also right not to count).
+ */
+async function landedIncomingTransfers(client: PublicClient, chain: ChainName, address: Address): Promise<string[]> {
+  const incoming = await getDb()
+    .select({ id: outboundTransfers.id, from: outboundTransfers.fromAddress, nonce: outboundTransfers.nonce })
+    .from(outboundTransfers)
+    .where(
+      and(
+        eq(outboundTransfers.chain, chain),
+        eq(outboundTransfers.toAddress, address),
+        inArray(outboundTransfers.status, [...IN_FLIGHT_STATUSES]),
+      ),
+    );
+  const senders = [...new Set(incoming.map((row) => row.from))];
+  const nonces = new Map(
+    await Promise.all(senders.map(async (from) => [from, await client.getTransactionCount({ address: from as Address })] as const)),
+  );
+  return incoming.filter((row) => (nonces.get(row.from) ?? 0) > row.nonce).map((row) => row.id);
 }
 
 /**
@@ -102,11 +148,13 @@ export async function prepareTransfer(input: {
   const call = input.call ?? tokenTransferCall(input.spend.token, getAddress(input.spend.recipient), input.spend.amount);
   try {
     const fallback = input.call ? FALLBACK_GAS.call : input.spend.token.isNative ? FALLBACK_GAS.native : FALLBACK_GAS.erc20;
+    // The head before the balances: a transfer included after it may not be in them yet (inFlightOf).
+    const atBlock = await client.getBlockNumber({ cacheTime: 0 });
     const [gas, fees, sender, tank, relay] = await Promise.all([
       input.gas ?? client.estimateGas({ account: from, ...call }).catch(() => fallback),
       client.estimateFeesPerGas(),
-      readFacts(client, from, input.spend.token),
-      input.gasSponsored || input.relayed ? readFacts(client, gasTankAddress()) : Promise.resolve(undefined),
+      readFacts(client, input.chain, from, atBlock, input.spend.token),
+      input.gasSponsored || input.relayed ? readFacts(client, input.chain, gasTankAddress(), atBlock) : Promise.resolve(undefined),
       input.relayed ? readSponsorFacts(client, from) : Promise.resolve(undefined),
     ]);
     return {

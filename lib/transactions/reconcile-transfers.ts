@@ -7,7 +7,8 @@
  *    the wallet never wedges behind a gap. No answer from a node (timeouts, connection errors, 429, 5xx,
  *    -32005, -32603: broadcast-transfer.ts) is no refusal: sent again after an exponential back-off
  *    (3 s doubling, at most SEND_BACKOFF_MAX_MS), never canceled for it, and logged at error once it has
- *    lasted TRANSFER_SEND_BUDGET_MINUTES (N10).
+ *    lasted TRANSFER_SEND_BUDGET_MINUTES (N10). A gas top-up the tank cannot pay (insufficient funds)
+ *    waits the same way for an operator to refill the tank, logged at error, never canceled.
  *  - broadcast: a receipt of any of its attempts → included. Not known to the node (dropped) → the same
  *    bytes again. Unmined for TRANSFER_STUCK_AFTER_SECONDS under the base fee → a fee bump (EIP-1559
  *    replacement: both fees at least +12.5%).
@@ -349,9 +350,27 @@ class Reconciler {
       return 'signed';
     }
     if (outcome.reason === 'nonce_too_low') return 'signed'; // Its nonce is used: a receipt or the depth check settles it.
+    if (outcome.reason === 'insufficient_funds' && this.transfer.purpose === 'gas_topup') return this.waitForTankFunds(outcome.message);
     if (this.transfer.broadcastFailures + 1 >= env().TRANSFER_CANCEL_AFTER_FAILURES && !attempts.some((a) => a.kind === 'cancel')) {
       await this.signAgain(attempts, 'cancel');
     }
+    return 'signed';
+  }
+
+  /**
+   * The gas tank cannot pay its own top-up: an operator refills it. Never canceled for this — a canceled
+   * top-up leaves the spend behind it without gas, refused and canceled in turn (a refund or withdrawal
+   * lost to the caller). Backed off and alerted at each try until the tank is funded.
+   */
+  private waitForTankFunds(message: string): TransferStatus {
+    this.retryAfterMs = sendBackoffMs(this.transfer.broadcastFailures + 1);
+    log.error('gas tank cannot pay a top-up; fund it (npm run admin -- gas-tank status); the spends behind it wait', {
+      transferId: this.transfer.id,
+      chain: this.chain,
+      tank: this.transfer.fromAddress,
+      needed: this.transfer.amountBaseUnits.toString(),
+      error: message,
+    });
     return 'signed';
   }
 

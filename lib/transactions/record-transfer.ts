@@ -68,7 +68,7 @@ export async function recordTransfer(tx: DbOrTx, input: RecordTransferInput): Pr
 
   await lockSender(tx, prepared.chain, prepared.from);
   await authorizeTransfer(tx, { prepared, purpose: input.purpose, chargeId: input.chargeId, authorization: input.authorization });
-  const flight = await inFlightOf(tx, prepared.chain, prepared.from);
+  const flight = await inFlightOf(tx, prepared.chain, prepared.from, prepared.sender);
   const { token, amount } = prepared.spend;
   const chain = CHAINS[prepared.chain];
   const native = nativeToken(chain);
@@ -207,7 +207,7 @@ async function recordGasTopUp(
   const tank = gasTankAccount();
   // Lock order: the sender first, then the tank (the tank never needs a sponsor), so two spends never wait on each other in a cycle.
   await lockSender(tx, prepared.chain, tankFacts.address);
-  const flight = await inFlightOf(tx, prepared.chain, tankFacts.address);
+  const flight = await inFlightOf(tx, prepared.chain, tankFacts.address, tankFacts);
   const gas = 21_000n;
   const tankCost = input.amount + gas * prepared.maxFeePerGas;
   // The tank counts only what it holds: it is funded from outside, never by our own transfers.

@@ -41,7 +41,7 @@ export async function checkFunds(
   }).catch(() => {
     throw unavailable(send.chain);
   });
-  const flight = await inFlightOf(db, send.chain, prepared.from);
+  const flight = await inFlightOf(db, send.chain, prepared.from, prepared.sender);
   const maxGasCost = prepared.gas * prepared.maxFeePerGas;
   const nativeLeft = prepared.sender.nativeBalance - flight.nativeOut;
   const available = send.token.isNative

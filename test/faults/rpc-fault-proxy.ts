@@ -22,6 +22,12 @@ export interface FaultPlan {
   /** eth_sendRawTransaction reaches the node, but the answer is an error (a timeout after the node took it). */
   failAfterSends?: number;
   /**
+   * eth_sendRawTransaction answered with a node's definite refusal (`refusal`, default "insufficient funds for
+   * gas * price + value") without reaching the node, this many times: the engine's cancel path.
+   */
+  refuseSends?: number;
+  refusal?: string;
+  /**
    * The next `count` HTTP requests carrying one of `methods` (any, when omitted) fail at the transport,
    * never reaching the node: each takes the next of `kinds` in turn (N10: a slow or rate-limited provider).
    */
@@ -83,6 +89,11 @@ export async function startRpcFaultProxy(upstream: string, random: () => number 
         // The hash of the signed bytes, as a node would answer, without the node ever seeing them.
         const { keccak256 } = await import('viem');
         return { jsonrpc: '2.0', id: request.id, result: keccak256(request.params![0] as `0x${string}`) };
+      }
+      if (plan.refuseSends && plan.refuseSends > 0) {
+        plan.refuseSends--;
+        fire('refused_send');
+        return error(plan.refusal ?? 'insufficient funds for gas * price + value');
       }
       if (plan.failAfterSends && plan.failAfterSends > 0) {
         plan.failAfterSends--;

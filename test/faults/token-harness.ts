@@ -1,0 +1,500 @@
+/**
+ * The fault suite's harness for a token on a private node (the chain side beside faults.test.ts, which keeps its
+ * own for native JEWEL): a private database, a private anvil of one chain with the registry's ERC-20 planted as
+ * the launcher plants it (scripts/stack/local-chain.ts), the app reaching the node only through the RPC fault
+ * proxy, a merchant with its wallet funded on the record, and the Scenario audit:
+ *  - every fresh recipient got exactly what it was owed in the token (never twice, never short);
+ *  - every expected charge status, and every counted payment is in the canonical chain as recorded;
+ *  - every transfer of the scenario ended `confirmed` (or `failed`, where the scenario expects a cancel);
+ *  - the gas tank: its balance moved by exactly what its recorded transfers cost (value + fee), nothing else;
+ *  - the ledger reconciles with the chain (lib/ledger/reconcile-chains.ts);
+ *  - the faults the scenario injected fired (the proxy's counters, or the scenario's own notes).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import {
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  http,
+  parseEther,
+  parseUnits,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { expect, it } from 'vitest';
+import { createUser } from '@/lib/accounts/create-user';
+import { setPin } from '@/lib/accounts/set-pin';
+import { requiredConfirmations } from '@/lib/chains/required-confirmations';
+import { CHAINS, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import { expireDueCharges } from '@/lib/charges/expire-charges';
+import { getDb } from '@/lib/db/client';
+import { charges, merchantMembers, outboundTransfers, payments } from '@/lib/db/schema';
+import { resetEnvCache } from '@/lib/env';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
+import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
+import { reconcileChain } from '@/lib/ledger/reconcile-chains';
+import { pollChain } from '@/lib/payments/poll-chain';
+import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
+import { chargesAwaitingSweep, sweepCharge } from '@/lib/payments/sweep-charges';
+import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
+import { listWallets } from '@/lib/wallets/list-wallets';
+import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
+import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
+import { enrolTotp, uniqueEmail } from '@/test/accounts';
+import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { switchToPrivateDatabase } from '@/test/private-database';
+import { TEST_SECRETS } from '@/test/test-secrets';
+import { startRpcFaultProxy, type FaultPlan, type RpcFaultProxy } from './rpc-fault-proxy';
+
+export const PIN = '640213';
+export const SCENARIO_TIMEOUT = 180_000;
+
+export interface TokenWorld {
+  chain: ChainName;
+  token: TokenInfo;
+  native: TokenInfo;
+  node: LocalChainNode;
+  /** The node itself (the suite's own view; the app goes through `proxy`). */
+  client: PublicClient;
+  proxy: RpcFaultProxy;
+  depth: number;
+  funder: PrivateKeyAccount;
+  tank: Address;
+  /** The tank's balance before anything was recorded, plus what scenarios added or took outside the service. */
+  tankFunded: bigint;
+  merchant: TestMerchant;
+  ownerId: string;
+  merchantWallet: Address;
+}
+
+let world: TokenWorld;
+export const w = (): TokenWorld => world;
+
+/**
+ * Starts the world: `chain`'s node with its registry tokens, the proxy, env pointing the app at the proxy
+ * (`localChains`: LOCAL_CHAINS, which lowers the confirmation depth of the chains it names to 1).
+ */
+export async function startTokenWorld(options: {
+  chain: ChainName;
+  symbol: string;
+  dbPrefix: string;
+  localChains: string;
+  merchantFunding: string;
+}): Promise<TokenWorld> {
+  await switchToPrivateDatabase(options.dbPrefix);
+  const info = CHAINS[options.chain];
+  const token = info.tokens.find((t) => t.symbol === options.symbol)!;
+  const native = info.tokens.find((t) => t.isNative)!;
+  const node = await startLocalChain({ chain: options.chain });
+  const funder = privateKeyToAccount(generatePrivateKey());
+  await provisionLocalChain({ chain: options.chain, url: node.url, fundWallets: [funder.address] });
+  const proxy = await startRpcFaultProxy(node.url);
+  process.env[`RPC_URL_${options.chain}`] = proxy.url;
+  process.env.LOCAL_CHAINS = options.localChains;
+  process.env.TRANSFER_STUCK_AFTER_SECONDS = '1';
+  process.env.TRANSFER_CANCEL_AFTER_FAILURES = '3';
+  resetEnvCache();
+  const client = createPublicClient({ transport: http(node.url) });
+  const tank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address;
+  await fundLocalWallet({ chain: options.chain, url: node.url, address: tank });
+  await fundLocalWallet({ chain: options.chain, url: node.url, address: funder.address });
+  world = {
+    chain: options.chain,
+    token,
+    native,
+    node,
+    client,
+    proxy,
+    depth: requiredConfirmations(options.chain),
+    funder,
+    tank,
+    tankFunded: await client.getBalance({ address: tank }),
+  } as TokenWorld;
+
+  await jobsOnce(); // the scanners start here: everything after is on the record
+  world.merchant = await newMerchant({ verified: true });
+  world.ownerId = (await newConsumer('0')).userId;
+  await getDb().insert(merchantMembers).values({ merchantId: world.merchant.id, userId: world.ownerId, role: 'owner' });
+  await enrolTotp(world.ownerId); // owners of a verified merchant withdraw only with a second factor enrolled
+  world.merchantWallet = (await ensureMerchantWallets(getDb(), world.merchant.id)).find((x) => x.family === 'evm')!.address as Address;
+  await sendToken(funder, world.merchantWallet, units(options.merchantFunding));
+  await settle();
+  return world;
+}
+
+export async function stopTokenWorld(file: string): Promise<void> {
+  writeTable(file);
+  await world?.proxy.close();
+  await world?.node.stop();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The chain, driven directly
+// ---------------------------------------------------------------------------------------------------------
+
+export const rpc = (method: string, params: unknown[] = []) => world.client.request({ method: method as never, params: params as never });
+export const mine = (blocks = 1) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
+export const automine = (on: boolean) => rpc('evm_setAutomine', [on]);
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const stranger = () => privateKeyToAccount(generatePrivateKey()).address;
+export const units = (amount: string) => parseUnits(amount, world.token.decimals);
+export const setNativeBalance = (address: Address, value: bigint) => rpc('anvil_setBalance', [address, `0x${value.toString(16)}`]);
+
+export const tokenBalance = (address: Address) =>
+  world.client.readContract({ address: world.token.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+
+export async function sendToken(account: PrivateKeyAccount, to: Address, value: bigint): Promise<Hex> {
+  const wallet = createWalletClient({ account, transport: http(world.node.url) });
+  const hash = await wallet.writeContract({
+    address: world.token.address as Address,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [to, value],
+    chain: null,
+  });
+  await world.client.waitForTransactionReceipt({ hash });
+  return hash;
+}
+
+/** Native coin sent on the record (a transaction the wallet indexer sees), as a user funding their wallet would. */
+export async function sendNative(account: PrivateKeyAccount, to: Address, value: bigint): Promise<Hex> {
+  const wallet = createWalletClient({ account, transport: http(world.node.url) });
+  const hash = await wallet.sendTransaction({ to, value, chain: null });
+  await world.client.waitForTransactionReceipt({ hash });
+  return hash;
+}
+
+/** A fresh outside wallet with native coin for its own gas and `amount` of the token. */
+export async function outsideWallet(amount: string): Promise<PrivateKeyAccount> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await setNativeBalance(account.address, parseEther('10'));
+  await sendToken(world.funder, account.address, units(amount));
+  return account;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The service's world: consumers, charges, refunds, withdrawals
+// ---------------------------------------------------------------------------------------------------------
+
+/** A signed-up user with a PIN whose service wallet received `amount` of the token from outside (no native coin: its spends need the tank). */
+export async function newConsumer(amount: string): Promise<{ userId: string; address: Address }> {
+  const email = uniqueEmail('faults');
+  const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
+  await setPin({ userId: user.id, pin: PIN, confirm: PIN });
+  const address = (await listWallets(user.id)).find((x) => x.family === 'evm')!.address as Address;
+  if (amount !== '0') await sendToken(world.funder, address, units(amount));
+  return { userId: user.id, address };
+}
+
+/** A live charge in the token (the token is a main network's: live mode), with `expiresInSeconds` if given. */
+export async function newCharge(amount: string): Promise<{ chargeId: string; deposit: Address }> {
+  const { chargeId, deposit } = await createTestCharge({
+    apiKey: world.merchant.liveKey,
+    body: { chargeData: { symbol: world.token.symbol, chain: world.chain, tokenAddress: world.token.address, amount } },
+  });
+  return { chargeId, deposit: deposit.address as Address };
+}
+
+/** A charge paid in the token from a fresh outside wallet (its refunds go back there), settled. */
+export async function paidCharge(
+  amount: string,
+  options: { sweeps?: boolean } = {},
+): Promise<{ chargeId: string; deposit: Address; payer: Address }> {
+  const charge = await newCharge(amount);
+  const payer = await outsideWallet(amount);
+  await sendToken(payer, charge.deposit, units(amount));
+  await settle(40, options);
+  return { ...charge, payer: payer.address };
+}
+
+export const refundCtx = () => ({ merchantId: world.merchant.id, mode: 'live' as const, actor: 'api_key:faults' });
+
+export const withdrawal = (toAddress: Address, amount: string, withdrawalId?: string) => ({
+  userId: world.ownerId,
+  merchantId: world.merchant.id,
+  mode: 'live' as const,
+  chain: world.chain,
+  tokenAddress: world.token.address,
+  amount,
+  toAddress,
+  pin: PIN,
+  ...(withdrawalId ? { withdrawalId } : {}),
+});
+
+/** The chain's transfers of `chargeId` with `purpose`. */
+export const transfersOf = (chargeId: string, purpose: 'refund' | 'sweep' | 'gas_topup' | 'balance_payment') =>
+  getDb()
+    .select()
+    .from(outboundTransfers)
+    .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, purpose)));
+
+/**
+ * What the background jobs do, once: the engine's reconciler, the charge watcher, the wallet indexer, and
+ * (unlike faults.test.ts) the sweeps, expiry and underpaid-charge jobs, so refunds meet in-flight sweeps.
+ */
+export async function jobsOnce(options: { sweeps?: boolean } = {}): Promise<void> {
+  await reconcileDueTransfers({ ignoreSchedule: true }).catch(() => 0);
+  await pollChain(world.chain).catch(() => null);
+  await pollIncomingTransfers(world.chain).catch(() => null);
+  await expireDueCharges().catch(() => 0);
+  await getDb()
+    .transaction((tx) => failUnderpaidCharges(tx))
+    .catch(() => 0);
+  if (options.sweeps !== false) await sweepsDue();
+}
+
+/** The sweep job, in the suite's time: a sweep put off (60 s after an outage, 15 s while in flight) is due at the next pass. */
+async function sweepsDue(): Promise<void> {
+  const later = new Date(Date.now() + 24 * 3600_000);
+  for (const chargeId of await chargesAwaitingSweep(50, later)) await sweepCharge(chargeId).catch(() => null);
+}
+
+async function openTransfers(): Promise<number> {
+  const [row] = await getDb()
+    .select({ n: sql<number>`count(*)::int` })
+    .from(outboundTransfers)
+    .where(and(eq(outboundTransfers.chain, world.chain), inArray(outboundTransfers.status, ['signed', 'broadcast', 'included'])));
+  return row!.n;
+}
+
+/** Heals nothing: mines and runs the jobs until no transfer is open and the newest block is at depth. */
+export async function settle(maxRounds = 40, options: { sweeps?: boolean } = {}): Promise<void> {
+  await automine(true);
+  const step = Math.max(1, Math.ceil(world.depth / 3));
+  for (let round = 0; round < maxRounds; round++) {
+    await mine(step);
+    await jobsOnce(options);
+    if (round * step >= world.depth && (await openTransfers()) === 0) break;
+    if (round > 4) await pause(300); // a stuck or refused send waits TRANSFER_STUCK_AFTER_SECONDS
+  }
+  await mine(world.depth);
+  await jobsOnce(options);
+  await jobsOnce(options);
+}
+
+/** Retries a user action with the same ids, as a user clicking again (or a client retrying) would. */
+export async function retried<T>(action: () => Promise<T>, attempts = 60): Promise<T> {
+  let lastError: unknown;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      return await action();
+    } catch (error) {
+      lastError = error;
+      await pause(100);
+    }
+  }
+  throw lastError;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Scenarios and their audit
+// ---------------------------------------------------------------------------------------------------------
+
+export interface Outcome {
+  scenario: string;
+  faultClass: string;
+  faults: string;
+  transfers: number;
+  sentTwice: number;
+  shortOrMissing: number;
+  statusMismatches: number;
+  unaccounted: number;
+}
+const table: Outcome[] = [];
+
+export class Scenario {
+  readonly started = new Date();
+  private readonly fired: Record<string, number> = {};
+  private readonly required: string[] = [];
+  private readonly arrivals: { address: Address; baseline: bigint; amount: bigint; label: string }[] = [];
+  private readonly chargeExpectations: { chargeId: string; status: string }[] = [];
+  private readonly expectedFailures = new Set<string>();
+
+  constructor(
+    readonly name: string,
+    readonly faultClass: string,
+  ) {}
+
+  /** Replaces the proxy's faults; what fired so far is kept. */
+  inject(plan: FaultPlan): void {
+    this.collectFaults();
+    world.proxy.inject(plan);
+  }
+
+  heal(): void {
+    this.inject({});
+  }
+
+  note(fault: string, times = 1): void {
+    if (times > 0) this.fired[fault] = (this.fired[fault] ?? 0) + times;
+  }
+
+  /** The audit fails unless `fault` fired at least once (a proxy counter, or a note). */
+  requireFault(...faults: string[]): void {
+    this.required.push(...faults);
+  }
+
+  /** What the scenario itself added to (or took from) the tank outside the service (an operator's refill). */
+  adjustTank(delta: bigint): void {
+    world.tankFunded += delta;
+  }
+
+  /** A transfer the scenario expects to end `failed` (canceled): the audit then wants it failed, not confirmed. */
+  expectFailed(transferId: string): void {
+    this.expectedFailures.add(transferId);
+  }
+
+  private collectFaults(): void {
+    for (const [fault, count] of Object.entries(world.proxy.counts())) this.note(fault, count);
+  }
+
+  /** `address` must end up exactly `amount` of the token richer than now (or than `baseline`). */
+  async expectArrival(label: string, address: Address, amount: bigint, baseline?: bigint): Promise<void> {
+    this.arrivals.push({ label, address, amount, baseline: baseline ?? (await tokenBalance(address)) });
+  }
+
+  expectCharge(chargeId: string, status: string): void {
+    this.chargeExpectations.push({ chargeId, status });
+  }
+
+  async audit(): Promise<Outcome> {
+    this.heal();
+    await settle();
+    const problems: string[] = [];
+    for (const fault of this.required) if (!this.fired[fault]) problems.push(`the fault ${fault} never fired`);
+    let sentTwice = 0;
+    let shortOrMissing = 0;
+    for (const arrival of this.arrivals) {
+      const received = (await tokenBalance(arrival.address)) - arrival.baseline;
+      if (received === arrival.amount) continue;
+      if (received > arrival.amount) sentTwice++;
+      else shortOrMissing++;
+      problems.push(`${arrival.label}: received ${received}, expected ${arrival.amount}`);
+    }
+
+    let statusMismatches = 0;
+    for (const expected of this.chargeExpectations) {
+      const [charge] = await getDb().select().from(charges).where(eq(charges.id, expected.chargeId));
+      if (charge!.status !== expected.status) {
+        statusMismatches++;
+        problems.push(`charge ${expected.chargeId} is ${charge!.status}, expected ${expected.status}`);
+      }
+      const rows = await getDb().select().from(payments).where(eq(payments.chargeId, expected.chargeId));
+      let confirmedTotal = 0n;
+      for (const payment of rows.filter((p) => p.status === 'confirmed')) {
+        confirmedTotal += payment.amountBaseUnits;
+        if (payment.txHash.startsWith('balance:')) continue;
+        const receipt = await world.client.getTransactionReceipt({ hash: payment.txHash as Hex }).catch(() => null);
+        if (receipt?.status !== 'success' || receipt.blockHash !== payment.blockHash) {
+          statusMismatches++;
+          problems.push(`payment ${payment.txHash} of ${expected.chargeId} is not in the canonical chain as recorded`);
+        }
+      }
+      if (expected.status === 'succeeded' && confirmedTotal !== charge!.totalBaseUnits) {
+        statusMismatches++;
+        problems.push(`charge ${expected.chargeId} counts ${confirmedTotal} paid, its total is ${charge!.totalBaseUnits}`);
+      }
+    }
+
+    const transfers = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chain, world.chain), gt(outboundTransfers.createdAt, this.started)));
+    for (const transfer of transfers) {
+      const want = this.expectedFailures.has(transfer.id) ? 'failed' : 'confirmed';
+      if (transfer.status === want) continue;
+      statusMismatches++;
+      problems.push(
+        `${transfer.purpose} transfer ${transfer.id} ended ${transfer.status} (expected ${want}): ${transfer.error ?? ''} ` +
+          `[${transfer.fromAddress} → ${transfer.toAddress}, ${transfer.amountBaseUnits}, nonce ${transfer.nonce}, gas ${transfer.gasLimit}, ` +
+          `sender holds ${await tokenBalance(transfer.fromAddress as Address)}, depends on ${transfer.dependsOnTransferIds.join(' ') || '—'}]`,
+      );
+    }
+
+    // The gas tank, reconciled like any wallet: what left it since it was funded is what its recorded
+    // transfers cost (value and fee), cumulative over the file's scenarios.
+    let unaccounted = 0;
+    const tankTransfers = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chain, world.chain), eq(outboundTransfers.fromAddress, world.tank)));
+    const tankSpent = tankTransfers.reduce(
+      (sum, t) => sum + (t.status === 'confirmed' ? t.amountBaseUnits : 0n) + (t.gasFeeBaseUnits ?? 0n),
+      0n,
+    );
+    const tankNow = await world.client.getBalance({ address: world.tank });
+    if (world.tankFunded - tankSpent !== tankNow) {
+      unaccounted++;
+      problems.push(
+        `gas tank holds ${tankNow}, its records say ${world.tankFunded - tankSpent} (spent ${tankSpent} in ${tankTransfers.length} transfers)`,
+      );
+    }
+
+    const ledger = await reconcileChain(world.chain);
+    if (ledger.error) problems.push(`reconciliation: ${ledger.error}`);
+    for (const d of ledger.discrepancies)
+      problems.push(`ledger: ${d.holder} ${d.address} holds ${d.actual} ${d.symbol}, expected ${d.expected}`);
+    unaccounted += ledger.discrepancies.length + (ledger.error ? 1 : 0);
+    const outcome: Outcome = {
+      scenario: this.name,
+      faultClass: this.faultClass,
+      faults:
+        Object.entries(this.fired)
+          .map(([fault, count]) => `${fault} ×${count}`)
+          .join(', ') || '—',
+      transfers: transfers.length,
+      sentTwice,
+      shortOrMissing,
+      statusMismatches,
+      unaccounted,
+    };
+    table.push(outcome);
+    if (problems.length) {
+      // What moved, for whoever reads the failure.
+      for (const t of transfers) {
+        problems.push(
+          `  (${t.purpose} ${t.status}: ${t.fromAddress} → ${t.toAddress} ${t.amountBaseUnits} of ${t.tokenAddress}, charge ${t.chargeId ?? '—'})`,
+        );
+      }
+    }
+    expect(problems, problems.join('\n')).toEqual([]);
+    return outcome;
+  }
+}
+
+/** A scenario of `faultClass`: its body injects faults and states expectations; the audit runs after, healed. */
+export function scenario(faultClass: string, name: string, body: (s: Scenario) => Promise<void>): void {
+  it(
+    name,
+    async () => {
+      const s = new Scenario(name, faultClass);
+      try {
+        await body(s);
+      } finally {
+        await automine(true);
+        s.heal();
+      }
+      await s.audit();
+    },
+    SCENARIO_TIMEOUT,
+  );
+}
+
+function writeTable(file: string): void {
+  if (!table.length) return;
+  const lines = [
+    '| Fault class | Scenario | Faults injected | Transfers | Sent twice | Short or missing | Status ≠ chain | Unaccounted |',
+    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    ...table.map(
+      (o) =>
+        `| ${o.faultClass} | ${o.scenario} | ${o.faults} | ${o.transfers} | ${o.sentTwice} | ${o.shortOrMissing} | ${o.statusMismatches} | ${o.unaccounted} |`,
+    ),
+  ];
+  const text = lines.join('\n');
+  console.log(`\nFault-injection suite (${file})\n\n${text}\n`);
+  mkdirSync('.data/test-results', { recursive: true });
+  writeFileSync(`.data/test-results/${file}.md`, `${text}\n`);
+}
