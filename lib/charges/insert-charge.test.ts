@@ -81,13 +81,17 @@ describe("insertCharge (createCharge's single statement)", () => {
       },
     ]);
     const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, rows.charge.id));
-    // A new address has no Solana signature cursors yet.
+    // A new address has no Solana signature cursors yet, no Solana search behind it, and no slow-pass audit.
     expect(deposit).toEqual({
       ...rows.depositAddress,
       chargeId: rows.charge.id,
       createdAt: rows.charge.createdAt,
       referenceCursor: null,
       receiveCursor: null,
+      searchedAt: null,
+      searchedSlot: null,
+      searchedUntil: null,
+      lastAuditedAt: null,
     });
     const [outbox] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, rows.charge.id));
     expect(outbox).toEqual({ ...rows.outbox, relayedAt: null });
