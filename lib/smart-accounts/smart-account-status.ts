@@ -8,30 +8,7 @@ import { publicClientFor } from '@/lib/chains/clients';
 import { ENTRY_POINT_V08_ADDRESS, SIMPLE_7702_ACCOUNT_ADDRESS } from '@/lib/chains/smart-account-contracts';
 import { CHAIN_NAMES, CHAINS, type ChainName } from '@/lib/chains/registry';
 import { env } from '@/lib/env';
-
-export interface ChainSmartAccountFacts {
-  /** What the chain supports: EIP-7702 delegation, nothing (today's top-up path), or Solana's fee payer (no top-ups there). */
-  mode: 'eip7702' | 'topup' | 'fee_payer';
-  /** The anvil hardfork of its local node (scripts/stack/local-chain.ts). */
-  localHardfork: 'prague';
-  /** Why, in one line (ADR 0035 has the sources). */
-  fact: string;
-}
-
-const PASCAL = 'BSC Pascal hardfork (BEP-441, mainnet 2025-03-20, testnet 2025-02-25)';
-const BHILAI = 'Polygon PoS Bhilai hardfork (PIP-52, 2025)';
-const SUBNET_EVM = 'DFK Chain is an Avalanche L1 on Subnet-EVM, which has not activated EIP-7702';
-
-export const SMART_ACCOUNT_SUPPORT: Readonly<Record<ChainName, ChainSmartAccountFacts>> = {
-  POLYGON: { mode: 'eip7702', localHardfork: 'prague', fact: BHILAI },
-  POLYGON_AMOY: { mode: 'eip7702', localHardfork: 'prague', fact: BHILAI },
-  BSC: { mode: 'eip7702', localHardfork: 'prague', fact: PASCAL },
-  BSC_TESTNET: { mode: 'eip7702', localHardfork: 'prague', fact: PASCAL },
-  DFK: { mode: 'topup', localHardfork: 'prague', fact: SUBNET_EVM },
-  DFK_TESTNET: { mode: 'topup', localHardfork: 'prague', fact: SUBNET_EVM },
-  SOLANA: { mode: 'fee_payer', localHardfork: 'prague', fact: 'Solana: the gas tank is the fee payer (no top-ups)' },
-  SOLANA_DEVNET: { mode: 'fee_payer', localHardfork: 'prague', fact: 'Solana: the gas tank is the fee payer (no top-ups)' },
-};
+import { SMART_ACCOUNT_SUPPORT } from './smart-account-support';
 
 export interface SmartAccountStatus {
   chain: ChainName;

@@ -16,7 +16,7 @@ import { localDemoPayerAccount, localMinterAccount } from '@/lib/chains/local-ac
 export { localDemoPayerAccount, localMinterAccount };
 import { provisionLocalSwap } from '@/lib/chains/provision-local-swap';
 import { provisionLocalSmartAccounts } from '@/lib/chains/provision-local-smart-accounts';
-import { SMART_ACCOUNT_SUPPORT } from '@/lib/smart-accounts/smart-account-status';
+import { SMART_ACCOUNT_SUPPORT } from '@/lib/smart-accounts/smart-account-support';
 
 /** Whole tokens of each ERC-20 minted to each funded demo wallet. */
 export const DEMO_TOKEN_FUNDING = 1_000_000n;
