@@ -13,17 +13,14 @@ import { expect, test } from './fixtures';
 import { signUpAndSignIn } from './account-helpers';
 import { merchantApi } from './api';
 import { uniqueEmail } from './outbox';
+import { localRpc } from './chain';
 
 const SOL_MINT = 'So11111111111111111111111111111111111111112';
 const OWNER_PIN = '482915';
 const PAYER_PIN = '246813';
 
-/** The stack's Solana JSON-RPC (the test network's when it has its own). */
-function solanaRpcUrl(): string {
-  const url =
-    process.env.RPC_URL_SOLANA_DEVNET ?? process.env.RPC_URL_SOLANA ?? `http://127.0.0.1:${Number(process.env.E2E_OIDC_PORT ?? 3211) + 2}`;
-  return url.split(',')[0]!;
-}
+/** The stack's Solana test network: its local cluster (the launcher's runtime file names it). */
+const solanaRpcUrl = () => localRpc('SOLANA_DEVNET');
 
 async function solanaRpc<T>(method: string, params: unknown[]): Promise<T> {
   const response = await fetch(solanaRpcUrl(), {
@@ -129,6 +126,14 @@ test('Solana: pay from balance with the PIN, refund part to the payer, withdraw 
   await merchantPage.getByRole('button', { name: 'Withdraw' }).click();
   await expect(merchantPage.getByText(/Withdrawal sent: [1-9A-HJ-NP-Za-km-z]{64,88}/)).toBeVisible({ timeout: 30_000 });
   await expect.poll(() => lamportsOf(destination), { timeout: 60_000 }).toBe(300_000_000n);
-  await merchantPage.reload();
-  await expect(solRow.locator('td').last()).toHaveText('0');
+  // The Balances tab reads balances through a 15-second cache (lib/wallets/cached-balance.ts).
+  await expect
+    .poll(
+      async () => {
+        await merchantPage.reload();
+        return solRow.locator('td').last().textContent();
+      },
+      { timeout: 30_000 },
+    )
+    .toBe('0');
 });

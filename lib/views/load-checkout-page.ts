@@ -19,8 +19,7 @@ import { loadCheckoutStatus, type CheckoutStatus } from '@/lib/payments/checkout
 import { approximateUsd, formatUsd } from '@/lib/pricing/approximate-usd';
 import { swapPairFor } from '@/lib/chains/swap-pairs';
 import { listWallets } from '@/lib/wallets/list-wallets';
-import { cachedBalance } from '@/lib/wallets/cached-balance';
-import { tokenBalance } from '@/lib/wallets/token-balance';
+import { uncachedBalance } from '@/lib/wallets/cached-balance';
 import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { loadCheckoutView, type CheckoutView } from '@/lib/charges/checkout-view';
@@ -163,12 +162,9 @@ export async function loadCheckoutPage(input: {
     balance = { kind: 'unreadable' };
     // The buyer's wallet of the charge's chain family: the one a balance payment comes from (pay-from-balance.ts).
     const own = payable ? (await listWallets(user.id)).find((wallet) => wallet.family === chainInfo.family) : undefined;
-    const units =
-      own && token
-        ? chainInfo.family === 'evm'
-          ? await tokenBalance(view.chain, token, own.address)
-          : await cachedBalance(view.chain, token, own.address)
-        : undefined;
+    // Read now, not from the wallet pages' cache: funds that just arrived must count (no indexer forgets a
+    // Solana wallet's cached balance when they do).
+    const units = own && token ? await uncachedBalance(view.chain, token, own.address) : undefined;
     if (units !== undefined && token && own) {
       const total = BigInt(view.totalBaseUnits);
       balance = {

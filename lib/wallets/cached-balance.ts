@@ -59,7 +59,7 @@ export function cachedBalance(chain: ChainName, token: TokenInfo, address: strin
   }
   const entry: CacheEntry = {
     expiresAt: now() + BALANCE_TTL_MS,
-    reading: (options.read ?? readBalance)(chain, token, address).catch(() => undefined),
+    reading: (options.read ?? uncachedBalance)(chain, token, address).catch(() => undefined),
   };
   cache.set(key, entry);
   void entry.reading.then((reading) => {
@@ -79,7 +79,8 @@ export function isChainConnected(chain: ChainName): boolean {
   return rpcUrl(chain) !== undefined;
 }
 
-async function readBalance(chain: ChainName, token: TokenInfo, address: string): Promise<Reading> {
+/** The balance read from the chain now, past the cache: what a payment is about to be checked against. */
+export async function uncachedBalance(chain: ChainName, token: TokenInfo, address: string): Promise<Reading> {
   return CHAINS[chain].family === 'evm' ? tokenBalance(chain, token, address) : solanaBalance(chain, token, address);
 }
 
