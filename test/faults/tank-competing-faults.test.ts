@@ -146,23 +146,27 @@ describe('the gas tank', () => {
 });
 
 describe('the gas tank refused', () => {
-  scenario(TANK, 'the tank’s top-up before a USDC refund refused three times for funds (the tank dry at its first send): never canceled, the refund lands once refilled', async (s) => {
-    const paid = await paidCharge('3', { sweeps: false });
-    s.expectCharge(paid.chargeId, 'succeeded');
-    await s.expectArrival('refund', paid.payer, units('3'), 0n);
-    s.inject({ refuseSends: 3 });
-    s.requireFault('refused_send');
-    await createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: newRefundRequestId() });
-    for (let i = 0; i < 6; i++) {
-      await reconcileDueTransfers({ ignoreSchedule: true });
-      await mine(5);
-    }
-    // The tank's refusals never cancel its top-up (it waits for funds): nothing is canceled, nothing failed.
-    const [topUp] = await transfersOf(paid.chargeId, 'gas_topup');
-    const attempts = await getDb().select().from(outboundTransferAttempts).where(eq(outboundTransferAttempts.transferId, topUp!.id));
-    expect(attempts.map((a) => a.kind)).toEqual(['original']);
-    expect(topUp!.status).not.toBe('failed');
-  });
+  scenario(
+    TANK,
+    'the tank’s top-up before a USDC refund refused three times for funds (the tank dry at its first send): never canceled, the refund lands once refilled',
+    async (s) => {
+      const paid = await paidCharge('3', { sweeps: false });
+      s.expectCharge(paid.chargeId, 'succeeded');
+      await s.expectArrival('refund', paid.payer, units('3'), 0n);
+      s.inject({ refuseSends: 3 });
+      s.requireFault('refused_send');
+      await createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: newRefundRequestId() });
+      for (let i = 0; i < 6; i++) {
+        await reconcileDueTransfers({ ignoreSchedule: true });
+        await mine(5);
+      }
+      // The tank's refusals never cancel its top-up (it waits for funds): nothing is canceled, nothing failed.
+      const [topUp] = await transfersOf(paid.chargeId, 'gas_topup');
+      const attempts = await getDb().select().from(outboundTransferAttempts).where(eq(outboundTransferAttempts.transferId, topUp!.id));
+      expect(attempts.map((a) => a.kind)).toEqual(['original']);
+      expect(topUp!.status).not.toBe('failed');
+    },
+  );
 });
 
 describe('competing spends of one wallet', () => {
