@@ -240,6 +240,11 @@ describe('the local Solana cluster (LiteSVM behind JSON-RPC)', () => {
         .accountNotifications(recipient.address, { encoding: 'base64' })
         .subscribe({ abortSignal: abort.signal });
       const slots = await rpcSubscriptions.slotNotifications().subscribe({ abortSignal: abort.signal });
+      // Read from the start: kit's iterators only queue what arrives once iteration has begun, and the account's
+      // change may well arrive while the send is being confirmed.
+      const firstChange = (async () => {
+        for await (const change of accountChanges) return change;
+      })();
       const transaction = await signed(payer, [
         getTransferSolInstruction({ source: payer, destination: recipient.address, amount: lamports(3_000_000_000n) }),
       ]);
@@ -247,10 +252,7 @@ describe('the local Solana cluster (LiteSVM behind JSON-RPC)', () => {
       assertIsTransactionWithBlockhashLifetime(transaction);
       await sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions })(transaction, { commitment: 'confirmed' });
       expect((await rpc.getBalance(recipient.address).send()).value).toBe(3_000_000_000n);
-      for await (const change of accountChanges) {
-        expect(change.value.lamports).toBe(3_000_000_000n);
-        break;
-      }
+      expect((await firstChange)?.value.lamports).toBe(3_000_000_000n);
       let previous = -1n;
       for await (const notification of slots) {
         expect(notification.slot).toBeGreaterThan(previous);
