@@ -9,6 +9,33 @@ import { StatusBadge } from './status-badge';
 /** Long enough to read "Paid" before the window goes. */
 const CLOSE_POPUP_MS = 1500;
 
+/** Final statuses this popup has posted, kept across remounts and reloads of the page. */
+const reportedInThisPage = new Set<string>();
+
+function reportKey(chargeId: string, status: string): string {
+  return `chargeport:reported:${chargeId}:${status}`;
+}
+
+function wasReported(chargeId: string, status: string): boolean {
+  const key = reportKey(chargeId, status);
+  if (reportedInThisPage.has(key)) return true;
+  try {
+    return window.sessionStorage.getItem(key) === '1';
+  } catch {
+    return false; // storage blocked: the in-page set still holds for remounts
+  }
+}
+
+function markReported(chargeId: string, status: string): void {
+  const key = reportKey(chargeId, status);
+  reportedInThisPage.add(key);
+  try {
+    window.sessionStorage.setItem(key, '1');
+  } catch {
+    // storage blocked or full: the in-page set is enough within this page
+  }
+}
+
 /**
  * The charge's live status (from <CheckoutLive>): status, amount due, confirmations, a payment in
  * flight; then on to successUrl. As the SDK's popup (`popupOrigin` set), it reports the final status to
@@ -21,8 +48,13 @@ export function LiveStatus({ popupOrigin }: { popupOrigin?: string }) {
     const message = popupOrigin ? checkoutMessage(status.chargeId, status.status) : undefined;
     const opener = typeof window === 'undefined' ? null : (window.opener as Window | null);
     if (!message || !opener) return;
-    // targetOrigin: only the page that opened this popup (and said so in the URL) may read it.
-    opener.postMessage(message, popupOrigin!);
+    // The final status is reported once: the page can remount after its Cancel action or a refresh,
+    // and the opener must not hear "canceled" twice.
+    if (!wasReported(message.chargeId, message.status)) {
+      // targetOrigin: only the page that opened this popup (and said so in the URL) may read it.
+      opener.postMessage(message, popupOrigin!);
+      markReported(message.chargeId, message.status);
+    }
     const timer = setTimeout(() => window.close(), CLOSE_POPUP_MS);
     return () => clearTimeout(timer);
   }, [popupOrigin, status.chargeId, status.status]);
