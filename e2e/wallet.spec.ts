@@ -78,7 +78,8 @@ test.describe('wallet website', () => {
     await expect(page.getByTestId('review-amount')).toHaveText('5.25 USDC');
     await expect(page.getByTestId('review-to')).toHaveText(recipient);
     await expect(page.getByTestId('review-fee')).toContainText(/up to [\d.]+ POL/);
-    await expect(page.getByTestId('review-fee')).toContainText('paid from your POL balance');
+    // The e2e stack turns smart accounts on for local Polygon (ADR 0035): the send is relayed, the gas tank pays.
+    await expect(page.getByTestId('review-fee')).toContainText('paid by Chargeport');
     await page.getByLabel('Your PIN').fill('000000');
     await page.getByRole('button', { name: 'Send 5.25 USDC' }).click();
     await expect(page.getByText('Wrong PIN. 4 tries left')).toBeVisible();

@@ -361,8 +361,13 @@ const envSchema = z.object({
   GAS_TANK_MAX_GAS_LIMIT: z.coerce.number().int().min(21_000).default(500_000),
   /** The gas limit one fulfilment call may use (lib/contracts/start-fulfilments.ts): lower than the gas tank's, a mint needs far less. */
   FULFILMENT_GAS_LIMIT_MAX: z.coerce.number().int().min(21_000).default(300_000),
-  /** Transactions the gas tank pays for one merchant (sweeps, refunds, withdrawals) per 24 hours. */
-  GAS_TANK_DAILY_TOPUPS_PER_MERCHANT: z.coerce.number().int().min(0).default(5_000),
+  /**
+   * Gas (units, summed over all chains) the gas tank sponsors for one merchant (sweeps, refunds, withdrawals) per
+   * 24 hours: top-ups and relayed transactions alike (lib/transactions/gas-sponsorship.ts says how each counts).
+   */
+  GAS_TANK_DAILY_SPONSORED_GAS_PER_MERCHANT: z.coerce.number().int().min(0).default(1_000_000_000),
+  /** Deprecated (use GAS_TANK_DAILY_SPONSORED_GAS_PER_MERCHANT): when set, also caps the sponsored transactions per merchant per 24 hours. */
+  GAS_TANK_DAILY_TOPUPS_PER_MERCHANT: z.coerce.number().int().min(0).optional(),
   /**
    * Chains (comma-separated names, e.g. BSC,POLYGON) whose sweeps go the sponsored way of ADR 0035: the gas tank relays an
    * EIP-7702 smart-account call and the deposit address never receives native coin. A chain without EIP-7702, or whose
@@ -379,8 +384,10 @@ const envSchema = z.object({
     ),
   /** A refund claim link nobody claimed expires after this many days: its amount is refundable again. */
   REFUND_CLAIM_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
-  /** Transactions the gas tank pays for one paying user (balance payments, swaps) per 24 hours. */
-  GAS_TANK_DAILY_TOPUPS_PER_USER: z.coerce.number().int().min(0).default(50),
+  /** Gas (units, summed over all chains) the gas tank sponsors for one user (balance payments, wallet sends, swaps) per 24 hours. */
+  GAS_TANK_DAILY_SPONSORED_GAS_PER_USER: z.coerce.number().int().min(0).default(10_000_000),
+  /** Deprecated (use GAS_TANK_DAILY_SPONSORED_GAS_PER_USER): when set, also caps the sponsored transactions per user per 24 hours. */
+  GAS_TANK_DAILY_TOPUPS_PER_USER: z.coerce.number().int().min(0).optional(),
   /**
    * Private key (0x + 64 hex) of a funded wallet on the EVM test networks, for the test helpers
    * (POST /api/test_helpers/charges/{id}/pay) on a real test network. Local development chains use the

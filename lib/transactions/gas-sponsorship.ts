@@ -1,10 +1,18 @@
 /**
  * What the gas tank agrees to pay for, so nobody can drain it: a cap on the gas limit of one transaction,
- * and daily caps of sponsored transactions per merchant and per paying user (env: GAS_TANK_*): its top-ups
- * and the transfers it relays (ADR 0035) count alike. A dust
- * charge cannot drain it either: createCharge refuses amounts below the token's minimum (lib/charges).
+ * and daily caps of **sponsored gas** per merchant and per paying user (env: GAS_TANK_DAILY_SPONSORED_GAS_*),
+ * for its top-ups and the transfers it relays (ADR 0035) alike. A dust charge cannot drain it either:
+ * createCharge refuses amounts below the token's minimum (lib/charges).
+ *
+ * Sponsored gas is counted in gas units, not in coin, so one cap means the same on every chain and does not
+ * move with fee spikes (the tank's coin per chain is what `gas-tank status` watches). Each sponsorship counts
+ * the most it can cost, known when it is recorded:
+ *  - a relayed transfer: its gas limit (the tank's whole transaction);
+ *  - a top-up: the gas it buys (its amount ÷ its max fee per gas, rounded up) plus its own gas limit.
+ * Failed ones count only if they were mined (a reverted transaction's gas is spent).
+ * The deprecated GAS_TANK_DAILY_TOPUPS_* still cap the number of sponsored transactions when set.
  */
-import { and, count, eq, gt, isNotNull, ne, or } from 'drizzle-orm';
+import { and, count, eq, gt, isNotNull, ne, or, sql } from 'drizzle-orm';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
 import { outboundTransfers } from '@/lib/db/schema';
@@ -19,9 +27,22 @@ export interface GasSponsor {
 
 const DAY_MS = 24 * 60 * 60_000;
 
+/** Gas one sponsorship row counts (see the header). */
+const sponsoredGas = sql<string>`case when ${outboundTransfers.purpose} = 'gas_topup'
+  then ceil(${outboundTransfers.amountBaseUnits} / nullif(${outboundTransfers.maxFeePerGas}, 0)) + coalesce(${outboundTransfers.gasLimit}, 0)
+  else coalesce(${outboundTransfers.gasLimit}, 0) end`;
+
 export async function assertSponsorshipAllowed(
   tx: DbOrTx,
-  input: { chain: ChainName; sponsor: GasSponsor; gasLimit: bigint; now?: Date },
+  input: {
+    chain: ChainName;
+    sponsor: GasSponsor;
+    /** The gas limit of the transaction whose fee is paid (capped by GAS_TANK_MAX_GAS_LIMIT). */
+    gasLimit: bigint;
+    /** The gas this sponsorship adds to the sponsor's day (see the header); defaults to `gasLimit`. */
+    sponsoredGas?: bigint;
+    now?: Date;
+  },
 ): Promise<void> {
   const config = env();
   const chain = CHAINS[input.chain].displayName;
@@ -31,41 +52,59 @@ export async function assertSponsorshipAllowed(
       `This transaction needs ${input.gasLimit} gas on ${chain}, more than the ${config.GAS_TANK_MAX_GAS_LIMIT} the service pays for. Add native coin to the wallet to pay the fee yourself.`,
     );
   }
+  const adding = input.sponsoredGas ?? input.gasLimit;
   const since = new Date((input.now ?? new Date()).getTime() - DAY_MS);
   const checks: {
     column: typeof outboundTransfers.sponsorUserId | typeof outboundTransfers.sponsorMerchantId;
     id: string | undefined;
-    cap: number;
+    gasCap: number;
+    transactionCap: number | undefined;
     who: string;
   }[] = [
-    { column: outboundTransfers.sponsorUserId, id: input.sponsor.userId, cap: config.GAS_TANK_DAILY_TOPUPS_PER_USER, who: 'your account' },
+    {
+      column: outboundTransfers.sponsorUserId,
+      id: input.sponsor.userId,
+      gasCap: config.GAS_TANK_DAILY_SPONSORED_GAS_PER_USER,
+      transactionCap: config.GAS_TANK_DAILY_TOPUPS_PER_USER,
+      who: 'your account',
+    },
     {
       column: outboundTransfers.sponsorMerchantId,
       id: input.sponsor.merchantId,
-      cap: config.GAS_TANK_DAILY_TOPUPS_PER_MERCHANT,
+      gasCap: config.GAS_TANK_DAILY_SPONSORED_GAS_PER_MERCHANT,
+      transactionCap: config.GAS_TANK_DAILY_TOPUPS_PER_MERCHANT,
       who: 'this merchant',
     },
   ];
   for (const check of checks) {
     if (!check.id) continue;
     const [row] = await tx
-      .select({ n: count() })
+      .select({ n: count(), gas: sql<string | null>`sum(${sponsoredGas})` })
       .from(outboundTransfers)
       .where(
         and(
           eq(check.column, check.id),
           // A top-up, or a transfer the tank relayed and paid the gas of (ADR 0035): both are sponsored transactions.
           or(eq(outboundTransfers.purpose, 'gas_topup'), isNotNull(outboundTransfers.relayerAddress)),
-          ne(outboundTransfers.status, 'failed'),
+          // A failed one spent the tank's gas only if it was mined.
+          or(ne(outboundTransfers.status, 'failed'), gt(outboundTransfers.gasFeeBaseUnits, 0n)),
           gt(outboundTransfers.createdAt, since),
         ),
       );
-    if ((row?.n ?? 0) >= check.cap) {
-      throw new AppError(
-        'gas_sponsorship_limit',
-        `The network fees the service pays for ${check.who} are used up for today (${check.cap} transactions in 24 hours). Add native coin to the wallet to pay the fee yourself, or try again later.`,
-        { headers: { 'Retry-After': String(60 * 60) } },
-      );
+    const used = BigInt(row?.gas ?? '0');
+    if (used + adding > BigInt(check.gasCap)) {
+      throw limitReached(check.who, `${used} of ${check.gasCap} gas in 24 hours used; this needs ${adding}`);
+    }
+    if (check.transactionCap !== undefined && (row?.n ?? 0) >= check.transactionCap) {
+      throw limitReached(check.who, `${check.transactionCap} transactions in 24 hours`);
     }
   }
+}
+
+function limitReached(who: string, detail: string): AppError {
+  return new AppError(
+    'gas_sponsorship_limit',
+    `The network fees the service pays for ${who} are used up for today (${detail}). Add native coin to the wallet to pay the fee yourself, or try again later.`,
+    { headers: { 'Retry-After': String(60 * 60) } },
+  );
 }

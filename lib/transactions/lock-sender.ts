@@ -30,8 +30,13 @@ export interface InFlight {
   /** The highest nonce ever recorded for the sender's own transactions (sent or relayed by it), or -1. Every recorded nonce is used or will be:
    *  a transfer fails only once its nonce is consumed, so the next nonce is always above all of them. */
   maxNonce: number;
-  /** Relayed transfers of this account's value in flight: one at a time (each takes the next EntryPoint nonce). */
+  /** Relayed transfers of this account's value in flight (each takes the next EntryPoint nonce). */
   relayedOut: number;
+  /**
+   * Those relayed transfers, and relayed ones of the account in a block after the balances were read: a new
+   * relayed transfer takes the EntryPoint nonce after theirs and waits for the in-flight ones (record-transfer.ts).
+   */
+  relayed: { id: string; status: string; callData: string | null }[];
 }
 
 /**
@@ -66,6 +71,9 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
         maxFeePerGas: outboundTransfers.maxFeePerGas,
         fromAddress: outboundTransfers.fromAddress,
         relayerAddress: outboundTransfers.relayerAddress,
+        id: outboundTransfers.id,
+        status: outboundTransfers.status,
+        callData: outboundTransfers.callData,
       })
       .from(outboundTransfers)
       .where(
@@ -98,6 +106,7 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
   const valueOut = new Map<string, bigint>();
   let nativeOut = 0n;
   let relayedOut = 0;
+  const relayed: InFlight['relayed'] = [];
   for (const row of outgoing) {
     const token = row.tokenAddress.toLowerCase();
     const gas = (row.gasLimit ?? 0n) * (row.maxFeePerGas ?? 0n);
@@ -105,7 +114,10 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
       // Relayed (ADR 0035): the value leaves the account, the gas the relayer; the outer call carries no value.
       if (row.fromAddress === from) {
         valueOut.set(token, (valueOut.get(token) ?? 0n) + row.amount);
-        relayedOut++;
+        // The account's own coin moved by its call (execute(to, value, "")): native value, never gas.
+        if (/^0x0{40}$/.test(token)) nativeOut += row.amount;
+        relayed.push({ id: row.id, status: row.status, callData: row.callData });
+        if ((IN_FLIGHT_STATUSES as readonly string[]).includes(row.status)) relayedOut++;
       }
       if (row.relayerAddress === from) nativeOut += gas;
       continue;
@@ -128,6 +140,7 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
     valueIn,
     incomingIds,
     relayedOut,
+    relayed,
     maxNonce: last?.nonce === null || last?.nonce === undefined ? -1 : Number(last.nonce),
   };
 }

@@ -140,7 +140,11 @@ export async function prepareTransfer(input: {
   /** Known gas limit (skips estimation). */
   gas?: bigint;
   gasSponsored: boolean;
-  /** Relay it through the sender's EIP-7702 smart account, the gas tank paying (lib/smart-accounts/smart-account-status.ts says where). */
+  /**
+   * Relay it through the sender's EIP-7702 smart account, the gas tank paying (lib/smart-accounts/smart-account-status.ts
+   * says where). A call moving native coin is relayed only when the sender could not pay the fee itself (it would
+   * otherwise need a top-up); with enough coin it pays its own, as on every other chain.
+   */
   relayed?: boolean;
 }): Promise<PreparedTransfer> {
   const client = clientOrThrow(input.chain);
@@ -157,6 +161,7 @@ export async function prepareTransfer(input: {
       input.gasSponsored || input.relayed ? readFacts(client, input.chain, gasTankAddress(), atBlock) : Promise.resolve(undefined),
       input.relayed ? readSponsorFacts(client, from) : Promise.resolve(undefined),
     ]);
+    const paysOwnFee = call.value > 0n && sender.nativeBalance >= call.value + gas * fees.maxFeePerGas;
     return {
       chain: input.chain,
       from,
@@ -166,8 +171,8 @@ export async function prepareTransfer(input: {
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       sender,
-      ...(tank ? { gasTank: { ...tank, address: gasTankAddress() } } : {}),
-      ...(relay ? { relay } : {}),
+      ...(tank && (input.gasSponsored || !paysOwnFee) ? { gasTank: { ...tank, address: gasTankAddress() } } : {}),
+      ...(relay && !paysOwnFee ? { relay } : {}),
     };
   } catch (error) {
     if (error instanceof AppError) throw error;

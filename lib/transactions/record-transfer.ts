@@ -21,11 +21,12 @@ import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
 import { buildSponsoredCall } from '@/lib/smart-accounts/build-sponsored-call';
+import { entryPointNonceOf } from '@/lib/smart-accounts/entry-point-nonce-of';
 import { gasTankAccount } from './gas-tank';
 import { assertSponsorshipAllowed, type GasSponsor } from './gas-sponsorship';
 import type { PreparedTransfer } from './prepare-transfer';
-import { inFlightOf, lockSender } from './lock-sender';
-import type { TransferPurpose } from './state';
+import { inFlightOf, lockSender, type InFlight } from './lock-sender';
+import { IN_FLIGHT_STATUSES, type TransferPurpose } from './state';
 import { authorizeTransfer, describeAuthority, type TransferAuthorization } from './transfer-policy';
 
 export interface RecordTransferInput {
@@ -96,7 +97,15 @@ export async function recordTransfer(tx: DbOrTx, input: RecordTransferInput): Pr
     if (held < amount) countOn(tokenKey);
   }
 
-  if (prepared.relay) return recordRelayed(tx, input, { inFlight: flight.relayedOut, dependsOnTransferIds: [...dependencies] });
+  if (prepared.relay) {
+    if (
+      prepared.call.value > 0n &&
+      (flight.valueIn.get(nativeKey) ?? 0n) > 0n &&
+      prepared.sender.nativeBalance - flight.nativeOut < prepared.call.value
+    )
+      countOn(nativeKey);
+    return recordRelayed(tx, input, { flight, dependsOnTransferIds: [...dependencies] });
+  }
 
   const gasCost = prepared.gas * prepared.maxFeePerGas;
   const nativeHeld = prepared.sender.nativeBalance - flight.nativeOut;
@@ -142,32 +151,57 @@ export async function recordTransfer(tx: DbOrTx, input: RecordTransferInput): Pr
  * ADR 0035: the gas tank relays the sender's smart-account call (an EntryPoint UserOperation the sender's key
  * signs, with its EIP-7702 authorization when it is not delegated yet) and pays the gas itself: no top-up, and
  * the sender never holds native coin. Recorded like any transfer (the sender's value, the tank's nonce), under
- * the sender's lock, then the tank's.
+ * the sender's lock, then the tank's. Native value is the account's own (`execute(to, value, "")`): its whole
+ * balance can move, the fee is the tank's.
+ *
+ * One EntryPoint nonce per operation, in order: a spend recorded while others of the account are in flight
+ * (or landed after its facts were read) takes the nonce after the highest of theirs and is broadcast only
+ * once they are in a block (`depends_on_transfer_ids`). Should one of them never land (cancelled), the
+ * next one's nonce is out of sequence: the EntryPoint refuses it, and it fails without moving anything.
  */
 async function recordRelayed(
   tx: DbOrTx,
   input: RecordTransferInput,
-  account: { inFlight: number; dependsOnTransferIds: string[] },
+  account: { flight: InFlight; dependsOnTransferIds: string[] },
 ): Promise<RecordedTransfer> {
   const { prepared } = input;
   const tankFacts = prepared.gasTank;
   if (!prepared.relay || !tankFacts) throw new Error('recordRelayed: prepareTransfer was not asked to relay');
   if (!input.gasSponsor) throw new Error('recordRelayed: a relayed transfer needs a gas sponsor');
-  if (prepared.call.value > 0n) throw new Error('recordRelayed: the relayer moves no native value');
-  // Each operation takes the account's next EntryPoint nonce, read before this lock: one in flight at a time.
-  if (account.inFlight > 0) throw new Error('recordRelayed: another relayed transfer of this account is in flight');
+  const chain = CHAINS[prepared.chain];
+  const native = nativeToken(chain);
+  const { flight } = account;
+  if (prepared.call.value > 0n) {
+    const available = prepared.sender.nativeBalance - flight.nativeOut + (flight.valueIn.get(native.address.toLowerCase()) ?? 0n);
+    if (available < prepared.call.value) {
+      throw new AppError(
+        'insufficient_balance',
+        `${input.senderLabel ?? 'The wallet'} holds ${formatAmount(clampZero(available), native.decimals)} ${native.symbol} available on ${chain.displayName}; this needs ${formatAmount(prepared.call.value, native.decimals)} (the service pays the network fee).`,
+        { param: 'amount' },
+      );
+    }
+  }
+  const queued = flight.relayed.map((row) => ({ ...row, nonce: entryPointNonceOf(row.callData, prepared.from) }));
+  const entryPointNonce = queued.reduce(
+    (next, row) => (row.nonce !== undefined && row.nonce + 1n > next ? row.nonce + 1n : next),
+    prepared.relay.entryPointNonce,
+  );
+  const waitFor = queued.filter((row) => (IN_FLIGHT_STATUSES as readonly string[]).includes(row.status)).map((row) => row.id);
   const tank = gasTankAccount();
   await lockSender(tx, prepared.chain, tankFacts.address);
-  const flight = await inFlightOf(tx, prepared.chain, tankFacts.address);
-  const chainId = CHAINS[prepared.chain].evmChainId!;
+  const tankFlight = await inFlightOf(tx, prepared.chain, tankFacts.address);
   const call = await buildSponsoredCall({
-    chainId,
-    operations: [{ owner: input.signer, facts: prepared.relay, calls: [prepared.call], callGas: prepared.gas }],
+    chainId: chain.evmChainId!,
+    operations: [{ owner: input.signer, facts: { ...prepared.relay, entryPointNonce }, calls: [prepared.call], callGas: prepared.gas }],
     relayer: tank.address,
   });
-  await assertSponsorshipAllowed(tx, { chain: prepared.chain, sponsor: input.gasSponsor, gasLimit: call.gas });
+  await assertSponsorshipAllowed(tx, {
+    chain: prepared.chain,
+    sponsor: input.gasSponsor,
+    gasLimit: call.gas,
+  });
   const cost = call.gas * prepared.maxFeePerGas;
-  const available = tankFacts.nativeBalance - flight.nativeOut;
+  const available = tankFacts.nativeBalance - tankFlight.nativeOut;
   if (available < cost) {
     log.error('gas tank cannot cover a relayed transfer; fund it (npm run admin -- gas-tank status)', {
       chain: prepared.chain,
@@ -177,17 +211,17 @@ async function recordRelayed(
     });
     throw new AppError(
       'gas_tank_empty',
-      `Network fees on ${CHAINS[prepared.chain].displayName} cannot be covered right now (the fee wallet needs ${nativeToken(CHAINS[prepared.chain]).symbol}). Try again later.`,
+      `Network fees on ${chain.displayName} cannot be covered right now (the fee wallet needs ${native.symbol}). Try again later.`,
     );
   }
   const transfer = await signAndInsert(tx, {
     prepared: { ...prepared, call: { to: call.to, value: 0n, data: call.data }, gas: call.gas },
     signer: tank,
-    nonce: Math.max(tankFacts.chainNonce, flight.maxNonce + 1),
+    nonce: Math.max(tankFacts.chainNonce, tankFlight.maxNonce + 1),
     purpose: input.purpose,
     authorization: input.authorization,
     chargeId: input.chargeId ?? null,
-    dependsOnTransferIds: account.dependsOnTransferIds,
+    dependsOnTransferIds: [...new Set([...account.dependsOnTransferIds, ...waitFor])],
     idempotency: input.idempotency,
     sponsor: input.gasSponsor,
     relay: { authorizationList: call.authorizationList },
@@ -203,7 +237,14 @@ async function recordGasTopUp(
   const { prepared } = input;
   const tankFacts = prepared.gasTank;
   if (!tankFacts) throw new Error('recordGasTopUp: prepareTransfer was not asked for the gas tank');
-  await assertSponsorshipAllowed(tx, { chain: prepared.chain, sponsor: input.sponsor, gasLimit: prepared.gas });
+  // The gas it buys (as the cap counts it: amount ÷ max fee, rounded up) and its own.
+  const bought = prepared.maxFeePerGas > 0n ? (input.amount + prepared.maxFeePerGas - 1n) / prepared.maxFeePerGas : 0n;
+  await assertSponsorshipAllowed(tx, {
+    chain: prepared.chain,
+    sponsor: input.sponsor,
+    gasLimit: prepared.gas,
+    sponsoredGas: bought + 21_000n,
+  });
   const tank = gasTankAccount();
   // Lock order: the sender first, then the tank (the tank never needs a sponsor), so two spends never wait on each other in a cycle.
   await lockSender(tx, prepared.chain, tankFacts.address);

@@ -1,8 +1,10 @@
 /**
  * The funds check of a send, for the preview and again for the confirmation: on EVM networks the wallet pays
- * the network fee from its native coin (`gasSponsored: false`: the gas tank does not cover EVM sends, see
- * send-from-wallet.ts); on Solana the gas tank pays it as fee payer, so only the value is the wallet's. What
- * its earlier transfers on the chain have in flight is already spent.
+ * the network fee from its native coin (`gasSponsored: false`: the gas tank tops up no EVM send, see
+ * send-from-wallet.ts), except where smart accounts are on (ADR 0035): there the send is relayed and the gas
+ * tank pays the fee, so only the value is the wallet's (a native send too, when the wallet could not pay its
+ * fee: it can send its whole balance). On Solana the gas tank pays it as fee payer. What its earlier
+ * transfers on the chain have in flight is already spent.
  */
 import type { Address } from 'viem';
 import { CHAINS, nativeToken, type ChainName, type TokenInfo } from '@/lib/chains/registry';
@@ -11,7 +13,7 @@ import type { DbOrTx } from '@/lib/db/client';
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { inFlightOf } from '@/lib/transactions/lock-sender';
-import type { ChainPreparedTransfer } from '@/lib/transactions/prepare-chain-transfer';
+import { relaysOn, type ChainPreparedTransfer } from '@/lib/transactions/prepare-chain-transfer';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { prepareSolanaTransfer } from '@/lib/transactions/solana/prepare-solana-transfer';
 import type { ResolvedSend } from './resolve-send-request';
@@ -38,6 +40,7 @@ export async function checkFunds(
     from: send.from,
     spend: { token: send.token, amount: send.amount, recipient: send.toAddress },
     gasSponsored: false,
+    relayed: await relaysOn(send.chain),
   }).catch(() => {
     throw unavailable(send.chain);
   });
@@ -55,6 +58,7 @@ export async function checkFunds(
       { param: 'amount' },
     );
   }
+  if (prepared.relay) return { prepared, available, fee: { max: maxGasCost, paidBy: 'service' } };
   const nativeNeeded = maxGasCost + (send.token.isNative ? send.amount : 0n);
   if (nativeLeft < nativeNeeded) {
     throw new AppError(

@@ -14,14 +14,15 @@
  * Concurrent sends from one wallet on one chain take turns, and the funds check counts what earlier
  * sends recorded but have not broadcast yet, so two sends cannot both spend the same balance.
  *
- * On EVM networks the network fee is paid by the wallet, from its native coin, and shown before confirming.
- * The gas tank does not cover EVM sends: it pays for charge payments and sweeps, which the platform lives
- * from; covering transfers to arbitrary addresses would let anyone drain it with dust sends.
+ * On EVM networks the network fee is paid by the wallet, from its native coin, and shown before confirming:
+ * the gas tank never tops a wallet up for a send to an arbitrary address. Where smart accounts are on
+ * (SMART_ACCOUNT_CHAINS, ADR 0035) the send is relayed instead: the tank sends the wallet's own signed
+ * smart-account call and pays its gas, charged to the user's daily cap of sponsored gas
+ * (GAS_TANK_DAILY_SPONSORED_GAS_PER_USER), so dust sends cannot drain it.
  *
  * On Solana the gas tank is the fee payer of every transaction the service signs, sends included, so the
- * Solana wallet needs no SOL (issue 29). The drain is bounded as for sponsored EVM top-ups: each send's fee
- * record counts toward the user's daily cap (GAS_TANK_DAILY_TOPUPS_PER_USER), and a send costs the tank
- * 10 000 lamports plus, at most, one token account's rent.
+ * Solana wallet needs no SOL (issue 29). The drain is bounded the same way: each send's fee record counts
+ * toward the user's daily cap, and a send costs the tank 10 000 lamports plus, at most, one token account's rent.
  */
 import { eq } from 'drizzle-orm';
 import { verifyPinStepUp } from '@/lib/accounts/step-up';
@@ -32,6 +33,7 @@ import { outboundTransfers, walletSends } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { isIdOf } from '@/lib/ids';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
+import { isSolanaPrepared } from '@/lib/transactions/prepare-chain-transfer';
 import { recordChainTransfer, walletSigner } from '@/lib/transactions/record-chain-transfer';
 import { forgetBalances } from './cached-balance';
 import { checkFunds } from './check-funds';
@@ -72,7 +74,9 @@ export async function sendFromWallet(
     const recorded = await recordChainTransfer(tx, {
       prepared,
       signer: () => walletSigner(wallet),
+      // The service pays the fee only as Solana's fee payer or as the relayer (ADR 0035), never by a top-up.
       solanaFeeSponsor: { userId: input.userId },
+      ...(!isSolanaPrepared(prepared) && prepared.relay ? { gasSponsor: { userId: input.userId } } : {}),
       purpose: 'wallet_send',
       authorization: { authority: { kind: 'payer_pin', userId: input.userId }, destination: { class: 'any_address' } },
       idempotency: { scope: `wallet_send:${input.userId}`, key: input.sendId },

@@ -18,6 +18,10 @@ export default async function WalletsPage() {
         <p className="mt-1 text-sm text-slate-600">
           Plain wallets (one key each) held for you by Chargeport, encrypted at rest. Exporting a key needs your PIN and is recorded.
         </p>
+        <p className="mt-1 text-sm text-slate-600" data-testid="export-delegation-note">
+          On Polygon and BNB Smart Chain your EVM wallet is a smart account (an EIP-7702 delegation, so Chargeport can pay its fees):
+          MetaMask shows that delegation when you import the key, and you can switch it back to a standard account there.
+        </p>
         <ul className="mt-4 flex flex-col gap-3">
           {wallets.map((wallet) => (
             <li

@@ -19,8 +19,8 @@ export default async function SendPage({ searchParams }: { searchParams: Promise
         <h1 className="text-2xl font-semibold">Send</h1>
         <p className="mt-1 text-sm text-slate-600">
           From your EVM wallet <span className="break-all font-mono text-xs">{from}</span> to any address on the same network. The network
-          fee is paid from the network&rsquo;s own coin (POL on Polygon, BNB on BNB Smart Chain, JEWEL on DFK Chain) and shown before you
-          confirm.
+          fee is paid from the network&rsquo;s own coin (POL on Polygon, BNB on BNB Smart Chain, JEWEL on DFK Chain), or by Chargeport where
+          your wallet is a smart account, and shown before you confirm.
         </p>
         {solanaFrom && (
           <p className="mt-1 text-sm text-slate-600" data-testid="solana-send-note">
