@@ -102,6 +102,12 @@ try {
   process.exit(1);
 }
 await stopIfSignaled(stack);
+// ADR 0035, decision 4: `npm run dev` and the e2e stack relay spends through EIP-7702 smart accounts on their local
+// Polygon node (the launcher deployed the EntryPoint and Simple7702Account there). SMART_ACCOUNT_CHAINS set, even empty, wins.
+if (process.env.SMART_ACCOUNT_CHAINS === undefined && stack.localChains.some((node) => node.chain === 'POLYGON')) {
+  stack.env.SMART_ACCOUNT_CHAINS = 'POLYGON';
+  say('Smart accounts (ADR 0035) on the local Polygon node: SMART_ACCOUNT_CHAINS=POLYGON');
+}
 for (const line of chainPlan.messages) {
   if (line.startsWith('WARNING')) console.warn(`[chargeport] ${line}`);
   else say(line);

@@ -94,10 +94,6 @@ export async function startStack(options: {
     );
     if (started.length) {
       env.LOCAL_CHAINS = started.map((node) => node.chain).join(',');
-      // ADR 0035, decision 4: the dev and e2e stacks relay spends through EIP-7702 smart accounts on local Polygon
-      // (the launcher deployed the EntryPoint and Simple7702Account above). SMART_ACCOUNT_CHAINS set (even empty) wins.
-      if (process.env.SMART_ACCOUNT_CHAINS === undefined && started.some((node) => node.chain === 'POLYGON'))
-        env.SMART_ACCOUNT_CHAINS = 'POLYGON';
       const listed = (family: string) =>
         started
           .filter((node) => CHAINS[node.chain].family === family)
