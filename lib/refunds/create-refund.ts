@@ -41,6 +41,7 @@ import { log } from '@/lib/log';
 import { formatAmount, parseAmount } from '@/lib/money';
 import { sendEmail } from '@/lib/notifications/send-email';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
+import { delegationOf } from '@/lib/smart-accounts/read-delegation';
 import { prepareChainTransfer } from '@/lib/transactions/prepare-chain-transfer';
 import { recordChainTransfer } from '@/lib/transactions/record-chain-transfer';
 import type { TransferAuthority } from '@/lib/transactions/transfer-policy';
@@ -343,8 +344,9 @@ async function refundRoute(charge: ChargeRow, funds: ChargeFunds, toAddress: str
   const code = await client.getCode({ address: payer as `0x${string}` }).catch(() => {
     throw unreachable;
   });
-  // A smart-contract wallet or an exchange's hot wallet may not give the money back to the right person.
-  if (code && code !== '0x') return { kind: 'claim', why: 'the payment came from a contract' };
+  // A smart-contract wallet or an exchange's hot wallet may not give the money back to the right person. An EOA
+  // delegating by EIP-7702 (our own smart accounts, ADR 0035, or a MetaMask smart account) is still its key's: not a contract.
+  if (code && code !== '0x' && !delegationOf(code)) return { kind: 'claim', why: 'the payment came from a contract' };
   return { kind: 'transfer', destination: payer, destinationClass: 'original_payer' };
 }
 

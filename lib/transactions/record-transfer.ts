@@ -195,11 +195,9 @@ async function recordRelayed(
     operations: [{ owner: input.signer, facts: { ...prepared.relay, entryPointNonce }, calls: [prepared.call], callGas: prepared.gas }],
     relayer: tank.address,
   });
-  await assertSponsorshipAllowed(tx, {
-    chain: prepared.chain,
-    sponsor: input.gasSponsor,
-    gasLimit: call.gas,
-  });
+  // The per-transaction cap applies to the account's own call, as for a top-up; the day's gas counts the whole relayed
+  // transaction (the EntryPoint's validation and the authorization too).
+  await assertSponsorshipAllowed(tx, { chain: prepared.chain, sponsor: input.gasSponsor, gasLimit: prepared.gas, sponsoredGas: call.gas });
   const cost = call.gas * prepared.maxFeePerGas;
   const available = tankFacts.nativeBalance - tankFlight.nativeOut;
   if (available < cost) {

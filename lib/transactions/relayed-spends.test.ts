@@ -14,6 +14,7 @@ import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { expectedBalances } from '@/lib/ledger/expected-balances';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
+import { createRefund } from '@/lib/refunds/create-refund';
 import { pollChain } from '@/lib/payments/poll-chain';
 import { entryPointNonceOf } from '@/lib/smart-accounts/entry-point-nonce-of';
 import { readDelegation } from '@/lib/smart-accounts/read-delegation';
@@ -252,6 +253,35 @@ describe('every spend on the relayed path (EIP-7702 smart accounts)', () => {
     expect(row).toMatchObject({ purpose: 'withdrawal', status: 'confirmed', relayerAddress: gasTank, sponsorMerchantId: merchant.id });
     expect(await usdcOf(destination)).toBe(parseUnits('12.5', 6));
     expect(await client.getBalance({ address: wallet })).toBe(0n);
+  });
+
+  it('a refund from the deposit address is relayed: the payer gets it back, the deposit never receives POL', async () => {
+    const consumer = await consumerWithoutCoin();
+    const { chargeId, deposit } = await usdcCharge('3');
+    const { transferId } = await payFromBalance({ userId: consumer.userId, chargeId, pin: PIN });
+    await settleTransfers([transferId]);
+    await pollChain(CHAIN);
+    const before = await usdcOf(consumer.address);
+    const { refund } = await createRefund({
+      ctx: { merchantId: merchant.id, mode: 'live', actor: 'api_key:key_relayed_test' },
+      chargeId,
+      body: { amount: '1' },
+    });
+    expect(refund).toMatchObject({ amount: '1', destination: consumer.address });
+    const [row] = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'refund')));
+    expect(row).toMatchObject({ fromAddress: deposit, relayerAddress: gasTank, sponsorMerchantId: merchant.id });
+    await settleTransfers([row!.id]);
+    expect((await usdcOf(consumer.address)) - before).toBe(parseUnits('1', 6));
+    expect(await client.getBalance({ address: deposit })).toBe(0n);
+    expect(await readDelegation(client, deposit)).toBe(SIMPLE_7702_ACCOUNT_ADDRESS);
+    const topUps = await getDb()
+      .select()
+      .from(outboundTransfers)
+      .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'gas_topup')));
+    expect(topUps).toEqual([]);
   });
 
   it('caps count sponsored gas: the next sponsorship past the user’s daily gas is refused, nothing recorded', async () => {
