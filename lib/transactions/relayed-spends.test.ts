@@ -94,10 +94,14 @@ async function settleTransfers(ids: string[]): Promise<(typeof outboundTransfers
 }
 
 function withEnv(vars: Record<string, string>, run: () => Promise<void>): Promise<void> {
+  const saved = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
   Object.assign(process.env, vars);
   resetEnvCache();
   return run().finally(() => {
-    for (const name of Object.keys(vars)) delete process.env[name];
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     resetEnvCache();
   });
 }
@@ -215,7 +219,21 @@ describe('every spend on the relayed path (EIP-7702 smart accounts)', () => {
     });
     const [row] = await settleTransfers([transferId]);
     expect(row).toMatchObject({ status: 'confirmed', relayerAddress: gasTank, amountBaseUnits: whole });
-    expect(await client.getBalance({ address: to })).toBe(whole);
+    // A wallet that can pay its own fee sends its coin itself, as on every chain: nothing sponsored.
+    const rich = await consumerWithoutCoin();
+    await rpc('anvil_setBalance', [rich.address, `0x${parseEther('1').toString(16)}`]);
+    const own = await sendFromWallet({
+      chain: CHAIN,
+      tokenAddress: '0x0000000000000000000000000000000000000000',
+      toAddress: to,
+      amount: '0.1',
+      userId: rich.userId,
+      sendId: newSendId(),
+      pin: PIN,
+    });
+    const [ownRow] = await settleTransfers([own.transferId]);
+    expect(ownRow).toMatchObject({ status: 'confirmed', relayerAddress: null, fromAddress: rich.address });
+    expect(await client.getBalance({ address: to })).toBe(whole + parseEther('0.1'));
     expect(await client.getBalance({ address: consumer.address })).toBe(0n);
     // More than it holds is refused before anything is signed.
     await expect(
@@ -304,6 +322,29 @@ describe('every spend on the relayed path (EIP-7702 smart accounts)', () => {
       const third = await usdcCharge('1');
       await expect(payFromBalance({ userId: consumer.userId, chargeId: third.chargeId, pin: PIN })).resolves.toMatchObject({
         txHash: expect.any(String),
+      });
+    });
+  });
+
+  it('caps count top-ups in gas too (where smart accounts are off): the gas they buy plus their own', async () => {
+    await withEnv({ SMART_ACCOUNT_CHAINS: '' }, async () => {
+      const consumer = await consumerWithoutCoin();
+      const first = await usdcCharge('1');
+      await payFromBalance({ userId: consumer.userId, chargeId: first.chargeId, pin: PIN });
+      const [topUp] = await getDb()
+        .select()
+        .from(outboundTransfers)
+        .where(and(eq(outboundTransfers.chargeId, first.chargeId), eq(outboundTransfers.purpose, 'gas_topup')));
+      expect(topUp).toMatchObject({ sponsorUserId: consumer.userId, relayerAddress: null });
+      const counted = (topUp!.amountBaseUnits + topUp!.maxFeePerGas! - 1n) / topUp!.maxFeePerGas! + topUp!.gasLimit!;
+      await settleTransfers([topUp!.id]);
+      await rpc('anvil_setBalance', [consumer.address, '0x0']);
+      const second = await usdcCharge('1');
+      await withEnv({ GAS_TANK_DAILY_SPONSORED_GAS_PER_USER: (counted + 1_000n).toString() }, async () => {
+        await expect(payFromBalance({ userId: consumer.userId, chargeId: second.chargeId, pin: PIN })).rejects.toMatchObject({
+          code: 'gas_sponsorship_limit',
+          message: expect.stringContaining(`${counted} of ${counted + 1_000n} gas`),
+        });
       });
     });
   });
