@@ -8,7 +8,8 @@
  *  - Any registry token of the chain, or a custom ERC-20 the merchant added there (its sweeps land in this
  *    wallet; disabled since or not, the funds are the merchant's), with the same checks.
  *  - Exact amounts: parsed with the token's decimals, checked against the on-chain balance.
- *  - The gas tank covers the fee if the wallet holds no native coin (recorded as platform cost); on
+ *  - The gas tank covers the fee if the wallet holds no native coin (recorded as platform cost; where smart
+ *    accounts are on, ADR 0035, it relays the wallet's own call instead of topping it up); on
  *    Solana it always pays, as the transaction's fee payer, so the Solana wallet needs no SOL for fees.
  *  - Like every transfer the service sends, it is signed and recorded before it is broadcast, and the
  *    reconciler follows it; the withdrawal is audited in the same transaction.

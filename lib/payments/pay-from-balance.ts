@@ -12,7 +12,8 @@
  *    broadcasts (the same bytes, so never a second transfer).
  *
  * The transfer goes to the charge's deposit address; the chain watcher then settles the charge like
- * any other payment. Every chain: on EVM from the consumer's EVM wallet (the gas tank tops up the fee), on
+ * any other payment. Every chain: on EVM from the consumer's EVM wallet (the gas tank tops up the fee,
+ * or, where smart accounts are on, relays the wallet's own call and pays its gas: ADR 0035), on
  * Solana from their Solana wallet with the gas tank as the fee payer (lib/transactions/solana/).
  */
 import { and, eq, ne } from 'drizzle-orm';

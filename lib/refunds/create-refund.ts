@@ -10,7 +10,8 @@
  *  - Paid from where the funds are now: the charge's deposit address before its sweep, the merchant wallet
  *    after it (while the sweep is still on its way, the refund waits for it to land). A deposit refund draws
  *    on late funds first and records how much, so the sweep still pays the merchant the full price (N11).
- *    The gas tank pays the fee (the merchant's daily cap); on Solana as the transaction's fee payer.
+ *    The gas tank pays the fee (the merchant's daily sponsored gas): a top-up, or the relayed call where smart
+ *    accounts are on (ADR 0035); on Solana as the transaction's fee payer.
  *  - Every chain: on Solana the same rules, the transfer signed by the Solana deposit key or the merchant's
  *    Solana wallet (lib/transactions/solana/); the payer is the signer whose value went out.
  *  - Destination: the payer, never an address an API key alone chose (N2).
