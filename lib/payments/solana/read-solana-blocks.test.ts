@@ -111,7 +111,7 @@ const searchStateOf = async (chargeId: string) =>
   )[0];
 
 describe('the Solana block reader', () => {
-  it('records SOL and USDC payments from the new blocks (plain and Solana Pay), settles their charges, and leaves the search cursors to the poll', async () => {
+  it('records SOL and USDC payments from the new blocks (plain and Solana Pay), not another token, settles their charges, and leaves the search cursors to the poll', async () => {
     const cursor = new Map<ChainName, bigint>();
     const sol = await charge('SOL', SOLANA_NATIVE_MINT, '0.5');
     const usdc = await charge('USDC', USDC.address, '2');
@@ -132,6 +132,8 @@ describe('the Solana block reader', () => {
         references: [usdc.reference],
       }),
     );
+    // SOL into the USDC charge's address: in the block, matched, refused by the validation (another token).
+    await send(await solPayment(svm, { payer, recipient: usdc.address, lamports: 10_000_000n, references: [usdc.reference] }));
     const read = await readSolanaBlocks('SOLANA', { rpc, cursor });
     expect(read).toMatchObject({ recorded: 2 });
     expect(await paymentsOf(sol.chargeId)).toMatchObject([
