@@ -94,6 +94,18 @@ async function send(transaction: Transaction): Promise<bigint> {
   return BigInt(landed!.view.slot);
 }
 
+/** Reads blocks until the cursor passed `slot` (a pass reads at most 16: a busy machine may be further behind). */
+async function readThrough(slot: bigint, cursor: Map<ChainName, bigint>) {
+  const total = { blocks: 0, recorded: 0, promoted: 0 };
+  do {
+    const read = (await readSolanaBlocks('SOLANA', { rpc, cursor }))!;
+    total.blocks += read.blocks;
+    total.recorded += read.recorded;
+    total.promoted += read.promoted;
+  } while (cursor.get('SOLANA')! <= slot);
+  return total;
+}
+
 const statusOf = async (chargeId: string) => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status;
 const paymentsOf = (chargeId: string) => getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
 const searchStateOf = async (chargeId: string) =>
@@ -133,8 +145,10 @@ describe('the Solana block reader', () => {
       }),
     );
     // SOL into the USDC charge's address: in the block, matched, refused by the validation (another token).
-    await send(await solPayment(svm, { payer, recipient: usdc.address, lamports: 10_000_000n, references: [usdc.reference] }));
-    const read = await readSolanaBlocks('SOLANA', { rpc, cursor });
+    const lastSlot = await send(
+      await solPayment(svm, { payer, recipient: usdc.address, lamports: 10_000_000n, references: [usdc.reference] }),
+    );
+    const read = await readThrough(lastSlot, cursor);
     expect(read).toMatchObject({ recorded: 2 });
     expect(await paymentsOf(sol.chargeId)).toMatchObject([
       { status: 'confirmed', amountBaseUnits: 500_000_000n, blockNumber: solSlot, fromAddress: payer.address },
@@ -160,10 +174,10 @@ describe('the Solana block reader', () => {
     await readSolanaBlocks('SOLANA', { rpc, cursor });
     finalizedLag = 1_000n;
     try {
-      await send(
+      const slot = await send(
         await solPayment(served.cluster.ledger.svm, { payer, recipient: sol.address, lamports: 250_000_000n, references: [sol.reference] }),
       );
-      await readSolanaBlocks('SOLANA', { rpc, cursor });
+      await readThrough(slot, cursor);
       expect(await paymentsOf(sol.chargeId)).toMatchObject([{ status: 'pending' }]);
       expect(await statusOf(sol.chargeId)).toBe('processing');
     } finally {
@@ -177,6 +191,7 @@ describe('the Solana block reader', () => {
 
   it('asks the cluster the same per slot with a few or 200 open charges: getBlocks, then one getBlock per new block', async () => {
     const passCalls = async (cursor: Map<ChainName, bigint>) => {
+      await readThrough(BigInt(served.cluster.slot) - 1n, cursor); // caught up (creating 199 charges takes many slots)
       await sleep(900); // two or three new slots
       calls.length = 0;
       const read = await readSolanaBlocks('SOLANA', { rpc, cursor });
@@ -202,8 +217,10 @@ describe('the Solana block reader', () => {
     await pollSolana('SOLANA', { rpc });
     expect(calls.filter((method) => method === 'getSignaturesForAddress').length).toBeGreaterThanOrEqual(200);
     // And a payment into the first of the 200 is still found by one block read.
-    await send(await solPayment(served.cluster.ledger.svm, { payer, recipient: first.address, lamports: 100_000_000n, references: [] }));
-    expect((await readSolanaBlocks('SOLANA', { rpc, cursor }))?.recorded).toBe(1);
+    const slot = await send(
+      await solPayment(served.cluster.ledger.svm, { payer, recipient: first.address, lamports: 100_000_000n, references: [] }),
+    );
+    expect((await readThrough(slot, cursor)).recorded).toBe(1);
     expect(await statusOf(first.chargeId)).toBe('succeeded');
   });
 });
