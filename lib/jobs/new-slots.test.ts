@@ -131,10 +131,11 @@ describe('new-slot subscription', () => {
       const landed = served.cluster.ledger.sent.find((sent) => sent.signature === signature)!;
       await until(async () => (await getDb().select().from(payments).where(eq(payments.txHash, signature))).length === 1, 5_000);
       const recordedAt = Date.now();
-      // Its block is complete when the next slot begins; recorded within two slots (400 ms each) of that, with margin.
+      // Its block is complete when the next slot begins; recorded within two slots (400 ms each) of that, plus
+      // margin for a busy machine — the reader's interval and the poll's are a minute.
       const blockAt = slotStarted.get(landed.view.slot + 1)!;
       expect(blockAt).toBeDefined();
-      expect(recordedAt - blockAt).toBeLessThan(1_200);
+      expect(recordedAt - blockAt).toBeLessThan(1_500);
       expect(polls).toBe(0);
       expect((await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status).toBe('succeeded');
     } finally {
