@@ -373,9 +373,11 @@ async function solanaChain(rpcUrl: string): Promise<PhaseChain & { close: () => 
       const { value } = await rpc.getSignatureStatuses([signature as Signature]).send();
       const slot = value[0]?.slot;
       if (slot === undefined) throw new BenchError(`${signature} never landed`);
-      const final = slotAt.get(slot + 1n);
-      if (final === undefined) throw new BenchError(`slot ${slot + 1n} was not heard on the subscription`);
-      return final;
+      // The first slot heard after it (a late clock tick announces only the slot it jumps to).
+      let final: { slot: bigint; at: number } | undefined;
+      for (const [heard, at] of slotAt) if (heard > slot && (!final || heard < final.slot)) final = { slot: heard, at };
+      if (!final) throw new BenchError(`no slot after ${slot} was heard on the subscription`);
+      return final.at;
     },
     close: () => abort.abort(),
   };

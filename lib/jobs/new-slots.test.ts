@@ -133,8 +133,9 @@ describe('new-slot subscription', () => {
       const recordedAt = Date.now();
       // Its block is complete when the next slot begins; recorded within two slots (400 ms each) of that, plus
       // margin for a busy machine — the reader's interval and the poll's are a minute.
-      const blockAt = slotStarted.get(landed.view.slot + 1)!;
-      expect(blockAt).toBeDefined();
+      // (The first slot announced after it: a late clock tick announces only the slot it jumps to.)
+      const blockAt = Math.min(...[...slotStarted].filter(([slot]) => slot > landed.view.slot).map(([, at]) => at));
+      expect(Number.isFinite(blockAt)).toBe(true);
       expect(recordedAt - blockAt).toBeLessThan(1_500);
       expect(polls).toBe(0);
       expect((await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status).toBe('succeeded');
