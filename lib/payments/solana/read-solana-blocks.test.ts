@@ -224,3 +224,41 @@ describe('the Solana block reader', () => {
     expect(await statusOf(first.chargeId)).toBe('succeeded');
   });
 });
+
+describe('the Solana block reader on a real cluster’s gaps', () => {
+  /** A cluster answering getSlot with `tip` and getBlocks with `listed` (what a node with skipped slots does). */
+  const stub = (tip: number, listed: (start: number, end: number) => number[]) => {
+    const asked: string[] = [];
+    const transport = (async ({ payload }: { payload: unknown }) => {
+      const { id, method, params } = payload as { id: string; method: string; params: unknown[] };
+      asked.push(method);
+      const result =
+        method === 'getSlot'
+          ? tip
+          : method === 'getBlocks'
+            ? listed(Number(params[0]), Number(params[1]))
+            : method === 'getSignatureStatuses' // other suites' pending payments, if any: unknown here
+              ? { context: { slot: tip }, value: (params[0] as unknown[]).map(() => null) }
+              : { blockHeight: 0, blockTime: null, blockhash: '', parentSlot: 0, previousBlockhash: '', transactions: [] };
+      return { jsonrpc: '2.0', id, result };
+    }) as RpcTransport;
+    return { rpc: createSolanaRpcFromTransport(transport), asked };
+  };
+
+  it('moves past a confirmed range of skipped slots, and jumps to the tip when too far behind (the poll catches up)', async () => {
+    const cursor = new Map<ChainName, bigint>([['SOLANA', 1_000n]]);
+    // Sixteen skipped slots in a row, all confirmed: past them, without reading a block.
+    const skipped = stub(1_100, () => []);
+    await readSolanaBlocks('SOLANA', { rpc: skipped.rpc, cursor });
+    expect(cursor.get('SOLANA')).toBe(1_016n);
+    expect(skipped.asked).not.toContain('getBlock');
+    // Not confirmed yet: the cursor waits.
+    await readSolanaBlocks('SOLANA', { rpc: stub(1_020, () => []).rpc, cursor });
+    expect(cursor.get('SOLANA')).toBe(1_016n);
+    // Sixteen blocks listed and the tip far ahead: to the tip, reading none of them.
+    const behind = stub(5_000, (start, end) => Array.from({ length: end - start + 1 }, (_, i) => start + i));
+    await readSolanaBlocks('SOLANA', { rpc: behind.rpc, cursor });
+    expect(cursor.get('SOLANA')).toBe(5_000n);
+    expect(behind.asked).not.toContain('getBlock');
+  });
+});

@@ -17,8 +17,9 @@
  *  - pending Solana payments whose slot the cluster has finalized are promoted with one
  *    getSignatureStatuses call (up to 256 a pass), so a charge succeeds without waiting for the poll.
  *
- * RPC calls a pass: getBlocks, one getBlock per new block, and getSlot + getSignatureStatuses only when a
- * payment was matched or one waits to be finalized — independent of the number of open charges.
+ * RPC calls a pass: getBlocks, one getBlock per new block, getSlot when there was no new block or 16 of them
+ * (behind), and getSlot + getSignatureStatuses only when a payment was matched or one waits to be finalized —
+ * independent of the number of open charges.
  *
  * What it never does: move a deposit address's cursors (`reference_cursor`, `receive_cursor`,
  * `searched_until`, `searched_slot`) or drop a payment. Only the interval poll (poll-solana.ts) proves that
@@ -95,13 +96,17 @@ export async function readSolanaBlocks(
     next = await rpc.getSlot({ commitment: 'confirmed' }).send();
     cursor.set(chain, next);
   }
-  let slots = await rpc.getBlocks(next, next + BigInt(MAX_BLOCKS_PER_PASS - 1), { commitment: 'confirmed' }).send();
-  if (slots.length === MAX_BLOCKS_PER_PASS) {
+  const last = next + BigInt(MAX_BLOCKS_PER_PASS - 1);
+  let slots = await rpc.getBlocks(next, last, { commitment: 'confirmed' }).send();
+  if (slots.length === MAX_BLOCKS_PER_PASS || slots.length === 0) {
     const tip = await rpc.getSlot({ commitment: 'confirmed' }).send();
     if (tip - next > MAX_LAG_SLOTS) {
       log.warn('solana blocks: too far behind the tip; the poll catches up on the skipped slots', { chain, from: next, tip });
       cursor.set(chain, tip);
       slots = [];
+    } else if (!slots.length && tip >= last) {
+      // The whole range is confirmed and had no block (skipped slots): past it.
+      cursor.set(chain, last + 1n);
     }
   }
 
