@@ -45,7 +45,7 @@ const rpcEnvEntries = Object.fromEntries(CHAIN_NAMES.map((chain) => [rpcEnvName(
   typeof optionalUrlList
 >;
 
-/** RPC_WS_URL_<CHAIN>: one ws:// or wss:// URL whose new-block subscription wakes the chain's watcher. */
+/** RPC_WS_URL_<CHAIN>: one ws:// or wss:// URL whose new-block (EVM) or new-slot (Solana) subscription wakes the chain's watcher. */
 const optionalWsUrl = z
   .string()
   .trim()
@@ -536,8 +536,9 @@ function rpcWsEnvName(chain: ChainName): `RPC_WS_URL_${ChainName}` {
 }
 
 /**
- * Where the chain's new blocks can be subscribed to (eth_subscribe newHeads): RPC_WS_URL_<CHAIN>, else
- * for a local node the same port (anvil serves WebSocket beside HTTP); undefined: polling only.
+ * Where the chain's new blocks can be subscribed to (eth_subscribe newHeads; slotSubscribe on Solana):
+ * RPC_WS_URL_<CHAIN>, else for a local node the same port (anvil and the local Solana cluster serve
+ * WebSocket beside HTTP); undefined: polling only.
  */
 export function rpcWsUrl(chain: ChainName): string | undefined {
   const configured = env()[rpcWsEnvName(chain)];

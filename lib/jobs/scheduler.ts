@@ -2,7 +2,8 @@
  * Periodic background work of a server process: chain watchers, charge expiry, clean-up of short-lived rows.
  * Started once per process (instrumentation.ts, or `npm run worker`). Every task is safe to run in
  * several processes at once (row locks with SKIP LOCKED, idempotent deletes). A task can also be woken
- * (`wakeTask`): each EVM chain's new blocks wake its watcher at once (./new-blocks.ts, ADR 0028).
+ * (`wakeTask`): each EVM chain's new blocks wake its watcher at once (./new-blocks.ts, ADR 0028), each Solana
+ * chain's new slots its block reader (./new-slots.ts, ADR 0037).
  */
 import { lt } from 'drizzle-orm';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
@@ -23,6 +24,7 @@ import { PRICE_REFRESH_EVERY_MS, refreshUsdPrices } from '@/lib/pricing/approxim
 import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
 import { expireDueOnrampOrders } from '@/lib/onramp/orders/expire-orders';
 import { pollSolana } from '@/lib/payments/solana/poll-solana';
+import { readSolanaBlocks } from '@/lib/payments/solana/read-solana-blocks';
 import { pollChain } from '@/lib/payments/poll-chain';
 import { convertSwapFunding } from '@/lib/swap/convert-swap-funding';
 import { startDueFulfilments } from '@/lib/contracts/start-fulfilments';
@@ -30,6 +32,7 @@ import { payChargesFromDeliveredOrders } from '@/lib/onramp/pay-charge-from-orde
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
 import { subscribeToNewBlocks, type BlockSubscriptions } from './new-blocks';
+import { subscribeToNewSlots } from './new-slots';
 import { traced } from '@/lib/tracing';
 
 /** The watchers' recorded payments, for chargeport_payments_seen_total. */
@@ -45,6 +48,8 @@ interface Task {
   runAtStart?: boolean;
   run: () => Promise<unknown>;
 }
+
+const SOLANA_CHAIN_NAMES = CHAIN_NAMES.filter((chain) => CHAINS[chain].family === 'solana');
 
 const TASKS: Task[] = [
   { name: 'expire-charges', everyMs: 10_000, run: expireDueCharges },
@@ -74,11 +79,18 @@ const TASKS: Task[] = [
     run: async () => (rpcUrl(chain) ? ((await pollIncomingTransfers(chain))?.recorded ?? 0) : 0),
   })),
   { name: 'refresh-usd-prices', everyMs: PRICE_REFRESH_EVERY_MS, runAtStart: true, run: () => refreshUsdPrices() },
-  // Solana clusters are watched only against a configured RPC (there is no local Solana node).
-  ...CHAIN_NAMES.filter((chain) => CHAINS[chain].family === 'solana').map((chain): Task => ({
+  // Solana clusters with an RPC (configured, or the launcher's local cluster): the per-address search, the
+  // catch-up that moves each address's cursors and so lets expiry pass (ADR 0037)…
+  ...SOLANA_CHAIN_NAMES.map((chain): Task => ({
     name: `watch-${chain}`,
     everyMs: 2_000,
     run: async () => countPayments(chain, rpcUrl(chain) ? ((await pollSolana(chain))?.recorded ?? 0) : 0),
+  })),
+  // …and the new confirmed blocks read once each, woken at every slot (its interval is the fallback).
+  ...SOLANA_CHAIN_NAMES.map((chain): Task => ({
+    name: `watch-slots-${chain}`,
+    everyMs: 2_000,
+    run: async () => countPayments(chain, rpcUrl(chain) ? ((await readSolanaBlocks(chain))?.recorded ?? 0) : 0),
   })),
   // The ledger against the chains: every difference is logged as an error (lib/ledger).
   { name: 'reconcile-ledger', everyMs: 10 * 60_000, run: () => reconcileAndReport() },
@@ -106,6 +118,7 @@ interface ScheduledTask {
 const globalForJobs = globalThis as unknown as {
   __chargeportJobs?: Map<string, ScheduledTask>;
   __chargeportBlockSubscriptions?: BlockSubscriptions;
+  __chargeportSlotSubscriptions?: BlockSubscriptions;
 };
 
 /** Starts every task on its interval (once per process); `tasks` is for tests. */
@@ -118,6 +131,10 @@ export function startScheduler(tasks: Task[] = TASKS): void {
   globalForJobs.__chargeportBlockSubscriptions = subscribeToNewBlocks(
     EVM_CHAIN_NAMES.filter((chain) => watched.has(`watch-${chain}`)),
     (chain) => wakeTask(`watch-${chain}`),
+  );
+  globalForJobs.__chargeportSlotSubscriptions = subscribeToNewSlots(
+    SOLANA_CHAIN_NAMES.filter((chain) => watched.has(`watch-slots-${chain}`)),
+    (chain) => wakeTask(`watch-slots-${chain}`),
   );
 }
 
@@ -167,4 +184,6 @@ export function stopScheduler(): void {
   globalForJobs.__chargeportJobs = undefined;
   globalForJobs.__chargeportBlockSubscriptions?.stop();
   globalForJobs.__chargeportBlockSubscriptions = undefined;
+  globalForJobs.__chargeportSlotSubscriptions?.stop();
+  globalForJobs.__chargeportSlotSubscriptions = undefined;
 }

@@ -193,6 +193,44 @@ describe('the local Solana cluster (LiteSVM behind JSON-RPC)', () => {
     expect(several.map((account) => account?.owner)).toEqual([TOKEN_PROGRAM_ADDRESS, '11111111111111111111111111111111']);
   });
 
+  it('getBlocks and getBlock: every complete slot has a block, its transactions as a node shows them', async () => {
+    const recipient = await generateKeyPairSigner();
+    const signature = await rpc.requestAirdrop(recipient.address, lamports(3_000_000_000n)).send();
+    const { slot } = await statusOf(signature);
+    // The slot is complete once the next one began.
+    while ((await rpc.getSlot().send()) <= slot) await sleep(100);
+    const listed = await rpc.getBlocks(slot - 1n, slot + 1_000n, { commitment: 'confirmed' }).send();
+    expect(listed[0]).toBe(slot - 1n);
+    expect(listed).toContain(slot);
+    // The current slot is still being filled: not listed, no block yet.
+    const current = await rpc.getSlot().send();
+    expect(listed.at(-1)!).toBeLessThan(current);
+    await expect(rpc.getBlock(current + 10n, { maxSupportedTransactionVersion: 0 }).send()).rejects.toThrow();
+
+    const accounts = await rpc
+      .getBlock(slot, { transactionDetails: 'accounts', rewards: false, maxSupportedTransactionVersion: 0, commitment: 'confirmed' })
+      .send();
+    expect(accounts?.blockTime).toBe(await rpc.getBlockTime(slot).send());
+    expect(accounts?.parentSlot).toBe(slot - 1n);
+    const found = accounts?.transactions.find((transaction) => transaction.transaction.signatures[0] === signature);
+    // Keys with their roles: the faucet signs and pays, the recipient is written.
+    expect(found?.transaction.accountKeys.slice(0, 2)).toEqual([
+      { pubkey: localSolanaMinterAccount.address, signer: true, source: 'transaction', writable: true },
+      { pubkey: recipient.address, signer: false, source: 'transaction', writable: true },
+    ]);
+    expect(found?.meta?.postBalances[1]).toBe(3_000_000_000n);
+    expect(found?.meta).not.toHaveProperty('logMessages');
+
+    const full = await rpc.getBlock(slot, { maxSupportedTransactionVersion: 0 }).send();
+    const fullFound = full?.transactions.find((transaction) => transaction.transaction.signatures[0] === signature);
+    expect(fullFound?.transaction.message.accountKeys).toContain(recipient.address);
+    expect(full).toHaveProperty('rewards', []);
+    const signatures = await rpc.getBlock(slot, { transactionDetails: 'signatures', maxSupportedTransactionVersion: 0 }).send();
+    expect(signatures?.signatures).toContain(signature);
+    // A version 0 transaction needs maxSupportedTransactionVersion, as on a node.
+    await expect(rpc.getBlock(slot).send()).rejects.toMatchObject({ context: { __code: -32015 } });
+  });
+
   it('refuses a transaction whose blockhash it never issued (or that expired), as a node does', async () => {
     const recipient = await generateKeyPairSigner();
     const stale = await signed(

@@ -11,7 +11,8 @@
  *   - blockhashes: a new one every slot, valid for 150 blocks (about a minute); a transaction with an unknown
  *     or expired one is refused by preflight (BlockhashNotFound) or, with skipPreflight, silently dropped.
  *   - the real runtime: fees (5 000 lamports a signature), rent, SPL token rules, duplicate signatures.
- *   - getSignaturesForAddress / getTransaction built from what really executed (litesvm-ledger.ts).
+ *   - getSignaturesForAddress / getTransaction built from what really executed (litesvm-ledger.ts), and
+ *     getBlocks / getBlock (transactionDetails full, accounts, signatures or none) of every complete slot.
  *   - the registry's SPL tokens (USDC on SOLANA) as mints planted at their canonical addresses, the mint
  *     authority and faucet being the local Solana minter (lib/keyring/local-solana-accounts.ts); requestAirdrop is a
  *     real transfer from that faucet, so it shows in the recipient's history.
@@ -24,6 +25,7 @@
  * every transaction final at once: processed, confirmed and finalized collapse), priority fees (always none),
  * durable nonces, address lookup tables, Token-2022, logs/program/root subscriptions, vote accounts and rewards.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { serveSubscriptions } from './local-subscriptions';
@@ -298,6 +300,10 @@ export class SolanaCluster {
         const mint = getMintDecoder().decode(account.data);
         return { result: { context, value: amountJson(mint.supply, mint.decimals) } };
       }
+      case 'getBlocks':
+        return this.blocks(Number(params[0]), params[1] === undefined || typeof params[1] === 'object' ? undefined : Number(params[1]));
+      case 'getBlock':
+        return this.block(Number(params[0]), config);
       case 'getTransaction':
       case 'getSignatureStatuses':
       case 'getSignaturesForAddress':
@@ -309,6 +315,79 @@ export class SolanaCluster {
           error: { code: -32601, message: `Method not found: ${method} (the local Solana cluster serves what docs/development.md lists)` },
         };
     }
+  }
+
+  /**
+   * getBlocks: the slots with a block in [start, end] — every slot here (none is skipped), up to the last
+   * complete one: the current slot is still being filled, as a leader's block in progress is not confirmed.
+   */
+  private blocks(start: number, end: number | undefined): RpcResult {
+    if (!Number.isSafeInteger(start) || start < 0 || (end !== undefined && !Number.isSafeInteger(end)))
+      return invalidParams('Invalid params: slots must be integers');
+    const last = Math.min(end ?? Number.MAX_SAFE_INTEGER, this.slot - 1);
+    if (last - start > 500_000) return invalidParams('Slot range too large; max 500000');
+    const slots: number[] = [];
+    for (let slot = Math.max(start, this.anchors[0]!.slot); slot <= last; slot++) slots.push(slot);
+    return { result: slots };
+  }
+
+  /**
+   * getBlock of a complete slot (before the current one), as a node answers it: encoding 'json', and
+   * transactionDetails 'full' (default), 'accounts' (account keys with signer/writable/source, the meta's
+   * balances and token balances only), 'signatures' or 'none'; rewards always empty. A version 0 transaction
+   * without maxSupportedTransactionVersion is refused (-32015), as a node does.
+   */
+  private block(slot: number, config: Record<string, unknown>): RpcResult {
+    if (!Number.isSafeInteger(slot) || slot < this.anchors[0]!.slot || slot >= this.slot)
+      return { error: { code: -32004, message: `Block not available for slot ${slot}` } };
+    if (config.encoding !== undefined && config.encoding !== 'json')
+      return invalidParams('Invalid params: the local cluster serves getBlock with encoding "json" only');
+    const details = (config.transactionDetails as string | undefined) ?? 'full';
+    const sent = this.ledger.sent.filter((tx) => tx.view.slot === slot);
+    if (config.maxSupportedTransactionVersion === undefined && sent.some((tx) => tx.view.version !== 'legacy'))
+      return { error: { code: -32015, message: 'Transaction version (0) is not supported by the requesting client.' } };
+    const block: Record<string, unknown> = {
+      blockHeight: slot,
+      blockTime: this.blockTime(slot),
+      blockhash: this.blockhashOf(slot),
+      parentSlot: slot - 1,
+      previousBlockhash: this.blockhashOf(slot - 1),
+    };
+    if (details === 'full') {
+      block.transactions = sent.map(({ view }) => ({ transaction: view.transaction, meta: view.meta, version: view.version }));
+    } else if (details === 'accounts') {
+      block.transactions = sent.map(({ view }) => {
+        const { accountKeys, header } = view.transaction.message;
+        const signers = header.numRequiredSignatures;
+        const keys = accountKeys.map((pubkey, index) => ({
+          pubkey,
+          signer: index < signers,
+          source: 'transaction',
+          writable:
+            index < signers
+              ? index < signers - header.numReadonlySignedAccounts
+              : index < accountKeys.length - header.numReadonlyUnsignedAccounts,
+        }));
+        const { err, status, fee, preBalances, postBalances, preTokenBalances, postTokenBalances } = view.meta;
+        return {
+          transaction: { accountKeys: keys, signatures: view.transaction.signatures },
+          meta: { err, status, fee, preBalances, postBalances, preTokenBalances, postTokenBalances },
+          version: view.version,
+        };
+      });
+    } else if (details === 'signatures') {
+      block.signatures = sent.map((tx) => tx.signature);
+    } else if (details !== 'none') {
+      return invalidParams(`Invalid params: unknown transactionDetails ${details}`);
+    }
+    if (config.rewards !== false) block.rewards = [];
+    return { result: block };
+  }
+
+  /** The blockhash the slot issued while it is recent, else a stand-in derived from the slot (the cluster keeps no older ones). */
+  private blockhashOf(slot: number): string {
+    for (const [blockhash, issued] of this.recentBlockhashes) if (issued === slot) return blockhash;
+    return getBase58Decoder().decode(createHash('sha256').update(`${this.chain}:${slot}`).digest());
   }
 
   private async sendTransaction(wire: string, config: Record<string, unknown>): Promise<RpcResult> {

@@ -1,5 +1,8 @@
 /**
- * The chain watcher of a Solana cluster (against its configured RPC, RPC_URL_SOLANA / _DEVNET). Each
+ * The chain watcher of a Solana cluster (against its configured RPC, RPC_URL_SOLANA / _DEVNET): the interval
+ * poll, the catch-up and the only path that proves an address's history complete (its cursors, expiry). Payments
+ * are usually seen sooner by the block reader woken at each slot (read-solana-blocks.ts, ADR 0037), which
+ * records them the same way and moves no cursor; either may find a transfer first, it counts once. Each
  * poll, for every watched Solana deposit address, lists two accounts' transactions and validates them
  * (lib/payments/solana/find-transfers.ts):
  *
