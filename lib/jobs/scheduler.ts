@@ -13,7 +13,7 @@ import { getDb } from '@/lib/db/client';
 import { rateLimits } from '@/lib/db/schema';
 import { deleteExpiredApiRateLimits } from '@/lib/rate-limit/api-rate-limit';
 import { CHAIN_NAMES, CHAINS, EVM_CHAIN_NAMES } from '@/lib/chains/registry';
-import { rpcUrl } from '@/lib/env';
+import { rpcUrl, rpcWsUrl } from '@/lib/env';
 import { log } from '@/lib/log';
 import { metrics } from '@/lib/metrics/metrics';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
@@ -86,11 +86,13 @@ const TASKS: Task[] = [
     everyMs: 2_000,
     run: async () => countPayments(chain, rpcUrl(chain) ? ((await pollSolana(chain))?.recorded ?? 0) : 0),
   })),
-  // …and the new confirmed blocks read once each, woken at every slot (its interval is the fallback).
+  // …and the new confirmed blocks read once each, woken at every slot (its interval is the fallback). Only
+  // with a WebSocket URL (RPC_WS_URL_SOLANA or the local cluster's): reading every mainnet block is
+  // megabytes a slot, which an operator opts into by configuring it (ADR 0037).
   ...SOLANA_CHAIN_NAMES.map((chain): Task => ({
     name: `watch-slots-${chain}`,
     everyMs: 2_000,
-    run: async () => countPayments(chain, rpcUrl(chain) ? ((await readSolanaBlocks(chain))?.recorded ?? 0) : 0),
+    run: async () => countPayments(chain, rpcWsUrl(chain) ? ((await readSolanaBlocks(chain))?.recorded ?? 0) : 0),
   })),
   // The ledger against the chains: every difference is logged as an error (lib/ledger).
   { name: 'reconcile-ledger', everyMs: 10 * 60_000, run: () => reconcileAndReport() },
