@@ -23,7 +23,7 @@
  * the chain or pool could not answer puts them off by RETRY_AFTER_MS. A signal the watcher missed is
  * caught by the slow rotation of ./check-swap-funding-fallback.ts.
  */
-import { and, asc, eq, gt, isNull, lte, min, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lte, min, sql } from 'drizzle-orm';
 import { erc20Abi, type Address } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { IN_FLIGHT_HOLD_MS, findPaymentsInFlight } from '@/lib/charges/payment-in-flight';
