@@ -17,7 +17,7 @@ import { configuredSwapPairs, swapPairFor } from '@/lib/chains/swap-pairs';
 import { convertChargeFunding } from './convert-swap-funding';
 
 /** Open charges examined per run (index rows, no chain read). */
-export const FALLBACK_WALK = 500;
+const FALLBACK_WALK = 500;
 /** Swap-pair charges checked per run (one balance read each). */
 export const FALLBACK_BATCH = 20;
 
