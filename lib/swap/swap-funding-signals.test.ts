@@ -11,12 +11,13 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetEnvCache } from '@/lib/env';
 import { getDb } from '@/lib/db/client';
-import { payments, scannerCursors, swapExecutions, swapFundingSignals } from '@/lib/db/schema';
+import { outboundTransfers, payments, scannerCursors, swapExecutions, swapFundingSignals } from '@/lib/db/schema';
 import { pollChain } from '@/lib/payments/poll-chain';
 import { localDemoPayerAccount, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { BSC_USDC, chargeStatus, createPzpCharge, startSwapTestChain } from '@/test/swap';
-import { chargesAwaitingConversion, convertSwapFunding } from './convert-swap-funding';
+import { RETRY_AFTER_MS, chargesAwaitingConversion, convertSwapFunding } from './convert-swap-funding';
+import { settleSwapTransfer } from './settle-swap-transfer';
 import { FALLBACK_BATCH, checkSwapFundingFallback, type FallbackCursor } from './check-swap-funding-fallback';
 import { quoteSwapFunding } from './place-swap-funding-order';
 
@@ -173,5 +174,18 @@ describe('swap conversion candidates: signals of funding, not open charges', () 
       expect(reads.balancesRead().size).toBeLessThanOrEqual(checked.length);
     }
     expect(await executionsOf(chargeId)).toEqual([expect.objectContaining({ branch: 'onramp_conversion' })]);
+  });
+
+  it('a conversion that ends failed on chain is asked again once the back-off has run out', async () => {
+    const { chargeId } = await fundedCharge();
+    await pollChain('BSC', { client });
+    expect(await convertSwapFunding()).toBe(1);
+    const [execution] = await executionsOf(chargeId);
+    const [transfer] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, execution!.swapTransferId!));
+    // The engine's outcome hook, as when the swap reverts (the price moved past its limit): its USDC stays at the address.
+    await getDb().transaction((tx) => settleSwapTransfer(tx, transfer!, { status: 'failed', reason: 'reverted' }));
+    const now = new Date();
+    expect(await chargesAwaitingConversion(now)).not.toContain(chargeId);
+    expect(await chargesAwaitingConversion(new Date(now.getTime() + RETRY_AFTER_MS + 1_000))).toEqual([chargeId]);
   });
 });
