@@ -99,11 +99,17 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
   accepts: (deposit, tokenAddress) => deposit.token === tokenAddress,
   notices: {
     wants: (deposit, tokenAddress) => deposit.fundingToken === tokenAddress,
-    // One signal per transfer, whatever the number of polls that see it (a re-scan, a re-organisation).
+    // One signal per transfer and block, however often polls see it (a re-scan); re-included in another
+    // block after a re-organisation, it signals again (a check between the two may have found nothing).
     async record(tx, _chain, noticed) {
       await tx
         .insert(swapFundingSignals)
-        .values(noticed.map((t) => ({ chargeId: t.target.chargeId, source: `transfer:${t.txHash.toLowerCase()}:${t.logIndex}` })))
+        .values(
+          noticed.map((t) => ({
+            chargeId: t.target.chargeId,
+            source: `transfer:${t.txHash.toLowerCase()}:${t.logIndex}:${t.blockHash.toLowerCase()}`,
+          })),
+        )
         .onConflictDoNothing();
     },
   },

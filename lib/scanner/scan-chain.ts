@@ -309,6 +309,7 @@ async function matchTransfers<Target extends { address: string }>(
         tokenAddress: t.token,
         amountBaseUnits: t.value,
         blockNumber: t.blockNumber,
+        blockHash: t.blockHash,
       });
     }
   }

@@ -37,6 +37,7 @@ export interface NoticedTransfer<Target> {
   tokenAddress: string;
   amountBaseUnits: bigint;
   blockNumber: bigint;
+  blockHash: string;
 }
 
 /** A recorded transfer, as the scanner needs to see it. */

@@ -26,7 +26,7 @@
 import { and, asc, eq, isNull, lte, min, sql } from 'drizzle-orm';
 import { erc20Abi, type Address } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
-import { IN_FLIGHT_HOLD_MS, findPaymentsInFlight } from '@/lib/charges/payment-in-flight';
+import { findPaymentsInFlight } from '@/lib/charges/payment-in-flight';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, onrampOrders, swapExecutions, swapFundingSignals, type ChargeRow } from '@/lib/db/schema';
@@ -57,9 +57,16 @@ export type ConversionOutcome =
   | 'submitted';
 
 /**
- * The charges with a signal of funding due (at most `limit`, longest waiting first). Completed swap-funding
- * orders of the last IN_FLIGHT_HOLD_MS are noted as signals first (once each: the order id is the source).
- * Both statements go through partial indexes: the cost follows signals and recent orders, not open charges.
+ * How far back a pass looks for completed funding orders to note. Short: the order's USDC is also seen
+ * arriving by the watcher, which never skips a block (its cursor outlives any downtime).
+ */
+const ORDER_NOTICE_WINDOW_MS = 15 * 60_000;
+
+/**
+ * The charges with a signal of funding due (at most `limit`, longest waiting first). Funding orders
+ * completed in the last ORDER_NOTICE_WINDOW_MS are noted as signals first (once each: the order id is the
+ * source). Both statements go through partial indexes: the cost follows signals and recent orders, not
+ * open charges.
  */
 export async function chargesAwaitingConversion(now = new Date(), limit = 50): Promise<string[]> {
   if (!configuredSwapPairs().length) return [];
@@ -69,7 +76,7 @@ export async function chargesAwaitingConversion(now = new Date(), limit = 50): P
     select ${onrampOrders.chargeId}, 'order:' || ${onrampOrders.id}, ${now.toISOString()}::timestamptz
     from ${onrampOrders}
     where ${onrampOrders.purpose} = 'swap_funding' and ${onrampOrders.status} = 'completed'
-      and ${onrampOrders.updatedAt} > ${new Date(now.getTime() - IN_FLIGHT_HOLD_MS).toISOString()}::timestamptz
+      and ${onrampOrders.updatedAt} > ${new Date(now.getTime() - ORDER_NOTICE_WINDOW_MS).toISOString()}::timestamptz
       and ${onrampOrders.chargeId} is not null
     on conflict do nothing`);
   const rows = await db

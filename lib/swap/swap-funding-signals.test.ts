@@ -43,15 +43,19 @@ afterAll(async () => {
 
 const recipient = (): Address => privateKeyToAccount(generatePrivateKey()).address;
 
-async function sendUsdc(to: Address, amount: bigint): Promise<{ hash: string; logIndex: number }> {
+async function sendUsdc(to: Address, amount: bigint): Promise<{ hash: string; logIndex: number; blockHash: string }> {
   const wallet = createWalletClient({ account: localDemoPayerAccount, transport: http(node.url) });
   const hash = await wallet.writeContract({ address: BSC_USDC, abi: erc20Abi, functionName: 'transfer', args: [to, amount], chain: null });
   const receipt = await client.waitForTransactionReceipt({ hash });
-  return { hash: hash.toLowerCase(), logIndex: receipt.logs[0]!.logIndex };
+  return { hash: hash.toLowerCase(), logIndex: receipt.logs[0]!.logIndex, blockHash: receipt.blockHash.toLowerCase() };
 }
 
 /** A PZP charge with the USDC its conversion needs already at its deposit address (nothing polled yet). */
-async function fundedCharge(): Promise<{ chargeId: string; deposit: Address; sent: { hash: string; logIndex: number } }> {
+async function fundedCharge(): Promise<{
+  chargeId: string;
+  deposit: Address;
+  sent: { hash: string; logIndex: number; blockHash: string };
+}> {
   const { chargeId, deposit } = await createPzpCharge(merchant, '30', recipient());
   const { fundingAmount } = await quoteSwapFunding({ chargeId });
   return { chargeId, deposit, sent: await sendUsdc(deposit, parseUnits(fundingAmount, 18)) };
@@ -136,7 +140,7 @@ describe('swap conversion candidates: signals of funding, not open charges', () 
 
     await pollChain('BSC', { client });
     expect(await signalsOf(chargeId)).toEqual([
-      expect.objectContaining({ source: `transfer:${sent.hash}:${sent.logIndex}`, handledAt: null }),
+      expect.objectContaining({ source: `transfer:${sent.hash}:${sent.logIndex}:${sent.blockHash}`, handledAt: null }),
     ]);
     expect(await signalsOf(usdcCharge.chargeId)).toEqual([]);
     expect(await getDb().select().from(payments).where(eq(payments.chargeId, chargeId))).toEqual([]);

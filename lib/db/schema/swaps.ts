@@ -73,8 +73,8 @@ export type SwapExecutionRow = typeof swapExecutions.$inferSelect;
  * Why a swap-pair charge's deposit address may now hold funding (USDC) to convert: the conversion job
  * (lib/swap/convert-swap-funding.ts) reads balances only for charges with a signal due, so its cost
  * follows funded charges, not open ones. Sources (`source`, unique per charge, so each is recorded once):
- *  - `transfer:<txHash>:<logIndex>`: the charge watcher (lib/payments/poll-chain.ts) saw the pair's
- *    funding token sent to the deposit address;
+ *  - `transfer:<txHash>:<logIndex>:<blockHash>`: the charge watcher (lib/payments/poll-chain.ts) saw the
+ *    pair's funding token sent to the deposit address;
  *  - `order:<onrampOrderId>`: the charge's swap-funding on-ramp order completed;
  *  - `retry:<swapExecutionId>`: an attempt refused (the pool moved past the funds held), due after the back-off.
  * A check of the charge marks the signals due by then `handled_at`.
