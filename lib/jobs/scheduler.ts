@@ -27,6 +27,7 @@ import { pollSolana } from '@/lib/payments/solana/poll-solana';
 import { readSolanaBlocks } from '@/lib/payments/solana/read-solana-blocks';
 import { pollChain } from '@/lib/payments/poll-chain';
 import { convertSwapFunding } from '@/lib/swap/convert-swap-funding';
+import { checkSwapFundingFallback } from '@/lib/swap/check-swap-funding-fallback';
 import { startDueFulfilments } from '@/lib/contracts/start-fulfilments';
 import { payChargesFromDeliveredOrders } from '@/lib/onramp/pay-charge-from-order';
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
@@ -59,8 +60,10 @@ const TASKS: Task[] = [
   // The transaction engine: every open transfer brought up to date (leases; safe in several processes).
   { name: 'reconcile-transfers', everyMs: 3_000, run: () => reconcileDueTransfers() },
   { name: 'sweep-deposits', everyMs: 5_000, run: sweepDueCharges },
-  // Swap on-ramp: settle swaps in flight, then swap on-ramped USDC at PZP charges' deposit addresses.
+  // Swap on-ramp: swap on-ramped USDC at PZP charges' deposit addresses, for the charges with a signal of
+  // funding (no signal, no chain read); once a minute a bounded walk checks the rest, for a missed signal.
   { name: 'convert-swap-funding', everyMs: 5_000, run: () => convertSwapFunding() },
+  { name: 'check-swap-funding-fallback', everyMs: 60_000, run: () => checkSwapFundingFallback() },
   // Contracts tab: succeeded charges' fulfilments (armed by the database) become contract calls of the engine.
   { name: 'start-fulfilments', everyMs: 3_000, run: () => startDueFulfilments() },
   // Card payments below the provider's minimum: the delivered minimum pays its charge from the buyer's wallet.

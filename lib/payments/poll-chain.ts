@@ -6,6 +6,11 @@
  * charge whose payments changed (./settle-charge.ts), in the poll's transaction: all of them together, in
  * a fixed number of statements per poll (settleCharges), not a round of queries per payment (ADR 0030).
  *
+ * The swap on-ramp's funding token (lib/chains/swap-pairs.ts: USDC for PZP) sent to a swap-pair charge's
+ * deposit address is not a payment, but it is what the conversion job (lib/swap/convert-swap-funding.ts)
+ * waits for: while such charges are watched the funding token is read too, and each transfer found is
+ * noted once as a `swap_funding_signals` row in the poll's transaction (the job reads balances only there).
+ *
  * One instance watches a chain at a time (advisory lock `chain-watcher:<chain>`).
  */
 import { and, eq, gt, gte, inArray, ne, notLike, sql } from 'drizzle-orm';
@@ -14,7 +19,8 @@ import { publicClientFor } from '@/lib/chains/clients';
 import { crashPoint } from '@/lib/crash-points';
 import { EVM_NATIVE_TOKEN_ADDRESS, type ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
-import { charges, depositAddresses, outboundTransfers, payments } from '@/lib/db/schema';
+import { charges, depositAddresses, outboundTransfers, payments, swapFundingSignals } from '@/lib/db/schema';
+import { configuredSwapPairs, swapPairFor } from '@/lib/chains/swap-pairs';
 import { newId } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
@@ -51,6 +57,8 @@ interface WatchedDeposit {
   address: string;
   chargeId: string;
   token: string;
+  /** A swap-pair charge: the pair's funding token (lower case), noted when it arrives. */
+  fundingToken?: string;
 }
 
 const chargesConsumer: ScanConsumer<WatchedDeposit> = {
@@ -65,6 +73,11 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
       .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
       .where(and(eq(depositAddresses.chain, chain), gt(depositAddresses.watchUntil, now)));
     const tokens = rows.map((row) => row.tokenAddress.toLowerCase());
+    // Swap-pair charges watched: their funding token too (noted, never counted as a payment).
+    for (const pair of configuredSwapPairs()) {
+      const funding = pair.funding.address.toLowerCase();
+      if (pair.chain === chain && tokens.includes(pair.target.address.toLowerCase()) && !tokens.includes(funding)) tokens.push(funding);
+    }
     return {
       erc20s: tokens.filter((token) => token !== EVM_NATIVE_TOKEN_ADDRESS) as Hex[],
       native: tokens.includes(EVM_NATIVE_TOKEN_ADDRESS),
@@ -76,12 +89,30 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
     return new Map(
       recipients.flatMap((address) => {
         const deposit = found.get(address.toLowerCase());
-        return deposit ? [[address.toLowerCase(), { address, ...deposit }] as const] : [];
+        if (!deposit) return [];
+        const fundingToken = swapPairFor(chain, deposit.token)?.funding.address.toLowerCase();
+        return [[address.toLowerCase(), { address, ...deposit, ...(fundingToken ? { fundingToken } : {}) }] as const];
       }),
     );
   },
   // Only the charge's own token pays it: another token sent to the address is not a payment.
   accepts: (deposit, tokenAddress) => deposit.token === tokenAddress,
+  notices: {
+    wants: (deposit, tokenAddress) => deposit.fundingToken === tokenAddress,
+    // One signal per transfer and block, however often polls see it (a re-scan); re-included in another
+    // block after a re-organisation, it signals again (a check between the two may have found nothing).
+    async record(tx, _chain, noticed) {
+      await tx
+        .insert(swapFundingSignals)
+        .values(
+          noticed.map((t) => ({
+            chargeId: t.target.chargeId,
+            source: `transfer:${t.txHash.toLowerCase()}:${t.logIndex}:${t.blockHash.toLowerCase()}`,
+          })),
+        )
+        .onConflictDoNothing();
+    },
+  },
   store: {
     byTxHashes: (tx, chain, txHashes) => selectPayments(tx, and(eq(payments.chain, chain), inArray(payments.txHash, txHashes))),
     async insert(tx, chain, found) {

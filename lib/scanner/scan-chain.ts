@@ -10,6 +10,7 @@
  *     native transfers; keeps those whose recipient the consumer watches (an index lookup of the
  *     recipients found, never a load of every watched address) and that it accepts;
  *  3. records them (./record-transfers.ts): new ones inserted, re-included ones moved to their new block;
+ *     transfers the consumer only wants noted (ScanConsumer.notices) are handed to it (it dedupes: a re-scan sees them again);
  *  4. without traces, credits unexplained native balance at open deposits (./find-balance-rises.ts), net
  *     of our own top-ups into them and transfers out of them (N13);
  *  5. re-checks the pending transfers (./recheck-open-transfers.ts): confirmed at depth, re-included ones
@@ -35,7 +36,7 @@ import { headerOf, readWindow, type BlockHeader, type RawTransfer } from './read
 import { observeOpenTransfers, recheckOpenTransfers } from './recheck-open-transfers';
 import { recordTransfers } from './record-transfers';
 import { succeededTransactions } from './succeeded-transactions';
-import type { ObservedTransfer, ScanConsumer } from './types';
+import type { NoticedTransfer, ObservedTransfer, ScanConsumer } from './types';
 
 /** A chain without a cursor (or whose re-organisation is deeper than every checkpoint) starts this many blocks back. */
 const INITIAL_LOOKBACK = 100n;
@@ -116,6 +117,8 @@ interface Observation<Target> {
     toHash: string;
     scannedUntil: Date;
     found: { transfer: ObservedTransfer; target: Target }[];
+    /** Transfers the consumer only wants noted (ScanConsumer.notices). */
+    noticed: NoticedTransfer<Target>[];
     /** Native balances above what was recorded (no traces): credited in the transaction for what is still unexplained. */
     rises: BalanceRise<Target>[];
   };
@@ -184,8 +187,9 @@ async function observeChain<Target extends { address: string }>(
       return header;
     };
 
-    const found = await matchTransfers(db, client, consumer, chain, now, read.transfers, headerAt);
-    if (!found) return undefined;
+    const matched = await matchTransfers(db, client, consumer, chain, now, read.transfers, headerAt);
+    if (!matched) return undefined;
+    const { found, noticed } = matched;
     const rises =
       assets.native && traceMode === 'none' && consumer.balanceWatches
         ? await findBalanceRises(client, { watches: await consumer.balanceWatches(db, chain, now, to), from, to, headerAt })
@@ -197,6 +201,7 @@ async function observeChain<Target extends { address: string }>(
       toHash: toHeader.hash,
       scannedUntil: to === latest && atHead > toHeader.time ? atHead : toHeader.time,
       found,
+      noticed,
       rises,
     };
     scannedThrough = to;
@@ -234,6 +239,7 @@ async function writeObservation<Target extends { address: string }>(
   }
   if (window) {
     const recorded = await recordTransfers(tx, chain, consumer.store, window.found);
+    if (window.noticed.length && consumer.notices) await consumer.notices.record(tx, chain, window.noticed);
     result.recorded += recorded.recorded;
     for (const owner of recorded.owners) result.owners.add(owner);
     if (window.rises.length && consumer.balanceWatches) {
@@ -273,8 +279,9 @@ async function writeObservation<Target extends { address: string }>(
 
 /**
  * The window's transfers into watched targets that count: recipients looked up by index, the consumer's
- * token rule, successful top-level native transfers only, our own gas top-ups left out. Undefined when
- * a block read for its time no longer has the hash its logs carry (the chain moved).
+ * token rule, successful top-level native transfers only, our own gas top-ups left out; and the ERC-20
+ * transfers it only wants noted (same lookup, no further read). Undefined when a block read for its time
+ * no longer has the hash its logs carry (the chain moved).
  */
 async function matchTransfers<Target extends { address: string }>(
   tx: DbOrTx,
@@ -284,15 +291,29 @@ async function matchTransfers<Target extends { address: string }>(
   now: Date,
   transfers: RawTransfer[],
   headerAt: (number: bigint) => Promise<BlockHeader>,
-): Promise<{ transfer: ObservedTransfer; target: Target }[] | undefined> {
+): Promise<{ found: { transfer: ObservedTransfer; target: Target }[]; noticed: NoticedTransfer<Target>[] } | undefined> {
   const candidates = transfers.filter((t) => t.value > 0n);
-  if (!candidates.length) return [];
+  if (!candidates.length) return { found: [], noticed: [] };
   const targets = await consumer.matchRecipients(tx, chain, [...new Set(candidates.map((t) => t.to))], now);
-  const wanted = candidates.filter((t) => {
+  const wanted: RawTransfer[] = [];
+  const noticed: NoticedTransfer<Target>[] = [];
+  for (const t of candidates) {
     const target = targets.get(t.to.toLowerCase());
-    return target !== undefined && consumer.accepts(target, t.token.toLowerCase());
-  });
-  if (!wanted.length) return [];
+    if (target === undefined) continue;
+    if (consumer.accepts(target, t.token.toLowerCase())) wanted.push(t);
+    else if (t.kind === 'erc20' && consumer.notices?.wants(target, t.token.toLowerCase())) {
+      noticed.push({
+        target,
+        txHash: t.txHash,
+        logIndex: t.logIndex,
+        tokenAddress: t.token,
+        amountBaseUnits: t.value,
+        blockNumber: t.blockNumber,
+        blockHash: t.blockHash,
+      });
+    }
+  }
+  if (!wanted.length) return { found: [], noticed };
 
   const topLevel = wanted.filter((t) => t.kind === 'native').map((t) => t.txHash);
   const ours = topLevel.length
@@ -333,5 +354,5 @@ async function matchTransfers<Target extends { address: string }>(
       },
     });
   }
-  return found;
+  return { found, noticed };
 }

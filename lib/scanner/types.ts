@@ -28,6 +28,18 @@ export interface ObservedTransfer {
   blockTime: Date;
 }
 
+/** A token transfer into a watched target that does not pay it but that its consumer wants to hear of. */
+export interface NoticedTransfer<Target> {
+  target: Target;
+  txHash: string;
+  logIndex: number;
+  /** EIP-55 token contract. */
+  tokenAddress: string;
+  amountBaseUnits: bigint;
+  blockNumber: bigint;
+  blockHash: string;
+}
+
 /** A recorded transfer, as the scanner needs to see it. */
 export interface StoredTransfer {
   id: string;
@@ -106,6 +118,15 @@ export interface ScanConsumer<Target extends { address: string }> {
    * equal what was recorded, our own top-ups in and transfers out included (N13).
    */
   balanceWatches?(tx: DbOrTx, chain: ChainName, now: Date, atBlock: bigint): Promise<BalanceWatch<Target>[]>;
+  /**
+   * ERC-20 transfers into a watched target that `accepts` refuses but the consumer wants noted (the swap
+   * on-ramp's funding token at a charge's deposit address): which ones, and how to note them, in the poll's
+   * transaction. Their tokens must be among `watchedAssets` to be read at all.
+   */
+  notices?: {
+    wants(target: Target, tokenAddress: string): boolean;
+    record(tx: DbOrTx, chain: ChainName, noticed: readonly NoticedTransfer<Target>[]): Promise<void>;
+  };
   /** In the poll's transaction, after its writes: settle what changed. */
   onChanged?(tx: DbOrTx, owners: ReadonlySet<string>): Promise<void>;
 }

@@ -12,6 +12,7 @@ import { localDemoPayerAccount, type LocalChainNode } from '@/scripts/stack/loca
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { RETRY_AFTER_MS, chargesAwaitingConversion, convertChargeFunding, convertSwapFunding } from './convert-swap-funding';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
+import { pollChain } from '@/lib/payments/poll-chain';
 import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/provision-local-swap';
 import { placeSwapFundingOrder, quoteSwapFunding, roundUpToCents } from './place-swap-funding-order';
 import { loadSwapProgress } from './swap-progress';
@@ -227,6 +228,11 @@ describe('swap on-ramp, branch B: on-ramped USDC converted at the deposit addres
     await deliverUsdc(deposit, delivered);
     expect((await loadSwapProgress(chargeId))!).toMatchObject({ stage: 'funded', fundingHeld: fundingAmount });
     expect(await chargeStatus(chargeId)).toBe('pending'); // USDC is not the charge's token: not a payment
+    // The job reads only charges with a signal of funding: the watcher's sighting of the USDC is one.
+    expect(await chargesAwaitingConversion()).not.toContain(chargeId);
+    await pollChain('BSC', { client });
+    expect(await chargeStatus(chargeId)).toBe('pending');
+    expect(await chargesAwaitingConversion()).toContain(chargeId);
 
     await Promise.all([convertSwapFunding(), convertSwapFunding()]);
     const executions = await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId));

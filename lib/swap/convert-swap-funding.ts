@@ -13,14 +13,23 @@
  *    Funds are never lost: what is not swapped stays at the deposit address, on the charge's record.
  *  - USDC left over after the swap (the on-ramp bought the slippage margin, or its minimum) stays at
  *    the deposit address for support to refund, like any overpayment in another token.
+ *
+ * Which charges are read (issue 27): only those with a signal of funding, so a pass costs the same at
+ * 10 or 100,000 open PZP charges and a funded charge is never queued behind unfunded ones. Signals are
+ * `swap_funding_signals` rows (lib/db/schema/swaps.ts): the charge watcher saw USDC sent to the deposit
+ * address (lib/payments/poll-chain.ts, in the poll that sees it), the charge's funding order completed
+ * (noted here from `onramp_orders` each pass), or a refused attempt's back-off ran out. A pass with no
+ * signal due reads nothing from the chain. Each check marks the charge's due signals handled; a check
+ * the chain or pool could not answer puts them off by RETRY_AFTER_MS. A signal the watcher missed is
+ * caught by the slow rotation of ./check-swap-funding-fallback.ts.
  */
-import { and, eq, gt, inArray, ne, notExists, or, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lte, min, sql } from 'drizzle-orm';
 import { erc20Abi, type Address } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
-import { IN_FLIGHT_HOLD_MS, findPaymentsInFlight } from '@/lib/charges/payment-in-flight';
+import { findPaymentsInFlight } from '@/lib/charges/payment-in-flight';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
-import { charges, swapExecutions, type ChargeRow } from '@/lib/db/schema';
+import { charges, onrampOrders, swapExecutions, swapFundingSignals, type ChargeRow } from '@/lib/db/schema';
 import { env } from '@/lib/env';
 import { isAppError } from '@/lib/errors';
 import { log } from '@/lib/log';
@@ -47,40 +56,50 @@ export type ConversionOutcome =
   | 'insufficient_funding'
   | 'submitted';
 
-/** Payable swap-pair charges with no swap in flight or done, and no refused attempt in the back-off window. */
+/**
+ * How far back a pass looks for completed funding orders to note. Short: the order's USDC is also seen
+ * arriving by the watcher, which never skips a block (its cursor outlives any downtime).
+ */
+const ORDER_NOTICE_WINDOW_MS = 15 * 60_000;
+
+/**
+ * The charges with a signal of funding due (at most `limit`, longest waiting first). Funding orders
+ * completed in the last ORDER_NOTICE_WINDOW_MS are noted as signals first (once each: the order id is the
+ * source). Both statements go through partial indexes: the cost follows signals and recent orders, not
+ * open charges.
+ */
 export async function chargesAwaitingConversion(now = new Date(), limit = 50): Promise<string[]> {
-  const pairs = configuredSwapPairs();
-  if (!pairs.length) return [];
-  const retryAfter = new Date(now.getTime() - RETRY_AFTER_MS);
-  const rows = await getDb()
-    .select({ id: charges.id })
-    .from(charges)
-    .where(
-      and(
-        inArray(charges.status, ['pending', 'processing']),
-        // Overdue charges too while expiry may still be waiting for their funding order (convertChargeFunding decides).
-        gt(charges.expiresAt, new Date(now.getTime() - IN_FLIGHT_HOLD_MS)),
-        or(
-          ...pairs.map((pair) =>
-            and(eq(charges.chain, pair.chain), sql`lower(${charges.tokenAddress}) = ${pair.target.address.toLowerCase()}`),
-          ),
-        ),
-        notExists(
-          getDb()
-            .select({ one: sql`1` })
-            .from(swapExecutions)
-            .where(
-              and(
-                eq(swapExecutions.chargeId, charges.id),
-                or(ne(swapExecutions.status, 'failed'), gt(swapExecutions.createdAt, retryAfter)),
-              ),
-            ),
-        ),
-      ),
-    )
-    .orderBy(charges.createdAt)
+  if (!configuredSwapPairs().length) return [];
+  const db = getDb();
+  await db.execute(sql`
+    insert into ${swapFundingSignals} (charge_id, source, due_at)
+    select ${onrampOrders.chargeId}, 'order:' || ${onrampOrders.id}, ${now.toISOString()}::timestamptz
+    from ${onrampOrders}
+    where ${onrampOrders.purpose} = 'swap_funding' and ${onrampOrders.status} = 'completed'
+      and ${onrampOrders.updatedAt} > ${new Date(now.getTime() - ORDER_NOTICE_WINDOW_MS).toISOString()}::timestamptz
+      and ${onrampOrders.chargeId} is not null
+    on conflict do nothing`);
+  const rows = await db
+    .select({ chargeId: swapFundingSignals.chargeId })
+    .from(swapFundingSignals)
+    .where(and(isNull(swapFundingSignals.handledAt), lte(swapFundingSignals.dueAt, now)))
+    .groupBy(swapFundingSignals.chargeId)
+    .orderBy(asc(min(swapFundingSignals.dueAt)))
     .limit(limit);
-  return rows.map((row) => row.id);
+  return rows.map((row) => row.chargeId);
+}
+
+/** Outcomes worth asking again soon: the chain, the pool or another payment method was not ready. */
+const ASK_AGAIN: ReadonlySet<ConversionOutcome> = new Set(['chain_unavailable', 'quote_unavailable', 'other_payment_in_flight']);
+
+/** After a check: the charge's signals due by `now` are handled, or put off when the answer was not final. */
+async function settleSignals(chargeId: string, outcome: ConversionOutcome, now: Date): Promise<void> {
+  if (outcome === 'busy') return; // another pass holds the charge: its check settles them
+  const due = and(eq(swapFundingSignals.chargeId, chargeId), isNull(swapFundingSignals.handledAt), lte(swapFundingSignals.dueAt, now));
+  await getDb()
+    .update(swapFundingSignals)
+    .set(ASK_AGAIN.has(outcome) ? { dueAt: new Date(now.getTime() + RETRY_AFTER_MS) } : { handledAt: now })
+    .where(due);
 }
 
 type ConvertibleCheck = { outcome: ConversionOutcome } | { swapCharge: Awaited<ReturnType<typeof payableSwapCharge>> };
@@ -157,6 +176,12 @@ async function planConversion(chargeId: string, now: Date): Promise<ConversionPl
  * reads again).
  */
 export async function convertChargeFunding(chargeId: string, now = new Date()): Promise<ConversionOutcome> {
+  const outcome = await convertOnce(chargeId, now);
+  await settleSignals(chargeId, outcome, now);
+  return outcome;
+}
+
+async function convertOnce(chargeId: string, now: Date): Promise<ConversionOutcome> {
   const plan = await planConversion(chargeId, now);
   if ('outcome' in plan) return plan.outcome;
   const step = await getDb().transaction(async (tx): Promise<{ outcome: ConversionOutcome; swap?: SignedSwap }> => {
@@ -171,8 +196,9 @@ export async function convertChargeFunding(chargeId: string, now = new Date()): 
       const { quote } = plan.shortBy;
       const fmt = (units: bigint) => `${formatAmount(units, pair.funding.decimals)} ${pair.funding.symbol}`;
       const reason = `the pool now asks ${fmt(quote.amountIn)} for ${formatAmount(due, pair.target.decimals)} ${pair.target.symbol}; the deposit address holds ${fmt(plan.held)}`;
+      const executionId = newSwapExecutionId();
       await tx.insert(swapExecutions).values({
-        id: newSwapExecutionId(),
+        id: executionId,
         chargeId: charge.id,
         branch: 'onramp_conversion',
         userId: null,
@@ -198,6 +224,10 @@ export async function convertChargeFunding(chargeId: string, now = new Date()): 
         type: 'charge.swap_failed',
         data: { reason, retryAfterMs: RETRY_AFTER_MS },
       });
+      // Asked again once the back-off has run out (or sooner, if more USDC arrives).
+      await tx
+        .insert(swapFundingSignals)
+        .values({ chargeId: charge.id, source: `retry:${executionId}`, dueAt: new Date(now.getTime() + RETRY_AFTER_MS) });
       return { outcome: 'insufficient_funding' };
     }
 
@@ -230,7 +260,10 @@ export async function convertChargeFunding(chargeId: string, now = new Date()): 
   return step.outcome;
 }
 
-/** The scheduler's entry point: convert what has arrived (swaps in flight are the transaction engine's). Returns how many started. */
+/**
+ * The scheduler's entry point (every 5 s): check the charges with a signal due (swaps in flight are the
+ * transaction engine's). No signal, no chain read. Returns how many swaps started.
+ */
 export async function convertSwapFunding(now = new Date()): Promise<number> {
   let count = 0;
   for (const chargeId of await chargesAwaitingConversion(now)) {

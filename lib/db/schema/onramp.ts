@@ -93,6 +93,10 @@ export const onrampOrders = pgTable(
     index('onramp_orders_open_idx')
       .on(table.expiresAt)
       .where(sql`${table.status} in ('created', 'pending')`),
+    // The swap conversion job notes recently completed swap-funding orders (lib/swap/convert-swap-funding.ts).
+    index('onramp_orders_swap_funding_done_idx')
+      .on(table.updatedAt)
+      .where(sql`${table.purpose} = 'swap_funding' and ${table.status} = 'completed'`),
   ],
 );
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { SWAP_BRANCHES, SWAP_EXECUTION_STATUSES } from '@/lib/swap/state';
 import { baseUnits, timestamps } from './columns';
 import { charges } from './charges';
@@ -68,3 +68,33 @@ export const swapExecutions = pgTable(
 );
 
 export type SwapExecutionRow = typeof swapExecutions.$inferSelect;
+
+/**
+ * Why a swap-pair charge's deposit address may now hold funding (USDC) to convert: the conversion job
+ * (lib/swap/convert-swap-funding.ts) reads balances only for charges with a signal due, so its cost
+ * follows funded charges, not open ones. Sources (`source`, unique per charge, so each is recorded once):
+ *  - `transfer:<txHash>:<logIndex>:<blockHash>`: the charge watcher (lib/payments/poll-chain.ts) saw the
+ *    pair's funding token sent to the deposit address;
+ *  - `order:<onrampOrderId>`: the charge's swap-funding on-ramp order completed;
+ *  - `retry:<swapExecutionId>`: an attempt refused (the pool moved past the funds held), due after the back-off.
+ * A check of the charge marks the signals due by then `handled_at`.
+ */
+export const swapFundingSignals = pgTable(
+  'swap_funding_signals',
+  {
+    chargeId: text('charge_id')
+      .notNull()
+      .references(() => charges.id),
+    source: text('source').notNull(),
+    dueAt: timestamp('due_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    handledAt: timestamp('handled_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.chargeId, table.source] }),
+    // The job's work list: only signals not yet handled.
+    index('swap_funding_signals_due_idx')
+      .on(table.dueAt)
+      .where(sql`${table.handledAt} is null`),
+  ],
+);
