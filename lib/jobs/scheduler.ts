@@ -18,6 +18,7 @@ import { metrics } from '@/lib/metrics/metrics';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { reconcileAndReport } from '@/lib/ledger/reconcile-chains';
 import { auditDepositAddresses } from '@/lib/ledger/audit-deposit-addresses';
+import { pollSolanaWallets } from '@/lib/ledger/poll-solana-wallets';
 import { sweepDueCharges } from '@/lib/payments/sweep-charges';
 import { PRICE_REFRESH_EVERY_MS, refreshUsdPrices } from '@/lib/pricing/approximate-usd';
 import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
@@ -79,6 +80,12 @@ const TASKS: Task[] = [
     name: `watch-${chain}`,
     everyMs: 2_000,
     run: async () => countPayments(chain, rpcUrl(chain) ? ((await pollSolana(chain))?.recorded ?? 0) : 0),
+  })),
+  // Transfers into the Solana service wallets and the tank's Solana key, for the ledger (reconciliation also catches it up).
+  ...CHAIN_NAMES.filter((chain) => CHAINS[chain].family === 'solana').map((chain): Task => ({
+    name: `index-incoming-${chain}`,
+    everyMs: 60_000,
+    run: async () => (rpcUrl(chain) ? ((await pollSolanaWallets(chain))?.recorded ?? 0) : 0),
   })),
   // The ledger against the chains: every difference is logged as an error (lib/ledger).
   { name: 'reconcile-ledger', everyMs: 10 * 60_000, run: () => reconcileAndReport() },
