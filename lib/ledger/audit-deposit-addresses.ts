@@ -51,11 +51,14 @@ export interface DepositAudit {
 }
 
 /** One run over the given chains (default: every served one); Solana clusters by ./audit-solana-deposits.ts. */
-export async function auditDepositAddresses(options: { chains?: ChainName[]; page?: number } & SolanaRpcOptions = {}): Promise<DepositAudit[]> {
+export async function auditDepositAddresses(
+  options: { chains?: ChainName[]; page?: number } & SolanaRpcOptions = {},
+): Promise<DepositAudit[]> {
   const chains = (options.chains ?? CHAIN_NAMES).filter((chain) => isChainServed(chain));
   const page = options.page ?? AUDIT_PAGE;
   const results: DepositAudit[] = [];
-  for (const chain of chains) results.push(CHAINS[chain].family === 'solana' ? await auditSolanaChain(chain, page, options) : await auditChain(chain, page));
+  for (const chain of chains)
+    results.push(CHAINS[chain].family === 'solana' ? await auditSolanaChain(chain, page, options) : await auditChain(chain, page));
   return results;
 }
 

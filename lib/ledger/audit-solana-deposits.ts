@@ -100,7 +100,12 @@ export async function auditSolanaDeposits(chain: ChainName, rpc: SolanaRpc, page
       .from(payments)
       .where(and(eq(payments.chain, chain), inArray(payments.toAddress, ids), sql`${payments.status} <> 'dropped'`)),
     db
-      .select({ address: strayDeposits.address, token: strayDeposits.tokenAddress, amount: strayDeposits.amountBaseUnits, slot: strayDeposits.blockNumber })
+      .select({
+        address: strayDeposits.address,
+        token: strayDeposits.tokenAddress,
+        amount: strayDeposits.amountBaseUnits,
+        slot: strayDeposits.blockNumber,
+      })
       .from(strayDeposits)
       .where(and(eq(strayDeposits.chain, chain), inArray(strayDeposits.address, ids))),
     db
@@ -217,7 +222,14 @@ async function recordLate(chain: ChainName, rpc: SolanaRpc, finding: Finding): P
     );
     const fresh = found.transfers.filter((transfer) => !known.has(transfer.signature));
     const explained = fresh.filter((transfer) => transfer.slot <= finding.slot).reduce((total, transfer) => total + transfer.received, 0n);
-    const common = { chargeId: deposit.chargeId, chain, toAddress: deposit.address, tokenAddress: token, status: 'confirmed' as const, isLate: true };
+    const common = {
+      chargeId: deposit.chargeId,
+      chain,
+      toAddress: deposit.address,
+      tokenAddress: token,
+      status: 'confirmed' as const,
+      isLate: true,
+    };
     const values = [
       ...fresh.map((transfer) => ({
         ...common,
@@ -256,7 +268,9 @@ async function recordLate(chain: ChainName, rpc: SolanaRpc, finding: Finding): P
       await tx
         .update(depositAddresses)
         .set({ receiveCursor: found.finalizedThrough })
-        .where(and(eq(depositAddresses.id, deposit.id), sql`${depositAddresses.receiveCursor} is not distinct from ${deposit.receiveCursor}`));
+        .where(
+          and(eq(depositAddresses.id, deposit.id), sql`${depositAddresses.receiveCursor} is not distinct from ${deposit.receiveCursor}`),
+        );
     return inserted.length;
   });
 }

@@ -67,7 +67,13 @@ export async function pollSolanaWallets(
       const isNative = account.mint === nativeMint(chain);
       const listAddress = isNative
         ? account.owner
-        : (await findAssociatedTokenPda({ owner: address(account.owner), mint: address(account.mint), tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+        : (
+            await findAssociatedTokenPda({
+              owner: address(account.owner),
+              mint: address(account.mint),
+              tokenProgram: TOKEN_PROGRAM_ADDRESS,
+            })
+          )[0];
       const found = await findReferencedTransfers(rpc, {
         listAddress,
         recipient: account.owner,
@@ -77,11 +83,19 @@ export async function pollSolanaWallets(
       });
       const isSearched = found.isComplete && !found.rejected.some((r) => r.reason === 'not_found');
       recorded += await getDb().transaction(async (tx) => {
-        await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`solana-wallets:${chain}:${account.owner}:${account.mint}`}, 0))`);
+        await tx.execute(
+          sql`select pg_advisory_xact_lock(hashtextextended(${`solana-wallets:${chain}:${account.owner}:${account.mint}`}, 0))`,
+        );
         const [current] = await tx
           .select({ cursor: solanaWalletCursors.cursor })
           .from(solanaWalletCursors)
-          .where(and(eq(solanaWalletCursors.chain, chain), eq(solanaWalletCursors.owner, account.owner), eq(solanaWalletCursors.mint, account.mint)));
+          .where(
+            and(
+              eq(solanaWalletCursors.chain, chain),
+              eq(solanaWalletCursors.owner, account.owner),
+              eq(solanaWalletCursors.mint, account.mint),
+            ),
+          );
         // Another pass moved the cursor after this one read it: it listed later, its findings count.
         if ((current?.cursor ?? null) !== account.cursor) return 0;
         const rows = found.transfers.length

@@ -132,7 +132,8 @@ export async function reconcileSolana(chain: ChainName, rpc: SolanaRpc): Promise
         busy++;
         continue;
       }
-      const ledger = sum(records.incoming.filter((w) => w.to === at && w.token === token && w.status !== 'dropped' && w.slot <= reading.slot)) - out;
+      const ledger =
+        sum(records.incoming.filter((w) => w.to === at && w.token === token && w.status !== 'dropped' && w.slot <= reading.slot)) - out;
       if (holder.kind === 'tank') {
         const opened = await tankExpected({ chain, tank, token, slot: reading.slot, ledger, actual: reading.actual, openings });
         if (opened === null) {
@@ -183,7 +184,10 @@ async function holdersOf(chain: ChainName, tank: string): Promise<Holder[]> {
           eq(depositAddresses.chain, chain),
           or(
             inArray(depositAddresses.chargeId, db.select({ id: payments.chargeId }).from(payments).where(eq(payments.chain, chain))),
-            inArray(depositAddresses.chargeId, db.select({ id: strayDeposits.chargeId }).from(strayDeposits).where(eq(strayDeposits.chain, chain))),
+            inArray(
+              depositAddresses.chargeId,
+              db.select({ id: strayDeposits.chargeId }).from(strayDeposits).where(eq(strayDeposits.chain, chain)),
+            ),
             inArray(
               depositAddresses.address,
               db.select({ from: outboundTransfers.fromAddress }).from(outboundTransfers).where(eq(outboundTransfers.chain, chain)),
@@ -200,7 +204,10 @@ async function holdersOf(chain: ChainName, tank: string): Promise<Holder[]> {
           or(
             inArray(
               wallets.address,
-              db.select({ to: walletIncomingTransfers.toAddress }).from(walletIncomingTransfers).where(eq(walletIncomingTransfers.chain, chain)),
+              db
+                .select({ to: walletIncomingTransfers.toAddress })
+                .from(walletIncomingTransfers)
+                .where(eq(walletIncomingTransfers.chain, chain)),
             ),
             inArray(
               wallets.address,
@@ -211,14 +218,17 @@ async function holdersOf(chain: ChainName, tank: string): Promise<Holder[]> {
       ),
   ]);
   return [
-    ...deposits.map((d): Holder => ({ kind: 'deposit', address: d.address, label: `deposit address of ${d.chargeId}`, chargeId: d.chargeId })),
-    ...walletRows.map(
-      (w): Holder => ({
-        kind: 'wallet',
-        address: w.address,
-        label: w.merchantId ? `wallet of merchant ${w.merchantId}` : `wallet of user ${w.userId}`,
-      }),
-    ),
+    ...deposits.map((d): Holder => ({
+      kind: 'deposit',
+      address: d.address,
+      label: `deposit address of ${d.chargeId}`,
+      chargeId: d.chargeId,
+    })),
+    ...walletRows.map((w): Holder => ({
+      kind: 'wallet',
+      address: w.address,
+      label: w.merchantId ? `wallet of merchant ${w.merchantId}` : `wallet of user ${w.userId}`,
+    })),
     { kind: 'tank', address: tank, label: 'gas tank' },
   ];
 }
@@ -252,7 +262,12 @@ async function recordsOf(chain: ChainName, ids: string[]) {
       .from(payments)
       .where(and(eq(payments.chain, chain), inArray(payments.toAddress, ids))),
     db
-      .select({ address: strayDeposits.address, token: strayDeposits.tokenAddress, amount: strayDeposits.amountBaseUnits, slot: strayDeposits.blockNumber })
+      .select({
+        address: strayDeposits.address,
+        token: strayDeposits.tokenAddress,
+        amount: strayDeposits.amountBaseUnits,
+        slot: strayDeposits.blockNumber,
+      })
       .from(strayDeposits)
       .where(and(eq(strayDeposits.chain, chain), inArray(strayDeposits.address, ids))),
     db

@@ -3,14 +3,15 @@
  * private database (so no other file's Solana records are read on this ledger):
  *  - the slow pass finds a SOL or USDC payment made to a deposit address after its watch window, with its
  *    signature, payer and block time, reports it late, and it is refundable to its payer; a token the charge
- *    is not in becomes a stray deposit, once;
+ *    is not in becomes a stray deposit, once, and two operators return it (recover-deposit);
  *  - reconciliation covers a merchant's Solana service wallet (its incoming transfers indexed, its withdrawal
  *    recorded: 0 differences; an outflow no record explains: a difference) and the gas tank's Solana key (books
  *    opened at the first run, fees paid as fee payer in the ledger, an unrecorded spend reported).
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, like } from 'drizzle-orm';
 import { LiteSVM } from 'litesvm';
 import { address, createSolanaRpcFromTransport, generateKeyPairSigner, lamports, type Address, type KeyPairSigner } from '@solana/kit';
+import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTokenDecoder } from '@solana-program/token';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS, EVM_CHAIN_NAMES, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
 import { outsideTransactionsTransport, type SolanaRpc } from '@/lib/chains/solana-rpc';
@@ -21,6 +22,7 @@ import {
   depositAddresses,
   ledgerOpenings,
   merchantMembers,
+  outboundTransfers,
   payments,
   solanaWalletCursors,
   strayDeposits,
@@ -41,6 +43,7 @@ import { advanceClock, withClock } from '@/test/litesvm-clock';
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { auditDepositAddresses } from './audit-deposit-addresses';
+import { approveDepositRecovery, requestDepositRecovery } from './recover-deposit';
 import { pollSolanaWallets } from './poll-solana-wallets';
 import { reconcileChains, type ChainReconciliation } from './reconcile-chains';
 
@@ -77,9 +80,9 @@ beforeEach(async () => {
   plantMint(ledger, { address: mint, authority: usdcAuthority.address, decimals: USDC.decimals });
   await mintTokens(ledger, { authority: usdcAuthority, mint, owner: payer.address, amount: 100_000_000n });
   // Each test has a new ledger: the tank's books and the indexer's records of earlier ones do not apply to it.
-  await getDb().delete(ledgerOpenings);
-  await getDb().delete(solanaWalletCursors);
-  await getDb().delete(walletIncomingTransfers);
+  await getDb().delete(ledgerOpenings).where(like(ledgerOpenings.chain, 'SOLANA%'));
+  await getDb().delete(solanaWalletCursors).where(like(solanaWalletCursors.chain, 'SOLANA%'));
+  await getDb().delete(walletIncomingTransfers).where(like(walletIncomingTransfers.chain, 'SOLANA%'));
 });
 
 afterEach(() => {
@@ -133,7 +136,14 @@ describe('the slow pass over Solana deposit addresses', () => {
         ledger.send(
           token === 'SOL'
             ? await solPayment(ledger.svm, { payer, recipient: deposit, lamports: 2_000_000_000n, references: [] })
-            : await tokenPayment(ledger.svm, { payer, mint, decimals: USDC.decimals, recipient: deposit, amount: 2_000_000n, references: [] }),
+            : await tokenPayment(ledger.svm, {
+                payer,
+                mint,
+                decimals: USDC.decimals,
+                recipient: deposit,
+                amount: 2_000_000n,
+                references: [],
+              }),
         ),
       );
       ledger.finalizeThrough();
@@ -185,18 +195,25 @@ describe('the slow pass over Solana deposit addresses', () => {
     ledger.finalizeThrough();
     expect((await audit(chain)).latePayments).toBe(1);
     expect(await paymentsOf(chargeId)).toEqual([
-      expect.objectContaining({ txHash: expect.stringMatching(/^balance:/), fromAddress: '', isLate: true, amountBaseUnits: 1_000_000_000n }),
+      expect.objectContaining({
+        txHash: expect.stringMatching(/^balance:/),
+        fromAddress: '',
+        isLate: true,
+        amountBaseUnits: 1_000_000_000n,
+      }),
     ]);
   });
 
-  it('records USDC sent to a SOL charge as a stray deposit, while it is still watched, once; in the books from then on', async () => {
+  it('records USDC sent to a SOL charge as a stray deposit, while it is still watched, once; two operators return it', async () => {
     const { chargeId, deposit } = await createTestCharge({
       apiKey: merchant.liveKey!,
       body: { chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOLANA_NATIVE_MINT, amount: '1' } },
     });
     const at = deposit.address as Address;
     expectSuccess(
-      ledger.send(await tokenPayment(ledger.svm, { payer, mint, decimals: USDC.decimals, recipient: at, amount: 3_000_000n, references: [] })),
+      ledger.send(
+        await tokenPayment(ledger.svm, { payer, mint, decimals: USDC.decimals, recipient: at, amount: 3_000_000n, references: [] }),
+      ),
     );
     ledger.finalizeThrough();
     await pollSolana('SOLANA', { rpc });
@@ -209,6 +226,36 @@ describe('the slow pass over Solana deposit addresses', () => {
     await getDb().update(depositAddresses).set({ lastAuditedAt: null }).where(eq(depositAddresses.chargeId, chargeId));
     expect((await audit('SOLANA')).strayDeposits).toBe(0);
     expect(await strays()).toHaveLength(1);
+
+    // Returned by two operators to the address support names, through the engine's Solana path (the tank pays).
+    const named = (await generateKeyPairSigner()).address;
+    const request = await requestDepositRecovery(
+      {
+        chain: 'SOLANA',
+        deposit: at,
+        token: USDC.address,
+        amount: 'all',
+        to: named,
+        operator: 'alice@ops.example',
+        reason: 'USDC sent to a SOL charge; the payer asked for it back',
+      },
+      options,
+    );
+    expect(request).toMatchObject({ amount: '3', symbol: 'USDC', status: 'requested', chargeId, tokenAddress: USDC.address });
+    await expect(approveDepositRecovery({ recoveryId: request.id, operator: 'Alice@ops.example' }, options)).rejects.toMatchObject({
+      code: 'forbidden',
+    });
+    const approved = await approveDepositRecovery({ recoveryId: request.id, operator: 'bob@ops.example' }, options);
+    expect(approved).toMatchObject({ status: 'sent', transferId: expect.any(String) });
+    await settle();
+    const [transfer] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, approved.transferId!));
+    expect(transfer).toMatchObject({ purpose: 'recovery', status: 'confirmed', fromAddress: at, toAddress: named });
+    const [namedAta] = await findAssociatedTokenPda({ owner: named, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const held = ledger.svm.getAccount(namedAta);
+    expect(held.exists && getTokenDecoder().decode(held.data).amount).toBe(3_000_000n);
+    // In the books: the stray in, the recovery out.
+    await pollSolana('SOLANA', { rpc });
+    expect(differencesAt(await reconcile('SOLANA'), at)).toEqual([]);
   });
 });
 
@@ -224,7 +271,14 @@ describe('Solana service wallets and the gas tank in reconciliation', () => {
     // Incoming: USDC from an outside wallet, and SOL.
     expectSuccess(
       ledger.send(
-        await tokenPayment(ledger.svm, { payer, mint, decimals: USDC.decimals, recipient: serviceWallet, amount: 30_000_000n, references: [] }),
+        await tokenPayment(ledger.svm, {
+          payer,
+          mint,
+          decimals: USDC.decimals,
+          recipient: serviceWallet,
+          amount: 30_000_000n,
+          references: [],
+        }),
       ),
     );
     expectSuccess(ledger.send(await solPayment(ledger.svm, { payer, recipient: serviceWallet, lamports: 50_000_000n, references: [] })));
@@ -287,9 +341,7 @@ describe('Solana service wallets and the gas tank in reconciliation', () => {
     expectSuccess(ledger.send(await solPayment(ledger.svm, { payer: tankSigner, recipient: sink, lamports: 7_000_000n, references: [] })));
     ledger.finalizeThrough();
     result = await reconcile('SOLANA');
-    expect(differencesAt(result, tank)).toEqual([
-      expect.objectContaining({ symbol: 'SOL', holder: 'gas tank', difference: -7_005_000n }),
-    ]);
+    expect(differencesAt(result, tank)).toEqual([expect.objectContaining({ symbol: 'SOL', holder: 'gas tank', difference: -7_005_000n })]);
   });
 
   it('the tank’s funding by a transfer is in its books; lamports appearing without one are reported', async () => {
