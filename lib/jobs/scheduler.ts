@@ -19,6 +19,7 @@ import { metrics } from '@/lib/metrics/metrics';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { reconcileAndReport } from '@/lib/ledger/reconcile-chains';
 import { auditDepositAddresses } from '@/lib/ledger/audit-deposit-addresses';
+import { pollSolanaWallets } from '@/lib/ledger/poll-solana-wallets';
 import { sweepDueCharges } from '@/lib/payments/sweep-charges';
 import { PRICE_REFRESH_EVERY_MS, refreshUsdPrices } from '@/lib/pricing/approximate-usd';
 import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
@@ -96,6 +97,12 @@ const TASKS: Task[] = [
     name: `watch-slots-${chain}`,
     everyMs: 2_000,
     run: async () => countPayments(chain, rpcWsUrl(chain) ? ((await readSolanaBlocks(chain))?.recorded ?? 0) : 0),
+  })),
+  // Transfers into the Solana service wallets and the tank's Solana key, for the ledger (reconciliation also catches it up).
+  ...SOLANA_CHAIN_NAMES.map((chain): Task => ({
+    name: `index-incoming-${chain}`,
+    everyMs: 60_000,
+    run: async () => (rpcUrl(chain) ? ((await pollSolanaWallets(chain))?.recorded ?? 0) : 0),
   })),
   // The ledger against the chains: every difference is logged as an error (lib/ledger).
   { name: 'reconcile-ledger', everyMs: 10 * 60_000, run: () => reconcileAndReport() },

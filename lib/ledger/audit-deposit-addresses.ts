@@ -15,11 +15,15 @@
  * An address with a transfer on its way is left for the next run. Cadence: the job runs every 10 minutes
  * (lib/jobs/scheduler.ts), so each address is read at least every ⌈addresses on the chain / AUDIT_PAGE⌉ × 10
  * minutes (72,000 addresses a chain a day); docs/operations.md.
+ *
+ * Solana clusters: ./audit-solana-deposits.ts, the same rules and cadence at a finalized slot; a late payment
+ * there carries its signature, payer and block time.
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { getAddress } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
-import { CHAINS, EVM_CHAIN_NAMES, type ChainName } from '@/lib/chains/registry';
+import { CHAIN_NAMES, CHAINS, type ChainName } from '@/lib/chains/registry';
+import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { isChainServed } from '@/lib/chains/served';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, payments, strayDeposits } from '@/lib/db/schema';
@@ -27,6 +31,7 @@ import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { markLate } from '@/lib/payments/settle-charge';
 import { BALANCE_CHANGE_LOG_INDEX } from '@/lib/scanner/types';
+import { auditSolanaDeposits } from './audit-solana-deposits';
 import { expectedBalances } from './expected-balances';
 import { balanceAt, busyAddresses, comparableBlock } from './reconcile-chains';
 
@@ -45,12 +50,28 @@ export interface DepositAudit {
   error?: string;
 }
 
-/** One run over the given EVM chains (default: every served one). */
-export async function auditDepositAddresses(options: { chains?: ChainName[]; page?: number } = {}): Promise<DepositAudit[]> {
-  const chains = (options.chains ?? EVM_CHAIN_NAMES).filter((chain) => CHAINS[chain].family === 'evm' && isChainServed(chain));
+/** One run over the given chains (default: every served one); Solana clusters by ./audit-solana-deposits.ts. */
+export async function auditDepositAddresses(
+  options: { chains?: ChainName[]; page?: number } & SolanaRpcOptions = {},
+): Promise<DepositAudit[]> {
+  const chains = (options.chains ?? CHAIN_NAMES).filter((chain) => isChainServed(chain));
+  const page = options.page ?? AUDIT_PAGE;
   const results: DepositAudit[] = [];
-  for (const chain of chains) results.push(await auditChain(chain, options.page ?? AUDIT_PAGE));
+  for (const chain of chains)
+    results.push(CHAINS[chain].family === 'solana' ? await auditSolanaChain(chain, page, options) : await auditChain(chain, page));
   return results;
+}
+
+/** A Solana cluster: an error is reported, not thrown (as reconciliation does). */
+async function auditSolanaChain(chain: ChainName, page: number, options: SolanaRpcOptions): Promise<DepositAudit> {
+  const empty = { chain, atBlock: null, audited: 0, busy: 0, latePayments: 0, strayDeposits: 0 };
+  const rpc = resolveSolanaRpc(chain, options);
+  if (!rpc) return { ...empty, error: 'no RPC endpoint' };
+  try {
+    return await auditSolanaDeposits(chain, rpc, page);
+  } catch (error) {
+    return { ...empty, error: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 interface Finding {

@@ -13,7 +13,7 @@
  *   gas_fee    − what a transaction in a block cost its sender (gasUsed × effectiveGasPrice), reverted or not
  *
  * Entries are placed by block, so the expected balance of an address at block B compares exactly with its
- * balance on chain at B. EVM chains; Solana deposit addresses: ./reconcile-solana.ts.
+ * balance on chain at B. EVM chains; Solana clusters (deposits, service wallets, the tank): ./reconcile-solana.ts.
  */
 import { sql } from 'drizzle-orm';
 import type { ChainName } from '@/lib/chains/registry';

@@ -20,7 +20,8 @@
  * An address with a transfer still on its way (signed or broadcast, not yet seen in a block) is skipped
  * for that run and counted as busy.
  *
- * Solana clusters: ./reconcile-solana.ts (deposit addresses, at a finalized slot the watcher has searched past).
+ * Solana clusters: ./reconcile-solana.ts (deposit addresses, Solana service wallets and the tank's Solana key, at
+ * finalized slots the watcher and the Solana wallet indexer have passed).
  */
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem';
@@ -76,7 +77,7 @@ export async function reconcileChains(options: { chains?: ChainName[] } & Solana
   return results;
 }
 
-/** A Solana cluster: deposit addresses against their SOL and SPL balances at 'finalized'. An error is reported, not thrown. */
+/** A Solana cluster: deposits, wallets and the tank against their SOL and SPL balances at 'finalized'. An error is reported, not thrown. */
 async function reconcileSolanaChain(chain: ChainName, options: SolanaRpcOptions): Promise<ChainReconciliation> {
   const rpc = resolveSolanaRpc(chain, options);
   if (!rpc) return { chain, atBlock: null, checked: 0, busy: 0, discrepancies: [], error: 'no RPC endpoint' };

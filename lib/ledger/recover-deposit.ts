@@ -12,15 +12,20 @@
  *    destination: lib/transactions/transfer-policy.ts), so nothing else can move funds this way.
  *  - never the charge's own token: that is the merchant's (swept) or the payer's (refunded), in the books.
  *  - the gas tank pays the fee when the deposit holds no native coin (charged to the merchant's daily cap).
+ *  - Solana deposits too (stray SOL or registry SPL tokens the slow pass found, ./audit-solana-deposits.ts):
+ *    the same two steps and gate, the transfer through the engine's Solana path (signed by the deposit's key,
+ *    the tank the fee payer). Mints outside the registry are not recovered this way on Solana.
  *
  * Operator identity is the name given with --operator (an e-mail); whoever runs the CLI holds the database's
  * credentials, so the rule is procedural: it makes a single person's mistake or shortcut visible and refused,
  * not a compromised operator host. See docs/security.md.
  */
 import { and, eq, sql } from 'drizzle-orm';
+import { address as solanaAddress, isAddress as isSolanaAddress } from '@solana/kit';
 import { erc20Abi, getAddress, isAddress, type Hex } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAIN_NAMES, CHAINS, EVM_NATIVE_TOKEN_ADDRESS, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import {
   auditLog,
@@ -33,11 +38,12 @@ import {
 } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
-import { depositAccount } from '@/lib/keyring/deposit-addresses';
+import { depositAccount, solanaDepositSigner } from '@/lib/keyring/deposit-addresses';
 import { formatAmount, parseAmount } from '@/lib/money';
 import { submitTransfer } from '@/lib/transactions/broadcast-transfer';
-import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
-import { recordTransfer } from '@/lib/transactions/record-transfer';
+import { prepareChainTransfer } from '@/lib/transactions/prepare-chain-transfer';
+import { recordChainTransfer } from '@/lib/transactions/record-chain-transfer';
+import { balanceOf as solanaBalanceOf } from './reconcile-solana';
 
 export interface DepositRecovery {
   id: string;
@@ -57,26 +63,38 @@ export interface DepositRecovery {
 }
 
 /** Step 1: an operator asks to move `amount` (or `all`) of `token` from a deposit address to `to`. */
-export async function requestDepositRecovery(input: {
-  chain: string;
-  deposit: string;
-  token: string;
-  amount: string;
-  to: string;
-  operator: string;
-  reason: string;
-}): Promise<DepositRecovery> {
-  const chain = evmChain(input.chain);
+export async function requestDepositRecovery(
+  input: {
+    chain: string;
+    deposit: string;
+    token: string;
+    amount: string;
+    to: string;
+    operator: string;
+    reason: string;
+  },
+  options: SolanaRpcOptions = {},
+): Promise<DepositRecovery> {
+  const chain = recoveryChain(input.chain);
+  const isSolana = CHAINS[chain].family === 'solana';
   const operator = operatorName(input.operator);
   const reason = input.reason.trim();
   if (!reason)
     throw new AppError('invalid_request', 'Say why (--reason): the audit row and the second operator read it.', { param: 'reason' });
-  if (!isAddress(input.deposit, { strict: false }))
-    throw new AppError('invalid_address', 'The deposit is not an EVM address.', { param: 'deposit' });
-  if (!isAddress(input.to, { strict: false }) || /^0x0{40}$/i.test(input.to))
-    throw new AppError('invalid_address', 'The destination is not an EVM address (0x followed by 40 hex digits, not zero).', {
-      param: 'to',
-    });
+  if (isSolana) {
+    if (!isSolanaAddress(input.deposit.trim()))
+      throw new AppError('invalid_address', 'The deposit is not a Solana address.', { param: 'deposit' });
+    if (!isSolanaAddress(input.to.trim()))
+      throw new AppError('invalid_address', 'The destination is not a Solana address (base58, 32 bytes).', { param: 'to' });
+  } else {
+    if (!isAddress(input.deposit, { strict: false }))
+      throw new AppError('invalid_address', 'The deposit is not an EVM address.', { param: 'deposit' });
+    if (!isAddress(input.to, { strict: false }) || /^0x0{40}$/i.test(input.to))
+      throw new AppError('invalid_address', 'The destination is not an EVM address (0x followed by 40 hex digits, not zero).', {
+        param: 'to',
+      });
+  }
+  const canonical = (raw: string) => (isSolana ? raw.trim() : getAddress(raw));
   const [deposit] = await getDb()
     .select({
       chargeId: depositAddresses.chargeId,
@@ -87,17 +105,17 @@ export async function requestDepositRecovery(input: {
     })
     .from(depositAddresses)
     .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
-    .where(and(eq(depositAddresses.chain, chain), eq(depositAddresses.address, getAddress(input.deposit))));
+    .where(and(eq(depositAddresses.chain, chain), eq(depositAddresses.address, canonical(input.deposit))));
   if (!deposit) throw new AppError('not_found', `${input.deposit} is no deposit address on ${chain}.`, { param: 'deposit' });
   const token = await tokenInfo(chain, input.token);
   // The charge's own token is the books' (owed to the merchant, or refundable to the payer through a refund): never this path.
-  if (token.address.toLowerCase() === deposit.chargeToken.toLowerCase())
+  if (tokenKey(chain, token.address) === tokenKey(chain, deposit.chargeToken))
     throw new AppError('invalid_request', `${token.symbol} is the charge's own token: return it with a refund of ${deposit.chargeId}.`, {
       param: 'token',
     });
   let amount: bigint;
   if (input.amount.trim().toLowerCase() === 'all') {
-    amount = await balanceOf(chain, token, deposit.address);
+    amount = await balanceOf(chain, token, deposit.address, options);
     if (amount === 0n)
       throw new AppError('invalid_amount', `${deposit.address} holds no ${token.symbol} on ${chain}.`, { param: 'amount' });
   } else {
@@ -117,9 +135,9 @@ export async function requestDepositRecovery(input: {
         chain,
         chargeId: deposit.chargeId,
         fromAddress: deposit.address,
-        tokenAddress: token.address.toLowerCase(),
+        tokenAddress: tokenKey(chain, token.address),
         amountBaseUnits: amount,
-        toAddress: getAddress(input.to),
+        toAddress: canonical(input.to),
         reason,
         requestedBy: operator,
       })
@@ -137,35 +155,42 @@ export async function requestDepositRecovery(input: {
 }
 
 /** Step 2: a second operator approves; the transfer is recorded, then broadcast. The requester is refused. */
-export async function approveDepositRecovery(input: { recoveryId: string; operator: string }): Promise<DepositRecovery> {
+export async function approveDepositRecovery(
+  input: { recoveryId: string; operator: string },
+  options: SolanaRpcOptions = {},
+): Promise<DepositRecovery> {
   const operator = operatorName(input.operator);
   const [request] = await getDb().select().from(depositRecoveries).where(eq(depositRecoveries.id, input.recoveryId));
   if (!request) throw new AppError('not_found', `No recovery request ${input.recoveryId}.`, { param: 'recoveryId' });
   if (request.status !== 'requested') throw new AppError('invalid_request', `Recovery ${request.id} was already approved and sent.`);
   if (sameOperator(request.requestedBy, operator))
     throw new AppError('forbidden', `${operator} requested this recovery: a second operator must approve it.`, { param: 'operator' });
-  const chain = evmChain(request.chain);
+  const chain = recoveryChain(request.chain);
   const token = await tokenInfo(chain, request.tokenAddress);
   const [deposit] = await getDb()
     .select({ index: depositAddresses.derivationIndex, merchantId: charges.merchantId, mode: charges.mode })
     .from(depositAddresses)
     .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
     .where(eq(depositAddresses.chargeId, request.chargeId));
-  const prepared = await prepareTransfer({
-    chain,
-    from: request.fromAddress,
-    spend: { token, amount: request.amountBaseUnits, recipient: request.toAddress },
-    gasSponsored: true,
-  });
+  const prepared = await prepareChainTransfer(
+    {
+      chain,
+      from: request.fromAddress,
+      spend: { token, amount: request.amountBaseUnits, recipient: request.toAddress },
+      gasSponsored: true,
+    },
+    options,
+  );
+  const isSolana = CHAINS[chain].family === 'solana';
 
   const recorded = await getDb().transaction(async (tx) => {
     // Two approvals at once: the first takes the row, the second finds it approved.
     const [locked] = await tx.select().from(depositRecoveries).where(eq(depositRecoveries.id, request.id)).for('update');
     if (locked!.status !== 'requested') throw new AppError('invalid_request', `Recovery ${request.id} was already approved and sent.`);
     await tx.update(depositRecoveries).set({ approvedBy: operator, approvedAt: new Date() }).where(eq(depositRecoveries.id, request.id));
-    const result = await recordTransfer(tx, {
+    const result = await recordChainTransfer(tx, {
       prepared,
-      signer: depositAccount(deposit!.index),
+      signer: async () => (isSolana ? solanaDepositSigner(deposit!.index) : depositAccount(deposit!.index)),
       purpose: 'recovery',
       chargeId: request.chargeId,
       authorization: {
@@ -192,7 +217,7 @@ export async function approveDepositRecovery(input: { recoveryId: string; operat
     });
     return { result, row: row! };
   });
-  await submitTransfer(recorded.result);
+  await submitTransfer(recorded.result, options);
   return { ...describe(recorded.row, token), txHash: recorded.result.transfer.txHash };
 }
 
@@ -240,12 +265,14 @@ export async function listStrayHoldings(): Promise<StrayHolding[]> {
   }));
 }
 
-function evmChain(name: string): ChainName {
+function recoveryChain(name: string): ChainName {
   const chain = CHAIN_NAMES.find((c) => c === name.toUpperCase());
-  if (!chain || CHAINS[chain].family !== 'evm')
-    throw new AppError('unsupported_chain', `Recover on an EVM chain (${name} is not one).`, { param: 'chain' });
+  if (!chain) throw new AppError('unsupported_chain', `${name} is no chain Chargeport serves.`, { param: 'chain' });
   return chain;
 }
+
+/** How a token is stored on a recovery: EVM lower-case; a Solana mint as it is (base58 is case-sensitive). */
+const tokenKey = (chain: ChainName, token: string) => (CHAINS[chain].family === 'solana' ? token : token.toLowerCase());
 
 function operatorName(raw: string): string {
   const name = raw.trim();
@@ -257,6 +284,11 @@ const sameOperator = (a: string, b: string) => a.trim().toLowerCase() === b.trim
 
 /** A registry token, else any ERC-20 read from the chain (a stray token can be anything). */
 async function tokenInfo(chain: ChainName, raw: string): Promise<TokenInfo> {
+  if (CHAINS[chain].family === 'solana') {
+    const mint = CHAINS[chain].tokens.find((t) => t.address === raw.trim() || t.symbol === raw.trim().toUpperCase());
+    if (!mint) throw new AppError('invalid_request', `Only the registry's tokens are recovered on ${chain}.`, { param: 'token' });
+    return mint;
+  }
   const address = raw.trim().toLowerCase();
   const known = CHAINS[chain].tokens.find((t) => t.address.toLowerCase() === address);
   if (known) return known;
@@ -275,7 +307,13 @@ async function tokenInfo(chain: ChainName, raw: string): Promise<TokenInfo> {
   }
 }
 
-async function balanceOf(chain: ChainName, token: TokenInfo, owner: string): Promise<bigint> {
+async function balanceOf(chain: ChainName, token: TokenInfo, owner: string, options: SolanaRpcOptions): Promise<bigint> {
+  if (CHAINS[chain].family === 'solana') {
+    const rpc = resolveSolanaRpc(chain, options);
+    if (!rpc) throw new AppError('chain_unavailable', `${CHAINS[chain].displayName} has no RPC here.`);
+    const read = await solanaBalanceOf(rpc, solanaAddress(owner), token.isNative ? undefined : solanaAddress(token.address), 0n);
+    return read.actual;
+  }
   const client = publicClientFor(chain);
   if (!client) throw new AppError('chain_unavailable', `${CHAINS[chain].displayName} has no RPC here.`);
   const address = getAddress(owner);

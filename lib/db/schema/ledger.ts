@@ -11,9 +11,9 @@ export const ledgerOpenings = pgTable(
   'ledger_openings',
   {
     chain: text('chain').notNull(),
-    /** Lower-case address. */
+    /** Lower-case address (Solana: base58, as it is). */
     address: text('address').notNull(),
-    /** Lower-case token address (the zero address for the native coin). */
+    /** Lower-case token address, the zero address for the native coin (Solana: the mint, base58). */
     token: text('token').notNull(),
     blockNumber: bigint('block_number', { mode: 'bigint' }).notNull(),
     /** The balance on chain at the block. */
@@ -37,12 +37,12 @@ export const strayDeposits = pgTable(
     id: text('id').primaryKey(),
     chain: text('chain').notNull(),
     chargeId: text('charge_id').notNull(),
-    /** The deposit address, EIP-55. */
+    /** The deposit address, EIP-55 (Solana: base58). */
     address: text('address').notNull(),
-    /** Lower-case token address. */
+    /** Lower-case token address (Solana: the mint, base58). */
     tokenAddress: text('token_address').notNull(),
     amountBaseUnits: baseUnits('amount_base_units').notNull(),
-    /** The block at which the balance was read (at the chain's confirmation depth): the entry's place in the ledger. */
+    /** The block (Solana: the finalized slot) at which the balance was read: the entry's place in the ledger. */
     blockNumber: bigint('block_number', { mode: 'bigint' }).notNull(),
     blockHash: text('block_hash').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),

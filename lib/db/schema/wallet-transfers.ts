@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { OBSERVED_TRANSFER_STATUSES } from '@/lib/scanner/state';
 import { baseUnits } from './columns';
 import { outboundTransfers } from './payments';
@@ -16,6 +16,9 @@ export const incomingTransferStatus = pgEnum('incoming_transfer_status', INCOMIN
  * (chain, tx hash, log index) is unique, so a transfer is recorded once however often it is seen;
  * native transfers use log index -1, native coin moved by a contract -2 - its position. A transfer whose block
  * leaves the chain (re-organisation) follows its transaction into the new block, or ends `dropped`.
+ * Solana (lib/wallets/poll-solana-incoming-transfers.ts): tx hash = signature, log index = the credited
+ * account's index in the transaction's account keys, block = slot, block hash '', recorded `confirmed`
+ * (only finalized transactions are read); addresses and mints in their base58 form.
  */
 export const walletIncomingTransfers = pgTable(
   'wallet_incoming_transfers',
@@ -72,4 +75,26 @@ export const walletSends = pgTable(
     uniqueIndex('wallet_sends_transfer_idx').on(table.transferId),
     index('wallet_sends_user_idx').on(table.userId, table.createdAt),
   ],
+);
+
+/**
+ * Solana's incoming-transfer indexer keeps one cursor per service wallet (users', merchants', the gas tank's
+ * Solana key) and per account it lists: the wallet itself for SOL (`mint` = the native mint), its associated
+ * token account of each registry mint. `cursor` is the newest signature up to which every transaction is
+ * finalized and read; `searched_slot` the finalized slot read before the last complete listing began, so
+ * every incoming transfer of a slot ≤ it is recorded (reconciliation compares the wallet only there).
+ */
+export const solanaWalletCursors = pgTable(
+  'solana_wallet_cursors',
+  {
+    chain: text('chain').notNull(),
+    /** The wallet (base58). */
+    owner: text('owner').notNull(),
+    /** The mint whose account is listed (base58); the native mint for SOL. */
+    mint: text('mint').notNull(),
+    cursor: text('cursor'),
+    searchedSlot: bigint('searched_slot', { mode: 'bigint' }),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.chain, table.owner, table.mint] })],
 );
