@@ -1,11 +1,13 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { createWalletClient, encodeFunctionData, erc20Abi, http, parseEther, parseUnits, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { EVM_NATIVE_TOKEN_ADDRESS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, merchantMembers, outboundTransfers, payments } from '@/lib/db/schema';
+import { chargeEvents, charges, merchantMembers, outboundTransfers, payments, webhookEvents } from '@/lib/db/schema';
+import { webhookEventSchemas } from '@/lib/api/webhook-event-schemas';
+import { listChargesForDashboard } from '@/lib/charges/list-dashboard-charges';
 import { resetEnvCache } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
@@ -23,7 +25,7 @@ import { setTraceMode, type TraceMode } from '@/lib/scanner/internal-transfers';
 import { newUser } from '@/test/accounts';
 import { anvilFor, nativeForwarderAbi, type Anvil } from '@/test/anvil';
 import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
-import { failUnderpaidCharges } from './settle-charge';
+import { failUnderpaidCharges, settleCharges } from './settle-charge';
 import { pollChain } from './poll-chain';
 
 // A private DFK node: no other test file watches DFK, so its re-organisations and cursor are this file's
@@ -32,6 +34,7 @@ const CONFIRMATIONS = 3;
 let node: LocalChainNode;
 let anvil: Anvil;
 let merchant: TestMerchant;
+let developer: string;
 /** A merchant's custom ERC-20 on DFK (DFK's registry has only its native coin, JEWEL). */
 let GEM: Hex;
 const payer = localDemoPayerAccount;
@@ -48,7 +51,7 @@ beforeAll(async () => {
   await anvil.mintToken(GEM, payer.address, parseUnits('1000000', 18));
   await anvil.mintToken(GEM, localMinterAccount.address, parseUnits('1000000', 18));
   merchant = await newMerchant();
-  const developer = await newUser();
+  developer = await newUser();
   await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: developer, role: 'developer' });
   await addCustomToken({ userId: developer, merchantId: merchant.id, chain: 'DFK', address: GEM });
   await poll();
@@ -69,6 +72,11 @@ async function newCharge(symbol: 'GEM' | 'JEWEL', amount: string): Promise<{ cha
   return { chargeId, deposit: deposit.address as Hex };
 }
 
+const reversalEventsOf = (chargeId: string) =>
+  getDb()
+    .select()
+    .from(webhookEvents)
+    .where(and(eq(webhookEvents.chargeId, chargeId), eq(webhookEvents.type, 'charge.payment_reversed')));
 const paymentsOf = (chargeId: string) => getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
 const statusOf = async (chargeId: string) => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status;
 const blockTimeOf = async (hash: Hex) =>
@@ -189,10 +197,31 @@ describe('re-organisations deeper than the confirmation depth (docs/adr/0036)', 
     expect((await paymentsOf(chargeId)).map((p) => p.status)).toEqual(['dropped']);
     expect(await statusOf(chargeId)).toBe('succeeded');
     await poll(); // settled again: reported once, not per poll
+    await getDb().transaction((tx) => settleCharges(tx, [chargeId])); // and once more, whoever settles it
     const timeline = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
     expect(timeline.filter((e) => e.type === 'charge.payment_reversed').map((e) => e.data)).toEqual([
       expect.objectContaining({ txHash: hash, amountBaseUnits: parseUnits('4', 18).toString(), chain: 'DFK' }),
     ]);
+    // The merchant's server is told once too, by a public event valid for its documented schema.
+    const events = await reversalEventsOf(chargeId);
+    expect(events).toHaveLength(1);
+    const event = webhookEventSchemas['charge.payment_reversed'].parse(events[0]!.payload);
+    expect(event.data.reversedPayment).toEqual({
+      txHash: hash,
+      amountBaseUnits: parseUnits('4', 18).toString(),
+      chain: 'DFK',
+      blockNumber: (timeline.find((e) => e.type === 'charge.payment_reversed')!.data as { blockNumber: string }).blockNumber,
+    });
+    expect(event.data.charge).toMatchObject({
+      id: chargeId,
+      status: 'succeeded',
+      payments: [expect.objectContaining({ status: 'dropped' })],
+    });
+    // Flagged for review on the dashboard's list.
+    const [listed] = (
+      await listChargesForDashboard({ userId: developer, merchantId: merchant.id, mode: 'live', filters: {} })
+    ).charges.filter((c) => c.id === chargeId);
+    expect(listed?.needsReview).toBe(true);
   });
 
   it('a payment re-included after a deep re-organisation is confirmed again in its new block, with no reversal reported', async () => {
@@ -212,6 +241,8 @@ describe('re-organisations deeper than the confirmation depth (docs/adr/0036)', 
     expect(await paymentsOf(chargeId)).toEqual([expect.objectContaining({ status: 'confirmed', blockHash: receipt.blockHash })]);
     const timeline = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
     expect(timeline.filter((e) => e.type === 'charge.payment_reversed')).toEqual([]);
+    expect(await reversalEventsOf(chargeId)).toEqual([]);
+    expect((await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.needsReviewSince).toBeNull();
     expect(await statusOf(chargeId)).toBe('succeeded');
   });
 });
