@@ -17,6 +17,7 @@ import type { DbOrTx } from '@/lib/db/client';
 import { charges, depositAddresses, outboundTransfers, payments } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
+import { reopenConfirmedTransfers } from '@/lib/transactions/reopen-confirmed-transfers';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
 import { settleCharges } from './settle-charge';
 import { transitionPayments } from './transition-payments';
@@ -160,6 +161,9 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
   },
   async onChanged(tx, chargeIds) {
     await settleCharges(tx, chargeIds);
+  },
+  async onReorg(tx, chain, fromBlock) {
+    await reopenConfirmedTransfers(tx, chain, fromBlock);
   },
 };
 
