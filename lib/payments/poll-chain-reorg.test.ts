@@ -35,6 +35,7 @@ import { anvilFor, nativeForwarderAbi, type Anvil } from '@/test/anvil';
 import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { failUnderpaidCharges, settleCharges } from './settle-charge';
 import { sweepCharge } from './sweep-charges';
+import { createRefund } from '@/lib/refunds/create-refund';
 import { reconcileTransfer } from '@/lib/transactions/reconcile-transfers';
 import { TRANSFER_OUTCOME_HOOKS } from '@/lib/jobs/transfer-outcome-hooks';
 import { recordTransferReversed } from '@/lib/charges/record-transfer-reversed';
@@ -364,6 +365,62 @@ describe('our transfers confirmed in the blocks of a deep re-organisation are ch
       .where(inArray(outboundTransferAttempts.transferId, [after.gas_topup!.id, after.sweep!.id]));
     expect(attempts).toHaveLength(2);
     expect(await depositBooks(deposit)).toEqual({ expected: 0n, onChain: 0n });
+  });
+
+  it('a refund confirmed, then re-organised and mined again: confirmed again without telling its owner twice (one refund.succeeded, one charge.refunded)', async () => {
+    await fundLocalWallet({ chain: 'DFK', url: node.url, address: tank.address });
+    const { chargeId, deposit } = await newCharge('GEM', '4');
+    const payment = await anvil.transferToken(payer, GEM, deposit, parseUnits('4', 18));
+    await poll();
+    await anvil.mine(CONFIRMATIONS);
+    await poll();
+    expect(await statusOf(chargeId)).toBe('succeeded');
+    await createRefund({
+      ctx: { merchantId: merchant.id, mode: 'live', actor: 'api_key:key_reorg_test' },
+      chargeId,
+      body: { amount: '1' },
+    });
+    for (let i = 0; i < 6 && (await transfersOf(chargeId)).some((t) => t.status !== 'confirmed'); i++) await reconcileOurs(chargeId);
+    const told = async () => ({
+      events: (
+        await getDb()
+          .select({ type: webhookEvents.type })
+          .from(webhookEvents)
+          .where(and(eq(webhookEvents.chargeId, chargeId), eq(webhookEvents.type, 'refund.succeeded')))
+      ).length,
+      timeline: (await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId))).filter(
+        (e) => e.type === 'charge.refunded',
+      ).length,
+    });
+    expect(await told()).toEqual({ events: 1, timeline: 1 });
+    const before = await transfersOf(chargeId);
+    expect(before.map((t) => [t.purpose, t.status]).sort()).toEqual([
+      ['gas_topup', 'confirmed'],
+      ['refund', 'confirmed'],
+    ]);
+    const raw = (purpose: string) => before.find((t) => t.purpose === purpose)!.rawTransaction as Hex;
+    const paidAt = (await anvil.client.getTransactionReceipt({ hash: payment.hash })).blockNumber;
+    const head = await anvil.client.getBlockNumber({ cacheTime: 0 });
+    await anvil.reorg(Number(head - paidAt) + 1, [
+      [payment.raw, 0],
+      [raw('gas_topup'), 1],
+      [raw('refund'), 2],
+    ]);
+    expect((await poll())?.reorg).toBe(true);
+    expect((await transfersOf(chargeId)).map((t) => t.status)).toEqual(['included', 'included']);
+    for (let i = 0; i < 4; i++) {
+      await reconcileOurs(chargeId);
+      await poll();
+      await anvil.mine(2);
+    }
+    await reconcileOurs(chargeId);
+    const after = await transfersOf(chargeId);
+    for (const t of after) {
+      const receipt = await anvil.client.getTransactionReceipt({ hash: t.txHash as Hex });
+      expect(t).toMatchObject({ status: 'confirmed', includedBlockHash: receipt.blockHash });
+    }
+    expect(await told()).toEqual({ events: 1, timeline: 1 });
+    expect(await depositBooks(deposit)).toEqual({ expected: parseUnits('3', 18), onChain: parseUnits('3', 18) });
   });
 
   it('the payment and our transfers re-included in other blocks: confirmed again there, once, with nothing reversed', async () => {
