@@ -29,7 +29,8 @@ const DOCUMENTED: Record<string, Record<string, readonly string[]>> = {
     signed: ['broadcast', 'included', 'failed'],
     broadcast: ['included', 'failed'],
     included: ['confirmed', 'failed', 'broadcast'],
-    confirmed: [],
+    // A re-organisation deeper than the depth re-opens a confirmed transfer (docs/adr/0036).
+    confirmed: ['included'],
     failed: [],
   },
   'swap execution': { signed: ['broadcast', 'confirmed', 'failed'], broadcast: ['confirmed', 'failed'], confirmed: [], failed: [] },

@@ -52,6 +52,15 @@ export function ChargesTable({ charges, testId = 'charges' }: { charges: Dashboa
           </td>
           <td className="py-2 pr-3">
             <ChargeStatusBadge status={charge.status} />
+            {charge.needsReview && (
+              <span
+                className="ml-1 inline-block rounded bg-rose-100 px-1.5 py-0.5 text-xs font-medium text-rose-800"
+                title="A payment of this charge left the chain after it succeeded: see its timeline"
+                data-testid="charge-needs-review"
+              >
+                needs review
+              </span>
+            )}
           </td>
           <td className="whitespace-nowrap py-2 pr-3 text-right tabular-nums">
             <Amount value={charge.amount} symbol={charge.tokenSymbol} />

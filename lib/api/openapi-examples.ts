@@ -158,6 +158,17 @@ export function exampleEvent(type: WebhookEventType): WebhookEventPayload {
         ...base,
         data: { charge: exampleCharge({ status: type.slice('charge.'.length) as 'failed', payments: [], updatedAt: PAID }) },
       };
+    case 'charge.payment_reversed': {
+      const paid = examplePaidCharge();
+      return {
+        ...base,
+        sequence: 4,
+        data: {
+          charge: { ...paid, timeline: undefined, payments: paid.payments?.map((p) => ({ ...p, status: 'dropped' as const })) },
+          reversedPayment: { txHash: TX, amountBaseUnits: '4990000', chain: 'POLYGON', blockNumber: '68123456' },
+        },
+      };
+    }
     case 'payment.failed':
       return {
         ...base,

@@ -4,14 +4,17 @@
  * and the tests that check every emitted payload against its schema.
  */
 import { z } from 'zod';
-import { chargeSchema, failedPaymentAttemptSchema } from '@/lib/charges/schemas';
+import { chargeSchema, failedPaymentAttemptSchema, reversedPaymentSchema } from '@/lib/charges/schemas';
 import { fulfilmentSchema } from '@/lib/contracts/schemas';
 import { API_KEY_MODES } from '@/lib/db/schema/api-keys';
 import { refundSchema } from '@/lib/refunds/schemas';
 import { timestampSchema } from '@/lib/timestamp-schema';
 import type { WebhookEventType } from '@/lib/webhooks/event-types';
 
-/** What each event type carries in `data`: the charge always; payment.failed the attempt; refund.* the refund; fulfilment.* the fulfilment. */
+/**
+ * What each event type carries in `data`: the charge always; payment.failed the attempt;
+ * charge.payment_reversed the payment; refund.* the refund; fulfilment.* the fulfilment.
+ */
 const EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   'charge.created': 'A charge was created (its status is `pending`).',
   'charge.processing': 'A first payment of the charge was seen on chain; it is confirming.',
@@ -19,6 +22,8 @@ const EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   'charge.failed': 'The charge expired underpaid: what arrived is kept for a refund.',
   'charge.expired': 'The charge expired without any payment.',
   'charge.canceled': 'The charge was canceled (by you, or by the buyer at the checkout).',
+  'charge.payment_reversed':
+    'A payment of the succeeded charge left the chain after it counted (a re-organisation deeper than the confirmation depth: the payer double-spent), so the charge is no longer covered. The charge stays `succeeded` and nothing is taken back automatically; it is flagged for review. `data.reversedPayment` says which payment. Decide what to do with what you delivered.',
   'payment.failed':
     "An attempt to pay the charge failed (a balance payment's transfer, a card order); the charge may still be paid another way. `data.paymentAttempt` says which.",
   'refund.created':
@@ -73,6 +78,7 @@ export const webhookEventSchemas = {
   'charge.failed': eventSchema('charge.failed', chargeOnly),
   'charge.expired': eventSchema('charge.expired', chargeOnly),
   'charge.canceled': eventSchema('charge.canceled', chargeOnly),
+  'charge.payment_reversed': eventSchema('charge.payment_reversed', { reversedPayment: reversedPaymentSchema }),
   'payment.failed': eventSchema('payment.failed', { paymentAttempt: failedPaymentAttemptSchema }),
   'refund.created': eventSchema('refund.created', { refund: refundSchema }),
   'refund.claimed': eventSchema('refund.claimed', { refund: refundSchema }),

@@ -6,7 +6,8 @@
  * One event per status change: a charge's creation is `charge.created`; each later status `s` is
  * `charge.<s>`. Timeline entries that do not change the status (charge.payment_submitted,
  * charge.sweep_submitted, charge.overpaid, charge.late_payment) are not events. `payment.failed` reports a
- * failed payment attempt while the charge itself may still be paid.
+ * failed payment attempt while the charge itself may still be paid; `charge.payment_reversed` a payment of a
+ * succeeded charge that left the chain after it counted (docs/adr/0036).
  */
 import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
@@ -17,11 +18,15 @@ import { nextEventSequence } from '@/lib/webhooks/next-event-sequence';
 import type { WebhookEventPayload } from '@/lib/webhooks/schemas';
 import { listChargePayments } from './get-charge';
 import type { ChargeStatus } from './state';
-import type { ChargeResource, FailedPaymentAttempt } from './schemas';
+import type { ChargeResource, FailedPaymentAttempt, ReversedPayment } from './schemas';
 import { serializeCharge } from './serialize';
 
 /** What a charge event carries in `data`. */
-export type ChargeEventPayload = WebhookEventPayload<{ charge: ChargeResource; paymentAttempt?: FailedPaymentAttempt }>;
+export type ChargeEventPayload = WebhookEventPayload<{
+  charge: ChargeResource;
+  paymentAttempt?: FailedPaymentAttempt;
+  reversedPayment?: ReversedPayment;
+}>;
 
 /** The public type of a status change; `charge.created` for the first status of a new charge. */
 export function chargeEventTypeFor(from: ChargeStatus | null, to: ChargeStatus): WebhookEventType {
@@ -54,7 +59,13 @@ export interface EmittedEvent {
  */
 export async function emitChargeEvent(
   tx: DbOrTx,
-  input: { charge: ChargeRow; type: WebhookEventType; payments?: readonly PaymentRow[]; paymentAttempt?: FailedPaymentAttempt },
+  input: {
+    charge: ChargeRow;
+    type: WebhookEventType;
+    payments?: readonly PaymentRow[];
+    paymentAttempt?: FailedPaymentAttempt;
+    reversedPayment?: ReversedPayment;
+  },
 ): Promise<EmittedEvent> {
   const payments = input.payments ?? (await listChargePayments(tx, input.charge.id));
   const sequence = await nextEventSequence(tx, input.charge.id);
@@ -101,6 +112,7 @@ export function chargeEventRow(input: {
   type: WebhookEventType;
   payments: readonly PaymentRow[];
   paymentAttempt?: FailedPaymentAttempt;
+  reversedPayment?: ReversedPayment;
   createdAt?: Date;
   /** Default 1: the first event of a new charge (charge.created). */
   sequence?: number;
@@ -119,6 +131,7 @@ export function chargeEventRow(input: {
     data: {
       charge: serializeCharge(charge, undefined, input.payments),
       ...(input.paymentAttempt ? { paymentAttempt: input.paymentAttempt } : {}),
+      ...(input.reversedPayment ? { reversedPayment: input.reversedPayment } : {}),
     },
   };
   return { id, merchantId: charge.merchantId, mode: charge.mode, type, chargeId: charge.id, sequence, payload, createdAt };

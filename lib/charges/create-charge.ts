@@ -111,6 +111,7 @@ async function buildCharge({ ctx, input }: { ctx: ApiContext; input: CreateCharg
     status: 'pending',
     allowanceId: null,
     expiresAt,
+    needsReviewSince: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -38,6 +38,7 @@ function rowsFor(overrides: Partial<ChargeRow> = {}, depositAddress = `0x${rando
     metadata: { orderId: 'A-1' },
     pricing: { currency: 'USD', amount: '9.98', rate: '1', rateSource: 'par', rateAt: now.toISOString() },
     allowanceId: null,
+    needsReviewSince: null,
     status: 'pending',
     expiresAt: new Date(now.getTime() + 3_600_000),
     createdAt: now,

@@ -36,6 +36,8 @@ export interface DashboardChargeListItem {
   /** Exact decimal text of the total. */
   amount: string;
   metadata: Record<string, string>;
+  /** A payment of it left the chain after it succeeded (charge.payment_reversed, docs/adr/0036): a human decides. */
+  needsReview: boolean;
 }
 
 export interface DashboardMemberInput {
@@ -128,5 +130,6 @@ export function toListItem(row: ChargeRow): DashboardChargeListItem {
     totalBaseUnits: row.totalBaseUnits,
     amount: formatAmount(row.totalBaseUnits, row.tokenDecimals),
     metadata: row.metadata,
+    needsReview: row.needsReviewSince !== null,
   };
 }

@@ -289,3 +289,14 @@ export const failedPaymentAttemptSchema = z
   })
   .meta({ id: 'FailedPaymentAttempt' });
 export type FailedPaymentAttempt = z.infer<typeof failedPaymentAttemptSchema>;
+
+/** A payment of a succeeded charge that left the chain after it counted (charge.payment_reversed carries it). */
+export const reversedPaymentSchema = z
+  .object({
+    txHash: z.string().meta({ description: 'The transaction that paid, no longer on the chain.' }),
+    amountBaseUnits: z.string().meta({ description: "What it had paid, in the token's base units (integer text)." }),
+    chain: z.enum(CHAIN_NAMES),
+    blockNumber: z.string().meta({ description: 'The block it had been counted in (integer text).' }),
+  })
+  .meta({ id: 'ReversedPayment' });
+export type ReversedPayment = z.infer<typeof reversedPaymentSchema>;

@@ -1,11 +1,21 @@
-import { eq } from 'drizzle-orm';
-import { createWalletClient, encodeFunctionData, erc20Abi, http, parseEther, parseUnits, type Hex } from 'viem';
+import { and, eq, inArray } from 'drizzle-orm';
+import { createWalletClient, encodeFunctionData, erc20Abi, http, keccak256, parseEther, parseUnits, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { EVM_NATIVE_TOKEN_ADDRESS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, merchantMembers, outboundTransfers, payments } from '@/lib/db/schema';
+import {
+  chargeEvents,
+  charges,
+  merchantMembers,
+  outboundTransferAttempts,
+  outboundTransfers,
+  payments,
+  webhookEvents,
+} from '@/lib/db/schema';
+import { webhookEventSchemas } from '@/lib/api/webhook-event-schemas';
+import { listChargesForDashboard } from '@/lib/charges/list-dashboard-charges';
 import { resetEnvCache } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
@@ -23,7 +33,13 @@ import { setTraceMode, type TraceMode } from '@/lib/scanner/internal-transfers';
 import { newUser } from '@/test/accounts';
 import { anvilFor, nativeForwarderAbi, type Anvil } from '@/test/anvil';
 import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
-import { failUnderpaidCharges } from './settle-charge';
+import { failUnderpaidCharges, settleCharges } from './settle-charge';
+import { sweepCharge } from './sweep-charges';
+import { createRefund } from '@/lib/refunds/create-refund';
+import { reconcileTransfer } from '@/lib/transactions/reconcile-transfers';
+import { TRANSFER_OUTCOME_HOOKS } from '@/lib/jobs/transfer-outcome-hooks';
+import { recordTransferReversed } from '@/lib/charges/record-transfer-reversed';
+import { expectedBalances } from '@/lib/ledger/expected-balances';
 import { pollChain } from './poll-chain';
 
 // A private DFK node: no other test file watches DFK, so its re-organisations and cursor are this file's
@@ -32,6 +48,7 @@ const CONFIRMATIONS = 3;
 let node: LocalChainNode;
 let anvil: Anvil;
 let merchant: TestMerchant;
+let developer: string;
 /** A merchant's custom ERC-20 on DFK (DFK's registry has only its native coin, JEWEL). */
 let GEM: Hex;
 const payer = localDemoPayerAccount;
@@ -48,7 +65,7 @@ beforeAll(async () => {
   await anvil.mintToken(GEM, payer.address, parseUnits('1000000', 18));
   await anvil.mintToken(GEM, localMinterAccount.address, parseUnits('1000000', 18));
   merchant = await newMerchant();
-  const developer = await newUser();
+  developer = await newUser();
   await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: developer, role: 'developer' });
   await addCustomToken({ userId: developer, merchantId: merchant.id, chain: 'DFK', address: GEM });
   await poll();
@@ -69,6 +86,11 @@ async function newCharge(symbol: 'GEM' | 'JEWEL', amount: string): Promise<{ cha
   return { chargeId, deposit: deposit.address as Hex };
 }
 
+const reversalEventsOf = (chargeId: string) =>
+  getDb()
+    .select()
+    .from(webhookEvents)
+    .where(and(eq(webhookEvents.chargeId, chargeId), eq(webhookEvents.type, 'charge.payment_reversed')));
 const paymentsOf = (chargeId: string) => getDb().select().from(payments).where(eq(payments.chargeId, chargeId));
 const statusOf = async (chargeId: string) => (await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.status;
 const blockTimeOf = async (hash: Hex) =>
@@ -189,10 +211,31 @@ describe('re-organisations deeper than the confirmation depth (docs/adr/0036)', 
     expect((await paymentsOf(chargeId)).map((p) => p.status)).toEqual(['dropped']);
     expect(await statusOf(chargeId)).toBe('succeeded');
     await poll(); // settled again: reported once, not per poll
+    await getDb().transaction((tx) => settleCharges(tx, [chargeId])); // and once more, whoever settles it
     const timeline = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
     expect(timeline.filter((e) => e.type === 'charge.payment_reversed').map((e) => e.data)).toEqual([
       expect.objectContaining({ txHash: hash, amountBaseUnits: parseUnits('4', 18).toString(), chain: 'DFK' }),
     ]);
+    // The merchant's server is told once too, by a public event valid for its documented schema.
+    const events = await reversalEventsOf(chargeId);
+    expect(events).toHaveLength(1);
+    const event = webhookEventSchemas['charge.payment_reversed'].parse(events[0]!.payload);
+    expect(event.data.reversedPayment).toEqual({
+      txHash: hash,
+      amountBaseUnits: parseUnits('4', 18).toString(),
+      chain: 'DFK',
+      blockNumber: (timeline.find((e) => e.type === 'charge.payment_reversed')!.data as { blockNumber: string }).blockNumber,
+    });
+    expect(event.data.charge).toMatchObject({
+      id: chargeId,
+      status: 'succeeded',
+      payments: [expect.objectContaining({ status: 'dropped' })],
+    });
+    // Flagged for review on the dashboard's list.
+    const [listed] = (
+      await listChargesForDashboard({ userId: developer, merchantId: merchant.id, mode: 'live', filters: {} })
+    ).charges.filter((c) => c.id === chargeId);
+    expect(listed?.needsReview).toBe(true);
   });
 
   it('a payment re-included after a deep re-organisation is confirmed again in its new block, with no reversal reported', async () => {
@@ -212,7 +255,202 @@ describe('re-organisations deeper than the confirmation depth (docs/adr/0036)', 
     expect(await paymentsOf(chargeId)).toEqual([expect.objectContaining({ status: 'confirmed', blockHash: receipt.blockHash })]);
     const timeline = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
     expect(timeline.filter((e) => e.type === 'charge.payment_reversed')).toEqual([]);
+    expect(await reversalEventsOf(chargeId)).toEqual([]);
+    expect((await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.needsReviewSince).toBeNull();
     expect(await statusOf(chargeId)).toBe('succeeded');
+  });
+});
+
+describe('our transfers confirmed in the blocks of a deep re-organisation are checked again by the engine (docs/adr/0036)', () => {
+  const tank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED);
+  const transfersOf = (chargeId: string) => getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId));
+  /** The engine's pass over this charge's open transfers only (others' are not this file's to move). */
+  async function reconcileOurs(chargeId: string) {
+    for (const transfer of (await transfersOf(chargeId)).filter((t) => t.status !== 'confirmed' && t.status !== 'failed')) {
+      await reconcileTransfer(transfer, { hooks: TRANSFER_OUTCOME_HOOKS, onReversed: recordTransferReversed });
+    }
+  }
+  /** A GEM charge paid, succeeded at depth 3 and swept (the tank's top-up, then the sweep), both confirmed. */
+  async function paidAndSwept(amount: string) {
+    await fundLocalWallet({ chain: 'DFK', url: node.url, address: tank.address });
+    const { chargeId, deposit } = await newCharge('GEM', amount);
+    const payment = await anvil.transferToken(payer, GEM, deposit, parseUnits(amount, 18));
+    await poll();
+    await anvil.mine(CONFIRMATIONS);
+    await poll();
+    expect(await statusOf(chargeId)).toBe('succeeded');
+    expect(await sweepCharge(chargeId)).toBe('swept');
+    for (let i = 0; i < 6 && (await transfersOf(chargeId)).some((t) => t.status !== 'confirmed'); i++) await reconcileOurs(chargeId);
+    const swept = await transfersOf(chargeId);
+    expect(swept.map((t) => [t.purpose, t.status]).sort()).toEqual([
+      ['gas_topup', 'confirmed'],
+      ['sweep', 'confirmed'],
+    ]);
+    expect(await gemOf(deposit)).toBe(0n);
+    const raw = (purpose: string) => swept.find((t) => t.purpose === purpose)!.rawTransaction as Hex;
+    const head = await anvil.client.getBlockNumber({ cacheTime: 0 });
+    const paidAt = (await anvil.client.getTransactionReceipt({ hash: payment.hash })).blockNumber;
+    return { chargeId, deposit, payment, topup: raw('gas_topup'), sweep: raw('sweep'), depth: Number(head - paidAt) + 1 };
+  }
+  const gemOf = (address: Hex) => anvil.client.readContract({ address: GEM, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+  /** The deposit's GEM as the ledger has it at the head, and on chain. */
+  async function depositBooks(deposit: Hex) {
+    const head = await anvil.client.getBlockNumber({ cacheTime: 0 });
+    const [entry] = await expectedBalances(getDb(), { chain: 'DFK', atBlock: head, addresses: [deposit.toLowerCase()] }).then((rows) =>
+      rows.filter((row) => row.token === GEM.toLowerCase()),
+    );
+    return { expected: entry?.expected ?? 0n, onChain: await gemOf(deposit) };
+  }
+
+  it('the payment double-spent and our sweep re-sent: the sweep reverts, ends failed once (a reversal on the timeline), and the books no longer count it', async () => {
+    const { chargeId, deposit, payment, topup, sweep, depth } = await paidAndSwept('6');
+    // A branch deeper than everything since the payment: the payer's transaction is not in it (spent
+    // elsewhere); ours come back as nodes re-send a dropped branch's, the sweep now from an empty deposit.
+    await anvil.reorg(depth, [
+      [topup, 0],
+      [sweep, 1],
+    ]);
+    const resent = await anvil.client.getTransactionReceipt({ hash: keccak256(sweep) });
+    expect(resent.status).toBe('reverted');
+    expect((await poll())?.reorg).toBe(true);
+    // Re-opened, not judged on one look; still counted as moved until the engine has seen the chain.
+    expect((await transfersOf(chargeId)).map((t) => t.status)).toEqual(['included', 'included']);
+    for (let i = 0; i < 5; i++) {
+      await reconcileOurs(chargeId);
+      await poll();
+      await anvil.mine(2);
+    }
+    await reconcileOurs(chargeId);
+    await poll();
+    const after = await transfersOf(chargeId);
+    const byPurpose = Object.fromEntries(after.map((t) => [t.purpose, t]));
+    expect(after).toHaveLength(2); // nothing new signed: the same bytes, the same nonces
+    expect(byPurpose.sweep).toMatchObject({ status: 'failed', includedBlockHash: resent.blockHash });
+    expect(byPurpose.sweep!.error).toMatch(/^reversed by a re-organisation after it was confirmed: reverted on chain/);
+    expect(byPurpose.gas_topup).toMatchObject({ status: 'confirmed' }); // mined again in another block: confirmed there
+    expect(byPurpose.gas_topup!.includedBlockHash).toBe((await anvil.client.getTransactionReceipt({ hash: keccak256(topup) })).blockHash);
+    expect((await paymentsOf(chargeId)).map((p) => p.status)).toEqual(['dropped']);
+    // Told once: the sweep's reversal and the payment's, each once on the timeline; flagged for review.
+    const timeline = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
+    expect(timeline.filter((e) => e.type === 'charge.transfer_reversed').map((e) => e.data)).toEqual([
+      expect.objectContaining({ purpose: 'sweep', txHash: keccak256(sweep), amountBaseUnits: parseUnits('6', 18).toString() }),
+    ]);
+    expect(timeline.filter((e) => e.type === 'charge.payment_reversed').map((e) => e.data)).toEqual([
+      expect.objectContaining({ txHash: payment.hash }),
+    ]);
+    expect((await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.needsReviewSince).not.toBeNull();
+    // The ledger: neither the dropped payment nor the reverted sweep moves the deposit's GEM: it matches the chain.
+    expect(await depositBooks(deposit)).toEqual({ expected: 0n, onChain: 0n });
+  });
+
+  it('our transfers gone with the branch: the engine sends the same signed bytes again (same nonce, no new attempt); the sweep reverts and ends failed', async () => {
+    const { chargeId, deposit, topup, sweep, depth } = await paidAndSwept('5');
+    await anvil.reorg(depth); // nothing of ours comes back by itself
+    await expect(anvil.client.getTransaction({ hash: keccak256(sweep) })).rejects.toThrow();
+    expect((await poll())?.reorg).toBe(true);
+    for (let i = 0; i < 6; i++) {
+      await reconcileOurs(chargeId);
+      await poll(); // the payment, gone for good, is dropped after its re-checks
+      await anvil.mine(2);
+    }
+    await poll();
+    expect((await paymentsOf(chargeId)).map((p) => p.status)).toEqual(['dropped']);
+    const after = Object.fromEntries((await transfersOf(chargeId)).map((t) => [t.purpose, t]));
+    expect(after.gas_topup).toMatchObject({ status: 'confirmed', rawTransaction: topup });
+    expect(after.sweep).toMatchObject({ status: 'failed', rawTransaction: sweep, txHash: keccak256(sweep) });
+    expect((await anvil.client.getTransactionReceipt({ hash: keccak256(sweep) })).status).toBe('reverted');
+    const attempts = await getDb()
+      .select()
+      .from(outboundTransferAttempts)
+      .where(inArray(outboundTransferAttempts.transferId, [after.gas_topup!.id, after.sweep!.id]));
+    expect(attempts).toHaveLength(2);
+    expect(await depositBooks(deposit)).toEqual({ expected: 0n, onChain: 0n });
+  });
+
+  it('a refund confirmed, then re-organised and mined again: confirmed again without telling its owner twice (one refund.succeeded, one charge.refunded)', async () => {
+    await fundLocalWallet({ chain: 'DFK', url: node.url, address: tank.address });
+    const { chargeId, deposit } = await newCharge('GEM', '4');
+    const payment = await anvil.transferToken(payer, GEM, deposit, parseUnits('4', 18));
+    await poll();
+    await anvil.mine(CONFIRMATIONS);
+    await poll();
+    expect(await statusOf(chargeId)).toBe('succeeded');
+    await createRefund({
+      ctx: { merchantId: merchant.id, mode: 'live', actor: 'api_key:key_reorg_test' },
+      chargeId,
+      body: { amount: '1' },
+    });
+    for (let i = 0; i < 6 && (await transfersOf(chargeId)).some((t) => t.status !== 'confirmed'); i++) await reconcileOurs(chargeId);
+    const told = async () => ({
+      events: (
+        await getDb()
+          .select({ type: webhookEvents.type })
+          .from(webhookEvents)
+          .where(and(eq(webhookEvents.chargeId, chargeId), eq(webhookEvents.type, 'refund.succeeded')))
+      ).length,
+      timeline: (await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId))).filter(
+        (e) => e.type === 'charge.refunded',
+      ).length,
+    });
+    expect(await told()).toEqual({ events: 1, timeline: 1 });
+    const before = await transfersOf(chargeId);
+    expect(before.map((t) => [t.purpose, t.status]).sort()).toEqual([
+      ['gas_topup', 'confirmed'],
+      ['refund', 'confirmed'],
+    ]);
+    const raw = (purpose: string) => before.find((t) => t.purpose === purpose)!.rawTransaction as Hex;
+    const paidAt = (await anvil.client.getTransactionReceipt({ hash: payment.hash })).blockNumber;
+    const head = await anvil.client.getBlockNumber({ cacheTime: 0 });
+    await anvil.reorg(Number(head - paidAt) + 1, [
+      [payment.raw, 0],
+      [raw('gas_topup'), 1],
+      [raw('refund'), 2],
+    ]);
+    expect((await poll())?.reorg).toBe(true);
+    expect((await transfersOf(chargeId)).map((t) => t.status)).toEqual(['included', 'included']);
+    for (let i = 0; i < 4; i++) {
+      await reconcileOurs(chargeId);
+      await poll();
+      await anvil.mine(2);
+    }
+    await reconcileOurs(chargeId);
+    const after = await transfersOf(chargeId);
+    for (const t of after) {
+      const receipt = await anvil.client.getTransactionReceipt({ hash: t.txHash as Hex });
+      expect(t).toMatchObject({ status: 'confirmed', includedBlockHash: receipt.blockHash });
+    }
+    expect(await told()).toEqual({ events: 1, timeline: 1 });
+    expect(await depositBooks(deposit)).toEqual({ expected: parseUnits('3', 18), onChain: parseUnits('3', 18) });
+  });
+
+  it('the payment and our transfers re-included in other blocks: confirmed again there, once, with nothing reversed', async () => {
+    const { chargeId, deposit, payment, topup, sweep, depth } = await paidAndSwept('7');
+    const before = await transfersOf(chargeId);
+    await anvil.reorg(depth, [
+      [payment.raw, 0],
+      [topup, 1],
+      [sweep, 2],
+    ]);
+    expect((await anvil.client.getTransactionReceipt({ hash: keccak256(sweep) })).status).toBe('success');
+    expect((await poll())?.reorg).toBe(true);
+    for (let i = 0; i < 4; i++) {
+      await reconcileOurs(chargeId);
+      await poll();
+      await anvil.mine(2);
+    }
+    await reconcileOurs(chargeId);
+    const after = await transfersOf(chargeId);
+    expect(after.map((t) => t.id).sort()).toEqual(before.map((t) => t.id).sort());
+    for (const t of after) {
+      const receipt = await anvil.client.getTransactionReceipt({ hash: t.txHash as Hex });
+      expect(t).toMatchObject({ status: 'confirmed', includedBlockHash: receipt.blockHash, error: null });
+      expect(t.reopenedAt).not.toBeNull();
+    }
+    expect((await paymentsOf(chargeId)).map((p) => p.status)).toEqual(['confirmed']);
+    const timeline = await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, chargeId));
+    expect(timeline.filter((e) => e.type === 'charge.transfer_reversed' || e.type === 'charge.payment_reversed')).toEqual([]);
+    expect((await getDb().select().from(charges).where(eq(charges.id, chargeId)))[0]!.needsReviewSince).toBeNull();
+    expect(await depositBooks(deposit)).toEqual({ expected: 0n, onChain: 0n });
   });
 });
 

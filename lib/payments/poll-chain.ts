@@ -23,6 +23,7 @@ import { charges, depositAddresses, outboundTransfers, payments, swapFundingSign
 import { configuredSwapPairs, swapPairFor } from '@/lib/chains/swap-pairs';
 import { newId } from '@/lib/ids';
 import { scanChain } from '@/lib/scanner/scan-chain';
+import { reopenConfirmedTransfers } from '@/lib/transactions/reopen-confirmed-transfers';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
 import { settleCharges } from './settle-charge';
 import { transitionPayments } from './transition-payments';
@@ -191,6 +192,9 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
   },
   async onChanged(tx, chargeIds) {
     await settleCharges(tx, chargeIds);
+  },
+  async onReorg(tx, chain, fromBlock) {
+    await reopenConfirmedTransfers(tx, chain, fromBlock);
   },
 };
 

@@ -26,6 +26,8 @@ import {
   type PaymentRow,
 } from '@/lib/db/schema';
 import { IN_FLIGHT_HOLD_MS, paymentInFlightExists } from '@/lib/charges/payment-in-flight';
+import { emitChargeEvent } from '@/lib/charges/charge-events';
+import type { ReversedPayment } from '@/lib/charges/schemas';
 import { transitionCharge } from '@/lib/charges/transition-charge';
 import { recordChargeEvents, transitionCharges } from '@/lib/charges/transition-charges';
 import { scannedPast } from '@/lib/scanner/scanned-past';
@@ -163,7 +165,7 @@ async function settleBatch(tx: DbOrTx, ids: readonly string[]): Promise<ChargeRo
     ];
   });
   await recordChargeEvents(tx, overpaid);
-  await recordChargeEvents(tx, await reversedPayments(tx, locked, rowsOf));
+  for (const row of await reportReversedPayments(tx, locked, rowsOf)) current.set(row.id, row);
 
   for (const row of succeeded) current.set(row.id, row);
   return locked.map((charge) => current.get(charge.id) ?? charge);
@@ -171,12 +173,18 @@ async function settleBatch(tx: DbOrTx, ids: readonly string[]): Promise<ChargeRo
 
 /**
  * Payments of succeeded charges re-organised out of the chain after they counted (a re-organisation deeper
- * than the confirmation depth; the payer's double spend), so the charge is no longer covered: a timeline
- * entry `charge.payment_reversed` once per payment, and an error for an operator (docs/adr/0036). The charge
- * stays succeeded and nothing is taken back from the merchant automatically: what was delivered, and
- * whether to claw anything back, is a human's decision.
+ * than the confirmation depth; the payer's double spend), so the charge is no longer covered: once per
+ * payment, a timeline entry and a public `charge.payment_reversed` event (both here, in the poll's
+ * transaction, so one exists exactly when the other does), the charge flagged for review, and an error for
+ * an operator (docs/adr/0036). The charge stays succeeded and nothing is taken back from the merchant
+ * automatically: what was delivered, and whether to claw anything back, is a human's decision.
+ * Returns the charges it flagged, as they are now.
  */
-async function reversedPayments(tx: DbOrTx, locked: readonly ChargeRow[], rowsOf: ReadonlyMap<string, PaymentRow[]>) {
+async function reportReversedPayments(
+  tx: DbOrTx,
+  locked: readonly ChargeRow[],
+  rowsOf: ReadonlyMap<string, PaymentRow[]>,
+): Promise<ChargeRow[]> {
   const uncovered = locked.filter((charge) => {
     if (charge.status !== 'succeeded') return false;
     const rows = rowsOf.get(charge.id)!;
@@ -197,32 +205,41 @@ async function reversedPayments(tx: DbOrTx, locked: readonly ChargeRow[], rowsOf
       ),
     );
   const known = new Set(reported.map((row) => `${row.chargeId}:${String(row.data.txHash)}`));
-  return uncovered.flatMap((charge) =>
-    rowsOf
-      .get(charge.id)!
-      .filter((p) => p.status === 'dropped' && !p.isLate && !known.has(`${charge.id}:${p.txHash}`))
-      .map((payment) => {
-        log.error('a payment of a succeeded charge left the chain after it counted; review the charge', {
+  const flagged: ChargeRow[] = [];
+  for (const charge of uncovered) {
+    const rows = rowsOf.get(charge.id)!;
+    const reversed = rows.filter((p) => p.status === 'dropped' && !p.isLate && !known.has(`${charge.id}:${p.txHash}`));
+    if (!reversed.length) continue;
+    const [row] = await tx.update(charges).set({ needsReviewSince: new Date() }).where(eq(charges.id, charge.id)).returning();
+    flagged.push(row!);
+    for (const payment of reversed) {
+      log.error('a payment of a succeeded charge left the chain after it counted; review the charge', {
+        chargeId: charge.id,
+        chain: payment.chain,
+        txHash: payment.txHash,
+        amountBaseUnits: payment.amountBaseUnits.toString(),
+      });
+      const reversedPayment = {
+        txHash: payment.txHash,
+        amountBaseUnits: payment.amountBaseUnits.toString(),
+        chain: payment.chain as ReversedPayment['chain'],
+        blockNumber: payment.blockNumber.toString(),
+      };
+      await recordChargeEvents(tx, [
+        {
           chargeId: charge.id,
-          chain: payment.chain,
-          txHash: payment.txHash,
-          amountBaseUnits: payment.amountBaseUnits.toString(),
-        });
-        return {
-          chargeId: charge.id,
-          fromStatus: 'succeeded' as const,
-          toStatus: 'succeeded' as const,
+          fromStatus: 'succeeded',
+          toStatus: 'succeeded',
           actor: 'system:chain-watcher',
           type: 'charge.payment_reversed',
-          data: {
-            txHash: payment.txHash,
-            amountBaseUnits: payment.amountBaseUnits.toString(),
-            chain: payment.chain,
-            blockNumber: payment.blockNumber.toString(),
-          },
-        };
-      }),
-  );
+          data: reversedPayment,
+        },
+      ]);
+      // One event per payment (emitChargeEvents takes one per charge): rare, so one statement each is fine.
+      await emitChargeEvent(tx, { charge: row!, type: 'charge.payment_reversed', payments: rows, reversedPayment });
+    }
+  }
+  return flagged;
 }
 
 /**

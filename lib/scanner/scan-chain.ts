@@ -5,7 +5,8 @@
  * chain) advisory lock, and only if the cursor is still the one it read from (else another poller did it):
  *
  *  1. checks that the cursor's block is still canonical; if not (a re-organisation), rewinds to the newest
- *     checkpoint still on the chain (the fork base) and scans again from there;
+ *     checkpoint still on the chain (the fork base) and scans again from there; what was settled there
+ *     (the consumer's transfers, and through `onReorg` our own outbound ones) is followed again (ADR 0036);
  *  2. reads the next window of blocks (./read-window.ts): token Transfer logs, top-level and internal
  *     native transfers; keeps those whose recipient the consumer watches (an index lookup of the
  *     recipients found, never a load of every watched address) and that it accepts;
@@ -237,6 +238,8 @@ async function writeObservation<Target extends { address: string }>(
   if (observation.reorgFrom !== undefined && consumer.store.reopenSettled) {
     for (const owner of await consumer.store.reopenSettled(tx, chain, observation.reorgFrom)) result.owners.add(owner);
   }
+  // Our own transfers confirmed there are checked again by the transfer engine, as payments are here.
+  if (observation.reorgFrom !== undefined && consumer.onReorg) await consumer.onReorg(tx, chain, observation.reorgFrom);
   if (window) {
     const recorded = await recordTransfers(tx, chain, consumer.store, window.found);
     if (window.noticed.length && consumer.notices) await consumer.notices.record(tx, chain, window.noticed);

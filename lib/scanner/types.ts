@@ -129,4 +129,10 @@ export interface ScanConsumer<Target extends { address: string }> {
   };
   /** In the poll's transaction, after its writes: settle what changed. */
   onChanged?(tx: DbOrTx, owners: ReadonlySet<string>): Promise<void>;
+  /**
+   * In the poll's transaction, when it found a re-organisation: `fromBlock` is the first block scanned again.
+   * The charge watcher and the wallet indexer hand the transfer engine its outbound transfers confirmed
+   * there (lib/transactions/reopen-confirmed-transfers.ts, docs/adr/0036).
+   */
+  onReorg?(tx: DbOrTx, chain: ChainName, fromBlock: bigint): Promise<void>;
 }

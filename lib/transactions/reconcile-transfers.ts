@@ -18,6 +18,9 @@
  *    nonce, fee bumps and cancels are the relayer's.
  *  - failed, otherwise, only when its nonce is used at the chain's depth by a transaction that is none of
  *    its attempts, seen on two passes (one RPC answer "no receipt" is not proof).
+ *  - confirmed, re-opened to included by a re-organisation deeper than the depth
+ *    (./reopen-confirmed-transfers.ts): followed as above; confirmed again without its purpose's hook
+ *    (it ran once), or failed as a reversal: `onReversed` and an error log (docs/adr/0036).
  *
  * Processes may run this at once: each takes a lease on a batch (next_check_at moves forward) and every
  * status change is a conditional UPDATE, so a change happens once. Terminal changes run the purpose's
@@ -53,11 +56,13 @@ import { recordTransfer } from './record-transfer';
 import { signerForAddress } from './signer-for-address';
 import { transferMachine, type AttemptKind, type TransferStatus } from './state';
 import { authorizeTransfer } from './transfer-policy';
-import { outcomeHookFor, type TransferOutcome, type TransferOutcomeHooks } from './transfer-outcome';
+import { outcomeHookFor, type TransferOutcome, type TransferOutcomeHooks, type TransferReversedHook } from './transfer-outcome';
 
 export interface ReconcileOptions extends SolanaRpcOptions {
   /** What each purpose does when its transfer ends (lib/jobs/transfer-outcome-hooks.ts has them all). */
   hooks: Partial<TransferOutcomeHooks>;
+  /** A transfer confirmed once, re-opened by a deep re-organisation, ended failed (lib/jobs/transfer-outcome-hooks.ts). */
+  onReversed?: TransferReversedHook;
   batch?: number;
   /** Every open transfer, due or not (tests, the admin CLI). */
   ignoreSchedule?: boolean;
@@ -602,31 +607,65 @@ class Reconciler {
     return changed.length > 0;
   }
 
-  /** The final status, once (whoever gets there first), with the purpose's hook in the same transaction. */
+  /**
+   * The final status, once (whoever gets there first), with the purpose's hook in the same transaction.
+   * A transfer re-opened by a deep re-organisation (`reopenedAt`) was confirmed once and its hook ran then:
+   * confirmed again, nothing more is told; failed now, it is a reversal — its amount leaves the ledger with
+   * this status, and the reversal hook and an error log say so (docs/adr/0036).
+   */
   private async finish(status: 'confirmed' | 'failed', outcome: Omit<TransferOutcome, 'status'>): Promise<void> {
     const from = this.transfer.status;
     transferMachine.assert(from, status, this.transfer.id);
+    const wasConfirmed = this.transfer.reopenedAt !== null;
+    const reason =
+      status === 'failed' && wasConfirmed
+        ? `reversed by a re-organisation after it was confirmed: ${outcome.reason ?? 'failed'}`.slice(0, 500)
+        : (outcome.reason ?? 'failed');
+    let ended = false;
     await getDb().transaction(async (tx) => {
       const [row] = await tx
         .update(outboundTransfers)
         .set({
           status,
-          ...(status === 'failed' ? { error: outcome.reason ?? 'failed' } : { error: null }),
+          ...(status === 'failed' ? { error: reason } : { error: null }),
           ...(outcome.receipt ? { gasFeeBaseUnits: outcome.receipt.gasUsed * outcome.receipt.effectiveGasPrice } : {}),
         })
         .where(and(eq(outboundTransfers.id, this.transfer.id), eq(outboundTransfers.status, from)))
         .returning();
       if (!row) return;
-      const hook = outcomeHookFor(this.options.hooks, row.purpose);
-      if (hook) await hook(tx, row, { status, ...outcome });
+      ended = true;
+      if (!wasConfirmed) {
+        const hook = outcomeHookFor(this.options.hooks, row.purpose);
+        if (hook) await hook(tx, row, { status, ...outcome });
+      } else if (status === 'failed') {
+        await this.options.onReversed?.(tx, row, reason);
+      }
       crashPoint('transfer.settling');
     });
-    log.info(status === 'confirmed' ? 'transfer confirmed' : 'transfer failed', {
-      transferId: this.transfer.id,
-      purpose: this.transfer.purpose,
-      chain: this.chain,
-      ...(outcome.reason ? { reason: outcome.reason } : {}),
-    });
+    if (ended && wasConfirmed && status === 'failed') {
+      log.error('a confirmed transfer was reversed by a re-organisation: what it moved is no longer moved; review it', {
+        transferId: this.transfer.id,
+        purpose: this.transfer.purpose,
+        chain: this.chain,
+        chargeId: this.transfer.chargeId,
+        amountBaseUnits: this.transfer.amountBaseUnits.toString(),
+        reason,
+      });
+      return;
+    }
+    log.info(
+      status === 'confirmed'
+        ? wasConfirmed
+          ? 'transfer confirmed again after a re-organisation'
+          : 'transfer confirmed'
+        : 'transfer failed',
+      {
+        transferId: this.transfer.id,
+        purpose: this.transfer.purpose,
+        chain: this.chain,
+        ...(outcome.reason ? { reason: outcome.reason } : {}),
+      },
+    );
   }
 }
 

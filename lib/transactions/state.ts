@@ -1,15 +1,20 @@
 /**
  * The life of a transaction the service sends (docs/adr/0016-one-transaction-engine.md):
  *
- *   signed ──► broadcast ──► included ──► confirmed
- *     │           │  ▲          │
+ *   signed ──► broadcast ──► included ◄──► confirmed
+ *     │           │  ▲          │    (re-opened: a re-organisation deeper than the depth went past its block)
  *     │           │  └──────────┘   (its block left the chain: re-org; it is sent again)
  *     ├───────────┴──────────────► failed     (reverted at depth, or its nonce provably used by another
  *     └──────────────────────────► included    transaction at depth — our own cancel included)
  *
  * `signed`: recorded (nonce, bytes) and not yet accepted by a node — nothing of it has left the server,
  * or a node refused it. `broadcast`: a node accepted it. `included`: a receipt exists in a block that is
- * not yet deep enough. `confirmed` / `failed` are final and written once, at the chain's depth.
+ * not yet deep enough. `confirmed` / `failed` are written at the chain's depth; `failed` is final.
+ * `confirmed` is final but for one move: when the block scanner finds a re-organisation that reaches back
+ * past its block, it is re-opened to `included` (./reopen-confirmed-transfers.ts, docs/adr/0036) and
+ * followed as any included transfer — still mined: confirmed again; gone: `broadcast`, the same signed
+ * bytes sent again (its nonce: at most once); mined but reverted: `failed`, a reversal. Never
+ * `confirmed → failed` or `confirmed → broadcast` in one jump: the way back always passes `included`.
  *
  * Solana transfers (lib/transactions/solana/solana-transfers.ts) follow the same table: finality writes
  * `included` then `confirmed` / `failed` in one transaction; a blockhash that expired unlanded ends `failed`.
@@ -55,7 +60,8 @@ export const transferMachine = defineStateMachine({
     signed: ['broadcast', 'included', 'failed'],
     broadcast: ['included', 'failed'],
     included: ['confirmed', 'failed', 'broadcast'],
-    confirmed: [],
+    // Only a deep re-organisation re-opens a confirmed transfer (./reopen-confirmed-transfers.ts).
+    confirmed: ['included'],
     failed: [],
   },
 });

@@ -16,6 +16,14 @@ export interface TransferOutcome {
 
 export type TransferOutcomeHook = (tx: DbOrTx, transfer: OutboundTransferRow, outcome: TransferOutcome) => Promise<void>;
 
+/**
+ * A transfer confirmed once, re-opened by a deep re-organisation (./reopen-confirmed-transfers.ts), that
+ * ended `failed`: what it moved is no longer moved. Its purpose's hook ran when it was confirmed and is not
+ * run again; this one records the reversal where its owner looks (the charge's timeline), in the
+ * transaction that ends it.
+ */
+export type TransferReversedHook = (tx: DbOrTx, transfer: OutboundTransferRow, reason: string) => Promise<void>;
+
 /** The purposes whose end must be told to their owner: a reconciler without their hook does not finish them. */
 export const PURPOSES_WITH_OUTCOME = ['balance_payment', 'swap', 'refund', 'fulfilment'] as const satisfies readonly TransferPurpose[];
 type PurposeWithOutcome = (typeof PURPOSES_WITH_OUTCOME)[number];

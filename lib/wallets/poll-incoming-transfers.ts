@@ -14,7 +14,7 @@
  * One poll runs in one transaction holding a per-chain advisory lock (`wallet-incoming:<chain>`, its own,
  * not the charge watcher's): with several app instances, one indexes each chain at a time.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, gte, inArray } from 'drizzle-orm';
 import type { Hex, PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS, EVM_NATIVE_TOKEN_ADDRESS, type ChainName } from '@/lib/chains/registry';
@@ -25,6 +25,7 @@ import { scanChain } from '@/lib/scanner/scan-chain';
 import { observedTransferMachine, type ObservedTransferStatus } from '@/lib/scanner/state';
 import type { ScanConsumer, TransferStore } from '@/lib/scanner/types';
 import { gasTankAddress } from '@/lib/transactions/gas-tank';
+import { reopenConfirmedTransfers } from '@/lib/transactions/reopen-confirmed-transfers';
 import { forgetBalances } from './cached-balance';
 import { statusIs } from '@/lib/db/status-is';
 
@@ -115,11 +116,35 @@ const walletsConsumer = (lookupBatch: number): ScanConsumer<ServiceWallet> => ({
       if (location.blockHash !== undefined) await moveIncomingTransfers(tx, [id], { status: 'pending' });
     },
     open: (tx, chain) => openIncomingTransfers(tx, chain),
+    async reopenSettled(tx, chain, fromBlock) {
+      // As the charge watcher's payments (docs/adr/0036): a sweep into a merchant wallet whose re-sent
+      // transaction reverted must leave the wallet's books too, not only the deposit's.
+      const rows = await tx
+        .select({ id: walletIncomingTransfers.id, owner: walletIncomingTransfers.toAddress })
+        .from(walletIncomingTransfers)
+        .where(
+          and(
+            eq(walletIncomingTransfers.chain, chain),
+            statusIs(walletIncomingTransfers.status, 'confirmed'),
+            gte(walletIncomingTransfers.blockNumber, fromBlock),
+          ),
+        );
+      if (rows.length)
+        await moveIncomingTransfers(
+          tx,
+          rows.map((row) => row.id),
+          { status: 'pending', missingSinceBlock: null },
+        );
+      return rows.map((row) => row.owner);
+    },
     async update(tx, ids, { status, ...patch }) {
       if (status) await moveIncomingTransfers(tx, ids, { status, ...patch });
       else await tx.update(walletIncomingTransfers).set(patch).where(inArray(walletIncomingTransfers.id, ids));
     },
   } satisfies TransferStore<ServiceWallet>,
+  async onReorg(tx, chain, fromBlock) {
+    await reopenConfirmedTransfers(tx, chain, fromBlock);
+  },
 });
 
 /** What each poll re-checks: only the chain's pending transfers, through wallet_incoming_transfers_pending_idx. */

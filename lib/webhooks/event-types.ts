@@ -5,7 +5,9 @@
  * `charge.pending`) is `charge.created`; each later status `s` is `charge.<s>`. Timeline entries that
  * do not change the status (charge.payment_submitted, charge.sweep_submitted, charge.overpaid,
  * charge.late_payment) are not webhooks. `payment.failed` reports a failed payment attempt (a
- * balance payment whose transfer failed) while the charge itself may still be paid. `refund.*` follow a
+ * balance payment whose transfer failed) while the charge itself may still be paid. `charge.payment_reversed`
+ * (no status change) reports a payment of a succeeded charge that left the chain after it counted (a
+ * re-organisation deeper than the confirmation depth, docs/adr/0036). `refund.*` follow a
  * refund (lib/refunds/): created, then succeeded or failed once its transfer ends; a claim link is created
  * (awaiting_claim), then claimed by its payer (its transfer follows) or expired. `fulfilment.*` follow
  * a fulfilment rule carried out for a succeeded charge (lib/contracts/): succeeded once its contract call
@@ -19,6 +21,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'charge.failed',
   'charge.expired',
   'charge.canceled',
+  'charge.payment_reversed',
   'payment.failed',
   'refund.created',
   'refund.claimed',

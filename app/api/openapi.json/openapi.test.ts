@@ -246,11 +246,13 @@ describe('GET /api/openapi.json', () => {
       expect(Object.keys(payload.properties.data.properties).sort(), type).toEqual(
         type === 'payment.failed'
           ? ['charge', 'paymentAttempt']
-          : type.startsWith('refund.')
-            ? ['charge', 'refund']
-            : type.startsWith('fulfilment.')
-              ? ['charge', 'fulfilment']
-              : ['charge'],
+          : type === 'charge.payment_reversed'
+            ? ['charge', 'reversedPayment']
+            : type.startsWith('refund.')
+              ? ['charge', 'refund']
+              : type.startsWith('fulfilment.')
+                ? ['charge', 'fulfilment']
+                : ['charge'],
       );
       expect(payload.properties.data.required, type).toEqual(Object.keys(payload.properties.data.properties));
       expect(post.parameters.map((p: any) => `${p.in}:${p.name}`).sort(), type).toEqual([

@@ -71,6 +71,11 @@ export const charges = pgTable(
      */
     allowanceId: text('allowance_id').references(() => spendingAllowances.id),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /**
+     * Set when a payment of the succeeded charge left the chain after it counted (charge.payment_reversed,
+     * docs/adr/0036): the dashboard's list flags it for a human's decision. Never cleared automatically.
+     */
+    needsReviewSince: timestamp('needs_review_since', { withTimezone: true, mode: 'date' }),
     ...timestamps,
   },
   (table) => [

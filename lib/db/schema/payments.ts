@@ -179,6 +179,11 @@ export const outboundTransfers = pgTable(
     lastBroadcastAt: timestamp('last_broadcast_at', { withTimezone: true, mode: 'date' }),
     /** When the reconciler first saw the nonce used at depth with no receipt of ours: failed only if a later pass agrees. */
     nonceTakenSeenAt: timestamp('nonce_taken_seen_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * When a re-organisation re-opened it after it was confirmed (confirmed → included, docs/adr/0036): its
+     * purpose's outcome hook already ran, so its end is not told again; ending `failed` now is a reversal.
+     */
+    reopenedAt: timestamp('reopened_at', { withTimezone: true, mode: 'date' }),
     /** The reconciler looks at open transfers due now, oldest first. */
     nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     ...timestamps,

@@ -301,7 +301,7 @@ export async function reconcileSolanaTransfer(
         await tx
           .update(outboundTransfers)
           .set({ status: 'included' })
-          .where(and(bothRows(transfer), inArray(outboundTransfers.status, transferMachine.leadingTo('included'))));
+          .where(and(bothRows(transfer), inArray(outboundTransfers.status, transferMachine.from(['signed', 'broadcast'], 'included'))));
         const reason = outcome.err === null ? undefined : `failed on chain: ${stringify(outcome.err)}`;
         const [ended] = await tx
           .update(outboundTransfers)

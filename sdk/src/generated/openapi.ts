@@ -633,6 +633,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "charge.payment_reversed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * charge.payment_reversed
+         * @description A payment of the succeeded charge left the chain after it counted (a re-organisation deeper than the confirmation depth: the payer double-spent), so the charge is no longer covered. The charge stays `succeeded` and nothing is taken back automatically; it is flagged for review. `data.reversedPayment` says which payment. Decide what to do with what you delivered.
+         *
+         *     POSTed to each enabled endpoint subscribed to `charge.payment_reversed` (or `*`), signed per Standard Webhooks. Answer 2xx within 10 s; other answers are retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (±20%); 410 disables the endpoint.
+         */
+        post: operations["webhook_charge_payment_reversed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.failed": {
         parameters: {
             query?: never;
@@ -1594,6 +1616,143 @@ export interface components {
                     payments?: components["schemas"]["ChargePayment"][];
                 };
             };
+        };
+        /** @description A payment of the succeeded charge left the chain after it counted (a re-organisation deeper than the confirmation depth: the payer double-spent), so the charge is no longer covered. The charge stays `succeeded` and nothing is taken back automatically; it is flagged for review. `data.reversedPayment` says which payment. Decide what to do with what you delivered. */
+        ChargePaymentReversedEvent: {
+            /**
+             * @description Also the webhook-id header: the same on every retry, so you can deduplicate.
+             * @example wevt_4Vd9TQ1aQm2xA7bC3dE5fG
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "charge.payment_reversed";
+            /** @enum {string} */
+            mode: "test" | "live";
+            /**
+             * @description The event's place among its charge's events: 1 for charge.created, then one more for each later event of the same charge (payment.failed, refund.* and fulfilment.* included), in the order they happened. Events of a charge reach each endpoint in this order (a later one waits until the earlier one is delivered or has used up its retries); still, keep the highest sequence you applied per charge and ignore an event with a lower one, such as a resend from the dashboard.
+             * @example 3
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: {
+                /** @description The charge as it was right after the change. */
+                charge: {
+                    id: string;
+                    /** @enum {string} */
+                    object: "charge";
+                    /** @enum {string} */
+                    mode: "test" | "live";
+                    status: components["schemas"]["ChargeStatus"];
+                    /** @enum {string} */
+                    chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+                    token: {
+                        symbol: string;
+                        address: string;
+                        decimals: number;
+                    };
+                    /** @description Total in whole tokens, exact decimal text. */
+                    amount: string;
+                    /** @description Total in the token's base units (integer text). */
+                    amountBaseUnits: string;
+                    items: {
+                        name: string;
+                        image?: string;
+                        amount: string;
+                        quantity: number;
+                        lineTotal: string;
+                    }[];
+                    /** @enum {string} */
+                    destination: "merchant_wallet" | "to_address" | "direct_transfer";
+                    toAddress: string | null;
+                    isDirectTransfer: boolean;
+                    successUrl: string | null;
+                    cancelUrl: string | null;
+                    metadata: {
+                        [key: string]: string;
+                    };
+                    /** @description Set when the charge was priced in US dollars (`chargeData.pricing`). */
+                    pricing: {
+                        /** @enum {string} */
+                        currency: "USD";
+                        /**
+                         * @description The price asked, in US dollars.
+                         * @example 4.99
+                         */
+                        amount: string;
+                        /**
+                         * @description US dollars per whole token used for the conversion, locked for the charge's lifetime (exact decimal text).
+                         * @example 0.2345
+                         */
+                        rate: string;
+                        /**
+                         * @description par: a USD stablecoin (1 token = 1 USD); price_feed: the last price of the feed.
+                         * @enum {string}
+                         */
+                        rateSource: "par" | "price_feed";
+                        /**
+                         * Format: date-time
+                         * @description When the rate was fetched (for par: when the charge was created).
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        rateAt: string;
+                    } | null;
+                    /** @description true when the buyer's payment from their Chargeport balance was made under a spending allowance they approved for you (one tap, no PIN each time; within a daily budget). false for a PIN payment, a wallet transfer, a card, or no payment yet. Added 2026-11-27. */
+                    paidUnderAllowance: boolean;
+                    /**
+                     * Format: uri
+                     * @description The hosted checkout of the charge.
+                     * @example https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG
+                     */
+                    paymentUrl: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    expiresAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @example 2026-03-01T12:00:00.000Z
+                     */
+                    updatedAt: string;
+                    /** @description Every status change, oldest first (single-charge responses only). */
+                    timeline?: {
+                        status: components["schemas"]["ChargeStatus"];
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-03-01T12:00:00.000Z
+                         */
+                        at: string;
+                    }[];
+                    /** @description Transfers into the charge, oldest first, with their transaction hashes (single-charge responses and webhooks). */
+                    payments?: components["schemas"]["ChargePayment"][];
+                };
+                reversedPayment: components["schemas"]["ReversedPayment"];
+            };
+        };
+        ReversedPayment: {
+            /** @description The transaction that paid, no longer on the chain. */
+            txHash: string;
+            /** @description What it had paid, in the token's base units (integer text). */
+            amountBaseUnits: string;
+            /** @enum {string} */
+            chain: "POLYGON" | "POLYGON_AMOY" | "BSC" | "BSC_TESTNET" | "DFK" | "DFK_TESTNET" | "SOLANA" | "SOLANA_DEVNET";
+            /** @description The block it had been counted in (integer text). */
+            blockNumber: string;
         };
         /** @description An attempt to pay the charge failed (a balance payment's transfer, a card order); the charge may still be paid another way. `data.paymentAttempt` says which. */
         PaymentFailedEvent: {
@@ -3117,8 +3276,8 @@ export interface components {
              * @example https://game.example/webhooks/chargeport
              */
             url: string;
-            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.claimed, refund.expired, refund.succeeded, refund.failed, fulfilment.succeeded, fulfilment.failed, or "*" for every type (also types added later). */
-            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.claimed" | "refund.expired" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed" | "*")[];
+            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, charge.payment_reversed, payment.failed, refund.created, refund.claimed, refund.expired, refund.succeeded, refund.failed, fulfilment.succeeded, fulfilment.failed, or "*" for every type (also types added later). */
+            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "charge.payment_reversed" | "payment.failed" | "refund.created" | "refund.claimed" | "refund.expired" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed" | "*")[];
             description?: string;
             enabled?: boolean;
         };
@@ -3188,8 +3347,8 @@ export interface components {
              * @example https://game.example/webhooks/chargeport
              */
             url?: string;
-            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, payment.failed, refund.created, refund.claimed, refund.expired, refund.succeeded, refund.failed, fulfilment.succeeded, fulfilment.failed, or "*" for every type (also types added later). */
-            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.claimed" | "refund.expired" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed" | "*")[];
+            /** @description Event types to receive: charge.created, charge.processing, charge.succeeded, charge.failed, charge.expired, charge.canceled, charge.payment_reversed, payment.failed, refund.created, refund.claimed, refund.expired, refund.succeeded, refund.failed, fulfilment.succeeded, fulfilment.failed, or "*" for every type (also types added later). */
+            eventTypes?: ("charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "charge.payment_reversed" | "payment.failed" | "refund.created" | "refund.claimed" | "refund.expired" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed" | "*")[];
             description?: string | null;
             /** @description false pauses deliveries; true resumes them (also after a 410 disabled the endpoint). */
             enabled?: boolean;
@@ -3227,9 +3386,9 @@ export interface components {
             has_more: boolean;
         };
         /** @description The body of a webhook, and an entry of GET /api/events: one payload per `type`. */
-        WebhookEvent: components["schemas"]["ChargeCreatedEvent"] | components["schemas"]["ChargeProcessingEvent"] | components["schemas"]["ChargeSucceededEvent"] | components["schemas"]["ChargeFailedEvent"] | components["schemas"]["ChargeExpiredEvent"] | components["schemas"]["ChargeCanceledEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundClaimedEvent"] | components["schemas"]["RefundExpiredEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["FulfilmentSucceededEvent"] | components["schemas"]["FulfilmentFailedEvent"];
+        WebhookEvent: components["schemas"]["ChargeCreatedEvent"] | components["schemas"]["ChargeProcessingEvent"] | components["schemas"]["ChargeSucceededEvent"] | components["schemas"]["ChargeFailedEvent"] | components["schemas"]["ChargeExpiredEvent"] | components["schemas"]["ChargeCanceledEvent"] | components["schemas"]["ChargePaymentReversedEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["RefundCreatedEvent"] | components["schemas"]["RefundClaimedEvent"] | components["schemas"]["RefundExpiredEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["RefundFailedEvent"] | components["schemas"]["FulfilmentSucceededEvent"] | components["schemas"]["FulfilmentFailedEvent"];
         /** @enum {string} */
-        WebhookEventType: "charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "payment.failed" | "refund.created" | "refund.claimed" | "refund.expired" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed";
+        WebhookEventType: "charge.created" | "charge.processing" | "charge.succeeded" | "charge.failed" | "charge.expired" | "charge.canceled" | "charge.payment_reversed" | "payment.failed" | "refund.created" | "refund.claimed" | "refund.expired" | "refund.succeeded" | "refund.failed" | "fulfilment.succeeded" | "fulfilment.failed";
         /** @description Success: `data` is set, `error` is null. */
         TestPaymentResponse: {
             data: components["schemas"]["TestPayment"];
@@ -8784,6 +8943,118 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ChargeCanceledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 10 s): retried later. Answer 400 when the signature does not verify. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: Chargeport disables the endpoint and stops delivering. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_charge_payment_reversed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry. Deduplicate on it. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was sent. Refuse it when more than 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64 part of your `whsec_…` secret; two during a secret rotation. Accept when one matches. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wevt_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *       "object": "event",
+                 *       "type": "charge.payment_reversed",
+                 *       "mode": "live",
+                 *       "sequence": 4,
+                 *       "createdAt": "2026-03-01T12:03:10.000Z",
+                 *       "data": {
+                 *         "charge": {
+                 *           "id": "ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "object": "charge",
+                 *           "mode": "live",
+                 *           "status": "succeeded",
+                 *           "chain": "POLYGON",
+                 *           "token": {
+                 *             "symbol": "USDC",
+                 *             "address": "0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359",
+                 *             "decimals": 6
+                 *           },
+                 *           "amount": "4.99",
+                 *           "amountBaseUnits": "4990000",
+                 *           "items": [
+                 *             {
+                 *               "name": "Gem pack",
+                 *               "image": "https://game.example/gems.png",
+                 *               "amount": "4.99",
+                 *               "quantity": 1,
+                 *               "lineTotal": "4.99"
+                 *             }
+                 *           ],
+                 *           "destination": "merchant_wallet",
+                 *           "toAddress": null,
+                 *           "isDirectTransfer": false,
+                 *           "successUrl": "https://game.example/success",
+                 *           "cancelUrl": "https://game.example/cancel",
+                 *           "metadata": {
+                 *             "orderId": "1001"
+                 *           },
+                 *           "pricing": null,
+                 *           "paidUnderAllowance": false,
+                 *           "paymentUrl": "https://pay.example.com/checkout/ch_4Vd9TQ1aQm2xA7bC3dE5fG",
+                 *           "expiresAt": "2026-03-01T13:00:00.000Z",
+                 *           "createdAt": "2026-03-01T12:00:00.000Z",
+                 *           "updatedAt": "2026-03-01T12:03:10.000Z",
+                 *           "payments": [
+                 *             {
+                 *               "id": "pay_7Hk2LmN4pQ6rS8tU0vW2xY",
+                 *               "chain": "POLYGON",
+                 *               "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *               "fromAddress": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+                 *               "amount": "4.99",
+                 *               "amountBaseUnits": "4990000",
+                 *               "status": "dropped",
+                 *               "isLate": false,
+                 *               "blockNumber": "68123456",
+                 *               "createdAt": "2026-03-01T12:02:58.000Z"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "reversedPayment": {
+                 *           "txHash": "0x8f0d3a2c1e5b4d6f7a9b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f7",
+                 *           "amountBaseUnits": "4990000",
+                 *           "chain": "POLYGON",
+                 *           "blockNumber": "68123456"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargePaymentReversedEvent"];
             };
         };
         responses: {
