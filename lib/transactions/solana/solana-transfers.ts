@@ -37,6 +37,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { KeyPairSigner } from '@solana/kit';
 import type { Address } from 'viem';
 import { CHAINS, SOLANA_NATIVE_MINT, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import { crashPoint } from '@/lib/crash-points';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { outboundTransfers, type TransferStatus } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
@@ -261,6 +262,7 @@ export async function broadcastSolanaTransfer(rpc: SolanaTransferRpc, transfer: 
   if (transfer.status !== 'signed') return transfer.status !== 'failed';
   try {
     await sendSolanaTransaction(rpc, transfer.rawTransaction);
+    crashPoint('transfer.sent');
   } catch (error) {
     // Already processed: the node's preflight refuses it, but the cluster has it, which is what we wanted.
     const outcome = await solanaTransactionOutcome(rpc, transfer.rawTransaction).catch(() => undefined);
@@ -311,6 +313,7 @@ export async function reconcileSolanaTransfer(
         // The purpose's hook, once: only the pass whose update ended the row runs it.
         const hook = ended && outcomeHookFor(hooks, ended.purpose);
         if (hook) await hook(tx, ended, { status, ...(reason ? { reason } : {}) });
+        crashPoint('transfer.settling');
         // A landed transaction charged the tank even if it failed (its fee; the rent only if it succeeded):
         // the fee record is confirmed either way, at what the tank really spent.
         await tx
