@@ -13,6 +13,7 @@ export type Job =
   | { op: 'withdraw'; input: WithdrawalInput }
   | { op: 'refund'; ctx: RefundContext; chargeId: string; idempotencyKey: string }
   | { op: 'sweep'; chargeId: string }
+  | { op: 'reconcile' }
   | { op: 'poll'; chain: string }
   | { op: 'relay' }
   | { op: 'pay-orders' }

@@ -23,6 +23,8 @@ async function run(job: Job): Promise<unknown> {
     }
     case 'sweep':
       return (await import('@/lib/payments/sweep-charges')).sweepCharge(job.chargeId);
+    case 'reconcile':
+      return (await import('@/lib/jobs/transfer-outcome-hooks')).reconcileDueTransfers({ ignoreSchedule: true });
     case 'poll':
       return (await import('@/lib/payments/poll-chain')).pollChain(job.chain as ChainName);
     case 'relay': {

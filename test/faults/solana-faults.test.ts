@@ -692,32 +692,48 @@ describe('Solana: duplicate submits and kill -9', () => {
     { point: 'transfer.sent', op: 'withdraw' },
     { point: 'transfer.recorded', op: 'pay' },
   ];
-  scenario(KILL, `workers killed at ${kills.map((k) => `${k.point} (${k.op})`).join(', ')}; then run again and reconciled`, async (s) => {
-    const swept = await paidCharge('USDC', '2');
-    await s.track(swept.deposit);
-    sweeping.add(swept.chargeId); // killed before its broadcast: if its blockhash expires meanwhile, signed anew
-    await s.expectArrival('sweep', merchantWallet, 'USDC', usdc('2') - usdc('1'));
-    const to = await stranger();
-    await s.expectArrival('withdrawal', to, 'USDC', usdc('1'));
-    const payer = await fundedConsumer('SOL', sol('1'));
-    await s.track(payer.address);
-    const charge = await newCharge('SOL', '0.35');
-    await s.track(charge.deposit);
-    s.expectCharge(charge.chargeId, 'succeeded');
-    const jobOf: Record<(typeof kills)[number]['op'], Job> = {
-      sweep: { op: 'sweep', chargeId: swept.chargeId },
-      withdraw: { op: 'withdraw', input: withdrawal(to, 'USDC', '1') },
-      pay: { op: 'pay', userId: payer.userId, chargeId: charge.chargeId, pin: PIN },
-    };
-    const killed = await Promise.all(kills.map((k) => runJob(jobOf[k.op], k.point)));
-    for (const [i, run] of killed.entries()) {
-      expect(run.killed, `${kills[i]!.op} at ${kills[i]!.point}: ${run.stderr}`).toBe(true);
-      s.note(`kill_${kills[i]!.point}`);
-    }
-    // The user (or the job's next pass) runs each again with the same ids; the reconciler does the rest.
-    await Promise.all([
-      retried(() => payFromBalance({ userId: payer.userId, chargeId: charge.chargeId, pin: PIN })),
-      retried(() => withdrawFromMerchantWallet((jobOf.withdraw as Extract<Job, { op: 'withdraw' }>).input)),
-    ]);
-  });
+  scenario(
+    KILL,
+    `workers killed at ${kills.map((k) => `${k.point} (${k.op})`).join(', ')}, the reconciler at transfer.settling; then run again`,
+    async (s) => {
+      const swept = await paidCharge('USDC', '2');
+      await s.track(swept.deposit);
+      sweeping.add(swept.chargeId); // killed before its broadcast: if its blockhash expires meanwhile, signed anew
+      await s.expectArrival('sweep', merchantWallet, 'USDC', usdc('2') - usdc('1'));
+      const to = await stranger();
+      await s.expectArrival('withdrawal', to, 'USDC', usdc('1'));
+      const payer = await fundedConsumer('SOL', sol('1'));
+      await s.track(payer.address);
+      const charge = await newCharge('SOL', '0.35');
+      await s.track(charge.deposit);
+      s.expectCharge(charge.chargeId, 'succeeded');
+      const jobOf: Record<(typeof kills)[number]['op'], Job> = {
+        sweep: { op: 'sweep', chargeId: swept.chargeId },
+        withdraw: { op: 'withdraw', input: withdrawal(to, 'USDC', '1') },
+        pay: { op: 'pay', userId: payer.userId, chargeId: charge.chargeId, pin: PIN },
+      };
+      const killed = await Promise.all(kills.map((k) => runJob(jobOf[k.op], k.point)));
+      for (const [i, run] of killed.entries()) {
+        expect(run.killed, `${kills[i]!.op} at ${kills[i]!.point}: ${run.stderr}`).toBe(true);
+        s.note(`kill_${kills[i]!.point}`);
+      }
+      // The reconciler's worker sends what the others left signed, and dies writing the first final status.
+      const settling = await runJob({ op: 'reconcile' }, 'transfer.settling');
+      expect(settling.killed, settling.stderr).toBe(true);
+      s.note('kill_transfer.settling');
+      // The user (or the job's next pass) runs each again with the same ids; the reconciler does the rest.
+      await Promise.all([
+        retried(() => payFromBalance({ userId: payer.userId, chargeId: charge.chargeId, pin: PIN })),
+        retried(() => withdrawFromMerchantWallet((jobOf.withdraw as Extract<Job, { op: 'withdraw' }>).input)),
+      ]);
+      await settle();
+      // A payment left signed by a dead worker whose blockhash expired before anyone sent it failed unlanded
+      // (payment.failed): the payer pays again, and it lands once.
+      const [paid] = await getDb().select().from(charges).where(eq(charges.id, charge.chargeId));
+      if (paid!.status !== 'succeeded') {
+        s.note('payment_expired_while_down');
+        await payFromBalance({ userId: payer.userId, chargeId: charge.chargeId, pin: PIN });
+      }
+    },
+  );
 });
