@@ -712,15 +712,20 @@ describe('Solana: duplicate submits and kill -9', () => {
         withdraw: { op: 'withdraw', input: withdrawal(to, 'USDC', '1') },
         pay: { op: 'pay', userId: payer.userId, chargeId: charge.chargeId, pin: PIN },
       };
-      const killed = await Promise.all(kills.map((k) => runJob(jobOf[k.op], k.point)));
+      // Sent, not yet settled: the reconciler's worker dies writing its final status (or another's).
+      const early = await stranger();
+      await s.expectArrival('withdrawal settled by a dying reconciler', early, 'SOL', sol('0.1'));
+      await withdrawFromMerchantWallet(withdrawal(early, 'SOL', '0.1'));
+      const [settling, ...killed] = await Promise.all([
+        runJob({ op: 'reconcile' }, 'transfer.settling'),
+        ...kills.map((k) => runJob(jobOf[k.op], k.point)),
+      ]);
+      expect(settling!.killed, settling!.stderr).toBe(true);
+      s.note('kill_transfer.settling');
       for (const [i, run] of killed.entries()) {
         expect(run.killed, `${kills[i]!.op} at ${kills[i]!.point}: ${run.stderr}`).toBe(true);
         s.note(`kill_${kills[i]!.point}`);
       }
-      // The reconciler's worker sends what the others left signed, and dies writing the first final status.
-      const settling = await runJob({ op: 'reconcile' }, 'transfer.settling');
-      expect(settling.killed, settling.stderr).toBe(true);
-      s.note('kill_transfer.settling');
       // The user (or the job's next pass) runs each again with the same ids; the reconciler does the rest.
       await Promise.all([
         retried(() => payFromBalance({ userId: payer.userId, chargeId: charge.chargeId, pin: PIN })),

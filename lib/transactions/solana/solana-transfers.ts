@@ -32,6 +32,9 @@
  * in a block that is not yet finalized stays `broadcast` here (the reconciler looks again); once finalized it
  * was in a block, so its rows pass `included` on their way to `confirmed` / `failed`, in one transaction —
  * the table's promise (only an included transfer reaches a final status at depth) holds on both chains.
+ *
+ * Crash points (lib/crash-points.ts) as on EVM: `transfer.sent` once a node took the bytes, before the row says
+ * so; `transfer.settling` before the final status commits (test/faults/solana-faults.test.ts kills there).
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { KeyPairSigner } from '@solana/kit';
