@@ -1,7 +1,7 @@
 /**
  * The fault-injection suite, Solana part (issue 29.4): the Solana money paths — a sweep of a paid deposit, merchant
  * withdrawals in SOL and USDC, a refund to the payer, pay-from-balance, a wallet send — on a real local cluster
- * (scripts/stack/solana-cluster.ts, LiteSVM behind JSON-RPC, served here with 40 ms slots so a blockhash expires
+ * (scripts/stack/solana-cluster.ts, LiteSVM behind JSON-RPC, served in this process over HTTP with 40 ms slots so a blockhash expires
  * in 6 s) reached only through the Solana fault proxy (./solana-fault-proxy.ts), and worker processes killed by
  * SIGKILL at the Solana engine's crash points. Each scenario asserts its faults fired, then the audit:
  *  - each recorded transfer landed at most once, and exactly when its record says so (by the cluster's own list of
