@@ -1,7 +1,7 @@
 /**
  * Named places where the fault-injection suite (`npm run test:faults`) kills the process with SIGKILL,
  * to prove that a crash between two steps of moving money loses nothing and repeats nothing: the engine's
- * steps (test/faults/faults.test.ts) and the paths around it (test/faults/crash-outside-engine.test.ts). Inert unless
+ * steps (test/faults/faults.test.ts; on Solana test/faults/solana-faults.test.ts) and the paths around it (test/faults/crash-outside-engine.test.ts). Inert unless
  * `CHARGEPORT_CRASH_AT` names the point, and always inert in production.
  */
 export type CrashPoint =

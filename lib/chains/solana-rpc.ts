@@ -21,8 +21,8 @@ const rpcs = new Map<string, SolanaRpc>();
 
 /**
  * The configured cluster's RPC (RPC_URL_SOLANA / _DEVNET); undefined when the chain has none. Several
- * comma-separated URLs fail over in order: a request that gets no answer from one (down, timeout, HTTP
- * error) goes to the next; an answer, error or not, is final.
+ * comma-separated URLs fail over in order: a request that gets no answer from one (down, no answer within
+ * 10 s, HTTP error) goes to the next; an answer, error or not, is final.
  */
 export function solanaRpcFor(chain: ChainName): SolanaRpc | undefined {
   const urls = rpcUrls(chain);
@@ -30,10 +30,22 @@ export function solanaRpcFor(chain: ChainName): SolanaRpc | undefined {
   const key = urls.join(',');
   let rpc = rpcs.get(key);
   if (!rpc) {
-    const transport = failoverTransport(urls.map((url) => createDefaultRpcTransport({ url })));
+    const transport = failoverTransport(urls.map((url) => withTimeout(createDefaultRpcTransport({ url }), SOLANA_RPC_TIMEOUT_MS)));
     rpcs.set(key, (rpc = createSolanaRpcFromTransport(outsideTransactionsTransport(transport))));
   }
   return rpc;
+}
+
+/** As the EVM clients' (lib/chains/clients.ts): a provider holding a request open must not hold the job (a sweep, the reconciler) forever. */
+const SOLANA_RPC_TIMEOUT_MS = 10_000;
+
+/** Aborts a request with no answer after `ms` (then the next URL is tried, as for any transport error). */
+function withTimeout(transport: RpcTransport, ms: number): RpcTransport {
+  const timed = (request: Parameters<RpcTransport>[0]) => {
+    const timeout = AbortSignal.timeout(ms);
+    return transport({ ...request, signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout });
+  };
+  return timed as RpcTransport;
 }
 
 function failoverTransport(transports: RpcTransport[]): RpcTransport {

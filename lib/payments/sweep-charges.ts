@@ -46,6 +46,7 @@ import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { log } from '@/lib/log';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { depositAccount, solanaDepositSigner } from '@/lib/keyring/deposit-addresses';
+import { crashPoint } from '@/lib/crash-points';
 import { broadcastTransfer, errorMessage, submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { gasTankSolanaSigner } from '@/lib/transactions/gas-tank';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
@@ -193,7 +194,10 @@ export async function sweepCharge(chargeId: string, options: SolanaRpcOptions = 
   if (step.outcome === 'waiting_for_gas') await reschedule(chargeId, { at: new Date(now.getTime() + OUTAGE_RETRY_MS) });
   // A background job does not wait for the top-up's block: the reconciler sends the sweep once it lands.
   if (step.recorded) await submitTransfer(step.recorded, { waitForGasMs: 0 });
-  else if (step.transferId) await broadcastTransfer(step.transferId, options);
+  else if (step.transferId) {
+    crashPoint('transfer.recorded'); // Solana: recorded here, not by submitTransfer
+    await broadcastTransfer(step.transferId, options);
+  }
   return step.outcome;
 }
 

@@ -12,6 +12,8 @@ export type Job =
   | { op: 'pay'; userId: string; chargeId: string; pin: string }
   | { op: 'withdraw'; input: WithdrawalInput }
   | { op: 'refund'; ctx: RefundContext; chargeId: string; idempotencyKey: string }
+  | { op: 'sweep'; chargeId: string }
+  | { op: 'reconcile' }
   | { op: 'poll'; chain: string }
   | { op: 'relay' }
   | { op: 'pay-orders' }

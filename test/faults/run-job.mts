@@ -21,6 +21,10 @@ async function run(job: Job): Promise<unknown> {
       const { createRefund } = await import('@/lib/refunds/create-refund');
       return (await createRefund({ ctx: job.ctx, chargeId: job.chargeId, body: {}, idempotencyKey: job.idempotencyKey })).refund.id;
     }
+    case 'sweep':
+      return (await import('@/lib/payments/sweep-charges')).sweepCharge(job.chargeId);
+    case 'reconcile':
+      return (await import('@/lib/jobs/transfer-outcome-hooks')).reconcileDueTransfers({ ignoreSchedule: true });
     case 'poll':
       return (await import('@/lib/payments/poll-chain')).pollChain(job.chain as ChainName);
     case 'relay': {

@@ -32,11 +32,15 @@
  * in a block that is not yet finalized stays `broadcast` here (the reconciler looks again); once finalized it
  * was in a block, so its rows pass `included` on their way to `confirmed` / `failed`, in one transaction —
  * the table's promise (only an included transfer reaches a final status at depth) holds on both chains.
+ *
+ * Crash points (lib/crash-points.ts) as on EVM: `transfer.sent` once a node took the bytes, before the row says
+ * so; `transfer.settling` before the final status commits (test/faults/solana-faults.test.ts kills there).
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { KeyPairSigner } from '@solana/kit';
 import type { Address } from 'viem';
 import { CHAINS, SOLANA_NATIVE_MINT, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import { crashPoint } from '@/lib/crash-points';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { outboundTransfers, type TransferStatus } from '@/lib/db/schema';
 import { AppError } from '@/lib/errors';
@@ -261,6 +265,7 @@ export async function broadcastSolanaTransfer(rpc: SolanaTransferRpc, transfer: 
   if (transfer.status !== 'signed') return transfer.status !== 'failed';
   try {
     await sendSolanaTransaction(rpc, transfer.rawTransaction);
+    crashPoint('transfer.sent');
   } catch (error) {
     // Already processed: the node's preflight refuses it, but the cluster has it, which is what we wanted.
     const outcome = await solanaTransactionOutcome(rpc, transfer.rawTransaction).catch(() => undefined);
@@ -311,6 +316,7 @@ export async function reconcileSolanaTransfer(
         // The purpose's hook, once: only the pass whose update ended the row runs it.
         const hook = ended && outcomeHookFor(hooks, ended.purpose);
         if (hook) await hook(tx, ended, { status, ...(reason ? { reason } : {}) });
+        crashPoint('transfer.settling');
         // A landed transaction charged the tank even if it failed (its fee; the rent only if it succeeded):
         // the fee record is confirmed either way, at what the tank really spent.
         await tx

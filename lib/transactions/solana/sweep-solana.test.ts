@@ -17,7 +17,15 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { LiteSVM } from 'litesvm';
-import { address, createSolanaRpcFromTransport, generateKeyPairSigner, lamports, type Address, type KeyPairSigner } from '@solana/kit';
+import {
+  address,
+  createSolanaRpcFromTransport,
+  generateKeyPairSigner,
+  lamports,
+  type Address,
+  type KeyPairSigner,
+  type RpcTransport,
+} from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTokenDecoder } from '@solana-program/token';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHAINS, EVM_CHAIN_NAMES, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
@@ -375,6 +383,32 @@ describe('Solana sweeps', () => {
       (e) => e.type === 'charge.sweep_submitted',
     );
     expect(submitted).toHaveLength(2);
+  });
+
+  it('a landed sweep whose status the node no longer serves is confirmed after its blockhash expires, never signed again', async () => {
+    const { chargeId, deposit } = await paidCharge({ token: 'SOL', amount: '0.4', paid: 400_000_000n });
+    ledger.svm.airdrop(tank, lamports(1_000_000_000n));
+    const payee = await merchantSolanaWallet();
+    const payeeBefore = balanceOf(payee);
+    // A node without that history (pruned, or another one behind a balancer): every status "not seen".
+    const forgetful = createSolanaRpcFromTransport(
+      outsideTransactionsTransport((async (request: Parameters<RpcTransport>[0]) => {
+        const answer = await ledger.transport<{ result?: { value?: unknown[] } }>(request);
+        const { method } = request.payload as { method: string };
+        if (method !== 'getSignatureStatuses' || !answer.result?.value) return answer;
+        return { ...answer, result: { ...answer.result, value: answer.result.value.map(() => null) } };
+      }) as RpcTransport),
+    );
+    const forgetfulOptions = { solanaRpcFor: (chain: ChainName) => (CHAINS[chain].family === 'solana' ? forgetful : undefined) };
+    expect(await sweepCharge(chargeId, forgetfulOptions)).toBe('swept');
+    ledger.finalizeThrough();
+    ledger.svm.expireBlockhash();
+    await reconcileDueTransfers({ ...forgetfulOptions, ignoreSchedule: true });
+    // Without getTransaction as a second witness this was `failed` and the next pass swept again.
+    expect((await transfersOf(chargeId)).map((t) => t.status)).toEqual(['confirmed', 'confirmed']);
+    expect(await sweepUntilDone(chargeId)).toEqual(['nothing_owed']);
+    expect(balanceOf(payee) - payeeBefore).toBe(400_000_000n);
+    expect(balanceOf(deposit)).toBe(0n);
   });
 
   it('leaves the funds of a charge that did not succeed at its deposit address', async () => {

@@ -15,7 +15,8 @@
  *    program only, as the registry's mints are; Token-2022 would need its program id in both places.
  *  - Lifetime: a blockhash read at 'finalized'. A transaction whose blockhash the *finalized* bank no
  *    longer accepts can never land on any fork that may still win, so "not found, blockhash invalid at
- *    'finalized'" proves it dead (solanaTransactionOutcome). A blockhash read at 'confirmed' could be
+ *    'finalized'" proves it dead (solanaTransactionOutcome) — "not found" by its status AND by
+ *    getTransaction, since one node's status answer may lack the history. A blockhash read at 'confirmed' could be
  *    unknown to the finalized bank and look expired while the transaction may still land.
  */
 import {
@@ -166,7 +167,15 @@ export async function solanaTransactionOutcome(rpc: SolanaTransferRpc, wireTrans
   const { value: isValid } = await rpc.isBlockhashValid(blockhash, { commitment: 'finalized' }).send();
   if (isValid) return { kind: 'not_seen' };
   // It may have landed between the two reads: if so it is in a finalized block now, found in history.
-  return (await signatureStatus(rpc, signature)) ?? { kind: 'expired' };
+  const again = await signatureStatus(rpc, signature);
+  if (again) return again;
+  // "Expired" lets the caller sign a new transaction, so it needs a second witness: a node that answers
+  // statuses without that history (pruned, or another node behind a balancer) would otherwise make a landed
+  // transfer look dead and send it twice (test/faults/solana-faults.test.ts).
+  const landed = await rpc
+    .getTransaction(signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 })
+    .send();
+  return landed ? { kind: 'finalized', err: landed.meta?.err ?? null } : { kind: 'expired' };
 }
 
 /** What the fee payer (the first account) really spent in a landed transaction: fee, plus any rent it paid. */
