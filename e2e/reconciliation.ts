@@ -45,6 +45,8 @@ export function reconcileE2eStack(): Reconciliation[] {
       DATABASE_URL: '',
       WALLET_MASTER_KEY: E2E_SECRETS.WALLET_MASTER_KEY,
       DEPOSIT_HD_SEED: E2E_SECRETS.DEPOSIT_HD_SEED,
+      // Info lines go to stdout, where --json writes the answer (warnings and errors go to stderr).
+      LOG_LEVEL: 'warn',
     },
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,

@@ -7,7 +7,8 @@
  *
  *   + a payment the watcher recorded (not dropped), its slot ≤ C — and the watcher's last complete search of
  *     the address began at or after C (`searched_slot`), so nothing up to C is missing; an address still
- *     watched whose search has not reached C is skipped this run (busy);
+ *     watched whose search has not reached C — after waiting up to `searchWaitMs` for the watcher's next search,
+ *     which on a live cluster always begins after the readings — is skipped this run (busy);
  *   − a sweep or refund out of the address once finalized (`confirmed`; Solana transfers carry no slot, and
  *     one still signed or broadcast, or recorded after the run began, makes the address busy).
  *
@@ -48,7 +49,11 @@ export interface SolanaReconciliation {
 
 const READ_CONCURRENCY = 8;
 
-export async function reconcileSolana(chain: ChainName, rpc: SolanaReconcileRpc): Promise<SolanaReconciliation> {
+export async function reconcileSolana(
+  chain: ChainName,
+  rpc: SolanaReconcileRpc,
+  options: { searchWaitMs?: number } = {},
+): Promise<SolanaReconciliation> {
   const startedAt = new Date();
   const atBlock = await rpc.getSlot({ commitment: 'finalized' }).send();
   const deposits = await addressesWithEntries(chain);
@@ -69,18 +74,23 @@ export async function reconcileSolana(chain: ChainName, rpc: SolanaReconcileRpc)
     );
   }
 
-  // Then the records, as they are now: an address whose records may not reach its reading is busy.
+  // Then the records. A watched address is comparable once the watcher's search began at or after its reading;
+  // on a live cluster (a slot every 400 ms) that is always a search after this run's readings, so wait for one
+  // (up to `searchWaitMs`) rather than skip every watched address. Its payments are committed with its
+  // searched_slot, so they are read after it.
   const ids = deposits.map((d) => d.address);
-  const [searched, outgoing, received] = ids.length
+  const readAt = new Map<string, bigint>();
+  for (const { deposit, slot } of readings) if (slot > (readAt.get(deposit.address) ?? -1n)) readAt.set(deposit.address, slot);
+  const behind = (rows: Awaited<ReturnType<typeof searchesOf>>) =>
+    rows.some((s) => s.watchUntil > new Date() && (s.searchedSlot ?? -1n) < (readAt.get(s.address) ?? -1n));
+  const waitUntil = Date.now() + (options.searchWaitMs ?? 0);
+  let searched = await searchesOf(chain, ids);
+  while (behind(searched) && Date.now() < waitUntil) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    searched = await searchesOf(chain, ids);
+  }
+  const [outgoing, received] = ids.length
     ? await Promise.all([
-        getDb()
-          .select({
-            address: depositAddresses.address,
-            searchedSlot: depositAddresses.searchedSlot,
-            watchUntil: depositAddresses.watchUntil,
-          })
-          .from(depositAddresses)
-          .where(and(eq(depositAddresses.chain, chain), inArray(depositAddresses.address, ids))),
         getDb()
           .select({
             from: outboundTransfers.fromAddress,
@@ -104,7 +114,7 @@ export async function reconcileSolana(chain: ChainName, rpc: SolanaReconcileRpc)
           .from(payments)
           .where(and(eq(payments.chain, chain), inArray(payments.toAddress, ids))),
       ])
-    : [[], [], []];
+    : [[], []];
   const now = new Date();
   const busyAddresses = new Set(
     outgoing.filter((t) => (IN_FLIGHT_STATUSES as readonly string[]).includes(t.status) || t.createdAt >= startedAt).map((t) => t.from),
@@ -145,6 +155,15 @@ export async function reconcileSolana(chain: ChainName, rpc: SolanaReconcileRpc)
     });
   }
   return { atBlock, checked, busy, discrepancies };
+}
+
+/** How far the watcher has searched each address, and until when it watches it. */
+async function searchesOf(chain: ChainName, ids: string[]) {
+  if (!ids.length) return [];
+  return getDb()
+    .select({ address: depositAddresses.address, searchedSlot: depositAddresses.searchedSlot, watchUntil: depositAddresses.watchUntil })
+    .from(depositAddresses)
+    .where(and(eq(depositAddresses.chain, chain), inArray(depositAddresses.address, ids)));
 }
 
 /** Deposit addresses of the chain with a payment into them or a transfer out of them. */
