@@ -49,6 +49,10 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   reporter: [['list'], ['json', { outputFile: '.data/test-results/playwright.json' }]],
+  // Reconciliation of the stack's books against its chains: before the first journey (the gas tank's books
+  // open) and after the last one, before the stack stops (any difference fails the run).
+  globalSetup: './e2e/global-setup.ts',
+  globalTeardown: './e2e/global-teardown.ts',
   use: {
     baseURL: E2E_BASE_URL,
     trace: 'retain-on-failure',

@@ -14,7 +14,8 @@ export function polygonRpc(): string {
 }
 
 export async function fundOnPolygon(address: string): Promise<void> {
-  await fundLocalWallet({ chain: 'POLYGON', url: polygonRpc(), address: address as Hex });
+  // On the record (a transaction the wallet indexer sees), like any inflow: a service wallet's books count it.
+  await fundLocalWallet({ chain: 'POLYGON', url: polygonRpc(), address: address as Hex, onTheRecord: true });
 }
 
 /** Sends USDC from an outside account (anvil's dev account #1), as a player's own wallet would. */

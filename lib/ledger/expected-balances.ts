@@ -45,7 +45,7 @@ export async function expectedBalances(
         sql`, `,
       )})`
     : sql``;
-  const rows = await db.execute<{ address: string; token: string; expected: string; charge_ids: (string | null)[]; kinds: string[] }>(sql`
+  const rows = await db.execute<{ address: string; token: string; expected: string; charge_ids: string[]; kinds: string[] }>(sql`
     with entries as (
       select lower(p.to_address) as address, lower(p.token_address) as token, p.amount_base_units as delta,
              'received' as kind, p.charge_id
@@ -80,7 +80,9 @@ export async function expectedBalances(
         from outbound_transfers t
        where t.chain = ${chain} and t.gas_fee_base_units is not null and t.included_block_number <= ${atBlock}
     )
-    select address, token, sum(delta)::text as expected, array_agg(distinct charge_id) as charge_ids, array_agg(distinct kind) as kinds
+    -- Without the nulls: the driver reads a text[] holding NULL as the string "NULL" (reported as a charge).
+    select address, token, sum(delta)::text as expected, array_remove(array_agg(distinct charge_id), null) as charge_ids,
+           array_agg(distinct kind) as kinds
       from entries
       ${only}
      group by address, token`);
@@ -88,7 +90,7 @@ export async function expectedBalances(
     address: row.address,
     token: row.token,
     expected: BigInt(row.expected),
-    chargeIds: row.charge_ids.filter((id): id is string => id !== null),
+    chargeIds: row.charge_ids,
     kinds: row.kinds,
   }));
 }

@@ -67,8 +67,16 @@ export interface ChainReconciliation {
 
 const READ_CONCURRENCY = 8;
 
+/**
+ * How long a Solana run waits for the watcher to search its watched deposit addresses past their readings
+ * (it searches every 2 s): without it every address still watched is skipped as busy on a live cluster.
+ */
+const SOLANA_SEARCH_WAIT_MS = 10_000;
+
+type ReconcileOptions = { chains?: ChainName[]; solanaSearchWaitMs?: number } & SolanaRpcOptions;
+
 /** Reconciles the given chains (default: every served one); Solana clusters by ./reconcile-solana.ts. */
-export async function reconcileChains(options: { chains?: ChainName[] } & SolanaRpcOptions = {}): Promise<ChainReconciliation[]> {
+export async function reconcileChains(options: ReconcileOptions = {}): Promise<ChainReconciliation[]> {
   const chains = (options.chains ?? CHAIN_NAMES).filter((chain) => isChainServed(chain));
   const results: ChainReconciliation[] = [];
   for (const chain of chains) {
@@ -78,11 +86,11 @@ export async function reconcileChains(options: { chains?: ChainName[] } & Solana
 }
 
 /** A Solana cluster: deposits, wallets and the tank against their SOL and SPL balances at 'finalized'. An error is reported, not thrown. */
-async function reconcileSolanaChain(chain: ChainName, options: SolanaRpcOptions): Promise<ChainReconciliation> {
+async function reconcileSolanaChain(chain: ChainName, options: ReconcileOptions): Promise<ChainReconciliation> {
   const rpc = resolveSolanaRpc(chain, options);
   if (!rpc) return { chain, atBlock: null, checked: 0, busy: 0, discrepancies: [], error: 'no RPC endpoint' };
   try {
-    return { chain, ...(await reconcileSolana(chain, rpc)) };
+    return { chain, ...(await reconcileSolana(chain, rpc, { searchWaitMs: options.solanaSearchWaitMs ?? SOLANA_SEARCH_WAIT_MS })) };
   } catch (error) {
     return { chain, atBlock: null, checked: 0, busy: 0, discrepancies: [], error: error instanceof Error ? error.message : String(error) };
   }

@@ -16,7 +16,7 @@ import { pollSolana } from '@/lib/payments/solana/poll-solana';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
 import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
 import { createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
-import { withClock } from '@/test/litesvm-clock';
+import { advanceClock, withClock } from '@/test/litesvm-clock';
 import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
@@ -48,8 +48,8 @@ beforeEach(async () => {
   ledger.svm.airdrop(tank, lamports(1_000_000_000n));
 });
 
-async function reconcile(chain: ChainName): Promise<ChainReconciliation> {
-  const [result] = await reconcileChains({ chains: [chain], ...options });
+async function reconcile(chain: ChainName, solanaSearchWaitMs = 0): Promise<ChainReconciliation> {
+  const [result] = await reconcileChains({ chains: [chain], ...options, solanaSearchWaitMs });
   expect(result!.error).toBeUndefined();
   return result!;
 }
@@ -151,5 +151,34 @@ describe('Solana reconciliation', () => {
     expect(differencesAt(result, recipient)).toEqual([
       expect.objectContaining({ token: USDC.address, symbol: 'USDC', expected: 12_500_000n, actual: 15_500_000n, difference: 3_000_000n }),
     ]);
+  });
+
+  it('a watched address read after the watcher’s last search is compared once the watcher searches again: the run waits for it', async () => {
+    const { deposit } = await createTestCharge({
+      apiKey: merchant.testKey,
+      body: { chargeData: { symbol: 'SOL', chain: 'SOLANA', tokenAddress: SOLANA_NATIVE_MINT, amount: '0.25' } },
+    });
+    const recipient = deposit.address as Address;
+    expectSuccess(
+      ledger.send(await solPayment(ledger.svm, { payer, recipient, lamports: 250_000_000n, references: [deposit.reference as Address] })),
+    );
+    ledger.finalizeThrough();
+    await pollSolana('SOLANA_DEVNET', { rpc });
+    // The cluster moves on (as a live one does every 400 ms): every reading is past the watcher's last search.
+    advanceClock(ledger, 3);
+    ledger.finalizeThrough();
+
+    // Without waiting, the address is not comparable: skipped.
+    let result = await reconcile('SOLANA_DEVNET');
+    expect(result.busy).toBeGreaterThanOrEqual(CHAINS.SOLANA_DEVNET.tokens.length);
+    expect(differencesAt(result, recipient)).toEqual([]);
+
+    // The run waits for the watcher's next search (here a second after it began), then compares.
+    const searchLater = new Promise((resolve) => setTimeout(resolve, 1_000)).then(() => pollSolana('SOLANA_DEVNET', { rpc }));
+    result = await reconcile('SOLANA_DEVNET', 10_000);
+    await searchLater;
+    expect(result.busy).toBe(0);
+    expect(result.checked).toBeGreaterThanOrEqual(CHAINS.SOLANA_DEVNET.tokens.length);
+    expect(differencesAt(result, recipient)).toEqual([]);
   });
 });

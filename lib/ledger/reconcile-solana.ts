@@ -8,7 +8,8 @@
  *
  *   + deposits: a payment the watcher recorded (not dropped), its slot ≤ C — and the watcher's last complete
  *     search of the address began at or after C (`searched_slot`), so nothing up to C is missing; an address
- *     still watched whose search has not reached C is skipped this run (busy); a stray the slow pass found
+ *     still watched whose search has not reached C — after waiting up to `searchWaitMs` for the watcher's next
+ *     search, which on a live cluster always begins after the readings — is skipped this run (busy); a stray the slow pass found
  *     (stray_deposits, ./audit-solana-deposits.ts), its slot ≤ C;
  *   + wallets and the tank: an incoming transfer the Solana wallet indexer recorded (./poll-solana-wallets.ts),
  *     its slot ≤ C. The indexer is run for them after the readings, so its cursor passes C; a (wallet, token)
@@ -69,7 +70,11 @@ export interface SolanaReconciliation {
 
 const READ_CONCURRENCY = 8;
 
-export async function reconcileSolana(chain: ChainName, rpc: SolanaRpc): Promise<SolanaReconciliation> {
+export async function reconcileSolana(
+  chain: ChainName,
+  rpc: SolanaRpc,
+  options: { searchWaitMs?: number } = {},
+): Promise<SolanaReconciliation> {
   const startedAt = new Date();
   const atBlock = await rpc.getSlot({ commitment: 'finalized' }).send();
   const tank = await solanaTankAddress();
@@ -96,8 +101,20 @@ export async function reconcileSolana(chain: ChainName, rpc: SolanaRpc): Promise
   if (indexed.length) await pollSolanaWallets(chain, { solanaRpcFor: () => rpc, owners: indexed, maxAccounts: Infinity });
 
   // Then the records, as they are now: an address whose records may not reach its reading is busy.
+  // A watched deposit is comparable once the watcher's search began at or after its reading; on a live cluster
+  // (a slot every 400 ms) that is always a search after this run's readings, so wait for one (up to
+  // `searchWaitMs`) rather than skip every watched address. Its payments are committed with its searched_slot.
   const ids = holders.map((h) => h.address);
-  const records = await recordsOf(chain, ids);
+  const readAt = new Map<string, bigint>();
+  for (const { holder, slot } of readings) if (slot > (readAt.get(holder.address) ?? -1n)) readAt.set(holder.address, slot);
+  const searchBehind = (searched: { address: string; searchedSlot: bigint | null; watchUntil: Date }[]) =>
+    searched.some((s) => s.watchUntil > new Date() && (s.searchedSlot ?? -1n) < (readAt.get(s.address) ?? -1n));
+  const waitUntil = Date.now() + (options.searchWaitMs ?? 0);
+  let records = await recordsOf(chain, ids);
+  while (searchBehind(records.searched) && Date.now() < waitUntil) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    records = await recordsOf(chain, ids);
+  }
   const now = new Date();
   const busyAddresses = new Set(
     records.outgoing

@@ -8,7 +8,7 @@
  * against a production database (there it fills no development default at all).
  */
 import { migrateDatabase } from '@/lib/admin/migrate-database';
-import { readRuntimeInfo } from '@/scripts/stack/runtime-file';
+import { localChainEnv, readRuntimeInfo } from '@/scripts/stack/runtime-file';
 import { adminRefusal, depositSeedIdFrom, DeploymentRefused, masterKeyIdFrom, readServerStart } from '@/lib/admin/server-start';
 import { startStack } from '@/scripts/stack/stack';
 import { resolveDataDir } from '@/scripts/stack/data-dir';
@@ -19,8 +19,8 @@ export async function withAdminDatabase<T>(run: () => Promise<T>): Promise<T> {
   process.env.DATA_DIR = dataDir;
   let stop: (() => Promise<void>) | undefined;
   const running = readRuntimeInfo(dataDir);
-  // A running stack's local chains, for commands that read them (gas-tank status).
-  for (const [chain, url] of Object.entries(running?.localRpcUrls ?? {})) process.env[`RPC_URL_${chain}`] ??= url;
+  // A running stack's local chains, for commands that read them (gas-tank status, reconcile), counted as it counts them.
+  Object.assign(process.env, localChainEnv(running, process.env));
   if (!process.env.DATABASE_URL) {
     if (running?.embeddedDatabaseUrl) {
       process.env.DATABASE_URL = running.embeddedDatabaseUrl;

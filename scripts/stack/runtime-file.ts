@@ -50,3 +50,26 @@ export function isProcessAlive(pid: number | undefined): boolean {
     return false;
   }
 }
+
+/**
+ * What a tool sets to read a running stack's local chains as the stack's own processes do: each chain's
+ * URL (unless the tool has one of its own for it) and LOCAL_CHAINS for those, so it counts one
+ * confirmation as they do (without it `admin reconcile` compared POLYGON 29 blocks behind the head, and
+ * nothing the last journeys did). Only the values to add; the caller's own settings win.
+ */
+export function localChainEnv(info: RuntimeInfo | undefined, env: Record<string, string | undefined>): Record<string, string> {
+  const added: Record<string, string> = {};
+  const local: string[] = [];
+  for (const [chain, url] of Object.entries(info?.localRpcUrls ?? {})) {
+    const name = `RPC_URL_${chain}`;
+    if (env[name] && env[name] !== url) continue;
+    if (!env[name]) added[name] = url;
+    local.push(chain);
+  }
+  if (local.length && !env.LOCAL_CHAINS) {
+    added.LOCAL_CHAINS = local.join(',');
+    // The launcher started them, so the stack runs with local nodes on (lib/env.ts refuses LOCAL_CHAINS otherwise).
+    if (!env.LOCAL_CHAIN_NODES) added.LOCAL_CHAIN_NODES = 'true';
+  }
+  return added;
+}
