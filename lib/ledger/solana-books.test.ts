@@ -102,7 +102,7 @@ const audit = async (chain: ChainName) => {
 };
 
 async function reconcile(chain: ChainName): Promise<ChainReconciliation> {
-  const [result] = await reconcileChains({ chains: [chain], ...options });
+  const [result] = await reconcileChains({ chains: [chain], ...options, solanaSearchWaitMs: 0 });
   expect(result!.error).toBeUndefined();
   return result!;
 }

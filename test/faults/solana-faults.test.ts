@@ -445,7 +445,7 @@ class Scenario {
     for (const row of fees.filter((r) => r.status !== 'confirmed' && r.status !== 'failed')) {
       problems.push(`fee record ${row.id} ended ${row.status}`);
     }
-    const [ledger] = await reconcileChains({ chains: [CHAIN] });
+    const [ledger] = await reconcileChains({ chains: [CHAIN], solanaSearchWaitMs: 0 });
     if (ledger?.error) problems.push(`reconciliation: ${ledger.error}`);
     for (const d of ledger?.discrepancies ?? []) {
       unaccounted++;
