@@ -304,8 +304,16 @@ export async function sweepBatch(chargeIds: string[], now = new Date()): Promise
     else if (readiness.retrying) outcomes.set(chargeId, await sweepReadyCharge(readiness.state, {}, now));
     else ready.push(readiness.state);
   }
-  if (ready.length === 1) outcomes.set(ready[0]!.charge.id, await sweepReadyCharge(ready[0]!, {}, now));
-  if (ready.length <= 1) return outcomes;
+  // Together only EVM ERC-20 sweeps of one chain whose sweeps are relayed now; anything else (or one left) alone.
+  const chain = ready[0]?.charge.chain as ChainName | undefined;
+  const together =
+    ready.length > 1 &&
+    ready.every((state) => state.charge.chain === chain && state.deposit.family === 'evm' && !tokenOfCharge(state.charge).isNative) &&
+    (await smartAccountStatus(chain!)).path === 'sponsored';
+  if (!together) {
+    for (const state of ready) outcomes.set(state.charge.id, await sweepReadyCharge(state, {}, now));
+    return outcomes;
+  }
 
   const items: RelayedSweep[] = [];
   for (const state of ready) {
