@@ -57,7 +57,7 @@ process.env.WALLET_MASTER_KEY ??= Buffer.alloc(32, 7).toString('base64');
 process.env.DEPOSIT_HD_SEED ??= Buffer.alloc(32, 5).toString('base64');
 const { migrateDatabase } = await import('@/lib/admin/migrate-database');
 const { getDb, closeDb } = await import('@/lib/db/client');
-const { depositAddresses, outboundTransfers } = await import('@/lib/db/schema');
+const { charges, depositAddresses, outboundTransfers } = await import('@/lib/db/schema');
 const { inArray } = await import('drizzle-orm');
 const { createMerchant } = await import('@/lib/onboarding/create-merchant');
 const { pollChain } = await import('@/lib/payments/poll-chain');
@@ -209,7 +209,12 @@ try {
       );
     }
     await client.request({ method: 'anvil_mine' as never, params: ['0x2'] as never });
-    await pollChain(CHAIN);
+    // The watcher catches up block range by block range (the other paths mined many blocks meanwhile).
+    for (let poll = 0; poll < 200; poll++) {
+      await pollChain(CHAIN);
+      const rows = await getDb().select({ status: charges.status }).from(charges).where(inArray(charges.id, chargeIds));
+      if (rows.every((row) => row.status === 'succeeded')) break;
+    }
     const outcomes = await sweepBatch(chargeIds);
     if (![...outcomes.values()].every((o) => o === 'swept'))
       throw new Error(`not every charge was swept: ${[...outcomes.values()].join(', ')}`);
