@@ -69,7 +69,7 @@ try {
   await migrateDatabase(database.url);
   await provisionLocalChain({ chain: CHAIN, url: node.url });
   const transport = http(node.url);
-  const client = createPublicClient({ transport });
+  const client = createPublicClient({ transport, pollingInterval: 50 }); // anvil mines at once: no 4 s receipt polls
   const tank = privateKeyToAccount(generatePrivateKey());
   await client.request({ method: 'anvil_setBalance' as never, params: [tank.address, `0x${(10n ** 24n).toString(16)}`] as never });
   const tankWallet = createWalletClient({ account: tank, transport });
