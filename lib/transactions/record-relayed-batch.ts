@@ -61,9 +61,10 @@ export async function recordRelayedBatch(tx: DbOrTx, items: RelayedBatchItem[]):
   const admitted: number[] = [];
   const order = items.map((_, index) => index).sort((a, b) => items[a]!.prepared.from.localeCompare(items[b]!.prepared.from));
   for (const index of order) {
-    const { prepared, purpose, chargeId, authorization } = items[index]!;
+    const item = items[index]!;
+    const { prepared } = item;
     await lockSender(tx, chain, prepared.from);
-    await authorizeTransfer(tx, { prepared, purpose, chargeId, authorization });
+    await authorizeTransfer(tx, { prepared, purpose: item.purpose, chargeId: item.chargeId, authorization: item.authorization });
     const flight = await inFlightOf(tx, chain, prepared.from, prepared.sender);
     // Each account's operation takes its next EntryPoint nonce, read before the lock: one in flight at a time.
     if (flight.relayedOut > 0) {
@@ -79,7 +80,7 @@ export async function recordRelayedBatch(tx: DbOrTx, items: RelayedBatchItem[]):
     // The daily caps count each account's transfer against its sponsor, as a single relayed transfer does; a
     // sponsor at its cap leaves its transfers out, not the others'. (The rows of this batch are inserted after
     // these checks: a batch can take a sponsor past its cap by its own transfers, at most SWEEP_BATCH_MAX − 1.)
-    const refused = await assertSponsorshipAllowed(tx, { chain, sponsor: items[index]!.gasSponsor, gasLimit: 0n }).then(
+    const refused = await assertSponsorshipAllowed(tx, { chain, sponsor: item.gasSponsor, gasLimit: 0n }).then(
       () => undefined,
       (error: unknown) => (isAppError(error) && error.code === 'gas_sponsorship_limit' ? error.message : Promise.reject(error)),
     );
