@@ -19,7 +19,9 @@ import { outboundTransferAttempts, outboundTransfers, type OutboundTransferRow }
 import { AppError, isAppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
-import { buildSponsoredCall, type AccountOperation } from '@/lib/smart-accounts/build-sponsored-call';
+import { buildSponsoredCall } from '@/lib/smart-accounts/build-sponsored-call';
+import { entryPointNonceOf } from '@/lib/smart-accounts/entry-point-nonce-of';
+import type { SponsorFacts } from '@/lib/smart-accounts/read-sponsor-facts';
 import { gasTankAccount } from './gas-tank';
 import { assertSponsorshipAllowed, type GasSponsor } from './gas-sponsorship';
 import { inFlightOf, lockSender } from './lock-sender';
@@ -59,6 +61,7 @@ export async function recordRelayedBatch(tx: DbOrTx, items: RelayedBatchItem[]):
 
   const leftOut: RecordedRelayedBatch['leftOut'] = [];
   const admitted: number[] = [];
+  const facts = new Map<number, SponsorFacts>();
   const order = items.map((_, index) => index).sort((a, b) => items[a]!.prepared.from.localeCompare(items[b]!.prepared.from));
   for (const index of order) {
     const item = items[index]!;
@@ -77,46 +80,67 @@ export async function recordRelayedBatch(tx: DbOrTx, items: RelayedBatchItem[]):
       leftOut.push({ index, kind: 'balance', reason: `holds ${held} of the ${prepared.spend.amount} base units to move` });
       continue;
     }
-    // The daily caps count each account's transfer against its sponsor, as a single relayed transfer does; a
-    // sponsor at its cap leaves its transfers out, not the others'. (The rows of this batch are inserted after
-    // these checks: a batch can take a sponsor past its cap by its own transfers, at most SWEEP_BATCH_MAX − 1.)
-    const refused = await assertSponsorshipAllowed(tx, { chain, sponsor: item.gasSponsor, gasLimit: 0n }).then(
-      () => undefined,
-      (error: unknown) => (isAppError(error) && error.code === 'gas_sponsorship_limit' ? error.message : Promise.reject(error)),
-    );
-    if (refused) {
-      leftOut.push({ index, kind: 'sponsorship_limit', reason: refused });
-      continue;
-    }
+    // Its EntryPoint nonce: after any relayed transfer of it that landed after the nonce was read (record-transfer.ts).
+    const entryPointNonce = flight.relayed.reduce((next, row) => {
+      const used = entryPointNonceOf(row.callData, prepared.from);
+      return used !== undefined && used + 1n > next ? used + 1n : next;
+    }, prepared.relay!.entryPointNonce);
+    facts.set(index, { ...prepared.relay!, entryPointNonce });
     admitted.push(index);
   }
   admitted.sort((a, b) => a - b);
-  if (admitted.length === 0) return { transfers: [], leftOut };
 
-  const batch = admitted.map((index) => items[index]!);
+  // The caps (gas-sponsorship.ts): GAS_TANK_MAX_GAS_LIMIT on each account's own call; each sponsor's day counts
+  // its transfer's share of the transaction's gas. A sponsor at its cap leaves its transfers out, not the others'
+  // (they are checked one by one against the rows recorded before: a batch can take a sponsor past its cap by
+  // its own share, at most SWEEP_BATCH_MAX − 1 operations).
   const tank = gasTankAccount();
+  const chainId = CHAINS[chain].evmChainId!;
+  const callFor = (indexes: number[]) =>
+    buildSponsoredCall({
+      chainId,
+      operations: indexes.map((index) => ({
+        owner: items[index]!.signer,
+        facts: facts.get(index)!,
+        calls: [items[index]!.prepared.call],
+        callGas: items[index]!.prepared.gas,
+      })),
+      relayer: tank.address as Address,
+    });
+  let call = admitted.length ? await callFor(admitted) : undefined;
+  const share = call ? (call.gas + BigInt(admitted.length) - 1n) / BigInt(admitted.length) : 0n;
+  const allowed: number[] = [];
+  for (const index of admitted) {
+    const item = items[index]!;
+    const refused = await assertSponsorshipAllowed(tx, {
+      chain,
+      sponsor: item.gasSponsor,
+      gasLimit: item.prepared.gas,
+      sponsoredGas: share,
+    }).then(
+      () => undefined,
+      (error: unknown) => (isAppError(error) && error.code === 'gas_sponsorship_limit' ? error.message : Promise.reject(error)),
+    );
+    if (refused) leftOut.push({ index, kind: 'sponsorship_limit', reason: refused });
+    else allowed.push(index);
+  }
+  if (allowed.length === 0) return { transfers: [], leftOut };
+  if (allowed.length !== admitted.length) call = await callFor(allowed);
+
+  const batch = allowed.map((index) => items[index]!);
   // Every item read the tank in its own pass: its nonce floor is the highest seen, its balance the lowest.
   const tankFacts = batch.map((i) => i.prepared.gasTank!);
   const tankAddress = tankFacts[0]!.address;
   if (getAddress(tank.address) !== getAddress(tankAddress)) throw new Error('recordRelayedBatch: the gas tank changed');
   await lockSender(tx, chain, tankAddress);
   const flight = await inFlightOf(tx, chain, tankAddress);
-  const operations: AccountOperation[] = batch.map((i) => ({
-    owner: i.signer,
-    facts: i.prepared.relay!,
-    calls: [i.prepared.call],
-    callGas: i.prepared.gas,
-  }));
-  const call = await buildSponsoredCall({ chainId: CHAINS[chain].evmChainId!, operations, relayer: tank.address as Address });
-  // GAS_TANK_MAX_GAS_LIMIT caps one sponsored operation: a batch of n costs about n times one.
-  const perOperation = (call.gas + BigInt(batch.length) - 1n) / BigInt(batch.length);
-  await assertSponsorshipAllowed(tx, { chain, sponsor: {}, gasLimit: perOperation });
+  const sponsored = call!;
   const maxFeePerGas = batch.reduce((max, i) => (i.prepared.maxFeePerGas > max ? i.prepared.maxFeePerGas : max), 0n);
   const maxPriorityFeePerGas = batch.reduce(
     (max, i) => (i.prepared.maxPriorityFeePerGas > max ? i.prepared.maxPriorityFeePerGas : max),
     0n,
   );
-  const cost = call.gas * maxFeePerGas;
+  const cost = sponsored.gas * maxFeePerGas;
   const available =
     tankFacts.reduce((min, f) => (f.nativeBalance < min ? f.nativeBalance : min), tankFacts[0]!.nativeBalance) - flight.nativeOut;
   if (available < cost) {
@@ -134,15 +158,15 @@ export async function recordRelayedBatch(tx: DbOrTx, items: RelayedBatchItem[]):
   }
   const nonce = Math.max(...tankFacts.map((f) => f.chainNonce), flight.maxNonce + 1);
   const raw = await tank.signTransaction({
-    ...(call.authorizationList.length
-      ? { type: 'eip7702' as const, authorizationList: call.authorizationList }
+    ...(sponsored.authorizationList.length
+      ? { type: 'eip7702' as const, authorizationList: sponsored.authorizationList }
       : { type: 'eip1559' as const }),
-    chainId: CHAINS[chain].evmChainId!,
+    chainId,
     nonce,
-    to: call.to,
+    to: sponsored.to,
     value: 0n,
-    data: call.data,
-    gas: call.gas,
+    data: sponsored.data,
+    gas: sponsored.gas,
     maxFeePerGas,
     maxPriorityFeePerGas,
   });
@@ -164,10 +188,10 @@ export async function recordRelayedBatch(tx: DbOrTx, items: RelayedBatchItem[]):
         txHash,
         rawTransaction: raw,
         status: 'signed' as const,
-        callTo: call.to,
+        callTo: sponsored.to,
         callValue: 0n,
-        callData: call.data,
-        gasLimit: call.gas,
+        callData: sponsored.data,
+        gasLimit: sponsored.gas,
         maxFeePerGas,
         maxPriorityFeePerGas,
         dependsOnTransferIds: [],
