@@ -32,8 +32,8 @@ const DAY_MS = 24 * 60 * 60_000;
 const sponsoredGas = sql<string>`case when ${outboundTransfers.purpose} = 'gas_topup'
   then ceil(${outboundTransfers.amountBaseUnits} / nullif(${outboundTransfers.maxFeePerGas}, 0)) + coalesce(${outboundTransfers.gasLimit}, 0)
   when ${outboundTransfers.relayerAddress} is not null
-  then coalesce(${outboundTransfers.gasLimit}, 0) / (select count(*) from outbound_transfers batch where batch.chain = ${outboundTransfers.chain}
-    and batch.relayer_address = ${outboundTransfers.relayerAddress} and batch.nonce = ${outboundTransfers.nonce})
+  then ceil(coalesce(${outboundTransfers.gasLimit}, 0) / (select count(*) from outbound_transfers batch where batch.chain = ${outboundTransfers.chain}
+    and batch.relayer_address = ${outboundTransfers.relayerAddress} and batch.nonce = ${outboundTransfers.nonce}))
   else coalesce(${outboundTransfers.gasLimit}, 0) end`;
 
 export async function assertSponsorshipAllowed(
