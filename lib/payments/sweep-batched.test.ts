@@ -25,6 +25,7 @@ import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { expectedBalances } from '@/lib/ledger/expected-balances';
 import { readDelegation } from '@/lib/smart-accounts/read-delegation';
 import { userOperationOutcome } from '@/lib/smart-accounts/user-operation-outcome';
+import { assertSponsorshipAllowed } from '@/lib/transactions/gas-sponsorship';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { inFlightOf } from '@/lib/transactions/lock-sender';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
@@ -187,6 +188,14 @@ describe('batched relayed sweeps (ADR 0035)', () => {
     const tankNative = expected.find((e) => e.address === gasTank.toLowerCase() && /^0x0{40}$/.test(e.token));
     expect(tankNative?.kinds).toContain('gas_fee');
     for (const id of ids) expect(await sweepCharge(id)).toBe('nothing_owed');
+    // The merchant's sponsored gas today counts the one transaction once, shared by its three rows.
+    setEnv({ GAS_TANK_DAILY_SPONSORED_GAS_PER_MERCHANT: '0' });
+    const refusal = await assertSponsorshipAllowed(getDb(), { chain: CHAIN, sponsor: { merchantId: merchant.id }, gasLimit: 1n }).catch(
+      (error: Error) => error,
+    );
+    setEnv({ GAS_TANK_DAILY_SPONSORED_GAS_PER_MERCHANT: undefined });
+    const gasLimit = rows[0]!.gasLimit!;
+    expect((refusal as Error).message).toContain(`${3n * ((gasLimit + 2n) / 3n)} of 0 gas`);
   });
 
   it("one operation reverting fails only its own deposit's sweep; that deposit then sweeps alone", async () => {
