@@ -382,6 +382,13 @@ const envSchema = z.object({
         .map((v) => v.trim().toUpperCase())
         .filter(Boolean),
     ),
+  /**
+   * Batched sweeps on the chains of SMART_ACCOUNT_CHAINS (ADR 0035, "Batched sweeps"): the most deposit addresses of one
+   * chain and token one relayed `handleOps` sweeps (1: one transaction per deposit, as before batching), and how long a
+   * deposit whose sweep falls due waits for others to join (windows aligned to the clock; 0: each pass batches what is due).
+   */
+  SWEEP_BATCH_MAX: z.coerce.number().int().min(1).max(100).default(20),
+  SWEEP_BATCH_WINDOW_SECONDS: z.coerce.number().int().min(0).max(3_600).default(30),
   /** A refund claim link nobody claimed expires after this many days: its amount is refundable again. */
   REFUND_CLAIM_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   /** Gas (units, summed over all chains) the gas tank sponsors for one user (balance payments, wallet sends, swaps) per 24 hours. */

@@ -1,22 +1,25 @@
 /**
- * `npm run bench:settlement` (skeleton, issue 30): on-chain transactions and gas per settled ERC-20 charge,
- * today's path beside the sponsored one (ADR 0035), at each window size of `--sizes` (charges swept per window).
+ * `npm run bench:settlement` (issue 30): on-chain transactions and gas per settled ERC-20 charge, today's path
+ * beside the sponsored one (ADR 0035), at each window size of `--sizes` (charges swept per window).
  *
  * On a throwaway local Polygon node (anvil, prague, provisioned as the launcher does), for each size N:
  *  - today: per deposit address, the gas tank's top-up (the estimated fee) and the deposit's own ERC-20 transfer;
  *  - sponsored: per deposit address, one type-4 `handleOps` from the tank with the address's authorization
- *    and its signed UserOperation (what the sweeper records today, lib/transactions/record-transfer.ts);
- *  - sponsored, batched: one `handleOps` for the N addresses (the building block of batched sweeps, point 3);
- *  - the same for addresses delegated before (a reused address: no authorization in the sweep).
- * Every deposit address is new and holds USDC only, as a charge's does; each run pays a new merchant address.
+ *    and its signed UserOperation (what a single relayed sweep sends);
+ *  - sponsored, one handleOps per window: **the engine's batch path** — N live USDC charges created through
+ *    POST /api/createCharge on a private embedded PostgreSQL, each paid in full, seen by the watcher, swept by
+ *    `sweepBatch` (recorded before broadcast, one transfer row per deposit) and settled by the reconciler; its
+ *    gas is the receipts' of the transactions the rows name;
+ *  - the same for addresses delegated before (a reused address: no authorization in the sweep), chain only.
+ * Every deposit address is new and holds USDC only, as a charge's does; each window pays a new merchant address.
  * Gas is the receipts' gasUsed (the setup transactions are not counted).
  *
- * What it does not do yet: run the worker and the database (the records, the reconciler), and the 100-charge
- * window; the figures are the chain's side of a sweep, which is what the issue's aim measures.
- *
- *   npm run bench:settlement -- [--sizes 1,10]
+ *   npm run bench:settlement -- [--sizes 1,10,100]
  */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { randomUUID } from 'node:crypto';
 import { createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { CHAINS } from '@/lib/chains/registry';
@@ -25,7 +28,7 @@ import { readSponsorFacts } from '@/lib/smart-accounts/read-sponsor-facts';
 import { userOperationOutcome } from '@/lib/smart-accounts/user-operation-outcome';
 import { fundLocalWallet, provisionLocalChain, startLocalChain } from '@/scripts/stack/local-chain';
 
-const { values: args } = parseArgs({ options: { sizes: { type: 'string', default: '1,10' } } });
+const { values: args } = parseArgs({ options: { sizes: { type: 'string', default: '1,10,100' } } });
 const SIZES = args.sizes.split(',').map(Number);
 if (!SIZES.every((n) => Number.isInteger(n) && n >= 1 && n <= 100)) {
   console.error('--sizes: integers from 1 to 100, comma-separated');
@@ -37,11 +40,36 @@ const USDC = CHAINS[CHAIN].tokens.find((t) => t.symbol === 'USDC')!;
 const AMOUNT = 10n * 10n ** BigInt(USDC.decimals);
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
+const DATA_DIR = path.resolve('.data/bench-settlement');
+rmSync(DATA_DIR, { recursive: true, force: true });
+const { startEmbeddedPostgres } = await import('@/scripts/stack/embedded-postgres');
+const database = await startEmbeddedPostgres({ dataDir: DATA_DIR, persistent: false });
 const node = await startLocalChain({ chain: CHAIN });
+// The engine's settings for this throwaway world: the node, depth 1 (LOCAL_CHAINS), smart accounts on.
+Object.assign(process.env, {
+  DATABASE_URL: database.url,
+  RPC_URL_POLYGON: node.url,
+  LOCAL_CHAINS: CHAIN,
+  SMART_ACCOUNT_CHAINS: CHAIN,
+  LOG_LEVEL: 'warn', // the table is stdout's; warnings and errors go to stderr
+});
+process.env.WALLET_MASTER_KEY ??= Buffer.alloc(32, 7).toString('base64');
+process.env.DEPOSIT_HD_SEED ??= Buffer.alloc(32, 5).toString('base64');
+const { migrateDatabase } = await import('@/lib/admin/migrate-database');
+const { getDb, closeDb } = await import('@/lib/db/client');
+const { charges, depositAddresses, outboundTransfers } = await import('@/lib/db/schema');
+const { inArray } = await import('drizzle-orm');
+const { createMerchant } = await import('@/lib/onboarding/create-merchant');
+const { pollChain } = await import('@/lib/payments/poll-chain');
+const { sweepBatch } = await import('@/lib/payments/sweep-charges');
+const { reconcileDueTransfers } = await import('@/lib/jobs/transfer-outcome-hooks');
+const { gasTankAddress } = await import('@/lib/transactions/gas-tank');
+const { POST: createChargeRoute } = await import('@/app/api/createCharge/route');
 try {
+  await migrateDatabase(database.url);
   await provisionLocalChain({ chain: CHAIN, url: node.url });
   const transport = http(node.url);
-  const client = createPublicClient({ transport });
+  const client = createPublicClient({ transport, pollingInterval: 50 }); // anvil mines at once: no 4 s receipt polls
   const tank = privateKeyToAccount(generatePrivateKey());
   await client.request({ method: 'anvil_setBalance' as never, params: [tank.address, `0x${(10n ** 24n).toString(16)}`] as never });
   const tankWallet = createWalletClient({ account: tank, transport });
@@ -140,6 +168,83 @@ try {
     return { txs: groups.length, gas, topUps: 0 };
   }
 
+  // The engine's gas tank (from DEPOSIT_HD_SEED) and a payer holding USDC and POL.
+  await client.request({ method: 'anvil_setBalance' as never, params: [gasTankAddress(), `0x${(10n ** 24n).toString(16)}`] as never });
+  const payer = privateKeyToAccount(generatePrivateKey());
+  await fundLocalWallet({ chain: CHAIN, url: node.url, address: payer.address });
+  await client.request({
+    method: 'anvil_setBalance' as never,
+    params: [payer.address, `0x${(10n ** 24n).toString(16)}`] as never,
+  });
+  const payerWallet = createWalletClient({ account: payer, transport });
+  await pollChain(CHAIN); // the watcher starts here
+
+  /** N charges of a new merchant, paid in full and succeeded, swept by the engine's batch path, settled. */
+  async function engineBatch(n: number) {
+    const { keys } = await createMerchant({ email: `bench-${randomUUID()}@settlement.example`, name: `Settlement ${n}`, verified: true });
+    const apiKey = keys.find((key) => key.mode === 'live')!.plaintext;
+    const chargeIds: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const response = await createChargeRoute(
+        new Request('http://localhost/api/createCharge', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+          body: JSON.stringify({ chargeData: { symbol: 'USDC', chain: CHAIN, tokenAddress: USDC.address, amount: '10' } }),
+        }),
+        { params: Promise.resolve({}) },
+      );
+      if (response.status !== 200) throw new Error(`createCharge answered ${response.status}: ${await response.text()}`);
+      chargeIds.push(((await response.json()) as { data: { chargeId: string } }).data.chargeId);
+    }
+    const deposits = await getDb().select().from(depositAddresses).where(inArray(depositAddresses.chargeId, chargeIds));
+    for (const deposit of deposits) {
+      await mined(
+        await payerWallet.writeContract({
+          address: USDC.address as Address,
+          abi: erc20Abi,
+          functionName: 'transfer',
+          args: [deposit.address as Address, AMOUNT],
+          chain: null,
+        }),
+      );
+    }
+    await client.request({ method: 'anvil_mine' as never, params: ['0x2'] as never });
+    // The watcher catches up block range by block range (the other paths mined many blocks meanwhile).
+    for (let poll = 0; poll < 200; poll++) {
+      await pollChain(CHAIN);
+      const rows = await getDb().select({ status: charges.status }).from(charges).where(inArray(charges.id, chargeIds));
+      if (rows.every((row) => row.status === 'succeeded')) break;
+    }
+    const outcomes = await sweepBatch(chargeIds);
+    if (![...outcomes.values()].every((o) => o === 'swept'))
+      throw new Error(`not every charge was swept: ${[...outcomes.values()].join(', ')}`);
+    for (let round = 0; round < 30; round++) {
+      await client.request({ method: 'anvil_mine' as never, params: ['0x1'] as never });
+      await reconcileDueTransfers({ ignoreSchedule: true });
+      const sweeps = await getDb().select().from(outboundTransfers).where(inArray(outboundTransfers.chargeId, chargeIds));
+      if (sweeps.every((t) => t.status === 'confirmed')) {
+        const hashes = [...new Set(sweeps.map((t) => t.txHash as Hex))];
+        let gas = 0n;
+        for (const hash of hashes) gas += (await client.getTransactionReceipt({ hash })).gasUsed;
+        for (const deposit of deposits) {
+          const [tokens, native] = await Promise.all([
+            client.readContract({
+              address: USDC.address as Address,
+              abi: erc20Abi,
+              functionName: 'balanceOf',
+              args: [deposit.address as Address],
+            }),
+            client.getBalance({ address: deposit.address as Address }),
+          ]);
+          if (tokens !== 0n || native !== 0n)
+            throw new Error(`deposit ${deposit.address} holds ${tokens} USDC and ${native} POL after its sweep`);
+        }
+        return { txs: hashes.length, gas, topUps: sweeps.filter((t) => t.purpose === 'gas_topup').length };
+      }
+    }
+    throw new Error('the batch did not settle');
+  }
+
   const rows: string[][] = [['path', 'charges per window', 'transactions per charge', 'gas per charge', 'top-ups', 'vs today']];
   for (const n of SIZES) {
     log(`window of ${n}: today's path`);
@@ -147,7 +252,7 @@ try {
     const results = [
       ['today (top-up + transfer)', base],
       ['sponsored, one handleOps per charge', await (log(`window of ${n}: sponsored`), sponsored(n, { batched: false }))],
-      ['sponsored, one handleOps per window', await (log(`window of ${n}: sponsored, batched`), sponsored(n, { batched: true }))],
+      ['sponsored, one handleOps per window (engine)', await (log(`window of ${n}: the engine's batched sweep`), engineBatch(n))],
       [
         'sponsored, per window, reused addresses',
         await (log(`window of ${n}: sponsored, batched, delegated before`), sponsored(n, { batched: true, delegatedBefore: true })),
@@ -168,5 +273,9 @@ try {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
   for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
 } finally {
+  await closeDb();
   await node.stop();
+  await database.stop();
 }
+// Timers the engine's verbs start (the watcher's and the delivery worker's wake-ups) must not keep the bench alive.
+process.exit(0);

@@ -11,7 +11,9 @@
  *    first (charged to the merchant's daily cap), and the engine re-broadcasts, fee-bumps and settles it.
  *    On a chain where smart accounts are on (SMART_ACCOUNT_CHAINS, ADR 0035), an ERC-20 sweep is instead
  *    relayed: the tank sends the deposit address's EIP-7702 smart-account call and pays its gas, so the
- *    deposit address never receives native coin (one transaction, no top-up).
+ *    deposit address never receives native coin (one transaction, no top-up). There, the sweeps of one chain and
+ *    token due in one window go together (SWEEP_BATCH_MAX, SWEEP_BATCH_WINDOW_SECONDS): one relayed `handleOps`,
+ *    one transfer row per deposit (sweepBatch).
  *    Solana: the tank is the sweep's fee payer (lib/transactions/solana/sweep-solana.ts).
  *  - Both read the chain before taking the charge's lock and check under it that what is owed has not changed:
  *    no RPC call while a row lock is held (lib/db/transaction-scope.ts refuses it outside production).
@@ -41,7 +43,8 @@ import {
   type ChargeRow,
   type WalletFamily,
 } from '@/lib/db/schema';
-import { isAppError, type ErrorCode } from '@/lib/errors';
+import { AppError, isAppError, type ErrorCode } from '@/lib/errors';
+import { env } from '@/lib/env';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { log } from '@/lib/log';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
@@ -49,7 +52,9 @@ import { depositAccount, solanaDepositSigner } from '@/lib/keyring/deposit-addre
 import { crashPoint } from '@/lib/crash-points';
 import { broadcastTransfer, errorMessage, submitTransfer } from '@/lib/transactions/broadcast-transfer';
 import { gasTankSolanaSigner } from '@/lib/transactions/gas-tank';
-import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
+import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
+import { broadcastRelayedBatch } from '@/lib/transactions/broadcast-relayed-batch';
+import { recordRelayedBatch, type RecordedRelayedBatch } from '@/lib/transactions/record-relayed-batch';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { authorizeTransfer } from '@/lib/transactions/transfer-policy';
 import { EXPIRED_ERROR, recordSolanaSweep } from '@/lib/transactions/solana/solana-transfers';
@@ -86,18 +91,83 @@ export async function chargesAwaitingSweep(limit = 50, now = new Date()): Promis
   return rows.map((row) => row.chargeId);
 }
 
-/** The scheduler's entry point: one pass over the charges whose sweep is due. */
+/**
+ * The scheduler's entry point: one pass over the charges whose sweep is due. On a sponsored chain (ADR 0035)
+ * the ERC-20 sweeps of one chain and token go together, SWEEP_BATCH_MAX at most to one relayed transaction
+ * (sweepBatch), each batch once its SWEEP_BATCH_WINDOW_SECONDS window ends or it is full.
+ */
 export async function sweepDueCharges(options: SolanaRpcOptions = {}): Promise<number> {
+  const now = new Date();
+  const { batches, singles } = await planBatches(await chargesAwaitingSweep(), now);
   let swept = 0;
-  for (const chargeId of await chargesAwaitingSweep()) {
+  for (const chargeId of singles) {
     try {
-      if ((await sweepCharge(chargeId, options)) === 'swept') swept++;
+      if ((await sweepCharge(chargeId, options, now)) === 'swept') swept++;
     } catch (error) {
       log.warn('sweep pass failed; retried later', { chargeId, error: errorMessage(error) });
       await reschedule(chargeId, { signError: errorMessage(error) });
     }
   }
+  for (const batch of batches) {
+    try {
+      for (const outcome of (await sweepBatch(batch, now)).values()) if (outcome === 'swept') swept++;
+    } catch (error) {
+      log.warn('batched sweep pass failed; retried later', { chargeIds: batch, error: errorMessage(error) });
+      for (const chargeId of batch) await reschedule(chargeId, { signError: errorMessage(error) });
+    }
+  }
   return swept;
+}
+
+/**
+ * Which due charges sweep alone and which together: EVM ERC-20 sweeps on a chain whose sweeps are relayed
+ * (smartAccountStatus), grouped by chain and token. A group goes now in chunks of SWEEP_BATCH_MAX; what is left
+ * (a chunk not full) goes now only if one of its charges fell due before the current window began (windows of
+ * SWEEP_BATCH_WINDOW_SECONDS aligned to the clock), else all of it waits for the window's end — so a sweep
+ * waits at most one window, and no state but the schedule's due time is kept.
+ */
+async function planBatches(due: string[], now: Date): Promise<{ batches: string[][]; singles: string[] }> {
+  const { SWEEP_BATCH_MAX: max, SWEEP_BATCH_WINDOW_SECONDS: windowSeconds } = env();
+  if (max <= 1 || due.length === 0) return { batches: [], singles: due };
+  const rows = await getDb()
+    .select({ charge: charges, dueAt: sweepSchedule.dueAt })
+    .from(charges)
+    .innerJoin(sweepSchedule, eq(sweepSchedule.chargeId, charges.id))
+    .where(inArray(charges.id, due));
+  const byId = new Map(rows.map((row) => [row.charge.id, row]));
+  const sponsored = new Map<ChainName, boolean>();
+  const groups = new Map<string, { id: string; dueAt: Date }[]>();
+  const singles: string[] = [];
+  for (const id of due) {
+    const row = byId.get(id);
+    const chain = row?.charge.chain as ChainName | undefined;
+    const token = row ? tokenOfCharge(row.charge) : undefined;
+    if (!row || !chain || !CHAINS[chain] || CHAINS[chain].family !== 'evm' || !token || token.isNative) {
+      singles.push(id);
+      continue;
+    }
+    if (!sponsored.has(chain)) sponsored.set(chain, (await smartAccountStatus(chain)).path === 'sponsored');
+    if (!sponsored.get(chain)) {
+      singles.push(id);
+      continue;
+    }
+    const key = `${chain}:${token.address.toLowerCase()}`;
+    groups.set(key, [...(groups.get(key) ?? []), { id, dueAt: row.dueAt ?? now }]);
+  }
+  const windowMs = windowSeconds * 1000;
+  const windowStart = windowMs > 0 ? Math.floor(now.getTime() / windowMs) * windowMs : now.getTime();
+  const batches: string[][] = [];
+  for (const members of groups.values()) {
+    for (let i = 0; i < members.length; i += max) {
+      const chunk = members.slice(i, i + max);
+      if (chunk.length === max || windowMs === 0 || chunk.some((m) => m.dueAt.getTime() <= windowStart)) {
+        batches.push(chunk.map((m) => m.id));
+      } else {
+        for (const m of chunk) await reschedule(m.id, { at: new Date(windowStart + windowMs) });
+      }
+    }
+  }
+  return { batches, singles };
 }
 
 interface SweepState {
@@ -147,48 +217,63 @@ async function sweepState(tx: DbOrTx, chargeId: string, options: { lock?: boolea
   };
 }
 
-/**
- * One pass of a charge's sweep: sign and record what is owed (after backing off from earlier failures),
- * then send it. Returns what it did; the schedule says when to look again.
- */
-export async function sweepCharge(chargeId: string, options: SolanaRpcOptions = {}, now = new Date()): Promise<SweepOutcome> {
+/** Before signing: what the records say of a charge's sweep, and whether to sign one now (or what happened instead). */
+async function sweepReadiness(chargeId: string, now: Date): Promise<{ outcome: SweepOutcome } | { state: SweepState; retrying: boolean }> {
   const state = await sweepState(getDb(), chargeId);
   if (state === 'not_sweepable' || state === 'busy') {
     await reschedule(chargeId, { done: true });
-    return state;
+    return { outcome: state };
   }
   if (state.owed <= 0n) {
     await reschedule(chargeId, state.inFlight ? { at: new Date(now.getTime() + IN_FLIGHT_RECHECK_MS) } : { done: true });
-    return state.inFlight ? 'in_flight' : 'nothing_owed';
+    return { outcome: state.inFlight ? 'in_flight' : 'nothing_owed' };
   }
   const [schedule] = await getDb().select().from(sweepSchedule).where(eq(sweepSchedule.chargeId, chargeId));
   const attempts = state.failedSweeps + (schedule?.signErrors ?? 0);
   if (attempts >= SWEEP_MAX_ATTEMPTS) {
     await markStuck(state, schedule?.lastError ?? 'its sweep transfers kept failing');
-    return 'stuck';
+    return { outcome: 'stuck' };
   }
   const lastTry = [state.lastFailureAt, attempts > 0 ? schedule?.updatedAt : undefined].filter((d): d is Date => !!d);
   const retryAt = lastTry.length ? Math.max(...lastTry.map((d) => d.getTime())) + backoffMs(attempts) : 0;
   if (retryAt > now.getTime()) {
     await reschedule(chargeId, { at: new Date(retryAt) });
-    return 'backing_off';
+    return { outcome: 'backing_off' };
   }
+  return { state, retrying: attempts > 0 };
+}
 
+/** A sweep that could not be signed: an outage waits uncounted, anything else counts and backs off. */
+async function signFailed(chargeId: string, error: AppError, now: Date): Promise<SweepOutcome> {
+  // Could not sign (gas caps, an empty tank, a node refusing to estimate): counted, backed off, alerted at the end.
+  if (OUTAGES.has(error.code)) {
+    // The service's problem, not this sweep's (an empty tank, a node down, today's gas cap): retry, uncounted.
+    log.warn('sweep waits for an outage to end', { chargeId, reason: error.code, error: error.message });
+    await reschedule(chargeId, { at: new Date(now.getTime() + OUTAGE_RETRY_MS) });
+    return 'waiting_for_gas';
+  }
+  log.warn('sweep could not be signed; backing off', { chargeId, reason: error.code, error: error.message });
+  await reschedule(chargeId, { signError: `${error.code}: ${error.message}` });
+  return 'backing_off';
+}
+
+/**
+ * One pass of a charge's sweep: sign and record what is owed (after backing off from earlier failures),
+ * then send it. Returns what it did; the schedule says when to look again.
+ */
+export async function sweepCharge(chargeId: string, options: SolanaRpcOptions = {}, now = new Date()): Promise<SweepOutcome> {
+  const ready = await sweepReadiness(chargeId, now);
+  return 'outcome' in ready ? ready.outcome : sweepReadyCharge(ready.state, options, now);
+}
+
+async function sweepReadyCharge(state: SweepState, options: SolanaRpcOptions, now: Date): Promise<SweepOutcome> {
+  const chargeId = state.charge.id;
   let step: SweepStep;
   try {
     step = state.deposit.family === 'evm' ? await sweepEvm(state) : await sweepSolana(state, options);
   } catch (error) {
     if (!isAppError(error)) throw error;
-    // Could not sign (gas caps, an empty tank, a node refusing to estimate): counted, backed off, alerted at the end.
-    if (OUTAGES.has(error.code)) {
-      // The service's problem, not this sweep's (an empty tank, a node down, today's gas cap): retry, uncounted.
-      log.warn('sweep waits for an outage to end', { chargeId, reason: error.code, error: error.message });
-      await reschedule(chargeId, { at: new Date(now.getTime() + OUTAGE_RETRY_MS) });
-      return 'waiting_for_gas';
-    }
-    log.warn('sweep could not be signed; backing off', { chargeId, reason: error.code, error: error.message });
-    await reschedule(chargeId, { signError: `${error.code}: ${error.message}` });
-    return 'backing_off';
+    return signFailed(chargeId, error, now);
   }
   if (step.outcome === 'swept') await reschedule(chargeId, { at: new Date(now.getTime() + IN_FLIGHT_RECHECK_MS), clearError: true });
   if (step.outcome === 'waiting_for_gas') await reschedule(chargeId, { at: new Date(now.getTime() + OUTAGE_RETRY_MS) });
@@ -199,6 +284,134 @@ export async function sweepCharge(chargeId: string, options: SolanaRpcOptions = 
     await broadcastTransfer(step.transferId, options);
   }
   return step.outcome;
+}
+
+/**
+ * Batched sweeps (ADR 0035, "Batched sweeps"): the charges' deposit addresses, all of one sponsored chain and
+ * token, swept by one relayed `handleOps` — one transaction of the gas tank, one recorded transfer per deposit
+ * (lib/transactions/record-relayed-batch.ts), committed before anything is broadcast. Each charge is checked as
+ * a single sweep is (what is owed, in flight, backing off, stuck); one whose earlier sweeps failed, or the only
+ * one left, sweeps alone, so one deposit that keeps failing cannot hold a batch back. The chain is read for all
+ * of them first, then each charge's lock taken (SKIP LOCKED: a charge another worker holds stays out of this
+ * batch) and what is owed checked unchanged; one transaction of the database records them all.
+ */
+export async function sweepBatch(chargeIds: string[], now = new Date()): Promise<Map<string, SweepOutcome>> {
+  const outcomes = new Map<string, SweepOutcome>();
+  const ready: SweepState[] = [];
+  for (const chargeId of chargeIds) {
+    const readiness = await sweepReadiness(chargeId, now);
+    if ('outcome' in readiness) outcomes.set(chargeId, readiness.outcome);
+    else if (readiness.retrying) outcomes.set(chargeId, await sweepReadyCharge(readiness.state, {}, now));
+    else ready.push(readiness.state);
+  }
+  // Together only EVM ERC-20 sweeps of one chain whose sweeps are relayed now; anything else (or one left) alone.
+  const chain = ready[0]?.charge.chain as ChainName | undefined;
+  const together =
+    ready.length > 1 &&
+    ready.every((state) => state.charge.chain === chain && state.deposit.family === 'evm' && !tokenOfCharge(state.charge).isNative) &&
+    (await smartAccountStatus(chain!)).path === 'sponsored';
+  if (!together) {
+    for (const state of ready) outcomes.set(state.charge.id, await sweepReadyCharge(state, {}, now));
+    return outcomes;
+  }
+
+  const items: RelayedSweep[] = [];
+  for (const state of ready) {
+    try {
+      const item = await prepareRelayedSweep(state);
+      if (item) items.push(item);
+      else outcomes.set(state.charge.id, 'not_sweepable');
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      outcomes.set(state.charge.id, await signFailed(state.charge.id, error, now));
+    }
+  }
+  if (items.length === 0) return outcomes;
+  let recorded: RecordedRelayedBatch & { items: RelayedSweep[] };
+  try {
+    recorded = await getDb().transaction(async (tx) => {
+      const locked: RelayedSweep[] = [];
+      for (const item of items) {
+        const state = await sweepState(tx, item.state.charge.id, { lock: true });
+        if (state === 'busy' || state === 'not_sweepable') outcomes.set(item.state.charge.id, state);
+        else if (state.owed !== item.state.owed)
+          outcomes.set(item.state.charge.id, 'busy'); // changed since the chain was read
+        else locked.push({ ...item, state });
+      }
+      if (locked.length === 0) return { transfers: [], leftOut: [], items: locked };
+      const batch = await recordRelayedBatch(
+        tx,
+        locked.map((item) => ({
+          prepared: item.prepared,
+          signer: item.account,
+          purpose: 'sweep' as const,
+          authorization: {
+            authority: { kind: 'system', job: 'sweep' },
+            destination: { class: item.state.charge.toAddress ? 'charge_payee' : 'merchant_wallet' },
+          },
+          chargeId: item.state.charge.id,
+          gasSponsor: { merchantId: item.state.charge.merchantId },
+        })),
+      );
+      for (const transfer of batch.transfers) {
+        const item = locked.find((i) => i.state.charge.id === transfer.chargeId)!;
+        await recordSweepEvent(tx, item.state, {
+          txHash: transfer.txHash,
+          payee: item.payee,
+          tokenAddress: item.prepared.spend.token.address,
+        });
+      }
+      return { ...batch, items: locked };
+    });
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    for (const item of items) outcomes.set(item.state.charge.id, await signFailed(item.state.charge.id, error, now));
+    return outcomes;
+  }
+  for (const { index, kind, reason } of recorded.leftOut) {
+    const chargeId = recorded.items[index]!.state.charge.id;
+    log.warn('a sweep was left out of its batch', { chargeId, reason });
+    if (kind === 'sponsorship_limit')
+      outcomes.set(chargeId, await signFailed(chargeId, new AppError('gas_sponsorship_limit', reason), now));
+    else if (kind === 'in_flight') {
+      await reschedule(chargeId, { at: new Date(now.getTime() + IN_FLIGHT_RECHECK_MS) });
+      outcomes.set(chargeId, 'in_flight');
+    } else outcomes.set(chargeId, await signFailed(chargeId, new AppError('insufficient_balance', reason), now));
+  }
+  for (const transfer of recorded.transfers) {
+    outcomes.set(transfer.chargeId!, 'swept');
+    await reschedule(transfer.chargeId!, { at: new Date(now.getTime() + IN_FLIGHT_RECHECK_MS), clearError: true });
+  }
+  if (recorded.transfers.length) await broadcastRelayedBatch(recorded.transfers);
+  return outcomes;
+}
+
+/** One deposit's part of a batch: its key, its payee and what the chain said (read with no lock held). */
+interface RelayedSweep {
+  state: SweepState;
+  account: ReturnType<typeof depositAccount>;
+  payee: string;
+  prepared: PreparedTransfer;
+}
+
+async function prepareRelayedSweep(state: SweepState): Promise<RelayedSweep | undefined> {
+  const account = depositAccount(state.deposit.derivationIndex);
+  if (account.address !== state.deposit.address) {
+    log.error('deposit key does not match its address; check DEPOSIT_HD_SEED', {
+      chargeId: state.charge.id,
+      address: state.deposit.address,
+    });
+    return undefined;
+  }
+  const payee = await payeeOf(getDb(), state.charge, 'evm');
+  const prepared = await prepareTransfer({
+    chain: state.charge.chain as ChainName,
+    from: account.address,
+    spend: { token: tokenOfCharge(state.charge), amount: state.owed, recipient: payee },
+    gasSponsored: true,
+    relayed: true,
+  });
+  return { state, account, payee, prepared };
 }
 
 /** What one pass did, and what it recorded (sent after commit). */

@@ -7,7 +7,8 @@
  * Sponsored gas is counted in gas units, not in coin, so one cap means the same on every chain and does not
  * move with fee spikes (the tank's coin per chain is what `gas-tank status` watches). Each sponsorship counts
  * the most it can cost, known when it is recorded:
- *  - a relayed transfer: its gas limit (the tank's whole transaction);
+ *  - a relayed transfer: its gas limit (the tank's whole transaction), shared equally by the transfers of a batch
+ *    (ADR 0035, "Batched sweeps": the rows at one relayer nonce carry the one transaction's gas limit);
  *  - a top-up: the gas it buys (its amount ÷ its max fee per gas, rounded up) plus its own gas limit.
  * Failed ones count only if they were mined (a reverted transaction's gas is spent).
  * The deprecated GAS_TANK_DAILY_TOPUPS_* still cap the number of sponsored transactions when set.
@@ -30,6 +31,9 @@ const DAY_MS = 24 * 60 * 60_000;
 /** Gas one sponsorship row counts (see the header). */
 const sponsoredGas = sql<string>`case when ${outboundTransfers.purpose} = 'gas_topup'
   then ceil(${outboundTransfers.amountBaseUnits} / nullif(${outboundTransfers.maxFeePerGas}, 0)) + coalesce(${outboundTransfers.gasLimit}, 0)
+  when ${outboundTransfers.relayerAddress} is not null
+  then ceil(coalesce(${outboundTransfers.gasLimit}, 0) / (select count(*) from outbound_transfers batch where batch.chain = ${outboundTransfers.chain}
+    and batch.relayer_address = ${outboundTransfers.relayerAddress} and batch.nonce = ${outboundTransfers.nonce}))
   else coalesce(${outboundTransfers.gasLimit}, 0) end`;
 
 export async function assertSponsorshipAllowed(

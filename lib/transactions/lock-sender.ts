@@ -74,6 +74,7 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
         id: outboundTransfers.id,
         status: outboundTransfers.status,
         callData: outboundTransfers.callData,
+        nonce: outboundTransfers.nonce,
       })
       .from(outboundTransfers)
       .where(
@@ -107,6 +108,8 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
   let nativeOut = 0n;
   let relayedOut = 0;
   const relayed: InFlight['relayed'] = [];
+  // A batch of relayed transfers is one transaction at one relayer nonce: its gas counts once.
+  const relayedNonces = new Set<number>();
   for (const row of outgoing) {
     const token = row.tokenAddress.toLowerCase();
     const gas = (row.gasLimit ?? 0n) * (row.maxFeePerGas ?? 0n);
@@ -119,7 +122,10 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
         relayed.push({ id: row.id, status: row.status, callData: row.callData });
         if ((IN_FLIGHT_STATUSES as readonly string[]).includes(row.status)) relayedOut++;
       }
-      if (row.relayerAddress === from) nativeOut += gas;
+      if (row.relayerAddress === from && !relayedNonces.has(row.nonce)) {
+        relayedNonces.add(row.nonce);
+        nativeOut += gas;
+      }
       continue;
     }
     valueOut.set(token, (valueOut.get(token) ?? 0n) + row.amount);

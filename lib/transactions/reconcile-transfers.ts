@@ -15,7 +15,9 @@
  *  - included: its block left the chain → broadcast again; at the chain's depth → confirmed, or failed
  *    if it reverted (or was our cancel). A relayed transfer (ADR 0035: the gas tank sends the account's
  *    UserOperation) is confirmed only if the EntryPoint's UserOperationEvent says its call succeeded; its
- *    nonce, fee bumps and cancels are the relayer's.
+ *    nonce, fee bumps and cancels are the relayer's. A batch of relayed transfers (rows at one relayer nonce,
+ *    record-relayed-batch.ts) is one transaction: each row follows it and reads its own UserOperationEvent,
+ *    a fee bump or cancel replaces it for every row at once, and each row keeps an equal share of its fee.
  *  - failed, otherwise, only when its nonce is used at the chain's depth by a transaction that is none of
  *    its attempts, seen on two passes (one RPC answer "no receipt" is not proof).
  *  - confirmed, re-opened to included by a re-organisation deeper than the depth
@@ -241,7 +243,7 @@ class Reconciler {
       rawTransaction: attempt.rawTransaction,
       includedBlockNumber: receipt.blockNumber,
       includedBlockHash: receipt.blockHash,
-      gasFeeBaseUnits: receipt.gasUsed * receipt.effectiveGasPrice,
+      gasFeeBaseUnits: await this.feeShare(receipt),
       nonceTakenSeenAt: null,
       error: attempt.kind === 'cancel' ? 'canceled: its nonce was filled by a 0-value self-transfer' : null,
     });
@@ -301,6 +303,37 @@ class Reconciler {
       .from(outboundTransferAttempts)
       .where(and(eq(outboundTransferAttempts.chain, this.chain), eq(outboundTransferAttempts.txHash, hash)));
     return attempt?.kind === 'cancel';
+  }
+
+  /**
+   * This transfer's part of the fee its transaction cost: all of it, except in a batch of relayed transfers
+   * (ADR 0035, "Batched sweeps": the rows at one relayer nonce), where each row takes an equal share and the
+   * first (by id) the remainder, so the rows add up to the fee the relayer paid, once.
+   */
+  private async feeShare(receipt: TransactionReceipt): Promise<bigint> {
+    const fee = receipt.gasUsed * receipt.effectiveGasPrice;
+    const siblings = await this.batchSiblingIds();
+    if (siblings.length <= 1) return fee;
+    const share = fee / BigInt(siblings.length);
+    return siblings[0] === this.transfer.id ? share + (fee % BigInt(siblings.length)) : share;
+  }
+
+  /** The ids of the transfers sharing this one's transaction (a relayed batch), by id; just its own otherwise. */
+  private async batchSiblingIds(): Promise<string[]> {
+    const t = this.transfer;
+    if (t.relayerAddress === null) return [t.id];
+    const rows = await getDb()
+      .select({ id: outboundTransfers.id })
+      .from(outboundTransfers)
+      .where(
+        and(
+          eq(outboundTransfers.chain, t.chain),
+          eq(outboundTransfers.relayerAddress, t.relayerAddress),
+          eq(outboundTransfers.nonce, t.nonce),
+        ),
+      )
+      .orderBy(asc(outboundTransfers.id));
+    return rows.map((row) => row.id);
   }
 
   /**
@@ -474,18 +507,11 @@ class Reconciler {
       maxPriorityFeePerGas: priority,
     });
     const txHash = keccak256(raw);
-    await getDb().transaction(async (tx) => {
-      await tx.insert(outboundTransferAttempts).values({
-        id: newId('transferAttempt'),
-        transferId: t.id,
-        chain: this.chain,
-        kind,
-        txHash,
-        rawTransaction: raw,
-        maxFeePerGas: maxFee,
-        maxPriorityFeePerGas: priority,
-      });
-      await tx
+    // A batch of relayed transfers is one transaction: its replacement is every row's new attempt. Only if the
+    // transaction is still the one this pass read (another process may have replaced it meanwhile).
+    const siblings = await this.batchSiblingIds();
+    const replaced = await getDb().transaction(async (tx) => {
+      const rows = await tx
         .update(outboundTransfers)
         .set({
           txHash,
@@ -504,8 +530,30 @@ class Reconciler {
               }
             : {}),
         })
-        .where(and(eq(outboundTransfers.id, t.id), inArray(outboundTransfers.status, ['signed', 'broadcast'])));
+        .where(
+          and(
+            inArray(outboundTransfers.id, siblings),
+            eq(outboundTransfers.txHash, t.txHash),
+            inArray(outboundTransfers.status, ['signed', 'broadcast']),
+          ),
+        )
+        .returning({ id: outboundTransfers.id });
+      if (!rows.some((row) => row.id === t.id)) return false;
+      await tx.insert(outboundTransferAttempts).values(
+        rows.map((row) => ({
+          id: newId('transferAttempt'),
+          transferId: row.id,
+          chain: this.chain,
+          kind,
+          txHash,
+          rawTransaction: raw,
+          maxFeePerGas: maxFee,
+          maxPriorityFeePerGas: priority,
+        })),
+      );
+      return true;
     });
+    if (!replaced) return;
     log.warn(
       kind === 'cancel'
         ? 'transfer could not be broadcast: its nonce is filled by a 0-value self-transfer'
@@ -628,7 +676,7 @@ class Reconciler {
         .set({
           status,
           ...(status === 'failed' ? { error: reason } : { error: null }),
-          ...(outcome.receipt ? { gasFeeBaseUnits: outcome.receipt.gasUsed * outcome.receipt.effectiveGasPrice } : {}),
+          ...(outcome.receipt ? { gasFeeBaseUnits: await this.feeShare(outcome.receipt) } : {}),
         })
         .where(and(eq(outboundTransfers.id, this.transfer.id), eq(outboundTransfers.status, from)))
         .returning();

@@ -62,13 +62,18 @@ const walkable = (name: string) => name !== 'node_modules' && !name.startsWith('
 const GATE_CALLS = ['recordTransfer', 'recordChainTransfer', 'recordSolanaTransfer', 'authorizeTransfer'] as const;
 /**
  * The engine's own forwarding of its caller's authorization (recordChainTransfer → recordTransfer or
- * recordSolanaTransfer → authorizeTransfer): the callers are checked instead.
+ * recordSolanaTransfer → authorizeTransfer; recordRelayedBatch → authorizeTransfer per item): the callers are
+ * checked instead (a batch's items are the sweeper's, `system:sweep` to the charge's payee, which the single
+ * sweep's call site states and lib/payments/sweep-batched.test.ts passes through the gate at run time).
  */
 const FORWARDING = [
-  'lib/transactions/record-transfer.ts',
-  'lib/transactions/record-chain-transfer.ts',
-  'lib/transactions/solana/solana-transfers.ts',
-].map((file) => ({ file, authorization: 'input.authorization' }));
+  ...[
+    'lib/transactions/record-transfer.ts',
+    'lib/transactions/record-chain-transfer.ts',
+    'lib/transactions/solana/solana-transfers.ts',
+  ].map((file) => ({ file, authorization: 'input.authorization' })),
+  { file: 'lib/transactions/record-relayed-batch.ts', authorization: 'item.authorization' },
+];
 /** Rows no caller uses yet, each waiting for the change that wires it (none today). */
 const AWAITING_CALLERS: PolicyRow[] = [];
 

@@ -8,7 +8,7 @@
 import { closeDb } from '@/lib/db/client';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
-import { sweepCharge } from '@/lib/payments/sweep-charges';
+import { sweepBatch, sweepCharge } from '@/lib/payments/sweep-charges';
 import { swapHeldFunds } from '@/lib/swap/swap-held-funds';
 import { claimRefund } from '@/lib/refunds/claim-refund';
 import { createRefund } from '@/lib/refunds/create-refund';
@@ -30,6 +30,8 @@ async function run(step: Step): Promise<unknown> {
       return claimRefund({ token: step.token, to: step.to });
     case 'sweep':
       return sweepCharge(step.chargeId);
+    case 'sweepBatch':
+      return Object.fromEntries(await sweepBatch(step.chargeIds));
     case 'swap':
       return swapHeldFunds(step.input);
     case 'reconcile': {

@@ -11,5 +11,6 @@ export type Step =
   | { op: 'refund'; ctx: RefundContext; chargeId: string; idempotencyKey: string }
   | { op: 'claim'; token: string; to: { address: string } }
   | { op: 'sweep'; chargeId: string }
+  | { op: 'sweepBatch'; chargeIds: string[] }
   | { op: 'swap'; input: Parameters<typeof swapHeldFunds>[0] }
   | { op: 'reconcile'; rounds: number; pauseMs: number };

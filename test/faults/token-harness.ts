@@ -11,7 +11,7 @@
  *  - the faults the scenario injected fired (the proxy's counters, or the scenario's own notes).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import {
   createPublicClient,
   createWalletClient,
@@ -417,12 +417,18 @@ export class Scenario {
     // The gas tank, reconciled like any wallet: what left it since it was funded is what its recorded
     // transfers cost (value and fee), cumulative over the file's scenarios.
     let unaccounted = 0;
+    // Relayed transfers (ADR 0035) move another account's value; their fee (a batch's shared across its rows) is the tank's.
     const tankTransfers = await getDb()
       .select()
       .from(outboundTransfers)
-      .where(and(eq(outboundTransfers.chain, world.chain), eq(outboundTransfers.fromAddress, world.tank)));
+      .where(
+        and(
+          eq(outboundTransfers.chain, world.chain),
+          or(eq(outboundTransfers.fromAddress, world.tank), eq(outboundTransfers.relayerAddress, world.tank)),
+        ),
+      );
     const tankSpent = tankTransfers.reduce(
-      (sum, t) => sum + (t.status === 'confirmed' ? t.amountBaseUnits : 0n) + (t.gasFeeBaseUnits ?? 0n),
+      (sum, t) => sum + (t.status === 'confirmed' && t.fromAddress === world.tank ? t.amountBaseUnits : 0n) + (t.gasFeeBaseUnits ?? 0n),
       0n,
     );
     const tankNow = await world.client.getBalance({ address: world.tank });

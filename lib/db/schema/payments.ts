@@ -189,7 +189,9 @@ export const outboundTransfers = pgTable(
     ...timestamps,
   },
   (table) => [
-    uniqueIndex('outbound_transfers_tx_idx').on(table.chain, table.txHash),
+    // One row per account a transaction moves value of: a batched relayed sweep (ADR 0035) is one transaction
+    // (the relayer's, at one nonce) with a row per deposit address, all carrying its hash.
+    uniqueIndex('outbound_transfers_tx_from_idx').on(table.chain, table.txHash, table.fromAddress),
     index('outbound_transfers_charge_idx').on(table.chargeId, table.purpose),
     // The wallet's Activity lists what a user's wallet sent, newest first.
     index('outbound_transfers_from_idx').on(table.fromAddress, table.createdAt.desc()),
@@ -240,7 +242,8 @@ export const outboundTransferAttempts = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (table) => [
-    uniqueIndex('outbound_transfer_attempts_tx_idx').on(table.chain, table.txHash),
+    // A batched relayed transaction's attempt is recorded once per transfer of the batch (ADR 0035).
+    uniqueIndex('outbound_transfer_attempts_tx_transfer_idx').on(table.chain, table.txHash, table.transferId),
     index('outbound_transfer_attempts_transfer_idx').on(table.transferId, table.createdAt),
   ],
 );

@@ -1,0 +1,218 @@
+/**
+ * A batch of relayed transfers (ADR 0035, "Batched sweeps"): one transaction of the gas tank,
+ * `EntryPoint.handleOps` with one UserOperation per account (each signed by that account's key, each with its
+ * EIP-7702 authorization when it is not delegated yet), recorded as one `outbound_transfers` row per account —
+ * its value, its payee, its charge — all at the tank's one nonce and carrying the one transaction's hash and bytes.
+ * The rows of a batch are exactly the rows of (chain, relayer_address, nonce): the reconciler follows each on
+ * its own (each UserOperationEvent says whether that account's call moved its value), and re-signs them
+ * together (reconcile-transfers.ts: a fee bump or a cancel replaces the one transaction for all of them).
+ *
+ * As recordTransfer, in the caller's database transaction and before anything is broadcast: under each account's
+ * lock (in address order, so two batches never wait on each other in a cycle) the transfer gate and the in-flight
+ * checks; then under the tank's lock its nonce, its balance and the sponsorship caps; one signature; the rows.
+ */
+import { getAddress, keccak256, type Address } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { CHAINS, nativeToken, type ChainName } from '@/lib/chains/registry';
+import type { DbOrTx } from '@/lib/db/client';
+import { outboundTransferAttempts, outboundTransfers, type OutboundTransferRow } from '@/lib/db/schema';
+import { AppError, isAppError } from '@/lib/errors';
+import { newId } from '@/lib/ids';
+import { log } from '@/lib/log';
+import { buildSponsoredCall } from '@/lib/smart-accounts/build-sponsored-call';
+import { entryPointNonceOf } from '@/lib/smart-accounts/entry-point-nonce-of';
+import type { SponsorFacts } from '@/lib/smart-accounts/read-sponsor-facts';
+import { gasTankAccount } from './gas-tank';
+import { assertSponsorshipAllowed, type GasSponsor } from './gas-sponsorship';
+import { inFlightOf, lockSender } from './lock-sender';
+import type { PreparedTransfer } from './prepare-transfer';
+import type { TransferPurpose } from './state';
+import { authorizeTransfer, describeAuthority, type TransferAuthorization } from './transfer-policy';
+
+export interface RelayedBatchItem {
+  /** Prepared with `relayed` (the account's sponsor facts and the tank's). */
+  prepared: PreparedTransfer;
+  /** The account's own key: it signs the UserOperation and the authorization. */
+  signer: PrivateKeyAccount;
+  purpose: TransferPurpose;
+  authorization: TransferAuthorization;
+  chargeId: string | null;
+  gasSponsor: GasSponsor;
+}
+
+export interface RecordedRelayedBatch {
+  /** One row per account in the transaction, in the order of `items` (less those left out). */
+  transfers: OutboundTransferRow[];
+  /** Items left out, with why: they were not signed and may go in a later batch. */
+  leftOut: { index: number; kind: 'in_flight' | 'balance' | 'sponsorship_limit'; reason: string }[];
+}
+
+export async function recordRelayedBatch(tx: DbOrTx, items: RelayedBatchItem[]): Promise<RecordedRelayedBatch> {
+  if (items.length === 0) throw new Error('recordRelayedBatch: no item');
+  const chain: ChainName = items[0]!.prepared.chain;
+  for (const item of items) {
+    if (item.prepared.chain !== chain) throw new Error('recordRelayedBatch: one chain per batch');
+    if (!item.prepared.relay || !item.prepared.gasTank) throw new Error('recordRelayedBatch: prepareTransfer was not asked to relay');
+    if (item.prepared.call.value > 0n || item.prepared.spend.token.isNative) throw new Error('recordRelayedBatch: tokens only');
+    if (getAddress(item.signer.address) !== item.prepared.from)
+      throw new Error('recordRelayedBatch: the signer is not the prepared sender');
+  }
+  if (new Set(items.map((i) => i.prepared.from)).size !== items.length) throw new Error('recordRelayedBatch: one transfer per account');
+
+  const leftOut: RecordedRelayedBatch['leftOut'] = [];
+  const admitted: number[] = [];
+  const facts = new Map<number, SponsorFacts>();
+  const order = items.map((_, index) => index).sort((a, b) => items[a]!.prepared.from.localeCompare(items[b]!.prepared.from));
+  for (const index of order) {
+    const item = items[index]!;
+    const { prepared } = item;
+    await lockSender(tx, chain, prepared.from);
+    await authorizeTransfer(tx, { prepared, purpose: item.purpose, chargeId: item.chargeId, authorization: item.authorization });
+    const flight = await inFlightOf(tx, chain, prepared.from, prepared.sender);
+    // Each account's operation takes its next EntryPoint nonce, read before the lock: one in flight at a time.
+    if (flight.relayedOut > 0) {
+      leftOut.push({ index, kind: 'in_flight', reason: 'another relayed transfer of this account is in flight' });
+      continue;
+    }
+    const tokenKey = prepared.spend.token.address.toLowerCase();
+    const held = (prepared.sender.tokenBalance ?? 0n) - (flight.valueOut.get(tokenKey) ?? 0n);
+    if (held < prepared.spend.amount) {
+      leftOut.push({ index, kind: 'balance', reason: `holds ${held} of the ${prepared.spend.amount} base units to move` });
+      continue;
+    }
+    // Its EntryPoint nonce: after any relayed transfer of it that landed after the nonce was read (record-transfer.ts).
+    const entryPointNonce = flight.relayed.reduce((next, row) => {
+      const used = entryPointNonceOf(row.callData, prepared.from);
+      return used !== undefined && used + 1n > next ? used + 1n : next;
+    }, prepared.relay!.entryPointNonce);
+    facts.set(index, { ...prepared.relay!, entryPointNonce });
+    admitted.push(index);
+  }
+  admitted.sort((a, b) => a - b);
+
+  // The caps (gas-sponsorship.ts): GAS_TANK_MAX_GAS_LIMIT on each account's own call; each sponsor's day counts
+  // its transfer's share of the transaction's gas. A sponsor at its cap leaves its transfers out, not the others'
+  // (they are checked one by one against the rows recorded before: a batch can take a sponsor past its cap by
+  // its own share, at most SWEEP_BATCH_MAX − 1 operations).
+  const tank = gasTankAccount();
+  const chainId = CHAINS[chain].evmChainId!;
+  const callFor = (indexes: number[]) =>
+    buildSponsoredCall({
+      chainId,
+      operations: indexes.map((index) => ({
+        owner: items[index]!.signer,
+        facts: facts.get(index)!,
+        calls: [items[index]!.prepared.call],
+        callGas: items[index]!.prepared.gas,
+      })),
+      relayer: tank.address as Address,
+    });
+  let call = admitted.length ? await callFor(admitted) : undefined;
+  const share = call ? (call.gas + BigInt(admitted.length) - 1n) / BigInt(admitted.length) : 0n;
+  const allowed: number[] = [];
+  for (const index of admitted) {
+    const item = items[index]!;
+    const refused = await assertSponsorshipAllowed(tx, {
+      chain,
+      sponsor: item.gasSponsor,
+      gasLimit: item.prepared.gas,
+      sponsoredGas: share,
+    }).then(
+      () => undefined,
+      (error: unknown) => (isAppError(error) && error.code === 'gas_sponsorship_limit' ? error.message : Promise.reject(error)),
+    );
+    if (refused) leftOut.push({ index, kind: 'sponsorship_limit', reason: refused });
+    else allowed.push(index);
+  }
+  if (allowed.length === 0) return { transfers: [], leftOut };
+  if (allowed.length !== admitted.length) call = await callFor(allowed);
+
+  const batch = allowed.map((index) => items[index]!);
+  // Every item read the tank in its own pass: its nonce floor is the highest seen, its balance the lowest.
+  const tankFacts = batch.map((i) => i.prepared.gasTank!);
+  const tankAddress = tankFacts[0]!.address;
+  if (getAddress(tank.address) !== getAddress(tankAddress)) throw new Error('recordRelayedBatch: the gas tank changed');
+  await lockSender(tx, chain, tankAddress);
+  const flight = await inFlightOf(tx, chain, tankAddress);
+  const sponsored = call!;
+  const maxFeePerGas = batch.reduce((max, i) => (i.prepared.maxFeePerGas > max ? i.prepared.maxFeePerGas : max), 0n);
+  const maxPriorityFeePerGas = batch.reduce(
+    (max, i) => (i.prepared.maxPriorityFeePerGas > max ? i.prepared.maxPriorityFeePerGas : max),
+    0n,
+  );
+  const cost = sponsored.gas * maxFeePerGas;
+  const available =
+    tankFacts.reduce((min, f) => (f.nativeBalance < min ? f.nativeBalance : min), tankFacts[0]!.nativeBalance) - flight.nativeOut;
+  if (available < cost) {
+    log.error('gas tank cannot cover a batch of relayed transfers; fund it (npm run admin -- gas-tank status)', {
+      chain,
+      tank: tankAddress,
+      transfers: batch.length,
+      available: available.toString(),
+      needed: cost.toString(),
+    });
+    throw new AppError(
+      'gas_tank_empty',
+      `Network fees on ${CHAINS[chain].displayName} cannot be covered right now (the fee wallet needs ${nativeToken(CHAINS[chain]).symbol}). Try again later.`,
+    );
+  }
+  const nonce = Math.max(...tankFacts.map((f) => f.chainNonce), flight.maxNonce + 1);
+  const raw = await tank.signTransaction({
+    ...(sponsored.authorizationList.length
+      ? { type: 'eip7702' as const, authorizationList: sponsored.authorizationList }
+      : { type: 'eip1559' as const }),
+    chainId,
+    nonce,
+    to: sponsored.to,
+    value: 0n,
+    data: sponsored.data,
+    gas: sponsored.gas,
+    maxFeePerGas,
+    maxPriorityFeePerGas,
+  });
+  const txHash = keccak256(raw);
+  const transfers = await tx
+    .insert(outboundTransfers)
+    .values(
+      batch.map((item) => ({
+        id: newId('outboundTransfer'),
+        chargeId: item.chargeId,
+        purpose: item.purpose,
+        chain,
+        fromAddress: item.prepared.from,
+        relayerAddress: getAddress(tank.address),
+        toAddress: item.prepared.spend.recipient,
+        tokenAddress: item.prepared.spend.token.address,
+        amountBaseUnits: item.prepared.spend.amount,
+        nonce,
+        txHash,
+        rawTransaction: raw,
+        status: 'signed' as const,
+        callTo: sponsored.to,
+        callValue: 0n,
+        callData: sponsored.data,
+        gasLimit: sponsored.gas,
+        maxFeePerGas,
+        maxPriorityFeePerGas,
+        dependsOnTransferIds: [],
+        sponsorMerchantId: item.gasSponsor.merchantId ?? null,
+        sponsorUserId: item.gasSponsor.userId ?? null,
+        authority: describeAuthority(item.authorization.authority),
+      })),
+    )
+    .returning();
+  await tx.insert(outboundTransferAttempts).values(
+    transfers.map((row) => ({
+      id: newId('transferAttempt'),
+      transferId: row.id,
+      chain,
+      kind: 'original' as const,
+      txHash,
+      rawTransaction: raw,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+    })),
+  );
+  const byFrom = new Map(transfers.map((row) => [row.fromAddress, row]));
+  return { transfers: batch.map((item) => byFrom.get(item.prepared.from)!), leftOut };
+}

@@ -1,0 +1,289 @@
+/**
+ * The fault-injection suite, relayer part (issue 30, ADR 0035): sponsored USDC sweeps on a private POLYGON node
+ * (prague, the EntryPoint v0.8 and Simple7702Account planted; SMART_ACCOUNT_CHAINS=POLYGON; depth 30, the
+ * chain's own) reached through the RPC fault proxy. The gas tank relays each deposit address's UserOperation —
+ * one deposit per transaction (sweepCharge) or several in one handleOps (sweepBatch) — while sends are lost or
+ * answered with an error after the node took them, a transaction sits under the base fee, a re-org removes the
+ * relayed transaction, the process dies by SIGKILL between record and broadcast or after the node accepted, and
+ * two workers submit the same sweeps at once.
+ *
+ * Audited as the rest of the suite (token-harness.ts: arrivals, every transfer confirmed, the tank's balance
+ * against its records — a relayed transfer's fee is the tank's — and the ledger), plus, on chain: each deposit's
+ * tokens left it in exactly one Transfer event, and no deposit ever held native coin.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import { erc20Abi, type Address, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { getDb } from '@/lib/db/client';
+import { outboundTransfers, sweepSchedule } from '@/lib/db/schema';
+import { resetEnvCache } from '@/lib/env';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
+import { sweepBatch, sweepCharge } from '@/lib/payments/sweep-charges';
+import { runStep } from './spawn-step';
+import {
+  SCENARIO_TIMEOUT,
+  automine,
+  jobsOnce,
+  mine,
+  newCharge,
+  outsideWallet,
+  pause,
+  rpc,
+  scenario,
+  sendToken,
+  settle,
+  startTokenWorld,
+  stopTokenWorld,
+  units,
+  w,
+  type Scenario,
+} from './token-harness';
+
+const RELAYER = 'Relayer (sponsored sweeps, EIP-7702)';
+
+/** Each scenario's charges, paid and settled once for the file (one wait for depth 30, not one per scenario). */
+const SCENARIO_AMOUNTS = {
+  lost: ['2', '3', '4', '5'],
+  stuck: ['1', '2', '3'],
+  reorg: ['2', '2'],
+  killRecorded: ['1', '3'],
+  killSent: ['2', '1'],
+  duplicate: ['1', '2', '1'],
+} as const;
+let paidFor: Record<keyof typeof SCENARIO_AMOUNTS, Paid[]>;
+
+beforeAll(async () => {
+  process.env.SMART_ACCOUNT_CHAINS = 'POLYGON';
+  await startTokenWorld({
+    chain: 'POLYGON',
+    symbol: 'USDC',
+    dbPrefix: 'faults_relayer',
+    localChains: 'POLYGON_AMOY',
+    merchantFunding: '1',
+  });
+  const keys = Object.keys(SCENARIO_AMOUNTS) as (keyof typeof SCENARIO_AMOUNTS)[];
+  const all = await paidCharges(keys.flatMap((key) => [...SCENARIO_AMOUNTS[key]]));
+  paidFor = Object.fromEntries(
+    keys.map((key, i) => {
+      const start = keys.slice(0, i).reduce((n, k) => n + SCENARIO_AMOUNTS[k].length, 0);
+      return [key, all.slice(start, start + SCENARIO_AMOUNTS[key].length)];
+    }),
+  ) as typeof paidFor;
+  // Held back from the sweep job (the audit's settle runs it): each scenario sweeps its own charges.
+  await getDb()
+    .update(sweepSchedule)
+    .set({ dueAt: null })
+    .where(
+      inArray(
+        sweepSchedule.chargeId,
+        all.map((p) => p.chargeId),
+      ),
+    );
+}, SCENARIO_TIMEOUT);
+
+afterAll(async () => {
+  delete process.env.SMART_ACCOUNT_CHAINS;
+  resetEnvCache();
+  await stopTokenWorld('faults-relayer');
+});
+
+interface Paid {
+  chargeId: string;
+  deposit: Address;
+  amount: bigint;
+}
+
+/** Charges paid in full from outside wallets and settled (succeeded), not swept: the scenario sweeps them. */
+async function paidCharges(amounts: string[]): Promise<Paid[]> {
+  const out: Paid[] = [];
+  for (const amount of amounts) {
+    const charge = await newCharge(amount);
+    await sendToken(await outsideWallet(amount), charge.deposit, units(amount));
+    out.push({ chargeId: charge.chargeId, deposit: charge.deposit, amount: units(amount) });
+  }
+  await settle(40, { sweeps: false });
+  return out;
+}
+
+/** The merchant wallet gets every deposit's amount once; each deposit is checked on chain after the audit's settle. */
+async function expectSwept(s: Scenario, paid: Paid[]): Promise<void> {
+  await s.expectArrival(
+    'merchant wallet (every sweep once)',
+    w().merchantWallet,
+    paid.reduce((sum, p) => sum + p.amount, 0n),
+  );
+  for (const p of paid) s.expectCharge(p.chargeId, 'succeeded');
+}
+
+/** On chain: each deposit's tokens left it in exactly one Transfer, it holds none now, and never held native coin. */
+async function expectMovedOnce(paid: Paid[]): Promise<void> {
+  await automine(true);
+  await mine(w().depth);
+  await reconcileRounds(2);
+  for (const p of paid) {
+    const logs = await w().client.getContractEvents({
+      address: w().token.address as Address,
+      abi: erc20Abi,
+      eventName: 'Transfer',
+      args: { from: p.deposit },
+      fromBlock: 0n,
+    });
+    expect(logs.map((l) => l.args.value)).toEqual([p.amount]);
+    expect(await w().client.getBalance({ address: p.deposit })).toBe(0n);
+  }
+  const rows = await sweepsOf(paid);
+  expect(rows.filter((r) => r.status === 'confirmed')).toHaveLength(paid.length);
+  expect(rows.every((r) => r.relayerAddress === w().tank)).toBe(true);
+}
+
+const sweepsOf = (paid: Paid[]) =>
+  getDb()
+    .select()
+    .from(outboundTransfers)
+    .where(
+      and(
+        inArray(
+          outboundTransfers.chargeId,
+          paid.map((p) => p.chargeId),
+        ),
+        eq(outboundTransfers.purpose, 'sweep'),
+      ),
+    );
+
+/** The reconciler and the watchers, `rounds` times, a block each (no sweep job: the scenario sweeps). */
+async function reconcileRounds(rounds: number): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    await mine(1);
+    await jobsOnce({ sweeps: false });
+  }
+}
+
+describe('the relayer under faults', () => {
+  scenario(RELAYER, 'lost sends and errors after the node took them: a single relayed sweep and a batch of three', async (s) => {
+    const paid = paidFor.lost;
+    await expectSwept(s, paid);
+    s.inject({ loseSends: 1, failAfterSends: 1 });
+    s.requireFault('lost_send', 'fail_after_send');
+    expect(await sweepCharge(paid[0]!.chargeId)).toBe('swept'); // its send is lost
+    const batch = await sweepBatch(paid.slice(1).map((p) => p.chargeId)); // its send errs after the node took it
+    expect([...batch.values()]).toEqual(['swept', 'swept', 'swept']);
+    for (let i = 0; i < 3; i++) {
+      await reconcileRounds(1); // the lost one is not in the node's pool: the reconciler sends the same bytes again
+      expect(await sweepCharge(paid[0]!.chargeId)).not.toBe('swept');
+    }
+    const rows = await sweepsOf(paid);
+    expect(rows).toHaveLength(4);
+    expect(new Set(rows.map((r) => r.nonce)).size).toBe(2);
+    await expectMovedOnce(paid);
+  });
+
+  scenario(RELAYER, 'stuck under the base fee: the single sweep and the batch are each re-signed once, at one tank nonce', async (s) => {
+    const paid = paidFor.stuck;
+    await expectSwept(s, paid);
+    await automine(false);
+    expect(await sweepCharge(paid[0]!.chargeId)).toBe('swept');
+    await sweepBatch(paid.slice(1).map((p) => p.chargeId));
+    const before = await sweepsOf(paid);
+    const high = before.reduce((max, r) => (r.maxFeePerGas! > max ? r.maxFeePerGas! : max), 0n) * 4n;
+    for (let i = 0; i < 2; i++) {
+      await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
+      await mine(1);
+      await pause(1_100);
+      await reconcileDueTransfers({ ignoreSchedule: true });
+    }
+    const bumped = await sweepsOf(paid);
+    for (const row of bumped) s.note('fee_bump', row.feeBumps > 0 ? 1 : 0);
+    s.requireFault('fee_bump');
+    const batchRows = bumped.filter((r) => r.chargeId !== paid[0]!.chargeId);
+    expect(new Set(batchRows.map((r) => r.txHash)).size).toBe(1);
+    expect(batchRows.every((r) => r.feeBumps > 0)).toBe(true);
+    await automine(true);
+    await expectMovedOnce(paid);
+  });
+
+  scenario(RELAYER, 'a re-org removes an included batch: it goes back to broadcast, is sent again and lands once', async (s) => {
+    const paid = paidFor.reorg;
+    await expectSwept(s, paid);
+    const snapshot = await rpc('evm_snapshot');
+    await sweepBatch(paid.map((p) => p.chargeId));
+    await reconcileRounds(2);
+    const included = await sweepsOf(paid);
+    expect(included.map((r) => r.status)).toEqual(['included', 'included']);
+    await rpc('evm_revert', [snapshot]);
+    s.note('reorg');
+    await automine(false);
+    await mine(3); // a longer branch without it (the node dropped it from its pool too)
+    await rpc('anvil_dropTransaction', [included[0]!.txHash]).catch(() => null);
+    expect(
+      await w()
+        .client.getTransactionReceipt({ hash: included[0]!.txHash as Hex })
+        .catch(() => null),
+    ).toBeNull();
+    await reconcileDueTransfers({ ignoreSchedule: true });
+    const back = await sweepsOf(paid);
+    expect(back.map((r) => r.status)).toEqual(['broadcast', 'broadcast']);
+    await automine(true);
+    await expectMovedOnce(paid);
+  });
+
+  scenario(
+    RELAYER,
+    'kill -9 after the batch is recorded, before it is broadcast: the reconciler sends it, nothing is signed twice',
+    async (s) => {
+      const paid = paidFor.killRecorded;
+      await expectSwept(s, paid);
+      const run = await runStep({ op: 'sweepBatch', chargeIds: paid.map((p) => p.chargeId) }, 'transfer.recorded');
+      expect(run.killed).toBe(true);
+      s.note('kill_after_record');
+      const recorded = await sweepsOf(paid);
+      expect(recorded.map((r) => r.status)).toEqual(['signed', 'signed']);
+      expect(
+        await w()
+          .client.getTransaction({ hash: recorded[0]!.txHash as Hex })
+          .catch(() => null),
+      ).toBeNull();
+      // The next pass finds them in flight and signs nothing.
+      expect([...(await sweepBatch(paid.map((p) => p.chargeId))).values()]).toEqual(['in_flight', 'in_flight']);
+      await reconcileRounds(3);
+      await expectMovedOnce(paid);
+    },
+  );
+
+  scenario(RELAYER, 'kill -9 after the node accepted the batch, before the rows say so: settled from the chain, once', async (s) => {
+    const paid = paidFor.killSent;
+    await expectSwept(s, paid);
+    const run = await runStep({ op: 'sweepBatch', chargeIds: paid.map((p) => p.chargeId) }, 'transfer.sent');
+    expect(run.killed).toBe(true);
+    s.note('kill_after_send');
+    const rows = await sweepsOf(paid);
+    expect(rows.map((r) => r.status)).toEqual(['signed', 'signed']);
+    expect(await w().client.getTransactionReceipt({ hash: rows[0]!.txHash as Hex })).toBeTruthy();
+    await reconcileRounds(3);
+    await expectMovedOnce(paid);
+  });
+
+  scenario(
+    RELAYER,
+    'duplicate submits: two worker processes sweep the same charges at once; each deposit is in one transaction',
+    async (s) => {
+      const paid = paidFor.duplicate;
+      await expectSwept(s, paid);
+      const ids = paid.map((p) => p.chargeId);
+      const [a, b] = await Promise.all([
+        runStep({ op: 'sweepBatch', chargeIds: ids }),
+        runStep({ op: 'sweepBatch', chargeIds: [...ids].reverse() }),
+      ]);
+      s.note('duplicate_submit');
+      const outcomes = [a.output?.result, b.output?.result] as Record<string, string>[];
+      for (const id of ids) expect(outcomes.filter((o) => o?.[id] === 'swept').length).toBeLessThanOrEqual(1);
+      // Whatever one worker skipped (busy), a later pass sweeps; nothing twice.
+      for (let i = 0; i < 3; i++) {
+        await sweepBatch(ids);
+        await reconcileRounds(2);
+      }
+      const rows = await sweepsOf(paid);
+      expect(rows.filter((r) => r.status !== 'failed')).toHaveLength(3);
+      await expectMovedOnce(paid);
+    },
+  );
+});
