@@ -122,6 +122,8 @@ export default defineConfig({
         // No internet here: no price feed (stablecoins still show their USD value).
         PRICE_FEED_URL: '',
         SMS_PROVIDER: 'dev',
+        // Sponsored sweeps go as soon as they are due (no 30 s batching window): journeys wait on merchant balances.
+        SWEEP_BATCH_WINDOW_SECONDS: '0',
         // Every journey signs in from 127.0.0.1: the per-IP limit would stop the suite, not an attacker.
         AUTH_RATE_LIMIT_PER_IP: '100000',
         ONRAMP_ORDERS_PER_IP: '100000',
