@@ -30,7 +30,8 @@ export async function checkHealth(): Promise<HealthReport> {
   const chains = Object.fromEntries(
     CHAIN_NAMES.map((chain) => {
       const probe = probes[chain];
-      const cursor = figures?.cursors.get(chain) ?? null;
+      // A chain not served has no watcher: a cursor left from an earlier configuration would be stale.
+      const cursor = probe.status === 'not_configured' ? null : (figures?.cursors.get(chain) ?? null);
       const lagBlocks = probe.head !== null && cursor !== null ? Math.max(0, probe.head - cursor) : null;
       return [chain, { ...probe, cursor, lagBlocks }];
     }),

@@ -114,6 +114,12 @@ describe('GET /api/health', () => {
       });
       expect(body.chains.POLYGON.lagBlocks).toBeGreaterThanOrEqual(5);
     });
+    // A cursor left from an earlier configuration (or another file's watcher) is not reported for a chain not served.
+    await getDb()
+      .insert(scannerCursors)
+      .values({ chain: 'SOLANA', consumer: 'charges', lastBlock: 4n, lastBlockHash: 'left-over' })
+      .onConflictDoNothing();
+    clearHealthCache();
     const { body } = await read(getHealth());
     expect(body.chains.SOLANA).toEqual({ status: 'not_configured', head: null, cursor: null, lagBlocks: null });
     expect(body.chains.BSC.status).toBe('not_configured');

@@ -27,6 +27,7 @@ import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixture
 import { expectSuccess, fundedWallet, mintTokens, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { pollSolana } from './poll-solana';
 import { readSolanaBlocks } from './read-solana-blocks';
+import { switchToPrivateDatabase } from '@/test/private-database';
 
 const USDC = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -41,6 +42,9 @@ let finalizedLag = 0n;
 let rpc: Rpc<SolanaRpcApi>;
 
 beforeAll(async () => {
+  // Its own database: the watcher's SOLANA cursor and payments must not reach other files (the health
+  // check's test reads SOLANA as not configured, with no cursor).
+  await switchToPrivateDatabase('read_solana_blocks');
   served = await serveSolanaCluster({ chain: 'SOLANA' });
   process.env.RPC_URL_SOLANA = served.url;
   resetEnvCache();
