@@ -48,7 +48,7 @@ import { decodeWireTransaction } from './sweep-solana';
  */
 export const MAX_SOLANA_RESIGNS = 5;
 
-export type ResignOutcome =
+type ResignOutcome =
   /** Signed again and recorded: send `transfer.rawTransaction` now. */
   | { kind: 'resigned'; transfer: OutboundTransferRow }
   /** The previous transaction was found after all, or the row moved on meanwhile: nothing signed. */

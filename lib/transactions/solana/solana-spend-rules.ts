@@ -18,7 +18,7 @@ import type { PreparedSolanaTransfer } from './prepare-solana-transfer';
 export const SOLANA_FEE_RECORD_SUFFIX = '-fee';
 
 /** What one spend already has on its way (its transfer and its fee record), when it is the one being signed again. */
-export interface OwnInFlight {
+interface OwnInFlight {
   amount: bigint;
   fee: bigint;
 }
