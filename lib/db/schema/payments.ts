@@ -224,7 +224,8 @@ export const outboundTransfers = pgTable(
 
 /**
  * Every signed version of an EVM transfer at its nonce: the original, fee bumps, a cancel. Any of them
- * may be the one mined, so the reconciler looks for a receipt of each.
+ * may be the one mined, so the reconciler looks for a receipt of each. A Solana transfer's versions: the
+ * original and each `new_blockhash` re-sign after the previous one expired unlanded (fees 0: Solana's are fixed).
  */
 export const outboundTransferAttempts = pgTable(
   'outbound_transfer_attempts',
