@@ -9,6 +9,7 @@ import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Address, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddressPool, depositAddresses, outboundTransfers, payments, refunds, sweepSchedule } from '@/lib/db/schema';
@@ -16,9 +17,10 @@ import { resetEnvCache } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { auditDepositAddresses } from '@/lib/ledger/audit-deposit-addresses';
 import { reconcileChain } from '@/lib/ledger/reconcile-chains';
-import { pollChain } from '@/lib/payments/poll-chain';
+import { pollChain, watchedAddresses } from '@/lib/payments/poll-chain';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
+import { setTraceMode } from '@/lib/scanner/internal-transfers';
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
@@ -30,6 +32,7 @@ import { releaseDepositAddresses } from './release-deposit-addresses';
 const CHAIN = 'POLYGON' as const;
 const USDC = CHAINS[CHAIN].tokens.find((t) => t.symbol === 'USDC')!;
 const USDT = CHAINS[CHAIN].tokens.find((t) => t.symbol === 'USDT')!;
+const NATIVE = CHAINS[CHAIN].tokens.find((t) => t.isNative)!;
 let node: LocalChainNode;
 let client: PublicClient;
 let merchant: TestMerchant;
@@ -242,7 +245,7 @@ describe('releasing a lease into its merchant pool', () => {
     for (const [token, amount] of [
       [USDC, '1'],
       [USDT, '1'],
-      [CHAINS[CHAIN].tokens.find((t) => t.isNative)!, '0.001'],
+      [NATIVE, '0.001'],
     ] as const) {
       const { chargeId, address } = await newCharge();
       await retire(chargeId);
@@ -382,10 +385,76 @@ describe('a reused address in the books', () => {
     expect(ours(await reconcileChain(CHAIN), first.address)).toEqual([]);
     // The delegation made for the first sweep served the second: the deposit never held POL.
     expect(await client.getBalance({ address: first.address })).toBe(0n);
+
+    // Leased a third time, for a POL charge: what earlier leases moved out of the address (their sweeps, the fees
+    // recorded on them) is not this lease's, so the watcher's balance check credits it nothing.
+    await getDb()
+      .update(depositAddresses)
+      .set({ watchUntil: new Date(Date.now() - 60_000) })
+      .where(eq(depositAddresses.chargeId, second.chargeId));
+    expect(await release(second.chargeId)).toBe(true);
+    const { chargeId: third, deposit } = await createTestCharge({
+      apiKey: merchant.liveKey!,
+      body: { chargeData: { symbol: 'POL', chain: CHAIN, tokenAddress: NATIVE.address, amount: '1' } },
+    });
+    expect(deposit.address).toBe(first.address);
+    // An earlier lease's POL outflow, as a top-up chain records it (its fee paid from the deposit, its dust-free
+    // balance released at zero): before this lease began, so not this lease's.
+    const earlierOutflow = newId('outboundTransfer');
+    await getDb()
+      .insert(outboundTransfers)
+      .values({
+        id: earlierOutflow,
+        purpose: 'sweep',
+        chain: CHAIN,
+        chargeId: first.chargeId,
+        fromAddress: first.address,
+        toAddress: payer.address,
+        tokenAddress: NATIVE.address,
+        amountBaseUnits: parseEther('0.5'),
+        gasFeeBaseUnits: 21_000n,
+        nonce: 0,
+        txHash: `0x${'cd'.repeat(32)}`,
+        rawTransaction: '0x00',
+        status: 'confirmed',
+        includedBlockNumber: 1n,
+        nextCheckAt: new Date(Date.now() + 3_600_000),
+        createdAt: new Date(Date.now() - 3_600_000),
+      });
+    // As on a node without traces: the watcher credits native balance the records do not explain.
+    setTraceMode(publicClientFor(CHAIN)!, 'none');
+    try {
+      await client.request({ method: 'evm_mine' } as never);
+      await scanners();
+    } finally {
+      setTraceMode(publicClientFor(CHAIN)!, 'trace_block');
+      await getDb().delete(outboundTransfers).where(eq(outboundTransfers.id, earlierOutflow));
+    }
+    expect(await paymentsOf(third)).toEqual([]);
+    expect((await getDb().select().from(charges).where(eq(charges.id, third)))[0]!.status).toBe('pending');
+  });
+
+  it('never watches a released lease, even one whose watch would still run', async () => {
+    const { chargeId, address } = await newCharge();
+    const watchUntil = (await lease(chargeId)).watchUntil;
+    await retire(chargeId);
+    expect(await release(chargeId)).toBe(true);
+    await getDb().update(depositAddresses).set({ watchUntil }).where(eq(depositAddresses.chargeId, chargeId));
+    expect((await watchedAddresses(getDb(), CHAIN, new Date(), [address])).size).toBe(0);
+    const next = await newCharge();
+    expect(next.address).toBe(address);
+    expect((await watchedAddresses(getDb(), CHAIN, new Date(), [address])).get(address.toLowerCase())).toMatchObject({
+      chargeId: next.chargeId,
+    });
   });
 
   it('finds a payment to a pooled address with the slow pass: the last lease’s late payment, credited to nobody, out of the pool', async () => {
+    // Leased twice before it was pooled: the funds are the latest lease's.
+    const earlier = await newCharge();
+    await retire(earlier.chargeId);
+    expect(await release(earlier.chargeId)).toBe(true);
     const { chargeId, address } = await newCharge();
+    expect(address).toBe(earlier.address);
     await retire(chargeId);
     expect(await release(chargeId)).toBe(true);
     await send(USDC, address, '2');
@@ -396,6 +465,7 @@ describe('a reused address in the books', () => {
     const [run] = await auditDepositAddresses({ chains: [CHAIN] });
     expect(run!.latePayments).toBeGreaterThanOrEqual(1);
     expect(await paymentsOf(chargeId)).toEqual([expect.objectContaining({ isLate: true, amountBaseUnits: parseUnits('2', 6) })]);
+    expect(await paymentsOf(earlier.chargeId)).toEqual([]);
     expect(await poolOf(merchant.id)).toEqual([]);
     // The next charge gets a fresh address, and the books agree.
     expect((await newCharge()).address).not.toBe(address);
