@@ -36,25 +36,11 @@ import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
 import { gasTankAddress } from '@/lib/transactions/gas-tank';
 import { IN_FLIGHT_STATUSES } from '@/lib/transactions/state';
+import type { Discrepancy } from './discrepancy';
 import { expectedBalances, type ExpectedBalance } from './expected-balances';
 import { reconcileSolana } from './reconcile-solana';
 import { tankExpected, tankOpenings } from './tank-expected';
 import { metrics } from '@/lib/metrics/metrics';
-
-interface Discrepancy {
-  chain: ChainName;
-  address: string;
-  /** What the address is: a charge's deposit address, a merchant's or a user's wallet, the gas tank. */
-  holder: string;
-  token: string;
-  symbol: string;
-  decimals: number;
-  expected: bigint;
-  actual: bigint;
-  /** actual − expected: positive = unrecorded funds, negative = value left without a record. */
-  difference: bigint;
-  chargeIds: string[];
-}
 
 export interface ChainReconciliation {
   chain: ChainName;

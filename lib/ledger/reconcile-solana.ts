@@ -41,30 +41,18 @@ import {
   wallets,
 } from '@/lib/db/schema';
 import { IN_FLIGHT_STATUSES } from '@/lib/transactions/state';
+import type { Discrepancy } from './discrepancy';
 import { pollSolanaWallets, solanaTankAddress } from './poll-solana-wallets';
 import { tankExpected, tankOpenings } from './tank-expected';
 
 type SolanaReconcileRpc = Rpc<GetAccountInfoApi & GetBalanceApi & GetSlotApi>;
-
-interface SolanaDifference {
-  chain: ChainName;
-  address: string;
-  holder: string;
-  token: string;
-  symbol: string;
-  decimals: number;
-  expected: bigint;
-  actual: bigint;
-  difference: bigint;
-  chargeIds: string[];
-}
 
 export interface SolanaReconciliation {
   /** The finalized slot read before the balances (each balance is compared at its own context slot, at or above it). */
   atBlock: bigint;
   checked: number;
   busy: number;
-  discrepancies: SolanaDifference[];
+  discrepancies: Discrepancy[];
 }
 
 const READ_CONCURRENCY = 8;
@@ -122,7 +110,7 @@ export async function reconcileSolana(
   );
   const openings = await tankOpenings(chain, tank);
 
-  const discrepancies: SolanaDifference[] = [];
+  const discrepancies: Discrepancy[] = [];
   let checked = 0;
   let busy = 0;
   for (const reading of readings) {
