@@ -34,7 +34,8 @@ import { startDueFulfilments } from '@/lib/contracts/start-fulfilments';
 import { payChargesFromDeliveredOrders } from '@/lib/onramp/pay-charge-from-order';
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
-import { subscribeToNewBlocks, type BlockSubscriptions } from './new-blocks';
+import type { BlockSubscriptions } from './keep-subscribed';
+import { subscribeToNewBlocks } from './new-blocks';
 import { subscribeToNewSlots } from './new-slots';
 import { traced } from '@/lib/tracing';
 

@@ -12,7 +12,7 @@
  *  - the gas tank. It is funded from outside: the wallet indexer records its inflows, but funding from before
  *    the indexer watched it is in no record, so its books open at the first run that reads it
  *    (ledger_openings: balance and ledger sum at that block) and its expected balance afterwards is that
- *    balance plus its ledger entries since (funding in, top-ups out, fees).
+ *    balance plus its ledger entries since (funding in, top-ups out, fees): ./tank-expected.ts.
  *
  * A difference is a fact to explain, not always a loss: more on chain than expected is usually a transfer
  * nothing records (a token the charge is not in, sent to a deposit address: stranded funds to refund);
@@ -31,29 +31,16 @@ import { CHAIN_NAMES, CHAINS, type ChainName } from '@/lib/chains/registry';
 import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { isChainServed } from '@/lib/chains/served';
 import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses, ledgerOpenings, outboundTransfers, scannerCursors, wallets } from '@/lib/db/schema';
+import { charges, depositAddresses, outboundTransfers, scannerCursors, wallets } from '@/lib/db/schema';
 import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
 import { gasTankAddress } from '@/lib/transactions/gas-tank';
 import { IN_FLIGHT_STATUSES } from '@/lib/transactions/state';
+import type { Discrepancy } from './discrepancy';
 import { expectedBalances, type ExpectedBalance } from './expected-balances';
 import { reconcileSolana } from './reconcile-solana';
+import { tankExpected, tankOpenings } from './tank-expected';
 import { metrics } from '@/lib/metrics/metrics';
-
-interface Discrepancy {
-  chain: ChainName;
-  address: string;
-  /** What the address is: a charge's deposit address, a merchant's or a user's wallet, the gas tank. */
-  holder: string;
-  token: string;
-  symbol: string;
-  decimals: number;
-  expected: bigint;
-  actual: bigint;
-  /** actual − expected: positive = unrecorded funds, negative = value left without a record. */
-  difference: bigint;
-  chargeIds: string[];
-}
 
 export interface ChainReconciliation {
   chain: ChainName;
@@ -137,7 +124,7 @@ export async function reconcileChain(chain: ChainName): Promise<ChainReconciliat
         const actual = await balanceAt(client, address, token, atBlock);
         let expected = row?.expected ?? 0n;
         if (address === tank) {
-          const opened = await tankExpected({ chain, tank, token, atBlock, ledger: expected, actual, openings });
+          const opened = await tankExpected({ chain, tank, token, at: atBlock, unit: 'block', ledger: expected, actual, openings });
           if (opened === null) {
             skipped++;
             return;
@@ -235,46 +222,6 @@ async function holdersOf(
   }
   holders.set(gasTankAddress().toLowerCase(), 'gas tank');
   return { holders, tokensOf };
-}
-
-type Opening = { blockNumber: bigint; balanceBaseUnits: bigint; ledgerBaseUnits: bigint };
-
-async function tankOpenings(chain: ChainName, tank: string): Promise<Map<string, Opening>> {
-  const rows = await getDb()
-    .select()
-    .from(ledgerOpenings)
-    .where(and(eq(ledgerOpenings.chain, chain), eq(ledgerOpenings.address, tank)));
-  return new Map(rows.map((row) => [row.token, row]));
-}
-
-/**
- * The tank's expected balance of `token` at `atBlock`: its opening balance plus its ledger entries since.
- * The first run that reads it opens its books there (so it reports no difference that run). Null when
- * `atBlock` is before the opening (a node behind the one that opened them): not comparable this run.
- */
-async function tankExpected(input: {
-  chain: ChainName;
-  tank: string;
-  token: string;
-  atBlock: bigint;
-  /** The ledger's sum of the tank's entries up to atBlock. */
-  ledger: bigint;
-  actual: bigint;
-  openings: Map<string, Opening>;
-}): Promise<bigint | null> {
-  const { chain, tank, token, atBlock, ledger, actual, openings } = input;
-  let opening = openings.get(token);
-  if (!opening) {
-    const [row] = await getDb()
-      .insert(ledgerOpenings)
-      .values({ chain, address: tank, token, blockNumber: atBlock, balanceBaseUnits: actual, ledgerBaseUnits: ledger })
-      .onConflictDoNothing()
-      .returning();
-    if (row) log.info('gas tank books opened', { chain, token, atBlock: atBlock.toString(), balance: actual.toString() });
-    opening = row ?? (await tankOpenings(chain, tank)).get(token)!;
-  }
-  if (atBlock < opening.blockNumber) return null;
-  return opening.balanceBaseUnits + ledger - opening.ledgerBaseUnits;
 }
 
 /** Senders with a transfer signed or broadcast but not yet seen in a block: their balance is moving. */

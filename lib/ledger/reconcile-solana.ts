@@ -33,7 +33,6 @@ import { getDb } from '@/lib/db/client';
 import { type SolanaRpc } from '@/lib/chains/solana-rpc';
 import {
   depositAddresses,
-  ledgerOpenings,
   outboundTransfers,
   payments,
   solanaWalletCursors,
@@ -41,31 +40,19 @@ import {
   walletIncomingTransfers,
   wallets,
 } from '@/lib/db/schema';
-import { log } from '@/lib/log';
 import { IN_FLIGHT_STATUSES } from '@/lib/transactions/state';
+import type { Discrepancy } from './discrepancy';
 import { pollSolanaWallets, solanaTankAddress } from './poll-solana-wallets';
+import { tankExpected, tankOpenings } from './tank-expected';
 
 type SolanaReconcileRpc = Rpc<GetAccountInfoApi & GetBalanceApi & GetSlotApi>;
-
-interface SolanaDifference {
-  chain: ChainName;
-  address: string;
-  holder: string;
-  token: string;
-  symbol: string;
-  decimals: number;
-  expected: bigint;
-  actual: bigint;
-  difference: bigint;
-  chargeIds: string[];
-}
 
 export interface SolanaReconciliation {
   /** The finalized slot read before the balances (each balance is compared at its own context slot, at or above it). */
   atBlock: bigint;
   checked: number;
   busy: number;
-  discrepancies: SolanaDifference[];
+  discrepancies: Discrepancy[];
 }
 
 const READ_CONCURRENCY = 8;
@@ -121,9 +108,9 @@ export async function reconcileSolana(
       .filter((t) => (IN_FLIGHT_STATUSES as readonly string[]).includes(t.status) || t.createdAt >= startedAt)
       .map((t) => t.from),
   );
-  const openings = await openingsOf(chain, tank);
+  const openings = await tankOpenings(chain, tank);
 
-  const discrepancies: SolanaDifference[] = [];
+  const discrepancies: Discrepancy[] = [];
   let checked = 0;
   let busy = 0;
   for (const reading of readings) {
@@ -152,7 +139,7 @@ export async function reconcileSolana(
       const ledger =
         sum(records.incoming.filter((w) => w.to === at && w.token === token && w.status !== 'dropped' && w.slot <= reading.slot)) - out;
       if (holder.kind === 'tank') {
-        const opened = await tankExpected({ chain, tank, token, slot: reading.slot, ledger, actual: reading.actual, openings });
+        const opened = await tankExpected({ chain, tank, token, at: reading.slot, unit: 'slot', ledger, actual: reading.actual, openings });
         if (opened === null) {
           busy++;
           continue;
@@ -303,46 +290,6 @@ async function recordsOf(chain: ChainName, ids: string[]) {
       .where(and(eq(solanaWalletCursors.chain, chain), inArray(solanaWalletCursors.owner, ids))),
   ]);
   return { searched, outgoing, received, strays, incoming, cursors };
-}
-
-type Opening = { blockNumber: bigint; balanceBaseUnits: bigint; ledgerBaseUnits: bigint };
-
-async function openingsOf(chain: ChainName, tank: string): Promise<Map<string, Opening>> {
-  const rows = await getDb()
-    .select()
-    .from(ledgerOpenings)
-    .where(and(eq(ledgerOpenings.chain, chain), eq(ledgerOpenings.address, tank)));
-  return new Map(rows.map((row) => [row.token, row]));
-}
-
-/**
- * The tank's expected balance of `token` read at `slot`: its opening balance plus its ledger since (funding
- * in, fees and rent paid out). The first run that reads it opens its books (ledger_openings, as on EVM:
- * reconcile-chains.ts); null when `slot` is before the opening (a node behind the one that opened them).
- */
-async function tankExpected(input: {
-  chain: ChainName;
-  tank: string;
-  token: string;
-  slot: bigint;
-  ledger: bigint;
-  actual: bigint;
-  openings: Map<string, Opening>;
-}): Promise<bigint | null> {
-  const { chain, tank, token, slot, ledger, actual, openings } = input;
-  let opening = openings.get(token);
-  if (!opening) {
-    const [row] = await getDb()
-      .insert(ledgerOpenings)
-      .values({ chain, address: tank, token, blockNumber: slot, balanceBaseUnits: actual, ledgerBaseUnits: ledger })
-      .onConflictDoNothing()
-      .returning();
-    if (row) log.info('gas tank books opened', { chain, token, atSlot: slot.toString(), balance: actual.toString() });
-    opening = row ?? (await openingsOf(chain, tank)).get(token)!;
-    openings.set(token, opening);
-  }
-  if (slot < opening.blockNumber) return null;
-  return opening.balanceBaseUnits + ledger - opening.ledgerBaseUnits;
 }
 
 /** SOL in the account, or the amount in its associated token account of `mint` (0 when there is none), at 'finalized'. */

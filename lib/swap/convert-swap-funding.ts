@@ -30,7 +30,6 @@ import { findPaymentsInFlight } from '@/lib/charges/payment-in-flight';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, onrampOrders, swapExecutions, swapFundingSignals, type ChargeRow } from '@/lib/db/schema';
-import { env } from '@/lib/env';
 import { isAppError } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { formatAmount } from '@/lib/money';
@@ -40,7 +39,8 @@ import { newSwapExecutionId, recordSwap, type SignedSwap } from './record-swap';
 import { submitSwap } from './submit-swap';
 import { liveSwapOf, payableSwapCharge } from './swap-charge';
 import { configuredSwapPairs } from '@/lib/chains/swap-pairs';
-import { quoteExactOut, type ExactOutQuote } from '@/lib/chains/uniswap-v2-router';
+import type { ExactOutQuote } from '@/lib/chains/uniswap-v2-router';
+import { quoteSwapCharge } from './quote-swap-charge';
 
 /** After a refused attempt (the pool moved past the funds held), wait this long before quoting again. */
 export const RETRY_AFTER_MS = 60_000;
@@ -146,12 +146,7 @@ async function planConversion(chargeId: string, now: Date): Promise<ConversionPl
 
   let quote;
   try {
-    quote = await quoteExactOut(client, {
-      router: pair.router,
-      path: [pair.funding.address as Address, pair.target.address as Address],
-      amountOut: due,
-      slippageBps: env().SWAP_SLIPPAGE_BPS,
-    });
+    quote = await quoteSwapCharge(client, { pair, due });
   } catch (error) {
     if (isAppError(error) && error.code === 'quote_unavailable') return { outcome: 'quote_unavailable' };
     throw error;

@@ -9,13 +9,12 @@
  * the swap does not use stays at the deposit address, on the charge's record, for support to refund.
  */
 import { eq } from 'drizzle-orm';
-import type { Address } from 'viem';
 import { z } from 'zod';
 import { publicClientFor } from '@/lib/chains/clients';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges } from '@/lib/db/schema';
-import { checkoutBaseUrl, env } from '@/lib/env';
+import { checkoutBaseUrl } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-methods';
@@ -24,7 +23,7 @@ import { quoteOnramp, type OnrampQuoteView } from '@/lib/onramp/quote-onramp';
 import { assertSwapProvider, swapAvailability } from './swap-availability';
 import { liveSwapOf, payableSwapCharge, type SwapCharge } from './swap-charge';
 import { swapQuoteView, type SwapQuoteView } from './quote-view';
-import { quoteExactOut } from '@/lib/chains/uniswap-v2-router';
+import { quoteSwapCharge } from './quote-swap-charge';
 
 export interface SwapFundingQuote {
   swap: SwapQuoteView;
@@ -47,12 +46,7 @@ export async function quoteSwapFunding(input: {
   const { pair, due } = swapCharge;
   const client = publicClientFor(pair.chain);
   if (!client) throw new AppError('chain_unavailable', `${CHAINS[pair.chain].displayName} is not reachable right now. Try again shortly.`);
-  const quote = await quoteExactOut(client, {
-    router: pair.router,
-    path: [pair.funding.address as Address, pair.target.address as Address],
-    amountOut: due,
-    slippageBps: env().SWAP_SLIPPAGE_BPS,
-  });
+  const quote = await quoteSwapCharge(client, { pair, due });
   const fundingAmount = formatAmount(roundUpToCents(quote.amountInMax, pair.funding.decimals), pair.funding.decimals);
   const result: SwapFundingQuote = { swap: swapQuoteView(pair, quote), fundingAmount };
   if (input.providerId && input.paymentMethod && input.country) {

@@ -21,7 +21,6 @@ import { assertNoOtherPaymentInFlight } from '@/lib/charges/payment-in-flight';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, wallets, type SwapExecutionRow } from '@/lib/db/schema';
-import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { accountFromKey } from '@/lib/transactions/account-from-key';
@@ -32,7 +31,7 @@ import { submitSwap } from './submit-swap';
 import { swapQuoteView, type SwapQuoteView } from './quote-view';
 import { assertSwapOffered, swapAvailability } from './swap-availability';
 import { liveSwapOf, payableSwapCharge } from './swap-charge';
-import { quoteExactOut } from '@/lib/chains/uniswap-v2-router';
+import { quoteSwapCharge } from './quote-swap-charge';
 
 export interface HeldFundsQuote extends SwapQuoteView {
   /** The payer's balance of the funding token. */
@@ -57,12 +56,7 @@ export async function quoteHeldFundsSwap(input: {
     }),
   );
   const client = requireClient(pair.chain);
-  const quote = await quoteExactOut(client, {
-    router: pair.router,
-    path: [pair.funding.address as Address, pair.target.address as Address],
-    amountOut: due,
-    slippageBps: env().SWAP_SLIPPAGE_BPS,
-  });
+  const quote = await quoteSwapCharge(client, { pair, due });
   const balance = await client.readContract({
     address: pair.funding.address as Address,
     abi: erc20Abi,
@@ -161,12 +155,7 @@ function existingSwapFor(existing: SwapExecutionRow, userId: string): HeldFundsS
 async function prepareHeldFundsSwap(seen: Awaited<ReturnType<typeof loadForUser>>, accepted: bigint): Promise<PreparedSwap> {
   const { pair, due, wallet, walletRow, depositAddress } = seen;
   const client = requireClient(pair.chain);
-  const quote = await quoteExactOut(client, {
-    router: pair.router,
-    path: [pair.funding.address as Address, pair.target.address as Address],
-    amountOut: due,
-    slippageBps: env().SWAP_SLIPPAGE_BPS,
-  });
+  const quote = await quoteSwapCharge(client, { pair, due });
   const fmt = (units: bigint) => `${formatAmount(units, pair.funding.decimals)} ${pair.funding.symbol}`;
   if (quote.amountIn > accepted) {
     throw new AppError(

@@ -3,10 +3,10 @@
  * app request or a worker's job, which may die by SIGKILL at a crash point (CHARGEPORT_CRASH_AT), or
  * crash on its own when its database connection is terminated under it.
  */
-import { spawn } from 'node:child_process';
 import type { CrashPoint } from '@/lib/crash-points';
 import type { WithdrawalInput } from '@/lib/merchants/withdraw';
 import type { RefundContext } from '@/lib/refunds/create-refund';
+import { spawnFaultProcess } from './spawn-fault-process';
 
 export type Job =
   | { op: 'pay'; userId: string; chargeId: string; pin: string }
@@ -30,24 +30,7 @@ export interface JobRun {
   stderr: string;
 }
 
-export function runJob(job: Job, crashAt?: CrashPoint): Promise<JobRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=react-server', '--import', 'tsx', 'test/faults/run-job.mts', JSON.stringify(job)],
-      {
-        env: { ...process.env, CHARGEPORT_CRASH_AT: crashAt ?? '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      const line = stdout.split('\n').find((l) => l.startsWith('{"ok"'));
-      resolve({ killed: signal === 'SIGKILL', exitCode: code, output: line ? JSON.parse(line) : null, stderr: stderr.slice(-3000) });
-    });
-  });
+export async function runJob(job: Job, crashAt?: CrashPoint): Promise<JobRun> {
+  const { code, signal, line, stderr } = await spawnFaultProcess('test/faults/run-job.mts', job, crashAt);
+  return { killed: signal === 'SIGKILL', exitCode: code, output: line ? JSON.parse(line) : null, stderr: stderr.slice(-3000) };
 }

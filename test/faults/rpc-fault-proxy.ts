@@ -3,8 +3,7 @@
  * the proxy as its RPC endpoint, and a scenario decides what goes wrong — errors, timeouts, stale or
  * inconsistent answers, sends that are acknowledged but never reach the node.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { faultScenario, forwardTo, matches, serveJsonRpc, type FaultProxy, type JsonRpcRequest } from './json-rpc-fault-proxy';
 
 export interface FaultPlan {
   /** Chance (0–1) that a call of one of these methods (or any, when omitted) answers a JSON-RPC error. */
@@ -41,48 +40,25 @@ export interface FaultPlan {
  */
 type TransportFault = 'http_429' | 'http_503' | 'reset' | 'rpc_limit' | 'rpc_internal' | 'hang';
 
-interface JsonRpcRequest {
-  jsonrpc: '2.0';
-  id: number | string | null;
-  method: string;
-  params?: unknown[];
-}
-
-export interface RpcFaultProxy {
-  url: string;
-  /** Replaces the faults in effect (an empty plan heals the proxy). */
-  inject(plan: FaultPlan): void;
-  /** How often each fault fired since the last inject(). */
-  counts(): Record<string, number>;
-  close(): Promise<void>;
-}
+export type RpcFaultProxy = FaultProxy<FaultPlan>;
 
 export async function startRpcFaultProxy(upstream: string, random: () => number = Math.random): Promise<RpcFaultProxy> {
-  let plan: FaultPlan = {};
-  let fired: Record<string, number> = {};
-  const fire = (name: string) => (fired[name] = (fired[name] ?? 0) + 1);
-  const matches = (methods: string[] | undefined, method: string) => !methods || methods.includes(method);
-
-  const forward = async (request: JsonRpcRequest): Promise<unknown> => {
-    const response = await fetch(upstream, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(request),
-    });
-    return response.json();
-  };
+  const scenario = faultScenario<TransportFault, FaultPlan>((next) => ({ ...next }));
+  const { fire } = scenario;
+  const forward = forwardTo(upstream);
 
   const handle = async (request: JsonRpcRequest): Promise<unknown> => {
     const error = (message: string) => ({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message } });
-    if (plan.delayMs && matches(plan.delayMethods, request.method)) {
+    if (scenario.plan.delayMs && matches(scenario.plan.delayMethods, request.method)) {
       fire('delay');
-      await new Promise((resolve) => setTimeout(resolve, plan.delayMs));
+      await new Promise((resolve) => setTimeout(resolve, scenario.plan.delayMs));
     }
-    if (plan.errorRate && matches(plan.errorMethods, request.method) && random() < plan.errorRate) {
+    if (scenario.plan.errorRate && matches(scenario.plan.errorMethods, request.method) && random() < scenario.plan.errorRate) {
       fire('error');
       return error('injected fault: upstream unavailable');
     }
     if (request.method === 'eth_sendRawTransaction') {
+      const { plan } = scenario;
       if (plan.loseSends && plan.loseSends > 0) {
         plan.loseSends--;
         fire('lost_send');
@@ -103,85 +79,59 @@ export async function startRpcFaultProxy(upstream: string, random: () => number 
       }
     }
     if (
-      plan.missingReceiptRate &&
+      scenario.plan.missingReceiptRate &&
       (request.method === 'eth_getTransactionReceipt' || request.method === 'eth_getTransactionByHash') &&
-      random() < plan.missingReceiptRate
+      random() < scenario.plan.missingReceiptRate
     ) {
       fire('missing_receipt');
       return { jsonrpc: '2.0', id: request.id, result: null };
     }
     const answer = (await forward(request)) as { result?: unknown };
-    if (request.method === 'eth_blockNumber' && plan.staleBlocks && typeof answer.result === 'string') {
+    if (request.method === 'eth_blockNumber' && scenario.plan.staleBlocks && typeof answer.result === 'string') {
       fire('stale_block');
-      const behind = BigInt(answer.result) - BigInt(plan.staleBlocks);
+      const behind = BigInt(answer.result) - BigInt(scenario.plan.staleBlocks);
       return { ...answer, result: `0x${(behind > 0n ? behind : 0n).toString(16)}` };
     }
     return answer;
   };
 
-  /** The transport fault this request meets, if any (and counts it down). */
-  const transportFaultFor = (body: JsonRpcRequest | JsonRpcRequest[]): TransportFault | undefined => {
-    const faults = plan.transportFaults;
-    if (!faults || faults.count <= 0 || !faults.kinds.length) return undefined;
-    const requests = Array.isArray(body) ? body : [body];
-    if (!requests.some((request) => matches(faults.methods, request.method))) return undefined;
-    const used = Object.entries(fired)
-      .filter(([name]) => name.startsWith('transport_'))
-      .reduce((sum, [, n]) => sum + n, 0);
-    faults.count--;
-    const kind = faults.kinds[used % faults.kinds.length]!;
-    fire(`transport_${kind}`);
-    return kind;
-  };
-
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcRequest | JsonRpcRequest[];
-        const fault = transportFaultFor(body);
-        if (fault) {
-          const rpcError = (code: number, message: string) =>
-            (Array.isArray(body) ? body : [body]).map((request) => ({ jsonrpc: '2.0', id: request.id, error: { code, message } }));
-          switch (fault) {
-            case 'http_429':
-              res.writeHead(429, { 'content-type': 'text/plain' });
-              return res.end('Too Many Requests');
-            case 'http_503':
-              res.writeHead(503, { 'content-type': 'text/plain' });
-              return res.end('Service Unavailable');
-            case 'reset':
-              return req.socket.destroy();
-            case 'rpc_limit':
-            case 'rpc_internal': {
-              const errors = fault === 'rpc_limit' ? rpcError(-32005, 'limit exceeded') : rpcError(-32603, 'internal error');
-              res.writeHead(200, { 'content-type': 'application/json' });
-              return res.end(JSON.stringify(Array.isArray(body) ? errors : errors[0]));
-            }
-            case 'hang':
-              await new Promise((resolve) => setTimeout(resolve, 11_000));
-              return req.socket.destroy();
-          }
+  const { url, server } = await serveJsonRpc({
+    handle,
+    transportFault: async (body, req, res) => {
+      const fault = scenario.transportFaultFor(body);
+      if (!fault) return false;
+      const rpcError = (code: number, message: string) =>
+        (Array.isArray(body) ? body : [body]).map((request) => ({ jsonrpc: '2.0', id: request.id, error: { code, message } }));
+      switch (fault) {
+        case 'http_429':
+          res.writeHead(429, { 'content-type': 'text/plain' });
+          res.end('Too Many Requests');
+          return true;
+        case 'http_503':
+          res.writeHead(503, { 'content-type': 'text/plain' });
+          res.end('Service Unavailable');
+          return true;
+        case 'reset':
+          req.socket.destroy();
+          return true;
+        case 'rpc_limit':
+        case 'rpc_internal': {
+          const errors = fault === 'rpc_limit' ? rpcError(-32005, 'limit exceeded') : rpcError(-32603, 'internal error');
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(Array.isArray(body) ? errors : errors[0]));
+          return true;
         }
-        const answer = Array.isArray(body) ? await Promise.all(body.map(handle)) : await handle(body);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(answer));
-      } catch (error) {
-        res.writeHead(502, { 'content-type': 'text/plain' });
-        res.end(error instanceof Error ? error.message : String(error));
+        case 'hang':
+          await new Promise((resolve) => setTimeout(resolve, 11_000));
+          req.socket.destroy();
+          return true;
       }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    inject(next) {
-      plan = { ...next };
-      fired = {};
     },
-    counts: () => ({ ...fired }),
+  });
+  return {
+    url,
+    inject: scenario.inject,
+    counts: scenario.counts,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
