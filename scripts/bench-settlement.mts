@@ -10,6 +10,14 @@
  *    POST /api/createCharge on a private embedded PostgreSQL, each paid in full, seen by the watcher, swept by
  *    `sweepBatch` (recorded before broadcast, one transfer row per deposit) and settled by the reconciler; its
  *    gas is the receipts' of the transactions the rows name;
+ *    Its first sweep of each address also grants the tank an allowance (ADR 0035, "Pull sweeps"): this is the row
+ *    "pull path, fresh addresses (first sweep grants)";
+ *  - pull path, reused addresses: **the engine again**, a second round of N charges whose deposit addresses are the
+ *    first round's (granted before): one transaction of the tank to itself per window, executeBatch of transferFrom.
+ *    Until the per-merchant pool of deposit addresses (ADR 0038, another branch) is on main, the bench hands each
+ *    address on itself: the new charge's deposit_addresses row and the old one's swap address and derivation index
+ *    (the old charge is swept and settled). The tank delegated itself once before (a one-time cost of its life,
+ *    not counted);
  *  - the same for addresses delegated before (a reused address: no authorization in the sweep), chain only.
  * Every deposit address is new and holds USDC only, as a charge's does; each window pays a new merchant address.
  * Gas is the receipts' gasUsed (the setup transactions are not counted).
@@ -20,11 +28,14 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
-import { createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, http, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { CHAINS } from '@/lib/chains/registry';
 import { buildSponsoredCall } from '@/lib/smart-accounts/build-sponsored-call';
 import { readSponsorFacts } from '@/lib/smart-accounts/read-sponsor-facts';
+import { readDelegation } from '@/lib/smart-accounts/read-delegation';
+import { signDelegation } from '@/lib/smart-accounts/sign-delegation';
+import { SIMPLE_7702_ACCOUNT_ADDRESS } from '@/lib/chains/smart-account-contracts';
 import { userOperationOutcome } from '@/lib/smart-accounts/user-operation-outcome';
 import { fundLocalWallet, provisionLocalChain, startLocalChain } from '@/scripts/stack/local-chain';
 
@@ -58,12 +69,12 @@ process.env.DEPOSIT_HD_SEED ??= Buffer.alloc(32, 5).toString('base64');
 const { migrateDatabase } = await import('@/lib/admin/migrate-database');
 const { getDb, closeDb } = await import('@/lib/db/client');
 const { charges, depositAddresses, outboundTransfers } = await import('@/lib/db/schema');
-const { inArray } = await import('drizzle-orm');
+const { eq, inArray } = await import('drizzle-orm');
 const { createMerchant } = await import('@/lib/onboarding/create-merchant');
 const { pollChain } = await import('@/lib/payments/poll-chain');
 const { sweepBatch } = await import('@/lib/payments/sweep-charges');
 const { reconcileDueTransfers } = await import('@/lib/jobs/transfer-outcome-hooks');
-const { gasTankAddress } = await import('@/lib/transactions/gas-tank');
+const { gasTankAccount, gasTankAddress } = await import('@/lib/transactions/gas-tank');
 const { POST: createChargeRoute } = await import('@/app/api/createCharge/route');
 try {
   await migrateDatabase(database.url);
@@ -178,9 +189,24 @@ try {
   });
   const payerWallet = createWalletClient({ account: payer, transport });
   await pollChain(CHAIN); // the watcher starts here
+  {
+    // The engine's tank delegates itself once in its life (its first pull would carry it): done here, not counted.
+    const engineTank = gasTankAccount();
+    const nonce = await client.getTransactionCount({ address: engineTank.address });
+    const authorization = await signDelegation(engineTank, { chainId: CHAINS[CHAIN].evmChainId!, nonce: nonce + 1 });
+    await mined(
+      await createWalletClient({ account: engineTank, transport }).sendTransaction({
+        chain: null,
+        to: engineTank.address,
+        gas: 100_000n,
+        authorizationList: [authorization],
+      }),
+    );
+    if ((await readDelegation(client, engineTank.address)) !== SIMPLE_7702_ACCOUNT_ADDRESS) throw new Error('the tank did not delegate');
+  }
 
   /** N charges of a new merchant, paid in full and succeeded, swept by the engine's batch path, settled. */
-  async function engineBatch(n: number) {
+  async function engineBatch(n: number, reuse?: string[]) {
     const { keys } = await createMerchant({ email: `bench-${randomUUID()}@settlement.example`, name: `Settlement ${n}`, verified: true });
     const apiKey = keys.find((key) => key.mode === 'live')!.plaintext;
     const chargeIds: string[] = [];
@@ -195,6 +221,24 @@ try {
       );
       if (response.status !== 200) throw new Error(`createCharge answered ${response.status}: ${await response.text()}`);
       chargeIds.push(((await response.json()) as { data: { chargeId: string } }).data.chargeId);
+    }
+    // A second round reuses the first round's addresses: swap the rows (see the header).
+    for (const [i, chargeId] of chargeIds.entries()) {
+      const earlier = reuse?.[i];
+      if (!earlier) continue;
+      await getDb().transaction(async (tx) => {
+        const [a] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, earlier));
+        const [b] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
+        await tx.update(depositAddresses).set({ address: 'swap', derivationIndex: -1 }).where(eq(depositAddresses.id, a!.id));
+        await tx
+          .update(depositAddresses)
+          .set({ address: a!.address, derivationIndex: a!.derivationIndex })
+          .where(eq(depositAddresses.id, b!.id));
+        await tx
+          .update(depositAddresses)
+          .set({ address: b!.address, derivationIndex: b!.derivationIndex })
+          .where(eq(depositAddresses.id, a!.id));
+      });
     }
     const deposits = await getDb().select().from(depositAddresses).where(inArray(depositAddresses.chargeId, chargeIds));
     for (const deposit of deposits) {
@@ -239,7 +283,10 @@ try {
           if (tokens !== 0n || native !== 0n)
             throw new Error(`deposit ${deposit.address} holds ${tokens} USDC and ${native} POL after its sweep`);
         }
-        return { txs: hashes.length, gas, topUps: sweeps.filter((t) => t.purpose === 'gas_topup').length };
+        const pulls = sweeps.filter((t) => t.callTo && getAddress(t.callTo) === gasTankAddress()).length;
+        if (reuse && pulls !== n) throw new Error(`${pulls} of ${n} reused addresses were pulled`);
+        if (!reuse && pulls !== 0) throw new Error('a fresh address was pulled');
+        return { txs: hashes.length, gas, topUps: sweeps.filter((t) => t.purpose === 'gas_topup').length, chargeIds };
       }
     }
     throw new Error('the batch did not settle');
@@ -249,10 +296,16 @@ try {
   for (const n of SIZES) {
     log(`window of ${n}: today's path`);
     const base = await today(n);
+    const sponsoredPerCharge = await (log(`window of ${n}: sponsored`), sponsored(n, { batched: false }));
+    const fresh = await (log(`window of ${n}: the engine's batched sweep (granting)`), engineBatch(n));
     const results = [
       ['today (top-up + transfer)', base],
-      ['sponsored, one handleOps per charge', await (log(`window of ${n}: sponsored`), sponsored(n, { batched: false }))],
-      ['sponsored, one handleOps per window (engine)', await (log(`window of ${n}: the engine's batched sweep`), engineBatch(n))],
+      ['sponsored, one handleOps per charge', sponsoredPerCharge],
+      ['pull path (engine), fresh addresses (first sweep grants)', fresh],
+      [
+        'pull path (engine), addresses reused (granted before)',
+        await (log(`window of ${n}: the engine's pull of reused addresses`), engineBatch(n, fresh.chargeIds)),
+      ],
       [
         'sponsored, per window, reused addresses',
         await (log(`window of ${n}: sponsored, batched, delegated before`), sponsored(n, { batched: true, delegatedBefore: true })),
