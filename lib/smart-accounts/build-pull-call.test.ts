@@ -11,18 +11,18 @@ const deposit = privateKeyToAccount(generatePrivateKey()).address;
 const payee = privateKeyToAccount(generatePrivateKey()).address;
 const TRANSFER = toEventSelector('event Transfer(address indexed from, address indexed to, uint256 value)');
 
-function transferLog(from: Hex, to: Hex, value: bigint, address: Hex = token): Log {
+function transferLog(from: Hex, to: Hex, value: bigint, address: Hex = token): Log<bigint, number, false> {
   return {
     address,
     topics: [TRANSFER, pad(from), pad(to)],
     data: encodeAbiParameters([{ type: 'uint256' }], [value]),
-    blockHash: null,
-    blockNumber: null,
-    logIndex: null,
-    transactionHash: null,
-    transactionIndex: null,
+    blockHash: pad('0x1'),
+    blockNumber: 1n,
+    logIndex: 0,
+    transactionHash: pad('0x2'),
+    transactionIndex: 0,
     removed: false,
-  } as Log;
+  };
 }
 
 const row = { tokenAddress: token, fromAddress: deposit, toAddress: payee, amountBaseUnits: 5n };
