@@ -18,6 +18,9 @@
  *    nonce, fee bumps and cancels are the relayer's. A batch of relayed transfers (rows at one relayer nonce,
  *    record-relayed-batch.ts) is one transaction: each row follows it and reads its own UserOperationEvent,
  *    a fee bump or cancel replaces it for every row at once, and each row keeps an equal share of its fee.
+ *    A pull (the gas tank's executeBatch of transferFrom on itself, ADR 0035 "Pull sweeps") is such a batch too;
+ *    each row is confirmed only on its token's Transfer event, and a cancel of a pull that carried the tank's own
+ *    authorization carries it again (the nonce after it was given to the tank's next transaction).
  *  - failed, otherwise, only when its nonce is used at the chain's depth by a transaction that is none of
  *    its attempts, seen on two passes (one RPC answer "no receipt" is not proof).
  *  - confirmed, re-opened to included by a re-organisation deeper than the depth
