@@ -17,6 +17,17 @@ describe('configuration', () => {
     expect(() => parseEnv({ RUN_JOBS_IN_WEB: 'maybe' })).toThrow(/RUN_JOBS_IN_WEB/);
   });
 
+  it('reads DEPOSIT_ADDRESS_REUSE_AFTER as a duration (default 7 days, 0 allowed) and refuses a bare number', () => {
+    expect(parseEnv({}).DEPOSIT_ADDRESS_REUSE_AFTER).toBe(7 * 86_400_000);
+    expect(parseEnv({}).DEPOSIT_ADDRESS_REUSE).toBe(true);
+    expect(parseEnv({ DEPOSIT_ADDRESS_REUSE_AFTER: '0' }).DEPOSIT_ADDRESS_REUSE_AFTER).toBe(0);
+    expect(parseEnv({ DEPOSIT_ADDRESS_REUSE_AFTER: '90s' }).DEPOSIT_ADDRESS_REUSE_AFTER).toBe(90_000);
+    expect(parseEnv({ DEPOSIT_ADDRESS_REUSE_AFTER: '30m' }).DEPOSIT_ADDRESS_REUSE_AFTER).toBe(1_800_000);
+    expect(parseEnv({ DEPOSIT_ADDRESS_REUSE_AFTER: '12h' }).DEPOSIT_ADDRESS_REUSE_AFTER).toBe(43_200_000);
+    expect(() => parseEnv({ DEPOSIT_ADDRESS_REUSE_AFTER: '10' })).toThrow(/DEPOSIT_ADDRESS_REUSE_AFTER/);
+    expect(parseEnv({ DEPOSIT_ADDRESS_REUSE: 'false' }).DEPOSIT_ADDRESS_REUSE).toBe(false);
+  });
+
   it('allows webhook loopback by default outside production only', () => {
     expect(parseEnv({}).WEBHOOKS_ALLOW_LOOPBACK).toBe(true);
     expect(parseEnv({ WEBHOOKS_ALLOW_LOOPBACK: 'false' }).WEBHOOKS_ALLOW_LOOPBACK).toBe(false);

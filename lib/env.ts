@@ -89,6 +89,26 @@ const envSchema = z.object({
     .min(5)
     .max(7 * 24 * 60)
     .default(60),
+  /**
+   * EVM deposit addresses are reused through a per-merchant pool (docs/adr/0038-deposit-addresses-reused.md):
+   * 'false' gives every charge a fresh address, as before.
+   */
+  DEPOSIT_ADDRESS_REUSE: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
+  /**
+   * How long a released deposit address rests in its merchant's pool before a new charge may lease it:
+   * a number with s, m, h or d (default 7d; 0 for tests and benchmarks). Milliseconds after parsing.
+   */
+  DEPOSIT_ADDRESS_REUSE_AFTER: z
+    .string()
+    .regex(/^(0|\d+(s|m|h|d))$/, 'a duration such as 7d, 12h, 30m, 90s or 0')
+    .default('7d')
+    .transform((value) => {
+      const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[value.slice(-1)] ?? 0;
+      return unit === 0 ? 0 : Number(value.slice(0, -1)) * unit;
+    }),
   /** Requests per minute allowed for one API key. */
   API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   /** Event streams (GET /api/events/stream) open at once per API key; one more answers 429 too_many_streams (N9). */

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { apiKeys, chargeEvents, charges, depositAddresses, webhookEvents, type ChargeRow } from '@/lib/db/schema';
+import { apiKeys, chargeEvents, charges, depositAddressPool, depositAddresses, webhookEvents, type ChargeRow } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 import { chargeEventRow } from './charge-events';
-import { insertCharge, type NewChargeRows } from './insert-charge';
+import { insertCharge, OpenChargeCapReached, type NewChargeRows } from './insert-charge';
 
 let merchant: TestMerchant;
 let apiKeyId: string;
@@ -57,6 +57,7 @@ function rowsFor(overrides: Partial<ChargeRow> = {}, depositAddress = `0x${rando
       derivationIndex: 2_000_000_000 + Math.floor(Math.random() * 100_000_000),
       reference: null,
       watchUntil: new Date(charge.expiresAt.getTime() + 86_400_000),
+      reuseFreedBefore: null,
     },
     outbox: chargeEventRow({ charge, type: 'charge.created', payments: [], createdAt: now }),
   };
@@ -83,8 +84,9 @@ describe("insertCharge (createCharge's single statement)", () => {
     ]);
     const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, rows.charge.id));
     // A new address has no Solana signature cursors yet, no Solana search behind it, and no slow-pass audit.
+    const { reuseFreedBefore: _, ...stored } = rows.depositAddress;
     expect(deposit).toEqual({
-      ...rows.depositAddress,
+      ...stored,
       chargeId: rows.charge.id,
       createdAt: rows.charge.createdAt,
       referenceCursor: null,
@@ -93,6 +95,8 @@ describe("insertCharge (createCharge's single statement)", () => {
       searchedSlot: null,
       searchedUntil: null,
       lastAuditedAt: null,
+      releasedAt: null,
+      releaseCheckAt: null,
     });
     const [outbox] = await getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, rows.charge.id));
     expect(outbox).toEqual({ ...rows.outbox, relayedAt: null });
@@ -121,5 +125,46 @@ describe("insertCharge (createCharge's single statement)", () => {
       }),
     ).rejects.toThrow('roll back');
     expect(await getDb().select().from(charges).where(eq(charges.id, rows.charge.id))).toEqual([]);
+  });
+
+  it('leases a pooled address of the merchant instead of the fresh one, and leaves the pool as it was when the cap refuses the charge', async () => {
+    const old = rowsFor();
+    await insertCharge(getDb(), old);
+    await getDb().update(depositAddresses).set({ releasedAt: new Date() }).where(eq(depositAddresses.id, old.depositAddress.id));
+    await getDb()
+      .insert(depositAddressPool)
+      .values({
+        chain: 'POLYGON',
+        address: old.depositAddress.address,
+        merchantId: merchant.id,
+        mode: 'live',
+        derivationIndex: old.depositAddress.derivationIndex,
+        lastDepositAddressId: old.depositAddress.id,
+        freeSince: new Date(Date.now() - 60_000),
+      });
+    const pool = () => getDb().select().from(depositAddressPool).where(eq(depositAddressPool.address, old.depositAddress.address));
+
+    const capped = rowsFor();
+    capped.depositAddress.reuseFreedBefore = new Date();
+    await expect(insertCharge(getDb(), { ...capped, openPublishableCap: 0 })).rejects.toBeInstanceOf(OpenChargeCapReached);
+    expect(await pool()).toHaveLength(1);
+
+    // Free for less time than asked: the fresh address.
+    const early = rowsFor();
+    early.depositAddress.reuseFreedBefore = new Date(Date.now() - 3_600_000);
+    await insertCharge(getDb(), early);
+    const [fresh] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, early.charge.id));
+    expect(fresh!.address).toBe(early.depositAddress.address);
+
+    const reused = rowsFor();
+    reused.depositAddress.reuseFreedBefore = new Date();
+    await insertCharge(getDb(), reused);
+    const [leased] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, reused.charge.id));
+    expect(leased).toMatchObject({
+      address: old.depositAddress.address,
+      derivationIndex: old.depositAddress.derivationIndex,
+      releasedAt: null,
+    });
+    expect(await pool()).toEqual([]);
   });
 });

@@ -24,6 +24,11 @@ export interface NewChargeRows {
     derivationIndex: number;
     reference: string | null;
     watchUntil: Date;
+    /**
+     * Lease a pooled address of the charge's merchant, chain and mode free since at most this time instead
+     * (ADR 0038); null: always the fresh one above. The fresh index is then an unused gap (harmless).
+     */
+    reuseFreedBefore: Date | null;
   };
   outbox: { id: string; type: string; sequence: number; payload: unknown; createdAt: Date };
   /**
@@ -93,10 +98,26 @@ function insertChargeStatement(rows: NewChargeRows) {
       select ${event.id}::text, id, ${event.type}::text, null, ${charge.status}::charge_status, ${event.actor}::text,
         ${JSON.stringify(event.data)}::jsonb, ${charge.createdAt.toISOString()}::timestamptz
       from new_charge
+    ), pooled as (
+      -- The merchant's longest-free pooled address (ADR 0038): one index range, rows other inserts hold skipped;
+      -- only when the charge is inserted (a capped insert leaves the pool as it was).
+      delete from deposit_address_pool
+      where (chain, address) = (
+          select chain, address from deposit_address_pool
+          where merchant_id = ${charge.merchantId}::text and mode = ${charge.mode}::api_key_mode and chain = ${depositAddress.chain}::text
+            and free_since <= ${depositAddress.reuseFreedBefore?.toISOString() ?? null}::timestamptz
+          order by free_since
+          limit 1
+          for update skip locked
+        )
+        and exists (select 1 from new_charge)
+      returning address, derivation_index
     ), deposit as (
       insert into deposit_addresses (id, charge_id, chain, family, address, derivation_index, reference, watch_until, created_at)
-      select ${depositAddress.id}::text, id, ${depositAddress.chain}::text, ${depositAddress.family}::wallet_family, ${depositAddress.address}::text,
-        ${depositAddress.derivationIndex}::integer, ${depositAddress.reference}::text, ${depositAddress.watchUntil.toISOString()}::timestamptz, ${charge.createdAt.toISOString()}::timestamptz
+      select ${depositAddress.id}::text, id, ${depositAddress.chain}::text, ${depositAddress.family}::wallet_family,
+        coalesce((select address from pooled), ${depositAddress.address}::text),
+        coalesce((select derivation_index from pooled), ${depositAddress.derivationIndex}::integer),
+        ${depositAddress.reference}::text, ${depositAddress.watchUntil.toISOString()}::timestamptz, ${charge.createdAt.toISOString()}::timestamptz
       from new_charge
     ), outbox as (
       insert into webhook_events (id, merchant_id, mode, type, charge_id, sequence, payload, created_at)

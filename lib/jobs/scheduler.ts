@@ -19,6 +19,7 @@ import { metrics } from '@/lib/metrics/metrics';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { reconcileAndReport } from '@/lib/ledger/reconcile-chains';
 import { auditDepositAddresses } from '@/lib/ledger/audit-deposit-addresses';
+import { releaseDepositAddresses } from './release-deposit-addresses';
 import { pollSolanaWallets } from '@/lib/ledger/poll-solana-wallets';
 import { sweepDueCharges } from '@/lib/payments/sweep-charges';
 import { PRICE_REFRESH_EVERY_MS, refreshUsdPrices } from '@/lib/pricing/approximate-usd';
@@ -108,6 +109,8 @@ const TASKS: Task[] = [
   { name: 'reconcile-ledger', everyMs: 10 * 60_000, run: () => reconcileAndReport() },
   // The slow pass over every deposit address ever issued: late payments after the watch window, stray tokens.
   { name: 'audit-deposit-addresses', everyMs: 10 * 60_000, run: async () => (await auditDepositAddresses()).length },
+  // Settled, swept, empty EVM deposit addresses back to their merchant's pool, to be leased again (ADR 0038).
+  { name: 'release-deposit-addresses', everyMs: 60_000, run: async () => (await releaseDepositAddresses()).released },
   { name: 'delete-expired-idempotency-keys', everyMs: 60 * 60_000, run: () => deleteExpiredIdempotencyKeys() },
   // The OpenID provider's expired codes, tokens, sessions and interactions (lib/oauth/adapter.ts).
   { name: 'sweep-expired-oidc-payloads', everyMs: 60 * 60_000, run: () => sweepExpiredOidcPayloads() },

@@ -1,7 +1,7 @@
 import { toHex } from 'viem';
 import { HDKey, hdKeyToAccount, publicKeyToAddress } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { requireSecret } from '@/lib/env';
+import { requireSecret, resetEnvCache } from '@/lib/env';
 import { getDb } from '@/lib/db/client';
 import { newId } from '@/lib/ids';
 import { depositAccount, depositAddressReserve, depositEvmAddress, newDepositAddress } from './deposit-addresses';
@@ -55,5 +55,26 @@ describe('pre-derived deposit addresses (worker thread)', () => {
     expect(new Set(drawn.map((row) => row.address)).size).toBe(20);
     expect(new Set(drawn.map((row) => row.derivationIndex)).size).toBe(20);
     for (const row of drawn) expect(row.address).toBe(depositAccount(row.derivationIndex).address);
+  });
+});
+
+describe('which deposit addresses may come from a merchant pool (ADR 0038)', () => {
+  const charge = (chain: 'POLYGON' | 'SOLANA') => ({ id: newId('charge'), chain, expiresAt: new Date(Date.now() + 3_600_000) });
+
+  it('EVM charges may lease an address free for DEPOSIT_ADDRESS_REUSE_AFTER; Solana charges never; reuse off: none', async () => {
+    process.env.DEPOSIT_ADDRESS_REUSE_AFTER = '2h';
+    resetEnvCache();
+    try {
+      const evm = await newDepositAddress(getDb(), charge('POLYGON'));
+      expect(Date.now() - 2 * 3_600_000 - evm.reuseFreedBefore!.getTime()).toBeLessThan(5_000);
+      expect((await newDepositAddress(getDb(), charge('SOLANA'))).reuseFreedBefore).toBeNull();
+      process.env.DEPOSIT_ADDRESS_REUSE = 'false';
+      resetEnvCache();
+      expect((await newDepositAddress(getDb(), charge('POLYGON'))).reuseFreedBefore).toBeNull();
+    } finally {
+      delete process.env.DEPOSIT_ADDRESS_REUSE_AFTER;
+      delete process.env.DEPOSIT_ADDRESS_REUSE;
+      resetEnvCache();
+    }
   });
 });

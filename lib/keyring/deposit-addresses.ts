@@ -1,5 +1,6 @@
 /**
- * Deposit addresses: each charge gets its own address, derived from the service's HD seed
+ * Deposit addresses: each charge gets its own address (a lease: an EVM address may come back from its
+ * merchant's pool, ADR 0038 — insert-charge.ts draws it), derived from the service's HD seed
  * (DEPOSIT_HD_SEED) — EVM on the BIP-44 path m/44'/60'/0'/0/index, Solana on m/44'/501'/index'/0'
  * (SLIP-0010, as Phantom derives) — the index taken from a PostgreSQL sequence. Only the index is
  * stored; the key is derived again when the funds are swept. Solana charges also get a Solana Pay
@@ -24,7 +25,7 @@ import { HDKey, privateKeyToAccount, publicKeyToAddress, type PrivateKeyAccount 
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { type depositAddresses } from '@/lib/db/schema';
-import { requireSecret } from '@/lib/env';
+import { env, requireSecret } from '@/lib/env';
 import { log } from '@/lib/log';
 import { newId } from '@/lib/ids';
 import { deriveSolanaDepositKey, newReferenceKey } from './solana-deposit-keys';
@@ -192,8 +193,16 @@ export function depositAddressReserve(): { size: number; topUp: Promise<void> | 
 export async function newDepositAddress(
   tx: DbOrTx,
   charge: { id: string; chain: ChainName; expiresAt: Date },
-): Promise<typeof depositAddresses.$inferInsert & { family: 'evm' | 'solana'; reference: string | null; watchUntil: Date }> {
+): Promise<
+  typeof depositAddresses.$inferInsert & {
+    family: 'evm' | 'solana';
+    reference: string | null;
+    watchUntil: Date;
+    reuseFreedBefore: Date | null;
+  }
+> {
   const family = CHAINS[charge.chain].family;
+  const config = env();
   const { derivationIndex, address } = family === 'evm' ? await nextEvmDepositAddress(tx) : await nextSolanaDepositAddress(tx);
   return {
     id: newId('depositAddress'),
@@ -204,5 +213,7 @@ export async function newDepositAddress(
     derivationIndex,
     reference: family === 'solana' ? newReferenceKey() : null,
     watchUntil: new Date(charge.expiresAt.getTime() + LATE_PAYMENT_WATCH_MS),
+    // EVM only: a Solana charge's reference key is per charge anyway, and its addresses cost nothing to create.
+    reuseFreedBefore: family === 'evm' && config.DEPOSIT_ADDRESS_REUSE ? new Date(Date.now() - config.DEPOSIT_ADDRESS_REUSE_AFTER) : null,
   };
 }

@@ -12,6 +12,9 @@
  *  - in any other token, at any time: a stray deposit (stray_deposits), in the ledger from then on, returned
  *    by the two-operator recovery command (./recover-deposit.ts).
  *
+ * A reused address (ADR 0038) is read as its latest lease: funds found at a pooled address are that lease's
+ * charge's (late, or stray) and take the address out of the pool.
+ *
  * An address with a transfer on its way is left for the next run. Cadence: the job runs every 10 minutes
  * (lib/jobs/scheduler.ts), so each address is read at least every ⌈addresses on the chain / AUDIT_PAGE⌉ × 10
  * minutes (72,000 addresses a chain a day); docs/operations.md.
@@ -26,7 +29,7 @@ import { CHAIN_NAMES, CHAINS, type ChainName } from '@/lib/chains/registry';
 import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { isChainServed } from '@/lib/chains/served';
 import { getDb } from '@/lib/db/client';
-import { charges, depositAddresses, payments, strayDeposits } from '@/lib/db/schema';
+import { charges, depositAddressPool, depositAddresses, payments, strayDeposits } from '@/lib/db/schema';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { markLate } from '@/lib/payments/settle-charge';
@@ -102,7 +105,15 @@ async function auditChain(chain: ChainName, page: number): Promise<DepositAudit>
     })
     .from(depositAddresses)
     .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
-    .where(and(eq(depositAddresses.chain, chain), eq(depositAddresses.family, 'evm')))
+    .where(
+      and(
+        eq(depositAddresses.chain, chain),
+        eq(depositAddresses.family, 'evm'),
+        // A reused address (ADR 0038) is read once, as its latest lease: open, or the one it was pooled after.
+        sql`not exists (select 1 from deposit_addresses later where later.chain = ${depositAddresses.chain}
+          and later.address = ${depositAddresses.address} and later.created_at > ${depositAddresses.createdAt})`,
+      ),
+    )
     .orderBy(sql`${depositAddresses.lastAuditedAt} asc nulls first`, asc(depositAddresses.derivationIndex))
     .limit(page);
   const busy = await busyAddresses(chain);
@@ -131,6 +142,17 @@ async function auditChain(chain: ChainName, page: number): Promise<DepositAudit>
   }
 
   await db.transaction(async (tx) => {
+    // Funds at a pooled address: out of the pool until they are returned (never leased with a balance).
+    if (findings.length)
+      await tx.delete(depositAddressPool).where(
+        and(
+          eq(depositAddressPool.chain, chain),
+          inArray(
+            depositAddressPool.address,
+            findings.map((finding) => finding.address),
+          ),
+        ),
+      );
     for (const finding of findings) {
       if (finding.kind === 'stray') {
         const inserted = await tx

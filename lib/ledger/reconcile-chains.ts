@@ -23,7 +23,7 @@
  * Solana clusters: ./reconcile-solana.ts (deposit addresses, Solana service wallets and the tank's Solana key, at
  * finalized slots the watcher and the Solana wallet indexer have passed).
  */
-import { and, asc, eq, gt, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { erc20Abi, getAddress, type Address, type PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { requiredConfirmations } from '@/lib/chains/required-confirmations';
@@ -190,10 +190,12 @@ async function holdersOf(
 ): Promise<{ holders: Map<string, string>; tokensOf: Map<string, string[]> }> {
   const holders = new Map<string, string>();
   const tokensOf = new Map<string, string[]>();
-  // Every deposit address ever issued, page by page in derivation order (deposit_addresses_index_idx).
-  for (let after = -1; ;) {
+  // Every deposit address ever issued, page by page in derivation order (deposit_addresses_index_idx). A reused
+  // address (ADR 0038) has a row per lease: it is one holder, read in the tokens of all its charges.
+  for (let after = { index: -1, id: '' }; ;) {
     const page = await getDb()
       .select({
+        id: depositAddresses.id,
         address: depositAddresses.address,
         chargeId: depositAddresses.chargeId,
         index: depositAddresses.derivationIndex,
@@ -201,15 +203,25 @@ async function holdersOf(
       })
       .from(depositAddresses)
       .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
-      .where(and(eq(depositAddresses.family, 'evm'), gt(depositAddresses.derivationIndex, after), eq(depositAddresses.chain, chain)))
-      .orderBy(asc(depositAddresses.derivationIndex))
+      .where(
+        and(
+          eq(depositAddresses.family, 'evm'),
+          sql`(${depositAddresses.derivationIndex}, ${depositAddresses.id}) > (${after.index}::integer, ${after.id}::text)`,
+          eq(depositAddresses.chain, chain),
+        ),
+      )
+      .orderBy(asc(depositAddresses.derivationIndex), asc(depositAddresses.id))
       .limit(DEPOSIT_PAGE);
     for (const d of page) {
-      holders.set(d.address.toLowerCase(), `deposit address of ${d.chargeId}`);
-      tokensOf.set(d.address.toLowerCase(), [d.token.toLowerCase()]);
+      const address = d.address.toLowerCase();
+      holders.set(address, `deposit address of ${d.chargeId}`);
+      const tokens = tokensOf.get(address) ?? [];
+      if (!tokens.includes(d.token.toLowerCase())) tokens.push(d.token.toLowerCase());
+      tokensOf.set(address, tokens);
     }
     if (page.length < DEPOSIT_PAGE) break;
-    after = page[page.length - 1]!.index;
+    const last = page[page.length - 1]!;
+    after = { index: last.index, id: last.id };
   }
   const addresses = [...new Set(ledger.map((row) => row.address))].filter((address) => !holders.has(address));
   for (let i = 0; i < addresses.length; i += 1000) {

@@ -20,7 +20,7 @@
  * credentials, so the rule is procedural: it makes a single person's mistake or shortcut visible and refused,
  * not a compromised operator host. See docs/security.md.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { address as solanaAddress, isAddress as isSolanaAddress } from '@solana/kit';
 import { erc20Abi, getAddress, isAddress, type Hex } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
@@ -105,7 +105,10 @@ export async function requestDepositRecovery(
     })
     .from(depositAddresses)
     .innerJoin(charges, eq(charges.id, depositAddresses.chargeId))
-    .where(and(eq(depositAddresses.chain, chain), eq(depositAddresses.address, canonical(input.deposit))));
+    .where(and(eq(depositAddresses.chain, chain), eq(depositAddresses.address, canonical(input.deposit))))
+    // A reused address (ADR 0038): its latest lease, the charge whose books a stray deposit sits in.
+    .orderBy(desc(depositAddresses.createdAt))
+    .limit(1);
   if (!deposit) throw new AppError('not_found', `${input.deposit} is no deposit address on ${chain}.`, { param: 'deposit' });
   const token = await tokenInfo(chain, input.token);
   // The charge's own token is the books' (owed to the merchant, or refundable to the payer through a refund): never this path.

@@ -1,6 +1,7 @@
 /**
  * The charge watcher of one EVM chain: the block scanner (lib/scanner) with charges as its consumer.
- * It watches the deposit addresses of charges still watched (24 h past expiry) for their own token —
+ * It watches the deposit addresses of charges still watched (24 h past expiry; a reused address by its open lease
+ * only, ADR 0038) for their own token —
  * ERC-20 Transfer logs, native coin sent directly or by a contract — records each transfer as a
  * payment (unique chain + tx hash + log index), follows it through re-organisations, and settles every
  * charge whose payments changed (./settle-charge.ts), in the poll's transaction: all of them together, in
@@ -13,7 +14,7 @@
  *
  * One instance watches a chain at a time (advisory lock `chain-watcher:<chain>`).
  */
-import { and, eq, gt, gte, inArray, ne, notLike, sql } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, isNull, ne, notLike, sql } from 'drizzle-orm';
 import type { Hex, PublicClient } from 'viem';
 import { publicClientFor } from '@/lib/chains/clients';
 import { crashPoint } from '@/lib/crash-points';
@@ -159,6 +160,8 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
     // late funds): both are ours and recorded, so what the records explain is net of them (N13). Addresses
     // compare as stored (EIP-55 everywhere); a top-up into a deposit names the charge of the transfer it
     // pays for (every transfer out of a deposit names its charge), so outbound_transfers_charge_idx finds it.
+    // A reused address (ADR 0038): only what left it since this lease began is this lease's; the earlier
+    // leases' payments and sweeps netted to the zero balance it was released with.
     const rows = await tx
       .select({
         address: depositAddresses.address,
@@ -172,6 +175,7 @@ const chargesConsumer: ScanConsumer<WatchedDeposit> = {
                                       then t.amount_base_units else 0 end)
                              + sum(coalesce(t.gas_fee_base_units, 0)) from ${outboundTransfers} t
             where t.from_address = ${depositAddresses.address} and t.chain = ${chain}
+              and t.created_at >= ${depositAddresses.createdAt}
               and t.included_block_number <= ${atBlock}), 0))::text`,
       })
       .from(depositAddresses)
@@ -247,6 +251,8 @@ export async function watchedAddresses(
           eq(depositAddresses.chain, chain),
           inArray(depositAddresses.address, unique.slice(i, i + LOOKUP_BATCH)),
           gt(depositAddresses.watchUntil, now),
+          // The open lease only (ADR 0038): a reused address's earlier charges are never credited.
+          isNull(depositAddresses.releasedAt),
         ),
       );
     for (const row of rows) watched.set(row.address.toLowerCase(), { chargeId: row.chargeId, token: row.tokenAddress.toLowerCase() });

@@ -25,6 +25,8 @@ export async function signerForAddress(chain: string, address: string): Promise<
   const [deposit] = await getDb()
     .select({ derivationIndex: depositAddresses.derivationIndex })
     .from(depositAddresses)
-    .where(and(eq(depositAddresses.chain, chain), eq(depositAddresses.address, wanted)));
+    .where(and(eq(depositAddresses.chain, chain), eq(depositAddresses.address, wanted)))
+    // A reused address has a row per lease, all with the same derivation index (ADR 0038).
+    .limit(1);
   return deposit ? depositAccount(deposit.derivationIndex) : undefined;
 }

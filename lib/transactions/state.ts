@@ -21,7 +21,9 @@
  *
  * One transfer may be signed several times at its nonce (an attempt each): a fee bump for one stuck under
  * the base fee, or a 0-value self-transfer ("cancel") for one that can never be broadcast. Exactly one of
- * them can be mined, so the transfer is one movement of value whichever lands.
+ * them can be mined, so the transfer is one movement of value whichever lands. A Solana transfer has no nonce:
+ * it is signed again only once its previous transaction provably can never land (its blockhash expired at
+ * 'finalized', not found), so at most one of its transactions is ever live.
  */
 import { defineStateMachine } from '@/lib/state-machine';
 
@@ -50,7 +52,8 @@ export const TRANSFER_PURPOSES = [
 ] as const;
 export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number];
 
-export const ATTEMPT_KINDS = ['original', 'fee_bump', 'cancel'] as const;
+/** new_blockhash: a Solana transfer whose blockhash expired unlanded, signed again (lib/transactions/solana/resign-solana-transfer.ts). */
+export const ATTEMPT_KINDS = ['original', 'fee_bump', 'cancel', 'new_blockhash'] as const;
 export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
 
 export const transferMachine = defineStateMachine({

@@ -44,7 +44,7 @@ import { setPin } from '@/lib/accounts/set-pin';
 import { CHAINS, SOLANA_NATIVE_MINT } from '@/lib/chains/registry';
 import type { CrashPoint } from '@/lib/crash-points';
 import { getDb } from '@/lib/db/client';
-import { charges, merchantMembers, outboundTransfers } from '@/lib/db/schema';
+import { charges, merchantMembers, outboundTransferAttempts, outboundTransfers, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
@@ -56,6 +56,8 @@ import { pollSolana } from '@/lib/payments/solana/poll-solana';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
+import { MAX_SOLANA_RESIGNS } from '@/lib/transactions/solana/resign-solana-transfer';
+import { NOT_SENT_ERROR } from '@/lib/transactions/solana/solana-transfers';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { newSendId } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
@@ -230,6 +232,43 @@ async function openTransfers(): Promise<number> {
     .from(outboundTransfers)
     .where(and(eq(outboundTransfers.chain, CHAIN), inArray(outboundTransfers.status, ['signed', 'broadcast', 'included'])));
   return row!.n;
+}
+
+/** Runs the background jobs until the transfer's row satisfies `done` (its final value), failing after `ms`. */
+async function untilTransfer(
+  transferId: string,
+  done: (row: typeof outboundTransfers.$inferSelect) => boolean,
+  ms = 30_000,
+): Promise<typeof outboundTransfers.$inferSelect> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
+    if (done(row!)) return row!;
+    if (Date.now() > until) throw new Error(`transfer ${transferId} stayed ${row!.status} (${row!.txHash})`);
+    await jobsOnce();
+    await pause(250);
+  }
+}
+
+const attemptsOf = (transferId: string) =>
+  getDb()
+    .select()
+    .from(outboundTransferAttempts)
+    .where(eq(outboundTransferAttempts.transferId, transferId))
+    .orderBy(outboundTransferAttempts.createdAt);
+
+/** The landed transactions `owner` signed (as a signer, not a mere account), by the cluster's own list. */
+function signedBy(owner: Address) {
+  return served.cluster.ledger.sent.filter((t) => {
+    const { accountKeys, header } = t.view.transaction.message;
+    const at = accountKeys.indexOf(owner);
+    return t.isLanded && at !== -1 && at < header.numRequiredSignatures;
+  });
+}
+
+async function webhooksOf(chargeId: string, type: string): Promise<number> {
+  const rows = await getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, chargeId));
+  return rows.filter((e) => e.type === type).length;
 }
 
 async function settle(maxRounds = 60): Promise<void> {
@@ -473,7 +512,7 @@ class Scenario {
   }
 }
 
-function scenario(faultClass: string, name: string, body: (s: Scenario) => Promise<void>): void {
+function scenario(faultClass: string, name: string, body: (s: Scenario) => Promise<void>, timeout = SCENARIO_TIMEOUT): void {
   it(
     name,
     async () => {
@@ -483,7 +522,7 @@ function scenario(faultClass: string, name: string, body: (s: Scenario) => Promi
       await body(s);
       await s.audit();
     },
-    SCENARIO_TIMEOUT,
+    timeout,
   );
 }
 
@@ -637,6 +676,65 @@ describe('Solana: blockhash expiry before confirmation', () => {
       expect(await sweepCharge(paid.chargeId)).toBe('swept');
     },
   );
+
+  scenario(
+    EXPIRY,
+    'a balance payment whose first transaction never reaches the node: signed again with a new blockhash once it expired, paid once, no payment.failed',
+    async (s) => {
+      const payer = await fundedConsumer('USDC', usdc('4'));
+      await s.track(payer.address);
+      const charge = await newCharge('USDC', '4');
+      await s.track(charge.deposit);
+      s.expectCharge(charge.chargeId, 'succeeded');
+      s.inject({ loseSends: 1_000 });
+      s.requireFault('lost_send');
+      const first = await payFromBalance({ userId: payer.userId, chargeId: charge.chargeId, pin: PIN });
+      // Lost while its blockhash is valid (the same bytes again, lost again), then expired: signed again.
+      const replaced = await untilTransfer(first.transferId, (row) => row.txHash !== first.txHash);
+      expect(replaced).toMatchObject({
+        status: 'broadcast',
+        fromAddress: payer.address,
+        toAddress: charge.deposit,
+        amountBaseUnits: usdc('4'),
+      });
+      s.note('resigned');
+      s.heal(); // the replacement's lost send is sent again by the reconciler
+      await settle();
+      const attempts = await attemptsOf(first.transferId);
+      expect(attempts.map((a) => [a.kind, a.txHash])).toEqual([
+        ['original', first.txHash],
+        ['new_blockhash', replaced.txHash],
+      ]);
+      const [landedRow] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, first.transferId));
+      expect(landedRow).toMatchObject({ status: 'confirmed', txHash: replaced.txHash });
+      // Exactly one transaction of the payer's on chain, and it is the replacement.
+      expect(signedBy(payer.address).map((t) => t.signature)).toEqual([replaced.txHash]);
+      expect(await webhooksOf(charge.chargeId, 'payment.failed')).toBe(0);
+    },
+  );
+
+  scenario(
+    EXPIRY,
+    `a balance payment whose every send is lost: signed again ${MAX_SOLANA_RESIGNS} times, then failed (payment.failed once), nothing taken`,
+    async (s) => {
+      const payer = await fundedConsumer('SOL', sol('0.6'));
+      await s.track(payer.address);
+      const charge = await newCharge('SOL', '0.2');
+      await s.track(charge.deposit);
+      s.inject({ loseSends: 100_000 });
+      s.requireFault('lost_send');
+      const first = await payFromBalance({ userId: payer.userId, chargeId: charge.chargeId, pin: PIN });
+      const failed = await untilTransfer(first.transferId, (row) => row.status === 'failed', 150_000);
+      s.expectFailed(first.transferId);
+      expect(failed.error).toContain(NOT_SENT_ERROR);
+      const attempts = await attemptsOf(first.transferId);
+      expect(attempts.map((a) => a.kind)).toEqual(['original', ...Array<string>(MAX_SOLANA_RESIGNS).fill('new_blockhash')]);
+      expect(new Set(attempts.map((a) => a.txHash)).size).toBe(MAX_SOLANA_RESIGNS + 1);
+      expect(signedBy(payer.address)).toEqual([]);
+      expect(await webhooksOf(charge.chargeId, 'payment.failed')).toBe(1);
+    },
+    200_000,
+  );
 });
 
 describe('Solana: duplicate submits and kill -9', () => {
@@ -731,14 +829,9 @@ describe('Solana: duplicate submits and kill -9', () => {
         retried(() => payFromBalance({ userId: payer.userId, chargeId: charge.chargeId, pin: PIN })),
         retried(() => withdrawFromMerchantWallet((jobOf.withdraw as Extract<Job, { op: 'withdraw' }>).input)),
       ]);
+      // A payment left signed by a dead worker whose blockhash expired before anyone sent it is signed again by the
+      // reconciler (a new blockhash, the same row): the charge ends paid without the payer acting again.
       await settle();
-      // A payment left signed by a dead worker whose blockhash expired before anyone sent it failed unlanded
-      // (payment.failed): the payer pays again, and it lands once.
-      const [paid] = await getDb().select().from(charges).where(eq(charges.id, charge.chargeId));
-      if (paid!.status !== 'succeeded') {
-        s.note('payment_expired_while_down');
-        await payFromBalance({ userId: payer.userId, chargeId: charge.chargeId, pin: PIN });
-      }
     },
   );
 });

@@ -1,8 +1,22 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, pgEnum, pgSequence, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  pgEnum,
+  pgSequence,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { ATTEMPT_KINDS, TRANSFER_PURPOSES, TRANSFER_STATUSES, type TransferPurpose, type TransferStatus } from '@/lib/transactions/state';
 import { baseUnits, timestamps } from './columns';
+import { apiKeyMode } from './api-keys';
 import { charges } from './charges';
+import { merchants } from './merchants';
 import { walletFamily } from './wallets';
 import { PAYMENT_STATUSES, type PaymentStatus } from '@/lib/payments/state';
 
@@ -13,6 +27,11 @@ export const depositDerivationIndex = pgSequence('deposit_derivation_index', { s
  * One deposit address per charge, derived from the service's HD seed (DEPOSIT_HD_SEED) at
  * `derivationIndex` (EVM: BIP-44 m/44'/60'/0'/0/i; Solana: SLIP-0010 m/44'/501'/i'/0'), so the key is
  * never stored: it is re-derived when funds are swept.
+ *
+ * Each row is a lease (docs/adr/0038-deposit-addresses-reused.md): an EVM address may be leased again by a
+ * later charge of the same merchant and mode once this lease is released (`releasedAt`, by
+ * lib/jobs/release-deposit-addresses.ts) into deposit_address_pool. At most one lease of an address (and of a
+ * derivation index) is open at a time: a transfer to it belongs to the charge whose lease is open.
  */
 export const depositAddresses = pgTable(
   'deposit_addresses',
@@ -48,16 +67,63 @@ export const depositAddresses = pgTable(
     watchUntil: timestamp('watch_until', { withTimezone: true, mode: 'date' }).notNull(),
     /** When the slow pass over every deposit address last read this one's balances (lib/ledger/audit-deposit-addresses.ts). */
     lastAuditedAt: timestamp('last_audited_at', { withTimezone: true, mode: 'date' }),
+    /** When this lease ended and the address went back to its merchant's pool (EVM only; null: open, or never pooled). */
+    releasedAt: timestamp('released_at', { withTimezone: true, mode: 'date' }),
+    /** When the release job looks at this lease again after a check that could not release it (null: at watchUntil). */
+    releaseCheckAt: timestamp('release_check_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (table) => [
     uniqueIndex('deposit_addresses_charge_idx').on(table.chargeId),
-    uniqueIndex('deposit_addresses_address_idx').on(table.chain, table.address),
-    uniqueIndex('deposit_addresses_index_idx').on(table.family, table.derivationIndex),
+    // One open lease per address and per derivation index; released leases of the same address stay as history.
+    uniqueIndex('deposit_addresses_open_address_idx')
+      .on(table.chain, table.address)
+      .where(sql`${table.releasedAt} is null`),
+    uniqueIndex('deposit_addresses_open_index_idx')
+      .on(table.family, table.derivationIndex)
+      .where(sql`${table.releasedAt} is null`),
+    // Every lease of an address, newest last (the slow pass, recovery, the signer's lookup).
+    index('deposit_addresses_address_idx').on(table.chain, table.address, table.createdAt),
+    // The release job's queue: open EVM leases by when to look next, oldest first.
+    index('deposit_addresses_release_idx')
+      .on(sql`coalesce(${table.releaseCheckAt}, ${table.watchUntil})`)
+      .where(sql`${table.releasedAt} is null and ${table.family} = 'evm'`),
+    // Reconciliation pages over every address ever issued in derivation order.
+    index('deposit_addresses_index_idx').on(table.family, table.derivationIndex),
     // The watchers' "what is watched on this chain now": a range over the open addresses, not the table.
     index('deposit_addresses_watch_idx').on(table.chain, table.watchUntil),
     // The slow pass takes the addresses read longest ago (never read first), a page per run.
     index('deposit_addresses_audit_idx').on(table.chain, table.lastAuditedAt.asc().nullsFirst()),
+  ],
+);
+
+/**
+ * EVM deposit addresses free to lease again, per merchant, mode and chain (ADR 0038). A row is written when the
+ * release job ends a lease whose address is empty and owes nothing, and deleted when createCharge leases the
+ * address again (one DELETE … RETURNING, FOR UPDATE SKIP LOCKED) or the slow pass finds funds at it. A pooled
+ * address is watched by nobody; a transfer to it is the last lease's late payment (`lastDepositAddressId`).
+ */
+export const depositAddressPool = pgTable(
+  'deposit_address_pool',
+  {
+    chain: text('chain').notNull(),
+    address: text('address').notNull(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    mode: apiKeyMode('mode').notNull(),
+    derivationIndex: integer('derivation_index').notNull(),
+    /** The lease that ended when the address came here (its charge is where a late payment goes). */
+    lastDepositAddressId: text('last_deposit_address_id')
+      .notNull()
+      .references(() => depositAddresses.id),
+    /** When the address was released: it is drawn only DEPOSIT_ADDRESS_REUSE_AFTER later. */
+    freeSince: timestamp('free_since', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.chain, table.address] }),
+    // createCharge's draw: the merchant's longest-free address of a chain and mode, one index range.
+    index('deposit_address_pool_draw_idx').on(table.merchantId, table.mode, table.chain, table.freeSince),
   ],
 );
 
@@ -224,7 +290,8 @@ export const outboundTransfers = pgTable(
 
 /**
  * Every signed version of an EVM transfer at its nonce: the original, fee bumps, a cancel. Any of them
- * may be the one mined, so the reconciler looks for a receipt of each.
+ * may be the one mined, so the reconciler looks for a receipt of each. A Solana transfer's versions: the
+ * original and each `new_blockhash` re-sign after the previous one expired unlanded (fees 0: Solana's are fixed).
  */
 export const outboundTransferAttempts = pgTable(
   'outbound_transfer_attempts',

@@ -25,6 +25,7 @@ import {
   depositAddresses,
   merchantMembers,
   onrampOrders,
+  outboundTransferAttempts,
   outboundTransfers,
   payments,
   webhookEvents,
@@ -43,6 +44,9 @@ import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { pollSolana } from '@/lib/payments/solana/poll-solana';
 import { newId } from '@/lib/ids';
 import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
+import { MAX_SOLANA_RESIGNS } from '@/lib/transactions/solana/resign-solana-transfer';
+import { solanaSignerForAddress } from '@/lib/transactions/solana/solana-signer-for-address';
+import { NOT_SENT_ERROR } from '@/lib/transactions/solana/solana-transfers';
 import { transferMachine } from '@/lib/transactions/state';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { newWithdrawalId, withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
@@ -51,7 +55,7 @@ import { newSendId, previewSend } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { enrolTotp, newUser, uniqueEmail } from '@/test/accounts';
 import { callRoute, createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
-import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment } from '@/test/litesvm-view';
+import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { TEST_SECRETS } from '@/test/test-secrets';
 
 const USDC = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;
@@ -121,6 +125,21 @@ async function giveUsdc(owner: Address, amount: bigint): Promise<void> {
   await mintTokens(ledger, { authority: usdcAuthority!, mint, owner, amount });
 }
 let usdcAuthority: KeyPairSigner | undefined;
+
+/** `amount` of `owner`'s USDC spent outside the service (its own key, its own fee). */
+async function moveUsdcAway(owner: Address, amount: bigint): Promise<void> {
+  const signer = (await solanaSignerForAddress('SOLANA', owner))!;
+  ledger.svm.airdrop(owner, lamports(1_000_000_000n));
+  const away = await tokenPayment(ledger.svm, {
+    payer: signer,
+    mint: address(USDC.address),
+    decimals: USDC.decimals,
+    recipient: (await generateKeyPairSigner()).address,
+    amount,
+    references: [],
+  });
+  expectSuccess(ledger.send(away));
+}
 
 async function consumer(): Promise<{ userId: string; address: Address }> {
   const email = uniqueEmail('solpayer');
@@ -227,30 +246,133 @@ describe('pay from balance on Solana', () => {
     expect(await chargeStatus(chargeId)).toBe('succeeded');
   });
 
-  it('a payment that never lands fails once its blockhash expires (payment.failed, once); paying again moves the funds once', async () => {
+  it('a payment whose transaction is dropped is signed again with a new blockhash and lands once: paid, no payment.failed', async () => {
     const payer = await consumer();
     const { chargeId, chain, deposit } = await charge({ token: 'SOL', amount: '0.25' });
     ledger.svm.airdrop(payer.address, lamports(250_000_000n));
     ledger.withholding = true; // the node accepts it, no leader ever gets it
     const lost = await payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options);
+    ledger.withholding = false;
+    ledger.svm.expireBlockhash();
+    await settle(); // expired unlanded: the same movement signed again and sent
+    const [resigned] = await transfersOf(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'balance_payment'))!);
+    expect(resigned).toMatchObject({ id: lost.transferId, fromAddress: payer.address, toAddress: deposit, amountBaseUnits: 250_000_000n });
+    expect(resigned!.txHash).not.toBe(lost.txHash);
+    // The old signature is kept as the original attempt; the fee record follows the new one.
+    const attempts = await getDb()
+      .select()
+      .from(outboundTransferAttempts)
+      .where(eq(outboundTransferAttempts.transferId, lost.transferId))
+      .orderBy(outboundTransferAttempts.createdAt);
+    expect(attempts.map((a) => [a.kind, a.txHash])).toEqual([
+      ['original', lost.txHash],
+      ['new_blockhash', resigned!.txHash],
+    ]);
+    expect((await transfersOf(eq(outboundTransfers.txHash, `${lost.txHash}-fee`))).length).toBe(0);
+    await settle(chain);
+    expect(await chargeStatus(chargeId)).toBe('succeeded');
+    const rows = await transfersOf(eq(outboundTransfers.chargeId, chargeId));
+    expectPaidByTank(rows, 'balance_payment', payer.address);
+    expect(rows).toHaveLength(2);
+    // Exactly one transfer left the payer's wallet; the dropped one can never land (its blockhash expired).
+    expect(ledger.releaseWithheld().map((sent) => sent.isLanded)).not.toContain(true);
+    expect(ledger.sent.filter((sent) => sent.view.transaction.message.accountKeys.includes(payer.address))).toHaveLength(1);
+    expect(lamportsOf(deposit)).toBe(250_000_000n);
+    expect(lamportsOf(payer.address)).toBe(0n);
+    const notices = await getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, chargeId));
+    expect(notices.filter((e) => e.type === 'payment.failed')).toHaveLength(0);
+  });
+
+  it(`a payment that never lands is signed again at most ${MAX_SOLANA_RESIGNS} times, then fails (payment.failed, once); paying again moves the funds once`, async () => {
+    const payer = await consumer();
+    const { chargeId, chain, deposit } = await charge({ token: 'SOL', amount: '0.25' });
+    ledger.svm.airdrop(payer.address, lamports(250_000_000n));
+    ledger.withholding = true; // the node accepts every version, no leader ever gets one
+    const lost = await payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options);
     // While it may still land, the same payment is the answer and its value is spoken for.
     expect((await payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options)).txHash).toBe(lost.txHash);
+    const signatures = new Set([lost.txHash]);
+    for (let expiry = 0; expiry < MAX_SOLANA_RESIGNS; expiry++) {
+      ledger.svm.expireBlockhash();
+      await settle();
+      const [row] = await transfersOf(eq(outboundTransfers.id, lost.transferId));
+      expect(row!.status).not.toBe('failed');
+      signatures.add(row!.txHash);
+    }
+    expect(signatures.size).toBe(MAX_SOLANA_RESIGNS + 1);
     ledger.svm.expireBlockhash();
     await settle();
     await settle();
     const failed = await transfersOf(eq(outboundTransfers.chargeId, chargeId));
     expect(failed.map((r) => r.status)).toEqual(['failed', 'failed']);
+    expect(failed.find((r) => r.purpose === 'balance_payment')!.error).toContain(NOT_SENT_ERROR);
+    const attempts = await getDb().select().from(outboundTransferAttempts).where(eq(outboundTransferAttempts.transferId, lost.transferId));
+    expect(attempts).toHaveLength(MAX_SOLANA_RESIGNS + 1);
     const notices = await getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, chargeId));
     expect(notices.filter((e) => e.type === 'payment.failed')).toHaveLength(1);
     ledger.withholding = false;
     expect(ledger.releaseWithheld().map((sent) => sent.isLanded)).not.toContain(true);
 
     const paid = await payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options);
-    expect(paid.txHash).not.toBe(lost.txHash);
+    expect(signatures.has(paid.txHash)).toBe(false);
     await settle(chain);
     expect(await chargeStatus(chargeId)).toBe('succeeded');
     expect(lamportsOf(deposit)).toBe(250_000_000n);
     expect(lamportsOf(payer.address)).toBe(0n);
+  });
+
+  it('a dropped payment is not signed again when the wallet no longer holds the amount: it fails as before', async () => {
+    const payer = await consumer();
+    const { chargeId } = await charge({ token: 'USDC', amount: '4' });
+    await giveUsdc(payer.address, 4_000_000n);
+    ledger.withholding = true;
+    const lost = await payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options);
+    ledger.withholding = false;
+    // The USDC leaves the wallet by other means (e.g. its key exported and used elsewhere).
+    await moveUsdcAway(payer.address, 1_000_000n);
+    ledger.svm.expireBlockhash();
+    await settle();
+    const [row] = await transfersOf(eq(outboundTransfers.id, lost.transferId));
+    expect(row).toMatchObject({ status: 'failed', txHash: lost.txHash });
+    expect(row!.error).toContain('holds 3 USDC');
+    const notices = await getDb().select().from(webhookEvents).where(eq(webhookEvents.chargeId, chargeId));
+    expect(notices.filter((e) => e.type === 'payment.failed')).toHaveLength(1);
+  });
+
+  it('the old signature found on the last look before re-signing (a lagging node): not signed again, confirmed once', async () => {
+    const payer = await consumer();
+    const { chargeId, chain } = await charge({ token: 'SOL', amount: '0.25' });
+    ledger.svm.airdrop(payer.address, lamports(250_000_000n));
+    ledger.withholding = true;
+    const late = await payFromBalance({ userId: payer.userId, chargeId, pin: PIN }, options);
+    await settle(); // sent again (withheld): broadcast
+    // It lands late, just before its blockhash expires; the node the reconciler asks lags: it shows neither its
+    // status (twice, the outcome's two looks) nor the transaction, so the outcome says "expired".
+    ledger.withholding = false;
+    expect(ledger.releaseWithheld().filter((sent) => sent.isLanded)).toHaveLength(1);
+    ledger.svm.expireBlockhash();
+    ledger.lagging.add(late.txHash);
+    let hiddenStatuses = 2;
+    const lagging = createSolanaRpcFromTransport((async (request: Parameters<typeof ledger.transport>[0]) => {
+      const { method, params } = request.payload as { method: string; params: unknown[] };
+      if (method === 'getSignatureStatuses' && (params[0] as string[]).includes(late.txHash) && hiddenStatuses > 0) {
+        hiddenStatuses--;
+        return { jsonrpc: '2.0', id: (request.payload as { id: string }).id, result: { context: { slot: ledger.slot }, value: [null] } };
+      }
+      return ledger.transport(request);
+    }) as typeof ledger.transport);
+    await reconcileDueTransfers({ solanaRpcFor: (c) => (CHAINS[c].family === 'solana' ? lagging : undefined), ignoreSchedule: true });
+    expect(hiddenStatuses).toBe(0);
+    const [row] = await transfersOf(eq(outboundTransfers.id, late.transferId));
+    expect(row).toMatchObject({ status: 'broadcast', txHash: late.txHash });
+    expect(await getDb().select().from(outboundTransferAttempts).where(eq(outboundTransferAttempts.transferId, late.transferId))).toEqual(
+      [],
+    );
+    ledger.lagging.delete(late.txHash);
+    await settle(chain);
+    expect(await chargeStatus(chargeId)).toBe('succeeded');
+    expect(ledger.sent.filter((sent) => sent.view.transaction.message.accountKeys.includes(payer.address))).toHaveLength(1);
+    expectPaidByTank(await transfersOf(eq(outboundTransfers.chargeId, chargeId)), 'balance_payment', payer.address);
   });
 
   it('refuses what the wallet does not hold, counting what is already on its way', async () => {

@@ -16,9 +16,15 @@
  * expired unlanded (the tank paid nothing); once finalized the fee record is `confirmed` even when the
  * sweep failed on chain, since a landed transaction pays its fee either way.
  *
- * Reconciling: finalized → `confirmed` (or `failed` with the runtime's error); never seen and its
- * blockhash expired → `failed`, so the next sweep pass signs a new transaction — the old one can no
- * longer land, so two sweeps are never live at once; otherwise the same bytes are sent again.
+ * Reconciling: finalized → `confirmed` (or `failed` with the runtime's error); not seen and its blockhash still
+ * valid → the same bytes again; never seen and its blockhash expired (it can never land on any fork) →
+ *  - a sweep: `failed`, so the next sweep pass signs a new transaction (two sweeps are never live at once);
+ *  - any other spend (the user or merchant authorised this movement): signed again, the same movement with a
+ *    new blockhash, on the same row and fee record, the old signature kept as an attempt — as an EVM fee bump
+ *    re-signs the same nonce, so nobody pays or acts twice because a node dropped a transaction
+ *    (./resign-solana-transfer.ts: at most MAX_SOLANA_RESIGNS times, the balance and tank checked again, the
+ *    old signature looked up once more first). Only when it cannot be signed again is it `failed`
+ *    (NOT_SENT_ERROR: nothing was taken) and its outcome hook runs (`payment.failed` for a balance payment).
  *
  * Sweeps are signed by lib/payments/sweep-charges.ts; every other Solana spend (balance payments, withdrawals,
  * refunds, wallet sends) by `recordSolanaTransfer` below, the Solana twin of recordTransfer: the same
@@ -39,21 +45,22 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { KeyPairSigner } from '@solana/kit';
 import type { Address } from 'viem';
-import { CHAINS, SOLANA_NATIVE_MINT, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import { SOLANA_NATIVE_MINT, type ChainName, type TokenInfo } from '@/lib/chains/registry';
+import type { SolanaRpc } from '@/lib/chains/solana-rpc';
 import { crashPoint } from '@/lib/crash-points';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { outboundTransfers, type TransferStatus } from '@/lib/db/schema';
-import { AppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
-import { formatAmount } from '@/lib/money';
 import { assertSponsorshipAllowed, type GasSponsor } from '@/lib/transactions/gas-sponsorship';
-import { inFlightOf, lockSender } from '@/lib/transactions/lock-sender';
+import { lockSender } from '@/lib/transactions/lock-sender';
 import type { RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { transferMachine, type TransferPurpose } from '@/lib/transactions/state';
 import { outcomeHookFor, type TransferOutcomeHooks } from '@/lib/transactions/transfer-outcome';
 import { authorizeTransfer, describeAuthority, type TransferAuthorization } from '@/lib/transactions/transfer-policy';
 import { signSolanaTransfer, type PreparedSolanaTransfer } from './prepare-solana-transfer';
+import { resignSolanaTransfer } from './resign-solana-transfer';
+import { SOLANA_FEE_RECORD_SUFFIX, assertSolanaSenderHolds, assertSolanaTankCanPay } from './solana-spend-rules';
 import {
   decodeWireTransaction,
   feePayerSpent,
@@ -64,12 +71,13 @@ import {
 
 type OutboundTransferRow = typeof outboundTransfers.$inferSelect;
 
-const FEE_RECORD_SUFFIX = '-fee';
 export const EXPIRED_ERROR = 'blockhash expired before the transaction landed; the next pass signs a new one';
+/** Why a user-authorised spend failed once it could not be signed again (resign-solana-transfer.ts): nothing left the wallet. */
+export const NOT_SENT_ERROR = 'not sent, nothing was taken: its transaction expired before it landed';
 
 /** The row recording what the gas tank paid for a transaction (see the header), not a transfer of its own. */
 export function isSolanaFeeRecord(transfer: { txHash: string }): boolean {
-  return transfer.txHash.endsWith(FEE_RECORD_SUFFIX);
+  return transfer.txHash.endsWith(SOLANA_FEE_RECORD_SUFFIX);
 }
 
 /** Records a signed sweep (status `signed`) and the gas tank's cost for it, in the caller's transaction. */
@@ -134,51 +142,12 @@ export async function recordSolanaTransfer(
       .where(and(eq(outboundTransfers.idempotencyScope, scope), eq(outboundTransfers.idempotencyKey, key)));
     if (existing) return { transfer: existing, replayed: true };
   }
-  const chain = CHAINS[prepared.chain];
   const { token, amount } = prepared.spend;
   await lockSender(tx, prepared.chain, prepared.from as Address);
   await authorizeTransfer(tx, { prepared, purpose: input.purpose, chargeId: input.chargeId, authorization: input.authorization });
-
-  // What earlier spends of this wallet have signed but not landed is not the wallet's to spend again.
-  const flight = await inFlightOf(tx, prepared.chain, prepared.from as Address);
-  const committed = flight.valueOut.get(token.address.toLowerCase()) ?? 0n;
-  const held = (token.isNative ? prepared.sender.lamports : (prepared.sender.tokenBalance ?? 0n)) - committed;
-  const label = input.senderLabel ?? 'The wallet';
-  const fmt = (units: bigint) => `${formatAmount(units > 0n ? units : 0n, token.decimals)} ${token.symbol}`;
-  if (held < amount) {
-    throw new AppError(
-      'insufficient_balance',
-      `${label} holds ${fmt(held)} available on ${chain.displayName}${committed > 0n ? ` (${fmt(committed)} of it is already committed to transfers on their way)` : ''}; this needs ${fmt(amount)}.`,
-      { param: 'amount' },
-    );
-  }
-  // A system account ends at 0 or rent-exempt: a remainder in between would fail on chain.
-  const rest = held - amount;
-  if (token.isNative && rest > 0n && rest < prepared.rentExempt) {
-    throw new AppError(
-      'insufficient_balance',
-      `${label} must keep at least ${fmt(prepared.rentExempt)} on ${chain.displayName} (Solana's minimum for an account) or send everything (${fmt(held)}).`,
-      { param: 'amount' },
-    );
-  }
-
+  await assertSolanaSenderHolds(tx, prepared, { label: input.senderLabel });
   await assertSponsorshipAllowed(tx, { chain: prepared.chain, sponsor: input.gasSponsor, gasLimit: 0n });
-  // Lock order as on EVM: the sender, then the tank. The tank's in-flight fee records are spent already.
-  await lockSender(tx, prepared.chain, prepared.tank.address as Address);
-  const tankFlight = await inFlightOf(tx, prepared.chain, prepared.tank.address as Address);
-  const tankAvailable = prepared.tank.lamports - (tankFlight.valueOut.get(SOLANA_NATIVE_MINT.toLowerCase()) ?? 0n);
-  if (tankAvailable < prepared.feePayerCost + prepared.rentExempt) {
-    log.error('gas tank cannot pay a Solana fee; fund it (npm run admin -- gas-tank status)', {
-      chain: prepared.chain,
-      tank: prepared.tank.address,
-      available: tankAvailable.toString(),
-      needed: (prepared.feePayerCost + prepared.rentExempt).toString(),
-    });
-    throw new AppError(
-      'gas_tank_empty',
-      `Network fees on ${chain.displayName} cannot be covered right now (the fee wallet needs SOL). Try again later.`,
-    );
-  }
+  await assertSolanaTankCanPay(tx, prepared);
 
   const signed = await signSolanaTransfer(prepared, input.signer);
   const [transfer] = await insertSolanaRows(tx, {
@@ -252,7 +221,7 @@ async function insertSolanaRows(
         toAddress: input.transfer.from,
         tokenAddress: SOLANA_NATIVE_MINT,
         amountBaseUnits: input.fee.cost,
-        txHash: `${input.signature}${FEE_RECORD_SUFFIX}`,
+        txHash: `${input.signature}${SOLANA_FEE_RECORD_SUFFIX}`,
         sponsorMerchantId: input.fee.sponsor?.merchantId ?? null,
         sponsorUserId: input.fee.sponsor?.userId ?? null,
       },
@@ -283,7 +252,7 @@ export async function broadcastSolanaTransfer(rpc: SolanaTransferRpc, transfer: 
 
 /** Brings a Solana transfer (either of its two rows) up to date with the cluster. */
 export async function reconcileSolanaTransfer(
-  rpc: SolanaTransferRpc,
+  rpc: SolanaRpc,
   transfer: OutboundTransferRow,
   hooks: Partial<TransferOutcomeHooks> = {},
 ): Promise<TransferStatus> {
@@ -322,7 +291,7 @@ export async function reconcileSolanaTransfer(
         await tx
           .update(outboundTransfers)
           .set({ status: 'confirmed', error: null, ...(spent === undefined ? {} : { amountBaseUnits: spent }) })
-          .where(row(`${signature}${FEE_RECORD_SUFFIX}`, 'confirmed'));
+          .where(row(`${signature}${SOLANA_FEE_RECORD_SUFFIX}`, 'confirmed'));
       });
       return isSolanaFeeRecord(transfer) ? 'confirmed' : status;
     }
@@ -340,18 +309,30 @@ export async function reconcileSolanaTransfer(
         });
       }
       return wasAccepted ? 'broadcast' : 'signed';
-    case 'expired':
+    case 'expired': {
+      // A user-authorised spend is signed again with a new blockhash, the same movement (resign-solana-transfer.ts).
+      let reason = EXPIRED_ERROR;
+      if (transfer.purpose !== 'sweep' && !isSolanaFeeRecord(transfer)) {
+        const resign = await resignSolanaTransfer(rpc, transfer);
+        if (resign.kind === 'resigned') {
+          const accepted = await broadcastSolanaTransfer(rpc, { ...resign.transfer, status: 'signed' });
+          return accepted ? 'broadcast' : resign.transfer.status;
+        }
+        if (resign.kind === 'unchanged') return transfer.status;
+        reason = `${NOT_SENT_ERROR} (${resign.reason})`.slice(0, 500);
+      }
       await getDb().transaction(async (tx) => {
         const ended = await tx
           .update(outboundTransfers)
-          .set({ status: 'failed', error: EXPIRED_ERROR })
+          .set({ status: 'failed', error: reason })
           .where(and(bothRows(transfer), inArray(outboundTransfers.status, transferMachine.leadingTo('failed'))))
           .returning();
         const main = ended.find((row) => !isSolanaFeeRecord(row));
         const hook = main && outcomeHookFor(hooks, main.purpose);
-        if (hook) await hook(tx, main, { status: 'failed', reason: EXPIRED_ERROR });
+        if (hook) await hook(tx, main, { status: 'failed', reason });
       });
       return 'failed';
+    }
   }
 }
 
@@ -373,10 +354,10 @@ async function noteOnSigned(transfer: OutboundTransferRow, error: string): Promi
 
 /** The transfer and its fee record: the rows of one Solana transaction. */
 function bothRows(transfer: OutboundTransferRow) {
-  const signature = transfer.txHash.replace(new RegExp(`${FEE_RECORD_SUFFIX}$`), '');
+  const signature = transfer.txHash.replace(new RegExp(`${SOLANA_FEE_RECORD_SUFFIX}$`), '');
   return and(
     eq(outboundTransfers.chain, transfer.chain),
-    inArray(outboundTransfers.txHash, [signature, `${signature}${FEE_RECORD_SUFFIX}`]),
+    inArray(outboundTransfers.txHash, [signature, `${signature}${SOLANA_FEE_RECORD_SUFFIX}`]),
   );
 }
 

@@ -1,0 +1,1 @@
+ALTER TYPE "public"."transfer_attempt_kind" ADD VALUE 'new_blockhash';
