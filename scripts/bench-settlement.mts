@@ -12,12 +12,11 @@
  *    gas is the receipts' of the transactions the rows name;
  *    Its first sweep of each address also grants the tank an allowance (ADR 0035, "Pull sweeps"): this is the row
  *    "pull path, fresh addresses (first sweep grants)";
- *  - pull path, reused addresses: **the engine again**, a second round of N charges whose deposit addresses are the
- *    first round's (granted before): one transaction of the tank to itself per window, executeBatch of transferFrom.
- *    Until the per-merchant pool of deposit addresses (ADR 0038, another branch) is on main, the bench hands each
- *    address on itself: the new charge's deposit_addresses row and the old one's swap address and derivation index
- *    (the old charge is swept and settled). The tank delegated itself once before (a one-time cost of its life,
- *    not counted);
+ *  - pull path, reused addresses: **the engine again**, a second round of N charges of the same merchant whose
+ *    deposit addresses are the first round's, drawn from the merchant's pool (ADR 0038, DEPOSIT_ADDRESS_REUSE with
+ *    DEPOSIT_ADDRESS_REUSE_AFTER=0; the bench ends the first round's late-payment watch at once and runs the release
+ *    job): one transaction of the tank to itself per window, executeBatch of transferFrom. The tank delegated
+ *    itself once before (a one-time cost of its life, not counted);
  *  - the same for addresses delegated before (a reused address: no authorization in the sweep), chain only.
  * Every deposit address is new and holds USDC only, as a charge's does; each window pays a new merchant address.
  * Gas is the receipts' gasUsed (the setup transactions are not counted).
@@ -62,6 +61,8 @@ Object.assign(process.env, {
   RPC_URL_POLYGON: node.url,
   LOCAL_CHAINS: CHAIN,
   SMART_ACCOUNT_CHAINS: CHAIN,
+  DEPOSIT_ADDRESS_REUSE: 'true',
+  DEPOSIT_ADDRESS_REUSE_AFTER: '0', // a released address is leased again at once (ADR 0038)
   LOG_LEVEL: 'warn', // the table is stdout's; warnings and errors go to stderr
 });
 process.env.WALLET_MASTER_KEY ??= Buffer.alloc(32, 7).toString('base64');
@@ -69,10 +70,11 @@ process.env.DEPOSIT_HD_SEED ??= Buffer.alloc(32, 5).toString('base64');
 const { migrateDatabase } = await import('@/lib/admin/migrate-database');
 const { getDb, closeDb } = await import('@/lib/db/client');
 const { charges, depositAddresses, outboundTransfers } = await import('@/lib/db/schema');
-const { eq, inArray } = await import('drizzle-orm');
+const { inArray } = await import('drizzle-orm');
 const { createMerchant } = await import('@/lib/onboarding/create-merchant');
 const { pollChain } = await import('@/lib/payments/poll-chain');
-const { sweepBatch } = await import('@/lib/payments/sweep-charges');
+const { sweepBatch, sweepCharge } = await import('@/lib/payments/sweep-charges');
+const { releaseDepositAddresses } = await import('@/lib/jobs/release-deposit-addresses');
 const { reconcileDueTransfers } = await import('@/lib/jobs/transfer-outcome-hooks');
 const { gasTankAccount, gasTankAddress } = await import('@/lib/transactions/gas-tank');
 const { POST: createChargeRoute } = await import('@/app/api/createCharge/route');
@@ -206,15 +208,27 @@ try {
   }
 
   /** N charges of a new merchant, paid in full and succeeded, swept by the engine's batch path, settled. */
-  async function engineBatch(n: number, reuse?: string[]) {
-    const { keys } = await createMerchant({ email: `bench-${randomUUID()}@settlement.example`, name: `Settlement ${n}`, verified: true });
-    const apiKey = keys.find((key) => key.mode === 'live')!.plaintext;
+  async function engineBatch(n: number, reuse?: { apiKey: string; chargeIds: string[]; addresses: string[] }) {
+    let apiKey = reuse?.apiKey;
+    if (reuse) {
+      // The first round's leases end (their late-payment watch cut short) and their addresses go back to the pool.
+      for (const id of reuse.chargeIds) await sweepCharge(id);
+      await getDb()
+        .update(depositAddresses)
+        .set({ watchUntil: new Date(Date.now() - 1_000) })
+        .where(inArray(depositAddresses.chargeId, reuse.chargeIds));
+      const released = await releaseDepositAddresses({ batch: 1_000 });
+      if (released.released < n) throw new Error(`only ${released.released} of ${n} deposit addresses went back to the pool`);
+    } else {
+      const { keys } = await createMerchant({ email: `bench-${randomUUID()}@settlement.example`, name: `Settlement ${n}`, verified: true });
+      apiKey = keys.find((key) => key.mode === 'live')!.plaintext;
+    }
     const chargeIds: string[] = [];
     for (let i = 0; i < n; i++) {
       const response = await createChargeRoute(
         new Request('http://localhost/api/createCharge', {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey! },
           body: JSON.stringify({ chargeData: { symbol: 'USDC', chain: CHAIN, tokenAddress: USDC.address, amount: '10' } }),
         }),
         { params: Promise.resolve({}) },
@@ -222,23 +236,10 @@ try {
       if (response.status !== 200) throw new Error(`createCharge answered ${response.status}: ${await response.text()}`);
       chargeIds.push(((await response.json()) as { data: { chargeId: string } }).data.chargeId);
     }
-    // A second round reuses the first round's addresses: swap the rows (see the header).
-    for (const [i, chargeId] of chargeIds.entries()) {
-      const earlier = reuse?.[i];
-      if (!earlier) continue;
-      await getDb().transaction(async (tx) => {
-        const [a] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, earlier));
-        const [b] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-        await tx.update(depositAddresses).set({ address: 'swap', derivationIndex: -1 }).where(eq(depositAddresses.id, a!.id));
-        await tx
-          .update(depositAddresses)
-          .set({ address: a!.address, derivationIndex: a!.derivationIndex })
-          .where(eq(depositAddresses.id, b!.id));
-        await tx
-          .update(depositAddresses)
-          .set({ address: b!.address, derivationIndex: b!.derivationIndex })
-          .where(eq(depositAddresses.id, a!.id));
-      });
+    if (reuse) {
+      const leased = await getDb().select().from(depositAddresses).where(inArray(depositAddresses.chargeId, chargeIds));
+      const earlier = new Set(reuse.addresses);
+      if (!leased.every((d) => earlier.has(d.address))) throw new Error('a second-round charge did not lease a first-round address');
     }
     const deposits = await getDb().select().from(depositAddresses).where(inArray(depositAddresses.chargeId, chargeIds));
     for (const deposit of deposits) {
@@ -286,7 +287,12 @@ try {
         const pulls = sweeps.filter((t) => t.callTo && getAddress(t.callTo) === gasTankAddress()).length;
         if (reuse && pulls !== n) throw new Error(`${pulls} of ${n} reused addresses were pulled`);
         if (!reuse && pulls !== 0) throw new Error('a fresh address was pulled');
-        return { txs: hashes.length, gas, topUps: sweeps.filter((t) => t.purpose === 'gas_topup').length, chargeIds };
+        return {
+          txs: hashes.length,
+          gas,
+          topUps: sweeps.filter((t) => t.purpose === 'gas_topup').length,
+          reuse: { apiKey: apiKey!, chargeIds, addresses: deposits.map((d) => d.address) },
+        };
       }
     }
     throw new Error('the batch did not settle');
@@ -304,7 +310,7 @@ try {
       ['pull path (engine), fresh addresses (first sweep grants)', fresh],
       [
         'pull path (engine), addresses reused (granted before)',
-        await (log(`window of ${n}: the engine's pull of reused addresses`), engineBatch(n, fresh.chargeIds)),
+        await (log(`window of ${n}: the engine's pull of reused addresses`), engineBatch(n, fresh.reuse)),
       ],
       [
         'sponsored, per window, reused addresses',

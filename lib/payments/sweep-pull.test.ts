@@ -30,6 +30,7 @@ import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainN
 import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
+import { releaseDepositAddresses } from '@/lib/jobs/release-deposit-addresses';
 import { pollChain } from './poll-chain';
 import { sweepBatch, sweepCharge } from './sweep-charges';
 
@@ -64,6 +65,8 @@ beforeAll(async () => {
     SMART_ACCOUNT_CHAINS: CHAIN,
     SWEEP_BATCH_MAX: '20',
     SWEEP_BATCH_WINDOW_SECONDS: '0',
+    DEPOSIT_ADDRESS_REUSE: 'true',
+    DEPOSIT_ADDRESS_REUSE_AFTER: '0',
   });
   client = createPublicClient({ transport: http(node.url) });
   await fundLocalWallet({ chain: CHAIN, url: node.url, address: payer.address });
@@ -78,6 +81,8 @@ afterAll(async () => {
     TRANSFER_STUCK_AFTER_SECONDS: undefined,
     SWEEP_BATCH_MAX: undefined,
     SWEEP_BATCH_WINDOW_SECONDS: undefined,
+    DEPOSIT_ADDRESS_REUSE: undefined,
+    DEPOSIT_ADDRESS_REUSE_AFTER: undefined,
   });
   await node.stop();
 });
@@ -93,53 +98,46 @@ interface Paid {
   amount: bigint;
 }
 
-/**
- * Charges paid in full at their deposit addresses. `reuse[i]`, when given, is a deposit address of an earlier,
- * swept charge the i-th charge takes over (its derivation index with it: the rows swap addresses, as a pool's
- * lease would hand the address on).
- */
-async function paidCharges(amounts: string[], reuse: (Paid | undefined)[] = []): Promise<Paid[]> {
+/** Charges paid in full at their deposit addresses (leased from the merchant's pool when it holds any, ADR 0038). */
+async function paidCharges(amounts: string[]): Promise<Paid[]> {
   const wallet = createWalletClient({ account: payer, transport: http(node.url) });
   const out: Paid[] = [];
-  for (const [i, amount] of amounts.entries()) {
+  for (const amount of amounts) {
     const { chargeId, deposit } = await createTestCharge({
       apiKey: merchant.liveKey!,
       body: { chargeData: { symbol: 'USDC', chain: CHAIN, tokenAddress: USDC.address, amount } },
     });
-    let address = deposit.address as Hex;
-    const earlier = reuse[i];
-    if (earlier) {
-      await swapDepositAddresses(earlier.chargeId, chargeId);
-      address = earlier.deposit;
-    }
     const hash = await wallet.writeContract({
       address: USDC.address as Hex,
       abi: erc20Abi,
       functionName: 'transfer',
-      args: [address, usdc(amount)],
+      args: [deposit.address as Hex, usdc(amount)],
       chain: null,
     });
     await client.waitForTransactionReceipt({ hash });
-    out.push({ chargeId, deposit: address, amount: usdc(amount) });
+    out.push({ chargeId, deposit: deposit.address as Hex, amount: usdc(amount) });
   }
   await pollChain(CHAIN);
   return out;
 }
 
-async function swapDepositAddresses(oldChargeId: string, newChargeId: string) {
-  await getDb().transaction(async (tx) => {
-    const [a] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, oldChargeId));
-    const [b] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, newChargeId));
-    await tx.update(depositAddresses).set({ address: 'swap', derivationIndex: -1 }).where(eq(depositAddresses.id, a!.id));
-    await tx
-      .update(depositAddresses)
-      .set({ address: a!.address, derivationIndex: a!.derivationIndex })
-      .where(eq(depositAddresses.id, b!.id));
-    await tx
-      .update(depositAddresses)
-      .set({ address: b!.address, derivationIndex: b!.derivationIndex })
-      .where(eq(depositAddresses.id, a!.id));
-  });
+/**
+ * The deposit addresses of swept charges back in their merchant's pool (ADR 0038): their sweeps found done, their
+ * late-payment watch cut short, the release job run; the next charges lease them (DEPOSIT_ADDRESS_REUSE_AFTER=0).
+ */
+async function released(earlier: Paid[]): Promise<void> {
+  for (const p of earlier) expect(await sweepCharge(p.chargeId)).toBe('nothing_owed');
+  await getDb()
+    .update(depositAddresses)
+    .set({ watchUntil: new Date(Date.now() - 1_000) })
+    .where(
+      inArray(
+        depositAddresses.chargeId,
+        earlier.map((p) => p.chargeId),
+      ),
+    );
+  const { released: count } = await releaseDepositAddresses({ batch: 1_000 });
+  expect(count).toBeGreaterThanOrEqual(earlier.length);
 }
 
 async function merchantWallet(): Promise<Hex> {
@@ -208,8 +206,10 @@ describe('pull sweeps (ADR 0035)', () => {
     for (const p of first) expect(await allowanceToTank(p.deposit)).toBe(maxUint256);
     granted = first;
 
-    // Second round: the same addresses, paid again for new charges.
-    const second = await paidCharges(['2', '5'], first);
+    // Second round: new charges of the merchant lease the same addresses from its pool and are paid there.
+    await released(first);
+    const second = await paidCharges(['2', '5']);
+    expect(new Set(second.map((p) => p.deposit))).toEqual(new Set(first.map((p) => p.deposit)));
     const fresh = await paidCharges(['1']);
     const ids = second.map((p) => p.chargeId);
     await rpc('evm_setAutomine', [false]);
@@ -252,11 +252,13 @@ describe('pull sweeps (ADR 0035)', () => {
     const receipt = await client.getTransactionReceipt({ hash: pulled[0]!.txHash as Hex });
     expect(pulled.reduce((sum, r) => sum + r.gasFeeBaseUnits!, 0n)).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
     for (const id of ids) expect(await sweepCharge(id)).toBe('nothing_owed');
-    granted = second; // the charges holding those addresses now
+    granted = second; // the charges leasing those addresses now
   });
 
   it('a mixed window: a handleOps for the address granting, a pull for the address that granted before', async () => {
-    const [reused] = await paidCharges(['2'], [granted[0]]);
+    await released([granted[0]!]);
+    const [reused] = await paidCharges(['2']);
+    expect(reused!.deposit).toBe(granted[0]!.deposit);
     const [fresh] = await paidCharges(['3']);
     const payee = await merchantWallet();
     const before = await usdcBalance(payee);
@@ -277,7 +279,9 @@ describe('pull sweeps (ADR 0035)', () => {
   });
 
   it('a pull that reverts fails all its rows, moves nothing, and its deposits then sweep alone through handleOps, each once', async () => {
-    const paid = await paidCharges(['2', '6'], [granted[1], granted[2]]);
+    await released([granted[1]!, granted[2]!]);
+    const paid = await paidCharges(['2', '6']);
+    expect(new Set(paid.map((p) => p.deposit))).toEqual(new Set([granted[1]!.deposit, granted[2]!.deposit]));
     const ids = paid.map((p) => p.chargeId);
     const payee = await merchantWallet();
     const before = await usdcBalance(payee);
