@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { depositAddresses, outboundTransfers, sweepSchedule } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
+import { releaseDepositAddresses } from '@/lib/jobs/release-deposit-addresses';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { sweepBatch, sweepCharge } from '@/lib/payments/sweep-charges';
 import { runStep } from './spawn-step';
@@ -55,8 +56,8 @@ const SCENARIO_AMOUNTS = {
 } as const;
 let paidFor: Record<keyof typeof SCENARIO_AMOUNTS, Paid[]>;
 /**
- * Pull sweeps (ADR 0035): deposits that granted the tank an allowance in a first sweep, paid again for new
- * charges (the bench's hand-over: the rows swap address and derivation index, as a pool's lease would).
+ * Pull sweeps (ADR 0035): deposits that granted the tank an allowance in a first sweep, leased again from the
+ * merchant's pool (ADR 0038) by new charges and paid there.
  */
 const PULL_AMOUNTS = {
   pullLost: ['2', '3'],
@@ -71,6 +72,8 @@ let pullSince: bigint;
 
 beforeAll(async () => {
   process.env.SMART_ACCOUNT_CHAINS = 'POLYGON';
+  process.env.DEPOSIT_ADDRESS_REUSE = 'true';
+  process.env.DEPOSIT_ADDRESS_REUSE_AFTER = '0'; // a released address is leased again at once
   await startTokenWorld({
     chain: 'POLYGON',
     symbol: 'USDC',
@@ -107,13 +110,26 @@ beforeAll(async () => {
   const granted = await sweepsOf(grants);
   if (granted.some((r) => r.status !== 'confirmed')) throw new Error('the granting sweeps did not settle');
   await holdBack(grants);
+  // Their leases end and the addresses go back to the merchant's pool (ADR 0038); new charges lease them again.
+  await getDb()
+    .update(depositAddresses)
+    .set({ watchUntil: new Date(Date.now() - 1_000) })
+    .where(
+      inArray(
+        depositAddresses.chargeId,
+        grants.map((p) => p.chargeId),
+      ),
+    );
+  const { released } = await releaseDepositAddresses({ batch: 1_000 });
+  if (released < grants.length) throw new Error(`only ${released} of ${grants.length} granting addresses went back to the pool`);
   pullSince = await w().client.getBlockNumber({ cacheTime: 0 });
+  const granting = new Set(grants.map((p) => p.deposit));
   const again: Paid[] = [];
   for (const earlier of grants) {
     const charge = await newCharge(String(Number(earlier.amount) / 10 ** w().token.decimals));
-    await handOver(earlier.chargeId, charge.chargeId);
-    await sendToken(await outsideWallet('5'), earlier.deposit, earlier.amount);
-    again.push({ chargeId: charge.chargeId, deposit: earlier.deposit, amount: earlier.amount });
+    if (!granting.has(charge.deposit)) throw new Error('a new charge did not lease a granting address');
+    await sendToken(await outsideWallet('5'), charge.deposit, earlier.amount);
+    again.push({ chargeId: charge.chargeId, deposit: charge.deposit, amount: earlier.amount });
   }
   await settle(40, { sweeps: false });
   await holdBack(again);
@@ -138,25 +154,10 @@ async function holdBack(paid: Paid[]): Promise<void> {
     );
 }
 
-/** The deposit address of a swept charge handed on to a new charge (until a pool of addresses does it). */
-async function handOver(oldChargeId: string, newChargeId: string): Promise<void> {
-  await getDb().transaction(async (tx) => {
-    const [a] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, oldChargeId));
-    const [b] = await tx.select().from(depositAddresses).where(eq(depositAddresses.chargeId, newChargeId));
-    await tx.update(depositAddresses).set({ address: 'swap', derivationIndex: -1 }).where(eq(depositAddresses.id, a!.id));
-    await tx
-      .update(depositAddresses)
-      .set({ address: a!.address, derivationIndex: a!.derivationIndex })
-      .where(eq(depositAddresses.id, b!.id));
-    await tx
-      .update(depositAddresses)
-      .set({ address: b!.address, derivationIndex: b!.derivationIndex })
-      .where(eq(depositAddresses.id, a!.id));
-  });
-}
-
 afterAll(async () => {
   delete process.env.SMART_ACCOUNT_CHAINS;
+  delete process.env.DEPOSIT_ADDRESS_REUSE;
+  delete process.env.DEPOSIT_ADDRESS_REUSE_AFTER;
   resetEnvCache();
   await stopTokenWorld('faults-relayer');
 });
