@@ -18,7 +18,8 @@
  *    job): one transaction of the tank to itself per window, executeBatch of transferFrom. The tank delegated
  *    itself once before (a one-time cost of its life, not counted);
  *  - the same for addresses delegated before (a reused address: no authorization in the sweep), chain only.
- * Every deposit address is new and holds USDC only, as a charge's does; each window pays a new merchant address.
+ * Every deposit address is new (but the reused round's) and holds USDC only, as a charge's does; each window pays a
+ * new merchant address, but the reused round, which pays its first round's merchant (a pool is per merchant).
  * Gas is the receipts' gasUsed (the setup transactions are not counted).
  *
  *   npm run bench:settlement -- [--sizes 1,10,100]
