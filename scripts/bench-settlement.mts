@@ -10,8 +10,16 @@
  *    POST /api/createCharge on a private embedded PostgreSQL, each paid in full, seen by the watcher, swept by
  *    `sweepBatch` (recorded before broadcast, one transfer row per deposit) and settled by the reconciler; its
  *    gas is the receipts' of the transactions the rows name;
+ *    Its first sweep of each address also grants the tank an allowance (ADR 0035, "Pull sweeps"): this is the row
+ *    "pull path, fresh addresses (first sweep grants)";
+ *  - pull path, reused addresses: **the engine again**, a second round of N charges of the same merchant whose
+ *    deposit addresses are the first round's, drawn from the merchant's pool (ADR 0038, DEPOSIT_ADDRESS_REUSE with
+ *    DEPOSIT_ADDRESS_REUSE_AFTER=0; the bench ends the first round's late-payment watch at once and runs the release
+ *    job): one transaction of the tank to itself per window, executeBatch of transferFrom. The tank delegated
+ *    itself once before (a one-time cost of its life, not counted);
  *  - the same for addresses delegated before (a reused address: no authorization in the sweep), chain only.
- * Every deposit address is new and holds USDC only, as a charge's does; each window pays a new merchant address.
+ * Every deposit address is new (but the reused round's) and holds USDC only, as a charge's does; each window pays a
+ * new merchant address, but the reused round, which pays its first round's merchant (a pool is per merchant).
  * Gas is the receipts' gasUsed (the setup transactions are not counted).
  *
  *   npm run bench:settlement -- [--sizes 1,10,100]
@@ -20,11 +28,14 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
-import { createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, http, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, getAddress, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { CHAINS } from '@/lib/chains/registry';
 import { buildSponsoredCall } from '@/lib/smart-accounts/build-sponsored-call';
 import { readSponsorFacts } from '@/lib/smart-accounts/read-sponsor-facts';
+import { readDelegation } from '@/lib/smart-accounts/read-delegation';
+import { signDelegation } from '@/lib/smart-accounts/sign-delegation';
+import { SIMPLE_7702_ACCOUNT_ADDRESS } from '@/lib/chains/smart-account-contracts';
 import { userOperationOutcome } from '@/lib/smart-accounts/user-operation-outcome';
 import { fundLocalWallet, provisionLocalChain, startLocalChain } from '@/scripts/stack/local-chain';
 
@@ -51,6 +62,8 @@ Object.assign(process.env, {
   RPC_URL_POLYGON: node.url,
   LOCAL_CHAINS: CHAIN,
   SMART_ACCOUNT_CHAINS: CHAIN,
+  DEPOSIT_ADDRESS_REUSE: 'true',
+  DEPOSIT_ADDRESS_REUSE_AFTER: '0', // a released address is leased again at once (ADR 0038)
   LOG_LEVEL: 'warn', // the table is stdout's; warnings and errors go to stderr
 });
 process.env.WALLET_MASTER_KEY ??= Buffer.alloc(32, 7).toString('base64');
@@ -61,9 +74,10 @@ const { charges, depositAddresses, outboundTransfers } = await import('@/lib/db/
 const { inArray } = await import('drizzle-orm');
 const { createMerchant } = await import('@/lib/onboarding/create-merchant');
 const { pollChain } = await import('@/lib/payments/poll-chain');
-const { sweepBatch } = await import('@/lib/payments/sweep-charges');
+const { sweepBatch, sweepCharge } = await import('@/lib/payments/sweep-charges');
+const { releaseDepositAddresses } = await import('@/lib/jobs/release-deposit-addresses');
 const { reconcileDueTransfers } = await import('@/lib/jobs/transfer-outcome-hooks');
-const { gasTankAddress } = await import('@/lib/transactions/gas-tank');
+const { gasTankAccount, gasTankAddress } = await import('@/lib/transactions/gas-tank');
 const { POST: createChargeRoute } = await import('@/app/api/createCharge/route');
 try {
   await migrateDatabase(database.url);
@@ -178,23 +192,55 @@ try {
   });
   const payerWallet = createWalletClient({ account: payer, transport });
   await pollChain(CHAIN); // the watcher starts here
+  {
+    // The engine's tank delegates itself once in its life (its first pull would carry it): done here, not counted.
+    const engineTank = gasTankAccount();
+    const nonce = await client.getTransactionCount({ address: engineTank.address });
+    const authorization = await signDelegation(engineTank, { chainId: CHAINS[CHAIN].evmChainId!, nonce: nonce + 1 });
+    await mined(
+      await createWalletClient({ account: engineTank, transport }).sendTransaction({
+        chain: null,
+        to: engineTank.address,
+        gas: 100_000n,
+        authorizationList: [authorization],
+      }),
+    );
+    if ((await readDelegation(client, engineTank.address)) !== SIMPLE_7702_ACCOUNT_ADDRESS) throw new Error('the tank did not delegate');
+  }
 
   /** N charges of a new merchant, paid in full and succeeded, swept by the engine's batch path, settled. */
-  async function engineBatch(n: number) {
-    const { keys } = await createMerchant({ email: `bench-${randomUUID()}@settlement.example`, name: `Settlement ${n}`, verified: true });
-    const apiKey = keys.find((key) => key.mode === 'live')!.plaintext;
+  async function engineBatch(n: number, reuse?: { apiKey: string; chargeIds: string[]; addresses: string[] }) {
+    let apiKey = reuse?.apiKey;
+    if (reuse) {
+      // The first round's leases end (their late-payment watch cut short) and their addresses go back to the pool.
+      for (const id of reuse.chargeIds) await sweepCharge(id);
+      await getDb()
+        .update(depositAddresses)
+        .set({ watchUntil: new Date(Date.now() - 1_000) })
+        .where(inArray(depositAddresses.chargeId, reuse.chargeIds));
+      const released = await releaseDepositAddresses({ batch: 1_000 });
+      if (released.released < n) throw new Error(`only ${released.released} of ${n} deposit addresses went back to the pool`);
+    } else {
+      const { keys } = await createMerchant({ email: `bench-${randomUUID()}@settlement.example`, name: `Settlement ${n}`, verified: true });
+      apiKey = keys.find((key) => key.mode === 'live')!.plaintext;
+    }
     const chargeIds: string[] = [];
     for (let i = 0; i < n; i++) {
       const response = await createChargeRoute(
         new Request('http://localhost/api/createCharge', {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey! },
           body: JSON.stringify({ chargeData: { symbol: 'USDC', chain: CHAIN, tokenAddress: USDC.address, amount: '10' } }),
         }),
         { params: Promise.resolve({}) },
       );
       if (response.status !== 200) throw new Error(`createCharge answered ${response.status}: ${await response.text()}`);
       chargeIds.push(((await response.json()) as { data: { chargeId: string } }).data.chargeId);
+    }
+    if (reuse) {
+      const leased = await getDb().select().from(depositAddresses).where(inArray(depositAddresses.chargeId, chargeIds));
+      const earlier = new Set(reuse.addresses);
+      if (!leased.every((d) => earlier.has(d.address))) throw new Error('a second-round charge did not lease a first-round address');
     }
     const deposits = await getDb().select().from(depositAddresses).where(inArray(depositAddresses.chargeId, chargeIds));
     for (const deposit of deposits) {
@@ -239,7 +285,15 @@ try {
           if (tokens !== 0n || native !== 0n)
             throw new Error(`deposit ${deposit.address} holds ${tokens} USDC and ${native} POL after its sweep`);
         }
-        return { txs: hashes.length, gas, topUps: sweeps.filter((t) => t.purpose === 'gas_topup').length };
+        const pulls = sweeps.filter((t) => t.callTo && getAddress(t.callTo) === gasTankAddress()).length;
+        if (reuse && pulls !== n) throw new Error(`${pulls} of ${n} reused addresses were pulled`);
+        if (!reuse && pulls !== 0) throw new Error('a fresh address was pulled');
+        return {
+          txs: hashes.length,
+          gas,
+          topUps: sweeps.filter((t) => t.purpose === 'gas_topup').length,
+          reuse: { apiKey: apiKey!, chargeIds, addresses: deposits.map((d) => d.address) },
+        };
       }
     }
     throw new Error('the batch did not settle');
@@ -249,10 +303,16 @@ try {
   for (const n of SIZES) {
     log(`window of ${n}: today's path`);
     const base = await today(n);
+    const sponsoredPerCharge = await (log(`window of ${n}: sponsored`), sponsored(n, { batched: false }));
+    const fresh = await (log(`window of ${n}: the engine's batched sweep (granting)`), engineBatch(n));
     const results = [
       ['today (top-up + transfer)', base],
-      ['sponsored, one handleOps per charge', await (log(`window of ${n}: sponsored`), sponsored(n, { batched: false }))],
-      ['sponsored, one handleOps per window (engine)', await (log(`window of ${n}: the engine's batched sweep`), engineBatch(n))],
+      ['sponsored, one handleOps per charge', sponsoredPerCharge],
+      ['pull path (engine), fresh addresses (first sweep grants)', fresh],
+      [
+        'pull path (engine), addresses reused (granted before)',
+        await (log(`window of ${n}: the engine's pull of reused addresses`), engineBatch(n, fresh.reuse)),
+      ],
       [
         'sponsored, per window, reused addresses',
         await (log(`window of ${n}: sponsored, batched, delegated before`), sponsored(n, { batched: true, delegatedBefore: true })),

@@ -13,7 +13,11 @@
  *    relayed: the tank sends the deposit address's EIP-7702 smart-account call and pays its gas, so the
  *    deposit address never receives native coin (one transaction, no top-up). There, the sweeps of one chain and
  *    token due in one window go together (SWEEP_BATCH_MAX, SWEEP_BATCH_WINDOW_SECONDS): one relayed `handleOps`,
- *    one transfer row per deposit (sweepBatch).
+ *    one transfer row per deposit (sweepBatch). Pull sweeps (ADR 0035): a deposit's first relayed sweep of a token
+ *    also approves the gas tank for it; later sweeps of deposits whose allowance covers what they owe (read from
+ *    the chain) are one transaction of the tank to itself, executeBatch of transferFrom. A window may hold both:
+ *    a handleOps for the granting deposits, a pull for the others. A pull that reverts fails all its rows; their
+ *    deposits then sweep alone through handleOps (as every retried sweep), so nothing is sent twice.
  *    Solana: the tank is the sweep's fee payer (lib/transactions/solana/sweep-solana.ts).
  *  - Both read the chain before taking the charge's lock and check under it that what is owed has not changed:
  *    no RPC call while a row lock is held (lib/db/transaction-scope.ts refuses it outside production).
@@ -41,6 +45,7 @@ import {
   sweepSchedule,
   wallets,
   type ChargeRow,
+  type OutboundTransferRow,
   type WalletFamily,
 } from '@/lib/db/schema';
 import { AppError, isAppError, type ErrorCode } from '@/lib/errors';
@@ -51,10 +56,10 @@ import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { depositAccount, solanaDepositSigner } from '@/lib/keyring/deposit-addresses';
 import { crashPoint } from '@/lib/crash-points';
 import { broadcastTransfer, errorMessage, submitTransfer } from '@/lib/transactions/broadcast-transfer';
-import { gasTankSolanaSigner } from '@/lib/transactions/gas-tank';
+import { gasTankAddress, gasTankSolanaSigner } from '@/lib/transactions/gas-tank';
 import { prepareTransfer, type PreparedTransfer } from '@/lib/transactions/prepare-transfer';
 import { broadcastRelayedBatch } from '@/lib/transactions/broadcast-relayed-batch';
-import { recordRelayedBatch, type RecordedRelayedBatch } from '@/lib/transactions/record-relayed-batch';
+import { recordRelayedBatch } from '@/lib/transactions/record-relayed-batch';
 import { recordTransfer, type RecordedTransfer } from '@/lib/transactions/record-transfer';
 import { authorizeTransfer } from '@/lib/transactions/transfer-policy';
 import { EXPIRED_ERROR, recordSolanaSweep } from '@/lib/transactions/solana/solana-transfers';
@@ -62,6 +67,10 @@ import { signSolanaSweep, type SignSolanaSweepResult } from '@/lib/transactions/
 import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { smartAccountStatus } from '@/lib/smart-accounts/smart-account-status';
+import { readDelegation } from '@/lib/smart-accounts/read-delegation';
+import { SIMPLE_7702_ACCOUNT_ADDRESS } from '@/lib/chains/smart-account-contracts';
+import { publicClientFor } from '@/lib/chains/clients';
+import { erc20Abi, type Address, type PublicClient } from 'viem';
 
 export type SweepOutcome = 'nothing_owed' | 'in_flight' | 'swept' | 'backing_off' | 'stuck' | 'not_sweepable' | 'busy' | 'waiting_for_gas';
 
@@ -293,7 +302,9 @@ async function sweepReadyCharge(state: SweepState, options: SolanaRpcOptions, no
  * a single sweep is (what is owed, in flight, backing off, stuck); one whose earlier sweeps failed, or the only
  * one left, sweeps alone, so one deposit that keeps failing cannot hold a batch back. The chain is read for all
  * of them first, then each charge's lock taken (SKIP LOCKED: a charge another worker holds stays out of this
- * batch) and what is owed checked unchanged; one transaction of the database records them all.
+ * batch) and what is owed checked unchanged; one transaction of the database records them all. Deposits whose
+ * allowance to the tank covers what they owe are pulled (a second transaction, the tank's executeBatch of
+ * transferFrom); the others grant that allowance in their operation (ADR 0035, "Pull sweeps").
  */
 export async function sweepBatch(chargeIds: string[], now = new Date()): Promise<Map<string, SweepOutcome>> {
   const outcomes = new Map<string, SweepOutcome>();
@@ -304,10 +315,11 @@ export async function sweepBatch(chargeIds: string[], now = new Date()): Promise
     else if (readiness.retrying) outcomes.set(chargeId, await sweepReadyCharge(readiness.state, {}, now));
     else ready.push(readiness.state);
   }
-  // Together only EVM ERC-20 sweeps of one chain whose sweeps are relayed now; anything else (or one left) alone.
+  // Together only EVM ERC-20 sweeps of one chain whose sweeps are relayed now (even one: it may grant or be pulled);
+  // anything else alone.
   const chain = ready[0]?.charge.chain as ChainName | undefined;
   const together =
-    ready.length > 1 &&
+    ready.length > 0 &&
     ready.every((state) => state.charge.chain === chain && state.deposit.family === 'evm' && !tokenOfCharge(state.charge).isNative) &&
     (await smartAccountStatus(chain!)).path === 'sponsored';
   if (!together) {
@@ -327,7 +339,17 @@ export async function sweepBatch(chargeIds: string[], now = new Date()): Promise
     }
   }
   if (items.length === 0) return outcomes;
-  let recorded: RecordedRelayedBatch & { items: RelayedSweep[] };
+  // Pull sweeps (ADR 0035): deposits whose allowance to the tank covers what they owe are pulled by the tank's own
+  // transaction; the others go through handleOps and grant the allowance on the way. Two transactions at most.
+  const pulls = items.filter((item) => item.pulled);
+  const tankDelegated =
+    pulls.length > 0 &&
+    (await readDelegation(chainClient(chain!), gasTankAddress()).catch(() => undefined)) === SIMPLE_7702_ACCOUNT_ADDRESS;
+  let recorded: {
+    transfers: OutboundTransferRow[];
+    items: RelayedSweep[];
+    leftOut: { item: RelayedSweep; kind: string; reason: string }[];
+  }[];
   try {
     recorded = await getDb().transaction(async (tx) => {
       const locked: RelayedSweep[] = [];
@@ -338,38 +360,49 @@ export async function sweepBatch(chargeIds: string[], now = new Date()): Promise
           outcomes.set(item.state.charge.id, 'busy'); // changed since the chain was read
         else locked.push({ ...item, state });
       }
-      if (locked.length === 0) return { transfers: [], leftOut: [], items: locked };
-      const batch = await recordRelayedBatch(
-        tx,
-        locked.map((item) => ({
-          prepared: item.prepared,
-          signer: item.account,
-          purpose: 'sweep' as const,
-          authorization: {
-            authority: { kind: 'system', job: 'sweep' },
-            destination: { class: item.state.charge.toAddress ? 'charge_payee' : 'merchant_wallet' },
-          },
-          chargeId: item.state.charge.id,
-          gasSponsor: { merchantId: item.state.charge.merchantId },
-        })),
-      );
-      for (const transfer of batch.transfers) {
-        const item = locked.find((i) => i.state.charge.id === transfer.chargeId)!;
-        await recordSweepEvent(tx, item.state, {
-          txHash: transfer.txHash,
-          payee: item.payee,
-          tokenAddress: item.prepared.spend.token.address,
+      const groups = [locked.filter((item) => !item.pulled), locked.filter((item) => item.pulled)].filter((group) => group.length);
+      const out = [];
+      for (const group of groups) {
+        const pulled = group[0]!.pulled;
+        const batch = await recordRelayedBatch(
+          tx,
+          group.map((item) => ({
+            prepared: item.prepared,
+            signer: item.account,
+            purpose: 'sweep' as const,
+            authorization: {
+              authority: { kind: 'system', job: 'sweep' },
+              destination: { class: item.state.charge.toAddress ? 'charge_payee' : 'merchant_wallet' },
+            },
+            chargeId: item.state.charge.id,
+            gasSponsor: { merchantId: item.state.charge.merchantId },
+            grant: !pulled,
+          })),
+          pulled ? { pull: { tankDelegated } } : {},
+        );
+        for (const transfer of batch.transfers) {
+          const item = group.find((i) => i.state.charge.id === transfer.chargeId)!;
+          await recordSweepEvent(tx, item.state, {
+            txHash: transfer.txHash,
+            payee: item.payee,
+            tokenAddress: item.prepared.spend.token.address,
+          });
+        }
+        out.push({
+          transfers: batch.transfers,
+          items: group,
+          leftOut: batch.leftOut.map(({ index, kind, reason }) => ({ item: group[index]!, kind, reason })),
         });
       }
-      return { ...batch, items: locked };
+      return out;
     });
   } catch (error) {
     if (!isAppError(error)) throw error;
     for (const item of items) outcomes.set(item.state.charge.id, await signFailed(item.state.charge.id, error, now));
     return outcomes;
   }
-  for (const { index, kind, reason } of recorded.leftOut) {
-    const chargeId = recorded.items[index]!.state.charge.id;
+  for (const { item, kind, reason } of recorded.flatMap((group) => group.leftOut)) {
+    const chargeId = item.state.charge.id;
     log.warn('a sweep was left out of its batch', { chargeId, reason });
     if (kind === 'sponsorship_limit')
       outcomes.set(chargeId, await signFailed(chargeId, new AppError('gas_sponsorship_limit', reason), now));
@@ -378,11 +411,12 @@ export async function sweepBatch(chargeIds: string[], now = new Date()): Promise
       outcomes.set(chargeId, 'in_flight');
     } else outcomes.set(chargeId, await signFailed(chargeId, new AppError('insufficient_balance', reason), now));
   }
-  for (const transfer of recorded.transfers) {
+  for (const transfer of recorded.flatMap((group) => group.transfers)) {
     outcomes.set(transfer.chargeId!, 'swept');
     await reschedule(transfer.chargeId!, { at: new Date(now.getTime() + IN_FLIGHT_RECHECK_MS), clearError: true });
   }
-  if (recorded.transfers.length) await broadcastRelayedBatch(recorded.transfers);
+  // In nonce order: the handleOps first, then the pull.
+  for (const group of recorded) if (group.transfers.length) await broadcastRelayedBatch(group.transfers);
   return outcomes;
 }
 
@@ -392,6 +426,14 @@ interface RelayedSweep {
   account: ReturnType<typeof depositAccount>;
   payee: string;
   prepared: PreparedTransfer;
+  /** Its allowance to the gas tank covers what it owes: the tank pulls it (else its operation grants one). */
+  pulled: boolean;
+}
+
+function chainClient(chain: ChainName): PublicClient {
+  const client = publicClientFor(chain);
+  if (!client) throw new AppError('chain_unavailable', `${CHAINS[chain].displayName} is not reachable right now. Try again shortly.`);
+  return client;
 }
 
 async function prepareRelayedSweep(state: SweepState): Promise<RelayedSweep | undefined> {
@@ -404,14 +446,29 @@ async function prepareRelayedSweep(state: SweepState): Promise<RelayedSweep | un
     return undefined;
   }
   const payee = await payeeOf(getDb(), state.charge, 'evm');
-  const prepared = await prepareTransfer({
-    chain: state.charge.chain as ChainName,
-    from: account.address,
-    spend: { token: tokenOfCharge(state.charge), amount: state.owed, recipient: payee },
-    gasSponsored: true,
-    relayed: true,
-  });
-  return { state, account, payee, prepared };
+  const chain = state.charge.chain as ChainName;
+  const token = tokenOfCharge(state.charge);
+  const [prepared, allowance] = await Promise.all([
+    prepareTransfer({
+      chain,
+      from: account.address,
+      spend: { token, amount: state.owed, recipient: payee },
+      gasSponsored: true,
+      relayed: true,
+    }),
+    // Authoritative and read with the balance, before any lock: what the tank may pull from the deposit.
+    chainClient(chain)
+      .readContract({
+        address: token.address as Address,
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [account.address, gasTankAddress()],
+      })
+      .catch(() => {
+        throw new AppError('chain_unavailable', `${CHAINS[chain].displayName} is not reachable right now. Try again shortly.`);
+      }),
+  ]);
+  return { state, account, payee, prepared, pulled: allowance >= state.owed };
 }
 
 /** What one pass did, and what it recorded (sent after commit). */

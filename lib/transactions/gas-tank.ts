@@ -11,7 +11,9 @@
  * On local anvil chains the launcher funds it.
  *
  * On chains with EIP-7702 smart accounts switched on (SMART_ACCOUNT_CHAINS, ADR 0035) the tank sends no
- * top-up for an ERC-20 sweep: it relays the deposit address's own signed call and pays the gas directly.
+ * top-up for an ERC-20 sweep: it relays the deposit address's own signed call and pays the gas directly. A
+ * deposit's first relayed sweep also approves the tank for the token; its later sweeps are the tank's own pull
+ * (its EOA delegated to Simple7702Account in its first pull, executeBatch of transferFrom: ADR 0035, "Pull sweeps").
  *
  * On Solana the tank has its own key (SLIP-0010, m/44'/501'/0'/1', see gas-tank-key.ts) and pays as the
  * FEE PAYER of the transactions it sponsors, so no top-up is ever sent there: its cost is recorded next

@@ -3,8 +3,8 @@
  * and what its transfers already have in flight. Every spend path goes through here (record-transfer.ts),
  * so two spends can never take one nonce or spend one balance twice.
  */
-import { and, eq, gt, inArray, isNull, notInArray, or, sql, type SQL } from 'drizzle-orm';
-import type { Address } from 'viem';
+import { and, desc, eq, gt, inArray, isNull, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { getAddress, parseTransaction, type Address, type Hex } from 'viem';
 import type { ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
 import { outboundTransfers } from '@/lib/db/schema';
@@ -28,7 +28,9 @@ export interface InFlight {
   /** Those incoming transfers, per token: a spend that counts on them must wait for them. */
   incomingIds: Map<string, string[]>;
   /** The highest nonce ever recorded for the sender's own transactions (sent or relayed by it), or -1. Every recorded nonce is used or will be:
-   *  a transfer fails only once its nonce is consumed, so the next nonce is always above all of them. */
+   *  a transfer fails only once its nonce is consumed, so the next nonce is always above all of them. A transaction to
+   *  the sender itself carrying an authorization (the gas tank delegating itself in its first pull, ADR 0035) uses
+   *  two: the authorization, signed by the sender, takes nonce + 1; it counts as that. */
   maxNonce: number;
   /** Relayed transfers of this account's value in flight (each takes the next EntryPoint nonce). */
   relayedOut: number;
@@ -91,7 +93,7 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
         and(eq(outboundTransfers.chain, chain), eq(outboundTransfers.toAddress, from), notLanded ? and(inFlight, notLanded) : inFlight),
       ),
     tx
-      .select({ nonce: sql<number | null>`max(${outboundTransfers.nonce})` })
+      .select({ nonce: outboundTransfers.nonce, callTo: outboundTransfers.callTo, rawTransaction: outboundTransfers.rawTransaction })
       .from(outboundTransfers)
       // Its own transactions' nonces: those it sent itself and those it relayed, never a relayed one of its value.
       .where(
@@ -102,7 +104,9 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
             eq(outboundTransfers.relayerAddress, from),
           ),
         ),
-      ),
+      )
+      .orderBy(desc(outboundTransfers.nonce))
+      .limit(1),
   ]);
   const valueOut = new Map<string, bigint>();
   let nativeOut = 0n;
@@ -147,6 +151,21 @@ export async function inFlightOf(tx: DbOrTx, chain: ChainName, from: Address, at
     incomingIds,
     relayedOut,
     relayed,
-    maxNonce: last?.nonce === null || last?.nonce === undefined ? -1 : Number(last.nonce),
+    maxNonce: last ? Number(last.nonce) + (carriesOwnAuthorization(last, from) ? 1 : 0) : -1,
   };
+}
+
+/**
+ * Whether the sender's last transaction is a call to itself that carries an EIP-7702 authorization: only the gas
+ * tank's own delegation does (lib/smart-accounts/build-pull-call.ts; its fee bumps and cancels carry it too), and
+ * that authorization consumes the nonce after the transaction's.
+ */
+function carriesOwnAuthorization(row: { callTo: string | null; rawTransaction: string }, from: Address): boolean {
+  if (!row.callTo || getAddress(row.callTo) !== getAddress(from)) return false;
+  try {
+    const parsed = parseTransaction(row.rawTransaction as Hex);
+    return parsed.type === 'eip7702' && (parsed.authorizationList?.length ?? 0) > 0;
+  } catch {
+    return false;
+  }
 }

@@ -18,6 +18,9 @@
  *    nonce, fee bumps and cancels are the relayer's. A batch of relayed transfers (rows at one relayer nonce,
  *    record-relayed-batch.ts) is one transaction: each row follows it and reads its own UserOperationEvent,
  *    a fee bump or cancel replaces it for every row at once, and each row keeps an equal share of its fee.
+ *    A pull (the gas tank's executeBatch of transferFrom on itself, ADR 0035 "Pull sweeps") is such a batch too;
+ *    each row is confirmed only on its token's Transfer event, and a cancel of a pull that carried the tank's own
+ *    authorization carries it again (the nonce after it was given to the tank's next transaction).
  *  - failed, otherwise, only when its nonce is used at the chain's depth by a transaction that is none of
  *    its attempts, seen on two passes (one RPC answer "no receipt" is not proof).
  *  - confirmed, re-opened to included by a re-organisation deeper than the depth
@@ -51,6 +54,7 @@ import { log } from '@/lib/log';
 import { isSolanaFeeRecord, reconcileSolanaTransfer } from '@/lib/transactions/solana/solana-transfers';
 import { resolveSolanaRpc, type SolanaRpcOptions } from '@/lib/chains/solana-rpc';
 import { userOperationOutcome } from '@/lib/smart-accounts/user-operation-outcome';
+import { isPullCall, pullMoved } from '@/lib/smart-accounts/build-pull-call';
 import { broadcastTransfer, errorMessage, sendCurrentAttempt } from './broadcast-transfer';
 import { gasTankAccount } from './gas-tank';
 import { prepareTransfer } from './prepare-transfer';
@@ -281,9 +285,13 @@ class Reconciler {
     if (this.head - receipt.blockNumber + 1n < this.depth) return 'included';
     const isCancel = kind === 'cancel' || (await this.isCancelAttempt(receipt.transactionHash));
     // handleOps succeeds when the account's call reverts: a relayed transfer moved value only if its UserOperation did.
+    // A pull (the tank's executeBatch of transferFrom, ADR 0035) moved value only if its token says so.
     const moved =
       receipt.status === 'success' &&
-      (this.transfer.relayerAddress === null || userOperationOutcome(receipt, this.transfer.fromAddress) === 'success');
+      (this.transfer.relayerAddress === null ||
+        (isPullCall(this.transfer)
+          ? pullMoved(receipt, this.transfer)
+          : userOperationOutcome(receipt, this.transfer.fromAddress) === 'success'));
     if (moved && !isCancel) {
       await this.finish('confirmed', { receipt });
       return 'confirmed';
@@ -291,7 +299,9 @@ class Reconciler {
     const reason = isCancel
       ? (this.transfer.error ?? 'canceled: its nonce was filled by a 0-value self-transfer')
       : receipt.status === 'success'
-        ? "its smart-account call reverted inside handleOps; nothing was moved but the relayer's fee"
+        ? isPullCall(this.transfer)
+          ? "the gas tank's pull moved none of this transfer's tokens; nothing was moved but the relayer's fee"
+          : "its smart-account call reverted inside handleOps; nothing was moved but the relayer's fee"
         : 'reverted on chain; nothing was moved but the fee';
     await this.finish('failed', { receipt, reason });
     return 'failed';
@@ -473,9 +483,16 @@ class Reconciler {
     const bump = (value: bigint) => (value * BUMP_NUMERATOR) / BUMP_DENOMINATOR + 1n;
     const priority = maxOf(bump(last.maxPriorityFeePerGas), fees.maxPriorityFeePerGas);
     const maxFee = maxOf(bump(last.maxFeePerGas), fees.maxFeePerGas, (block?.baseFeePerGas ?? 0n) * 2n + priority);
+    // A relayed fee bump carries the account's EIP-7702 authorization again, as its first attempt did. A cancel of
+    // the gas tank's self-delegating pull carries the tank's own authorization too: it takes the nonce after the
+    // transaction's, which the tank's next transaction was given (lock-sender.ts), so it must be used either way.
+    const first = authorizationsOf(attempts[0]!.rawTransaction);
+    const authorizationList = kind === 'fee_bump' || isPullCall(t) ? first : [];
+    // A cancel's 0-value self-call runs the sender's delegated code, if any, and pays for its authorization.
+    const cancelGas = 21_000n + (t.relayerAddress !== null ? 20_000n : 0n) + BigInt(authorizationList.length) * 25_000n;
     const call =
       kind === 'cancel'
-        ? { to: getAddress(this.sender), value: 0n, data: undefined, gas: 21_000n }
+        ? { to: getAddress(this.sender), value: 0n, data: undefined, gas: cancelGas }
         : { to: t.callTo as Address, value: t.callValue ?? 0n, data: (t.callData ?? undefined) as Hex | undefined, gas: t.gasLimit! };
     // A fee bump re-signs the call the gate allowed when it was recorded; a cancel is a new call: it passes the gate.
     if (kind === 'cancel') {
@@ -493,8 +510,6 @@ class Reconciler {
     }
     const affordable = await this.ensureGasFor(call.value + call.gas * maxFee);
     if (!affordable) return;
-    // A relayed fee bump carries the account's EIP-7702 authorization again, as its first attempt did.
-    const authorizationList = kind === 'fee_bump' ? authorizationsOf(attempts[0]!.rawTransaction) : [];
     const raw = await signer.signTransaction({
       ...(authorizationList.length ? { type: 'eip7702' as const, authorizationList } : { type: 'eip1559' as const }),
       chainId: CHAINS[this.chain].evmChainId!,

@@ -10,8 +10,13 @@
  * As recordTransfer, in the caller's database transaction and before anything is broadcast: under each account's
  * lock (in address order, so two batches never wait on each other in a cycle) the transfer gate and the in-flight
  * checks; then under the tank's lock its nonce, its balance and the sponsorship caps; one signature; the rows.
+ *
+ * Pull sweeps (ADR 0035, "Pull sweeps"): an item may `grant` (its operation also approves the tank for the
+ * token), and a batch may be a `pull` — the tank's own executeBatch of transferFrom from accounts that granted
+ * before (lib/smart-accounts/build-pull-call.ts). Same rows (from = the account, relayer = the tank), same
+ * locks, gate, in-flight checks and caps; the reconciler confirms a pull row on its token's Transfer event.
  */
-import { getAddress, keccak256, type Address } from 'viem';
+import { getAddress, keccak256, type Address, type Hex, type SignedAuthorization } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { CHAINS, nativeToken, type ChainName } from '@/lib/chains/registry';
 import type { DbOrTx } from '@/lib/db/client';
@@ -19,6 +24,7 @@ import { outboundTransferAttempts, outboundTransfers, type OutboundTransferRow }
 import { AppError, isAppError } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
+import { buildPullCall, grantCall } from '@/lib/smart-accounts/build-pull-call';
 import { buildSponsoredCall } from '@/lib/smart-accounts/build-sponsored-call';
 import { entryPointNonceOf } from '@/lib/smart-accounts/entry-point-nonce-of';
 import type { SponsorFacts } from '@/lib/smart-accounts/read-sponsor-facts';
@@ -29,6 +35,17 @@ import type { PreparedTransfer } from './prepare-transfer';
 import type { TransferPurpose } from './state';
 import { authorizeTransfer, describeAuthority, type TransferAuthorization } from './transfer-policy';
 
+/** The tank's transaction: handleOps to the EntryPoint, or a pull to itself. */
+interface OuterCall {
+  to: Address;
+  data: Hex;
+  gas: bigint;
+  authorizationList: SignedAuthorization[];
+}
+
+/** approve's gas in a granting operation (a new allowance slot). */
+const GRANT_GAS = 30_000n;
+
 export interface RelayedBatchItem {
   /** Prepared with `relayed` (the account's sponsor facts and the tank's). */
   prepared: PreparedTransfer;
@@ -38,6 +55,11 @@ export interface RelayedBatchItem {
   authorization: TransferAuthorization;
   chargeId: string | null;
   gasSponsor: GasSponsor;
+  /**
+   * Pull sweeps (ADR 0035): the account's operation also grants the gas tank an allowance of the token
+   * (approve(tank, max) before its transfer), so its later sweeps are pulled by the tank (`pull` below).
+   */
+  grant?: boolean;
 }
 
 export interface RecordedRelayedBatch {
@@ -47,7 +69,19 @@ export interface RecordedRelayedBatch {
   leftOut: { index: number; kind: 'in_flight' | 'balance' | 'sponsorship_limit'; reason: string }[];
 }
 
-export async function recordRelayedBatch(tx: DbOrTx, items: RelayedBatchItem[]): Promise<RecordedRelayedBatch> {
+export async function recordRelayedBatch(
+  tx: DbOrTx,
+  items: RelayedBatchItem[],
+  options: {
+    /**
+     * A pull (ADR 0035, "Pull sweeps"): the accounts granted the tank an allowance before; the transaction is the
+     * tank's own call to itself (executeBatch of transferFrom, lib/smart-accounts/build-pull-call.ts), no
+     * UserOperation, no account signature. `tankDelegated`: whether the tank delegates to Simple7702Account
+     * already (else the transaction carries its own authorization).
+     */
+    pull?: { tankDelegated: boolean };
+  } = {},
+): Promise<RecordedRelayedBatch> {
   if (items.length === 0) throw new Error('recordRelayedBatch: no item');
   const chain: ChainName = items[0]!.prepared.chain;
   for (const item of items) {
@@ -85,7 +119,7 @@ export async function recordRelayedBatch(tx: DbOrTx, items: RelayedBatchItem[]):
       const used = entryPointNonceOf(row.callData, prepared.from);
       return used !== undefined && used + 1n > next ? used + 1n : next;
     }, prepared.relay!.entryPointNonce);
-    facts.set(index, { ...prepared.relay!, entryPointNonce });
+    facts.set(index, { ...prepared.relay!, entryPointNonce }); // (unused by a pull: no UserOperation)
     admitted.push(index);
   }
   admitted.sort((a, b) => a - b);
@@ -96,17 +130,35 @@ export async function recordRelayedBatch(tx: DbOrTx, items: RelayedBatchItem[]):
   // its own share, at most SWEEP_BATCH_MAX − 1 operations).
   const tank = gasTankAccount();
   const chainId = CHAINS[chain].evmChainId!;
-  const callFor = (indexes: number[]) =>
-    buildSponsoredCall({
-      chainId,
-      operations: indexes.map((index) => ({
-        owner: items[index]!.signer,
-        facts: facts.get(index)!,
-        calls: [items[index]!.prepared.call],
-        callGas: items[index]!.prepared.gas,
-      })),
-      relayer: tank.address as Address,
+  const pulls = (indexes: number[]) =>
+    indexes.map((index) => {
+      const { prepared } = items[index]!;
+      return {
+        token: getAddress(prepared.spend.token.address),
+        from: prepared.from,
+        to: getAddress(prepared.spend.recipient),
+        amount: prepared.spend.amount,
+        gas: prepared.gas,
+      };
     });
+  // A pull's gas is known before its nonce; it is signed (with the tank's authorization at nonce + 1) below.
+  const callFor = async (indexes: number[]): Promise<OuterCall> =>
+    options.pull
+      ? buildPullCall({ chainId, tank, pulls: pulls(indexes), delegated: options.pull.tankDelegated, nonce: 0 })
+      : buildSponsoredCall({
+          chainId,
+          operations: indexes.map((index) => {
+            const item = items[index]!;
+            const token = item.prepared.spend.token.address as Address;
+            return {
+              owner: item.signer,
+              facts: facts.get(index)!,
+              calls: item.grant ? [grantCall(token, getAddress(tank.address)), item.prepared.call] : [item.prepared.call],
+              callGas: item.prepared.gas + (item.grant ? GRANT_GAS : 0n),
+            };
+          }),
+          relayer: tank.address as Address,
+        });
   let call = admitted.length ? await callFor(admitted) : undefined;
   const share = call ? (call.gas + BigInt(admitted.length) - 1n) / BigInt(admitted.length) : 0n;
   const allowed: number[] = [];
@@ -134,7 +186,10 @@ export async function recordRelayedBatch(tx: DbOrTx, items: RelayedBatchItem[]):
   if (getAddress(tank.address) !== getAddress(tankAddress)) throw new Error('recordRelayedBatch: the gas tank changed');
   await lockSender(tx, chain, tankAddress);
   const flight = await inFlightOf(tx, chain, tankAddress);
-  const sponsored = call!;
+  const nonce = Math.max(...tankFacts.map((f) => f.chainNonce), flight.maxNonce + 1);
+  const sponsored: OuterCall = options.pull
+    ? await buildPullCall({ chainId, tank, pulls: pulls(allowed), delegated: options.pull.tankDelegated, nonce })
+    : call!;
   const maxFeePerGas = batch.reduce((max, i) => (i.prepared.maxFeePerGas > max ? i.prepared.maxFeePerGas : max), 0n);
   const maxPriorityFeePerGas = batch.reduce(
     (max, i) => (i.prepared.maxPriorityFeePerGas > max ? i.prepared.maxPriorityFeePerGas : max),
@@ -156,7 +211,6 @@ export async function recordRelayedBatch(tx: DbOrTx, items: RelayedBatchItem[]):
       `Network fees on ${CHAINS[chain].displayName} cannot be covered right now (the fee wallet needs ${nativeToken(CHAINS[chain]).symbol}). Try again later.`,
     );
   }
-  const nonce = Math.max(...tankFacts.map((f) => f.chainNonce), flight.maxNonce + 1);
   const raw = await tank.signTransaction({
     ...(sponsored.authorizationList.length
       ? { type: 'eip7702' as const, authorizationList: sponsored.authorizationList }

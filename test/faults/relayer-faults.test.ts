@@ -7,16 +7,20 @@
  * relayed transaction, the process dies by SIGKILL between record and broadcast or after the node accepted, and
  * two workers submit the same sweeps at once.
  *
+ * Pull sweeps (ADR 0035): deposits that granted the tank an allowance in a first sweep are paid again for new
+ * charges and pulled by the tank's own transaction (executeBatch of transferFrom) under the same faults.
+ *
  * Audited as the rest of the suite (token-harness.ts: arrivals, every transfer confirmed, the tank's balance
  * against its records — a relayed transfer's fee is the tank's — and the ledger), plus, on chain: each deposit's
  * tokens left it in exactly one Transfer event, and no deposit ever held native coin.
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import { erc20Abi, type Address, type Hex } from 'viem';
+import { erc20Abi, getAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { outboundTransfers, sweepSchedule } from '@/lib/db/schema';
+import { depositAddresses, outboundTransfers, sweepSchedule } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
+import { releaseDepositAddresses } from '@/lib/jobs/release-deposit-addresses';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { sweepBatch, sweepCharge } from '@/lib/payments/sweep-charges';
 import { runStep } from './spawn-step';
@@ -51,9 +55,25 @@ const SCENARIO_AMOUNTS = {
   duplicate: ['1', '2', '1'],
 } as const;
 let paidFor: Record<keyof typeof SCENARIO_AMOUNTS, Paid[]>;
+/**
+ * Pull sweeps (ADR 0035): deposits that granted the tank an allowance in a first sweep, leased again from the
+ * merchant's pool (ADR 0038) by new charges and paid there.
+ */
+const PULL_AMOUNTS = {
+  pullLost: ['2', '3'],
+  pullStuck: ['1', '2'],
+  pullReorg: ['2', '1'],
+  pullKillRecorded: ['1', '2'],
+  pullDuplicate: ['1', '1', '2'],
+} as const;
+let pullFor: Record<keyof typeof PULL_AMOUNTS, Paid[]>;
+/** The block before the second round's payments: each reused deposit's sweep of them is audited from here. */
+let pullSince: bigint;
 
 beforeAll(async () => {
   process.env.SMART_ACCOUNT_CHAINS = 'POLYGON';
+  process.env.DEPOSIT_ADDRESS_REUSE = 'true';
+  process.env.DEPOSIT_ADDRESS_REUSE_AFTER = '0'; // a released address is leased again at once
   await startTokenWorld({
     chain: 'POLYGON',
     symbol: 'USDC',
@@ -79,10 +99,65 @@ beforeAll(async () => {
         all.map((p) => p.chargeId),
       ),
     );
-}, SCENARIO_TIMEOUT);
+
+  // The pull scenarios' deposits grant first (one handleOps, settled), then are paid again for new charges.
+  const pullKeys = Object.keys(PULL_AMOUNTS) as (keyof typeof PULL_AMOUNTS)[];
+  const grants = await paidCharges(pullKeys.flatMap((key) => [...PULL_AMOUNTS[key]]));
+  await holdBack(grants);
+  await sweepBatch(grants.map((p) => p.chargeId));
+  await mine(w().depth);
+  await reconcileRounds(3);
+  const granted = await sweepsOf(grants);
+  if (granted.some((r) => r.status !== 'confirmed')) throw new Error('the granting sweeps did not settle');
+  await holdBack(grants);
+  // Their leases end and the addresses go back to the merchant's pool (ADR 0038); new charges lease them again.
+  await getDb()
+    .update(depositAddresses)
+    .set({ watchUntil: new Date(Date.now() - 1_000) })
+    .where(
+      inArray(
+        depositAddresses.chargeId,
+        grants.map((p) => p.chargeId),
+      ),
+    );
+  const { released } = await releaseDepositAddresses({ batch: 1_000 });
+  if (released < grants.length) throw new Error(`only ${released} of ${grants.length} granting addresses went back to the pool`);
+  pullSince = await w().client.getBlockNumber({ cacheTime: 0 });
+  const granting = new Set(grants.map((p) => p.deposit));
+  const again: Paid[] = [];
+  for (const earlier of grants) {
+    const charge = await newCharge(String(Number(earlier.amount) / 10 ** w().token.decimals));
+    if (!granting.has(charge.deposit)) throw new Error('a new charge did not lease a granting address');
+    await sendToken(await outsideWallet('5'), charge.deposit, earlier.amount);
+    again.push({ chargeId: charge.chargeId, deposit: charge.deposit, amount: earlier.amount });
+  }
+  await settle(40, { sweeps: false });
+  await holdBack(again);
+  pullFor = Object.fromEntries(
+    pullKeys.map((key, i) => {
+      const start = pullKeys.slice(0, i).reduce((n, k) => n + PULL_AMOUNTS[k].length, 0);
+      return [key, again.slice(start, start + PULL_AMOUNTS[key].length)];
+    }),
+  ) as typeof pullFor;
+}, SCENARIO_TIMEOUT * 2);
+
+/** Held back from the sweep job (the audit's settle runs it): each scenario sweeps its own charges. */
+async function holdBack(paid: Paid[]): Promise<void> {
+  await getDb()
+    .update(sweepSchedule)
+    .set({ dueAt: null })
+    .where(
+      inArray(
+        sweepSchedule.chargeId,
+        paid.map((p) => p.chargeId),
+      ),
+    );
+}
 
 afterAll(async () => {
   delete process.env.SMART_ACCOUNT_CHAINS;
+  delete process.env.DEPOSIT_ADDRESS_REUSE;
+  delete process.env.DEPOSIT_ADDRESS_REUSE_AFTER;
   resetEnvCache();
   await stopTokenWorld('faults-relayer');
 });
@@ -115,8 +190,11 @@ async function expectSwept(s: Scenario, paid: Paid[]): Promise<void> {
   for (const p of paid) s.expectCharge(p.chargeId, 'succeeded');
 }
 
-/** On chain: each deposit's tokens left it in exactly one Transfer, it holds none now, and never held native coin. */
-async function expectMovedOnce(paid: Paid[]): Promise<void> {
+/**
+ * On chain: each deposit's tokens left it in exactly one Transfer (since `fromBlock`: a reused deposit's first
+ * sweep is before), it holds none now, and never held native coin. `pulled`: every sweep is the tank's pull.
+ */
+async function expectMovedOnce(paid: Paid[], options: { fromBlock?: bigint; pulled?: boolean } = {}): Promise<void> {
   await automine(true);
   await mine(w().depth);
   await reconcileRounds(2);
@@ -126,7 +204,7 @@ async function expectMovedOnce(paid: Paid[]): Promise<void> {
       abi: erc20Abi,
       eventName: 'Transfer',
       args: { from: p.deposit },
-      fromBlock: 0n,
+      fromBlock: options.fromBlock ?? 0n,
     });
     expect(logs.map((l) => l.args.value)).toEqual([p.amount]);
     expect(await w().client.getBalance({ address: p.deposit })).toBe(0n);
@@ -134,6 +212,10 @@ async function expectMovedOnce(paid: Paid[]): Promise<void> {
   const rows = await sweepsOf(paid);
   expect(rows.filter((r) => r.status === 'confirmed')).toHaveLength(paid.length);
   expect(rows.every((r) => r.relayerAddress === w().tank)).toBe(true);
+  if (options.pulled) {
+    const confirmed = rows.filter((r) => r.status === 'confirmed');
+    expect(confirmed.every((r) => getAddress(r.callTo!) === getAddress(w().tank))).toBe(true);
+  }
 }
 
 const sweepsOf = (paid: Paid[]) =>
@@ -286,4 +368,97 @@ describe('the relayer under faults', () => {
       await expectMovedOnce(paid);
     },
   );
+});
+
+const PULL = 'Relayer (pull sweeps, ADR 0035)';
+
+describe('pull sweeps under faults', () => {
+  scenario(PULL, "a lost send and an error after the node took it: the tank's pull is sent again, each deposit moves once", async (s) => {
+    const paid = pullFor.pullLost;
+    await expectSwept(s, paid);
+    s.inject({ loseSends: 1, failAfterSends: 1 });
+    s.requireFault('lost_send');
+    expect([...(await sweepBatch(paid.map((p) => p.chargeId))).values()]).toEqual(['swept', 'swept']);
+    const rows = await sweepsOf(paid);
+    expect(rows.every((r) => getAddress(r.callTo!) === getAddress(w().tank))).toBe(true);
+    expect(new Set(rows.map((r) => r.txHash)).size).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      await reconcileRounds(1);
+      expect([...(await sweepBatch(paid.map((p) => p.chargeId))).values()].every((o) => o !== 'swept')).toBe(true);
+    }
+    await expectMovedOnce(paid, { fromBlock: pullSince, pulled: true });
+  });
+
+  scenario(PULL, 'stuck under the base fee: the pull is re-signed once for all its rows at its tank nonce', async (s) => {
+    const paid = pullFor.pullStuck;
+    await expectSwept(s, paid);
+    await automine(false);
+    await sweepBatch(paid.map((p) => p.chargeId));
+    const before = await sweepsOf(paid);
+    const high = before[0]!.maxFeePerGas! * 4n;
+    for (let i = 0; i < 2; i++) {
+      await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
+      await mine(1);
+      await pause(1_100);
+      await reconcileDueTransfers({ ignoreSchedule: true });
+    }
+    const bumped = await sweepsOf(paid);
+    for (const row of bumped) s.note('fee_bump', row.feeBumps > 0 ? 1 : 0);
+    s.requireFault('fee_bump');
+    expect(new Set(bumped.map((r) => r.txHash)).size).toBe(1);
+    expect(new Set(bumped.map((r) => r.nonce))).toEqual(new Set([before[0]!.nonce]));
+    await automine(true);
+    await expectMovedOnce(paid, { fromBlock: pullSince, pulled: true });
+  });
+
+  scenario(PULL, 'a re-org removes an included pull: back to broadcast, sent again, lands once', async (s) => {
+    const paid = pullFor.pullReorg;
+    await expectSwept(s, paid);
+    const snapshot = await rpc('evm_snapshot');
+    await sweepBatch(paid.map((p) => p.chargeId));
+    await reconcileRounds(2);
+    const included = await sweepsOf(paid);
+    expect(included.map((r) => r.status)).toEqual(['included', 'included']);
+    await rpc('evm_revert', [snapshot]);
+    s.note('reorg');
+    await automine(false);
+    await mine(3);
+    await rpc('anvil_dropTransaction', [included[0]!.txHash]).catch(() => null);
+    await reconcileDueTransfers({ ignoreSchedule: true });
+    expect((await sweepsOf(paid)).map((r) => r.status)).toEqual(['broadcast', 'broadcast']);
+    await automine(true);
+    await expectMovedOnce(paid, { fromBlock: pullSince, pulled: true });
+  });
+
+  scenario(PULL, 'kill -9 after the pull is recorded, before it is broadcast: the reconciler sends it, nothing signed twice', async (s) => {
+    const paid = pullFor.pullKillRecorded;
+    await expectSwept(s, paid);
+    const run = await runStep({ op: 'sweepBatch', chargeIds: paid.map((p) => p.chargeId) }, 'transfer.recorded');
+    expect(run.killed).toBe(true);
+    s.note('kill_after_record');
+    const recorded = await sweepsOf(paid);
+    expect(recorded.map((r) => r.status)).toEqual(['signed', 'signed']);
+    expect([...(await sweepBatch(paid.map((p) => p.chargeId))).values()]).toEqual(['in_flight', 'in_flight']);
+    await reconcileRounds(3);
+    await expectMovedOnce(paid, { fromBlock: pullSince, pulled: true });
+  });
+
+  scenario(PULL, 'duplicate submits: two workers pull the same deposits at once; each deposit is in one transaction', async (s) => {
+    const paid = pullFor.pullDuplicate;
+    await expectSwept(s, paid);
+    const ids = paid.map((p) => p.chargeId);
+    const [a, b] = await Promise.all([
+      runStep({ op: 'sweepBatch', chargeIds: ids }),
+      runStep({ op: 'sweepBatch', chargeIds: [...ids].reverse() }),
+    ]);
+    s.note('duplicate_submit');
+    const outcomes = [a.output?.result, b.output?.result] as Record<string, string>[];
+    for (const id of ids) expect(outcomes.filter((o) => o?.[id] === 'swept').length).toBeLessThanOrEqual(1);
+    for (let i = 0; i < 3; i++) {
+      await sweepBatch(ids);
+      await reconcileRounds(2);
+    }
+    expect((await sweepsOf(paid)).filter((r) => r.status !== 'failed')).toHaveLength(3);
+    await expectMovedOnce(paid, { fromBlock: pullSince, pulled: true });
+  });
 });

@@ -1,0 +1,318 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import {
+  createPublicClient,
+  createWalletClient,
+  encodeAbiParameters,
+  erc20Abi,
+  getAddress,
+  http,
+  keccak256,
+  maxUint256,
+  parseTransaction,
+  parseUnits,
+  toHex,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { recoverAuthorizationAddress } from 'viem/utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHAINS } from '@/lib/chains/registry';
+import { ENTRY_POINT_V08_ADDRESS, SIMPLE_7702_ACCOUNT_ADDRESS } from '@/lib/chains/smart-account-contracts';
+import { getDb } from '@/lib/db/client';
+import { depositAddresses, outboundTransfers, sweepSchedule, wallets } from '@/lib/db/schema';
+import { resetEnvCache } from '@/lib/env';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
+import { readDelegation } from '@/lib/smart-accounts/read-delegation';
+import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
+import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
+import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { switchToPrivateDatabase } from '@/test/private-database';
+import { TEST_SECRETS } from '@/test/test-secrets';
+import { releaseDepositAddresses } from '@/lib/jobs/release-deposit-addresses';
+import { pollChain } from './poll-chain';
+import { sweepBatch, sweepCharge } from './sweep-charges';
+
+// ADR 0035, "Pull sweeps", on a private Polygon node (anvil, prague): a deposit's first relayed sweep grants the gas
+// tank an allowance; its later sweeps are one transaction of the tank to itself (executeBatch of transferFrom).
+let node: LocalChainNode;
+let client: PublicClient;
+let merchant: TestMerchant;
+const CHAIN = 'POLYGON' as const;
+const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
+const payer = privateKeyToAccount(generatePrivateKey());
+const gasTank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address;
+const rpc = (method: string, params: unknown[]) => client.request({ method: method as never, params: params as never });
+const usdc = (amount: string) => parseUnits(amount, USDC.decimals);
+
+function setEnv(values: Record<string, string | undefined>) {
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  resetEnvCache();
+}
+
+beforeAll(async () => {
+  await switchToPrivateDatabase();
+  node = await startLocalChain({ chain: CHAIN });
+  await provisionLocalChain({ chain: CHAIN, url: node.url });
+  setEnv({
+    RPC_URL_POLYGON: node.url,
+    LOCAL_CHAINS: 'BSC,POLYGON,POLYGON_AMOY',
+    TRANSFER_STUCK_AFTER_SECONDS: '1',
+    SMART_ACCOUNT_CHAINS: CHAIN,
+    SWEEP_BATCH_MAX: '20',
+    SWEEP_BATCH_WINDOW_SECONDS: '0',
+    DEPOSIT_ADDRESS_REUSE: 'true',
+    DEPOSIT_ADDRESS_REUSE_AFTER: '0',
+  });
+  client = createPublicClient({ transport: http(node.url) });
+  await fundLocalWallet({ chain: CHAIN, url: node.url, address: payer.address });
+  await fundLocalWallet({ chain: CHAIN, url: node.url, address: gasTank });
+  merchant = await newMerchant({ verified: true });
+  await pollChain(CHAIN);
+});
+
+afterAll(async () => {
+  setEnv({
+    SMART_ACCOUNT_CHAINS: undefined,
+    TRANSFER_STUCK_AFTER_SECONDS: undefined,
+    SWEEP_BATCH_MAX: undefined,
+    SWEEP_BATCH_WINDOW_SECONDS: undefined,
+    DEPOSIT_ADDRESS_REUSE: undefined,
+    DEPOSIT_ADDRESS_REUSE_AFTER: undefined,
+  });
+  await node.stop();
+});
+
+const usdcBalance = (address: Hex) =>
+  client.readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+const allowanceToTank = (address: Hex) =>
+  client.readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'allowance', args: [address, gasTank] });
+
+interface Paid {
+  chargeId: string;
+  deposit: Hex;
+  amount: bigint;
+}
+
+/** Charges paid in full at their deposit addresses (leased from the merchant's pool when it holds any, ADR 0038). */
+async function paidCharges(amounts: string[]): Promise<Paid[]> {
+  const wallet = createWalletClient({ account: payer, transport: http(node.url) });
+  const out: Paid[] = [];
+  for (const amount of amounts) {
+    const { chargeId, deposit } = await createTestCharge({
+      apiKey: merchant.liveKey!,
+      body: { chargeData: { symbol: 'USDC', chain: CHAIN, tokenAddress: USDC.address, amount } },
+    });
+    const hash = await wallet.writeContract({
+      address: USDC.address as Hex,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [deposit.address as Hex, usdc(amount)],
+      chain: null,
+    });
+    await client.waitForTransactionReceipt({ hash });
+    out.push({ chargeId, deposit: deposit.address as Hex, amount: usdc(amount) });
+  }
+  await pollChain(CHAIN);
+  return out;
+}
+
+/**
+ * The deposit addresses of swept charges back in their merchant's pool (ADR 0038): their sweeps found done, their
+ * late-payment watch cut short, the release job run; the next charges lease them (DEPOSIT_ADDRESS_REUSE_AFTER=0).
+ */
+async function released(earlier: Paid[]): Promise<void> {
+  for (const p of earlier) expect(await sweepCharge(p.chargeId)).toBe('nothing_owed');
+  await getDb()
+    .update(depositAddresses)
+    .set({ watchUntil: new Date(Date.now() - 1_000) })
+    .where(
+      inArray(
+        depositAddresses.chargeId,
+        earlier.map((p) => p.chargeId),
+      ),
+    );
+  const { released: count } = await releaseDepositAddresses({ batch: 1_000 });
+  expect(count).toBeGreaterThanOrEqual(earlier.length);
+}
+
+async function merchantWallet(): Promise<Hex> {
+  const [wallet] = await getDb()
+    .select()
+    .from(wallets)
+    .where(and(eq(wallets.merchantId, merchant.id), eq(wallets.family, 'evm')));
+  return wallet!.address as Hex;
+}
+
+const sweepsOf = (chargeIds: string[]) =>
+  getDb()
+    .select()
+    .from(outboundTransfers)
+    .where(and(inArray(outboundTransfers.chargeId, chargeIds), eq(outboundTransfers.purpose, 'sweep')))
+    .orderBy(outboundTransfers.id);
+
+async function reconcileUntilSettled(chargeIds: string[]) {
+  for (let i = 0; i < 20; i++) {
+    await reconcileDueTransfers({ ignoreSchedule: true });
+    await rpc('evm_mine', []); // a transaction queued behind a nonce the last block filled goes in the next
+    const rows = await sweepsOf(chargeIds);
+    if (rows.every((r) => r.status === 'confirmed' || r.status === 'failed')) return rows;
+  }
+  const rows = await sweepsOf(chargeIds);
+  throw new Error(`sweeps did not settle: ${JSON.stringify(rows.map((r) => [r.status, r.nonce, r.error, r.broadcastFailures]))}`);
+}
+
+async function balanceSlot(holder: Hex): Promise<Hex> {
+  const balance = await usdcBalance(holder);
+  for (let slot = 0n; slot < 20n; slot++) {
+    const key = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [holder, slot]));
+    const value = await client.getStorageAt({ address: USDC.address as Address, slot: key });
+    if (value && BigInt(value) === balance) return key;
+  }
+  throw new Error('balance slot not found');
+}
+
+/** Earlier failures of these charges' sweeps pushed an hour back: the back-off is over. */
+async function backOffOver(chargeIds: string[]) {
+  await getDb()
+    .update(sweepSchedule)
+    .set({ updatedAt: new Date(0) })
+    .where(inArray(sweepSchedule.chargeId, chargeIds));
+  for (const row of await sweepsOf(chargeIds)) {
+    if (row.status === 'failed')
+      await getDb()
+        .update(outboundTransfers)
+        .set({ updatedAt: new Date(row.updatedAt.getTime() - 3_600_000) })
+        .where(eq(outboundTransfers.id, row.id));
+  }
+}
+
+describe('pull sweeps (ADR 0035)', () => {
+  let granted: Paid[] = [];
+
+  it('the first sweep grants the tank an allowance; the next sweeps of those addresses are one tank transaction to itself, which delegates the tank (its next transaction at nonce + 2)', async () => {
+    expect(await readDelegation(client, gasTank)).toBeUndefined();
+    const first = await paidCharges(['3', '4']);
+    const payee = await merchantWallet();
+    const before = await usdcBalance(payee);
+    expect([...(await sweepBatch(first.map((p) => p.chargeId))).values()]).toEqual(['swept', 'swept']);
+    const [grant] = await sweepsOf(first.map((p) => p.chargeId));
+    expect(getAddress(grant!.callTo!)).toBe(ENTRY_POINT_V08_ADDRESS);
+    await reconcileUntilSettled(first.map((p) => p.chargeId));
+    for (const p of first) expect(await allowanceToTank(p.deposit)).toBe(maxUint256);
+    granted = first;
+
+    // Second round: new charges of the merchant lease the same addresses from its pool and are paid there.
+    await released(first);
+    const second = await paidCharges(['2', '5']);
+    expect(new Set(second.map((p) => p.deposit))).toEqual(new Set(first.map((p) => p.deposit)));
+    const fresh = await paidCharges(['1']);
+    const ids = second.map((p) => p.chargeId);
+    await rpc('evm_setAutomine', [false]);
+    let pullNonce: number;
+    try {
+      expect([...(await sweepBatch(ids)).values()]).toEqual(['swept', 'swept']);
+      const rows = await sweepsOf(ids);
+      expect(rows).toHaveLength(2);
+      expect(new Set(rows.map((r) => r.txHash)).size).toBe(1);
+      expect(rows.every((r) => r.relayerAddress === gasTank && getAddress(r.callTo!) === gasTank)).toBe(true);
+      const tx = parseTransaction(rows[0]!.rawTransaction as Hex);
+      expect(getAddress(tx.to!)).toBe(gasTank);
+      // The tank's own authorization, at the nonce after the transaction's.
+      expect(tx.type).toBe('eip7702');
+      expect(tx.authorizationList).toHaveLength(1);
+      const authorization = tx.authorizationList![0]!;
+      expect(authorization.nonce).toBe(rows[0]!.nonce + 1);
+      expect(getAddress(authorization.address)).toBe(SIMPLE_7702_ACCOUNT_ADDRESS);
+      expect(await recoverAuthorizationAddress({ authorization })).toBe(gasTank);
+      pullNonce = rows[0]!.nonce;
+      // A tank transaction recorded while the self-delegating pull is in flight skips the nonce its authorization takes.
+      expect([...(await sweepBatch([fresh[0]!.chargeId])).values()]).toEqual(['swept']);
+      const [next] = await sweepsOf([fresh[0]!.chargeId]);
+      expect(next!.nonce).toBe(pullNonce + 2);
+      await rpc('evm_mine', []);
+      // anvil's pool keeps a transaction queued behind a nonce no transaction of its pool provides (an authorization
+      // took it; geth re-reads the account's nonce each block): dropped from the pool, the reconciler sends it again.
+      await rpc('anvil_dropAllTransactions', []);
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
+    const settled = await reconcileUntilSettled([...ids, fresh[0]!.chargeId]);
+    expect(settled.map((r) => r.status)).toEqual(['confirmed', 'confirmed', 'confirmed']);
+    expect(await readDelegation(client, gasTank)).toBe(SIMPLE_7702_ACCOUNT_ADDRESS);
+    expect(await client.getTransactionCount({ address: gasTank })).toBe(pullNonce + 3);
+    for (const p of [...second, ...fresh]) expect(await usdcBalance(p.deposit)).toBe(0n);
+    expect(await usdcBalance(payee)).toBe(before + usdc('15'));
+    // The pull's fee is split across its rows, once.
+    const pulled = settled.filter((r) => ids.includes(r.chargeId!));
+    const receipt = await client.getTransactionReceipt({ hash: pulled[0]!.txHash as Hex });
+    expect(pulled.reduce((sum, r) => sum + r.gasFeeBaseUnits!, 0n)).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
+    for (const id of ids) expect(await sweepCharge(id)).toBe('nothing_owed');
+    granted = second; // the charges leasing those addresses now
+  });
+
+  it('a mixed window: a handleOps for the address granting, a pull for the address that granted before', async () => {
+    await released([granted[0]!]);
+    const [reused] = await paidCharges(['2']);
+    expect(reused!.deposit).toBe(granted[0]!.deposit);
+    const [fresh] = await paidCharges(['3']);
+    const payee = await merchantWallet();
+    const before = await usdcBalance(payee);
+    const ids = [reused!.chargeId, fresh!.chargeId];
+    expect([...(await sweepBatch(ids)).values()]).toEqual(['swept', 'swept']);
+    const rows = await sweepsOf(ids);
+    const byCharge = new Map(rows.map((r) => [r.chargeId, r]));
+    expect(getAddress(byCharge.get(reused!.chargeId)!.callTo!)).toBe(gasTank);
+    expect(getAddress(byCharge.get(fresh!.chargeId)!.callTo!)).toBe(ENTRY_POINT_V08_ADDRESS);
+    expect(byCharge.get(reused!.chargeId)!.txHash).not.toBe(byCharge.get(fresh!.chargeId)!.txHash);
+    // The tank now delegates: the pull carries no authorization.
+    expect(parseTransaction(byCharge.get(reused!.chargeId)!.rawTransaction as Hex).type).toBe('eip1559');
+    const settled = await reconcileUntilSettled(ids);
+    expect(settled.map((r) => r.status)).toEqual(['confirmed', 'confirmed']);
+    expect(await usdcBalance(payee)).toBe(before + usdc('5'));
+    expect(await allowanceToTank(fresh!.deposit)).toBe(maxUint256);
+    granted = [reused!, granted[1]!, fresh!];
+  });
+
+  it('a pull that reverts fails all its rows, moves nothing, and its deposits then sweep alone through handleOps, each once', async () => {
+    await released([granted[1]!, granted[2]!]);
+    const paid = await paidCharges(['2', '6']);
+    expect(new Set(paid.map((p) => p.deposit))).toEqual(new Set([granted[1]!.deposit, granted[2]!.deposit]));
+    const ids = paid.map((p) => p.chargeId);
+    const payee = await merchantWallet();
+    const before = await usdcBalance(payee);
+    const victim = paid[1]!;
+    const slot = await balanceSlot(victim.deposit);
+    await rpc('evm_setAutomine', [false]);
+    try {
+      expect([...(await sweepBatch(ids)).values()]).toEqual(['swept', 'swept']);
+      // The victim's tokens vanish before the pull is mined: its transferFrom reverts, and with it the whole executeBatch.
+      await rpc('anvil_setStorageAt', [USDC.address, slot, toHex(0n, { size: 32 })]);
+      await rpc('evm_mine', []);
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
+    const failed = await reconcileUntilSettled(ids);
+    expect(failed.map((r) => r.status)).toEqual(['failed', 'failed']);
+    expect(await usdcBalance(payee)).toBe(before);
+    expect(await usdcBalance(paid[0]!.deposit)).toBe(paid[0]!.amount);
+
+    await rpc('anvil_setStorageAt', [USDC.address, slot, toHex(victim.amount, { size: 32 })]);
+    await backOffOver(ids);
+    expect([...(await sweepBatch(ids)).values()]).toEqual(['swept', 'swept']);
+    const retries = (await sweepsOf(ids)).filter((r) => r.status !== 'failed');
+    expect(retries).toHaveLength(2);
+    // Alone: one transaction each, through the EntryPoint.
+    expect(new Set(retries.map((r) => r.txHash)).size).toBe(2);
+    for (const r of retries) expect(getAddress(r.callTo!)).toBe(ENTRY_POINT_V08_ADDRESS);
+    await reconcileUntilSettled(ids);
+    const rows = await sweepsOf(ids);
+    expect(rows.filter((r) => r.status === 'confirmed')).toHaveLength(2);
+    expect(await usdcBalance(payee)).toBe(before + usdc('8'));
+    for (const p of paid) expect(await usdcBalance(p.deposit)).toBe(0n);
+  });
+});
