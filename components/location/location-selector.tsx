@@ -31,12 +31,12 @@ export function LocationSelector({ country, countryName }: { country: string; co
     };
     const events = ['pointerdown', 'focus', 'keydown'] as const;
     for (const type of events) select.addEventListener(type, fill);
-    const idle =
-      typeof requestIdleCallback === 'function'
-        ? { id: requestIdleCallback(fill, { timeout: 2_000 }), cancel: cancelIdleCallback }
-        : { id: window.setTimeout(fill, 200), cancel: window.clearTimeout };
+    // Called as plain functions: as methods of another object they throw "Illegal invocation".
+    const hasIdle = typeof requestIdleCallback === 'function';
+    const idle = hasIdle ? requestIdleCallback(fill, { timeout: 2_000 }) : window.setTimeout(fill, 200);
     return () => {
-      idle.cancel(idle.id);
+      if (hasIdle) cancelIdleCallback(idle);
+      else window.clearTimeout(idle);
       for (const type of events) select.removeEventListener(type, fill);
     };
   }, [country]);
