@@ -98,3 +98,46 @@ test("the countdown's first value is in the server-rendered page, before any scr
   await expect(page.getByTestId('expiry-countdown')).toHaveText(/^Expires in (?:60:00|59:[0-5]\d)$/);
   await context.close();
 });
+
+test('the first paint needs nothing after the HTML: the CSS is inline and applies under the CSP, the content comes before the ~250 location options', async ({
+  browser,
+  page,
+  request,
+}, testInfo) => {
+  test.skip(testInfo.project.name !== 'desktop', 'checked once');
+  const merchant = await createVerifiedMerchant('First Paint Games');
+  const { paymentUrl } = await merchantApi(request, merchant.liveKey).createCharge({
+    chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: POLYGON_USDC, amount: '3' },
+  });
+  for (const url of [paymentUrl, '/onramp']) {
+    const html = await (await request.get(url)).text();
+    expect(html, `${url}: no render-blocking stylesheet request`).not.toMatch(/<link[^>]*rel="stylesheet"/);
+    expect(html).toMatch(/<style[^>]*data-precedence/);
+    // The options follow the content (<main>); the header's select is served with the current country alone.
+    expect(html.indexOf('id="location-options"')).toBeGreaterThan(html.indexOf('</main>'));
+    expect(html.match(/<select[^>]*data-testid="location-selector"[^>]*>(.*?)<\/select>/)?.[1]?.match(/<option/g)).toHaveLength(1);
+  }
+
+  // Before any script: styled (the inline <style> passed the CSP by its hash), the country shown.
+  const noScript = await browser.newContext({ javaScriptEnabled: false, extraHTTPHeaders: { 'cf-ipcountry': 'DE' } });
+  const bare = await noScript.newPage();
+  await bare.goto(paymentUrl);
+  const heading = bare.locator('#order-heading');
+  await expect(heading).toHaveCSS('font-weight', '600');
+  await expect(bare.locator('section[aria-labelledby="order-heading"]')).toHaveCSS('border-radius', '16px');
+  await expect(bare.getByTestId('location-selector')).toHaveValue('DE');
+  await noScript.close();
+
+  // With scripts: no policy violation, and the full list is in the select once the page is idle.
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+  });
+  await page.setExtraHTTPHeaders({ 'cf-ipcountry': 'DE' });
+  await page.goto(paymentUrl);
+  await expect(page.locator('#order-heading')).toHaveCSS('font-weight', '600');
+  const selector = page.getByRole('combobox', { name: 'Your location (country)' });
+  await expect.poll(() => selector.locator('option').count()).toBeGreaterThan(200);
+  await expect(selector).toHaveValue('DE');
+  expect(violations).toEqual([]);
+});

@@ -12,7 +12,12 @@
  * scales the CPU time it observed: on a busy machine TBT and the score are worse than on a quiet one,
  * so the load average is printed with the figures.
  *
- *   npm run bench:lighthouse -- [--runs 3] [--json] [--reports DIR]
+ *   npm run bench:lighthouse -- [--runs 3] [--json] [--reports DIR [--traces]]
+ *
+ * Each run's progress line also gives the observed (unthrottled) LCP and how many of the page's scripts had
+ * finished loading by then: simulated LCP counts every request that ended before the observed one, scripts
+ * included, so a first paint after the scripts arrived costs the whole JavaScript download on slow 4G
+ * (ADR 0031, "Why LCP was 2.2 s").
  *
  * Progress goes to stderr, the table (or, with --json, the figures) to stdout. Stops the stack and
  * deletes its data dir afterwards, also on Ctrl-C. Exit code 0 when every run completed (aims met or not).
@@ -31,11 +36,13 @@ const { values: args } = parseArgs({
     json: { type: 'boolean', default: false },
     /** Keep each run's full Lighthouse report (JSON) in this directory. */
     reports: { type: 'string' },
+    /** With --reports: keep each run's Chromium trace too (`<page>-<run>.trace.json`, some MB each). */
+    traces: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (args.help) {
-  console.log('usage: npm run bench:lighthouse -- [--runs 3] [--json] [--reports DIR]');
+  console.log('usage: npm run bench:lighthouse -- [--runs 3] [--json] [--reports DIR [--traces]]');
   process.exit(0);
 }
 const RUNS = Number(args.runs);
@@ -59,6 +66,10 @@ interface Figures {
   tbtMs: number;
   /** Scripts loaded, compressed as transferred. */
   jsKb: number;
+  /** The LCP the unthrottled trace saw, which Lantern's simulated LCP graph is cut at. */
+  observedLcpMs: number;
+  /** Scripts whose download ended before `observedLcpMs`, of all scripts loaded. */
+  scriptsBeforeLcp: string;
 }
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -143,15 +154,24 @@ async function measure(url: string, report?: string): Promise<Figures> {
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
     const { lhr } = result;
     if (report) writeFileSync(report, JSON.stringify(lhr));
+    if (report && args.traces) writeFileSync(report.replace(/\.json$/, '.trace.json'), JSON.stringify(result.artifacts.Trace));
     if (lhr.runtimeError) throw new Error(`Lighthouse on ${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
     const requests =
-      (lhr.audits['network-requests']?.details as { items?: { resourceType?: string; transferSize?: number }[] })?.items ?? [];
-    const jsBytes = requests.filter((item) => item.resourceType === 'Script').reduce((sum, item) => sum + (item.transferSize ?? 0), 0);
+      (lhr.audits['network-requests']?.details as { items?: { resourceType?: string; transferSize?: number; networkEndTime?: number }[] })
+        ?.items ?? [];
+    const scripts = requests.filter((item) => item.resourceType === 'Script');
+    const jsBytes = scripts.reduce((sum, item) => sum + (item.transferSize ?? 0), 0);
+    const observed = (lhr.audits.metrics?.details as { items?: { observedLargestContentfulPaint?: number }[] })?.items?.[0];
+    const observedLcpMs = Math.round(observed?.observedLargestContentfulPaint ?? NaN);
+    // Both are milliseconds from the navigation's start (the network audit's origin is the document's request, a few ms later).
+    const endedBefore = scripts.filter((item) => (item.networkEndTime ?? Infinity) <= observedLcpMs).length;
     return {
       score: Math.round((lhr.categories.performance?.score ?? 0) * 100),
       lcpMs: Math.round(lhr.audits['largest-contentful-paint']?.numericValue ?? NaN),
       tbtMs: Math.round(lhr.audits['total-blocking-time']?.numericValue ?? NaN),
       jsKb: Math.round((jsBytes / 1024) * 10) / 10,
+      observedLcpMs,
+      scriptsBeforeLcp: `${endedBefore}/${scripts.length}`,
     };
   } finally {
     await chromium.close();
@@ -234,12 +254,23 @@ async function main(): Promise<number> {
       for (let run = 1; run <= RUNS; run++) {
         const figures = await measure(url, args.reports ? path.join(args.reports, `${page}-${run}.json`) : undefined);
         log(
-          `${page} run ${run}/${RUNS}: score ${figures.score}, LCP ${show(figures.lcpMs)}, TBT ${show(figures.tbtMs)}, JS ${figures.jsKb} KB`,
+          `${page} run ${run}/${RUNS}: score ${figures.score}, LCP ${show(figures.lcpMs)}, TBT ${show(figures.tbtMs)}, JS ${figures.jsKb} KB` +
+            ` (observed LCP ${show(figures.observedLcpMs)}, scripts loaded by then ${figures.scriptsBeforeLcp})`,
         );
         runs.push(figures);
       }
-      const pick = (key: keyof Figures) => median(runs.map((figures) => figures[key]));
-      results[page] = { runs, median: { score: pick('score'), lcpMs: pick('lcpMs'), tbtMs: pick('tbtMs'), jsKb: pick('jsKb') } };
+      const pick = (key: 'score' | 'lcpMs' | 'tbtMs' | 'jsKb' | 'observedLcpMs') => median(runs.map((figures) => figures[key]));
+      results[page] = {
+        runs,
+        median: {
+          score: pick('score'),
+          lcpMs: pick('lcpMs'),
+          tbtMs: pick('tbtMs'),
+          jsKb: pick('jsKb'),
+          observedLcpMs: pick('observedLcpMs'),
+          scriptsBeforeLcp: runs.map((figures) => figures.scriptsBeforeLcp).join(' '),
+        },
+      };
     }
     const load = [loadBefore, loadavg()[0]!];
     if (args.json) console.log(JSON.stringify({ runs: RUNS, loadAverage: load, aims: AIMS, before: BEFORE, results }, null, 2));

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import type { OnrampDestination } from '@/lib/onramp/links/destination';
 import { OnrampForm, type OnrampChainOption } from '@/components/onramp/onramp-form';
+import { LocationOptions } from '@/components/location/location-options';
 import { LocationSelector } from '@/components/location/location-selector';
 import { getSessionUser } from '@/lib/auth/session';
 import { CHAINS } from '@/lib/chains/registry';
@@ -81,7 +82,7 @@ export default async function OnrampPage({ searchParams }: { searchParams: Promi
         <Link href="/" className="text-sm font-semibold text-slate-700">
           Chargeport
         </Link>
-        <LocationSelector country={country} options={countries} />
+        <LocationSelector country={country} countryName={countryName} />
       </header>
       <main className="mx-auto flex max-w-4xl flex-col gap-4 px-4 py-6 md:py-10">
         <h1 className="text-2xl font-semibold tracking-tight">Buy crypto</h1>
@@ -124,6 +125,8 @@ export default async function OnrampPage({ searchParams }: { searchParams: Promi
           />
         )}
       </main>
+      {/* After the content: the first paint need not wait for ~250 options (ADR 0031). */}
+      <LocationOptions country={country} options={countries} />
     </div>
   );
 }
