@@ -38,9 +38,6 @@ const nextConfig = {
     serverActions: { bodySizeLimit: '256kb' },
     // What proxy.ts is handed of a no-JavaScript form post (it never reads it); just above the action cap.
     proxyClientMaxBodySize: '512kb',
-    // The CSS in each page's HTML, not a render-blocking request after it: the content paints as soon as it
-    // is parsed, before the scripts arrive (ADR 0031). Its <style> has no nonce: proxy.ts allows it by hash.
-    inlineCss: true,
   },
   // Headers that do not depend on the request, on every response; proxy.ts adds the pages'
   // Content-Security-Policy with its per-request nonce (docs/security.md).

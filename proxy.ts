@@ -8,17 +8,13 @@
  * answers are RSC payloads, not documents, and their bodies stay unread until the action's cap).
  */
 import { NextResponse, type NextRequest } from 'next/server';
-import { builtStyleHashes } from '@/lib/http/built-style-hashes';
 import { pageContentSecurityPolicy } from '@/lib/http/security-headers.mjs';
 
 export function proxy(request: NextRequest): NextResponse {
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64');
-  const isDevelopment = process.env.NODE_ENV === 'development';
   const policy = pageContentSecurityPolicy({
     nonce,
-    isDevelopment,
-    // The page's CSS is inline (next.config.mjs, experimental.inlineCss), without the nonce.
-    styleHashes: isDevelopment ? [] : builtStyleHashes(),
+    isDevelopment: process.env.NODE_ENV === 'development',
     // Behind a TLS-terminating proxy, Next.js takes the scheme from X-Forwarded-Proto.
     upgradeInsecureRequests: request.nextUrl.protocol === 'https:',
     // Only the checkout offers WalletConnect. Read here, not through lib/env (server-only, and it validates

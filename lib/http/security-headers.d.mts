@@ -10,8 +10,6 @@ export interface PageContentSecurityPolicyOptions {
   upgradeInsecureRequests: boolean;
   /** A checkout page with WALLETCONNECT_PROJECT_ID set: WalletConnect's SDK must reach the relay and style its modal. */
   walletConnect?: boolean;
-  /** `'sha256-…'` sources of the build's stylesheets, which pages carry inline without the nonce (ADR 0031). */
-  styleHashes?: readonly string[];
 }
 
 export declare function pageContentSecurityPolicy(options: PageContentSecurityPolicyOptions): string;

@@ -98,9 +98,7 @@ export function pageContentSecurityPolicy(options) {
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${isDevelopment ? " 'unsafe-eval'" : ''}`,
     // AppKit's QR modal (WalletConnect) sets inline styles it cannot give our nonce; without them the QR
     // code fills the screen as loose dots. Only on the checkout and only with a project id (proxy.ts).
-    // The build's CSS is inlined into each page as a <style> React writes without the nonce: allowed by its
-    // hash (lib/http/built-style-hashes.ts). Not beside 'unsafe-inline', which a hash would switch off.
-    `style-src 'self' ${isDevelopment || options.walletConnect ? "'unsafe-inline'" : [`'nonce-${nonce}'`, ...(options.styleHashes ?? [])].join(' ')}`,
+    `style-src 'self' ${isDevelopment || options.walletConnect ? "'unsafe-inline'" : `'nonce-${nonce}'`}`,
     "img-src 'self' data: blob: https:",
     `font-src 'self'${extra(WALLETCONNECT_FONT_ORIGINS)}`,
     `connect-src 'self'${extra(WALLETCONNECT_CONNECT_ORIGINS)}`,
