@@ -5,7 +5,7 @@
  * from node_modules (resolved from the working directory, the project root) when it can:
  *  - keys by public derivation (CKDpub: IL·G + the branch point, IL = HMAC-SHA512(chain code, branch
  *    public key ‖ index)), as depositEvmAddress does inline, with one field inversion for the whole block
- *    instead of one per key (Montgomery's trick), and a larger precomputed table for G: about a quarter less
+ *    instead of one per key (Montgomery's trick), and a larger precomputed table for G: about a third less
  *    worker CPU per charge than OpenSSL's ECDH on this machine (docs/development.md, bench:api). Both
  *    multiplications are constant-time.
  *    Where @noble/curves cannot be loaded, Node's built-in crypto (OpenSSL ECDH, CKDpriv) derives them.
