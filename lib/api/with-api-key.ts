@@ -32,16 +32,18 @@ export interface WithApiKeyOptions {
 
 export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {}) {
   return async (request: Request, route?: RouteParams): Promise<Response> => {
-    const requestId = request.headers.get('x-request-id')?.slice(0, 64) || randomUUID();
+    // Read once: each `request.headers` of a route's request goes through Next.js's tracking proxy.
+    const headers = request.headers;
+    const requestId = headers.get('x-request-id')?.slice(0, 64) || randomUUID();
     let response: Response;
     let corsOrigin: string | null = null;
     // Until the key is known: the version asked for, else the current one.
     let version: string = CURRENT_API_VERSION;
     let rateLimit: Record<string, string> = {};
     try {
-      const requested = requestedApiVersion(request.headers);
+      const requested = requestedApiVersion(headers);
       version = requested ?? version;
-      const { merchant, apiKey } = await authenticateApiKey(request.headers.get('x-api-key'));
+      const { merchant, apiKey } = await authenticateApiKey(headers.get('x-api-key'));
       noteRequestMerchant(merchant.id);
       // The key's version without a write: a request refused below changes nothing.
       version = await resolveApiVersion({ requested, apiKey, pin: false });
@@ -49,10 +51,10 @@ export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {})
         throw new AppError('key_not_permitted', 'Publishable keys can only create and read charges. Use a secret key from your server.');
       }
       if (apiKey.kind === 'publishable') {
-        const origin = request.headers.get('origin');
+        const origin = headers.get('origin');
         assertOriginAllowed(apiKey, origin);
         corsOrigin = origin;
-        await consumePublishableIpLimit(apiKey.id, clientIpFrom(request.headers));
+        await consumePublishableIpLimit(apiKey.id, clientIpFrom(headers));
       }
       // The first request the key may make pins it (a 429 included: the limit has counted it).
       version = await resolveApiVersion({ requested, apiKey });

@@ -30,14 +30,23 @@ describe('deposit address derivation', () => {
 });
 
 describe('pre-derived deposit addresses (worker thread)', () => {
-  it('the worker derives the same keys and EIP-55 addresses as the private derivation the sweep uses', async () => {
+  // Public derivation with @noble/curves (resolves from the project directory), and OpenSSL's private
+  // derivation where it does not: both give the keys the sweep controls.
+  it.each([
+    { via: 'public derivation (@noble/curves)', openssl: false },
+    { via: 'private derivation (OpenSSL)', openssl: true },
+  ])('the worker derives, by $via, the same keys and EIP-55 addresses as the private derivation the sweep uses', async ({ openssl }) => {
     const key = HDKey.fromMasterSeed(Buffer.from(requireSecret('DEPOSIT_HD_SEED'), 'base64')).derive("m/44'/60'/0'/0");
-    const indexes = [0, 1, 7, 64, 99_999, 2 ** 31 - 1];
+    // A block as the reserve draws it (one inversion for all), and the edges of the index range.
+    const indexes = [0, 1, 7, 64, 99_999, 2 ** 31 - 1, ...Array.from({ length: 60 }, (_, i) => 5_000 + i)];
     const derived = await deriveDepositKeysOnWorker(
       { privateKey: key.privateKey!, chainCode: key.chainCode!, publicKey: key.publicKey! },
       indexes,
+      { openssl },
     );
+    expect(derived).toHaveLength(indexes.length);
     indexes.forEach((index, i) => {
+      expect(derived[i]!.publicKey).toHaveLength(65);
       expect(publicKeyToAddress(toHex(derived[i]!.publicKey))).toBe(depositAccount(index).address);
       // Hashed on the worker (viem resolves from the project directory), checksummed.
       expect(derived[i]!.address).toBe(depositAccount(index).address);

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nextServerCommand, NoProductionBuild, STANDALONE_LAYOUT } from './next-server';
+import { nextServerCommand, NoProductionBuild, SEMI_SPACE_OPTION, STANDALONE_LAYOUT } from './next-server';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -33,6 +33,7 @@ console.log(JSON.stringify({
   chunk: fs.readFileSync('.next/static/chunks/main.js', 'utf8'),
   redoc: fs.readFileSync('public/docs/redoc.standalone.js', 'utf8'),
   port: process.env.PORT, hostname: process.env.HOSTNAME, keepAlive: process.env.KEEP_ALIVE_TIMEOUT,
+  semiSpace: process.execArgv.concat((process.env.NODE_OPTIONS || '').split(' ')).find((arg) => arg.startsWith('--max-semi-space-size')),
 }));`,
   );
   return root;
@@ -67,7 +68,22 @@ describe('npm start', () => {
       port: '4321',
       hostname: '0.0.0.0',
       keepAlive: '65000',
+      semiSpace: SEMI_SPACE_OPTION,
     });
+  });
+
+  it("keeps an operator's own semi-space size, and other NODE_OPTIONS beside the default", () => {
+    const root = fakeBuild();
+    const saved = process.env.NODE_OPTIONS;
+    try {
+      process.env.NODE_OPTIONS = '--max-semi-space-size=8';
+      expect(nextServerCommand('start', { root, port: 4321 }).env.NODE_OPTIONS).toBe('--max-semi-space-size=8');
+      process.env.NODE_OPTIONS = '--enable-source-maps';
+      expect(nextServerCommand('start', { root, port: 4321 }).env.NODE_OPTIONS).toBe(`--enable-source-maps ${SEMI_SPACE_OPTION}`);
+    } finally {
+      if (saved === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = saved;
+    }
   });
 
   it('without a standalone build, says to run `npm run build`', () => {
@@ -98,5 +114,6 @@ describe('the container image agrees', () => {
     expect(appStage).toContain('CMD ["node", "server.js"]');
     expect(appStage).toMatch(/ KEEP_ALIVE_TIMEOUT=65000\b/);
     expect(appStage).toMatch(/ HOSTNAME=0\.0\.0\.0\b/);
+    expect(appStage).toContain(` NODE_OPTIONS=${SEMI_SPACE_OPTION}`);
   });
 });
