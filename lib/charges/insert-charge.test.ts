@@ -108,7 +108,9 @@ describe("insertCharge (createCharge's single statement)", () => {
   it('is all or nothing: when the deposit address row fails, no charge, event or outbox row remains', async () => {
     const first = rowsFor();
     await insertCharge(getDb(), first);
-    const clash = rowsFor({}, first.depositAddress.address); // (chain, address) is unique
+    // An open lease's derivation index (so its address) is unique.
+    const clash = rowsFor({}, first.depositAddress.address);
+    clash.depositAddress.derivationIndex = first.depositAddress.derivationIndex;
     await expect(insertCharge(getDb(), clash)).rejects.toThrow();
     expect(await getDb().select().from(charges).where(eq(charges.id, clash.charge.id))).toEqual([]);
     expect(await getDb().select().from(chargeEvents).where(eq(chargeEvents.chargeId, clash.charge.id))).toEqual([]);

@@ -75,10 +75,9 @@ export const depositAddresses = pgTable(
   },
   (table) => [
     uniqueIndex('deposit_addresses_charge_idx').on(table.chargeId),
-    // One open lease per address and per derivation index; released leases of the same address stay as history.
-    uniqueIndex('deposit_addresses_open_address_idx')
-      .on(table.chain, table.address)
-      .where(sql`${table.releasedAt} is null`),
+    // One open lease per derivation index, hence per address (an address is its index's key, the same on every
+    // chain of its family); released leases stay as history. No second unique index on (chain, address): it
+    // would say the same at the cost of one more index write per createCharge.
     uniqueIndex('deposit_addresses_open_index_idx')
       .on(table.family, table.derivationIndex)
       .where(sql`${table.releasedAt} is null`),

@@ -1,0 +1,1 @@
+DROP INDEX "deposit_addresses_open_address_idx";
