@@ -15,7 +15,7 @@ import {
   type PublicClient,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { SIMPLE_7702_ACCOUNT_ADDRESS } from '@/lib/chains/smart-account-contracts';
 import { getDb } from '@/lib/db/client';
@@ -23,6 +23,7 @@ import { outboundTransferAttempts, outboundTransfers, sweepSchedule, wallets } f
 import { resetEnvCache } from '@/lib/env';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { expectedBalances } from '@/lib/ledger/expected-balances';
+import { log } from '@/lib/log';
 import { readDelegation } from '@/lib/smart-accounts/read-delegation';
 import { userOperationOutcome } from '@/lib/smart-accounts/user-operation-outcome';
 import { assertSponsorshipAllowed } from '@/lib/transactions/gas-sponsorship';
@@ -88,12 +89,12 @@ const usdcBalance = (address: Hex) =>
   client.readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
 
 /** `n` charges paid in full at their deposit addresses (all confirmed by one poll). */
-async function paidCharges(amounts: string[]): Promise<{ chargeId: string; deposit: Hex; amount: bigint }[]> {
+async function paidCharges(amounts: string[], of: TestMerchant = merchant): Promise<{ chargeId: string; deposit: Hex; amount: bigint }[]> {
   const wallet = createWalletClient({ account: payer, transport: http(node.url) });
   const out = [];
   for (const amount of amounts) {
     const { chargeId, deposit } = await createTestCharge({
-      apiKey: merchant.liveKey!,
+      apiKey: of.liveKey!,
       body: { chargeData: { symbol: 'USDC', chain: CHAIN, tokenAddress: USDC.address, amount } },
     });
     const hash = await wallet.writeContract({
@@ -350,5 +351,45 @@ describe('batched relayed sweeps (ADR 0035)', () => {
     expect(rows).toHaveLength(2);
     expect(rows[0]!.txHash).toBe(rows[1]!.txHash);
     await reconcileUntilSettled(two.map((p) => p.chargeId));
+  });
+  it("a batch never takes a merchant past its daily sponsored gas: what does not fit waits, another merchant's deposits go", async () => {
+    const [a, b] = [await newMerchant({ verified: true }), await newMerchant({ verified: true })];
+    const ofA = await paidCharges(['1', '1', '1'], a);
+    const ofB = await paidCharges(['1'], b);
+    const ids = [...ofA, ...ofB].map((p) => p.chargeId);
+    // The share of one row of this batch of four, as the refusal says it (nothing is recorded at a cap of 1 gas).
+    const warn = vi.spyOn(log, 'warn');
+    setEnv({ GAS_TANK_DAILY_SPONSORED_GAS_PER_MERCHANT: '1' });
+    try {
+      expect([...(await sweepBatch(ids)).values()]).toEqual(Array(4).fill('waiting_for_gas'));
+      const needs = warn.mock.calls.map(([, fields]) => /this needs (\d+)/.exec(String(fields?.reason))?.[1]).find(Boolean);
+      const share = BigInt(needs!);
+      expect(await sweepsOf(ids)).toEqual([]);
+      // A cap that two of A's shares fit and three do not: checked one by one against the day before the batch,
+      // all three went (and took A past its cap).
+      setEnv({ GAS_TANK_DAILY_SPONSORED_GAS_PER_MERCHANT: String(3n * share - 1n) });
+      const outcomes = await sweepBatch(ids);
+      expect(ofA.map((p) => outcomes.get(p.chargeId)).sort()).toEqual(['swept', 'swept', 'waiting_for_gas']);
+      expect(outcomes.get(ofB[0]!.chargeId)).toBe('swept');
+      const rows = await sweepsOf(ids);
+      expect(rows).toHaveLength(3);
+      expect(new Set(rows.map((r) => r.txHash)).size).toBe(1);
+      // What A's day counts is within its cap (its rows' shares of the recorded transaction).
+      const ofARows = rows.filter((r) => r.sponsorMerchantId === a.id);
+      expect(ofARows).toHaveLength(2);
+      expect(2n * ((rows[0]!.gasLimit! + 2n) / 3n)).toBeLessThanOrEqual(3n * share - 1n);
+      await reconcileUntilSettled(ids);
+    } finally {
+      warn.mockRestore();
+      setEnv({ GAS_TANK_DAILY_SPONSORED_GAS_PER_MERCHANT: undefined });
+    }
+    // The one left out sweeps later, once.
+    const swept = new Set((await sweepsOf(ids)).map((r) => r.chargeId));
+    const waiting = ofA.filter((p) => !swept.has(p.chargeId));
+    expect(waiting).toHaveLength(1);
+    expect([...(await sweepBatch([waiting[0]!.chargeId])).values()]).toEqual(['swept']);
+    const settled = await reconcileUntilSettled(ids);
+    expect(settled.map((r) => r.status)).toEqual(['confirmed', 'confirmed', 'confirmed', 'confirmed']);
+    for (const p of [...ofA, ...ofB]) expect(await usdcBalance(p.deposit)).toBe(0n);
   });
 });

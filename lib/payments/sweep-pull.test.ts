@@ -21,7 +21,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { ENTRY_POINT_V08_ADDRESS, SIMPLE_7702_ACCOUNT_ADDRESS } from '@/lib/chains/smart-account-contracts';
 import { getDb } from '@/lib/db/client';
-import { depositAddresses, outboundTransfers, sweepSchedule, wallets } from '@/lib/db/schema';
+import {
+  depositAddresses,
+  outboundTransferAttempts,
+  outboundTransfers,
+  sweepSchedule,
+  wallets,
+  type OutboundTransferRow,
+} from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { readDelegation } from '@/lib/smart-accounts/read-delegation';
@@ -313,6 +320,127 @@ describe('pull sweeps (ADR 0035)', () => {
     const rows = await sweepsOf(ids);
     expect(rows.filter((r) => r.status === 'confirmed')).toHaveLength(2);
     expect(await usdcBalance(payee)).toBe(before + usdc('8'));
+    for (const p of paid) expect(await usdcBalance(p.deposit)).toBe(0n);
+    granted = paid;
+  });
+
+  /** The tank's delegation cleared, so its next pull is a first one again (it carries the tank's authorization). */
+  async function firstPullOf(amounts: string[]): Promise<{ paid: Paid[]; ids: string[] }> {
+    await rpc('anvil_setCode', [gasTank, '0x']);
+    expect(await readDelegation(client, gasTank)).toBeUndefined();
+    await released(granted);
+    const paid = await paidCharges(amounts);
+    expect(new Set(paid.map((p) => p.deposit))).toEqual(new Set(granted.map((p) => p.deposit)));
+    granted = paid;
+    return { paid, ids: paid.map((p) => p.chargeId) };
+  }
+
+  it("the first pull stuck at a low fee: its fee bump carries the tank's authorization again, lands once, delegates the tank", async () => {
+    const { paid, ids } = await firstPullOf(['1', '2']);
+    const payee = await merchantWallet();
+    const before = await usdcBalance(payee);
+    let first!: OutboundTransferRow;
+    let bumped!: OutboundTransferRow[];
+    await rpc('evm_setAutomine', [false]);
+    try {
+      expect([...(await sweepBatch(ids)).values()]).toEqual(['swept', 'swept']);
+      first = (await sweepsOf(ids))[0]!;
+      expect(getAddress(first.callTo!)).toBe(gasTank);
+      expect(parseTransaction(first.rawTransaction as Hex).authorizationList).toHaveLength(1);
+      const high = first.maxFeePerGas! * 4n;
+      await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
+      await rpc('evm_mine', []);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await reconcileDueTransfers({ ignoreSchedule: true });
+      bumped = await sweepsOf(ids);
+      expect(bumped.map((r) => r.feeBumps)).toEqual([1, 1]);
+      expect(new Set(bumped.map((r) => r.txHash)).size).toBe(1);
+      expect(bumped[0]!.txHash).not.toBe(first.txHash);
+      expect(bumped[0]!.nonce).toBe(first.nonce);
+      const replacement = parseTransaction(bumped[0]!.rawTransaction as Hex);
+      expect(replacement.type).toBe('eip7702');
+      expect(replacement.authorizationList).toEqual(parseTransaction(first.rawTransaction as Hex).authorizationList);
+      expect(replacement.authorizationList![0]!.nonce).toBe(first.nonce + 1);
+      await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
+      await rpc('evm_mine', []);
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
+    const settled = await reconcileUntilSettled(ids);
+    expect(settled.map((r) => r.status)).toEqual(['confirmed', 'confirmed']);
+    expect(settled.every((r) => r.txHash === bumped[0]!.txHash)).toBe(true);
+    expect(await client.getTransactionReceipt({ hash: first.txHash as Hex }).catch(() => null)).toBeNull();
+    expect(await readDelegation(client, gasTank)).toBe(SIMPLE_7702_ACCOUNT_ADDRESS);
+    expect(await client.getTransactionCount({ address: gasTank })).toBe(first.nonce + 2);
+    expect(await usdcBalance(payee)).toBe(before + usdc('3'));
+    for (const p of paid) expect(await usdcBalance(p.deposit)).toBe(0n);
+    const receipt = await client.getTransactionReceipt({ hash: bumped[0]!.txHash as Hex });
+    expect(settled.reduce((sum, r) => sum + r.gasFeeBaseUnits!, 0n)).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
+  });
+
+  it("the first pull canceled: the cancel carries the tank's authorization, uses both nonces, moves nothing; each deposit then sweeps once", async () => {
+    const { paid, ids } = await firstPullOf(['2', '3']);
+    const payee = await merchantWallet();
+    const before = await usdcBalance(payee);
+    const tankBalance = await client.getBalance({ address: gasTank });
+    let first!: OutboundTransferRow;
+    await rpc('evm_setAutomine', [false]);
+    try {
+      expect([...(await sweepBatch(ids)).values()]).toEqual(['swept', 'swept']);
+      first = (await sweepsOf(ids))[0]!;
+      expect(parseTransaction(first.rawTransaction as Hex).authorizationList).toHaveLength(1);
+      // Recorded, not sent (as after a crash at transfer.recorded); then the tank holds less than the pull can cost,
+      // enough for a cancel: every send is refused, and past TRANSFER_CANCEL_AFTER_FAILURES the nonce is canceled.
+      await rpc('anvil_dropAllTransactions', []);
+      await getDb().update(outboundTransfers).set({ status: 'signed' }).where(inArray(outboundTransfers.chargeId, ids));
+      await rpc('anvil_setBalance', [gasTank, `0x${(first.gasLimit! * first.maxFeePerGas! - 1n).toString(16)}`]);
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
+    let rows = await sweepsOf(ids);
+    for (let i = 0; i < 12 && rows.some((r) => r.status === 'signed'); i++) {
+      await reconcileDueTransfers({ ignoreSchedule: true });
+      rows = await sweepsOf(ids);
+    }
+    const attempts = await getDb()
+      .select()
+      .from(outboundTransferAttempts)
+      .where(
+        inArray(
+          outboundTransferAttempts.transferId,
+          rows.map((r) => r.id),
+        ),
+      );
+    const cancels = attempts.filter((a) => a.kind === 'cancel');
+    expect(cancels).toHaveLength(2); // one transaction, recorded on both rows
+    expect(new Set(cancels.map((a) => a.txHash)).size).toBe(1);
+    const cancel = parseTransaction(cancels[0]!.rawTransaction as Hex);
+    expect(getAddress(cancel.to!)).toBe(gasTank);
+    expect(cancel.value ?? 0n).toBe(0n);
+    expect(cancel.authorizationList).toEqual(parseTransaction(first.rawTransaction as Hex).authorizationList);
+    const failed = await reconcileUntilSettled(ids);
+    expect(failed.map((r) => r.status)).toEqual(['failed', 'failed']);
+    for (const r of failed) expect(r.error).toMatch(/canceled/);
+    // Both nonces used (the transaction's and its authorization's), the tank delegated, nothing moved.
+    expect(await client.getTransactionCount({ address: gasTank })).toBe(first.nonce + 2);
+    expect(await readDelegation(client, gasTank)).toBe(SIMPLE_7702_ACCOUNT_ADDRESS);
+    expect(await usdcBalance(payee)).toBe(before);
+    for (const p of paid) expect(await usdcBalance(p.deposit)).toBe(p.amount);
+
+    await rpc('anvil_setBalance', [gasTank, `0x${tankBalance.toString(16)}`]);
+    await backOffOver(ids);
+    expect([...(await sweepBatch(ids)).values()]).toEqual(['swept', 'swept']);
+    await reconcileUntilSettled(ids);
+    expect([...(await sweepBatch(ids)).values()].every((o) => o !== 'swept')).toBe(true);
+    const all = await sweepsOf(ids);
+    expect(
+      all
+        .filter((r) => r.status === 'confirmed')
+        .map((r) => r.chargeId)
+        .sort(),
+    ).toEqual([...ids].sort());
+    expect(all.filter((r) => r.status === 'failed')).toHaveLength(2);
+    expect(await usdcBalance(payee)).toBe(before + usdc('5'));
     for (const p of paid) expect(await usdcBalance(p.deposit)).toBe(0n);
   });
 });

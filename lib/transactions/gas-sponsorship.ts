@@ -46,6 +46,12 @@ export async function assertSponsorshipAllowed(
     /** The gas this sponsorship adds to the sponsor's day (see the header); defaults to `gasLimit`. */
     sponsoredGas?: bigint;
     now?: Date;
+    /**
+     * A batch (ADR 0035, "Batched sweeps"): each sponsor's day is read once into `read`, and what the batch's
+     * rows allowed so far add is kept in `added` (this sponsorship's share is added there when it is allowed),
+     * so a batch never takes a sponsor past its cap.
+     */
+    batch?: SponsoredInBatch;
   },
 ): Promise<void> {
   const config = env();
@@ -80,29 +86,54 @@ export async function assertSponsorshipAllowed(
       who: 'this merchant',
     },
   ];
+  const counted: string[] = [];
   for (const check of checks) {
     if (!check.id) continue;
-    const [row] = await tx
-      .select({ n: count(), gas: sql<string | null>`sum(${sponsoredGas})` })
-      .from(outboundTransfers)
-      .where(
-        and(
-          eq(check.column, check.id),
-          // A top-up, or a transfer the tank relayed and paid the gas of (ADR 0035): both are sponsored transactions.
-          or(eq(outboundTransfers.purpose, 'gas_topup'), isNotNull(outboundTransfers.relayerAddress)),
-          // A failed one spent the tank's gas only if it was mined.
-          or(ne(outboundTransfers.status, 'failed'), gt(outboundTransfers.gasFeeBaseUnits, 0n)),
-          gt(outboundTransfers.createdAt, since),
-        ),
-      );
-    const used = BigInt(row?.gas ?? '0');
+    const key = `${check.column === outboundTransfers.sponsorUserId ? 'user' : 'merchant'}:${check.id}`;
+    counted.push(key);
+    const day = input.batch?.read.get(key) ?? (await sponsoredToday(tx, check.column, check.id, since));
+    input.batch?.read.set(key, day);
+    const added = input.batch?.added.get(key) ?? { n: 0, gas: 0n };
+    const used = day.gas + added.gas;
     if (used + adding > BigInt(check.gasCap)) {
       throw limitReached(check.who, `${used} of ${check.gasCap} gas in 24 hours used; this needs ${adding}`);
     }
-    if (check.transactionCap !== undefined && (row?.n ?? 0) >= check.transactionCap) {
+    if (check.transactionCap !== undefined && day.n + added.n >= check.transactionCap) {
       throw limitReached(check.who, `${check.transactionCap} transactions in 24 hours`);
     }
   }
+  for (const key of counted) {
+    const added = input.batch?.added.get(key) ?? { n: 0, gas: 0n };
+    input.batch?.added.set(key, { n: added.n + 1, gas: added.gas + adding });
+  }
+}
+
+/** Per sponsor (`user:<id>` / `merchant:<id>`): its day as read, and what a batch being recorded adds to it. */
+export interface SponsoredInBatch {
+  read: Map<string, { n: number; gas: bigint }>;
+  added: Map<string, { n: number; gas: bigint }>;
+}
+
+async function sponsoredToday(
+  tx: DbOrTx,
+  column: typeof outboundTransfers.sponsorUserId | typeof outboundTransfers.sponsorMerchantId,
+  id: string,
+  since: Date,
+): Promise<{ n: number; gas: bigint }> {
+  const [row] = await tx
+    .select({ n: count(), gas: sql<string | null>`sum(${sponsoredGas})` })
+    .from(outboundTransfers)
+    .where(
+      and(
+        eq(column, id),
+        // A top-up, or a transfer the tank relayed and paid the gas of (ADR 0035): both are sponsored transactions.
+        or(eq(outboundTransfers.purpose, 'gas_topup'), isNotNull(outboundTransfers.relayerAddress)),
+        // A failed one spent the tank's gas only if it was mined.
+        or(ne(outboundTransfers.status, 'failed'), gt(outboundTransfers.gasFeeBaseUnits, 0n)),
+        gt(outboundTransfers.createdAt, since),
+      ),
+    );
+  return { n: row?.n ?? 0, gas: BigInt(row?.gas ?? '0') };
 }
 
 function limitReached(who: string, detail: string): AppError {

@@ -29,7 +29,7 @@ import { buildSponsoredCall } from '@/lib/smart-accounts/build-sponsored-call';
 import { entryPointNonceOf } from '@/lib/smart-accounts/entry-point-nonce-of';
 import type { SponsorFacts } from '@/lib/smart-accounts/read-sponsor-facts';
 import { gasTankAccount } from './gas-tank';
-import { assertSponsorshipAllowed, type GasSponsor } from './gas-sponsorship';
+import { assertSponsorshipAllowed, type GasSponsor, type SponsoredInBatch } from './gas-sponsorship';
 import { inFlightOf, lockSender } from './lock-sender';
 import type { PreparedTransfer } from './prepare-transfer';
 import type { TransferPurpose } from './state';
@@ -125,9 +125,8 @@ export async function recordRelayedBatch(
   admitted.sort((a, b) => a - b);
 
   // The caps (gas-sponsorship.ts): GAS_TANK_MAX_GAS_LIMIT on each account's own call; each sponsor's day counts
-  // its transfer's share of the transaction's gas. A sponsor at its cap leaves its transfers out, not the others'
-  // (they are checked one by one against the rows recorded before: a batch can take a sponsor past its cap by
-  // its own share, at most SWEEP_BATCH_MAX − 1 operations).
+  // its transfers' shares of the transaction's gas, those recorded before and this batch's. A transfer that would
+  // take its sponsor past its cap is left out (it waits, as a refused single sweep does), not the others.
   const tank = gasTankAccount();
   const chainId = CHAINS[chain].evmChainId!;
   const pulls = (indexes: number[]) =>
@@ -159,25 +158,35 @@ export async function recordRelayedBatch(
           }),
           relayer: tank.address as Address,
         });
-  let call = admitted.length ? await callFor(admitted) : undefined;
-  const share = call ? (call.gas + BigInt(admitted.length) - 1n) / BigInt(admitted.length) : 0n;
-  const allowed: number[] = [];
-  for (const index of admitted) {
-    const item = items[index]!;
-    const refused = await assertSponsorshipAllowed(tx, {
-      chain,
-      sponsor: item.gasSponsor,
-      gasLimit: item.prepared.gas,
-      sponsoredGas: share,
-    }).then(
-      () => undefined,
-      (error: unknown) => (isAppError(error) && error.code === 'gas_sponsorship_limit' ? error.message : Promise.reject(error)),
-    );
-    if (refused) leftOut.push({ index, kind: 'sponsorship_limit', reason: refused });
-    else allowed.push(index);
+  // Each sponsor's day is read once; each allowed row adds its share, so the batch stays within every cap. Leaving
+  // a row out raises the others' share (the transaction's overhead split fewer ways): check again until it holds.
+  const day: SponsoredInBatch['read'] = new Map();
+  let allowed = admitted;
+  let call: OuterCall | undefined;
+  for (;;) {
+    if (allowed.length === 0) return { transfers: [], leftOut };
+    call = await callFor(allowed);
+    const share = (call.gas + BigInt(allowed.length) - 1n) / BigInt(allowed.length);
+    const inBatch: SponsoredInBatch = { read: day, added: new Map() };
+    const next: number[] = [];
+    for (const index of allowed) {
+      const item = items[index]!;
+      const refused = await assertSponsorshipAllowed(tx, {
+        chain,
+        sponsor: item.gasSponsor,
+        gasLimit: item.prepared.gas,
+        sponsoredGas: share,
+        batch: inBatch,
+      }).then(
+        () => undefined,
+        (error: unknown) => (isAppError(error) && error.code === 'gas_sponsorship_limit' ? error.message : Promise.reject(error)),
+      );
+      if (refused) leftOut.push({ index, kind: 'sponsorship_limit', reason: refused });
+      else next.push(index);
+    }
+    if (next.length === allowed.length) break;
+    allowed = next;
   }
-  if (allowed.length === 0) return { transfers: [], leftOut };
-  if (allowed.length !== admitted.length) call = await callFor(allowed);
 
   const batch = allowed.map((index) => items[index]!);
   // Every item read the tank in its own pass: its nonce floor is the highest seen, its balance the lowest.
@@ -189,7 +198,7 @@ export async function recordRelayedBatch(
   const nonce = Math.max(...tankFacts.map((f) => f.chainNonce), flight.maxNonce + 1);
   const sponsored: OuterCall = options.pull
     ? await buildPullCall({ chainId, tank, pulls: pulls(allowed), delegated: options.pull.tankDelegated, nonce })
-    : call!;
+    : call;
   const maxFeePerGas = batch.reduce((max, i) => (i.prepared.maxFeePerGas > max ? i.prepared.maxFeePerGas : max), 0n);
   const maxPriorityFeePerGas = batch.reduce(
     (max, i) => (i.prepared.maxPriorityFeePerGas > max ? i.prepared.maxPriorityFeePerGas : max),
