@@ -31,6 +31,7 @@ const NOUN_MODULES: Record<string, string> = {
   'lib/onramp/fiat-math.ts': 'pure fiat-cents math',
   'lib/onramp/providers/wire.ts': 'helpers every provider adapter shares on the wire',
   'lib/webhooks/delivery-types.ts': 'the delivery types engine and callers share',
+  'lib/transactions/solana/solana-spend-rules.ts': 'the money rules a Solana spend meets when recorded and when re-signed',
 };
 
 /** The database tables, one file per group of tables (drizzle's schema). */
