@@ -18,17 +18,37 @@ export async function fundOnPolygon(address: string): Promise<void> {
   await fundLocalWallet({ chain: 'POLYGON', url: polygonRpc(), address: address as Hex, onTheRecord: true });
 }
 
+/**
+ * Sends from anvil's dev account #1, which other test workers and the stack's test-charge helper
+ * (/api/test_helpers/…/pay) also send from: two senders can take the same nonce, and the node refuses the later
+ * one ("nonce too low", "replacement transaction underpriced"). A refused transaction was never accepted, so
+ * sending it again with a fresh nonce cannot pay twice.
+ */
+async function sendFromDemoPayer(send: () => Promise<Hex>): Promise<Hex> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      const refused = /nonce too low|nonce provided for the transaction is lower|replacement transaction underpriced/i;
+      if (attempt >= 5 || !refused.test(String(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
+
 /** Sends USDC from an outside account (anvil's dev account #1), as a player's own wallet would. */
 export async function sendUsdcFromOutside(to: string, amount: string): Promise<void> {
   const transport = http(polygonRpc());
   const wallet = createWalletClient({ account: localDemoPayerAccount, transport });
-  const hash = await wallet.writeContract({
-    address: POLYGON_USDC,
-    abi: erc20Abi,
-    functionName: 'transfer',
-    args: [to as Hex, parseUnits(amount, 6)],
-    chain: null,
-  });
+  const hash = await sendFromDemoPayer(() =>
+    wallet.writeContract({
+      address: POLYGON_USDC,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [to as Hex, parseUnits(amount, 6)],
+      chain: null,
+    }),
+  );
   await createPublicClient({ transport }).waitForTransactionReceipt({ hash });
 }
 
@@ -46,7 +66,7 @@ export function localRpc(chain: ChainName): string {
 export async function sendNativeFromOutside(chain: ChainName, to: string, amount: string): Promise<Hex> {
   const transport = http(localRpc(chain));
   const wallet = createWalletClient({ account: localDemoPayerAccount, transport });
-  const hash = await wallet.sendTransaction({ to: to as Hex, value: parseEther(amount), chain: null });
+  const hash = await sendFromDemoPayer(() => wallet.sendTransaction({ to: to as Hex, value: parseEther(amount), chain: null }));
   await createPublicClient({ transport }).waitForTransactionReceipt({ hash });
   return hash;
 }
