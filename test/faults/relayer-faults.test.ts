@@ -24,6 +24,7 @@ import { releaseDepositAddresses } from '@/lib/jobs/release-deposit-addresses';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { sweepBatch, sweepCharge } from '@/lib/payments/sweep-charges';
 import { runStep } from './spawn-step';
+import { pause } from './harness';
 import {
   SCENARIO_TIMEOUT,
   automine,
@@ -31,7 +32,6 @@ import {
   mine,
   newCharge,
   outsideWallet,
-  pause,
   rpc,
   scenario,
   sendToken,
