@@ -13,132 +13,60 @@
  * and written to .data/test-results/faults.md.
  */
 import { and, eq, gt } from 'drizzle-orm';
-import { createPublicClient, http, parseEther, type Address, type Hex, type PublicClient } from 'viem';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { parseEther, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requiredConfirmations } from '@/lib/chains/required-confirmations';
-import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { outboundTransferAttempts, outboundTransfers, refunds } from '@/lib/db/schema';
-import { resetEnvCache } from '@/lib/env';
-import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
-import { newWithdrawalId, withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
+import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
 import { claimRefund, findRefundClaim } from '@/lib/refunds/claim-refund';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
-import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { newSendId } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import type { CrashPoint } from '@/lib/crash-points';
-import { createTestCharge, type TestMerchant } from '@/test/fixtures';
-import { switchToPrivateDatabase } from '@/test/private-database';
-import { TEST_SECRETS } from '@/test/test-secrets';
+import { PIN, firedText, pause, retried, stranger, outcomeColumns, writeOutcomeTable, type Arrival, type OutcomeRow } from './harness';
+import type { FaultPlan } from './rpc-fault-proxy';
 import {
-  PIN,
-  anvilOf,
-  auditArrivals,
-  auditCharges,
-  auditLedger,
-  auditTransfers,
-  evmJobsOnce,
-  firedText,
-  merchantWithOwner,
-  newUserWithPin,
-  pause,
-  retried,
-  sendNativeOn,
-  settleChain,
-  stranger,
-  withdrawalForm,
-  writeOutcomeTable,
-  type Arrival,
-} from './harness';
-import { startRpcFaultProxy, type FaultPlan, type RpcFaultProxy } from './rpc-fault-proxy';
+  CHAIN,
+  JEWEL,
+  auditWorld,
+  automine,
+  jobsOnce,
+  mine,
+  newCharge,
+  newConsumer,
+  paidCharge,
+  refundCtx,
+  rpc,
+  sendFrom,
+  setNativeBalance,
+  settle,
+  startWorld,
+  stopWorld,
+  w,
+  withdrawal,
+} from './money-world';
 import { runStep } from './spawn-step';
 import type { Step } from './steps';
 
-const CHAIN = 'DFK_TESTNET' as const;
-const JEWEL = CHAINS[CHAIN].tokens[0]!;
 const SCENARIO_TIMEOUT = 180_000;
 
-let node: LocalChainNode;
-let chain: PublicClient;
-let proxy: RpcFaultProxy;
-let merchant: TestMerchant;
-let ownerId: string;
-let merchantWallet: Address;
-let depth: number;
-const funder = privateKeyToAccount(generatePrivateKey());
-
-const anvil = anvilOf(() => chain);
-const { rpc, mine, automine } = anvil;
-
 beforeAll(async () => {
-  await switchToPrivateDatabase('faults');
-  node = await startLocalChain({ chain: CHAIN });
-  await provisionLocalChain({ chain: CHAIN, url: node.url });
-  proxy = await startRpcFaultProxy(node.url);
-  // The app reaches the chain only through the proxy; the suite drives the node directly.
-  process.env.RPC_URL_DFK_TESTNET = proxy.url;
-  process.env.LOCAL_CHAINS = 'POLYGON,POLYGON_AMOY'; // DFK_TESTNET keeps its real depth (2)
-  process.env.TRANSFER_STUCK_AFTER_SECONDS = '1';
-  process.env.TRANSFER_CANCEL_AFTER_FAILURES = '3';
-  resetEnvCache();
-  chain = createPublicClient({ transport: http(node.url) });
-  depth = requiredConfirmations(CHAIN);
-  expect(depth).toBeGreaterThan(1);
-  await fundLocalWallet({ chain: CHAIN, url: node.url, address: gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address });
-  await fundLocalWallet({ chain: CHAIN, url: node.url, address: funder.address });
-
-  await jobsOnce(); // the scanners start here: everything after is on the record
-  const owned = await merchantWithOwner('evm', () => newConsumer('0'));
-  merchant = owned.merchant;
-  ownerId = owned.ownerId;
-  merchantWallet = owned.merchantWallet as Address;
-  await sendFrom(funder, merchantWallet, parseEther('500'));
-  await settle();
+  await startWorld('faults', { faultProxy: true });
 }, SCENARIO_TIMEOUT);
 
 afterAll(async () => {
   writeTable();
-  await proxy?.close();
-  await node?.stop();
+  await stopWorld('faults'); // its own table is empty: this file writes the one above
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// The world: consumers, charges, payments from outside (as a payer's own wallet would make them)
+// The world (money-world.ts): consumers, charges, payments from outside (as a payer's own wallet would make them)
 // ---------------------------------------------------------------------------------------------------------
-
-const sendFrom = (account: PrivateKeyAccount, to: Address, value: bigint): Promise<Hex> =>
-  sendNativeOn({ url: node.url, client: chain }, account, to, value);
-
-/** A signed-up user with a PIN, whose service wallet received `jewel` from outside (the indexer records it). */
-async function newConsumer(jewel: string): Promise<{ userId: string; address: Address }> {
-  const { userId, address } = await newUserWithPin('evm');
-  if (jewel !== '0') await sendFrom(funder, address as Address, parseEther(jewel));
-  return { userId, address: address as Address };
-}
-
-async function newCharge(amount: string): Promise<{ chargeId: string; deposit: Address }> {
-  const { chargeId, deposit } = await createTestCharge({
-    apiKey: merchant.testKey,
-    body: { chargeData: { symbol: 'JEWEL', chain: 'DFK', tokenAddress: JEWEL.address, amount }, isTest: true },
-  });
-  return { chargeId, deposit: deposit.address as Address };
-}
-
-/** A charge paid from a fresh outside wallet (its refunds go back there), settled. */
-async function paidCharge(amount: string): Promise<{ chargeId: string; deposit: Address; payer: Address }> {
-  const charge = await newCharge(amount);
-  const payer = privateKeyToAccount(generatePrivateKey());
-  await anvil.setNativeBalance(payer.address, parseEther('100'));
-  await sendFrom(payer, charge.deposit, parseEther(amount));
-  await settle();
-  return { ...charge, payer: payer.address };
-}
 
 /**
  * A charge paid half each from two fresh outside wallets (neither can be assumed to be "the payer"),
@@ -148,7 +76,7 @@ async function claimLink(amount: string): Promise<{ chargeId: string; refundId: 
   const charge = await newCharge(amount);
   for (let i = 0; i < 2; i++) {
     const sender = privateKeyToAccount(generatePrivateKey());
-    await anvil.setNativeBalance(sender.address, parseEther('100'));
+    await setNativeBalance(sender.address, parseEther('100'));
     await sendFrom(sender, charge.deposit, parseEther(amount) / 2n);
   }
   await settle();
@@ -164,26 +92,6 @@ const refundTransfersOf = (chargeId: string) =>
     .from(outboundTransfers)
     .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'refund')));
 
-const refundCtx = () => ({ merchantId: merchant.id, mode: 'test' as const, actor: 'api_key:faults' });
-
-const withdrawal = (toAddress: Address, amount: string, withdrawalId = newWithdrawalId()) =>
-  withdrawalForm({
-    userId: ownerId,
-    merchantId: merchant.id,
-    mode: 'test',
-    chain: CHAIN,
-    tokenAddress: JEWEL.address,
-    amount,
-    toAddress,
-    withdrawalId,
-  });
-
-/** What the background jobs do, once: the engine's reconciler, the charge watcher, the wallet indexer. */
-const jobsOnce = () => evmJobsOnce(CHAIN);
-
-/** Heals nothing: mines and runs the jobs until no transfer is open and the newest block is at depth. */
-const settle = (maxRounds = 40) => settleChain({ chain: CHAIN, depth, anvil, jobs: jobsOnce, maxRounds });
-
 // ---------------------------------------------------------------------------------------------------------
 // Processes that die: the app or worker killed with SIGKILL at a crash point
 // ---------------------------------------------------------------------------------------------------------
@@ -192,15 +100,7 @@ const settle = (maxRounds = 40) => settleChain({ chain: CHAIN, depth, anvil, job
 // Scenarios and their audit
 // ---------------------------------------------------------------------------------------------------------
 
-interface Outcome {
-  scenario: string;
-  faults: string;
-  transfers: number;
-  sentTwice: number;
-  shortOrMissing: number;
-  statusMismatches: number;
-  unaccounted: number;
-}
+type Outcome = OutcomeRow;
 const table: Outcome[] = [];
 
 class Scenario {
@@ -215,7 +115,7 @@ class Scenario {
 
   inject(plan: FaultPlan): void {
     this.collectFaults();
-    proxy.inject(plan);
+    w().proxy!.inject(plan);
   }
 
   heal(): void {
@@ -227,7 +127,7 @@ class Scenario {
   }
 
   private collectFaults(): void {
-    for (const [fault, count] of Object.entries(proxy.counts())) this.note(fault, count);
+    for (const [fault, count] of Object.entries(w().proxy!.counts())) this.note(fault, count);
   }
 
   /**
@@ -235,7 +135,7 @@ class Scenario {
    * when what it held before is known already (a fresh address: 0) and a transfer may be under way.
    */
   async expectArrival(label: string, address: Address, amount: bigint, baseline?: bigint): Promise<void> {
-    this.arrivals.push({ label, address, amount, baseline: baseline ?? (await chain.getBalance({ address })) });
+    this.arrivals.push({ label, address, amount, baseline: baseline ?? (await w().chain.getBalance({ address })) });
   }
 
   /** A claim link ends `succeeded`, paid by exactly one refund transfer, or `expired` with none. */
@@ -250,31 +150,22 @@ class Scenario {
   async audit(): Promise<Outcome> {
     this.heal();
     await settle();
-    const arrivals = await auditArrivals(this.arrivals, (address) => chain.getBalance({ address }));
-    const charged = await auditCharges(this.chargeExpectations, chain);
-    const problems = [...arrivals.problems, ...charged.problems];
-    let statusMismatches = charged.statusMismatches;
+    const audit = await auditWorld(this.started, this.arrivals, this.chargeExpectations);
+    const problems = audit.problems;
+    let claimMismatches = 0;
     for (const { link, status } of this.claimExpectations) {
       const view = await findRefundClaim(link.token);
       const paidBy = (await refundTransfersOf(link.chargeId)).length;
       if (view.status !== status || paidBy !== (status === 'succeeded' ? 1 : 0)) {
-        statusMismatches++;
+        claimMismatches++;
         problems.push(`claim link of ${link.chargeId} is ${view.status} with ${paidBy} refund transfers, expected ${status}`);
       }
     }
-    // The scenario's transfers all ended (a failure would have to be one the scenario expects: none do).
-    const ended = await auditTransfers(CHAIN, this.started);
-    problems.push(...ended.problems);
-    const ledger = await auditLedger(CHAIN);
-    problems.push(...ledger.problems);
     const outcome: Outcome = {
       scenario: this.name,
       faults: firedText(this.fired),
-      transfers: ended.transfers.length,
-      sentTwice: arrivals.sentTwice + charged.sentTwice,
-      shortOrMissing: arrivals.shortOrMissing,
-      statusMismatches: statusMismatches + ended.statusMismatches,
-      unaccounted: ledger.unaccounted,
+      ...audit.counts,
+      statusMismatches: audit.counts.statusMismatches + claimMismatches,
     };
     table.push(outcome);
     expect(problems, problems.join('\n')).toEqual([]);
@@ -329,7 +220,11 @@ describe('an unreliable RPC endpoint', () => {
     await s.expectArrival('withdrawal', destination, parseEther('2'));
     s.inject({ loseSends: 1 });
     const { txHash } = await withdrawFromMerchantWallet(withdrawal(destination, '2'));
-    expect(await chain.getTransaction({ hash: txHash as Hex }).catch(() => null)).toBeNull();
+    expect(
+      await w()
+        .chain.getTransaction({ hash: txHash as Hex })
+        .catch(() => null),
+    ).toBeNull();
   });
 
   scenario('the node takes a send but the answer is an error (refund, retried with its Idempotency-Key)', async (s) => {
@@ -492,7 +387,11 @@ describe('re-orgs', () => {
     s.note('reorg');
     await automine(false);
     await mine(3); // a longer branch without it
-    expect(await chain.getTransactionReceipt({ hash: txHash as Hex }).catch(() => null)).toBeNull();
+    expect(
+      await w()
+        .chain.getTransactionReceipt({ hash: txHash as Hex })
+        .catch(() => null),
+    ).toBeNull();
     await pause(1_100);
     await jobsOnce();
   });
@@ -589,7 +488,7 @@ describe('processes killed mid-way (SIGKILL)', () => {
 
     scenario(`sweep: the worker dies at ${point}; the next run of the job finds it`, async (s) => {
       const paid = await paidCharge('5');
-      await s.expectArrival('sweep', merchantWallet, parseEther('5'));
+      await s.expectArrival('sweep', w().merchantWallet, parseEther('5'));
       s.expectCharge(paid.chargeId, 'succeeded');
       // The deposit address needs gas first: the tank's top-up and then the sweep, each a transfer.
       for (let i = 0; i < 6; i++) {
@@ -624,7 +523,7 @@ describe('processes killed mid-way (SIGKILL)', () => {
       const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
       if (row!.status === 'included') break;
     }
-    await mine(depth);
+    await mine(w().depth);
     expect((await runStep({ op: 'reconcile', rounds: 3, pauseMs: 100 }, 'transfer.settling')).killed).toBe(true);
     s.note('kill at transfer.settling');
   });
@@ -728,15 +627,7 @@ describe('claim links under concurrency', () => {
 function writeTable(): void {
   writeOutcomeTable('faults', table, {
     title: 'Fault-injection suite',
-    columns: [
-      ['Scenario', false, (o) => o.scenario],
-      ['Faults injected', false, (o) => o.faults],
-      ['Transfers', true, (o) => o.transfers],
-      ['Sent twice', true, (o) => o.sentTwice],
-      ['Short or missing', true, (o) => o.shortOrMissing],
-      ['Status ≠ chain', true, (o) => o.statusMismatches],
-      ['Unaccounted', true, (o) => o.unaccounted],
-    ],
+    columns: outcomeColumns({ byClass: false, faultsHeading: 'Faults injected' }),
     summary: (rows) => {
       const totals = rows.reduce(
         (sum, o) => ({

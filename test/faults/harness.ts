@@ -168,7 +168,7 @@ export interface Arrival {
 }
 
 /** Each fresh recipient got exactly its amount (more is a double send, less is short or missing). */
-export async function auditArrivals(arrivals: Arrival[], balanceOf: (address: Address) => Promise<bigint>) {
+async function auditArrivals(arrivals: Arrival[], balanceOf: (address: Address) => Promise<bigint>) {
   const problems: string[] = [];
   let sentTwice = 0;
   let shortOrMissing = 0;
@@ -186,7 +186,7 @@ export async function auditArrivals(arrivals: Arrival[], balanceOf: (address: Ad
  * Each expected charge has its status, and every payment the service counts is a successful transaction in the
  * canonical chain, at the block recorded (a balance payment has no transaction); a succeeded charge counts its total.
  */
-export async function auditCharges(expectations: { chargeId: string; status: string }[], client: PublicClient) {
+async function auditCharges(expectations: { chargeId: string; status: string }[], client: PublicClient) {
   const problems: string[] = [];
   let statusMismatches = 0;
   let sentTwice = 0;
@@ -222,7 +222,7 @@ type TransferRow = typeof outboundTransfers.$inferSelect;
  * The transfers of `chain` made since `since`: each ended `confirmed`, or `failed` where the scenario expects it
  * (`expectedFailures`); `detail` adds what whoever reads a failure needs.
  */
-export async function auditTransfers(
+async function auditTransfers(
   chain: ChainName,
   since: Date,
   options: { expectedFailures?: Set<string>; detail?: (transfer: TransferRow) => Promise<string> } = {},
@@ -246,13 +246,44 @@ export async function auditTransfers(
 }
 
 /** The ledger's reconciliation of `chain` (lib/ledger): each discrepancy, or its error, is unaccounted. */
-export async function auditLedger(chain: ChainName) {
+async function auditLedger(chain: ChainName) {
   const ledger = await reconcileChain(chain);
   const problems: string[] = [];
   if (ledger.error) problems.push(`reconciliation: ${ledger.error}`);
   for (const d of ledger.discrepancies)
     problems.push(`ledger: ${d.holder} ${d.address} holds ${d.actual} ${d.symbol}, expected ${d.expected}`);
   return { unaccounted: ledger.discrepancies.length + (ledger.error ? 1 : 0), problems };
+}
+
+/**
+ * The audit of an EVM scenario: fresh recipients (by `balanceOf`), expected charges against the chain, the
+ * transfers of `chain` since `started` ended, the ledger; the counts of its row and the problems found.
+ */
+export async function auditEvmScenario(input: {
+  chain: ChainName;
+  client: PublicClient;
+  started: Date;
+  arrivals: Arrival[];
+  balanceOf: (address: Address) => Promise<bigint>;
+  charges: { chargeId: string; status: string }[];
+  expectedFailures?: Set<string>;
+  detail?: (transfer: TransferRow) => Promise<string>;
+}) {
+  const arrivals = await auditArrivals(input.arrivals, input.balanceOf);
+  const charged = await auditCharges(input.charges, input.client);
+  const ended = await auditTransfers(input.chain, input.started, input);
+  const ledger = await auditLedger(input.chain);
+  return {
+    problems: [...arrivals.problems, ...charged.problems, ...ended.problems, ...ledger.problems],
+    transfers: ended.transfers,
+    counts: {
+      transfers: ended.transfers.length,
+      sentTwice: arrivals.sentTwice + charged.sentTwice,
+      shortOrMissing: arrivals.shortOrMissing,
+      statusMismatches: charged.statusMismatches + ended.statusMismatches,
+      unaccounted: ledger.unaccounted,
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -269,8 +300,35 @@ export interface OutcomeRow {
   scenario: string;
   faultClass?: string;
   faults: string;
+  transfers: number;
   sentTwice: number;
+  shortOrMissing: number;
+  statusMismatches: number;
   unaccounted: number;
+}
+
+type Column<Row> = [heading: string, numeric: boolean, cell: (row: Row) => string | number];
+
+/**
+ * The columns every file's table has: the fault class (`byClass`), the scenario, its faults (`faultsHeading`),
+ * its transfers and what went wrong, the file's own counts (`extra`) before the unaccounted balances.
+ */
+export function outcomeColumns<Row extends OutcomeRow>(options: {
+  byClass: boolean;
+  faultsHeading: string;
+  extra?: Column<Row>[];
+}): Column<Row>[] {
+  return [
+    ...(options.byClass ? [['Fault class', false, (o: Row) => o.faultClass!] as Column<Row>] : []),
+    ['Scenario', false, (o) => o.scenario],
+    [options.faultsHeading, false, (o) => o.faults],
+    ['Transfers', true, (o) => o.transfers],
+    ['Sent twice', true, (o) => o.sentTwice],
+    ['Short or missing', true, (o) => o.shortOrMissing],
+    ['Status ≠ chain', true, (o) => o.statusMismatches],
+    ...(options.extra ?? []),
+    ['Unaccounted', true, (o) => o.unaccounted],
+  ];
 }
 
 /**
@@ -282,7 +340,7 @@ export function writeOutcomeTable<Row extends OutcomeRow>(
   rows: Row[],
   options: {
     title: string;
-    columns: [heading: string, numeric: boolean, cell: (row: Row) => string | number][];
+    columns: Column<Row>[];
     summary: (rows: Row[]) => string[];
   },
 ): void {

@@ -1,7 +1,8 @@
 /**
- * The world of the database and crash fault files (db-faults.test.ts, crash-outside-engine.test.ts): a
- * private database, a private DFK testnet node (confirmation depth 2) reached directly (these files fault
- * PostgreSQL and processes, not the RPC), a verified merchant whose owner can withdraw, consumers with a
+ * The world of the native-coin fault files (faults.test.ts, db-faults.test.ts, crash-outside-engine.test.ts): a
+ * private database, a private DFK testnet node (confirmation depth 2) reached directly (the database and crash
+ * files fault PostgreSQL and processes, not the RPC) or, with `faultProxy`, only through the RPC fault proxy
+ * (faults.test.ts, which keeps its own scenarios and table), a verified merchant whose owner can withdraw, consumers with a
  * PIN, charges paid from outside, and the same audit as faults.test.ts: fresh recipients received exactly
  * what they were owed, charges' statuses and counted payments agree with the chain, every transfer of the
  * scenario ended confirmed, and the ledger reconciles (lib/ledger). The table of outcomes is printed and
@@ -22,10 +23,7 @@ import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import {
   anvilOf,
-  auditArrivals,
-  auditCharges,
-  auditLedger,
-  auditTransfers,
+  auditEvmScenario,
   byFaultClass,
   evmJobsOnce,
   firedText,
@@ -34,9 +32,12 @@ import {
   sendNativeOn,
   settleChain,
   withdrawalForm,
+  outcomeColumns,
   writeOutcomeTable,
   type Arrival,
+  type OutcomeRow,
 } from './harness';
+import { startRpcFaultProxy, type RpcFaultProxy } from './rpc-fault-proxy';
 
 export const CHAIN = 'DFK_TESTNET' as const;
 export const JEWEL = CHAINS[CHAIN].tokens[0]!;
@@ -52,27 +53,34 @@ export interface World {
   funder: PrivateKeyAccount;
   /** A connection of the test's own (not the app's pool): it holds locks and watches pg_stat_activity. */
   admin: postgres.Sql;
+  /** With `faultProxy`: the proxy between the app and the node (the suite drives the node directly). */
+  proxy?: RpcFaultProxy;
 }
 
 let world: World | undefined;
 export const w = (): World => world!;
 
 const anvil = anvilOf(() => w().chain);
-export const { mine } = anvil;
+export const { rpc, mine, automine, setNativeBalance } = anvil;
 
-/** beforeAll: the private database and node, the merchant with its funded wallet. */
-export async function startWorld(prefix: string): Promise<World> {
+/**
+ * beforeAll: the private database and node, the merchant with its funded wallet; `faultProxy`: the app reaches the
+ * node only through the RPC fault proxy, and a transfer refused 3 times is cancelled.
+ */
+export async function startWorld(prefix: string, options: { faultProxy?: boolean } = {}): Promise<World> {
   await switchToPrivateDatabase(prefix);
   const node = await startLocalChain({ chain: CHAIN });
   await provisionLocalChain({ chain: CHAIN, url: node.url });
-  process.env.RPC_URL_DFK_TESTNET = node.url;
+  const proxy = options.faultProxy ? await startRpcFaultProxy(node.url) : undefined;
+  process.env.RPC_URL_DFK_TESTNET = proxy?.url ?? node.url;
   process.env.LOCAL_CHAINS = 'POLYGON,POLYGON_AMOY'; // DFK_TESTNET keeps its real depth (2)
   process.env.TRANSFER_STUCK_AFTER_SECONDS = '1';
+  if (proxy) process.env.TRANSFER_CANCEL_AFTER_FAILURES = '3';
   resetEnvCache();
   const chain = createPublicClient({ transport: http(node.url) });
   const funder = privateKeyToAccount(generatePrivateKey());
   const admin = postgres(process.env.DATABASE_URL!, { max: 2, onnotice: () => {}, connection: { application_name: 'faults-admin' } });
-  world = { node, chain, funder, admin, depth: requiredConfirmations(CHAIN) } as World;
+  world = { node, chain, funder, admin, proxy, depth: requiredConfirmations(CHAIN) } as World;
   expect(world.depth).toBeGreaterThan(1);
   await fundLocalWallet({ chain: CHAIN, url: node.url, address: gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address });
   await fundLocalWallet({ chain: CHAIN, url: node.url, address: funder.address });
@@ -87,6 +95,7 @@ export async function startWorld(prefix: string): Promise<World> {
 export async function stopWorld(file: string): Promise<void> {
   writeTable(file);
   await world?.admin.end({ timeout: 5 });
+  await world?.proxy?.close();
   await world?.node.stop();
 }
 
@@ -111,7 +120,7 @@ export async function newCharge(amount: string): Promise<{ chargeId: string; dep
 /** Pays a charge's deposit from a fresh outside wallet (its refunds go back there); not settled. */
 export async function payFromOutside(deposit: Address, amount: string): Promise<Address> {
   const payer = privateKeyToAccount(generatePrivateKey());
-  await anvil.setNativeBalance(payer.address, parseEther('100'));
+  await setNativeBalance(payer.address, parseEther('100'));
   await sendFrom(payer, deposit, parseEther(amount));
   return payer.address;
 }
@@ -141,23 +150,27 @@ export const withdrawal = (toAddress: Address, amount: string, withdrawalId = ne
 /** What the background jobs do, once: the engine's reconciler, the charge watcher, the wallet indexer. */
 export const jobsOnce = () => evmJobsOnce(CHAIN);
 
-/** Mines and runs the jobs until no transfer is open and the newest block is at depth. */
-const settle = () => settleChain({ chain: CHAIN, depth: w().depth, anvil, jobs: jobsOnce });
+/** Heals nothing: mines and runs the jobs until no transfer is open and the newest block is at depth. */
+export const settle = () => settleChain({ chain: CHAIN, depth: w().depth, anvil, jobs: jobsOnce });
+
+/** The audit of a scenario on this world's chain since `started` (harness.ts auditEvmScenario). */
+export const auditWorld = (started: Date, arrivals: Arrival[], expectedCharges: { chargeId: string; status: string }[]) =>
+  auditEvmScenario({
+    chain: CHAIN,
+    client: w().chain,
+    started,
+    arrivals,
+    balanceOf: (address) => w().chain.getBalance({ address }),
+    charges: expectedCharges,
+  });
 
 // ---------------------------------------------------------------------------------------------------------
 // Scenarios and their audit
 // ---------------------------------------------------------------------------------------------------------
 
-interface Outcome {
-  scenario: string;
+interface Outcome extends OutcomeRow {
   faultClass: string;
-  faults: string;
-  transfers: number;
-  sentTwice: number;
-  shortOrMissing: number;
-  statusMismatches: number;
   halfWritten: number;
-  unaccounted: number;
 }
 const table: Outcome[] = [];
 
@@ -193,10 +206,8 @@ export class Scenario {
 
   async audit(): Promise<void> {
     await settle();
-    const arrivals = await auditArrivals(this.arrivals, (address) => w().chain.getBalance({ address }));
-    const charged = await auditCharges(this.chargeExpectations, w().chain);
-    const ended = await auditTransfers(CHAIN, this.started);
-    const problems = [...arrivals.problems, ...charged.problems, ...ended.problems];
+    const audit = await auditWorld(this.started, this.arrivals, this.chargeExpectations);
+    const problems = audit.problems;
     let halfWritten = 0;
     for (const invariant of this.invariants) {
       const wrong = await invariant.holds();
@@ -205,19 +216,7 @@ export class Scenario {
         problems.push(`${invariant.label}: ${wrong}`);
       }
     }
-    const ledger = await auditLedger(CHAIN);
-    problems.push(...ledger.problems);
-    table.push({
-      scenario: this.name,
-      faultClass: this.faultClass,
-      faults: firedText(this.fired),
-      transfers: ended.transfers.length,
-      sentTwice: arrivals.sentTwice + charged.sentTwice,
-      shortOrMissing: arrivals.shortOrMissing,
-      statusMismatches: charged.statusMismatches + ended.statusMismatches,
-      halfWritten,
-      unaccounted: ledger.unaccounted,
-    });
+    table.push({ scenario: this.name, faultClass: this.faultClass, faults: firedText(this.fired), ...audit.counts, halfWritten });
     expect(Object.keys(this.fired), 'the scenario’s fault never fired').not.toEqual([]);
     expect(problems, problems.join('\n')).toEqual([]);
   }
@@ -238,17 +237,7 @@ export function scenario(faultClass: string, name: string, body: (s: Scenario) =
 function writeTable(file: string): void {
   writeOutcomeTable(file, table, {
     title: file,
-    columns: [
-      ['Fault class', false, (o) => o.faultClass],
-      ['Scenario', false, (o) => o.scenario],
-      ['Faults fired', false, (o) => o.faults],
-      ['Transfers', true, (o) => o.transfers],
-      ['Sent twice', true, (o) => o.sentTwice],
-      ['Short or missing', true, (o) => o.shortOrMissing],
-      ['Status ≠ chain', true, (o) => o.statusMismatches],
-      ['Half-written', true, (o) => o.halfWritten],
-      ['Unaccounted', true, (o) => o.unaccounted],
-    ],
+    columns: outcomeColumns({ byClass: true, faultsHeading: 'Faults fired', extra: [['Half-written', true, (o) => o.halfWritten]] }),
     summary: byFaultClass,
   });
 }

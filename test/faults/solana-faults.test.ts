@@ -70,7 +70,9 @@ import {
   pause,
   retried as retriedUpTo,
   withdrawalForm,
+  outcomeColumns,
   writeOutcomeTable,
+  type OutcomeRow,
 } from './harness';
 import { runJob, type Job } from './jobs';
 import { startSolanaFaultProxy, type SolanaFaultPlan, type SolanaFaultProxy } from './solana-fault-proxy';
@@ -285,16 +287,9 @@ async function paidCharge(token: 'SOL' | 'USDC', amount: string) {
 // Scenarios and their audit
 // ---------------------------------------------------------------------------------------------------------
 
-interface Outcome {
-  scenario: string;
+interface Outcome extends OutcomeRow {
   faultClass: string;
-  faults: string;
-  transfers: number;
-  sentTwice: number;
-  shortOrMissing: number;
-  statusMismatches: number;
   walletFees: number;
-  unaccounted: number;
 }
 const table: Outcome[] = [];
 type Token = 'SOL' | 'USDC';
@@ -507,17 +502,7 @@ function scenario(faultClass: string, name: string, body: (s: Scenario) => Promi
 function writeTable(file: string): void {
   writeOutcomeTable(file, table, {
     title: file,
-    columns: [
-      ['Fault class', false, (o) => o.faultClass],
-      ['Scenario', false, (o) => o.scenario],
-      ['Faults fired', false, (o) => o.faults],
-      ['Transfers', true, (o) => o.transfers],
-      ['Sent twice', true, (o) => o.sentTwice],
-      ['Short or missing', true, (o) => o.shortOrMissing],
-      ['Status ≠ chain', true, (o) => o.statusMismatches],
-      ['Wallet paid a fee', true, (o) => o.walletFees],
-      ['Unaccounted', true, (o) => o.unaccounted],
-    ],
+    columns: outcomeColumns({ byClass: true, faultsHeading: 'Faults fired', extra: [['Wallet paid a fee', true, (o) => o.walletFees]] }),
     summary: byFaultClass,
   });
 }

@@ -39,10 +39,7 @@ import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import {
   anvilOf,
-  auditArrivals,
-  auditCharges,
-  auditLedger,
-  auditTransfers,
+  auditEvmScenario,
   evmJobsOnce,
   firedText,
   merchantWithOwner,
@@ -50,8 +47,10 @@ import {
   sendNativeOn,
   settleChain,
   withdrawalForm,
+  outcomeColumns,
   writeOutcomeTable,
   type Arrival,
+  type OutcomeRow,
 } from './harness';
 import { startRpcFaultProxy, type FaultPlan, type RpcFaultProxy } from './rpc-fault-proxy';
 
@@ -256,15 +255,8 @@ export const settle = (maxRounds = 40, options: { sweeps?: boolean } = {}): Prom
 // Scenarios and their audit
 // ---------------------------------------------------------------------------------------------------------
 
-export interface Outcome {
-  scenario: string;
+export interface Outcome extends OutcomeRow {
   faultClass: string;
-  faults: string;
-  transfers: number;
-  sentTwice: number;
-  shortOrMissing: number;
-  statusMismatches: number;
-  unaccounted: number;
 }
 const table: Outcome[] = [];
 
@@ -328,20 +320,24 @@ export class Scenario {
     await settle();
     const problems: string[] = [];
     for (const fault of this.required) if (!this.fired[fault]) problems.push(`the fault ${fault} never fired`);
-    const arrivals = await auditArrivals(this.arrivals, tokenBalance);
-    const charged = await auditCharges(this.chargeExpectations, world.client);
-    const ended = await auditTransfers(world.chain, this.started, {
+    const audit = await auditEvmScenario({
+      chain: world.chain,
+      client: world.client,
+      started: this.started,
+      arrivals: this.arrivals,
+      balanceOf: tokenBalance,
+      charges: this.chargeExpectations,
       expectedFailures: this.expectedFailures,
       detail: async (transfer) =>
         `[${transfer.fromAddress} → ${transfer.toAddress}, ${transfer.amountBaseUnits}, nonce ${transfer.nonce}, gas ${transfer.gasLimit}, ` +
         `sender holds ${await tokenBalance(transfer.fromAddress as Address)}, depends on ${transfer.dependsOnTransferIds.join(' ') || '—'}]`,
     });
-    problems.push(...arrivals.problems, ...charged.problems, ...ended.problems);
-    const transfers = ended.transfers;
+    problems.push(...audit.problems);
+    const transfers = audit.transfers;
 
     // The gas tank, reconciled like any wallet: what left it since it was funded is what its recorded
     // transfers cost (value and fee), cumulative over the file's scenarios.
-    let unaccounted = 0;
+    let unaccounted = audit.counts.unaccounted;
     // Relayed transfers (ADR 0035) move another account's value; their fee (a batch's shared across its rows) is the tank's.
     const tankTransfers = await getDb()
       .select()
@@ -364,17 +360,11 @@ export class Scenario {
       );
     }
 
-    const ledger = await auditLedger(world.chain);
-    problems.push(...ledger.problems);
-    unaccounted += ledger.unaccounted;
     const outcome: Outcome = {
       scenario: this.name,
       faultClass: this.faultClass,
       faults: firedText(this.fired),
-      transfers: transfers.length,
-      sentTwice: arrivals.sentTwice + charged.sentTwice,
-      shortOrMissing: arrivals.shortOrMissing,
-      statusMismatches: charged.statusMismatches + ended.statusMismatches,
+      ...audit.counts,
       unaccounted,
     };
     table.push(outcome);
@@ -412,16 +402,7 @@ export function scenario(faultClass: string, name: string, body: (s: Scenario) =
 function writeTable(file: string): void {
   writeOutcomeTable(file, table, {
     title: `Fault-injection suite (${file})`,
-    columns: [
-      ['Fault class', false, (o) => o.faultClass],
-      ['Scenario', false, (o) => o.scenario],
-      ['Faults injected', false, (o) => o.faults],
-      ['Transfers', true, (o) => o.transfers],
-      ['Sent twice', true, (o) => o.sentTwice],
-      ['Short or missing', true, (o) => o.shortOrMissing],
-      ['Status ≠ chain', true, (o) => o.statusMismatches],
-      ['Unaccounted', true, (o) => o.unaccounted],
-    ],
+    columns: outcomeColumns({ byClass: true, faultsHeading: 'Faults injected' }),
     summary: () => [],
   });
 }
