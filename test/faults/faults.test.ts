@@ -15,7 +15,7 @@
 import { and, eq, gt } from 'drizzle-orm';
 import { parseEther, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { outboundTransferAttempts, outboundTransfers, refunds } from '@/lib/db/schema';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
@@ -28,7 +28,19 @@ import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { newSendId } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import type { CrashPoint } from '@/lib/crash-points';
-import { PIN, firedText, pause, retried, stranger, outcomeColumns, writeOutcomeTable, type Arrival, type OutcomeRow } from './harness';
+import {
+  PIN,
+  SCENARIO_TIMEOUT,
+  firedText,
+  pause,
+  retried,
+  scenarioTest,
+  stranger,
+  outcomeColumns,
+  writeOutcomeTable,
+  type Arrival,
+  type OutcomeRow,
+} from './harness';
 import type { FaultPlan } from './rpc-fault-proxy';
 import {
   CHAIN,
@@ -52,8 +64,6 @@ import {
 } from './money-world';
 import { runStep } from './spawn-step';
 import type { Step } from './steps';
-
-const SCENARIO_TIMEOUT = 180_000;
 
 beforeAll(async () => {
   await startWorld('faults', { faultProxy: true });
@@ -173,21 +183,14 @@ class Scenario {
   }
 }
 
+/** After the body, even when it threw: mining on again, the proxy's faults gone. */
+async function healed(s: Scenario): Promise<void> {
+  await automine(true);
+  s.heal();
+}
+
 function scenario(name: string, body: (s: Scenario) => Promise<void>): void {
-  it(
-    name,
-    async () => {
-      const s = new Scenario(name);
-      try {
-        await body(s);
-      } finally {
-        await automine(true);
-        s.heal();
-      }
-      await s.audit();
-    },
-    SCENARIO_TIMEOUT,
-  );
+  scenarioTest(name, () => new Scenario(name), body, { heal: healed });
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /**
  * The fault suite's one harness: what every fault file (and its world: money-world.ts, token-harness.ts, the
  * worlds inside faults.test.ts and solana-faults.test.ts) drives and audits the same way:
- *  - time and retries: `pause`, `retried` (a user clicking again with the same ids);
+ *  - time and retries: `pause`, `retried` (a user clicking again with the same ids), a scenario as a test;
  *  - the service's people: a signed-up user with a PIN, a verified merchant with an owner who can withdraw;
  *  - an anvil node driven directly (`anvilOf`), the background jobs once, and `settleChain` (mine and run the
  *    jobs until no transfer is open and the newest block is at depth);
@@ -12,6 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import { createWalletClient, http, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { it } from 'vitest';
 import { createUser } from '@/lib/accounts/create-user';
 import { setPin } from '@/lib/accounts/set-pin';
 import type { ChainName } from '@/lib/chains/registry';
@@ -27,6 +28,7 @@ import { enrolTotp, uniqueEmail } from '@/test/accounts';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
 
 export const PIN = '640213';
+export const SCENARIO_TIMEOUT = 180_000;
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -45,6 +47,31 @@ export async function retried<T>(action: () => Promise<T>, attempts = 60): Promi
     }
   }
   throw lastError;
+}
+
+/**
+ * One scenario as a test: `make` its Scenario, run `body` (which injects the faults and states what must hold),
+ * `heal` the world even when the body threw, then the Scenario's audit.
+ */
+export function scenarioTest<S extends { audit(): Promise<unknown> }>(
+  name: string,
+  make: () => S | Promise<S>,
+  body: (s: S) => Promise<void>,
+  options: { heal?: (s: S) => Promise<void>; timeout?: number } = {},
+): void {
+  it(
+    name,
+    async () => {
+      const s = await make();
+      try {
+        await body(s);
+      } finally {
+        await options.heal?.(s);
+      }
+      await s.audit();
+    },
+    options.timeout ?? SCENARIO_TIMEOUT,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------

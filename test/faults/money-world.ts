@@ -11,7 +11,7 @@
 import postgres from 'postgres';
 import { createPublicClient, http, parseEther, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS } from '@/lib/chains/registry';
 import { resetEnvCache } from '@/lib/env';
@@ -30,6 +30,7 @@ import {
   merchantWithOwner,
   newUserWithPin,
   sendNativeOn,
+  scenarioTest,
   settleChain,
   withdrawalForm,
   outcomeColumns,
@@ -41,7 +42,6 @@ import { startRpcFaultProxy, type RpcFaultProxy } from './rpc-fault-proxy';
 
 export const CHAIN = 'DFK_TESTNET' as const;
 export const JEWEL = CHAINS[CHAIN].tokens[0]!;
-const SCENARIO_TIMEOUT = 180_000;
 
 export interface World {
   node: LocalChainNode;
@@ -223,15 +223,7 @@ export class Scenario {
 }
 
 export function scenario(faultClass: string, name: string, body: (s: Scenario) => Promise<void>): void {
-  it(
-    name,
-    async () => {
-      const s = new Scenario(name, faultClass);
-      await body(s);
-      await s.audit();
-    },
-    SCENARIO_TIMEOUT,
-  );
+  scenarioTest(name, () => new Scenario(name, faultClass), body);
 }
 
 function writeTable(file: string): void {

@@ -24,9 +24,8 @@ import { releaseDepositAddresses } from '@/lib/jobs/release-deposit-addresses';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { sweepBatch, sweepCharge } from '@/lib/payments/sweep-charges';
 import { runStep } from './spawn-step';
-import { pause } from './harness';
+import { SCENARIO_TIMEOUT, pause } from './harness';
 import {
-  SCENARIO_TIMEOUT,
   automine,
   jobsOnce,
   mine,

@@ -37,7 +37,7 @@ import {
   getCreateAssociatedTokenIdempotentInstructionAsync,
   getMintToInstruction,
 } from '@solana-program/token';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { CHAINS, SOLANA_NATIVE_MINT } from '@/lib/chains/registry';
 import type { CrashPoint } from '@/lib/crash-points';
 import { getDb } from '@/lib/db/client';
@@ -69,6 +69,7 @@ import {
   openTransfers,
   pause,
   retried as retriedUpTo,
+  scenarioTest,
   withdrawalForm,
   outcomeColumns,
   writeOutcomeTable,
@@ -486,17 +487,13 @@ class Scenario {
 }
 
 function scenario(faultClass: string, name: string, body: (s: Scenario) => Promise<void>, timeout = SCENARIO_TIMEOUT): void {
-  it(
-    name,
-    async () => {
-      sweeping.clear();
-      const s = new Scenario(name, faultClass);
-      await s.begin();
-      await body(s);
-      await s.audit();
-    },
-    timeout,
-  );
+  const begun = async () => {
+    sweeping.clear();
+    const s = new Scenario(name, faultClass);
+    await s.begin();
+    return s;
+  };
+  scenarioTest(name, begun, body, { timeout });
 }
 
 function writeTable(file: string): void {

@@ -15,9 +15,8 @@ import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { PIN, pause, retried, stranger } from './harness';
+import { SCENARIO_TIMEOUT, PIN, pause, retried, stranger } from './harness';
 import {
-  SCENARIO_TIMEOUT,
   automine,
   jobsOnce,
   mine,

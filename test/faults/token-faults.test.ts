@@ -18,9 +18,8 @@ import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { newSendId } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { PIN, pause, retried, stranger } from './harness';
+import { SCENARIO_TIMEOUT, PIN, pause, retried, stranger } from './harness';
 import {
-  SCENARIO_TIMEOUT,
   jobsOnce,
   mine,
   newCharge,

@@ -23,7 +23,7 @@ import {
   type PublicClient,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
@@ -45,6 +45,7 @@ import {
   merchantWithOwner,
   newUserWithPin,
   sendNativeOn,
+  scenarioTest,
   settleChain,
   withdrawalForm,
   outcomeColumns,
@@ -53,8 +54,6 @@ import {
   type OutcomeRow,
 } from './harness';
 import { startRpcFaultProxy, type FaultPlan, type RpcFaultProxy } from './rpc-fault-proxy';
-
-export const SCENARIO_TIMEOUT = 180_000;
 
 export interface TokenWorld {
   chain: ChainName;
@@ -383,20 +382,12 @@ export class Scenario {
 
 /** A scenario of `faultClass`: its body injects faults and states expectations; the audit runs after, healed. */
 export function scenario(faultClass: string, name: string, body: (s: Scenario) => Promise<void>): void {
-  it(
-    name,
-    async () => {
-      const s = new Scenario(name, faultClass);
-      try {
-        await body(s);
-      } finally {
-        await automine(true);
-        s.heal();
-      }
-      await s.audit();
+  scenarioTest(name, () => new Scenario(name, faultClass), body, {
+    heal: async (s) => {
+      await automine(true);
+      s.heal();
     },
-    SCENARIO_TIMEOUT,
-  );
+  });
 }
 
 function writeTable(file: string): void {
