@@ -1,11 +1,13 @@
 /**
- * The fault suite's one harness: what every fault file (and its world: money-world.ts, token-harness.ts, the
- * worlds inside faults.test.ts and solana-faults.test.ts) drives and audits the same way:
+ * The fault suite's one harness: what every fault file and its world (money-world.ts for native coin: faults,
+ * db-faults, crash-outside-engine; token-harness.ts for a token: token-faults, tank-competing-faults,
+ * relayer-faults; the Solana world inside solana-faults.test.ts) drives and audits the same way:
  *  - time and retries: `pause`, `retried` (a user clicking again with the same ids), a scenario as a test;
  *  - the service's people: a signed-up user with a PIN, a verified merchant with an owner who can withdraw;
  *  - an anvil node driven directly (`anvilOf`), the background jobs once, and `settleChain` (mine and run the
  *    jobs until no transfer is open and the newest block is at depth);
- *  - the audit's common checks (fresh recipients, charges against the chain, transfers ended, the ledger);
+ *  - an EVM scenario's audit (`auditEvmScenario`: fresh recipients, charges against the chain, transfers ended,
+ *    the ledger), which each world extends (half-written rows, the gas tank, claim links);
  *  - the table of outcomes, printed and written to .data/test-results/<file>.md.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
