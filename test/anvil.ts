@@ -1,7 +1,7 @@
 /**
  * Driving a private anvil node in scanner tests: signed transactions kept as raw bytes (so the very same
  * transaction can be re-included by a re-organisation), re-organisations, mining, and contracts planted at
- * fresh addresses.
+ * fresh addresses; payments sent from an outside account.
  */
 import {
   createPublicClient,
@@ -10,14 +10,17 @@ import {
   encodeFunctionData,
   erc20Abi,
   http,
+  parseEther,
+  parseUnits,
   type Account,
+  type Address,
   type Hex,
   type PublicClient,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { type: 'json' };
 import nativeForwarderArtifact from '@/lib/chains/artifacts/NativeForwarder.json' with { type: 'json' };
-import { CHAINS, type ChainName } from '@/lib/chains/registry';
+import { CHAINS, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { localMinterAccount, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { outsideTransactions } from '@/lib/chains/clients';
 
@@ -122,3 +125,19 @@ export function anvilFor(node: LocalChainNode, chainName: ChainName): Anvil {
 }
 
 export const nativeForwarderAbi = nativeForwarderArtifact.abi;
+
+/** `amount` of `token` (the chain's native coin or an ERC-20) sent by `account` to `to` on `node`, waited for. */
+export async function sendTokenFrom(node: LocalChainNode, account: Account, token: TokenInfo, to: Address, amount: string): Promise<Hex> {
+  const wallet = createWalletClient({ account, transport: http(node.url) });
+  const hash = token.isNative
+    ? await wallet.sendTransaction({ to, value: parseEther(amount), chain: null })
+    : await wallet.writeContract({
+        address: token.address as Address,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [to, parseUnits(amount, token.decimals)],
+        chain: null,
+      });
+  await createPublicClient({ transport: http(node.url) }).waitForTransactionReceipt({ hash });
+  return hash;
+}

@@ -6,7 +6,7 @@
  * nobody and takes the address out of the pool; a reused address's charge is paid, swept and reconciled.
  */
 import { and, eq, inArray, isNull } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Address, type PublicClient } from 'viem';
+import { createPublicClient, erc20Abi, http, parseEther, parseUnits, type Address, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { publicClientFor } from '@/lib/chains/clients';
@@ -23,6 +23,7 @@ import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { setTraceMode } from '@/lib/scanner/internal-transfers';
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
+import { sendTokenFrom } from '@/test/anvil';
 import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
@@ -83,19 +84,9 @@ async function newCharge(apiKey = merchant.liveKey!, amount = '5') {
   return { chargeId, address: deposit.address as Address };
 }
 
-async function send(token: typeof USDC, to: Address, amount: string): Promise<void> {
-  const wallet = createWalletClient({ account: payer, transport: http(node.url) });
-  const hash = token.isNative
-    ? await wallet.sendTransaction({ to, value: parseEther(amount), chain: null })
-    : await wallet.writeContract({
-        address: token.address as Address,
-        abi: erc20Abi,
-        functionName: 'transfer',
-        args: [to, parseUnits(amount, token.decimals)],
-        chain: null,
-      });
-  await client.waitForTransactionReceipt({ hash });
-}
+const send = async (token: typeof USDC, to: Address, amount: string): Promise<void> => {
+  await sendTokenFrom(node, payer, token, to, amount);
+};
 
 /** The charge is over (expired, unpaid) and its late-payment watch has passed. */
 async function retire(chargeId: string, status: 'expired' | 'succeeded' = 'expired'): Promise<void> {

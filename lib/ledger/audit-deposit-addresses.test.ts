@@ -6,7 +6,7 @@
  * address (recover-deposit: the requester cannot approve, the transfer gate refuses it unapproved).
  */
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address, type PublicClient } from 'viem';
+import { createPublicClient, erc20Abi, http, parseUnits, type Address, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
@@ -18,6 +18,7 @@ import { depositAccount } from '@/lib/keyring/deposit-addresses';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { prepareTransfer } from '@/lib/transactions/prepare-transfer';
 import { recordTransfer } from '@/lib/transactions/record-transfer';
+import { sendTokenFrom } from '@/test/anvil';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { resetEnvCache } from '@/lib/env';
 import { pollChain } from '@/lib/payments/poll-chain';
@@ -55,17 +56,9 @@ afterAll(async () => {
   await node.stop();
 });
 
-async function send(token: typeof USDC, to: Address, amount: string): Promise<void> {
-  const wallet = createWalletClient({ account: payer, transport: http(node.url) });
-  const hash = await wallet.writeContract({
-    address: token.address as Address,
-    abi: erc20Abi,
-    functionName: 'transfer',
-    args: [to, parseUnits(amount, token.decimals)],
-    chain: null,
-  });
-  await client.waitForTransactionReceipt({ hash });
-}
+const send = async (token: typeof USDC, to: Address, amount: string): Promise<void> => {
+  await sendTokenFrom(node, payer, token, to, amount);
+};
 
 /** The background jobs: the charge watcher and the wallet indexer, up to the head. */
 async function scanners(): Promise<void> {

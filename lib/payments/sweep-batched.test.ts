@@ -1,150 +1,45 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import {
-  createPublicClient,
-  createWalletClient,
-  encodeAbiParameters,
-  erc20Abi,
-  http,
-  keccak256,
-  parseTransaction,
-  parseUnits,
-  recoverTransactionAddress,
-  toHex,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { eq, inArray } from 'drizzle-orm';
+import { parseTransaction, recoverTransactionAddress, toHex, type Hex, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CHAINS } from '@/lib/chains/registry';
 import { SIMPLE_7702_ACCOUNT_ADDRESS } from '@/lib/chains/smart-account-contracts';
 import { getDb } from '@/lib/db/client';
-import { outboundTransferAttempts, outboundTransfers, sweepSchedule, wallets } from '@/lib/db/schema';
-import { resetEnvCache } from '@/lib/env';
+import { outboundTransferAttempts, outboundTransfers, sweepSchedule } from '@/lib/db/schema';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { expectedBalances } from '@/lib/ledger/expected-balances';
 import { log } from '@/lib/log';
 import { readDelegation } from '@/lib/smart-accounts/read-delegation';
 import { userOperationOutcome } from '@/lib/smart-accounts/user-operation-outcome';
 import { assertSponsorshipAllowed } from '@/lib/transactions/gas-sponsorship';
-import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { inFlightOf } from '@/lib/transactions/lock-sender';
-import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
-import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
-import { switchToPrivateDatabase } from '@/test/private-database';
-import { TEST_SECRETS } from '@/test/test-secrets';
-import { pollChain } from './poll-chain';
+import { newMerchant, type TestMerchant } from '@/test/fixtures';
+import {
+  CHAIN,
+  USDC,
+  balanceSlot,
+  gasTank,
+  merchantWallet,
+  paidCharges,
+  reconcileUntilSettled,
+  rpc,
+  setEnv,
+  startRelayedSweepWorld,
+  stopRelayedSweepWorld,
+  sweepsOf,
+  usdc,
+  usdcBalance,
+} from '@/test/relayed-sweep-world';
 import { sweepBatch, sweepCharge, sweepDueCharges } from './sweep-charges';
 
 // ADR 0035, "Batched sweeps", on a private Polygon node (anvil, prague): several deposit addresses swept by one
 // relayed handleOps, one transfer row per deposit at the tank's one nonce.
-let node: LocalChainNode;
 let client: PublicClient;
 let merchant: TestMerchant;
-const CHAIN = 'POLYGON' as const;
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
-const payer = privateKeyToAccount(generatePrivateKey());
-const gasTank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address;
-const rpc = (method: string, params: unknown[]) => client.request({ method: method as never, params: params as never });
-const usdc = (amount: string) => parseUnits(amount, USDC.decimals);
-
-function setEnv(values: Record<string, string | undefined>) {
-  for (const [key, value] of Object.entries(values)) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
-  resetEnvCache();
-}
 
 beforeAll(async () => {
-  await switchToPrivateDatabase();
-  node = await startLocalChain({ chain: CHAIN });
-  await provisionLocalChain({ chain: CHAIN, url: node.url });
-  setEnv({
-    RPC_URL_POLYGON: node.url,
-    LOCAL_CHAINS: 'BSC,POLYGON,POLYGON_AMOY',
-    TRANSFER_STUCK_AFTER_SECONDS: '1',
-    SMART_ACCOUNT_CHAINS: CHAIN,
-    SWEEP_BATCH_MAX: '20',
-    SWEEP_BATCH_WINDOW_SECONDS: '0',
-  });
-  client = createPublicClient({ transport: http(node.url) });
-  await fundLocalWallet({ chain: CHAIN, url: node.url, address: payer.address });
-  await fundLocalWallet({ chain: CHAIN, url: node.url, address: gasTank });
-  merchant = await newMerchant({ verified: true });
-  await pollChain(CHAIN);
+  ({ client, merchant } = await startRelayedSweepWorld({ SWEEP_BATCH_MAX: '20', SWEEP_BATCH_WINDOW_SECONDS: '0' }));
 });
 
-afterAll(async () => {
-  setEnv({
-    SMART_ACCOUNT_CHAINS: undefined,
-    TRANSFER_STUCK_AFTER_SECONDS: undefined,
-    SWEEP_BATCH_MAX: undefined,
-    SWEEP_BATCH_WINDOW_SECONDS: undefined,
-  });
-  await node.stop();
-});
-
-const usdcBalance = (address: Hex) =>
-  client.readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
-
-/** `n` charges paid in full at their deposit addresses (all confirmed by one poll). */
-async function paidCharges(amounts: string[], of: TestMerchant = merchant): Promise<{ chargeId: string; deposit: Hex; amount: bigint }[]> {
-  const wallet = createWalletClient({ account: payer, transport: http(node.url) });
-  const out = [];
-  for (const amount of amounts) {
-    const { chargeId, deposit } = await createTestCharge({
-      apiKey: of.liveKey!,
-      body: { chargeData: { symbol: 'USDC', chain: CHAIN, tokenAddress: USDC.address, amount } },
-    });
-    const hash = await wallet.writeContract({
-      address: USDC.address as Hex,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [deposit.address as Hex, usdc(amount)],
-      chain: null,
-    });
-    await client.waitForTransactionReceipt({ hash });
-    out.push({ chargeId, deposit: deposit.address as Hex, amount: usdc(amount) });
-  }
-  await pollChain(CHAIN);
-  return out;
-}
-
-async function merchantWallet(): Promise<Hex> {
-  const [wallet] = await getDb()
-    .select()
-    .from(wallets)
-    .where(and(eq(wallets.merchantId, merchant.id), eq(wallets.family, 'evm')));
-  return wallet!.address as Hex;
-}
-
-const sweepsOf = (chargeIds: string[]) =>
-  getDb()
-    .select()
-    .from(outboundTransfers)
-    .where(and(inArray(outboundTransfers.chargeId, chargeIds), eq(outboundTransfers.purpose, 'sweep')))
-    .orderBy(outboundTransfers.id);
-
-async function reconcileUntilSettled(chargeIds: string[]) {
-  for (let i = 0; i < 20; i++) {
-    await reconcileDueTransfers({ ignoreSchedule: true });
-    const rows = await sweepsOf(chargeIds);
-    if (rows.every((r) => r.status === 'confirmed' || r.status === 'failed')) return rows;
-  }
-  throw new Error('sweeps did not settle');
-}
-
-/** The storage slot of `holder`'s balance in the token's `mapping(address => uint256)`, found by probing. */
-async function balanceSlot(holder: Hex): Promise<Hex> {
-  const balance = await usdcBalance(holder);
-  for (let slot = 0n; slot < 20n; slot++) {
-    const key = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [holder, slot]));
-    const value = await client.getStorageAt({ address: USDC.address as Address, slot: key });
-    if (value && BigInt(value) === balance) return key;
-  }
-  throw new Error('balance slot not found');
-}
+afterAll(stopRelayedSweepWorld);
 
 describe('batched relayed sweeps (ADR 0035)', () => {
   it('sweeps three deposit addresses with one relayed transaction: a row each at one nonce, the fee split across them once', async () => {

@@ -1,132 +1,47 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import {
-  createPublicClient,
-  createWalletClient,
-  encodeAbiParameters,
-  erc20Abi,
-  getAddress,
-  http,
-  keccak256,
-  maxUint256,
-  parseTransaction,
-  parseUnits,
-  toHex,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { eq, inArray } from 'drizzle-orm';
+import { erc20Abi, getAddress, maxUint256, parseTransaction, toHex, type Hex, type PublicClient } from 'viem';
 import { recoverAuthorizationAddress } from 'viem/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHAINS } from '@/lib/chains/registry';
 import { ENTRY_POINT_V08_ADDRESS, SIMPLE_7702_ACCOUNT_ADDRESS } from '@/lib/chains/smart-account-contracts';
 import { getDb } from '@/lib/db/client';
-import {
-  depositAddresses,
-  outboundTransferAttempts,
-  outboundTransfers,
-  sweepSchedule,
-  wallets,
-  type OutboundTransferRow,
-} from '@/lib/db/schema';
-import { resetEnvCache } from '@/lib/env';
+import { depositAddresses, outboundTransferAttempts, outboundTransfers, sweepSchedule, type OutboundTransferRow } from '@/lib/db/schema';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { readDelegation } from '@/lib/smart-accounts/read-delegation';
-import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
-import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
-import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
-import { switchToPrivateDatabase } from '@/test/private-database';
-import { TEST_SECRETS } from '@/test/test-secrets';
 import { releaseDepositAddresses } from '@/lib/jobs/release-deposit-addresses';
-import { pollChain } from './poll-chain';
+import {
+  USDC,
+  balanceSlot,
+  gasTank,
+  merchantWallet,
+  paidCharges,
+  reconcileUntilSettled,
+  rpc,
+  startRelayedSweepWorld,
+  stopRelayedSweepWorld,
+  sweepsOf,
+  usdc,
+  usdcBalance,
+  type Paid,
+} from '@/test/relayed-sweep-world';
 import { sweepBatch, sweepCharge } from './sweep-charges';
 
 // ADR 0035, "Pull sweeps", on a private Polygon node (anvil, prague): a deposit's first relayed sweep grants the gas
 // tank an allowance; its later sweeps are one transaction of the tank to itself (executeBatch of transferFrom).
-let node: LocalChainNode;
 let client: PublicClient;
-let merchant: TestMerchant;
-const CHAIN = 'POLYGON' as const;
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
-const payer = privateKeyToAccount(generatePrivateKey());
-const gasTank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address;
-const rpc = (method: string, params: unknown[]) => client.request({ method: method as never, params: params as never });
-const usdc = (amount: string) => parseUnits(amount, USDC.decimals);
-
-function setEnv(values: Record<string, string | undefined>) {
-  for (const [key, value] of Object.entries(values)) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
-  resetEnvCache();
-}
 
 beforeAll(async () => {
-  await switchToPrivateDatabase();
-  node = await startLocalChain({ chain: CHAIN });
-  await provisionLocalChain({ chain: CHAIN, url: node.url });
-  setEnv({
-    RPC_URL_POLYGON: node.url,
-    LOCAL_CHAINS: 'BSC,POLYGON,POLYGON_AMOY',
-    TRANSFER_STUCK_AFTER_SECONDS: '1',
-    SMART_ACCOUNT_CHAINS: CHAIN,
+  ({ client } = await startRelayedSweepWorld({
     SWEEP_BATCH_MAX: '20',
     SWEEP_BATCH_WINDOW_SECONDS: '0',
     DEPOSIT_ADDRESS_REUSE: 'true',
     DEPOSIT_ADDRESS_REUSE_AFTER: '0',
-  });
-  client = createPublicClient({ transport: http(node.url) });
-  await fundLocalWallet({ chain: CHAIN, url: node.url, address: payer.address });
-  await fundLocalWallet({ chain: CHAIN, url: node.url, address: gasTank });
-  merchant = await newMerchant({ verified: true });
-  await pollChain(CHAIN);
+  }));
 });
 
-afterAll(async () => {
-  setEnv({
-    SMART_ACCOUNT_CHAINS: undefined,
-    TRANSFER_STUCK_AFTER_SECONDS: undefined,
-    SWEEP_BATCH_MAX: undefined,
-    SWEEP_BATCH_WINDOW_SECONDS: undefined,
-    DEPOSIT_ADDRESS_REUSE: undefined,
-    DEPOSIT_ADDRESS_REUSE_AFTER: undefined,
-  });
-  await node.stop();
-});
+afterAll(stopRelayedSweepWorld);
 
-const usdcBalance = (address: Hex) =>
-  client.readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
 const allowanceToTank = (address: Hex) =>
   client.readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'allowance', args: [address, gasTank] });
-
-interface Paid {
-  chargeId: string;
-  deposit: Hex;
-  amount: bigint;
-}
-
-/** Charges paid in full at their deposit addresses (leased from the merchant's pool when it holds any, ADR 0038). */
-async function paidCharges(amounts: string[]): Promise<Paid[]> {
-  const wallet = createWalletClient({ account: payer, transport: http(node.url) });
-  const out: Paid[] = [];
-  for (const amount of amounts) {
-    const { chargeId, deposit } = await createTestCharge({
-      apiKey: merchant.liveKey!,
-      body: { chargeData: { symbol: 'USDC', chain: CHAIN, tokenAddress: USDC.address, amount } },
-    });
-    const hash = await wallet.writeContract({
-      address: USDC.address as Hex,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [deposit.address as Hex, usdc(amount)],
-      chain: null,
-    });
-    await client.waitForTransactionReceipt({ hash });
-    out.push({ chargeId, deposit: deposit.address as Hex, amount: usdc(amount) });
-  }
-  await pollChain(CHAIN);
-  return out;
-}
 
 /**
  * The deposit addresses of swept charges back in their merchant's pool (ADR 0038): their sweeps found done, their
@@ -145,42 +60,6 @@ async function released(earlier: Paid[]): Promise<void> {
     );
   const { released: count } = await releaseDepositAddresses({ batch: 1_000 });
   expect(count).toBeGreaterThanOrEqual(earlier.length);
-}
-
-async function merchantWallet(): Promise<Hex> {
-  const [wallet] = await getDb()
-    .select()
-    .from(wallets)
-    .where(and(eq(wallets.merchantId, merchant.id), eq(wallets.family, 'evm')));
-  return wallet!.address as Hex;
-}
-
-const sweepsOf = (chargeIds: string[]) =>
-  getDb()
-    .select()
-    .from(outboundTransfers)
-    .where(and(inArray(outboundTransfers.chargeId, chargeIds), eq(outboundTransfers.purpose, 'sweep')))
-    .orderBy(outboundTransfers.id);
-
-async function reconcileUntilSettled(chargeIds: string[]) {
-  for (let i = 0; i < 20; i++) {
-    await reconcileDueTransfers({ ignoreSchedule: true });
-    await rpc('evm_mine', []); // a transaction queued behind a nonce the last block filled goes in the next
-    const rows = await sweepsOf(chargeIds);
-    if (rows.every((r) => r.status === 'confirmed' || r.status === 'failed')) return rows;
-  }
-  const rows = await sweepsOf(chargeIds);
-  throw new Error(`sweeps did not settle: ${JSON.stringify(rows.map((r) => [r.status, r.nonce, r.error, r.broadcastFailures]))}`);
-}
-
-async function balanceSlot(holder: Hex): Promise<Hex> {
-  const balance = await usdcBalance(holder);
-  for (let slot = 0n; slot < 20n; slot++) {
-    const key = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [holder, slot]));
-    const value = await client.getStorageAt({ address: USDC.address as Address, slot: key });
-    if (value && BigInt(value) === balance) return key;
-  }
-  throw new Error('balance slot not found');
 }
 
 /** Earlier failures of these charges' sweeps pushed an hour back: the back-off is over. */
@@ -209,7 +88,10 @@ describe('pull sweeps (ADR 0035)', () => {
     expect([...(await sweepBatch(first.map((p) => p.chargeId))).values()]).toEqual(['swept', 'swept']);
     const [grant] = await sweepsOf(first.map((p) => p.chargeId));
     expect(getAddress(grant!.callTo!)).toBe(ENTRY_POINT_V08_ADDRESS);
-    await reconcileUntilSettled(first.map((p) => p.chargeId));
+    await reconcileUntilSettled(
+      first.map((p) => p.chargeId),
+      { mine: true },
+    );
     for (const p of first) expect(await allowanceToTank(p.deposit)).toBe(maxUint256);
     granted = first;
 
@@ -248,7 +130,7 @@ describe('pull sweeps (ADR 0035)', () => {
     } finally {
       await rpc('evm_setAutomine', [true]);
     }
-    const settled = await reconcileUntilSettled([...ids, fresh[0]!.chargeId]);
+    const settled = await reconcileUntilSettled([...ids, fresh[0]!.chargeId], { mine: true });
     expect(settled.map((r) => r.status)).toEqual(['confirmed', 'confirmed', 'confirmed']);
     expect(await readDelegation(client, gasTank)).toBe(SIMPLE_7702_ACCOUNT_ADDRESS);
     expect(await client.getTransactionCount({ address: gasTank })).toBe(pullNonce + 3);
@@ -278,7 +160,7 @@ describe('pull sweeps (ADR 0035)', () => {
     expect(byCharge.get(reused!.chargeId)!.txHash).not.toBe(byCharge.get(fresh!.chargeId)!.txHash);
     // The tank now delegates: the pull carries no authorization.
     expect(parseTransaction(byCharge.get(reused!.chargeId)!.rawTransaction as Hex).type).toBe('eip1559');
-    const settled = await reconcileUntilSettled(ids);
+    const settled = await reconcileUntilSettled(ids, { mine: true });
     expect(settled.map((r) => r.status)).toEqual(['confirmed', 'confirmed']);
     expect(await usdcBalance(payee)).toBe(before + usdc('5'));
     expect(await allowanceToTank(fresh!.deposit)).toBe(maxUint256);
@@ -303,7 +185,7 @@ describe('pull sweeps (ADR 0035)', () => {
     } finally {
       await rpc('evm_setAutomine', [true]);
     }
-    const failed = await reconcileUntilSettled(ids);
+    const failed = await reconcileUntilSettled(ids, { mine: true });
     expect(failed.map((r) => r.status)).toEqual(['failed', 'failed']);
     expect(await usdcBalance(payee)).toBe(before);
     expect(await usdcBalance(paid[0]!.deposit)).toBe(paid[0]!.amount);
@@ -316,7 +198,7 @@ describe('pull sweeps (ADR 0035)', () => {
     // Alone: one transaction each, through the EntryPoint.
     expect(new Set(retries.map((r) => r.txHash)).size).toBe(2);
     for (const r of retries) expect(getAddress(r.callTo!)).toBe(ENTRY_POINT_V08_ADDRESS);
-    await reconcileUntilSettled(ids);
+    await reconcileUntilSettled(ids, { mine: true });
     const rows = await sweepsOf(ids);
     expect(rows.filter((r) => r.status === 'confirmed')).toHaveLength(2);
     expect(await usdcBalance(payee)).toBe(before + usdc('8'));
@@ -366,7 +248,7 @@ describe('pull sweeps (ADR 0035)', () => {
     } finally {
       await rpc('evm_setAutomine', [true]);
     }
-    const settled = await reconcileUntilSettled(ids);
+    const settled = await reconcileUntilSettled(ids, { mine: true });
     expect(settled.map((r) => r.status)).toEqual(['confirmed', 'confirmed']);
     expect(settled.every((r) => r.txHash === bumped[0]!.txHash)).toBe(true);
     expect(await client.getTransactionReceipt({ hash: first.txHash as Hex }).catch(() => null)).toBeNull();
@@ -418,7 +300,7 @@ describe('pull sweeps (ADR 0035)', () => {
     expect(getAddress(cancel.to!)).toBe(gasTank);
     expect(cancel.value ?? 0n).toBe(0n);
     expect(cancel.authorizationList).toEqual(parseTransaction(first.rawTransaction as Hex).authorizationList);
-    const failed = await reconcileUntilSettled(ids);
+    const failed = await reconcileUntilSettled(ids, { mine: true });
     expect(failed.map((r) => r.status)).toEqual(['failed', 'failed']);
     for (const r of failed) expect(r.error).toMatch(/canceled/);
     // Both nonces used (the transaction's and its authorization's), the tank delegated, nothing moved.
@@ -430,7 +312,7 @@ describe('pull sweeps (ADR 0035)', () => {
     await rpc('anvil_setBalance', [gasTank, `0x${tankBalance.toString(16)}`]);
     await backOffOver(ids);
     expect([...(await sweepBatch(ids)).values()]).toEqual(['swept', 'swept']);
-    await reconcileUntilSettled(ids);
+    await reconcileUntilSettled(ids, { mine: true });
     expect([...(await sweepBatch(ids)).values()].every((o) => o !== 'swept')).toBe(true);
     const all = await sweepsOf(ids);
     expect(

@@ -1,93 +1,52 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
-import {
-  createPublicClient,
-  createWalletClient,
-  erc20Abi,
-  http,
-  parseTransaction,
-  parseUnits,
-  recoverTransactionAddress,
-  type Hex,
-  type PublicClient,
-} from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { parseTransaction, parseUnits, recoverTransactionAddress, type Hex, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHAINS } from '@/lib/chains/registry';
 import { SIMPLE_7702_ACCOUNT_ADDRESS } from '@/lib/chains/smart-account-contracts';
 import { getDb } from '@/lib/db/client';
-import { charges, outboundTransfers, wallets } from '@/lib/db/schema';
+import { charges, outboundTransfers } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { expectedBalances } from '@/lib/ledger/expected-balances';
 import { readDelegation } from '@/lib/smart-accounts/read-delegation';
 import { broadcastTransfer } from '@/lib/transactions/broadcast-transfer';
 import { inFlightOf } from '@/lib/transactions/lock-sender';
-import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
-import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
-import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
-import { switchToPrivateDatabase } from '@/test/private-database';
-import { TEST_SECRETS } from '@/test/test-secrets';
-import { pollChain } from './poll-chain';
+import { type TestMerchant } from '@/test/fixtures';
+import {
+  CHAIN,
+  USDC,
+  gasTank,
+  merchantWallet as merchantEvmWallet,
+  paidCharges,
+  rpc,
+  setEnv,
+  startRelayedSweepWorld,
+  stopRelayedSweepWorld,
+  usdcBalance,
+  type Paid,
+} from '@/test/relayed-sweep-world';
 import { sweepCharge } from './sweep-charges';
 
 // ADR 0035 on a private Polygon node (anvil, prague): an ERC-20 sweep relayed by the gas tank through the
 // deposit address's EIP-7702 smart account. The deposit address never receives POL.
-let node: LocalChainNode;
 let client: PublicClient;
 let merchant: TestMerchant;
-const CHAIN = 'POLYGON' as const;
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
-const payer = privateKeyToAccount(generatePrivateKey());
-const gasTank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address;
 
 function smartAccountChains(value: string) {
-  process.env.SMART_ACCOUNT_CHAINS = value;
-  resetEnvCache();
+  setEnv({ SMART_ACCOUNT_CHAINS: value });
 }
 
 beforeAll(async () => {
-  await switchToPrivateDatabase();
-  node = await startLocalChain({ chain: CHAIN });
-  await provisionLocalChain({ chain: CHAIN, url: node.url });
-  process.env.RPC_URL_POLYGON = node.url;
-  process.env.LOCAL_CHAINS = 'BSC,POLYGON,POLYGON_AMOY';
-  process.env.TRANSFER_STUCK_AFTER_SECONDS = '1';
-  smartAccountChains(CHAIN);
-  client = createPublicClient({ transport: http(node.url) });
-  await fundLocalWallet({ chain: CHAIN, url: node.url, address: payer.address });
-  await fundLocalWallet({ chain: CHAIN, url: node.url, address: gasTank });
-  merchant = await newMerchant({ verified: true });
-  await pollChain(CHAIN);
+  ({ client, merchant } = await startRelayedSweepWorld());
 });
 
-afterAll(async () => {
-  delete process.env.SMART_ACCOUNT_CHAINS;
-  delete process.env.TRANSFER_STUCK_AFTER_SECONDS;
-  resetEnvCache();
-  await node.stop();
-});
+afterAll(stopRelayedSweepWorld);
 
-const usdcBalance = (address: Hex) =>
-  client.readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
-
+/** A charge paid in full at its deposit address, succeeded. */
 async function paidCharge(amount: string): Promise<{ chargeId: string; deposit: Hex }> {
-  const { chargeId, deposit } = await createTestCharge({
-    apiKey: merchant.liveKey!,
-    body: { chargeData: { symbol: 'USDC', chain: CHAIN, tokenAddress: USDC.address, amount } },
-  });
-  const wallet = createWalletClient({ account: payer, transport: http(node.url) });
-  const hash = await wallet.writeContract({
-    address: USDC.address as Hex,
-    abi: erc20Abi,
-    functionName: 'transfer',
-    args: [deposit.address as Hex, parseUnits(amount, USDC.decimals)],
-    chain: null,
-  });
-  await client.waitForTransactionReceipt({ hash });
-  await pollChain(CHAIN);
+  const [{ chargeId, deposit }] = (await paidCharges([amount])) as [Paid];
   const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
   expect(row!.status).toBe('succeeded');
-  return { chargeId, deposit: deposit.address as Hex };
+  return { chargeId, deposit };
 }
 
 /** Sweep passes and reconciler passes until nothing is owed; the deposit's native balance after each step. */
@@ -103,14 +62,6 @@ async function sweepUntilDone(chargeId: string, deposit: Hex): Promise<{ outcome
     nativeSeen.push(await client.getBalance({ address: deposit }));
   }
   return { outcomes, nativeSeen };
-}
-
-async function merchantEvmWallet(): Promise<Hex> {
-  const [wallet] = await getDb()
-    .select()
-    .from(wallets)
-    .where(and(eq(wallets.merchantId, merchant.id), eq(wallets.family, 'evm')));
-  return wallet!.address as Hex;
 }
 
 describe('relayed ERC-20 sweeps (EIP-7702 smart accounts)', () => {
@@ -189,7 +140,6 @@ describe('relayed ERC-20 sweeps (EIP-7702 smart accounts)', () => {
     const { chargeId, deposit } = await paidCharge('4');
     const merchantWallet = await merchantEvmWallet();
     const before = await usdcBalance(merchantWallet);
-    const rpc = (method: string, params: unknown[]) => client.request({ method: method as never, params: params as never });
     await rpc('evm_setAutomine', [false]);
     try {
       expect(await sweepCharge(chargeId)).toBe('swept');

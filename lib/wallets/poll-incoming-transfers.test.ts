@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Hex, type PublicClient } from 'viem';
+import { createPublicClient, http, parseEther, parseUnits, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS, EVM_NATIVE_TOKEN_ADDRESS } from '@/lib/chains/registry';
@@ -9,6 +9,7 @@ import { resetEnvCache } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { localDemoPayerAccount, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
 import { newUser } from '@/test/accounts';
+import { sendTokenFrom } from '@/test/anvil';
 import { createWalletsForUser } from '@/lib/keyring/create-wallets';
 import { pollIncomingTransfers } from './poll-incoming-transfers';
 
@@ -17,7 +18,7 @@ import { pollIncomingTransfers } from './poll-incoming-transfers';
 let node: LocalChainNode;
 let client: PublicClient;
 const USDT = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDT')!;
-const payer = () => createWalletClient({ account: localDemoPayerAccount, transport: http(node.url) });
+const BNB = CHAINS.BSC.tokens.find((t) => t.isNative)!;
 const poll = (options: { lookupBatch?: number; confirmations?: number } = {}) => pollIncomingTransfers('BSC', { client, ...options });
 
 beforeAll(async () => {
@@ -41,23 +42,9 @@ async function newServiceWallet(): Promise<Hex> {
   return created.find((w) => w.family === 'evm')!.address as Hex;
 }
 
-async function sendUsdt(to: Hex, amount: string): Promise<Hex> {
-  const hash = await payer().writeContract({
-    address: USDT.address as Hex,
-    abi: erc20Abi,
-    functionName: 'transfer',
-    args: [to, parseUnits(amount, USDT.decimals)],
-    chain: null,
-  });
-  await client.waitForTransactionReceipt({ hash });
-  return hash;
-}
+const sendUsdt = (to: Hex, amount: string) => sendTokenFrom(node, localDemoPayerAccount, USDT, to, amount);
 
-async function sendBnb(to: Hex, amount: string): Promise<Hex> {
-  const hash = await payer().sendTransaction({ to, value: parseEther(amount), chain: null });
-  await client.waitForTransactionReceipt({ hash });
-  return hash;
-}
+const sendBnb = (to: Hex, amount: string) => sendTokenFrom(node, localDemoPayerAccount, BNB, to, amount);
 
 const rowsTo = (address: string) => getDb().select().from(walletIncomingTransfers).where(eq(walletIncomingTransfers.toAddress, address));
 

@@ -44,6 +44,7 @@ import { callRoute, createTestCharge } from '@/test/fixtures';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from '@/test/webhook-receiver';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { runJob, type Job } from './jobs';
+import { pause, PIN } from './harness';
 import {
   CHAIN,
   JEWEL,
@@ -51,8 +52,6 @@ import {
   mine,
   newCharge,
   newConsumer,
-  pause,
-  PIN,
   payFromOutside,
   scenario,
   sendFrom,

@@ -26,6 +26,7 @@ import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { runJob, type Job, type JobRun } from './jobs';
+import { pause, PIN, stranger } from './harness';
 import {
   CHAIN,
   mine,
@@ -33,13 +34,10 @@ import {
   newConsumer,
   paidCharge,
   payFromOutside,
-  pause,
-  PIN,
   refundCtx,
   scenario,
   startWorld,
   stopWorld,
-  stranger,
   w,
   withdrawal,
   type Scenario,

@@ -12,134 +12,71 @@
  * with the chain, and the ledger reconciles to the unit (lib/ledger). The table of outcomes is printed
  * and written to .data/test-results/faults.md.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, http, parseEther, type Address, type Hex, type PublicClient } from 'viem';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setPin } from '@/lib/accounts/set-pin';
-import { createUser } from '@/lib/accounts/create-user';
-import { requiredConfirmations } from '@/lib/chains/required-confirmations';
-import { CHAINS } from '@/lib/chains/registry';
+import { and, eq, gt } from 'drizzle-orm';
+import { parseEther, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { charges, merchantMembers, outboundTransferAttempts, outboundTransfers, payments, refunds } from '@/lib/db/schema';
-import { resetEnvCache } from '@/lib/env';
-import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
-import { reconcileChain } from '@/lib/ledger/reconcile-chains';
-import { newWithdrawalId, withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
+import { outboundTransferAttempts, outboundTransfers, refunds } from '@/lib/db/schema';
+import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
-import { pollChain } from '@/lib/payments/poll-chain';
 import { claimRefund, findRefundClaim } from '@/lib/refunds/claim-refund';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
-import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
-import { listWallets } from '@/lib/wallets/list-wallets';
 import { newSendId } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
-import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import type { CrashPoint } from '@/lib/crash-points';
-import { enrolTotp, uniqueEmail } from '@/test/accounts';
-import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
-import { switchToPrivateDatabase } from '@/test/private-database';
-import { TEST_SECRETS } from '@/test/test-secrets';
-import { startRpcFaultProxy, type FaultPlan, type RpcFaultProxy } from './rpc-fault-proxy';
+import {
+  PIN,
+  SCENARIO_TIMEOUT,
+  firedText,
+  pause,
+  retried,
+  scenarioTest,
+  stranger,
+  outcomeColumns,
+  writeOutcomeTable,
+  type Arrival,
+  type OutcomeRow,
+} from './harness';
+import type { FaultPlan } from './rpc-fault-proxy';
+import {
+  CHAIN,
+  JEWEL,
+  auditWorld,
+  automine,
+  jobsOnce,
+  mine,
+  newCharge,
+  newConsumer,
+  paidCharge,
+  refundCtx,
+  rpc,
+  sendFrom,
+  setNativeBalance,
+  settle,
+  startWorld,
+  stopWorld,
+  w,
+  withdrawal,
+} from './money-world';
 import { runStep } from './spawn-step';
 import type { Step } from './steps';
 
-const CHAIN = 'DFK_TESTNET' as const;
-const JEWEL = CHAINS[CHAIN].tokens[0]!;
-const PIN = '640213';
-const SCENARIO_TIMEOUT = 180_000;
-
-let node: LocalChainNode;
-let chain: PublicClient;
-let proxy: RpcFaultProxy;
-let merchant: TestMerchant;
-let ownerId: string;
-let merchantWallet: Address;
-let depth: number;
-const funder = privateKeyToAccount(generatePrivateKey());
-
-const rpc = (method: string, params: unknown[] = []) => chain.request({ method: method as never, params: params as never });
-const mine = (blocks = 1) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
-const automine = (on: boolean) => rpc('evm_setAutomine', [on]);
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const stranger = () => privateKeyToAccount(generatePrivateKey()).address;
-
 beforeAll(async () => {
-  await switchToPrivateDatabase('faults');
-  node = await startLocalChain({ chain: CHAIN });
-  await provisionLocalChain({ chain: CHAIN, url: node.url });
-  proxy = await startRpcFaultProxy(node.url);
-  // The app reaches the chain only through the proxy; the suite drives the node directly.
-  process.env.RPC_URL_DFK_TESTNET = proxy.url;
-  process.env.LOCAL_CHAINS = 'POLYGON,POLYGON_AMOY'; // DFK_TESTNET keeps its real depth (2)
-  process.env.TRANSFER_STUCK_AFTER_SECONDS = '1';
-  process.env.TRANSFER_CANCEL_AFTER_FAILURES = '3';
-  resetEnvCache();
-  chain = createPublicClient({ transport: http(node.url) });
-  depth = requiredConfirmations(CHAIN);
-  expect(depth).toBeGreaterThan(1);
-  await fundLocalWallet({ chain: CHAIN, url: node.url, address: gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address });
-  await fundLocalWallet({ chain: CHAIN, url: node.url, address: funder.address });
-
-  await jobsOnce(); // the scanners start here: everything after is on the record
-  merchant = await newMerchant({ verified: true });
-  ownerId = (await newConsumer('0')).userId;
-  await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: ownerId, role: 'owner' });
-  await enrolTotp(ownerId); // owners of a verified merchant withdraw only with a second factor enrolled
-  merchantWallet = (await ensureMerchantWallets(getDb(), merchant.id)).find((w) => w.family === 'evm')!.address as Address;
-  await sendFrom(funder, merchantWallet, parseEther('500'));
-  await settle();
+  await startWorld('faults', { faultProxy: true });
 }, SCENARIO_TIMEOUT);
 
 afterAll(async () => {
   writeTable();
-  await proxy?.close();
-  await node?.stop();
+  await stopWorld('faults'); // its own table is empty: this file writes the one above
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// The world: consumers, charges, payments from outside (as a payer's own wallet would make them)
+// The world (money-world.ts): consumers, charges, payments from outside (as a payer's own wallet would make them)
 // ---------------------------------------------------------------------------------------------------------
-
-async function sendFrom(account: PrivateKeyAccount, to: Address, value: bigint): Promise<Hex> {
-  const wallet = createWalletClient({ account, transport: http(node.url) });
-  const hash = await wallet.sendTransaction({ to, value, chain: null });
-  await chain.waitForTransactionReceipt({ hash });
-  return hash;
-}
-
-/** A signed-up user with a PIN, whose service wallet received `jewel` from outside (the indexer records it). */
-async function newConsumer(jewel: string): Promise<{ userId: string; address: Address }> {
-  const email = uniqueEmail('faults');
-  const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
-  await setPin({ userId: user.id, pin: PIN, confirm: PIN });
-  const address = (await listWallets(user.id)).find((w) => w.family === 'evm')!.address as Address;
-  if (jewel !== '0') await sendFrom(funder, address, parseEther(jewel));
-  return { userId: user.id, address };
-}
-
-async function newCharge(amount: string): Promise<{ chargeId: string; deposit: Address }> {
-  const { chargeId, deposit } = await createTestCharge({
-    apiKey: merchant.testKey,
-    body: { chargeData: { symbol: 'JEWEL', chain: 'DFK', tokenAddress: JEWEL.address, amount }, isTest: true },
-  });
-  return { chargeId, deposit: deposit.address as Address };
-}
-
-/** A charge paid from a fresh outside wallet (its refunds go back there), settled. */
-async function paidCharge(amount: string): Promise<{ chargeId: string; deposit: Address; payer: Address }> {
-  const charge = await newCharge(amount);
-  const payer = privateKeyToAccount(generatePrivateKey());
-  await rpc('anvil_setBalance', [payer.address, `0x${parseEther('100').toString(16)}`]);
-  await sendFrom(payer, charge.deposit, parseEther(amount));
-  await settle();
-  return { ...charge, payer: payer.address };
-}
 
 /**
  * A charge paid half each from two fresh outside wallets (neither can be assumed to be "the payer"),
@@ -149,7 +86,7 @@ async function claimLink(amount: string): Promise<{ chargeId: string; refundId: 
   const charge = await newCharge(amount);
   for (let i = 0; i < 2; i++) {
     const sender = privateKeyToAccount(generatePrivateKey());
-    await rpc('anvil_setBalance', [sender.address, `0x${parseEther('100').toString(16)}`]);
+    await setNativeBalance(sender.address, parseEther('100'));
     await sendFrom(sender, charge.deposit, parseEther(amount) / 2n);
   }
   await settle();
@@ -165,63 +102,6 @@ const refundTransfersOf = (chargeId: string) =>
     .from(outboundTransfers)
     .where(and(eq(outboundTransfers.chargeId, chargeId), eq(outboundTransfers.purpose, 'refund')));
 
-const refundCtx = () => ({ merchantId: merchant.id, mode: 'test' as const, actor: 'api_key:faults' });
-
-const withdrawal = (toAddress: Address, amount: string, withdrawalId = newWithdrawalId()) => ({
-  userId: ownerId,
-  merchantId: merchant.id,
-  mode: 'test' as const,
-  chain: CHAIN,
-  tokenAddress: JEWEL.address,
-  amount,
-  toAddress,
-  pin: PIN,
-  withdrawalId,
-});
-
-/** What the background jobs do, once: the engine's reconciler, the charge watcher, the wallet indexer. */
-async function jobsOnce(): Promise<void> {
-  await reconcileDueTransfers({ ignoreSchedule: true }).catch(() => 0);
-  await pollChain(CHAIN).catch(() => null);
-  await pollIncomingTransfers(CHAIN).catch(() => null);
-}
-
-async function openTransfers(): Promise<number> {
-  const [row] = await getDb()
-    .select({ n: sql<number>`count(*)::int` })
-    .from(outboundTransfers)
-    .where(and(eq(outboundTransfers.chain, CHAIN), inArray(outboundTransfers.status, ['signed', 'broadcast', 'included'])));
-  return row!.n;
-}
-
-/** Heals nothing: mines and runs the jobs until no transfer is open and the newest block is at depth. */
-async function settle(maxRounds = 40): Promise<void> {
-  await automine(true);
-  for (let round = 0; round < maxRounds; round++) {
-    await mine(1);
-    await jobsOnce();
-    if (round >= depth && (await openTransfers()) === 0) break;
-    if (round > 4) await pause(300); // a stuck or refused send waits TRANSFER_STUCK_AFTER_SECONDS
-  }
-  await mine(depth);
-  await jobsOnce();
-  await jobsOnce();
-}
-
-/** Retries a user action with the same ids, as a user clicking again (or a client retrying) would. */
-async function retried<T>(action: () => Promise<T>, attempts = 60): Promise<T> {
-  let lastError: unknown;
-  for (let i = 0; i < attempts; i++) {
-    try {
-      return await action();
-    } catch (error) {
-      lastError = error;
-      await pause(100);
-    }
-  }
-  throw lastError;
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Processes that die: the app or worker killed with SIGKILL at a crash point
 // ---------------------------------------------------------------------------------------------------------
@@ -230,21 +110,13 @@ async function retried<T>(action: () => Promise<T>, attempts = 60): Promise<T> {
 // Scenarios and their audit
 // ---------------------------------------------------------------------------------------------------------
 
-interface Outcome {
-  scenario: string;
-  faults: string;
-  transfers: number;
-  sentTwice: number;
-  shortOrMissing: number;
-  statusMismatches: number;
-  unaccounted: number;
-}
+type Outcome = OutcomeRow;
 const table: Outcome[] = [];
 
 class Scenario {
   readonly started = new Date();
   private readonly fired: Record<string, number> = {};
-  private readonly arrivals: { address: Address; baseline: bigint; amount: bigint; label: string }[] = [];
+  private readonly arrivals: Arrival[] = [];
   private readonly chargeExpectations: { chargeId: string; status: string }[] = [];
   private readonly claimExpectations: { link: { chargeId: string; token: string }; status: 'succeeded' | 'expired' }[] = [];
   readonly notes: string[] = [];
@@ -253,7 +125,7 @@ class Scenario {
 
   inject(plan: FaultPlan): void {
     this.collectFaults();
-    proxy.inject(plan);
+    w().proxy!.inject(plan);
   }
 
   heal(): void {
@@ -265,7 +137,7 @@ class Scenario {
   }
 
   private collectFaults(): void {
-    for (const [fault, count] of Object.entries(proxy.counts())) this.note(fault, count);
+    for (const [fault, count] of Object.entries(w().proxy!.counts())) this.note(fault, count);
   }
 
   /**
@@ -273,7 +145,7 @@ class Scenario {
    * when what it held before is known already (a fresh address: 0) and a transfer may be under way.
    */
   async expectArrival(label: string, address: Address, amount: bigint, baseline?: bigint): Promise<void> {
-    this.arrivals.push({ label, address, amount, baseline: baseline ?? (await chain.getBalance({ address })) });
+    this.arrivals.push({ label, address, amount, baseline: baseline ?? (await w().chain.getBalance({ address })) });
   }
 
   /** A claim link ends `succeeded`, paid by exactly one refund transfer, or `expired` with none. */
@@ -288,81 +160,22 @@ class Scenario {
   async audit(): Promise<Outcome> {
     this.heal();
     await settle();
-    const problems: string[] = [];
-    let sentTwice = 0;
-    let shortOrMissing = 0;
-    for (const arrival of this.arrivals) {
-      const received = (await chain.getBalance({ address: arrival.address })) - arrival.baseline;
-      if (received > arrival.amount) {
-        sentTwice++;
-        problems.push(`${arrival.label}: received ${received}, expected ${arrival.amount}`);
-      } else if (received < arrival.amount) {
-        shortOrMissing++;
-        problems.push(`${arrival.label}: received ${received}, expected ${arrival.amount}`);
-      }
-    }
-
-    let statusMismatches = 0;
-    for (const expected of this.chargeExpectations) {
-      const [charge] = await getDb().select().from(charges).where(eq(charges.id, expected.chargeId));
-      if (charge!.status !== expected.status) {
-        statusMismatches++;
-        problems.push(`charge ${expected.chargeId} is ${charge!.status}, expected ${expected.status}`);
-      }
-      // Every payment the service counts is a successful transaction in the canonical chain, at the block recorded.
-      const rows = await getDb().select().from(payments).where(eq(payments.chargeId, expected.chargeId));
-      let confirmedTotal = 0n;
-      for (const payment of rows.filter((p) => p.status === 'confirmed')) {
-        confirmedTotal += payment.amountBaseUnits;
-        if (payment.txHash.startsWith('balance:')) continue;
-        const receipt = await chain.getTransactionReceipt({ hash: payment.txHash as Hex }).catch(() => null);
-        if (receipt?.status !== 'success' || receipt.blockHash !== payment.blockHash) {
-          statusMismatches++;
-          problems.push(`payment ${payment.txHash} of ${expected.chargeId} is not in the canonical chain as recorded`);
-        }
-      }
-      if (expected.status === 'succeeded' && confirmedTotal !== charge!.totalBaseUnits) {
-        statusMismatches++;
-        problems.push(`charge ${expected.chargeId} counts ${confirmedTotal} paid, its total is ${charge!.totalBaseUnits}`);
-      }
-    }
+    const audit = await auditWorld(this.started, this.arrivals, this.chargeExpectations);
+    const problems = audit.problems;
+    let claimMismatches = 0;
     for (const { link, status } of this.claimExpectations) {
       const view = await findRefundClaim(link.token);
       const paidBy = (await refundTransfersOf(link.chargeId)).length;
       if (view.status !== status || paidBy !== (status === 'succeeded' ? 1 : 0)) {
-        statusMismatches++;
+        claimMismatches++;
         problems.push(`claim link of ${link.chargeId} is ${view.status} with ${paidBy} refund transfers, expected ${status}`);
       }
     }
-    // The scenario's transfers all ended (a failure would have to be one the scenario expects: none do).
-    const transfers = await getDb()
-      .select({
-        id: outboundTransfers.id,
-        status: outboundTransfers.status,
-        purpose: outboundTransfers.purpose,
-        error: outboundTransfers.error,
-      })
-      .from(outboundTransfers)
-      .where(and(eq(outboundTransfers.chain, CHAIN), gt(outboundTransfers.createdAt, this.started)));
-    for (const transfer of transfers.filter((t) => t.status !== 'confirmed')) {
-      statusMismatches++;
-      problems.push(`${transfer.purpose} transfer ${transfer.id} ended ${transfer.status}: ${transfer.error ?? ''}`);
-    }
-
-    const ledger = await reconcileChain(CHAIN);
-    if (ledger.error) problems.push(`reconciliation: ${ledger.error}`);
-    for (const d of ledger.discrepancies) problems.push(`ledger: ${d.holder} ${d.address} holds ${d.actual}, expected ${d.expected}`);
     const outcome: Outcome = {
       scenario: this.name,
-      faults:
-        Object.entries(this.fired)
-          .map(([fault, count]) => `${fault} ×${count}`)
-          .join(', ') || '—',
-      transfers: transfers.length,
-      sentTwice,
-      shortOrMissing,
-      statusMismatches,
-      unaccounted: ledger.discrepancies.length + (ledger.error ? 1 : 0),
+      faults: firedText(this.fired),
+      ...audit.counts,
+      statusMismatches: audit.counts.statusMismatches + claimMismatches,
     };
     table.push(outcome);
     expect(problems, problems.join('\n')).toEqual([]);
@@ -370,21 +183,14 @@ class Scenario {
   }
 }
 
+/** After the body, even when it threw: mining on again, the proxy's faults gone. */
+async function healed(s: Scenario): Promise<void> {
+  await automine(true);
+  s.heal();
+}
+
 function scenario(name: string, body: (s: Scenario) => Promise<void>): void {
-  it(
-    name,
-    async () => {
-      const s = new Scenario(name);
-      try {
-        await body(s);
-      } finally {
-        await automine(true);
-        s.heal();
-      }
-      await s.audit();
-    },
-    SCENARIO_TIMEOUT,
-  );
+  scenarioTest(name, () => new Scenario(name), body, { heal: healed });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -417,7 +223,11 @@ describe('an unreliable RPC endpoint', () => {
     await s.expectArrival('withdrawal', destination, parseEther('2'));
     s.inject({ loseSends: 1 });
     const { txHash } = await withdrawFromMerchantWallet(withdrawal(destination, '2'));
-    expect(await chain.getTransaction({ hash: txHash as Hex }).catch(() => null)).toBeNull();
+    expect(
+      await w()
+        .chain.getTransaction({ hash: txHash as Hex })
+        .catch(() => null),
+    ).toBeNull();
   });
 
   scenario('the node takes a send but the answer is an error (refund, retried with its Idempotency-Key)', async (s) => {
@@ -580,7 +390,11 @@ describe('re-orgs', () => {
     s.note('reorg');
     await automine(false);
     await mine(3); // a longer branch without it
-    expect(await chain.getTransactionReceipt({ hash: txHash as Hex }).catch(() => null)).toBeNull();
+    expect(
+      await w()
+        .chain.getTransactionReceipt({ hash: txHash as Hex })
+        .catch(() => null),
+    ).toBeNull();
     await pause(1_100);
     await jobsOnce();
   });
@@ -677,7 +491,7 @@ describe('processes killed mid-way (SIGKILL)', () => {
 
     scenario(`sweep: the worker dies at ${point}; the next run of the job finds it`, async (s) => {
       const paid = await paidCharge('5');
-      await s.expectArrival('sweep', merchantWallet, parseEther('5'));
+      await s.expectArrival('sweep', w().merchantWallet, parseEther('5'));
       s.expectCharge(paid.chargeId, 'succeeded');
       // The deposit address needs gas first: the tank's top-up and then the sweep, each a transfer.
       for (let i = 0; i < 6; i++) {
@@ -712,7 +526,7 @@ describe('processes killed mid-way (SIGKILL)', () => {
       const [row] = await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.id, transferId));
       if (row!.status === 'included') break;
     }
-    await mine(depth);
+    await mine(w().depth);
     expect((await runStep({ op: 'reconcile', rounds: 3, pauseMs: 100 }, 'transfer.settling')).killed).toBe(true);
     s.note('kill at transfer.settling');
   });
@@ -814,30 +628,22 @@ describe('claim links under concurrency', () => {
 });
 
 function writeTable(): void {
-  if (!table.length) return;
-  const lines = [
-    '| Scenario | Faults injected | Transfers | Sent twice | Short or missing | Status ≠ chain | Unaccounted |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
-    ...table.map(
-      (o) =>
-        `| ${o.scenario} | ${o.faults} | ${o.transfers} | ${o.sentTwice} | ${o.shortOrMissing} | ${o.statusMismatches} | ${o.unaccounted} |`,
-    ),
-  ];
-  const totals = table.reduce(
-    (sum, o) => ({
-      sentTwice: sum.sentTwice + o.sentTwice,
-      short: sum.short + o.shortOrMissing,
-      status: sum.status + o.statusMismatches,
-      unaccounted: sum.unaccounted + o.unaccounted,
-    }),
-    { sentTwice: 0, short: 0, status: 0, unaccounted: 0 },
-  );
-  lines.push(
-    '',
-    `${table.length} scenarios: ${totals.sentTwice} sent twice, ${totals.short} short or missing, ${totals.status} statuses disagreeing with the chain, ${totals.unaccounted} unaccounted balances.`,
-  );
-  const text = lines.join('\n');
-  console.log(`\nFault-injection suite\n\n${text}\n`);
-  mkdirSync('.data/test-results', { recursive: true });
-  writeFileSync('.data/test-results/faults.md', `${text}\n`);
+  writeOutcomeTable('faults', table, {
+    title: 'Fault-injection suite',
+    columns: outcomeColumns({ byClass: false, faultsHeading: 'Faults injected' }),
+    summary: (rows) => {
+      const totals = rows.reduce(
+        (sum, o) => ({
+          sentTwice: sum.sentTwice + o.sentTwice,
+          short: sum.short + o.shortOrMissing,
+          status: sum.status + o.statusMismatches,
+          unaccounted: sum.unaccounted + o.unaccounted,
+        }),
+        { sentTwice: 0, short: 0, status: 0, unaccounted: 0 },
+      );
+      return [
+        `${rows.length} scenarios: ${totals.sentTwice} sent twice, ${totals.short} short or missing, ${totals.status} statuses disagreeing with the chain, ${totals.unaccounted} unaccounted balances.`,
+      ];
+    },
+  });
 }

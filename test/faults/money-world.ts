@@ -1,43 +1,47 @@
 /**
- * The world of the database and crash fault files (db-faults.test.ts, crash-outside-engine.test.ts): a
- * private database, a private DFK testnet node (confirmation depth 2) reached directly (these files fault
- * PostgreSQL and processes, not the RPC), a verified merchant whose owner can withdraw, consumers with a
+ * The world of the native-coin fault files (faults.test.ts, db-faults.test.ts, crash-outside-engine.test.ts): a
+ * private database, a private DFK testnet node (confirmation depth 2) reached directly (the database and crash
+ * files fault PostgreSQL and processes, not the RPC) or, with `faultProxy`, only through the RPC fault proxy
+ * (faults.test.ts, which keeps its own scenarios and table), a verified merchant whose owner can withdraw, consumers with a
  * PIN, charges paid from outside, and the same audit as faults.test.ts: fresh recipients received exactly
  * what they were owed, charges' statuses and counted payments agree with the chain, every transfer of the
  * scenario ended confirmed, and the ledger reconciles (lib/ledger). The table of outcomes is printed and
  * written to .data/test-results/<file>.md.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { createPublicClient, createWalletClient, http, parseEther, type Address, type Hex, type PublicClient } from 'viem';
+import { createPublicClient, http, parseEther, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { expect, it } from 'vitest';
-import { createUser } from '@/lib/accounts/create-user';
-import { setPin } from '@/lib/accounts/set-pin';
+import { expect } from 'vitest';
 import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS } from '@/lib/chains/registry';
-import { getDb } from '@/lib/db/client';
-import { charges, merchantMembers, outboundTransfers, payments } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
-import { reconcileChain } from '@/lib/ledger/reconcile-chains';
 import { newWithdrawalId } from '@/lib/merchants/withdraw';
-import { pollChain } from '@/lib/payments/poll-chain';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
-import { listWallets } from '@/lib/wallets/list-wallets';
-import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
-import { enrolTotp, uniqueEmail } from '@/test/accounts';
-import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, type TestMerchant } from '@/test/fixtures';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
+import {
+  anvilOf,
+  auditEvmScenario,
+  byFaultClass,
+  evmJobsOnce,
+  firedText,
+  merchantWithOwner,
+  newUserWithPin,
+  sendNativeOn,
+  scenarioTest,
+  settleChain,
+  withdrawalForm,
+  outcomeColumns,
+  writeOutcomeTable,
+  type Arrival,
+  type OutcomeRow,
+} from './harness';
+import { startRpcFaultProxy, type RpcFaultProxy } from './rpc-fault-proxy';
 
 export const CHAIN = 'DFK_TESTNET' as const;
 export const JEWEL = CHAINS[CHAIN].tokens[0]!;
-export const PIN = '640213';
-const SCENARIO_TIMEOUT = 180_000;
 
 export interface World {
   node: LocalChainNode;
@@ -49,38 +53,40 @@ export interface World {
   funder: PrivateKeyAccount;
   /** A connection of the test's own (not the app's pool): it holds locks and watches pg_stat_activity. */
   admin: postgres.Sql;
+  /** With `faultProxy`: the proxy between the app and the node (the suite drives the node directly). */
+  proxy?: RpcFaultProxy;
 }
 
 let world: World | undefined;
 export const w = (): World => world!;
 
-export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-export const stranger = () => privateKeyToAccount(generatePrivateKey()).address;
-const rpc = (method: string, params: unknown[] = []) => w().chain.request({ method: method as never, params: params as never });
-export const mine = (blocks = 1) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
+const anvil = anvilOf(() => w().chain);
+export const { rpc, mine, automine, setNativeBalance } = anvil;
 
-/** beforeAll: the private database and node, the merchant with its funded wallet. */
-export async function startWorld(prefix: string): Promise<World> {
+/**
+ * beforeAll: the private database and node, the merchant with its funded wallet; `faultProxy`: the app reaches the
+ * node only through the RPC fault proxy, and a transfer refused 3 times is cancelled.
+ */
+export async function startWorld(prefix: string, options: { faultProxy?: boolean } = {}): Promise<World> {
   await switchToPrivateDatabase(prefix);
   const node = await startLocalChain({ chain: CHAIN });
   await provisionLocalChain({ chain: CHAIN, url: node.url });
-  process.env.RPC_URL_DFK_TESTNET = node.url;
+  const proxy = options.faultProxy ? await startRpcFaultProxy(node.url) : undefined;
+  process.env.RPC_URL_DFK_TESTNET = proxy?.url ?? node.url;
   process.env.LOCAL_CHAINS = 'POLYGON,POLYGON_AMOY'; // DFK_TESTNET keeps its real depth (2)
   process.env.TRANSFER_STUCK_AFTER_SECONDS = '1';
+  if (proxy) process.env.TRANSFER_CANCEL_AFTER_FAILURES = '3';
   resetEnvCache();
   const chain = createPublicClient({ transport: http(node.url) });
   const funder = privateKeyToAccount(generatePrivateKey());
   const admin = postgres(process.env.DATABASE_URL!, { max: 2, onnotice: () => {}, connection: { application_name: 'faults-admin' } });
-  world = { node, chain, funder, admin, depth: requiredConfirmations(CHAIN) } as World;
+  world = { node, chain, funder, admin, proxy, depth: requiredConfirmations(CHAIN) } as World;
   expect(world.depth).toBeGreaterThan(1);
   await fundLocalWallet({ chain: CHAIN, url: node.url, address: gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address });
   await fundLocalWallet({ chain: CHAIN, url: node.url, address: funder.address });
   await jobsOnce(); // the scanners start here: everything after is on the record
-  world.merchant = await newMerchant({ verified: true });
-  world.ownerId = (await newConsumer('0')).userId;
-  await getDb().insert(merchantMembers).values({ merchantId: world.merchant.id, userId: world.ownerId, role: 'owner' });
-  await enrolTotp(world.ownerId); // owners of a verified merchant withdraw only with a second factor enrolled
-  world.merchantWallet = (await ensureMerchantWallets(getDb(), world.merchant.id)).find((x) => x.family === 'evm')!.address as Address;
+  const { merchant, ownerId, merchantWallet } = await merchantWithOwner('evm', () => newConsumer('0'));
+  Object.assign(world, { merchant, ownerId, merchantWallet: merchantWallet as Address });
   await sendFrom(funder, world.merchantWallet, parseEther('500'));
   await settle();
   return world;
@@ -89,24 +95,18 @@ export async function startWorld(prefix: string): Promise<World> {
 export async function stopWorld(file: string): Promise<void> {
   writeTable(file);
   await world?.admin.end({ timeout: 5 });
+  await world?.proxy?.close();
   await world?.node.stop();
 }
 
-export async function sendFrom(account: PrivateKeyAccount, to: Address, value: bigint): Promise<Hex> {
-  const wallet = createWalletClient({ account, transport: http(w().node.url) });
-  const hash = await wallet.sendTransaction({ to, value, chain: null });
-  await w().chain.waitForTransactionReceipt({ hash });
-  return hash;
-}
+export const sendFrom = (account: PrivateKeyAccount, to: Address, value: bigint): Promise<Hex> =>
+  sendNativeOn({ url: w().node.url, client: w().chain }, account, to, value);
 
 /** A signed-up user with a PIN, whose service wallet received `jewel` from outside (the indexer records it). */
 export async function newConsumer(jewel: string): Promise<{ userId: string; address: Address }> {
-  const email = uniqueEmail('faults');
-  const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
-  await setPin({ userId: user.id, pin: PIN, confirm: PIN });
-  const address = (await listWallets(user.id)).find((x) => x.family === 'evm')!.address as Address;
-  if (jewel !== '0') await sendFrom(w().funder, address, parseEther(jewel));
-  return { userId: user.id, address };
+  const { userId, address } = await newUserWithPin('evm');
+  if (jewel !== '0') await sendFrom(w().funder, address as Address, parseEther(jewel));
+  return { userId, address: address as Address };
 }
 
 export async function newCharge(amount: string): Promise<{ chargeId: string; deposit: Address }> {
@@ -120,7 +120,7 @@ export async function newCharge(amount: string): Promise<{ chargeId: string; dep
 /** Pays a charge's deposit from a fresh outside wallet (its refunds go back there); not settled. */
 export async function payFromOutside(deposit: Address, amount: string): Promise<Address> {
   const payer = privateKeyToAccount(generatePrivateKey());
-  await rpc('anvil_setBalance', [payer.address, `0x${parseEther('100').toString(16)}`]);
+  await setNativeBalance(payer.address, parseEther('100'));
   await sendFrom(payer, deposit, parseEther(amount));
   return payer.address;
 }
@@ -135,67 +135,49 @@ export async function paidCharge(amount: string): Promise<{ chargeId: string; de
 
 export const refundCtx = () => ({ merchantId: w().merchant.id, mode: 'test' as const, actor: 'api_key:faults' });
 
-export const withdrawal = (toAddress: Address, amount: string, withdrawalId = newWithdrawalId()) => ({
-  userId: w().ownerId,
-  merchantId: w().merchant.id,
-  mode: 'test' as const,
-  chain: CHAIN,
-  tokenAddress: JEWEL.address,
-  amount,
-  toAddress,
-  pin: PIN,
-  withdrawalId,
-});
+export const withdrawal = (toAddress: Address, amount: string, withdrawalId = newWithdrawalId()) =>
+  withdrawalForm({
+    userId: w().ownerId,
+    merchantId: w().merchant.id,
+    mode: 'test',
+    chain: CHAIN,
+    tokenAddress: JEWEL.address,
+    amount,
+    toAddress,
+    withdrawalId,
+  });
 
 /** What the background jobs do, once: the engine's reconciler, the charge watcher, the wallet indexer. */
-export async function jobsOnce(): Promise<void> {
-  await reconcileDueTransfers({ ignoreSchedule: true }).catch(() => 0);
-  await pollChain(CHAIN).catch(() => null);
-  await pollIncomingTransfers(CHAIN).catch(() => null);
-}
+export const jobsOnce = () => evmJobsOnce(CHAIN);
 
-async function openTransfers(): Promise<number> {
-  const [row] = await getDb()
-    .select({ n: sql<number>`count(*)::int` })
-    .from(outboundTransfers)
-    .where(and(eq(outboundTransfers.chain, CHAIN), inArray(outboundTransfers.status, ['signed', 'broadcast', 'included'])));
-  return row!.n;
-}
+/** Heals nothing: mines and runs the jobs until no transfer is open and the newest block is at depth. */
+export const settle = () => settleChain({ chain: CHAIN, depth: w().depth, anvil, jobs: jobsOnce });
 
-/** Mines and runs the jobs until no transfer is open and the newest block is at depth. */
-async function settle(maxRounds = 40): Promise<void> {
-  for (let round = 0; round < maxRounds; round++) {
-    await mine(1);
-    await jobsOnce();
-    if (round >= w().depth && (await openTransfers()) === 0) break;
-    if (round > 4) await pause(300);
-  }
-  await mine(w().depth);
-  await jobsOnce();
-  await jobsOnce();
-}
+/** The audit of a scenario on this world's chain since `started` (harness.ts auditEvmScenario). */
+export const auditWorld = (started: Date, arrivals: Arrival[], expectedCharges: { chargeId: string; status: string }[]) =>
+  auditEvmScenario({
+    chain: CHAIN,
+    client: w().chain,
+    started,
+    arrivals,
+    balanceOf: (address) => w().chain.getBalance({ address }),
+    charges: expectedCharges,
+  });
 
 // ---------------------------------------------------------------------------------------------------------
 // Scenarios and their audit
 // ---------------------------------------------------------------------------------------------------------
 
-interface Outcome {
-  scenario: string;
+interface Outcome extends OutcomeRow {
   faultClass: string;
-  faults: string;
-  transfers: number;
-  sentTwice: number;
-  shortOrMissing: number;
-  statusMismatches: number;
   halfWritten: number;
-  unaccounted: number;
 }
 const table: Outcome[] = [];
 
 export class Scenario {
   readonly started = new Date();
   private readonly fired: Record<string, number> = {};
-  private readonly arrivals: { address: Address; baseline: bigint; amount: bigint; label: string }[] = [];
+  private readonly arrivals: Arrival[] = [];
   private readonly chargeExpectations: { chargeId: string; status: string }[] = [];
   private readonly invariants: { label: string; holds: () => Promise<string | null> }[] = [];
 
@@ -224,53 +206,8 @@ export class Scenario {
 
   async audit(): Promise<void> {
     await settle();
-    const problems: string[] = [];
-    let sentTwice = 0;
-    let shortOrMissing = 0;
-    for (const arrival of this.arrivals) {
-      const received = (await w().chain.getBalance({ address: arrival.address })) - arrival.baseline;
-      if (received > arrival.amount) sentTwice++;
-      else if (received < arrival.amount) shortOrMissing++;
-      if (received !== arrival.amount) problems.push(`${arrival.label}: received ${received}, expected ${arrival.amount}`);
-    }
-    let statusMismatches = 0;
-    for (const expected of this.chargeExpectations) {
-      const [charge] = await getDb().select().from(charges).where(eq(charges.id, expected.chargeId));
-      if (charge!.status !== expected.status) {
-        statusMismatches++;
-        problems.push(`charge ${expected.chargeId} is ${charge!.status}, expected ${expected.status}`);
-      }
-      const rows = await getDb().select().from(payments).where(eq(payments.chargeId, expected.chargeId));
-      let confirmedTotal = 0n;
-      for (const payment of rows.filter((p) => p.status === 'confirmed')) {
-        confirmedTotal += payment.amountBaseUnits;
-        const receipt = await w()
-          .chain.getTransactionReceipt({ hash: payment.txHash as Hex })
-          .catch(() => null);
-        if (receipt?.status !== 'success' || receipt.blockHash !== payment.blockHash) {
-          statusMismatches++;
-          problems.push(`payment ${payment.txHash} of ${expected.chargeId} is not in the canonical chain as recorded`);
-        }
-      }
-      if (expected.status === 'succeeded' && confirmedTotal !== charge!.totalBaseUnits) {
-        sentTwice += confirmedTotal > charge!.totalBaseUnits ? 1 : 0;
-        statusMismatches++;
-        problems.push(`charge ${expected.chargeId} counts ${confirmedTotal} paid, its total is ${charge!.totalBaseUnits}`);
-      }
-    }
-    const transfers = await getDb()
-      .select({
-        id: outboundTransfers.id,
-        status: outboundTransfers.status,
-        purpose: outboundTransfers.purpose,
-        error: outboundTransfers.error,
-      })
-      .from(outboundTransfers)
-      .where(and(eq(outboundTransfers.chain, CHAIN), gt(outboundTransfers.createdAt, this.started)));
-    for (const transfer of transfers.filter((t) => t.status !== 'confirmed')) {
-      statusMismatches++;
-      problems.push(`${transfer.purpose} transfer ${transfer.id} ended ${transfer.status}: ${transfer.error ?? ''}`);
-    }
+    const audit = await auditWorld(this.started, this.arrivals, this.chargeExpectations);
+    const problems = audit.problems;
     let halfWritten = 0;
     for (const invariant of this.invariants) {
       const wrong = await invariant.holds();
@@ -279,59 +216,20 @@ export class Scenario {
         problems.push(`${invariant.label}: ${wrong}`);
       }
     }
-    const ledger = await reconcileChain(CHAIN);
-    if (ledger.error) problems.push(`reconciliation: ${ledger.error}`);
-    for (const d of ledger.discrepancies) problems.push(`ledger: ${d.holder} ${d.address} holds ${d.actual}, expected ${d.expected}`);
-    table.push({
-      scenario: this.name,
-      faultClass: this.faultClass,
-      faults:
-        Object.entries(this.fired)
-          .map(([fault, count]) => `${fault} ×${count}`)
-          .join(', ') || '—',
-      transfers: transfers.length,
-      sentTwice,
-      shortOrMissing,
-      statusMismatches,
-      halfWritten,
-      unaccounted: ledger.discrepancies.length + (ledger.error ? 1 : 0),
-    });
+    table.push({ scenario: this.name, faultClass: this.faultClass, faults: firedText(this.fired), ...audit.counts, halfWritten });
     expect(Object.keys(this.fired), 'the scenario’s fault never fired').not.toEqual([]);
     expect(problems, problems.join('\n')).toEqual([]);
   }
 }
 
 export function scenario(faultClass: string, name: string, body: (s: Scenario) => Promise<void>): void {
-  it(
-    name,
-    async () => {
-      const s = new Scenario(name, faultClass);
-      await body(s);
-      await s.audit();
-    },
-    SCENARIO_TIMEOUT,
-  );
+  scenarioTest(name, () => new Scenario(name, faultClass), body);
 }
 
 function writeTable(file: string): void {
-  if (!table.length) return;
-  const lines = [
-    '| Fault class | Scenario | Faults fired | Transfers | Sent twice | Short or missing | Status ≠ chain | Half-written | Unaccounted |',
-    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...table.map(
-      (o) =>
-        `| ${o.faultClass} | ${o.scenario} | ${o.faults} | ${o.transfers} | ${o.sentTwice} | ${o.shortOrMissing} | ${o.statusMismatches} | ${o.halfWritten} | ${o.unaccounted} |`,
-    ),
-  ];
-  const classes = new Map<string, { scenarios: number; twice: number; unaccounted: number }>();
-  for (const o of table) {
-    const c = classes.get(o.faultClass) ?? { scenarios: 0, twice: 0, unaccounted: 0 };
-    classes.set(o.faultClass, { scenarios: c.scenarios + 1, twice: c.twice + o.sentTwice, unaccounted: c.unaccounted + o.unaccounted });
-  }
-  lines.push('', '| Fault class | Scenarios | Double sends | Unaccounted |', '| --- | ---: | ---: | ---: |');
-  for (const [name, c] of classes) lines.push(`| ${name} | ${c.scenarios} | ${c.twice} | ${c.unaccounted} |`);
-  const text = lines.join('\n');
-  console.log(`\n${file}\n\n${text}\n`);
-  mkdirSync('.data/test-results', { recursive: true });
-  writeFileSync(`.data/test-results/${file}.md`, `${text}\n`);
+  writeOutcomeTable(file, table, {
+    title: file,
+    columns: outcomeColumns({ byClass: true, faultsHeading: 'Faults fired', extra: [['Half-written', true, (o) => o.halfWritten]] }),
+    summary: byFaultClass,
+  });
 }

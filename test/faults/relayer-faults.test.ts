@@ -24,14 +24,13 @@ import { releaseDepositAddresses } from '@/lib/jobs/release-deposit-addresses';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { sweepBatch, sweepCharge } from '@/lib/payments/sweep-charges';
 import { runStep } from './spawn-step';
+import { SCENARIO_TIMEOUT, pause } from './harness';
 import {
-  SCENARIO_TIMEOUT,
   automine,
   jobsOnce,
   mine,
   newCharge,
   outsideWallet,
-  pause,
   rpc,
   scenario,
   sendToken,
@@ -81,28 +80,12 @@ beforeAll(async () => {
     localChains: 'POLYGON_AMOY',
     merchantFunding: '1',
   });
-  const keys = Object.keys(SCENARIO_AMOUNTS) as (keyof typeof SCENARIO_AMOUNTS)[];
-  const all = await paidCharges(keys.flatMap((key) => [...SCENARIO_AMOUNTS[key]]));
-  paidFor = Object.fromEntries(
-    keys.map((key, i) => {
-      const start = keys.slice(0, i).reduce((n, k) => n + SCENARIO_AMOUNTS[k].length, 0);
-      return [key, all.slice(start, start + SCENARIO_AMOUNTS[key].length)];
-    }),
-  ) as typeof paidFor;
-  // Held back from the sweep job (the audit's settle runs it): each scenario sweeps its own charges.
-  await getDb()
-    .update(sweepSchedule)
-    .set({ dueAt: null })
-    .where(
-      inArray(
-        sweepSchedule.chargeId,
-        all.map((p) => p.chargeId),
-      ),
-    );
+  const all = await paidCharges(Object.values(SCENARIO_AMOUNTS).flat());
+  paidFor = byScenario(SCENARIO_AMOUNTS, all);
+  await holdBack(all);
 
   // The pull scenarios' deposits grant first (one handleOps, settled), then are paid again for new charges.
-  const pullKeys = Object.keys(PULL_AMOUNTS) as (keyof typeof PULL_AMOUNTS)[];
-  const grants = await paidCharges(pullKeys.flatMap((key) => [...PULL_AMOUNTS[key]]));
+  const grants = await paidCharges(Object.values(PULL_AMOUNTS).flat());
   await holdBack(grants);
   await sweepBatch(grants.map((p) => p.chargeId));
   await mine(w().depth);
@@ -133,13 +116,19 @@ beforeAll(async () => {
   }
   await settle(40, { sweeps: false });
   await holdBack(again);
-  pullFor = Object.fromEntries(
-    pullKeys.map((key, i) => {
-      const start = pullKeys.slice(0, i).reduce((n, k) => n + PULL_AMOUNTS[k].length, 0);
-      return [key, again.slice(start, start + PULL_AMOUNTS[key].length)];
-    }),
-  ) as typeof pullFor;
+  pullFor = byScenario(PULL_AMOUNTS, again);
 }, SCENARIO_TIMEOUT * 2);
+
+/** `paid` (in the order of `amounts`' values) handed out to the scenarios, each its own charges. */
+function byScenario<Key extends string>(amounts: Record<Key, readonly string[]>, paid: Paid[]): Record<Key, Paid[]> {
+  let start = 0;
+  const out = {} as Record<Key, Paid[]>;
+  for (const key of Object.keys(amounts) as Key[]) {
+    out[key] = paid.slice(start, start + amounts[key].length);
+    start += amounts[key].length;
+  }
+  return out;
+}
 
 /** Held back from the sweep job (the audit's settle runs it): each scenario sweeps its own charges. */
 async function holdBack(paid: Paid[]): Promise<void> {
@@ -194,7 +183,7 @@ async function expectSwept(s: Scenario, paid: Paid[]): Promise<void> {
  * On chain: each deposit's tokens left it in exactly one Transfer (since `fromBlock`: a reused deposit's first
  * sweep is before), it holds none now, and never held native coin. `pulled`: every sweep is the tank's pull.
  */
-async function expectMovedOnce(paid: Paid[], options: { fromBlock?: bigint; pulled?: boolean } = {}): Promise<void> {
+async function expectMovedOnce(paid: Paid[], options: Moved = {}): Promise<void> {
   await automine(true);
   await mine(w().depth);
   await reconcileRounds(2);
@@ -240,6 +229,89 @@ async function reconcileRounds(rounds: number): Promise<void> {
   }
 }
 
+/** Which sweeps a scenario audits on chain (expectMovedOnce): a reused deposit's since `fromBlock`, each the tank's pull. */
+interface Moved {
+  fromBlock?: bigint;
+  pulled?: boolean;
+}
+
+/** Two base-fee rises past what the sweeps of `paid` offered (`high`): the reconciler re-signs each, once. */
+async function underBaseFee(s: Scenario, paid: Paid[], high: bigint) {
+  for (let i = 0; i < 2; i++) {
+    await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
+    await mine(1);
+    await pause(1_100);
+    await reconcileDueTransfers({ ignoreSchedule: true });
+  }
+  const bumped = await sweepsOf(paid);
+  for (const row of bumped) s.note('fee_bump', row.feeBumps > 0 ? 1 : 0);
+  s.requireFault('fee_bump');
+  return bumped;
+}
+
+/** A re-org removes the included batch of `paid`: it goes back to broadcast, is sent again and lands once. */
+async function reorgedBatch(s: Scenario, paid: Paid[], moved: Moved): Promise<void> {
+  await expectSwept(s, paid);
+  const snapshot = await rpc('evm_snapshot');
+  await sweepBatch(paid.map((p) => p.chargeId));
+  await reconcileRounds(2);
+  const included = await sweepsOf(paid);
+  expect(included.map((r) => r.status)).toEqual(['included', 'included']);
+  await rpc('evm_revert', [snapshot]);
+  s.note('reorg');
+  await automine(false);
+  await mine(3); // a longer branch without it (the node dropped it from its pool too)
+  await rpc('anvil_dropTransaction', [included[0]!.txHash]).catch(() => null);
+  expect(
+    await w()
+      .client.getTransactionReceipt({ hash: included[0]!.txHash as Hex })
+      .catch(() => null),
+  ).toBeNull();
+  await reconcileDueTransfers({ ignoreSchedule: true });
+  expect((await sweepsOf(paid)).map((r) => r.status)).toEqual(['broadcast', 'broadcast']);
+  await automine(true);
+  await expectMovedOnce(paid, moved);
+}
+
+/** kill -9 after the batch of `paid` is recorded, before it is broadcast: the reconciler sends it, nothing is signed twice. */
+async function killedAfterRecord(s: Scenario, paid: Paid[], moved: Moved): Promise<void> {
+  await expectSwept(s, paid);
+  const run = await runStep({ op: 'sweepBatch', chargeIds: paid.map((p) => p.chargeId) }, 'transfer.recorded');
+  expect(run.killed).toBe(true);
+  s.note('kill_after_record');
+  const recorded = await sweepsOf(paid);
+  expect(recorded.map((r) => r.status)).toEqual(['signed', 'signed']);
+  expect(
+    await w()
+      .client.getTransaction({ hash: recorded[0]!.txHash as Hex })
+      .catch(() => null),
+  ).toBeNull();
+  // The next pass finds them in flight and signs nothing.
+  expect([...(await sweepBatch(paid.map((p) => p.chargeId))).values()]).toEqual(['in_flight', 'in_flight']);
+  await reconcileRounds(3);
+  await expectMovedOnce(paid, moved);
+}
+
+/** Two worker processes sweep the charges of `paid` at once: each deposit is in one transaction. */
+async function twoWorkers(s: Scenario, paid: Paid[], moved: Moved): Promise<void> {
+  await expectSwept(s, paid);
+  const ids = paid.map((p) => p.chargeId);
+  const [a, b] = await Promise.all([
+    runStep({ op: 'sweepBatch', chargeIds: ids }),
+    runStep({ op: 'sweepBatch', chargeIds: [...ids].reverse() }),
+  ]);
+  s.note('duplicate_submit');
+  const outcomes = [a.output?.result, b.output?.result] as Record<string, string>[];
+  for (const id of ids) expect(outcomes.filter((o) => o?.[id] === 'swept').length).toBeLessThanOrEqual(1);
+  // Whatever one worker skipped (busy), a later pass sweeps; nothing twice.
+  for (let i = 0; i < 3; i++) {
+    await sweepBatch(ids);
+    await reconcileRounds(2);
+  }
+  expect((await sweepsOf(paid)).filter((r) => r.status !== 'failed')).toHaveLength(3);
+  await expectMovedOnce(paid, moved);
+}
+
 describe('the relayer under faults', () => {
   scenario(RELAYER, 'lost sends and errors after the node took them: a single relayed sweep and a batch of three', async (s) => {
     const paid = paidFor.lost;
@@ -267,15 +339,7 @@ describe('the relayer under faults', () => {
     await sweepBatch(paid.slice(1).map((p) => p.chargeId));
     const before = await sweepsOf(paid);
     const high = before.reduce((max, r) => (r.maxFeePerGas! > max ? r.maxFeePerGas! : max), 0n) * 4n;
-    for (let i = 0; i < 2; i++) {
-      await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
-      await mine(1);
-      await pause(1_100);
-      await reconcileDueTransfers({ ignoreSchedule: true });
-    }
-    const bumped = await sweepsOf(paid);
-    for (const row of bumped) s.note('fee_bump', row.feeBumps > 0 ? 1 : 0);
-    s.requireFault('fee_bump');
+    const bumped = await underBaseFee(s, paid, high);
     const batchRows = bumped.filter((r) => r.chargeId !== paid[0]!.chargeId);
     expect(new Set(batchRows.map((r) => r.txHash)).size).toBe(1);
     expect(batchRows.every((r) => r.feeBumps > 0)).toBe(true);
@@ -283,52 +347,12 @@ describe('the relayer under faults', () => {
     await expectMovedOnce(paid);
   });
 
-  scenario(RELAYER, 'a re-org removes an included batch: it goes back to broadcast, is sent again and lands once', async (s) => {
-    const paid = paidFor.reorg;
-    await expectSwept(s, paid);
-    const snapshot = await rpc('evm_snapshot');
-    await sweepBatch(paid.map((p) => p.chargeId));
-    await reconcileRounds(2);
-    const included = await sweepsOf(paid);
-    expect(included.map((r) => r.status)).toEqual(['included', 'included']);
-    await rpc('evm_revert', [snapshot]);
-    s.note('reorg');
-    await automine(false);
-    await mine(3); // a longer branch without it (the node dropped it from its pool too)
-    await rpc('anvil_dropTransaction', [included[0]!.txHash]).catch(() => null);
-    expect(
-      await w()
-        .client.getTransactionReceipt({ hash: included[0]!.txHash as Hex })
-        .catch(() => null),
-    ).toBeNull();
-    await reconcileDueTransfers({ ignoreSchedule: true });
-    const back = await sweepsOf(paid);
-    expect(back.map((r) => r.status)).toEqual(['broadcast', 'broadcast']);
-    await automine(true);
-    await expectMovedOnce(paid);
-  });
+  scenario(RELAYER, 'a re-org removes an included batch: it goes back to broadcast, is sent again and lands once', (s) =>
+    reorgedBatch(s, paidFor.reorg, {}),
+  );
 
-  scenario(
-    RELAYER,
-    'kill -9 after the batch is recorded, before it is broadcast: the reconciler sends it, nothing is signed twice',
-    async (s) => {
-      const paid = paidFor.killRecorded;
-      await expectSwept(s, paid);
-      const run = await runStep({ op: 'sweepBatch', chargeIds: paid.map((p) => p.chargeId) }, 'transfer.recorded');
-      expect(run.killed).toBe(true);
-      s.note('kill_after_record');
-      const recorded = await sweepsOf(paid);
-      expect(recorded.map((r) => r.status)).toEqual(['signed', 'signed']);
-      expect(
-        await w()
-          .client.getTransaction({ hash: recorded[0]!.txHash as Hex })
-          .catch(() => null),
-      ).toBeNull();
-      // The next pass finds them in flight and signs nothing.
-      expect([...(await sweepBatch(paid.map((p) => p.chargeId))).values()]).toEqual(['in_flight', 'in_flight']);
-      await reconcileRounds(3);
-      await expectMovedOnce(paid);
-    },
+  scenario(RELAYER, 'kill -9 after the batch is recorded, before it is broadcast: the reconciler sends it, nothing is signed twice', (s) =>
+    killedAfterRecord(s, paidFor.killRecorded, {}),
   );
 
   scenario(RELAYER, 'kill -9 after the node accepted the batch, before the rows say so: settled from the chain, once', async (s) => {
@@ -344,29 +368,8 @@ describe('the relayer under faults', () => {
     await expectMovedOnce(paid);
   });
 
-  scenario(
-    RELAYER,
-    'duplicate submits: two worker processes sweep the same charges at once; each deposit is in one transaction',
-    async (s) => {
-      const paid = paidFor.duplicate;
-      await expectSwept(s, paid);
-      const ids = paid.map((p) => p.chargeId);
-      const [a, b] = await Promise.all([
-        runStep({ op: 'sweepBatch', chargeIds: ids }),
-        runStep({ op: 'sweepBatch', chargeIds: [...ids].reverse() }),
-      ]);
-      s.note('duplicate_submit');
-      const outcomes = [a.output?.result, b.output?.result] as Record<string, string>[];
-      for (const id of ids) expect(outcomes.filter((o) => o?.[id] === 'swept').length).toBeLessThanOrEqual(1);
-      // Whatever one worker skipped (busy), a later pass sweeps; nothing twice.
-      for (let i = 0; i < 3; i++) {
-        await sweepBatch(ids);
-        await reconcileRounds(2);
-      }
-      const rows = await sweepsOf(paid);
-      expect(rows.filter((r) => r.status !== 'failed')).toHaveLength(3);
-      await expectMovedOnce(paid);
-    },
+  scenario(RELAYER, 'duplicate submits: two worker processes sweep the same charges at once; each deposit is in one transaction', (s) =>
+    twoWorkers(s, paidFor.duplicate, {}),
   );
 });
 
@@ -395,70 +398,22 @@ describe('pull sweeps under faults', () => {
     await automine(false);
     await sweepBatch(paid.map((p) => p.chargeId));
     const before = await sweepsOf(paid);
-    const high = before[0]!.maxFeePerGas! * 4n;
-    for (let i = 0; i < 2; i++) {
-      await rpc('anvil_setNextBlockBaseFeePerGas', [`0x${high.toString(16)}`]);
-      await mine(1);
-      await pause(1_100);
-      await reconcileDueTransfers({ ignoreSchedule: true });
-    }
-    const bumped = await sweepsOf(paid);
-    for (const row of bumped) s.note('fee_bump', row.feeBumps > 0 ? 1 : 0);
-    s.requireFault('fee_bump');
+    const bumped = await underBaseFee(s, paid, before[0]!.maxFeePerGas! * 4n);
     expect(new Set(bumped.map((r) => r.txHash)).size).toBe(1);
     expect(new Set(bumped.map((r) => r.nonce))).toEqual(new Set([before[0]!.nonce]));
     await automine(true);
     await expectMovedOnce(paid, { fromBlock: pullSince, pulled: true });
   });
 
-  scenario(PULL, 'a re-org removes an included pull: back to broadcast, sent again, lands once', async (s) => {
-    const paid = pullFor.pullReorg;
-    await expectSwept(s, paid);
-    const snapshot = await rpc('evm_snapshot');
-    await sweepBatch(paid.map((p) => p.chargeId));
-    await reconcileRounds(2);
-    const included = await sweepsOf(paid);
-    expect(included.map((r) => r.status)).toEqual(['included', 'included']);
-    await rpc('evm_revert', [snapshot]);
-    s.note('reorg');
-    await automine(false);
-    await mine(3);
-    await rpc('anvil_dropTransaction', [included[0]!.txHash]).catch(() => null);
-    await reconcileDueTransfers({ ignoreSchedule: true });
-    expect((await sweepsOf(paid)).map((r) => r.status)).toEqual(['broadcast', 'broadcast']);
-    await automine(true);
-    await expectMovedOnce(paid, { fromBlock: pullSince, pulled: true });
-  });
+  scenario(PULL, 'a re-org removes an included pull: back to broadcast, sent again, lands once', (s) =>
+    reorgedBatch(s, pullFor.pullReorg, { fromBlock: pullSince, pulled: true }),
+  );
 
-  scenario(PULL, 'kill -9 after the pull is recorded, before it is broadcast: the reconciler sends it, nothing signed twice', async (s) => {
-    const paid = pullFor.pullKillRecorded;
-    await expectSwept(s, paid);
-    const run = await runStep({ op: 'sweepBatch', chargeIds: paid.map((p) => p.chargeId) }, 'transfer.recorded');
-    expect(run.killed).toBe(true);
-    s.note('kill_after_record');
-    const recorded = await sweepsOf(paid);
-    expect(recorded.map((r) => r.status)).toEqual(['signed', 'signed']);
-    expect([...(await sweepBatch(paid.map((p) => p.chargeId))).values()]).toEqual(['in_flight', 'in_flight']);
-    await reconcileRounds(3);
-    await expectMovedOnce(paid, { fromBlock: pullSince, pulled: true });
-  });
+  scenario(PULL, 'kill -9 after the pull is recorded, before it is broadcast: the reconciler sends it, nothing signed twice', (s) =>
+    killedAfterRecord(s, pullFor.pullKillRecorded, { fromBlock: pullSince, pulled: true }),
+  );
 
-  scenario(PULL, 'duplicate submits: two workers pull the same deposits at once; each deposit is in one transaction', async (s) => {
-    const paid = pullFor.pullDuplicate;
-    await expectSwept(s, paid);
-    const ids = paid.map((p) => p.chargeId);
-    const [a, b] = await Promise.all([
-      runStep({ op: 'sweepBatch', chargeIds: ids }),
-      runStep({ op: 'sweepBatch', chargeIds: [...ids].reverse() }),
-    ]);
-    s.note('duplicate_submit');
-    const outcomes = [a.output?.result, b.output?.result] as Record<string, string>[];
-    for (const id of ids) expect(outcomes.filter((o) => o?.[id] === 'swept').length).toBeLessThanOrEqual(1);
-    for (let i = 0; i < 3; i++) {
-      await sweepBatch(ids);
-      await reconcileRounds(2);
-    }
-    expect((await sweepsOf(paid)).filter((r) => r.status !== 'failed')).toHaveLength(3);
-    await expectMovedOnce(paid, { fromBlock: pullSince, pulled: true });
-  });
+  scenario(PULL, 'duplicate submits: two workers pull the same deposits at once; each deposit is in one transaction', (s) =>
+    twoWorkers(s, pullFor.pullDuplicate, { fromBlock: pullSince, pulled: true }),
+  );
 });

@@ -12,7 +12,7 @@
  *    tank by exactly its fee records; the ledger's own reconciliation (lib/ledger/reconcile-solana.ts) agrees;
  *  - no wallet paid a fee: every landed transaction of a record has the gas tank as its fee payer.
  */
-import { and, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, eq, gt } from 'drizzle-orm';
 import {
   address,
   appendTransactionMessageInstructions,
@@ -37,17 +37,13 @@ import {
   getCreateAssociatedTokenIdempotentInstructionAsync,
   getMintToInstruction,
 } from '@solana-program/token';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '@/lib/accounts/create-user';
-import { setPin } from '@/lib/accounts/set-pin';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { CHAINS, SOLANA_NATIVE_MINT } from '@/lib/chains/registry';
 import type { CrashPoint } from '@/lib/crash-points';
 import { getDb } from '@/lib/db/client';
-import { charges, merchantMembers, outboundTransferAttempts, outboundTransfers, webhookEvents } from '@/lib/db/schema';
+import { charges, outboundTransferAttempts, outboundTransfers, webhookEvents } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { localSolanaMinterAccount } from '@/lib/keyring/local-solana-accounts';
 import { reconcileChains } from '@/lib/ledger/reconcile-chains';
 import { newWithdrawalId, withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
@@ -58,26 +54,37 @@ import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
 import { MAX_SOLANA_RESIGNS } from '@/lib/transactions/solana/resign-solana-transfer';
 import { NOT_SENT_ERROR } from '@/lib/transactions/solana/solana-transfers';
-import { listWallets } from '@/lib/wallets/list-wallets';
 import { newSendId } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { serveSolanaCluster, type ServedSolanaCluster } from '@/scripts/stack/solana-cluster';
-import { enrolTotp, uniqueEmail } from '@/test/accounts';
-import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, type TestMerchant } from '@/test/fixtures';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
+import {
+  PIN,
+  byFaultClass,
+  firedText,
+  merchantWithOwner,
+  newUserWithPin,
+  openTransfers,
+  pause,
+  retried as retriedUpTo,
+  scenarioTest,
+  withdrawalForm,
+  outcomeColumns,
+  writeOutcomeTable,
+  type OutcomeRow,
+} from './harness';
 import { runJob, type Job } from './jobs';
 import { startSolanaFaultProxy, type SolanaFaultPlan, type SolanaFaultProxy } from './solana-fault-proxy';
 
 const CHAIN = 'SOLANA' as const;
 const USDC = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;
-const PIN = '640213';
 /** 150 slots of 40 ms: a blockhash is valid for 6 s. */
 const SLOT_MS = 40;
 const SCENARIO_TIMEOUT = 120_000;
 const sol = (n: string) => BigInt(Math.round(Number(n) * 1e9));
 const usdc = (n: string) => BigInt(Math.round(Number(n) * 1e6));
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let served: ServedSolanaCluster;
 let proxy: SolanaFaultProxy;
@@ -96,11 +103,10 @@ beforeAll(async () => {
   process.env.RPC_URL_SOLANA = proxy.url;
   resetEnvCache();
   await airdrop(tank, sol('100'));
-  merchant = await newMerchant({ verified: true });
-  ownerId = (await newConsumer()).userId;
-  await getDb().insert(merchantMembers).values({ merchantId: merchant.id, userId: ownerId, role: 'owner' });
-  await enrolTotp(ownerId); // owners of a verified merchant withdraw only with a second factor enrolled
-  merchantWallet = address((await ensureMerchantWallets(getDb(), merchant.id)).find((x) => x.family === 'solana')!.address);
+  const owned = await merchantWithOwner('solana', newConsumer);
+  merchant = owned.merchant;
+  ownerId = owned.ownerId;
+  merchantWallet = address(owned.merchantWallet);
   await airdrop(merchantWallet, sol('20'));
   await mintUsdc(merchantWallet, usdc('500'));
 }, SCENARIO_TIMEOUT);
@@ -173,11 +179,8 @@ const stranger = async () => (await generateKeyPairSigner()).address;
 // ---------------------------------------------------------------------------------------------------------
 
 async function newConsumer(): Promise<{ userId: string; address: Address }> {
-  const email = uniqueEmail('solfaults');
-  const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
-  await setPin({ userId: user.id, pin: PIN, confirm: PIN });
-  const wallet = (await listWallets(user.id)).find((x) => x.family === 'solana')!;
-  return { userId: user.id, address: address(wallet.address) };
+  const user = await newUserWithPin('solana', 'solfaults');
+  return { userId: user.userId, address: address(user.address) };
 }
 
 async function newCharge(token: 'SOL' | 'USDC', amount: string): Promise<{ chargeId: string; deposit: Address }> {
@@ -188,33 +191,22 @@ async function newCharge(token: 'SOL' | 'USDC', amount: string): Promise<{ charg
   return { chargeId, deposit: address(deposit.address) };
 }
 
-const withdrawal = (toAddress: string, token: 'SOL' | 'USDC', amount: string, withdrawalId = newWithdrawalId()) => ({
-  userId: ownerId,
-  merchantId: merchant.id,
-  mode: 'live' as const,
-  chain: CHAIN,
-  tokenAddress: token === 'SOL' ? SOLANA_NATIVE_MINT : USDC.address,
-  amount,
-  toAddress,
-  pin: PIN,
-  withdrawalId,
-});
+const withdrawal = (toAddress: string, token: 'SOL' | 'USDC', amount: string, withdrawalId = newWithdrawalId()) =>
+  withdrawalForm({
+    userId: ownerId,
+    merchantId: merchant.id,
+    mode: 'live',
+    chain: CHAIN,
+    tokenAddress: token === 'SOL' ? SOLANA_NATIVE_MINT : USDC.address,
+    amount,
+    toAddress,
+    withdrawalId,
+  });
 
 const refundCtx = () => ({ merchantId: merchant.id, mode: 'live' as const, actor: 'api_key:solana-faults' });
 
-/** Retries a user action with the same ids, as a user clicking again would. */
-async function retried<T>(action: () => Promise<T>, attempts = 40): Promise<T> {
-  let lastError: unknown;
-  for (let i = 0; i < attempts; i++) {
-    try {
-      return await action();
-    } catch (error) {
-      lastError = error;
-      await pause(100);
-    }
-  }
-  throw lastError;
-}
+/** A user action retried with the same ids, 40 times at most here. */
+const retried = <T>(action: () => Promise<T>) => retriedUpTo(action, 40);
 
 /** The charges whose sweep the running scenario leaves to the sweep job (a failed sweep is signed anew there). */
 const sweeping = new Set<string>();
@@ -224,14 +216,6 @@ async function jobsOnce(): Promise<void> {
   await reconcileDueTransfers({ ignoreSchedule: true }).catch(() => 0);
   await pollSolana(CHAIN).catch(() => null);
   for (const chargeId of sweeping) await sweepCharge(chargeId).catch(() => null);
-}
-
-async function openTransfers(): Promise<number> {
-  const [row] = await getDb()
-    .select({ n: sql<number>`count(*)::int` })
-    .from(outboundTransfers)
-    .where(and(eq(outboundTransfers.chain, CHAIN), inArray(outboundTransfers.status, ['signed', 'broadcast', 'included'])));
-  return row!.n;
 }
 
 /** Runs the background jobs until the transfer's row satisfies `done` (its final value), failing after `ms`. */
@@ -274,7 +258,7 @@ async function webhooksOf(chargeId: string, type: string): Promise<number> {
 async function settle(maxRounds = 60): Promise<void> {
   for (let round = 0; round < maxRounds; round++) {
     await jobsOnce();
-    if ((await openTransfers()) === 0) break;
+    if ((await openTransfers(CHAIN)) === 0) break;
     await pause(100);
   }
   await jobsOnce();
@@ -304,16 +288,9 @@ async function paidCharge(token: 'SOL' | 'USDC', amount: string) {
 // Scenarios and their audit
 // ---------------------------------------------------------------------------------------------------------
 
-interface Outcome {
-  scenario: string;
+interface Outcome extends OutcomeRow {
   faultClass: string;
-  faults: string;
-  transfers: number;
-  sentTwice: number;
-  shortOrMissing: number;
-  statusMismatches: number;
   walletFees: number;
-  unaccounted: number;
 }
 const table: Outcome[] = [];
 type Token = 'SOL' | 'USDC';
@@ -495,10 +472,7 @@ class Scenario {
     table.push({
       scenario: this.name,
       faultClass: this.faultClass,
-      faults:
-        Object.entries(this.fired)
-          .map(([fault, count]) => `${fault} ×${count}`)
-          .join(', ') || '—',
+      faults: firedText(this.fired),
       transfers: mains.length,
       sentTwice,
       shortOrMissing,
@@ -513,40 +487,21 @@ class Scenario {
 }
 
 function scenario(faultClass: string, name: string, body: (s: Scenario) => Promise<void>, timeout = SCENARIO_TIMEOUT): void {
-  it(
-    name,
-    async () => {
-      sweeping.clear();
-      const s = new Scenario(name, faultClass);
-      await s.begin();
-      await body(s);
-      await s.audit();
-    },
-    timeout,
-  );
+  const begun = async () => {
+    sweeping.clear();
+    const s = new Scenario(name, faultClass);
+    await s.begin();
+    return s;
+  };
+  scenarioTest(name, begun, body, { timeout });
 }
 
 function writeTable(file: string): void {
-  if (!table.length) return;
-  const lines = [
-    '| Fault class | Scenario | Faults fired | Transfers | Sent twice | Short or missing | Status ≠ chain | Wallet paid a fee | Unaccounted |',
-    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...table.map(
-      (o) =>
-        `| ${o.faultClass} | ${o.scenario} | ${o.faults} | ${o.transfers} | ${o.sentTwice} | ${o.shortOrMissing} | ${o.statusMismatches} | ${o.walletFees} | ${o.unaccounted} |`,
-    ),
-  ];
-  const classes = new Map<string, { scenarios: number; twice: number; unaccounted: number }>();
-  for (const o of table) {
-    const c = classes.get(o.faultClass) ?? { scenarios: 0, twice: 0, unaccounted: 0 };
-    classes.set(o.faultClass, { scenarios: c.scenarios + 1, twice: c.twice + o.sentTwice, unaccounted: c.unaccounted + o.unaccounted });
-  }
-  lines.push('', '| Fault class | Scenarios | Double sends | Unaccounted |', '| --- | ---: | ---: | ---: |');
-  for (const [name, c] of classes) lines.push(`| ${name} | ${c.scenarios} | ${c.twice} | ${c.unaccounted} |`);
-  const text = lines.join('\n');
-  console.log(`\n${file}\n\n${text}\n`);
-  mkdirSync('.data/test-results', { recursive: true });
-  writeFileSync(`.data/test-results/${file}.md`, `${text}\n`);
+  writeOutcomeTable(file, table, {
+    title: file,
+    columns: outcomeColumns({ byClass: true, faultsHeading: 'Faults fired', extra: [['Wallet paid a fee', true, (o) => o.walletFees]] }),
+    summary: byFaultClass,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -15,9 +15,8 @@ import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
+import { SCENARIO_TIMEOUT, PIN, pause, retried, stranger } from './harness';
 import {
-  PIN,
-  SCENARIO_TIMEOUT,
   automine,
   jobsOnce,
   mine,
@@ -25,9 +24,7 @@ import {
   newConsumer,
   outsideWallet,
   paidCharge,
-  pause,
   refundCtx,
-  retried,
   rpc,
   scenario,
   sendToken,
@@ -35,7 +32,6 @@ import {
   settle,
   startTokenWorld,
   stopTokenWorld,
-  stranger,
   tokenBalance,
   transfersOf,
   units,

@@ -18,23 +18,19 @@ import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { newSendId } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
+import { SCENARIO_TIMEOUT, PIN, pause, retried, stranger } from './harness';
 import {
-  PIN,
-  SCENARIO_TIMEOUT,
   jobsOnce,
   mine,
   newCharge,
   newConsumer,
   paidCharge,
-  pause,
   refundCtx,
-  retried,
   automine,
   scenario,
   sendNative,
   startTokenWorld,
   stopTokenWorld,
-  stranger,
   transfersOf,
   units,
   w,

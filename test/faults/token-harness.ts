@@ -10,8 +10,7 @@
  *  - the ledger reconciles with the chain (lib/ledger/reconcile-chains.ts);
  *  - the faults the scenario injected fired (the proxy's counters, or the scenario's own notes).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { and, eq, gt, inArray, or, sql } from 'drizzle-orm';
+import { and, eq, or } from 'drizzle-orm';
 import {
   createPublicClient,
   createWalletClient,
@@ -24,33 +23,37 @@ import {
   type PublicClient,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { expect, it } from 'vitest';
-import { createUser } from '@/lib/accounts/create-user';
-import { setPin } from '@/lib/accounts/set-pin';
+import { expect } from 'vitest';
 import { requiredConfirmations } from '@/lib/chains/required-confirmations';
 import { CHAINS, type ChainName, type TokenInfo } from '@/lib/chains/registry';
 import { expireDueCharges } from '@/lib/charges/expire-charges';
 import { getDb } from '@/lib/db/client';
-import { charges, merchantMembers, outboundTransfers, payments } from '@/lib/db/schema';
+import { outboundTransfers } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
-import { reconcileChain } from '@/lib/ledger/reconcile-chains';
-import { pollChain } from '@/lib/payments/poll-chain';
 import { failUnderpaidCharges } from '@/lib/payments/settle-charge';
 import { chargesAwaitingSweep, sweepCharge } from '@/lib/payments/sweep-charges';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
-import { listWallets } from '@/lib/wallets/list-wallets';
-import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
-import { enrolTotp, uniqueEmail } from '@/test/accounts';
-import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, type TestMerchant } from '@/test/fixtures';
 import { switchToPrivateDatabase } from '@/test/private-database';
 import { TEST_SECRETS } from '@/test/test-secrets';
+import {
+  anvilOf,
+  auditEvmScenario,
+  evmJobsOnce,
+  firedText,
+  merchantWithOwner,
+  newUserWithPin,
+  sendNativeOn,
+  scenarioTest,
+  settleChain,
+  withdrawalForm,
+  outcomeColumns,
+  writeOutcomeTable,
+  type Arrival,
+  type OutcomeRow,
+} from './harness';
 import { startRpcFaultProxy, type FaultPlan, type RpcFaultProxy } from './rpc-fault-proxy';
-
-export const PIN = '640213';
-export const SCENARIO_TIMEOUT = 180_000;
 
 export interface TokenWorld {
   chain: ChainName;
@@ -115,11 +118,8 @@ export async function startTokenWorld(options: {
   } as TokenWorld;
 
   await jobsOnce(); // the scanners start here: everything after is on the record
-  world.merchant = await newMerchant({ verified: true });
-  world.ownerId = (await newConsumer('0')).userId;
-  await getDb().insert(merchantMembers).values({ merchantId: world.merchant.id, userId: world.ownerId, role: 'owner' });
-  await enrolTotp(world.ownerId); // owners of a verified merchant withdraw only with a second factor enrolled
-  world.merchantWallet = (await ensureMerchantWallets(getDb(), world.merchant.id)).find((x) => x.family === 'evm')!.address as Address;
+  const { merchant, ownerId, merchantWallet } = await merchantWithOwner('evm', () => newConsumer('0'));
+  Object.assign(world, { merchant, ownerId, merchantWallet: merchantWallet as Address });
   await sendToken(funder, world.merchantWallet, units(options.merchantFunding));
   await settle();
   return world;
@@ -135,13 +135,9 @@ export async function stopTokenWorld(file: string): Promise<void> {
 // The chain, driven directly
 // ---------------------------------------------------------------------------------------------------------
 
-export const rpc = (method: string, params: unknown[] = []) => world.client.request({ method: method as never, params: params as never });
-export const mine = (blocks = 1) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
-export const automine = (on: boolean) => rpc('evm_setAutomine', [on]);
-export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-export const stranger = () => privateKeyToAccount(generatePrivateKey()).address;
+const anvil = anvilOf(() => world.client);
+export const { rpc, mine, automine, setNativeBalance } = anvil;
 export const units = (amount: string) => parseUnits(amount, world.token.decimals);
-export const setNativeBalance = (address: Address, value: bigint) => rpc('anvil_setBalance', [address, `0x${value.toString(16)}`]);
 
 export const tokenBalance = (address: Address) =>
   world.client.readContract({ address: world.token.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
@@ -160,12 +156,8 @@ export async function sendToken(account: PrivateKeyAccount, to: Address, value: 
 }
 
 /** Native coin sent on the record (a transaction the wallet indexer sees), as a user funding their wallet would. */
-export async function sendNative(account: PrivateKeyAccount, to: Address, value: bigint): Promise<Hex> {
-  const wallet = createWalletClient({ account, transport: http(world.node.url) });
-  const hash = await wallet.sendTransaction({ to, value, chain: null });
-  await world.client.waitForTransactionReceipt({ hash });
-  return hash;
-}
+export const sendNative = (account: PrivateKeyAccount, to: Address, value: bigint): Promise<Hex> =>
+  sendNativeOn({ url: world.node.url, client: world.client }, account, to, value);
 
 /** A fresh outside wallet with native coin for its own gas and `amount` of the token. */
 export async function outsideWallet(amount: string): Promise<PrivateKeyAccount> {
@@ -181,12 +173,9 @@ export async function outsideWallet(amount: string): Promise<PrivateKeyAccount> 
 
 /** A signed-up user with a PIN whose service wallet received `amount` of the token from outside (no native coin: its spends need the tank). */
 export async function newConsumer(amount: string): Promise<{ userId: string; address: Address }> {
-  const email = uniqueEmail('faults');
-  const user = await getDb().transaction((tx) => createUser(tx, { email, emailVerified: true, method: 'email', subject: email }));
-  await setPin({ userId: user.id, pin: PIN, confirm: PIN });
-  const address = (await listWallets(user.id)).find((x) => x.family === 'evm')!.address as Address;
-  if (amount !== '0') await sendToken(world.funder, address, units(amount));
-  return { userId: user.id, address };
+  const { userId, address } = await newUserWithPin('evm');
+  if (amount !== '0') await sendToken(world.funder, address as Address, units(amount));
+  return { userId, address: address as Address };
 }
 
 /** A live charge in the token (the token is a main network's: live mode), with `expiresInSeconds` if given. */
@@ -212,17 +201,17 @@ export async function paidCharge(
 
 export const refundCtx = () => ({ merchantId: world.merchant.id, mode: 'live' as const, actor: 'api_key:faults' });
 
-export const withdrawal = (toAddress: Address, amount: string, withdrawalId?: string) => ({
-  userId: world.ownerId,
-  merchantId: world.merchant.id,
-  mode: 'live' as const,
-  chain: world.chain,
-  tokenAddress: world.token.address,
-  amount,
-  toAddress,
-  pin: PIN,
-  ...(withdrawalId ? { withdrawalId } : {}),
-});
+export const withdrawal = (toAddress: Address, amount: string, withdrawalId?: string) =>
+  withdrawalForm({
+    userId: world.ownerId,
+    merchantId: world.merchant.id,
+    mode: 'live',
+    chain: world.chain,
+    tokenAddress: world.token.address,
+    amount,
+    toAddress,
+    ...(withdrawalId ? { withdrawalId } : {}),
+  });
 
 /** The chain's transfers of `chargeId` with `purpose`. */
 export const transfersOf = (chargeId: string, purpose: 'refund' | 'sweep' | 'gas_topup' | 'balance_payment') =>
@@ -236,9 +225,7 @@ export const transfersOf = (chargeId: string, purpose: 'refund' | 'sweep' | 'gas
  * (unlike faults.test.ts) the sweeps, expiry and underpaid-charge jobs, so refunds meet in-flight sweeps.
  */
 export async function jobsOnce(options: { sweeps?: boolean } = {}): Promise<void> {
-  await reconcileDueTransfers({ ignoreSchedule: true }).catch(() => 0);
-  await pollChain(world.chain).catch(() => null);
-  await pollIncomingTransfers(world.chain).catch(() => null);
+  await evmJobsOnce(world.chain);
   await expireDueCharges().catch(() => 0);
   await getDb()
     .transaction((tx) => failUnderpaidCharges(tx))
@@ -252,56 +239,23 @@ async function sweepsDue(): Promise<void> {
   for (const chargeId of await chargesAwaitingSweep(50, later)) await sweepCharge(chargeId).catch(() => null);
 }
 
-async function openTransfers(): Promise<number> {
-  const [row] = await getDb()
-    .select({ n: sql<number>`count(*)::int` })
-    .from(outboundTransfers)
-    .where(and(eq(outboundTransfers.chain, world.chain), inArray(outboundTransfers.status, ['signed', 'broadcast', 'included'])));
-  return row!.n;
-}
-
 /** Heals nothing: mines and runs the jobs until no transfer is open and the newest block is at depth. */
-export async function settle(maxRounds = 40, options: { sweeps?: boolean } = {}): Promise<void> {
-  await automine(true);
-  const step = Math.max(1, Math.ceil(world.depth / 3));
-  for (let round = 0; round < maxRounds; round++) {
-    await mine(step);
-    await jobsOnce(options);
-    if (round * step >= world.depth && (await openTransfers()) === 0) break;
-    if (round > 4) await pause(300); // a stuck or refused send waits TRANSFER_STUCK_AFTER_SECONDS
-  }
-  await mine(world.depth);
-  await jobsOnce(options);
-  await jobsOnce(options);
-}
-
-/** Retries a user action with the same ids, as a user clicking again (or a client retrying) would. */
-export async function retried<T>(action: () => Promise<T>, attempts = 60): Promise<T> {
-  let lastError: unknown;
-  for (let i = 0; i < attempts; i++) {
-    try {
-      return await action();
-    } catch (error) {
-      lastError = error;
-      await pause(100);
-    }
-  }
-  throw lastError;
-}
+export const settle = (maxRounds = 40, options: { sweeps?: boolean } = {}): Promise<void> =>
+  settleChain({
+    chain: world.chain,
+    depth: world.depth,
+    anvil,
+    jobs: () => jobsOnce(options),
+    maxRounds,
+    step: Math.max(1, Math.ceil(world.depth / 3)),
+  });
 
 // ---------------------------------------------------------------------------------------------------------
 // Scenarios and their audit
 // ---------------------------------------------------------------------------------------------------------
 
-export interface Outcome {
-  scenario: string;
+export interface Outcome extends OutcomeRow {
   faultClass: string;
-  faults: string;
-  transfers: number;
-  sentTwice: number;
-  shortOrMissing: number;
-  statusMismatches: number;
-  unaccounted: number;
 }
 const table: Outcome[] = [];
 
@@ -309,7 +263,7 @@ export class Scenario {
   readonly started = new Date();
   private readonly fired: Record<string, number> = {};
   private readonly required: string[] = [];
-  private readonly arrivals: { address: Address; baseline: bigint; amount: bigint; label: string }[] = [];
+  private readonly arrivals: Arrival[] = [];
   private readonly chargeExpectations: { chargeId: string; status: string }[] = [];
   private readonly expectedFailures = new Set<string>();
 
@@ -365,58 +319,24 @@ export class Scenario {
     await settle();
     const problems: string[] = [];
     for (const fault of this.required) if (!this.fired[fault]) problems.push(`the fault ${fault} never fired`);
-    let sentTwice = 0;
-    let shortOrMissing = 0;
-    for (const arrival of this.arrivals) {
-      const received = (await tokenBalance(arrival.address)) - arrival.baseline;
-      if (received === arrival.amount) continue;
-      if (received > arrival.amount) sentTwice++;
-      else shortOrMissing++;
-      problems.push(`${arrival.label}: received ${received}, expected ${arrival.amount}`);
-    }
-
-    let statusMismatches = 0;
-    for (const expected of this.chargeExpectations) {
-      const [charge] = await getDb().select().from(charges).where(eq(charges.id, expected.chargeId));
-      if (charge!.status !== expected.status) {
-        statusMismatches++;
-        problems.push(`charge ${expected.chargeId} is ${charge!.status}, expected ${expected.status}`);
-      }
-      const rows = await getDb().select().from(payments).where(eq(payments.chargeId, expected.chargeId));
-      let confirmedTotal = 0n;
-      for (const payment of rows.filter((p) => p.status === 'confirmed')) {
-        confirmedTotal += payment.amountBaseUnits;
-        if (payment.txHash.startsWith('balance:')) continue;
-        const receipt = await world.client.getTransactionReceipt({ hash: payment.txHash as Hex }).catch(() => null);
-        if (receipt?.status !== 'success' || receipt.blockHash !== payment.blockHash) {
-          statusMismatches++;
-          problems.push(`payment ${payment.txHash} of ${expected.chargeId} is not in the canonical chain as recorded`);
-        }
-      }
-      if (expected.status === 'succeeded' && confirmedTotal !== charge!.totalBaseUnits) {
-        statusMismatches++;
-        problems.push(`charge ${expected.chargeId} counts ${confirmedTotal} paid, its total is ${charge!.totalBaseUnits}`);
-      }
-    }
-
-    const transfers = await getDb()
-      .select()
-      .from(outboundTransfers)
-      .where(and(eq(outboundTransfers.chain, world.chain), gt(outboundTransfers.createdAt, this.started)));
-    for (const transfer of transfers) {
-      const want = this.expectedFailures.has(transfer.id) ? 'failed' : 'confirmed';
-      if (transfer.status === want) continue;
-      statusMismatches++;
-      problems.push(
-        `${transfer.purpose} transfer ${transfer.id} ended ${transfer.status} (expected ${want}): ${transfer.error ?? ''} ` +
-          `[${transfer.fromAddress} → ${transfer.toAddress}, ${transfer.amountBaseUnits}, nonce ${transfer.nonce}, gas ${transfer.gasLimit}, ` +
-          `sender holds ${await tokenBalance(transfer.fromAddress as Address)}, depends on ${transfer.dependsOnTransferIds.join(' ') || '—'}]`,
-      );
-    }
+    const audit = await auditEvmScenario({
+      chain: world.chain,
+      client: world.client,
+      started: this.started,
+      arrivals: this.arrivals,
+      balanceOf: tokenBalance,
+      charges: this.chargeExpectations,
+      expectedFailures: this.expectedFailures,
+      detail: async (transfer) =>
+        `[${transfer.fromAddress} → ${transfer.toAddress}, ${transfer.amountBaseUnits}, nonce ${transfer.nonce}, gas ${transfer.gasLimit}, ` +
+        `sender holds ${await tokenBalance(transfer.fromAddress as Address)}, depends on ${transfer.dependsOnTransferIds.join(' ') || '—'}]`,
+    });
+    problems.push(...audit.problems);
+    const transfers = audit.transfers;
 
     // The gas tank, reconciled like any wallet: what left it since it was funded is what its recorded
     // transfers cost (value and fee), cumulative over the file's scenarios.
-    let unaccounted = 0;
+    let unaccounted = audit.counts.unaccounted;
     // Relayed transfers (ADR 0035) move another account's value; their fee (a batch's shared across its rows) is the tank's.
     const tankTransfers = await getDb()
       .select()
@@ -439,22 +359,11 @@ export class Scenario {
       );
     }
 
-    const ledger = await reconcileChain(world.chain);
-    if (ledger.error) problems.push(`reconciliation: ${ledger.error}`);
-    for (const d of ledger.discrepancies)
-      problems.push(`ledger: ${d.holder} ${d.address} holds ${d.actual} ${d.symbol}, expected ${d.expected}`);
-    unaccounted += ledger.discrepancies.length + (ledger.error ? 1 : 0);
     const outcome: Outcome = {
       scenario: this.name,
       faultClass: this.faultClass,
-      faults:
-        Object.entries(this.fired)
-          .map(([fault, count]) => `${fault} ×${count}`)
-          .join(', ') || '—',
-      transfers: transfers.length,
-      sentTwice,
-      shortOrMissing,
-      statusMismatches,
+      faults: firedText(this.fired),
+      ...audit.counts,
       unaccounted,
     };
     table.push(outcome);
@@ -473,34 +382,18 @@ export class Scenario {
 
 /** A scenario of `faultClass`: its body injects faults and states expectations; the audit runs after, healed. */
 export function scenario(faultClass: string, name: string, body: (s: Scenario) => Promise<void>): void {
-  it(
-    name,
-    async () => {
-      const s = new Scenario(name, faultClass);
-      try {
-        await body(s);
-      } finally {
-        await automine(true);
-        s.heal();
-      }
-      await s.audit();
+  scenarioTest(name, () => new Scenario(name, faultClass), body, {
+    heal: async (s) => {
+      await automine(true);
+      s.heal();
     },
-    SCENARIO_TIMEOUT,
-  );
+  });
 }
 
 function writeTable(file: string): void {
-  if (!table.length) return;
-  const lines = [
-    '| Fault class | Scenario | Faults injected | Transfers | Sent twice | Short or missing | Status ≠ chain | Unaccounted |',
-    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |',
-    ...table.map(
-      (o) =>
-        `| ${o.faultClass} | ${o.scenario} | ${o.faults} | ${o.transfers} | ${o.sentTwice} | ${o.shortOrMissing} | ${o.statusMismatches} | ${o.unaccounted} |`,
-    ),
-  ];
-  const text = lines.join('\n');
-  console.log(`\nFault-injection suite (${file})\n\n${text}\n`);
-  mkdirSync('.data/test-results', { recursive: true });
-  writeFileSync(`.data/test-results/${file}.md`, `${text}\n`);
+  writeOutcomeTable(file, table, {
+    title: `Fault-injection suite (${file})`,
+    columns: outcomeColumns({ byClass: true, faultsHeading: 'Faults injected' }),
+    summary: () => [],
+  });
 }

@@ -8,14 +8,12 @@
  * As in sweep-solana.test.ts, PostgreSQL refuses any Solana status change the transfer table does not
  * list while this file runs, so every path below also proves the writer never skips a state.
  */
-import { and, eq, sql } from 'drizzle-orm';
-import { LiteSVM } from 'litesvm';
+import { and, eq } from 'drizzle-orm';
 import { address, createSolanaRpcFromTransport, generateKeyPairSigner, lamports, type Address, type KeyPairSigner } from '@solana/kit';
-import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTokenDecoder } from '@solana-program/token';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createUser } from '@/lib/accounts/create-user';
 import { setPin } from '@/lib/accounts/set-pin';
-import { CHAINS, EVM_CHAIN_NAMES, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
+import { CHAINS, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
 import type { SolanaRpc } from '@/lib/chains/solana-rpc';
 import { getDb } from '@/lib/db/client';
 import {
@@ -30,7 +28,6 @@ import {
   payments,
   webhookEvents,
 } from '@/lib/db/schema';
-import { rpcEnvName } from '@/lib/env';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { payChargeFromOrder } from '@/lib/onramp/pay-charge-from-order';
 import { confirmPaymentRequest } from '@/lib/oauth/payment-requests';
@@ -43,24 +40,21 @@ import { claimRefund } from '@/lib/refunds/claim-refund';
 import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { pollSolana } from '@/lib/payments/solana/poll-solana';
 import { newId } from '@/lib/ids';
-import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
 import { MAX_SOLANA_RESIGNS } from '@/lib/transactions/solana/resign-solana-transfer';
 import { solanaSignerForAddress } from '@/lib/transactions/solana/solana-signer-for-address';
 import { NOT_SENT_ERROR } from '@/lib/transactions/solana/solana-transfers';
-import { transferMachine } from '@/lib/transactions/state';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { newWithdrawalId, withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { newSendId, previewSend } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { enrolTotp, newUser, uniqueEmail } from '@/test/accounts';
-import { callRoute, createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
-import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
-import { TEST_SECRETS } from '@/test/test-secrets';
+import { callRoute, createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
+import { type LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
+import { freshSolanaLedger, startSolanaMoneyWorld, stopSolanaMoneyWorld, tank, tokenBalanceIn } from '@/test/solana-money-world';
 
 const USDC = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '583920';
-const tank = address(gasTankSolanaKeyFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address);
 /** Two signatures (the tank's and the sender's) at LiteSVM's default 5000 lamports each. */
 const FEE = 10_000n;
 
@@ -70,50 +64,18 @@ let rpc: SolanaRpc;
 let options: { solanaRpcFor: (chain: ChainName) => SolanaRpc | undefined };
 
 beforeAll(async () => {
-  for (const chain of EVM_CHAIN_NAMES) delete process.env[rpcEnvName(chain)];
-  serveChainsWithoutNode('SOLANA', 'SOLANA_DEVNET');
-  merchant = await newMerchant({ verified: true });
-  await guardSolanaTransfersByTheTable();
+  merchant = await startSolanaMoneyWorld('solana_money_table_guard');
 });
 
-afterAll(async () => {
-  await getDb().execute(sql`drop trigger if exists solana_money_table_guard on outbound_transfers`);
-});
+afterAll(() => stopSolanaMoneyWorld('solana_money_table_guard'));
 
-/** A trigger refusing every move of a Solana transfer's status that transferMachine.table lacks. */
-async function guardSolanaTransfersByTheTable(): Promise<void> {
-  const pairs = Object.entries(transferMachine.table).flatMap(([from, tos]) => tos.map((to) => `('${from}','${to}')`));
-  await getDb().execute(
-    sql.raw(`
-      create or replace function solana_money_table_guard() returns trigger language plpgsql as $$
-      begin
-        if (old.status::text, new.status::text) not in (${pairs.join(', ')}) then
-          raise exception 'transfer % cannot go from % to %', old.id, old.status, new.status;
-        end if;
-        return new;
-      end $$`),
-  );
-  await getDb().execute(sql`drop trigger if exists solana_money_table_guard on outbound_transfers`);
-  await getDb().execute(sql`
-    create trigger solana_money_table_guard before update of status on outbound_transfers
-    for each row when (old.status is distinct from new.status and new.chain like 'SOLANA%')
-    execute function solana_money_table_guard()`);
-}
-
-beforeEach(async () => {
-  ledger = new LiteSvmLedger(new LiteSVM());
-  rpc = createSolanaRpcFromTransport(ledger.transport);
-  options = { solanaRpcFor: (chain) => (CHAINS[chain].family === 'solana' ? rpc : undefined) };
-  ledger.svm.airdrop(tank, lamports(1_000_000_000n));
+beforeEach(() => {
+  ({ ledger, rpc, options } = freshSolanaLedger({ tankLamports: 1_000_000_000n }));
 });
 
 const lamportsOf = (owner: Address) => ledger.svm.getBalance(owner) ?? 0n;
 
-async function usdcOf(owner: Address): Promise<bigint | undefined> {
-  const [ata] = await findAssociatedTokenPda({ owner, mint: address(USDC.address), tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const account = ledger.svm.getAccount(ata);
-  return account.exists ? getTokenDecoder().decode(account.data).amount : undefined;
-}
+const usdcOf = (owner: Address) => tokenBalanceIn(ledger, owner, address(USDC.address));
 
 /** The registry's USDC mint planted in this ledger, `amount` minted to `owner` (the mint authority pays the account's rent). */
 async function giveUsdc(owner: Address, amount: bigint): Promise<void> {

@@ -15,8 +15,7 @@
  * transfer table (lib/transactions/state.ts) does not list, so every sweep below also proves the Solana
  * writer follows the table (it once moved broadcast → confirmed directly).
  */
-import { and, eq, sql } from 'drizzle-orm';
-import { LiteSVM } from 'litesvm';
+import { and, eq } from 'drizzle-orm';
 import {
   address,
   createSolanaRpcFromTransport,
@@ -26,28 +25,23 @@ import {
   type KeyPairSigner,
   type RpcTransport,
 } from '@solana/kit';
-import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTokenDecoder } from '@solana-program/token';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CHAINS, EVM_CHAIN_NAMES, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
+import { CHAINS, SOLANA_NATIVE_MINT, type ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, outboundTransfers, wallets } from '@/lib/db/schema';
-import { rpcEnvName } from '@/lib/env';
 import { formatAmount } from '@/lib/money';
-import { TEST_SECRETS } from '@/test/test-secrets';
-import { createTestCharge, newMerchant, serveChainsWithoutNode, type TestMerchant } from '@/test/fixtures';
+import { createTestCharge, type TestMerchant } from '@/test/fixtures';
 import { gasTankReport } from '@/lib/transactions/gas-tank';
-import { gasTankSolanaKeyFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { chargesAwaitingSweep, sweepCharge, type SweepOutcome } from '@/lib/payments/sweep-charges';
-import { LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
-import { transferMachine } from '@/lib/transactions/state';
+import { type LiteSvmLedger, expectSuccess, fundedWallet, mintTokens, plantMint, solPayment, tokenPayment } from '@/test/litesvm-view';
 import { EXPIRED_ERROR } from './solana-transfers';
 import { outsideTransactionsTransport, type SolanaRpc } from '@/lib/chains/solana-rpc';
 import { RpcInsideTransactionError } from '@/lib/db/transaction-scope';
 import { pollSolana } from '@/lib/payments/solana/poll-solana';
+import { freshSolanaLedger, startSolanaMoneyWorld, stopSolanaMoneyWorld, tank, tokenBalanceIn } from '@/test/solana-money-world';
 
 const USDC = CHAINS.SOLANA.tokens.find((t) => t.symbol === 'USDC')!;
-const tank = address(gasTankSolanaKeyFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address);
 /** Two signatures (the gas tank's and the deposit's) at LiteSVM's default 5000 lamports each. */
 const SWEEP_FEE = 10_000n;
 
@@ -58,53 +52,20 @@ let options: { solanaRpcFor: (chain: ChainName) => SolanaRpc | undefined };
 let payer: KeyPairSigner;
 
 beforeAll(async () => {
-  // Only this file's chain is reachable from here: the reconciler run below must not touch other files'
-  // EVM transfers on the shared test chains.
-  for (const chain of EVM_CHAIN_NAMES) delete process.env[rpcEnvName(chain)];
-  serveChainsWithoutNode('SOLANA', 'SOLANA_DEVNET');
-  merchant = await newMerchant({ verified: true });
-  await guardSolanaTransfersByTheTable();
+  merchant = await startSolanaMoneyWorld('solana_transfer_table_guard');
 });
 
-afterAll(async () => {
-  await getDb().execute(sql`drop trigger if exists solana_transfer_table_guard on outbound_transfers`);
-});
-
-/** A trigger refusing every move of a Solana transfer's status that transferMachine.table lacks. */
-async function guardSolanaTransfersByTheTable(): Promise<void> {
-  const pairs = Object.entries(transferMachine.table).flatMap(([from, tos]) => tos.map((to) => `('${from}','${to}')`));
-  await getDb().execute(
-    sql.raw(`
-      create or replace function solana_transfer_table_guard() returns trigger language plpgsql as $$
-      begin
-        if (old.status::text, new.status::text) not in (${pairs.join(', ')}) then
-          raise exception 'transfer % cannot go from % to %', old.id, old.status, new.status;
-        end if;
-        return new;
-      end $$`),
-  );
-  await getDb().execute(sql`drop trigger if exists solana_transfer_table_guard on outbound_transfers`);
-  await getDb().execute(sql`
-    create trigger solana_transfer_table_guard before update of status on outbound_transfers
-    for each row when (old.status is distinct from new.status and new.chain like 'SOLANA%')
-    execute function solana_transfer_table_guard()`);
-}
+afterAll(() => stopSolanaMoneyWorld('solana_transfer_table_guard'));
 
 beforeEach(async () => {
-  ledger = new LiteSvmLedger(new LiteSVM());
   // Guarded like the configured RPC (review N12): a request while a database transaction is open fails the test.
-  rpc = createSolanaRpcFromTransport(outsideTransactionsTransport(ledger.transport));
-  options = { solanaRpcFor: (chain) => (CHAINS[chain].family === 'solana' ? rpc : undefined) };
+  ({ ledger, rpc, options } = freshSolanaLedger({ wrap: outsideTransactionsTransport }));
   payer = await fundedWallet(ledger.svm, 10n);
 });
 
 const balanceOf = (owner: Address) => ledger.svm.getBalance(owner) ?? 0n;
 
-async function tokenBalanceOf(owner: Address, mint: Address): Promise<bigint | undefined> {
-  const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  const account = ledger.svm.getAccount(ata);
-  return account.exists ? getTokenDecoder().decode(account.data).amount : undefined;
-}
+const tokenBalanceOf = (owner: Address, mint: Address) => tokenBalanceIn(ledger, owner, mint);
 
 /** The watcher of `chain` (retried while another worker's watcher holds the chain's lock). */
 async function poll(chain: ChainName): Promise<void> {
