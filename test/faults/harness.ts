@@ -1,6 +1,6 @@
 /**
  * The fault suite's one harness: what every fault file and its world (money-world.ts for native coin: faults,
- * db-faults, crash-outside-engine; token-harness.ts for a token: token-faults, tank-competing-faults,
+ * db-faults, crash-outside-engine; token-world.ts for a token: token-faults, tank-competing-faults,
  * relayer-faults; the Solana world inside solana-faults.test.ts) drives and audits the same way:
  *  - time and retries: `pause`, `retried` (a user clicking again with the same ids), a scenario as a test;
  *  - the service's people: a signed-up user with a PIN, a verified merchant with an owner who can withdraw;

@@ -10,7 +10,7 @@
  * Pull sweeps (ADR 0035): deposits that granted the tank an allowance in a first sweep are paid again for new
  * charges and pulled by the tank's own transaction (executeBatch of transferFrom) under the same faults.
  *
- * Audited as the rest of the suite (token-harness.ts: arrivals, every transfer confirmed, the tank's balance
+ * Audited as the rest of the suite (token-world.ts: arrivals, every transfer confirmed, the tank's balance
  * against its records — a relayed transfer's fee is the tank's — and the ledger), plus, on chain: each deposit's
  * tokens left it in exactly one Transfer event, and no deposit ever held native coin.
  */
@@ -40,7 +40,7 @@ import {
   units,
   w,
   type Scenario,
-} from './token-harness';
+} from './token-world';
 
 const RELAYER = 'Relayer (sponsored sweeps, EIP-7702)';
 

@@ -4,7 +4,7 @@
  * proxy. Balance payments, sweeps, refunds and withdrawals in the token, each spend from a wallet without
  * native coin preceded by the gas tank's top-up, while the endpoint errs, loses sends, answers 429/503 or
  * hangs past the client's timeout. Audited by token balances at fresh recipients, the gas tank's balance
- * against its records, and the ledger's reconciliation (test/faults/token-harness.ts).
+ * against its records, and the ledger's reconciliation (test/faults/token-world.ts).
  */
 import { and, eq, gt } from 'drizzle-orm';
 import { parseEther } from 'viem';
@@ -35,7 +35,7 @@ import {
   units,
   w,
   withdrawal,
-} from './token-harness';
+} from './token-world';
 
 const ERC20 = 'ERC-20 (USDC) money paths';
 const TIMEOUTS = 'RPC timeouts, hangs, 429 on send (ERC-20)';
