@@ -18,11 +18,11 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { erc20Abi, getAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { depositAddresses, outboundTransfers, sweepSchedule } from '@/lib/db/schema';
+import { outboundTransfers, sweepSchedule } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { releaseDepositAddresses } from '@/lib/jobs/release-deposit-addresses';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { sweepBatch, sweepCharge } from '@/lib/payments/sweep-charges';
+import { releaseLeasesNow } from '@/test/release-leases-now';
 import { runStep } from './spawn-step';
 import { SCENARIO_TIMEOUT, pause } from './harness';
 import {
@@ -94,16 +94,7 @@ beforeAll(async () => {
   if (granted.some((r) => r.status !== 'confirmed')) throw new Error('the granting sweeps did not settle');
   await holdBack(grants);
   // Their leases end and the addresses go back to the merchant's pool (ADR 0038); new charges lease them again.
-  await getDb()
-    .update(depositAddresses)
-    .set({ watchUntil: new Date(Date.now() - 1_000) })
-    .where(
-      inArray(
-        depositAddresses.chargeId,
-        grants.map((p) => p.chargeId),
-      ),
-    );
-  const { released } = await releaseDepositAddresses({ batch: 1_000 });
+  const released = await releaseLeasesNow(grants.map((p) => p.chargeId));
   if (released < grants.length) throw new Error(`only ${released} of ${grants.length} granting addresses went back to the pool`);
   pullSince = await w().client.getBlockNumber({ cacheTime: 0 });
   const granting = new Set(grants.map((p) => p.deposit));
