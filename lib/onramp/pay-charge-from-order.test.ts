@@ -5,13 +5,12 @@
  * the buyer's balance. A charge that can no longer be paid leaves the tokens where they are.
  */
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
+import { createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createUser } from '@/lib/accounts/create-user';
 import { findPaymentsInFlight } from '@/lib/charges/payment-in-flight';
 import { transitionCharge } from '@/lib/charges/transition-charge';
-import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, onrampOrders, outboundTransfers, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
@@ -26,11 +25,8 @@ import { stubSandboxProvider } from '@/test/sandbox-provider-stub';
 import { fiatPaymentOptions } from './fiat-payment-options';
 import { payChargeFromOrder, payChargesFromDeliveredOrders } from './pay-charge-from-order';
 import { payChargeWithFiat } from './pay-charge-with-fiat';
+import { USDC, client, usdcOf } from '@/test/polygon-usdc';
 
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
-const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
-const usdcOf = (address: string) =>
-  client().readContract({ address: USDC.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address] });
 let merchant: TestMerchant;
 
 async function buyer(): Promise<{ userId: string; wallet: Address }> {

@@ -5,19 +5,17 @@
  * pay (N2).
  */
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
+import { createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GET, POST } from '@/app/api/charges/[chargeId]/refunds/route';
 import { createUser } from '@/lib/accounts/create-user';
-import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, merchantMembers, onrampOrders, outboundTransfers, refunds, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
-import { pollChain } from '@/lib/payments/poll-chain';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { enrolTotp, newUser, uniqueEmail } from '@/test/accounts';
@@ -28,13 +26,10 @@ import { consumeRefundClaimLimit } from './consume-refund-claim-limit';
 import { newRefundRequestId } from './create-refund';
 import { expireRefundClaims } from './expire-refund-claims';
 import { refundFromDashboard } from './refund-from-dashboard';
+import { USDC, client, usdcOf, settled } from '@/test/polygon-usdc';
 
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '583920';
 let merchant: TestMerchant;
-const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
-const usdcOf = (address: Address) =>
-  client().readContract({ address: USDC.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
 
 beforeAll(async () => {
   merchant = await newMerchant({ verified: true });
@@ -65,16 +60,6 @@ async function send(to: Address, amount: string): Promise<{ sender: Address; has
   });
   await client().waitForTransactionReceipt({ hash });
   return { sender: account.address, hash };
-}
-
-async function settled(chargeId: string): Promise<void> {
-  for (let i = 0; i < 30; i++) {
-    await pollChain('POLYGON');
-    const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
-    if (row!.status === 'succeeded') return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`charge ${chargeId} did not succeed`);
 }
 
 async function untilFinal(refundId: string): Promise<string> {

@@ -6,12 +6,11 @@
  * races, and the webhooks.
  */
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Address, type Hex } from 'viem';
+import { createWalletClient, erc20Abi, http, parseEther, parseUnits, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setPin } from '@/lib/accounts/set-pin';
 import { createUser } from '@/lib/accounts/create-user';
-import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, outboundTransfers, payments, refunds, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
@@ -28,13 +27,10 @@ import { GET, POST } from './route';
 import { POST as cancelRoute } from '../cancel/route';
 import { listStrandedFunds } from '@/lib/refunds/stranded-funds';
 import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
+import { USDC, client, usdcOf, settled } from '@/test/polygon-usdc';
 
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '583920';
 let merchant: TestMerchant;
-const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
-const usdcOf = (address: Address) =>
-  client().readContract({ address: USDC.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
 
 beforeAll(async () => {
   merchant = await newMerchant({ verified: true });
@@ -53,16 +49,6 @@ async function createCharge(chargeData: Record<string, unknown>, key = merchant.
   const res = await callRoute(createChargeRoute, { apiKey: key, body: { chargeData } });
   expect(res.status).toBe(200);
   return res.json.data.chargeId as string;
-}
-
-async function settled(chargeId: string): Promise<void> {
-  for (let i = 0; i < 30; i++) {
-    await pollChain('POLYGON');
-    const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
-    if (row!.status === 'succeeded') return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`charge ${chargeId} did not succeed`);
 }
 
 /** A USDC charge paid from a consumer's balance and settled (its funds still at the deposit address). */
