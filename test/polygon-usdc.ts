@@ -8,6 +8,7 @@ import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
+import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { pollChain } from '@/lib/payments/poll-chain';
 
 export const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
@@ -17,13 +18,24 @@ export const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON
 export const usdcOf = (address: string) =>
   client().readContract({ address: USDC.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address] });
 
-/** Polls the POLYGON watcher until `chargeId` succeeded (3 s at most). */
-export async function settled(chargeId: string): Promise<void> {
-  for (let i = 0; i < 30; i++) {
+/**
+ * Polls the POLYGON watcher (after the reconciler, with `reconcile`) until `chargeId` succeeded, `rounds` times at
+ * most, 100 ms apart; returns its status then (the shared node may be polled by other files too).
+ */
+export async function settle(chargeId: string, options: { rounds?: number; reconcile?: boolean } = {}): Promise<string> {
+  const { rounds = 20, reconcile = false } = options;
+  for (let i = 0; i < rounds; i++) {
+    if (reconcile) await reconcileDueTransfers({ ignoreSchedule: true });
     await pollChain('POLYGON');
     const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
-    if (row!.status === 'succeeded') return;
+    if (row!.status === 'succeeded') return row!.status;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`charge ${chargeId} did not succeed`);
+  const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
+  return row!.status;
+}
+
+/** `settle` for 30 rounds, throwing unless the charge succeeded. */
+export async function settled(chargeId: string): Promise<void> {
+  if ((await settle(chargeId, { rounds: 30 })) !== 'succeeded') throw new Error(`charge ${chargeId} did not succeed`);
 }
