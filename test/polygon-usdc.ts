@@ -1,15 +1,17 @@
 /**
  * USDC on the suite's shared POLYGON node (the app's POLYGON RPC, started by the global setup): the token, a client
- * of the node, balances, and a charge waited for until the watcher counts it succeeded.
+ * of the node, balances, a payment from outside, and a charge waited for until the watcher counts it succeeded.
  */
 import { eq } from 'drizzle-orm';
-import { createPublicClient, erc20Abi, http, type Address } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { pollChain } from '@/lib/payments/poll-chain';
+import { fundLocalWallet } from '@/scripts/stack/local-chain';
 
 export const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 
@@ -17,6 +19,21 @@ export const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON
 
 export const usdcOf = (address: string) =>
   client().readContract({ address: USDC.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address] });
+
+/** A fresh outside wallet sends `amount` USDC to `to`; returns the sender and the transaction hash. */
+export async function sendUsdcFromOutside(to: Address, amount: string): Promise<{ sender: Address; hash: `0x${string}` }> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: account.address });
+  const hash = await createWalletClient({ account, transport: http(rpcUrl('POLYGON')!) }).writeContract({
+    address: USDC.address as Address,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [to, parseUnits(amount, 6)],
+    chain: null,
+  });
+  await client().waitForTransactionReceipt({ hash });
+  return { sender: account.address, hash };
+}
 
 /**
  * Polls the POLYGON watcher (after the reconciler, with `reconcile`) until `chargeId` succeeded, `rounds` times at

@@ -5,15 +5,13 @@
  * pay (N2).
  */
 import { and, eq } from 'drizzle-orm';
-import { createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
+import { parseUnits, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GET, POST } from '@/app/api/charges/[chargeId]/refunds/route';
 import { createUser } from '@/lib/accounts/create-user';
 import { getDb } from '@/lib/db/client';
 import { charges, merchantMembers, onrampOrders, outboundTransfers, refunds, webhookEvents } from '@/lib/db/schema';
-import { rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
@@ -26,7 +24,7 @@ import { consumeRefundClaimLimit } from './consume-refund-claim-limit';
 import { newRefundRequestId } from './create-refund';
 import { expireRefundClaims } from './expire-refund-claims';
 import { refundFromDashboard } from './refund-from-dashboard';
-import { USDC, client, usdcOf, settled } from '@/test/polygon-usdc';
+import { USDC, sendUsdcFromOutside, settled, usdcOf } from '@/test/polygon-usdc';
 
 const PIN = '583920';
 let merchant: TestMerchant;
@@ -45,21 +43,6 @@ async function createCharge(amount: string): Promise<{ chargeId: string; deposit
     body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount } },
   });
   return { chargeId, deposit: deposit.address as Address };
-}
-
-/** A fresh outside wallet sends `amount` USDC to `to`; returns the sender and the transaction hash. */
-async function send(to: Address, amount: string): Promise<{ sender: Address; hash: `0x${string}` }> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: account.address });
-  const hash = await createWalletClient({ account, transport: http(rpcUrl('POLYGON')!) }).writeContract({
-    address: USDC.address as Address,
-    abi: erc20Abi,
-    functionName: 'transfer',
-    args: [to, parseUnits(amount, 6)],
-    chain: null,
-  });
-  await client().waitForTransactionReceipt({ hash });
-  return { sender: account.address, hash };
 }
 
 async function untilFinal(refundId: string): Promise<string> {
@@ -95,8 +78,8 @@ const tokenOf = (claimUrl: string) => claimUrl.split('/').pop()!;
 /** A charge of two senders (neither can be assumed to be "the payer"), settled. */
 async function paidByTwo(): Promise<{ chargeId: string; senders: Address[] }> {
   const { chargeId, deposit } = await createCharge('1.2');
-  const first = await send(deposit, '0.6');
-  const second = await send(deposit, '0.6');
+  const first = await sendUsdcFromOutside(deposit, '0.6');
+  const second = await sendUsdcFromOutside(deposit, '0.6');
   await settled(chargeId);
   return { chargeId, senders: [first.sender, second.sender] };
 }
@@ -108,7 +91,7 @@ describe('refund claim links', () => {
     const { chargeId, deposit } = await createCharge('25');
     const placed = await payChargeWithFiat({ chargeId, providerId: 'moonpay', paymentMethod: 'card', country: 'US', userId: buyer.id });
     // The provider delivers from its own hot wallet: that sender is not the buyer.
-    const delivery = await send(deposit, '25');
+    const delivery = await sendUsdcFromOutside(deposit, '25');
     await getDb()
       .update(onrampOrders)
       .set({ status: 'completed', deliveryTxHash: delivery.hash, deliveredBaseUnits: parseUnits('25', 6) })

@@ -27,7 +27,7 @@ import { GET, POST } from './route';
 import { POST as cancelRoute } from '../cancel/route';
 import { listStrandedFunds } from '@/lib/refunds/stranded-funds';
 import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
-import { USDC, client, usdcOf, settled } from '@/test/polygon-usdc';
+import { USDC, client, sendUsdcFromOutside, settled, usdcOf } from '@/test/polygon-usdc';
 
 const PIN = '583920';
 let merchant: TestMerchant;
@@ -255,18 +255,7 @@ describe('refunds', () => {
   it('a charge still processing (partly paid) cannot be refunded: 409 charge_not_settled, nothing recorded', async () => {
     const chargeId = await createCharge({ symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount: '2' });
     const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-    const sender = privateKeyToAccount(generatePrivateKey());
-    await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: sender.address });
-    const wallet = createWalletClient({ account: sender, transport: http(rpcUrl('POLYGON')!) });
-    await client().waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: USDC.address as Address,
-        abi: erc20Abi,
-        functionName: 'transfer',
-        args: [deposit!.address as Address, parseUnits('1.2', 6)],
-        chain: null,
-      }),
-    });
+    await sendUsdcFromOutside(deposit!.address as Address, '1.2');
     for (let i = 0; i < 10; i++) await pollChain('POLYGON');
     const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
     expect(row!.status).toBe('processing');
@@ -354,18 +343,7 @@ describe('refunds', () => {
     const chargeId = await createCharge({ symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount: '2' });
     expect((await callRoute(cancelRoute, { apiKey: merchant.liveKey!, params: { chargeId }, method: 'POST' })).status).toBe(200);
     const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-    const sender = privateKeyToAccount(generatePrivateKey());
-    await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: sender.address });
-    const wallet = createWalletClient({ account: sender, transport: http(rpcUrl('POLYGON')!) });
-    await client().waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: USDC.address as Address,
-        abi: erc20Abi,
-        functionName: 'transfer',
-        args: [deposit!.address as Address, parseUnits('2', 6)],
-        chain: null,
-      }),
-    });
+    const { sender } = await sendUsdcFromOutside(deposit!.address as Address, '2');
     for (let i = 0; i < 10; i++) await pollChain('POLYGON');
     const stranded = await listStrandedFunds({ merchantId: merchant.id, mode: 'live' });
     expect(stranded.find((row) => row.chargeId === chargeId)).toMatchObject({
@@ -375,9 +353,9 @@ describe('refunds', () => {
     });
 
     const res = await refund(chargeId);
-    expect(res.json.data).toMatchObject({ amount: '2', destination: sender.address, source: 'deposit_address' });
+    expect(res.json.data).toMatchObject({ amount: '2', destination: sender, source: 'deposit_address' });
     expect(await untilFinal(chargeId, res.json.data.id)).toBe('succeeded');
     expect((await listStrandedFunds({ merchantId: merchant.id, mode: 'live' })).find((row) => row.chargeId === chargeId)).toBeUndefined();
-    expect(await usdcOf(sender.address)).toBeGreaterThanOrEqual(parseUnits('2', 6));
+    expect(await usdcOf(sender)).toBeGreaterThanOrEqual(parseUnits('2', 6));
   });
 });
