@@ -2,7 +2,9 @@
  * A relayed EVM sweep world (ADR 0035) for lib/payments/sweep-relayed, sweep-batched and sweep-pull tests: a
  * private database, a private POLYGON node (anvil, prague, the EntryPoint v0.8 and Simple7702Account planted) as
  * the app's POLYGON RPC, SMART_ACCOUNT_CHAINS=POLYGON, a funded payer and gas tank, a verified merchant, and
- * charges paid in USDC at their deposit addresses, ready to sweep.
+ * charges paid in USDC at their deposit addresses, ready to sweep. With `{ chain: 'BSC', relayer: false }`, the
+ * same world of direct sweeps (no SMART_ACCOUNT_CHAINS, the default stuck delay) for sweep-charges.test.ts, which
+ * pays its own charges (the USDC helpers here are POLYGON's).
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import {
@@ -35,7 +37,8 @@ export const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 export const gasTank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address;
 export const usdc = (amount: string) => parseUnits(amount, USDC.decimals);
 
-const payer = privateKeyToAccount(generatePrivateKey());
+/** Funded on the world's chain: it pays the charges. */
+export const payer = privateKeyToAccount(generatePrivateKey());
 let node: LocalChainNode;
 let client: PublicClient;
 let merchant: TestMerchant;
@@ -50,21 +53,27 @@ export function setEnv(values: Record<string, string | undefined>): void {
   resetEnvCache();
 }
 
-/** beforeAll: the world, with `env` set on top of the relayer's (each unset again by stopRelayedSweepWorld). */
+/**
+ * beforeAll: the world, with `env` set on top of the relayer's (each unset again by stopRelayedSweepWorld); `chain`
+ * (POLYGON) the node's, `relayer: false` without the relayer's env.
+ */
 export async function startRelayedSweepWorld(
   env: Record<string, string> = {},
+  options: { chain?: 'POLYGON' | 'BSC'; relayer?: boolean } = {},
 ): Promise<{ node: LocalChainNode; client: PublicClient; merchant: TestMerchant }> {
+  const { chain = CHAIN, relayer = true } = options;
   await switchToPrivateDatabase();
-  node = await startLocalChain({ chain: CHAIN });
-  await provisionLocalChain({ chain: CHAIN, url: node.url });
-  setEnv({ RPC_URL_POLYGON: node.url, LOCAL_CHAINS: 'BSC,POLYGON,POLYGON_AMOY', TRANSFER_STUCK_AFTER_SECONDS: '1' });
-  setEnv({ SMART_ACCOUNT_CHAINS: CHAIN, ...env });
-  setKeys = ['SMART_ACCOUNT_CHAINS', 'TRANSFER_STUCK_AFTER_SECONDS', ...Object.keys(env)];
+  node = await startLocalChain({ chain });
+  await provisionLocalChain({ chain, url: node.url });
+  setEnv({ [`RPC_URL_${chain}`]: node.url, LOCAL_CHAINS: 'BSC,POLYGON,POLYGON_AMOY' });
+  if (relayer) setEnv({ TRANSFER_STUCK_AFTER_SECONDS: '1', SMART_ACCOUNT_CHAINS: CHAIN });
+  setEnv(env);
+  setKeys = [...(relayer ? ['SMART_ACCOUNT_CHAINS', 'TRANSFER_STUCK_AFTER_SECONDS'] : []), ...Object.keys(env)];
   client = createPublicClient({ transport: http(node.url) });
-  await fundLocalWallet({ chain: CHAIN, url: node.url, address: payer.address });
-  await fundLocalWallet({ chain: CHAIN, url: node.url, address: gasTank });
+  await fundLocalWallet({ chain, url: node.url, address: payer.address });
+  await fundLocalWallet({ chain, url: node.url, address: gasTank });
   merchant = await newMerchant({ verified: true });
-  await pollChain(CHAIN);
+  await pollChain(chain);
   return { node, client, merchant };
 }
 

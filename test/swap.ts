@@ -30,6 +30,7 @@ import { TEST_SECRETS } from '@/test/test-secrets';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { LOCAL_SWAP_ADDRESSES } from '@/lib/chains/provision-local-swap';
 import { swapDeadline, uniswapV2Router02Abi } from '@/lib/chains/uniswap-v2-router';
+import type { swapHeldFunds } from '@/lib/swap/swap-held-funds';
 
 export const BSC_USDC = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
 export const PZP = LOCAL_SWAP_ADDRESSES.pzp;
@@ -51,6 +52,19 @@ export async function startSwapTestChain(): Promise<{ node: LocalChainNode; clie
   await fundLocalWallet({ chain: 'BSC', url: node.url, address: gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address });
   return { node, client: createPublicClient({ transport: http(node.url) }) };
 }
+
+/** swapHeldFunds' input paying at most `quote`'s most, from Germany unless `country` says otherwise. */
+export const heldFundsSwapInput = (
+  quote: { amountInMaxBaseUnits: string },
+  input: { userId: string; chargeId: string; pin: string; country?: string },
+): Parameters<typeof swapHeldFunds>[0] => ({
+  userId: input.userId,
+  chargeId: input.chargeId,
+  pin: input.pin,
+  maxAmountIn: quote.amountInMaxBaseUnits,
+  country: input.country ?? 'DE',
+  complianceCountry: input.country ?? 'DE',
+});
 
 export function balanceOf(client: PublicClient, token: Address, owner: Address): Promise<bigint> {
   return client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });

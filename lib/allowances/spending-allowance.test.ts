@@ -1,19 +1,17 @@
 // Spending allowances (ADR 0034) on real PostgreSQL and anvil: one tap within the budget, the PIN outside it,
 // the transfer gate's lock against two purchases fitting in the last of the budget, the merchant's field.
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, encodeFunctionData, erc20Abi, getAddress, http, type Hex } from 'viem';
+import { encodeFunctionData, erc20Abi, getAddress, type Hex } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '@/lib/accounts/create-user';
 import { setPin } from '@/lib/accounts/set-pin';
 import { webhookEventSchemas } from '@/lib/api/webhook-event-schemas';
-import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, outboundTransfers, spendingAllowances, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { payFromBalance, signBalancePayment } from '@/lib/payments/pay-from-balance';
-import { pollChain } from '@/lib/payments/poll-chain';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { allowanceAuthority, allowanceSpent } from '@/lib/transactions/allowance-spent';
 import { authorizeTransfer } from '@/lib/transactions/transfer-policy';
@@ -24,8 +22,8 @@ import { createTestCharge, NATIVE_EVM, newMerchant, type TestMerchant } from '@/
 import { approveSpendingAllowance } from './approve-spending-allowance';
 import { listSpendingAllowances } from './list-spending-allowances';
 import { revokeSpendingAllowance } from './revoke-spending-allowance';
+import { USDC, client, settle } from '@/test/polygon-usdc';
 
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '583920';
 let merchant: TestMerchant;
 let otherMerchant: TestMerchant;
@@ -52,17 +50,6 @@ async function approve(userId: string, perDay: string, days = 30) {
   return approveSpendingAllowance({ userId, chargeId, pin: PIN, allowance: { amountPerDay: perDay, days: String(days) } });
 }
 
-async function settle(chargeId: string): Promise<string> {
-  for (let i = 0; i < 20; i++) {
-    await pollChain('POLYGON');
-    const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
-    if (row!.status === 'succeeded') return row!.status;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
-  return row!.status;
-}
-
 async function succeededPayload(chargeId: string) {
   const [event] = await getDb()
     .select()
@@ -70,8 +57,6 @@ async function succeededPayload(chargeId: string) {
     .where(and(eq(webhookEvents.chargeId, chargeId), eq(webhookEvents.type, 'charge.succeeded')));
   return webhookEventSchemas['charge.succeeded'].parse(event!.payload);
 }
-
-const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
 
 beforeAll(async () => {
   merchant = await newMerchant({ name: 'Allowance Games' });

@@ -1,8 +1,7 @@
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
+import { createWalletClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import demoTokenArtifact from '@/lib/chains/artifacts/DemoToken.json' with { type: 'json' };
 import { auditLog, merchantMembers, merchantTokens, outboundTransfers, wallets } from '@/lib/db/schema';
@@ -13,16 +12,13 @@ import { enrolTotp, newUser, userRow } from '@/test/accounts';
 import { newMerchant } from '@/test/fixtures';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { withdrawFromMerchantWallet } from './withdraw';
+import { USDC, client, usdcOf } from '@/test/polygon-usdc';
 
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '739104';
 let merchantId: string;
 let owner: string;
 let admin: string;
 let walletAddress: Hex;
-const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
-const usdcOf = (address: Hex) =>
-  client().readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
 
 beforeEach(async () => {
   merchantId = (await newMerchant()).id;

@@ -5,19 +5,16 @@
  * the buyer's balance. A charge that can no longer be paid leaves the tokens where they are.
  */
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
+import { createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createUser } from '@/lib/accounts/create-user';
 import { findPaymentsInFlight } from '@/lib/charges/payment-in-flight';
 import { transitionCharge } from '@/lib/charges/transition-charge';
-import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { charges, onrampOrders, outboundTransfers, webhookEvents } from '@/lib/db/schema';
+import { onrampOrders, outboundTransfers, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
 import { fundLocalWallet } from '@/scripts/stack/local-chain';
-import { pollChain } from '@/lib/payments/poll-chain';
-import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import { uniqueEmail } from '@/test/accounts';
@@ -26,11 +23,8 @@ import { stubSandboxProvider } from '@/test/sandbox-provider-stub';
 import { fiatPaymentOptions } from './fiat-payment-options';
 import { payChargeFromOrder, payChargesFromDeliveredOrders } from './pay-charge-from-order';
 import { payChargeWithFiat } from './pay-charge-with-fiat';
+import { USDC, client, settle, usdcOf } from '@/test/polygon-usdc';
 
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
-const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
-const usdcOf = (address: string) =>
-  client().readContract({ address: USDC.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address] });
 let merchant: TestMerchant;
 
 async function buyer(): Promise<{ userId: string; wallet: Address }> {
@@ -70,18 +64,6 @@ async function deliver(orderId: string): Promise<void> {
 /** The wallet indexer until the delivery is recorded and confirmed. */
 async function indexDelivery(): Promise<void> {
   for (let i = 0; i < 5; i++) await pollIncomingTransfers('POLYGON');
-}
-
-async function settle(chargeId: string): Promise<string> {
-  for (let i = 0; i < 40; i++) {
-    await reconcileDueTransfers({ ignoreSchedule: true });
-    await pollChain('POLYGON');
-    const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
-    if (row!.status === 'succeeded') return row!.status;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
-  return row!.status;
 }
 
 beforeAll(async () => {
@@ -159,7 +141,7 @@ describe('a card payment below the provider’s minimum', () => {
     const outcomes = await Promise.all([payChargeFromOrder(placed.orderId), payChargeFromOrder(placed.orderId)]);
     expect(outcomes.filter((o) => o === 'submitted')).toHaveLength(1);
     expect(await payChargesFromDeliveredOrders()).toBe(0);
-    expect(await settle(chargeId)).toBe('succeeded');
+    expect(await settle(chargeId, { rounds: 40, reconcile: true })).toBe('succeeded');
 
     const payments = await getDb()
       .select()

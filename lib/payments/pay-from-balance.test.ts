@@ -3,7 +3,6 @@ import { createPublicClient, erc20Abi, http, parseUnits, type Hex } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setPin } from '@/lib/accounts/set-pin';
 import { createUser } from '@/lib/accounts/create-user';
-import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, outboundTransfers, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
@@ -15,9 +14,8 @@ import { TEST_SECRETS } from '@/test/test-secrets';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { payFromBalance, signBalancePayment } from './pay-from-balance';
-import { pollChain } from './poll-chain';
+import { USDC, settle } from '@/test/polygon-usdc';
 
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '583920';
 let merchant: TestMerchant;
 
@@ -36,18 +34,6 @@ async function usdcCharge(amount = '4.99'): Promise<string> {
     body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount } },
   });
   return chargeId;
-}
-
-/** Polls until the watcher has settled the charge (the shared test chain may be polled by other files too). */
-async function settle(chargeId: string): Promise<string> {
-  for (let i = 0; i < 20; i++) {
-    await pollChain('POLYGON');
-    const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
-    if (row!.status === 'succeeded') return row!.status;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
-  return row!.status;
 }
 
 beforeAll(async () => {

@@ -1,47 +1,35 @@
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Hex, type PublicClient } from 'viem';
+import { createWalletClient, erc20Abi, http, parseEther, parseUnits, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { chargeEvents, charges, outboundTransfers, payments, sweepSchedule, wallets } from '@/lib/db/schema';
-import { resetEnvCache } from '@/lib/env';
-import { fundLocalWallet, provisionLocalChain, startLocalChain, type LocalChainNode } from '@/scripts/stack/local-chain';
-import { switchToPrivateDatabase } from '@/test/private-database';
-import { TEST_SECRETS } from '@/test/test-secrets';
-import { createTestCharge, newMerchant, type TestMerchant } from '@/test/fixtures';
-import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
+import { chargeEvents, charges, outboundTransfers, payments, sweepSchedule } from '@/lib/db/schema';
+import type { LocalChainNode } from '@/scripts/stack/local-chain';
+import { createTestCharge, type TestMerchant } from '@/test/fixtures';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
+import {
+  gasTank,
+  merchantWallet as merchantEvmWallet,
+  payer,
+  startRelayedSweepWorld,
+  stopRelayedSweepWorld,
+} from '@/test/relayed-sweep-world';
 import { chargesAwaitingSweep, SWEEP_MAX_ATTEMPTS, sweepCharge } from './sweep-charges';
 import { pollChain } from './poll-chain';
 
-// A private BSC node, configured as the app's BSC RPC: this file pauses mining and drops transactions.
+// A private BSC node, configured as the app's BSC RPC (relayed-sweep-world.ts without the relayer): this file pauses
+// mining and drops transactions.
 let node: LocalChainNode;
 let client: PublicClient;
 let merchant: TestMerchant;
 const USDT = CHAINS.BSC.tokens.find((t) => t.symbol === 'USDT')!;
-const payerKey = generatePrivateKey();
-const payer = privateKeyToAccount(payerKey);
-const gasTank = gasTankAccountFromSeed(TEST_SECRETS.DEPOSIT_HD_SEED).address;
 
 beforeAll(async () => {
-  // This file's own BSC node: its own records too (see test/private-database.ts).
-  await switchToPrivateDatabase();
-  node = await startLocalChain({ chain: 'BSC' });
-  await provisionLocalChain({ chain: 'BSC', url: node.url });
-  process.env.RPC_URL_BSC = node.url;
-  process.env.LOCAL_CHAINS = 'BSC,POLYGON,POLYGON_AMOY';
-  resetEnvCache();
-  client = createPublicClient({ transport: http(node.url) });
-  await fundLocalWallet({ chain: 'BSC', url: node.url, address: payer.address });
-  await fundLocalWallet({ chain: 'BSC', url: node.url, address: gasTank });
-  merchant = await newMerchant({ verified: true });
-  await pollChain('BSC');
+  ({ node, client, merchant } = await startRelayedSweepWorld({}, { chain: 'BSC', relayer: false }));
 });
 
-afterAll(async () => {
-  await node.stop();
-});
+afterAll(stopRelayedSweepWorld);
 
 async function paidCharge(input: {
   symbol: 'USDT' | 'BNB';
@@ -87,14 +75,6 @@ async function sweepUntilDone(chargeId: string): Promise<string[]> {
 
 const usdtBalance = (address: Hex) =>
   client.readContract({ address: USDT.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
-
-async function merchantEvmWallet(): Promise<Hex> {
-  const [wallet] = await getDb()
-    .select()
-    .from(wallets)
-    .where(and(eq(wallets.merchantId, merchant.id), eq(wallets.family, 'evm')));
-  return wallet!.address as Hex;
-}
 
 describe('sweeps to the payee', () => {
   it('moves an ERC-20 payment to the merchant wallet; the gas tank pays the exact fee shortfall, recorded as platform cost', async () => {

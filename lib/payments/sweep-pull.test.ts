@@ -4,10 +4,9 @@ import { recoverAuthorizationAddress } from 'viem/utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTRY_POINT_V08_ADDRESS, SIMPLE_7702_ACCOUNT_ADDRESS } from '@/lib/chains/smart-account-contracts';
 import { getDb } from '@/lib/db/client';
-import { depositAddresses, outboundTransferAttempts, outboundTransfers, sweepSchedule, type OutboundTransferRow } from '@/lib/db/schema';
+import { outboundTransferAttempts, outboundTransfers, sweepSchedule, type OutboundTransferRow } from '@/lib/db/schema';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { readDelegation } from '@/lib/smart-accounts/read-delegation';
-import { releaseDepositAddresses } from '@/lib/jobs/release-deposit-addresses';
 import {
   USDC,
   balanceSlot,
@@ -23,6 +22,7 @@ import {
   usdcBalance,
   type Paid,
 } from '@/test/relayed-sweep-world';
+import { releaseLeasesNow } from '@/test/release-leases-now';
 import { sweepBatch, sweepCharge } from './sweep-charges';
 
 // ADR 0035, "Pull sweeps", on a private Polygon node (anvil, prague): a deposit's first relayed sweep grants the gas
@@ -49,17 +49,7 @@ const allowanceToTank = (address: Hex) =>
  */
 async function released(earlier: Paid[]): Promise<void> {
   for (const p of earlier) expect(await sweepCharge(p.chargeId)).toBe('nothing_owed');
-  await getDb()
-    .update(depositAddresses)
-    .set({ watchUntil: new Date(Date.now() - 1_000) })
-    .where(
-      inArray(
-        depositAddresses.chargeId,
-        earlier.map((p) => p.chargeId),
-      ),
-    );
-  const { released: count } = await releaseDepositAddresses({ batch: 1_000 });
-  expect(count).toBeGreaterThanOrEqual(earlier.length);
+  expect(await releaseLeasesNow(earlier.map((p) => p.chargeId))).toBeGreaterThanOrEqual(earlier.length);
 }
 
 /** Earlier failures of these charges' sweeps pushed an hour back: the back-off is over. */

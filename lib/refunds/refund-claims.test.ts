@@ -5,19 +5,15 @@
  * pay (N2).
  */
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from 'viem';
+import { parseUnits, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GET, POST } from '@/app/api/charges/[chargeId]/refunds/route';
 import { createUser } from '@/lib/accounts/create-user';
-import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, merchantMembers, onrampOrders, outboundTransfers, refunds, webhookEvents } from '@/lib/db/schema';
-import { rpcUrl } from '@/lib/env';
-import { fundLocalWallet } from '@/scripts/stack/local-chain';
 import { readOutbox } from '@/lib/notifications/outbox';
 import { payChargeWithFiat } from '@/lib/onramp/pay-charge-with-fiat';
-import { pollChain } from '@/lib/payments/poll-chain';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { enrolTotp, newUser, uniqueEmail } from '@/test/accounts';
@@ -28,13 +24,10 @@ import { consumeRefundClaimLimit } from './consume-refund-claim-limit';
 import { newRefundRequestId } from './create-refund';
 import { expireRefundClaims } from './expire-refund-claims';
 import { refundFromDashboard } from './refund-from-dashboard';
+import { USDC, sendUsdcFromOutside, settled, usdcOf } from '@/test/polygon-usdc';
 
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '583920';
 let merchant: TestMerchant;
-const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
-const usdcOf = (address: Address) =>
-  client().readContract({ address: USDC.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
 
 beforeAll(async () => {
   merchant = await newMerchant({ verified: true });
@@ -50,31 +43,6 @@ async function createCharge(amount: string): Promise<{ chargeId: string; deposit
     body: { chargeData: { symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount } },
   });
   return { chargeId, deposit: deposit.address as Address };
-}
-
-/** A fresh outside wallet sends `amount` USDC to `to`; returns the sender and the transaction hash. */
-async function send(to: Address, amount: string): Promise<{ sender: Address; hash: `0x${string}` }> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: account.address });
-  const hash = await createWalletClient({ account, transport: http(rpcUrl('POLYGON')!) }).writeContract({
-    address: USDC.address as Address,
-    abi: erc20Abi,
-    functionName: 'transfer',
-    args: [to, parseUnits(amount, 6)],
-    chain: null,
-  });
-  await client().waitForTransactionReceipt({ hash });
-  return { sender: account.address, hash };
-}
-
-async function settled(chargeId: string): Promise<void> {
-  for (let i = 0; i < 30; i++) {
-    await pollChain('POLYGON');
-    const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
-    if (row!.status === 'succeeded') return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`charge ${chargeId} did not succeed`);
 }
 
 async function untilFinal(refundId: string): Promise<string> {
@@ -110,8 +78,8 @@ const tokenOf = (claimUrl: string) => claimUrl.split('/').pop()!;
 /** A charge of two senders (neither can be assumed to be "the payer"), settled. */
 async function paidByTwo(): Promise<{ chargeId: string; senders: Address[] }> {
   const { chargeId, deposit } = await createCharge('1.2');
-  const first = await send(deposit, '0.6');
-  const second = await send(deposit, '0.6');
+  const first = await sendUsdcFromOutside(deposit, '0.6');
+  const second = await sendUsdcFromOutside(deposit, '0.6');
   await settled(chargeId);
   return { chargeId, senders: [first.sender, second.sender] };
 }
@@ -123,7 +91,7 @@ describe('refund claim links', () => {
     const { chargeId, deposit } = await createCharge('25');
     const placed = await payChargeWithFiat({ chargeId, providerId: 'moonpay', paymentMethod: 'card', country: 'US', userId: buyer.id });
     // The provider delivers from its own hot wallet: that sender is not the buyer.
-    const delivery = await send(deposit, '25');
+    const delivery = await sendUsdcFromOutside(deposit, '25');
     await getDb()
       .update(onrampOrders)
       .set({ status: 'completed', deliveryTxHash: delivery.hash, deliveredBaseUnits: parseUnits('25', 6) })

@@ -19,6 +19,7 @@ import {
   chargeStatus,
   createPzpCharge,
   fundedConsumer,
+  heldFundsSwapInput,
   startSwapTestChain,
   sweepUntilDone,
   watchUntilSucceeded,
@@ -61,14 +62,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     expect(BigInt(quote.amountInMaxBaseUnits)).toBe((parseUnits(quote.amountIn, 18) * 10_100n + 9_999n) / 10_000n);
     const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
 
-    const { swapExecutionId, txHash } = await swapHeldFunds({
-      userId: consumer.userId,
-      chargeId,
-      pin: PIN,
-      maxAmountIn: quote.amountInMaxBaseUnits,
-      country: 'DE',
-      complianceCountry: 'DE',
-    });
+    const { swapExecutionId, txHash } = await swapHeldFunds(heldFundsSwapInput(quote, { userId: consumer.userId, chargeId, pin: PIN }));
     expect((await client.waitForTransactionReceipt({ hash: txHash as Hex })).status).toBe('success');
     await reconcileDueTransfers({ ignoreSchedule: true });
     const [execution] = await getDb().select().from(swapExecutions).where(eq(swapExecutions.id, swapExecutionId));
@@ -105,16 +99,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     const { chargeId, deposit } = await createPzpCharge(merchant, '10', recipient());
     const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
     const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
-    const error = await appError(
-      swapHeldFunds({
-        userId: consumer.userId,
-        chargeId,
-        pin: '111111',
-        maxAmountIn: quote.amountInMaxBaseUnits,
-        country: 'DE',
-        complianceCountry: 'DE',
-      }),
-    );
+    const error = await appError(swapHeldFunds(heldFundsSwapInput(quote, { userId: consumer.userId, chargeId, pin: '111111' })));
     expect(error.code).toBe('pin_incorrect');
     expect(await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId))).toHaveLength(0);
     expect(await getDb().select().from(outboundTransfers).where(eq(outboundTransfers.chargeId, chargeId))).toHaveLength(0);
@@ -130,16 +115,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     // Someone buys 2% of the pool's USDC worth of PZP: more than the 1% slippage limit.
     await buyPzpElsewhere(client, node.url, parseUnits('1000', 18));
     const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
-    const error = await swapError(
-      swapHeldFunds({
-        userId: consumer.userId,
-        chargeId,
-        pin: PIN,
-        maxAmountIn: quote.amountInMaxBaseUnits,
-        country: 'DE',
-        complianceCountry: 'DE',
-      }),
-    );
+    const error = await swapError(swapHeldFunds(heldFundsSwapInput(quote, { userId: consumer.userId, chargeId, pin: PIN })));
     expect(error.code).toBe('slippage_exceeded');
     expect(error.message).toContain(`more than the ${quote.amountInMax} USDC you accepted`);
     expect(await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId))).toHaveLength(0);
@@ -149,14 +125,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     // A fresh quote reflects the new price, and with it the swap goes through.
     const fresh = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
     expect(BigInt(fresh.amountInMaxBaseUnits)).toBeGreaterThan(BigInt(quote.amountInMaxBaseUnits));
-    const { txHash } = await swapHeldFunds({
-      userId: consumer.userId,
-      chargeId,
-      pin: PIN,
-      maxAmountIn: fresh.amountInMaxBaseUnits,
-      country: 'DE',
-      complianceCountry: 'DE',
-    });
+    const { txHash } = await swapHeldFunds(heldFundsSwapInput(fresh, { userId: consumer.userId, chargeId, pin: PIN }));
     expect((await client.waitForTransactionReceipt({ hash: txHash as Hex })).status).toBe('success');
     expect(await balanceOf(client, PZP, deposit)).toBe(parseUnits('1000', 18));
   });
@@ -165,14 +134,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     const consumer = await fundedConsumer(node.url, PIN);
     const { chargeId } = await createPzpCharge(merchant, '5', recipient());
     const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
-    const input = {
-      userId: consumer.userId,
-      chargeId,
-      pin: PIN,
-      maxAmountIn: quote.amountInMaxBaseUnits,
-      country: 'DE',
-      complianceCountry: 'DE',
-    };
+    const input = heldFundsSwapInput(quote, { userId: consumer.userId, chargeId, pin: PIN });
     const [first, second] = await Promise.all([swapHeldFunds(input), swapHeldFunds(input)]);
     expect(second.swapExecutionId).toBe(first.swapExecutionId);
     expect(await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId))).toHaveLength(1);
@@ -185,16 +147,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     expect(refused.code).toBe('swap_unavailable');
     expect(refused.message).toContain('not available in the United States');
     const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'FR', complianceCountry: 'FR' });
-    const error = await swapError(
-      swapHeldFunds({
-        userId: consumer.userId,
-        chargeId,
-        pin: PIN,
-        maxAmountIn: quote.amountInMaxBaseUnits,
-        country: 'US',
-        complianceCountry: 'US',
-      }),
-    );
+    const error = await swapError(swapHeldFunds(heldFundsSwapInput(quote, { userId: consumer.userId, chargeId, pin: PIN, country: 'US' })));
     expect(error.code).toBe('swap_unavailable');
     expect(await getDb().select().from(swapExecutions).where(eq(swapExecutions.chargeId, chargeId))).toHaveLength(0);
   });
@@ -216,15 +169,7 @@ describe('swap on-ramp, branch A: pay with USDC the payer holds', () => {
     for (let round = 0; round < 2; round++) {
       const { chargeId } = await createPzpCharge(merchant, '3', recipient());
       const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
-      const swap = () =>
-        swapHeldFunds({
-          userId: consumer.userId,
-          chargeId,
-          pin: PIN,
-          maxAmountIn: quote.amountInMaxBaseUnits,
-          country: 'DE',
-          complianceCountry: 'DE',
-        });
+      const swap = () => swapHeldFunds(heldFundsSwapInput(quote, { userId: consumer.userId, chargeId, pin: PIN }));
       const balance = () => payFromBalance({ userId: consumer.userId, chargeId, pin: PIN });
       const results = await Promise.allSettled(round ? [balance(), swap()] : [swap(), balance()]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);

@@ -10,7 +10,7 @@ import { entryPointNonceOf } from '@/lib/smart-accounts/entry-point-nonce-of';
 import { gasTankAccountFromSeed } from '@/lib/transactions/gas-tank-key';
 import type { LocalChainNode } from '@/scripts/stack/local-chain';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
-import { BSC_USDC, PZP, balanceOf, createPzpCharge, fundedConsumer, startSwapTestChain } from '@/test/swap';
+import { BSC_USDC, PZP, balanceOf, createPzpCharge, fundedConsumer, heldFundsSwapInput, startSwapTestChain } from '@/test/swap';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { quoteHeldFundsSwap, swapHeldFunds } from './swap-held-funds';
 
@@ -42,14 +42,7 @@ describe('relayed swap of held funds', () => {
     const { chargeId, deposit } = await createPzpCharge(merchant, '250', toAddress);
     const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
     const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
-    const { swapExecutionId } = await swapHeldFunds({
-      userId: consumer.userId,
-      chargeId,
-      pin: PIN,
-      maxAmountIn: quote.amountInMaxBaseUnits,
-      country: 'DE',
-      complianceCountry: 'DE',
-    });
+    const { swapExecutionId } = await swapHeldFunds(heldFundsSwapInput(quote, { userId: consumer.userId, chargeId, pin: PIN }));
     const rows = await getDb()
       .select()
       .from(outboundTransfers)

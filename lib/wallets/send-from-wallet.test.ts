@@ -1,8 +1,7 @@
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, erc20Abi, http, parseEther, parseUnits, type Hex } from 'viem';
+import { parseEther, parseUnits, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { outboundTransfers, walletSends } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
@@ -13,12 +12,9 @@ import { createWalletsForUser } from '@/lib/keyring/create-wallets';
 import { newSendId, previewSend } from './preview-send';
 import { getWalletSend } from './get-wallet-send';
 import { sendFromWallet } from './send-from-wallet';
+import { USDC, client, usdcOf } from '@/test/polygon-usdc';
 
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '739104';
-const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
-const usdcOf = (address: string) =>
-  client().readContract({ address: USDC.address as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [address as Hex] });
 const polOf = (address: string) => client().getBalance({ address: address as Hex });
 const stranger = () => privateKeyToAccount(generatePrivateKey()).address;
 

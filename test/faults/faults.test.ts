@@ -17,7 +17,7 @@ import { parseEther, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { outboundTransferAttempts, outboundTransfers, refunds } from '@/lib/db/schema';
+import { outboundTransfers, refunds } from '@/lib/db/schema';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
@@ -40,6 +40,8 @@ import {
   writeOutcomeTable,
   type Arrival,
   type OutcomeRow,
+  canceledSince,
+  withdrawAndRefundWhileSendsFail,
 } from './harness';
 import type { FaultPlan } from './rpc-fault-proxy';
 import {
@@ -263,31 +265,15 @@ describe('an unreliable RPC endpoint', () => {
     'sends answered by 429s, 503s, resets and timeouts, 20 in a row (a withdrawal and a refund): nothing is canceled, each lands once',
     async (s) => {
       const paid = await paidCharge('2');
-      const destination = stranger();
-      const refundKey = newRefundRequestId();
-      await s.expectArrival('withdrawal', destination, parseEther('1'));
-      await s.expectArrival('refund', paid.payer, parseEther('2'));
-      s.expectCharge(paid.chargeId, 'succeeded');
-      // N10: TRANSFER_CANCEL_AFTER_FAILURES is 3 here; none of these is a node's refusal, so none counts.
-      s.inject({
-        transportFaults: {
-          count: 20,
-          kinds: ['http_429', 'http_429', 'http_503', 'reset', 'rpc_limit', 'hang', 'rpc_internal', 'http_429', 'http_503', 'reset'],
-          methods: ['eth_sendRawTransaction'],
-        },
+      await withdrawAndRefundWhileSendsFail(s, { units: parseEther, withdrawal, refundCtx }, paid, {
+        count: 20,
+        kinds: ['http_429', 'http_429', 'http_503', 'reset', 'rpc_limit', 'hang', 'rpc_internal', 'http_429', 'http_503', 'reset'],
       });
-      await retried(() => withdrawFromMerchantWallet(withdrawal(destination, '1')));
-      await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: refundKey }));
       for (let i = 0; i < 10; i++) {
         await mine(1);
         await jobsOnce();
       }
-      const canceled = await getDb()
-        .select({ transferId: outboundTransferAttempts.transferId })
-        .from(outboundTransferAttempts)
-        .innerJoin(outboundTransfers, eq(outboundTransfers.id, outboundTransferAttempts.transferId))
-        .where(and(gt(outboundTransfers.createdAt, s.started), eq(outboundTransferAttempts.kind, 'cancel')));
-      expect(canceled).toEqual([]);
+      expect(await canceledSince(s.started)).toEqual([]);
       const failed = await getDb()
         .select()
         .from(outboundTransfers)

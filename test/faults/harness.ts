@@ -1,6 +1,6 @@
 /**
  * The fault suite's one harness: what every fault file and its world (money-world.ts for native coin: faults,
- * db-faults, crash-outside-engine; token-harness.ts for a token: token-faults, tank-competing-faults,
+ * db-faults, crash-outside-engine; token-world.ts for a token: token-faults, tank-competing-faults,
  * relayer-faults; the Solana world inside solana-faults.test.ts) drives and audits the same way:
  *  - time and retries: `pause`, `retried` (a user clicking again with the same ids), a scenario as a test;
  *  - the service's people: a signed-up user with a PIN, a verified merchant with an owner who can withdraw;
@@ -19,15 +19,18 @@ import { createUser } from '@/lib/accounts/create-user';
 import { setPin } from '@/lib/accounts/set-pin';
 import type { ChainName } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
-import { charges, merchantMembers, outboundTransfers, payments } from '@/lib/db/schema';
+import { charges, merchantMembers, outboundTransferAttempts, outboundTransfers, payments } from '@/lib/db/schema';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { ensureMerchantWallets } from '@/lib/keyring/create-wallets';
 import { reconcileChain } from '@/lib/ledger/reconcile-chains';
+import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { pollChain } from '@/lib/payments/poll-chain';
+import { createRefund, newRefundRequestId, type RefundContext } from '@/lib/refunds/create-refund';
 import { listWallets } from '@/lib/wallets/list-wallets';
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import { enrolTotp, uniqueEmail } from '@/test/accounts';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
+import type { FaultPlan } from './rpc-fault-proxy';
 
 export const PIN = '640213';
 export const SCENARIO_TIMEOUT = 180_000;
@@ -115,6 +118,44 @@ export const withdrawalForm = (form: {
   toAddress: string;
   withdrawalId?: string;
 }) => ({ ...form, pin: PIN });
+
+/**
+ * A merchant withdrawal of 1 to a stranger and the full refund of `paid` (2) to its payer, asked for (each retried by
+ * the user) while the node's sends answer `transportFaults`: each must land once and the charge stay succeeded.
+ * `world` gives its merchant's withdrawal form and refund context, and the units of what it moves.
+ */
+export async function withdrawAndRefundWhileSendsFail(
+  s: {
+    expectArrival(label: string, address: Address, amount: bigint): Promise<void>;
+    expectCharge(chargeId: string, status: string): void;
+    inject(plan: FaultPlan): void;
+  },
+  world: {
+    units: (amount: string) => bigint;
+    withdrawal: (toAddress: Address, amount: string) => Parameters<typeof withdrawFromMerchantWallet>[0];
+    refundCtx: () => RefundContext;
+  },
+  paid: { chargeId: string; payer: Address },
+  transportFaults: Omit<NonNullable<FaultPlan['transportFaults']>, 'methods'>,
+): Promise<void> {
+  const destination = stranger();
+  const refundKey = newRefundRequestId();
+  await s.expectArrival('withdrawal', destination, world.units('1'));
+  await s.expectArrival('refund', paid.payer, world.units('2'));
+  s.expectCharge(paid.chargeId, 'succeeded');
+  // N10: TRANSFER_CANCEL_AFTER_FAILURES is 3 here; none of these is a node's refusal, so none counts.
+  s.inject({ transportFaults: { ...transportFaults, methods: ['eth_sendRawTransaction'] } });
+  await retried(() => withdrawFromMerchantWallet(world.withdrawal(destination, '1')));
+  await retried(() => createRefund({ ctx: world.refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: refundKey }));
+}
+
+/** Transfers made since `since` that some attempt canceled (a 0-value self-transfer at its nonce). */
+export const canceledSince = (since: Date) =>
+  getDb()
+    .select({ transferId: outboundTransferAttempts.transferId })
+    .from(outboundTransferAttempts)
+    .innerJoin(outboundTransfers, eq(outboundTransfers.id, outboundTransferAttempts.transferId))
+    .where(and(gt(outboundTransfers.createdAt, since), eq(outboundTransferAttempts.kind, 'cancel')));
 
 // ---------------------------------------------------------------------------------------------------------
 // An anvil node, driven directly, and the background jobs

@@ -10,7 +10,7 @@
  * Pull sweeps (ADR 0035): deposits that granted the tank an allowance in a first sweep are paid again for new
  * charges and pulled by the tank's own transaction (executeBatch of transferFrom) under the same faults.
  *
- * Audited as the rest of the suite (token-harness.ts: arrivals, every transfer confirmed, the tank's balance
+ * Audited as the rest of the suite (token-world.ts: arrivals, every transfer confirmed, the tank's balance
  * against its records — a relayed transfer's fee is the tank's — and the ledger), plus, on chain: each deposit's
  * tokens left it in exactly one Transfer event, and no deposit ever held native coin.
  */
@@ -18,11 +18,11 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { erc20Abi, getAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { depositAddresses, outboundTransfers, sweepSchedule } from '@/lib/db/schema';
+import { outboundTransfers, sweepSchedule } from '@/lib/db/schema';
 import { resetEnvCache } from '@/lib/env';
-import { releaseDepositAddresses } from '@/lib/jobs/release-deposit-addresses';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { sweepBatch, sweepCharge } from '@/lib/payments/sweep-charges';
+import { releaseLeasesNow } from '@/test/release-leases-now';
 import { runStep } from './spawn-step';
 import { SCENARIO_TIMEOUT, pause } from './harness';
 import {
@@ -40,7 +40,7 @@ import {
   units,
   w,
   type Scenario,
-} from './token-harness';
+} from './token-world';
 
 const RELAYER = 'Relayer (sponsored sweeps, EIP-7702)';
 
@@ -94,16 +94,7 @@ beforeAll(async () => {
   if (granted.some((r) => r.status !== 'confirmed')) throw new Error('the granting sweeps did not settle');
   await holdBack(grants);
   // Their leases end and the addresses go back to the merchant's pool (ADR 0038); new charges lease them again.
-  await getDb()
-    .update(depositAddresses)
-    .set({ watchUntil: new Date(Date.now() - 1_000) })
-    .where(
-      inArray(
-        depositAddresses.chargeId,
-        grants.map((p) => p.chargeId),
-      ),
-    );
-  const { released } = await releaseDepositAddresses({ batch: 1_000 });
+  const released = await releaseLeasesNow(grants.map((p) => p.chargeId));
   if (released < grants.length) throw new Error(`only ${released} of ${grants.length} granting addresses went back to the pool`);
   pullSince = await w().client.getBlockNumber({ cacheTime: 0 });
   const granting = new Set(grants.map((p) => p.deposit));

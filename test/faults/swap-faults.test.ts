@@ -22,7 +22,16 @@ import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
 import { pollIncomingTransfers } from '@/lib/wallets/poll-incoming-transfers';
 import type { CrashPoint } from '@/lib/crash-points';
 import { newMerchant, type TestMerchant } from '@/test/fixtures';
-import { BSC_USDC, PZP, balanceOf, chargeStatus, createPzpCharge, fundedConsumer, startSwapTestChain } from '@/test/swap';
+import {
+  BSC_USDC,
+  PZP,
+  balanceOf,
+  chargeStatus,
+  createPzpCharge,
+  fundedConsumer,
+  heldFundsSwapInput,
+  startSwapTestChain,
+} from '@/test/swap';
 import { runStep } from './spawn-step';
 
 const PIN = '583920';
@@ -66,14 +75,7 @@ describe('swap on-ramp: the app killed mid-swap (SIGKILL)', () => {
       const { chargeId, deposit } = await createPzpCharge(merchant, '250', payee);
       const quote = await quoteHeldFundsSwap({ userId: consumer.userId, chargeId, country: 'DE', complianceCountry: 'DE' });
       const usdcBefore = await balanceOf(client, BSC_USDC, consumer.wallet);
-      const input = {
-        userId: consumer.userId,
-        chargeId,
-        pin: PIN,
-        maxAmountIn: quote.amountInMaxBaseUnits,
-        country: 'DE',
-        complianceCountry: 'DE',
-      };
+      const input = heldFundsSwapInput(quote, { userId: consumer.userId, chargeId, pin: PIN });
 
       expect((await runStep({ op: 'swap', input }, point)).killed).toBe(true);
       const again = await swapHeldFunds(input);

@@ -1,6 +1,6 @@
 /**
  * The fault-injection suite, gas tank and competing spends (issue 29.4), in USDC on a private POLYGON node
- * through the RPC fault proxy (test/faults/token-harness.ts): the tank empty while its top-ups are in flight,
+ * through the RPC fault proxy (test/faults/token-world.ts): the tank empty while its top-ups are in flight,
  * its own top-up dropped from the mempool or stuck under the base fee; a withdrawal, a refund and a sweep of
  * one merchant wallet at once; a refund racing the sweep of the same deposit; and incoming payments
  * re-organised out of the chain (a payer's double spend) before the confirmation depth.
@@ -37,7 +37,7 @@ import {
   units,
   w,
   withdrawal,
-} from './token-harness';
+} from './token-world';
 
 const TANK = 'Gas tank empty or its top-up stuck';
 const COMPETING = 'Competing spends of one wallet';

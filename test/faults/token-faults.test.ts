@@ -4,13 +4,13 @@
  * proxy. Balance payments, sweeps, refunds and withdrawals in the token, each spend from a wallet without
  * native coin preceded by the gas tank's top-up, while the endpoint errs, loses sends, answers 429/503 or
  * hangs past the client's timeout. Audited by token balances at fresh recipients, the gas tank's balance
- * against its records, and the ledger's reconciliation (test/faults/token-harness.ts).
+ * against its records, and the ledger's reconciliation (test/faults/token-world.ts).
  */
-import { and, eq, gt } from 'drizzle-orm';
+import { eq, gt } from 'drizzle-orm';
 import { parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { getDb } from '@/lib/db/client';
-import { outboundTransferAttempts, outboundTransfers } from '@/lib/db/schema';
+import { outboundTransfers } from '@/lib/db/schema';
 import { withdrawFromMerchantWallet } from '@/lib/merchants/withdraw';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
 import { sweepCharge } from '@/lib/payments/sweep-charges';
@@ -18,7 +18,7 @@ import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { newSendId } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { SCENARIO_TIMEOUT, PIN, pause, retried, stranger } from './harness';
+import { SCENARIO_TIMEOUT, PIN, canceledSince, pause, retried, stranger, withdrawAndRefundWhileSendsFail } from './harness';
 import {
   jobsOnce,
   mine,
@@ -35,7 +35,7 @@ import {
   units,
   w,
   withdrawal,
-} from './token-harness';
+} from './token-world';
 
 const ERC20 = 'ERC-20 (USDC) money paths';
 const TIMEOUTS = 'RPC timeouts, hangs, 429 on send (ERC-20)';
@@ -51,14 +51,6 @@ beforeAll(async () => {
 }, SCENARIO_TIMEOUT);
 
 afterAll(() => stopTokenWorld('faults-token'));
-
-/** Transfers of the scenario that some attempt canceled (a 0-value self-transfer at its nonce). */
-const canceledSince = (since: Date) =>
-  getDb()
-    .select({ transferId: outboundTransferAttempts.transferId })
-    .from(outboundTransferAttempts)
-    .innerJoin(outboundTransfers, eq(outboundTransfers.id, outboundTransferAttempts.transferId))
-    .where(and(gt(outboundTransfers.createdAt, since), eq(outboundTransferAttempts.kind, 'cancel')));
 
 describe('ERC-20 payments, sweeps, refunds and withdrawals under RPC faults', () => {
   scenario(
@@ -208,22 +200,11 @@ describe('the cancel path, RPC timeouts and hangs, HTTP 429 on send (N10)', () =
     'sends of a USDC refund, its top-up and a withdrawal answered by 429s, 503s and hangs past the 10 s timeout: nothing canceled, each lands once',
     async (s) => {
       const paid = await paidCharge('2', { sweeps: false });
-      const destination = stranger();
-      const refundKey = newRefundRequestId();
-      await s.expectArrival('withdrawal', destination, units('1'));
-      await s.expectArrival('refund', paid.payer, units('2'));
-      s.expectCharge(paid.chargeId, 'succeeded');
-      // TRANSFER_CANCEL_AFTER_FAILURES is 3 here: none of these is a node's refusal, so none counts.
-      s.inject({
-        transportFaults: {
-          count: 8,
-          kinds: ['http_429', 'hang', 'http_503', 'http_429', 'rpc_limit', 'http_429', 'http_503', 'http_429'],
-          methods: ['eth_sendRawTransaction'],
-        },
-      });
       s.requireFault('transport_http_429', 'transport_hang', 'transport_http_503');
-      await retried(() => withdrawFromMerchantWallet(withdrawal(destination, '1')));
-      await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: refundKey }));
+      await withdrawAndRefundWhileSendsFail(s, { units, withdrawal, refundCtx }, paid, {
+        count: 8,
+        kinds: ['http_429', 'hang', 'http_503', 'http_429', 'rpc_limit', 'http_429', 'http_503', 'http_429'],
+      });
       for (let i = 0; i < 10; i++) {
         await mine(5);
         await reconcileDueTransfers({ ignoreSchedule: true });

@@ -6,12 +6,11 @@
  * races, and the webhooks.
  */
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Address, type Hex } from 'viem';
+import { createWalletClient, erc20Abi, http, parseEther, parseUnits, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setPin } from '@/lib/accounts/set-pin';
 import { createUser } from '@/lib/accounts/create-user';
-import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
 import { charges, depositAddresses, outboundTransfers, payments, refunds, webhookEvents } from '@/lib/db/schema';
 import { rpcUrl } from '@/lib/env';
@@ -28,13 +27,10 @@ import { GET, POST } from './route';
 import { POST as cancelRoute } from '../cancel/route';
 import { listStrandedFunds } from '@/lib/refunds/stranded-funds';
 import { expireRefundClaims } from '@/lib/refunds/expire-refund-claims';
+import { USDC, client, sendUsdcFromOutside, settled, usdcOf } from '@/test/polygon-usdc';
 
-const USDC = CHAINS.POLYGON.tokens.find((t) => t.symbol === 'USDC')!;
 const PIN = '583920';
 let merchant: TestMerchant;
-const client = () => createPublicClient({ transport: http(rpcUrl('POLYGON')!) });
-const usdcOf = (address: Address) =>
-  client().readContract({ address: USDC.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
 
 beforeAll(async () => {
   merchant = await newMerchant({ verified: true });
@@ -53,16 +49,6 @@ async function createCharge(chargeData: Record<string, unknown>, key = merchant.
   const res = await callRoute(createChargeRoute, { apiKey: key, body: { chargeData } });
   expect(res.status).toBe(200);
   return res.json.data.chargeId as string;
-}
-
-async function settled(chargeId: string): Promise<void> {
-  for (let i = 0; i < 30; i++) {
-    await pollChain('POLYGON');
-    const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
-    if (row!.status === 'succeeded') return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`charge ${chargeId} did not succeed`);
 }
 
 /** A USDC charge paid from a consumer's balance and settled (its funds still at the deposit address). */
@@ -269,18 +255,7 @@ describe('refunds', () => {
   it('a charge still processing (partly paid) cannot be refunded: 409 charge_not_settled, nothing recorded', async () => {
     const chargeId = await createCharge({ symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount: '2' });
     const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-    const sender = privateKeyToAccount(generatePrivateKey());
-    await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: sender.address });
-    const wallet = createWalletClient({ account: sender, transport: http(rpcUrl('POLYGON')!) });
-    await client().waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: USDC.address as Address,
-        abi: erc20Abi,
-        functionName: 'transfer',
-        args: [deposit!.address as Address, parseUnits('1.2', 6)],
-        chain: null,
-      }),
-    });
+    await sendUsdcFromOutside(deposit!.address as Address, '1.2');
     for (let i = 0; i < 10; i++) await pollChain('POLYGON');
     const [row] = await getDb().select().from(charges).where(eq(charges.id, chargeId));
     expect(row!.status).toBe('processing');
@@ -368,18 +343,7 @@ describe('refunds', () => {
     const chargeId = await createCharge({ symbol: 'USDC', chain: 'POLYGON', tokenAddress: USDC.address, amount: '2' });
     expect((await callRoute(cancelRoute, { apiKey: merchant.liveKey!, params: { chargeId }, method: 'POST' })).status).toBe(200);
     const [deposit] = await getDb().select().from(depositAddresses).where(eq(depositAddresses.chargeId, chargeId));
-    const sender = privateKeyToAccount(generatePrivateKey());
-    await fundLocalWallet({ chain: 'POLYGON', url: rpcUrl('POLYGON')!, address: sender.address });
-    const wallet = createWalletClient({ account: sender, transport: http(rpcUrl('POLYGON')!) });
-    await client().waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: USDC.address as Address,
-        abi: erc20Abi,
-        functionName: 'transfer',
-        args: [deposit!.address as Address, parseUnits('2', 6)],
-        chain: null,
-      }),
-    });
+    const { sender } = await sendUsdcFromOutside(deposit!.address as Address, '2');
     for (let i = 0; i < 10; i++) await pollChain('POLYGON');
     const stranded = await listStrandedFunds({ merchantId: merchant.id, mode: 'live' });
     expect(stranded.find((row) => row.chargeId === chargeId)).toMatchObject({
@@ -389,9 +353,9 @@ describe('refunds', () => {
     });
 
     const res = await refund(chargeId);
-    expect(res.json.data).toMatchObject({ amount: '2', destination: sender.address, source: 'deposit_address' });
+    expect(res.json.data).toMatchObject({ amount: '2', destination: sender, source: 'deposit_address' });
     expect(await untilFinal(chargeId, res.json.data.id)).toBe('succeeded');
     expect((await listStrandedFunds({ merchantId: merchant.id, mode: 'live' })).find((row) => row.chargeId === chargeId)).toBeUndefined();
-    expect(await usdcOf(sender.address)).toBeGreaterThanOrEqual(parseUnits('2', 6));
+    expect(await usdcOf(sender)).toBeGreaterThanOrEqual(parseUnits('2', 6));
   });
 });

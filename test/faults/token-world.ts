@@ -1,6 +1,6 @@
 /**
- * The fault suite's harness for a token on a private node (the chain side beside faults.test.ts, which keeps its
- * own for native JEWEL): a private database, a private anvil of one chain with the registry's ERC-20 planted as
+ * The fault suite's world for a token on a private node (token-faults, tank-competing-faults, relayer-faults; the
+ * native-coin files have money-world.ts), driven by harness.ts: a private database, a private anvil of one chain with the registry's ERC-20 planted as
  * the launcher plants it (scripts/stack/local-chain.ts), the app reaching the node only through the RPC fault
  * proxy, a merchant with its wallet funded on the record, and the Scenario audit:
  *  - every fresh recipient got exactly what it was owed in the token (never twice, never short);
