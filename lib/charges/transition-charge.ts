@@ -3,14 +3,14 @@
  * state machine (state.ts), updates it, records the timeline event and the public webhook event
  * (lib/charges/charge-events.ts) — all in the caller's transaction, so concurrent writers serialise on the
  * row lock, the loser sees the winner's status, and a webhook exists exactly when the change committed.
+ * One charge is the batch verb (transition-charges.ts) with one transition, read under its lock here.
  */
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
-import { chargeEvents, charges, type ChargeRow } from '@/lib/db/schema';
-import { newId } from '@/lib/ids';
-import { emitChargeEvent } from './charge-events';
-import { chargeEventTypeFor } from './charge-events';
-import { chargeMachine, type ChargeStatus } from './state';
+import { charges, type ChargeRow } from '@/lib/db/schema';
+import { listChargePayments } from './get-charge';
+import type { ChargeStatus } from './state';
+import { recordChargeEvents, transitionCharges } from './transition-charges';
 
 /** `tx` must be a transaction: the row lock lasts until it commits. */
 export async function transitionCharge(
@@ -19,16 +19,8 @@ export async function transitionCharge(
 ): Promise<ChargeRow> {
   const [current] = await tx.select().from(charges).where(eq(charges.id, input.chargeId)).for('update');
   if (!current) throw new Error(`charge ${input.chargeId} does not exist`);
-  chargeMachine.assert(current.status, input.to);
-  const [updated] = await tx.update(charges).set({ status: input.to }).where(eq(charges.id, input.chargeId)).returning();
-  await recordChargeEvent(tx, {
-    chargeId: input.chargeId,
-    fromStatus: current.status,
-    toStatus: input.to,
-    actor: input.actor,
-    data: input.data,
-  });
-  await emitChargeEvent(tx, { charge: updated!, type: chargeEventTypeFor(current.status, input.to) });
+  const payments = await listChargePayments(tx, input.chargeId);
+  const [updated] = await transitionCharges(tx, [{ charge: current, to: input.to, actor: input.actor, data: input.data, payments }]);
   return updated!;
 }
 
@@ -44,13 +36,5 @@ export async function recordChargeEvent(
     data?: Record<string, unknown>;
   },
 ): Promise<void> {
-  await tx.insert(chargeEvents).values({
-    id: newId('chargeEvent'),
-    chargeId: event.chargeId,
-    type: event.type ?? `charge.${event.toStatus}`,
-    fromStatus: event.fromStatus,
-    toStatus: event.toStatus,
-    actor: event.actor,
-    data: event.data ?? {},
-  });
+  await recordChargeEvents(tx, [event]);
 }
