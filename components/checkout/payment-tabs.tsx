@@ -9,33 +9,24 @@ export interface PaymentTab {
 }
 
 /**
- * The ways to pay as tabs: the suggested one (first) open, the others one click away. Only the open tab's
- * panel is in the served HTML and hydrated at load; another is rendered from the page's data (already in
- * the Flight payload, no request) the first time its tab is chosen, then stays mounted, `hidden`, so a
- * half-filled form survives a look at another tab. Hydrating every panel cost the checkout ~40 ms of
- * main thread on a phone's CPU for forms most players never open (ADR 0031).
+ * The ways to pay as tabs: the suggested one (first) open, the others one click away. Every panel is
+ * rendered (server-side, so addresses and forms are in the page at once) and the closed ones are `hidden`.
  * Arrow keys move between tabs (WAI-ARIA tabs pattern). Switching needs React: until the page is hydrated
  * the tabs are disabled, so a tap that could not switch is not swallowed silently (and a test's click waits
  * for them to be enabled instead of landing on an inert button).
  */
 export function PaymentTabs({ tabs }: { tabs: PaymentTab[] }) {
   const [selected, setSelected] = useState(tabs[0]?.id);
-  const [opened, setOpened] = useState<ReadonlySet<string | undefined>>(() => new Set([tabs[0]?.id]));
   const baseId = useId();
   const hydrated = useSyncExternalStore(subscribeToNothing, isClient, isServer);
   if (tabs.length === 1) return <div data-testid={`way-${tabs[0]!.id}`}>{tabs[0]!.panel}</div>;
-
-  function select(id: string) {
-    setSelected(id);
-    setOpened((previous) => (previous.has(id) ? previous : new Set(previous).add(id)));
-  }
 
   function onKeyDown(event: KeyboardEvent<HTMLButtonElement>, index: number) {
     const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
     if (!step) return;
     event.preventDefault();
     const next = tabs[(index + step + tabs.length) % tabs.length]!;
-    select(next.id);
+    setSelected(next.id);
     document.getElementById(`${baseId}-tab-${next.id}`)?.focus();
   }
 
@@ -56,7 +47,7 @@ export function PaymentTabs({ tabs }: { tabs: PaymentTab[] }) {
               aria-controls={`${baseId}-panel-${tab.id}`}
               tabIndex={isSelected ? 0 : -1}
               disabled={!hydrated}
-              onClick={() => select(tab.id)}
+              onClick={() => setSelected(tab.id)}
               onKeyDown={(event) => onKeyDown(event, index)}
               data-testid={`tab-${tab.id}`}
               className={`min-h-10 flex-auto rounded-lg px-2 text-sm text-balance font-medium leading-tight focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 ${
@@ -77,7 +68,7 @@ export function PaymentTabs({ tabs }: { tabs: PaymentTab[] }) {
           hidden={tab.id !== selected}
           data-testid={`way-${tab.id}`}
         >
-          {opened.has(tab.id) && tab.panel}
+          {tab.panel}
         </div>
       ))}
     </div>
