@@ -1,4 +1,5 @@
-export default function NotFound() {
+/** What a missing page or charge shows, in each root layout's not-found page and the global one. */
+export function NotFoundNotice() {
   return (
     <main className="mx-auto max-w-xl px-6 py-24 text-center">
       <h1 className="text-2xl font-semibold">Not found</h1>
