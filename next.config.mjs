@@ -38,9 +38,6 @@ const nextConfig = {
     serverActions: { bodySizeLimit: '256kb' },
     // What proxy.ts is handed of a no-JavaScript form post (it never reads it); just above the action cap.
     proxyClientMaxBodySize: '512kb',
-    // Two root layouts (app/(site), app/(player): the player pages' own small stylesheet, ADR 0031): a URL no
-    // route serves is rendered by app/global-not-found.tsx.
-    globalNotFound: true,
   },
   // Headers that do not depend on the request, on every response; proxy.ts adds the pages'
   // Content-Security-Policy with its per-request nonce (docs/security.md).

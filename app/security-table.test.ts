@@ -454,21 +454,21 @@ const ROUTES: Record<string, Row> = {
 // ---------------------------------------------------------------------------------------------------
 // Server actions.
 
-const auth = () => import('./(site)/(auth)/actions');
-const account = () => import('./(site)/(account)/actions');
-const security = () => import('./(site)/(account)/account/security/actions');
-const connectedApps = () => import('./(site)/(account)/account/profile/connected-apps-actions');
-const send = () => import('./(site)/(account)/wallet/send/actions');
-const apiKeyActions = () => import('./(site)/dashboard/settings/api-keys/actions');
-const webhookActions = () => import('./(site)/dashboard/settings/webhooks/actions');
-const memberActions = () => import('./(site)/dashboard/settings/members/actions');
-const oauthActions = () => import('./(site)/dashboard/settings/oauth/actions');
-const profileActions = () => import('./(site)/dashboard/settings/profile/actions');
-const contractActions = () => import('./(site)/dashboard/settings/contracts/actions');
-const tokenActions = () => import('./(site)/dashboard/settings/tokens/actions');
-const balanceActions = () => import('./(site)/dashboard/balances/actions');
-const chargeActions = () => import('./(site)/dashboard/charges/[chargeId]/actions');
-const dashboardActions = () => import('./(site)/dashboard/actions');
+const auth = () => import('./(auth)/actions');
+const account = () => import('./(account)/actions');
+const security = () => import('./(account)/account/security/actions');
+const connectedApps = () => import('./(account)/account/profile/connected-apps-actions');
+const send = () => import('./(account)/wallet/send/actions');
+const apiKeyActions = () => import('./dashboard/settings/api-keys/actions');
+const webhookActions = () => import('./dashboard/settings/webhooks/actions');
+const memberActions = () => import('./dashboard/settings/members/actions');
+const oauthActions = () => import('./dashboard/settings/oauth/actions');
+const profileActions = () => import('./dashboard/settings/profile/actions');
+const contractActions = () => import('./dashboard/settings/contracts/actions');
+const tokenActions = () => import('./dashboard/settings/tokens/actions');
+const balanceActions = () => import('./dashboard/balances/actions');
+const chargeActions = () => import('./dashboard/charges/[chargeId]/actions');
+const dashboardActions = () => import('./dashboard/actions');
 
 const SIGN_IN = 'a step of signing in or up: there is no session yet';
 const BUYER = 'the anonymous buyer on the checkout (by unguessable charge id)';
@@ -489,83 +489,83 @@ const MERCHANT_FROM_SESSION =
 
 const ACTIONS: Record<string, Row> = {
   // Dashboard: member role and merchant scope.
-  'app/(site)/dashboard/settings/api-keys/actions.ts#createKeyAction': actionRow(apiKeyActions, 'createKeyAction', {
+  'app/dashboard/settings/api-keys/actions.ts#createKeyAction': actionRow(apiKeyActions, 'createKeyAction', {
     memberForm: () => ({ name: 'Stolen', kind: 'secret', pin: PIN }),
     scopeNa: MERCHANT_FROM_SESSION,
     modeNa: 'the mode is the dashboard switch; a test key is no harm',
   }),
-  'app/(site)/dashboard/settings/api-keys/actions.ts#rollKeyAction': actionRow(apiKeyActions, 'rollKeyAction', {
+  'app/dashboard/settings/api-keys/actions.ts#rollKeyAction': actionRow(apiKeyActions, 'rollKeyAction', {
     memberForm: () => ({ keyId: world.liveSecretKeyId, overlapHours: '0', pin: PIN }),
     victimResourceForm: () => ({ keyId: world.liveSecretKeyId, overlapHours: '0', pin: PIN }),
     modeNa: 'keys carry their own mode; the dashboard lists both',
   }),
-  'app/(site)/dashboard/settings/api-keys/actions.ts#revokeKeyAction': actionRow(apiKeyActions, 'revokeKeyAction', {
+  'app/dashboard/settings/api-keys/actions.ts#revokeKeyAction': actionRow(apiKeyActions, 'revokeKeyAction', {
     memberForm: () => ({ keyId: world.liveSecretKeyId, confirm: 'revoke' }),
     victimResourceForm: () => ({ keyId: world.liveSecretKeyId, confirm: 'revoke' }),
     modeNa: 'keys carry their own mode; the dashboard lists both',
   }),
-  'app/(site)/dashboard/settings/api-keys/actions.ts#setOriginsAction': actionRow(apiKeyActions, 'setOriginsAction', {
+  'app/dashboard/settings/api-keys/actions.ts#setOriginsAction': actionRow(apiKeyActions, 'setOriginsAction', {
     memberForm: () => ({ keyId: world.liveSecretKeyId, allowedOrigins: 'https://attacker.example', allowedRedirectOrigins: '' }),
     victimResourceForm: () => ({ keyId: world.liveSecretKeyId, allowedOrigins: 'https://attacker.example', allowedRedirectOrigins: '' }),
     modeNa: 'keys carry their own mode; the dashboard lists both',
   }),
-  'app/(site)/dashboard/settings/webhooks/actions.ts#createEndpointAction': actionRow(webhookActions, 'createEndpointAction', {
+  'app/dashboard/settings/webhooks/actions.ts#createEndpointAction': actionRow(webhookActions, 'createEndpointAction', {
     memberForm: () => ({ url: 'https://attacker.example/hook', eventTypes: '*', pin: PIN }),
     scopeNa: MERCHANT_FROM_SESSION,
     modeNa: 'creates in the dashboard’s mode',
   }),
-  'app/(site)/dashboard/settings/webhooks/actions.ts#updateEndpointAction': actionRow(webhookActions, 'updateEndpointAction', {
+  'app/dashboard/settings/webhooks/actions.ts#updateEndpointAction': actionRow(webhookActions, 'updateEndpointAction', {
     memberForm: endpointForm,
     victimResourceForm: endpointForm,
   }),
-  'app/(site)/dashboard/settings/webhooks/actions.ts#deleteEndpointAction': actionRow(webhookActions, 'deleteEndpointAction', {
+  'app/dashboard/settings/webhooks/actions.ts#deleteEndpointAction': actionRow(webhookActions, 'deleteEndpointAction', {
     memberForm: endpointForm,
     victimResourceForm: endpointForm,
   }),
-  'app/(site)/dashboard/settings/webhooks/actions.ts#revealSecretAction': actionRow(webhookActions, 'revealSecretAction', {
+  'app/dashboard/settings/webhooks/actions.ts#revealSecretAction': actionRow(webhookActions, 'revealSecretAction', {
     memberForm: endpointForm,
     victimResourceForm: endpointForm,
   }),
-  'app/(site)/dashboard/settings/webhooks/actions.ts#rotateSecretAction': actionRow(webhookActions, 'rotateSecretAction', {
+  'app/dashboard/settings/webhooks/actions.ts#rotateSecretAction': actionRow(webhookActions, 'rotateSecretAction', {
     memberForm: () => ({ ...endpointForm(), overlapHours: '0' }),
     victimResourceForm: () => ({ ...endpointForm(), overlapHours: '0' }),
   }),
-  'app/(site)/dashboard/settings/webhooks/actions.ts#sendTestEventAction': actionRow(webhookActions, 'sendTestEventAction', {
+  'app/dashboard/settings/webhooks/actions.ts#sendTestEventAction': actionRow(webhookActions, 'sendTestEventAction', {
     memberForm: endpointForm,
     victimResourceForm: endpointForm,
   }),
-  'app/(site)/dashboard/settings/webhooks/actions.ts#resendEventAction': actionRow(webhookActions, 'resendEventAction', {
+  'app/dashboard/settings/webhooks/actions.ts#resendEventAction': actionRow(webhookActions, 'resendEventAction', {
     memberForm: endpointForm,
     victimResourceForm: endpointForm,
   }),
-  'app/(site)/dashboard/settings/members/actions.ts#inviteMemberAction': actionRow(memberActions, 'inviteMemberAction', {
+  'app/dashboard/settings/members/actions.ts#inviteMemberAction': actionRow(memberActions, 'inviteMemberAction', {
     memberForm: () => ({ email: 'accomplice@attacker.example', role: 'owner', pin: PIN }),
     scopeNa: MERCHANT_FROM_SESSION,
     modeNa: NO_MODE,
   }),
-  'app/(site)/dashboard/settings/members/actions.ts#changeRoleAction': actionRow(memberActions, 'changeRoleAction', {
+  'app/dashboard/settings/members/actions.ts#changeRoleAction': actionRow(memberActions, 'changeRoleAction', {
     memberForm: () => ({ userId: world.a.viewer, role: 'owner', pin: PIN }),
     victimResourceForm: () => ({ userId: world.a.viewer, role: 'owner', pin: PIN }),
     modeNa: NO_MODE,
   }),
-  'app/(site)/dashboard/settings/members/actions.ts#removeMemberAction': actionRow(memberActions, 'removeMemberAction', {
+  'app/dashboard/settings/members/actions.ts#removeMemberAction': actionRow(memberActions, 'removeMemberAction', {
     memberForm: () => ({ userId: world.a.owner }),
     victimResourceForm: () => ({ userId: world.a.owner }),
     modeNa: NO_MODE,
   }),
-  'app/(site)/dashboard/settings/members/actions.ts#revokeInvitationAction': actionRow(memberActions, 'revokeInvitationAction', {
+  'app/dashboard/settings/members/actions.ts#revokeInvitationAction': actionRow(memberActions, 'revokeInvitationAction', {
     memberForm: () => ({ invitationId: 'inv_0000000000000000' }),
     scopeNa: 'the invitation is looked up within the session’s merchant (lib/merchants/revoke-invitation.ts)',
     modeNa: NO_MODE,
   }),
-  'app/(site)/dashboard/settings/oauth/actions.ts#registerOAuthAppAction': actionRow(oauthActions, 'registerOAuthAppAction', {
+  'app/dashboard/settings/oauth/actions.ts#registerOAuthAppAction': actionRow(oauthActions, 'registerOAuthAppAction', {
     memberForm: () => ({ name: 'Evil app', redirectUris: 'https://attacker.example/cb', clientType: 'confidential' }),
     scopeNa: MERCHANT_FROM_SESSION,
     modeNa: NO_MODE,
   }),
   ...Object.fromEntries(
     (['rollOAuthAppSecretAction', 'revokeOAuthAppSecretAction', 'revokeOAuthAppAction'] as const).map((name) => [
-      `app/(site)/dashboard/settings/oauth/actions.ts#${name}`,
+      `app/dashboard/settings/oauth/actions.ts#${name}`,
       actionRow(oauthActions, name, {
         memberForm: () => ({ clientId: world.oauthClientId }),
         victimResourceForm: () => ({ clientId: world.oauthClientId }),
@@ -573,42 +573,42 @@ const ACTIONS: Record<string, Row> = {
       }),
     ]),
   ),
-  'app/(site)/dashboard/settings/profile/actions.ts#updateProfileAction': actionRow(profileActions, 'updateProfileAction', {
+  'app/dashboard/settings/profile/actions.ts#updateProfileAction': actionRow(profileActions, 'updateProfileAction', {
     memberForm: () => ({ name: 'Evil Studio', supportEmail: '', logoUrl: '' }),
     scopeNa: MERCHANT_FROM_SESSION,
     modeNa: NO_MODE,
   }),
-  'app/(site)/dashboard/settings/profile/actions.ts#rollOnrampLinkKeyAction': actionRow(profileActions, 'rollOnrampLinkKeyAction', {
+  'app/dashboard/settings/profile/actions.ts#rollOnrampLinkKeyAction': actionRow(profileActions, 'rollOnrampLinkKeyAction', {
     memberForm: () => ({}),
     scopeNa: MERCHANT_FROM_SESSION,
     modeNa: NO_MODE,
   }),
-  'app/(site)/dashboard/settings/contracts/actions.ts#registerContractAction': actionRow(contractActions, 'registerContractAction', {
+  'app/dashboard/settings/contracts/actions.ts#registerContractAction': actionRow(contractActions, 'registerContractAction', {
     memberForm: () => ({ chain: 'POLYGON', address: '0x000000000000000000000000000000000000dEaD', label: 'Evil' }),
     scopeNa: MERCHANT_FROM_SESSION,
     modeNa: 'registers in the dashboard’s mode',
   }),
-  'app/(site)/dashboard/settings/contracts/actions.ts#createRuleAction': actionRow(contractActions, 'createRuleAction', {
+  'app/dashboard/settings/contracts/actions.ts#createRuleAction': actionRow(contractActions, 'createRuleAction', {
     memberForm: () => ({ contractId: 'con_none', function: 'mint' }),
     scopeNa: 'the contract is looked up within the session’s merchant and mode (lib/contracts tests)',
     modeNa: 'the contract is looked up within the dashboard’s mode (lib/contracts tests)',
   }),
-  'app/(site)/dashboard/settings/contracts/actions.ts#setRuleEnabledAction': actionRow(contractActions, 'setRuleEnabledAction', {
+  'app/dashboard/settings/contracts/actions.ts#setRuleEnabledAction': actionRow(contractActions, 'setRuleEnabledAction', {
     memberForm: () => ({ ruleId: 'rule_none', enabled: 'true' }),
     scopeNa: 'the rule is looked up within the session’s merchant and mode (lib/contracts tests)',
     modeNa: 'the rule is looked up within the dashboard’s mode (lib/contracts tests)',
   }),
-  'app/(site)/dashboard/settings/tokens/actions.ts#setTokenEnabledAction': actionRow(tokenActions, 'setTokenEnabledAction', {
+  'app/dashboard/settings/tokens/actions.ts#setTokenEnabledAction': actionRow(tokenActions, 'setTokenEnabledAction', {
     memberForm: () => ({ chain: 'POLYGON', address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', enabled: 'false' }),
     scopeNa: MERCHANT_FROM_SESSION,
     modeNa: 'token settings hold for both modes',
   }),
-  'app/(site)/dashboard/settings/tokens/actions.ts#addCustomTokenAction': actionRow(tokenActions, 'addCustomTokenAction', {
+  'app/dashboard/settings/tokens/actions.ts#addCustomTokenAction': actionRow(tokenActions, 'addCustomTokenAction', {
     memberForm: () => ({ chain: 'POLYGON', address: '0x000000000000000000000000000000000000dEaD' }),
     scopeNa: MERCHANT_FROM_SESSION,
     modeNa: 'token settings hold for both modes',
   }),
-  'app/(site)/dashboard/balances/actions.ts#withdrawAction': actionRow(balanceActions, 'withdrawAction', {
+  'app/dashboard/balances/actions.ts#withdrawAction': actionRow(balanceActions, 'withdrawAction', {
     memberForm: () => ({
       token: 'POLYGON:0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
       amount: '1',
@@ -629,17 +629,17 @@ const ACTIONS: Record<string, Row> = {
         requestId: `rfq_${'A'.repeat(22)}`,
       });
       return [
-        `app/(site)/dashboard/charges/[chargeId]/actions.ts#${name}`,
+        `app/dashboard/charges/[chargeId]/actions.ts#${name}`,
         actionRow(chargeActions, name, { memberForm: form, victimResourceForm: form }),
       ];
     }),
   ),
-  'app/(site)/dashboard/actions.ts#requestVerificationAction': actionRow(dashboardActions, 'requestVerificationAction', {
+  'app/dashboard/actions.ts#requestVerificationAction': actionRow(dashboardActions, 'requestVerificationAction', {
     memberForm: () => ({}),
     scopeNa: MERCHANT_FROM_SESSION,
     modeNa: NO_MODE,
   }),
-  'app/(site)/dashboard/mode-actions.ts#setDashboardModeAction': publicRow(
+  'app/dashboard/mode-actions.ts#setDashboardModeAction': publicRow(
     'sets the caller’s own test/live display cookie for /dashboard; reads and changes no data',
   ),
 
@@ -659,66 +659,66 @@ const ACTIONS: Record<string, Row> = {
         'resetPinAction',
         'becomeMerchantAction',
       ] as const
-    ).map((name) => [`app/(site)/(account)/actions.ts#${name}`, actionRow(account, name, {})]),
+    ).map((name) => [`app/(account)/actions.ts#${name}`, actionRow(account, name, {})]),
   ),
-  'app/(site)/(account)/actions.ts#exportKeyAction': actionRow(account, 'exportKeyAction', {
+  'app/(account)/actions.ts#exportKeyAction': actionRow(account, 'exportKeyAction', {
     scopeNa: 'the wallet is looked up among the signed-in user’s own (lib/wallets/export-private-key.ts: not_found otherwise)',
   }),
   ...Object.fromEntries(
     (['requestFactorCodeAction', 'startTotpAction', 'confirmTotpAction', 'removeTotpAction', 'renewRecoveryCodesAction'] as const).map(
-      (name) => [`app/(site)/(account)/account/security/actions.ts#${name}`, actionRow(security, name, {})],
+      (name) => [`app/(account)/account/security/actions.ts#${name}`, actionRow(security, name, {})],
     ),
   ),
   ...Object.fromEntries(
     (['passkeyRegistrationOptionsAction', 'stepUpPasskeyOptionsAction'] as const).map((name) => [
-      `app/(site)/(account)/account/security/actions.ts#${name}`,
+      `app/(account)/account/security/actions.ts#${name}`,
       actionRow(security, name, { call: noArgs }),
     ]),
   ),
-  'app/(site)/(account)/account/security/actions.ts#registerPasskeyAction': actionRow(security, 'registerPasskeyAction', {
+  'app/(account)/account/security/actions.ts#registerPasskeyAction': actionRow(security, 'registerPasskeyAction', {
     call: objectArg({ name: 'Evil key', response: '{}' }),
   }),
-  'app/(site)/(account)/account/security/actions.ts#removePasskeyAction': actionRow(security, 'removePasskeyAction', {
+  'app/(account)/account/security/actions.ts#removePasskeyAction': actionRow(security, 'removePasskeyAction', {
     scopeNa: 'the passkey is deleted only among the signed-in user’s own (lib/accounts/two-factor/passkeys.ts: not_found otherwise)',
   }),
-  'app/(site)/(account)/account/profile/connected-apps-actions.ts#revokeConnectedAppAction': actionRow(connectedApps, 'revokeConnectedAppAction', {
+  'app/(account)/account/profile/connected-apps-actions.ts#revokeConnectedAppAction': actionRow(connectedApps, 'revokeConnectedAppAction', {
     scopeNa: 'only the signed-in user’s own grants to the app are revoked (lib/oauth/grants.ts: by client and account)',
   }),
-  'app/(site)/(account)/account/profile/connected-apps-actions.ts#revokeAllConnectedAppsAction': actionRow(
+  'app/(account)/account/profile/connected-apps-actions.ts#revokeAllConnectedAppsAction': actionRow(
     connectedApps,
     'revokeAllConnectedAppsAction',
     {
       scopeNa: 'only the signed-in user’s own grants are revoked (lib/oauth/grants.ts: by account)',
     },
   ),
-  'app/(site)/(account)/wallet/send/actions.ts#sendAction': actionRow(send, 'sendAction', {}),
-  'app/(site)/(account)/wallet/allowances/actions.ts#revokeAllowanceAction': actionRow(
-    () => import('./(site)/(account)/wallet/allowances/actions'),
+  'app/(account)/wallet/send/actions.ts#sendAction': actionRow(send, 'sendAction', {}),
+  'app/(account)/wallet/allowances/actions.ts#revokeAllowanceAction': actionRow(
+    () => import('./(account)/wallet/allowances/actions'),
     'revokeAllowanceAction',
     { scopeNa: 'revokes only the signed-in user’s own allowance: another’s id is not_found (lib/allowances/spending-allowance.test.ts)' },
   ),
-  'app/(site)/invitations/[token]/actions.ts#acceptInvitationAction': actionRow(
-    () => import('./(site)/invitations/[token]/actions'),
+  'app/invitations/[token]/actions.ts#acceptInvitationAction': actionRow(
+    () => import('./invitations/[token]/actions'),
     'acceptInvitationAction',
     {},
   ),
-  'app/(site)/refunds/claim/[token]/actions.ts#claimRefundAction': publicRow(
+  'app/refunds/claim/[token]/actions.ts#claimRefundAction': publicRow(
     'a refund claim link: the token (32 random characters, stored hashed) is the capability, per-IP limited; the balance choice needs a session and pays only the signed-in user’s own wallet (lib/refunds/refund-claims.test.ts)',
   ),
-  'app/(site)/oauth/authorize/[uid]/actions.ts#consentAction': actionRow(() => import('./(site)/oauth/authorize/[uid]/actions'), 'consentAction', {}),
-  'app/(site)/oauth/pay/actions.ts#confirmPaymentRequestAction': actionRow(() => import('./(site)/oauth/pay/actions'), 'confirmPaymentRequestAction', {}),
-  'app/(player)/checkout/[chargeId]/actions.ts#payFromBalanceAction': actionRow(
-    () => import('./(player)/checkout/[chargeId]/actions'),
+  'app/oauth/authorize/[uid]/actions.ts#consentAction': actionRow(() => import('./oauth/authorize/[uid]/actions'), 'consentAction', {}),
+  'app/oauth/pay/actions.ts#confirmPaymentRequestAction': actionRow(() => import('./oauth/pay/actions'), 'confirmPaymentRequestAction', {}),
+  'app/checkout/[chargeId]/actions.ts#payFromBalanceAction': actionRow(
+    () => import('./checkout/[chargeId]/actions'),
     'payFromBalanceAction',
     {},
   ),
-  'app/(player)/checkout/[chargeId]/swap-actions.ts#swapHeldFundsAction': actionRow(
-    () => import('./(player)/checkout/[chargeId]/swap-actions'),
+  'app/checkout/[chargeId]/swap-actions.ts#swapHeldFundsAction': actionRow(
+    () => import('./checkout/[chargeId]/swap-actions'),
     'swapHeldFundsAction',
     {},
   ),
-  'app/(player)/checkout/[chargeId]/swap-actions.ts#quoteHeldFundsAction': actionRow(
-    () => import('./(player)/checkout/[chargeId]/swap-actions'),
+  'app/checkout/[chargeId]/swap-actions.ts#quoteHeldFundsAction': actionRow(
+    () => import('./checkout/[chargeId]/swap-actions'),
     'quoteHeldFundsAction',
     {
       call: (fn) => (fn as unknown as (chargeId: string) => Promise<unknown>)(world.liveChargeId),
@@ -726,12 +726,12 @@ const ACTIONS: Record<string, Row> = {
   ),
 
   // Signing in and out.
-  'app/(site)/(auth)/actions.ts#confirmSecondFactorAction': actionRow(auth, 'confirmSecondFactorAction', {}),
-  'app/(site)/(auth)/actions.ts#passkeySignInOptionsAction': actionRow(auth, 'passkeySignInOptionsAction', { call: noArgs }),
-  'app/(site)/(auth)/actions.ts#passkeySignInAction': actionRow(auth, 'passkeySignInAction', { call: objectArg({ response: '{}' }) }),
-  'app/(site)/(auth)/actions.ts#requestEmailVerificationCode': actionRow(auth, 'requestEmailVerificationCode', {}),
-  'app/(site)/(auth)/actions.ts#confirmEmailVerification': actionRow(auth, 'confirmEmailVerification', {}),
-  'app/(site)/(auth)/actions.ts#signOutEverywhereAction': actionRow(auth, 'signOutEverywhereAction', { call: noArgs }),
+  'app/(auth)/actions.ts#confirmSecondFactorAction': actionRow(auth, 'confirmSecondFactorAction', {}),
+  'app/(auth)/actions.ts#passkeySignInOptionsAction': actionRow(auth, 'passkeySignInOptionsAction', { call: noArgs }),
+  'app/(auth)/actions.ts#passkeySignInAction': actionRow(auth, 'passkeySignInAction', { call: objectArg({ response: '{}' }) }),
+  'app/(auth)/actions.ts#requestEmailVerificationCode': actionRow(auth, 'requestEmailVerificationCode', {}),
+  'app/(auth)/actions.ts#confirmEmailVerification': actionRow(auth, 'confirmEmailVerification', {}),
+  'app/(auth)/actions.ts#signOutEverywhereAction': actionRow(auth, 'signOutEverywhereAction', { call: noArgs }),
   ...Object.fromEntries(
     (
       [
@@ -744,18 +744,18 @@ const ACTIONS: Record<string, Row> = {
         'signInWithSiwe',
         'signInWithProvider',
       ] as const
-    ).map((name) => [`app/(site)/(auth)/actions.ts#${name}`, publicRow(SIGN_IN)]),
+    ).map((name) => [`app/(auth)/actions.ts#${name}`, publicRow(SIGN_IN)]),
   ),
-  'app/(site)/(auth)/actions.ts#signOutAction': publicRow('signing out the caller’s own cookie needs nothing'),
+  'app/(auth)/actions.ts#signOutAction': publicRow('signing out the caller’s own cookie needs nothing'),
 
   // The anonymous buyer and the sandbox provider.
-  'app/(player)/checkout/[chargeId]/actions.ts#cancelCheckoutAction': publicRow(BUYER),
-  'app/(player)/checkout/[chargeId]/fiat-actions.ts#payWithFiatAction': publicRow(BUYER),
-  'app/(player)/checkout/[chargeId]/swap-actions.ts#quoteSwapFundingAction': publicRow(BUYER),
-  'app/(player)/checkout/[chargeId]/swap-actions.ts#placeSwapFundingOrderAction': publicRow(BUYER),
-  'app/(player)/checkout/[chargeId]/swap-actions.ts#swapProgressAction': publicRow(BUYER),
-  'app/(player)/onramp/actions.ts#placeOnrampOrderAction': publicRow('the anonymous on-ramp buyer; a signed-in buyer only adds their own wallets'),
-  'app/(site)/sandbox-provider/pay/[sessionId]/actions.ts#sandboxPayAction': publicRow(
+  'app/checkout/[chargeId]/actions.ts#cancelCheckoutAction': publicRow(BUYER),
+  'app/checkout/[chargeId]/fiat-actions.ts#payWithFiatAction': publicRow(BUYER),
+  'app/checkout/[chargeId]/swap-actions.ts#quoteSwapFundingAction': publicRow(BUYER),
+  'app/checkout/[chargeId]/swap-actions.ts#placeSwapFundingOrderAction': publicRow(BUYER),
+  'app/checkout/[chargeId]/swap-actions.ts#swapProgressAction': publicRow(BUYER),
+  'app/onramp/actions.ts#placeOnrampOrderAction': publicRow('the anonymous on-ramp buyer; a signed-in buyer only adds their own wallets'),
+  'app/sandbox-provider/pay/[sessionId]/actions.ts#sandboxPayAction': publicRow(
     'the sandbox provider’s own payment page (development only, off in production)',
   ),
   'lib/geo/set-country-action.ts#setCountryAction': publicRow(

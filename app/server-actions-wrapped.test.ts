@@ -11,11 +11,11 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 
 /** Files allowed to keep a pattern, each with why. */
 const ALLOWED: Record<string, { pattern: string; why: string }> = {
-  'app/(site)/sandbox-provider/pay/[sessionId]/actions.ts': {
+  'app/sandbox-provider/pay/[sessionId]/actions.ts': {
     pattern: 'try {',
     why: 'the sandbox stands in for a third-party provider: its errors are its API’s (not AppErrors) and its state is the provider screen’s',
   },
-  'app/(site)/(auth)/actions.ts': {
+  'app/(auth)/actions.ts': {
     pattern: 'requireUserForAction',
     why: 'signOutEverywhereAction is a bare <form action> (no state to answer in): a refused call throws, as Next expects',
   },

@@ -167,7 +167,7 @@ test.describe('accessibility, phone layout and screenshots', () => {
     await expect(page.getByTestId('new-test-key')).toBeVisible();
     await page.goto('/dashboard');
     // The tabs as rendered, by the spec's names in its order ("Account setup rules" 8), framed by the
-    // dashboard's own pages; app/(site)/dashboard/dashboard-tabs.test.ts pins the definition the same way.
+    // dashboard's own pages; app/dashboard/dashboard-tabs.test.ts pins the definition the same way.
     const navigation = page.getByRole('navigation', { name: 'Dashboard' });
     const nav = navigation.getByRole('link');
     await expect(nav).toHaveText([

@@ -11,7 +11,7 @@ import { expectDeclaredResponse } from '@/test/fixtures';
 import { TEST_SECRETS } from '@/test/test-secrets';
 import { POST as authPost } from './auth/[...nextauth]/route';
 import { POST as webhookPost } from './onramp/webhooks/[providerId]/route';
-import { POST as sandboxSessionsPost } from '../(site)/sandbox-provider/api/sessions/route';
+import { POST as sandboxSessionsPost } from '../sandbox-provider/api/sessions/route';
 
 type Post = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 const KIB = 1024;

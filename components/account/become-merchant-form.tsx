@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { becomeMerchantAction, type BecomeMerchantState } from '@/app/(site)/(account)/actions';
+import { becomeMerchantAction, type BecomeMerchantState } from '@/app/(account)/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { revokeAllConnectedAppsAction, revokeConnectedAppAction } from '@/app/(site)/(account)/account/profile/connected-apps-actions';
+import { revokeAllConnectedAppsAction, revokeConnectedAppAction } from '@/app/(account)/account/profile/connected-apps-actions';
 import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import type { FormState } from '@/lib/auth/form-state';
 import type { ConnectedApp } from '@/lib/oauth/grants';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { confirmEmailChangeAction, startEmailChangeAction } from '@/app/(site)/(account)/actions';
+import { confirmEmailChangeAction, startEmailChangeAction } from '@/app/(account)/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState, useRef } from 'react';
-import { exportKeyAction, type ExportState } from '@/app/(site)/(account)/actions';
+import { exportKeyAction, type ExportState } from '@/app/(account)/actions';
 import { Button } from '@/components/ui/button';
 import { StepUpFields } from './step-up-fields';
 

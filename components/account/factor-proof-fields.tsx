@@ -1,7 +1,7 @@
 'use client';
 
 import { useState, useTransition } from 'react';
-import { requestFactorCodeAction } from '@/app/(site)/(account)/account/security/actions';
+import { requestFactorCodeAction } from '@/app/(account)/account/security/actions';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import type { FormState } from '@/lib/auth/form-state';

@@ -7,7 +7,7 @@ import {
   resetPinAction,
   startPhoneLinkAction,
   unlinkPhoneAction,
-} from '@/app/(site)/(account)/actions';
+} from '@/app/(account)/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { CodeField } from '@/components/ui/code-field';

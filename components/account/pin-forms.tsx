@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { changePinAction, requestFirstPinCodeAction, setPinAction } from '@/app/(site)/(account)/actions';
+import { changePinAction, requestFirstPinCodeAction, setPinAction } from '@/app/(account)/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { EmailCodeField } from './factor-proof-fields';

@@ -11,7 +11,7 @@ import {
   renewRecoveryCodesAction,
   startTotpAction,
   type SecurityFormState,
-} from '@/app/(site)/(account)/account/security/actions';
+} from '@/app/(account)/account/security/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';

@@ -2,7 +2,7 @@
 
 import { startAuthentication } from '@simplewebauthn/browser';
 import { useState } from 'react';
-import { stepUpPasskeyOptionsAction } from '@/app/(site)/(account)/account/security/actions';
+import { stepUpPasskeyOptionsAction } from '@/app/(account)/account/security/actions';
 import { PinField } from './pin-fields';
 
 /**

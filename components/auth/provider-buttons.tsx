@@ -1,4 +1,4 @@
-import { signInWithProvider } from '@/app/(site)/(auth)/actions';
+import { signInWithProvider } from '@/app/(auth)/actions';
 import { Button } from '@/components/ui/button';
 import { SiweButton } from './siwe-button';
 

@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { createSiweMessage } from 'viem/siwe';
 import { injected, useConnect, useSignMessage } from 'wagmi';
-import { getSiweNonce, signInWithSiwe } from '@/app/(site)/(auth)/actions';
+import { getSiweNonce, signInWithSiwe } from '@/app/(auth)/actions';
 import { Button } from '@/components/ui/button';
 
 /** Sign in with Ethereum (EIP-4361) through the browser wallet (wagmi's injected connector). */

@@ -2,7 +2,7 @@
 
 import { startAuthentication } from '@simplewebauthn/browser';
 import { useActionState, useState } from 'react';
-import { confirmSecondFactorAction, passkeySignInAction, passkeySignInOptionsAction } from '@/app/(site)/(auth)/actions';
+import { confirmSecondFactorAction, passkeySignInAction, passkeySignInOptionsAction } from '@/app/(auth)/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';

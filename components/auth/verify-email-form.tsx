@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { confirmEmailVerification, requestEmailVerificationCode } from '@/app/(site)/(auth)/actions';
+import { confirmEmailVerification, requestEmailVerificationCode } from '@/app/(auth)/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { CodeField } from '@/components/ui/code-field';

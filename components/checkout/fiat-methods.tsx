@@ -1,7 +1,7 @@
 'use client';
 
 import { useState, useTransition, type FormEvent } from 'react';
-import { payWithFiatAction, type FiatPayState } from '@/app/(player)/checkout/[chargeId]/fiat-actions';
+import { payWithFiatAction, type FiatPayState } from '@/app/checkout/[chargeId]/fiat-actions';
 import { Amount } from '@/components/ui/amount';
 import { Button } from '@/components/ui/button';
 import { formatFiat } from '@/lib/format-amount';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState, useState } from 'react';
-import { payFromBalanceAction, type PayState } from '@/app/(player)/checkout/[chargeId]/actions';
+import { payFromBalanceAction, type PayState } from '@/app/checkout/[chargeId]/actions';
 import { errorFor, PinField } from '@/components/account/pin-fields';
 import { Field } from '@/components/ui/field';
 import { Amount } from '@/components/ui/amount';

@@ -7,7 +7,7 @@ import {
   swapHeldFundsAction,
   type ActionError,
   type SwapHeldFundsState,
-} from '@/app/(player)/checkout/[chargeId]/swap-actions';
+} from '@/app/checkout/[chargeId]/swap-actions';
 import { PinField } from '@/components/account/pin-fields';
 import { Amount } from '@/components/ui/amount';
 import { Button } from '@/components/ui/button';

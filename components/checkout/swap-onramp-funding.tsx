@@ -6,7 +6,7 @@ import {
   quoteSwapFundingAction,
   swapProgressAction,
   type ActionError,
-} from '@/app/(player)/checkout/[chargeId]/swap-actions';
+} from '@/app/checkout/[chargeId]/swap-actions';
 import { Amount } from '@/components/ui/amount';
 import { Button } from '@/components/ui/button';
 import { formatFiat, formatTokenAmount } from '@/lib/format-amount';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { acceptInvitationAction } from '@/app/(site)/invitations/[token]/actions';
+import { acceptInvitationAction } from '@/app/invitations/[token]/actions';
 import { Button } from '@/components/ui/button';
 import type { FormState } from '@/lib/auth/form-state';
 

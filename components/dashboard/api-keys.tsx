@@ -7,7 +7,7 @@ import {
   rollKeyAction,
   setOriginsAction,
   type KeyFormState,
-} from '@/app/(site)/dashboard/settings/api-keys/actions';
+} from '@/app/dashboard/settings/api-keys/actions';
 import { Button } from '@/components/ui/button';
 import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState, useState } from 'react';
-import { createRuleAction, registerContractAction, setRuleEnabledAction } from '@/app/(site)/dashboard/settings/contracts/actions';
+import { createRuleAction, registerContractAction, setRuleEnabledAction } from '@/app/dashboard/settings/contracts/actions';
 import { StepUpFields } from '@/components/account/step-up-fields';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';

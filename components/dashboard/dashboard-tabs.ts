@@ -2,7 +2,7 @@
  * The dashboard's tabs, in order: the merchant's pages (Overview, Charges, Balances), then the settings
  * tabs exactly as the spec lists them ("Account setup rules" 8: API Keys, Webhooks, Linked Accounts,
  * Members, Tokens, OAuth, Contracts, Profile), then the Audit log. Pinned by
- * app/(site)/dashboard/dashboard-tabs.test.ts and, as rendered, by e2e/accessibility.spec.ts.
+ * app/dashboard/dashboard-tabs.test.ts and, as rendered, by e2e/accessibility.spec.ts.
  */
 export const DASHBOARD_TABS = [
   { href: '/dashboard', label: 'Overview' },

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { fulfilChargeAction, retryFulfilmentAction } from '@/app/(site)/dashboard/charges/[chargeId]/actions';
+import { fulfilChargeAction, retryFulfilmentAction } from '@/app/dashboard/charges/[chargeId]/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import type { FormState } from '@/lib/auth/form-state';

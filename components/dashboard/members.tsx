@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { changeRoleAction, inviteMemberAction, removeMemberAction, revokeInvitationAction } from '@/app/(site)/dashboard/settings/members/actions';
+import { changeRoleAction, inviteMemberAction, removeMemberAction, revokeInvitationAction } from '@/app/dashboard/settings/members/actions';
 import { Button } from '@/components/ui/button';
 import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';

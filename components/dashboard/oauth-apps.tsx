@@ -7,7 +7,7 @@ import {
   revokeOAuthAppSecretAction,
   rollOAuthAppSecretAction,
   type OAuthAppFormState,
-} from '@/app/(site)/dashboard/settings/oauth/actions';
+} from '@/app/dashboard/settings/oauth/actions';
 import { Button } from '@/components/ui/button';
 import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { rollOnrampLinkKeyAction, type OnrampLinkKeyState } from '@/app/(site)/dashboard/settings/profile/actions';
+import { rollOnrampLinkKeyAction, type OnrampLinkKeyState } from '@/app/dashboard/settings/profile/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { updateProfileAction } from '@/app/(site)/dashboard/settings/profile/actions';
+import { updateProfileAction } from '@/app/dashboard/settings/profile/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { refundChargeAction } from '@/app/(site)/dashboard/charges/[chargeId]/actions';
+import { refundChargeAction } from '@/app/dashboard/charges/[chargeId]/actions';
 import { StepUpFields } from '@/components/account/step-up-fields';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';

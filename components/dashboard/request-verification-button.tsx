@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { requestVerificationAction } from '@/app/(site)/dashboard/actions';
+import { requestVerificationAction } from '@/app/dashboard/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 

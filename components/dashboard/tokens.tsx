@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { addCustomTokenAction, setTokenEnabledAction } from '@/app/(site)/dashboard/settings/tokens/actions';
+import { addCustomTokenAction, setTokenEnabledAction } from '@/app/dashboard/settings/tokens/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';

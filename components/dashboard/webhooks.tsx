@@ -10,7 +10,7 @@ import {
   sendTestEventAction,
   updateEndpointAction,
   type SecretFormState,
-} from '@/app/(site)/dashboard/settings/webhooks/actions';
+} from '@/app/dashboard/settings/webhooks/actions';
 import { Button } from '@/components/ui/button';
 import { ConfirmAction } from '@/components/ui/confirm-dialog';
 import { Field } from '@/components/ui/field';

@@ -2,7 +2,7 @@
 
 import Link from 'next/link';
 import { useActionState } from 'react';
-import { withdrawAction } from '@/app/(site)/dashboard/balances/actions';
+import { withdrawAction } from '@/app/dashboard/balances/actions';
 import { StepUpFields } from '@/components/account/step-up-fields';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';

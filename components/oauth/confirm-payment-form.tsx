@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState, useEffect } from 'react';
-import { confirmPaymentRequestAction, type ConfirmPaymentState } from '@/app/(site)/oauth/pay/actions';
+import { confirmPaymentRequestAction, type ConfirmPaymentState } from '@/app/oauth/pay/actions';
 import { PinField } from '@/components/account/pin-fields';
 import { Button } from '@/components/ui/button';
 import type { CheckoutView } from '@/lib/charges/checkout-view';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState, useEffect } from 'react';
-import { consentAction, type ConsentState } from '@/app/(site)/oauth/authorize/[uid]/actions';
+import { consentAction, type ConsentState } from '@/app/oauth/authorize/[uid]/actions';
 import { Button } from '@/components/ui/button';
 import type { AuthorizationStep } from '@/lib/oauth/load-authorization-step';
 import { SCOPE_DESCRIPTIONS } from '@/lib/oauth/scopes';

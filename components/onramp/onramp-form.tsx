@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
-import { placeOnrampOrderAction, type PlaceOrderResult } from '@/app/(player)/onramp/actions';
+import { placeOnrampOrderAction, type PlaceOrderResult } from '@/app/onramp/actions';
 import { Button } from '@/components/ui/button';
 import type { ChainFamily, ChainName } from '@/lib/chains/registry';
 import { parseAmount } from '@/lib/money';

@@ -2,7 +2,7 @@
  * Debounced, latest-only requests for the on-ramp quote: a request starts `delayMs` after the last
  * change, a newer change aborts the one in flight, and an answer that arrives after a newer request was
  * scheduled is dropped, so a slow stale quote never replaces a fresh one. Framework-free so it can be
- * tested with fake timers (app/(player)/onramp/quote-scheduler.test.ts).
+ * tested with fake timers (app/onramp/quote-scheduler.test.ts).
  */
 
 export type ScheduledState<Output> =

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { claimRefundAction } from '@/app/(site)/refunds/claim/[token]/actions';
+import { claimRefundAction } from '@/app/refunds/claim/[token]/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState, useId, useState, type FormEvent, type InputHTMLAttributes } from 'react';
-import { sandboxPayAction, type SandboxPayState } from '@/app/(site)/sandbox-provider/pay/[sessionId]/actions';
+import { sandboxPayAction, type SandboxPayState } from '@/app/sandbox-provider/pay/[sessionId]/actions';
 import type { SandboxPaymentMethod } from '@/lib/sandbox-provider/schemas';
 import { TEST_CARDS, validateCard, type CardField, type CardFieldErrors } from '@/lib/sandbox-provider/card';
 import { Panel } from './brand';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { revokeAllowanceAction } from '@/app/(site)/(account)/wallet/allowances/actions';
+import { revokeAllowanceAction } from '@/app/(account)/wallet/allowances/actions';
 import { Button } from '@/components/ui/button';
 import type { FormState } from '@/lib/auth/form-state';
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState, useState } from 'react';
-import { sendAction, type SendFormState } from '@/app/(site)/(account)/wallet/send/actions';
+import { sendAction, type SendFormState } from '@/app/(account)/wallet/send/actions';
 import { PinField } from '@/components/account/pin-fields';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';

@@ -112,7 +112,7 @@ describe('clientIpFrom with a CDN client-IP header (CLIENT_IP_HEADER)', () => {
 
 describe('limits keyed by client IP hold against a client that lies about its address', () => {
   beforeAll(() => {
-    // What app/(site)/(auth)/actions.ts does for every code request and code check.
+    // What app/(auth)/actions.ts does for every code request and code check.
     onRequest = async (headers) => {
       await consumeAuthRateLimit({ ip: clientIpFrom(headers) ?? 'local', address: `x-${randomBase62(8)}@example.test` });
       return 'ok';

@@ -1,6 +1,6 @@
 /**
  * The person's part of an authorization (the provider's "interactions"): sign in to Chargeport, then
- * consent to what the app asks. The page app/(site)/oauth/authorize/[uid] drives it; the verbs beside this
+ * consent to what the app asks. The page app/oauth/authorize/[uid] drives it; the verbs beside this
  * file (load-authorization-step, complete-login, approve-consent, deny-consent) read the interaction the
  * provider stored (bound to this browser by its signed interaction cookie) and store the outcome,
  * returning where the browser goes next (the provider's resume URL).

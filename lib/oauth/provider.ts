@@ -35,7 +35,7 @@ import {
 
 /** Where the provider's endpoints live (the issuer itself is APP_URL). */
 export const OIDC_PATH_PREFIX = '/oidc';
-/** The consent and sign-in step of an authorization (app/(site)/oauth/authorize/[uid]). */
+/** The consent and sign-in step of an authorization (app/oauth/authorize/[uid]). */
 export const interactionPath = (uid: string) => `/oauth/authorize/${uid}`;
 
 /** Set on the Node request by handle-oidc-request.ts: the Chargeport user signed in (or null). */

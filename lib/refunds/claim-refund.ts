@@ -1,5 +1,5 @@
 /**
- * A refund claim link, from the payer's side (app/(site)/refunds/claim/[token]): what it refunds, and the claim
+ * A refund claim link, from the payer's side (app/refunds/claim/[token]): what it refunds, and the claim
  * itself — the payer names an address of the charge's chain, or (signed in) their Chargeport balance
  * (their own wallet's address). Claiming records the refund's transfer exactly once: the refund row is
  * locked (after the charge's, the order every refund verb takes), a claimed or expired link is answered

@@ -1,7 +1,7 @@
 /**
  * Everything the hosted checkout page shows, in one call: the charge's public view, its live status, the
  * ways to pay on offer now (and the one suggested first), the buyer's balance and PIN state, the card
- * providers for the buyer's country. The page (app/(player)/checkout/[chargeId]/page.tsx) only renders this.
+ * providers for the buyer's country. The page (app/checkout/[chargeId]/page.tsx) only renders this.
  */
 import { checkoutAllowance, type CheckoutAllowance } from '@/lib/allowances/checkout-allowance';
 import 'server-only';

@@ -1,6 +1,6 @@
 import type { ChainFamily } from '@/lib/chains/registry';
 
-/** Where the tokens go: decided on the server (app/(player)/onramp/page.tsx, link-destination.ts), shown by components/onramp/destination.tsx. */
+/** Where the tokens go: decided on the server (app/onramp/page.tsx, link-destination.ts), shown by components/onramp/destination.tsx. */
 export type OnrampDestination =
   /**
    * The link's `wallet` when it is not the buyer's own: always an external wallet. Its `wallet_label`

@@ -1,6 +1,6 @@
 /**
  * Sandpiper Pay, the sandbox on-ramp provider (served on loopback by lib/sandbox-provider and
- * app/(site)/sandbox-provider): to the on-ramp it is one more provider, reached over HTTP like the others.
+ * app/sandbox-provider): to the on-ramp it is one more provider, reached over HTTP like the others.
  *
  * Protocol ({origin} is where the provider runs, APP_URL in development and tests):
  *   Quote   — GET {origin}/sandbox-provider/api/quote?chain&tokenSymbol&cryptoAmount|fiatAmount&fiatCurrency&paymentMethod

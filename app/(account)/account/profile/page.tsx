@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { signOutEverywhereAction } from '@/app/(site)/(auth)/actions';
+import { signOutEverywhereAction } from '@/app/(auth)/actions';
 import { BecomeMerchantForm } from '@/components/account/become-merchant-form';
 import { ConnectedApps } from '@/components/account/connected-apps';
 import { EmailChangeForm } from '@/components/account/email-change-form';

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { signOutAction } from '@/app/(site)/(auth)/actions';
+import { signOutAction } from '@/app/(auth)/actions';
 import { AccountNav } from '@/components/account/account-nav';
 import { Logo } from '@/components/ui/logo';
 import { WalletTabs } from '@/components/wallet/wallet-tabs';

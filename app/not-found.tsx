@@ -1,5 +1,4 @@
-/** What a missing page or charge shows, in each root layout's not-found page and the global one. */
-export function NotFoundNotice() {
+export default function NotFound() {
   return (
     <main className="mx-auto max-w-xl px-6 py-24 text-center">
       <h1 className="text-2xl font-semibold">Not found</h1>
