@@ -261,7 +261,9 @@ describe('re-orgs of incoming payments', () => {
       // The watcher notes it missing from its block, never drops it on one look; a depth later, it does.
       const statusOf = async () => (await getDb().select().from(payments).where(eq(payments.txHash, paidHash)))[0]?.status;
       // Up to 60 rounds: under 20 % RPC errors a round may make no progress (one clean-clone run needed more than 30).
-      for (let i = 0; i < 60 && (await statusOf()) === 'pending'; i++) {
+      // Wait for 'dropped' itself, not for "no longer pending": one clean-clone run left the loop at once on a read
+      // that was not 'pending' and then found the payment still pending.
+      for (let i = 0; i < 60 && (await statusOf()) !== 'dropped'; i++) {
         await mine(5);
         await jobsOnce({ sweeps: false });
       }
