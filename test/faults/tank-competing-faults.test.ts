@@ -5,7 +5,7 @@
  * one merchant wallet at once; a refund racing the sweep of the same deposit; and incoming payments
  * re-organised out of the chain (a payer's double spend) before the confirmation depth.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDb } from '@/lib/db/client';
 import { chargeEvents, charges, outboundTransferAttempts, outboundTransfers, payments } from '@/lib/db/schema';
@@ -248,26 +248,40 @@ describe('re-orgs of incoming payments', () => {
       s.inject({ errorRate: 0.2 });
       s.requireFault('error');
       const paidHash = await sendToken(payer, charge.deposit, units('3'));
+      // The payment's rows: one (one Transfer log; the unique key is chain + tx hash + log index).
+      const rowsOf = () =>
+        getDb()
+          .select()
+          .from(payments)
+          .where(and(eq(payments.chain, w().chain), eq(payments.txHash, paidHash)));
       await mine(5); // seen, below the depth of 30
-      for (let i = 0; i < 20 && !(await getDb().select().from(payments).where(eq(payments.txHash, paidHash))).length; i++) {
+      for (let i = 0; i < 20 && !(await rowsOf()).length; i++) {
         await jobsOnce({ sweeps: false });
       }
-      const [seen] = await getDb().select().from(payments).where(eq(payments.txHash, paidHash));
+      const [seen] = await rowsOf();
       expect(seen?.status).toBe('pending');
       // A longer branch where the payer spent the same nonce elsewhere.
       await rpc('evm_revert', [snapshot]);
       s.note('reorg');
       await sendToken(payer, stranger(), units('3'));
-      // The watcher notes it missing from its block, never drops it on one look; a depth later, it does.
-      const statusOf = async () => (await getDb().select().from(payments).where(eq(payments.txHash, paidHash)))[0]?.status;
-      // Up to 60 rounds: under 20 % RPC errors a round may make no progress (one clean-clone run needed more than 30).
-      // Wait for 'dropped' itself, not for "no longer pending": one clean-clone run left the loop at once on a read
-      // that was not 'pending' and then found the payment still pending.
-      for (let i = 0; i < 60 && (await statusOf()) !== 'dropped'; i++) {
+      // The watcher notes it missing from its block, never drops it on one look; a depth (30 blocks, 6 rounds)
+      // after the first miss, at its next poll that gets through, it does. Most rounds make no progress: a poll
+      // stops at its first RPC error and needs about 8 calls in a row (0.8^8 ≈ 17 %), the one that meets the
+      // re-organisation 11 to 19 (≤ 9 %). So 60 rounds (2–5 s) ran out in about 1 run in 30, the payment still
+      // pending: what one clean-clone run saw (read then as a status that went away and came back; it cannot,
+      // a poll writes in one transaction). 300 rounds: never in 200,000 simulated runs. Every read on the way
+      // is pending, then dropped: nobody reading the payment sees it go anywhere else and back.
+      const seenStatuses: string[] = [];
+      for (let i = 0; i < 300; i++) {
+        const rows = await rowsOf();
+        expect(rows).toHaveLength(1);
+        if (seenStatuses.at(-1) !== rows[0]!.status) seenStatuses.push(rows[0]!.status);
+        if (rows[0]!.status === 'dropped') break;
         await mine(5);
         await jobsOnce({ sweeps: false });
       }
-      const [dropped] = await getDb().select().from(payments).where(eq(payments.txHash, paidHash));
+      expect(seenStatuses).toEqual(['pending', 'dropped']);
+      const [dropped] = await rowsOf();
       const [waiting] = await getDb().select({ status: charges.status }).from(charges).where(eq(charges.id, charge.chargeId));
       expect(dropped?.status).toBe('dropped');
       expect(waiting!.status).not.toBe('succeeded');
