@@ -29,6 +29,7 @@ import { newSendId } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import type { CrashPoint } from '@/lib/crash-points';
 import {
+  ATTEMPTS_UNDER_RPC_ERRORS,
   PIN,
   SCENARIO_TIMEOUT,
   firedText,
@@ -211,9 +212,10 @@ describe('an unreliable RPC endpoint', () => {
     s.expectCharge(paid.chargeId, 'succeeded');
 
     s.inject({ errorRate: 0.25 });
-    await retried(() => payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }));
-    await retried(() => withdrawFromMerchantWallet(form));
-    await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: refundKey }));
+    const attempts = ATTEMPTS_UNDER_RPC_ERRORS;
+    await retried(() => payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }), attempts);
+    await retried(() => withdrawFromMerchantWallet(form), attempts);
+    await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: refundKey }), attempts);
     for (let i = 0; i < 6; i++) {
       await mine(1);
       await jobsOnce();
@@ -290,7 +292,7 @@ describe('an unreliable RPC endpoint', () => {
     s.expectCharge(link.chargeId, 'succeeded');
     s.expectClaim(link, 'succeeded');
     s.inject({ errorRate: 0.25 });
-    const view = await retried(() => claimRefund({ token: link.token, to: { address: payer } }));
+    const view = await retried(() => claimRefund({ token: link.token, to: { address: payer } }), ATTEMPTS_UNDER_RPC_ERRORS);
     expect(view.destination).toBe(payer);
     for (let i = 0; i < 6; i++) {
       await mine(1);

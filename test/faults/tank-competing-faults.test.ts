@@ -255,7 +255,10 @@ describe('re-orgs of incoming payments', () => {
           .from(payments)
           .where(and(eq(payments.chain, w().chain), eq(payments.txHash, paidHash)));
       await mine(5); // seen, below the depth of 30
-      for (let i = 0; i < 20 && !(await rowsOf()).length; i++) {
+      // Up to 100 polls: the one that sees it needs 6 calls in a row (the head, the cursor's block, the window's
+      // end, its Transfer logs, the end again, the payment's block), under 20 % errors about 1 in 3 gets through.
+      // 20 ran out in about 1 run in 2,400 (0.68^20), 100 below 1 in 10^16. It stops once the row is there.
+      for (let i = 0; i < 100 && !(await rowsOf()).length; i++) {
         await jobsOnce({ sweeps: false });
       }
       const [seen] = await rowsOf();
@@ -267,12 +270,15 @@ describe('re-orgs of incoming payments', () => {
       // The watcher notes it missing from its block, never drops it on one look; a depth (30 blocks, 6 rounds)
       // after the first miss, at its next poll that gets through, it does. Most rounds make no progress: a poll
       // stops at its first RPC error and needs about 8 calls in a row (0.8^8 ≈ 17 %), the one that meets the
-      // re-organisation 11 to 19 (≤ 9 %). So 60 rounds (2–5 s) ran out in about 1 run in 30, the payment still
-      // pending: what one clean-clone run saw (read then as a status that went away and came back; it cannot,
-      // a poll writes in one transaction). 300 rounds: never in 200,000 simulated runs. Every read on the way
-      // is pending, then dropped: nobody reading the payment sees it go anywhere else and back.
+      // re-organisation 11 (a fresh world) to 15 (the whole file: the fork's binary search over 128 checkpoints
+      // reads 7 blocks), counted by a probe in the proxy: 0.8^14 ≈ 4 % a round, or 2 % were it 19. So 60 rounds
+      // (2–5 s) ran out in about 1 run in 9 of the whole file, the payment still pending: what one clean-clone
+      // run saw (read then as a status that went away and came back; it cannot, a poll writes in one
+      // transaction). 300 rounds ran out in about 1 in 300,000 (1 in 175 at 19 calls); 1,000 rounds: below 1 in
+      // 10^12 (1 in 45 million at 19 calls); about 35 rounds on average. Every read on the way is pending, then
+      // dropped: nobody reading the payment sees it go anywhere else and back.
       const seenStatuses: string[] = [];
-      for (let i = 0; i < 300; i++) {
+      for (let i = 0; i < 1_000; i++) {
         const rows = await rowsOf();
         expect(rows).toHaveLength(1);
         if (seenStatuses.at(-1) !== rows[0]!.status) seenStatuses.push(rows[0]!.status);

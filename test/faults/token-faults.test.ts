@@ -18,7 +18,16 @@ import { createRefund, newRefundRequestId } from '@/lib/refunds/create-refund';
 import { newSendId } from '@/lib/wallets/preview-send';
 import { sendFromWallet } from '@/lib/wallets/send-from-wallet';
 import { reconcileDueTransfers } from '@/lib/jobs/transfer-outcome-hooks';
-import { SCENARIO_TIMEOUT, PIN, canceledSince, pause, retried, stranger, withdrawAndRefundWhileSendsFail } from './harness';
+import {
+  ATTEMPTS_UNDER_RPC_ERRORS,
+  SCENARIO_TIMEOUT,
+  PIN,
+  canceledSince,
+  pause,
+  retried,
+  stranger,
+  withdrawAndRefundWhileSendsFail,
+} from './harness';
 import {
   jobsOnce,
   mine,
@@ -70,9 +79,10 @@ describe('ERC-20 payments, sweeps, refunds and withdrawals under RPC faults', ()
 
       s.inject({ errorRate: 0.25 });
       s.requireFault('error');
-      await retried(() => payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }));
-      await retried(() => withdrawFromMerchantWallet(withdrawal(destination, '1.5')));
-      await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: refundKey }));
+      const attempts = ATTEMPTS_UNDER_RPC_ERRORS;
+      await retried(() => payFromBalance({ userId: consumer.userId, chargeId: charge.chargeId, pin: PIN }), attempts);
+      await retried(() => withdrawFromMerchantWallet(withdrawal(destination, '1.5')), attempts);
+      await retried(() => createRefund({ ctx: refundCtx(), chargeId: paid.chargeId, body: {}, idempotencyKey: refundKey }), attempts);
       for (let i = 0; i < 6; i++) {
         await mine(10);
         await jobsOnce();
