@@ -4,7 +4,7 @@
  * shared development chains. Each test injects one fault and checks that the value moved exactly once.
  */
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, erc20Abi, http, parseEther, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
+import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { HttpRequestError, InternalRpcError, LimitExceededRpcError, RpcRequestError, TimeoutError } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -264,6 +264,30 @@ describe('faults the engine survives', () => {
     await rpc('evm_setAutomine', [true]);
     expect(await settleToDepth(first.transfer.id)).toBe('confirmed');
     expect(await settleToDepth(fits.transfer.id)).toBe('confirmed');
+  });
+
+  it('a token transfer estimated while its recipient held the token lands after a withdrawal emptied the recipient (the fault suite’s sweep against a withdrawal)', async () => {
+    const sender = await funded();
+    const recipient = await funded();
+    const balanceOf = (address: Address) =>
+      client.readContract({ address: USDT.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+    // Estimated and signed now, while the recipient's balance slot holds a value: writing it costs 2,900 gas.
+    const sweep = await send({ from: sender.address, to: recipient.address, token: USDT, amount: 1_000_000n, submit: false });
+    // The recipient sends all it holds before the transfer runs (straight from its key: no engine pass may send
+    // the recorded transfer first): the slot is empty, and writing it costs 20,000.
+    const wallet = createWalletClient({ account: await signerOf(recipient.address), transport: http(node.url) });
+    const emptied = await wallet.writeContract({
+      chain: null,
+      address: USDT.address as Address,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [stranger(), await balanceOf(recipient.address)],
+    });
+    expect((await client.waitForTransactionReceipt({ hash: emptied })).status).toBe('success');
+    expect(await balanceOf(recipient.address)).toBe(0n);
+    await submitTransfer(sweep, { waitForGasMs: 0 });
+    expect(await settleToDepth(sweep.transfer.id)).toBe('confirmed');
+    expect(await balanceOf(recipient.address)).toBe(1_000_000n);
   });
 
   it('one idempotency id is one transfer, however often it is retried', async () => {

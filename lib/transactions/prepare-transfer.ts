@@ -17,6 +17,16 @@ import { IN_FLIGHT_STATUSES } from './state';
 /** Gas limits used when the node cannot estimate (e.g. an ERC-20 sender without native coin yet). */
 const FALLBACK_GAS = { native: 21_000n, erc20: 100_000n, call: 300_000n } as const;
 
+/**
+ * Added to a token transfer's estimate: the node estimates against the recipient's balance *now*, and writing
+ * a balance slot that is empty when the transfer runs costs 17,100 gas more than writing one that is not
+ * (EIP-2200/2929: SSTORE_SET 20,000 against SSTORE_RESET 2,900). A sweep estimated while the merchant wallet
+ * held the token, sent after a withdrawal emptied it, ran out of gas without it (the fault suite's competing
+ * spends). Unused gas is not charged; a sponsored top-up covers the limit, and what is left at the sender
+ * counts towards its next fee.
+ */
+export const EMPTY_RECIPIENT_SLOT_GAS = 17_100n;
+
 export interface TransferCall {
   to: Address;
   value: bigint;
@@ -154,8 +164,13 @@ export async function prepareTransfer(input: {
     const fallback = input.call ? FALLBACK_GAS.call : input.spend.token.isNative ? FALLBACK_GAS.native : FALLBACK_GAS.erc20;
     // The head before the balances: a transfer included after it may not be in them yet (inFlightOf).
     const atBlock = await client.getBlockNumber({ cacheTime: 0 });
+    const isTokenTransfer = !input.call && !input.spend.token.isNative;
     const [gas, fees, sender, tank, relay] = await Promise.all([
-      input.gas ?? client.estimateGas({ account: from, ...call }).catch(() => fallback),
+      input.gas ??
+        client.estimateGas({ account: from, ...call }).then(
+          (estimate) => (isTokenTransfer ? estimate + EMPTY_RECIPIENT_SLOT_GAS : estimate),
+          () => fallback,
+        ),
       client.estimateFeesPerGas(),
       readFacts(client, input.chain, from, atBlock, input.spend.token),
       input.gasSponsored || input.relayed ? readFacts(client, input.chain, gasTankAddress(), atBlock) : Promise.resolve(undefined),
