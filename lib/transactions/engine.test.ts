@@ -4,7 +4,17 @@
  * shared development chains. Each test injects one fault and checks that the value moved exactly once.
  */
 import { and, eq } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, erc20Abi, http, parseEther, parseUnits, type Address, type Hex, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  erc20Abi,
+  http,
+  parseEther,
+  parseUnits,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { HttpRequestError, InternalRpcError, LimitExceededRpcError, RpcRequestError, TimeoutError } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
