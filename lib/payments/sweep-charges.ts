@@ -9,6 +9,8 @@
  *    (`charge.overpaid`) for the merchant to refund (POST /api/charges/{id}/refunds).
  *  - EVM: a transfer of the one transaction engine (lib/transactions/): the gas tank tops up the exact fee
  *    first (charged to the merchant's daily cap), and the engine re-broadcasts, fee-bumps and settles it.
+ *    The fee is at the transfer's gas limit: the estimate plus the gas of a payee emptied meanwhile (a
+ *    withdrawal racing the sweep; EMPTY_RECIPIENT_SLOT_GAS, lib/transactions/prepare-transfer.ts).
  *    On a chain where smart accounts are on (SMART_ACCOUNT_CHAINS, ADR 0035), an ERC-20 sweep is instead
  *    relayed: the tank sends the deposit address's EIP-7702 smart-account call and pays its gas, so the
  *    deposit address never receives native coin (one transaction, no top-up). There, the sweeps of one chain and
