@@ -25,7 +25,7 @@ const FALLBACK_GAS = { native: 21_000n, erc20: 100_000n, call: 300_000n } as con
  * spends). Unused gas is not charged; a sponsored top-up covers the limit, and what is left at the sender
  * counts towards its next fee.
  */
-export const EMPTY_RECIPIENT_SLOT_GAS = 17_100n;
+const EMPTY_RECIPIENT_SLOT_GAS = 17_100n;
 
 export interface TransferCall {
   to: Address;
