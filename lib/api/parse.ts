@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { refuseNulCharacters } from '@/lib/http/refuse-nul-characters';
 import { zodToAppError } from '@/lib/http/zod-to-app-error';
 
 /** Validate with a domain schema; the first problem becomes invalid_request naming the field. */
@@ -9,5 +10,5 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, pre
 }
 
 export function searchParamsObject(request: Request): Record<string, string> {
-  return Object.fromEntries(new URL(request.url).searchParams.entries());
+  return refuseNulCharacters(Object.fromEntries(new URL(request.url).searchParams.entries()), { in: 'query' });
 }

@@ -6,12 +6,18 @@ import { authenticateAccessToken, type AccessTokenContext } from '@/lib/oauth/au
 import type { OAuthScope } from '@/lib/oauth/scopes';
 import { ANY_ORIGIN } from './cors';
 import { respondWith, type RouteParams } from './with-public';
+import { refuseNulCharacters } from '@/lib/http/refuse-nul-characters';
 
 type AccessTokenHandler = (request: Request, ctx: AccessTokenContext, params: Record<string, string>) => Promise<Response>;
 
 export function withAccessToken(scope: OAuthScope, handler: AccessTokenHandler) {
   return (request: Request, route?: RouteParams): Promise<Response> =>
-    respondWith(request, async () => handler(request, await authenticateAccessToken(request, scope), (await route?.params) ?? {}), {
-      corsOrigin: ANY_ORIGIN,
-    });
+    respondWith(
+      request,
+      async () =>
+        handler(request, await authenticateAccessToken(request, scope), refuseNulCharacters((await route?.params) ?? {}, { in: 'path' })),
+      {
+        corsOrigin: ANY_ORIGIN,
+      },
+    );
 }

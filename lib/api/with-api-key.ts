@@ -16,6 +16,7 @@ import { clientIpFrom } from '@/lib/http/client-ip';
 import { consumePublishableIpLimit } from '@/lib/rate-limit/publishable-ip-limit';
 import { consumeApiRateLimit, rateLimitHeaders } from '@/lib/rate-limit/api-rate-limit';
 import { fail } from '@/lib/http/response-envelope';
+import { refuseNulCharacters } from '@/lib/http/refuse-nul-characters';
 import { noteRequestMerchant } from '@/lib/http/record-requests';
 import { API_VERSION_HEADER, CURRENT_API_VERSION, requestedApiVersion, resolveApiVersion } from './resolve-api-version';
 
@@ -60,7 +61,7 @@ export function withApiKey(handler: ApiHandler, options: WithApiKeyOptions = {})
       version = await resolveApiVersion({ requested, apiKey });
       rateLimit = rateLimitHeaders(await consumeApiRateLimit(apiKey.id));
       const ctx: ApiContext = { merchant, apiKey, actor: `api_key:${apiKey.id}`, requestId };
-      response = await handler(request, ctx, (await route?.params) ?? {});
+      response = await handler(request, ctx, refuseNulCharacters((await route?.params) ?? {}, { in: 'path' }));
     } catch (error) {
       response = fail(error, requestId);
     }

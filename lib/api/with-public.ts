@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { withCorsHeaders } from './cors';
 import { fail } from '@/lib/http/response-envelope';
+import { refuseNulCharacters } from '@/lib/http/refuse-nul-characters';
 
 export type RouteParams = { params: Promise<Record<string, string>> };
 
@@ -39,5 +40,9 @@ type PublicHandler = (request: Request, ctx: RequestContext, params: Record<stri
 
 export function withPublic(handler: PublicHandler, options: { corsOrigin?: string } = {}) {
   return (request: Request, route?: RouteParams): Promise<Response> =>
-    respondWith(request, async (requestId) => handler(request, { requestId }, (await route?.params) ?? {}), options);
+    respondWith(
+      request,
+      async (requestId) => handler(request, { requestId }, refuseNulCharacters((await route?.params) ?? {}, { in: 'path' })),
+      options,
+    );
 }

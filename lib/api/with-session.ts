@@ -5,6 +5,7 @@
 import type { User } from '@/lib/db/schema';
 import { requireUserForAction } from '@/lib/auth/session';
 import { respondWith, type RequestContext, type RouteParams } from './with-public';
+import { refuseNulCharacters } from '@/lib/http/refuse-nul-characters';
 
 interface SessionContext extends RequestContext {
   user: User;
@@ -16,6 +17,6 @@ export function withSession(handler: SessionHandler) {
   return (request: Request, route?: RouteParams): Promise<Response> =>
     respondWith(request, async (requestId) => {
       const user = await requireUserForAction();
-      return handler(request, { user, requestId }, (await route?.params) ?? {});
+      return handler(request, { user, requestId }, refuseNulCharacters((await route?.params) ?? {}, { in: 'path' }));
     });
 }

@@ -6,6 +6,7 @@
 import { parse } from 'lossless-json';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
+import { refuseNulCharacters } from './refuse-nul-characters';
 
 /** `optional: true` → an empty body reads as `{}` (routes whose body fields are all optional). */
 export async function readJsonBody(request: Request, options: { optional?: boolean } = {}): Promise<unknown> {
@@ -18,12 +19,14 @@ export async function readJsonBody(request: Request, options: { optional?: boole
     if (options.optional) return {};
     throw new AppError('invalid_json', 'The request body is empty: send a JSON object.');
   }
+  let body: unknown;
   try {
-    return parse(text, null, parseNumberExactly);
+    body = parse(text, null, parseNumberExactly);
   } catch (error) {
     const detail = error instanceof Error ? error.message : 'malformed JSON';
     throw new AppError('invalid_json', `The request body is not valid JSON: ${detail}.`);
   }
+  return refuseNulCharacters(body, { in: 'body' });
 }
 
 /** Numbers that survive a float round trip stay numbers; others stay as their exact text. */
