@@ -267,3 +267,11 @@ export class AppError extends Error {
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
+
+/**
+ * A value the caller sent, as a message quotes it: at most 64 characters (then "…"). A message says what
+ * to fix; it does not send a 4 000-character id back.
+ */
+export function inputExcerpt(value: string): string {
+  return value.length > 64 ? `${value.slice(0, 64)}…` : value;
+}

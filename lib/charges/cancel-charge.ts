@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { ApiContext } from '@/lib/context';
 import { getDb } from '@/lib/db/client';
 import { charges, type ChargeRow } from '@/lib/db/schema';
-import { AppError } from '@/lib/errors';
+import { AppError, inputExcerpt } from '@/lib/errors';
 import { IllegalTransitionError } from '@/lib/state-machine';
 import { describePaymentInFlight, findPaymentsInFlight } from './payment-in-flight';
 import { transitionCharge } from './transition-charge';
@@ -18,7 +18,8 @@ export async function cancelCharge({ ctx, chargeId }: { ctx: ApiContext; chargeI
       .select({ id: charges.id })
       .from(charges)
       .where(and(eq(charges.id, chargeId), eq(charges.merchantId, ctx.merchant.id), eq(charges.mode, ctx.apiKey.mode)));
-    if (!owned) throw new AppError('not_found', `No charge ${chargeId} for this ${ctx.apiKey.mode} key.`, { param: 'chargeId' });
+    if (!owned)
+      throw new AppError('not_found', `No charge ${inputExcerpt(chargeId)} for this ${ctx.apiKey.mode} key.`, { param: 'chargeId' });
     return cancelChargeById(tx, { chargeId, actor: ctx.actor });
   });
 }
@@ -63,7 +64,7 @@ export async function cancelChargeByConsumer(chargeId: string): Promise<{ cancel
       .select({ status: charges.status, cancelUrl: charges.cancelUrl })
       .from(charges)
       .where(eq(charges.id, chargeId));
-    if (!charge) throw new AppError('not_found', `No charge ${chargeId}.`);
+    if (!charge) throw new AppError('not_found', `No charge ${inputExcerpt(chargeId)}.`);
     if (charge.status === 'pending') await cancelChargeById(tx, { chargeId, actor: 'consumer' });
     return { cancelUrl: charge.cancelUrl };
   });

@@ -2,7 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { ApiContext } from '@/lib/context';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { chargeEvents, charges, merchants, payments, type ChargeEventRow, type ChargeRow, type PaymentRow } from '@/lib/db/schema';
-import { AppError } from '@/lib/errors';
+import { AppError, inputExcerpt } from '@/lib/errors';
 
 /**
  * A charge of the key's merchant and mode. Another merchant's charge, or one of the other mode, is
@@ -18,7 +18,8 @@ export async function getCharge({ ctx, chargeId }: { ctx: ApiContext; chargeId: 
     .select()
     .from(charges)
     .where(and(eq(charges.id, chargeId), eq(charges.merchantId, ctx.merchant.id), eq(charges.mode, ctx.apiKey.mode)));
-  if (!charge) throw new AppError('not_found', `No charge ${chargeId} for this ${ctx.apiKey.mode} key.`, { param: 'chargeId' });
+  if (!charge)
+    throw new AppError('not_found', `No charge ${inputExcerpt(chargeId)} for this ${ctx.apiKey.mode} key.`, { param: 'chargeId' });
   const events = await db
     .select()
     .from(chargeEvents)

@@ -2,7 +2,7 @@ import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { ApiContext } from '@/lib/context';
 import { getDb } from '@/lib/db/client';
 import { charges, type ChargeRow } from '@/lib/db/schema';
-import { AppError } from '@/lib/errors';
+import { AppError, inputExcerpt } from '@/lib/errors';
 import type { ListChargesQuery } from './schemas';
 
 /**
@@ -31,7 +31,9 @@ export async function listCharges({ ctx, query }: { ctx: ApiContext; query: List
       .from(charges)
       .where(and(eq(charges.id, query.starting_after), eq(charges.merchantId, ctx.merchant.id), eq(charges.mode, ctx.apiKey.mode)));
     if (!cursor)
-      throw new AppError('invalid_request', `starting_after: no charge ${query.starting_after} for this key.`, { param: 'starting_after' });
+      throw new AppError('invalid_request', `starting_after: no charge ${inputExcerpt(query.starting_after)} for this key.`, {
+        param: 'starting_after',
+      });
     // Compared in SQL against the cursor row: a JS Date would drop the microseconds PostgreSQL keeps,
     // and charges created within the same millisecond would be skipped.
     conditions.push(sql`(${charges.createdAt}, ${charges.id}) < (select c.created_at, c.id from ${charges} c where c.id = ${cursor.id})`);

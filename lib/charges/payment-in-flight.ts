@@ -23,7 +23,7 @@
 import { and, eq, exists, gt, inArray, isNotNull, isNull, notExists, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '@/lib/db/client';
 import { charges, onrampOrders, onrampProviders, outboundTransfers, payments, swapExecutions, type ChargeRow } from '@/lib/db/schema';
-import { AppError } from '@/lib/errors';
+import { AppError, inputExcerpt } from '@/lib/errors';
 import { fundingOf } from './funding';
 
 /** The ways a payer can pay a charge that the service itself carries out (a plain wallet transfer is not one). */
@@ -236,7 +236,7 @@ export async function assertNoOtherPaymentInFlight(tx: DbOrTx, chargeId: string,
  */
 export async function lockChargeForPayment(tx: DbOrTx, chargeId: string, method: PaymentMethod, now = new Date()): Promise<ChargeRow> {
   const [charge] = await tx.select().from(charges).where(eq(charges.id, chargeId)).for('update');
-  if (!charge) throw new AppError('not_found', `No charge ${chargeId}.`, { param: 'chargeId' });
+  if (!charge) throw new AppError('not_found', `No charge ${inputExcerpt(chargeId)}.`, { param: 'chargeId' });
   if ((charge.status !== 'pending' && charge.status !== 'processing') || charge.expiresAt <= now) {
     const status = charge.status === 'pending' || charge.status === 'processing' ? 'expired' : charge.status;
     throw new AppError('charge_not_payable', `This charge is ${status} and cannot be paid.`, { param: 'chargeId' });

@@ -36,7 +36,7 @@ import { tokenOfCharge } from '@/lib/charges/charge-token';
 import { recordChargeEvent } from '@/lib/charges/transition-charge';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, outboundTransfers, refunds, users, type ApiKeyMode, type ChargeRow } from '@/lib/db/schema';
-import { AppError } from '@/lib/errors';
+import { AppError, inputExcerpt } from '@/lib/errors';
 import { newId } from '@/lib/ids';
 import { log } from '@/lib/log';
 import { formatAmount, parseAmount } from '@/lib/money';
@@ -357,7 +357,7 @@ async function chargeOf(db: DbOrTx, ctx: RefundContext, chargeId: string, option
     .from(charges)
     .where(and(eq(charges.id, chargeId), eq(charges.merchantId, ctx.merchantId), eq(charges.mode, ctx.mode)));
   const [charge] = options.lock ? await query.for('update') : await query;
-  if (!charge) throw new AppError('not_found', `No charge ${chargeId}.`);
+  if (!charge) throw new AppError('not_found', `No charge ${inputExcerpt(chargeId)}.`, { param: 'chargeId' });
   return charge;
 }
 

@@ -3,7 +3,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { CHAINS, type ChainName } from '@/lib/chains/registry';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { charges, outboundTransfers, refunds, type ApiKeyMode, type OutboundTransferRow, type RefundRow } from '@/lib/db/schema';
-import { AppError } from '@/lib/errors';
+import { AppError, inputExcerpt } from '@/lib/errors';
 import { formatAmount } from '@/lib/money';
 import { chargeFunds } from './charge-funds';
 import type { RefundList, RefundResource } from './schemas';
@@ -70,7 +70,7 @@ export async function listRefunds(
     .select()
     .from(charges)
     .where(and(eq(charges.id, input.chargeId), eq(charges.merchantId, input.merchantId), eq(charges.mode, input.mode)));
-  if (!charge) throw new AppError('not_found', `No charge ${input.chargeId}.`);
+  if (!charge) throw new AppError('not_found', `No charge ${inputExcerpt(input.chargeId)}.`, { param: 'chargeId' });
   const rows = await db
     .select({ refund: refunds, transfer: outboundTransfers })
     .from(refunds)

@@ -6,7 +6,7 @@ import { and, eq } from 'drizzle-orm';
 import type { ApiContext } from '@/lib/context';
 import { getDb, type DbOrTx } from '@/lib/db/client';
 import { webhookEndpoints, type ApiKeyMode, type WebhookEndpointRow } from '@/lib/db/schema';
-import { AppError } from '@/lib/errors';
+import { AppError, inputExcerpt } from '@/lib/errors';
 
 /** Whose endpoints: the API key's merchant and mode (the dashboard passes the signed-in merchant's). */
 export interface WebhookOwner {
@@ -36,6 +36,7 @@ export async function getWebhookEndpoint({
       and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.merchantId, owner.merchantId), eq(webhookEndpoints.mode, owner.mode)),
     );
   const [endpoint] = forUpdate ? await query.for('update') : await query;
-  if (!endpoint) throw new AppError('not_found', `No webhook endpoint ${endpointId} for this ${owner.mode} key.`, { param: 'endpointId' });
+  if (!endpoint)
+    throw new AppError('not_found', `No webhook endpoint ${inputExcerpt(endpointId)} for this ${owner.mode} key.`, { param: 'endpointId' });
   return endpoint;
 }

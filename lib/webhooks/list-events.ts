@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, lt, ne, or, type SQL } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { webhookEvents, type WebhookEventRow } from '@/lib/db/schema';
-import { AppError } from '@/lib/errors';
+import { AppError, inputExcerpt } from '@/lib/errors';
 import { TEST_EVENT_TYPE } from './event-types';
 import type { WebhookOwner } from './get-webhook-endpoint';
 import type { ListEventsQuery } from './schemas';
@@ -33,7 +33,9 @@ export async function listEvents({ owner, query }: { owner: WebhookOwner; query:
         and(eq(webhookEvents.id, query.starting_after), eq(webhookEvents.merchantId, owner.merchantId), eq(webhookEvents.mode, owner.mode)),
       );
     if (!cursor)
-      throw new AppError('invalid_request', `starting_after: no event ${query.starting_after} for this key.`, { param: 'starting_after' });
+      throw new AppError('invalid_request', `starting_after: no event ${inputExcerpt(query.starting_after)} for this key.`, {
+        param: 'starting_after',
+      });
     conditions.push(
       or(
         lt(webhookEvents.createdAt, cursor.createdAt),

@@ -3,6 +3,7 @@
  * handlers, the OpenAPI document (lib/api/openapi.ts) and, through it, the SDK's types.
  */
 import { z } from 'zod';
+import { inputExcerpt } from '@/lib/errors';
 import { timestampSchema } from '@/lib/timestamp-schema';
 import { API_KEY_MODES } from '@/lib/db/schema/api-keys';
 import { WEBHOOK_ENDPOINT_STATUSES } from './state';
@@ -148,7 +149,10 @@ const eventTypeListSchema = z
     const types = [...new Set(value.split(',').map((type) => type.trim()))];
     const unknown = types.filter((type) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type));
     if (unknown.length)
-      ctx.addIssue({ code: 'custom', message: `unknown event type ${unknown.join(', ')}: use ${WEBHOOK_EVENT_TYPES.join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown event type ${inputExcerpt(unknown.join(', '))}: use ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+      });
     return types as WebhookEventType[];
   });
 

@@ -14,7 +14,7 @@
 import { and, asc, eq, gt, gte, inArray, ne, notInArray, or, type SQL } from 'drizzle-orm';
 import { getDb } from '@/lib/db/client';
 import { webhookEvents } from '@/lib/db/schema';
-import { AppError } from '@/lib/errors';
+import { AppError, inputExcerpt } from '@/lib/errors';
 import { log } from '@/lib/log';
 import { acquireEventStreamLease, LEASE_RENEW_MS } from './acquire-event-stream-lease';
 import { TEST_EVENT_TYPE, type WebhookEventType } from './event-types';
@@ -61,7 +61,9 @@ export async function openEventStream(options: EventStreamOptions): Promise<Read
         ),
       );
     if (!cursor) {
-      throw new AppError('invalid_request', `No event ${options.startingAfter} for this key to resume after.`, { param: 'starting_after' });
+      throw new AppError('invalid_request', `No event ${inputExcerpt(options.startingAfter)} for this key to resume after.`, {
+        param: 'starting_after',
+      });
     }
     floor = cursor;
   }
