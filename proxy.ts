@@ -11,6 +11,10 @@ import { NextResponse, type NextRequest } from 'next/server';
 import { pageContentSecurityPolicy } from '@/lib/http/security-headers.mjs';
 
 export function proxy(request: NextRequest): NextResponse {
+  // PostgreSQL stores no NUL character: a page URL carrying one (`%00`, kept encoded here) names nothing,
+  // and would fail the page's query as a 500. The API refuses it per route (lib/http/refuse-nul-characters.ts).
+  if (/%00/.test(request.nextUrl.pathname)) return new NextResponse('Not found.\n', { status: 404 });
+  if (/%00/.test(request.nextUrl.search)) return new NextResponse('The query string carries a NUL character (%00).\n', { status: 400 });
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64');
   const policy = pageContentSecurityPolicy({
     nonce,

@@ -141,3 +141,29 @@ describe('memberAction', () => {
     expect((await refundAction({}, form({}))).error?.code).toBe('unauthenticated');
   });
 });
+
+describe('no NUL character reaches a verb through an action', () => {
+  beforeEach(async () => signIn(await verifiedUser()));
+
+  it('a form field carrying one is invalid_request naming it; the work does not run', async () => {
+    let ran = false;
+    const action = userAction({ values: (f) => ({ name: formField(f, 'name') }) }, async () => {
+      ran = true;
+      return {};
+    });
+    const state = await action({}, form({ name: 'Ada\u0000', other: 'x' }));
+    expect(state.error).toMatchObject({ code: 'invalid_request', param: 'name' });
+    expect(ran).toBe(false);
+  });
+
+  it('an argument of an action called from client code likewise', async () => {
+    let ran = false;
+    const call = userCall(async (_ctx, input: { label: string }) => {
+      ran = true;
+      return input.label;
+    });
+    expect(await call({ label: 'a\u0000' })).toEqual({ error: expect.objectContaining({ code: 'invalid_request', param: '0.label' }) });
+    expect(ran).toBe(false);
+    expect(await call({ label: 'fine' })).toEqual({ data: 'fine' });
+  });
+});

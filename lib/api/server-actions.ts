@@ -17,6 +17,7 @@ import type { FormState } from '@/lib/auth/form-state';
 import { requireUserForAction } from '@/lib/auth/session';
 import { getDb } from '@/lib/db/client';
 import { clientIpFrom } from '@/lib/http/client-ip';
+import { refuseNulCharacters } from '@/lib/http/refuse-nul-characters';
 import type { User } from '@/lib/db/schema';
 import { dashboardMode, type ApiKeyMode } from '@/lib/merchants/dashboard-mode';
 import { currentMemberActor } from '@/lib/merchants/member-actor';
@@ -80,6 +81,8 @@ function formAction<C, S extends FormState, I, V extends Values>(
   return async (state, form) => {
     const values = options.values?.(form) ?? ({} as V);
     try {
+      // The database stores no NUL character: a field carrying one is refused naming it, before any work.
+      refuseNulCharacters(formStrings(form), { in: 'body' });
       const ctx = await context(form);
       const input = options.schema
         ? parseOrThrow(options.schema, options.fields ? options.fields(form) : Object.fromEntries(form))
@@ -90,6 +93,13 @@ function formAction<C, S extends FormState, I, V extends Values>(
       return options.onError ? { ...failed, ...options.onError(error, state) } : failed;
     }
   };
+}
+
+/** A form's text fields by name (files are not text). */
+function formStrings(form: FormData): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of form) if (typeof value === 'string') fields[name] = value;
+  return fields;
 }
 
 /** No session needed; `requireUser()` refuses with unauthenticated / email_not_verified where a branch needs one. */
@@ -161,6 +171,7 @@ function clientAction<C, A extends unknown[], T>(
 ): (...args: A) => Promise<ActionResult<T>> {
   return async (...args) => {
     try {
+      refuseNulCharacters(args, { in: 'body' });
       return { data: await fn(await context(), ...args) };
     } catch (error) {
       return { error: actionError(error, fallback) };
