@@ -12,7 +12,7 @@ import { CHARGE_STATUSES } from './state';
 import { cleanDisplayText } from '@/lib/text';
 import { ERROR_CODES } from '@/lib/errors';
 
-import { timestampSchema } from '@/lib/timestamp-schema';
+import { queryTimestampSchema, timestampSchema } from '@/lib/timestamp-schema';
 
 export const LIMITS = {
   items: 100,
@@ -258,12 +258,10 @@ export const listChargesQuerySchema = z
     starting_after: z.string().optional().meta({ description: 'A charge id: return charges created before it.' }),
     status: chargeStatusSchema.optional(),
     mode: z.enum(['test', 'live']).optional().meta({ description: "Must match the key's mode; keys only see their own mode." }),
-    created_gte: z.coerce
-      .date()
+    created_gte: queryTimestampSchema
       .optional()
       .meta({ type: 'string', format: 'date-time', description: 'Only charges created at or after this time.' }),
-    created_lt: z.coerce
-      .date()
+    created_lt: queryTimestampSchema
       .optional()
       .meta({ type: 'string', format: 'date-time', description: 'Only charges created before this time.' }),
   })

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { inputExcerpt } from '@/lib/errors';
-import { timestampSchema } from '@/lib/timestamp-schema';
+import { queryTimestampSchema, timestampSchema } from '@/lib/timestamp-schema';
 import { API_KEY_MODES } from '@/lib/db/schema/api-keys';
 import { WEBHOOK_ENDPOINT_STATUSES } from './state';
 import { ALL_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types';
@@ -128,12 +128,10 @@ export const listEventsQuerySchema = z
     limit: z.coerce.number().int().min(1).max(100).default(20),
     starting_after: z.string().optional().meta({ description: 'An event id: return events created before it.' }),
     type: webhookEventTypeSchema.optional(),
-    created_gte: z.coerce
-      .date()
+    created_gte: queryTimestampSchema
       .optional()
       .meta({ type: 'string', format: 'date-time', description: 'Only events created at or after this time.' }),
-    created_lt: z.coerce
-      .date()
+    created_lt: queryTimestampSchema
       .optional()
       .meta({ type: 'string', format: 'date-time', description: 'Only events created before this time.' }),
   })

@@ -142,6 +142,20 @@ describe('GET /api/charges', () => {
       path: `/api/charges?created_lt=${new Date(Date.now() + 60_000).toISOString()}`,
     });
     expect(past.json.data.data).toHaveLength(2);
+    // A date is midnight UTC; a date-time may carry its offset (encoded: a bare + reads as a space).
+    const sinceYesterday = await callRoute(listRoute, {
+      apiKey: own.liveKey,
+      path: `/api/charges?created_gte=${new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)}`,
+    });
+    expect(sinceYesterday.json.data.data).toHaveLength(2);
+    const inAnHourThere = new Date(Date.now() + 3_600_000 + 2 * 3_600_000).toISOString().slice(0, 19);
+    const withOffset = await callRoute(listRoute, { apiKey: own.liveKey, path: `/api/charges?created_lt=${inAnHourThere}%2B02:00` });
+    expect(withOffset.json.data.data).toHaveLength(2);
+    const beforeThem = await callRoute(listRoute, {
+      apiKey: own.liveKey,
+      path: `/api/charges?created_lt=${new Date(Date.now() - 3_600_000 + 2 * 3_600_000).toISOString().slice(0, 19)}%2B02:00`,
+    });
+    expect(beforeThem.json.data.data).toEqual([]);
     const testList = await callRoute(listRoute, { apiKey: own.testKey, path: '/api/charges' });
     expect(testList.json.data.data.every((c: { mode: string }) => c.mode === 'test')).toBe(true);
   });
@@ -154,6 +168,11 @@ describe('GET /api/charges', () => {
       ['/api/charges?starting_after=ch_unknown', 400, 'invalid_request', 'starting_after'],
       ['/api/charges?mode=test', 403, 'test_key_required', 'mode'],
       ['/api/charges?colour=red', 400, 'invalid_request', 'colour'],
+      // Time bounds are ISO 8601, never guessed: Date alone reads "1" as 2001 and 2026-02-31 as March 3.
+      ['/api/charges?created_gte=1', 400, 'invalid_request', 'created_gte'],
+      ['/api/charges?created_lt=2026-02-31', 400, 'invalid_request', 'created_lt'],
+      ['/api/charges?created_gte=March%201%2C%202026', 400, 'invalid_request', 'created_gte'],
+      ['/api/charges?created_gte=2026-01-31T12:00:00', 400, 'invalid_request', 'created_gte'],
     ];
     for (const [path, status, code, param] of cases) {
       const res = await callRoute(listRoute, { apiKey: merchant.liveKey, path });
