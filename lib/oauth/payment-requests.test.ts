@@ -102,6 +102,18 @@ describe('the in-app pay API', () => {
     expect(balances.json.data.wallets.map((w: { address: string }) => w.address)).toContain(player.address);
   });
 
+  it('a body that is not JSON, too large, or of another type is refused as the document declares', async () => {
+    const player = await consumer();
+    const token = await accessToken({ userId: player.userId, clientId, scope: 'openid payments' });
+    // callRoute holds each answer to the OpenAPI document: an undeclared 413 or 415 fails there.
+    const huge = await callRoute(createRequestRoute, { headers: bearer(token), body: JSON.stringify({ chargeId: 'x'.repeat(2_000_000) }) });
+    expect([huge.status, huge.json.error?.code]).toEqual([413, 'payload_too_large']);
+    const form = await callRoute(createRequestRoute, { headers: { ...bearer(token), 'content-type': 'text/plain' }, body: 'chargeId=x' });
+    expect([form.status, form.json.error?.code]).toEqual([415, 'unsupported_media_type']);
+    const broken = await callRoute(createRequestRoute, { headers: bearer(token), body: '{"chargeId":' });
+    expect([broken.status, broken.json.error?.code]).toEqual([400, 'invalid_json']);
+  });
+
   it("never pays another merchant's charge: it looks like no charge at all", async () => {
     const player = await consumer();
     const token = await accessToken({ userId: player.userId, clientId, scope: 'openid payments' });

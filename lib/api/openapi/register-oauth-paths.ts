@@ -2,7 +2,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { createPaymentRequestSchema, paymentRequestSchema } from '@/lib/oauth/schemas';
-import { TAGS, envelope, errorResponses, json, ok, operation } from './operation';
+import { BODY_ERRORS, TAGS, envelope, errorResponses, json, ok, operation } from './operation';
 
 const POLYGON_USDC_EXAMPLE = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 
@@ -121,7 +121,7 @@ export function registerOAuthPaths(registry: OpenAPIRegistry) {
       request: { body: { required: true, content: json(createPaymentRequestSchema, { chargeId: 'ch_4Vd9TQ1aQm2xA7bC3dE5fG' }) } },
       responses: {
         201: { ...ok('The pending request.', envelope(paymentRequestSchema, 'PaymentRequestResponse'), exampleRequest) },
-        ...errorResponses([...TOKEN_ERRORS, 'invalid_request', 'invalid_json', 'not_found', 'charge_not_payable']),
+        ...errorResponses([...TOKEN_ERRORS, ...BODY_ERRORS, 'not_found', 'charge_not_payable']),
       },
       samples: {
         curl: `curl -s $CHARGEPORT_URL/api/oauth/payment-requests ${bearer} \\\n  -H 'Content-Type: application/json' -d '{"chargeId":"ch_4Vd9TQ1aQm2xA7bC3dE5fG"}'`,

@@ -83,3 +83,11 @@ describe('GET /api/onramp/quote — the buyer’s country', () => {
     expect((await quote(QUOTE, { 'cf-ipcountry': 'DE' })).status).toBe(200);
   });
 });
+
+describe('GET /api/onramp/quote — input PostgreSQL cannot hold', () => {
+  it('a NUL character in a query value is 400 invalid_request naming it, not a failed lookup', async () => {
+    const res = await quote({ ...QUOTE, provider: 'moon\u0000pay' });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'invalid_request', param: 'provider' });
+  });
+});

@@ -1,5 +1,5 @@
 // GET /api/onramp/quote — the on-ramp page's price for a purchase at a provider, in the buyer's country.
-import { parseOrThrow } from '@/lib/api/parse';
+import { parseOrThrow, searchParamsObject } from '@/lib/api/parse';
 import { ok } from '@/lib/http/response-envelope';
 import { withPublic } from '@/lib/api/with-public';
 import { requestCountry } from '@/lib/geo/request-country';
@@ -10,7 +10,7 @@ import { clientIpFrom } from '@/lib/http/client-ip';
 import { methodsNotAllowed } from '@/lib/api/methods';
 
 export const GET = withPublic(async (request) => {
-  const query = parseOrThrow(onrampQuoteQuerySchema, Object.fromEntries(new URL(request.url).searchParams));
+  const query = parseOrThrow(onrampQuoteQuerySchema, searchParamsObject(request));
   // The same country the page showed: the buyer's pick (cookie), else the request's geolocation.
   const { country } = await requestCountry(request);
   await consumeOnrampRateLimit('quotes', clientIpFrom(request.headers));
