@@ -23,28 +23,59 @@ export async function loadCursor(tx: DbOrTx, chain: ChainName, consumer: Scanner
 }
 
 /**
+ * The fork base last found per (chain, consumer), with the checkpoints it was found among. A poll that finds
+ * the fork and then fails (a provider error later in the poll) saves no cursor, so the next poll meets the
+ * same checkpoints: it checks the remembered base with one block read instead of searching again (7 reads
+ * for 128 checkpoints), which matters most when the provider is the one failing.
+ */
+const rememberedForkBases = new Map<string, { checkpoints: string; base: ScannerCheckpoint }>();
+
+const checkpointsKey = (checkpoints: readonly ScannerCheckpoint[]) =>
+  `${checkpoints.length}:${checkpoints.at(-1)?.n}:${checkpoints.at(-1)?.h}`;
+
+async function blockHashAt(client: PublicClient, number: string): Promise<string | undefined> {
+  const block = await client.getBlock({ blockNumber: BigInt(number) }).catch((error: unknown) => {
+    if (error instanceof BlockNotFoundError) return null;
+    throw error;
+  });
+  return block?.hash;
+}
+
+/**
  * The newest checkpoint still on the canonical chain (the fork base), by binary search: checkpoints
  * below the fork are all canonical, those above it none. Undefined when none is (deeper than kept).
+ * With `rememberAs`, a base found for the same checkpoints before is reused once its block is confirmed
+ * unchanged: a block whose hash still matches is canonical, and so scanning from it is right whatever
+ * happened above it since (at worst a block or two more is scanned again, which recording tolerates).
  */
-export async function findForkBase(client: PublicClient, checkpoints: readonly ScannerCheckpoint[]): Promise<bigint | undefined> {
+export async function findForkBase(
+  client: PublicClient,
+  checkpoints: readonly ScannerCheckpoint[],
+  rememberAs?: string,
+): Promise<bigint | undefined> {
+  const key = checkpointsKey(checkpoints);
+  const remembered = rememberAs === undefined ? undefined : rememberedForkBases.get(rememberAs);
+  if (remembered?.checkpoints === key && (await blockHashAt(client, remembered.base.n)) === remembered.base.h) {
+    return BigInt(remembered.base.n);
+  }
   let low = 0;
   let high = checkpoints.length - 1;
-  let base: bigint | undefined;
+  let base: ScannerCheckpoint | undefined;
   while (low <= high) {
     const middle = (low + high) >> 1;
     const point = checkpoints[middle]!;
-    const block = await client.getBlock({ blockNumber: BigInt(point.n) }).catch((error: unknown) => {
-      if (error instanceof BlockNotFoundError) return null;
-      throw error;
-    });
-    if (block?.hash === point.h) {
-      base = BigInt(point.n);
+    if ((await blockHashAt(client, point.n)) === point.h) {
+      base = point;
       low = middle + 1;
     } else {
       high = middle - 1;
     }
   }
-  return base;
+  if (rememberAs !== undefined) {
+    if (base) rememberedForkBases.set(rememberAs, { checkpoints: key, base });
+    else rememberedForkBases.delete(rememberAs);
+  }
+  return base === undefined ? undefined : BigInt(base.n);
 }
 
 export async function saveCursor(

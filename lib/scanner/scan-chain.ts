@@ -155,7 +155,7 @@ async function observeChain<Target extends { address: string }>(
       knownHashes.set(cursor.lastBlock, block.hash);
     } else {
       reorg = true;
-      const base = await findForkBase(client, cursor.checkpoints);
+      const base = await findForkBase(client, cursor.checkpoints, `${chain}:${consumer.name}`);
       if (base === undefined) {
         // Deeper than every checkpoint (or another chain behind the RPC): start again as a new cursor would.
         from = latest > INITIAL_LOOKBACK ? latest - INITIAL_LOOKBACK : 0n;
