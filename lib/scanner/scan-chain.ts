@@ -5,7 +5,8 @@
  * chain) advisory lock, and only if the cursor is still the one it read from (else another poller did it):
  *
  *  1. checks that the cursor's block is still canonical; if not (a re-organisation), rewinds to the newest
- *     checkpoint still on the chain (the fork base) and scans again from there; what was settled there
+ *     checkpoint still on the chain (the fork base, remembered if the poll then fails: one read to confirm it
+ *     next time) and scans again from there; what was settled there
  *     (the consumer's transfers, and through `onReorg` our own outbound ones) is followed again (ADR 0036);
  *  2. reads the next window of blocks (./read-window.ts): token Transfer logs, top-level and internal
  *     native transfers; keeps those whose recipient the consumer watches (an index lookup of the
