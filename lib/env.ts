@@ -109,8 +109,11 @@ const envSchema = z.object({
       const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[value.slice(-1)] ?? 0;
       return unit === 0 ? 0 : Number(value.slice(0, -1)) * unit;
     }),
-  /** Requests per minute allowed for one API key. */
-  API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  /**
+   * Requests per minute allowed for one API key: 6,000 (100 a second, Stripe's live-mode limit), so a popular
+   * game's launch-day traffic is not refused; a leaked key is still bounded, publishable ones also per IP.
+   */
+  API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6000),
   /** Event streams (GET /api/events/stream) open at once per API key; one more answers 429 too_many_streams (N9). */
   EVENT_STREAMS_PER_KEY: z.coerce.number().int().min(1).default(5),
   /** Event streams open at once per merchant, all its keys and both modes together. */

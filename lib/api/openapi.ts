@@ -82,7 +82,7 @@ export function buildOpenApiDocument(serverUrl: string) {
   registry.registerComponent('headers', 'RateLimitLimit', {
     description:
       'Requests the key may make per window (60 s), IETF draft RateLimit headers. Absent when the key was not counted (a 401, a 400 unsupported_api_version, a 403 before the limit).',
-    schema: { type: 'integer', minimum: 1, example: 600 },
+    schema: { type: 'integer', minimum: 1, example: 6000 },
   });
   registry.registerComponent('headers', 'RateLimitRemaining', {
     description:
