@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { completeEmailSignIn, startEmailSignIn } from '@/lib/accounts/email-sign-in';
 import { completeEmailSignUp, startEmailSignUp } from '@/lib/accounts/email-sign-up';
 import { emailSchema } from '@/lib/accounts/email';
-import { issueSiweNonce, signInWithEthereum } from '@/lib/accounts/ethereum-sign-in';
+import { issueSiweNonce, signInWithEthereum, siweSignInSchema } from '@/lib/accounts/ethereum-sign-in';
 import { completeEmailVerification, startEmailVerification } from '@/lib/accounts/verify-email';
 import { signIn, signOut } from '@/lib/auth/auth';
 import { consumeAuthRateLimit, forgiveAuthRateLimit } from '@/lib/rate-limit/auth-rate-limit';
@@ -20,6 +20,7 @@ import { revokeAllSessions } from '@/lib/accounts/revoke-sessions';
 import { getSecondFactorPendingUserId, getSessionUser, requireUserForAction } from '@/lib/auth/session';
 import { passkeyAssertionOptions } from '@/lib/accounts/two-factor/passkeys';
 import { verifySecondFactor } from '@/lib/accounts/two-factor/second-factor';
+import { parseOrThrow } from '@/lib/api/parse';
 import { publicAction, publicCall } from '@/lib/api/server-actions';
 import { env } from '@/lib/env';
 import { AppError } from '@/lib/errors';
@@ -28,6 +29,9 @@ const codeSchema = z
   .string()
   .trim()
   .regex(/^\d{6}$/, 'Enter the 6 digits from the e-mail.');
+
+/** The passkey button's second step: the browser's assertion (JSON text) and where to go after. */
+const passkeySignInSchema = z.object({ response: z.string().min(1).max(64_000), callbackUrl: z.string().max(2048).optional() });
 
 function parseField<T>(schema: z.ZodType<T>, value: FormDataEntryValue | null, param: string, label: string): T {
   const result = schema.safeParse(typeof value === 'string' ? value : '');
@@ -111,9 +115,10 @@ export const getSiweNonce = publicCall(async ({ ip }) => {
 
 /** Sign in with Ethereum, step 2: verify the signed message and open a session. */
 export const signInWithSiwe = publicCall(async ({ ip }, input: { message: string; signature: string }) => {
+  const signed = parseOrThrow(siweSignInSchema, input);
   const appUrl = new URL(env().APP_URL);
   await consumeAuthRateLimit({ ip: ip ?? 'local' });
-  const { userId } = await signInWithEthereum({ ...input, domain: appUrl.host, origin: appUrl.origin });
+  const { userId } = await signInWithEthereum({ ...signed, domain: appUrl.host, origin: appUrl.origin });
   await signIn('ticket', { ticket: createSignInTicket(userId), redirect: false });
   const user = await getSessionUser().catch(() => undefined);
   return { redirectTo: await signInDestination({ userId, emailVerified: Boolean(user?.emailVerifiedAt), returnTo: '/wallet' }) };
@@ -140,11 +145,12 @@ export const passkeySignInOptionsAction = publicCall(async () => ({
 
 /** Sign-in, second step with a passkey: the browser's assertion. */
 export const passkeySignInAction = publicCall(async ({ ip }, input: { response: string; callbackUrl?: string }) => {
+  const { response, callbackUrl } = parseOrThrow(passkeySignInSchema, input);
   const userId = await secondFactorPendingUserId();
   await consumeAuthRateLimit({ ip: ip ?? 'local', address: `2fa:${userId}` });
-  await verifySecondFactor(userId, { method: 'passkey', response: input.response });
+  await verifySecondFactor(userId, { method: 'passkey', response });
   await signIn('ticket', { ticket: createSignInTicket(userId, { secondFactorPassed: true }), redirect: false });
-  return { redirectTo: returnPath(input.callbackUrl) };
+  return { redirectTo: returnPath(callbackUrl) };
 });
 
 /** The signed-in account, e-mail verified or not (these two actions verify it). */
@@ -182,6 +188,8 @@ export async function signOutEverywhereAction(): Promise<void> {
 
 export async function signInWithProvider(form: FormData): Promise<void> {
   const provider = String(form.get('provider'));
-  if (provider !== 'google' && provider !== 'apple') throw new AppError('invalid_request', 'Unknown sign-in provider.');
+  // A <form action> has no state to answer into: an unknown provider (a form the page did not send) goes
+  // back to the sign-in page with its generic error, not to the error boundary.
+  if (provider !== 'google' && provider !== 'apple') redirect('/signin?error=provider');
   await signIn(provider, { redirectTo: returnPath(form.get('callbackUrl')) });
 }

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import { getAddress, verifyMessage, type Hex } from 'viem';
+import { z } from 'zod';
 import { generateSiweNonce, parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import { CHAINS } from '@/lib/chains/registry';
 import { getDb } from '@/lib/db/client';
@@ -18,6 +19,18 @@ import { findUserByIdentity } from './find-user';
 export const SIWE_NONCE_TTL_MS = 5 * 60_000;
 /** The registry's EVM chains, plus Ethereum mainnet where most wallets sit when they sign in. */
 const SIWE_CHAIN_IDS = new Set([1, ...Object.values(CHAINS).flatMap((chain) => (chain.evmChainId ? [chain.evmChainId] : []))]);
+
+/**
+ * What the browser sends (the sign-in button's action): the EIP-4361 text and its signature. A message is a
+ * few hundred characters; an EIP-191 signature 65 bytes in hex (longer for a smart-contract wallet's).
+ */
+export const siweSignInSchema = z.object({
+  message: z.string().min(1).max(4096),
+  signature: z
+    .string()
+    .max(4096)
+    .regex(/^0x[0-9a-fA-F]+$/, 'must be a hex signature (0x…)'),
+});
 
 export async function issueSiweNonce(now = new Date()): Promise<string> {
   // viem's generator gives an alphanumeric nonce (EIP-4361 wants ≥ 8); add entropy of our own.
@@ -41,7 +54,8 @@ export async function signInWithEthereum(input: {
   const refuse = (message: string) => new AppError('invalid_request', message, { param: 'message' });
   if (!fields.address || !fields.nonce || !fields.chainId) throw refuse('This is not a Sign-In with Ethereum message.');
   if (fields.domain !== input.domain) throw refuse(`The message is for ${fields.domain}, not ${input.domain}.`);
-  if (fields.uri && new URL(fields.uri).origin !== input.origin) throw refuse('The message names another site.');
+  // URL.parse: a URI that is no URL names no site of ours (new URL would throw a TypeError).
+  if (fields.uri && URL.parse(fields.uri)?.origin !== input.origin) throw refuse('The message names another site.');
   if (!SIWE_CHAIN_IDS.has(fields.chainId)) throw refuse(`Chain ${fields.chainId} is not one this service runs.`);
   if (!validateSiweMessage({ message: fields, domain: input.domain, time: now })) {
     throw refuse('The message has expired or is not valid yet. Sign a new one.');

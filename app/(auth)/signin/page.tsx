@@ -15,6 +15,7 @@ const ERRORS: Record<string, string> = {
   OAuthCallbackError: 'The sign-in with your provider did not complete. Try again.',
   AccessDenied: 'The sign-in was cancelled.',
   Configuration: 'Sign-in is not available right now. Try again later.',
+  provider: 'That sign-in provider is not available. Use another way to sign in.',
 };
 
 export default async function SignInPage({
