@@ -10,7 +10,7 @@ import QRCode from 'qrcode';
 import { revalidatePath } from 'next/cache';
 import { requestSecurityCode } from '@/lib/accounts/request-security-code';
 import { stepUpFromForm } from '@/lib/accounts/step-up-form';
-import { addPasskey } from '@/lib/accounts/two-factor/add-passkey';
+import { addPasskey, registerPasskeyInputSchema } from '@/lib/accounts/two-factor/add-passkey';
 import type { FactorChangeProof } from '@/lib/accounts/two-factor/factor-change-proof';
 import { passkeyAssertionOptions, passkeyRegistrationOptions } from '@/lib/accounts/two-factor/passkeys';
 import { renewRecoveryCodes, countUnusedRecoveryCodes } from '@/lib/accounts/two-factor/recovery-codes';
@@ -19,6 +19,7 @@ import { replaceRecoveryCodes } from '@/lib/accounts/two-factor/replace-recovery
 import { startTotpEnrolment } from '@/lib/accounts/two-factor/totp';
 import { turnOnTotp } from '@/lib/accounts/two-factor/turn-on-totp';
 import type { FormState } from '@/lib/auth/form-state';
+import { parseOrThrow } from '@/lib/api/parse';
 import { userAction, userCall } from '@/lib/api/server-actions';
 import { endOtherSessions } from '@/lib/auth/end-other-sessions';
 
@@ -77,12 +78,13 @@ export const registerPasskeyAction = userCall(
     { user, ip },
     input: { name: string; response: string; pin?: string; passkeyResponse?: string; emailCode?: string },
   ): Promise<{ recoveryCodes?: string[] }> => {
+    const { name, response, ...given } = parseOrThrow(registerPasskeyInputSchema, input);
     const proof: FactorChangeProof = {
-      pin: input.pin?.trim() || undefined,
-      passkeyResponse: input.passkeyResponse?.trim() || undefined,
-      emailCode: input.emailCode?.trim() || undefined,
+      pin: given.pin?.trim() || undefined,
+      passkeyResponse: given.passkeyResponse?.trim() || undefined,
+      emailCode: given.emailCode?.trim() || undefined,
     };
-    await addPasskey({ userId: user.id, name: input.name, response: input.response, proof, ip });
+    await addPasskey({ userId: user.id, name, response, proof, ip });
     return { recoveryCodes: await afterFactorAdded(user.id) };
   },
 );
