@@ -66,8 +66,11 @@ export async function quoteSwapFunding(input: {
   return result;
 }
 
+/** A charge id as the checkout's swap panel sends it. */
+export const swapChargeIdSchema = z.string().min(1).max(64);
+
 export const placeSwapFundingOrderSchema = z.object({
-  chargeId: z.string().min(1).max(64),
+  chargeId: swapChargeIdSchema,
   userId: z.string().nullish(),
   providerId: z.string().min(1).max(40),
   paymentMethod: z.enum(FIAT_METHODS),
@@ -78,6 +81,21 @@ export const placeSwapFundingOrderSchema = z.object({
     .regex(/^[A-Z]{2}$/)
     .nullable(),
   acceptMinimum: z.boolean().default(false),
+});
+
+/** What the checkout's panel sends to place the order (the buyer and location come from the request). */
+export const placeSwapFundingInputSchema = placeSwapFundingOrderSchema.pick({
+  chargeId: true,
+  providerId: true,
+  paymentMethod: true,
+  acceptMinimum: true,
+});
+
+/** What the panel sends for a quote: the provider and method are optional (no provider chosen yet). */
+export const quoteSwapFundingInputSchema = z.object({
+  chargeId: swapChargeIdSchema,
+  providerId: z.string().max(40).optional(),
+  paymentMethod: z.string().max(40).optional(),
 });
 
 export async function placeSwapFundingOrder(

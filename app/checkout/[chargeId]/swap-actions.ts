@@ -4,13 +4,20 @@
 import { headers } from 'next/headers';
 import { getSessionUser } from '@/lib/auth/session';
 import type { FormState } from '@/lib/auth/form-state';
+import { parseOrThrow } from '@/lib/api/parse';
 import { formField, publicCall, userAction, userCall } from '@/lib/api/server-actions';
 import type { ErrorBody } from '@/lib/errors';
 import { complianceCountryFrom } from '@/lib/geo/compliance-country';
 import { requestCountry } from '@/lib/geo/request-country';
 import { FIAT_METHODS, type FiatMethod } from '@/lib/onramp/fiat-methods';
 import { consumeOnrampRateLimit } from '@/lib/rate-limit/onramp-rate-limit';
-import { placeSwapFundingOrder, quoteSwapFunding } from '@/lib/swap/place-swap-funding-order';
+import {
+  placeSwapFundingInputSchema,
+  placeSwapFundingOrder,
+  quoteSwapFunding,
+  quoteSwapFundingInputSchema,
+  swapChargeIdSchema,
+} from '@/lib/swap/place-swap-funding-order';
 import { quoteHeldFundsSwap, swapHeldFunds } from '@/lib/swap/swap-held-funds';
 import { loadSwapProgress, type SwapProgress } from '@/lib/swap/swap-progress';
 
@@ -31,14 +38,14 @@ async function requestLocation(): Promise<{ country: string; complianceCountry: 
   };
 }
 
-const fiatMethod = (value: string): FiatMethod | undefined =>
-  (FIAT_METHODS as readonly string[]).includes(value) ? (value as FiatMethod) : undefined;
+const fiatMethod = (value: string | undefined): FiatMethod | undefined =>
+  value !== undefined && (FIAT_METHODS as readonly string[]).includes(value) ? (value as FiatMethod) : undefined;
 
 /** Branch A: the quote shown before the PIN. */
-export const quoteHeldFundsAction = userCall(
-  async ({ user }, chargeId: string) => quoteHeldFundsSwap({ userId: user.id, chargeId: String(chargeId), ...(await requestLocation()) }),
-  FALLBACK,
-);
+export const quoteHeldFundsAction = userCall(async ({ user }, chargeId: string) => {
+  const parsed = parseOrThrow(swapChargeIdSchema, chargeId, 'chargeId');
+  return quoteHeldFundsSwap({ userId: user.id, chargeId: parsed, ...(await requestLocation()) });
+}, FALLBACK);
 
 export interface SwapHeldFundsState extends FormState {
   txHash?: string;
@@ -57,37 +64,36 @@ export const swapHeldFundsAction = userAction<SwapHeldFundsState>({ fallback: FA
 });
 
 /** Branch B: how much USDC to buy, and the chosen provider's price for it. */
-export const quoteSwapFundingAction = publicCall(
-  async (_ctx, input: { chargeId: string; providerId: string; paymentMethod: string }) =>
-    quoteSwapFunding({
-      chargeId: String(input.chargeId),
-      providerId: String(input.providerId),
-      paymentMethod: fiatMethod(String(input.paymentMethod)),
-      country: (await requestLocation()).country,
-    }),
-  FALLBACK,
-);
+export const quoteSwapFundingAction = publicCall(async (_ctx, input: { chargeId: string; providerId: string; paymentMethod: string }) => {
+  const { chargeId, providerId, paymentMethod } = parseOrThrow(quoteSwapFundingInputSchema, input);
+  return quoteSwapFunding({
+    chargeId,
+    providerId,
+    paymentMethod: fiatMethod(paymentMethod),
+    country: (await requestLocation()).country,
+  });
+}, FALLBACK);
 
 /** Branch B: places the USDC purchase, delivered to the charge's deposit address; the page opens the provider's screen. */
 export const placeSwapFundingOrderAction = publicCall(
   async ({ ip }, input: { chargeId: string; providerId: string; paymentMethod: string; acceptMinimum: boolean }) => {
+    const placing = parseOrThrow(placeSwapFundingInputSchema, input);
     await consumeOnrampRateLimit('orders', ip);
     const user = await getSessionUser().catch(() => undefined);
     const order = await placeSwapFundingOrder({
-      chargeId: String(input.chargeId),
+      ...placing,
       userId: user?.id ?? null,
-      providerId: String(input.providerId),
-      // Checked against the payment methods by the verb's schema.
-      paymentMethod: String(input.paymentMethod) as FiatMethod,
       ...(await requestLocation()),
-      acceptMinimum: input.acceptMinimum === true,
     });
     return { orderId: order.orderId, checkoutUrl: order.checkoutUrl, checkoutKind: order.checkoutKind, fundingAmount: order.fundingAmount };
   },
   FALLBACK,
 );
 
-/** Branch B: the conversion's progress, polled by the panel. */
+/** Branch B: the conversion's progress, polled by the panel; null for what names no charge (or no swap). */
 export async function swapProgressAction(chargeId: string): Promise<SwapProgress | null> {
-  return (await loadSwapProgress(String(chargeId))) ?? null;
+  const parsed = swapChargeIdSchema.safeParse(chargeId);
+  // A NUL character would reach PostgreSQL's text comparison and fail the query: no id carries one.
+  if (!parsed.success || parsed.data.includes('\u0000')) return null;
+  return (await loadSwapProgress(parsed.data)) ?? null;
 }
