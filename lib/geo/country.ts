@@ -15,8 +15,9 @@ const DEFAULT_COUNTRY = 'US';
 const GEO_HEADERS = ['cf-ipcountry', 'x-vercel-ip-country', 'cloudfront-viewer-country', 'x-country-code'] as const;
 const KNOWN = new Set<string>(getCountries());
 
-export function isCountryCode(value: string | undefined | null): value is string {
-  return !!value && KNOWN.has(value.toUpperCase()) && value.length === 2;
+/** A known ISO 3166-1 alpha-2 code, either case. Anything else (a server action's argument may be any value) is not. */
+export function isCountryCode(value: unknown): value is string {
+  return typeof value === 'string' && value.length === 2 && KNOWN.has(value.toUpperCase());
 }
 
 export interface HeaderReader {
