@@ -1,8 +1,9 @@
 'use server';
-import { redirect } from 'next/navigation';
+import { notFound, redirect } from 'next/navigation';
 import type { FormState } from '@/lib/auth/form-state';
 import { formField, userAction } from '@/lib/api/server-actions';
 import { isAppError } from '@/lib/errors';
+import { refuseNulCharacters } from '@/lib/http/refuse-nul-characters';
 import { cancelChargeByConsumer } from '@/lib/charges/cancel-charge';
 import { checkoutPath, checkoutPopupOrigin } from '@/lib/charges/checkout-popup';
 import { payFromBalance } from '@/lib/payments/pay-from-balance';
@@ -46,13 +47,18 @@ export const payFromBalanceAction = userAction<PayState>(
  * of the charge is in flight the charge is not canceled and the consumer stays on the checkout.
  */
 export async function cancelCheckoutAction(form: FormData): Promise<void> {
-  const chargeId = String(form.get('chargeId'));
+  const chargeId = formField(form, 'chargeId');
   const popupOrigin = checkoutPopupOrigin('popup', form.get('popupOrigin'));
-  const cancel = await cancelChargeByConsumer(chargeId).catch((error: unknown) => {
-    // A payment of the charge is in flight: stay on the checkout, which shows that payment's progress.
-    if (isAppError(error) && error.code === 'payment_in_progress') return undefined;
-    throw error;
-  });
+  const cancel = await Promise.resolve()
+    // A NUL character would fail PostgreSQL's comparison: refused as an id that names nothing (not_found).
+    .then(() => cancelChargeByConsumer(refuseNulCharacters(chargeId, { in: 'path' })))
+    .catch((error: unknown) => {
+      // A payment of the charge is in flight: stay on the checkout, which shows that payment's progress.
+      if (isAppError(error) && error.code === 'payment_in_progress') return undefined;
+      // No such charge (a form not sent by the checkout): the 404 page, as the checkout answers it.
+      if (isAppError(error) && error.code === 'not_found') notFound();
+      throw error;
+    });
   if (!cancel) redirect(checkoutPath(chargeId, popupOrigin));
   redirect(popupOrigin ? checkoutPath(chargeId, popupOrigin) : (cancel.cancelUrl ?? '/'));
 }
