@@ -16,7 +16,12 @@
  * the error table at a 4xx status (an `internal_error` would be a bug the action's fallback hid) with a
  * message, and leave every row the user or the merchant owns as it was (`ownedRows`, from the catalog).
  * An action that does not answer with `{ error }` says what it answers instead in `OWN_ANSWER`; one not
- * called here says why in `NOT_CALLED`.
+ * called here says why in `NOT_CALLED`, or in `NO_INPUT` (a button: no input to be bad). Refusals a
+ * step-up records by design (`REFUSAL_RECORDS`) are left out of the comparison.
+ *
+ * Known limit: fields are learnt in the order the action refuses them, so a field read only after another
+ * was accepted (the code after the e-mail of confirmSignInCode, the card fields of the sandbox screen) is
+ * not reached with 5,000 characters here.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -60,11 +65,6 @@ const NO_INPUT: Record<string, string> = {
   'app/dashboard/settings/profile/actions.ts#rollOnrampLinkKeyAction': 'the "roll the on-ramp link key" button',
 };
 
-/** Actions that take any value, and why. */
-const ANY_VALUE: Record<string, string> = {
-  'app/dashboard/mode-actions.ts#setDashboardModeAction': "the mode toggle: anything but 'live' is test; sets a cookie only",
-};
-
 /** Actions whose bad input ends in Next's redirect() or notFound() by design (a `<form action>` has no state to answer into). */
 const REDIRECTS: Record<string, string> = {
   'app/(auth)/actions.ts#signInWithProvider': 'an unknown provider goes back to the sign-in page with its error',
@@ -106,6 +106,10 @@ const OWN_ANSWER: Record<string, { why: string; refused: (answer: unknown) => bo
   'app/sandbox-provider/pay/[sessionId]/actions.ts#sandboxPayAction': {
     why: "the sandbox provider's payment screen answers its own state (status, message)",
     refused: (answer) => ['error', 'invalid'].includes((answer as { status: string }).status),
+  },
+  'app/dashboard/mode-actions.ts#setDashboardModeAction': {
+    why: "the mode toggle: anything but 'live' is test; it answers nothing and sets a cookie only",
+    refused: (answer) => answer === undefined,
   },
   'lib/geo/set-country-action.ts#setCountryAction': {
     why: 'the location selector: `{ ok: false }` for a country that is none',
@@ -296,22 +300,23 @@ describe('which actions are held', () => {
   it('every exported action is found; the exemption lists name actions that exist', () => {
     const names = actions.map((action) => action.name);
     expect(names.length).toBeGreaterThan(60);
-    for (const list of [NOT_CALLED, NO_INPUT, ANY_VALUE, REDIRECTS, OWN_ANSWER, ONE_ARGUMENT_KIND, EXTRA_ARGS]) {
+    for (const list of [NOT_CALLED, NO_INPUT, REDIRECTS, OWN_ANSWER, ONE_ARGUMENT_KIND, EXTRA_ARGS]) {
       expect(Object.keys(list).filter((name) => !names.includes(name))).toEqual([]);
     }
   });
 });
 
-for (const action of actions.filter((candidate) => !(candidate.name in NOT_CALLED))) {
+// A client-called action without input has nothing to check; a form one is checked to read no field.
+const held = actions.filter((action) => !(action.name in NOT_CALLED) && !(action.name in NO_INPUT && action.kind === 'call'));
+for (const action of held) {
   describe(action.name, () => {
-    if (action.name in NO_INPUT || action.name in ANY_VALUE) {
-      if (action.kind !== 'call' && action.name in NO_INPUT) {
-        it('reads no field (the source says so)', () => {
-          const source = readFileSync(path.join(ROOT, action.name.split('#')[0]!), 'utf8');
-          const body = source.slice(source.indexOf(`export const ${action.name.split('#')[1]} =`)).split('\nexport ')[0]!;
-          expect(body).not.toMatch(/\bform\b/);
-        });
-      }
+    if (action.name in NO_INPUT) {
+      it('reads no field (the source says so)', () => {
+        const [file, name] = action.name.split('#') as [string, string];
+        const source = readFileSync(path.join(ROOT, file), 'utf8');
+        const body = source.slice(source.indexOf(`export const ${name} =`)).split('\nexport ')[0]!;
+        expect(body).not.toMatch(/\bform\b/);
+      });
       return;
     }
     if (action.kind === 'call') {
