@@ -22,13 +22,14 @@ const SIWE_CHAIN_IDS = new Set([1, ...Object.values(CHAINS).flatMap((chain) => (
 
 /**
  * What the browser sends (the sign-in button's action): the EIP-4361 text and its signature. A message is a
- * few hundred characters; an EIP-191 signature 65 bytes in hex (longer for a smart-contract wallet's).
+ * few hundred characters; an EIP-191 signature 65 bytes in hex; a smart-contract wallet's (ERC-1271, or ERC-6492 with its deployment
+ * call) can run to a few kilobytes.
  */
 export const siweSignInSchema = z.object({
   message: z.string().min(1).max(4096),
   signature: z
     .string()
-    .max(4096)
+    .max(20_000)
     .regex(/^0x[0-9a-fA-F]+$/, 'must be a hex signature (0x…)'),
 });
 
